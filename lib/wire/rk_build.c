@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+#include "rk_build.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rk_byteorder.h"
+#include "rk_opcode.h"
+#include "rk_pkt.h"
+#include "rk_xeth.h"
+
+int
+rk_build_ib_headers(uint8_t *out, uint32_t cap, const struct rk_bth_fields *bth,
+		    const struct rk_xeth_fields *x)
+{
+	static const struct rk_xeth_fields zero;
+	const struct rk_opcode_info *op = rk_opcode_info(bth->opcode);
+	uint32_t len = (op->flags & RK_OPF_VALID) ? op->hdr_len : RK_BTH_LEN;
+	uint8_t *h;
+
+	if (x == NULL)
+		x = &zero;
+	if (cap < len)
+		return -ENOSPC;
+	memset(out, 0, len);
+	rk_bth_pack(out, bth);
+	if (!(op->flags & RK_OPF_VALID))
+		return (int)len;
+#define AT(hdr) ((op->hdrs & (1u << RK_HDR_##hdr)) ? (h = out + op->off[RK_HDR_##hdr]) : NULL)
+	if (AT(RDETH))
+		rk_put_be24(h + 1, x->rdeth_ee_cnxt);
+	if (AT(DETH)) {
+		rk_deth_set_q_key(h, x->deth_q_key);
+		rk_deth_set_src_qp(h, x->deth_src_qp);
+	}
+	if (AT(XRCETH))
+		rk_put_be24(h + 1, x->xrceth_xrc_srq);
+	if (AT(FETH))
+		rk_put_be32(h, x->feth);
+	if (AT(RETH)) {
+		rk_reth_set_va(h, x->reth_va);
+		rk_reth_set_r_key(h, x->reth_r_key);
+		rk_reth_set_dma_len(h, x->reth_dma_len);
+	}
+	if (AT(ATMETH)) {
+		rk_atmeth_set_va(h, x->atmeth_va);
+		rk_atmeth_set_r_key(h, x->atmeth_r_key);
+		rk_atmeth_set_swap_add(h, x->atmeth_swap_add);
+		rk_atmeth_set_compare(h, x->atmeth_compare);
+	}
+	if (AT(AETH)) {
+		rk_aeth_set_syndrome(h, x->aeth_syndrome);
+		rk_aeth_set_msn(h, x->aeth_msn);
+	}
+	if (AT(ATMACK))
+		rk_atmack_set_orig_rem_dt(h, x->atmack_orig_rem_dt);
+	if (AT(IMMDT))
+		rk_immdt_set_imm(h, x->imm);
+	if (AT(IETH))
+		rk_ieth_set_r_key(h, x->ieth_r_key);
+#undef AT
+	return (int)len;
+}
+
+uint16_t
+rk_inet_csum_fold(const uint8_t *p, uint32_t len)
+{
+	uint32_t sum = 0;
+
+	for (uint32_t i = 0; i + 1 < len; i += 2)
+		sum += rk_get_be16(p + i);
+	if (len & 1)
+		sum += (uint32_t)p[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+int
+rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
+		const struct rk_bth_fields *bth, const struct rk_xeth_fields *x,
+		const void *payload, uint32_t len)
+{
+	struct rk_bth_fields b = *bth;
+	uint32_t l2 = 14 + (a->vlan ? 4 : 0);
+	uint32_t l3 = a->ip_version == 4 ? 20 : 40;
+	uint32_t pad = (4 - (len & 3)) & 3;
+	const struct rk_opcode_info *op = rk_opcode_info(b.opcode);
+	uint32_t hdr = (op->flags & RK_OPF_VALID) ? op->hdr_len : RK_BTH_LEN;
+	uint64_t total = (uint64_t)l2 + l3 + 8 + hdr + len + pad + RK_ICRC_LEN;
+	uint32_t ip_len = (uint32_t)total - l2;
+	uint8_t *p = out;
+	struct rk_pkt pkt;
+
+	if (a->ip_version != 4 && a->ip_version != 6)
+		return -EINVAL;
+	if (total > cap || ip_len > 0xffff)
+		return -ENOSPC;
+	memcpy(p, a->dst_mac, 6);
+	memcpy(p + 6, a->src_mac, 6);
+	p += 12;
+	if (a->vlan) {
+		rk_put_be16(p, 0x8100);
+		rk_put_be16(p + 2, a->vlan_tci);
+		p += 4;
+	}
+	rk_put_be16(p, a->ip_version == 4 ? 0x0800 : 0x86dd);
+	p += 2;
+	if (a->ip_version == 4) {
+		p[0] = 0x45;
+		p[1] = (uint8_t)(a->dscp << 2 | (a->ecn & 3));
+		rk_put_be16(p + 2, (uint16_t)ip_len);
+		rk_put_be16(p + 4, a->ip_id);
+		rk_put_be16(p + 6, a->df ? 0x4000 : 0);
+		p[8] = a->ttl ? a->ttl : 64;
+		p[9] = 17;
+		rk_put_be16(p + 10, 0);
+		memcpy(p + 12, a->src_ip + 12, 4);
+		memcpy(p + 16, a->dst_ip + 12, 4);
+		rk_put_be16(p + 10, (uint16_t)~rk_inet_csum_fold(p, 20));
+	} else {
+		rk_put_be32(p, 6u << 28 | (uint32_t)a->dscp << 22 | (uint32_t)(a->ecn & 3) << 20 |
+			       (a->flow_label & 0xfffff));
+		rk_put_be16(p + 4, (uint16_t)(ip_len - 40));
+		p[6] = 17;
+		p[7] = a->ttl ? a->ttl : 64;
+		memcpy(p + 8, a->src_ip, 16);
+		memcpy(p + 24, a->dst_ip, 16);
+	}
+	p += l3;
+	rk_put_be16(p, a->src_port ? a->src_port : 0xc000);
+	rk_put_be16(p + 2, RK_ROCEV2_UDP_PORT);
+	rk_put_be16(p + 4, (uint16_t)(ip_len - l3));
+	rk_put_be16(p + 6, 0);
+	p += 8;
+	b.pad_cnt = (uint8_t)pad;
+	if (rk_build_ib_headers(p, (uint32_t)(cap - (p - out)), &b, x) < 0)
+		return -ENOSPC;
+	p += hdr;
+	if (payload != NULL && len > 0)
+		memcpy(p, payload, len);
+	else
+		memset(p, 0, len);
+	memset(p + len, 0, pad + RK_ICRC_LEN);
+	if (rk_pkt_parse(&pkt, out, (uint32_t)total, (uint32_t)total, RK_LINK_ETHERNET,
+			 &(struct rk_parse_opts){ .check_icrc = false }) == 0 &&
+	    rk_pkt_has_bth(&pkt))
+		(void)rk_pkt_fix_icrc(&pkt, out);
+	else
+		rk_put_le32(out + total - RK_ICRC_LEN,
+			    rk_rocev2_icrc(out + l2, (uint32_t)total - l2 - RK_ICRC_LEN));
+	return (int)total;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_build.h
+ * Packet builder: RoCEv2 frames (Ethernet [802.1Q] / IPv4 or IPv6 / UDP 4791
+ * / BTH / extended headers / payload / pad / ICRC) from host-order fields,
+ * driven by the opcode table. Used by tests, the simulator, generators and
+ * the conformance tester; the fast datapath writes headers with the
+ * accessors of rk_bth.h and rk_xeth.h instead.
+ */
+#ifndef RK_BUILD_H
+#define RK_BUILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_bth.h"
+
+/** Addressing of a RoCEv2 frame. */
+struct rk_roce_addr {
+	uint8_t dst_mac[6], src_mac[6];
+	bool vlan;              /**< add one 802.1Q tag */
+	uint16_t vlan_tci;      /**< PCP(3) DEI(1) VID(12) */
+	uint8_t ip_version;     /**< 4 or 6 */
+	uint8_t src_ip[16], dst_ip[16]; /**< IPv4: last 4 bytes (::ffff:a.b.c.d form) */
+	uint8_t dscp;           /**< 6 bits */
+	uint8_t ecn;            /**< 2 bits: 0 Not-ECT, 2 ECT(0), 1 ECT(1), 3 CE */
+	uint8_t ttl;            /**< hop limit; 0 means 64 */
+	uint32_t flow_label;    /**< IPv6 only, 20 bits */
+	uint16_t src_port;      /**< UDP source port (entropy, A17.3.2.1); 0 means 0xC000 */
+	bool df;                /**< IPv4 don't-fragment flag */
+	uint16_t ip_id;
+};
+
+/** Host-order values of every extended header; only those the opcode uses are written. */
+struct rk_xeth_fields {
+	uint32_t rdeth_ee_cnxt;
+	uint32_t deth_q_key, deth_src_qp;
+	uint32_t xrceth_xrc_srq;
+	uint32_t feth;
+	uint64_t reth_va;
+	uint32_t reth_r_key, reth_dma_len;
+	uint64_t atmeth_va, atmeth_swap_add, atmeth_compare;
+	uint32_t atmeth_r_key;
+	uint8_t aeth_syndrome;
+	uint32_t aeth_msn;
+	uint64_t atmack_orig_rem_dt;
+	uint32_t imm;
+	uint32_t ieth_r_key;
+};
+
+/**
+ * Write the BTH and the extended headers of @p bth->opcode at @p out.
+ * PadCnt is taken from @p bth as given.
+ * @return header bytes written (RK_BTH_LEN plus extended headers), or
+ *         -ENOSPC when @p cap is too small.
+ */
+int rk_build_ib_headers(uint8_t *out, uint32_t cap, const struct rk_bth_fields *bth,
+			const struct rk_xeth_fields *x);
+
+/**
+ * Build a whole RoCEv2 frame: link, IP (with header checksum), UDP (length;
+ * checksum 0 as A17.3.2.4 allows), BTH and extended headers, @p len payload
+ * bytes, zero pad to 4 bytes (PadCnt set accordingly, overriding
+ * @p bth->pad_cnt) and the ICRC (IBTA Annex A17.3.3).
+ * @param payload  @p len bytes, or NULL to write zeros
+ * @return frame length in bytes (no Ethernet FCS), -EINVAL for a bad
+ *         ip_version, or -ENOSPC when @p cap is too small.
+ */
+int rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
+		    const struct rk_bth_fields *bth, const struct rk_xeth_fields *x,
+		    const void *payload, uint32_t len);
+
+/** Internet checksum (RFC 1071) of @p len bytes, folded, not inverted. */
+uint16_t rk_inet_csum_fold(const uint8_t *p, uint32_t len);
+
+#endif /* RK_BUILD_H */

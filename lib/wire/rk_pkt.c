@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * One-pass frame parser: link layer, IP, UDP/TCP, BTH and extended headers,
+ * stateless checks and the ICRC verdict. Every read is bounds-checked
+ * against caplen; lengths are judged against the wire length, so a frame cut
+ * by the snap length is reported as truncated, never as malformed.
+ */
+#include "rk_pkt.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "rk_bth.h"
+#include "rk_byteorder.h"
+#include "rk_crc.h"
+#include "rk_xeth.h"
+
+#define ETH_HLEN 14
+#define ETHERTYPE_IPV4 0x0800
+#define ETHERTYPE_IPV6 0x86dd
+#define ETHERTYPE_VLAN 0x8100
+#define ETHERTYPE_QINQ 0x88a8
+#define IPPROTO_UDP_ 17
+#define IPPROTO_TCP_ 6
+#define LRH_LEN 8
+#define GRH_LEN 40
+#define ERF_HLEN 16
+#define ERF_TYPE_ETH 2
+#define ERF_TYPE_COLOR_ETH 10
+#define ERF_TYPE_DSM_COLOR_ETH 16
+#define ERF_TYPE_COLOR_HASH_ETH 20
+#define ERF_TYPE_INFINIBAND 21
+#define ERF_TYPE_INFINIBAND_LINK 25
+#define MAC_CONTROL_PAUSE 0x0001
+#define MAC_CONTROL_PFC 0x0101
+
+struct parse_ctx {
+	struct rk_pkt *pkt;
+	const struct rk_parse_opts *opts;
+};
+
+static void
+finding(struct rk_pkt *pkt, enum rk_finding_id id, uint32_t off)
+{
+	rk_findings_add(&pkt->findings, id, off);
+}
+
+/*
+ * Whether n bytes at off were captured. When they were on the wire but cut
+ * by the snap length, flag the frame truncated (once) and say no.
+ */
+static bool
+captured(struct rk_pkt *pkt, uint32_t off, uint32_t n)
+{
+	if ((uint64_t)off + n <= pkt->caplen)
+		return true;
+	if ((uint64_t)off + n <= pkt->wirelen && !pkt->truncated) {
+		pkt->truncated = true;
+		finding(pkt, RK_F_FRAME_TRUNCATED, pkt->caplen);
+	}
+	return false;
+}
+
+/* Whether n bytes at off exist on the wire (captured or not). */
+static bool
+on_wire(const struct rk_pkt *pkt, uint32_t off, uint32_t n)
+{
+	return (uint64_t)off + n <= pkt->wirelen;
+}
+
+static void
+ipv4_mapped(uint8_t out[16], const uint8_t *v4)
+{
+	memset(out, 0, 10);
+	out[10] = 0xff;
+	out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+}
+
+/* ---------------------------------------------------------------- ICRC */
+
+static rk_crc32_state
+crc_masked_grh(rk_crc32_state crc, const uint8_t *grh)
+{
+	uint8_t h[GRH_LEN];
+
+	/* IPv6 header / GRH: traffic class, flow label, hop limit to ones. */
+	memcpy(h, grh, GRH_LEN);
+	h[0] |= 0x0f;
+	h[1] = 0xff;
+	h[2] = 0xff;
+	h[3] = 0xff;
+	h[7] = 0xff;
+	return rk_crc32_update(crc, h, GRH_LEN);
+}
+
+static rk_crc32_state
+crc_masked_bth_rest(rk_crc32_state crc, const uint8_t *bth, uint32_t len)
+{
+	uint8_t b[RK_BTH_LEN];
+
+	/* BTH byte 4 (FECN, BECN, Resv6a) is variant. */
+	memcpy(b, bth, RK_BTH_LEN);
+	b[4] = 0xff;
+	crc = rk_crc32_update(crc, b, RK_BTH_LEN);
+	return rk_crc32_update(crc, bth + RK_BTH_LEN, len - RK_BTH_LEN);
+}
+
+static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+
+/* ICRC of a RoCEv2 packet given its IP header length. */
+static uint32_t
+icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
+{
+	rk_crc32_state crc = rk_crc32_init();
+	uint8_t h[60];
+	uint8_t udp[8];
+
+	if (ip_hlen > sizeof(h) || len < ip_hlen + 8 + RK_BTH_LEN)
+		return 0;
+	crc = rk_crc32_update(crc, ones8, sizeof(ones8));
+	if ((ip[0] >> 4) == 4) {
+		/* IPv4: TOS, TTL and header checksum to ones (CA17-22). */
+		memcpy(h, ip, ip_hlen);
+		h[1] = 0xff;
+		h[8] = 0xff;
+		h[10] = 0xff;
+		h[11] = 0xff;
+		crc = rk_crc32_update(crc, h, ip_hlen);
+	} else {
+		crc = crc_masked_grh(crc, ip);
+		crc = rk_crc32_update(crc, ip + GRH_LEN, ip_hlen - GRH_LEN);
+	}
+	memcpy(udp, ip + ip_hlen, 8);
+	udp[6] = 0xff;
+	udp[7] = 0xff;
+	crc = rk_crc32_update(crc, udp, 8);
+	crc = crc_masked_bth_rest(crc, ip + ip_hlen + 8, len - ip_hlen - 8);
+	return rk_crc32_final(crc);
+}
+
+uint32_t
+rk_rocev2_icrc(const uint8_t *ip, uint32_t len)
+{
+	if (ip == NULL || len < 20)
+		return 0;
+	switch (ip[0] >> 4) {
+	case 4:
+		return icrc_v2(ip, (uint32_t)(ip[0] & 0x0f) * 4, len);
+	case 6:
+		if (len < GRH_LEN || ip[6] != IPPROTO_UDP_)
+			return 0;
+		return icrc_v2(ip, GRH_LEN, len);
+	default:
+		return 0;
+	}
+}
+
+uint32_t
+rk_ib_icrc(const uint8_t *hdr, uint32_t len, bool lrh)
+{
+	rk_crc32_state crc = rk_crc32_init();
+	uint32_t off = 0;
+	bool grh = true;
+
+	if (hdr == NULL)
+		return 0;
+	if (lrh) {
+		uint8_t l[LRH_LEN];
+
+		if (len < LRH_LEN + RK_BTH_LEN)
+			return 0;
+		grh = (hdr[1] & 0x03) == 0x03;
+		/*
+		 * IBTA Vol1 7.8.1: a local packet covers its LRH with VL set to
+		 * ones; a global one (GRH present) replaces the whole LRH, which
+		 * routers rewrite, with ones, as RoCE does.
+		 */
+		memcpy(l, grh ? ones8 : hdr, LRH_LEN);
+		l[0] |= 0xf0;
+		crc = rk_crc32_update(crc, l, LRH_LEN);
+		off = LRH_LEN;
+	} else {
+		crc = rk_crc32_update(crc, ones8, sizeof(ones8));
+	}
+	if (grh) {
+		if (len < off + GRH_LEN + RK_BTH_LEN)
+			return 0;
+		crc = crc_masked_grh(crc, hdr + off);
+		off += GRH_LEN;
+	}
+	if (len < off + RK_BTH_LEN)
+		return 0;
+	crc = crc_masked_bth_rest(crc, hdr + off, len - off);
+	return rk_crc32_final(crc);
+}
+
+/* ---------------------------------------------------------------- BTH */
+
+static void
+check_payload(struct rk_pkt *pkt, const struct rk_opcode_info *op,
+	      uint32_t with_pad, uint32_t pmtu)
+{
+	uint32_t pad_off = pkt->bth_off + 1;
+	uint8_t pad = pkt->pad_cnt;
+
+	if (!(op->flags & RK_OPF_PAYLOAD)) {
+		if (with_pad > 0)
+			finding(pkt, RK_F_BTH_PAYLOAD_UNEXPECTED, pkt->payload_off);
+		if (pad != 0)
+			finding(pkt, RK_F_BTH_PADCNT, pad_off);
+		pkt->payload_len = 0;
+		return;
+	}
+	if (with_pad % 4 != 0)
+		finding(pkt, RK_F_BTH_PAYLOAD_UNALIGNED, pkt->payload_off);
+	if (pad > with_pad || (pad != 0 && !(op->flags & RK_OPF_LAST))) {
+		/* FIRST and MIDDLE carry whole PMTUs: nothing to pad. */
+		finding(pkt, RK_F_BTH_PADCNT, pad_off);
+		pad = pad > with_pad ? 0 : pad;
+	}
+	pkt->payload_len = with_pad - pad;
+	if ((op->flags & (RK_OPF_FIRST | RK_OPF_MIDDLE)) && !(op->flags & RK_OPF_LAST) &&
+	    with_pad == 0)
+		finding(pkt, RK_F_BTH_PAYLOAD_MISSING, pkt->payload_off);
+	if (pkt->payload_len > pmtu)
+		finding(pkt, RK_F_BTH_PAYLOAD_OVER_PMTU, pkt->payload_off);
+}
+
+static void
+check_xeth(struct rk_pkt *pkt, const struct rk_opcode_info *op)
+{
+	const uint8_t *h;
+
+	if ((h = rk_pkt_xeth(pkt, RK_HDR_AETH)) != NULL) {
+		uint8_t syn = rk_aeth_syndrome(h);
+		enum rk_aeth_kind kind = rk_aeth_kind(syn);
+		uint32_t off = (uint32_t)(h - pkt->frame);
+
+		if (kind == RK_AETH_RESERVED) {
+			finding(pkt, RK_F_AETH_SYNDROME_RESERVED, off);
+		} else if (kind == RK_AETH_NAK) {
+			uint8_t code = syn & RK_AETH_VALUE_MASK;
+
+			if (code > RK_AETH_NAK_INVALID_RD_REQUEST ||
+			    (code == RK_AETH_NAK_INVALID_RD_REQUEST &&
+			     op->transport != RK_TR_RD))
+				finding(pkt, RK_F_AETH_NAK_RESERVED, off);
+		}
+	}
+	if ((op->flags & RK_OPF_READ_REQ) &&
+	    (h = rk_pkt_xeth(pkt, RK_HDR_RETH)) != NULL &&
+	    rk_reth_dma_len(h) > 0x80000000u)
+		finding(pkt, RK_F_RETH_DMALEN_OVER, (uint32_t)(h - pkt->frame) + 12);
+	if ((h = rk_pkt_xeth(pkt, RK_HDR_ATMETH)) != NULL && (rk_atmeth_va(h) & 7) != 0)
+		finding(pkt, RK_F_ATOMIC_VA_UNALIGNED, (uint32_t)(h - pkt->frame));
+	if ((h = rk_pkt_xeth(pkt, RK_HDR_DETH)) != NULL &&
+	    rk_bth_dest_qp(rk_pkt_bth(pkt)) == 1 && rk_deth_q_key(h) != RK_GSI_Q_KEY)
+		finding(pkt, RK_F_DETH_GSI_QKEY, (uint32_t)(h - pkt->frame));
+	if ((h = rk_pkt_xeth(pkt, RK_HDR_CNP)) != NULL) {
+		const uint8_t *b = rk_pkt_bth(pkt);
+		bool bad = rk_bth_psn(b) != 0 || rk_bth_se(b) || rk_bth_mig_req(b) ||
+			   rk_bth_pad_cnt(b) != 0;
+
+		for (unsigned int i = 0; i < RK_CNP_RSVD_LEN; i++)
+			bad = bad || h[i] != 0;
+		if (bad)
+			finding(pkt, RK_F_CNP_FIELDS, pkt->bth_off);
+	}
+}
+
+/*
+ * Parse the BTH and what follows, up to end (the ICRC's end, exclusive).
+ * icrc_kind: 2 RoCEv2, 1 RoCEv1 (GRH first), 0 native IB (LRH first).
+ */
+static void
+parse_bth(struct parse_ctx *c, uint32_t end, int icrc_kind)
+{
+	struct rk_pkt *pkt = c->pkt;
+	uint32_t off = pkt->bth_off;
+	uint32_t pmtu = c->opts && c->opts->pmtu ? c->opts->pmtu : 4096;
+	const struct rk_opcode_info *op;
+	const uint8_t *b;
+	uint32_t region = end > off ? end - off : 0;
+
+	if (region < RK_BTH_LEN + RK_ICRC_LEN) {
+		finding(pkt, RK_F_BTH_TOO_SHORT, off);
+		return;
+	}
+	if (!captured(pkt, off, RK_BTH_LEN))
+		return;
+	pkt->layers |= RK_L_BTH;
+	b = pkt->frame + off;
+	pkt->opcode = rk_bth_opcode(b);
+	pkt->pad_cnt = rk_bth_pad_cnt(b);
+	op = rk_opcode_info(pkt->opcode);
+	pkt->op = op;
+	pkt->icrc_off = end - RK_ICRC_LEN;
+
+	if (rk_bth_tver(b) != 0)
+		finding(pkt, RK_F_BTH_TVER, off + 1);
+	/*
+	 * Only Resv7 is judged: byte 4 (FECN, BECN, Resv6a) is variant, masked
+	 * from the ICRC and rewritable on the path, so a set bit there does
+	 * not prove the sender wrong.
+	 */
+	if (rk_bth_resv7(b) != 0)
+		finding(pkt, RK_F_BTH_RESV, off + 8);
+	if (icrc_kind != 0 && rk_bth_dest_qp(b) == 0)
+		finding(pkt, RK_F_BTH_DESTQP_ZERO, off + 5);
+
+	if (!(op->flags & RK_OPF_VALID)) {
+		finding(pkt, rk_opcode_transport(pkt->opcode) == RK_TR_MFR ?
+			     RK_F_BTH_OPCODE_UNSUPPORTED : RK_F_BTH_OPCODE_RESERVED, off);
+		pkt->payload_off = off + RK_BTH_LEN;
+	} else {
+		if (icrc_kind != 0 && op->transport == RK_TR_RD)
+			finding(pkt, RK_F_BTH_OPCODE_UNSUPPORTED, off);
+		if (region < (uint32_t)op->hdr_len + RK_ICRC_LEN) {
+			finding(pkt, RK_F_BTH_TOO_SHORT, off);
+			pkt->op = NULL;
+		} else {
+			pkt->payload_off = off + op->hdr_len;
+			check_payload(pkt, op, region - op->hdr_len - RK_ICRC_LEN, pmtu);
+			if (captured(pkt, off, op->hdr_len))
+				check_xeth(pkt, op);
+		}
+	}
+
+	if (!captured(pkt, pkt->icrc_off, RK_ICRC_LEN))
+		return;
+	pkt->icrc = rk_get_le32(pkt->frame + pkt->icrc_off);
+	if (c->opts && !c->opts->check_icrc)
+		return;
+	uint32_t want;
+
+	if (icrc_kind == 2)
+		want = icrc_v2(pkt->frame + pkt->l3_off, pkt->l3_len, pkt->icrc_off - pkt->l3_off);
+	else
+		want = rk_ib_icrc(pkt->frame + (icrc_kind ? pkt->l3_off : pkt->l2_off),
+				  pkt->icrc_off - (icrc_kind ? pkt->l3_off : pkt->l2_off),
+				  icrc_kind == 0);
+	pkt->icrc_status = want == pkt->icrc ? RK_ICRC_GOOD : RK_ICRC_BAD;
+	if (pkt->icrc_status == RK_ICRC_BAD)
+		finding(pkt, RK_F_ICRC_BAD, pkt->icrc_off);
+}
+
+const uint8_t *
+rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h)
+{
+	const struct rk_opcode_info *op = pkt->op;
+
+	if (op == NULL || (unsigned int)h >= RK_HDR_COUNT || !(op->hdrs & (1u << h)) ||
+	    (uint64_t)pkt->bth_off + op->hdr_len > pkt->caplen)
+		return NULL;
+	return pkt->frame + pkt->bth_off + op->off[h];
+}
+
+/* ---------------------------------------------------------------- L3/L4 */
+
+static void
+parse_udp_tcp(struct parse_ctx *c, uint32_t off, uint32_t end)
+{
+	struct rk_pkt *pkt = c->pkt;
+
+	pkt->l4_off = off;
+	if (pkt->ip_proto == IPPROTO_UDP_) {
+		uint16_t ulen;
+
+		if (end < off + 8 || !captured(pkt, off, 8))
+			return;
+		pkt->layers |= RK_L_UDP;
+		pkt->src_port = rk_get_be16(pkt->frame + off);
+		pkt->dst_port = rk_get_be16(pkt->frame + off + 2);
+		ulen = rk_get_be16(pkt->frame + off + 4);
+		if (pkt->dst_port != RK_ROCEV2_UDP_PORT)
+			return;
+		pkt->kind = RK_PKT_ROCEV2;
+		if (ulen != end - off) {
+			finding(pkt, RK_F_UDP_LEN, off + 4);
+			if (ulen >= 8 && ulen < end - off)
+				end = off + ulen;
+		}
+		pkt->l4_payload_off = off + 8;
+		pkt->l4_payload_len = end - off - 8;
+		pkt->bth_off = off + 8;
+		parse_bth(c, end, 2);
+	} else if (pkt->ip_proto == IPPROTO_TCP_) {
+		uint32_t doff;
+
+		if (end < off + 20 || !captured(pkt, off, 20))
+			return;
+		doff = (uint32_t)(pkt->frame[off + 12] >> 4) * 4;
+		if (doff < 20 || off + doff > end) {
+			finding(pkt, RK_F_IP_HDR_BAD, off + 12);
+			return;
+		}
+		pkt->layers |= RK_L_TCP;
+		pkt->kind = RK_PKT_TCP;
+		pkt->src_port = rk_get_be16(pkt->frame + off);
+		pkt->dst_port = rk_get_be16(pkt->frame + off + 2);
+		pkt->tcp_seq = rk_get_be32(pkt->frame + off + 4);
+		pkt->tcp_ack = rk_get_be32(pkt->frame + off + 8);
+		pkt->tcp_flags = pkt->frame[off + 13];
+		pkt->tcp_window = rk_get_be16(pkt->frame + off + 14);
+		pkt->l4_payload_off = off + doff;
+		pkt->l4_payload_len = end - off - doff;
+		if (pkt->l4_payload_len > 0)
+			(void)captured(pkt, pkt->l4_payload_off, pkt->l4_payload_len);
+	}
+}
+
+static bool
+is_rocev2_udp(const struct rk_pkt *pkt, uint32_t off)
+{
+	return pkt->ip_proto == IPPROTO_UDP_ && (uint64_t)off + 4 <= pkt->caplen &&
+	       rk_get_be16(pkt->frame + off + 2) == RK_ROCEV2_UDP_PORT;
+}
+
+static void
+parse_ipv4(struct parse_ctx *c, uint32_t off)
+{
+	struct rk_pkt *pkt = c->pkt;
+	const uint8_t *ip;
+	uint32_t ihl, tot;
+	uint16_t frag;
+
+	pkt->l3_off = off;
+	if (!on_wire(pkt, off, 20)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off);
+		return;
+	}
+	if (!captured(pkt, off, 20))
+		return;
+	ip = pkt->frame + off;
+	if ((ip[0] >> 4) != 4) {
+		finding(pkt, RK_F_IP_VERSION, off);
+		return;
+	}
+	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
+	tot = rk_get_be16(ip + 2);
+	if (ihl < 20 || tot < ihl || !on_wire(pkt, off, tot)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off);
+		return;
+	}
+	if (!captured(pkt, off, ihl))
+		return;
+	pkt->layers |= RK_L_IPV4;
+	pkt->ip_version = 4;
+	pkt->l3_len = ihl;
+	pkt->dscp = ip[1] >> 2;
+	pkt->ecn = ip[1] & 3;
+	pkt->ttl = ip[8];
+	pkt->ip_proto = ip[9];
+	ipv4_mapped(pkt->src_ip, ip + 12);
+	ipv4_mapped(pkt->dst_ip, ip + 16);
+	frag = rk_get_be16(ip + 6);
+	if ((frag & 0x1fff) != 0) {
+		/* Not the first fragment: no L4 header here. */
+		if (pkt->ip_proto == IPPROTO_UDP_)
+			pkt->kind = RK_PKT_OTHER;
+		return;
+	}
+	if (is_rocev2_udp(pkt, off + ihl)) {
+		if (ihl > 20)
+			finding(pkt, RK_F_IPV4_OPTIONS, off);
+		if (frag & 0x2000) {
+			finding(pkt, RK_F_IPV4_FRAGMENT, off + 6);
+			pkt->kind = RK_PKT_ROCEV2;
+			return;
+		}
+	}
+	parse_udp_tcp(c, off + ihl, off + tot);
+}
+
+static void
+parse_ipv6(struct parse_ctx *c, uint32_t off)
+{
+	struct rk_pkt *pkt = c->pkt;
+	const uint8_t *ip;
+	uint32_t end;
+
+	pkt->l3_off = off;
+	if (!on_wire(pkt, off, GRH_LEN)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off);
+		return;
+	}
+	if (!captured(pkt, off, GRH_LEN))
+		return;
+	ip = pkt->frame + off;
+	if ((ip[0] >> 4) != 6) {
+		finding(pkt, RK_F_IP_VERSION, off);
+		return;
+	}
+	end = off + GRH_LEN + rk_get_be16(ip + 4);
+	if (!on_wire(pkt, off, end - off)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off + 4);
+		return;
+	}
+	pkt->layers |= RK_L_IPV6;
+	pkt->ip_version = 6;
+	pkt->l3_len = GRH_LEN;
+	pkt->dscp = (uint8_t)(((ip[0] & 0x0f) << 2) | (ip[1] >> 6));
+	pkt->ecn = (ip[1] >> 4) & 3;
+	pkt->flow_label = rk_get_be24(ip + 1) & 0xfffff;
+	pkt->ttl = ip[7];
+	pkt->ip_proto = ip[6];
+	memcpy(pkt->src_ip, ip + 8, 16);
+	memcpy(pkt->dst_ip, ip + 24, 16);
+	/* Extension headers are outside RoCEv2 (CA17-11 area): L4 only when next. */
+	parse_udp_tcp(c, off + GRH_LEN, end);
+}
+
+/* GRH (RoCEv1, native IB with LNH = 3): same layout as an IPv6 header. */
+static bool
+parse_grh(struct parse_ctx *c, uint32_t off, uint32_t *end)
+{
+	struct rk_pkt *pkt = c->pkt;
+	const uint8_t *g;
+
+	pkt->l3_off = off;
+	if (!on_wire(pkt, off, GRH_LEN)) {
+		finding(pkt, RK_F_BTH_TOO_SHORT, off);
+		return false;
+	}
+	if (!captured(pkt, off, GRH_LEN))
+		return false;
+	g = pkt->frame + off;
+	pkt->layers |= RK_L_GRH;
+	pkt->l3_len = GRH_LEN;
+	pkt->dscp = (uint8_t)(((g[0] & 0x0f) << 2) | (g[1] >> 6));
+	pkt->ecn = (g[1] >> 4) & 3;
+	pkt->flow_label = rk_get_be24(g + 1) & 0xfffff;
+	pkt->ttl = g[7];
+	memcpy(pkt->src_ip, g + 8, 16);
+	memcpy(pkt->dst_ip, g + 24, 16);
+	if (g[6] != 0x1b) /* next header: IBA transport */
+		return false;
+	*end = off + GRH_LEN + rk_get_be16(g + 4);
+	return true;
+}
+
+static void
+parse_mac_control(struct rk_pkt *pkt, uint32_t off)
+{
+	const uint8_t *p;
+
+	if (!captured(pkt, off, 2))
+		return;
+	p = pkt->frame + off;
+	pkt->mac_control_opcode = rk_get_be16(p);
+	if (pkt->mac_control_opcode == MAC_CONTROL_PAUSE) {
+		if (!captured(pkt, off, 4))
+			return;
+		pkt->kind = RK_PKT_PAUSE;
+		pkt->pause_quanta[0] = rk_get_be16(p + 2);
+	} else if (pkt->mac_control_opcode == MAC_CONTROL_PFC) {
+		if (!captured(pkt, off, 4 + 16))
+			return;
+		pkt->kind = RK_PKT_PFC;
+		pkt->pfc_class_enable = p[3];
+		if (p[2] != 0)
+			finding(pkt, RK_F_PFC_RESERVED, off + 2);
+		for (int i = 0; i < 8; i++)
+			pkt->pause_quanta[i] = rk_get_be16(p + 4 + 2 * i);
+	} else {
+		finding(pkt, RK_F_MAC_CONTROL_OPCODE, off);
+	}
+}
+
+static void
+parse_ethertype(struct parse_ctx *c, uint16_t type, uint32_t off)
+{
+	struct rk_pkt *pkt = c->pkt;
+
+	while ((type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) && pkt->n_vlan < 2) {
+		if (!captured(pkt, off, 4))
+			return;
+		pkt->layers |= RK_L_VLAN;
+		pkt->vlan_tci[pkt->n_vlan++] = rk_get_be16(pkt->frame + off);
+		type = rk_get_be16(pkt->frame + off + 2);
+		off += 4;
+	}
+	pkt->ethertype = type;
+	switch (type) {
+	case ETHERTYPE_IPV4:
+		parse_ipv4(c, off);
+		break;
+	case ETHERTYPE_IPV6:
+		parse_ipv6(c, off);
+		break;
+	case RK_ETHERTYPE_ROCEV1: {
+		uint32_t end;
+
+		pkt->kind = RK_PKT_ROCEV1;
+		if (parse_grh(c, off, &end)) {
+			pkt->bth_off = off + GRH_LEN;
+			parse_bth(c, end, 1);
+		}
+		break;
+	}
+	case RK_ETHERTYPE_MAC_CONTROL:
+		parse_mac_control(pkt, off);
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+parse_eth(struct parse_ctx *c, uint32_t off)
+{
+	struct rk_pkt *pkt = c->pkt;
+
+	pkt->l2_off = off;
+	if (!on_wire(pkt, off, ETH_HLEN)) {
+		finding(pkt, RK_F_FRAME_MALFORMED, off);
+		return;
+	}
+	if (!captured(pkt, off, ETH_HLEN))
+		return;
+	pkt->layers |= RK_L_ETH;
+	memcpy(pkt->dst_mac, pkt->frame + off, 6);
+	memcpy(pkt->src_mac, pkt->frame + off + 6, 6);
+	parse_ethertype(c, rk_get_be16(pkt->frame + off + 12), off + ETH_HLEN);
+}
+
+/* Native InfiniBand: LRH, optional GRH, BTH ... ICRC, VCRC. */
+static void
+parse_lrh(struct parse_ctx *c, uint32_t off)
+{
+	struct rk_pkt *pkt = c->pkt;
+	const uint8_t *l;
+	uint32_t end, lnh;
+
+	pkt->l2_off = off;
+	if (!on_wire(pkt, off, LRH_LEN)) {
+		finding(pkt, RK_F_FRAME_MALFORMED, off);
+		return;
+	}
+	if (!captured(pkt, off, LRH_LEN))
+		return;
+	l = pkt->frame + off;
+	pkt->layers |= RK_L_LRH;
+	pkt->dst_lid = rk_get_be16(l + 2);
+	pkt->src_lid = rk_get_be16(l + 6);
+	lnh = l[1] & 0x03;
+	/* PktLen counts 4-byte words from the LRH up to the VCRC. */
+	end = off + (uint32_t)(rk_get_be16(l + 4) & 0x7ff) * 4;
+	if (lnh < 2)
+		return; /* raw packet: no IBA transport */
+	pkt->kind = RK_PKT_IB;
+	if (!on_wire(pkt, off, end - off + 2)) {
+		finding(pkt, RK_F_BTH_TOO_SHORT, off + 4);
+		return;
+	}
+	if (lnh == 3) {
+		uint32_t gend;
+
+		if (!parse_grh(c, off + LRH_LEN, &gend))
+			return;
+		pkt->bth_off = off + LRH_LEN + GRH_LEN;
+	} else {
+		pkt->l3_off = off + LRH_LEN;
+		pkt->bth_off = off + LRH_LEN;
+	}
+	parse_bth(c, end, 0);
+}
+
+static void
+parse_erf(struct parse_ctx *c)
+{
+	struct rk_pkt *pkt = c->pkt;
+	uint32_t off = ERF_HLEN;
+	uint8_t type;
+
+	if (!on_wire(pkt, 0, ERF_HLEN)) {
+		finding(pkt, RK_F_FRAME_MALFORMED, 0);
+		return;
+	}
+	if (!captured(pkt, 0, ERF_HLEN))
+		return;
+	type = pkt->frame[8];
+	/* Extension headers: 8 bytes each while the top bit says more follow. */
+	if (type & 0x80) {
+		uint8_t ext;
+
+		do {
+			if (!captured(pkt, off, 8))
+				return;
+			ext = pkt->frame[off];
+			off += 8;
+		} while (ext & 0x80);
+	}
+	switch (type & 0x7f) {
+	case ERF_TYPE_ETH:
+	case ERF_TYPE_COLOR_ETH:
+	case ERF_TYPE_DSM_COLOR_ETH:
+	case ERF_TYPE_COLOR_HASH_ETH:
+		parse_eth(c, off + 2); /* 2 bytes of offset and pad */
+		break;
+	case ERF_TYPE_INFINIBAND:
+	case ERF_TYPE_INFINIBAND_LINK:
+		parse_lrh(c, off);
+		break;
+	default:
+		break;
+	}
+}
+
+int
+rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
+	     uint32_t wirelen, enum rk_linktype link, const struct rk_parse_opts *opts)
+{
+	struct parse_ctx c = { pkt, opts };
+
+	if (pkt == NULL || (frame == NULL && caplen > 0))
+		return -EINVAL;
+	memset(pkt, 0, offsetof(struct rk_pkt, findings));
+	pkt->findings.count = 0;
+	pkt->findings.dropped = 0;
+	pkt->frame = frame;
+	pkt->caplen = caplen;
+	pkt->wirelen = wirelen < caplen ? caplen : wirelen;
+
+	switch (link) {
+	case RK_LINK_ETHERNET:
+		parse_eth(&c, 0);
+		break;
+	case RK_LINK_LINUX_SLL:
+		if (!on_wire(pkt, 0, 16)) {
+			finding(pkt, RK_F_FRAME_MALFORMED, 0);
+			break;
+		}
+		if (captured(pkt, 0, 16))
+			parse_ethertype(&c, rk_get_be16(frame + 14), 16);
+		break;
+	case RK_LINK_LINUX_SLL2:
+		if (!on_wire(pkt, 0, 20)) {
+			finding(pkt, RK_F_FRAME_MALFORMED, 0);
+			break;
+		}
+		if (captured(pkt, 0, 20))
+			parse_ethertype(&c, rk_get_be16(frame), 20);
+		break;
+	case RK_LINK_RAW:
+	case RK_LINK_IPV4:
+	case RK_LINK_IPV6:
+		if (!captured(pkt, 0, 1))
+			break;
+		if ((frame[0] >> 4) == 4 && link != RK_LINK_IPV6)
+			parse_ipv4(&c, 0);
+		else if ((frame[0] >> 4) == 6 && link != RK_LINK_IPV4)
+			parse_ipv6(&c, 0);
+		else
+			finding(pkt, RK_F_IP_VERSION, 0);
+		break;
+	case RK_LINK_ERF:
+		parse_erf(&c);
+		break;
+	default:
+		return -EPROTONOSUPPORT;
+	}
+	return 0;
+}
+
+int
+rk_pkt_fix_icrc(struct rk_pkt *pkt, uint8_t *frame)
+{
+	uint32_t crc;
+
+	if (pkt == NULL || frame == NULL || !rk_pkt_has_bth(pkt) || pkt->icrc_off == 0 ||
+	    (uint64_t)pkt->icrc_off + RK_ICRC_LEN > pkt->caplen)
+		return -EINVAL;
+	switch (pkt->kind) {
+	case RK_PKT_ROCEV2:
+		crc = icrc_v2(frame + pkt->l3_off, pkt->l3_len, pkt->icrc_off - pkt->l3_off);
+		break;
+	case RK_PKT_ROCEV1:
+		crc = rk_ib_icrc(frame + pkt->l3_off, pkt->icrc_off - pkt->l3_off, false);
+		break;
+	case RK_PKT_IB:
+		crc = rk_ib_icrc(frame + pkt->l2_off, pkt->icrc_off - pkt->l2_off, true);
+		break;
+	default:
+		return -EINVAL;
+	}
+	rk_put_le32(frame + pkt->icrc_off, crc);
+	pkt->icrc = crc;
+	return 0;
+}
+
+const char *
+rk_pkt_kind_name(enum rk_pkt_kind kind)
+{
+	switch (kind) {
+	case RK_PKT_ROCEV2:
+		return "RoCEv2";
+	case RK_PKT_ROCEV1:
+		return "RoCEv1";
+	case RK_PKT_IB:
+		return "IB";
+	case RK_PKT_TCP:
+		return "TCP";
+	case RK_PKT_PAUSE:
+		return "PAUSE";
+	case RK_PKT_PFC:
+		return "PFC";
+	default:
+		return "other";
+	}
+}

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_xeth.h
+ * IBA extended transport headers (IBTA Vol1 9.3), big-endian on the wire:
+ *
+ *  RDETH  4 B  Resv8 | EECnxt(24)                            (RD; recognised)
+ *  DETH   8 B  Q_Key(32) | Resv8 | SrcQP(24)                 9.3.3
+ *  XRCETH 4 B  Resv8 | XRCSRQ(24)                            (XRC)
+ *  RETH  16 B  VA(64) | R_Key(32) | DMALen(32)               9.3.4
+ *  AtomicETH 28 B  VA(64) | R_Key(32) | SwapAddData(64) | CompareData(64)  9.3.5
+ *  AETH   4 B  Syndrome(8) | MSN(24)                         9.3.6
+ *  AtomicAckETH 8 B  OrigRemDt(64)                           9.3.7
+ *  ImmDt  4 B  Immediate data (32)                           9.3.8
+ *  IETH   4 B  R_Key to invalidate (32)                      9.3.9
+ *  FETH   4 B  FLUSH extended header (IBTA 1.5), kept as one word
+ *  CNP   16 B  reserved bytes after the BTH of opcode 0x81   A17.9.3
+ *
+ * Section numbers inside 9.3 are as commonly cited (verify against Vol1).
+ */
+#ifndef RK_XETH_H
+#define RK_XETH_H
+
+#include <stdint.h>
+
+#include "rk_byteorder.h"
+#include "rk_field.h"
+
+#define RK_RDETH_LEN 4
+#define RK_DETH_LEN 8
+#define RK_XRCETH_LEN 4
+#define RK_RETH_LEN 16
+#define RK_ATMETH_LEN 28
+#define RK_AETH_LEN 4
+#define RK_ATMACK_LEN 8
+#define RK_IMMDT_LEN 4
+#define RK_IETH_LEN 4
+#define RK_FETH_LEN 4
+#define RK_CNP_RSVD_LEN 16
+#define RK_ICRC_LEN 4
+
+/** The Q_Key of the general services interface, QP1. */
+#define RK_GSI_Q_KEY 0x80010000u
+
+/* RETH */
+static inline uint64_t rk_reth_va(const uint8_t *h) { return rk_get_be64(h); }
+static inline uint32_t rk_reth_r_key(const uint8_t *h) { return rk_get_be32(h + 8); }
+static inline uint32_t rk_reth_dma_len(const uint8_t *h) { return rk_get_be32(h + 12); }
+static inline void rk_reth_set_va(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
+static inline void rk_reth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h + 8, v); }
+static inline void rk_reth_set_dma_len(uint8_t *h, uint32_t v) { rk_put_be32(h + 12, v); }
+
+/* AtomicETH */
+static inline uint64_t rk_atmeth_va(const uint8_t *h) { return rk_get_be64(h); }
+static inline uint32_t rk_atmeth_r_key(const uint8_t *h) { return rk_get_be32(h + 8); }
+static inline uint64_t rk_atmeth_swap_add(const uint8_t *h) { return rk_get_be64(h + 12); }
+static inline uint64_t rk_atmeth_compare(const uint8_t *h) { return rk_get_be64(h + 20); }
+static inline void rk_atmeth_set_va(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
+static inline void rk_atmeth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h + 8, v); }
+static inline void rk_atmeth_set_swap_add(uint8_t *h, uint64_t v) { rk_put_be64(h + 12, v); }
+static inline void rk_atmeth_set_compare(uint8_t *h, uint64_t v) { rk_put_be64(h + 20, v); }
+
+/* AETH: syndrome byte then 24-bit MSN. */
+static inline uint8_t rk_aeth_syndrome(const uint8_t *h) { return h[0]; }
+static inline uint32_t rk_aeth_msn(const uint8_t *h) { return rk_get_be24(h + 1); }
+static inline void rk_aeth_set_syndrome(uint8_t *h, uint8_t v) { h[0] = v; }
+static inline void rk_aeth_set_msn(uint8_t *h, uint32_t v) { rk_put_be24(h + 1, v); }
+
+/* AtomicAckETH */
+static inline uint64_t rk_atmack_orig_rem_dt(const uint8_t *h) { return rk_get_be64(h); }
+static inline void rk_atmack_set_orig_rem_dt(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
+
+/* ImmDt, IETH */
+static inline uint32_t rk_immdt_imm(const uint8_t *h) { return rk_get_be32(h); }
+static inline void rk_immdt_set_imm(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
+static inline uint32_t rk_ieth_r_key(const uint8_t *h) { return rk_get_be32(h); }
+static inline void rk_ieth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
+
+/* DETH */
+static inline uint32_t rk_deth_q_key(const uint8_t *h) { return rk_get_be32(h); }
+static inline uint32_t rk_deth_src_qp(const uint8_t *h) { return rk_get_be24(h + 5); }
+static inline void rk_deth_set_q_key(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
+static inline void rk_deth_set_src_qp(uint8_t *h, uint32_t v) { rk_put_be24(h + 5, v); }
+
+/* RDETH, XRCETH */
+static inline uint32_t rk_rdeth_ee_cnxt(const uint8_t *h) { return rk_get_be24(h + 1); }
+static inline uint32_t rk_xrceth_xrc_srq(const uint8_t *h) { return rk_get_be24(h + 1); }
+
+/* AETH syndrome (IBTA Vol1 9.3.6 (verify §)): bits 6:5 select the type. */
+#define RK_AETH_TYPE_MASK 0x60
+#define RK_AETH_TYPE_ACK 0x00
+#define RK_AETH_TYPE_RNR_NAK 0x20
+#define RK_AETH_TYPE_RESERVED 0x40
+#define RK_AETH_TYPE_NAK 0x60
+#define RK_AETH_VALUE_MASK 0x1f
+#define RK_AETH_CREDIT_INVALID 0x1f
+
+/** NAK codes, AETH syndrome 0x60 | code. */
+enum rk_aeth_nak_code {
+	RK_AETH_NAK_PSN_SEQ_ERR = 0,
+	RK_AETH_NAK_INVALID_REQUEST = 1,
+	RK_AETH_NAK_REMOTE_ACCESS_ERR = 2,
+	RK_AETH_NAK_REMOTE_OP_ERR = 3,
+	RK_AETH_NAK_INVALID_RD_REQUEST = 4,
+};
+
+/** Kinds of AETH syndrome. */
+enum rk_aeth_kind {
+	RK_AETH_ACK,
+	RK_AETH_RNR_NAK,
+	RK_AETH_NAK,
+	RK_AETH_RESERVED,
+};
+
+/** Classify an AETH syndrome byte (bit 7 set counts as reserved). */
+enum rk_aeth_kind rk_aeth_kind(uint8_t syndrome);
+
+/**
+ * Credits (receive WQEs) a 5-bit ACK credit code stands for, IBTA Vol1 9.7.7.2
+ * (verify §); the table doubles every two codes: 0,1,2,3,4,6,8,12,...,32768.
+ * @return credits, or -1 for code 0x1F (credits not tracked).
+ */
+int32_t rk_aeth_credits(uint8_t code);
+
+/** The largest credit code whose credits do not exceed @p credits (0x1E at most). */
+uint8_t rk_aeth_credit_code(uint32_t credits);
+
+/**
+ * Minimum RNR wait of a 5-bit RNR NAK timer code, in ns (IBTA Vol1 9.7.5.2.8
+ * table (verify §)): code 0 is 655.36 ms, 1 is 0.01 ms, up to 31 = 491.52 ms.
+ */
+uint64_t rk_rnr_timer_ns(uint8_t code);
+
+/** Local ACK timeout 4.096 us * 2^timeout in ns; 0 (infinite) for timeout 0. */
+uint64_t rk_local_ack_timeout_ns(uint8_t timeout);
+
+/** Name of a NAK code ("PSN sequence error", ...); "reserved" for 5..31. */
+const char *rk_aeth_nak_name(uint8_t code);
+
+/** Field tables of the extended headers. */
+extern const struct rk_header_desc rk_rdeth_desc, rk_deth_desc, rk_xrceth_desc,
+	rk_reth_desc, rk_atmeth_desc, rk_aeth_desc, rk_atmack_desc, rk_immdt_desc,
+	rk_ieth_desc, rk_feth_desc;
+
+#endif /* RK_XETH_H */

@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk_pkt_parse on frames built by rk_build_rocev2: every RoCE opcode decodes
+ * with no findings; each malformation raises exactly its finding.
+ */
+#include "rk_test.h"
+
+#include <errno.h>
+
+#include "rk_build.h"
+#include "rk_bth.h"
+#include "rk_byteorder.h"
+#include "rk_pkt.h"
+#include "rk_xeth.h"
+
+static struct rk_roce_addr
+addr(uint8_t ipv, bool vlan)
+{
+	struct rk_roce_addr a = {
+		.dst_mac = { 0x52, 0x54, 0, 0x18, 0, 0x0b },
+		.src_mac = { 0x52, 0x54, 0, 0x18, 0, 0x64 },
+		.vlan = vlan, .vlan_tci = 0x6005, .ip_version = ipv, .df = true,
+		.ecn = 2, .dscp = 26, .src_port = 0xd2a1,
+	};
+	uint8_t v4s[4] = { 198, 18, 0, 100 }, v4d[4] = { 198, 18, 0, 11 };
+
+	if (ipv == 4) {
+		memcpy(a.src_ip + 12, v4s, 4);
+		memcpy(a.dst_ip + 12, v4d, 4);
+	} else {
+		a.src_ip[0] = 0x20;
+		a.src_ip[1] = 0x01;
+		a.src_ip[15] = 1;
+		a.dst_ip[0] = 0x20;
+		a.dst_ip[1] = 0x01;
+		a.dst_ip[15] = 2;
+		a.flow_label = 0xabcde;
+	}
+	return a;
+}
+
+static uint32_t
+payload_for(const struct rk_opcode_info *op)
+{
+	if (!(op->flags & RK_OPF_PAYLOAD))
+		return 0;
+	if (op->flags & RK_OPF_ATOMIC_WRITE)
+		return 8;
+	if ((op->flags & (RK_OPF_FIRST | RK_OPF_MIDDLE)) && !(op->flags & RK_OPF_LAST))
+		return 1024;
+	return 37; /* needs 3 pad bytes */
+}
+
+static void
+build(uint8_t *buf, int *len, uint8_t ipv, bool vlan, uint8_t opcode, uint32_t plen,
+      struct rk_xeth_fields *x)
+{
+	struct rk_roce_addr a = addr(ipv, vlan);
+	struct rk_bth_fields b = { .opcode = opcode, .p_key = 0xffff, .dest_qp = 0x123456,
+				   .ack_req = 1, .psn = 0xfffffe };
+	uint8_t pl[8192];
+
+	for (uint32_t i = 0; i < plen && i < sizeof(pl); i++)
+		pl[i] = (uint8_t)(i * 7 + 1);
+	if (opcode == RK_OP_CNP) {
+		b.psn = 0;
+		b.ack_req = 0;
+	}
+	*len = rk_build_rocev2(buf, 9000, &a, &b, x, pl, plen);
+	assert_true(*len > 0);
+}
+
+static void
+assert_no_findings(const struct rk_pkt *p)
+{
+	for (unsigned int i = 0; i < p->findings.count; i++)
+		fail_msg("unexpected finding %s", rk_finding_info(p->findings.list[i].id)->id);
+}
+
+static void
+test_every_roce_opcode_clean(void **state)
+{
+	struct rk_xeth_fields x = {
+		.deth_q_key = 0x11111111, .deth_src_qp = 0x42, .xrceth_xrc_srq = 7,
+		.reth_va = 0x7f0000001000ull, .reth_r_key = 0xabcd, .reth_dma_len = 37,
+		.atmeth_va = 0x1000, .atmeth_r_key = 5, .atmeth_swap_add = 9,
+		.atmeth_compare = 10, .aeth_syndrome = 0x1f, .aeth_msn = 77,
+		.atmack_orig_rem_dt = 0x55, .imm = 0xdeadbeef, .ieth_r_key = 0x99,
+	};
+	int checked = 0;
+
+	(void)state;
+	for (int op = 0; op < 256; op++) {
+		const struct rk_opcode_info *oi = rk_opcode_info((uint8_t)op);
+
+		if (!(oi->flags & RK_OPF_VALID) || oi->transport == RK_TR_RD)
+			continue;
+		for (int v = 0; v < 4; v++) {
+			uint8_t buf[9000];
+			struct rk_pkt p;
+			uint32_t plen = payload_for(oi);
+			uint8_t ipv = v & 1 ? 6 : 4;
+			int len;
+
+			build(buf, &len, ipv, v & 2, (uint8_t)op, plen, &x);
+			assert_int_equal(rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len,
+						      RK_LINK_ETHERNET, NULL), 0);
+			assert_no_findings(&p);
+			assert_int_equal(p.kind, RK_PKT_ROCEV2);
+			assert_true(rk_pkt_has_bth(&p));
+			assert_int_equal(p.opcode, op);
+			assert_int_equal(p.ip_version, ipv);
+			assert_int_equal(p.n_vlan, v & 2 ? 1 : 0);
+			assert_int_equal(p.ecn, 2);
+			assert_int_equal(p.dscp, 26);
+			assert_int_equal(p.dst_port, 4791);
+			assert_int_equal(p.src_port, 0xd2a1);
+			assert_int_equal(p.payload_len, plen);
+			assert_int_equal(p.pad_cnt, (4 - (plen & 3)) & 3);
+			assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+			assert_int_equal(rk_bth_dest_qp(rk_pkt_bth(&p)), 0x123456);
+			if (op != RK_OP_CNP)
+				assert_int_equal(rk_bth_psn(rk_pkt_bth(&p)), 0xfffffe);
+			if (oi->hdrs & (1u << RK_HDR_RETH)) {
+				const uint8_t *h = rk_pkt_xeth(&p, RK_HDR_RETH);
+
+				assert_true(rk_reth_va(h) == 0x7f0000001000ull);
+				assert_int_equal(rk_reth_r_key(h), 0xabcd);
+				assert_int_equal(rk_reth_dma_len(h), 37);
+			} else {
+				assert_null(rk_pkt_xeth(&p, RK_HDR_RETH));
+			}
+			if (oi->hdrs & (1u << RK_HDR_AETH))
+				assert_int_equal(rk_aeth_msn(rk_pkt_xeth(&p, RK_HDR_AETH)), 77);
+			if (oi->hdrs & (1u << RK_HDR_IMMDT))
+				assert_int_equal(rk_immdt_imm(rk_pkt_xeth(&p, RK_HDR_IMMDT)), 0xdeadbeef);
+			if (oi->hdrs & (1u << RK_HDR_DETH))
+				assert_int_equal(rk_deth_src_qp(rk_pkt_xeth(&p, RK_HDR_DETH)), 0x42);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, (85 - 22) * 4);
+}
+
+/* Parse buf and expect exactly the listed findings (in any order). */
+static void
+expect_findings(const uint8_t *buf, uint32_t caplen, uint32_t wirelen, int n, ...)
+{
+	struct rk_pkt p;
+	va_list ap;
+
+	assert_int_equal(rk_pkt_parse(&p, buf, caplen, wirelen, RK_LINK_ETHERNET, NULL), 0);
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		enum rk_finding_id id = va_arg(ap, enum rk_finding_id);
+
+		if (!rk_findings_has(&p.findings, id))
+			fail_msg("missing finding %s", rk_finding_info(id)->id);
+	}
+	va_end(ap);
+	if (p.findings.count != n) {
+		for (unsigned int i = 0; i < p.findings.count; i++)
+			print_error("got %s\n", rk_finding_info(p.findings.list[i].id)->id);
+		fail_msg("expected %d findings, got %u", n, p.findings.count);
+	}
+}
+
+/* Mutate, fix the ICRC so only the mutation shows, and expect one finding. */
+static void
+mutate_expect(uint8_t opcode, uint32_t plen, void (*mut)(uint8_t *bth, struct rk_pkt *p),
+	      enum rk_finding_id id)
+{
+	uint8_t buf[9000];
+	struct rk_pkt p;
+	int len;
+
+	build(buf, &len, 4, false, opcode, plen, NULL);
+	rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len, RK_LINK_ETHERNET, NULL);
+	mut(buf + p.bth_off, &p);
+	rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len, RK_LINK_ETHERNET, NULL);
+	rk_pkt_fix_icrc(&p, buf);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, id);
+}
+
+static void m_tver(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_tver(b, 1); }
+static void m_resv7(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_resv7(b, 0x11); }
+static void m_qp0(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_dest_qp(b, 0); }
+static void m_pad_first(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_pad_cnt(b, 2); }
+static void m_op_reserved(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_opcode(b, 0x19); }
+static void m_op_mfr(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_opcode(b, 0xff); }
+static void m_op_rd(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_opcode(b, 0x44); }
+static void m_syn_resv(uint8_t *b, struct rk_pkt *p) { (void)p; b[12] = 0x45; }
+static void m_nak5(uint8_t *b, struct rk_pkt *p) { (void)p; b[12] = 0x65; }
+static void m_read_len(uint8_t *b, struct rk_pkt *p) { (void)p; rk_reth_set_dma_len(b + 12, 0x80000001u); }
+static void m_atomic_va(uint8_t *b, struct rk_pkt *p) { (void)p; rk_atmeth_set_va(b + 12, 0x1004); }
+static void m_gsi_qkey(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_dest_qp(b, 1); rk_deth_set_q_key(b + 12, 0x1234); }
+static void m_cnp_psn(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_psn(b, 5); }
+
+static void
+test_bth_mutations(void **state)
+{
+	(void)state;
+	mutate_expect(RK_OP_SEND_ONLY, 40, m_tver, RK_F_BTH_TVER);
+	mutate_expect(RK_OP_SEND_ONLY, 40, m_resv7, RK_F_BTH_RESV);
+	mutate_expect(RK_OP_SEND_ONLY, 40, m_qp0, RK_F_BTH_DESTQP_ZERO);
+	mutate_expect(RK_OP_SEND_FIRST, 1024, m_pad_first, RK_F_BTH_PADCNT);
+	mutate_expect(RK_OP_SEND_ONLY, 40, m_op_reserved, RK_F_BTH_OPCODE_RESERVED);
+	mutate_expect(RK_OP_SEND_ONLY, 40, m_op_mfr, RK_F_BTH_OPCODE_UNSUPPORTED);
+	mutate_expect(RK_OP_RDMA_WRITE_ONLY, 40, m_op_rd, RK_F_BTH_OPCODE_UNSUPPORTED);
+	mutate_expect(RK_OP_ACKNOWLEDGE, 0, m_syn_resv, RK_F_AETH_SYNDROME_RESERVED);
+	mutate_expect(RK_OP_ACKNOWLEDGE, 0, m_nak5, RK_F_AETH_NAK_RESERVED);
+	mutate_expect(RK_OP_RDMA_READ_REQUEST, 0, m_read_len, RK_F_RETH_DMALEN_OVER);
+	mutate_expect(RK_OP_FETCH_ADD, 0, m_atomic_va, RK_F_ATOMIC_VA_UNALIGNED);
+	mutate_expect(0x64, 40, m_gsi_qkey, RK_F_DETH_GSI_QKEY);
+	mutate_expect(RK_OP_CNP, 0, m_cnp_psn, RK_F_CNP_FIELDS);
+}
+
+static void
+test_payload_byte_flip_is_bad_icrc(void **state)
+{
+	uint8_t buf[9000];
+	int len;
+
+	(void)state;
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 100, NULL);
+	buf[len - 20] ^= 0x01;
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_ICRC_BAD);
+	/* A variant field (TTL, ECN) changed on the path does not break the ICRC. */
+	buf[len - 20] ^= 0x01;
+	buf[14 + 8] = 3;
+	buf[14 + 1] = (uint8_t)(buf[14 + 1] | 3);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 0);
+}
+
+static void
+test_truncated_is_not_bad_icrc(void **state)
+{
+	uint8_t buf[9000];
+	int len;
+
+	(void)state;
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_FIRST, 1024, NULL);
+	/* Cut at every length: only frame.truncated, never a CRC or length finding. */
+	for (int cut = 0; cut < len; cut++) {
+		struct rk_pkt p;
+
+		assert_int_equal(rk_pkt_parse(&p, buf, (uint32_t)cut, (uint32_t)len,
+					      RK_LINK_ETHERNET, NULL), 0);
+		assert_int_equal(p.findings.count, 1);
+		assert_int_equal(p.findings.list[0].id, RK_F_FRAME_TRUNCATED);
+		assert_int_not_equal(p.icrc_status, RK_ICRC_BAD);
+	}
+}
+
+static void
+test_udp_payload_shorter_than_bth(void **state)
+{
+	uint8_t buf[9000];
+	int len;
+
+	(void)state;
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 0, NULL);
+	/* Shrink IP and UDP lengths so the UDP payload is 8 bytes. */
+	for (uint32_t keep = 0; keep < RK_BTH_LEN + 4; keep++) {
+		uint8_t f[9000];
+		uint32_t flen = 14 + 20 + 8 + keep;
+
+		memcpy(f, buf, flen);
+		rk_put_be16(f + 14 + 2, (uint16_t)(20 + 8 + keep));
+		rk_put_be16(f + 14 + 20 + 4, (uint16_t)(8 + keep));
+		expect_findings(f, flen, flen, 1, RK_F_BTH_TOO_SHORT);
+	}
+}
+
+static void
+test_headers_too_short_for_opcode(void **state)
+{
+	uint8_t buf[9000];
+	struct rk_pkt p;
+	int len;
+
+	(void)state;
+	/* An RDMA WRITE Only whose packet ends inside the RETH. */
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_ONLY, 0, NULL);
+	uint32_t flen = 14 + 20 + 8 + 12 + 8 + 4;
+
+	rk_put_be16(buf + 14 + 2, (uint16_t)(flen - 14));
+	rk_put_be16(buf + 14 + 20 + 4, (uint16_t)(flen - 14 - 20));
+	rk_pkt_parse(&p, buf, flen, flen, RK_LINK_ETHERNET, NULL);
+	assert_int_equal(rk_pkt_fix_icrc(&p, buf), 0);
+	expect_findings(buf, flen, flen, 1, RK_F_BTH_TOO_SHORT);
+}
+
+static void
+test_payload_rules(void **state)
+{
+	uint8_t buf[9000];
+	struct rk_pkt p;
+	int len;
+
+	(void)state;
+	/* ACK carrying 4 payload bytes. */
+	build(buf, &len, 4, false, RK_OP_ACKNOWLEDGE, 0, NULL);
+	memmove(buf + len, buf + len - 4, 4);
+	len += 4;
+	rk_put_be16(buf + 14 + 2, (uint16_t)(len - 14));
+	rk_put_be16(buf + 14 + 20 + 4, (uint16_t)(len - 34));
+	rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len, RK_LINK_ETHERNET, NULL);
+	rk_pkt_fix_icrc(&p, buf);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_BTH_PAYLOAD_UNEXPECTED);
+	/* SEND Only of 5000 bytes: over the 4096 PMTU. */
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 5000, NULL);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_BTH_PAYLOAD_OVER_PMTU);
+	/* The same with --pmtu 1024 semantics: 2000 bytes is over. */
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 2000, NULL);
+	rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len, RK_LINK_ETHERNET,
+		     &(struct rk_parse_opts){ .check_icrc = true, .pmtu = 1024 });
+	assert_true(rk_findings_has(&p.findings, RK_F_BTH_PAYLOAD_OVER_PMTU));
+	/* SEND Middle with no payload. */
+	build(buf, &len, 4, false, RK_OP_SEND_MIDDLE, 0, NULL);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_BTH_PAYLOAD_MISSING);
+	/* UDP length disagreeing with IP (CA17-21). */
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 40, NULL);
+	rk_put_be16(buf + 14 + 20 + 4, (uint16_t)(rk_get_be16(buf + 14 + 20 + 4) + 4));
+	rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len, RK_LINK_ETHERNET, NULL);
+	rk_pkt_fix_icrc(&p, buf);
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_UDP_LEN);
+}
+
+static void
+test_ipv4_rules(void **state)
+{
+	uint8_t buf[9000];
+	int len;
+
+	(void)state;
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 40, NULL);
+	buf[14 + 6] |= 0x20; /* MF: first fragment */
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_IPV4_FRAGMENT);
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 40, NULL);
+	buf[14] = 0x55; /* IP version 5 under EtherType IPv4 (CA17-27) */
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_IP_VERSION);
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 40, NULL);
+	rk_put_be16(buf + 14 + 2, 2000); /* IP total length past the frame */
+	expect_findings(buf, (uint32_t)len, (uint32_t)len, 1, RK_F_IP_HDR_BAD);
+	expect_findings(buf, 5, 5, 1, RK_F_FRAME_MALFORMED);
+}
+
+static void
+test_pause_and_pfc(void **state)
+{
+	uint8_t f[60] = { 0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0, 0, 0, 0, 1, 0x88, 0x08 };
+	struct rk_pkt p;
+
+	(void)state;
+	rk_put_be16(f + 14, 0x0001);
+	rk_put_be16(f + 16, 0xffff);
+	assert_int_equal(rk_pkt_parse(&p, f, 60, 60, RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.kind, RK_PKT_PAUSE);
+	assert_int_equal(p.pause_quanta[0], 0xffff);
+	assert_int_equal(p.findings.count, 0);
+	rk_put_be16(f + 14, 0x0101);
+	rk_put_be16(f + 16, 0x0008); /* priority 3 */
+	rk_put_be16(f + 18 + 6, 0x1234);
+	assert_int_equal(rk_pkt_parse(&p, f, 60, 60, RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.kind, RK_PKT_PFC);
+	assert_int_equal(p.pfc_class_enable, 0x08);
+	assert_int_equal(p.pause_quanta[3], 0x1234);
+	assert_int_equal(p.findings.count, 0);
+	f[16] = 1;
+	expect_findings(f, 60, 60, 1, RK_F_PFC_RESERVED);
+	rk_put_be16(f + 14, 0x0002);
+	expect_findings(f, 60, 60, 1, RK_F_MAC_CONTROL_OPCODE);
+}
+
+static void
+test_bad_arguments(void **state)
+{
+	struct rk_pkt p;
+	uint8_t b[4] = { 0 };
+
+	(void)state;
+	assert_int_equal(rk_pkt_parse(NULL, b, 4, 4, RK_LINK_ETHERNET, NULL), -EINVAL);
+	assert_int_equal(rk_pkt_parse(&p, NULL, 4, 4, RK_LINK_ETHERNET, NULL), -EINVAL);
+	assert_int_equal(rk_pkt_parse(&p, b, 4, 4, (enum rk_linktype)9999, NULL), -EPROTONOSUPPORT);
+	assert_int_equal(rk_pkt_parse(&p, b, 0, 0, RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.findings.count, 1);
+}
+
+static void
+test_random_frames_never_crash(void **state)
+{
+	/* Garbage after a valid RoCEv2 prefix; run under ASan/UBSan. */
+	uint8_t buf[9000];
+	int len;
+
+	(void)state;
+	for (int r = 0; r < 20000; r++) {
+		struct rk_pkt p;
+		uint32_t cut;
+
+		build(buf, &len, r & 1 ? 6 : 4, r & 2, RK_OP_SEND_ONLY, 64, NULL);
+		cut = (uint32_t)(14 + rk_test_rand() % (uint32_t)(len - 14));
+		rk_test_fill(buf + cut, (size_t)len - cut);
+		for (int link = 0; link < 3; link++) {
+			enum rk_linktype lt = link == 0 ? RK_LINK_ETHERNET :
+					      link == 1 ? RK_LINK_ERF : RK_LINK_LINUX_SLL2;
+
+			assert_int_equal(rk_pkt_parse(&p, buf, (uint32_t)len,
+						      (uint32_t)len + (r & 4), lt, NULL), 0);
+			assert_true(p.findings.count <= RK_FINDINGS_MAX);
+		}
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_roce_opcode_clean),
+		cmocka_unit_test(test_bth_mutations),
+		cmocka_unit_test(test_payload_byte_flip_is_bad_icrc),
+		cmocka_unit_test(test_truncated_is_not_bad_icrc),
+		cmocka_unit_test(test_udp_payload_shorter_than_bth),
+		cmocka_unit_test(test_headers_too_short_for_opcode),
+		cmocka_unit_test(test_payload_rules),
+		cmocka_unit_test(test_ipv4_rules),
+		cmocka_unit_test(test_pause_and_pfc),
+		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_random_frames_never_crash),
+	};
+
+	rk_test_seed();
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build rdmakit twice (release, and ASan+UBSan), run every test suite in
+# both, run the libFuzzer targets for a bounded time, and print one summary
+# line "tests: N passed, N failed, N skipped". Exit status 0 only when no test
+# failed. Build trees go under build/ (override with RK_BUILD_ROOT).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT=${RK_BUILD_ROOT:-build}
+FUZZ_SECONDS=${RK_FUZZ_SECONDS:-20}
+mkdir -p "$ROOT"
+status=0
+
+setup() { # dir, meson args...
+	local dir=$1; shift
+	if [ ! -f "$dir/build.ninja" ]; then
+		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || {
+			cat "$dir.setup.log"; return 1; }
+	fi
+	ninja -C "$dir" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+}
+
+run_suite() { # dir, label
+	local dir=$1 label=$2
+	echo "== $label: meson test"
+	meson test -C "$dir" --print-errorlogs --num-processes 2 ||
+		status=1
+}
+
+echo "== release build"
+if setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false; then
+	run_suite "$ROOT/release" release
+else
+	status=1
+fi
+
+echo "== ASan+UBSan build"
+if setup "$ROOT/san" -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+	-Dc_args=-fno-sanitize-recover=all; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		run_suite "$ROOT/san" sanitizers
+else
+	status=1
+fi
+
+fuzz_pass=0 fuzz_fail=0
+if command -v clang >/dev/null; then
+	echo "== libFuzzer targets (${FUZZ_SECONDS}s each)"
+	if CC=clang setup "$ROOT/fuzz" -Dbuildtype=debugoptimized -Dfuzz=true \
+		-Db_sanitize=address,undefined -Db_lundef=false; then
+		for f in "$ROOT"/fuzz/tests/fuzz/fuzz_*; do
+			[ -x "$f" ] || continue
+			name=$(basename "$f")
+			corpus="$ROOT/fuzz/corpus-$name"
+			mkdir -p "$corpus"
+			seeds=tests/fuzz/seeds/${name#fuzz_}
+			if "$f" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 \
+				-print_final_stats=0 "$corpus" $( [ -d "$seeds" ] && echo "$seeds" ) \
+				>"$ROOT/fuzz/$name.log" 2>&1; then
+				echo "ok   $name ($(grep -o 'Done [0-9]* runs' "$ROOT/fuzz/$name.log"))"
+				fuzz_pass=$((fuzz_pass + 1))
+			else
+				echo "FAIL $name"; tail -40 "$ROOT/fuzz/$name.log"
+				fuzz_fail=$((fuzz_fail + 1)); status=1
+			fi
+		done
+	else
+		status=1
+	fi
+fi
+
+# Totals from meson's machine-readable logs (one entry per test).
+python3 - "$ROOT" "$fuzz_pass" "$fuzz_fail" <<'PY'
+import json, sys, os
+root, fp, ff = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+p = f = s = 0
+for b in ("release", "san"):
+    log = os.path.join(root, b, "meson-logs", "testlog.json")
+    if not os.path.exists(log):
+        continue
+    for line in open(log):
+        r = json.loads(line).get("result")
+        if r in ("OK", "EXPECTEDFAIL"):
+            p += 1
+        elif r == "SKIP":
+            s += 1
+        else:
+            f += 1
+print(f"tests: {p + fp} passed, {f + ff} failed, {s} skipped")
+PY
+exit $status

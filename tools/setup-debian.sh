@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Install every Debian 12 package rdmakit builds, tests and benchmarks with.
+# Run as root on a fresh machine; safe to run again.
+set -euo pipefail
+
+PKGS=(
+	# build
+	gcc clang meson ninja-build pkg-config python3
+	# protocol core
+	libisal-dev
+	# tools: capture reading, JSON
+	libpcap-dev libjansson-dev
+	# tests and fuzzing (libFuzzer ships in libclang-rt-14-dev)
+	libcmocka-dev libclang-rt-14-dev tshark
+	# DPDK I/O backend and apps
+	libdpdk-dev dpdk
+	# Wireshark plugin (headers need GLib's)
+	libwireshark-dev libglib2.0-dev
+	# TCP for iWARP on DPDK
+	liblwip-dev
+	# captures and namespaces in tests
+	tcpdump iproute2 util-linux
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "setup-debian.sh: run as root (it calls apt-get)" >&2
+	exit 2
+fi
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "setup-debian.sh: all ${#PKGS[@]} packages present"
+	exit 0
+fi
+echo "setup-debian.sh: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no.
+echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
+apt-get update -q
+apt-get install -y -q --no-install-recommends "${missing[@]}"
