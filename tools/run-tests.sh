@@ -48,7 +48,7 @@ if command -v clang >/dev/null; then
 	if CC=clang setup "$ROOT/fuzz" -Dbuildtype=debugoptimized -Dfuzz=true \
 		-Db_sanitize=address,undefined -Db_lundef=false; then
 		for f in "$ROOT"/fuzz/tests/fuzz/fuzz_*; do
-			[ -x "$f" ] || continue
+			[ -f "$f" ] && [ -x "$f" ] || continue
 			name=$(basename "$f")
 			corpus="$ROOT/fuzz/corpus-$name"
 			mkdir -p "$corpus"
