@@ -413,6 +413,76 @@ test_random_frames_never_crash(void **state)
 	}
 }
 
+
+static void
+test_other_link_types_and_rocev1(void **state)
+{
+	uint8_t buf[9000], f[9000];
+	struct rk_pkt p;
+	int len;
+
+	(void)state;
+	build(buf, &len, 4, false, RK_OP_SEND_ONLY, 40, NULL);
+	/* Linux cooked v1: 16-byte header ending in the EtherType. */
+	memset(f, 0, 16);
+	rk_put_be16(f + 14, 0x0800);
+	memcpy(f + 16, buf + 14, (size_t)len - 14);
+	assert_int_equal(rk_pkt_parse(&p, f, (uint32_t)len + 2, (uint32_t)len + 2,
+				      RK_LINK_LINUX_SLL, NULL), 0);
+	assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+	assert_int_equal(p.findings.count, 0);
+	/* Linux cooked v2: EtherType first, 20 bytes. */
+	memset(f, 0, 20);
+	rk_put_be16(f, 0x0800);
+	memcpy(f + 20, buf + 14, (size_t)len - 14);
+	assert_int_equal(rk_pkt_parse(&p, f, (uint32_t)len + 6, (uint32_t)len + 6,
+				      RK_LINK_LINUX_SLL2, NULL), 0);
+	assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+	/* Raw IP. */
+	assert_int_equal(rk_pkt_parse(&p, buf + 14, (uint32_t)len - 14, (uint32_t)len - 14,
+				      RK_LINK_RAW, NULL), 0);
+	assert_int_equal(p.kind, RK_PKT_ROCEV2);
+	assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+	/* ERF Ethernet record: 16-byte header, 2 bytes of pad. */
+	memset(f, 0, 18);
+	f[8] = 2;
+	memcpy(f + 18, buf, (size_t)len);
+	assert_int_equal(rk_pkt_parse(&p, f, (uint32_t)len + 18, (uint32_t)len + 18,
+				      RK_LINK_ERF, NULL), 0);
+	assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+
+	/* RoCEv1: EtherType 0x8915, GRH (next header 0x1B), BTH, ICRC. */
+	uint32_t tlen = 12 + 40 + 4;
+	memcpy(f, buf, 12);
+	rk_put_be16(f + 12, 0x8915);
+	memset(f + 14, 0, 40);
+	f[14] = 0x60;
+	rk_put_be16(f + 14 + 4, (uint16_t)(12 + 40 + 4));
+	f[14 + 6] = 0x1b;
+	f[14 + 7] = 1;
+	f[14 + 8] = 0xfe;
+	f[14 + 9] = 0x80;
+	f[14 + 24] = 0xfe;
+	f[14 + 25] = 0x80;
+	memset(f + 54, 0, 12 + 40);
+	rk_bth_set_opcode(f + 54, RK_OP_SEND_ONLY);
+	rk_bth_set_p_key(f + 54, 0xffff);
+	rk_bth_set_dest_qp(f + 54, 0x22);
+	rk_bth_set_psn(f + 54, 7);
+	rk_put_le32(f + 54 + 12 + 40, rk_ib_icrc(f + 14, 40 + 12 + 40, false));
+	assert_int_equal(rk_pkt_parse(&p, f, 14 + tlen + 40, 14 + tlen + 40,
+				      RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.kind, RK_PKT_ROCEV1);
+	assert_int_equal(p.payload_len, 40);
+	assert_int_equal(rk_bth_dest_qp(rk_pkt_bth(&p)), 0x22);
+	assert_int_equal(p.icrc_status, RK_ICRC_GOOD);
+	assert_int_equal(p.findings.count, 0);
+	f[60] ^= 1;
+	assert_int_equal(rk_pkt_parse(&p, f, 14 + tlen + 40, 14 + tlen + 40,
+				      RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.icrc_status, RK_ICRC_BAD);
+}
+
 int
 main(void)
 {
@@ -427,6 +497,7 @@ main(void)
 		cmocka_unit_test(test_ipv4_rules),
 		cmocka_unit_test(test_pause_and_pfc),
 		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_other_link_types_and_rocev1),
 		cmocka_unit_test(test_random_frames_never_crash),
 	};
 
