@@ -45,7 +45,8 @@ fi
 fuzz_pass=0 fuzz_fail=0
 if command -v clang >/dev/null; then
 	echo "== libFuzzer targets (${FUZZ_SECONDS}s each)"
-	if CC=clang setup "$ROOT/fuzz" -Dbuildtype=debugoptimized -Dfuzz=true \
+	if CC=clang setup "$ROOT/fuzz" -Dbuildtype=debugoptimized -Dfuzz=true -Dtests=disabled \
+		-Dc_args=-fsanitize=fuzzer-no-link \
 		-Db_sanitize=address,undefined -Db_lundef=false; then
 		for f in "$ROOT"/fuzz/tests/fuzz/fuzz_*; do
 			[ -f "$f" ] && [ -x "$f" ] || continue

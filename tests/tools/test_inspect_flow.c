@@ -1,0 +1,605 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the rk-inspect per-QP analysis (tools/rk-inspect/flow.c): PSN
+ * gaps, duplicates and go-back-N episodes, READ PSN reservation (known,
+ * inferred and unknown PMTU), 24-bit wrap, coalesced ACKs, READ responses,
+ * and the stateful findings msg.length.mismatch / msg.opcode.sequence.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "flow.h"
+#include "psn.h"
+#include "rk_opcode.h"
+#include "rk_xeth.h"
+
+#define QP_B 0x000011   /* DestQP of A -> B packets */
+#define QP_A 0x000022   /* DestQP of B -> A packets */
+
+static uint64_t frame_no;
+
+static void
+set_v4(uint8_t *a, uint8_t last)
+{
+	memset(a, 0, 16);
+	a[10] = 0xff;
+	a[11] = 0xff;
+	a[12] = 10;
+	a[15] = last;
+}
+
+/* A packet from host A (10.0.0.1) to B (10.0.0.2), or back when @p back. */
+static struct rk_insp_roce
+pkt(bool back, uint8_t op, uint32_t psn, uint32_t payload)
+{
+	struct rk_insp_roce r;
+	const struct rk_opcode_info *oi = rk_opcode_info(op);
+
+	memset(&r, 0, sizeof(r));
+	set_v4(r.key.src, back ? 2 : 1);
+	set_v4(r.key.dst, back ? 1 : 2);
+	r.key.dest_qp = back ? QP_A : QP_B;
+	r.key.kind = RK_PKT_ROCEV2;
+	r.frame = ++frame_no;
+	r.opcode = op;
+	r.opflags = oi->flags;
+	r.transport = oi->transport;
+	r.psn = psn & RK_INSP_PSN_MASK;
+	r.payload_len = payload;
+	r.wirelen = 58 + payload;
+	r.icrc = RK_ICRC_GOOD;
+	r.has_reth = (oi->hdrs >> RK_HDR_RETH) & 1;
+	r.has_aeth = (oi->hdrs >> RK_HDR_AETH) & 1;
+	return r;
+}
+
+struct fx {
+	struct rk_insp_flows t;
+	struct rk_findings found;
+	struct rk_insp_seq_result res;
+};
+
+static struct rk_insp_flow *
+feed(struct fx *x, const struct rk_insp_roce *r)
+{
+	struct rk_insp_flow *f;
+
+	memset(&x->found, 0, sizeof(x->found));
+	f = rk_insp_flow_packet(&x->t, r, &x->found, &x->res);
+	assert_non_null(f);
+	rk_insp_flow_count_findings(f, &x->found);
+	return f;
+}
+
+static struct rk_insp_flow *
+send_op(struct fx *x, bool back, uint8_t op, uint32_t psn, uint32_t payload)
+{
+	struct rk_insp_roce r = pkt(back, op, psn, payload);
+
+	return feed(x, &r);
+}
+
+static struct rk_insp_flow *
+reth_op(struct fx *x, bool back, uint8_t op, uint32_t psn, uint32_t payload,
+	uint32_t dma_len)
+{
+	struct rk_insp_roce r = pkt(back, op, psn, payload);
+
+	r.dma_len = dma_len;
+	return feed(x, &r);
+}
+
+static struct rk_insp_flow *
+aeth_op(struct fx *x, bool back, uint8_t op, uint32_t psn, uint32_t payload,
+	uint8_t syndrome, uint32_t msn)
+{
+	struct rk_insp_roce r = pkt(back, op, psn, payload);
+
+	r.syndrome = syndrome;
+	r.msn = msn;
+	return feed(x, &r);
+}
+
+static int
+setup(void **state)
+{
+	static struct fx x;
+
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(rk_insp_flows_init(&x.t, NULL), 0);
+	*state = &x;
+	return 0;
+}
+
+static int
+setup_pmtu1024(void **state)
+{
+	static struct fx x;
+	struct rk_insp_flow_opts o = { .pmtu = 1024 };
+
+	memset(&x, 0, sizeof(x));
+	assert_int_equal(rk_insp_flows_init(&x.t, &o), 0);
+	*state = &x;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *x = *state;
+
+	rk_insp_flows_fini(&x->t);
+	return 0;
+}
+
+static void
+test_psn_helpers(void **state)
+{
+	(void)state;
+	assert_int_equal(rk_insp_psn_diff(5, 3), 2);
+	assert_int_equal(rk_insp_psn_diff(3, 5), -2);
+	assert_int_equal(rk_insp_psn_diff(0, 0xffffff), 1);
+	assert_int_equal(rk_insp_psn_diff(0xffffff, 0), -1);
+	assert_int_equal(rk_insp_psn_diff(0x7fffff, 0), 0x7fffff);
+	assert_int_equal(rk_insp_psn_diff(0x800000, 0), -0x800000);
+	assert_int_equal(rk_insp_psn_add(0xffffff, 2), 1);
+	assert_int_equal(rk_insp_seq_diff(1, 0xffffffffu), 2);
+}
+
+static void
+test_in_order(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = 100; p < 110; p++) {
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 64);
+		assert_int_equal(x->res.note, p == 100 ? RK_INSP_SEQ_FIRST : RK_INSP_SEQ_IN_ORDER);
+	}
+	assert_int_equal(f->packets, 10);
+	assert_int_equal(f->messages, 10);
+	assert_int_equal(f->req.first, 100);
+	assert_int_equal(f->req.last, 109);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.duplicates, 0);
+	assert_int_equal(x->t.nflows, 1);
+}
+
+static void
+test_gap(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 15, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	assert_int_equal(x->res.missing, 3);
+	assert_int_equal(x->res.expected, 12);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 16, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 1);
+	assert_int_equal(f->req.missing, 3);
+	assert_int_equal(f->req.duplicates, 0);
+}
+
+static void
+test_go_back_n(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = 0; p < 6; p++)
+		send_op(x, false, RK_OP_RDMA_WRITE_ONLY, p, 0);
+	/* NAK-SEQ for 3 on the reverse QP, then 3, 4, 5 again, then new. */
+	aeth_op(x, true, RK_OP_ACKNOWLEDGE, 3, 0, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, 7);
+	f = send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 3, 0);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 4, 0);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_false(x->res.rtx_start);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 5, 0);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 6, 0);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	/* A second episode: back to 5. */
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 5, 0);
+	assert_true(x->res.rtx_start);
+	assert_int_equal(f->req.duplicates, 4);
+	assert_int_equal(f->req.rtx_episodes, 2);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->messages, 7);   /* retransmissions are not new messages */
+	{
+		struct rk_insp_roce back = pkt(true, RK_OP_ACKNOWLEDGE, 0, 0);
+
+		f = rk_insp_flow_find(&x->t, &back.key);
+	}
+	assert_non_null(f);
+	assert_int_equal(f->naks_total, 1);
+	assert_int_equal(f->naks[RK_AETH_NAK_PSN_SEQ_ERR], 1);
+	assert_int_equal(f->acks, 0);
+}
+
+static void
+test_read_reservation_known_pmtu(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 4);
+	/* 3000 bytes at PMTU 1024: PSNs 11, 12, 13. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 11, 0, 3000);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 14, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 0);
+	/* Exactly a multiple of the PMTU: 2048 takes 2 PSNs. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 15, 0, 2048);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 17, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	/* Zero-length READ: one PSN. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 18, 0, 0);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 19, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	/* A READ followed by a request one PSN too far on is a gap of one. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 20, 0, 1025);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 23, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	assert_int_equal(x->res.missing, 1);
+	assert_int_equal(f->read_requests, 4);
+}
+
+static void
+test_read_reservation_inferred_pmtu(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	/* B's multi-packet SEND to A shows the host pair's PMTU (2048). */
+	send_op(x, true, RK_OP_SEND_FIRST, 500, 2048);
+	send_op(x, true, RK_OP_SEND_LAST, 501, 10);
+	send_op(x, false, RK_OP_SEND_ONLY, 40, 4);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 41, 0, 5000); /* 3 PSNs */
+	f = send_op(x, false, RK_OP_SEND_ONLY, 44, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(rk_insp_flow_pmtu(&x->t, f), 2048);
+}
+
+static void
+test_read_unknown_pmtu_resyncs(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 7, 4);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 8, 0, 100000);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 40, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_RESYNC);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.resyncs, 1);
+	/* Back to normal tracking afterwards. */
+	send_op(x, false, RK_OP_SEND_ONLY, 42, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	/* A READ of at most 256 bytes takes one PSN whatever the PMTU. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 43, 0, 256);
+	send_op(x, false, RK_OP_SEND_ONLY, 44, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.resyncs, 1);
+}
+
+static void
+test_read_spacing_teaches_pmtu(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	/* Pipelined READs before any response: the second one shows the
+	 * first one's span (16 PSNs for 16 KiB), so the PMTU is 1024. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 1000, 0, 16384);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 1016, 0, 16384);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_RESYNC);
+	f = reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 1032, 0, 16384);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.resyncs, 1);
+	assert_int_equal(rk_insp_flow_pmtu(&x->t, f), 1024);
+	/* From now on a missing READ is a real gap. */
+	f = reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 1064, 0, 16384);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	assert_int_equal(x->res.missing, 16);
+	/* A one-PSN span is ambiguous (300 bytes fit one packet at 512 to
+	 * 4096): the guess of one PSN holds, nothing is learned. */
+	rk_insp_flows_fini(&x->t);
+	assert_int_equal(rk_insp_flows_init(&x->t, NULL), 0);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 5, 0, 300);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 6, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(rk_insp_flow_pmtu(&x->t, f), 0);
+}
+
+static void
+test_psn_wrap(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+	const uint32_t seq[] = { 0xfffffe, 0xffffff, 0x000000, 0x000001 };
+
+	for (size_t i = 0; i < 4; i++) {
+		f = send_op(x, false, RK_OP_SEND_ONLY, seq[i], 4);
+		assert_int_equal(x->res.note, i == 0 ? RK_INSP_SEQ_FIRST : RK_INSP_SEQ_IN_ORDER);
+	}
+	assert_int_equal(f->req.last, 1);
+	/* Behind across the wrap: a duplicate, not a gap of 2^24 - 2. */
+	send_op(x, false, RK_OP_SEND_ONLY, 0xffffff, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	/* A gap across the wrap. */
+	send_op(x, false, RK_OP_SEND_ONLY, 0x000002, 4);
+	send_op(x, false, RK_OP_SEND_ONLY, 0xfffffd, 4);  /* far behind */
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	/* READ reservation crossing the wrap. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 3, 0, 256);
+	assert_int_equal(f->req.gaps, 0);
+}
+
+static void
+test_read_across_wrap(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 0xfffffe, 0, 4096); /* 4 PSNs */
+	f = send_op(x, false, RK_OP_SEND_ONLY, 0x000002, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 0);
+}
+
+static void
+test_coalesced_acks(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	for (uint32_t p = 0; p < 10; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 4);
+	aeth_op(x, true, RK_OP_ACKNOWLEDGE, 2, 0, 0x1f, 3);
+	aeth_op(x, true, RK_OP_ACKNOWLEDGE, 6, 0, 0x1f, 7);
+	f = aeth_op(x, true, RK_OP_ACKNOWLEDGE, 9, 0, 0x1f, 10);
+	assert_int_equal(f->acks, 3);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->resp.duplicates, 0);
+	assert_int_equal(f->resp.first, 2);
+	assert_int_equal(f->resp.last, 9);
+	/* RNR NAK and a re-ACK. */
+	f = aeth_op(x, true, RK_OP_ACKNOWLEDGE, 9, 0, RK_AETH_TYPE_RNR_NAK | 14, 10);
+	assert_int_equal(f->rnr_naks, 1);
+	assert_int_equal(f->rnr_timer[14], 1);
+	assert_int_equal(f->acks, 3);
+	f = aeth_op(x, true, RK_OP_ACKNOWLEDGE, 9, 0, 0x1f, 10);
+	assert_int_equal(f->acks, 4);
+	/* Requests of B on the same flow do not disturb the response PSNs. */
+	f = send_op(x, true, RK_OP_SEND_ONLY, 7000, 4);
+	assert_int_equal(f->req.first, 7000);
+	assert_int_equal(f->resp.last, 9);
+}
+
+static void
+test_read_response_sequence(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 20, 0, 2500); /* 3 PSNs */
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 20, 1024, 0x1f, 1);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 21, 1024);
+	f = aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 22, 452, 0x1f, 1);
+	assert_int_equal(x->found.count, 0);
+	assert_int_equal(f->read_resp_messages, 1);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->acks, 0);   /* READ response AETHs are not ACKs */
+
+	/* Second READ: the MIDDLE is missing from the capture. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 23, 0, 2500);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 23, 1024, 0x1f, 2);
+	f = aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 25, 452, 0x1f, 2);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	assert_int_equal(f->resp.gaps, 1);
+	assert_int_equal(f->resp.missing, 1);
+	/* The gap explains the short total: no length finding. */
+	assert_int_equal(x->found.count, 0);
+
+	/* Third READ: complete, but 100 bytes short of DMALen. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 26, 0, 1124);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 26, 1024, 0x1f, 3);
+	f = aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 27, 0, 0x1f, 3);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_LEN_MISMATCH));
+	assert_int_equal(f->findings[RK_F_MSG_LEN_MISMATCH], 1);
+
+	/* READ response ONLY of the right size. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 28, 0, 64);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_ONLY, 28, 64, 0x1f, 4);
+	assert_int_equal(x->found.count, 0);
+	/* Replayed (duplicate READ): counted as a duplicate response. */
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_ONLY, 28, 64, 0x1f, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+}
+
+static void
+test_read_response_without_first(void **state)
+{
+	struct fx *x = *state;
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 1, 0, 64);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_ONLY, 1, 64, 0x1f, 1);
+	/* LAST right after a complete response, no PSN missing. */
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 2, 64, 0x1f, 2);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+}
+
+static void
+test_write_length(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reth_op(x, false, RK_OP_RDMA_WRITE_FIRST, 0, 1024, 3000);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, 1, 1024);
+	f = send_op(x, false, RK_OP_RDMA_WRITE_LAST, 2, 952);
+	assert_int_equal(x->found.count, 0);
+	reth_op(x, false, RK_OP_RDMA_WRITE_FIRST, 3, 1024, 3000);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, 4, 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_LAST, 5, 500);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_LEN_MISMATCH));
+	reth_op(x, false, RK_OP_RDMA_WRITE_ONLY, 6, 10, 12);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_LEN_MISMATCH));
+	reth_op(x, false, RK_OP_RDMA_WRITE_ONLY, 7, 12, 12);
+	assert_int_equal(x->found.count, 0);
+	assert_int_equal(f->findings[RK_F_MSG_LEN_MISMATCH], 2);
+	assert_int_equal(f->messages, 4);
+	/* A lost MIDDLE: gap explains the length, no finding. */
+	reth_op(x, false, RK_OP_RDMA_WRITE_FIRST, 8, 1024, 3000);
+	send_op(x, false, RK_OP_RDMA_WRITE_LAST, 10, 952);
+	assert_int_equal(x->found.count, 0);
+}
+
+static void
+test_opcode_sequence(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	/* First packet of the capture is a MIDDLE: joined mid-message. */
+	send_op(x, false, RK_OP_SEND_MIDDLE, 50, 1024);
+	assert_int_equal(x->found.count, 0);
+	send_op(x, false, RK_OP_SEND_LAST, 51, 10);
+	assert_int_equal(x->found.count, 0);
+	/* MIDDLE without FIRST, in sequence. */
+	send_op(x, false, RK_OP_SEND_MIDDLE, 52, 1024);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+	send_op(x, false, RK_OP_SEND_LAST, 53, 10);
+	assert_int_equal(x->found.count, 0);
+	/* New message before the LAST. */
+	send_op(x, false, RK_OP_SEND_FIRST, 54, 1024);
+	send_op(x, false, RK_OP_SEND_ONLY, 55, 10);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+	/* WRITE MIDDLE inside a SEND. */
+	send_op(x, false, RK_OP_SEND_FIRST, 56, 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, 57, 1024);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+	send_op(x, false, RK_OP_RDMA_WRITE_LAST, 58, 10);
+	/* A gap explains a missing FIRST. */
+	send_op(x, false, RK_OP_SEND_MIDDLE, 61, 1024);
+	assert_int_equal(x->found.count, 0);
+	send_op(x, false, RK_OP_SEND_LAST, 62, 4);
+	/* Go-back-N restarting from a MIDDLE is not a sequence error. */
+	send_op(x, false, RK_OP_SEND_FIRST, 63, 1024);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 64, 1024);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 65, 1024);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 64, 1024);
+	assert_int_equal(x->found.count, 0);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 65, 1024);
+	assert_int_equal(x->found.count, 0);
+	f = send_op(x, false, RK_OP_SEND_LAST, 66, 4);
+	assert_int_equal(x->found.count, 0);
+	assert_int_equal(f->findings[RK_F_MSG_OPCODE_SEQUENCE], 3);
+}
+
+static void
+test_cnp_and_ud(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 4);
+	f = send_op(x, false, RK_OP_CNP, 0, 0);
+	assert_int_equal(f->cnps, 1);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_NONE);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 6, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->packets, 3);
+	/* UD: counted, no sequence analysis (PSNs of several senders mix). */
+	f = send_op(x, true, RK_OP_TR_UD | RK_OP_SEND_ONLY, 9, 4);
+	f = send_op(x, true, RK_OP_TR_UD | RK_OP_SEND_ONLY, 3, 4);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_NONE);
+	assert_int_equal(f->messages, 2);
+	assert_false(f->req.valid);
+}
+
+static void
+test_counters(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_roce r = pkt(false, RK_OP_SEND_ONLY, 1, 100);
+	struct rk_insp_flow *f;
+
+	r.icrc = RK_ICRC_BAD;
+	r.fecn = true;
+	f = feed(x, &r);
+	r = pkt(false, RK_OP_SEND_ONLY, 2, 100);
+	r.truncated = true;
+	r.icrc = RK_ICRC_NOT_CHECKED;
+	f = feed(x, &r);
+	assert_int_equal(f->icrc_bad, 1);
+	assert_int_equal(f->truncated, 1);
+	assert_int_equal(f->fecn, 1);
+	assert_int_equal(rk_insp_flow_opcount(f, RK_OP_SEND_ONLY), 2);
+	assert_int_equal(f->bytes, 2 * (58 + 100));
+}
+
+static void
+test_many_flows(void **state)
+{
+	struct fx *x = *state;
+
+	/* Enough flows to grow the hash table several times. */
+	for (uint32_t q = 1; q <= 5000; q++) {
+		struct rk_insp_roce r = pkt(false, RK_OP_SEND_ONLY, q, 4);
+
+		r.key.dest_qp = q;
+		feed(x, &r);
+	}
+	for (uint32_t q = 1; q <= 5000; q++) {
+		struct rk_insp_roce r = pkt(false, RK_OP_SEND_ONLY, q + 1, 4);
+		struct rk_insp_flow *f;
+
+		r.key.dest_qp = q;
+		f = feed(x, &r);
+		assert_int_equal(f->packets, 2);
+		assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	}
+	assert_int_equal(x->t.nflows, 5000);
+}
+
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define T1024(fn) cmocka_unit_test_setup_teardown(fn, setup_pmtu1024, teardown)
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_psn_helpers),
+		T(test_in_order),
+		T(test_gap),
+		T(test_go_back_n),
+		T1024(test_read_reservation_known_pmtu),
+		T(test_read_reservation_inferred_pmtu),
+		T(test_read_unknown_pmtu_resyncs),
+		T(test_read_spacing_teaches_pmtu),
+		T(test_psn_wrap),
+		T1024(test_read_across_wrap),
+		T(test_coalesced_acks),
+		T1024(test_read_response_sequence),
+		T(test_read_response_without_first),
+		T(test_write_length),
+		T(test_opcode_sequence),
+		T(test_cnp_and_ud),
+		T(test_counters),
+		T(test_many_flows),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of the rk-inspect TCP direction follower (tools/rk-inspect/tcpfollow.c):
+ * every reorder, overlap, wrap, SYN/FIN/RST and gap case it handles.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tcpfollow.h"
+
+/* What the follower delivered: the byte stream with '#' for gap bytes. */
+struct sink {
+	uint8_t out[8192];
+	uint32_t len;
+	uint32_t first_seq;
+	bool have_seq;
+	uint32_t next_seq;      /* where the next delivery must start */
+	int gaps;
+	uint32_t gap_bytes;
+	int ends;
+	bool rst;
+};
+
+static void
+sink_data(void *ctx, uint32_t seq, const uint8_t *p, uint32_t len)
+{
+	struct sink *s = ctx;
+
+	if (s->have_seq)
+		assert_int_equal(seq, s->next_seq);   /* strictly in order */
+	else
+		s->first_seq = seq;
+	s->have_seq = true;
+	assert_true(s->len + len <= sizeof(s->out));
+	memcpy(s->out + s->len, p, len);
+	s->len += len;
+	s->next_seq = seq + len;
+}
+
+static void
+sink_gap(void *ctx, uint32_t seq, uint32_t len)
+{
+	struct sink *s = ctx;
+
+	if (s->have_seq)
+		assert_int_equal(seq, s->next_seq);
+	s->have_seq = true;
+	s->gaps++;
+	s->gap_bytes += len;
+	for (uint32_t i = 0; i < len && s->len < sizeof(s->out); i++)
+		s->out[s->len++] = '#';
+	s->next_seq = seq + len;
+}
+
+static void
+sink_end(void *ctx, bool rst)
+{
+	struct sink *s = ctx;
+
+	s->ends++;
+	s->rst = rst;
+}
+
+static const struct rk_insp_tcp_ops ops = {
+	.data = sink_data,
+	.gap = sink_gap,
+	.end = sink_end,
+};
+
+static const uint8_t text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+/* Feed text[off, off+len) as a segment whose first byte is ISN+1+off. */
+static void
+seg(struct rk_insp_tcp_dir *d, struct sink *s, uint32_t isn, uint32_t off,
+    uint32_t len, uint8_t flags)
+{
+	rk_insp_tcp_segment(d, isn + 1 + off, flags, text + off, len, &ops, s);
+}
+
+static void
+expect(const struct sink *s, const char *want)
+{
+	assert_int_equal(s->len, strlen(want));
+	assert_memory_equal(s->out, want, s->len);
+}
+
+static void
+test_in_order(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 1000;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 5, RK_INSP_TCP_ACK);
+	seg(&d, &s, isn, 5, 5, RK_INSP_TCP_ACK);
+	seg(&d, &s, isn, 10, 0, RK_INSP_TCP_ACK);  /* pure ACK */
+	expect(&s, "abcdefghij");
+	assert_int_equal(s.first_seq, isn + 1);
+	assert_int_equal(d.delivered, 10);
+	assert_int_equal(d.rtx_bytes, 0);
+	assert_int_equal(d.ooo_segments, 0);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_full_duplicate(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 5;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 8, 0);
+	seg(&d, &s, isn, 0, 8, 0);      /* retransmitted whole */
+	seg(&d, &s, isn, 2, 4, 0);      /* retransmitted middle part */
+	seg(&d, &s, isn, 8, 4, 0);
+	expect(&s, "abcdefghijkl");
+	assert_int_equal(d.rtx_bytes, 12);
+	assert_int_equal(d.rtx_segments, 2);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_partial_overlap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 77;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 6, 0);
+	seg(&d, &s, isn, 4, 6, 0);      /* 2 old bytes, 4 new */
+	expect(&s, "abcdefghij");
+	assert_int_equal(d.rtx_bytes, 2);
+	assert_int_equal(d.rtx_segments, 0);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_out_of_order_fill(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 100;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 10, 5, 0);     /* ahead: queued */
+	seg(&d, &s, isn, 5, 5, 0);      /* ahead: queued */
+	assert_int_equal(s.len, 0);
+	assert_int_equal(d.ooo_segments, 2);
+	seg(&d, &s, isn, 0, 5, 0);      /* fills the hole: all three go out */
+	expect(&s, "abcdefghijklmno");
+	assert_int_equal(d.gaps, 0);
+	assert_null(d.ooo);
+	assert_int_equal(d.ooo_bytes, 0);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_queued_overlaps(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 10, 4, 0);     /* [10,14) */
+	seg(&d, &s, isn, 20, 4, 0);     /* [20,24) */
+	seg(&d, &s, isn, 8, 18, 0);     /* [8,26): covers both, fills around them */
+	seg(&d, &s, isn, 12, 4, 0);     /* wholly queued already */
+	assert_int_equal(s.len, 0);
+	seg(&d, &s, isn, 0, 9, 0);      /* [0,9): overlaps the queue head by 1 */
+	expect(&s, "abcdefghijklmnopqrstuvwxyz");
+	/* 8 bytes of [8,26) were queued already, [12,16) twice, byte 8 once */
+	assert_int_equal(d.rtx_bytes, 8 + 4 + 1);
+	assert_null(d.ooo);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_sequence_wrap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0xfffffff8u;     /* data crosses 2^32 */
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 10, 6, 0);     /* after the wrap, out of order */
+	seg(&d, &s, isn, 0, 10, 0);     /* before and across the wrap */
+	seg(&d, &s, isn, 4, 4, 0);      /* old bytes across no boundary */
+	expect(&s, "abcdefghijklmnop");
+	assert_int_equal(s.first_seq, 0xfffffff9u);
+	assert_int_equal(d.next, 0xfffffff9u + 16);
+	assert_int_equal(d.rtx_bytes, 4);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_syn_data_and_fin(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 4000;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	/* Data on the SYN starts at ISN + 1. */
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, text, 3, &ops, &s);
+	/* A retransmitted SYN changes nothing. */
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, text, 3, &ops, &s);
+	seg(&d, &s, isn, 3, 3, RK_INSP_TCP_FIN);
+	expect(&s, "abcdef");
+	assert_int_equal(s.ends, 1);
+	assert_false(s.rst);
+	assert_int_equal(d.state, RK_INSP_TCP_CLOSED);
+	/* Retransmitted data after the close is counted, not delivered. */
+	seg(&d, &s, isn, 0, 6, RK_INSP_TCP_FIN);
+	expect(&s, "abcdef");
+	assert_int_equal(s.ends, 1);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_fin_out_of_order(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 9;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 4, 4, RK_INSP_TCP_FIN);  /* FIN arrives first */
+	assert_int_equal(s.ends, 0);
+	seg(&d, &s, isn, 0, 4, 0);
+	expect(&s, "abcdefgh");
+	assert_int_equal(s.ends, 1);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_rst_flushes(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 1;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 3, 0);
+	seg(&d, &s, isn, 6, 3, 0);      /* hole [3,6) never filled */
+	seg(&d, &s, isn, 9, 0, RK_INSP_TCP_RST);
+	expect(&s, "abc###ghi");
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.ends, 1);
+	assert_true(s.rst);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_flush_at_end(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 50;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 2, 0);
+	seg(&d, &s, isn, 4, 2, 0);
+	seg(&d, &s, isn, 8, 2, 0);
+	rk_insp_tcp_flush(&d, &ops, &s);
+	expect(&s, "ab##ef##ij");
+	assert_int_equal(s.gaps, 2);
+	assert_int_equal(d.gap_bytes, 4);
+	assert_null(d.ooo);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_buffer_limit_gap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0;
+
+	(void)state;
+	/* The smallest buffer holds one queued byte range of about 16 bytes. */
+	rk_insp_tcp_init(&d, 1);
+	d.max_ooo = 64;
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 2, 0);
+	seg(&d, &s, isn, 4, 20, 0);     /* queued: under the limit */
+	assert_int_equal(s.gaps, 0);
+	seg(&d, &s, isn, 30, 20, 0);    /* over the limit: give up the hole [2,4) */
+	assert_int_equal(s.gaps, 1);
+	expect(&s, "ab##efghijklmnopqrstuvwx");
+	assert_true(d.ooo_bytes <= d.max_ooo);
+	seg(&d, &s, isn, 24, 6, 0);     /* the next hole fills normally */
+	assert_int_equal(s.gaps, 1);
+	assert_int_equal(s.len, 50);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_peer_ack_declares_gap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 300;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 4, 0);
+	/* The receiver acknowledged [4,8): it had them, the capture did not. */
+	rk_insp_tcp_peer_ack(&d, isn + 1 + 8);
+	seg(&d, &s, isn, 8, 4, 0);      /* sender moved on: gap declared now */
+	expect(&s, "abcd####ijkl");
+	assert_int_equal(s.gaps, 1);
+	/* An older ACK does not move the recorded one back. */
+	rk_insp_tcp_peer_ack(&d, isn + 1);
+	assert_int_equal(d.peer_ack, isn + 1 + 8);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_ack_without_moving_on_waits(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 300;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 4, 0);
+	/* The peer ACKs only what was seen: a later out-of-order segment
+	 * waits for its hole to fill. */
+	rk_insp_tcp_peer_ack(&d, isn + 1 + 4);
+	seg(&d, &s, isn, 8, 4, 0);
+	assert_int_equal(s.gaps, 0);
+	seg(&d, &s, isn, 4, 4, 0);
+	expect(&s, "abcdefghijkl");
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_midstream_start(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	/* No SYN: the first segment seen starts the stream. */
+	rk_insp_tcp_segment(&d, 123456, RK_INSP_TCP_ACK, text, 4, &ops, &s);
+	rk_insp_tcp_segment(&d, 123460, RK_INSP_TCP_ACK, text + 4, 4, &ops, &s);
+	expect(&s, "abcdefgh");
+	assert_false(d.syn_seen);
+	assert_int_equal(s.first_seq, 123456);
+	/* A SYN for this direction now is a different connection. */
+	rk_insp_tcp_segment(&d, 5, RK_INSP_TCP_SYN, text, 2, &ops, &s);
+	assert_int_equal(d.ignored, 1);
+	expect(&s, "abcdefgh");
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_far_ahead_ignored(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 10;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	rk_insp_tcp_segment(&d, isn + 1 + (1u << 31) + 8, 0, text, 4, &ops, &s);
+	rk_insp_tcp_segment(&d, isn + 1 + (3u << 29), 0, text, 4, &ops, &s);
+	assert_null(d.ooo);
+	assert_int_equal(d.ignored, 1);  /* 3*2^29 is ahead by > 2^30 */
+	/* The first is behind by the signed view: counted as old bytes. */
+	assert_int_equal(d.rtx_segments, 1);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_snaplen_cut_is_gap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 3, 0);              /* 3 of 6 bytes captured */
+	rk_insp_tcp_lost(&d, isn + 1 + 3, 3, &ops, &s);
+	seg(&d, &s, isn, 6, 3, 0);
+	expect(&s, "abc###ghi");
+	/* Lost bytes that are not next change nothing. */
+	rk_insp_tcp_lost(&d, isn + 1 + 20, 3, &ops, &s);
+	assert_int_equal(s.gaps, 1);
+	rk_insp_tcp_fini(&d);
+}
+
+static void
+test_data_past_fin_dropped(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 4, 2, RK_INSP_TCP_FIN);   /* FIN at offset 6 */
+	seg(&d, &s, isn, 0, 10, 0);                /* bytes beyond the FIN */
+	expect(&s, "abcdef");
+	assert_int_equal(s.ends, 1);
+	rk_insp_tcp_fini(&d);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_in_order),
+		cmocka_unit_test(test_full_duplicate),
+		cmocka_unit_test(test_partial_overlap),
+		cmocka_unit_test(test_out_of_order_fill),
+		cmocka_unit_test(test_queued_overlaps),
+		cmocka_unit_test(test_sequence_wrap),
+		cmocka_unit_test(test_syn_data_and_fin),
+		cmocka_unit_test(test_fin_out_of_order),
+		cmocka_unit_test(test_rst_flushes),
+		cmocka_unit_test(test_flush_at_end),
+		cmocka_unit_test(test_buffer_limit_gap),
+		cmocka_unit_test(test_peer_ack_declares_gap),
+		cmocka_unit_test(test_ack_without_moving_on_waits),
+		cmocka_unit_test(test_midstream_start),
+		cmocka_unit_test(test_far_ahead_ignored),
+		cmocka_unit_test(test_snaplen_cut_is_gap),
+		cmocka_unit_test(test_data_past_fin_dropped),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

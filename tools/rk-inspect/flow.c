@@ -1,0 +1,850 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Per-QP analysis for rk-inspect: flow table, PSN sequence tracking
+ * (gaps, duplicates, go-back-N episodes, READ PSN reservation), message
+ * tracking (opcode sequence and length findings) and AETH accounting.
+ */
+#include "flow.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psn.h"
+#include "rk_bth.h"
+#include "rk_opcode.h"
+#include "rk_xeth.h"
+
+/* Outstanding READ requests remembered per host pair and direction, to
+ * match READ responses (by PSN) to the DMALen they must total. */
+#define READ_RING 32
+
+/* Spans beyond this would make modular PSN comparisons meaningless; such
+ * DMALen values are already reported as reth.dma_len.over_2g. */
+#define MAX_READ_SPAN (1u << 22)
+
+/* The smallest IBA path MTU: a READ of at most this many bytes takes one PSN
+ * whatever the PMTU. */
+#define MIN_PMTU 256u
+
+struct pending_read {
+	uint32_t psn;
+	uint32_t dma_len;
+	uint8_t used;
+};
+
+/* One unordered host pair: PMTU seen on any QP between the two hosts, and
+ * the READ requests each side sent. */
+struct rk_insp_path {
+	uint8_t a[16], b[16];   /* a sorts before b */
+	uint8_t lid;
+	struct rk_insp_path *hnext;
+	struct rk_insp_path *next;
+	uint32_t pmtu;
+	struct pending_read reads[2][READ_RING]; /* [0]: requester a, [1]: b */
+	unsigned int rpos[2];
+};
+
+enum msg_st {
+	MSG_UNKNOWN = 0,
+	MSG_IDLE = 1,
+	MSG_INSIDE = 2,
+};
+
+static uint64_t
+mix(uint64_t h, uint64_t v)
+{
+	/* One multiply-xorshift round per 64-bit word: the per-packet
+	 * lookup is on the hot path, byte-wise hashing was not cheap. */
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t
+word(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t
+addr_hash(uint64_t h, const uint8_t *a)
+{
+	return mix(mix(h, word(a)), word(a + 8));
+}
+
+static uint64_t
+key_hash(const struct rk_insp_flow_key *k)
+{
+	uint64_t h = 0x243f6a8885a308d3ull;
+
+	h = addr_hash(h, k->src);
+	h = addr_hash(h, k->dst);
+	return mix(h, (uint64_t)k->dest_qp << 16 | (uint64_t)k->kind << 8 | k->lid);
+}
+
+static bool
+key_eq(const struct rk_insp_flow_key *a, const struct rk_insp_flow_key *b)
+{
+	return a->dest_qp == b->dest_qp && a->kind == b->kind &&
+	       a->lid == b->lid && memcmp(a->src, b->src, 16) == 0 &&
+	       memcmp(a->dst, b->dst, 16) == 0;
+}
+
+int
+rk_insp_flows_init(struct rk_insp_flows *t, const struct rk_insp_flow_opts *opts)
+{
+	memset(t, 0, sizeof(*t));
+	if (opts != NULL)
+		t->opts = *opts;
+	t->nbuckets = 256;
+	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
+	t->npbuckets = 64;
+	t->pbuckets = calloc(t->npbuckets, sizeof(*t->pbuckets));
+	if (t->buckets == NULL || t->pbuckets == NULL) {
+		free(t->buckets);
+		free(t->pbuckets);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+rk_insp_flows_fini(struct rk_insp_flows *t)
+{
+	struct rk_insp_flow *f = t->head;
+	struct rk_insp_path *p = t->phead;
+
+	while (f != NULL) {
+		struct rk_insp_flow *n = f->next;
+
+		free(f);
+		f = n;
+	}
+	while (p != NULL) {
+		struct rk_insp_path *n = p->next;
+
+		free(p);
+		p = n;
+	}
+	free(t->buckets);
+	free(t->pbuckets);
+	memset(t, 0, sizeof(*t));
+}
+
+struct rk_insp_flow *
+rk_insp_flow_find(const struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
+{
+	struct rk_insp_flow *f = t->buckets[key_hash(key) & (t->nbuckets - 1)];
+
+	while (f != NULL && !key_eq(&f->key, key))
+		f = f->hnext;
+	return f;
+}
+
+/* Lookup with a one-entry cache: packets of a flow come in bursts. */
+static struct rk_insp_flow *
+find_cached(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
+{
+	struct rk_insp_flow *f = t->last;
+
+	if (f != NULL && key_eq(&f->key, key))
+		return f;
+	f = rk_insp_flow_find(t, key);
+	if (f != NULL)
+		t->last = f;
+	return f;
+}
+
+static void
+grow_flows(struct rk_insp_flows *t)
+{
+	uint32_t n = t->nbuckets * 2;
+	struct rk_insp_flow **b = calloc(n, sizeof(*b));
+
+	/* Out of memory here only costs lookup speed. */
+	if (b == NULL)
+		return;
+	for (struct rk_insp_flow *f = t->head; f != NULL; f = f->next) {
+		uint64_t i = key_hash(&f->key) & (n - 1);
+
+		f->hnext = b[i];
+		b[i] = f;
+	}
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = n;
+}
+
+static struct rk_insp_flow *
+flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
+{
+	struct rk_insp_flow *f = find_cached(t, key);
+	uint64_t i;
+
+	if (f != NULL)
+		return f;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return NULL;
+	f->key = *key;
+	i = key_hash(key) & (t->nbuckets - 1);
+	f->hnext = t->buckets[i];
+	t->buckets[i] = f;
+	if (t->tail != NULL)
+		t->tail->next = f;
+	else
+		t->head = f;
+	t->tail = f;
+	t->nflows++;
+	t->last = f;
+	if (t->nflows > (uint64_t)t->nbuckets * 2 && t->nbuckets < (1u << 26))
+		grow_flows(t);
+	return f;
+}
+
+static uint64_t
+path_hash(const uint8_t *a, const uint8_t *b, uint8_t lid)
+{
+	return mix(addr_hash(addr_hash(0x13198a2e03707344ull, a), b), lid);
+}
+
+static void
+grow_paths(struct rk_insp_flows *t)
+{
+	uint32_t n = t->npbuckets * 2;
+	struct rk_insp_path **b = calloc(n, sizeof(*b));
+
+	if (b == NULL)
+		return;
+	for (struct rk_insp_path *p = t->phead; p != NULL; p = p->next) {
+		uint64_t i = path_hash(p->a, p->b, p->lid) & (n - 1);
+
+		p->hnext = b[i];
+		b[i] = p;
+	}
+	free(t->pbuckets);
+	t->pbuckets = b;
+	t->npbuckets = n;
+}
+
+static struct rk_insp_path *
+path_lookup(const struct rk_insp_flows *t, const struct rk_insp_flow_key *k,
+	    int *dir)
+{
+	const uint8_t *a = k->src, *b = k->dst;
+	struct rk_insp_path *p;
+
+	*dir = 0;
+	if (memcmp(a, b, 16) > 0) {
+		a = k->dst;
+		b = k->src;
+		*dir = 1;
+	}
+	p = t->pbuckets[path_hash(a, b, k->lid) & (t->npbuckets - 1)];
+	while (p != NULL && !(p->lid == k->lid && memcmp(p->a, a, 16) == 0 &&
+			      memcmp(p->b, b, 16) == 0))
+		p = p->hnext;
+	return p;
+}
+
+/* The host pair of a flow; @p dir is 0 when the flow's source is side a. */
+static struct rk_insp_path *
+path_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *k, int *dir)
+{
+	struct rk_insp_path *p = path_lookup(t, k, dir);
+	uint64_t i;
+
+	if (p != NULL)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (p == NULL)
+		return NULL;
+	memcpy(p->a, *dir ? k->dst : k->src, 16);
+	memcpy(p->b, *dir ? k->src : k->dst, 16);
+	p->lid = k->lid;
+	i = path_hash(p->a, p->b, p->lid) & (t->npbuckets - 1);
+	p->hnext = t->pbuckets[i];
+	t->pbuckets[i] = p;
+	p->next = t->phead;
+	t->phead = p;
+	t->npaths++;
+	if (t->npaths > (uint64_t)t->npbuckets * 2 && t->npbuckets < (1u << 24))
+		grow_paths(t);
+	return p;
+}
+
+uint32_t
+rk_insp_flow_pmtu(const struct rk_insp_flows *t, const struct rk_insp_flow *flow)
+{
+	struct rk_insp_path *p;
+	int dir;
+
+	if (t->opts.pmtu != 0)
+		return t->opts.pmtu;
+	if (flow->pmtu_seen != 0)
+		return flow->pmtu_seen;
+	p = path_lookup(t, &flow->key, &dir);
+	return p != NULL ? p->pmtu : 0;
+}
+
+static void
+count_opcode(struct rk_insp_flow *f, uint8_t op)
+{
+	for (unsigned int i = 0; i < f->nops; i++) {
+		if (f->ops[i].opcode == op) {
+			f->ops[i].count++;
+			return;
+		}
+	}
+	if (f->nops < RK_INSP_OPHIST) {
+		f->ops[f->nops].opcode = op;
+		f->ops[f->nops].count = 1;
+		f->nops++;
+		return;
+	}
+	f->ops_other++;
+}
+
+uint64_t
+rk_insp_flow_opcount(const struct rk_insp_flow *flow, uint8_t op)
+{
+	for (unsigned int i = 0; i < flow->nops; i++)
+		if (flow->ops[i].opcode == op)
+			return flow->ops[i].count;
+	return 0;
+}
+
+void
+rk_insp_flow_count_findings(struct rk_insp_flow *flow, const struct rk_findings *f)
+{
+	for (unsigned int i = 0; i < f->count; i++)
+		if (f->list[i].id < RK_F_COUNT)
+			flow->findings[f->list[i].id]++;
+}
+
+static bool
+is_pmtu_value(uint32_t v)
+{
+	return v == 256 || v == 512 || v == 1024 || v == 2048 || v == 4096;
+}
+
+/* PSNs a READ request reserves (IBTA Vol1 9.7.4.1.2 (verify §)): one per
+ * response packet, ceil(DMALen / PMTU), at least one. */
+static uint32_t
+read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+	  const struct rk_insp_path *path, uint32_t dma_len, bool *unknown)
+{
+	uint32_t pmtu = t->opts.pmtu;
+	uint64_t span;
+
+	*unknown = false;
+	if (dma_len <= MIN_PMTU)
+		return 1;
+	if (pmtu == 0)
+		pmtu = flow->pmtu_seen;
+	if (pmtu == 0 && path != NULL)
+		pmtu = path->pmtu;
+	if (pmtu == 0) {
+		*unknown = true;
+		return 1;
+	}
+	span = ((uint64_t)dma_len + pmtu - 1) / pmtu;
+	if (span > MAX_READ_SPAN)
+		span = MAX_READ_SPAN;
+	return (uint32_t)span;
+}
+
+static void
+remember_read(struct rk_insp_path *p, int dir, uint32_t psn, uint32_t dma_len)
+{
+	struct pending_read *ring = p->reads[dir];
+
+	/* A retransmitted READ replaces its first copy. */
+	for (unsigned int i = 0; i < READ_RING; i++) {
+		if (ring[i].used && ring[i].psn == psn) {
+			ring[i].dma_len = dma_len;
+			return;
+		}
+	}
+	ring[p->rpos[dir]].psn = psn;
+	ring[p->rpos[dir]].dma_len = dma_len;
+	ring[p->rpos[dir]].used = 1;
+	p->rpos[dir] = (p->rpos[dir] + 1) % READ_RING;
+}
+
+static const struct pending_read *
+find_read(const struct rk_insp_path *p, int dir, uint32_t psn)
+{
+	for (unsigned int i = 0; i < READ_RING; i++)
+		if (p->reads[dir][i].used && p->reads[dir][i].psn == psn)
+			return &p->reads[dir][i];
+	return NULL;
+}
+
+/* Advance a request sequence by one packet reserving @p span PSNs. */
+static void
+track_request(struct rk_insp_psn_track *tr, uint32_t psn, uint32_t span,
+	      bool span_unknown, struct rk_insp_seq_result *res)
+{
+	int32_t d;
+
+	if (!tr->valid) {
+		tr->valid = true;
+		tr->first = psn;
+		tr->last = psn;
+		tr->hw = rk_insp_psn_add(psn, span);
+		tr->next = tr->hw;
+		tr->resync = span_unknown;
+		res->note = RK_INSP_SEQ_FIRST;
+		res->expected = psn;
+		return;
+	}
+	res->expected = tr->hw;
+	d = rk_insp_psn_diff(psn, tr->hw);
+	if (d >= 0) {
+		if (d > 0 && tr->resync) {
+			res->note = RK_INSP_SEQ_RESYNC;
+			tr->resyncs++;
+		} else if (d > 0) {
+			res->note = RK_INSP_SEQ_GAP;
+			res->missing = (uint32_t)d;
+			tr->gaps++;
+			tr->missing += (uint32_t)d;
+		} else {
+			res->note = RK_INSP_SEQ_IN_ORDER;
+		}
+		tr->hw = rk_insp_psn_add(psn, span);
+		tr->next = tr->hw;
+		tr->last = psn;
+		tr->resync = span_unknown;
+		return;
+	}
+	/* Behind the highest PSN: a retransmission. A new episode starts
+	 * whenever the sender jumps back instead of continuing its run. */
+	res->note = RK_INSP_SEQ_DUP;
+	tr->duplicates++;
+	if (psn != tr->next) {
+		res->rtx_start = true;
+		tr->rtx_episodes++;
+	}
+	tr->next = rk_insp_psn_add(psn, span);
+	/* A retransmitted READ whose span is now known may reserve more than
+	 * the first copy did when the PMTU was unknown. */
+	if (rk_insp_psn_diff(tr->next, tr->hw) > 0)
+		tr->hw = tr->next;
+}
+
+/* Bits of the opcode flags that name the message kind. */
+#define MSG_KINDS (RK_OPF_SEND | RK_OPF_WRITE | RK_OPF_READ_RESP)
+
+static bool
+is_first_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_FIRST;
+}
+
+static bool
+is_last_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_LAST;
+}
+
+static bool
+is_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_ONLY;
+}
+
+/*
+ * Opcode sequence and message length of the request side (IBTA Vol1
+ * 9.7.4.1.4 (verify §), C9-92). @p checkable: the packet continues the
+ * sequence with no gap, so a missing FIRST or LAST cannot be explained by
+ * lost packets.
+ */
+static void
+request_message(struct rk_insp_flow *flow, const struct rk_insp_roce *r,
+		bool checkable, bool taint, struct rk_findings *found,
+		uint32_t off_hint)
+{
+	struct rk_insp_msg_state *m = &flow->req_msg;
+	uint32_t fl = r->opflags;
+	uint32_t kind = fl & MSG_KINDS;
+	bool middle = (fl & RK_OPF_MIDDLE) != 0;
+	bool first = is_first_only(fl), last = is_last_only(fl), only = is_only(fl);
+	bool cont = middle || last;
+
+	/* READ requests, atomics, FLUSH: single packets, no message kind. */
+	if (kind == 0) {
+		cont = false;
+		only = true;
+	}
+	if (checkable && m->state != MSG_UNKNOWN) {
+		bool bad;
+
+		if (m->state == MSG_INSIDE)
+			bad = !(cont && kind == m->kind);
+		else
+			bad = cont;
+		if (bad)
+			rk_findings_add(found, RK_F_MSG_OPCODE_SEQUENCE, off_hint);
+	}
+
+	if (first) {
+		m->state = MSG_INSIDE;
+		m->kind = kind;
+		m->len_known = (fl & RK_OPF_WRITE) && r->has_reth;
+		m->expected_len = r->dma_len;
+		m->got_len = r->payload_len;
+		m->tainted = r->truncated;
+		return;
+	}
+	if (cont) {
+		if (m->state != MSG_INSIDE || m->kind != kind) {
+			/* Joined a message in its middle: no length verdict. */
+			m->kind = kind;
+			m->len_known = false;
+			m->got_len = 0;
+		}
+		m->got_len += r->payload_len;
+		if (taint || r->truncated)
+			m->tainted = true;
+		if (last) {
+			if (m->len_known && !m->tainted &&
+			    m->got_len != m->expected_len)
+				rk_findings_add(found, RK_F_MSG_LEN_MISMATCH, off_hint);
+			m->state = MSG_IDLE;
+		} else {
+			m->state = MSG_INSIDE;
+		}
+		return;
+	}
+	if (only) {
+		if ((fl & RK_OPF_WRITE) && r->has_reth && !r->truncated &&
+		    r->payload_len != r->dma_len)
+			rk_findings_add(found, RK_F_MSG_LEN_MISMATCH, off_hint);
+		m->state = MSG_IDLE;
+	}
+}
+
+static void
+count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
+{
+	uint8_t s = r->syndrome;
+
+	switch (rk_aeth_kind(s)) {
+	case RK_AETH_ACK:
+		if (r->opflags & RK_OPF_ACK)
+			flow->acks++;
+		break;
+	case RK_AETH_RNR_NAK:
+		flow->rnr_naks++;
+		flow->rnr_timer[s & RK_AETH_VALUE_MASK]++;
+		break;
+	case RK_AETH_NAK:
+		flow->naks_total++;
+		flow->naks[s & RK_AETH_VALUE_MASK]++;
+		break;
+	case RK_AETH_RESERVED:
+		flow->aeth_reserved++;
+		break;
+	}
+}
+
+/* Responses: ACK, atomic ACK and READ responses of this side's responder. */
+static void
+response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
+	 struct rk_insp_path *path, int dir, const struct rk_insp_roce *r,
+	 struct rk_findings *found, struct rk_insp_seq_result *res)
+{
+	struct rk_insp_psn_track *tr = &flow->resp;
+	struct rk_insp_msg_state *m = &flow->resp_msg;
+	uint32_t fl = r->opflags;
+	uint32_t psn = r->psn;
+	bool prev_valid = tr->valid;
+	uint32_t prev_last = tr->last;
+
+	(void)t;
+	if (r->has_aeth)
+		count_aeth(flow, r);
+	if (fl & RK_OPF_ATOMIC_ACK)
+		flow->atomic_acks++;
+
+	/* The highest response PSN; coalesced ACKs jump ahead by design. */
+	if (!tr->valid) {
+		tr->valid = true;
+		tr->first = psn;
+		tr->last = psn;
+		res->note = RK_INSP_SEQ_FIRST;
+	} else if (rk_insp_psn_diff(psn, tr->last) > 0) {
+		tr->last = psn;
+		res->note = RK_INSP_SEQ_IN_ORDER;
+	} else {
+		res->note = RK_INSP_SEQ_IN_ORDER;
+	}
+	/* A READ response starting at or before the previous READ response
+	 * packet replays an earlier READ (duplicate READ request). ACKs and
+	 * NAKs may carry the same PSN as a later READ response, so only READ
+	 * responses are compared with each other. */
+	if ((fl & RK_OPF_READ_RESP) && (fl & RK_OPF_FIRST) && m->rr_seen &&
+	    rk_insp_psn_diff(psn, m->next_psn) < 0) {
+		tr->duplicates++;
+		res->note = RK_INSP_SEQ_DUP;
+	}
+
+	if (!(fl & RK_OPF_READ_RESP))
+		return;
+
+	if (fl & RK_OPF_FIRST) {
+		/* A new response while the last one is open, with no PSN
+		 * missing in between: its LAST was never sent. */
+		if (m->state == MSG_INSIDE && psn == m->next_psn)
+			rk_findings_add(found, RK_F_MSG_OPCODE_SEQUENCE, 0);
+		m->state = MSG_INSIDE;
+		m->kind = RK_OPF_READ_RESP;
+		m->got_len = r->payload_len;
+		m->tainted = r->truncated;
+		m->len_known = false;
+		m->next_psn = rk_insp_psn_add(psn, 1);
+		m->rr_seen = true;
+		if (path != NULL) {
+			/* The request came from this packet's destination. */
+			const struct pending_read *pr = find_read(path, !dir, psn);
+
+			if (pr != NULL) {
+				m->len_known = true;
+				m->expected_len = pr->dma_len;
+			}
+		}
+	} else {
+		int32_t d;
+
+		if (m->state != MSG_INSIDE) {
+			/* MIDDLE/LAST right after a complete response. */
+			if (m->state == MSG_IDLE && prev_valid &&
+			    psn == rk_insp_psn_add(prev_last, 1))
+				rk_findings_add(found, RK_F_MSG_OPCODE_SEQUENCE, 0);
+			m->state = MSG_INSIDE;
+			m->kind = RK_OPF_READ_RESP;
+			m->len_known = false;
+			m->got_len = 0;
+			m->next_psn = psn;
+			m->rr_seen = true;
+		}
+		d = rk_insp_psn_diff(psn, m->next_psn);
+		if (d > 0) {
+			tr->gaps++;
+			tr->missing += (uint32_t)d;
+			res->note = RK_INSP_SEQ_GAP;
+			res->missing = (uint32_t)d;
+			m->tainted = true;
+		} else if (d < 0) {
+			tr->duplicates++;
+			res->note = RK_INSP_SEQ_DUP;
+			m->tainted = true;
+		}
+		m->got_len += r->payload_len;
+		if (r->truncated)
+			m->tainted = true;
+		m->next_psn = rk_insp_psn_add(psn, 1);
+	}
+	if (fl & RK_OPF_LAST) {
+		if (m->len_known && !m->tainted && m->got_len != m->expected_len)
+			rk_findings_add(found, RK_F_MSG_LEN_MISMATCH, 0);
+		if (res->note != RK_INSP_SEQ_DUP)
+			flow->read_resp_messages++;
+		m->state = MSG_IDLE;
+	}
+}
+
+/*
+ * The request after a READ of unknown span shows the span: when exactly
+ * one IBA PMTU gives ceil(DMALen / PMTU) == span, that is the PMTU (the
+ * usual case with pipelined READs before any response is seen).
+ */
+static void
+learn_pmtu_from_read(struct rk_insp_flows *t, struct rk_insp_flow *flow,
+		     struct rk_insp_path **path, int *dir, uint32_t psn)
+{
+	int32_t span = rk_insp_psn_diff(psn, flow->req.resync_psn);
+	uint32_t found = 0;
+	int n = 0;
+
+	if (span <= 0)
+		return;
+	for (uint32_t pmtu = MIN_PMTU; pmtu <= 4096; pmtu *= 2) {
+		if (((uint64_t)flow->req.resync_len + pmtu - 1) / pmtu == (uint64_t)span) {
+			found = pmtu;
+			n++;
+		}
+	}
+	if (n != 1)
+		return;
+	flow->pmtu_seen = found;
+	if (*path == NULL)
+		*path = path_get(t, &flow->key, dir);
+	if (*path != NULL && (*path)->pmtu == 0)
+		(*path)->pmtu = found;
+}
+
+struct rk_insp_flow *
+rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
+		    struct rk_findings *found, struct rk_insp_seq_result *res)
+{
+	struct rk_insp_flow *flow;
+	struct rk_insp_path *path;
+	uint32_t fl = r->opflags;
+	int dir = 0;
+
+	memset(res, 0, sizeof(*res));
+	flow = flow_get(t, &r->key);
+	if (flow == NULL)
+		return NULL;
+	if (flow->packets == 0) {
+		flow->first_frame = r->frame;
+		flow->transport = r->transport;
+	}
+	flow->last_frame = r->frame;
+	flow->packets++;
+	flow->bytes += r->wirelen;
+	flow->payload_bytes += r->payload_len;
+	count_opcode(flow, r->opcode);
+	if (r->truncated)
+		flow->truncated++;
+	else if (r->icrc == RK_ICRC_BAD)
+		flow->icrc_bad++;
+	else if (r->icrc == RK_ICRC_GOOD)
+		flow->icrc_good++;
+	flow->fecn += r->fecn;
+	flow->becn += r->becn;
+	flow->ack_req += r->ack_req;
+
+	/* The receiver drops a packet with a bad ICRC, and none of its
+	 * header can be trusted: count it, keep it out of the sequence. */
+	if (r->icrc == RK_ICRC_BAD)
+		return flow;
+	if (fl & RK_OPF_CNP) {
+		flow->cnps++;
+		return flow;
+	}
+	if (!(fl & RK_OPF_VALID))
+		return flow;
+
+	/* The host pair is needed only to match READs with their responses
+	 * and to share a newly inferred PMTU. */
+	path = NULL;
+	if (fl & (RK_OPF_READ_REQ | RK_OPF_READ_RESP))
+		path = path_get(t, &r->key, &dir);
+
+	/* A FIRST or MIDDLE packet carries exactly one PMTU of payload. */
+	if ((fl & RK_OPF_MIDDLE || is_first_only(fl)) && !r->truncated &&
+	    is_pmtu_value(r->payload_len) && flow->pmtu_seen != r->payload_len) {
+		flow->pmtu_seen = r->payload_len;
+		if (path == NULL)
+			path = path_get(t, &r->key, &dir);
+		if (path != NULL)
+			path->pmtu = r->payload_len;
+	}
+
+	/* UD carries no reliable sequence; PSNs of several senders mix. */
+	if (r->transport == RK_TR_UD) {
+		flow->messages++;
+		return flow;
+	}
+
+	if (fl & RK_OPF_REQ) {
+		bool unknown = false;
+		uint32_t span = 1;
+		bool checkable, taint;
+
+		/* Learn the PMTU first: this packet may be a READ too. */
+		if (flow->req.valid && flow->req.resync &&
+		    rk_insp_psn_diff(r->psn, flow->req.hw) > 0)
+			learn_pmtu_from_read(t, flow, &path, &dir, r->psn);
+		if (fl & RK_OPF_READ_REQ) {
+			span = read_span(t, flow, path, r->dma_len, &unknown);
+			if (path != NULL)
+				remember_read(path, dir, r->psn, r->dma_len);
+		}
+		track_request(&flow->req, r->psn, span, unknown, res);
+		if (unknown) {
+			flow->req.resync_psn = r->psn;
+			flow->req.resync_len = r->dma_len;
+		}
+		checkable = res->note == RK_INSP_SEQ_IN_ORDER ||
+			    (res->note == RK_INSP_SEQ_DUP && !res->rtx_start);
+		taint = res->note == RK_INSP_SEQ_GAP ||
+			res->note == RK_INSP_SEQ_RESYNC || res->rtx_start;
+		request_message(flow, r, checkable, taint, found, 0);
+		if (res->note != RK_INSP_SEQ_DUP) {
+			if (fl & RK_OPF_READ_REQ)
+				flow->read_requests++;
+			if ((fl & RK_OPF_LAST) || (fl & MSG_KINDS) == 0)
+				flow->messages++;
+		}
+	} else if (fl & RK_OPF_RESP) {
+		response(t, flow, path, dir, r, found, res);
+	}
+	return flow;
+}
+
+const uint8_t *
+rk_insp_xeth(const struct rk_pkt *pkt, enum rk_hdr h, uint32_t len)
+{
+	const uint8_t *x = rk_pkt_xeth(pkt, h);
+
+	/* A frame cut by the snap length may end inside the header. */
+	if (x == NULL || x < pkt->frame ||
+	    (uint64_t)(x - pkt->frame) + len > pkt->caplen)
+		return NULL;
+	return x;
+}
+
+void
+rk_insp_roce_from_pkt(struct rk_insp_roce *r, const struct rk_pkt *pkt,
+		      uint64_t frame)
+{
+	const uint8_t *bth = rk_pkt_bth(pkt);
+	const uint8_t *x;
+
+	memset(r, 0, sizeof(*r));
+	r->frame = frame;
+	r->key.kind = (uint8_t)pkt->kind;
+	if (pkt->layers & (RK_L_IPV4 | RK_L_IPV6 | RK_L_GRH)) {
+		memcpy(r->key.src, pkt->src_ip, 16);
+		memcpy(r->key.dst, pkt->dst_ip, 16);
+	} else {
+		/* Native IB without GRH: LIDs name the ports. */
+		r->key.lid = 1;
+		r->key.src[14] = (uint8_t)(pkt->src_lid >> 8);
+		r->key.src[15] = (uint8_t)pkt->src_lid;
+		r->key.dst[14] = (uint8_t)(pkt->dst_lid >> 8);
+		r->key.dst[15] = (uint8_t)pkt->dst_lid;
+	}
+	r->key.dest_qp = rk_bth_dest_qp(bth);
+	r->opcode = pkt->opcode;
+	r->opflags = pkt->op != NULL ? pkt->op->flags : 0;
+	r->transport = pkt->op != NULL ? pkt->op->transport : (uint8_t)(pkt->opcode >> 5);
+	r->psn = rk_bth_psn(bth);
+	r->ack_req = rk_bth_ack_req(bth);
+	r->fecn = rk_bth_fecn(bth);
+	r->becn = rk_bth_becn(bth);
+	x = rk_insp_xeth(pkt, RK_HDR_RETH, RK_RETH_LEN);
+	if (x != NULL) {
+		r->has_reth = true;
+		r->dma_len = rk_reth_dma_len(x);
+	}
+	x = rk_insp_xeth(pkt, RK_HDR_AETH, RK_AETH_LEN);
+	if (x != NULL) {
+		r->has_aeth = true;
+		r->syndrome = rk_aeth_syndrome(x);
+		r->msn = rk_aeth_msn(x);
+	}
+	r->payload_len = pkt->payload_len;
+	r->wirelen = pkt->wirelen;
+	r->truncated = pkt->truncated;
+	r->icrc = pkt->icrc_status;
+}

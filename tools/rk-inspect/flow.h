@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file flow.h
+ * Per-QP analysis of RoCEv1/v2 and native IB packets for rk-inspect.
+ *
+ * A flow is one direction of a QP: (source address, destination address,
+ * DestQP). It carries two PSN sequences: the requests of the sender's
+ * requester, and the responses (ACK, READ response, atomic ACK) of the
+ * sender's responder to the peer's requests. The table keeps one record
+ * per flow and one per host pair (PMTU inference, outstanding READs);
+ * nothing else grows with the capture.
+ */
+#ifndef RK_INSP_FLOW_H
+#define RK_INSP_FLOW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_finding.h"
+#include "rk_pkt.h"
+
+/** Flow key: addresses as 16 bytes (IPv4 mapped, GIDs, or LIDs), DestQP. */
+struct rk_insp_flow_key {
+	uint8_t src[16];
+	uint8_t dst[16];
+	uint32_t dest_qp;
+	uint8_t kind;          /**< enum rk_pkt_kind */
+	uint8_t lid;           /**< addresses are LIDs (native IB without GRH) */
+};
+
+/** What the analysis of one packet needs, extracted once from rk_pkt. */
+struct rk_insp_roce {
+	struct rk_insp_flow_key key;
+	uint64_t frame;
+	uint8_t opcode;
+	uint32_t opflags;      /**< enum rk_opflag of the opcode */
+	uint8_t transport;     /**< enum rk_transport */
+	uint32_t psn;
+	bool ack_req, fecn, becn;
+	bool has_reth;
+	uint32_t dma_len;
+	bool has_aeth;
+	uint8_t syndrome;
+	uint32_t msn;
+	uint32_t payload_len;
+	uint32_t wirelen;
+	bool truncated;
+	enum rk_icrc_status icrc;
+};
+
+/** Per-packet verdict of the sequence analysis, for the packet line. */
+enum rk_insp_seq_note {
+	RK_INSP_SEQ_NONE = 0,
+	RK_INSP_SEQ_IN_ORDER,
+	RK_INSP_SEQ_FIRST,     /**< first packet of the sequence */
+	RK_INSP_SEQ_GAP,       /**< ahead of the expected PSN */
+	RK_INSP_SEQ_DUP,       /**< behind the expected PSN (retransmission) */
+	RK_INSP_SEQ_RESYNC,    /**< accepted after a READ of unknown length in PSNs */
+};
+
+/** Result of rk_insp_flow_packet for one packet. */
+struct rk_insp_seq_result {
+	enum rk_insp_seq_note note;
+	uint32_t missing;      /**< PSNs skipped (GAP) */
+	bool rtx_start;        /**< first packet of a go-back-N episode */
+	uint32_t expected;     /**< the PSN expected before this packet */
+};
+
+/** One PSN sequence (requests or responses) of a flow. */
+struct rk_insp_psn_track {
+	bool valid;            /**< a packet has been seen */
+	bool resync;           /**< next request PSN unknown: take it as is */
+	uint32_t first;        /**< first PSN seen */
+	uint32_t last;         /**< highest PSN seen (modular) */
+	uint32_t hw;           /**< next new PSN: one past the highest reserved */
+	uint32_t next;         /**< next PSN of the current run (retransmissions) */
+	uint64_t gaps;         /**< gap events */
+	uint64_t missing;      /**< PSNs skipped in all gaps */
+	uint64_t duplicates;   /**< packets behind the expected PSN */
+	uint64_t rtx_episodes; /**< times the sequence went back (go-back-N) */
+	uint64_t resyncs;      /**< times a READ of unknown span forced a resync */
+	uint32_t resync_psn;   /**< PSN of the READ that caused the resync */
+	uint32_t resync_len;   /**< its DMALen */
+};
+
+/** Message state of one sequence (opcode sequence and length checks). */
+struct rk_insp_msg_state {
+	uint8_t state;         /**< 0 unknown, 1 idle, 2 inside a message */
+	uint32_t kind;         /**< RK_OPF_SEND / WRITE / READ_RESP of the open message */
+	bool len_known;        /**< an expected total exists (RETH or READ request) */
+	bool tainted;          /**< gap, truncation or retransmission inside: no length verdict */
+	uint32_t expected_len;
+	uint64_t got_len;
+	uint32_t next_psn;     /**< next PSN inside a READ response */
+	bool rr_seen;          /**< a READ response has been seen */
+};
+
+#define RK_INSP_OPHIST 32
+
+/** One opcode counter of a flow. */
+struct rk_insp_opcount {
+	uint8_t opcode;
+	uint64_t count;
+};
+
+/** Per-flow record (one direction of a QP). */
+struct rk_insp_flow {
+	struct rk_insp_flow_key key;
+	struct rk_insp_flow *hnext;   /* hash chain */
+	struct rk_insp_flow *next;    /* creation order */
+	uint64_t first_frame, last_frame;
+	uint8_t transport;            /**< transport of the first packet */
+
+	uint64_t packets, bytes, payload_bytes;
+	struct rk_insp_opcount ops[RK_INSP_OPHIST];
+	unsigned int nops;
+	uint64_t ops_other;           /**< packets of opcodes past the histogram */
+
+	uint64_t messages;            /**< request messages (LAST, ONLY, READ request) */
+	uint64_t read_requests;
+	uint64_t read_resp_messages;
+	struct rk_insp_psn_track req, resp;
+	struct rk_insp_msg_state req_msg, resp_msg;
+
+	uint64_t acks, atomic_acks, rnr_naks, naks_total;
+	uint64_t naks[32];            /**< by NAK code (syndrome & 0x1f) */
+	uint64_t rnr_timer[32];       /**< RNR NAKs by timer code */
+	uint64_t aeth_reserved;
+	uint64_t cnps, fecn, becn, ack_req;
+	uint64_t icrc_bad, icrc_good, truncated;
+	uint32_t pmtu_seen;           /**< PMTU inferred from this flow, 0 if none */
+
+	uint32_t findings[RK_F_COUNT];
+};
+
+/** Options of the analysis. */
+struct rk_insp_flow_opts {
+	uint32_t pmtu;                /**< --pmtu; 0 = infer */
+};
+
+struct rk_insp_path;
+
+/** The table of flows and host pairs. */
+struct rk_insp_flows {
+	struct rk_insp_flow_opts opts;
+	struct rk_insp_flow **buckets;
+	uint32_t nbuckets;
+	uint64_t nflows;
+	struct rk_insp_flow *head, *tail;
+	struct rk_insp_flow *last;    /* lookup cache */
+
+	struct rk_insp_path **pbuckets;
+	uint32_t npbuckets;
+	uint64_t npaths;
+	struct rk_insp_path *phead;
+};
+
+/** Initialise @p t; @return 0 or -ENOMEM. */
+int rk_insp_flows_init(struct rk_insp_flows *t, const struct rk_insp_flow_opts *opts);
+
+/** Free everything @p t holds. */
+void rk_insp_flows_fini(struct rk_insp_flows *t);
+
+/**
+ * Account one packet to its flow and run the sequence and message
+ * analysis. Stateful findings (msg.length.mismatch, msg.opcode.sequence)
+ * are appended to @p found; the caller counts them with
+ * rk_insp_flow_count_findings() together with the stateless ones.
+ * @return the flow, or NULL when out of memory.
+ */
+struct rk_insp_flow *rk_insp_flow_packet(struct rk_insp_flows *t,
+					 const struct rk_insp_roce *r,
+					 struct rk_findings *found,
+					 struct rk_insp_seq_result *res);
+
+/** Add the findings of @p f to the counters of @p flow. */
+void rk_insp_flow_count_findings(struct rk_insp_flow *flow,
+				 const struct rk_findings *f);
+
+/** Find the flow of @p key, or NULL. */
+struct rk_insp_flow *rk_insp_flow_find(const struct rk_insp_flows *t,
+				       const struct rk_insp_flow_key *key);
+
+/** PMTU known for the flow's host pair (option, then inference), 0 if none. */
+uint32_t rk_insp_flow_pmtu(const struct rk_insp_flows *t,
+			   const struct rk_insp_flow *flow);
+
+/** Fill @p r from a parsed packet that has a BTH. */
+void rk_insp_roce_from_pkt(struct rk_insp_roce *r, const struct rk_pkt *pkt,
+			   uint64_t frame);
+
+/**
+ * Extended header @p h of @p pkt when the opcode has it and all @p len
+ * bytes were captured; NULL otherwise.
+ */
+const uint8_t *rk_insp_xeth(const struct rk_pkt *pkt, enum rk_hdr h, uint32_t len);
+
+/** Count of opcode @p op in @p flow. */
+uint64_t rk_insp_flow_opcount(const struct rk_insp_flow *flow, uint8_t op);
+
+#endif /* RK_INSP_FLOW_H */

@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-inspect: decode every RoCEv1/v2, native IB and iWARP packet of a pcap
+ * or pcapng capture, one line per packet or a per-QP / per-connection
+ * summary (text or JSON). See doc/inspect.md.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <pcap/pcap.h>
+
+#include "flow.h"
+#include "inspect.h"
+#include "iwarp.h"
+#include "output.h"
+#include "rk_pkt.h"
+
+#define EXIT_FINDINGS 1
+#define EXIT_BAD 2
+
+struct app {
+	/* options */
+	enum rk_insp_mode mode;
+	bool quiet;
+	bool fail_on_findings;
+	bool bare_read;
+	uint64_t count;
+	const char *file;
+	struct rk_parse_opts popts;
+	struct rk_insp_flow_opts fopts;
+	struct rk_insp_iw_opts iwopts;
+
+	/* state */
+	enum rk_linktype link;
+	FILE *out;
+	struct rk_insp_totals tot;
+	struct rk_insp_flows flows;
+	struct rk_insp_iw iw;
+	bool have_ts0;
+	uint64_t ts0;
+	bool print_packets;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rk-inspect [options] FILE\n"
+		"Decode the RoCEv1/v2, InfiniBand and iWARP packets of a pcap/pcapng file.\n"
+		"\n"
+		"  (default)              one line per RDMA packet / iWARP FPDU\n"
+		"  -s, --summary          per-QP and per-connection summary (text)\n"
+		"  -j, --json             summary as one JSON document (doc/inspect.md)\n"
+		"  -p, --packets-json     one JSON object per RDMA packet / FPDU per line\n"
+		"      --no-icrc          do not verify RoCE/IB ICRCs\n"
+		"      --pmtu N           path MTU (256, 512, 1024, 2048, 4096) for READ\n"
+		"                         PSN reservation and bth.payload.over_pmtu\n"
+		"      --tcp-buffer BYTES out-of-order TCP bytes buffered per direction\n"
+		"                         (default %u)\n"
+		"  -c, --count N          stop after N frames\n"
+		"  -q, --quiet            print nothing on stdout (exit status only)\n"
+		"      --fail-on-findings exit 1 when a finding of severity error was raised\n"
+		"      --list-findings    print every finding ID rk-inspect can raise\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          print the version\n"
+		"\n"
+		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
+		"2 bad usage or an unreadable/corrupt capture.\n",
+		RK_INSP_TCP_MAX_OOO_DEFAULT);
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (s == NULL || *s == '\0' || *s == '-')
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+enum {
+	OPT_NO_ICRC = 256,
+	OPT_PMTU,
+	OPT_TCP_BUFFER,
+	OPT_FAIL,
+	OPT_BARE,
+	OPT_LIST_FINDINGS,
+};
+
+/* The finding table as a Markdown table (doc/findings.md is this output). */
+static void
+list_findings(FILE *f)
+{
+	fprintf(f, "| ID | severity | spec | meaning |\n|---|---|---|---|\n");
+	for (int i = 0; i < RK_F_COUNT; i++) {
+		const struct rk_finding_info *fi = rk_finding_info((enum rk_finding_id)i);
+
+		fprintf(f, "| `%s` | %s | %s | %s |\n", fi->id,
+			rk_severity_name(fi->severity), fi->spec_ref, fi->text);
+	}
+}
+
+static int
+parse_args(struct app *a, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "summary", no_argument, NULL, 's' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "packets-json", no_argument, NULL, 'p' },
+		{ "no-icrc", no_argument, NULL, OPT_NO_ICRC },
+		{ "pmtu", required_argument, NULL, OPT_PMTU },
+		{ "tcp-buffer", required_argument, NULL, OPT_TCP_BUFFER },
+		{ "count", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "fail-on-findings", no_argument, NULL, OPT_FAIL },
+		{ "bare-read", no_argument, NULL, OPT_BARE },
+		{ "list-findings", no_argument, NULL, OPT_LIST_FINDINGS },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int nmodes = 0;
+	int c;
+	uint64_t v;
+
+	a->popts.check_icrc = true;
+	while ((c = getopt_long(argc, argv, "sjpc:qhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			a->mode = RK_INSP_SUMMARY;
+			nmodes++;
+			break;
+		case 'j':
+			a->mode = RK_INSP_JSON;
+			nmodes++;
+			break;
+		case 'p':
+			a->mode = RK_INSP_PACKETS_JSON;
+			nmodes++;
+			break;
+		case OPT_NO_ICRC:
+			a->popts.check_icrc = false;
+			break;
+		case OPT_PMTU:
+			if (parse_u64(optarg, &v) != 0 ||
+			    (v != 256 && v != 512 && v != 1024 && v != 2048 && v != 4096)) {
+				fprintf(stderr, "rk-inspect: --pmtu must be 256, 512, 1024, "
+					"2048 or 4096\n");
+				return -1;
+			}
+			a->popts.pmtu = (uint32_t)v;
+			a->fopts.pmtu = (uint32_t)v;
+			break;
+		case OPT_TCP_BUFFER:
+			if (parse_u64(optarg, &v) != 0 || v < 4096 || v > (1u << 30)) {
+				fprintf(stderr, "rk-inspect: --tcp-buffer must be 4096..2^30\n");
+				return -1;
+			}
+			a->iwopts.tcp_buffer = (uint32_t)v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, &v) != 0 || v == 0) {
+				fprintf(stderr, "rk-inspect: -c needs a positive count\n");
+				return -1;
+			}
+			a->count = v;
+			break;
+		case 'q':
+			a->quiet = true;
+			break;
+		case OPT_FAIL:
+			a->fail_on_findings = true;
+			break;
+		case OPT_BARE:
+			a->bare_read = true;
+			break;
+		case OPT_LIST_FINDINGS:
+			list_findings(stdout);
+			exit(0);
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("rk-inspect %s (schema %s)\n", RK_INSP_VERSION, RK_INSP_SCHEMA);
+			exit(0);
+		default:
+			return -1;
+		}
+	}
+	if (nmodes > 1) {
+		fprintf(stderr, "rk-inspect: --summary, --json and --packets-json "
+			"exclude each other\n");
+		return -1;
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "rk-inspect: expected one capture file\n");
+		return -1;
+	}
+	a->file = argv[optind];
+	return 0;
+}
+
+static int
+map_linktype(int dlt, enum rk_linktype *out)
+{
+	switch (dlt) {
+	case DLT_EN10MB:
+		*out = RK_LINK_ETHERNET;
+		return 0;
+	case DLT_RAW:
+#if defined(DLT_RAW) && DLT_RAW != 12
+	case 12:
+#endif
+#if DLT_RAW != 14
+	case 14: /* DLT_RAW on some BSDs */
+#endif
+	case 101: /* LINKTYPE_RAW */
+		*out = RK_LINK_RAW;
+		return 0;
+	case DLT_LINUX_SLL:
+		*out = RK_LINK_LINUX_SLL;
+		return 0;
+#ifdef DLT_LINUX_SLL2
+	case DLT_LINUX_SLL2:
+		*out = RK_LINK_LINUX_SLL2;
+		return 0;
+#endif
+#ifdef DLT_ERF
+	case DLT_ERF:
+		*out = RK_LINK_ERF;
+		return 0;
+#endif
+#ifdef DLT_IPV4
+	case DLT_IPV4:
+		*out = RK_LINK_IPV4;
+		return 0;
+#endif
+#ifdef DLT_IPV6
+	case DLT_IPV6:
+		*out = RK_LINK_IPV6;
+		return 0;
+#endif
+	default:
+		return -1;
+	}
+}
+
+static void
+count_findings(struct app *a, const struct rk_findings *f)
+{
+	for (unsigned int i = 0; i < f->count; i++) {
+		const struct rk_finding_info *fi = rk_finding_info(f->list[i].id);
+
+		if (fi == NULL)
+			continue;
+		a->tot.findings[f->list[i].id]++;
+		if (fi->severity == RK_SEV_ERROR)
+			a->tot.error_findings++;
+	}
+}
+
+static void
+on_iw_event(void *ctx, const struct rk_insp_iw_event *ev)
+{
+	struct app *a = ctx;
+
+	count_findings(a, &ev->findings);
+	switch (ev->kind) {
+	case RK_INSP_IW_FPDU:
+		a->tot.fpdus++;
+		if (ev->crc == RK_INSP_CRC_BAD)
+			a->tot.mpa_crc_bad++;
+		break;
+	case RK_INSP_IW_MPA_REQUEST:
+		a->tot.mpa_requests++;
+		break;
+	case RK_INSP_IW_MPA_REPLY:
+		a->tot.mpa_replies++;
+		break;
+	default:
+		break;
+	}
+	if (!a->print_packets)
+		return;
+	if (a->mode == RK_INSP_PACKETS_JSON)
+		rk_insp_json_line(a->out, rk_insp_iw_json(ev));
+	else
+		rk_insp_print_iw_line(a->out, ev);
+}
+
+static void
+bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *fr)
+{
+	struct rk_insp_roce r;
+	struct rk_insp_seq_result seq;
+	struct rk_findings found = pkt->findings;
+	struct rk_insp_flow *flow;
+
+	if (pkt->truncated)
+		a->tot.icrc_unchecked++;
+	else if (pkt->icrc_status == RK_ICRC_GOOD)
+		a->tot.icrc_good++;
+	else if (pkt->icrc_status == RK_ICRC_BAD)
+		a->tot.icrc_bad++;
+	else
+		a->tot.icrc_unchecked++;
+
+	rk_insp_roce_from_pkt(&r, pkt, fr->no);
+	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
+	if (flow != NULL)
+		rk_insp_flow_count_findings(flow, &found);
+	count_findings(a, &found);
+	if (!a->print_packets)
+		return;
+	if (a->mode == RK_INSP_PACKETS_JSON)
+		rk_insp_json_line(a->out, rk_insp_roce_json(fr, pkt, &seq, &found));
+	else
+		rk_insp_print_roce_line(a->out, fr, pkt, &seq, &found);
+}
+
+static void
+frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
+{
+	struct rk_pkt pkt;
+	struct rk_insp_frame fr;
+	uint64_t ts = (uint64_t)h->ts.tv_sec * 1000000000u + (uint64_t)h->ts.tv_usec;
+	uint32_t wirelen = h->len < h->caplen ? h->caplen : h->len;
+
+	a->tot.frames++;
+	a->tot.bytes += wirelen;
+	a->tot.captured_bytes += h->caplen;
+	if (h->caplen < h->len)
+		a->tot.truncated_frames++;
+	if (!a->have_ts0) {
+		a->have_ts0 = true;
+		a->ts0 = ts;
+		a->tot.first_ts_ns = ts;
+	}
+	a->tot.last_ts_ns = ts;
+	fr.no = a->tot.frames;
+	/* Out-of-order timestamps print as 0 rather than wrapping. */
+	fr.ts_ns = ts >= a->ts0 ? ts - a->ts0 : 0;
+
+	if (rk_pkt_parse(&pkt, data, h->caplen, wirelen, a->link, &a->popts) != 0) {
+		a->tot.parse_errors++;
+		a->tot.other_frames++;
+		return;
+	}
+	switch (pkt.kind) {
+	case RK_PKT_ROCEV2:
+	case RK_PKT_ROCEV1:
+	case RK_PKT_IB:
+		if (pkt.kind == RK_PKT_ROCEV2)
+			a->tot.rocev2_frames++;
+		else if (pkt.kind == RK_PKT_ROCEV1)
+			a->tot.rocev1_frames++;
+		else
+			a->tot.ib_frames++;
+		a->tot.rdma_frames++;
+		a->tot.rdma_bytes += wirelen;
+		if (rk_pkt_has_bth(&pkt)) {
+			bth_frame(a, &pkt, &fr);
+		} else {
+			/* Too short for a BTH: only the findings say why. */
+			count_findings(a, &pkt.findings);
+			a->tot.icrc_unchecked++;
+		}
+		break;
+	case RK_PKT_TCP:
+		a->tot.tcp_frames++;
+		rk_insp_iw_frame(&a->iw, &pkt, fr.no, fr.ts_ns);
+		break;
+	case RK_PKT_PAUSE:
+	case RK_PKT_PFC:
+		if (pkt.kind == RK_PKT_PAUSE)
+			a->tot.pause_frames++;
+		else
+			a->tot.pfc_frames++;
+		count_findings(a, &pkt.findings);
+		if (a->print_packets && a->mode == RK_INSP_LINES)
+			rk_insp_print_mac_control_line(a->out, &fr, &pkt);
+		break;
+	default:
+		a->tot.other_frames++;
+		break;
+	}
+}
+
+static const char *
+dlt_name(int dlt)
+{
+	const char *n = pcap_datalink_val_to_name(dlt);
+
+	return n != NULL ? n : "unknown";
+}
+
+/* iWARP frames are known per connection once the capture is read. */
+static void
+iwarp_totals(struct app *a)
+{
+	for (const struct rk_insp_iw_conn *c = a->iw.head; c != NULL; c = c->next) {
+		if (!rk_insp_iw_is_iwarp(c))
+			continue;
+		for (int d = 0; d < 2; d++) {
+			a->tot.iwarp_frames += c->dir[d].packets;
+			a->tot.rdma_frames += c->dir[d].packets;
+			a->tot.rdma_bytes += c->dir[d].bytes;
+		}
+	}
+}
+
+static int
+bare_read(pcap_t *p, struct app *a)
+{
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	uint64_t sum = 0;
+	int rc;
+
+	/* The baseline of the benchmark: libpcap's loop and nothing else
+	 * but touching each frame's first byte. */
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		a->tot.frames++;
+		a->tot.bytes += h->len;
+		if (h->caplen > 0)
+			sum += data[0];
+		if (a->count != 0 && a->tot.frames >= a->count)
+			break;
+	}
+	if (!a->quiet)
+		fprintf(a->out, "frames %" PRIu64 " bytes %" PRIu64 " (%" PRIu64 ")\n",
+			a->tot.frames, a->tot.bytes, sum & 1);
+	return rc == -1 ? -1 : 0;
+}
+
+/*
+ * Open the capture on a stream with a 1 MiB buffer: libpcap reads record
+ * by record through stdio, and the default 4 KiB buffer costs one read(2)
+ * per few frames.
+ */
+static pcap_t *
+open_capture(const char *file, char *errbuf)
+{
+	static char iobuf[1 << 20];
+	FILE *f;
+	pcap_t *p;
+
+	if (strcmp(file, "-") == 0)
+		f = stdin;
+	else
+		f = fopen(file, "rb");
+	if (f == NULL) {
+		snprintf(errbuf, PCAP_ERRBUF_SIZE, "%s", strerror(errno));
+		return NULL;
+	}
+	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (p == NULL && f != stdin)
+		fclose(f);
+	return p;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct app a;
+	char errbuf[PCAP_ERRBUF_SIZE];
+	pcap_t *p;
+	struct pcap_pkthdr *h;
+	const u_char *data;
+	const char *read_error = NULL;
+	char read_error_buf[PCAP_ERRBUF_SIZE + 64];
+	bool at_eof = false;
+	int rc, status = 0;
+	static char outbuf[1 << 16];
+
+	memset(&a, 0, sizeof(a));
+	if (parse_args(&a, argc, argv) != 0) {
+		usage(stderr);
+		return EXIT_BAD;
+	}
+	a.out = stdout;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	a.print_packets = !a.quiet && (a.mode == RK_INSP_LINES ||
+				       a.mode == RK_INSP_PACKETS_JSON);
+
+	errbuf[0] = '\0';
+	if (a.bare_read) {
+		/* The benchmark baseline: libpcap as it comes. */
+		p = pcap_open_offline_with_tstamp_precision(a.file,
+							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	} else {
+		p = open_capture(a.file, errbuf);
+	}
+	if (p == NULL) {
+		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, errbuf);
+		return EXIT_BAD;
+	}
+	if (a.bare_read) {
+		rc = bare_read(p, &a);
+		pcap_close(p);
+		fflush(stdout);
+		return rc == 0 ? 0 : EXIT_BAD;
+	}
+	if (map_linktype(pcap_datalink(p), &a.link) != 0) {
+		fprintf(stderr, "rk-inspect: %s: link type %s (%d) not supported\n",
+			a.file, dlt_name(pcap_datalink(p)), pcap_datalink(p));
+		pcap_close(p);
+		return EXIT_BAD;
+	}
+	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
+	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0) {
+		fprintf(stderr, "rk-inspect: out of memory\n");
+		pcap_close(p);
+		return EXIT_BAD;
+	}
+
+	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+		frame(&a, h, data);
+		if (a.count != 0 && a.tot.frames >= a.count)
+			break;
+	}
+	if (rc == -1) {
+		FILE *f = pcap_file(p);
+
+		/* A record cut at the end of the file (a capture stopped
+		 * mid-write) keeps everything before it; anything else
+		 * is a corrupt file. */
+		at_eof = f != NULL && feof(f);
+		snprintf(read_error_buf, sizeof(read_error_buf), "%s%s", pcap_geterr(p),
+			 at_eof ? " (cut final record)" : "");
+		read_error = read_error_buf;
+		fprintf(stderr, "rk-inspect: %s: after frame %" PRIu64 ": %s\n", a.file,
+			a.tot.frames, read_error);
+		if (!at_eof)
+			status = EXIT_BAD;
+	}
+	rk_insp_iw_finish(&a.iw);
+	iwarp_totals(&a);
+
+	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
+		struct rk_insp_report rep = {
+			.file = a.file,
+			.linktype = dlt_name(pcap_datalink(p)),
+			.totals = &a.tot,
+			.flows = &a.flows,
+			.iw = &a.iw,
+			.read_error = read_error,
+			.read_error_at_eof = at_eof,
+			.pmtu_option = a.fopts.pmtu,
+			.icrc_checked = a.popts.check_icrc,
+		};
+
+		if (a.mode == RK_INSP_SUMMARY) {
+			rk_insp_print_summary(a.out, &rep);
+		} else {
+			json_t *doc = rk_insp_summary_json(&rep);
+
+			json_dumpf(doc, a.out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			fputc('\n', a.out);
+			json_decref(doc);
+		}
+	}
+	if (fflush(stdout) != 0 && status == 0) {
+		fprintf(stderr, "rk-inspect: write error: %s\n", strerror(errno));
+		status = EXIT_BAD;
+	}
+	if (status == 0 && a.fail_on_findings && a.tot.error_findings != 0)
+		status = EXIT_FINDINGS;
+
+	rk_insp_iw_fini(&a.iw);
+	rk_insp_flows_fini(&a.flows);
+	pcap_close(p);
+	return status;
+}

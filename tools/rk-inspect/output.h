@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file output.h
+ * rk-inspect writers: the per-packet text line, the per-packet JSON
+ * object (--packets-json), the text summary and the summary JSON document
+ * (schema in doc/inspect.md).
+ */
+#ifndef RK_INSP_OUTPUT_H
+#define RK_INSP_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "flow.h"
+#include "inspect.h"
+#include "iwarp.h"
+#include "rk_pkt.h"
+
+/** Where a packet sits in the capture. */
+struct rk_insp_frame {
+	uint64_t no;            /**< 1-based frame number */
+	uint64_t ts_ns;         /**< time since the first frame */
+};
+
+/** Format @p addr (16 bytes, IPv4 mapped or IPv6/GID; LID when @p lid). */
+void rk_insp_format_addr(char *buf, size_t len, const uint8_t *addr, bool lid);
+
+/** One text line for a RoCE/IB packet. */
+void rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
+			     const struct rk_pkt *pkt,
+			     const struct rk_insp_seq_result *seq,
+			     const struct rk_findings *found);
+
+/** One text line for a PAUSE or PFC frame. */
+void rk_insp_print_mac_control_line(FILE *out, const struct rk_insp_frame *fr,
+				    const struct rk_pkt *pkt);
+
+/** One text line for an iWARP event. */
+void rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev);
+
+/** JSON object of a RoCE/IB packet (--packets-json); caller owns it. */
+json_t *rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
+			  const struct rk_insp_seq_result *seq,
+			  const struct rk_findings *found);
+
+/** JSON object of an iWARP event (--packets-json); caller owns it. */
+json_t *rk_insp_iw_json(const struct rk_insp_iw_event *ev);
+
+/** Text summary: totals, one table row per QP flow and per connection. */
+void rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep);
+
+/** The summary JSON document; caller owns it. */
+json_t *rk_insp_summary_json(const struct rk_insp_report *rep);
+
+/** Write @p obj as one compact line to @p out and release it. */
+int rk_insp_json_line(FILE *out, json_t *obj);
+
+#endif /* RK_INSP_OUTPUT_H */
