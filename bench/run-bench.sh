@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# Build what the benchmarks need and run them all: bench_icrc (ICRC verify
+# rate against ISA-L) and bench_inspect.sh (rk-inspect against a bare
+# libpcap loop and tshark), then print one summary block of ratios with
+# their targets and PASS/BELOW markers. Not a test: exit status is 0 unless
+# a benchmark could not run, whatever the ratios.
+#
+# usage: run-bench.sh [options] [CAPTURE]
+#   --build-dir DIR    build directory (default: build-bench next to bench/;
+#                      set up as a release build when missing)
+#   --no-build         use the build directory as it is
+#   --size SIZE        size of the generated capture (default 1G; e.g. 64M
+#                      for a quick run)
+#   --tshark-size SIZE tshark on a prefix of the capture (default all)
+#   --time SECONDS     length of one bench_icrc measurement (default 1)
+#   --reps N           minimum rounds per reader in bench_inspect.sh (default 3)
+#   CAPTURE            reuse a capture instead of generating one
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/.." && pwd)
+build="$src/build-bench"
+do_build=1
+size=1G
+tshark_size=all
+icrc_time=1
+reps=3
+capture=
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--build-dir) build=$2; shift 2 ;;
+	--no-build) do_build=0; shift ;;
+	--size) size=$2; shift 2 ;;
+	--tshark-size) tshark_size=$2; shift 2 ;;
+	--time) icrc_time=$2; shift 2 ;;
+	--reps) reps=$2; shift 2 ;;
+	-h|--help) sed -n '3,/^#   CAPTURE/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "run-bench: unknown option $1" >&2; exit 2 ;;
+	*) capture=$1; shift ;;
+	esac
+done
+
+if [ "$do_build" = 1 ]; then
+	if [ ! -f "$build/build.ninja" ]; then
+		meson setup "$build" "$src" -Dbuildtype=release >"$build.setup.log" 2>&1 || {
+			tail -n 20 "$build.setup.log" >&2
+			echo "run-bench: meson setup failed (log: $build.setup.log)" >&2
+			exit 2
+		}
+	fi
+	ninja -C "$build" bench/bench_icrc bench/gen-capture bench/pcap_loop bench/runstat || {
+		echo "run-bench: build of the benchmarks failed" >&2
+		exit 2
+	}
+	# rk-inspect is optional: bench_inspect.sh reports it missing.
+	ninja -C "$build" tools/rk-inspect >/dev/null 2>&1 ||
+		echo "run-bench: rk-inspect did not build; measuring without it"
+fi
+
+log=$(mktemp "${TMPDIR:-/tmp}/rk-bench-log.XXXXXX") || exit 2
+trap 'rm -f "$log"' EXIT
+status=0
+
+echo "==== bench_icrc"
+"$build/bench/bench_icrc" --time "$icrc_time" | tee -a "$log" | grep -v '^@'
+[ "$(grep -c '^@result icrc_verify' "$log")" -gt 0 ] || status=1
+
+echo "==== bench_inspect.sh"
+set -- --build-dir "$build" --size "$size" --tshark-size "$tshark_size" --reps "$reps" ${capture:+"$capture"}
+"$here/bench_inspect.sh" "$@" | tee -a "$log" | grep -v '^@'
+grep -q '^@result libpcap_loop' "$log" || status=1
+
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+ncpu=$(getconf _NPROCESSORS_ONLN)
+mem=$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 2^20 }' /proc/meminfo)
+capinfo=$(sed -n 's/^capture: \([0-9.]* GiB\);.*/\1/p' "$log" | head -n 1)
+
+echo
+echo "==== rdmakit benchmark summary ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+echo "machine: $cpu, $ncpu CPUs, $mem RAM; capture ${capinfo:-?}"
+awk '
+BEGIN {
+	label["icrc_verify_4k"] = "ICRC verify, 4 KiB payload / ISA-L crc32"
+	label["icrc_bare_4k"] = "  rk_rocev2_icrc alone, 4 KiB / ISA-L"
+	label["icrc_verify_1k"] = "ICRC verify, 1 KiB payload / ISA-L crc32"
+	label["icrc_bare_1k"] = "  rk_rocev2_icrc alone, 1 KiB / ISA-L"
+	label["icrc_verify_64"] = "ICRC verify, 64 B payload / ISA-L crc32"
+	label["icrc_bare_64"] = "  rk_rocev2_icrc alone, 64 B / ISA-L"
+	label["inspect_vs_libpcap"] = "rk-inspect / bare libpcap loop (CPU time)"
+	label["inspect_vs_libpcap_wall"] = "  same on wall time"
+	label["inspect_vs_libpcap_buf"] = "  against the loop with a 1 MiB buffer"
+	label["inspect_vs_tshark"] = "rk-inspect / tshark"
+	label["inspect_rss_over_loop_mib"] = "rk-inspect peak RSS - loop peak RSS, MiB"
+	label["inspect_json_rss_over_loop_mib"] = "  same with --json, MiB"
+	label["inspect_findings"] = "rk-inspect findings on the capture"
+	label["inspect_qp_flows"] = "QP flows seen by rk-inspect"
+	label["isal_crc32_4k"] = "ISA-L crc32 4 KiB, GB/s"
+	label["libpcap_loop_gbps"] = "libpcap loop, GB/s of CPU time"
+	label["libpcap_loopbuf_gbps"] = "  with a 1 MiB stdio buffer, GB/s"
+	label["tshark_gbps"] = "tshark, GB/s of CPU time"
+	n = 0
+}
+/^@result / {
+	name = $2; val = $3; op = $4; tgt = $5
+	if (name == "rk_inspect") {
+		lines[n++] = sprintf("%-44s %s", "rk-inspect", "not built")
+		next
+	}
+	if (!(name in label))
+		next
+	mark = ""
+	if (op == ">=")
+		mark = (val + 0 >= tgt + 0) ? "PASS" : "BELOW"
+	else if (op == "<")
+		mark = (val + 0 < tgt + 0) ? "PASS" : "OVER"
+	else if (op == "==")
+		mark = (val + 0 == tgt + 0) ? "PASS" : "FAIL"
+	t = op == "-" ? "" : "target " op " " tgt
+	line = sprintf("%-44s %8s   %-14s %s", label[name], val, t, mark)
+	sub(/ +$/, "", line)
+	lines[n++] = line
+}
+END {
+	for (i = 0; i < n; i++)
+		print lines[i]
+}' "$log"
+exit $status
