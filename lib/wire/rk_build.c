@@ -151,3 +151,94 @@ rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
 			    rk_rocev2_icrc(out + l2, (uint32_t)total - l2 - RK_ICRC_LEN));
 	return (int)total;
 }
+
+int
+rk_parse_ib_headers(const uint8_t *bth, uint32_t len, struct rk_bth_fields *b,
+		    struct rk_xeth_fields *x)
+{
+	const struct rk_opcode_info *op;
+	const uint8_t *h;
+
+	if (len < RK_BTH_LEN)
+		return -EMSGSIZE;
+	memset(x, 0, sizeof(*x));
+	rk_bth_unpack(bth, b);
+	op = rk_opcode_info(b->opcode);
+	if (!(op->flags & RK_OPF_VALID))
+		return -EINVAL;
+	if (len < op->hdr_len)
+		return -EMSGSIZE;
+#define AT(hdr) ((op->hdrs & (1u << RK_HDR_##hdr)) ? (h = bth + op->off[RK_HDR_##hdr]) : NULL)
+	if (AT(RDETH))
+		x->rdeth_ee_cnxt = rk_rdeth_ee_cnxt(h);
+	if (AT(DETH)) {
+		x->deth_q_key = rk_deth_q_key(h);
+		x->deth_src_qp = rk_deth_src_qp(h);
+	}
+	if (AT(XRCETH))
+		x->xrceth_xrc_srq = rk_xrceth_xrc_srq(h);
+	if (AT(FETH))
+		x->feth = rk_get_be32(h);
+	if (AT(RETH)) {
+		x->reth_va = rk_reth_va(h);
+		x->reth_r_key = rk_reth_r_key(h);
+		x->reth_dma_len = rk_reth_dma_len(h);
+	}
+	if (AT(ATMETH)) {
+		x->atmeth_va = rk_atmeth_va(h);
+		x->atmeth_r_key = rk_atmeth_r_key(h);
+		x->atmeth_swap_add = rk_atmeth_swap_add(h);
+		x->atmeth_compare = rk_atmeth_compare(h);
+	}
+	if (AT(AETH)) {
+		x->aeth_syndrome = rk_aeth_syndrome(h);
+		x->aeth_msn = rk_aeth_msn(h);
+	}
+	if (AT(ATMACK))
+		x->atmack_orig_rem_dt = rk_atmack_orig_rem_dt(h);
+	if (AT(IMMDT))
+		x->imm = rk_immdt_imm(h);
+	if (AT(IETH))
+		x->ieth_r_key = rk_ieth_r_key(h);
+#undef AT
+	return op->hdr_len;
+}
+
+static int
+mac_control(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_t opcode)
+{
+	static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+
+	if (cap < 60)
+		return -ENOSPC;
+	memset(out, 0, 60);
+	memcpy(out, dst, 6);
+	memcpy(out + 6, src_mac, 6);
+	rk_put_be16(out + 12, RK_ETHERTYPE_MAC_CONTROL);
+	rk_put_be16(out + 14, opcode);
+	return 60;
+}
+
+int
+rk_build_pause(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_t quanta)
+{
+	int n = mac_control(out, cap, src_mac, 0x0001);
+
+	if (n > 0)
+		rk_put_be16(out + 16, quanta);
+	return n;
+}
+
+int
+rk_build_pfc(uint8_t *out, uint32_t cap, const uint8_t src_mac[6],
+	     uint8_t class_enable, const uint16_t quanta[8])
+{
+	int n = mac_control(out, cap, src_mac, 0x0101);
+
+	if (n < 0)
+		return n;
+	rk_put_be16(out + 16, class_enable);
+	for (int i = 0; i < 8; i++)
+		rk_put_be16(out + 18 + 2 * i, quanta[i]);
+	return n;
+}

@@ -70,6 +70,34 @@ int rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
 		    const struct rk_bth_fields *bth, const struct rk_xeth_fields *x,
 		    const void *payload, uint32_t len);
 
+/**
+ * Decode the BTH at @p bth and the extended headers its opcode carries into
+ * host-order fields: the inverse of rk_build_ib_headers(). Fields of headers
+ * the opcode lacks are left zero.
+ * @param len  bytes readable at @p bth
+ * @return header bytes decoded, -EINVAL for an undefined opcode (the BTH is
+ *         still decoded), or -EMSGSIZE when @p len is shorter than the headers.
+ */
+int rk_parse_ib_headers(const uint8_t *bth, uint32_t len, struct rk_bth_fields *b,
+			struct rk_xeth_fields *x);
+
+/**
+ * Build an IEEE 802.3x PAUSE frame (MAC Control opcode 0x0001, annex 31B)
+ * to 01:80:C2:00:00:01, padded to the 60-byte minimum (no FCS).
+ * @param quanta  pause time in units of 512 bit times
+ * @return 60, or -ENOSPC when @p cap < 60.
+ */
+int rk_build_pause(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_t quanta);
+
+/**
+ * Build an IEEE 802.1Qbb PFC frame (MAC Control opcode 0x0101): the
+ * class-enable vector (bit n = priority n) and eight pause times in quanta,
+ * padded to 60 bytes (no FCS).
+ * @return 60, or -ENOSPC when @p cap < 60.
+ */
+int rk_build_pfc(uint8_t *out, uint32_t cap, const uint8_t src_mac[6],
+		 uint8_t class_enable, const uint16_t quanta[8]);
+
 /** Internet checksum (RFC 1071) of @p len bytes, folded, not inverted. */
 uint16_t rk_inet_csum_fold(const uint8_t *p, uint32_t len);
 
