@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completer (IBTA Vol1 9.7.5.1 and 9.9 (verify §); rxe_comp.c role): ACK,
+ * NAK, RNR NAK, READ response and ATOMIC acknowledge processing, in-order
+ * work completions, coalesced ACKs retiring several WQEs, implicit ACKs
+ * from READ responses, transport retry (local ACK timeout, NAK-SEQ,
+ * missing READ responses) and RNR retry with separate counters and timers.
+ */
+#include <string.h>
+
+#include "rk_ib_internal.h"
+
+enum rk_comp_state {
+	RK_COMP_ST_CHK_PSN,
+	RK_COMP_ST_CHK_ACK,
+	RK_COMP_ST_READ,
+	RK_COMP_ST_ATOMIC,
+	RK_COMP_ST_ACK,
+	RK_COMP_ST_NAK_SEQ,
+	RK_COMP_ST_RNR,
+	RK_COMP_ST_NAK_FATAL,
+	RK_COMP_ST_RETRY,
+	RK_COMP_ST_BAD_RESP,
+	RK_COMP_ST_DROP,
+	RK_COMP_ST_DONE,
+	RK_COMP_ST_COUNT
+};
+
+const char *const rk_comp_state_name[RK_COMP_ST_COUNT] = {
+	[RK_COMP_ST_CHK_PSN] = "CHK_PSN",
+	[RK_COMP_ST_CHK_ACK] = "CHK_ACK",
+	[RK_COMP_ST_READ] = "READ",
+	[RK_COMP_ST_ATOMIC] = "ATOMIC",
+	[RK_COMP_ST_ACK] = "ACK",
+	[RK_COMP_ST_NAK_SEQ] = "NAK_SEQ",
+	[RK_COMP_ST_RNR] = "RNR",
+	[RK_COMP_ST_NAK_FATAL] = "NAK_FATAL",
+	[RK_COMP_ST_RETRY] = "RETRY",
+	[RK_COMP_ST_BAD_RESP] = "BAD_RESP",
+	[RK_COMP_ST_DROP] = "DROP",
+	[RK_COMP_ST_DONE] = "DONE",
+};
+
+struct comp_ctx {
+	const struct rk_pkt *pkt;
+	uint32_t psn;
+	uint8_t opcode;
+	uint8_t syndrome;
+	uint32_t flags;
+	uint64_t now;
+	bool progress;
+};
+
+bool
+rk_comp_outstanding(const struct rk_ib_qp *qp)
+{
+	return qp->req.sent_any && rk_psn_diff(qp->req.max_sent_psn, qp->comp.psn) >= 0;
+}
+
+static void
+advance_psn(struct rk_ib_qp *qp, struct comp_ctx *c, uint32_t psn)
+{
+	if (rk_psn_diff(psn, qp->comp.psn) > 0) {
+		qp->comp.psn = psn;
+		c->progress = true;
+	}
+}
+
+static struct sq_wqe *
+head_wqe(const struct rk_ib_qp *qp)
+{
+	struct sq_wqe *w;
+
+	if (qp->comp.wqe_idx == qp->sq_prod)
+		return NULL;
+	w = sq_slot(qp, qp->comp.wqe_idx);
+	return w->state == WQE_POSTED ? NULL : w;
+}
+
+static void
+retire_head(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st)
+{
+	if (wr_is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic > 0)
+		qp->req.rd_atomic--;
+	rk_comp_wqe_done(qp, w, st);
+	qp->comp.wqe_idx++;
+}
+
+/*
+ * Retire the WQEs a response for psn acknowledges: those whose last PSN is
+ * before psn (or at it when inclusive). A READ or ATOMIC among them whose
+ * response never came means responses were lost: return false, with
+ * comp.psn at its first missing PSN, so the caller re-issues it.
+ */
+static bool
+retire(struct rk_ib_qp *qp, struct comp_ctx *c, uint32_t psn, bool inclusive)
+{
+	struct sq_wqe *w;
+
+	while ((w = head_wqe(qp)) != NULL) {
+		int32_t d = rk_psn_diff(w->last_psn, psn);
+
+		if (inclusive ? d > 0 : d >= 0)
+			break;
+		if (wr_is_rd_atomic(w->wr.opcode)) {
+			advance_psn(qp, c, w->first_psn);
+			return false;
+		}
+		retire_head(qp, w, RK_WC_SUCCESS);
+		advance_psn(qp, c, rk_psn_add(w->last_psn, 1));
+	}
+	return true;
+}
+
+static void
+comp_error(struct rk_ib_qp *qp, enum rk_wc_status st)
+{
+	struct sq_wqe *w = head_wqe(qp);
+
+	if (w != NULL)
+		retire_head(qp, w, st);
+	rk_ib_qp_to_error(qp);
+}
+
+/* Forward progress: fresh retry budgets, restart the ACK timer (9.7.6.1.x (verify §)). */
+static void
+on_progress(struct rk_ib_qp *qp, uint64_t now)
+{
+	qp->comp.retry_left = qp->attr.retry_cnt;
+	qp->comp.rnr_left = qp->attr.rnr_retry;
+	qp->comp.retry_psn_valid = false;
+	if (rk_comp_outstanding(qp) && qp->timeout_ns != 0)
+		qp->comp.timer_ns = now + qp->timeout_ns;
+	else
+		qp->comp.timer_ns = 0;
+	/* Never resend what is already acknowledged. */
+	if (rk_psn_diff(qp->comp.psn, qp->req.psn) > 0)
+		rk_req_seek(qp, qp->comp.psn);
+}
+
+/* Go back to comp.psn, remembering it so one gap costs one retry. */
+static void
+go_back(struct rk_ib_qp *qp)
+{
+	qp->comp.retry_psn = qp->comp.psn;
+	qp->comp.retry_psn_valid = true;
+	qp->comp.retry_resent = false;
+	rk_req_seek(qp, qp->comp.psn);
+}
+
+/* ------------------------------------------------------------ the states */
+
+static enum rk_comp_state
+chk_psn(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	if (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD)
+		return RK_COMP_ST_DROP;
+	/* A response for a PSN never sent is a ghost: ignore it (RETRY-GHOST-01). */
+	if (!qp->req.sent_any || rk_psn_diff(c->psn, qp->req.max_sent_psn) > 0) {
+		qp->dev->stats.comp_ghost_acks++;
+		return RK_COMP_ST_DROP;
+	}
+	if (rk_psn_diff(c->psn, qp->comp.psn) < 0) {
+		qp->dev->stats.comp_dup_resp++;
+		return RK_COMP_ST_DROP;
+	}
+	return RK_COMP_ST_CHK_ACK;
+}
+
+static enum rk_comp_state
+chk_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	(void)qp;
+	if (c->flags & RK_OPF_READ_RESP)
+		return RK_COMP_ST_READ;
+	if (c->flags & RK_OPF_ATOMIC_ACK)
+		return RK_COMP_ST_ATOMIC;
+	switch (rk_aeth_kind(c->syndrome)) {
+	case RK_AETH_ACK:
+		return RK_COMP_ST_ACK;
+	case RK_AETH_RNR_NAK:
+		return RK_COMP_ST_RNR;
+	case RK_AETH_NAK:
+		switch (c->syndrome & RK_AETH_VALUE_MASK) {
+		case RK_AETH_NAK_PSN_SEQ_ERR:
+			return RK_COMP_ST_NAK_SEQ;
+		case RK_AETH_NAK_INVALID_REQUEST:
+		case RK_AETH_NAK_REMOTE_ACCESS_ERR:
+		case RK_AETH_NAK_REMOTE_OP_ERR:
+		case RK_AETH_NAK_INVALID_RD_REQUEST:
+			return RK_COMP_ST_NAK_FATAL;
+		default:
+			return RK_COMP_ST_DROP;
+		}
+	default:
+		return RK_COMP_ST_DROP;
+	}
+}
+
+/* READ response (IBTA 9.7.5.1.x (verify §)): in order, implicit ACK of earlier WQEs. */
+static enum rk_comp_state
+do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	struct sq_wqe *w;
+	uint32_t idx, off, want, plen = c->pkt->payload_len;
+	uint8_t expect;
+	const uint8_t *src;
+
+	if (!retire(qp, c, c->psn, false))
+		return RK_COMP_ST_RETRY;
+	w = head_wqe(qp);
+	if (w == NULL || w->wr.opcode != RK_WR_RDMA_READ ||
+	    rk_psn_diff(c->psn, w->first_psn) < 0 || rk_psn_diff(c->psn, w->last_psn) > 0)
+		return RK_COMP_ST_DROP;
+	if (rk_psn_diff(qp->comp.psn, w->first_psn) < 0)
+		advance_psn(qp, c, w->first_psn);
+	if (c->psn != qp->comp.psn)
+		return rk_psn_diff(c->psn, qp->comp.psn) > 0 ? RK_COMP_ST_RETRY : RK_COMP_ST_DROP;
+	idx = (uint32_t)rk_psn_diff(c->psn, w->first_psn);
+	if (w->npkts == 1)
+		expect = RK_OP_RDMA_READ_RESPONSE_ONLY;
+	else if (idx == 0)
+		expect = RK_OP_RDMA_READ_RESPONSE_FIRST;
+	else if (idx + 1 == w->npkts)
+		expect = RK_OP_RDMA_READ_RESPONSE_LAST;
+	else
+		expect = RK_OP_RDMA_READ_RESPONSE_MIDDLE;
+	off = idx * qp->pmtu;
+	want = w->length - off < qp->pmtu ? w->length - off : qp->pmtu;
+	if (c->opcode != expect || plen != want)
+		return RK_COMP_ST_BAD_RESP;
+	/* Scatter into the SGEs. */
+	src = c->pkt->frame + c->pkt->payload_off;
+	for (uint32_t i = 0; plen > 0 && i < (uint32_t)w->wr.num_sge; i++) {
+		uint32_t sl = w->sge[i].length, n;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		n = sl - off < plen ? sl - off : plen;
+		memcpy(w->ptr[i] + off, src, n);
+		src += n;
+		plen -= n;
+		off = 0;
+	}
+	advance_psn(qp, c, rk_psn_add(c->psn, 1));
+	if (idx + 1 == w->npkts)
+		retire_head(qp, w, RK_WC_SUCCESS);
+	return RK_COMP_ST_DONE;
+}
+
+static enum rk_comp_state
+do_atomic(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	const uint8_t *h = rk_pkt_xeth(c->pkt, RK_HDR_ATMACK);
+	struct sq_wqe *w;
+	uint64_t orig;
+
+	if (!retire(qp, c, c->psn, false))
+		return RK_COMP_ST_RETRY;
+	w = head_wqe(qp);
+	if (w == NULL || !wr_is_atomic(w->wr.opcode) || w->first_psn != c->psn || h == NULL)
+		return RK_COMP_ST_DROP;
+	orig = rk_atmack_orig_rem_dt(h);
+	memcpy(w->ptr[0], &orig, sizeof(orig));
+	advance_psn(qp, c, rk_psn_add(c->psn, 1));
+	retire_head(qp, w, RK_WC_SUCCESS);
+	return RK_COMP_ST_DONE;
+}
+
+/* ACK: one coalesced ACK retires every WQE up to its PSN. */
+static enum rk_comp_state
+do_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	struct sq_wqe *w;
+
+	if (!retire(qp, c, c->psn, true))
+		return RK_COMP_ST_RETRY;
+	w = head_wqe(qp);
+	if (w != NULL && !wr_is_rd_atomic(w->wr.opcode) &&
+	    rk_psn_diff(c->psn, w->first_psn) >= 0)
+		advance_psn(qp, c, rk_psn_add(c->psn, 1));     /* part of a long message */
+	else if (w != NULL && wr_is_rd_atomic(w->wr.opcode) &&
+		 rk_psn_diff(c->psn, w->first_psn) >= 0)
+		return RK_COMP_ST_RETRY;        /* ACK past a READ/ATOMIC: its response is lost */
+	return RK_COMP_ST_DONE;
+}
+
+static bool
+retire_before_nak(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	struct sq_wqe *w;
+
+	if (!retire(qp, c, c->psn, false))
+		return false;
+	w = head_wqe(qp);
+	if (w != NULL && !wr_is_rd_atomic(w->wr.opcode))
+		advance_psn(qp, c, c->psn);
+	return true;
+}
+
+/* NAK-SEQ: go back to its PSN; each one costs a transport retry (RETRY-NAKSEQ-01). */
+static enum rk_comp_state
+do_nak_seq(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	if (!retire_before_nak(qp, c))
+		return RK_COMP_ST_RETRY;
+	if (c->progress)
+		on_progress(qp, c->now);
+	else if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn &&
+		 !qp->comp.retry_resent)
+		return RK_COMP_ST_DROP;         /* a duplicate of the NAK already obeyed */
+	c->progress = false;
+	qp->dev->stats.req_nak_seq_retries++;
+	if (qp->comp.retry_left == 0) {
+		comp_error(qp, RK_WC_RETRY_EXC_ERR);
+		return RK_COMP_ST_DONE;
+	}
+	qp->comp.retry_left--;
+	go_back(qp);
+	return RK_COMP_ST_DONE;
+}
+
+/* RNR NAK: wait the peer's timer, then resend; its own counter, 7 = infinite. */
+static enum rk_comp_state
+do_rnr(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	if (!retire_before_nak(qp, c))
+		return RK_COMP_ST_RETRY;
+	if (c->progress) {
+		on_progress(qp, c->now);
+		c->progress = false;
+	}
+	qp->dev->stats.req_rnr_retries++;
+	if (qp->comp.rnr_left == 0) {
+		comp_error(qp, RK_WC_RNR_RETRY_EXC_ERR);
+		return RK_COMP_ST_DONE;
+	}
+	if (qp->attr.rnr_retry != 7)
+		qp->comp.rnr_left--;
+	qp->req.rnr_wait = true;
+	qp->req.rnr_until_ns = c->now + rk_rnr_timer_ns(c->syndrome & RK_AETH_VALUE_MASK);
+	qp->comp.timer_ns = 0;          /* the transport timer does not run meanwhile */
+	rk_req_seek(qp, qp->comp.psn);
+	return RK_COMP_ST_DONE;
+}
+
+static enum rk_comp_state
+do_nak_fatal(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	static const enum rk_wc_status st[] = {
+		[RK_AETH_NAK_INVALID_REQUEST] = RK_WC_REM_INV_REQ_ERR,
+		[RK_AETH_NAK_REMOTE_ACCESS_ERR] = RK_WC_REM_ACCESS_ERR,
+		[RK_AETH_NAK_REMOTE_OP_ERR] = RK_WC_REM_OP_ERR,
+		[RK_AETH_NAK_INVALID_RD_REQUEST] = RK_WC_REM_INV_RD_REQ_ERR,
+	};
+
+	(void)retire(qp, c, c->psn, false);
+	comp_error(qp, st[c->syndrome & RK_AETH_VALUE_MASK]);
+	c->progress = false;
+	return RK_COMP_ST_DONE;
+}
+
+/* Missing response(s): re-issue from the first missing PSN, once per gap. */
+static enum rk_comp_state
+do_retry(struct rk_ib_qp *qp, struct comp_ctx *c)
+{
+	if (c->progress) {
+		on_progress(qp, c->now);
+		c->progress = false;
+	}
+	if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn)
+		return RK_COMP_ST_DONE;
+	qp->dev->stats.req_read_retries++;
+	if (qp->comp.retry_left == 0) {
+		comp_error(qp, RK_WC_RETRY_EXC_ERR);
+		return RK_COMP_ST_DONE;
+	}
+	qp->comp.retry_left--;
+	go_back(qp);
+	return RK_COMP_ST_DONE;
+}
+
+void
+rk_comp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
+{
+	const uint8_t *aeth = rk_pkt_xeth(pkt, RK_HDR_AETH);
+	struct comp_ctx c = {
+		.pkt = pkt,
+		.psn = rk_bth_psn(rk_pkt_bth(pkt)),
+		.opcode = pkt->opcode,
+		.syndrome = aeth != NULL ? rk_aeth_syndrome(aeth) : 0,
+		.flags = pkt->op->flags,
+		.now = now_ns,
+	};
+	enum rk_comp_state st = RK_COMP_ST_CHK_PSN, next;
+
+	while (st != RK_COMP_ST_DONE) {
+		switch (st) {
+		case RK_COMP_ST_CHK_PSN:
+			next = chk_psn(qp, &c);
+			break;
+		case RK_COMP_ST_CHK_ACK:
+			next = chk_ack(qp, &c);
+			break;
+		case RK_COMP_ST_READ:
+			next = do_read(qp, &c);
+			break;
+		case RK_COMP_ST_ATOMIC:
+			next = do_atomic(qp, &c);
+			break;
+		case RK_COMP_ST_ACK:
+			next = do_ack(qp, &c);
+			break;
+		case RK_COMP_ST_NAK_SEQ:
+			next = do_nak_seq(qp, &c);
+			break;
+		case RK_COMP_ST_RNR:
+			next = do_rnr(qp, &c);
+			break;
+		case RK_COMP_ST_NAK_FATAL:
+			next = do_nak_fatal(qp, &c);
+			break;
+		case RK_COMP_ST_RETRY:
+			next = do_retry(qp, &c);
+			break;
+		case RK_COMP_ST_BAD_RESP:
+			comp_error(qp, RK_WC_BAD_RESP_ERR);
+			c.progress = false;
+			next = RK_COMP_ST_DONE;
+			break;
+		default:
+			next = RK_COMP_ST_DONE;
+			break;
+		}
+		if (qp->dev->attr.trace != NULL)
+			rk_ib_trace(qp, "comp", rk_comp_state_name[st], rk_comp_state_name[next]);
+		st = next;
+	}
+	if (c.progress && qp->state != RK_QPS_ERR)
+		on_progress(qp, now_ns);
+}
+
+/* Local ACK timeout: go back to the oldest unacknowledged PSN. */
+void
+rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
+{
+	(void)now_ns;
+	qp->comp.timer_ns = 0;
+	if (!rk_comp_outstanding(qp))
+		return;
+	qp->dev->stats.req_retransmit_timeouts++;
+	if (qp->comp.retry_left == 0) {
+		comp_error(qp, RK_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	go_back(qp);
+}

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_ib.h
+ * The IBTA transport engine (RC, UC, UD over RoCEv2), pure: no I/O, no
+ * clock, no globals. Time is passed in as now_ns; frames come in already
+ * parsed (struct rk_pkt) and go out through an emit callback, built with
+ * lib/wire (Ethernet / IPv4 or IPv6 / UDP 4791 / BTH / extended headers /
+ * payload / pad / ICRC).
+ *
+ * A device holds the PD, MR, CQ, SRQ and QP tables. Objects are allocated
+ * when created; the per-packet paths (rk_ib_rx, rk_ib_poll_tx, rk_ib_timers,
+ * post and poll) allocate nothing.
+ *
+ * Driving a device:
+ *   - rk_ib_post_send / rk_ib_post_recv queue work;
+ *   - rk_ib_rx for every received frame;
+ *   - rk_ib_poll_tx to take the frames to transmit;
+ *   - rk_ib_timers when rk_ib_next_timer() has passed;
+ *   - rk_ib_cq_poll to take completions.
+ * Nothing here is thread-safe: the caller serialises all calls on one device.
+ *
+ * Errors are negative errno values; protocol outcomes (AETH syndromes, work
+ * completion statuses) are data, never C errors.
+ */
+#ifndef RK_IB_H
+#define RK_IB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk_ib_types.h"
+#include "rk_pkt.h"
+#include "rk_psn.h"
+
+struct rk_ib_dev;
+struct rk_ib_pd;
+struct rk_ib_mr;
+struct rk_ib_cq;
+struct rk_ib_srq;
+struct rk_ib_qp;
+
+/** Largest frame the engine emits, bytes (PMTU 4096 + all headers). */
+#define RK_IB_MAX_FRAME 4352
+/** Most scatter/gather elements per work request. */
+#define RK_IB_MAX_SGE 8
+/** Most outstanding READ/ATOMIC per direction (max_rd_atomic, max_dest_rd_atomic). */
+#define RK_IB_MAX_RD_ATOMIC 16
+/** First QPN handed out (QP0 and QP1 are reserved, CA17-33). */
+#define RK_IB_QPN_BASE 0x11
+
+/** Trace of one state machine transition (optional, for tests and tools). */
+typedef void (*rk_ib_trace_fn)(void *ctx, const struct rk_ib_qp *qp,
+			       const char *machine, const char *from, const char *to);
+
+/** Device attributes: addressing, table sizes, policy knobs. */
+struct rk_ib_dev_attr {
+	uint8_t mac[6];
+	uint8_t ip[16];                 /**< IPv6, or IPv4 in the last 4 bytes */
+	uint8_t ip_version;             /**< 4 or 6; 0 means 4 */
+	uint32_t max_qp;                /**< 0 means 64 */
+	uint32_t max_mr;                /**< 0 means 1024 */
+	uint64_t key_seed;              /**< secret mixed into L_Keys and R_Keys */
+	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay (0: next poll_tx) */
+	uint32_t max_inflight_pkts;     /**< requester window in PSNs; 0 means 256 */
+	uint32_t ackreq_every;          /**< AckReq on every n-th packet of a message; 0 means 16 */
+	bool accept_unchecked_icrc;     /**< accept frames parsed with ICRC checking off */
+	rk_ib_trace_fn trace;
+	void *trace_ctx;
+};
+
+/** Device counters (monotonic). */
+struct rk_ib_stats {
+	uint64_t rx_frames, tx_frames;
+	uint64_t rx_drop_malformed;     /**< not RoCEv2, truncated, no usable BTH */
+	uint64_t rx_drop_icrc;
+	uint64_t rx_drop_qp;            /**< unknown DestQP, bad P_Key, wrong transport */
+	uint64_t rx_drop_state;         /**< QP state does not accept the packet */
+	uint64_t rx_drop_qkey;
+	uint64_t resp_dup;              /**< duplicate requests seen */
+	uint64_t resp_nak_seq, resp_rnr_nak, resp_nak_fatal;
+	uint64_t resp_drop;             /**< requests dropped by the responder */
+	uint64_t req_retransmit_timeouts;
+	uint64_t req_nak_seq_retries;
+	uint64_t req_rnr_retries;
+	uint64_t req_read_retries;      /**< READ re-issued from a missing response PSN */
+	uint64_t req_pkts, req_retx_pkts;
+	uint64_t comp_ghost_acks;       /**< responses for PSNs never sent: ignored */
+	uint64_t comp_dup_resp;
+};
+
+/* ------------------------------------------------------------------ device */
+
+/**
+ * Create a device.
+ * @return the device, or NULL with errno EINVAL (bad attribute) or ENOMEM.
+ */
+struct rk_ib_dev *rk_ib_dev_create(const struct rk_ib_dev_attr *attr);
+
+/** Destroy a device and every object still in it. */
+void rk_ib_dev_destroy(struct rk_ib_dev *dev);
+
+/** The device's counters. */
+const struct rk_ib_stats *rk_ib_dev_stats(const struct rk_ib_dev *dev);
+
+/* ---------------------------------------------------------------- PD, MR */
+
+/** Allocate a protection domain; NULL with errno ENOMEM. */
+struct rk_ib_pd *rk_ib_pd_alloc(struct rk_ib_dev *dev);
+
+/** Free a PD. @return 0, or -EBUSY while MRs, QPs or SRQs use it. */
+int rk_ib_pd_free(struct rk_ib_pd *pd);
+
+/**
+ * Register @p len bytes at @p addr with @p access (enum rk_access_flags).
+ * The VA of byte i is (uint64_t)(uintptr_t)addr + i, as in libibverbs.
+ * L_Key and R_Key are distinct, and a keyed permutation of the table slot
+ * and a per-registration random tag: a key says nothing about the next one.
+ * REMOTE_WRITE or REMOTE_ATOMIC require LOCAL_WRITE (IBTA 10.6.3 (verify §)).
+ * @return the MR, or NULL with errno EINVAL or ENOMEM (table full).
+ */
+struct rk_ib_mr *rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len,
+			      unsigned int access);
+
+/** Deregister an MR. @return 0 or -EINVAL. */
+int rk_ib_mr_dereg(struct rk_ib_mr *mr);
+
+/** L_Key of @p mr. */
+uint32_t rk_ib_mr_lkey(const struct rk_ib_mr *mr);
+
+/** R_Key of @p mr (valid until invalidated by a SEND with Invalidate). */
+uint32_t rk_ib_mr_rkey(const struct rk_ib_mr *mr);
+
+/* -------------------------------------------------------------------- CQ */
+
+/** Create a CQ of @p cqe entries (1..2^20); NULL with errno EINVAL/ENOMEM. */
+struct rk_ib_cq *rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe);
+
+/** Destroy a CQ. @return 0, or -EBUSY while a QP uses it. */
+int rk_ib_cq_destroy(struct rk_ib_cq *cq);
+
+/**
+ * Take up to @p n completions, oldest first.
+ * @return completions written to @p wc (0..n), or -EOVERFLOW once the CQ
+ *         overran (completions were lost; the CQ is unusable, as in IBTA
+ *         11.4.2.1 (verify §)).
+ */
+int rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc);
+
+/* ------------------------------------------------------------------- SRQ */
+
+/** Create an SRQ of @p max_wr WQEs with @p max_sge SGEs each; NULL with errno. */
+struct rk_ib_srq *rk_ib_srq_create(struct rk_ib_pd *pd, uint32_t max_wr, uint32_t max_sge);
+
+/** Destroy an SRQ. @return 0, or -EBUSY while a QP uses it. */
+int rk_ib_srq_destroy(struct rk_ib_srq *srq);
+
+/** Post receive WQEs to an SRQ; same contract as rk_ib_post_recv. */
+int rk_ib_srq_post_recv(struct rk_ib_srq *srq, const struct rk_recv_wr *wr,
+			const struct rk_recv_wr **bad_wr);
+
+/* -------------------------------------------------------------------- QP */
+
+/** QP creation attributes (ibv_qp_init_attr over engine objects). */
+struct rk_ib_qp_init_attr {
+	struct rk_ib_cq *send_cq;
+	struct rk_ib_cq *recv_cq;
+	struct rk_ib_srq *srq;          /**< NULL: the QP has its own RQ */
+	struct rk_qp_cap cap;
+	enum rk_qp_type qp_type;
+	int sq_sig_all;
+	void *qp_context;
+};
+
+/**
+ * Create a QP in RESET.
+ * @return the QP, or NULL with errno EINVAL (bad type, caps above the
+ *         limits, missing CQ) or ENOMEM (no QPN left).
+ */
+struct rk_ib_qp *rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init);
+
+/** Destroy a QP (no completions are generated). @return 0. */
+int rk_ib_qp_destroy(struct rk_ib_qp *qp);
+
+/** The QP number (24 bits). */
+uint32_t rk_ib_qp_num(const struct rk_ib_qp *qp);
+
+/** The QP's current state. */
+enum rk_qp_state rk_ib_qp_state(const struct rk_ib_qp *qp);
+
+/** The qp_context given at creation. */
+void *rk_ib_qp_context(const struct rk_ib_qp *qp);
+
+/** Name of a QP state: "RESET", "INIT", "RTR", "RTS", "SQD", "SQE", "ERR". */
+extern const char *const rk_qp_state_name[RK_QPS_COUNT];
+
+/**
+ * Modify a QP (IBTA Vol1 10.3.1 and 11.2.4.2 (verify §); libibverbs
+ * ibv_modify_qp): @p mask (enum rk_qp_attr_mask) selects the attributes of
+ * @p attr to apply. Each transition has required and optional attributes
+ * (RESET->INIT: PKEY_INDEX, PORT and ACCESS_FLAGS for RC/UC, QKEY for UD;
+ * INIT->RTR on RC: AV, PATH_MTU, DEST_QPN, RQ_PSN, MAX_DEST_RD_ATOMIC,
+ * MIN_RNR_TIMER; RTR->RTS on RC: SQ_PSN, TIMEOUT, RETRY_CNT, RNR_RETRY,
+ * MAX_QP_RD_ATOMIC; ...). Moving to ERR flushes every outstanding WQE with
+ * RK_WC_WR_FLUSH_ERR; moving to RESET empties the queues silently.
+ * @return 0; -EINVAL for a transition or attribute set the table does not
+ *         allow, or a value out of range (path MTU, retry counts above 7,
+ *         rd_atomic above RK_IB_MAX_RD_ATOMIC).
+ */
+int rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *attr, int mask);
+
+/** Read the QP's attributes (all of them, whatever @p mask says). @return 0. */
+int rk_ib_qp_query(const struct rk_ib_qp *qp, struct rk_qp_attr *attr, int mask);
+
+/**
+ * Queue send work requests (a chain through ->next). Each WR is checked and
+ * copied (SGE list included), so the caller may reuse it at once; with
+ * RK_SEND_INLINE the data is copied too.
+ * @return 0; otherwise -EINVAL (bad opcode for the QP type, too many SGEs,
+ *         QP not in RTS/SQD/SQE/ERR), -ENOMEM (SQ full), and *bad_wr is
+ *         the first WR not queued (those before it were). In ERR, WRs are
+ *         accepted and completed at once with RK_WC_WR_FLUSH_ERR.
+ */
+int rk_ib_post_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr,
+		    const struct rk_send_wr **bad_wr);
+
+/** Queue receive work requests; like rk_ib_post_send (RESET refuses, ERR flushes). */
+int rk_ib_post_recv(struct rk_ib_qp *qp, const struct rk_recv_wr *wr,
+		    const struct rk_recv_wr **bad_wr);
+
+/* -------------------------------------------------------------- datapath */
+
+/** Called by rk_ib_poll_tx once per frame; @p frame is valid during the call only. */
+typedef void (*rk_ib_emit_fn)(void *ctx, const uint8_t *frame, uint32_t len);
+
+/**
+ * Process one received frame at time @p now_ns. Frames that are not
+ * RoCEv2 with a usable BTH (truncated, too short for the opcode's headers,
+ * unknown DestQP, bad ICRC, wrong P_Key or transport) are dropped and
+ * counted before any length arithmetic. Requests go to the QP's responder
+ * (IBTA 9.7.5 and 9.7.6 (verify §)), responses to its completer.
+ * @return 0 when the frame was consumed (even if it was dropped by the
+ *         protocol), -EINVAL for NULL arguments.
+ */
+int rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns);
+
+/**
+ * Emit up to @p budget frames due at @p now_ns (responses and ACKs first,
+ * then requests), round-robin over QPs.
+ * @return frames emitted.
+ */
+unsigned int rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit,
+			   void *ctx, unsigned int budget);
+
+/**
+ * Earliest time a timer of the device expires (retransmission, RNR wait,
+ * ACK coalescing), in ns; UINT64_MAX when none is armed. Frames waiting in
+ * rk_ib_poll_tx are not timers: check rk_ib_tx_pending().
+ */
+uint64_t rk_ib_next_timer(const struct rk_ib_dev *dev);
+
+/** Whether rk_ib_poll_tx would emit a frame at @p now_ns. */
+bool rk_ib_tx_pending(const struct rk_ib_dev *dev, uint64_t now_ns);
+
+/** Run the timers that expired at @p now_ns. */
+void rk_ib_timers(struct rk_ib_dev *dev, uint64_t now_ns);
+
+/**
+ * Bytes of one QP's own state (struct size plus its responder resources),
+ * apart from its work queues and registered memory.
+ */
+size_t rk_ib_qp_state_size(const struct rk_ib_qp *qp);
+
+#endif /* RK_IB_H */

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Device, PD, MR, CQ and SRQ tables; frame dispatch; the transmit
+ * scheduler and the timer wheel (a scan: QP counts are small).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_ib_internal.h"
+
+#define DEFAULT_MAX_QP 64
+#define DEFAULT_MAX_MR 1024
+#define MAX_MR_LIMIT 65536
+#define DEFAULT_WINDOW 256
+#define DEFAULT_ACKREQ_EVERY 16
+
+/* Remove obj from the singly linked list at head. */
+#define UNLINK(type, head, obj) do { \
+	type **pp_ = &(head); \
+	while (*pp_ != NULL && *pp_ != (obj)) \
+		pp_ = &(*pp_)->next; \
+	if (*pp_ != NULL) \
+		*pp_ = (obj)->next; \
+} while (0)
+
+static uint64_t
+splitmix64(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint16_t
+feistel_f(uint64_t k, uint16_t x)
+{
+	uint64_t z = k ^ ((uint64_t)x * 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 29)) * 0xbf58476d1ce4e5b9ull;
+	return (uint16_t)(z >> 40);
+}
+
+/*
+ * Keys are a 4-round Feistel permutation, keyed by the device secret, of
+ * (table slot << 16 | random tag): lookup inverts it to find the slot, and
+ * without the secret one key predicts nothing about another.
+ */
+static uint32_t
+key_encode(const struct rk_ib_dev *dev, uint32_t plain)
+{
+	uint16_t l = (uint16_t)(plain >> 16), r = (uint16_t)plain;
+
+	for (int i = 0; i < 4; i++) {
+		uint16_t t = r;
+
+		r = l ^ feistel_f(dev->key_k[i], r);
+		l = t;
+	}
+	return (uint32_t)l << 16 | r;
+}
+
+static uint32_t
+key_decode(const struct rk_ib_dev *dev, uint32_t key)
+{
+	uint16_t l = (uint16_t)(key >> 16), r = (uint16_t)key;
+
+	for (int i = 3; i >= 0; i--) {
+		uint16_t t = l;
+
+		l = r ^ feistel_f(dev->key_k[i], l);
+		r = t;
+	}
+	return (uint32_t)l << 16 | r;
+}
+
+struct rk_ib_dev *
+rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
+{
+	struct rk_ib_dev *dev;
+
+	if (attr == NULL || (attr->ip_version != 0 && attr->ip_version != 4 &&
+			     attr->ip_version != 6) || attr->max_mr > MAX_MR_LIMIT ||
+	    attr->max_qp > 0xffff) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return NULL;
+	dev->attr = *attr;
+	if (dev->attr.ip_version == 0)
+		dev->attr.ip_version = 4;
+	dev->max_qp = attr->max_qp ? attr->max_qp : DEFAULT_MAX_QP;
+	dev->max_mr = attr->max_mr ? attr->max_mr : DEFAULT_MAX_MR;
+	if (dev->attr.max_inflight_pkts == 0)
+		dev->attr.max_inflight_pkts = DEFAULT_WINDOW;
+	if (dev->attr.max_inflight_pkts > (1u << 22))
+		dev->attr.max_inflight_pkts = 1u << 22;
+	if (dev->attr.ackreq_every == 0)
+		dev->attr.ackreq_every = DEFAULT_ACKREQ_EVERY;
+	dev->rng = attr->key_seed ^ 0x5851f42d4c957f2dull;
+	for (int i = 0; i < 4; i++)
+		dev->key_k[i] = splitmix64(&dev->rng);
+	dev->next_pdn = 1;
+	dev->mr = calloc(dev->max_mr, sizeof(*dev->mr));
+	dev->qp = calloc(dev->max_qp, sizeof(*dev->qp));
+	if (dev->mr == NULL || dev->qp == NULL) {
+		free(dev->mr);
+		free(dev->qp);
+		free(dev);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return dev;
+}
+
+void
+rk_ib_dev_destroy(struct rk_ib_dev *dev)
+{
+	if (dev == NULL)
+		return;
+	for (uint32_t i = 0; i < dev->max_qp; i++) {
+		struct rk_ib_qp *qp = dev->qp[i];
+
+		if (qp == NULL)
+			continue;
+		free(qp->sq);
+		free(qp->rq.ring);
+		free(qp->inline_buf);
+		free(qp->res);
+		free(qp);
+	}
+	for (uint32_t i = 0; i < dev->max_mr; i++)
+		free(dev->mr[i]);
+	while (dev->srqs != NULL) {
+		struct rk_ib_srq *srq = dev->srqs;
+
+		dev->srqs = srq->next;
+		free(srq->rq.ring);
+		free(srq);
+	}
+	while (dev->cqs != NULL) {
+		struct rk_ib_cq *cq = dev->cqs;
+
+		dev->cqs = cq->next;
+		free(cq->ring);
+		free(cq);
+	}
+	while (dev->pds != NULL) {
+		struct rk_ib_pd *pd = dev->pds;
+
+		dev->pds = pd->next;
+		free(pd);
+	}
+	free(dev->mr);
+	free(dev->qp);
+	free(dev);
+}
+
+const struct rk_ib_stats *
+rk_ib_dev_stats(const struct rk_ib_dev *dev)
+{
+	return &dev->stats;
+}
+
+void
+rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from, const char *to)
+{
+	if (qp->dev->attr.trace != NULL)
+		qp->dev->attr.trace(qp->dev->attr.trace_ctx, qp, machine, from, to);
+}
+
+/* ------------------------------------------------------------------ PD, MR */
+
+struct rk_ib_pd *
+rk_ib_pd_alloc(struct rk_ib_dev *dev)
+{
+	struct rk_ib_pd *pd;
+
+	if (dev == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pd = calloc(1, sizeof(*pd));
+	if (pd == NULL)
+		return NULL;
+	pd->dev = dev;
+	pd->pdn = dev->next_pdn++;
+	pd->next = dev->pds;
+	dev->pds = pd;
+	return pd;
+}
+
+int
+rk_ib_pd_free(struct rk_ib_pd *pd)
+{
+	if (pd == NULL)
+		return -EINVAL;
+	if (pd->refs != 0)
+		return -EBUSY;
+	UNLINK(struct rk_ib_pd, pd->dev->pds, pd);
+	free(pd);
+	return 0;
+}
+
+struct rk_ib_mr *
+rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
+{
+	struct rk_ib_dev *dev;
+	struct rk_ib_mr *mr;
+	uint32_t slot;
+	uint16_t ltag, rtag;
+
+	if (pd == NULL || (addr == NULL && len > 0) ||
+	    (access & ~(unsigned int)(RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				      RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC)) ||
+	    ((access & (RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_ATOMIC)) &&
+	     !(access & RK_ACCESS_LOCAL_WRITE)) ||
+	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr) {
+		errno = EINVAL;
+		return NULL;
+	}
+	dev = pd->dev;
+	for (slot = 0; slot < dev->max_mr && dev->mr[slot] != NULL; slot++)
+		;
+	if (slot == dev->max_mr) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (mr == NULL)
+		return NULL;
+	do {
+		uint64_t r = splitmix64(&dev->rng);
+
+		ltag = (uint16_t)r;
+		rtag = (uint16_t)(r >> 16);
+	} while (ltag == rtag);
+	mr->pd = pd;
+	mr->addr = addr;
+	mr->va = (uint64_t)(uintptr_t)addr;
+	mr->length = len;
+	mr->access = access;
+	mr->index = slot;
+	mr->lkey = key_encode(dev, slot << 16 | ltag);
+	mr->rkey = key_encode(dev, slot << 16 | rtag);
+	mr->rkey_valid = true;
+	dev->mr[slot] = mr;
+	pd->refs++;
+	return mr;
+}
+
+int
+rk_ib_mr_dereg(struct rk_ib_mr *mr)
+{
+	if (mr == NULL)
+		return -EINVAL;
+	mr->pd->dev->mr[mr->index] = NULL;
+	mr->pd->refs--;
+	free(mr);
+	return 0;
+}
+
+uint32_t
+rk_ib_mr_lkey(const struct rk_ib_mr *mr)
+{
+	return mr->lkey;
+}
+
+uint32_t
+rk_ib_mr_rkey(const struct rk_ib_mr *mr)
+{
+	return mr->rkey;
+}
+
+struct rk_ib_mr *
+rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey)
+{
+	uint32_t slot = key_decode(dev, rkey) >> 16;
+	struct rk_ib_mr *mr;
+
+	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->rkey != rkey)
+		return NULL;
+	return mr;
+}
+
+struct rk_ib_mr *
+rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey)
+{
+	uint32_t slot = key_decode(dev, lkey) >> 16;
+	struct rk_ib_mr *mr;
+
+	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->lkey != lkey)
+		return NULL;
+	return mr;
+}
+
+/* -------------------------------------------------------------------- CQ */
+
+struct rk_ib_cq *
+rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe)
+{
+	struct rk_ib_cq *cq;
+
+	if (dev == NULL || cqe == 0 || cqe > (1u << 20)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	cq = calloc(1, sizeof(*cq));
+	if (cq == NULL)
+		return NULL;
+	cq->ring = calloc(cqe, sizeof(*cq->ring));
+	if (cq->ring == NULL) {
+		free(cq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	cq->dev = dev;
+	cq->cap = cqe;
+	cq->next = dev->cqs;
+	dev->cqs = cq;
+	return cq;
+}
+
+int
+rk_ib_cq_destroy(struct rk_ib_cq *cq)
+{
+	if (cq == NULL)
+		return -EINVAL;
+	if (cq->refs != 0)
+		return -EBUSY;
+	UNLINK(struct rk_ib_cq, cq->dev->cqs, cq);
+	free(cq->ring);
+	free(cq);
+	return 0;
+}
+
+bool
+rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
+{
+	if (cq->head - cq->tail >= cq->cap) {
+		cq->overrun = true;
+		return false;
+	}
+	cq->ring[cq->head % cq->cap] = *wc;
+	cq->head++;
+	return true;
+}
+
+int
+rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
+{
+	int k = 0;
+
+	if (cq == NULL || n < 0 || (wc == NULL && n > 0))
+		return -EINVAL;
+	if (cq->overrun)
+		return -EOVERFLOW;
+	while (k < n && cq->tail != cq->head) {
+		wc[k++] = cq->ring[cq->tail % cq->cap];
+		cq->tail++;
+	}
+	return k;
+}
+
+/* ------------------------------------------------------------------- SRQ */
+
+struct rk_ib_srq *
+rk_ib_srq_create(struct rk_ib_pd *pd, uint32_t max_wr, uint32_t max_sge)
+{
+	struct rk_ib_srq *srq;
+
+	if (pd == NULL || max_wr == 0 || max_wr > (1u << 16) || max_sge > RK_IB_MAX_SGE) {
+		errno = EINVAL;
+		return NULL;
+	}
+	srq = calloc(1, sizeof(*srq));
+	if (srq == NULL)
+		return NULL;
+	srq->rq.ring = calloc(max_wr, sizeof(*srq->rq.ring));
+	if (srq->rq.ring == NULL) {
+		free(srq);
+		errno = ENOMEM;
+		return NULL;
+	}
+	srq->dev = pd->dev;
+	srq->pd = pd;
+	srq->rq.depth = max_wr;
+	srq->rq.max_sge = max_sge ? max_sge : 1;
+	srq->next = pd->dev->srqs;
+	pd->dev->srqs = srq;
+	pd->refs++;
+	return srq;
+}
+
+int
+rk_ib_srq_destroy(struct rk_ib_srq *srq)
+{
+	if (srq == NULL)
+		return -EINVAL;
+	if (srq->refs != 0)
+		return -EBUSY;
+	srq->pd->refs--;
+	UNLINK(struct rk_ib_srq, srq->dev->srqs, srq);
+	free(srq->rq.ring);
+	free(srq);
+	return 0;
+}
+
+/* -------------------------------------------------------------- datapath */
+
+static bool
+pkey_match(uint16_t a, uint16_t b)
+{
+	/* Same partition, and at least one full member (IBTA 10.9.3 (verify §)). */
+	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
+}
+
+static struct rk_ib_qp *
+qp_lookup(struct rk_ib_dev *dev, uint32_t qpn)
+{
+	if (qpn < RK_IB_QPN_BASE || qpn - RK_IB_QPN_BASE >= dev->max_qp)
+		return NULL;
+	return dev->qp[qpn - RK_IB_QPN_BASE];
+}
+
+int
+rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
+{
+	const uint8_t *bth;
+	struct rk_ib_qp *qp;
+	uint8_t tr;
+
+	if (dev == NULL || pkt == NULL)
+		return -EINVAL;
+	dev->stats.rx_frames++;
+	/* Nothing below runs unless every header of the opcode was captured. */
+	if (pkt->kind != RK_PKT_ROCEV2 || !rk_pkt_has_bth(pkt) || pkt->truncated ||
+	    pkt->op == NULL || pkt->icrc_off == 0 ||
+	    (uint64_t)pkt->icrc_off + RK_ICRC_LEN > pkt->caplen ||
+	    ((pkt->op->flags & RK_OPF_VALID) &&
+	     (uint64_t)pkt->bth_off + pkt->op->hdr_len > pkt->icrc_off) ||
+	    (uint64_t)pkt->bth_off + RK_BTH_LEN > pkt->icrc_off) {
+		dev->stats.rx_drop_malformed++;
+		return 0;
+	}
+	if (pkt->icrc_status == RK_ICRC_BAD ||
+	    (pkt->icrc_status != RK_ICRC_GOOD && !dev->attr.accept_unchecked_icrc)) {
+		dev->stats.rx_drop_icrc++;
+		return 0;
+	}
+	bth = rk_pkt_bth(pkt);
+	if (rk_bth_tver(bth) != 0 || pkt->opcode == RK_OP_CNP) {
+		dev->stats.rx_drop_malformed++;
+		return 0;
+	}
+	qp = qp_lookup(dev, rk_bth_dest_qp(bth));
+	if (qp == NULL || !pkey_match(rk_bth_p_key(bth), qp->p_key)) {
+		dev->stats.rx_drop_qp++;
+		return 0;
+	}
+	tr = (uint8_t)rk_opcode_transport(pkt->opcode);
+	if ((qp->type == RK_QPT_RC && tr != RK_TR_RC) ||
+	    (qp->type == RK_QPT_UC && tr != RK_TR_UC) ||
+	    (qp->type == RK_QPT_UD && tr != RK_TR_UD)) {
+		dev->stats.rx_drop_qp++;
+		return 0;
+	}
+	if (qp->state == RK_QPS_RESET || qp->state == RK_QPS_INIT ||
+	    qp->state == RK_QPS_ERR) {
+		dev->stats.rx_drop_state++;
+		return 0;
+	}
+	if ((pkt->op->flags & RK_OPF_VALID) && (pkt->op->flags & RK_OPF_RESP)) {
+		if (qp->type != RK_QPT_RC || qp->state == RK_QPS_RTR) {
+			dev->stats.rx_drop_state++;
+			return 0;
+		}
+		rk_comp_rx(qp, pkt, now_ns);
+	} else {
+		rk_resp_rx(qp, pkt, now_ns);
+	}
+	return 0;
+}
+
+/* Frames one QP may emit per round before the next QP's turn. */
+#define TX_BURST 16
+
+unsigned int
+rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *ctx,
+	      unsigned int budget)
+{
+	unsigned int n = 0;
+
+	if (dev == NULL || emit == NULL)
+		return 0;
+	while (n < budget) {
+		bool progress = false;
+		uint32_t i = dev->tx_rr;
+
+		for (uint32_t k = 0; k < dev->max_qp && n < budget; k++, i++) {
+			struct rk_ib_qp *qp;
+
+			if (i == dev->max_qp)
+				i = 0;
+			qp = dev->qp[i];
+			if (qp == NULL)
+				continue;
+			for (unsigned int b = 0; b < TX_BURST && n < budget; b++) {
+				int len = rk_resp_emit(qp, now_ns, dev->txbuf);
+
+				if (len <= 0)
+					len = rk_req_emit(qp, now_ns, dev->txbuf);
+				if (len <= 0)
+					break;
+				dev->stats.tx_frames++;
+				emit(ctx, dev->txbuf, (uint32_t)len);
+				n++;
+				progress = true;
+			}
+		}
+		dev->tx_rr = dev->tx_rr + 1 < dev->max_qp ? dev->tx_rr + 1 : 0;
+		if (!progress)
+			break;
+	}
+	return n;
+}
+
+bool
+rk_ib_tx_pending(const struct rk_ib_dev *dev, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < dev->max_qp; i++) {
+		const struct rk_ib_qp *qp = dev->qp[i];
+
+		if (qp != NULL && (rk_resp_ready(qp, now_ns) || rk_req_ready(qp, now_ns)))
+			return true;
+	}
+	return false;
+}
+
+uint64_t
+rk_ib_next_timer(const struct rk_ib_dev *dev)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (uint32_t i = 0; i < dev->max_qp; i++) {
+		const struct rk_ib_qp *qp = dev->qp[i];
+
+		if (qp == NULL || qp->state == RK_QPS_ERR || qp->state == RK_QPS_RESET)
+			continue;
+		if (qp->comp.timer_ns != 0 && qp->comp.timer_ns < t)
+			t = qp->comp.timer_ns;
+		if (qp->req.rnr_wait && qp->req.rnr_until_ns < t)
+			t = qp->req.rnr_until_ns;
+		if (qp->resp.ack_pending && dev->attr.ack_delay_ns != 0 &&
+		    qp->resp.ack_due_ns < t)
+			t = qp->resp.ack_due_ns;
+	}
+	return t;
+}
+
+void
+rk_ib_timers(struct rk_ib_dev *dev, uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < dev->max_qp; i++) {
+		struct rk_ib_qp *qp = dev->qp[i];
+
+		if (qp == NULL || (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD))
+			continue;
+		if (qp->req.rnr_wait && now_ns >= qp->req.rnr_until_ns)
+			qp->req.rnr_wait = false;
+		if (qp->comp.timer_ns != 0 && now_ns >= qp->comp.timer_ns)
+			rk_comp_timer(qp, now_ns);
+	}
+}

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Cross-file internals of lib/ib (rxe_loc.h role): object layouts, the
+ * requester, responder and completer entry points, frame building.
+ */
+#ifndef RK_IB_INTERNAL_H
+#define RK_IB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_bth.h"
+#include "rk_build.h"
+#include "rk_ib.h"
+#include "rk_xeth.h"
+
+struct rk_ib_pd {
+	struct rk_ib_dev *dev;
+	struct rk_ib_pd *next;
+	uint32_t pdn;
+	uint32_t refs;
+};
+
+struct rk_ib_mr {
+	struct rk_ib_pd *pd;
+	uint8_t *addr;
+	uint64_t va;
+	uint64_t length;
+	uint32_t lkey, rkey;
+	uint32_t index;
+	unsigned int access;
+	bool rkey_valid;
+};
+
+struct rk_ib_cq {
+	struct rk_ib_dev *dev;
+	struct rk_ib_cq *next;
+	struct rk_wc *ring;
+	uint32_t cap;
+	uint32_t head, tail;            /* monotonic: produced, consumed */
+	uint32_t refs;
+	bool overrun;
+};
+
+struct rq_wqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct rk_sge sge[RK_IB_MAX_SGE];
+};
+
+struct rk_ib_rq {
+	struct rq_wqe *ring;
+	uint32_t depth, max_sge;
+	uint32_t prod, cons;            /* monotonic */
+};
+
+struct rk_ib_srq {
+	struct rk_ib_dev *dev;
+	struct rk_ib_srq *next;
+	struct rk_ib_pd *pd;
+	struct rk_ib_rq rq;
+	uint32_t refs;
+};
+
+enum sq_wqe_state {
+	WQE_POSTED = 0,                 /* no PSN yet */
+	WQE_STARTED,                    /* PSNs assigned, some packets sent */
+	WQE_SENT,                       /* every packet sent at least once */
+	WQE_DONE,
+};
+
+struct sq_wqe {
+	struct rk_send_wr wr;           /* next and sg_list cleared */
+	struct rk_sge sge[RK_IB_MAX_SGE];
+	uint8_t *ptr[RK_IB_MAX_SGE];    /* resolved SGE addresses */
+	struct rk_ah_attr ah;           /* UD destination */
+	uint32_t length;                /* bytes of the message */
+	uint32_t first_psn, last_psn;
+	uint32_t npkts;
+	uint8_t state;
+	uint8_t err_status;             /* local error found when starting it */
+	bool inline_data;
+};
+
+/* Requester (rxe_req.c role). */
+struct req_state {
+	uint32_t psn;                   /* next PSN to send */
+	uint32_t wqe_idx;               /* WQE being sent (monotonic SQ index) */
+	uint32_t max_sent_psn;          /* highest PSN sent or owed a response */
+	bool sent_any;
+	uint32_t rd_atomic;             /* READ/ATOMIC started and not completed */
+	bool rnr_wait;
+	uint64_t rnr_until_ns;
+};
+
+/* Completer (rxe_comp.c role). */
+struct comp_state {
+	uint32_t psn;                   /* oldest PSN not acknowledged */
+	uint32_t wqe_idx;               /* oldest WQE not completed */
+	uint8_t retry_left;
+	uint8_t rnr_left;
+	uint64_t timer_ns;              /* retransmission deadline, 0 = off */
+	bool retry_psn_valid;           /* go-back-N to retry_psn already issued */
+	bool retry_resent;              /* ... and retry_psn sent again since */
+	uint32_t retry_psn;
+};
+
+/* Responder resource: one READ or ATOMIC (IBTA 9.7.5.1.x (verify §)). */
+enum { RES_NONE = 0, RES_READ, RES_ATOMIC };
+
+struct resp_res {
+	uint8_t type;
+	bool pending;                   /* responses left to send */
+	bool answered;                  /* the whole response went out once */
+	uint32_t first_psn, last_psn, next_psn;
+	uint32_t msn;
+	uint64_t va;
+	uint32_t r_key, length;
+	uint8_t *ptr;                   /* host address of va */
+	uint64_t orig;                  /* ATOMIC: value before the operation */
+};
+
+enum { MSG_NONE = 0, MSG_SEND, MSG_WRITE };
+
+/* Responder (rxe_resp.c role). */
+struct resp_state {
+	uint32_t epsn;                  /* expected PSN */
+	uint32_t msn;
+	bool nak_sent;                  /* one NAK-SEQ (or RNR) per gap */
+	bool drop_msg;                  /* UC: drop until the next FIRST/ONLY */
+	/* message in progress */
+	uint8_t msg;
+	uint32_t off;                   /* bytes received into the message */
+	bool have_rwqe;
+	struct rq_wqe rwqe;
+	uint8_t *wr_ptr;                /* WRITE: next byte to write */
+	uint32_t wr_left;               /* WRITE: DMALen still expected */
+	/* one coalesced ACK/NAK */
+	bool ack_pending;
+	uint8_t ack_syndrome;
+	uint32_t ack_psn, ack_msn;
+	uint64_t ack_due_ns;
+	bool final_nak;                 /* a class C NAK: sent once, in ERR */
+	/* responder resources, in arrival order (ring) */
+	uint32_t res_head;              /* monotonic: next slot to use */
+};
+
+struct rk_ib_qp {
+	struct rk_ib_dev *dev;
+	struct rk_ib_pd *pd;
+	struct rk_ib_cq *scq, *rcq;
+	struct rk_ib_srq *srq;
+	void *context;
+	enum rk_qp_type type;
+	enum rk_qp_state state;
+	uint32_t qpn;
+	bool sq_sig_all;
+	struct rk_qp_attr attr;
+	uint32_t pmtu;                  /* bytes */
+	uint64_t timeout_ns;
+	uint16_t sport;                 /* UDP source port, constant per QP */
+	uint16_t p_key;
+	/* work queues */
+	struct sq_wqe *sq;
+	uint32_t sq_depth, sq_prod;
+	uint8_t *inline_buf;
+	struct rk_ib_rq rq;
+	struct req_state req;
+	struct comp_state comp;
+	struct resp_state resp;
+	struct resp_res *res;
+	uint32_t nres;
+};
+
+struct rk_ib_dev {
+	struct rk_ib_dev_attr attr;
+	struct rk_ib_stats stats;
+	uint64_t key_k[4];              /* Feistel round keys */
+	uint64_t rng;
+	uint32_t next_pdn;
+	struct rk_ib_mr **mr;
+	uint32_t max_mr;
+	struct rk_ib_qp **qp;
+	uint32_t max_qp;
+	uint32_t tx_rr;                 /* round-robin cursor */
+	struct rk_ib_pd *pds;           /* every object, freed with the device */
+	struct rk_ib_cq *cqs;
+	struct rk_ib_srq *srqs;
+	uint8_t txbuf[RK_IB_MAX_FRAME];
+};
+
+/* rk_ib_dev.c */
+struct rk_ib_mr *rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey);
+struct rk_ib_mr *rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey);
+bool rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc);
+void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from,
+		 const char *to);
+
+/* rk_qp.c */
+void rk_ib_qp_to_error(struct rk_ib_qp *qp);
+void rk_ib_qp_flush(struct rk_ib_qp *qp);
+void rk_ib_sq_flush(struct rk_ib_qp *qp);
+void rk_ib_qp_to_sqe(struct rk_ib_qp *qp);
+uint32_t rk_ib_mtu_bytes(enum rk_mtu mtu);
+
+/* Frame building (rk_req.c). */
+uint8_t *rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah,
+			   uint8_t *f, uint32_t ib_len);
+uint32_t rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off,
+			 uint32_t payload_end);
+
+/* Requester (rk_req.c). */
+int rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
+bool rk_req_ready(const struct rk_ib_qp *qp, uint64_t now_ns);
+void rk_req_seek(struct rk_ib_qp *qp, uint32_t psn);
+uint32_t rk_req_npkts(const struct rk_ib_qp *qp, const struct sq_wqe *w);
+
+/* Responder (rk_resp.c). */
+void rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns);
+int rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
+bool rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns);
+void rk_resp_reset(struct rk_ib_qp *qp);
+
+/* State names of the responder and completer machines. */
+extern const char *const rk_resp_state_name[];
+extern const char *const rk_comp_state_name[];
+
+/* Completer (rk_comp.c). */
+void rk_comp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns);
+void rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns);
+void rk_comp_wqe_done(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st);
+bool rk_comp_outstanding(const struct rk_ib_qp *qp);
+
+static inline struct sq_wqe *
+sq_slot(const struct rk_ib_qp *qp, uint32_t idx)
+{
+	return &qp->sq[idx % qp->sq_depth];
+}
+
+static inline bool
+wr_is_rd_atomic(enum rk_wr_opcode op)
+{
+	return op == RK_WR_RDMA_READ || op == RK_WR_ATOMIC_CMP_AND_SWP ||
+	       op == RK_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static inline bool
+wr_is_atomic(enum rk_wr_opcode op)
+{
+	return op == RK_WR_ATOMIC_CMP_AND_SWP || op == RK_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* Resolve [va, va+len) inside mr: NULL unless wholly inside (wrap-safe). */
+static inline uint8_t *
+mr_range(const struct rk_ib_mr *mr, uint64_t va, uint64_t len)
+{
+	if (va < mr->va)
+		return NULL;
+	if (va - mr->va > mr->length || len > mr->length - (va - mr->va))
+		return NULL;
+	return mr->addr + (va - mr->va);
+}
+
+#endif /* RK_IB_INTERNAL_H */

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requester (IBTA Vol1 9.7.4 and 9.7.5.1 (verify §); rxe_req.c role):
+ * work requests to packets, segmentation at the path MTU, PSN assignment
+ * modulo 2^24, the AckReq policy, the READ/ATOMIC initiator depth, the
+ * in-flight window, and go-back-N seeking. A packet is a pure function of
+ * (WQE, PSN), so a retransmission is byte-identical to the original.
+ */
+#include <string.h>
+
+#include "rk_ib_internal.h"
+
+#define ETH_HLEN 14
+#define IPV4_HLEN 20
+#define IPV6_HLEN 40
+#define UDP_HLEN 8
+
+/* ---------------------------------------------------------------- frames */
+
+uint8_t *
+rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_t *f,
+		  uint32_t ib_len)
+{
+	const struct rk_ib_dev *dev = qp->dev;
+	uint8_t *ip = f + ETH_HLEN, *udp;
+
+	memcpy(f, ah->dmac, 6);
+	memcpy(f + 6, dev->attr.mac, 6);
+	if (dev->attr.ip_version == 4) {
+		uint32_t total = IPV4_HLEN + UDP_HLEN + ib_len;
+
+		rk_put_be16(f + 12, 0x0800);
+		ip[0] = 0x45;
+		ip[1] = (uint8_t)(ah->dscp << 2);    /* ECN 00: no congestion control */
+		rk_put_be16(ip + 2, (uint16_t)total);
+		rk_put_be16(ip + 4, 0);             /* constant: retransmissions identical */
+		rk_put_be16(ip + 6, 0x4000);        /* DF, CA17-7 */
+		ip[8] = ah->hop_limit ? ah->hop_limit : 64;
+		ip[9] = 17;
+		rk_put_be16(ip + 10, 0);
+		memcpy(ip + 12, dev->attr.ip + 12, 4);
+		memcpy(ip + 16, ah->dip + 12, 4);
+		rk_put_be16(ip + 10, (uint16_t)~rk_inet_csum_fold(ip, IPV4_HLEN));
+		udp = ip + IPV4_HLEN;
+	} else {
+		rk_put_be16(f + 12, 0x86dd);
+		rk_put_be32(ip, 6u << 28 | (uint32_t)ah->dscp << 22);
+		rk_put_be16(ip + 4, (uint16_t)(UDP_HLEN + ib_len));
+		ip[6] = 17;
+		ip[7] = ah->hop_limit ? ah->hop_limit : 64;
+		memcpy(ip + 8, dev->attr.ip, 16);
+		memcpy(ip + 24, ah->dip, 16);
+		udp = ip + IPV6_HLEN;
+	}
+	rk_put_be16(udp, qp->sport);
+	rk_put_be16(udp + 2, RK_ROCEV2_UDP_PORT);
+	rk_put_be16(udp + 4, (uint16_t)(UDP_HLEN + ib_len));
+	rk_put_be16(udp + 6, 0);                    /* A17.3.2.4 allows 0 */
+	return udp + UDP_HLEN;
+}
+
+/* Zero the pad, append the ICRC (Annex A17.3.3); return the frame length. */
+uint32_t
+rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off, uint32_t payload_end)
+{
+	uint32_t pad = (4 - ((payload_end - bth_off) & 3)) & 3;
+	uint32_t end = payload_end + pad;
+
+	(void)qp;
+	memset(f + payload_end, 0, pad);
+	rk_put_le32(f + end, rk_rocev2_icrc(f + ETH_HLEN, end - ETH_HLEN));
+	return end + RK_ICRC_LEN;
+}
+
+/* Copy len bytes at message offset off out of the WQE's SGEs. */
+static void
+gather(const struct sq_wqe *w, uint32_t off, uint8_t *dst, uint32_t len)
+{
+	for (uint32_t i = 0; len > 0 && i < (uint32_t)w->wr.num_sge; i++) {
+		uint32_t sl = w->sge[i].length, n;
+
+		if (off >= sl) {
+			off -= sl;
+			continue;
+		}
+		n = sl - off < len ? sl - off : len;
+		memcpy(dst, w->ptr[i] + off, n);
+		dst += n;
+		len -= n;
+		off = 0;
+	}
+}
+
+/* ---------------------------------------------------------------- policy */
+
+uint32_t
+rk_req_npkts(const struct rk_ib_qp *qp, const struct sq_wqe *w)
+{
+	if (wr_is_atomic(w->wr.opcode) || qp->type == RK_QPT_UD || w->length == 0)
+		return 1;
+	return (w->length + qp->pmtu - 1) / qp->pmtu;
+}
+
+static uint32_t
+rd_atomic_limit(const struct rk_ib_qp *qp)
+{
+	/* max_rd_atomic 0 would never let a READ out: treat it as 1 (documented). */
+	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
+}
+
+/* Resolve and check the SGEs against their L_Keys (IBTA 10.6.3 (verify §)). */
+static enum rk_wc_status
+resolve_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
+{
+	unsigned int need = wr_is_rd_atomic(w->wr.opcode) ? RK_ACCESS_LOCAL_WRITE : 0;
+
+	if (w->inline_data)
+		return RK_WC_SUCCESS;
+	for (int i = 0; i < w->wr.num_sge; i++) {
+		struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, w->sge[i].lkey);
+
+		if (mr == NULL || mr->pd != qp->pd || (mr->access & need) != need)
+			return RK_WC_LOC_PROT_ERR;
+		w->ptr[i] = mr_range(mr, w->sge[i].addr, w->sge[i].length);
+		if (w->ptr[i] == NULL)
+			return RK_WC_LOC_PROT_ERR;
+	}
+	if (qp->type == RK_QPT_UD && w->length > qp->pmtu)
+		return RK_WC_LOC_LEN_ERR;
+	return RK_WC_SUCCESS;
+}
+
+/* The WQE the requester would send from now, or NULL when it must wait. */
+static struct sq_wqe *
+next_wqe(const struct rk_ib_qp *qp, uint64_t now_ns)
+{
+	struct sq_wqe *w;
+
+	if (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD)
+		return NULL;
+	if (qp->req.rnr_wait && now_ns < qp->req.rnr_until_ns)
+		return NULL;
+	if (qp->req.wqe_idx == qp->sq_prod)
+		return NULL;
+	w = sq_slot(qp, qp->req.wqe_idx);
+	if (qp->type != RK_QPT_RC)
+		return (w->state == WQE_POSTED && qp->state == RK_QPS_SQD) ? NULL : w;
+	if (qp->req.sent_any &&
+	    rk_psn_diff(qp->req.psn, qp->comp.psn) >= (int32_t)qp->dev->attr.max_inflight_pkts)
+		return NULL;
+	if (w->state == WQE_POSTED) {
+		if (qp->state == RK_QPS_SQD)
+			return NULL;            /* draining: nothing new starts */
+		if ((w->wr.send_flags & RK_SEND_FENCE) && qp->req.rd_atomic > 0)
+			return NULL;
+		if (wr_is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= rd_atomic_limit(qp))
+			return NULL;
+	}
+	return w;
+}
+
+bool
+rk_req_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
+{
+	return next_wqe(qp, now_ns) != NULL;
+}
+
+/*
+ * Go back (or forward) to PSN psn: the next packet sent is the one with that
+ * PSN, from the WQE that owns it (go-back-N, IBTA 9.7.5.1.x (verify §)).
+ */
+void
+rk_req_seek(struct rk_ib_qp *qp, uint32_t psn)
+{
+	uint32_t idx = qp->comp.wqe_idx;
+
+	for (; idx != qp->sq_prod; idx++) {
+		const struct sq_wqe *w = sq_slot(qp, idx);
+
+		if (w->state == WQE_POSTED)
+			break;
+		if (rk_psn_diff(psn, w->first_psn) >= 0 && rk_psn_diff(psn, w->last_psn) <= 0)
+			break;
+	}
+	qp->req.wqe_idx = idx;
+	qp->req.psn = psn;
+}
+
+/* ----------------------------------------------------------------- build */
+
+static uint8_t
+send_opcode(enum rk_wr_opcode op, bool first, bool last)
+{
+	bool imm = op == RK_WR_SEND_WITH_IMM, inv = op == RK_WR_SEND_WITH_INV;
+
+	if (first && last)
+		return imm ? RK_OP_SEND_ONLY_IMM : inv ? RK_OP_SEND_ONLY_INV : RK_OP_SEND_ONLY;
+	if (first)
+		return RK_OP_SEND_FIRST;
+	if (last)
+		return imm ? RK_OP_SEND_LAST_IMM : inv ? RK_OP_SEND_LAST_INV : RK_OP_SEND_LAST;
+	return RK_OP_SEND_MIDDLE;
+}
+
+static uint8_t
+write_opcode(bool imm, bool first, bool last)
+{
+	if (first && last)
+		return imm ? RK_OP_RDMA_WRITE_ONLY_IMM : RK_OP_RDMA_WRITE_ONLY;
+	if (first)
+		return RK_OP_RDMA_WRITE_FIRST;
+	if (last)
+		return imm ? RK_OP_RDMA_WRITE_LAST_IMM : RK_OP_RDMA_WRITE_LAST;
+	return RK_OP_RDMA_WRITE_MIDDLE;
+}
+
+/* Build packet number idx (PSN psn) of WQE w into f. */
+static int
+build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t psn, uint8_t *f)
+{
+	struct rk_bth_fields bth = { 0 };
+	struct rk_xeth_fields x = { 0 };
+	const struct rk_ah_attr *ah = qp->type == RK_QPT_UD ? &w->ah : &qp->attr.ah_attr;
+	bool first = idx == 0, last = idx + 1 == w->npkts;
+	uint32_t off = idx * qp->pmtu, plen = 0, hdr, ib_len, bth_off;
+	const struct rk_opcode_info *op;
+	uint8_t *b;
+
+	switch (w->wr.opcode) {
+	case RK_WR_SEND:
+	case RK_WR_SEND_WITH_IMM:
+	case RK_WR_SEND_WITH_INV:
+		bth.opcode = send_opcode(w->wr.opcode, first, last);
+		plen = w->length - off < qp->pmtu ? w->length - off : qp->pmtu;
+		break;
+	case RK_WR_RDMA_WRITE:
+	case RK_WR_RDMA_WRITE_WITH_IMM:
+		bth.opcode = write_opcode(w->wr.opcode == RK_WR_RDMA_WRITE_WITH_IMM, first, last);
+		plen = w->length - off < qp->pmtu ? w->length - off : qp->pmtu;
+		x.reth_va = w->wr.wr.rdma.remote_addr;
+		x.reth_r_key = w->wr.wr.rdma.rkey;
+		x.reth_dma_len = w->length;
+		break;
+	case RK_WR_RDMA_READ:
+		/* A re-issued READ asks for the rest from the first missing PSN. */
+		bth.opcode = RK_OP_RDMA_READ_REQUEST;
+		x.reth_va = w->wr.wr.rdma.remote_addr + off;
+		x.reth_r_key = w->wr.wr.rdma.rkey;
+		x.reth_dma_len = w->length - off;
+		last = true;
+		break;
+	case RK_WR_ATOMIC_CMP_AND_SWP:
+	case RK_WR_ATOMIC_FETCH_AND_ADD:
+		bth.opcode = w->wr.opcode == RK_WR_ATOMIC_CMP_AND_SWP ? RK_OP_COMPARE_SWAP :
+								       RK_OP_FETCH_ADD;
+		x.atmeth_va = w->wr.wr.atomic.remote_addr;
+		x.atmeth_r_key = w->wr.wr.atomic.rkey;
+		x.atmeth_swap_add = w->wr.opcode == RK_WR_ATOMIC_CMP_AND_SWP ?
+				    w->wr.wr.atomic.swap : w->wr.wr.atomic.compare_add;
+		x.atmeth_compare = w->wr.wr.atomic.compare_add;
+		break;
+	}
+	if (qp->type == RK_QPT_UC)
+		bth.opcode |= RK_OP_TR_UC;
+	else if (qp->type == RK_QPT_UD)
+		bth.opcode |= RK_OP_TR_UD;
+	op = rk_opcode_info(bth.opcode);
+	x.imm = w->wr.imm_data;
+	x.ieth_r_key = w->wr.invalidate_rkey;
+	if (qp->type == RK_QPT_UD) {
+		x.deth_q_key = (w->wr.wr.ud.remote_qkey & 0x80000000u) ? qp->attr.qkey :
+									 w->wr.wr.ud.remote_qkey;
+		x.deth_src_qp = qp->qpn;
+		bth.dest_qp = w->wr.wr.ud.remote_qpn & RK_QPN_MASK;
+	} else {
+		bth.dest_qp = qp->attr.dest_qp_num;
+	}
+	bth.p_key = qp->p_key;
+	bth.psn = psn;
+	bth.se = last && (w->wr.send_flags & RK_SEND_SOLICITED) ? 1 : 0;
+	/* AckReq: last packet of a message, and every ackreq_every-th packet. */
+	bth.ack_req = qp->type == RK_QPT_RC &&
+		      (last || (idx + 1) % qp->dev->attr.ackreq_every == 0);
+	hdr = op->hdr_len;
+	bth.pad_cnt = (uint8_t)((4 - (plen & 3)) & 3);
+	ib_len = hdr + plen + bth.pad_cnt + RK_ICRC_LEN;
+	b = rk_ib_frame_begin(qp, ah, f, ib_len);
+	bth_off = (uint32_t)(b - f);
+	rk_build_ib_headers(b, hdr, &bth, &x);
+	if (plen > 0)
+		gather(w, off, b + hdr, plen);
+	return (int)rk_ib_frame_end(qp, f, bth_off, bth_off + hdr + plen);
+}
+
+int
+rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
+{
+	struct sq_wqe *w = next_wqe(qp, now_ns);
+	uint32_t idx, psn, top;
+	bool done;
+	int len;
+
+	if (w == NULL)
+		return 0;
+	qp->req.rnr_wait = false;
+	if (w->state == WQE_POSTED) {
+		enum rk_wc_status st = resolve_sges(qp, w);
+
+		if (st != RK_WC_SUCCESS) {
+			/* Reported in order by the flush, after older WQEs. */
+			w->err_status = (uint8_t)st;
+			if (qp->type == RK_QPT_RC)
+				rk_ib_qp_to_error(qp);
+			else
+				rk_ib_qp_to_sqe(qp);
+			return 0;
+		}
+		w->npkts = rk_req_npkts(qp, w);
+		w->first_psn = qp->req.psn;
+		w->last_psn = rk_psn_add(qp->req.psn, w->npkts - 1);
+		w->state = WQE_STARTED;
+		if (wr_is_rd_atomic(w->wr.opcode))
+			qp->req.rd_atomic++;
+	}
+	psn = qp->req.psn;
+	idx = (uint32_t)rk_psn_diff(psn, w->first_psn);
+	len = build_req(qp, w, idx, psn, f);
+	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
+		qp->comp.retry_resent = true;
+	qp->dev->stats.req_pkts++;
+	if (qp->req.sent_any && rk_psn_diff(psn, qp->req.max_sent_psn) <= 0)
+		qp->dev->stats.req_retx_pkts++;
+
+	if (w->wr.opcode == RK_WR_RDMA_READ) {
+		top = w->last_psn;
+		done = true;
+	} else {
+		top = psn;
+		done = idx + 1 == w->npkts;
+	}
+	qp->req.psn = rk_psn_add(top, 1);
+	if (!qp->req.sent_any || rk_psn_diff(top, qp->req.max_sent_psn) > 0)
+		qp->req.max_sent_psn = top;
+	qp->req.sent_any = true;
+	if (done) {
+		if (w->state < WQE_SENT)
+			w->state = WQE_SENT;
+		qp->req.wqe_idx++;
+		if (qp->type != RK_QPT_RC) {
+			/* UC and UD are unacknowledged: done once sent. */
+			rk_comp_wqe_done(qp, w, RK_WC_SUCCESS);
+			qp->comp.wqe_idx++;
+		}
+	}
+	if (qp->type == RK_QPT_RC && qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
+		qp->comp.timer_ns = now_ns + qp->timeout_ns;
+	return len;
+}

@@ -1,0 +1,636 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The checked workload. A model of B's target region is updated when each
+ * operation is posted (RC executes in order); READ results are predicted
+ * from the model at post time, which holds because a WRITE or ATOMIC that
+ * overlaps an outstanding READ is posted with RK_SEND_FENCE.
+ */
+#include "rk_sim_wl.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+struct guarded {
+	uint8_t *base;                  /* mapping, guard pages included */
+	size_t map_len;
+	uint8_t *p;                     /* usable bytes */
+	size_t len;
+};
+
+struct slot {
+	bool busy;
+	enum rk_sim_op op;
+	uint64_t id;
+	uint32_t len;
+	uint64_t roff;                  /* offset in B's region */
+	uint64_t expect_orig;           /* ATOMIC */
+	uint8_t *expect;                /* READ: predicted bytes */
+};
+
+struct recv_expect {
+	uint64_t id;
+	enum rk_sim_op op;
+	uint32_t len;
+};
+
+struct wl {
+	const struct rk_sim_wl_cfg *cfg;
+	struct rk_sim_wl_result *res;
+	struct rk_sim_clock clock;
+	struct rk_sim_link *link;
+	struct rk_sim_port port[2];
+	struct rk_context *ctx[2];
+	struct rk_pd *pd[2];
+	struct rk_cq *scq[2], *rcq[2];
+	struct rk_qp *qp[2];
+	struct guarded lbuf, region, rbuf;
+	struct rk_mr *lmr, *region_mr, *rbuf_mr;
+	uint8_t *model;
+	uint32_t depth, slot_size;
+	struct slot *slots;
+	uint32_t next_slot;
+	uint64_t posted, completed_id;
+	struct recv_expect *rq;         /* FIFO of expected receives */
+	uint64_t rq_head, rq_tail;
+	uint32_t rq_cap;
+	uint64_t rng;
+	uint32_t opmask;
+	uint8_t *tmp;                   /* slot_size bytes for checking SENDs */
+	int rc;
+};
+
+static const char *const op_names[RK_SIM_OP_COUNT] = {
+	"SEND", "SEND_IMM", "WRITE", "WRITE_IMM", "READ", "CMP_SWP", "FETCH_ADD",
+};
+
+const char *
+rk_sim_op_name(enum rk_sim_op op)
+{
+	return (unsigned int)op < RK_SIM_OP_COUNT ? op_names[op] : "?";
+}
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* The payload of operation id: a pure function, so it can be checked later. */
+static void
+gen_bytes(uint64_t id, uint8_t *p, uint32_t len)
+{
+	uint64_t s = id * 0x2545f4914f6cdd1dull + 1, v = 0;
+
+	for (uint32_t i = 0; i < len; i++) {
+		if ((i & 7) == 0)
+			v = rnd(&s);
+		p[i] = (uint8_t)(v >> ((i & 7) * 8));
+	}
+}
+
+static void
+fail(struct wl *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->res->errors++;
+	if (w->rc == 0) {
+		va_start(ap, fmt);
+		vsnprintf(w->res->first_error, sizeof(w->res->first_error), fmt, ap);
+		va_end(ap);
+		w->rc = -EIO;
+	}
+}
+
+static int
+guard_alloc(struct guarded *g, size_t len)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t body = (len + pg - 1) / pg * pg;
+
+	if (body == 0)
+		body = pg;
+	g->map_len = body + 2 * pg;
+	g->base = mmap(NULL, g->map_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (g->base == MAP_FAILED) {
+		g->base = NULL;
+		return -ENOMEM;
+	}
+	if (mprotect(g->base + pg, body, PROT_READ | PROT_WRITE) != 0)
+		return -ENOMEM;
+	/* Usable bytes end exactly at the upper guard page. */
+	g->p = g->base + pg + body - len;
+	g->len = len;
+	return 0;
+}
+
+static void
+guard_free(struct guarded *g)
+{
+	if (g->base != NULL)
+		munmap(g->base, g->map_len);
+}
+
+static int
+connect_qp(struct wl *w, int i)
+{
+	const struct rk_sim_wl_cfg *c = w->cfg;
+	struct rk_qp_attr a = { 0 };
+	int rc;
+
+	a.qp_state = RK_QPS_INIT;
+	a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+			    RK_ACCESS_REMOTE_ATOMIC;
+	rc = rk_modify_qp(w->qp[i], &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTR;
+	a.path_mtu = c->mtu ? c->mtu : RK_MTU_1024;
+	a.dest_qp_num = w->qp[i ^ 1]->qp_num;
+	a.rq_psn = i == 0 ? 0xfff000 : 0xffff00;        /* both directions wrap early */
+	a.max_dest_rd_atomic = c->max_rd_atomic ? c->max_rd_atomic : 8;
+	a.min_rnr_timer = 1;
+	a.ah_attr.dmac[0] = 0x02;
+	a.ah_attr.dmac[5] = (uint8_t)(2 - i);
+	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+	a.ah_attr.dip[12] = 10;
+	a.ah_attr.dip[15] = (uint8_t)(2 - i);
+	rc = rk_modify_qp(w->qp[i], &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTS;
+	a.sq_psn = i == 0 ? 0xffff00 : 0xfff000;
+	a.timeout = c->timeout ? c->timeout : 12;
+	a.retry_cnt = c->retry_cnt ? c->retry_cnt : 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = c->max_rd_atomic ? c->max_rd_atomic : 8;
+	return rk_modify_qp(w->qp[i], &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+			    RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+}
+
+static int
+post_recv(struct wl *w, uint32_t k)
+{
+	struct rk_sge sge = {
+		(uint64_t)(uintptr_t)(w->rbuf.p + (size_t)k * w->slot_size), w->slot_size,
+		w->rbuf_mr->lkey,
+	};
+	struct rk_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+
+	return rk_post_recv(w->qp[1], &wr, &bad);
+}
+
+static int
+setup(struct wl *w)
+{
+	const struct rk_sim_wl_cfg *c = w->cfg;
+	struct rk_sim_link_cfg lc = {
+		.seed = c->seed,
+		.dir = { c->impair, c->impair },
+		.tap = c->tap,
+		.tap_ctx = c->tap_ctx,
+	};
+	size_t region_len;
+	int rc;
+
+	w->depth = c->depth ? c->depth : 16;
+	w->slot_size = c->max_size < 8 ? 8 : c->max_size;
+	w->rng = c->seed ^ 0xa0761d6478bd642full;
+	w->opmask = c->opmask ? c->opmask : (1u << RK_SIM_OP_COUNT) - 1;
+	w->link = rk_sim_link_create(&lc);
+	if (w->link == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < 2; i++) {
+		struct rk_device_attr da = { .ip_version = 4, .key_seed = c->seed * 2 + (uint64_t)i + 1,
+					     .max_inflight_pkts = c->window };
+		struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
+
+		da.mac[0] = 0x02;
+		da.mac[5] = (uint8_t)(i + 1);
+		da.ip[10] = da.ip[11] = 0xff;
+		da.ip[12] = 10;
+		da.ip[15] = (uint8_t)(i + 1);
+		w->port[i] = (struct rk_sim_port){ w->link, (unsigned int)i, &w->clock };
+		w->ctx[i] = rk_open_device(&rk_sim_io_ops, &w->port[i], &da);
+		if (w->ctx[i] == NULL)
+			return -ENOMEM;
+		w->pd[i] = rk_alloc_pd(w->ctx[i]);
+		w->scq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
+		w->rcq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
+		if (w->pd[i] == NULL || w->scq[i] == NULL || w->rcq[i] == NULL)
+			return -ENOMEM;
+		qa.send_cq = w->scq[i];
+		qa.recv_cq = w->rcq[i];
+		qa.cap = (struct rk_qp_cap){ .max_send_wr = w->depth, .max_recv_wr = w->depth,
+					     .max_send_sge = 1, .max_recv_sge = 1 };
+		w->qp[i] = rk_create_qp(w->pd[i], &qa);
+		if (w->qp[i] == NULL)
+			return -ENOMEM;
+	}
+	for (int i = 0; i < 2; i++)
+		if ((rc = connect_qp(w, i)) != 0)
+			return rc;
+	/* A multiple of 64: the region ends on a page, so it starts 8-aligned. */
+	region_len = ((size_t)w->slot_size * 2 + (1u << 16) + 63) & ~(size_t)63;
+	if (guard_alloc(&w->lbuf, (size_t)w->slot_size * w->depth) != 0 ||
+	    guard_alloc(&w->region, region_len) != 0 ||
+	    guard_alloc(&w->rbuf, (size_t)w->slot_size * w->depth) != 0)
+		return -ENOMEM;
+	w->model = malloc(region_len);
+	w->tmp = malloc(w->slot_size);
+	w->slots = calloc(w->depth, sizeof(*w->slots));
+	w->rq_cap = w->depth * 2 + 1;
+	w->rq = calloc(w->rq_cap, sizeof(*w->rq));
+	if (w->model == NULL || w->tmp == NULL || w->slots == NULL || w->rq == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < w->depth; k++) {
+		w->slots[k].expect = malloc(w->slot_size);
+		if (w->slots[k].expect == NULL)
+			return -ENOMEM;
+	}
+	gen_bytes(UINT64_MAX, w->region.p, (uint32_t)region_len);
+	memcpy(w->model, w->region.p, region_len);
+	memset(w->rbuf.p, 0xee, w->rbuf.len);
+	w->lmr = rk_reg_mr(w->pd[0], w->lbuf.p, w->lbuf.len, RK_ACCESS_LOCAL_WRITE);
+	w->region_mr = rk_reg_mr(w->pd[1], w->region.p, w->region.len,
+				 RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				 RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC);
+	w->rbuf_mr = rk_reg_mr(w->pd[1], w->rbuf.p, w->rbuf.len, RK_ACCESS_LOCAL_WRITE);
+	if (w->lmr == NULL || w->region_mr == NULL || w->rbuf_mr == NULL)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < w->depth; k++)
+		if ((rc = post_recv(w, k)) != 0)
+			return rc;
+	w->res->qp_state_bytes = rk_ib_qp_state_size(w->qp[0]->ib);
+	return 0;
+}
+
+static void
+teardown(struct wl *w)
+{
+	for (int i = 0; i < 2; i++) {
+		if (w->qp[i] != NULL)
+			rk_destroy_qp(w->qp[i]);
+		if (w->scq[i] != NULL)
+			rk_destroy_cq(w->scq[i]);
+		if (w->rcq[i] != NULL)
+			rk_destroy_cq(w->rcq[i]);
+	}
+	if (w->lmr != NULL)
+		rk_dereg_mr(w->lmr);
+	if (w->region_mr != NULL)
+		rk_dereg_mr(w->region_mr);
+	if (w->rbuf_mr != NULL)
+		rk_dereg_mr(w->rbuf_mr);
+	for (int i = 0; i < 2; i++) {
+		if (w->pd[i] != NULL)
+			rk_dealloc_pd(w->pd[i]);
+		if (w->ctx[i] != NULL)
+			rk_close_device(w->ctx[i]);
+	}
+	rk_sim_link_destroy(w->link);
+	guard_free(&w->lbuf);
+	guard_free(&w->region);
+	guard_free(&w->rbuf);
+	if (w->slots != NULL)
+		for (uint32_t k = 0; k < w->depth; k++)
+			free(w->slots[k].expect);
+	free(w->slots);
+	free(w->model);
+	free(w->tmp);
+	free(w->rq);
+}
+
+static uint32_t
+pick_size(struct wl *w)
+{
+	uint32_t max = w->cfg->max_size;
+	uint64_t r = rnd(&w->rng);
+
+	if (w->cfg->large_sizes || max <= 256)
+		return (uint32_t)(r % ((uint64_t)max + 1));
+	/* Mostly small, some up to 64 KiB, a few up to max_size: every size class. */
+	switch (r % 10) {
+	case 0:
+		return (uint32_t)((r >> 8) % ((uint64_t)max + 1));
+	case 1:
+	case 2:
+		return (uint32_t)((r >> 8) % ((max < 65536 ? max : 65536) + 1u));
+	default:
+		return (uint32_t)((r >> 8) % 257);
+	}
+}
+
+static bool
+overlaps_read(struct wl *w, uint64_t off, uint64_t len)
+{
+	for (uint32_t k = 0; k < w->depth; k++) {
+		const struct slot *s = &w->slots[k];
+
+		if (s->busy && s->op == RK_SIM_READ && off < s->roff + s->len &&
+		    s->roff < off + len)
+			return true;
+	}
+	return false;
+}
+
+static int
+post_one(struct wl *w)
+{
+	uint32_t k = w->next_slot, enabled[RK_SIM_OP_COUNT], n = 0;
+	struct slot *s = &w->slots[k];
+	uint8_t *local = w->lbuf.p + (size_t)k * w->slot_size;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, 0, w->lmr->lkey };
+	struct rk_send_wr wr = { .sg_list = &sge, .num_sge = 1, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	uint64_t rbase = (uint64_t)(uintptr_t)w->region.p;
+
+	if (s->busy)
+		return 0;
+	for (unsigned int i = 0; i < RK_SIM_OP_COUNT; i++)
+		if (w->opmask & (1u << i))
+			enabled[n++] = i;
+	s->op = (enum rk_sim_op)enabled[rnd(&w->rng) % n];
+	s->id = w->posted;
+	s->len = pick_size(w);
+	wr.wr_id = s->id;
+	wr.imm_data = (uint32_t)s->id;
+	switch (s->op) {
+	case RK_SIM_SEND:
+	case RK_SIM_SEND_IMM:
+		gen_bytes(s->id, local, s->len);
+		wr.opcode = s->op == RK_SIM_SEND ? RK_WR_SEND : RK_WR_SEND_WITH_IMM;
+		break;
+	case RK_SIM_WRITE:
+	case RK_SIM_WRITE_IMM:
+	case RK_SIM_READ:
+		s->roff = rnd(&w->rng) % (w->region.len - s->len + 1);
+		wr.wr.rdma.remote_addr = rbase + s->roff;
+		wr.wr.rdma.rkey = w->region_mr->rkey;
+		if (s->op == RK_SIM_READ) {
+			wr.opcode = RK_WR_RDMA_READ;
+			memset(local, 0xcc, s->len);
+			memcpy(s->expect, w->model + s->roff, s->len);
+		} else {
+			wr.opcode = s->op == RK_SIM_WRITE ? RK_WR_RDMA_WRITE :
+							    RK_WR_RDMA_WRITE_WITH_IMM;
+			gen_bytes(s->id, local, s->len);
+			if (overlaps_read(w, s->roff, s->len))
+				wr.send_flags |= RK_SEND_FENCE;
+			memcpy(w->model + s->roff, local, s->len);
+		}
+		break;
+	default: {
+		uint64_t orig, cmp = 0, swap = 0, add = 0;
+
+		s->len = 8;
+		s->roff = (rnd(&w->rng) % (w->region.len / 8)) * 8;
+		memcpy(&orig, w->model + s->roff, 8);
+		if (s->op == RK_SIM_CMP_SWP) {
+			cmp = (rnd(&w->rng) & 1) ? orig : orig ^ 1;
+			swap = rnd(&w->rng);
+			wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
+			if (orig == cmp)
+				memcpy(w->model + s->roff, &swap, 8);
+		} else {
+			uint64_t v;
+
+			add = rnd(&w->rng);
+			v = orig + add;
+			wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
+			memcpy(w->model + s->roff, &v, 8);
+		}
+		s->expect_orig = orig;
+		wr.wr.atomic.remote_addr = rbase + s->roff;
+		wr.wr.atomic.rkey = w->region_mr->rkey;
+		wr.wr.atomic.compare_add = s->op == RK_SIM_CMP_SWP ? cmp : add;
+		wr.wr.atomic.swap = swap;
+		if (overlaps_read(w, s->roff, 8))
+			wr.send_flags |= RK_SEND_FENCE;
+		memset(local, 0xcc, 8);
+		break;
+	}
+	}
+	if ((rbase + s->roff) & 7 && (s->op == RK_SIM_CMP_SWP || s->op == RK_SIM_FETCH_ADD)) {
+		fail(w, "internal: misaligned atomic");
+		return -EIO;
+	}
+	sge.length = s->len;
+	s->busy = true;
+	if (rk_post_send(w->qp[0], &wr, &bad) != 0) {
+		fail(w, "post_send of op %" PRIu64 " failed", s->id);
+		return -EIO;
+	}
+	if (s->op == RK_SIM_SEND || s->op == RK_SIM_SEND_IMM || s->op == RK_SIM_WRITE_IMM) {
+		w->rq[w->rq_tail % w->rq_cap] = (struct recv_expect){ s->id, s->op, s->len };
+		w->rq_tail++;
+	}
+	w->res->per_op[s->op]++;
+	w->res->payload_bytes += s->len;
+	w->posted++;
+	w->next_slot = (k + 1) % w->depth;
+	return 1;
+}
+
+static const enum rk_wc_opcode expect_wc_op[RK_SIM_OP_COUNT] = {
+	RK_WC_SEND, RK_WC_SEND, RK_WC_RDMA_WRITE, RK_WC_RDMA_WRITE, RK_WC_RDMA_READ,
+	RK_WC_COMP_SWAP, RK_WC_FETCH_ADD,
+};
+
+static void
+check_send_wc(struct wl *w, const struct rk_wc *wc)
+{
+	uint32_t k = (uint32_t)(w->completed_id % w->depth);
+	struct slot *s = &w->slots[k];
+	const uint8_t *local = w->lbuf.p + (size_t)k * w->slot_size;
+	char line[160];
+
+	if (wc->status != RK_WC_SUCCESS) {
+		fail(w, "op %" PRIu64 " (%s): completion status %s", wc->wr_id,
+		     rk_sim_op_name(s->op), rk_wc_status_str(wc->status));
+		return;
+	}
+	if (wc->wr_id != w->completed_id || !s->busy || s->id != wc->wr_id) {
+		fail(w, "completion out of order: got wr_id %" PRIu64 ", expected %" PRIu64,
+		     wc->wr_id, w->completed_id);
+		return;
+	}
+	if (wc->opcode != expect_wc_op[s->op])
+		fail(w, "op %" PRIu64 ": wc opcode %d", wc->wr_id, wc->opcode);
+	if (s->op == RK_SIM_READ) {
+		if (wc->byte_len != s->len || memcmp(local, s->expect, s->len) != 0)
+			fail(w, "op %" PRIu64 ": READ of %u bytes returned wrong data", s->id, s->len);
+		w->res->bytes_verified += s->len;
+	} else if (s->op == RK_SIM_CMP_SWP || s->op == RK_SIM_FETCH_ADD) {
+		uint64_t got;
+
+		memcpy(&got, local, 8);
+		if (got != s->expect_orig)
+			fail(w, "op %" PRIu64 ": %s returned %#" PRIx64 ", expected %#" PRIx64,
+			     s->id, rk_sim_op_name(s->op), got, s->expect_orig);
+		w->res->bytes_verified += 8;
+	}
+	if (w->cfg->log != NULL) {
+		snprintf(line, sizeof(line), "%12.6f ms  op %6" PRIu64 " %-9s %8u B  ok",
+			 (double)w->clock.now_ns / 1e6, s->id, rk_sim_op_name(s->op), s->len);
+		w->cfg->log(w->cfg->log_ctx, line);
+	}
+	s->busy = false;
+	w->completed_id++;
+	w->res->completed++;
+}
+
+static void
+check_recv_wc(struct wl *w, const struct rk_wc *wc)
+{
+	struct recv_expect e;
+	const uint8_t *buf;
+
+	if (wc->status != RK_WC_SUCCESS) {
+		fail(w, "receive completion status %s", rk_wc_status_str(wc->status));
+		return;
+	}
+	if (w->rq_head == w->rq_tail) {
+		fail(w, "unexpected receive completion");
+		return;
+	}
+	e = w->rq[w->rq_head % w->rq_cap];
+	w->rq_head++;
+	buf = w->rbuf.p + (size_t)wc->wr_id * w->slot_size;
+	if (e.op == RK_SIM_WRITE_IMM) {
+		if (wc->opcode != RK_WC_RECV_RDMA_WITH_IMM || wc->imm_data != (uint32_t)e.id ||
+		    wc->byte_len != e.len)
+			fail(w, "op %" PRIu64 ": WRITE_IMM receive completion wrong", e.id);
+	} else {
+		if (wc->opcode != RK_WC_RECV || wc->byte_len != e.len ||
+		    ((e.op == RK_SIM_SEND_IMM) != ((wc->wc_flags & RK_WC_WITH_IMM) != 0)) ||
+		    (e.op == RK_SIM_SEND_IMM && wc->imm_data != (uint32_t)e.id)) {
+			fail(w, "op %" PRIu64 ": receive completion wrong (len %u, expected %u)",
+			     e.id, wc->byte_len, e.len);
+		} else {
+			gen_bytes(e.id, w->tmp, e.len);
+			if (memcmp(w->tmp, buf, e.len) != 0)
+				fail(w, "op %" PRIu64 ": SEND payload differs", e.id);
+			w->res->bytes_verified += e.len;
+		}
+	}
+	w->res->recv_completed++;
+	if (post_recv(w, (uint32_t)wc->wr_id) != 0)
+		fail(w, "re-posting a receive failed");
+}
+
+static bool
+poll_all(struct wl *w)
+{
+	struct rk_wc wc[32];
+	bool any = false;
+	int n;
+
+	while ((n = rk_poll_cq(w->scq[0], 32, wc)) > 0) {
+		any = true;
+		for (int i = 0; i < n; i++)
+			check_send_wc(w, &wc[i]);
+	}
+	if (n < 0)
+		fail(w, "send CQ overrun");
+	while ((n = rk_poll_cq(w->rcq[1], 32, wc)) > 0) {
+		any = true;
+		for (int i = 0; i < n; i++)
+			check_recv_wc(w, &wc[i]);
+	}
+	if (n < 0)
+		fail(w, "receive CQ overrun");
+	/* Nothing arrives at A's receive queue or B's send queue. */
+	if (rk_poll_cq(w->rcq[0], 1, wc) != 0 || rk_poll_cq(w->scq[1], 1, wc) != 0)
+		fail(w, "unexpected completion on the reverse path");
+	return any;
+}
+
+int
+rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
+{
+	struct wl w = { 0 };
+	uint64_t limit;
+	int rc;
+
+	if (cfg == NULL || res == NULL || cfg->max_size > (1u << 30))
+		return -EINVAL;
+	memset(res, 0, sizeof(*res));
+	w.cfg = cfg;
+	w.res = res;
+	limit = cfg->max_virtual_ns ? cfg->max_virtual_ns : 3600ull * 1000000000ull;
+	rc = setup(&w);
+	if (rc != 0) {
+		teardown(&w);
+		return rc;
+	}
+	while (w.rc == 0 && res->completed < cfg->ops) {
+		bool busy = false;
+		uint64_t t = UINT64_MAX, x;
+
+		while (w.posted < cfg->ops && w.posted - w.completed_id < w.depth &&
+		       post_one(&w) > 0)
+			busy = true;
+		if (rk_progress(w.ctx[0]) > 0)
+			busy = true;
+		if (rk_progress(w.ctx[1]) > 0)
+			busy = true;
+		if (poll_all(&w))
+			busy = true;
+		if (busy)
+			continue;
+		/* Idle: jump the clock to the next event. */
+		for (int i = 0; i < 2; i++) {
+			x = rk_sim_link_next_ns(w.link, (unsigned int)i);
+			t = x < t ? x : t;
+			x = rk_next_event_ns(w.ctx[i]);
+			t = x < t ? x : t;
+		}
+		if (t == UINT64_MAX) {
+			fail(&w, "stalled after %" PRIu64 " completions (no event pending)",
+			     res->completed);
+			break;
+		}
+		if (t > w.clock.now_ns)
+			w.clock.now_ns = t;
+		if (w.clock.now_ns > limit) {
+			snprintf(res->first_error, sizeof(res->first_error),
+				 "virtual time limit after %" PRIu64 " completions", res->completed);
+			w.rc = -ETIMEDOUT;
+		}
+	}
+	if (w.rc == 0) {
+		if (memcmp(w.region.p, w.model, w.region.len) != 0) {
+			size_t i = 0;
+
+			while (w.region.p[i] == w.model[i])
+				i++;
+			fail(&w, "target region differs from the model at offset %zu", i);
+		}
+		res->bytes_verified += w.region.len;
+		if (w.rq_head != w.rq_tail && w.rc == 0)
+			fail(&w, "%" PRIu64 " receives never completed", w.rq_tail - w.rq_head);
+	}
+	res->virtual_ns = w.clock.now_ns;
+	for (int i = 0; i < 2; i++) {
+		res->link[i] = *rk_sim_link_stats(w.link, (unsigned int)i);
+		res->stats[i] = *rk_context_stats(w.ctx[i]);
+	}
+	teardown(&w);
+	return w.rc;
+}

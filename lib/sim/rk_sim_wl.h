@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_sim_wl.h
+ * A checked workload between two RC QPs over a simulated link: random
+ * operations of every opcode, sizes from 0 to max_size, posted by QP A to
+ * QP B. Every completion is checked (status, opcode, order, length), every
+ * received message and READ result is compared with what was sent, and at
+ * the end every byte of B's target region is compared with a model of what
+ * the operations should have left there. Target and receive buffers sit
+ * between PROT_NONE guard pages, so a stray write outside them faults.
+ */
+#ifndef RK_SIM_WL_H
+#define RK_SIM_WL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_sim.h"
+
+/** Operations of the workload (bits of rk_sim_wl_cfg.opmask). */
+enum rk_sim_op {
+	RK_SIM_SEND,
+	RK_SIM_SEND_IMM,
+	RK_SIM_WRITE,
+	RK_SIM_WRITE_IMM,
+	RK_SIM_READ,
+	RK_SIM_CMP_SWP,
+	RK_SIM_FETCH_ADD,
+	RK_SIM_OP_COUNT
+};
+
+/** Name of an operation ("SEND", "WRITE_IMM", ...). */
+const char *rk_sim_op_name(enum rk_sim_op op);
+
+/** Called once per completion at A when verbose logging is wanted. */
+typedef void (*rk_sim_log_fn)(void *ctx, const char *line);
+
+struct rk_sim_wl_cfg {
+	uint64_t seed;
+	uint32_t ops;                   /**< operations to complete */
+	uint32_t max_size;              /**< largest message, bytes (<= 1 GiB) */
+	uint32_t opmask;                /**< 1 << enum rk_sim_op; 0 = all */
+	enum rk_mtu mtu;                /**< 0: 1024 */
+	uint32_t depth;                 /**< outstanding WRs; 0: 16 */
+	struct rk_sim_impair impair;    /**< both directions */
+	uint8_t timeout;                /**< 0: 12 (16.8 ms) */
+	uint8_t retry_cnt;              /**< 0: 7 */
+	uint8_t max_rd_atomic;          /**< 0: 8 */
+	uint32_t window;                /**< requester window, PSNs; 0: 256 */
+	uint64_t max_virtual_ns;        /**< give up after; 0: 3600 s */
+	bool large_sizes;               /**< uniform 0..max_size instead of mostly small */
+	rk_sim_tap_fn tap;              /**< frames sent, e.g. to a pcap writer */
+	void *tap_ctx;
+	rk_sim_log_fn log;
+	void *log_ctx;
+};
+
+struct rk_sim_wl_result {
+	uint64_t completed;             /**< send completions checked */
+	uint64_t recv_completed;
+	uint64_t per_op[RK_SIM_OP_COUNT];
+	uint64_t payload_bytes;         /**< bytes the operations moved */
+	uint64_t bytes_verified;        /**< bytes compared (messages, READs, region) */
+	uint64_t errors;
+	char first_error[200];
+	uint64_t virtual_ns;            /**< simulated time taken */
+	struct rk_sim_link_stats link[2];
+	struct rk_ib_stats stats[2];    /**< A's and B's transport counters */
+	size_t qp_state_bytes;
+};
+
+/**
+ * Run the workload to completion or first error.
+ * @return 0 when every check passed, -EIO on a failed check (details in
+ *         @p res), -ETIMEDOUT when max_virtual_ns passed, -EINVAL, -ENOMEM.
+ */
+int rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res);
+
+#endif /* RK_SIM_WL_H */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* The verbs API (lib/verbs/rk_verbs.c) over the simulated link. */
+#include "rk_test.h"
+
+#include <errno.h>
+
+#include "rk_sim.h"
+#include "rk_verbs.h"
+
+struct node {
+	struct rk_sim_port port;
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	struct rk_mr *mr;
+	uint8_t mem[65536];
+};
+
+static struct rk_sim_clock clk;
+static struct rk_sim_link *link_;
+static struct node n[2];
+
+static void
+open_nodes(void)
+{
+	struct rk_sim_link_cfg lc = { .seed = 1, .dir = { { .delay_ns = 1000 },
+							  { .delay_ns = 1000 } } };
+
+	link_ = rk_sim_link_create(&lc);
+	for (int i = 0; i < 2; i++) {
+		struct rk_device_attr da = { .ip_version = 4 };
+		struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .sq_sig_all = 1,
+					      .cap = { 16, 16, 1, 1, 0 } };
+
+		da.mac[5] = (uint8_t)(i + 1);
+		da.ip[10] = da.ip[11] = 0xff;
+		da.ip[15] = (uint8_t)(i + 1);
+		n[i].port = (struct rk_sim_port){ link_, (unsigned int)i, &clk };
+		n[i].ctx = rk_open_device(&rk_sim_io_ops, &n[i].port, &da);
+		assert_non_null(n[i].ctx);
+		n[i].pd = rk_alloc_pd(n[i].ctx);
+		n[i].cq = rk_create_cq(n[i].ctx, 64, NULL);
+		qa.send_cq = qa.recv_cq = n[i].cq;
+		n[i].qp = rk_create_qp(n[i].pd, &qa);
+		assert_non_null(n[i].qp);
+		n[i].mr = rk_reg_mr(n[i].pd, n[i].mem, sizeof(n[i].mem),
+				    RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				    RK_ACCESS_REMOTE_READ);
+		assert_non_null(n[i].mr);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT,
+					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
+							   RK_ACCESS_REMOTE_READ };
+
+		assert_int_equal(rk_modify_qp(n[i].qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX |
+					      RK_QP_PORT | RK_QP_ACCESS_FLAGS), 0);
+		a = (struct rk_qp_attr){ .qp_state = RK_QPS_RTR, .path_mtu = RK_MTU_1024,
+					 .dest_qp_num = n[i ^ 1].qp->qp_num, .rq_psn = 5,
+					 .max_dest_rd_atomic = 2 };
+		a.ah_attr.dmac[5] = (uint8_t)(2 - i);
+		a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+		a.ah_attr.dip[15] = (uint8_t)(2 - i);
+		assert_int_equal(rk_modify_qp(n[i].qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+					      RK_QP_DEST_QPN | RK_QP_RQ_PSN |
+					      RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER), 0);
+		a = (struct rk_qp_attr){ .qp_state = RK_QPS_RTS, .sq_psn = 5, .timeout = 10,
+					 .retry_cnt = 3, .rnr_retry = 3, .max_rd_atomic = 2 };
+		assert_int_equal(rk_modify_qp(n[i].qp, &a, RK_QP_STATE | RK_QP_SQ_PSN |
+					      RK_QP_TIMEOUT | RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
+					      RK_QP_MAX_QP_RD_ATOMIC), 0);
+		assert_int_equal(n[i].qp->state, RK_QPS_RTS);
+	}
+}
+
+static void
+close_nodes(void)
+{
+	for (int i = 0; i < 2; i++) {
+		/* A device with live objects cannot be closed. */
+		assert_int_equal(rk_close_device(n[i].ctx), -EBUSY);
+		assert_int_equal(rk_destroy_cq(n[i].cq), -EBUSY);
+		assert_int_equal(rk_destroy_qp(n[i].qp), 0);
+		assert_int_equal(rk_destroy_cq(n[i].cq), 0);
+		assert_int_equal(rk_dereg_mr(n[i].mr), 0);
+		assert_int_equal(rk_dealloc_pd(n[i].pd), 0);
+		assert_int_equal(rk_close_device(n[i].ctx), 0);
+	}
+	rk_sim_link_destroy(link_);
+}
+
+/* Poll cq, advancing virtual time, until one completion or a deadline. */
+static int
+wait_wc(struct rk_cq *cq, struct rk_wc *wc)
+{
+	for (int i = 0; i < 100000; i++) {
+		uint64_t t = UINT64_MAX;
+		int r = rk_poll_cq(cq, 1, wc);
+
+		if (r != 0)
+			return r;
+		rk_progress(n[0].ctx);
+		rk_progress(n[1].ctx);
+		for (int d = 0; d < 2; d++) {
+			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+			t = x < t ? x : t;
+			x = rk_next_event_ns(n[d].ctx);
+			t = x < t ? x : t;
+		}
+		if (t == UINT64_MAX)
+			return 0;
+		if (t > clk.now_ns)
+			clk.now_ns = t;
+	}
+	return 0;
+}
+
+static void
+test_send_recv_write_read(void **state)
+{
+	struct rk_sge s = { (uint64_t)(uintptr_t)n[1].mem, 100, 0 };
+	struct rk_recv_wr rwr = { .wr_id = 7, .sg_list = &s, .num_sge = 1 };
+	struct rk_recv_wr *rbad;
+	struct rk_send_wr wr = { .wr_id = 1, .num_sge = 1, .opcode = RK_WR_SEND,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	struct rk_sge ss = { (uint64_t)(uintptr_t)n[0].mem, 100, 0 };
+	struct rk_wc wc;
+
+	(void)state;
+	open_nodes();
+	s.lkey = n[1].mr->lkey;
+	ss.lkey = n[0].mr->lkey;
+	wr.sg_list = &ss;
+	memset(n[0].mem, 0x42, 100);
+	assert_int_equal(rk_post_recv(n[1].qp, &rwr, &rbad), 0);
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[1].cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 7);
+	assert_int_equal(wc.opcode, RK_WC_RECV);
+	assert_int_equal(wc.byte_len, 100);
+	assert_int_equal(n[1].mem[99], 0x42);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	assert_string_equal(rk_wc_status_str(wc.status), "success");
+	/* READ back 3000 bytes. */
+	memset(n[1].mem + 1000, 0x5a, 3000);
+	wr = (struct rk_send_wr){ .wr_id = 2, .sg_list = &ss, .num_sge = 1,
+				  .opcode = RK_WR_RDMA_READ };
+	ss.addr = (uint64_t)(uintptr_t)(n[0].mem + 8192);
+	ss.length = 3000;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(n[1].mem + 1000);
+	wr.wr.rdma.rkey = n[1].mr->rkey;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.opcode, RK_WC_RDMA_READ);
+	assert_int_equal(wc.byte_len, 3000);
+	assert_memory_equal(n[0].mem + 8192, n[1].mem + 1000, 3000);
+	close_nodes();
+}
+
+static void
+test_bad_wr_and_errors(void **state)
+{
+	struct rk_sge ss = { 0, 8, 0 };
+	struct rk_send_wr wr[2] = { { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+				      .opcode = RK_WR_RDMA_WRITE },
+				    { .wr_id = 2, .sg_list = &ss, .num_sge = 5,
+				      .opcode = RK_WR_RDMA_WRITE } };
+	struct rk_send_wr *bad = NULL;
+	struct rk_wc wc;
+
+	(void)state;
+	open_nodes();
+	ss.addr = (uint64_t)(uintptr_t)n[0].mem;
+	ss.lkey = n[0].mr->lkey;
+	wr[0].next = &wr[1];
+	wr[0].wr.rdma.remote_addr = (uint64_t)(uintptr_t)n[1].mem;
+	wr[0].wr.rdma.rkey = n[1].mr->rkey ^ 1;          /* bad R_Key */
+	/* The second WR has too many SGEs: it is bad_wr, the first is queued. */
+	assert_int_equal(rk_post_send(n[0].qp, &wr[0], &bad), -EINVAL);
+	assert_ptr_equal(bad, &wr[1]);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(wc.status, RK_WC_REM_ACCESS_ERR);
+	assert_string_equal(rk_wc_status_str(wc.status), "remote access error");
+	{
+		struct rk_qp_attr a;
+		struct rk_qp_init_attr ia;
+
+		assert_int_equal(rk_query_qp(n[0].qp, &a, 0, &ia), 0);
+		assert_int_equal(a.qp_state, RK_QPS_ERR);
+		assert_ptr_equal(ia.send_cq, n[0].cq);
+	}
+	close_nodes();
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_send_recv_write_read),
+		cmocka_unit_test(test_bad_wr_and_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-sim: run a checked workload between two RC QPs over the simulated
+ * link, print what happened, optionally write the exchanged frames to a
+ * pcap file; "rk-sim bench" measures the engine without I/O; "rk-sim
+ * matrix" runs the impairment matrix at a chosen size and prints goodput.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rk_crc.h"
+#include "rk_ib.h"
+#include "rk_pkt.h"
+#include "rk_sim_wl.h"
+
+/* ------------------------------------------------------------------ pcap */
+
+struct pcap_out {
+	FILE *f;
+	uint64_t frames;
+};
+
+static void
+put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);       /* pcap uses the writer's byte order */
+}
+
+static int
+pcap_open(struct pcap_out *o, const char *path)
+{
+	uint8_t h[24];
+	uint16_t v;
+
+	o->f = fopen(path, "wb");
+	if (o->f == NULL)
+		return -errno;
+	put32(h, 0xa1b23c4d);           /* nanosecond timestamps */
+	v = 2;
+	memcpy(h + 4, &v, 2);
+	v = 4;
+	memcpy(h + 6, &v, 2);
+	put32(h + 8, 0);
+	put32(h + 12, 0);
+	put32(h + 16, 65535);
+	put32(h + 20, 1);               /* LINKTYPE_ETHERNET */
+	return fwrite(h, sizeof(h), 1, o->f) == 1 ? 0 : -EIO;
+}
+
+static void
+pcap_tap(void *ctx, unsigned int dir, uint64_t ts_ns, const uint8_t *frame, uint32_t len)
+{
+	struct pcap_out *o = ctx;
+	uint8_t h[16];
+
+	(void)dir;
+	/* Virtual time starts at 0: put it at 1 s past the epoch. */
+	ts_ns += 1000000000ull;
+	put32(h, (uint32_t)(ts_ns / 1000000000ull));
+	put32(h + 4, (uint32_t)(ts_ns % 1000000000ull));
+	put32(h + 8, len);
+	put32(h + 12, len);
+	if (fwrite(h, sizeof(h), 1, o->f) == 1 && fwrite(frame, len, 1, o->f) == 1)
+		o->frames++;
+}
+
+/* ------------------------------------------------------------- workload */
+
+static void
+log_line(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("%s\n", line);
+}
+
+static uint32_t
+parse_ops(const char *s)
+{
+	static const struct {
+		const char *name;
+		enum rk_sim_op op;
+	} names[] = {
+		{ "send", RK_SIM_SEND }, { "send_imm", RK_SIM_SEND_IMM },
+		{ "write", RK_SIM_WRITE }, { "write_imm", RK_SIM_WRITE_IMM },
+		{ "read", RK_SIM_READ }, { "cas", RK_SIM_CMP_SWP },
+		{ "cmp_swp", RK_SIM_CMP_SWP }, { "faa", RK_SIM_FETCH_ADD },
+		{ "fetch_add", RK_SIM_FETCH_ADD },
+	};
+	char buf[256], *tok, *save = NULL;
+	uint32_t mask = 0;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		if (strcmp(tok, "all") == 0) {
+			mask = (1u << RK_SIM_OP_COUNT) - 1;
+			continue;
+		}
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strcmp(tok, names[i].name) == 0)
+				break;
+		if (i == sizeof(names) / sizeof(names[0])) {
+			fprintf(stderr, "rk-sim: unknown operation '%s'\n", tok);
+			exit(2);
+		}
+		mask |= 1u << names[i].op;
+	}
+	return mask;
+}
+
+static void
+print_result(const struct rk_sim_wl_result *r, int rc)
+{
+	double s = (double)r->virtual_ns / 1e9;
+
+	printf("result:      %s\n", rc == 0 ? "OK: every completion and byte checked" :
+					     r->first_error);
+	printf("operations:  %" PRIu64 " completed, %" PRIu64 " receives\n", r->completed,
+	       r->recv_completed);
+	for (int i = 0; i < RK_SIM_OP_COUNT; i++)
+		printf("  %-10s %" PRIu64 "\n", rk_sim_op_name((enum rk_sim_op)i), r->per_op[i]);
+	printf("payload:     %" PRIu64 " bytes, %" PRIu64 " bytes verified\n", r->payload_bytes,
+	       r->bytes_verified);
+	printf("virtual:     %.6f s, goodput %.3f Gbit/s\n", s,
+	       s > 0 ? (double)r->payload_bytes * 8 / s / 1e9 : 0.0);
+	for (int d = 0; d < 2; d++)
+		printf("link %s:   sent %" PRIu64 " delivered %" PRIu64 " lost %" PRIu64
+		       " dup %" PRIu64 " reordered %" PRIu64 " corrupted %" PRIu64
+		       " mtu-drops %" PRIu64 "\n", d == 0 ? "A>B" : "B>A",
+		       r->link[d].sent, r->link[d].delivered, r->link[d].lost, r->link[d].dup,
+		       r->link[d].reordered, r->link[d].corrupted, r->link[d].mtu_drops);
+	printf("requester:   packets %" PRIu64 " (retransmitted %" PRIu64 "), timeouts %" PRIu64
+	       ", NAK-SEQ retries %" PRIu64 ", READ re-issues %" PRIu64 ", RNR retries %" PRIu64
+	       "\n", r->stats[0].req_pkts, r->stats[0].req_retx_pkts,
+	       r->stats[0].req_retransmit_timeouts, r->stats[0].req_nak_seq_retries,
+	       r->stats[0].req_read_retries, r->stats[0].req_rnr_retries);
+	printf("responder:   duplicates %" PRIu64 ", NAK-SEQ %" PRIu64 ", RNR NAK %" PRIu64
+	       ", bad ICRC dropped %" PRIu64 "\n", r->stats[1].resp_dup, r->stats[1].resp_nak_seq,
+	       r->stats[1].resp_rnr_nak, r->stats[1].rx_drop_icrc + r->stats[0].rx_drop_icrc);
+	printf("QP state:    %zu bytes (without work queues and registered memory)\n",
+	       r->qp_state_bytes);
+}
+
+static void
+usage(void)
+{
+	printf("usage: rk-sim [options]          run a checked workload between two RC QPs\n"
+	       "       rk-sim bench [-n N]       engine speed without I/O\n"
+	       "       rk-sim matrix [-o N]      the impairment matrix, goodput per cell\n"
+	       "options:\n"
+	       "  -s, --seed N          seed (default 1)\n"
+	       "  -o, --ops N           operations (default 1000)\n"
+	       "  -m, --max-size N      largest message in bytes (default 65536)\n"
+	       "  -O, --op-mix LIST     send,send_imm,write,write_imm,read,cas,faa|all\n"
+	       "  -M, --mtu N           path MTU 256..4096 (default 1024)\n"
+	       "  -d, --depth N         outstanding work requests (default 16)\n"
+	       "  -l, --loss P          loss probability per frame\n"
+	       "  -b, --burst P:LEN     a loss starts a burst of LEN frames with probability P\n"
+	       "  -r, --reorder P:NS    hold a frame back by NS with probability P\n"
+	       "  -u, --dup P           duplicate a frame with probability P\n"
+	       "  -c, --corrupt P       flip one byte (bad ICRC) with probability P\n"
+	       "  -D, --delay NS        one-way delay (default 2000)\n"
+	       "  -j, --jitter NS       extra random delay\n"
+	       "  -R, --rate BPS        link rate in bit/s\n"
+	       "  -L, --link-mtu N      drop frames with more IP bytes\n"
+	       "  -t, --timeout N       local ACK timeout exponent (default 12)\n"
+	       "  -w, --pcap FILE       write every frame sent to FILE\n"
+	       "  -v, --verbose         one line per completion\n");
+}
+
+static int
+run_workload(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "seed", 1, NULL, 's' }, { "ops", 1, NULL, 'o' }, { "max-size", 1, NULL, 'm' },
+		{ "op-mix", 1, NULL, 'O' }, { "mtu", 1, NULL, 'M' }, { "depth", 1, NULL, 'd' },
+		{ "loss", 1, NULL, 'l' }, { "burst", 1, NULL, 'b' }, { "reorder", 1, NULL, 'r' },
+		{ "dup", 1, NULL, 'u' }, { "corrupt", 1, NULL, 'c' }, { "delay", 1, NULL, 'D' },
+		{ "jitter", 1, NULL, 'j' }, { "rate", 1, NULL, 'R' }, { "link-mtu", 1, NULL, 'L' },
+		{ "timeout", 1, NULL, 't' }, { "pcap", 1, NULL, 'w' }, { "verbose", 0, NULL, 'v' },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 1, .ops = 1000, .max_size = 65536, .impair = { .delay_ns = 2000 },
+	};
+	struct rk_sim_wl_result r;
+	struct pcap_out pcap = { 0 };
+	const char *pcap_path = NULL;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
+		case 'o': cfg.ops = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'm': cfg.max_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'O': cfg.opmask = parse_ops(optarg); break;
+		case 'M': {
+			unsigned long m = strtoul(optarg, NULL, 0);
+
+			cfg.mtu = m == 256 ? RK_MTU_256 : m == 512 ? RK_MTU_512 : m == 1024 ?
+				  RK_MTU_1024 : m == 2048 ? RK_MTU_2048 : m == 4096 ? RK_MTU_4096 : 0;
+			if (cfg.mtu == 0) {
+				fprintf(stderr, "rk-sim: MTU must be 256, 512, 1024, 2048 or 4096\n");
+				return 2;
+			}
+			break;
+		}
+		case 'd': cfg.depth = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'l': cfg.impair.loss = strtod(optarg, NULL); break;
+		case 'b':
+			cfg.impair.burst = strtod(optarg, NULL);
+			cfg.impair.burst_len = strchr(optarg, ':') ?
+					       (uint32_t)strtoul(strchr(optarg, ':') + 1, NULL, 0) : 4;
+			break;
+		case 'r':
+			cfg.impair.reorder = strtod(optarg, NULL);
+			cfg.impair.reorder_ns = strchr(optarg, ':') ?
+						strtoull(strchr(optarg, ':') + 1, NULL, 0) : 10000;
+			break;
+		case 'u': cfg.impair.dup = strtod(optarg, NULL); break;
+		case 'c': cfg.impair.corrupt = strtod(optarg, NULL); break;
+		case 'D': cfg.impair.delay_ns = strtoull(optarg, NULL, 0); break;
+		case 'j': cfg.impair.jitter_ns = strtoull(optarg, NULL, 0); break;
+		case 'R': cfg.impair.rate_bps = strtoull(optarg, NULL, 0); break;
+		case 'L': cfg.impair.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 't': cfg.timeout = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'w': pcap_path = optarg; break;
+		case 'v': cfg.log = log_line; break;
+		case 'h': usage(); return 0;
+		default: usage(); return 2;
+		}
+	}
+	if (pcap_path != NULL) {
+		if ((rc = pcap_open(&pcap, pcap_path)) != 0) {
+			fprintf(stderr, "rk-sim: %s: %s\n", pcap_path, strerror(-rc));
+			return 1;
+		}
+		cfg.tap = pcap_tap;
+		cfg.tap_ctx = &pcap;
+	}
+	printf("workload:    seed %" PRIu64 ", %u operations, sizes 0..%u, loss %g, burst %g:%u, "
+	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns\n", cfg.seed, cfg.ops,
+	       cfg.max_size, cfg.impair.loss, cfg.impair.burst, cfg.impair.burst_len,
+	       cfg.impair.reorder, cfg.impair.dup, cfg.impair.corrupt, cfg.impair.delay_ns);
+	rc = rk_sim_wl_run(&cfg, &r);
+	print_result(&r, rc);
+	if (pcap.f != NULL) {
+		fclose(pcap.f);
+		printf("pcap:        %" PRIu64 " frames written to %s\n", pcap.frames, pcap_path);
+	}
+	return rc == 0 ? 0 : 1;
+}
+
+/* ---------------------------------------------------------------- bench */
+
+static double
+wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct bside {
+	struct rk_ib_dev *dev;
+	struct rk_ib_pd *pd;
+	struct rk_ib_cq *cq;
+	struct rk_ib_qp *qp;
+	struct rk_ib_mr *mr;
+	uint8_t *mem;
+};
+
+static struct bside bs[2];
+
+static void
+deliver(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct rk_pkt pkt;
+
+	if (rk_pkt_parse(&pkt, frame, len, len, RK_LINK_ETHERNET, NULL) == 0)
+		rk_ib_rx(((struct bside *)ctx)->dev, &pkt, 0);
+}
+
+static void
+bench_setup(size_t mem, enum rk_mtu mtu)
+{
+	for (int i = 0; i < 2; i++) {
+		struct rk_ib_dev_attr da = { .ip_version = 4, .key_seed = 7 + (uint64_t)i };
+		struct rk_ib_qp_init_attr qa = {
+			.qp_type = RK_QPT_RC,
+			.cap = { .max_send_wr = 64, .max_recv_wr = 256, .max_send_sge = 1,
+				 .max_recv_sge = 1 },
+		};
+
+		da.mac[5] = (uint8_t)(i + 1);
+		da.ip[10] = da.ip[11] = 0xff;
+		da.ip[15] = (uint8_t)(i + 1);
+		bs[i].dev = rk_ib_dev_create(&da);
+		bs[i].pd = rk_ib_pd_alloc(bs[i].dev);
+		bs[i].cq = rk_ib_cq_create(bs[i].dev, 1024);
+		qa.send_cq = qa.recv_cq = bs[i].cq;
+		bs[i].qp = rk_ib_qp_create(bs[i].pd, &qa);
+		bs[i].mem = calloc(1, mem);
+		bs[i].mr = rk_ib_mr_reg(bs[i].pd, bs[i].mem, mem,
+					RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT,
+					.qp_access_flags = RK_ACCESS_REMOTE_WRITE };
+
+		rk_ib_qp_modify(bs[i].qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+				RK_QP_ACCESS_FLAGS);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTR;
+		a.path_mtu = mtu;
+		a.dest_qp_num = rk_ib_qp_num(bs[i ^ 1].qp);
+		a.max_dest_rd_atomic = 1;
+		a.ah_attr.dmac[5] = (uint8_t)(2 - i);
+		rk_ib_qp_modify(bs[i].qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				RK_QP_MIN_RNR_TIMER);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTS;
+		a.timeout = 14;
+		a.retry_cnt = 7;
+		a.max_rd_atomic = 1;
+		rk_ib_qp_modify(bs[i].qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+				RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	}
+}
+
+static void
+bench_teardown(void)
+{
+	for (int i = 0; i < 2; i++) {
+		rk_ib_dev_destroy(bs[i].dev);
+		free(bs[i].mem);
+	}
+}
+
+/* Post n operations (keeping 32 outstanding); returns wall seconds. */
+static double
+bench_run(enum rk_wr_opcode op, uint32_t len, uint64_t n)
+{
+	uint64_t posted = 0, done = 0;
+	struct rk_wc wc[64];
+	double t0 = wall();
+
+	if (op == RK_WR_SEND)
+		for (int i = 0; i < 256; i++) {
+			struct rk_sge sge = { (uint64_t)(uintptr_t)bs[1].mem, len,
+					      rk_ib_mr_lkey(bs[1].mr) };
+			struct rk_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+			const struct rk_recv_wr *bad;
+
+			rk_ib_post_recv(bs[1].qp, &wr, &bad);
+		}
+	while (done < n) {
+		int k;
+
+		while (posted < n && posted - done < 32) {
+			struct rk_sge sge = { (uint64_t)(uintptr_t)bs[0].mem, len,
+					      rk_ib_mr_lkey(bs[0].mr) };
+			struct rk_send_wr wr = {
+				.wr_id = posted, .sg_list = &sge, .num_sge = 1, .opcode = op,
+				.send_flags = RK_SEND_SIGNALED,
+			};
+			const struct rk_send_wr *bad;
+
+			wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)bs[1].mem;
+			wr.wr.rdma.rkey = rk_ib_mr_rkey(bs[1].mr);
+			if (rk_ib_post_send(bs[0].qp, &wr, &bad) != 0)
+				break;
+			posted++;
+		}
+		rk_ib_poll_tx(bs[0].dev, 0, deliver, &bs[1], 1024);
+		rk_ib_poll_tx(bs[1].dev, 0, deliver, &bs[0], 1024);
+		while ((k = rk_ib_cq_poll(bs[0].cq, 64, wc)) > 0)
+			for (int i = 0; i < k; i++) {
+				if (wc[i].status != RK_WC_SUCCESS) {
+					fprintf(stderr, "bench: completion error %d\n", wc[i].status);
+					exit(1);
+				}
+				done++;
+			}
+		if (op == RK_WR_SEND)
+			while ((k = rk_ib_cq_poll(bs[1].cq, 64, wc)) > 0)
+				for (int i = 0; i < k; i++) {
+					struct rk_sge sge = { (uint64_t)(uintptr_t)bs[1].mem, len,
+							      rk_ib_mr_lkey(bs[1].mr) };
+					struct rk_recv_wr wr = { .wr_id = 1, .sg_list = &sge,
+								 .num_sge = 1 };
+					const struct rk_recv_wr *bad;
+
+					rk_ib_post_recv(bs[1].qp, &wr, &bad);
+				}
+	}
+	return wall() - t0;
+}
+
+/* The floor of one packet: one memcpy of its payload and two CRC passes over it. */
+static double
+floor_run(uint32_t mtu, uint32_t hdr, uint64_t pkts)
+{
+	static uint8_t src[4096], pkt[4096 + 128];
+	volatile uint32_t sink = 0;
+	double t0 = wall();
+
+	for (uint64_t i = 0; i < pkts; i++) {
+		memcpy(pkt + hdr, src, mtu);
+		sink ^= rk_crc32(pkt, hdr + mtu);
+		sink ^= rk_crc32(pkt, hdr + mtu);
+	}
+	(void)sink;
+	return wall() - t0;
+}
+
+static int
+run_bench(int argc, char **argv)
+{
+	uint64_t n = 20000;
+	double t, tf;
+	uint32_t len = 65536, mtu = 4096;
+
+	if (argc > 2 && strcmp(argv[1], "-n") == 0)
+		n = strtoull(argv[2], NULL, 0);
+	bench_setup(1u << 20, RK_MTU_4096);
+	(void)bench_run(RK_WR_RDMA_WRITE, len, n / 10);         /* warm up */
+	t = bench_run(RK_WR_RDMA_WRITE, len, n);
+	tf = floor_run(mtu, 14 + 20 + 8 + 28, n * (len / mtu));
+	printf("RC WRITE 64 KiB, requester + responder, no I/O: %.0f MB/s (%.2f us/op)\n",
+	       (double)n * len / t / 1e6, t / (double)n * 1e6);
+	printf("floor (1 memcpy + 2 ISA-L CRC passes per packet): %.0f MB/s\n",
+	       (double)n * len / tf / 1e6);
+	printf("ratio to floor: %.2f (target >= 0.5)\n", tf / t);
+	bench_teardown();
+	if (getenv("RK_BENCH_WRITE_ONLY") != NULL)
+		return 0;
+
+	bench_setup(1u << 16, RK_MTU_1024);
+	(void)bench_run(RK_WR_SEND, 64, n * 5 / 10);
+	t = bench_run(RK_WR_SEND, 64, n * 5);
+	printf("64 B SEND: %.0f messages/s on one core (requester + responder)\n",
+	       (double)n * 5 / t);
+	printf("QP state: %zu bytes (target <= 4096)\n", rk_ib_qp_state_size(bs[0].qp));
+	bench_teardown();
+	return 0;
+}
+
+/* --------------------------------------------------------------- matrix */
+
+static int
+run_matrix(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		struct rk_sim_impair imp;
+		uint32_t max_size;
+	} cells[] = {
+		{ "loss 0", { .delay_ns = 2000 }, 1u << 20 },
+		{ "loss 0.1%", { .loss = 0.001, .delay_ns = 2000 }, 1u << 20 },
+		{ "loss 1%", { .loss = 0.01, .delay_ns = 2000 }, 1u << 20 },
+		{ "loss 5%", { .loss = 0.05, .delay_ns = 2000 }, 1u << 18 },
+		{ "loss 20%", { .loss = 0.20, .delay_ns = 2000 }, 1u << 16 },
+		{ "reorder 5%", { .reorder = 0.05, .reorder_ns = 20000, .delay_ns = 2000 }, 1u << 20 },
+		{ "dup 5%", { .dup = 0.05, .delay_ns = 2000 }, 1u << 20 },
+		{ "corrupt 2%", { .corrupt = 0.02, .delay_ns = 2000 }, 1u << 20 },
+	};
+	uint32_t ops = 100000;
+	int fails = 0;
+
+	if (argc > 2 && strcmp(argv[1], "-o") == 0)
+		ops = (uint32_t)strtoul(argv[2], NULL, 0);
+	printf("%-12s %8s %14s %12s %10s %s\n", "cell", "ops", "bytes", "virtual s", "Gbit/s",
+	       "result");
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+		struct rk_sim_wl_cfg cfg = {
+			.seed = 1 + i, .ops = ops, .max_size = cells[i].max_size,
+			.impair = cells[i].imp, .timeout = 10, .window = 64,
+		};
+		struct rk_sim_wl_result r;
+		int rc = rk_sim_wl_run(&cfg, &r);
+		double s = (double)r.virtual_ns / 1e9;
+
+		printf("%-12s %8" PRIu64 " %14" PRIu64 " %12.4f %10.3f %s\n", cells[i].name,
+		       r.completed, r.payload_bytes, s,
+		       s > 0 ? (double)r.payload_bytes * 8 / s / 1e9 : 0.0,
+		       rc == 0 ? "ok" : r.first_error);
+		fails += rc != 0;
+	}
+	return fails ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "bench") == 0)
+		return run_bench(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "matrix") == 0)
+		return run_matrix(argc - 1, argv + 1);
+	return run_workload(argc, argv);
+}
