@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # Build what the benchmarks need and run them all: bench_icrc (ICRC verify
-# rate against ISA-L) and bench_inspect.sh (rk-inspect against a bare
-# libpcap loop and tshark), then print one summary block of ratios with
+# rate against ISA-L), bench_inspect.sh (rk-inspect against a bare libpcap
+# loop and tshark) and bench_rc.sh (the RC engine and the impairment matrix
+# through rk-sim), then print one summary block of ratios with
 # their targets and PASS/BELOW markers. Not a test: exit status is 0 unless
 # a benchmark could not run, whatever the ratios.
 #
@@ -16,6 +17,7 @@
 #   --tshark-size SIZE tshark on a prefix of the capture (default all)
 #   --time SECONDS     length of one bench_icrc measurement (default 1)
 #   --reps N           minimum rounds per reader in bench_inspect.sh (default 3)
+#   --rc-ops N         operations per impairment-matrix cell (default 100000)
 #   CAPTURE            reuse a capture instead of generating one
 
 set -u
@@ -28,6 +30,7 @@ size=1G
 tshark_size=all
 icrc_time=1
 reps=3
+rc_ops=100000
 capture=
 
 while [ $# -gt 0 ]; do
@@ -38,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--tshark-size) tshark_size=$2; shift 2 ;;
 	--time) icrc_time=$2; shift 2 ;;
 	--reps) reps=$2; shift 2 ;;
+	--rc-ops) rc_ops=$2; shift 2 ;;
 	-h|--help) sed -n '3,/^#   CAPTURE/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-bench: unknown option $1" >&2; exit 2 ;;
 	*) capture=$1; shift ;;
@@ -57,6 +61,10 @@ if [ "$do_build" = 1 ]; then
 		exit 2
 	}
 	# rk-inspect is optional: bench_inspect.sh reports it missing.
+	ninja -C "$build" tools/rk-sim/rk-sim || {
+		echo "run-bench: build of rk-sim failed" >&2
+		exit 2
+	}
 	ninja -C "$build" tools/rk-inspect >/dev/null 2>&1 ||
 		echo "run-bench: rk-inspect did not build; measuring without it"
 fi
@@ -73,6 +81,10 @@ echo "==== bench_inspect.sh"
 set -- --build-dir "$build" --size "$size" --tshark-size "$tshark_size" --reps "$reps" ${capture:+"$capture"}
 "$here/bench_inspect.sh" "$@" | tee -a "$log" | grep -v '^@'
 grep -q '^@result libpcap_loop' "$log" || status=1
+
+echo "==== bench_rc.sh"
+"$here/bench_rc.sh" "$build/tools/rk-sim/rk-sim" "$rc_ops" | tee -a "$log" | grep -v '^@'
+grep -q '^@result rc_write64k_vs_floor' "$log" || status=1
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -102,6 +114,11 @@ BEGIN {
 	label["libpcap_loop_gbps"] = "libpcap loop, GB/s of CPU time"
 	label["libpcap_loopbuf_gbps"] = "  with a 1 MiB stdio buffer, GB/s"
 	label["tshark_gbps"] = "tshark, GB/s of CPU time"
+	label["rc_write64k_vs_floor"] = "RC WRITE 64 KiB no I/O / memcpy+2 CRC floor"
+	label["rc_send64_msgs_per_s"] = "64 B SEND messages/s, one core"
+	label["rc_qp_state_bytes"] = "one RC QP state, bytes"
+	label["rc_matrix_cells_ok"] = "impairment matrix cells fully correct"
+	label["rc_matrix_cells"] = "  of cells run"
 	n = 0
 }
 /^@result / {
@@ -117,6 +134,8 @@ BEGIN {
 		mark = (val + 0 >= tgt + 0) ? "PASS" : "BELOW"
 	else if (op == "<")
 		mark = (val + 0 < tgt + 0) ? "PASS" : "OVER"
+	else if (op == "<=")
+		mark = (val + 0 <= tgt + 0) ? "PASS" : "OVER"
 	else if (op == "==")
 		mark = (val + 0 == tgt + 0) ? "PASS" : "FAIL"
 	t = op == "-" ? "" : "target " op " " tgt

@@ -1,0 +1,55 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# Frames the simulator writes pass rk-inspect with zero findings and dissect
+# in tshark with no malformed packet and no error-level expert item.
+# usage: sim_pcap_check.sh RK_SIM RK_INSPECT
+set -u
+sim=$1
+rk=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+skip=0
+
+run() { # name, rk-sim options...
+	name=$1
+	shift
+	if ! "$sim" -O all -w "$tmp/$name.pcap" "$@" >"$tmp/$name.log" 2>&1; then
+		echo "FAIL $name: rk-sim: $(tail -3 "$tmp/$name.log")"
+		fail=$((fail + 1))
+		return
+	fi
+	out=$("$rk" -j --fail-on-findings "$tmp/$name.pcap")
+	rc=$?
+	nf=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()), d["totals"]["rdma_frames"])')
+	if [ $rc -ne 0 ] || [ "${nf%% *}" != 0 ] || [ "${nf#* }" = 0 ]; then
+		echo "FAIL $name: rk-inspect exit $rc, findings/frames $nf"
+		fail=$((fail + 1))
+		return
+	fi
+	if ! command -v tshark >/dev/null; then
+		echo "skip $name tshark: not installed"
+		skip=$((skip + 1))
+	else
+		# Wireshark's RPC-over-RDMA heuristic guesses at SEND payloads
+		# (random bytes here); the RoCE headers are what is checked.
+		bad=$(tshark -n -r "$tmp/$name.pcap" --disable-heuristic rpcordma \
+			-Y '_ws.malformed || _ws.expert.severity == error' 2>/dev/null | wc -l)
+		if [ "$bad" != 0 ]; then
+			echo "FAIL $name: tshark: $bad malformed or error frames"
+			fail=$((fail + 1))
+			return
+		fi
+	fi
+	echo "ok   $name: ${nf#* } RDMA frames, 0 findings"
+	pass=$((pass + 1))
+}
+
+run clean -o 300 -s 3
+run loss1 -o 300 -s 4 -l 0.01
+run reorder_dup -o 300 -s 5 -r 0.05:20000 -u 0.05
+run mtu4096 -o 200 -s 6 -M 4096 -m 262144
+run mtu256 -o 200 -s 7 -M 256 -m 8192
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
