@@ -7,6 +7,12 @@
  * Both come in a chainable form: start from the value of rk_crc32_init()
  * (or rk_crc32c_init()), feed any number of pieces through update, and
  * finish with final. The one-shot forms equal init+update+final.
+ *
+ * The running states differ because the ISA-L functions do: crc32_gzip_refl
+ * inverts on entry and exit, so its state is the finished CRC-32 of the bytes
+ * so far (final is the identity); crc32_iscsi works on the raw register, so
+ * the CRC32c state starts at all ones and final inverts it. Treat both as
+ * opaque between init and final.
  */
 #ifndef RK_CRC_H
 #define RK_CRC_H

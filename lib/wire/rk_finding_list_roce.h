@@ -27,6 +27,9 @@ RK_FINDING(RK_F_IPV4_FRAGMENT, "ipv4.fragment", RK_SEV_ERROR,
 RK_FINDING(RK_F_UDP_LEN, "udp.length.mismatch", RK_SEV_ERROR,
 	   "IBTA Vol1 A17 CA17-21",
 	   "UDP length does not match the IP payload length")
+RK_FINDING(RK_F_TCP_HDR_BAD, "tcp.header.bad", RK_SEV_ERROR,
+	   "RFC 9293 3.1",
+	   "TCP data offset below 5 words or past the end of the IP payload")
 RK_FINDING(RK_F_BTH_TOO_SHORT, "bth.headers.too_short", RK_SEV_ERROR,
 	   "IBTA Vol1 9.2, A17.3",
 	   "packet shorter than the BTH, the extended headers its opcode needs and the ICRC")

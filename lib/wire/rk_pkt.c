@@ -387,7 +387,7 @@ parse_udp_tcp(struct parse_ctx *c, uint32_t off, uint32_t end)
 			return;
 		doff = (uint32_t)(pkt->frame[off + 12] >> 4) * 4;
 		if (doff < 20 || off + doff > end) {
-			finding(pkt, RK_F_IP_HDR_BAD, off + 12);
+			finding(pkt, RK_F_TCP_HDR_BAD, off + 12);
 			return;
 		}
 		pkt->layers |= RK_L_TCP;

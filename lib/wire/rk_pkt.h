@@ -100,7 +100,9 @@ struct rk_pkt {
 	uint32_t l3_off;        /**< IPv4/IPv6 header (RoCEv2) or GRH (v1, IB) */
 	uint32_t l3_len;        /**< IP header length */
 	uint8_t ip_version;     /**< 4 or 6; 0 when no IP */
-	uint8_t dscp, ecn, ttl; /**< ECN: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE */
+	/* IPv4 DSCP/TTL, or the IPv6 header's / GRH's traffic class (upper 6
+	 * bits) and Hop Limit (HopLmt). ECN: 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE. */
+	uint8_t dscp, ecn, ttl;
 	uint8_t ip_proto;
 	uint32_t flow_label;
 	uint8_t src_ip[16], dst_ip[16]; /**< IPv4 as ::ffff:a.b.c.d (also GIDs of GRH) */
@@ -174,8 +176,10 @@ const uint8_t *rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h);
  * and everything up to the ICRC.
  * @param ip       first byte of the IPv4 or IPv6 header
  * @param len      bytes from @p ip to the ICRC (exclusive)
- * @return the CRC value, to be stored least significant byte first, or 0
- *         when the header is too short or not IPv4/IPv6.
+ * @return the CRC value, to be stored least significant byte first. For a
+ *         header shorter than @p len allows, or not IPv4/IPv6, it returns 0
+ *         without reading past @p len; 0 is also a possible CRC, so callers
+ *         check the lengths first (rk_pkt_parse does).
  */
 uint32_t rk_rocev2_icrc(const uint8_t *ip, uint32_t len);
 
@@ -187,11 +191,18 @@ uint32_t rk_rocev2_icrc(const uint8_t *ip, uint32_t len);
  * @param hdr      first byte of the LRH (@p lrh true) or GRH (@p lrh false)
  * @param len      bytes from @p hdr to the ICRC (exclusive)
  * @param lrh      whether @p hdr starts with an LRH
- * @return the CRC value, or 0 when the headers do not fit in @p len.
+ * @return the CRC value, or 0 (also a possible CRC: check lengths first)
+ *         when the headers do not fit in @p len.
  */
 uint32_t rk_ib_icrc(const uint8_t *hdr, uint32_t len, bool lrh);
 
-/** Store the correct ICRC into a parsed RoCEv2/v1/IB packet (frame must be writable). */
+/**
+ * Store the correct ICRC into a parsed RoCEv2, RoCEv1 or native IB packet.
+ * @param pkt    the packet as parsed from @p frame (offsets are taken from it)
+ * @param frame  the same bytes, writable
+ * @return 0, or -EINVAL when @p pkt has no BTH, no ICRC or an ICRC outside
+ *         the captured bytes.
+ */
 int rk_pkt_fix_icrc(struct rk_pkt *pkt, uint8_t *frame);
 
 /** Name of a packet kind: "RoCEv2", "RoCEv1", "IB", "TCP", "PAUSE", "PFC", "other". */

@@ -3,19 +3,21 @@
  * @file rk_xeth.h
  * IBA extended transport headers (IBTA Vol1 9.3), big-endian on the wire:
  *
- *  RDETH  4 B  Resv8 | EECnxt(24)                            (RD; recognised)
- *  DETH   8 B  Q_Key(32) | Resv8 | SrcQP(24)                 9.3.3
- *  XRCETH 4 B  Resv8 | XRCSRQ(24)                            (XRC)
- *  RETH  16 B  VA(64) | R_Key(32) | DMALen(32)               9.3.4
- *  AtomicETH 28 B  VA(64) | R_Key(32) | SwapAddData(64) | CompareData(64)  9.3.5
- *  AETH   4 B  Syndrome(8) | MSN(24)                         9.3.6
- *  AtomicAckETH 8 B  OrigRemDt(64)                           9.3.7
- *  ImmDt  4 B  Immediate data (32)                           9.3.8
- *  IETH   4 B  R_Key to invalidate (32)                      9.3.9
+ *  RDETH  4 B  Resv8 | EECnxt(24)                            9.3.1 (RD; recognised)
+ *  DETH   8 B  Q_Key(32) | Resv8 | SrcQP(24)                 9.3.2
+ *  XRCETH 4 B  Resv8 | XRCSRQ(24)                            (XRC annex)
+ *  RETH  16 B  VA(64) | R_Key(32) | DMALen(32)               9.3.3
+ *  AtomicETH 28 B  VA(64) | R_Key(32) | SwapAddData(64) | CompareData(64)  9.3.4
+ *  AETH   4 B  Syndrome(8) | MSN(24)                         9.3.5
+ *  AtomicAckETH 8 B  OrigRemDt(64)                           9.3.6
+ *  ImmDt  4 B  Immediate data (32)                           9.3.7
+ *  IETH   4 B  R_Key to invalidate (32)                      9.3.8
  *  FETH   4 B  FLUSH extended header (IBTA 1.5), kept as one word
  *  CNP   16 B  reserved bytes after the BTH of opcode 0x81   A17.9.3
  *
- * Section numbers inside 9.3 are as commonly cited (verify against Vol1).
+ * Section numbers inside 9.3 follow the order of Vol1 1.2.1 (verify §); the
+ * field tables (rk_*_desc) cite the same numbers. Short prefixes: atmeth is
+ * the AtomicETH, atmack the AtomicAckETH.
  */
 #ifndef RK_XETH_H
 #define RK_XETH_H
@@ -85,7 +87,7 @@ static inline void rk_deth_set_src_qp(uint8_t *h, uint32_t v) { rk_put_be24(h + 
 static inline uint32_t rk_rdeth_ee_cnxt(const uint8_t *h) { return rk_get_be24(h + 1); }
 static inline uint32_t rk_xrceth_xrc_srq(const uint8_t *h) { return rk_get_be24(h + 1); }
 
-/* AETH syndrome (IBTA Vol1 9.3.6 (verify §)): bits 6:5 select the type. */
+/* AETH syndrome (IBTA Vol1 9.3.5 (verify §)): bits 6:5 select the type. */
 #define RK_AETH_TYPE_MASK 0x60
 #define RK_AETH_TYPE_ACK 0x00
 #define RK_AETH_TYPE_RNR_NAK 0x20
@@ -117,6 +119,7 @@ enum rk_aeth_kind rk_aeth_kind(uint8_t syndrome);
 /**
  * Credits (receive WQEs) a 5-bit ACK credit code stands for, IBTA Vol1 9.7.7.2
  * (verify §); the table doubles every two codes: 0,1,2,3,4,6,8,12,...,32768.
+ * Only the low 5 bits of @p code are used.
  * @return credits, or -1 for code 0x1F (credits not tracked).
  */
 int32_t rk_aeth_credits(uint8_t code);
@@ -127,10 +130,14 @@ uint8_t rk_aeth_credit_code(uint32_t credits);
 /**
  * Minimum RNR wait of a 5-bit RNR NAK timer code, in ns (IBTA Vol1 9.7.5.2.8
  * table (verify §)): code 0 is 655.36 ms, 1 is 0.01 ms, up to 31 = 491.52 ms.
+ * Only the low 5 bits of @p code are used (the AETH field is 5 bits wide).
  */
 uint64_t rk_rnr_timer_ns(uint8_t code);
 
-/** Local ACK timeout 4.096 us * 2^timeout in ns; 0 (infinite) for timeout 0. */
+/**
+ * Local ACK timeout 4.096 us * 2^timeout in ns; 0 (infinite) for timeout 0.
+ * Only the low 5 bits of @p timeout are used (the QP attribute is 5 bits).
+ */
 uint64_t rk_local_ack_timeout_ns(uint8_t timeout);
 
 /** Name of a NAK code ("PSN sequence error", ...); "reserved" for 5..31. */

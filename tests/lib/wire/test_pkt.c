@@ -347,6 +347,27 @@ test_ipv4_rules(void **state)
 }
 
 static void
+test_tcp_data_offset(void **state)
+{
+	uint8_t f[80] = { 0 };
+	struct rk_pkt p;
+
+	(void)state;
+	rk_put_be16(f + 12, 0x0800);
+	f[14] = 0x45;
+	rk_put_be16(f + 16, 20 + 20);
+	f[14 + 9] = 6;
+	f[34 + 12] = 0x50; /* data offset 5 words: fine */
+	assert_int_equal(rk_pkt_parse(&p, f, 60, 60, RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.kind, RK_PKT_TCP);
+	assert_int_equal(p.findings.count, 0);
+	f[34 + 12] = 0x40; /* 4 words: below the minimum */
+	expect_findings(f, 60, 60, 1, RK_F_TCP_HDR_BAD);
+	f[34 + 12] = 0xf0; /* 15 words: past the IP payload */
+	expect_findings(f, 60, 60, 1, RK_F_TCP_HDR_BAD);
+}
+
+static void
 test_pause_and_pfc(void **state)
 {
 	uint8_t f[60] = { 0x01, 0x80, 0xc2, 0, 0, 0x01, 2, 0, 0, 0, 0, 1, 0x88, 0x08 };
@@ -560,6 +581,7 @@ main(void)
 		cmocka_unit_test(test_headers_too_short_for_opcode),
 		cmocka_unit_test(test_payload_rules),
 		cmocka_unit_test(test_ipv4_rules),
+		cmocka_unit_test(test_tcp_data_offset),
 		cmocka_unit_test(test_pause_and_pfc),
 		cmocka_unit_test(test_header_round_trip_every_opcode),
 		cmocka_unit_test(test_build_pause_pfc),
