@@ -21,6 +21,7 @@ enum rk_comp_state {
 	RK_COMP_ST_NAK_FATAL,
 	RK_COMP_ST_RETRY,
 	RK_COMP_ST_BAD_RESP,
+	RK_COMP_ST_LOC_PROT,
 	RK_COMP_ST_DROP,
 	RK_COMP_ST_DONE,
 	RK_COMP_ST_COUNT
@@ -37,6 +38,7 @@ const char *const rk_comp_state_name[RK_COMP_ST_COUNT] = {
 	[RK_COMP_ST_NAK_FATAL] = "NAK_FATAL",
 	[RK_COMP_ST_RETRY] = "RETRY",
 	[RK_COMP_ST_BAD_RESP] = "BAD_RESP",
+	[RK_COMP_ST_LOC_PROT] = "LOC_PROT",
 	[RK_COMP_ST_DROP] = "DROP",
 	[RK_COMP_ST_DONE] = "DONE",
 };
@@ -187,9 +189,9 @@ chk_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
 		case RK_AETH_NAK_INVALID_REQUEST:
 		case RK_AETH_NAK_REMOTE_ACCESS_ERR:
 		case RK_AETH_NAK_REMOTE_OP_ERR:
-		case RK_AETH_NAK_INVALID_RD_REQUEST:
 			return RK_COMP_ST_NAK_FATAL;
 		default:
+			/* T4: code 4 (invalid RD request) is RD only; 4..31 are reserved on RC. */
 			return RK_COMP_ST_DROP;
 		}
 	default:
@@ -229,17 +231,24 @@ do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 	want = w->length - off < qp->pmtu ? w->length - off : qp->pmtu;
 	if (c->opcode != expect || plen != want)
 		return RK_COMP_ST_BAD_RESP;
-	/* Scatter into the SGEs. */
+	/* FIRST, LAST and ONLY carry an AETH: a NAK there is no data. */
+	if (rk_pkt_xeth(c->pkt, RK_HDR_AETH) != NULL && rk_aeth_kind(c->syndrome) != RK_AETH_ACK)
+		return RK_COMP_ST_BAD_RESP;
+	/* Scatter into the SGEs, looked up again: the MR may be gone. */
 	src = c->pkt->frame + c->pkt->payload_off;
 	for (uint32_t i = 0; plen > 0 && i < (uint32_t)w->wr.num_sge; i++) {
 		uint32_t sl = w->sge[i].length, n;
+		uint8_t *dst;
 
 		if (off >= sl) {
 			off -= sl;
 			continue;
 		}
 		n = sl - off < plen ? sl - off : plen;
-		memcpy(w->ptr[i] + off, src, n);
+		dst = rk_req_sge_ptr(qp, w, i, off, n, RK_ACCESS_LOCAL_WRITE);
+		if (dst == NULL)
+			return RK_COMP_ST_LOC_PROT;
+		memcpy(dst, src, n);
 		src += n;
 		plen -= n;
 		off = 0;
@@ -256,14 +265,20 @@ do_atomic(struct rk_ib_qp *qp, struct comp_ctx *c)
 	const uint8_t *h = rk_pkt_xeth(c->pkt, RK_HDR_ATMACK);
 	struct sq_wqe *w;
 	uint64_t orig;
+	uint8_t *dst;
 
 	if (!retire(qp, c, c->psn, false))
 		return RK_COMP_ST_RETRY;
 	w = head_wqe(qp);
 	if (w == NULL || !wr_is_atomic(w->wr.opcode) || w->first_psn != c->psn || h == NULL)
 		return RK_COMP_ST_DROP;
+	if (rk_aeth_kind(c->syndrome) != RK_AETH_ACK)
+		return RK_COMP_ST_BAD_RESP;
+	dst = rk_req_sge_ptr(qp, w, 0, 0, sizeof(orig), RK_ACCESS_LOCAL_WRITE);
+	if (dst == NULL)
+		return RK_COMP_ST_LOC_PROT;
 	orig = rk_atmack_orig_rem_dt(h);
-	memcpy(w->ptr[0], &orig, sizeof(orig));
+	memcpy(dst, &orig, sizeof(orig));
 	advance_psn(qp, c, rk_psn_add(c->psn, 1));
 	retire_head(qp, w, RK_WC_SUCCESS);
 	return RK_COMP_ST_DONE;
@@ -346,6 +361,12 @@ do_rnr(struct rk_ib_qp *qp, struct comp_ctx *c)
 	return RK_COMP_ST_DONE;
 }
 
+/*
+ * Class C NAK (RETRY-FATAL-01): the error belongs to the WQE owning the
+ * NAK's PSN. WQEs before it were executed: SEND/WRITE are acknowledged by
+ * the NAK; a READ/ATOMIC whose response did not arrive first can no longer
+ * be answered (the responder is in ERR), so it is flushed, not blamed.
+ */
 static enum rk_comp_state
 do_nak_fatal(struct rk_ib_qp *qp, struct comp_ctx *c)
 {
@@ -353,10 +374,12 @@ do_nak_fatal(struct rk_ib_qp *qp, struct comp_ctx *c)
 		[RK_AETH_NAK_INVALID_REQUEST] = RK_WC_REM_INV_REQ_ERR,
 		[RK_AETH_NAK_REMOTE_ACCESS_ERR] = RK_WC_REM_ACCESS_ERR,
 		[RK_AETH_NAK_REMOTE_OP_ERR] = RK_WC_REM_OP_ERR,
-		[RK_AETH_NAK_INVALID_RD_REQUEST] = RK_WC_REM_INV_RD_REQ_ERR,
 	};
+	struct sq_wqe *w;
 
-	(void)retire(qp, c, c->psn, false);
+	while ((w = head_wqe(qp)) != NULL && rk_psn_diff(w->last_psn, c->psn) < 0)
+		retire_head(qp, w, wr_is_rd_atomic(w->wr.opcode) ? RK_WC_WR_FLUSH_ERR :
+								   RK_WC_SUCCESS);
 	comp_error(qp, st[c->syndrome & RK_AETH_VALUE_MASK]);
 	c->progress = false;
 	return RK_COMP_ST_DONE;
@@ -427,6 +450,12 @@ rk_comp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 			break;
 		case RK_COMP_ST_BAD_RESP:
 			comp_error(qp, RK_WC_BAD_RESP_ERR);
+			c.progress = false;
+			next = RK_COMP_ST_DONE;
+			break;
+		case RK_COMP_ST_LOC_PROT:
+			/* The response's target MR was deregistered: nothing written. */
+			comp_error(qp, RK_WC_LOC_PROT_ERR);
 			c.progress = false;
 			next = RK_COMP_ST_DONE;
 			break;

@@ -21,6 +21,41 @@
  *
  * Errors are negative errno values; protocol outcomes (AETH syndromes, work
  * completion statuses) are data, never C errors.
+ *
+ * Memory and deregistration: the engine keeps no host address of
+ * registered memory between packets. Every use (a WRITE or SEND packet's
+ * payload, each READ response, each requester (re)transmission, each READ
+ * response or ATOMIC result landing locally) looks the L_Key or R_Key up
+ * again, and rk_ib_mr_dereg clears the key at once. So after
+ * rk_ib_mr_dereg returns the engine never touches the region
+ * (ibv_dereg_mr semantics), and the transfers that needed it fail:
+ *   - a WRITE continuing into it: NAK-RACC, responder QP to ERR;
+ *   - a SEND into a receive WQE in it: the WQE completes LOC_PROT_ERR,
+ *     NAK-ROP, QP to ERR;
+ *   - READ responses still owed from it: not sent; NAK-RACC at the first
+ *     unsent PSN, QP to ERR;
+ *   - a local WQE whose SGE is in it, when a packet must be (re)built or
+ *     a response lands: LOC_PROT_ERR, QP to ERR (SQE for UC/UD).
+ *
+ * Connected QPs (RC, UC) accept frames only from their peer: source IP =
+ * the AV's destination, destination IP = the device's (rx_drop_addr);
+ * MACs are not compared (a routed peer arrives with a router's MAC).
+ *
+ * Known limits:
+ *   - ACK credits (ACK-CRED-02, a "should"): the responder advertises
+ *     real credits, but the requester ignores them and sends anyway, as
+ *     rxe does; an RNR NAK is the only back-pressure.
+ *   - Keys are (table slot, 16-bit random tag) under a keyed permutation:
+ *     a stale key of a deregistered MR names a later MR registered in the
+ *     same slot with probability 2^-16 per registration. Only MRs
+ *     registered with REMOTE access are reachable that way.
+ *   - A READ needs all its response PSNs outstanding at once, and fewer
+ *     than 2^23 PSNs may be (IBTA 9.7.1 (verify §)): a READ of 2^23 PSNs or
+ *     more (over 2^31 - 256 bytes at PMTU 256) is refused by
+ *     rk_ib_post_send (-EINVAL) rather than split, and a READ that would
+ *     cross the limit waits for completions.
+ *   - Nothing can be bound or fast-registered: only MRs registered with
+ *     RK_ACCESS_REMOTE_INVALIDATE may be named by a SEND with Invalidate.
  */
 #ifndef RK_IB_H
 #define RK_IB_H
@@ -77,6 +112,7 @@ struct rk_ib_stats {
 	uint64_t rx_drop_qp;            /**< unknown DestQP, bad P_Key, wrong transport */
 	uint64_t rx_drop_state;         /**< QP state does not accept the packet */
 	uint64_t rx_drop_qkey;
+	uint64_t rx_drop_addr;          /**< RC/UC frame not from the QP's peer (IP addresses) */
 	uint64_t resp_dup;              /**< duplicate requests seen */
 	uint64_t resp_nak_seq, resp_rnr_nak, resp_nak_fatal;
 	uint64_t resp_drop;             /**< requests dropped by the responder */
@@ -108,8 +144,17 @@ const struct rk_ib_stats *rk_ib_dev_stats(const struct rk_ib_dev *dev);
 /** Allocate a protection domain; NULL with errno ENOMEM. */
 struct rk_ib_pd *rk_ib_pd_alloc(struct rk_ib_dev *dev);
 
-/** Free a PD. @return 0, or -EBUSY while MRs, QPs or SRQs use it. */
+/** Free a PD. @return 0, or -EBUSY while MRs, QPs, SRQs or holds use it. */
 int rk_ib_pd_free(struct rk_ib_pd *pd);
+
+/**
+ * Count an object kept outside the engine (a verbs address handle) as a
+ * user of @p pd, so rk_ib_pd_free returns -EBUSY until rk_ib_pd_release.
+ */
+void rk_ib_pd_hold(struct rk_ib_pd *pd);
+
+/** Drop a hold taken with rk_ib_pd_hold. */
+void rk_ib_pd_release(struct rk_ib_pd *pd);
 
 /**
  * Register @p len bytes at @p addr with @p access (enum rk_access_flags).
@@ -122,13 +167,20 @@ int rk_ib_pd_free(struct rk_ib_pd *pd);
 struct rk_ib_mr *rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len,
 			      unsigned int access);
 
-/** Deregister an MR. @return 0 or -EINVAL. */
+/**
+ * Deregister an MR: its keys stop resolving at once and the engine never
+ * touches the region again; transfers still using it fail (see the file
+ * comment). @return 0 or -EINVAL.
+ */
 int rk_ib_mr_dereg(struct rk_ib_mr *mr);
 
 /** L_Key of @p mr. */
 uint32_t rk_ib_mr_lkey(const struct rk_ib_mr *mr);
 
-/** R_Key of @p mr (valid until invalidated by a SEND with Invalidate). */
+/**
+ * R_Key of @p mr (valid until invalidated by a SEND with Invalidate, which
+ * only an MR registered with RK_ACCESS_REMOTE_INVALIDATE allows: MEM-INV-01).
+ */
 uint32_t rk_ib_mr_rkey(const struct rk_ib_mr *mr);
 
 /* -------------------------------------------------------------------- CQ */
@@ -179,7 +231,11 @@ struct rk_ib_qp_init_attr {
  */
 struct rk_ib_qp *rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init);
 
-/** Destroy a QP (no completions are generated). @return 0. */
+/**
+ * Destroy a QP (no completions are generated). @return 0.
+ * QPNs are handed out round-robin over the table, so the number is not
+ * reused until every other slot has been used.
+ */
 int rk_ib_qp_destroy(struct rk_ib_qp *qp);
 
 /** The QP number (24 bits). */
@@ -217,6 +273,7 @@ int rk_ib_qp_query(const struct rk_ib_qp *qp, struct rk_qp_attr *attr, int mask)
  * copied (SGE list included), so the caller may reuse it at once; with
  * RK_SEND_INLINE the data is copied too.
  * @return 0; otherwise -EINVAL (bad opcode for the QP type, too many SGEs,
+ *         a READ spanning 2^23 PSNs or more at the path MTU,
  *         QP not in RTS/SQD/SQE/ERR), -ENOMEM (SQ full), and *bad_wr is
  *         the first WR not queued (those before it were). In ERR, WRs are
  *         accepted and completed at once with RK_WC_WR_FLUSH_ERR.

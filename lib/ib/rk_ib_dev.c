@@ -216,7 +216,8 @@ rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
 
 	if (pd == NULL || (addr == NULL && len > 0) ||
 	    (access & ~(unsigned int)(RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
-				      RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC)) ||
+				      RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC |
+				      RK_ACCESS_REMOTE_INVALIDATE)) ||
 	    ((access & (RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_ATOMIC)) &&
 	     !(access & RK_ACCESS_LOCAL_WRITE)) ||
 	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr) {
@@ -253,6 +254,24 @@ rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
 	return mr;
 }
 
+void
+rk_ib_pd_hold(struct rk_ib_pd *pd)
+{
+	pd->refs++;
+}
+
+void
+rk_ib_pd_release(struct rk_ib_pd *pd)
+{
+	if (pd->refs > 0)
+		pd->refs--;
+}
+
+/*
+ * The slot is cleared at once, so the L_Key and R_Key stop resolving:
+ * every path resolves keys per use (no cached host address), hence no
+ * packet after this touches the region.
+ */
 int
 rk_ib_mr_dereg(struct rk_ib_mr *mr)
 {
@@ -419,6 +438,25 @@ pkey_match(uint16_t a, uint16_t b)
 	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
 }
 
+/*
+ * Connected service: only the QP's peer may talk to it (IBTA 9.6.1.5 source
+ * checks for RC/UC (verify §); rxe check_addr): the source IP must be the
+ * AV's destination and the destination IP ours. MACs are not compared: a
+ * routed peer's frames carry a router's MAC.
+ */
+static bool
+from_peer(const struct rk_ib_dev *dev, const struct rk_ib_qp *qp, const struct rk_pkt *pkt)
+{
+	const uint8_t *ip = pkt->frame + pkt->l3_off;
+	const uint8_t *dip = qp->attr.ah_attr.dip;
+
+	if (pkt->ip_version != dev->attr.ip_version)
+		return false;
+	if (pkt->ip_version == 4)
+		return memcmp(ip + 12, dip + 12, 4) == 0 && memcmp(ip + 16, dev->attr.ip + 12, 4) == 0;
+	return memcmp(ip + 8, dip, 16) == 0 && memcmp(ip + 24, dev->attr.ip, 16) == 0;
+}
+
 static struct rk_ib_qp *
 qp_lookup(struct rk_ib_dev *dev, uint32_t qpn)
 {
@@ -472,6 +510,10 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 	if (qp->state == RK_QPS_RESET || qp->state == RK_QPS_INIT ||
 	    qp->state == RK_QPS_ERR) {
 		dev->stats.rx_drop_state++;
+		return 0;
+	}
+	if (qp->type != RK_QPT_UD && !from_peer(dev, qp, pkt)) {
+		dev->stats.rx_drop_addr++;
 		return 0;
 	}
 	if ((pkt->op->flags & RK_OPF_VALID) && (pkt->op->flags & RK_OPF_RESP)) {

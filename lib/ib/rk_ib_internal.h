@@ -72,7 +72,7 @@ enum sq_wqe_state {
 struct sq_wqe {
 	struct rk_send_wr wr;           /* next and sg_list cleared */
 	struct rk_sge sge[RK_IB_MAX_SGE];
-	uint8_t *ptr[RK_IB_MAX_SGE];    /* resolved SGE addresses */
+	uint8_t *inline_ptr;            /* RK_SEND_INLINE: the copy in the QP */
 	struct rk_ah_attr ah;           /* UD destination */
 	uint32_t length;                /* bytes of the message */
 	uint32_t first_psn, last_psn;
@@ -115,8 +115,7 @@ struct resp_res {
 	uint32_t first_psn, last_psn, next_psn;
 	uint32_t msn;
 	uint64_t va;
-	uint32_t r_key, length;
-	uint8_t *ptr;                   /* host address of va */
+	uint32_t r_key, length;         /* READ data is fetched through r_key per packet */
 	uint64_t orig;                  /* ATOMIC: value before the operation */
 };
 
@@ -133,7 +132,8 @@ struct resp_state {
 	uint32_t off;                   /* bytes received into the message */
 	bool have_rwqe;
 	struct rq_wqe rwqe;
-	uint8_t *wr_ptr;                /* WRITE: next byte to write */
+	uint64_t wr_va;                 /* WRITE: next VA to write */
+	uint32_t wr_rkey;               /* WRITE: R_Key, resolved again per packet */
 	uint32_t wr_left;               /* WRITE: DMALen still expected */
 	/* one coalesced ACK/NAK */
 	bool ack_pending;
@@ -183,6 +183,7 @@ struct rk_ib_dev {
 	struct rk_ib_qp **qp;
 	uint32_t max_qp;
 	uint32_t tx_rr;                 /* round-robin cursor */
+	uint32_t qp_next;               /* next QP slot to try: QPNs round-robin */
 	struct rk_ib_pd *pds;           /* every object, freed with the device */
 	struct rk_ib_cq *cqs;
 	struct rk_ib_srq *srqs;
@@ -210,6 +211,8 @@ uint32_t rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off
 			 uint32_t payload_end);
 
 /* Requester (rk_req.c). */
+uint8_t *rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i,
+			uint32_t off, uint32_t len, unsigned int need);
 int rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
 bool rk_req_ready(const struct rk_ib_qp *qp, uint64_t now_ns);
 void rk_req_seek(struct rk_ib_qp *qp, uint32_t psn);
@@ -230,6 +233,12 @@ void rk_comp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns);
 void rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns);
 void rk_comp_wqe_done(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st);
 bool rk_comp_outstanding(const struct rk_ib_qp *qp);
+
+/*
+ * Most PSNs a requester may have outstanding: fewer than 2^23, or the
+ * 24-bit PSN comparison (IBTA 9.7.1 (verify §)) no longer tells old from new.
+ */
+#define RK_IB_MAX_OUTSTANDING_PSNS ((1u << 23) - 1)
 
 static inline struct sq_wqe *
 sq_slot(const struct rk_ib_qp *qp, uint32_t idx)

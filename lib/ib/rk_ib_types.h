@@ -47,6 +47,12 @@ enum rk_access_flags {
 	RK_ACCESS_REMOTE_WRITE = 1 << 1,
 	RK_ACCESS_REMOTE_READ = 1 << 2,
 	RK_ACCESS_REMOTE_ATOMIC = 1 << 3,
+	/**
+	 * rdmakit extension, no IBV_* value: the R_Key may be invalidated by
+	 * a peer's SEND with Invalidate (the role of a fast-registration MR
+	 * or type 2 MW; an ordinary ibv_reg_mr MR cannot be, MEM-INV-01).
+	 */
+	RK_ACCESS_REMOTE_INVALIDATE = 1 << 30,
 };
 
 /** Attribute mask bits of modify/query QP (IBV_QP_*). */
@@ -159,7 +165,7 @@ struct rk_ah_attr {
 /** Address handle for UD sends (ibv_ah). */
 struct rk_ah {
 	struct rk_ah_attr attr;
-	void *context;          /**< owner's use */
+	void *context;          /**< owner's use; rk_create_ah keeps its rk_pd here */
 };
 
 /** Send work request (ibv_send_wr). */

@@ -164,7 +164,7 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 {
 	struct rk_ib_dev *dev;
 	struct rk_ib_qp *qp;
-	uint32_t slot;
+	uint32_t slot = 0, n;
 
 	if (pd == NULL || init == NULL || init->send_cq == NULL || init->recv_cq == NULL ||
 	    (init->qp_type != RK_QPT_RC && init->qp_type != RK_QPT_UC &&
@@ -178,12 +178,21 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 		return NULL;
 	}
 	dev = pd->dev;
-	for (slot = 0; slot < dev->max_qp && dev->qp[slot] != NULL; slot++)
-		;
-	if (slot == dev->max_qp) {
+	/*
+	 * Round-robin from the slot after the last one handed out, so a
+	 * destroyed QP's number is reused as late as possible and stray frames
+	 * of an old connection do not reach its successor (rxe does the same).
+	 */
+	for (n = 0; n < dev->max_qp; n++) {
+		slot = (dev->qp_next + n) % dev->max_qp;
+		if (dev->qp[slot] == NULL)
+			break;
+	}
+	if (n == dev->max_qp) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	dev->qp_next = (slot + 1) % dev->max_qp;
 	qp = calloc(1, sizeof(*qp));
 	if (qp == NULL)
 		return NULL;
@@ -368,8 +377,11 @@ rk_ib_qp_to_error(struct rk_ib_qp *qp)
 	qp->state = RK_QPS_ERR;
 	qp->comp.timer_ns = 0;
 	qp->req.rnr_wait = false;
-	for (uint32_t i = 0; i < qp->nres; i++)
-		qp->res[i].pending = false;
+	/* A class C NAK still owes the responses of the requests before it. */
+	if (!qp->resp.final_nak) {
+		for (uint32_t i = 0; i < qp->nres; i++)
+			qp->res[i].pending = false;
+	}
 	rk_ib_qp_flush(qp);
 }
 
@@ -576,6 +588,10 @@ post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 		return -EINVAL;
 	if (wr_is_atomic(wr->opcode) && (wr->num_sge != 1 || total != 8))
 		return -EINVAL;
+	/* A READ needs all its response PSNs outstanding at once (RK_IB_MAX_OUTSTANDING_PSNS). */
+	if (wr->opcode == RK_WR_RDMA_READ && qp->pmtu != 0 &&
+	    (total + qp->pmtu - 1) / qp->pmtu > RK_IB_MAX_OUTSTANDING_PSNS)
+		return -EINVAL;
 	if (qp->type == RK_QPT_UD && wr->wr.ud.ah == NULL)
 		return -EINVAL;
 	if ((wr->send_flags & RK_SEND_INLINE) &&
@@ -604,7 +620,7 @@ post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 		w->inline_data = true;
 		w->wr.num_sge = 1;
 		w->sge[0] = (struct rk_sge){ (uint64_t)(uintptr_t)dst, (uint32_t)total, 0 };
-		w->ptr[0] = dst;
+		w->inline_ptr = dst;
 	} else {
 		for (int i = 0; i < wr->num_sge; i++)
 			w->sge[i] = wr->sg_list[i];

@@ -72,23 +72,49 @@ rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off, uint32_
 	return end + RK_ICRC_LEN;
 }
 
-/* Copy len bytes at message offset off out of the WQE's SGEs. */
-static void
-gather(const struct sq_wqe *w, uint32_t off, uint8_t *dst, uint32_t len)
+/*
+ * Host address of [off, off + len) of SGE i of w. The L_Key is looked up
+ * on every use, never cached: once rk_ib_mr_dereg returns, no
+ * (re)transmission or response can reach the region (NULL instead).
+ */
+uint8_t *
+rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i, uint32_t off,
+	       uint32_t len, unsigned int need)
+{
+	const struct rk_sge *sge = &w->sge[i];
+	struct rk_ib_mr *mr;
+
+	if (w->inline_data)
+		return w->inline_ptr + off;
+	mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
+	if (mr == NULL || mr->pd != qp->pd || (mr->access & need) != need ||
+	    off > sge->length || len > sge->length - off)
+		return NULL;
+	return mr_range(mr, sge->addr + off, len);
+}
+
+/* Copy len bytes at message offset off out of the WQE's SGEs; false if an MR is gone. */
+static bool
+gather(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint8_t *dst, uint32_t len)
 {
 	for (uint32_t i = 0; len > 0 && i < (uint32_t)w->wr.num_sge; i++) {
 		uint32_t sl = w->sge[i].length, n;
+		const uint8_t *src;
 
 		if (off >= sl) {
 			off -= sl;
 			continue;
 		}
 		n = sl - off < len ? sl - off : len;
-		memcpy(dst, w->ptr[i] + off, n);
+		src = rk_req_sge_ptr(qp, w, i, off, n, 0);
+		if (src == NULL)
+			return false;
+		memcpy(dst, src, n);
 		dst += n;
 		len -= n;
 		off = 0;
 	}
+	return true;
 }
 
 /* ---------------------------------------------------------------- policy */
@@ -108,21 +134,17 @@ rd_atomic_limit(const struct rk_ib_qp *qp)
 	return qp->attr.max_rd_atomic ? qp->attr.max_rd_atomic : 1;
 }
 
-/* Resolve and check the SGEs against their L_Keys (IBTA 10.6.3 (verify §)). */
+/*
+ * Check the SGEs against their L_Keys before the first packet (IBTA 10.6.3
+ * (verify §)); every later use looks them up again (rk_req_sge_ptr).
+ */
 static enum rk_wc_status
-resolve_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
+check_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
 {
 	unsigned int need = wr_is_rd_atomic(w->wr.opcode) ? RK_ACCESS_LOCAL_WRITE : 0;
 
-	if (w->inline_data)
-		return RK_WC_SUCCESS;
 	for (int i = 0; i < w->wr.num_sge; i++) {
-		struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, w->sge[i].lkey);
-
-		if (mr == NULL || mr->pd != qp->pd || (mr->access & need) != need)
-			return RK_WC_LOC_PROT_ERR;
-		w->ptr[i] = mr_range(mr, w->sge[i].addr, w->sge[i].length);
-		if (w->ptr[i] == NULL)
+		if (rk_req_sge_ptr(qp, w, (uint32_t)i, 0, w->sge[i].length, need) == NULL)
 			return RK_WC_LOC_PROT_ERR;
 	}
 	if (qp->type == RK_QPT_UD && w->length > qp->pmtu)
@@ -154,6 +176,12 @@ next_wqe(const struct rk_ib_qp *qp, uint64_t now_ns)
 		if ((w->wr.send_flags & RK_SEND_FENCE) && qp->req.rd_atomic > 0)
 			return NULL;
 		if (wr_is_rd_atomic(w->wr.opcode) && qp->req.rd_atomic >= rd_atomic_limit(qp))
+			return NULL;
+		/* A READ takes all its PSNs at once: keep under 2^23 outstanding. */
+		if (w->wr.opcode == RK_WR_RDMA_READ && qp->req.sent_any &&
+		    rk_psn_diff(qp->req.psn, qp->comp.psn) > 0 &&
+		    (uint32_t)rk_psn_diff(qp->req.psn, qp->comp.psn) + rk_req_npkts(qp, w) >
+		    RK_IB_MAX_OUTSTANDING_PSNS)
 			return NULL;
 	}
 	return w;
@@ -214,7 +242,7 @@ write_opcode(bool imm, bool first, bool last)
 	return RK_OP_RDMA_WRITE_MIDDLE;
 }
 
-/* Build packet number idx (PSN psn) of WQE w into f. */
+/* Build packet number idx (PSN psn) of WQE w into f; -1 when its memory is gone. */
 static int
 build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t psn, uint8_t *f)
 {
@@ -287,8 +315,8 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 	b = rk_ib_frame_begin(qp, ah, f, ib_len);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
-	if (plen > 0)
-		gather(w, off, b + hdr, plen);
+	if (plen > 0 && !gather(qp, w, off, b + hdr, plen))
+		return -1;
 	return (int)rk_ib_frame_end(qp, f, bth_off, bth_off + hdr + plen);
 }
 
@@ -304,7 +332,7 @@ rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 		return 0;
 	qp->req.rnr_wait = false;
 	if (w->state == WQE_POSTED) {
-		enum rk_wc_status st = resolve_sges(qp, w);
+		enum rk_wc_status st = check_sges(qp, w);
 
 		if (st != RK_WC_SUCCESS) {
 			/* Reported in order by the flush, after older WQEs. */
@@ -325,6 +353,15 @@ rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 	psn = qp->req.psn;
 	idx = (uint32_t)rk_psn_diff(psn, w->first_psn);
 	len = build_req(qp, w, idx, psn, f);
+	if (len < 0) {
+		/* An SGE's MR was deregistered meanwhile: local protection error. */
+		w->err_status = RK_WC_LOC_PROT_ERR;
+		if (qp->type == RK_QPT_RC)
+			rk_ib_qp_to_error(qp);
+		else
+			rk_ib_qp_to_sqe(qp);
+		return 0;
+	}
 	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
 		qp->comp.retry_resent = true;
 	qp->dev->stats.req_pkts++;

@@ -11,6 +11,11 @@
  * READ data is fetched when its response packets are built, not when the
  * request arrives; the requester orders a later WRITE over the same bytes
  * with RK_SEND_FENCE (IBTA 10.8.3.3 ordering (verify §)).
+ *
+ * No host address outlives a packet: R_Keys (WRITE continuation packets,
+ * every READ response) and receive SGE L_Keys are looked up again each
+ * time, so a region deregistered mid-message is never touched: the
+ * request gets NAK-RACC (NAK-ROP for a receive buffer), the QP errors.
  */
 #include <string.h>
 
@@ -102,6 +107,33 @@ set_ack(struct rk_ib_qp *qp, uint8_t syndrome, uint32_t psn, uint64_t now)
 	r->ack_msn = r->msn;
 }
 
+/*
+ * A duplicate's ACK says less than a queued NAK-SEQ or RNR NAK (which
+ * acknowledges everything before its PSN too): never replace one, or the
+ * requester never learns of the gap (PSN-GAP-01/02).
+ */
+static void
+set_dup_ack(struct rk_ib_qp *qp, uint64_t now)
+{
+	const struct resp_state *r = &qp->resp;
+
+	if (r->ack_pending && rk_aeth_kind(r->ack_syndrome) != RK_AETH_ACK)
+		return;
+	set_ack(qp, ack_syndrome(qp), rk_psn_sub(r->epsn, 1), now);
+}
+
+/* Host address of bytes [off, off + len) of a receive SGE, through its L_Key now. */
+static uint8_t *
+rwqe_ptr(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t off, uint32_t len)
+{
+	struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
+
+	if (mr == NULL || mr->pd != qp->pd || !(mr->access & RK_ACCESS_LOCAL_WRITE) ||
+	    off > sge->length || len > sge->length - off)
+		return NULL;
+	return mr_range(mr, sge->addr + off, len);
+}
+
 /* Take a receive WQE and check its SGEs against their L_Keys. */
 static enum rk_wc_status
 fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
@@ -116,10 +148,7 @@ fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
 	rq->cons++;
 	r->have_rwqe = true;
 	for (uint32_t i = 0; i < r->rwqe.num_sge; i++) {
-		struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, r->rwqe.sge[i].lkey);
-
-		if (mr == NULL || mr->pd != qp->pd || !(mr->access & RK_ACCESS_LOCAL_WRITE) ||
-		    mr_range(mr, r->rwqe.sge[i].addr, r->rwqe.sge[i].length) == NULL)
+		if (rwqe_ptr(qp, &r->rwqe.sge[i], 0, r->rwqe.sge[i].length) == NULL)
 			return RK_WC_LOC_PROT_ERR;
 	}
 	return RK_WC_SUCCESS;
@@ -135,25 +164,33 @@ rwqe_capacity(const struct rq_wqe *w)
 	return n;
 }
 
-/* Scatter len bytes at message offset off into the receive WQE (checked by the caller). */
-static void
+/*
+ * Scatter len bytes at message offset off into the receive WQE (length
+ * checked by the caller); false when an SGE's MR is gone.
+ */
+static bool
 scatter(struct rk_ib_qp *qp, uint32_t off, const uint8_t *src, uint32_t len)
 {
 	const struct rq_wqe *w = &qp->resp.rwqe;
 
 	for (uint32_t i = 0; len > 0 && i < w->num_sge; i++) {
 		uint32_t sl = w->sge[i].length, n;
+		uint8_t *dst;
 
 		if (off >= sl) {
 			off -= sl;
 			continue;
 		}
 		n = sl - off < len ? sl - off : len;
-		memcpy((void *)(uintptr_t)(w->sge[i].addr + off), src, n);
+		dst = rwqe_ptr(qp, &w->sge[i], off, n);
+		if (dst == NULL)
+			return false;
+		memcpy(dst, src, n);
 		src += n;
 		len -= n;
 		off = 0;
 	}
+	return true;
 }
 
 static void
@@ -255,6 +292,11 @@ supported(const struct rk_ib_qp *qp, uint32_t flags, uint8_t opcode)
 static enum rk_resp_state
 fail(struct rk_ib_qp *qp, struct resp_ctx *c, uint8_t code)
 {
+	if (!is_rc(qp) && c->rwc_status == RK_WC_LOC_PROT_ERR) {
+		/* A receive WQE whose memory is gone: a local error, not class D. */
+		c->nak_code = code;
+		return RK_RESP_ST_NAK_FATAL;
+	}
 	if (!is_rc(qp)) {
 		qp->resp.drop_msg = qp->type == RK_QPT_UC;
 		qp->resp.msg = MSG_NONE;
@@ -413,6 +455,12 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 			c->target = NULL;
 			return RK_RESP_ST_EXECUTE;
 		}
+	} else if (qp->resp.msg == MSG_WRITE && (c->flags & RK_OPF_WRITE) && c->len > 0) {
+		/* WRITE MIDDLE/LAST: the R_Key again, in case the MR went meanwhile. */
+		va = qp->resp.wr_va;
+		rkey = qp->resp.wr_rkey;
+		len = c->len;
+		need = RK_ACCESS_REMOTE_WRITE;
 	} else {
 		return RK_RESP_ST_EXECUTE;
 	}
@@ -447,16 +495,26 @@ exec_send(struct rk_ib_qp *qp, struct resp_ctx *c)
 			memcpy(grh + 20, p->frame + p->l3_off, 20);
 		else
 			memcpy(grh, p->frame + p->l3_off, UD_GRH_LEN);
-		scatter(qp, 0, grh, UD_GRH_LEN);
+		if (!scatter(qp, 0, grh, UD_GRH_LEN)) {
+			c->rwc_status = RK_WC_LOC_PROT_ERR;
+			return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR);
+		}
 	}
-	scatter(qp, base + r->off, c->payload, c->len);
+	if (!scatter(qp, base + r->off, c->payload, c->len)) {
+		c->rwc_status = RK_WC_LOC_PROT_ERR;
+		return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR);
+	}
 	r->off += c->len;
 	if (c->flags & RK_OPF_LAST) {
 		if ((h = rk_pkt_xeth(c->pkt, RK_HDR_IETH)) != NULL) {
-			/* SEND with Invalidate: the R_Key must name an MR of this PD. */
+			/*
+			 * SEND with Invalidate (MEM-INV-01): the R_Key must name a
+			 * valid MR of this PD registered as invalidatable.
+			 */
 			struct rk_ib_mr *mr = rk_ib_mr_by_rkey(qp->dev, rk_ieth_r_key(h));
 
-			if (mr == NULL || mr->pd != qp->pd || !mr->rkey_valid) {
+			if (mr == NULL || mr->pd != qp->pd || !mr->rkey_valid ||
+			    !(mr->access & RK_ACCESS_REMOTE_INVALIDATE)) {
 				c->rwc_status = RK_WC_REM_INV_REQ_ERR;
 				return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
 			}
@@ -474,14 +532,17 @@ exec_write(struct rk_ib_qp *qp, struct resp_ctx *c)
 	struct resp_state *r = &qp->resp;
 
 	if (c->flags & RK_OPF_FIRST) {
+		const uint8_t *h = rk_pkt_xeth(c->pkt, RK_HDR_RETH);
+
 		r->msg = MSG_WRITE;
 		r->off = 0;
-		r->wr_ptr = c->target;
+		r->wr_va = rk_reth_va(h);
+		r->wr_rkey = rk_reth_r_key(h);
 		r->wr_left = c->dma_len;
 	}
 	if (c->len > 0)
-		memcpy(r->wr_ptr, c->payload, c->len);
-	r->wr_ptr += c->len;
+		memcpy(c->target, c->payload, c->len);
+	r->wr_va += c->len;
 	r->wr_left -= c->len;
 	r->off += c->len;
 	if (c->flags & RK_OPF_LAST) {
@@ -504,7 +565,6 @@ exec_rd_atomic(struct rk_ib_qp *qp, struct resp_ctx *c)
 	res->next_psn = c->psn;
 	res->msn = rk_psn_add(r->msn, 1);       /* C9-148: counted at receipt */
 	res->pending = true;
-	res->ptr = c->target;
 	if (c->flags & RK_OPF_READ_REQ) {
 		h = rk_pkt_xeth(c->pkt, RK_HDR_RETH);
 		res->type = RES_READ;
@@ -592,7 +652,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 			mr = rk_ib_mr_by_rkey(qp->dev, res->r_key);
 			if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd ||
 			    !(mr->access & RK_ACCESS_REMOTE_READ) ||
-			    (res->ptr = mr_range(mr, res->va, res->length)) == NULL)
+			    mr_range(mr, res->va, res->length) == NULL)
 				return RK_RESP_ST_DROP;
 		}
 		res->next_psn = c->psn;
@@ -617,7 +677,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (res != NULL && res->first_psn != c->psn)
 		return RK_RESP_ST_NAK_SEQ;
 	/* PSN-DUP-01/02: ACK the last executed PSN, whatever AckReq says. */
-	set_ack(qp, ack_syndrome(qp), rk_psn_sub(qp->resp.epsn, 1), c->now);
+	set_dup_ack(qp, c->now);
 	return RK_RESP_ST_DONE;
 }
 
@@ -773,13 +833,51 @@ build_resp(struct rk_ib_qp *qp, uint8_t *f, uint8_t opcode, uint32_t psn, uint8_
 	return (int)rk_ib_frame_end(qp, f, bth_off, bth_off + hdr + plen);
 }
 
-/* One READ response or ATOMIC acknowledge packet of resource res. */
+/* Bytes [off, off + len) of a READ's data, through its R_Key now; NULL if gone. */
+static const uint8_t *
+read_src(struct rk_ib_qp *qp, const struct resp_res *res, uint32_t off, uint32_t len)
+{
+	struct rk_ib_mr *mr;
+
+	if (len == 0)
+		return NULL;
+	mr = rk_ib_mr_by_rkey(qp->dev, res->r_key);
+	if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd ||
+	    !(mr->access & RK_ACCESS_REMOTE_READ))
+		return NULL;
+	return mr_range(mr, res->va + off, len);
+}
+
+/*
+ * The MR of a READ went (deregistered or invalidated) before all its
+ * responses were sent: no more data; NAK-RACC at the first unsent PSN,
+ * which also replaces a later request's class C NAK, and the QP errors.
+ */
+static void
+res_lost(struct rk_ib_qp *qp, struct resp_res *res)
+{
+	struct resp_state *r = &qp->resp;
+
+	qp->dev->stats.resp_nak_fatal++;
+	r->ack_pending = true;
+	r->ack_syndrome = RK_AETH_TYPE_NAK | RK_AETH_NAK_REMOTE_ACCESS_ERR;
+	r->ack_psn = res->next_psn;
+	r->ack_msn = r->msn;
+	r->ack_due_ns = 0;
+	r->final_nak = true;
+	for (uint32_t i = 0; i < qp->nres; i++)
+		qp->res[i].pending = false;
+	rk_ib_qp_to_error(qp);
+}
+
+/* One READ response or ATOMIC acknowledge packet of resource res; 0 if its MR is gone. */
 static int
 emit_res(struct rk_ib_qp *qp, struct resp_res *res, uint8_t *f)
 {
 	uint32_t n = (uint32_t)rk_psn_diff(res->last_psn, res->first_psn) + 1;
 	uint32_t idx = (uint32_t)rk_psn_diff(res->next_psn, res->first_psn);
 	uint32_t off = idx * qp->pmtu, plen;
+	const uint8_t *src = NULL;
 	uint8_t opcode;
 	int len;
 
@@ -799,8 +897,11 @@ emit_res(struct rk_ib_qp *qp, struct resp_res *res, uint8_t *f)
 	else
 		opcode = RK_OP_RDMA_READ_RESPONSE_MIDDLE;
 	plen = res->length - off < qp->pmtu ? res->length - off : qp->pmtu;
-	len = build_resp(qp, f, opcode, res->next_psn, ack_syndrome(qp), res->msn, 0,
-			 plen ? res->ptr + off : NULL, plen);
+	if (plen > 0 && (src = read_src(qp, res, off, plen)) == NULL) {
+		res_lost(qp, res);
+		return 0;
+	}
+	len = build_resp(qp, f, opcode, res->next_psn, ack_syndrome(qp), res->msn, 0, src, plen);
 	res->next_psn = rk_psn_add(res->next_psn, 1);
 	if (idx + 1 == n) {
 		res->pending = false;
@@ -829,8 +930,9 @@ rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
 
 	if (qp->type != RK_QPT_RC)
 		return false;
+	/* After a class C NAK: the responses owed to earlier requests, then the NAK. */
 	if (qp->state == RK_QPS_ERR)
-		return r->final_nak && r->ack_pending;
+		return r->final_nak && (next_res(qp) != NULL || r->ack_pending);
 	if (qp->state == RK_QPS_RESET || qp->state == RK_QPS_INIT)
 		return false;
 	return next_res(qp) != NULL || (r->ack_pending && now_ns >= r->ack_due_ns);
@@ -845,8 +947,9 @@ rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 
 	if (!rk_resp_ready(qp, now_ns))
 		return 0;
-	if (qp->state != RK_QPS_ERR && (res = next_res(qp)) != NULL)
-		return emit_res(qp, res, f);
+	/* READ-RESP-01: in PSN order, before a class C NAK of a later request. */
+	if ((res = next_res(qp)) != NULL && (len = emit_res(qp, res, f)) > 0)
+		return len;
 	len = build_resp(qp, f, RK_OP_ACKNOWLEDGE, r->ack_psn, r->ack_syndrome, r->ack_msn, 0,
 			 NULL, 0);
 	r->ack_pending = false;

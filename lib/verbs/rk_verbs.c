@@ -264,14 +264,22 @@ rk_create_ah(struct rk_pd *pd, const struct rk_ah_attr *attr)
 		return NULL;
 	ah->attr = *attr;
 	ah->context = pd;
+	/* A live object: its PD cannot be freed, nor the device closed (ibv_dealloc_pd). */
+	rk_ib_pd_hold(pd->ib);
+	pd->context->live++;
 	return ah;
 }
 
 int
 rk_destroy_ah(struct rk_ah *ah)
 {
+	struct rk_pd *pd;
+
 	if (ah == NULL)
 		return -EINVAL;
+	pd = ah->context;
+	rk_ib_pd_release(pd->ib);
+	pd->context->live--;
 	free(ah);
 	return 0;
 }
@@ -378,7 +386,12 @@ emit_tx(void *arg, const uint8_t *frame, uint32_t len)
 static unsigned int
 transmit(struct rk_context *ctx, uint64_t now)
 {
-	return rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, TX_BUDGET);
+	unsigned int n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, TX_BUDGET);
+
+	/* Burst backends hold tx() frames until the batch ends. */
+	if (n > 0 && ctx->ops->flush != NULL)
+		ctx->ops->flush(ctx->io);
+	return n;
 }
 
 int

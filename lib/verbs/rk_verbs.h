@@ -45,6 +45,12 @@ struct rk_io_ops {
 	int (*rx)(void *io, uint8_t *buf, uint32_t cap);
 	/** Current time in ns (virtual or monotonic). */
 	uint64_t (*now_ns)(void *io);
+	/**
+	 * Optional (NULL: none): hand frames queued by tx() to the device.
+	 * Called after each batch of transmissions, so a backend may gather
+	 * tx() frames into bursts.
+	 */
+	void (*flush)(void *io);
 };
 
 /** Device attributes given to rk_open_device(). */

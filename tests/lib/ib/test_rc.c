@@ -233,8 +233,10 @@ test_send_with_invalidate(void **state)
 
 	(void)state;
 	h_init(&H, &(struct h_opts){ 0 });
+	/* Only an MR registered as invalidatable may be named (MEM-INV-01). */
 	mr2 = rk_ib_mr_reg(H.b.pd, H.b.mem + 8192, 4096,
-			   RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE);
+			   RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+			   RK_ACCESS_REMOTE_INVALIDATE);
 	assert_non_null(mr2);
 	assert_int_equal(h_post_recv(&H.b, 1, 0, 64), 0);
 	sge = (struct rk_sge){ h_va(&H.a, 0), 8, rk_ib_mr_lkey(H.a.mr) };

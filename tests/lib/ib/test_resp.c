@@ -383,12 +383,23 @@ test_responder_resources(void **state)
 {
 	(void)state;
 	setup_opts(&(struct h_opts){ .a_psn = EPSN, .rd_atomic = 2 });
-	/* ATOM-RES-01: a third READ/ATOMIC in flight with 2 resources is invalid. */
+	/*
+	 * ATOM-RES-01: a third READ/ATOMIC in flight with 2 resources is
+	 * invalid; the two before it are still answered first (READ-RESP-01).
+	 */
 	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
 	req(RK_OP_COMPARE_SWAP, EPSN + 1, false, atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
 	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
-	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 2, nak(RK_AETH_NAK_INVALID_REQUEST));
+	assert_int_equal(h_tx(&H, &H.b), 3);
+	assert_int_equal(h_opcode(&H.q[0]), RK_OP_RDMA_READ_RESPONSE_ONLY);
+	assert_int_equal(h_psn(&H.q[0]), EPSN);
+	assert_int_equal(h_opcode(&H.q[1]), RK_OP_ATOMIC_ACKNOWLEDGE);
+	assert_int_equal(h_psn(&H.q[1]), EPSN + 1);
+	assert_int_equal(h_opcode(&H.q[2]), RK_OP_ACKNOWLEDGE);
+	assert_int_equal(h_psn(&H.q[2]), EPSN + 2);
+	assert_int_equal(h_syndrome(&H.q[2]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_ERR);
+	expect_silence();
 	h_fini(&H);
 	/* Answered resources are reused: six sequential READs with 2 resources. */
 	setup_opts(&(struct h_opts){ .a_psn = EPSN, .rd_atomic = 2 });
