@@ -18,6 +18,18 @@ the expected ones (same IDs, same counts), and nothing to crash:
   broken marker (FPDUPTR off by 4)      mpa.marker.fpduptr + mpa.crc.bad
   FPDU headers split across two TCP     no new finding, and the same FPDUs
   segments at every offset              decoded field for field
+  IP version 5, IPv4 header length 4,   ip.version.mismatch, ip.header.bad,
+  MAC Control opcode 0x0002, RoCEv2     mac_control.opcode.unknown,
+  frame with More Fragments set         ipv4.fragment: counted, and the
+                                        frame has a line in the default
+                                        output and in --packets-json
+
+Unmutated captures, text summary (-s) against the JSON summary:
+
+  every capture                         the per-kind frame counts add up to
+                                        the frames
+  iWARP with reordering and loss        out-of-order segments and bytes and
+                                        retransmitted bytes per direction
 
 The ICRC is recomputed by an implementation written here from Annex A17
 (zlib's CRC-32), independent of lib/wire's.
@@ -55,7 +67,8 @@ def write_pcap(path, hdr, recs):
 
 
 def inspect(path, mode="-j"):
-    p = subprocess.run([RK, mode, path], capture_output=True, text=True, timeout=120)
+    args = [RK, mode, path] if mode else [RK, path]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=120)
     if p.returncode not in (0, 1) or p.stderr.strip().startswith("==") or "runtime error" in p.stderr:
         raise RuntimeError(f"rk-inspect {mode} {path}: exit {p.returncode}\n{p.stderr[-2000:]}")
     return p.stdout
@@ -189,6 +202,97 @@ def udp_shorter_than_bth(pc, gen):
         b[14 + 24:14 + 26] = struct.pack(">H", 8 + 8)
         recs[i][3] = len(b)
     return expect("udp_shorter_than_bth", src, m, {"bth.headers.too_short": 1})
+
+
+def frame_lines(path, frame):
+    """The default-output lines and --packets-json objects of one frame."""
+    lines = [ln for ln in inspect(path, "").splitlines()
+             if ln.split(None, 1)[0] == str(frame)]
+    objs = [o for o in map(json.loads, inspect(path, "-p").splitlines())
+            if o["frame"] == frame]
+    return lines, objs
+
+
+def expect_shown(name, src, idx, mutate, fid):
+    """The finding @fid of frame @idx is counted once and shown in lines and -p."""
+    if not expect(name, src, mutate, {fid: 1}):
+        return False
+    hdr, recs = read_pcap(src)
+    mutate(recs)
+    path = os.path.join(TMP, name + ".pcap")
+    write_pcap(path, hdr, recs)
+    lines, objs = frame_lines(path, idx + 1)
+    if not any("findings=" in ln and fid in ln for ln in lines) or \
+            not any(fid in o.get("findings", []) for o in objs):
+        print(f"FAIL {name}: frame {idx + 1} not shown with {fid}: {lines} {objs}")
+        return False
+    return True
+
+
+@case
+def non_rdma_frames_shown(pc, gen):
+    src = os.path.join(pc, "roce", "rxe_rc_pingpong.pcap")
+    hdr, recs = read_pcap(src)
+    i = roce_frames(recs, {0x11})[1]               # an ACK
+    ok = True
+
+    def version(recs):
+        recs[i][2][14] = 0x55                       # IP version 5
+    ok &= expect_shown("ip_version_5", src, i, version, "ip.version.mismatch")
+
+    def ihl(recs):
+        recs[i][2][14] = 0x44                       # header length 16 bytes
+    ok &= expect_shown("ipv4_ihl_4", src, i, ihl, "ip.header.bad")
+
+    def mac_control(recs):
+        b = recs[i][2]
+        b[12:16] = b"\x88\x08\x00\x02"              # MAC Control, opcode 2
+    ok &= expect_shown("mac_control_opcode_2", src, i, mac_control,
+                       "mac_control.opcode.unknown")
+
+    def fragment(recs):
+        recs[i][2][20] |= 0x20                      # More Fragments
+    ok &= expect_shown("ipv4_more_fragments", src, i, fragment, "ipv4.fragment")
+    return ok
+
+
+@case
+def summary_totals(pc, gen):
+    import glob
+    import re
+    ok = True
+    caps = sorted(glob.glob(os.path.join(pc, "roce", "*.pcap")) +
+                  glob.glob(os.path.join(pc, "iwarp", "*.pcap")) +
+                  glob.glob(os.path.join(gen, "*.pcap")))
+    for path in caps:
+        text = inspect(path, "-s")
+        doc = json.loads(inspect(path, "-j"))
+        frames = int(re.search(r"^frames (\d+),", text, re.M).group(1))
+        kinds = re.search(r"^RoCEv2 .*$", text, re.M).group(0)
+        total = sum(int(v) for v in re.findall(r" (\d+)(?:,|$)", kinds))
+        if total != frames:
+            print(f"FAIL {os.path.basename(path)}: kinds '{kinds}' add up to "
+                  f"{total}, not {frames}")
+            ok = False
+        want = []
+        for c in doc["connections"]:
+            for d in c["directions"]:
+                want.append(f"out of order {d['out_of_order_segments']} segments "
+                            f"({d['out_of_order_bytes']} bytes), retransmitted "
+                            f"{d['retransmitted_bytes']} bytes, gaps {d['gaps']} "
+                            f"({d['gap_bytes']} bytes)")
+        got = re.findall(r"out of order .*bytes\)$", text, re.M)
+        if got != want:
+            print(f"FAIL {os.path.basename(path)}: TCP lines {got}, expected {want}")
+            ok = False
+    loss = json.loads(inspect(os.path.join(pc, "iwarp", "siw_write_bw_loss5.pcap"), "-j"))
+    if not any(d["out_of_order_segments"] for c in loss["connections"]
+               for d in c["directions"]):
+        print("FAIL siw_write_bw_loss5: no out-of-order segments")
+        ok = False
+    if ok:
+        print(f"ok   summary totals and TCP lines of {len(caps)} captures")
+    return ok
 
 
 def tcp_frames(recs):

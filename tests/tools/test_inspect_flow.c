@@ -226,6 +226,136 @@ test_go_back_n(void **state)
 	assert_int_equal(f->acks, 0);
 }
 
+/* WRITE messages of 4 packets (FIRST, MIDDLE, MIDDLE, LAST) from @p base,
+ * PSNs [from, to), skipping the PSNs in @p skip. */
+static struct rk_insp_flow *
+write_run(struct fx *x, uint32_t base, uint32_t from, uint32_t to,
+	  const uint32_t *skip, size_t nskip)
+{
+	static const uint8_t ops[4] = { RK_OP_RDMA_WRITE_FIRST, RK_OP_RDMA_WRITE_MIDDLE,
+					RK_OP_RDMA_WRITE_MIDDLE, RK_OP_RDMA_WRITE_LAST };
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = from; p != to; p = rk_insp_psn_add(p, 1)) {
+		uint32_t i = (uint32_t)rk_insp_psn_diff(p, base) & 3;
+		bool drop = false;
+
+		for (size_t k = 0; k < nskip; k++)
+			drop |= skip[k] == p;
+		if (drop)
+			continue;
+		if (i == 0)
+			f = reth_op(x, false, ops[i], p, 1024, 4096);
+		else
+			f = send_op(x, false, ops[i], p, 1024);
+	}
+	return f;
+}
+
+/*
+ * A go-back-N run that stops mid-message (the rest had arrived, an ACK
+ * covered it) must not leave the opcode sequence "inside a message" for
+ * the next first transmission, a new FIRST.
+ */
+static void
+test_rtx_run_stops_mid_message(void **state)
+{
+	struct fx *x = *state;
+	const uint32_t base = 100;
+	struct rk_insp_flow *f;
+
+	f = write_run(x, base, base, base + 8, NULL, 0);
+	/* Retransmission of PSNs 105, 106: FIRST+1 and +2 of the second message. */
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, base + 5, 1024);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, base + 6, 1024);
+	assert_int_equal(x->found.count, 0);
+	/* The next new message starts. */
+	f = reth_op(x, false, RK_OP_RDMA_WRITE_FIRST, base + 8, 1024, 4096);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_false(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+	f = write_run(x, base, base + 9, base + 12, NULL, 0);
+	assert_int_equal(f->findings[RK_F_MSG_OPCODE_SEQUENCE], 0);
+	assert_int_equal(f->messages, 3);
+}
+
+/*
+ * Loss inside go-back-N runs (the pattern of rxe_write_bw_loss5.pcap, at a
+ * 24-bit wrap): a forward skip inside a retransmission run is a loss, not
+ * a new episode; only a jump back starts one.
+ */
+static void
+test_loss_inside_go_back(void **state)
+{
+	struct fx *x = *state;
+	const uint32_t base = 0xfffff0;       /* 10 messages: wraps at PSN 16 */
+	const uint32_t end = rk_insp_psn_add(base, 40);
+	const uint32_t first_lost[] = { rk_insp_psn_add(base, 11),   /* a LAST */
+					rk_insp_psn_add(base, 22) };
+	const uint32_t rtx_lost[] = { rk_insp_psn_add(base, 14),
+				      rk_insp_psn_add(base, 17) };
+	struct rk_insp_flow *f;
+
+	f = write_run(x, base, base, end, first_lost, 2);
+	assert_int_equal(f->messages, 9);
+	/* Episode 1 from the first hole; two packets lost during it. */
+	f = write_run(x, base, first_lost[0], rk_insp_psn_add(base, 14), NULL, 0);
+	f = write_run(x, base, rk_insp_psn_add(base, 14), end, rtx_lost, 2);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.rtx_missing, 2);
+	assert_int_equal(f->req.rtx_gaps, 2);
+	/* Episode 2 from base+16 loses base+17 as well. */
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_insp_psn_add(base, 16), 1024);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_true(x->res.rtx_start);
+	assert_int_equal(f->req.rtx_episodes, 2);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_insp_psn_add(base, 18), 1024);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_false(x->res.rtx_start);
+	assert_int_equal(x->res.missing, 1);
+	assert_int_equal(x->res.expected, rk_insp_psn_add(base, 17));
+	f = write_run(x, base, rk_insp_psn_add(base, 19), end, NULL, 0);
+	assert_int_equal(f->req.gaps, 2);
+	assert_int_equal(f->req.missing, 2);
+	assert_int_equal(f->req.rtx_gaps, 3);
+	assert_int_equal(f->req.rtx_missing, 3);
+	assert_int_equal(f->req.rtx_episodes, 2);
+	/* New PSNs after the runs: in order, no loss counted. */
+	reth_op(x, false, RK_OP_RDMA_WRITE_ONLY, end, 8, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	/* The LAST lost at first and seen only retransmitted still counts,
+	 * once: 10 WRITE messages plus the ONLY. */
+	assert_int_equal(f->messages, 11);
+	assert_int_equal(x->t.nflows, 1);
+}
+
+/* A message whose only captured LAST is a retransmission counts once. */
+static void
+test_message_counted_once_from_retransmission(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 100, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 102, 8);       /* 101 lost */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 104, 0, 8); /* 103 lost */
+	f = send_op(x, false, RK_OP_SEND_ONLY, 101, 8);   /* go-back */
+	assert_int_equal(f->messages, 4);
+	send_op(x, false, RK_OP_SEND_ONLY, 102, 8);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 103, 0, 8);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 104, 0, 8);
+	assert_int_equal(f->messages, 5);
+	assert_int_equal(f->read_requests, 2);
+	/* Another episode over the same PSNs counts nothing more. */
+	send_op(x, false, RK_OP_SEND_ONLY, 101, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 102, 8);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 103, 0, 8);
+	assert_int_equal(f->messages, 5);
+	assert_int_equal(f->read_requests, 2);
+	assert_int_equal(f->req.rtx_episodes, 2);
+	assert_int_equal(f->req.missing, 2);
+}
+
 static void
 test_read_reservation_known_pmtu(void **state)
 {
@@ -574,6 +704,37 @@ test_many_flows(void **state)
 	assert_int_equal(x->t.nflows, 5000);
 }
 
+/* Past max_flows, new flows are counted, not tracked; known ones go on. */
+static void
+test_max_flows(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow_opts o = { .max_flows = 100 };
+	struct rk_insp_flow *f;
+
+	rk_insp_flows_fini(&x->t);
+	assert_int_equal(rk_insp_flows_init(&x->t, &o), 0);
+	for (uint32_t round = 0; round < 2; round++) {
+		for (uint32_t q = 1; q <= 150; q++) {
+			struct rk_insp_roce r = pkt(false, RK_OP_SEND_ONLY, round, 4);
+
+			r.key.dest_qp = q;
+			memset(&x->found, 0, sizeof(x->found));
+			f = rk_insp_flow_packet(&x->t, &r, &x->found, &x->res);
+			if (q <= 100) {
+				assert_non_null(f);
+				assert_int_equal(f->packets, round + 1);
+			} else {
+				assert_null(f);
+				assert_int_equal(x->res.note, RK_INSP_SEQ_NONE);
+			}
+		}
+	}
+	assert_int_equal(x->t.nflows, 100);
+	assert_int_equal(x->t.untracked_flows, 50);
+	assert_int_equal(x->t.untracked_packets, 100);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define T1024(fn) cmocka_unit_test_setup_teardown(fn, setup_pmtu1024, teardown)
 
@@ -585,6 +746,9 @@ main(void)
 		T(test_in_order),
 		T(test_gap),
 		T(test_go_back_n),
+		T(test_rtx_run_stops_mid_message),
+		T(test_loss_inside_go_back),
+		T(test_message_counted_once_from_retransmission),
 		T1024(test_read_reservation_known_pmtu),
 		T(test_read_reservation_inferred_pmtu),
 		T(test_read_unknown_pmtu_resyncs),
@@ -599,6 +763,7 @@ main(void)
 		T(test_cnp_and_ud),
 		T(test_counters),
 		T(test_many_flows),
+		T(test_max_flows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -442,6 +444,208 @@ test_data_past_fin_dropped(void **state)
 	rk_insp_tcp_fini(&d);
 }
 
+/* A sink that only counts, for streams too long to keep. */
+struct counter {
+	uint32_t next;
+	bool have;
+	uint64_t data, gap;
+	int gaps;
+};
+
+static void
+count_data(void *ctx, uint32_t seq, const uint8_t *p, uint32_t len)
+{
+	struct counter *c = ctx;
+
+	(void)p;
+	if (c->have)
+		assert_int_equal(seq, c->next);
+	c->have = true;
+	c->next = seq + len;
+	c->data += len;
+}
+
+static void
+count_gap(void *ctx, uint32_t seq, uint32_t len)
+{
+	struct counter *c = ctx;
+
+	if (c->have)
+		assert_int_equal(seq, c->next);
+	c->have = true;
+	c->next = seq + len;
+	c->gap += len;
+	c->gaps++;
+}
+
+static const struct rk_insp_tcp_ops count_ops = {
+	.data = count_data,
+	.gap = count_gap,
+};
+
+static uint32_t rng = 12345;
+
+static uint32_t
+rnd(void)
+{
+	rng = rng * 1103515245u + 12345u;
+	return rng >> 8;
+}
+
+static void
+shuffle(uint32_t *v, uint32_t n)
+{
+	for (uint32_t i = n - 1; i > 0; i--) {
+		uint32_t j = rnd() % (i + 1), t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
+/*
+ * 200000 one-byte segments in random order: near-linear time, the queue
+ * never holds more than its cap of ranges, and every byte is either
+ * delivered in order or reported in a gap.
+ */
+static void
+test_random_order_is_fast(void **state)
+{
+	const uint32_t n = 200000, isn = 0xffff0000u;   /* crosses 2^32 too */
+	struct rk_insp_tcp_dir d;
+	struct counter c = { 0 };
+	uint32_t *order = malloc(n * sizeof(*order));
+	uint8_t byte = 'x';
+	uint32_t most = 0;
+	clock_t t0;
+	double secs;
+
+	(void)state;
+	assert_non_null(order);
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	shuffle(order, n);
+	rk_insp_tcp_init(&d, 1u << 30);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &count_ops, &c);
+	t0 = clock();
+	for (uint32_t i = 0; i < n; i++) {
+		rk_insp_tcp_segment(&d, isn + 1 + order[i], 0, &byte, 1, &count_ops, &c);
+		if (d.nooo > most)
+			most = d.nooo;
+	}
+	rk_insp_tcp_flush(&d, &count_ops, &c);
+	secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+	assert_true(secs < 10.0);
+	assert_true(most <= RK_INSP_TCP_MAX_SEGS_DEFAULT);
+	/* Bytes arriving after their hole was given up count as old ones. */
+	assert_int_equal(c.data + c.gap, n);
+	assert_true(d.rtx_bytes <= c.gap);
+	assert_int_equal(d.next, isn + 1 + n);
+	assert_true(d.gaps > 0);          /* the cap gave holes up */
+	assert_null(d.ooo);
+	assert_int_equal(d.ooo_bytes, 0);
+	rk_insp_tcp_fini(&d);
+	free(order);
+}
+
+/* Bytes adjacent to a queued range join it, whatever the direction. */
+static void
+test_adjacent_segments_coalesce(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 7;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	for (uint32_t off = 10; off < 30; off += 2)     /* ascending after a hole */
+		seg(&d, &s, isn, off, 2, 0);
+	assert_int_equal(d.nooo, 1);
+	for (uint32_t off = 8; off >= 4; off -= 2)      /* descending before it */
+		seg(&d, &s, isn, off, 2, 0);
+	assert_int_equal(d.nooo, 1);
+	seg(&d, &s, isn, 34, 2, 0);
+	seg(&d, &s, isn, 40, 2, 0);
+	assert_int_equal(d.nooo, 3);
+	seg(&d, &s, isn, 36, 4, 0);                     /* bridges two ranges */
+	assert_int_equal(d.nooo, 2);
+	seg(&d, &s, isn, 29, 7, 0);                     /* overlaps both ends */
+	assert_int_equal(d.nooo, 1);
+	assert_int_equal(s.len, 0);
+	seg(&d, &s, isn, 0, 4, 0);
+	expect(&s, "abcdefghijklmnopqrstuvwxyz0123456789ABCDEF");
+	assert_int_equal(d.rtx_bytes, 3);     /* byte 29, bytes 34 and 35 */
+	assert_null(d.ooo);
+	assert_int_equal(d.ooo_bytes, 0);
+	rk_insp_tcp_fini(&d);
+}
+
+/* Past the cap on queued ranges, the oldest hole becomes a gap. */
+static void
+test_range_cap_gap(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	d.max_segs = 3;
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 2, 2, 0);
+	seg(&d, &s, isn, 6, 2, 0);
+	seg(&d, &s, isn, 10, 2, 0);
+	assert_int_equal(s.gaps, 0);
+	seg(&d, &s, isn, 14, 2, 0);     /* a fourth range: hole [0,2) goes */
+	assert_int_equal(s.gaps, 1);
+	expect(&s, "##cd");
+	assert_int_equal(d.nooo, 3);
+	seg(&d, &s, isn, 4, 2, 0);
+	expect(&s, "##cdefgh");
+	rk_insp_tcp_fini(&d);
+}
+
+/* Overlapping segments of random sizes in random order rebuild the stream. */
+static void
+test_random_overlaps(void **state)
+{
+	static uint8_t stream[6000];
+	struct sink s = { 0 };
+	struct rk_insp_tcp_dir d;
+	uint32_t starts[800], lens[800], order[800], n = 0, isn = 0xfffff000u;
+
+	(void)state;
+	for (uint32_t i = 0; i < sizeof(stream); i++)
+		stream[i] = (uint8_t)rnd();
+	/* Every byte is covered: chunks from each start, overlapping the next. */
+	for (uint32_t off = 0; off < sizeof(stream) && n < 800; n++) {
+		uint32_t step = 1 + rnd() % 16;
+
+		starts[n] = off;
+		lens[n] = step + rnd() % 12;
+		if (off + lens[n] > sizeof(stream))
+			lens[n] = (uint32_t)sizeof(stream) - off;
+		off += step;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		order[i] = i;
+	shuffle(order, n);
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = order[i];
+
+		rk_insp_tcp_segment(&d, isn + 1 + starts[k], 0, stream + starts[k],
+				    lens[k], &ops, &s);
+	}
+	assert_int_equal(s.gaps, 0);
+	assert_int_equal(s.len, starts[n - 1] + lens[n - 1]);
+	assert_memory_equal(s.out, stream, s.len);
+	assert_null(d.ooo);
+	rk_insp_tcp_fini(&d);
+}
+
 int
 main(void)
 {
@@ -463,6 +667,10 @@ main(void)
 		cmocka_unit_test(test_far_ahead_ignored),
 		cmocka_unit_test(test_snaplen_cut_is_gap),
 		cmocka_unit_test(test_data_past_fin_dropped),
+		cmocka_unit_test(test_random_order_is_fast),
+		cmocka_unit_test(test_adjacent_segments_coalesce),
+		cmocka_unit_test(test_range_cap_gap),
+		cmocka_unit_test(test_random_overlaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,6 +23,10 @@
  * DMALen values are already reported as reth.dma_len.over_2g. */
 #define MAX_READ_SPAN (1u << 22)
 
+/* Bits of the bitmap that counts untracked flows: 1 MiB, next to the
+ * hundreds of MiB the full table already holds. */
+#define UNTRACKED_BITS (1u << 23)
+
 /* The smallest IBA path MTU: a READ of at most this many bytes takes one PSN
  * whatever the PMTU. */
 #define MIN_PMTU 256u
@@ -100,6 +104,8 @@ rk_insp_flows_init(struct rk_insp_flows *t, const struct rk_insp_flow_opts *opts
 	memset(t, 0, sizeof(*t));
 	if (opts != NULL)
 		t->opts = *opts;
+	if (t->opts.max_flows == 0)
+		t->opts.max_flows = RK_INSP_MAX_FLOWS_DEFAULT;
 	t->nbuckets = 256;
 	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
 	t->npbuckets = 64;
@@ -132,6 +138,7 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 	}
 	free(t->buckets);
 	free(t->pbuckets);
+	free(t->untracked_bits);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -179,6 +186,32 @@ grow_flows(struct rk_insp_flows *t)
 	t->nbuckets = n;
 }
 
+/*
+ * A packet of a flow the full table does not track. Distinct flows are
+ * counted by the bits their key hashes set in a fixed bitmap: bounded
+ * memory whatever the capture holds, at the price of hash collisions (an
+ * undercount of about n / 2^24 relative: 5% at a million flows).
+ */
+static void
+untracked(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
+{
+	uint64_t h;
+	uint8_t bit;
+
+	t->untracked_packets++;
+	if (t->untracked_bits == NULL) {
+		t->untracked_bits = calloc(UNTRACKED_BITS / 8, 1);
+		if (t->untracked_bits == NULL)
+			return;
+	}
+	h = key_hash(key) & (UNTRACKED_BITS - 1);
+	bit = (uint8_t)(1u << (h & 7));
+	if (!(t->untracked_bits[h >> 3] & bit)) {
+		t->untracked_bits[h >> 3] |= bit;
+		t->untracked_flows++;
+	}
+}
+
 static struct rk_insp_flow *
 flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 {
@@ -187,6 +220,10 @@ flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 
 	if (f != NULL)
 		return f;
+	if (t->nflows >= t->opts.max_flows) {
+		untracked(t, key);
+		return NULL;
+	}
 	f = calloc(1, sizeof(*f));
 	if (f == NULL)
 		return NULL;
@@ -385,12 +422,20 @@ find_read(const struct rk_insp_path *p, int dir, uint32_t psn)
 	return NULL;
 }
 
-/* Advance a request sequence by one packet reserving @p span PSNs. */
+/*
+ * Advance a request sequence by one packet reserving @p span PSNs.
+ *
+ * A packet at or below the highest PSN seen is a retransmission. It starts
+ * a go-back-N episode when it goes back from where the current run (or the
+ * first transmissions) would continue; otherwise it continues the run, and
+ * a forward skip inside the run is a loss of retransmitted packets, not a
+ * new episode.
+ */
 static void
 track_request(struct rk_insp_psn_track *tr, uint32_t psn, uint32_t span,
 	      bool span_unknown, struct rk_insp_seq_result *res)
 {
-	int32_t d;
+	int32_t d, dr;
 
 	if (!tr->valid) {
 		tr->valid = true;
@@ -403,9 +448,9 @@ track_request(struct rk_insp_psn_track *tr, uint32_t psn, uint32_t span,
 		res->expected = psn;
 		return;
 	}
-	res->expected = tr->hw;
 	d = rk_insp_psn_diff(psn, tr->hw);
 	if (d >= 0) {
+		res->expected = tr->hw;
 		if (d > 0 && tr->resync) {
 			res->note = RK_INSP_SEQ_RESYNC;
 			tr->resyncs++;
@@ -417,25 +462,84 @@ track_request(struct rk_insp_psn_track *tr, uint32_t psn, uint32_t span,
 		} else {
 			res->note = RK_INSP_SEQ_IN_ORDER;
 		}
+		/* A run that stops short of the highest PSN is not a loss: an
+		 * ACK may have covered the rest. */
 		tr->hw = rk_insp_psn_add(psn, span);
 		tr->next = tr->hw;
 		tr->last = psn;
 		tr->resync = span_unknown;
 		return;
 	}
-	/* Behind the highest PSN: a retransmission. A new episode starts
-	 * whenever the sender jumps back instead of continuing its run. */
 	res->note = RK_INSP_SEQ_DUP;
+	res->expected = tr->next;
 	tr->duplicates++;
-	if (psn != tr->next) {
+	/* Outside a run next equals hw, so any retransmission goes back. */
+	dr = rk_insp_psn_diff(psn, tr->next);
+	if (dr < 0) {
 		res->rtx_start = true;
 		tr->rtx_episodes++;
+	} else if (dr > 0) {
+		res->missing = (uint32_t)dr;
+		tr->rtx_gaps++;
+		tr->rtx_missing += (uint32_t)dr;
 	}
 	tr->next = rk_insp_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than
 	 * the first copy did when the PMTU was unknown. */
 	if (rk_insp_psn_diff(tr->next, tr->hw) > 0)
 		tr->hw = tr->next;
+}
+
+/* Remember PSNs lost in first transmission; the oldest range goes first. */
+static void
+lost_add(struct rk_insp_flow *flow, uint32_t psn, uint32_t len)
+{
+	if (flow->nlost == RK_INSP_LOST_RANGES) {
+		memmove(flow->lost, flow->lost + 1,
+			(RK_INSP_LOST_RANGES - 1) * sizeof(flow->lost[0]));
+		flow->nlost--;
+	}
+	flow->lost[flow->nlost].psn = psn;
+	flow->lost[flow->nlost].len = len;
+	flow->nlost++;
+}
+
+/*
+ * Whether @p psn lies in a lost range; it is taken out so a later copy of
+ * the same packet does not count again.
+ */
+static bool
+lost_take(struct rk_insp_flow *flow, uint32_t psn)
+{
+	for (unsigned int i = 0; i < flow->nlost; i++) {
+		struct rk_insp_psn_range *g = &flow->lost[i];
+		int32_t off = rk_insp_psn_diff(psn, g->psn);
+
+		if (off < 0 || (uint32_t)off >= g->len)
+			continue;
+		if (off == 0) {
+			g->psn = rk_insp_psn_add(g->psn, 1);
+			g->len--;
+		} else if ((uint32_t)off == g->len - 1) {
+			g->len--;
+		} else if (flow->nlost < RK_INSP_LOST_RANGES) {
+			/* Split: the tail becomes a range of its own. */
+			flow->lost[flow->nlost].psn = rk_insp_psn_add(psn, 1);
+			flow->lost[flow->nlost].len = g->len - (uint32_t)off - 1;
+			flow->nlost++;
+			g->len = (uint32_t)off;
+		} else {
+			/* No room to split: keep the part the run reaches next. */
+			g->psn = rk_insp_psn_add(psn, 1);
+			g->len -= (uint32_t)off + 1;
+		}
+		if (g->len == 0) {
+			memmove(g, g + 1, (flow->nlost - i - 1) * sizeof(*g));
+			flow->nlost--;
+		}
+		return true;
+	}
+	return false;
 }
 
 /* Bits of the opcode flags that name the message kind. */
@@ -466,11 +570,10 @@ is_only(uint32_t fl)
  * lost packets.
  */
 static void
-request_message(struct rk_insp_flow *flow, const struct rk_insp_roce *r,
+request_message(struct rk_insp_msg_state *m, const struct rk_insp_roce *r,
 		bool checkable, bool taint, struct rk_findings *found,
 		uint32_t off_hint)
 {
-	struct rk_insp_msg_state *m = &flow->req_msg;
 	uint32_t fl = r->opflags;
 	uint32_t kind = fl & MSG_KINDS;
 	bool middle = (fl & RK_OPF_MIDDLE) != 0;
@@ -775,15 +878,28 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 			flow->req.resync_len = r->dma_len;
 		}
 		checkable = res->note == RK_INSP_SEQ_IN_ORDER ||
-			    (res->note == RK_INSP_SEQ_DUP && !res->rtx_start);
+			    (res->note == RK_INSP_SEQ_DUP && !res->rtx_start &&
+			     res->missing == 0);
 		taint = res->note == RK_INSP_SEQ_GAP ||
-			res->note == RK_INSP_SEQ_RESYNC || res->rtx_start;
-		request_message(flow, r, checkable, taint, found, 0);
-		if (res->note != RK_INSP_SEQ_DUP) {
-			if (fl & RK_OPF_READ_REQ)
-				flow->read_requests++;
-			if ((fl & RK_OPF_LAST) || (fl & MSG_KINDS) == 0)
+			res->note == RK_INSP_SEQ_RESYNC || res->rtx_start ||
+			res->missing != 0;
+		if (res->note == RK_INSP_SEQ_DUP) {
+			if (res->rtx_start)
+				flow->rtx_msg.state = MSG_UNKNOWN;
+			request_message(&flow->rtx_msg, r, checkable, taint, found, 0);
+		} else {
+			request_message(&flow->req_msg, r, checkable, taint, found, 0);
+		}
+		if (res->note == RK_INSP_SEQ_GAP)
+			lost_add(flow, res->expected, res->missing);
+		/* A message counts once, by its LAST/ONLY (or READ) PSN: on its
+		 * first transmission, or on the retransmission of a lost one. */
+		if ((fl & RK_OPF_LAST) || (fl & MSG_KINDS) == 0) {
+			if (res->note != RK_INSP_SEQ_DUP || lost_take(flow, r->psn)) {
+				if (fl & RK_OPF_READ_REQ)
+					flow->read_requests++;
 				flow->messages++;
+			}
 		}
 	} else if (fl & RK_OPF_RESP) {
 		response(t, flow, path, dir, r, found, res);

@@ -61,7 +61,7 @@ enum rk_insp_seq_note {
 /** Result of rk_insp_flow_packet for one packet. */
 struct rk_insp_seq_result {
 	enum rk_insp_seq_note note;
-	uint32_t missing;      /**< PSNs skipped (GAP) */
+	uint32_t missing;      /**< PSNs skipped (GAP, or DUP inside a go-back-N run) */
 	bool rtx_start;        /**< first packet of a go-back-N episode */
 	uint32_t expected;     /**< the PSN expected before this packet */
 };
@@ -74,8 +74,10 @@ struct rk_insp_psn_track {
 	uint32_t last;         /**< highest PSN seen (modular) */
 	uint32_t hw;           /**< next new PSN: one past the highest reserved */
 	uint32_t next;         /**< next PSN of the current run (retransmissions) */
-	uint64_t gaps;         /**< gap events */
-	uint64_t missing;      /**< PSNs skipped in all gaps */
+	uint64_t gaps;         /**< gap events among first transmissions */
+	uint64_t missing;      /**< PSNs skipped in those gaps */
+	uint64_t rtx_gaps;     /**< gap events inside go-back-N runs (requests) */
+	uint64_t rtx_missing;  /**< PSNs skipped in those: lost while retransmitted */
 	uint64_t duplicates;   /**< packets behind the expected PSN */
 	uint64_t rtx_episodes; /**< times the sequence went back (go-back-N) */
 	uint64_t resyncs;      /**< times a READ of unknown span forced a resync */
@@ -96,6 +98,15 @@ struct rk_insp_msg_state {
 };
 
 #define RK_INSP_OPHIST 32
+
+/** PSN ranges of lost first transmissions remembered per flow. */
+#define RK_INSP_LOST_RANGES 8
+
+/** PSNs [psn, psn + len) never seen as first transmissions. */
+struct rk_insp_psn_range {
+	uint32_t psn;
+	uint32_t len;
+};
 
 /** One opcode counter of a flow. */
 struct rk_insp_opcount {
@@ -121,6 +132,14 @@ struct rk_insp_flow {
 	uint64_t read_resp_messages;
 	struct rk_insp_psn_track req, resp;
 	struct rk_insp_msg_state req_msg, resp_msg;
+	/* Message state of the current retransmission run: kept apart from
+	 * req_msg, which follows first transmissions, because a go-back-N run
+	 * may stop mid-message once the rest is known to have arrived. */
+	struct rk_insp_msg_state rtx_msg;
+	/* Request PSNs whose first copy was lost: a retransmitted LAST, ONLY
+	 * or READ there is the message's first appearance and counts once. */
+	struct rk_insp_psn_range lost[RK_INSP_LOST_RANGES];
+	unsigned int nlost;
 
 	uint64_t acks, atomic_acks, rnr_naks, naks_total;
 	uint64_t naks[32];            /**< by NAK code (syndrome & 0x1f) */
@@ -133,9 +152,13 @@ struct rk_insp_flow {
 	uint32_t findings[RK_F_COUNT];
 };
 
+/** Default cap on tracked flows (--max-flows). */
+#define RK_INSP_MAX_FLOWS_DEFAULT 262144u
+
 /** Options of the analysis. */
 struct rk_insp_flow_opts {
 	uint32_t pmtu;                /**< --pmtu; 0 = infer */
+	uint64_t max_flows;           /**< --max-flows; 0 = RK_INSP_MAX_FLOWS_DEFAULT */
 };
 
 struct rk_insp_path;
@@ -148,6 +171,12 @@ struct rk_insp_flows {
 	uint64_t nflows;
 	struct rk_insp_flow *head, *tail;
 	struct rk_insp_flow *last;    /* lookup cache */
+
+	/* Past max_flows new flows are not tracked: their packets are
+	 * counted, and their keys set bits of a hash bitmap to count them. */
+	uint64_t untracked_packets;   /**< packets of flows not tracked */
+	uint64_t untracked_flows;     /**< distinct flows not tracked (see doc) */
+	uint8_t *untracked_bits;
 
 	struct rk_insp_path **pbuckets;
 	uint32_t npbuckets;
@@ -166,7 +195,8 @@ void rk_insp_flows_fini(struct rk_insp_flows *t);
  * analysis. Stateful findings (msg.length.mismatch, msg.opcode.sequence)
  * are appended to @p found; the caller counts them with
  * rk_insp_flow_count_findings() together with the stateless ones.
- * @return the flow, or NULL when out of memory.
+ * @return the flow, or NULL when out of memory or when the flow is new and
+ *         the table already holds max_flows flows (counted as untracked).
  */
 struct rk_insp_flow *rk_insp_flow_packet(struct rk_insp_flows *t,
 					 const struct rk_insp_roce *r,

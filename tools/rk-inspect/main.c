@@ -44,6 +44,7 @@ struct app {
 	bool have_ts0;
 	uint64_t ts0;
 	bool print_packets;
+	bool warned_untracked;
 };
 
 static void
@@ -62,18 +63,22 @@ usage(FILE *f)
 		"                         PSN reservation and bth.payload.over_pmtu\n"
 		"      --tcp-buffer BYTES out-of-order TCP bytes buffered per direction\n"
 		"                         (default %u)\n"
+		"      --max-flows N      QP flows tracked at most; later new flows are\n"
+		"                         counted as untracked (default %u)\n"
 		"  -c, --count N          stop after N frames\n"
 		"  -q, --quiet            print nothing on stdout (exit status only)\n"
 		"      --fail-on-findings exit 1 when a finding of severity error was raised\n"
 		"      --list-findings    print every finding ID rk-inspect can raise\n"
+		"      --bare-read        benchmark baseline: read the frames, decode nothing\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
 		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
 		"2 bad usage or an unreadable/corrupt capture.\n",
-		RK_INSP_TCP_MAX_OOO_DEFAULT);
+		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT);
 }
 
+/* @return 0, -ERANGE for a number too large, -EINVAL for anything else. */
 static int
 parse_u64(const char *s, uint64_t *v)
 {
@@ -81,11 +86,15 @@ parse_u64(const char *s, uint64_t *v)
 	unsigned long long x;
 
 	if (s == NULL || *s == '\0' || *s == '-')
-		return -1;
+		return -EINVAL;
 	errno = 0;
 	x = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		return -1;
+	if (*end != '\0' || end == s)
+		return -EINVAL;
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (errno != 0)
+		return -EINVAL;
 	*v = x;
 	return 0;
 }
@@ -97,6 +106,7 @@ enum {
 	OPT_FAIL,
 	OPT_BARE,
 	OPT_LIST_FINDINGS,
+	OPT_MAX_FLOWS,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -110,6 +120,21 @@ list_findings(FILE *f)
 		fprintf(f, "| `%s` | %s | %s | %s |\n", fi->id,
 			rk_severity_name(fi->severity), fi->spec_ref, fi->text);
 	}
+}
+
+/* The option getopt refused: the long form as typed, or the short letter. */
+static const char *
+opt_name(int argc, char **argv, char *buf, size_t len)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", arg);
+	return buf;
 }
 
 static int
@@ -127,29 +152,44 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "fail-on-findings", no_argument, NULL, OPT_FAIL },
 		{ "bare-read", no_argument, NULL, OPT_BARE },
 		{ "list-findings", no_argument, NULL, OPT_LIST_FINDINGS },
+		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int nmodes = 0;
-	int c;
+	bool mode_set = false, mode_clash = false;
+	char buf[64];
+	int c, rc;
 	uint64_t v;
 
 	a->popts.check_icrc = true;
-	while ((c = getopt_long(argc, argv, "sjpc:qhV", longopts, NULL)) != -1) {
+	/* getopt's own messages lack the program prefix: print ours. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":sjpc:qhV", longopts, NULL)) != -1) {
+		enum rk_insp_mode m = RK_INSP_LINES;
+
 		switch (c) {
 		case 's':
-			a->mode = RK_INSP_SUMMARY;
-			nmodes++;
+			m = RK_INSP_SUMMARY;
 			break;
 		case 'j':
-			a->mode = RK_INSP_JSON;
-			nmodes++;
+			m = RK_INSP_JSON;
 			break;
 		case 'p':
-			a->mode = RK_INSP_PACKETS_JSON;
-			nmodes++;
+			m = RK_INSP_PACKETS_JSON;
 			break;
+		default:
+			break;
+		}
+		if (m != RK_INSP_LINES) {
+			/* The same mode twice is harmless; two modes are not. */
+			if (mode_set && a->mode != m)
+				mode_clash = true;
+			a->mode = m;
+			mode_set = true;
+			continue;
+		}
+		switch (c) {
 		case OPT_NO_ICRC:
 			a->popts.check_icrc = false;
 			break;
@@ -171,11 +211,29 @@ parse_args(struct app *a, int argc, char **argv)
 			a->iwopts.tcp_buffer = (uint32_t)v;
 			break;
 		case 'c':
-			if (parse_u64(optarg, &v) != 0 || v == 0) {
+			rc = parse_u64(optarg, &v);
+			if (rc == -ERANGE) {
+				fprintf(stderr, "rk-inspect: -c %s: out of range\n", optarg);
+				return -1;
+			}
+			if (rc != 0 || v == 0) {
 				fprintf(stderr, "rk-inspect: -c needs a positive count\n");
 				return -1;
 			}
 			a->count = v;
+			break;
+		case OPT_MAX_FLOWS:
+			rc = parse_u64(optarg, &v);
+			if (rc == -ERANGE || (rc == 0 && v > UINT32_MAX)) {
+				fprintf(stderr, "rk-inspect: --max-flows %s: out of range\n",
+					optarg);
+				return -1;
+			}
+			if (rc != 0 || v == 0) {
+				fprintf(stderr, "rk-inspect: --max-flows needs a positive count\n");
+				return -1;
+			}
+			a->fopts.max_flows = v;
 			break;
 		case 'q':
 			a->quiet = true;
@@ -195,11 +253,23 @@ parse_args(struct app *a, int argc, char **argv)
 		case 'V':
 			printf("rk-inspect %s (schema %s)\n", RK_INSP_VERSION, RK_INSP_SCHEMA);
 			exit(0);
+		case ':':
+			fprintf(stderr, "rk-inspect: option %s needs an argument\n",
+				opt_name(argc, argv, buf, sizeof(buf)));
+			return -1;
 		default:
+			if (optind > 0 && optind <= argc &&
+			    strncmp(argv[optind - 1], "--", 2) == 0 &&
+			    strchr(argv[optind - 1], '=') != NULL)
+				fprintf(stderr, "rk-inspect: option %s takes no argument\n",
+					opt_name(argc, argv, buf, sizeof(buf)));
+			else
+				fprintf(stderr, "rk-inspect: unknown option %s\n",
+					opt_name(argc, argv, buf, sizeof(buf)));
 			return -1;
 		}
 	}
-	if (nmodes > 1) {
+	if (mode_clash) {
 		fprintf(stderr, "rk-inspect: --summary, --json and --packets-json "
 			"exclude each other\n");
 		return -1;
@@ -300,6 +370,22 @@ on_iw_event(void *ctx, const struct rk_insp_iw_event *ev)
 		rk_insp_print_iw_line(a->out, ev);
 }
 
+/*
+ * Findings of a frame outside the per-QP analysis: always counted, and
+ * shown as a line of their own so none is silent.
+ */
+static void
+other_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *fr)
+{
+	count_findings(a, &pkt->findings);
+	if (!a->print_packets || (pkt->findings.count == 0 && pkt->findings.dropped == 0))
+		return;
+	if (a->mode == RK_INSP_PACKETS_JSON)
+		rk_insp_json_line(a->out, rk_insp_frame_json(fr, pkt));
+	else
+		rk_insp_print_frame_line(a->out, fr, pkt);
+}
+
 static void
 bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *fr)
 {
@@ -321,6 +407,13 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
 		rk_insp_flow_count_findings(flow, &found);
+	else if (a->flows.untracked_packets != 0 && !a->warned_untracked) {
+		a->warned_untracked = true;
+		fprintf(stderr, "rk-inspect: %s: frame %" PRIu64 ": flow table full "
+			"(--max-flows %" PRIu64 "): new QP flows from here on are "
+			"counted, not analysed\n", a->file, fr->no,
+			a->flows.opts.max_flows);
+	}
 	count_findings(a, &found);
 	if (!a->print_packets)
 		return;
@@ -374,12 +467,13 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			bth_frame(a, &pkt, &fr);
 		} else {
 			/* Too short for a BTH: only the findings say why. */
-			count_findings(a, &pkt.findings);
+			other_frame(a, &pkt, &fr);
 			a->tot.icrc_unchecked++;
 		}
 		break;
 	case RK_PKT_TCP:
 		a->tot.tcp_frames++;
+		other_frame(a, &pkt, &fr);
 		rk_insp_iw_frame(&a->iw, &pkt, fr.no, fr.ts_ns);
 		break;
 	case RK_PKT_PAUSE:
@@ -388,12 +482,16 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			a->tot.pause_frames++;
 		else
 			a->tot.pfc_frames++;
-		count_findings(a, &pkt.findings);
-		if (a->print_packets && a->mode == RK_INSP_LINES)
+		if (a->print_packets && a->mode == RK_INSP_LINES) {
+			count_findings(a, &pkt.findings);
 			rk_insp_print_mac_control_line(a->out, &fr, &pkt);
+		} else {
+			other_frame(a, &pkt, &fr);
+		}
 		break;
 	default:
 		a->tot.other_frames++;
+		other_frame(a, &pkt, &fr);
 		break;
 	}
 }
@@ -402,7 +500,11 @@ static const char *
 dlt_name(int dlt)
 {
 	const char *n = pcap_datalink_val_to_name(dlt);
+	enum rk_linktype l;
 
+	/* libpcap names only its own platform's DLT_RAW value. */
+	if (n == NULL && map_linktype(dlt, &l) == 0 && l == RK_LINK_RAW)
+		return "RAW";
 	return n != NULL ? n : "unknown";
 }
 

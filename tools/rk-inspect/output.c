@@ -185,8 +185,12 @@ sb_seq(struct sbuf *b, const struct rk_insp_seq_result *seq)
 			  seq->missing == 1 ? "" : "s");
 		break;
 	case RK_INSP_SEQ_DUP:
-		sb_printf(b, seq->rtx_start ? " [retransmission: go-back]" :
-			  " [retransmission]");
+		if (seq->missing != 0)
+			sb_printf(b, " [retransmission, gap: %u PSN%s missing]", seq->missing,
+				  seq->missing == 1 ? "" : "s");
+		else
+			sb_printf(b, seq->rtx_start ? " [retransmission: go-back]" :
+				  " [retransmission]");
 		break;
 	case RK_INSP_SEQ_RESYNC:
 		sb_printf(b, " [resync]");
@@ -275,6 +279,33 @@ rk_insp_print_mac_control_line(FILE *out, const struct rk_insp_frame *fr,
 		for (int i = 0; i < 8; i++)
 			sb_printf(&b, "%s%u", i ? "," : "", pkt->pause_quanta[i]);
 	}
+	sb_findings(&b, &pkt->findings);
+	fprintf(out, "%s\n", b.buf);
+}
+
+/* Addresses of a frame that may have neither IP nor Ethernet layer. */
+static void
+frame_addrs(const struct rk_pkt *pkt, char *src, char *dst, size_t len)
+{
+	if (pkt->layers & (RK_L_IPV4 | RK_L_IPV6 | RK_L_GRH | RK_L_LRH | RK_L_ETH)) {
+		pkt_addrs(pkt, src, dst, len);
+		return;
+	}
+	snprintf(src, len, "?");
+	snprintf(dst, len, "?");
+}
+
+void
+rk_insp_print_frame_line(FILE *out, const struct rk_insp_frame *fr,
+			 const struct rk_pkt *pkt)
+{
+	struct sbuf b = { .len = 0 };
+	char src[64], dst[64];
+
+	frame_addrs(pkt, src, dst, sizeof(src));
+	sb_time(&b, fr);
+	sb_printf(&b, " %s > %s %s len=%u", src, dst, rk_pkt_kind_name(pkt->kind),
+		  pkt->wirelen);
 	sb_findings(&b, &pkt->findings);
 	fprintf(out, "%s\n", b.buf);
 }
@@ -509,13 +540,31 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 		json_t *s = json_object();
 
 		json_object_set_new(s, "note", json_string(seq_note_name(seq->note)));
-		if (seq->note == RK_INSP_SEQ_GAP)
+		if (seq->note == RK_INSP_SEQ_GAP || seq->missing != 0)
 			json_object_set_new(s, "missing", json_integer(seq->missing));
 		if (seq->rtx_start)
 			json_object_set_new(s, "go_back", json_true());
 		json_object_set_new(o, "sequence", s);
 	}
 	json_object_set_new(o, "findings", findings_json(found));
+	return o;
+}
+
+json_t *
+rk_insp_frame_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt)
+{
+	json_t *o = json_object();
+	char src[64], dst[64];
+
+	frame_addrs(pkt, src, dst, sizeof(src));
+	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
+	json_object_set_new(o, "time", time_json(fr->ts_ns));
+	json_object_set_new(o, "kind", json_string(rk_pkt_kind_name(pkt->kind)));
+	json_object_set_new(o, "src", json_string(src));
+	json_object_set_new(o, "dst", json_string(dst));
+	json_object_set_new(o, "unit", json_string("frame"));
+	json_object_set_new(o, "wire_len", json_integer(pkt->wirelen));
+	json_object_set_new(o, "findings", findings_json(&pkt->findings));
 	return o;
 }
 
@@ -685,10 +734,15 @@ psn_track_json(const struct rk_insp_psn_track *t, bool requests)
 	o = json_object();
 	json_object_set_new(o, "first", json_integer(t->first));
 	json_object_set_new(o, "last", json_integer(t->last));
-	json_object_set_new(o, "gaps", json_integer((json_int_t)t->gaps));
-	json_object_set_new(o, "missing", json_integer((json_int_t)t->missing));
+	json_object_set_new(o, "gaps", json_integer((json_int_t)(t->gaps + t->rtx_gaps)));
+	json_object_set_new(o, "missing", json_integer((json_int_t)(t->missing +
+								     t->rtx_missing)));
 	json_object_set_new(o, "duplicates", json_integer((json_int_t)t->duplicates));
 	if (requests) {
+		json_object_set_new(o, "missing_first_transmission",
+				    json_integer((json_int_t)t->missing));
+		json_object_set_new(o, "missing_retransmission",
+				    json_integer((json_int_t)t->rtx_missing));
 		json_object_set_new(o, "retransmission_episodes",
 				    json_integer((json_int_t)t->rtx_episodes));
 		json_object_set_new(o, "resyncs", json_integer((json_int_t)t->resyncs));
@@ -798,6 +852,8 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 	json_object_set_new(o, "retransmitted_bytes", json_integer((json_int_t)x->tcp.rtx_bytes));
 	json_object_set_new(o, "out_of_order_segments",
 			    json_integer((json_int_t)x->tcp.ooo_segments));
+	json_object_set_new(o, "out_of_order_bytes",
+			    json_integer((json_int_t)x->tcp.ooo_data));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)x->tcp.gaps));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)x->tcp.gap_bytes));
 	if (x->mpa_seen) {
@@ -910,6 +966,8 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	TOT("mpa_crc_bad", t->mpa_crc_bad);
 	TOT("parse_errors", t->parse_errors);
 	TOT("qps", rep->flows != NULL ? rep->flows->nflows : 0);
+	TOT("untracked_flows", rep->flows != NULL ? rep->flows->untracked_flows : 0);
+	TOT("untracked_packets", rep->flows != NULL ? rep->flows->untracked_packets : 0);
 	TOT("connections", rep->iw != NULL ? rep->iw->niwarp : 0);
 	TOT("error_findings", t->error_findings);
 #undef TOT
@@ -990,9 +1048,12 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *
 	fputc('\n', out);
 	if (f->req.valid)
 		fprintf(out, "    request PSN %u..%u: gaps=%" PRIu64 " (missing %" PRIu64
-			") duplicates=%" PRIu64 " go-back=%" PRIu64 " resyncs=%" PRIu64 "\n",
-			f->req.first, f->req.last, f->req.gaps, f->req.missing,
-			f->req.duplicates, f->req.rtx_episodes, f->req.resyncs);
+			": %" PRIu64 " first transmission, %" PRIu64 " retransmission)"
+			" duplicates=%" PRIu64 " go-back=%" PRIu64 " resyncs=%" PRIu64 "\n",
+			f->req.first, f->req.last, f->req.gaps + f->req.rtx_gaps,
+			f->req.missing + f->req.rtx_missing, f->req.missing,
+			f->req.rtx_missing, f->req.duplicates, f->req.rtx_episodes,
+			f->req.resyncs);
 	if (f->resp.valid)
 		fprintf(out, "    response PSN %u..%u: ACK=%" PRIu64 " atomic ACK=%" PRIu64
 			" READ responses=%" PRIu64 " gaps=%" PRIu64 " duplicates=%" PRIu64 "\n",
@@ -1032,9 +1093,12 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 		const struct rk_insp_iw_dir *x = &c->dir[d];
 
 		fprintf(out, "    %s: %" PRIu64 " packets, stream %" PRIu64 " bytes, "
-			"retransmitted %" PRIu64 ", gaps %" PRIu64 " (%" PRIu64 " bytes)\n",
+			"out of order %" PRIu64 " segments (%" PRIu64 " bytes), "
+			"retransmitted %" PRIu64 " bytes, gaps %" PRIu64 " (%" PRIu64
+			" bytes)\n",
 			d == 0 ? "initiator" : "responder", x->packets, x->tcp.delivered,
-			x->tcp.rtx_bytes, x->tcp.gaps, x->tcp.gap_bytes);
+			x->tcp.ooo_segments, x->tcp.ooo_data, x->tcp.rtx_bytes,
+			x->tcp.gaps, x->tcp.gap_bytes);
 		if (x->mpa_seen)
 			fprintf(out, "      MPA Rev=%u markers=%s CRC=%s%s PD_Length=%u\n",
 				x->rev, x->markers ? "yes" : "no", x->crc ? "yes" : "no",
@@ -1071,10 +1135,13 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 	fprintf(out, "frames %" PRIu64 ", RDMA frames %" PRIu64 ", truncated %" PRIu64
 		", bytes %" PRIu64 "\n", t->frames, t->rdma_frames, t->truncated_frames,
 		t->bytes);
+	/* iWARP frames are TCP frames of iWARP connections: the other TCP
+	 * frames are listed apart so the kinds add up to the frames. */
 	fprintf(out, "RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", IB %" PRIu64 ", iWARP %" PRIu64
-		", PAUSE %" PRIu64 ", PFC %" PRIu64 ", other %" PRIu64 "\n",
-		t->rocev2_frames, t->rocev1_frames, t->ib_frames, t->iwarp_frames,
-		t->pause_frames, t->pfc_frames, t->other_frames);
+		", other TCP %" PRIu64 ", PAUSE %" PRIu64 ", PFC %" PRIu64 ", other %" PRIu64
+		"\n", t->rocev2_frames, t->rocev1_frames, t->ib_frames, t->iwarp_frames,
+		t->tcp_frames - t->iwarp_frames, t->pause_frames, t->pfc_frames,
+		t->other_frames);
 	if (rep->icrc_checked)
 		fprintf(out, "ICRC good %" PRIu64 ", bad %" PRIu64 ", unchecked %" PRIu64 "\n",
 			t->icrc_good, t->icrc_bad, t->icrc_unchecked);
@@ -1087,8 +1154,14 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 	if (rep->read_error != NULL)
 		fprintf(out, "read error: %s\n", rep->read_error);
 
+	if (rep->flows != NULL && rep->flows->untracked_packets != 0)
+		fprintf(out, "untracked flows %" PRIu64 " (%" PRIu64 " packets): "
+			"--max-flows reached\n", rep->flows->untracked_flows,
+			rep->flows->untracked_packets);
+
 	if (rep->flows != NULL && rep->flows->head != NULL) {
-		fprintf(out, "\nQPs (%" PRIu64 " flows):\n", rep->flows->nflows);
+		fprintf(out, "\nQPs (%" PRIu64 " flow%s):\n", rep->flows->nflows,
+			rep->flows->nflows == 1 ? "" : "s");
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
 			print_flow(out, rep->flows, f);
 	}

@@ -37,6 +37,13 @@ void rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 void rk_insp_print_mac_control_line(FILE *out, const struct rk_insp_frame *fr,
 				    const struct rk_pkt *pkt);
 
+/**
+ * One text line for a frame that is not decoded as RDMA (or too short for
+ * a BTH) but raised findings: addresses, kind, wire length, findings.
+ */
+void rk_insp_print_frame_line(FILE *out, const struct rk_insp_frame *fr,
+			      const struct rk_pkt *pkt);
+
 /** One text line for an iWARP event. */
 void rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev);
 
@@ -44,6 +51,9 @@ void rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev);
 json_t *rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 			  const struct rk_insp_seq_result *seq,
 			  const struct rk_findings *found);
+
+/** JSON object of such a frame (--packets-json, unit "frame"); caller owns it. */
+json_t *rk_insp_frame_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt);
 
 /** JSON object of an iWARP event (--packets-json); caller owns it. */
 json_t *rk_insp_iw_json(const struct rk_insp_iw_event *ev);

@@ -15,37 +15,48 @@
  * no real window comes near a quarter of it. */
 #define MAX_AHEAD (1u << 30)
 
+/*
+ * A queued byte range. Its buffer keeps free room at both ends so bytes
+ * that arrive just before or just after it are added in amortised
+ * constant time: in-order bursts after a hole and descending arrival both
+ * stay linear.
+ */
 struct rk_insp_tcp_seg {
-	struct rk_insp_tcp_seg *next;
-	uint32_t seq;
+	uint32_t seq;           /* sequence number of buf[off] */
 	uint32_t len;
-	uint8_t data[];
+	uint32_t off;           /* free bytes before the data */
+	uint32_t cap;           /* bytes of buf */
+	uint8_t buf[];
 };
 
-/* Bookkeeping charged per queued segment, so tiny segments cannot grow
- * the buffer without bound. */
-#define SEG_COST(len) ((uint32_t)sizeof(struct rk_insp_tcp_seg) + (len))
+/* Bookkeeping charged per queued range, so tiny segments cannot grow the
+ * buffer without bound. */
+#define SEG_COST(cap) ((uint32_t)sizeof(struct rk_insp_tcp_seg) + (cap))
 
 void
 rk_insp_tcp_init(struct rk_insp_tcp_dir *d, uint32_t max_ooo)
 {
 	memset(d, 0, sizeof(*d));
 	d->max_ooo = max_ooo != 0 ? max_ooo : RK_INSP_TCP_MAX_OOO_DEFAULT;
+	d->max_segs = RK_INSP_TCP_MAX_SEGS_DEFAULT;
 }
 
 void
 rk_insp_tcp_fini(struct rk_insp_tcp_dir *d)
 {
-	struct rk_insp_tcp_seg *s = d->ooo;
-
-	while (s != NULL) {
-		struct rk_insp_tcp_seg *n = s->next;
-
-		free(s);
-		s = n;
-	}
+	for (uint32_t i = 0; i < d->nooo; i++)
+		free(d->ooo[i]);
+	free(d->ooo);
 	d->ooo = NULL;
+	d->nooo = 0;
+	d->ooo_slots = 0;
 	d->ooo_bytes = 0;
+}
+
+static uint32_t
+seg_end(const struct rk_insp_tcp_seg *s)
+{
+	return s->seq + s->len;
 }
 
 static void
@@ -75,32 +86,49 @@ declare_gap(struct rk_insp_tcp_dir *d, uint32_t upto,
 	d->next = upto;
 }
 
-/* Deliver queued segments that have become contiguous with next. */
+/* Drop entries [i, i + n) of the queue array (the ranges are freed by the
+ * caller); the array goes when it empties. */
+static void
+queue_remove(struct rk_insp_tcp_dir *d, uint32_t i, uint32_t n)
+{
+	memmove(d->ooo + i, d->ooo + i + n, (d->nooo - i - n) * sizeof(*d->ooo));
+	d->nooo -= n;
+	if (d->nooo == 0) {
+		free(d->ooo);
+		d->ooo = NULL;
+		d->ooo_slots = 0;
+	}
+}
+
+/* Deliver queued ranges that have become contiguous with next. */
 static void
 drain(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *ctx)
 {
-	struct rk_insp_tcp_seg *s;
+	uint32_t k = 0;
 
-	while ((s = d->ooo) != NULL && rk_insp_seq_diff(s->seq, d->next) <= 0) {
+	while (k < d->nooo && rk_insp_seq_diff(d->ooo[k]->seq, d->next) <= 0) {
+		struct rk_insp_tcp_seg *s = d->ooo[k];
 		uint32_t covered = d->next - s->seq;
 
-		d->ooo = s->next;
-		d->ooo_bytes -= SEG_COST(s->len);
+		d->ooo_bytes -= SEG_COST(s->cap);
 		if (covered < s->len) {
 			d->rtx_bytes += covered;
-			deliver(d, s->data + covered, s->len - covered, ops, ctx);
+			deliver(d, s->buf + s->off + covered, s->len - covered, ops, ctx);
 		} else {
 			d->rtx_bytes += s->len;
 		}
 		free(s);
+		k++;
 	}
+	if (k != 0)
+		queue_remove(d, 0, k);
 }
 
 static void
 end_if_fin(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *ctx)
 {
 	if (d->state == RK_INSP_TCP_OPEN && d->fin_seen && d->next == d->fin_seq &&
-	    d->ooo == NULL) {
+	    d->nooo == 0) {
 		d->next++;
 		d->state = RK_INSP_TCP_CLOSED;
 		if (ops != NULL && ops->end != NULL)
@@ -108,66 +136,209 @@ end_if_fin(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *c
 	}
 }
 
+/* A buffer of @p cap bytes holding @p len bytes at offset @p off. */
 static struct rk_insp_tcp_seg *
-new_seg(uint32_t seq, const uint8_t *p, uint32_t len)
+seg_alloc(uint32_t seq, uint32_t len, uint32_t off, uint32_t cap)
 {
-	struct rk_insp_tcp_seg *s = malloc(sizeof(*s) + len);
+	struct rk_insp_tcp_seg *s = malloc(sizeof(*s) + cap);
 
 	if (s == NULL)
 		return NULL;
-	s->next = NULL;
 	s->seq = seq;
 	s->len = len;
-	memcpy(s->data, p, len);
+	s->off = off;
+	s->cap = cap;
 	return s;
 }
 
+/* Room for twice the bytes, at least @p need, within the 32-bit size. */
+static uint32_t
+grown(uint32_t len, uint32_t need)
+{
+	uint64_t c = (uint64_t)len * 2;
+
+	if (c < need)
+		c = need;
+	return c > UINT32_MAX - sizeof(struct rk_insp_tcp_seg) ?
+	       need : (uint32_t)c;
+}
+
+/* Append @p n bytes to queued range @p i. */
+static bool
+seg_append(struct rk_insp_tcp_dir *d, uint32_t i, const uint8_t *p, uint32_t n)
+{
+	struct rk_insp_tcp_seg *s = d->ooo[i];
+
+	if (s->cap - s->off - s->len < n) {
+		uint32_t cap = grown(s->off + s->len, s->off + s->len + n);
+		struct rk_insp_tcp_seg *g = realloc(s, sizeof(*s) + cap);
+
+		if (g == NULL)
+			return false;
+		d->ooo_bytes += cap - g->cap;
+		g->cap = cap;
+		d->ooo[i] = s = g;
+	}
+	memcpy(s->buf + s->off + s->len, p, n);
+	s->len += n;
+	return true;
+}
+
+/* Prepend @p n bytes to queued range @p i. */
+static bool
+seg_prepend(struct rk_insp_tcp_dir *d, uint32_t i, const uint8_t *p, uint32_t n)
+{
+	struct rk_insp_tcp_seg *s = d->ooo[i];
+
+	if (s->off < n) {
+		/* New buffer with the free room at the front. */
+		uint32_t cap = grown(s->len, s->len + n);
+		struct rk_insp_tcp_seg *g = seg_alloc(s->seq, s->len, cap - s->len, cap);
+
+		if (g == NULL)
+			return false;
+		memcpy(g->buf + g->off, s->buf + s->off, s->len);
+		d->ooo_bytes += SEG_COST(cap) - SEG_COST(s->cap);
+		free(s);
+		d->ooo[i] = s = g;
+	}
+	s->off -= n;
+	s->seq -= n;
+	s->len += n;
+	memcpy(s->buf + s->off, p, n);
+	return true;
+}
+
+/* Insert a new range at position @p i of the queue. */
+static bool
+seg_insert(struct rk_insp_tcp_dir *d, uint32_t i, uint32_t seq, const uint8_t *p,
+	   uint32_t n)
+{
+	struct rk_insp_tcp_seg *s;
+
+	if (d->nooo == d->ooo_slots) {
+		uint32_t slots = d->ooo_slots != 0 ? d->ooo_slots * 2 : 8;
+		struct rk_insp_tcp_seg **a = realloc(d->ooo, slots * sizeof(*a));
+
+		if (a == NULL)
+			return false;
+		d->ooo = a;
+		d->ooo_slots = slots;
+	}
+	s = seg_alloc(seq, n, 0, n);
+	if (s == NULL)
+		return false;
+	memcpy(s->buf, p, n);
+	memmove(d->ooo + i + 1, d->ooo + i, (d->nooo - i) * sizeof(*d->ooo));
+	d->ooo[i] = s;
+	d->nooo++;
+	d->ooo_bytes += SEG_COST(n);
+	return true;
+}
+
 /*
- * Queue [seq, seq + len), all ahead of next, keeping queued segments
- * sorted and disjoint: bytes already queued win, the rest fills holes.
+ * Fill the hole between ranges @p i - 1 and @p i exactly with @p n bytes:
+ * the two become one. The smaller side is copied into the larger, so each
+ * byte is copied O(log) times over any sequence of merges.
+ */
+static bool
+seg_bridge(struct rk_insp_tcp_dir *d, uint32_t i, const uint8_t *p, uint32_t n)
+{
+	struct rk_insp_tcp_seg *l = d->ooo[i - 1], *r = d->ooo[i];
+
+	if ((uint64_t)l->len + n >= r->len) {
+		if (!seg_append(d, i - 1, p, n))
+			return false;
+		if (!seg_append(d, i - 1, r->buf + r->off, r->len)) {
+			/* Keep the queue consistent: undo the first append. */
+			d->ooo[i - 1]->len -= n;
+			return false;
+		}
+		d->ooo_bytes -= SEG_COST(r->cap);
+		free(r);
+		queue_remove(d, i, 1);
+	} else {
+		if (!seg_prepend(d, i, p, n))
+			return false;
+		if (!seg_prepend(d, i, l->buf + l->off, l->len)) {
+			r = d->ooo[i];
+			r->off += n;
+			r->seq += n;
+			r->len -= n;
+			return false;
+		}
+		d->ooo_bytes -= SEG_COST(l->cap);
+		free(l);
+		queue_remove(d, i - 1, 1);
+	}
+	return true;
+}
+
+/* Index of the first queued range that ends after @p seq. All queued
+ * bytes are ahead of next, so distances from next order them. */
+static uint32_t
+find_after(const struct rk_insp_tcp_dir *d, uint32_t seq)
+{
+	uint32_t lo = 0, hi = d->nooo;
+	uint32_t key = seq - d->next;
+
+	/* Arrival in order after a hole: the new bytes go last. */
+	if (hi != 0 && seg_end(d->ooo[hi - 1]) - d->next <= key)
+		return hi;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (seg_end(d->ooo[mid]) - d->next <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Queue [seq, seq + len), all ahead of next: bytes already queued win,
+ * the rest fills holes, and bytes touching a queued range join its buffer.
  */
 static void
 queue_insert(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t len)
 {
-	struct rk_insp_tcp_seg **link = &d->ooo;
-
 	while (len > 0) {
-		struct rk_insp_tcp_seg *e = *link;
+		uint32_t i = find_after(d, seq);
 		uint32_t piece = len;
+		bool left, right, ok;
 
-		if (e != NULL) {
+		if (i < d->nooo) {
+			const struct rk_insp_tcp_seg *e = d->ooo[i];
 			int32_t start = rk_insp_seq_diff(e->seq, seq);
-			int32_t e_end = rk_insp_seq_diff(e->seq + e->len, seq);
 
-			if (e_end <= 0) {
-				/* e lies wholly before the new bytes. */
-				link = &e->next;
-				continue;
-			}
 			if (start <= 0) {
 				/* New bytes start inside e: drop the overlap. */
-				uint32_t ov = (uint32_t)e_end < len ? (uint32_t)e_end : len;
+				uint32_t ov = seg_end(e) - seq;
 
+				if (ov > len)
+					ov = len;
 				d->rtx_bytes += ov;
 				seq += ov;
 				p += ov;
 				len -= ov;
-				link = &e->next;
 				continue;
 			}
 			if ((uint32_t)start < piece)
 				piece = (uint32_t)start;
 		}
-		{
-			struct rk_insp_tcp_seg *s = new_seg(seq, p, piece);
-
-			if (s == NULL)
-				return; /* out of memory: the bytes become a gap later */
-			s->next = e;
-			*link = s;
-			d->ooo_bytes += SEG_COST(piece);
-			link = &s->next;
-		}
+		left = i > 0 && seg_end(d->ooo[i - 1]) == seq;
+		right = i < d->nooo && d->ooo[i]->seq == seq + piece;
+		if (left && right)
+			ok = seg_bridge(d, i, p, piece);
+		else if (left)
+			ok = seg_append(d, i - 1, p, piece);
+		else if (right)
+			ok = seg_prepend(d, i, p, piece);
+		else
+			ok = seg_insert(d, i, seq, p, piece);
+		if (!ok)
+			return; /* out of memory: the bytes become a gap later */
 		seq += piece;
 		p += piece;
 		len -= piece;
@@ -178,9 +349,9 @@ queue_insert(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t
 static void
 skip_to_queue(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *ctx)
 {
-	if (d->ooo == NULL)
+	if (d->nooo == 0)
 		return;
-	declare_gap(d, d->ooo->seq, ops, ctx);
+	declare_gap(d, d->ooo[0]->seq, ops, ctx);
 	drain(d, ops, ctx);
 }
 
@@ -204,7 +375,7 @@ skip_acked_hole(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops,
 	uint32_t upto;
 	int32_t ahead;
 
-	if (!d->peer_ack_valid || d->ooo == NULL)
+	if (!d->peer_ack_valid || d->nooo == 0)
 		return;
 	ahead = rk_insp_seq_diff(d->peer_ack, d->next);
 	if (ahead <= 0 || (uint32_t)ahead > MAX_AHEAD)
@@ -212,8 +383,8 @@ skip_acked_hole(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops,
 	upto = d->peer_ack;
 	if (d->fin_seen && rk_insp_seq_diff(upto, d->fin_seq) > 0)
 		upto = d->fin_seq;
-	if (rk_insp_seq_diff(d->ooo->seq, upto) < 0)
-		upto = d->ooo->seq;
+	if (rk_insp_seq_diff(d->ooo[0]->seq, upto) < 0)
+		upto = d->ooo[0]->seq;
 	declare_gap(d, upto, ops, ctx);
 	drain(d, ops, ctx);
 }
@@ -251,10 +422,12 @@ add_data(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t len
 		return;
 	}
 	d->ooo_segments++;
+	d->ooo_data += len;
 	queue_insert(d, seq, p, len);
 	skip_acked_hole(d, ops, ctx);
-	/* Bounded buffer: a hole that outlives it is never going to fill. */
-	while (d->ooo != NULL && d->ooo_bytes > d->max_ooo)
+	/* Bounded buffer: a hole that outlives it is never going to fill. The
+	 * cap on ranges also bounds the cost of each insertion. */
+	while (d->nooo != 0 && (d->ooo_bytes > d->max_ooo || d->nooo > d->max_segs))
 		skip_to_queue(d, ops, ctx);
 }
 
@@ -327,7 +500,7 @@ void
 rk_insp_tcp_flush(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops,
 		  void *ctx)
 {
-	while (d->ooo != NULL)
+	while (d->nooo != 0)
 		skip_to_queue(d, ops, ctx);
 	/* A FIN whose preceding bytes never came: the stream still ended. */
 	if (d->state == RK_INSP_TCP_OPEN && d->fin_seen) {

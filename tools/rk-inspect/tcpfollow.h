@@ -8,7 +8,8 @@
  * arithmetic, SYN and FIN consume one sequence number each, and a hole
  * that can never fill is reported as a gap so the consumer can resync.
  *
- * A hole is declared unfillable when the reorder buffer overflows, when
+ * A hole is declared unfillable when the reorder buffer overflows (in bytes
+ * or in queued ranges), when
  * the peer has acknowledged bytes past the hole while the sender has
  * already moved on (the receiver had them; the capture lost them), or at
  * the end of the capture / on RST.
@@ -26,6 +27,12 @@
 
 /** Default reorder buffer per direction, bytes. */
 #define RK_INSP_TCP_MAX_OOO_DEFAULT (1u << 20)
+
+/**
+ * Default cap on queued byte ranges per direction: past it the oldest hole
+ * is declared a gap, so insertion stays cheap whatever the input order.
+ */
+#define RK_INSP_TCP_MAX_SEGS_DEFAULT 4096u
 
 /** Consumer of one direction's stream. All hooks are optional. */
 struct rk_insp_tcp_ops {
@@ -57,8 +64,13 @@ struct rk_insp_tcp_dir {
 	uint32_t peer_ack;      /**< highest ACK the other side sent */
 	uint32_t max_ooo;       /**< reorder buffer limit, bytes */
 
-	struct rk_insp_tcp_seg *ooo; /* queued segments, sorted, disjoint */
-	uint32_t ooo_bytes;     /**< bytes held (data plus bookkeeping) */
+	/* Queued byte ranges, sorted, disjoint and never adjacent (adjacent
+	 * bytes share one buffer); NULL when nothing is queued. */
+	struct rk_insp_tcp_seg **ooo;
+	uint32_t nooo;          /**< ranges queued */
+	uint32_t ooo_slots;     /* entries allocated in ooo */
+	uint32_t max_segs;      /**< cap on nooo */
+	uint32_t ooo_bytes;     /**< bytes held (buffers plus bookkeeping) */
 
 	/* statistics */
 	uint64_t segments;      /**< segments seen (any flags) */
@@ -66,6 +78,7 @@ struct rk_insp_tcp_dir {
 	uint64_t rtx_bytes;     /**< bytes seen again (retransmission/overlap) */
 	uint64_t rtx_segments;  /**< segments wholly behind next */
 	uint64_t ooo_segments;  /**< segments that arrived ahead of next */
+	uint64_t ooo_data;      /**< bytes of those segments (new bytes only) */
 	uint64_t gaps;          /**< holes declared */
 	uint64_t gap_bytes;     /**< bytes in declared holes */
 	uint64_t ignored;       /**< segments outside any sane window or after close */
