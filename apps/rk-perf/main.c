@@ -1,0 +1,1631 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-perf: perftest-style RDMA benchmarks (write, read, send, atomic; bandwidth
+ * and latency) between two rdmakit endpoints on DPDK ports. QP information is
+ * exchanged over TCP; the client's parameters win, as every phase is driven by
+ * the client.
+ *
+ *   rk-perf [EAL options --] TEST [options]            server
+ *   rk-perf [EAL options --] TEST [options] SERVER     client
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "perf.h"
+
+#define MIB (1024u * 1024u)
+#define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
+#define KEY_SERVER ((uint64_t)1 << 39)
+#define KEY_READ ((uint64_t)1 << 38)
+
+struct qpres {
+	struct rk_qp *qp;
+	uint8_t *buf;                   /* send source / RDMA target / atomic target */
+	struct rk_mr *mr;
+	uint8_t *rbuf;                  /* receive buffers (SEND tests) */
+	struct rk_mr *rmr;
+	uint32_t psn;
+	uint64_t posted, done, recvd;
+	uint64_t verify_errors;
+};
+
+struct perf {
+	struct perf_opts o;
+	struct rk_io_dpdk *io;
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	struct rk_cq *scq, *rcq;
+	struct qpres q[PERF_MAX_QPS];
+	struct perf_hello local, remote;
+	int fd;
+	uint32_t sizes[PERF_MAX_SIZES];
+	uint32_t nsizes, max_size;
+	size_t buf_len;                 /* per QP */
+	uint32_t rslots;                /* receive slots of max_size per QP */
+	uint8_t peer_mac[6];
+	json_t *jresults;
+	char err[256];
+	uint64_t last_event_ns;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+	/* First signal: stop cleanly; a second one: leave at once. */
+	if (stop_requested)
+		_exit(128 + sig);
+	stop_requested = 1;
+}
+
+static int
+fail(struct perf *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct perf *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->err[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(p->err, sizeof(p->err), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------ patterns */
+
+static uint64_t
+seed_of(uint64_t key)
+{
+	uint64_t s = (key + 1) * 0x9e3779b97f4a7c15ull ^ 0xd1b54a32d192ed03ull;
+
+	return s != 0 ? s : 1;
+}
+
+static uint64_t
+xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* The bytes of message @key: a pure function, so the receiver can check. */
+static void
+fill(uint8_t *b, size_t len, uint64_t key)
+{
+	uint64_t s = seed_of(key), v;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		v = xs(&s);
+		memcpy(b + i, &v, 8);
+	}
+	if (i < len) {
+		v = xs(&s);
+		memcpy(b + i, &v, len - i);
+	}
+}
+
+static bool
+check(const uint8_t *b, size_t len, uint64_t key)
+{
+	uint64_t s = seed_of(key), v;
+	size_t i;
+
+	for (i = 0; i + 8 <= len; i += 8) {
+		v = xs(&s);
+		if (memcmp(b + i, &v, 8) != 0)
+			return false;
+	}
+	if (i < len) {
+		v = xs(&s);
+		if (memcmp(b + i, &v, len - i) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------- helpers */
+
+static uint64_t
+now_ns(void)
+{
+	return rk_io_dpdk_now_ns();
+}
+
+static uint32_t
+msg_bytes(const struct perf *p, uint32_t size)
+{
+	return p->o.verb == VERB_ATOMIC ? 8 : size;
+}
+
+/* Slots of @size in a QP buffer: as many as the depth, within the budget. */
+static uint32_t
+nslots(const struct perf *p, uint32_t size)
+{
+	uint64_t n = p->buf_len / msg_bytes(p, size);
+
+	if (p->o.mode == MODE_LAT)
+		return 2;
+	if (n > p->o.tx_depth)
+		n = p->o.tx_depth;
+	return n == 0 ? 1 : (uint32_t)n;
+}
+
+static void
+serve(void *arg)
+{
+	struct perf *p = arg;
+	int n = p->ctx != NULL ? rk_progress(p->ctx) : rk_io_dpdk_service(p->io);
+
+	if (stop_requested) {
+		fprintf(stderr, "rk-perf: interrupted\n");
+		exit(1);
+	}
+
+	rk_io_dpdk_idle(p->io, n);
+}
+
+static int
+send_msg(struct perf *p, const struct perf_msg *m)
+{
+	uint8_t b[OOB_MSG_LEN];
+	int rc;
+
+	oob_encode_msg(m, b);
+	rc = oob_send(p->fd, b, sizeof(b));
+	if (rc != 0)
+		return fail(p, "out-of-band send failed: %s", strerror(-rc));
+	return 0;
+}
+
+static int
+recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
+{
+	uint8_t b[OOB_MSG_LEN];
+	int rc = oob_recv(p->fd, b, sizeof(b), timeout_s, serve, p);
+
+	if (rc == -ETIMEDOUT)
+		return fail(p, "peer sent nothing for %.0f s on the out-of-band connection",
+			    timeout_s);
+	if (rc != 0)
+		return fail(p, "out-of-band connection lost: %s", strerror(-rc));
+	oob_decode_msg(m, b);
+	if (want != 0 && m->type != want)
+		return fail(p, "unexpected out-of-band message %u (expected %u)", m->type, want);
+	return 0;
+}
+
+/* Whether the client sent a message; a syscall, so asked at most every 200 us. */
+static bool
+oob_due(struct perf *p)
+{
+	static uint64_t next;
+	uint64_t now = now_ns();
+
+	if (now < next)
+		return false;
+	next = now + 200000;
+	return oob_readable(p->fd);
+}
+
+static int
+check_wc(struct perf *p, const struct rk_wc *wc)
+{
+	if (wc->status == RK_WC_SUCCESS)
+		return 0;
+	return fail(p, "QP %#x: work completion error: %s (wr_id %#" PRIx64 ")%s", wc->qp_num,
+		    rk_wc_status_str(wc->status), wc->wr_id,
+		    wc->status == RK_WC_RETRY_EXC_ERR ? ": the peer stopped answering" : "");
+}
+
+/* Data-phase watchdog: any completion or frame counts as progress. */
+static int
+watchdog(struct perf *p, int work)
+{
+	uint64_t now = now_ns();
+
+	if (work > 0 || p->last_event_ns == 0) {
+		p->last_event_ns = now;
+		return 0;
+	}
+	if (stop_requested)
+		return fail(p, "interrupted");
+	if ((double)(now - p->last_event_ns) > p->o.timeout_s * 1e9)
+		return fail(p, "no progress for %.0f s: peer %u.%u.%u.%u unreachable or stopped",
+			    p->o.timeout_s, p->remote.ip[0], p->remote.ip[1], p->remote.ip[2],
+			    p->remote.ip[3]);
+	return 0;
+}
+
+/* ------------------------------------------------------------- resources */
+
+static int
+post_recv_slot(struct perf *p, uint32_t qi, uint32_t slot)
+{
+	struct qpres *q = &p->q[qi];
+	struct rk_sge sge = {
+		(uint64_t)(uintptr_t)(q->rbuf + (size_t)slot * p->max_size), p->max_size,
+		q->rmr->lkey,
+	};
+	struct rk_recv_wr wr = { .wr_id = ((uint64_t)qi << 40) | slot, .sg_list = &sge,
+				 .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(q->qp, &wr, &bad);
+
+	if (rc != 0)
+		return fail(p, "post_recv: %s", strerror(-rc));
+	return 0;
+}
+
+static int
+create_resources(struct perf *p)
+{
+	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+			   RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC;
+	struct perf_opts *o = &p->o;
+	size_t budget = BUF_BUDGET / o->qps;
+
+	p->max_size = 0;
+	for (uint32_t i = 0; i < p->nsizes; i++)
+		if (p->sizes[i] > p->max_size)
+			p->max_size = p->sizes[i];
+	if (o->verb == VERB_ATOMIC)
+		p->max_size = 8;
+	/* Both sides compute the same layout from the same parameters. */
+	p->buf_len = (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : o->tx_depth);
+	if (p->buf_len > budget)
+		p->buf_len = budget;
+	if (p->buf_len < (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1))
+		p->buf_len = (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1);
+	p->buf_len = (p->buf_len + 4095) & ~(size_t)4095;
+	p->rslots = (uint32_t)(budget / p->max_size);
+	if (p->rslots > o->rx_depth)
+		p->rslots = o->rx_depth;
+	if (p->rslots == 0)
+		p->rslots = 1;
+
+	p->pd = rk_alloc_pd(p->ctx);
+	p->scq = rk_create_cq(p->ctx, (int)(o->qps * o->tx_depth + 64), NULL);
+	p->rcq = rk_create_cq(p->ctx, (int)(o->qps * (p->rslots + 1) + 64), NULL);
+	if (p->pd == NULL || p->scq == NULL || p->rcq == NULL)
+		return fail(p, "cannot create PD/CQs: %s", strerror(errno));
+	for (uint32_t i = 0; i < o->qps; i++) {
+		struct qpres *q = &p->q[i];
+		struct rk_qp_init_attr ia = {
+			.send_cq = p->scq, .recv_cq = p->rcq, .qp_type = RK_QPT_RC,
+			.sq_sig_all = 1,
+			.cap = { .max_send_wr = o->tx_depth, .max_recv_wr = p->rslots + 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		q->buf = aligned_alloc(4096, p->buf_len);
+		if (q->buf == NULL)
+			return fail(p, "cannot allocate %zu bytes", p->buf_len);
+		memset(q->buf, 0, p->buf_len);
+		q->mr = rk_reg_mr(p->pd, q->buf, p->buf_len, access);
+		if (o->verb == VERB_SEND) {
+			size_t rl = (size_t)p->rslots * p->max_size;
+
+			q->rbuf = aligned_alloc(4096, (rl + 4095) & ~(size_t)4095);
+			if (q->rbuf == NULL)
+				return fail(p, "cannot allocate %zu bytes", rl);
+			memset(q->rbuf, 0, rl);
+			q->rmr = rk_reg_mr(p->pd, q->rbuf, rl, access);
+			if (q->rmr == NULL)
+				return fail(p, "reg_mr: %s", strerror(errno));
+		}
+		q->qp = rk_create_qp(p->pd, &ia);
+		if (q->mr == NULL || q->qp == NULL)
+			return fail(p, "cannot create QP %u: %s", i, strerror(errno));
+		q->psn = (uint32_t)(((uint64_t)rand() << 8) ^ (uint64_t)rand()) & 0xffffff;
+		p->local.qp[i] = (struct perf_qp_info){
+			.qpn = q->qp->qp_num, .psn = q->psn, .rkey = q->mr->rkey,
+			.va = (uint64_t)(uintptr_t)q->buf, .len = p->buf_len,
+		};
+	}
+	return 0;
+}
+
+static int
+connect_qps(struct perf *p)
+{
+	for (uint32_t i = 0; i < p->o.qps; i++) {
+		struct qpres *q = &p->q[i];
+		struct rk_qp_attr a = { 0 };
+		int rc;
+
+		a.qp_state = RK_QPS_INIT;
+		a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+				    RK_ACCESS_REMOTE_ATOMIC;
+		rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+				  RK_QP_ACCESS_FLAGS);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTR;
+		a.path_mtu = p->o.mtu == 256 ? RK_MTU_256 : p->o.mtu == 512 ? RK_MTU_512 :
+			     p->o.mtu == 1024 ? RK_MTU_1024 : p->o.mtu == 2048 ? RK_MTU_2048 :
+			     RK_MTU_4096;
+		a.dest_qp_num = p->remote.qp[i].qpn;
+		a.rq_psn = p->remote.qp[i].psn;
+		a.max_dest_rd_atomic = 16;
+		a.min_rnr_timer = 1;
+		memcpy(a.ah_attr.dmac, p->peer_mac, 6);
+		a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+		memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
+		if (rc == 0)
+			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
+					  RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTS;
+		a.sq_psn = q->psn;
+		a.timeout = 13;         /* 4.096 us * 2^13 = 33.6 ms */
+		a.retry_cnt = 7;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 16;
+		if (rc == 0)
+			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
+					  RK_QP_MAX_QP_RD_ATOMIC);
+		if (rc != 0)
+			return fail(p, "modify QP %#x: %s", q->qp->qp_num, strerror(-rc));
+	}
+	if (p->o.verb == VERB_SEND)
+		for (uint32_t i = 0; i < p->o.qps; i++)
+			for (uint32_t s = 0; s < p->rslots; s++)
+				if (post_recv_slot(p, i, s) != 0)
+					return -1;
+	return 0;
+}
+
+static void
+destroy_resources(struct perf *p)
+{
+	for (uint32_t i = 0; i < PERF_MAX_QPS; i++) {
+		struct qpres *q = &p->q[i];
+
+		if (q->qp != NULL)
+			rk_destroy_qp(q->qp);
+		if (q->mr != NULL)
+			rk_dereg_mr(q->mr);
+		if (q->rmr != NULL)
+			rk_dereg_mr(q->rmr);
+		free(q->buf);
+		free(q->rbuf);
+	}
+	if (p->scq != NULL)
+		rk_destroy_cq(p->scq);
+	if (p->rcq != NULL)
+		rk_destroy_cq(p->rcq);
+	if (p->pd != NULL)
+		rk_dealloc_pd(p->pd);
+	if (p->ctx != NULL)
+		rk_close_device(p->ctx);
+}
+
+/* ----------------------------------------------------------- data phase */
+
+static int
+post_one(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots)
+{
+	struct qpres *q = &p->q[qi];
+	uint64_t it = q->posted;
+	uint32_t bytes = msg_bytes(p, size), slot = (uint32_t)(it % slots);
+	uint8_t *local = q->buf + (size_t)slot * bytes;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, bytes, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = ((uint64_t)qi << 40) | it, .sg_list = &sge,
+				 .num_sge = 1, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	switch (p->o.verb) {
+	case VERB_WRITE:
+		if (p->o.verify)
+			fill(local, bytes, ((uint64_t)qi << 40) | it);
+		wr.opcode = RK_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = p->remote.qp[qi].va + (uint64_t)slot * bytes;
+		wr.wr.rdma.rkey = p->remote.qp[qi].rkey;
+		break;
+	case VERB_READ:
+		wr.opcode = RK_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = p->remote.qp[qi].va + (uint64_t)slot * bytes;
+		wr.wr.rdma.rkey = p->remote.qp[qi].rkey;
+		break;
+	case VERB_SEND:
+		if (p->o.verify)
+			fill(local, bytes, ((uint64_t)qi << 40) | it);
+		wr.opcode = RK_WR_SEND;
+		break;
+	case VERB_ATOMIC:
+		/* One counter per QP at offset 0; results go to the slot. */
+		wr.wr.atomic.remote_addr = p->remote.qp[qi].va;
+		wr.wr.atomic.rkey = p->remote.qp[qi].rkey;
+		if (p->o.atomic_cas) {
+			wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
+			wr.wr.atomic.compare_add = it;
+			wr.wr.atomic.swap = it + 1;
+		} else {
+			wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
+			wr.wr.atomic.compare_add = 1;
+		}
+		break;
+	}
+	rc = rk_post_send(q->qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;               /* send queue full: poll first */
+	if (rc != 0)
+		return fail(p, "post_send: %s", strerror(-rc));
+	q->posted++;
+	return 0;
+}
+
+/* Check what a completed READ or ATOMIC brought back. */
+static void
+verify_completion(struct perf *p, uint32_t qi, uint64_t it, uint32_t size, uint32_t slots)
+{
+	struct qpres *q = &p->q[qi];
+	uint32_t bytes = msg_bytes(p, size), slot = (uint32_t)(it % slots);
+	const uint8_t *local = q->buf + (size_t)slot * bytes;
+
+	if (p->o.verb == VERB_READ) {
+		if (!check(local, bytes, KEY_READ | ((uint64_t)qi << 40) | slot)) {
+			if (q->verify_errors++ == 0)
+				fail(p, "verify: READ %" PRIu64 " on QP %u returned wrong data", it, qi);
+		}
+	} else if (p->o.verb == VERB_ATOMIC) {
+		uint64_t orig;
+
+		memcpy(&orig, local, 8);
+		if (orig != it && q->verify_errors++ == 0)
+			fail(p, "verify: ATOMIC %" PRIu64 " on QP %u returned %" PRIu64
+			     " (expected %" PRIu64 ")", it, qi, orig, it);
+	}
+}
+
+static void
+progress_line(struct perf *p, uint64_t t0, uint64_t *next, uint64_t iters, uint64_t bytes)
+{
+	uint64_t now = now_ns();
+	double s = (double)(now - t0) * 1e-9;
+
+	(void)p;
+	if (now < *next)
+		return;
+	*next = now + 1000000000ull;
+	if (s < 0.5)
+		return;
+	fprintf(stderr, "rk-perf: %6.1f s  %10" PRIu64 " iterations  %8.3f Gb/s\n", s, iters,
+		(double)bytes * 8 / s / 1e9);
+}
+
+static int
+run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
+{
+	struct perf_opts *o = &p->o;
+	uint32_t slots = nslots(p, size), bytes = msg_bytes(p, size);
+	uint32_t window = o->tx_depth < slots ? o->tx_depth : slots;
+	uint64_t t0 = now_ns(), t_end = t0 + (uint64_t)(o->duration_s * 1e9), t_last = t0;
+	uint64_t win_t = t0, win_done = 0, total_done = 0, next_line = t0 + 1000000000ull;
+	double peak = 0;
+	struct rk_wc wc[64];
+	bool more = true;
+
+	if (o->verb == VERB_SEND || o->verb == VERB_WRITE)
+		window = o->verify ? window : o->tx_depth;
+	for (uint32_t i = 0; i < o->qps; i++)
+		p->q[i].posted = p->q[i].done = 0;
+	for (;;) {
+		int n, work = 0;
+		uint64_t now = now_ns();
+
+		if (o->duration_s > 0 && now >= t_end)
+			more = false;
+		if (more) {
+			bool any = false;
+
+			for (uint32_t i = 0; i < o->qps; i++) {
+				struct qpres *q = &p->q[i];
+
+				while (q->posted - q->done < window &&
+				       (o->duration_s > 0 || q->posted < o->iters)) {
+					int rc = post_one(p, i, size, slots);
+
+					if (rc < 0)
+						return -1;
+					if (rc > 0)
+						break;
+					work++;
+				}
+				if (o->duration_s > 0 || q->posted < o->iters)
+					any = true;
+			}
+			more = any;
+		}
+		n = rk_poll_cq(p->scq, 64, wc);
+		if (n < 0)
+			return fail(p, "poll_cq: %s", strerror(-n));
+		for (int k = 0; k < n; k++) {
+			uint32_t qi = (uint32_t)(wc[k].wr_id >> 40);
+
+			if (check_wc(p, &wc[k]) != 0)
+				return -1;
+			if (o->verify)
+				verify_completion(p, qi, wc[k].wr_id & ((1ull << 40) - 1), size, slots);
+			p->q[qi].done++;
+			total_done++;
+		}
+		if (n > 0)
+			t_last = now_ns();
+		if (t_last - win_t >= 100000000ull) {
+			double bw = (double)(total_done - win_done) * bytes /
+				    ((double)(t_last - win_t) * 1e-9);
+
+			peak = bw > peak ? bw : peak;
+			win_t = t_last;
+			win_done = total_done;
+		}
+		progress_line(p, t0, &next_line, total_done, total_done * bytes);
+		if (!more) {
+			bool idle = true;
+
+			for (uint32_t i = 0; i < o->qps; i++)
+				if (p->q[i].posted != p->q[i].done)
+					idle = false;
+			if (idle)
+				break;
+		}
+		if (watchdog(p, n + work) != 0)
+			return -1;
+		rk_io_dpdk_idle(p->io, n + work);
+	}
+	r->bytes = size;
+	r->iters = total_done;
+	r->seconds = (double)(t_last - t0) * 1e-9;
+	r->bw_avg_Bps = r->seconds > 0 ? (double)total_done * bytes / r->seconds : 0;
+	r->bw_peak_Bps = peak > r->bw_avg_Bps ? peak : r->bw_avg_Bps;
+	r->msg_rate = r->seconds > 0 ? (double)total_done / r->seconds : 0;
+	return 0;
+}
+
+/* Drain send completions; fail on errors. */
+static int
+drain_scq(struct perf *p, int *work)
+{
+	struct rk_wc wc[16];
+	int n = rk_poll_cq(p->scq, 16, wc);
+
+	if (n < 0)
+		return fail(p, "poll_cq: %s", strerror(-n));
+	for (int k = 0; k < n; k++)
+		if (check_wc(p, &wc[k]) != 0)
+			return -1;
+	*work += n;
+	return 0;
+}
+
+static int
+post_send_lat(struct perf *p, uint32_t size, uint64_t key)
+{
+	struct qpres *q = &p->q[0];
+	struct rk_sge sge = { (uint64_t)(uintptr_t)q->buf, size, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = key, .sg_list = &sge, .num_sge = 1,
+				 .opcode = RK_WR_SEND, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	if (p->o.verify)
+		fill(q->buf, size, key);
+	rc = rk_post_send(q->qp, &wr, &bad);
+	return rc == 0 ? 0 : fail(p, "post_send: %s", strerror(-rc));
+}
+
+static int
+post_write_lat(struct perf *p, uint32_t size, uint64_t key, uint8_t mark)
+{
+	struct qpres *q = &p->q[0];
+	struct rk_sge sge = { (uint64_t)(uintptr_t)q->buf, size, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = key, .sg_list = &sge, .num_sge = 1,
+				 .opcode = RK_WR_RDMA_WRITE, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	/* Slot 0 is the source, slot 1 of the peer the target. */
+	wr.wr.rdma.remote_addr = p->remote.qp[0].va + size;
+	wr.wr.rdma.rkey = p->remote.qp[0].rkey;
+	if (p->o.verify)
+		fill(q->buf, size, key);
+	q->buf[size - 1] = mark;
+	rc = rk_post_send(q->qp, &wr, &bad);
+	return rc == 0 ? 0 : fail(p, "post_send: %s", strerror(-rc));
+}
+
+static uint8_t
+mark_of(uint64_t it)
+{
+	return (uint8_t)(it % 255 + 1);
+}
+
+/* Wait for one receive (SEND ping-pong); check it and repost. */
+static int
+wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
+{
+	struct qpres *q = &p->q[0];
+	struct rk_wc wc;
+
+	for (;;) {
+		int work = 0, n;
+
+		if (drain_scq(p, &work) != 0)
+			return -1;
+		n = rk_poll_cq(p->rcq, 1, &wc);
+		if (n < 0)
+			return fail(p, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			uint32_t slot = (uint32_t)(wc.wr_id & 0xffffffff);
+
+			if (check_wc(p, &wc) != 0)
+				return -1;
+			if (p->o.verify && (wc.byte_len != size ||
+					    !check(q->rbuf + (size_t)slot * p->max_size, size, key)) &&
+			    q->verify_errors++ == 0)
+				fail(p, "verify: message %" PRIu64 " has wrong data",
+				     key & (((uint64_t)1 << 38) - 1));
+			q->recvd++;
+			p->last_event_ns = 0;
+			return post_recv_slot(p, 0, slot) != 0 ? -1 : 1;
+		}
+		if (server && oob_due(p))
+			return 0;
+		if (watchdog(p, work) != 0)
+			return -1;
+		rk_io_dpdk_idle(p->io, work);
+	}
+}
+
+/* Wait until the last byte of slot 1 shows @mark (WRITE ping-pong). */
+static int
+wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server)
+{
+	struct qpres *q = &p->q[0];
+	volatile uint8_t *last = q->buf + size + size - 1;
+
+	for (;;) {
+		int work = 0;
+
+		if (*last == mark) {
+			if (p->o.verify && !check(q->buf + size, size - 1, key) &&
+			    q->verify_errors++ == 0)
+				fail(p, "verify: WRITE %" PRIu64 " has wrong data",
+				     key & (((uint64_t)1 << 38) - 1));
+			p->last_event_ns = 0;
+			return 1;
+		}
+		if (drain_scq(p, &work) != 0)
+			return -1;
+		work += rk_progress(p->ctx);
+		if (server && oob_due(p))
+			return 0;
+		if (watchdog(p, work) != 0)
+			return -1;
+		rk_io_dpdk_idle(p->io, work);
+	}
+}
+
+static int
+run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
+{
+	struct perf_opts *o = &p->o;
+	uint64_t cap = o->duration_s > 0 ? 10000000 : o->iters, it;
+	uint64_t t_begin = now_ns(), t_end = t_begin + (uint64_t)(o->duration_s * 1e9);
+	uint64_t next_line = t_begin + 1000000000ull;
+	double *lat = malloc(cap * sizeof(double));
+	struct qpres *q = &p->q[0];
+	int rc = 0;
+
+	if (lat == NULL)
+		return fail(p, "out of memory");
+	q->posted = q->done = 0;
+	for (it = 0; it < cap && rc == 0; it++) {
+		uint64_t t0, t1;
+
+		if (o->duration_s > 0 && now_ns() >= t_end)
+			break;
+		t0 = now_ns();
+		if (o->verb == VERB_SEND) {
+			rc = post_send_lat(p, size, it);
+			if (rc == 0)
+				rc = wait_recv(p, size, KEY_SERVER | it, false) < 0 ? -1 : 0;
+		} else if (o->verb == VERB_WRITE) {
+			rc = post_write_lat(p, size, it, mark_of(it));
+			if (rc == 0)
+				rc = wait_mark(p, size, mark_of(it), KEY_SERVER | it, false) < 0 ?
+				     -1 : 0;
+		} else {
+			struct rk_wc wc;
+			int n;
+
+			rc = post_one(p, 0, size, nslots(p, size));
+			while (rc == 0) {
+				n = rk_poll_cq(p->scq, 1, &wc);
+				if (n < 0) {
+					rc = fail(p, "poll_cq: %s", strerror(-n));
+				} else if (n == 1) {
+					rc = check_wc(p, &wc);
+					if (rc == 0 && o->verify)
+						verify_completion(p, 0, it, size, nslots(p, size));
+					q->done++;
+					break;
+				} else {
+					rc = watchdog(p, 0);
+					rk_io_dpdk_idle(p->io, 0);
+				}
+			}
+			p->last_event_ns = 0;
+		}
+		t1 = now_ns();
+		/* Ping-pong tests report half the round trip, as perftest. */
+		lat[it] = (double)(t1 - t0) / 1e3 /
+			  (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
+		progress_line(p, t_begin, &next_line, it + 1, (it + 1) * (uint64_t)size);
+	}
+	if (rc == 0) {
+		/* The final ACKs of our sends: drain before the server stops. */
+		int work = 0;
+
+		for (uint64_t t = now_ns() + 2000000; now_ns() < t;)
+			if (drain_scq(p, &work) != 0)
+				break;
+		q->posted = it;
+		r->bytes = size;
+		r->iters = it;
+		lat_stats(lat, it, r);
+	}
+	free(lat);
+	return rc;
+}
+
+static int
+server_lat(struct perf *p, uint32_t size)
+{
+	for (uint64_t it = 0;; it++) {
+		int rc;
+
+		rc = p->o.verb == VERB_SEND ? wait_recv(p, size, it, true) :
+					      wait_mark(p, size, mark_of(it), it, true);
+		if (rc <= 0)
+			return rc;      /* error, or the client's message waits */
+		rc = p->o.verb == VERB_SEND ? post_send_lat(p, size, KEY_SERVER | it) :
+					      post_write_lat(p, size, KEY_SERVER | it, mark_of(it));
+		if (rc != 0)
+			return -1;
+	}
+}
+
+/* Server side of a BW phase: serve until the client reports the end. */
+static int
+server_bw(struct perf *p, uint32_t size)
+{
+	struct rk_wc wc[64];
+
+	for (;;) {
+		int n = rk_poll_cq(p->rcq, 64, wc);
+
+		if (n < 0)
+			return fail(p, "poll_cq: %s", strerror(-n));
+		for (int k = 0; k < n; k++) {
+			uint32_t qi = (uint32_t)(wc[k].wr_id >> 40);
+			uint32_t slot = (uint32_t)(wc[k].wr_id & 0xffffffff);
+			struct qpres *q = &p->q[qi];
+
+			if (check_wc(p, &wc[k]) != 0)
+				return -1;
+			if (p->o.verify && (wc[k].byte_len != size ||
+					    !check(q->rbuf + (size_t)slot * p->max_size, size,
+						   ((uint64_t)qi << 40) | q->recvd)) &&
+			    q->verify_errors++ == 0)
+				fail(p, "verify: SEND %" PRIu64 " on QP %u has wrong data",
+				     q->recvd, qi);
+			q->recvd++;
+			if (post_recv_slot(p, qi, slot) != 0)
+				return -1;
+		}
+		if (oob_due(p))
+			return 0;
+		if (stop_requested)
+			return fail(p, "interrupted");
+		rk_io_dpdk_idle(p->io, n);
+	}
+}
+
+/* Server: check what the client's phase left in our memory. */
+static void
+server_verify(struct perf *p, uint32_t size, const struct perf_msg *end, struct perf_msg *res)
+{
+	uint32_t slots = nslots(p, size);
+
+	for (uint32_t qi = 0; qi < p->o.qps && res->status == 0; qi++) {
+		struct qpres *q = &p->q[qi];
+		uint64_t n = end->iters[qi];
+
+		if (q->verify_errors != 0) {
+			res->status = 1;
+			snprintf(res->text, sizeof(res->text), "%.120s", p->err);
+		} else if (p->o.mode == MODE_LAT) {
+			continue;
+		} else if (p->o.verb == VERB_WRITE && p->o.verify) {
+			for (uint32_t s = 0; s < slots && s < n; s++) {
+				uint64_t last = (n - 1 - s) / slots * slots + s;
+
+				if (!check(q->buf + (size_t)s * size, size, ((uint64_t)qi << 40) | last)) {
+					res->status = 1;
+					snprintf(res->text, sizeof(res->text),
+						 "verify: WRITE %" PRIu64 " on QP %u: wrong data at the "
+						 "server", last, qi);
+					break;
+				}
+			}
+		} else if (p->o.verb == VERB_SEND && q->recvd != n) {
+			res->status = 1;
+			snprintf(res->text, sizeof(res->text), "verify: QP %u: %" PRIu64
+				 " SENDs received, %" PRIu64 " sent", qi, q->recvd, n);
+		} else if (p->o.verb == VERB_ATOMIC) {
+			uint64_t v;
+
+			memcpy(&v, q->buf, 8);
+			if (v != n) {
+				res->status = 1;
+				snprintf(res->text, sizeof(res->text), "verify: QP %u: counter %" PRIu64
+					 " after %" PRIu64 " atomics", qi, v, n);
+			}
+		}
+	}
+}
+
+/* Both sides: set up memory for a phase (same on both for WRITE lat). */
+static void
+prepare_phase(struct perf *p, uint32_t size)
+{
+	uint32_t slots = nslots(p, size);
+
+	for (uint32_t qi = 0; qi < p->o.qps; qi++) {
+		struct qpres *q = &p->q[qi];
+
+		q->recvd = 0;
+		q->verify_errors = 0;
+		if (p->o.mode == MODE_LAT && p->o.verb == VERB_WRITE)
+			memset(q->buf, 0, (size_t)2 * size);
+		if (!p->o.server)
+			continue;
+		if (p->o.verb == VERB_READ)
+			for (uint32_t s = 0; s < slots; s++)
+				fill(q->buf + (size_t)s * size, size,
+				     KEY_READ | ((uint64_t)qi << 40) | s);
+		if (p->o.verb == VERB_ATOMIC)
+			memset(q->buf, 0, 8);
+	}
+}
+
+/* ------------------------------------------------------------ reporting */
+
+static json_t *
+counters_json(struct perf *p)
+{
+	struct rk_io_counter c[64];
+	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+	json_t *o = json_object();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, json_integer((json_int_t)c[i].value));
+	return o;
+}
+
+static void
+print_counters(struct perf *p)
+{
+	struct rk_io_counter c[64];
+	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+
+	printf(" counters:\n");
+	for (unsigned int i = 0; i < n; i++)
+		printf("   %-26s %" PRIu64 "\n", c[i].name, c[i].value);
+}
+
+static void
+add_json_result(struct perf *p, const struct perf_result *r)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "bytes", json_integer(r->bytes));
+	json_object_set_new(j, "iterations", json_integer((json_int_t)r->iters));
+	if (p->o.mode == MODE_BW) {
+		json_object_set_new(j, "seconds", json_real(r->seconds));
+		json_object_set_new(j, "bw_peak_gbps", json_real(r->bw_peak_Bps * 8e-9));
+		json_object_set_new(j, "bw_avg_gbps", json_real(r->bw_avg_Bps * 8e-9));
+		json_object_set_new(j, "bw_avg_MBps", json_real(r->bw_avg_Bps / 1048576.0));
+		json_object_set_new(j, "msg_rate_mpps", json_real(r->msg_rate / 1e6));
+	} else {
+		json_object_set_new(j, "t_min_us", json_real(r->t_min));
+		json_object_set_new(j, "t_max_us", json_real(r->t_max));
+		json_object_set_new(j, "t_typical_us", json_real(r->t_typical));
+		json_object_set_new(j, "t_avg_us", json_real(r->t_avg));
+		json_object_set_new(j, "t_stdev_us", json_real(r->t_stdev));
+		json_object_set_new(j, "p50_us", json_real(r->t_typical));
+		json_object_set_new(j, "p99_us", json_real(r->p99));
+		json_object_set_new(j, "p99_9_us", json_real(r->p999));
+		json_object_set_new(j, "max_us", json_real(r->t_max));
+	}
+	json_array_append_new(p->jresults, j);
+}
+
+static const char *const verb_names[] = { "write", "read", "send", "atomic" };
+
+static void
+print_json(struct perf *p, int status)
+{
+	json_t *j = json_object();
+	char test[32];
+
+	snprintf(test, sizeof(test), "%s_%s", verb_names[p->o.verb],
+		 p->o.mode == MODE_BW ? "bw" : "lat");
+	json_object_set_new(j, "test", json_string(test));
+	json_object_set_new(j, "role", json_string(p->o.server ? "server" : "client"));
+	json_object_set_new(j, "qps", json_integer(p->o.qps));
+	json_object_set_new(j, "mtu", json_integer(p->o.mtu));
+	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
+	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
+						   "spin-then-sleep"));
+	json_object_set_new(j, "results", p->jresults);
+	p->jresults = NULL;
+	if (p->ctx != NULL)
+		json_object_set_new(j, "counters", counters_json(p));
+	json_object_set_new(j, "status", json_string(status == 0 ? "ok" : "error"));
+	if (status != 0)
+		json_object_set_new(j, "error", json_string(p->err));
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(j);
+}
+
+/* ---------------------------------------------------------------- roles */
+
+static int
+client_phases(struct perf *p)
+{
+	struct perf_msg m = { 0 }, res;
+	int rc = 0;
+
+	if (!p->o.json) {
+		report_header(&p->o, &p->local, &p->remote, 0);
+		report_columns(&p->o);
+	}
+	for (uint32_t i = 0; i < p->nsizes && rc == 0; i++) {
+		uint32_t size = p->sizes[i];
+		struct perf_result r = { 0 };
+
+		prepare_phase(p, size);
+		m = (struct perf_msg){ .type = MSG_PHASE, .size = size };
+		if (send_msg(p, &m) != 0 || recv_msg(p, &res, p->o.oob_timeout_s, MSG_READY) != 0)
+			return -1;
+		p->last_event_ns = 0;
+		rc = p->o.mode == MODE_BW ? run_bw_client(p, size, &r) :
+					    run_lat_client(p, size, &r);
+		if (rc == 0 && p->err[0] != '\0')
+			rc = -1;        /* a verification failure */
+		m = (struct perf_msg){ .type = MSG_END, .size = size, .status = rc != 0 };
+		for (uint32_t q = 0; q < p->o.qps; q++)
+			m.iters[q] = p->q[q].posted;
+		if (send_msg(p, &m) != 0)
+			return -1;
+		if (rc != 0)
+			return -1;
+		if (recv_msg(p, &res, p->o.oob_timeout_s, MSG_RESULT) != 0)
+			return -1;
+		if (res.status != 0)
+			return fail(p, "server: %s", res.text);
+		if (p->o.json)
+			add_json_result(p, &r);
+		else
+			report_line(&p->o, &r);
+	}
+	m = (struct perf_msg){ .type = MSG_BYE };
+	if (send_msg(p, &m) != 0)
+		return -1;
+	if (!p->o.json) {
+		report_footer();
+		if (p->o.verify)
+			printf(" verify: all data checked, no errors\n");
+		if (p->o.counters)
+			print_counters(p);
+	}
+	return 0;
+}
+
+static int
+server_phases(struct perf *p)
+{
+	if (!p->o.json) {
+		report_header(&p->o, &p->local, &p->remote, 0);
+		printf(" waiting for the client's phases\n");
+	}
+	for (;;) {
+		struct perf_msg m, res = { .type = MSG_RESULT };
+		uint32_t size;
+		int rc;
+
+		/* Between phases the client may take as long as a whole phase. */
+		if (recv_msg(p, &m, p->o.oob_timeout_s + p->o.timeout_s +
+			     (double)p->remote.duration_ms / 1e3, 0) != 0)
+			return -1;
+		if (m.type == MSG_BYE)
+			break;
+		if (m.type != MSG_PHASE)
+			return fail(p, "unexpected out-of-band message %u", m.type);
+		size = m.size;
+		prepare_phase(p, size);
+		m.type = MSG_READY;
+		if (send_msg(p, &m) != 0)
+			return -1;
+		p->last_event_ns = 0;
+		if (p->o.mode == MODE_LAT && (p->o.verb == VERB_SEND || p->o.verb == VERB_WRITE))
+			rc = server_lat(p, size);
+		else
+			rc = server_bw(p, size);
+		if (rc != 0)
+			return -1;
+		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
+			return -1;
+		if (m.status != 0)
+			return fail(p, "the client stopped with an error");
+		server_verify(p, size, &m, &res);
+		if (send_msg(p, &res) != 0)
+			return -1;
+		if (res.status != 0)
+			return fail(p, "%s", res.text);
+		if (!p->o.json)
+			printf(" %-10u %s\n", size, p->o.verify ? "data verified" : "done");
+		if (p->o.json) {
+			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
+
+			add_json_result(p, &r);
+		}
+	}
+	if (!p->o.json && p->o.counters)
+		print_counters(p);
+	return 0;
+}
+
+static void
+fill_hello(struct perf *p)
+{
+	struct perf_hello *h = &p->local;
+
+	h->verb = (uint8_t)p->o.verb;
+	h->mode = (uint8_t)p->o.mode;
+	h->verify = p->o.verify;
+	h->atomic_cas = p->o.atomic_cas;
+	h->mtu = p->o.mtu;
+	h->qps = p->o.qps;
+	h->tx_depth = p->o.tx_depth;
+	h->rx_depth = p->o.rx_depth;
+	h->nsizes = p->nsizes;
+	memcpy(h->sizes, p->sizes, sizeof(h->sizes));
+	h->iters = p->o.iters;
+	h->duration_ms = (uint64_t)(p->o.duration_s * 1e3);
+	memcpy(h->ip, p->o.ip, 4);
+	rk_io_dpdk_mac(p->io, h->mac);
+}
+
+/* The server takes the client's parameters. */
+static int
+adopt(struct perf *p, const struct perf_hello *h)
+{
+	if (h->verb > VERB_ATOMIC || h->mode > MODE_LAT || h->qps == 0 ||
+	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES)
+		return fail(p, "bad parameters from the client");
+	p->o.verb = h->verb;
+	p->o.mode = h->mode;
+	p->o.verify = h->verify;
+	p->o.atomic_cas = h->atomic_cas;
+	p->o.mtu = h->mtu;
+	p->o.qps = h->qps;
+	p->o.tx_depth = h->tx_depth;
+	p->o.rx_depth = h->rx_depth;
+	p->o.iters = h->iters;
+	p->o.duration_s = (double)h->duration_ms / 1e3;
+	p->nsizes = h->nsizes;
+	memcpy(p->sizes, h->sizes, sizeof(p->sizes));
+	return 0;
+}
+
+static int
+exchange(struct perf *p)
+{
+	uint8_t b[OOB_HELLO_LEN];
+	char ip[INET_ADDRSTRLEN];
+	int rc;
+
+	if (p->o.server) {
+		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		if (rc != 0)
+			return fail(p, "no client connected to TCP port %u within %.0f s: %s",
+				    p->o.tcp_port, p->o.oob_timeout_s, strerror(-rc));
+		rc = oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, serve, p);
+		if (rc != 0)
+			return fail(p, "no parameters from the client: %s", strerror(-rc));
+		oob_decode_hello(&p->remote, b);
+		if (adopt(p, &p->remote) != 0 || create_resources(p) != 0)
+			return -1;
+		fill_hello(p);
+	} else {
+		if (create_resources(p) != 0)
+			return -1;
+		fill_hello(p);
+		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
+				 serve, p);
+		if (rc != 0)
+			return fail(p, "cannot reach the server %s:%u within %.0f s: %s",
+				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
+				    strerror(-rc));
+		oob_encode_hello(&p->local, b);
+		if ((rc = oob_send(p->fd, b, sizeof(b))) != 0)
+			return fail(p, "out-of-band send failed: %s", strerror(-rc));
+		rc = oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, serve, p);
+		if (rc == -ECONNRESET)
+			return fail(p, "the server closed the connection before answering "
+				    "(it could not reach %u.%u.%u.%u? see its error)", p->o.ip[0],
+				    p->o.ip[1], p->o.ip[2], p->o.ip[3]);
+		if (rc != 0)
+			return fail(p, "no answer from the server: %s", strerror(-rc));
+		oob_decode_hello(&p->remote, b);
+		if (p->remote.qps != p->o.qps)
+			return fail(p, "the server answered with %u QPs", p->remote.qps);
+	}
+	/* The peer's MAC from ARP (RFC 826): also proves the RDMA path works. */
+	inet_ntop(AF_INET, p->remote.ip, ip, sizeof(ip));
+	rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
+				(uint32_t)(p->o.arp_timeout_s * 1e3));
+	if (rc != 0)
+		return fail(p, "peer %s did not answer ARP on %s within %.0f s (unreachable)",
+			    ip, p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+	if (memcmp(p->peer_mac, p->remote.mac, 6) != 0)
+		fprintf(stderr, "rk-perf: note: ARP and the out-of-band exchange disagree on "
+			"the MAC of %s; using ARP's\n", ip);
+	if (connect_qps(p) != 0)
+		return -1;
+	if (p->o.server) {
+		oob_encode_hello(&p->local, b);
+		if ((rc = oob_send(p->fd, b, sizeof(b))) != 0)
+			return fail(p, "out-of-band send failed: %s", strerror(-rc));
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- options */
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rk-perf [EAL options --] TEST [options]          server\n"
+		"       rk-perf [EAL options --] TEST [options] SERVER   client\n"
+		"TEST: write_bw write_lat read_bw read_lat send_bw send_lat atomic_bw atomic_lat\n"
+		"Without \"--\", the EAL gets --in-memory --no-pci --log-level=*:warning\n"
+		"(--no-huge -m512 --no-shconf instead of --in-memory without free hugepages).\n"
+		"options (perftest's where they mean the same):\n"
+		"  -s, --size N           message size in bytes (default 65536 bw, 2 lat)\n"
+		"  -a, --all              sizes 2 to 8388608\n"
+		"      --sizes LIST       sizes to run, e.g. 1,4096,1048576\n"
+		"  -n, --iters N          iterations per QP (default 5000 bw, 1000 lat)\n"
+		"  -D, --duration S       run each size for S seconds instead\n"
+		"  -q, --qp N             QPs (bw tests; default 1, at most 64)\n"
+		"  -m, --mtu N            path MTU 256, 512, 1024, 2048, 4096 (default 1024)\n"
+		"  -t, --tx-depth N       outstanding sends per QP (default 128)\n"
+		"  -r, --rx-depth N       receives posted per QP (default 512)\n"
+		"  -A, --atomic_type T    FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
+		"  -F, --CPU-freq         accepted for perftest compatibility\n"
+		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
+		"      --report_gbits     bandwidth in Gb/s\n"
+		"      --json             results as JSON on stdout\n"
+		"      --verify           check all data\n"
+		"      --counters         print the NIC-style counters at the end\n"
+		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
+		"  -I, --ip A.B.C.D       this endpoint's IPv4 address (required)\n"
+		"      --vlan ID          802.1Q tag on every frame\n"
+		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
+		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
+		"      --tx-drop-every N  drop every Nth RoCE frame sent\n"
+		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
+		"      --seed N           seed of --tx-drop-rate (default 1)\n"
+		"      --oob-timeout S    TCP connect/accept and message timeout (default 20)\n"
+		"      --timeout S        data phase: fail after S seconds without progress (10)\n"
+		"      --arp-timeout S    ARP resolution timeout (default 3)\n"
+		"      --link-timeout S   wait for link up (default 10)\n"
+		"  -h, --help\n");
+}
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int
+parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min && v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+#define BAD(...) do { fprintf(stderr, "rk-perf: " __VA_ARGS__); fputc('\n', stderr); \
+		      return 2; } while (0)
+
+static int
+parse_args(struct perf *p, int argc, char **argv)
+{
+	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
+	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES };
+	static const struct option lo[] = {
+		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
+		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
+		{ "tx-depth", 1, NULL, 't' }, { "rx-depth", 1, NULL, 'r' },
+		{ "atomic_type", 1, NULL, 'A' }, { "CPU-freq", 0, NULL, 'F' },
+		{ "port", 1, NULL, 'p' }, { "ib-dev", 1, NULL, 'd' }, { "ip", 1, NULL, 'I' },
+		{ "pcap", 1, NULL, 'w' }, { "help", 0, NULL, 'h' },
+		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
+		{ "verify", 0, NULL, O_VERIFY }, { "counters", 0, NULL, O_COUNTERS },
+		{ "vlan", 1, NULL, O_VLAN }, { "idle", 1, NULL, O_IDLE },
+		{ "tx-drop-every", 1, NULL, O_DROP_EVERY }, { "tx-drop-rate", 1, NULL, O_DROP_RATE },
+		{ "seed", 1, NULL, O_SEED }, { "oob-timeout", 1, NULL, O_OOB_TO },
+		{ "timeout", 1, NULL, O_TO }, { "arp-timeout", 1, NULL, O_ARP_TO },
+		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
+					     "send_bw", "send_lat", "atomic_bw", "atomic_lat" };
+	struct perf_opts *o = &p->o;
+	bool size_set = false, iters_set = false, list_set = false;
+	uint64_t v;
+	double d;
+	int c, ti;
+
+	*o = (struct perf_opts){
+		.tcp_port = 18515, .qps = 1, .mtu = 1024, .tx_depth = 128, .rx_depth = 512,
+		.seed = 1, .oob_timeout_s = 20, .timeout_s = 10, .arp_timeout_s = 3,
+		.link_timeout_ms = 10000,
+	};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_u64(optarg, 1, 64u * MIB, &v) != 0)
+				BAD("--size: expected 1..67108864, got '%s'", optarg);
+			o->size = (uint32_t)v;
+			size_set = true;
+			break;
+		case 'a': o->all_sizes = true; break;
+		case O_SIZES: {
+			char buf[512], *tok, *save = NULL;
+
+			snprintf(buf, sizeof(buf), "%s", optarg);
+			p->nsizes = 0;
+			for (tok = strtok_r(buf, ",", &save); tok != NULL;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (p->nsizes == PERF_MAX_SIZES ||
+				    parse_u64(tok, 1, 64u * MIB, &v) != 0)
+					BAD("--sizes: expected up to %d sizes of 1..67108864 bytes",
+					    PERF_MAX_SIZES);
+				p->sizes[p->nsizes++] = (uint32_t)v;
+			}
+			if (p->nsizes == 0)
+				BAD("--sizes: empty list");
+			list_set = true;
+			break;
+		}
+		case 'n':
+			if (parse_u64(optarg, 1, 1ull << 38, &v) != 0)
+				BAD("--iters: expected a positive count, got '%s'", optarg);
+			o->iters = v;
+			iters_set = true;
+			break;
+		case 'D':
+			if (parse_double(optarg, 0.001, 86400, &o->duration_s) != 0)
+				BAD("--duration: expected seconds, got '%s'", optarg);
+			break;
+		case 'q':
+			if (parse_u64(optarg, 1, PERF_MAX_QPS, &v) != 0)
+				BAD("--qp: expected 1..%d, got '%s'", PERF_MAX_QPS, optarg);
+			o->qps = (uint32_t)v;
+			break;
+		case 'm':
+			if (parse_u64(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
+			o->mtu = (uint32_t)v;
+			break;
+		case 't':
+			if (parse_u64(optarg, 1, 8192, &v) != 0)
+				BAD("--tx-depth: expected 1..8192, got '%s'", optarg);
+			o->tx_depth = (uint32_t)v;
+			break;
+		case 'r':
+			if (parse_u64(optarg, 2, 8192, &v) != 0)
+				BAD("--rx-depth: expected 2..8192, got '%s'", optarg);
+			o->rx_depth = (uint32_t)v;
+			break;
+		case 'A':
+			if (strcmp(optarg, "CMP_AND_SWAP") == 0)
+				o->atomic_cas = true;
+			else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
+				o->atomic_cas = false;
+			else
+				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD");
+			break;
+		case 'F': break;
+		case 'p':
+			if (parse_u64(optarg, 1, 65535, &v) != 0)
+				BAD("--port: expected a TCP port, got '%s'", optarg);
+			o->tcp_port = (uint16_t)v;
+			break;
+		case 'd': o->dev = optarg; break;
+		case 'I':
+			if (inet_pton(AF_INET, optarg, o->ip) != 1)
+				BAD("--ip: expected an IPv4 address, got '%s'", optarg);
+			o->have_ip = true;
+			break;
+		case 'w': o->pcap_path = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		case O_GBITS: o->report_gbits = true; break;
+		case O_JSON: o->json = true; break;
+		case O_VERIFY: o->verify = true; break;
+		case O_COUNTERS: o->counters = true; break;
+		case O_VLAN:
+			if (parse_u64(optarg, 1, 4094, &v) != 0)
+				BAD("--vlan: expected 1..4094, got '%s'", optarg);
+			o->vlan = (uint16_t)v;
+			break;
+		case O_IDLE:
+			if (strcmp(optarg, "spin") == 0)
+				o->idle = RK_IO_IDLE_SPIN;
+			else if (strcmp(optarg, "adaptive") == 0 || strcmp(optarg, "sleep") == 0)
+				o->idle = RK_IO_IDLE_ADAPTIVE;
+			else
+				BAD("--idle: expected spin or adaptive, got '%s'", optarg);
+			break;
+		case O_DROP_EVERY:
+			if (parse_u64(optarg, 2, UINT32_MAX, &v) != 0)
+				BAD("--tx-drop-every: expected N >= 2, got '%s'", optarg);
+			o->tx_drop_every = (uint32_t)v;
+			break;
+		case O_DROP_RATE:
+			if (parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
+				BAD("--tx-drop-rate: expected 0..0.5, got '%s'", optarg);
+			break;
+		case O_SEED:
+			if (parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
+				BAD("--seed: expected a number, got '%s'", optarg);
+			break;
+		case O_OOB_TO: case O_TO: case O_ARP_TO: case O_LINK_TO:
+			if (parse_double(optarg, 0.1, 3600, &d) != 0)
+				BAD("--%s: expected seconds (0.1..3600), got '%s'",
+				    c == O_OOB_TO ? "oob-timeout" : c == O_TO ? "timeout" :
+				    c == O_ARP_TO ? "arp-timeout" : "link-timeout", optarg);
+			if (c == O_OOB_TO)
+				o->oob_timeout_s = d;
+			else if (c == O_TO)
+				o->timeout_s = d;
+			else if (c == O_ARP_TO)
+				o->arp_timeout_s = d;
+			else
+				o->link_timeout_ms = (uint32_t)(d * 1e3);
+			break;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc)
+		BAD("missing TEST (write_bw, read_lat, ...); --help for usage");
+	for (ti = 0; ti < 8; ti++)
+		if (strcmp(argv[optind], tests[ti]) == 0)
+			break;
+	if (ti == 8)
+		BAD("unknown test '%s' (write_bw write_lat read_bw read_lat send_bw send_lat "
+		    "atomic_bw atomic_lat)", argv[optind]);
+	o->verb = (enum perf_verb)(ti / 2);
+	o->mode = (enum perf_mode)(ti % 2);
+	optind++;
+	/* GNU getopt moved the options first: what is left is the server. */
+	if (optind < argc)
+		o->server_host = argv[optind++];
+	if (optind < argc)
+		BAD("unexpected argument '%s'", argv[optind]);
+	o->server = o->server_host == NULL;
+	if (!o->have_ip)
+		BAD("--ip A.B.C.D is required (this endpoint's address, e.g. 198.18.0.1)");
+	if (o->mode == MODE_LAT && o->qps != 1)
+		BAD("latency tests use one QP (-q 1)");
+	if ((o->all_sizes ? 1 : 0) + (size_set ? 1 : 0) + (list_set ? 1 : 0) > 1)
+		BAD("-a, -s and --sizes exclude each other");
+	if (o->duration_s > 0 && iters_set)
+		BAD("-D and -n exclude each other");
+	if (!iters_set)
+		o->iters = o->mode == MODE_BW ? 5000 : 1000;
+	if (o->verb == VERB_ATOMIC) {
+		p->sizes[0] = 8;
+		p->nsizes = 1;
+	} else if (list_set) {
+		/* p->sizes holds the list */
+	} else if (o->all_sizes) {
+		p->nsizes = 0;
+		for (uint32_t s = 2; s <= 8 * MIB; s <<= 1)
+			p->sizes[p->nsizes++] = s;
+	} else {
+		p->sizes[0] = size_set ? o->size : o->mode == MODE_BW ? 65536 : 2;
+		p->nsizes = 1;
+	}
+	if (o->mode == MODE_LAT && o->verb == VERB_WRITE && p->sizes[0] < 1)
+		BAD("write_lat needs a size of at least 1");
+	return 0;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static long
+free_hugepages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char *default_eal[] = { "rk-perf", "--in-memory", "--no-pci",
+				       "--log-level=*:warning", NULL, NULL, NULL };
+	struct perf *p = calloc(1, sizeof(*p));
+	struct rk_io_dpdk_cfg cfg = { 0 };
+	struct rk_device_attr da = { 0 };
+	char **eal_argv = default_eal, **app_argv = argv;
+	int eal_argc = 4, app_argc = argc, rc, sep = -1;
+
+	if (p == NULL)
+		return 1;
+	p->fd = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0 && free_hugepages() < 64) {
+		/* No hugepages set up: anonymous memory, no shared config. */
+		default_eal[1] = "--no-huge";
+		default_eal[4] = "-m512";
+		default_eal[5] = "--no-shconf";
+		eal_argc = 6;
+	}
+	if (sep > 0) {
+		eal_argc = sep;
+		eal_argv = argv;
+		app_argv = argv + sep;
+		app_argc = argc - sep;
+		app_argv[0] = argv[0];
+	}
+	rc = parse_args(p, app_argc, app_argv);
+	if (rc != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	srand((unsigned int)(getpid() ^ time(NULL)));
+	/* Sleeps of the idle policy: as short as asked, not 50 us later. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	p->jresults = json_array();
+
+	rc = rk_io_dpdk_eal_init(eal_argc, eal_argv);
+	if (rc < 0) {
+		fprintf(stderr, "rk-perf: DPDK EAL initialisation failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	cfg.port_name = p->o.dev;
+	memcpy(cfg.ip, p->o.ip, 4);
+	cfg.vlan_id = p->o.vlan;
+	cfg.idle = p->o.idle;
+	cfg.link_timeout_ms = p->o.link_timeout_ms;
+	cfg.pcapng_path = p->o.pcap_path;
+	cfg.tx_drop_every = p->o.tx_drop_every;
+	cfg.tx_drop_rate = p->o.tx_drop_rate;
+	cfg.tx_drop_seed = p->o.seed;
+	p->io = rk_io_dpdk_open(&cfg);
+	if (p->io == NULL) {
+		rc = errno;
+		fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
+			p->o.dev != NULL ? p->o.dev : "0",
+			rc == ETIMEDOUT ? "link still down (is the peer running?)" :
+			rc == ENOTCONN ? "the port did not start (is the peer running?)" :
+			rc == ENODEV ? "no such DPDK port (check --vdev and -d)" : strerror(rc));
+		rk_io_dpdk_eal_cleanup();
+		return 1;
+	}
+	rk_io_dpdk_mac(p->io, da.mac);
+	da.ip[10] = da.ip[11] = 0xff;
+	memcpy(da.ip + 12, p->o.ip, 4);
+	da.ip_version = 4;
+	da.max_qp = PERF_MAX_QPS + 2;
+	da.max_inflight_pkts = 1024;
+	p->ctx = rk_open_device(&rk_io_dpdk_ops, p->io, &da);
+	if (p->ctx == NULL) {
+		fprintf(stderr, "rk-perf: cannot open the RDMA device: %s\n", strerror(errno));
+		rc = 1;
+		goto out;
+	}
+	rc = exchange(p);
+	if (rc == 0)
+		rc = p->o.server ? server_phases(p) : client_phases(p);
+	rc = rc != 0 ? 1 : 0;
+	if (p->o.json)
+		print_json(p, rc);
+	if (rc != 0)
+		fprintf(stderr, "rk-perf: error: %s\n", p->err[0] ? p->err : "failed");
+	/* Let the last ACKs leave before the port goes away. */
+	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
+		rk_io_dpdk_idle(p->io, rk_progress(p->ctx));
+out:
+	if (p->fd >= 0)
+		close(p->fd);
+	destroy_resources(p);
+	if (p->jresults != NULL)
+		json_decref(p->jresults);
+	if (rk_io_dpdk_close(p->io) != 0) {
+		fprintf(stderr, "rk-perf: error: the recording %s is incomplete\n",
+			p->o.pcap_path);
+		rc = 1;
+	}
+	/*
+	 * No rte_eal_cleanup(): the ports are closed and the recording is
+	 * written; with --no-huge, 22.11's cleanup sometimes reports
+	 * "Invalid memory" after large runs, and exit releases everything.
+	 */
+	free(p);
+	return rc;
+}

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Out-of-band exchange over TCP (perftest's "Data ex. method: Ethernet"):
+ * fixed-size messages in network byte order. Every wait is bounded and
+ * keeps the RDMA side progressing through the serve callback, so a peer
+ * waiting here still answers ARP, ACKs and READ requests.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "perf.h"
+#include "rk_byteorder.h"
+
+static double
+mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void
+tune(int fd)
+{
+	int one = 1;
+
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+}
+
+/* Wait for fd events for up to ms, serving the port in 1 ms slices. */
+static int
+wait_fd(int fd, short ev, double deadline, void (*serve)(void *), void *arg)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = ev };
+		int rc = poll(&p, 1, serve != NULL ? 0 : 10);
+
+		if (rc > 0)
+			return (p.revents & (POLLERR | POLLNVAL)) && !(p.revents & ev) ? -ECONNRESET : 0;
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+		if (mono_s() > deadline)
+			return -ETIMEDOUT;
+		if (serve != NULL)
+			serve(arg);
+	}
+}
+
+int
+oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg)
+{
+	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
+				  .sin6_addr = IN6ADDR_ANY_INIT };
+	int one = 1, zero = 0, ls, fd, rc;
+
+	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (ls < 0)
+		return -errno;
+	setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	setsockopt(ls, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(ls, (struct sockaddr *)&a, sizeof(a)) != 0 || listen(ls, 1) != 0) {
+		rc = -errno;
+		close(ls);
+		return rc;
+	}
+	rc = wait_fd(ls, POLLIN, mono_s() + timeout_s, serve, arg);
+	if (rc != 0) {
+		close(ls);
+		return rc;
+	}
+	fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	rc = fd < 0 ? -errno : 0;
+	close(ls);
+	if (rc != 0)
+		return rc;
+	tune(fd);
+	*fd_out = fd;
+	return 0;
+}
+
+int
+oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
+	    void (*serve)(void *), void *arg)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	double deadline = mono_s() + timeout_s;
+	char ps[8];
+	int rc;
+
+	snprintf(ps, sizeof(ps), "%u", port);
+	rc = getaddrinfo(host, ps, &hints, &res);
+	if (rc != 0)
+		return rc == EAI_NONAME ? -EHOSTUNREACH : -EINVAL;
+	/* The server may start after us: retry until the deadline. */
+	for (;;) {
+		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		int err = 0;
+		socklen_t el = sizeof(err);
+
+		if (fd < 0) {
+			rc = -errno;
+			break;
+		}
+		if (connect(fd, res->ai_addr, res->ai_addrlen) != 0 && errno != EINPROGRESS) {
+			err = errno;
+		} else {
+			rc = wait_fd(fd, POLLOUT, deadline, serve, arg);
+			if (rc == -ETIMEDOUT) {
+				close(fd);
+				break;
+			}
+			getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &el);
+		}
+		if (err == 0) {
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			tune(fd);
+			*fd_out = fd;
+			rc = 0;
+			break;
+		}
+		close(fd);
+		rc = -err;
+		if (mono_s() > deadline) {
+			rc = rc == -ECONNREFUSED ? -ECONNREFUSED : -ETIMEDOUT;
+			break;
+		}
+		/* Serve the port while the peer comes up (about 100 ms). */
+		for (double t = mono_s() + 0.1; mono_s() < t;) {
+			if (serve != NULL)
+				serve(arg);
+			else
+				usleep(10000);
+		}
+	}
+	freeaddrinfo(res);
+	return rc;
+}
+
+int
+oob_send(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg)
+{
+	double deadline = mono_s() + timeout_s;
+	uint8_t *p = buf;
+
+	while (len > 0) {
+		ssize_t n;
+		int rc = wait_fd(fd, POLLIN, deadline, serve, arg);
+
+		if (rc != 0)
+			return rc;
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n == 0)
+			return -ECONNRESET;
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+bool
+oob_readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0;
+}
+
+void
+oob_encode_hello(const struct perf_hello *h, uint8_t *b)
+{
+	memset(b, 0, OOB_HELLO_LEN);
+	b[0] = h->verb;
+	b[1] = h->mode;
+	b[2] = h->verify;
+	b[3] = h->atomic_cas;
+	rk_put_be32(b + 4, h->mtu);
+	rk_put_be32(b + 8, h->qps);
+	rk_put_be32(b + 12, h->tx_depth);
+	rk_put_be32(b + 16, h->rx_depth);
+	rk_put_be32(b + 20, h->nsizes);
+	b += 24;
+	for (int i = 0; i < PERF_MAX_SIZES; i++, b += 4)
+		rk_put_be32(b, h->sizes[i]);
+	rk_put_be64(b, h->iters);
+	rk_put_be64(b + 8, h->duration_ms);
+	memcpy(b + 16, h->ip, 4);
+	memcpy(b + 20, h->mac, 6);
+	b += 26;
+	for (int i = 0; i < PERF_MAX_QPS; i++, b += 28) {
+		rk_put_be32(b, h->qp[i].qpn);
+		rk_put_be32(b + 4, h->qp[i].psn);
+		rk_put_be32(b + 8, h->qp[i].rkey);
+		rk_put_be64(b + 12, h->qp[i].va);
+		rk_put_be64(b + 20, h->qp[i].len);
+	}
+}
+
+void
+oob_decode_hello(struct perf_hello *h, const uint8_t *b)
+{
+	memset(h, 0, sizeof(*h));
+	h->verb = b[0];
+	h->mode = b[1];
+	h->verify = b[2];
+	h->atomic_cas = b[3];
+	h->mtu = rk_get_be32(b + 4);
+	h->qps = rk_get_be32(b + 8);
+	h->tx_depth = rk_get_be32(b + 12);
+	h->rx_depth = rk_get_be32(b + 16);
+	h->nsizes = rk_get_be32(b + 20);
+	b += 24;
+	for (int i = 0; i < PERF_MAX_SIZES; i++, b += 4)
+		h->sizes[i] = rk_get_be32(b);
+	h->iters = rk_get_be64(b);
+	h->duration_ms = rk_get_be64(b + 8);
+	memcpy(h->ip, b + 16, 4);
+	memcpy(h->mac, b + 20, 6);
+	b += 26;
+	for (int i = 0; i < PERF_MAX_QPS; i++, b += 28) {
+		h->qp[i].qpn = rk_get_be32(b);
+		h->qp[i].psn = rk_get_be32(b + 4);
+		h->qp[i].rkey = rk_get_be32(b + 8);
+		h->qp[i].va = rk_get_be64(b + 12);
+		h->qp[i].len = rk_get_be64(b + 20);
+	}
+}
+
+void
+oob_encode_msg(const struct perf_msg *m, uint8_t *b)
+{
+	memset(b, 0, OOB_MSG_LEN);
+	rk_put_be32(b, m->type);
+	rk_put_be32(b + 4, m->size);
+	rk_put_be32(b + 8, (uint32_t)m->status);
+	for (int i = 0; i < PERF_MAX_QPS; i++)
+		rk_put_be64(b + 12 + 8 * i, m->iters[i]);
+	memcpy(b + 12 + 8 * PERF_MAX_QPS, m->text, sizeof(m->text) - 1);
+}
+
+void
+oob_decode_msg(struct perf_msg *m, const uint8_t *b)
+{
+	memset(m, 0, sizeof(*m));
+	m->type = rk_get_be32(b);
+	m->size = rk_get_be32(b + 4);
+	m->status = (int32_t)rk_get_be32(b + 8);
+	for (int i = 0; i < PERF_MAX_QPS; i++)
+		m->iters[i] = rk_get_be64(b + 12 + 8 * i);
+	memcpy(m->text, b + 12 + 8 * PERF_MAX_QPS, sizeof(m->text) - 1);
+}

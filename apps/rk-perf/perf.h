@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-perf internals shared by its files: options, the out-of-band
+ * exchange over TCP, results and their reports.
+ */
+#ifndef RK_PERF_H
+#define RK_PERF_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_io_dpdk.h"
+#include "rk_verbs.h"
+
+#define PERF_MAX_QPS 64
+#define PERF_MAX_SIZES 24
+
+enum perf_verb { VERB_WRITE, VERB_READ, VERB_SEND, VERB_ATOMIC };
+enum perf_mode { MODE_BW, MODE_LAT };
+
+struct perf_opts {
+	enum perf_verb verb;
+	enum perf_mode mode;
+	bool server;
+	const char *server_host;
+	uint16_t tcp_port;
+	uint32_t size;
+	bool all_sizes;
+	uint64_t iters;                 /* per QP */
+	double duration_s;              /* 0: iteration count */
+	uint32_t qps;
+	uint32_t mtu;                   /* bytes */
+	uint32_t tx_depth, rx_depth;
+	bool report_gbits, json, verify, counters;
+	bool atomic_cas;
+	const char *dev;                /* ethdev name; NULL: port 0 */
+	uint8_t ip[4];
+	bool have_ip;
+	const char *pcap_path;
+	enum rk_io_idle idle;
+	uint32_t tx_drop_every;
+	double tx_drop_rate;
+	uint64_t seed;
+	uint16_t vlan;
+	double oob_timeout_s;           /* TCP connect/accept and every OOB message */
+	double timeout_s;               /* data phase: no progress for this long */
+	double arp_timeout_s;
+	uint32_t link_timeout_ms;
+};
+
+/* What each side tells the other about one QP (perftest's pingpong_dest). */
+struct perf_qp_info {
+	uint32_t qpn, psn, rkey;
+	uint64_t va, len;
+};
+
+/* Hello message: endpoint address, parameters (client's win), QPs. */
+struct perf_hello {
+	uint8_t verb, mode, verify, atomic_cas;
+	uint32_t mtu, qps, tx_depth, rx_depth, nsizes;
+	uint32_t sizes[PERF_MAX_SIZES];
+	uint64_t iters;
+	uint64_t duration_ms;
+	uint8_t ip[4], mac[6];
+	struct perf_qp_info qp[PERF_MAX_QPS];
+};
+
+/* Per-phase control messages. */
+enum perf_msg_type {
+	MSG_PHASE = 1,  /* client: start size N */
+	MSG_READY,      /* server: buffers prepared, receives posted */
+	MSG_END,        /* client: done, iterations per QP */
+	MSG_RESULT,     /* server: verification result */
+	MSG_BYE,
+};
+
+struct perf_msg {
+	uint32_t type;
+	uint32_t size;
+	int32_t status;                 /* 0 ok, else an error (verify failed ...) */
+	uint64_t iters[PERF_MAX_QPS];
+	char text[128];
+};
+
+/* oob.c: TCP, every call bounded by a timeout; 0 or -errno. */
+int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg);
+int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
+		void (*serve)(void *), void *arg);
+int oob_send(int fd, const void *buf, size_t len);
+/* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
+int oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg);
+/* Whether a message waits (non-blocking). */
+bool oob_readable(int fd);
+void oob_encode_hello(const struct perf_hello *h, uint8_t *buf);
+void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
+#define OOB_HELLO_LEN (4 + 4 * 5 + 4 * PERF_MAX_SIZES + 16 + 10 + PERF_MAX_QPS * 28)
+void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
+void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
+#define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)
+
+/* One result line. */
+struct perf_result {
+	uint32_t bytes;
+	uint64_t iters;                 /* all QPs */
+	double seconds;
+	double bw_peak_Bps, bw_avg_Bps, msg_rate;
+	/* latency, us */
+	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
+};
+
+/* report.c */
+const char *perf_test_title(const struct perf_opts *o);
+void report_header(const struct perf_opts *o, const struct perf_hello *local,
+		   const struct perf_hello *remote, uint32_t mac_link);
+void report_columns(const struct perf_opts *o);
+void report_line(const struct perf_opts *o, const struct perf_result *r);
+void report_footer(void);
+void lat_stats(double *us, uint64_t n, struct perf_result *r);
+
+#endif /* RK_PERF_H */

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_io_dpdk.h
+ * The DPDK I/O backend: struct rk_io_ops over one queue pair of an ethdev
+ * port (any PMD: net_memif, net_af_packet, net_ring, net_pcap, a NIC).
+ *
+ * What it does between the port and the verbs layer:
+ *   - RX: rte_eth_rx_burst into a local array, so the one-frame rx()
+ *     callback drains a burst; frames are copied out of the mbuf
+ *     (multi-segment mbufs included, rte_pktmbuf_read). Only IPv4 UDP
+ *     4791 frames (optionally in one 802.1Q tag) for this endpoint reach
+ *     the engine, which demultiplexes them by BTH DestQP; ARP is answered
+ *     and learnt here; everything else is counted and dropped.
+ *   - TX: each tx() frame is copied into a fresh mbuf and gathered; the
+ *     flush() hook (called by lib/verbs after each batch) sends the burst.
+ *     Frames the device does not take stay queued for the next flush.
+ *   - an idle policy for poll loops (spin, or spin then sleep);
+ *   - monotonic time from the TSC;
+ *   - optional fault injection on TX (every Nth RoCE frame, or a seeded
+ *     rate), counted;
+ *   - optional recording of every frame sent and received to pcapng,
+ *     with the direction in each block's epb_flags.
+ *
+ * Not thread-safe: one thread drives one struct rk_io_dpdk (one lcore may
+ * drive many QPs through one verbs context). Errors are negative errno.
+ */
+#ifndef RK_IO_DPDK_H
+#define RK_IO_DPDK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_ib.h"
+#include "rk_verbs.h"
+
+/** What a poll loop does when a poll found no work. */
+enum rk_io_idle {
+	/** Spin-then-sleep (default): spin for spin_us, then sleep sleep_us per idle poll. */
+	RK_IO_IDLE_ADAPTIVE = 0,
+	/** Busy-poll forever (benchmarks; needs a core of its own). */
+	RK_IO_IDLE_SPIN = 1,
+};
+
+/** Port configuration for rk_io_dpdk_open(). Zero means the default. */
+struct rk_io_dpdk_cfg {
+	const char *port_name;          /**< ethdev name ("net_memif0"); NULL: use port_id */
+	uint16_t port_id;
+	/**
+	 * This endpoint's IPv4 address (network order bytes). 0.0.0.0
+	 * accepts every RoCEv2 frame whatever its addresses (replay, tests).
+	 */
+	uint8_t ip[4];
+	uint8_t mac[6];                 /**< set as the port's MAC when not all zero */
+	uint16_t vlan_id;               /**< 1..4094: tag every frame sent; 0: untagged */
+	uint32_t nb_mbufs;              /**< mempool size; 0: 4095 */
+	uint16_t nb_desc;               /**< RX and TX descriptors; 0: 1024 */
+	enum rk_io_idle idle;
+	uint32_t spin_us;               /**< adaptive: spin this long first; 0: 100 */
+	uint32_t sleep_us;              /**< adaptive: sleep per idle poll; 0: 50 */
+	uint32_t link_timeout_ms;       /**< wait for link up; 0: 10000 */
+	const char *pcapng_path;        /**< record TX and RX here; NULL: no recording */
+	uint32_t tx_drop_every;         /**< drop every Nth RoCE frame sent; 0: none */
+	double tx_drop_rate;            /**< drop RoCE frames sent with this probability */
+	uint64_t tx_drop_seed;          /**< seed of the rate; 0: 1 */
+};
+
+/** Port counters (monotonic). */
+struct rk_io_dpdk_stats {
+	uint64_t rx_frames, rx_bytes;   /**< all frames taken from the port */
+	uint64_t rx_roce;               /**< handed to the engine */
+	uint64_t rx_arp, rx_other;      /**< ARP; neither ARP nor RoCEv2 for us */
+	uint64_t rx_multiseg;           /**< frames in more than one mbuf */
+	uint64_t rx_too_long;           /**< larger than the engine's buffer: dropped */
+	uint64_t tx_frames, tx_bytes;   /**< accepted by the device */
+	uint64_t tx_arp;
+	uint64_t tx_dropped_injected;   /**< dropped by the TX drop option */
+	uint64_t tx_dropped_full;       /**< no mbuf or TX queue full: dropped */
+	uint64_t idle_sleeps;
+};
+
+/** One counter with a NIC hardware counter name (mlx5/rxe style). */
+struct rk_io_counter {
+	const char *name;
+	uint64_t value;
+};
+
+struct rk_io_dpdk;
+
+/**
+ * Initialise the EAL (rte_eal_init) with a program's argv, as DPDK
+ * applications do: EAL options first, then "--", then the program's own.
+ * @return the number of arguments consumed (argv[ret] is the program's
+ *         first own argument after "--" is skipped by the caller), or a
+ *         negative errno (rte_errno) when the EAL refused the options.
+ */
+int rk_io_dpdk_eal_init(int argc, char **argv);
+
+/** Release the EAL (rte_eal_cleanup). */
+void rk_io_dpdk_eal_cleanup(void);
+
+/**
+ * Configure and start a port: one RX and one TX queue, a mempool of mbufs
+ * large enough for RK_IB_MAX_FRAME, promiscuous mode, then wait for link
+ * up (memif needs its peer; the wait ends after link_timeout_ms).
+ * @return the backend (the io pointer of rk_io_dpdk_ops), or NULL with
+ *         errno: ENODEV (no such port), ETIMEDOUT (link stayed down),
+ *         ENOTCONN (the port would not start within the link timeout,
+ *         e.g. a memif client whose server is absent),
+ *         ENOMEM, EINVAL, or the ethdev error.
+ */
+struct rk_io_dpdk *rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg);
+
+/**
+ * Flush TX, finish the recording, stop and close the port, free the pool.
+ * @return 0, or a negative errno when the recording could not be written.
+ */
+int rk_io_dpdk_close(struct rk_io_dpdk *io);
+
+/** rk_io_ops over a struct rk_io_dpdk (tx, rx, now_ns, flush). */
+extern const struct rk_io_ops rk_io_dpdk_ops;
+
+/** The port's MAC address. */
+void rk_io_dpdk_mac(const struct rk_io_dpdk *io, uint8_t mac[6]);
+
+/** The port id. */
+uint16_t rk_io_dpdk_port(const struct rk_io_dpdk *io);
+
+/**
+ * Resolve an IPv4 address to a MAC with ARP (RFC 826): send a request,
+ * serve the port (answering ARP, queueing RoCE frames for rx()) and retry
+ * every 200 ms until the answer or @p timeout_ms.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EIO (cannot transmit).
+ */
+int rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
+		       uint32_t timeout_ms);
+
+/**
+ * Serve the port outside the verbs loop (answer ARP, flush TX) without
+ * consuming RoCE frames, e.g. while waiting on an out-of-band socket.
+ * @return frames received.
+ */
+int rk_io_dpdk_service(struct rk_io_dpdk *io);
+
+/**
+ * Apply the idle policy after one poll of a loop.
+ * @param work what the poll did (frames, completions); > 0 resets the
+ *        policy to spinning.
+ */
+void rk_io_dpdk_idle(struct rk_io_dpdk *io, int work);
+
+/** Change the idle policy at run time. */
+void rk_io_dpdk_set_idle(struct rk_io_dpdk *io, enum rk_io_idle idle);
+
+/** The port counters. */
+const struct rk_io_dpdk_stats *rk_io_dpdk_stats(const struct rk_io_dpdk *io);
+
+/** Monotonic time, ns (TSC based; the same clock as rk_io_dpdk_ops.now_ns). */
+uint64_t rk_io_dpdk_now_ns(void);
+
+/**
+ * Counters named like NIC hardware counters (rdma statistic / mlx5
+ * hw_counters): out_of_sequence, packet_seq_err, local_ack_timeout_err,
+ * rnr_nak_retry_err, duplicate_request, implied_nak_seq_err, ... from
+ * the engine's counters @p ib (per port: one verbs context per port)
+ * and, when @p io is not NULL, the port's.
+ * @return the number of entries written (at most @p max).
+ */
+unsigned int rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
+			       struct rk_io_counter *out, unsigned int max);
+
+#endif /* RK_IO_DPDK_H */

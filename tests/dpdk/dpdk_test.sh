@@ -1,0 +1,237 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Integration tests of rk-perf over DPDK virtual devices: two processes,
+# each pinned to its own core, with the default spin-then-sleep idle policy.
+#
+#   dpdk_test.sh RK_PERF RK_INSPECT memif      every opcode, sizes 1 B..4 MiB, MTU 1024/4096
+#   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
+#   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
+#   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#
+# Every run uses --verify; every recording must give rk-inspect zero
+# findings and tshark no malformed packet. Exit 77 (skip) when the
+# environment lacks what a mode needs (namespaces, root).
+set -u
+perf=$1
+rk=$2
+mode=$3
+tmp=$(mktemp -d /tmp/rk-dpdk-test.XXXXXX)
+ns=""
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	if [ -n "$ns" ]; then
+		ip netns del "${ns}a" 2>/dev/null
+		ip netns del "${ns}b" 2>/dev/null
+	fi
+	# RK_KEEP_TMP=1 keeps the recordings for a look after a failure.
+	[ -n "${RK_KEEP_TMP:-}" ] && echo "recordings kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+pass=0
+fail=0
+# EAL: hugepages when free, else anonymous memory; no PCI scan.
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
+	MEM="--in-memory"
+else
+	MEM="--no-huge -m 512 --no-shconf"
+fi
+EAL="$MEM --no-pci --log-level=*:warning"
+NCPU=$(nproc)
+CORE_S=$((NCPU > 1 ? 1 : 0))
+CORE_C=0
+TCP_PORT=$((20000 + $$ % 20000))
+
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# check_pcap NAME FILE: zero rk-inspect findings, RDMA frames present, tshark clean.
+check_pcap() {
+	local name=$1 f=$2 out nf bad
+	out=$("$rk" -j --fail-on-findings "$f" 2>&1)
+	nf=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()), d["totals"]["rdma_frames"])' 2>/dev/null)
+	if [ -z "$nf" ] || [ "${nf%% *}" != 0 ] || [ "${nf#* }" = 0 ]; then
+		bad "$name: rk-inspect findings/frames: ${nf:-unreadable} ($f)"
+		printf '%s\n' "$out" | head -5
+		return 1
+	fi
+	if command -v tshark >/dev/null; then
+		# RPC-over-RDMA's heuristic guesses at SEND payloads (random here).
+		bad=$(tshark -n -r "$f" --disable-heuristic rpcordma \
+			-Y '_ws.malformed || _ws.expert.severity == error' 2>/dev/null | wc -l)
+		if [ "$bad" != 0 ]; then
+			bad "$name: tshark: $bad malformed or error frames"
+			return 1
+		fi
+	fi
+	echo "     $name: ${nf#* } RDMA frames, 0 findings, tshark clean"
+	return 0
+}
+
+# pair NAME "SERVER_EAL" "CLIENT_EAL" "COMMON_APP_ARGS" [SERVER_PREFIX CLIENT_PREFIX HOST]
+# Runs an rk-perf server and client; both must exit 0 within the limit.
+pair() {
+	local name=$1 seal=$2 ceal=$3 args=$4 spre=${5:-} cpre=${6:-} host=${7:-127.0.0.1}
+	local srv cli rs rc
+	TCP_PORT=$((TCP_PORT + 1))
+	srv="$tmp/$name.srv"
+	cli="$tmp/$name.cli"
+	# shellcheck disable=SC2086
+	timeout 90 $spre "$perf" $EAL -l $CORE_S $seal -- $args --ip 198.18.0.1 \
+		-p $TCP_PORT -w "$srv.pcapng" >"$srv.log" 2>&1 &
+	local sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout 90 $cpre "$perf" $EAL -l $CORE_C $ceal -- $args --ip 198.18.0.2 \
+		-p $TCP_PORT -w "$cli.pcapng" "$host" >"$cli.log" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	if [ $rc -ne 0 ] || [ $rs -ne 0 ]; then
+		bad "$name: client exit $rc, server exit $rs"
+		grep -h "rk-perf\|error" "$cli.log" "$srv.log" | head -6
+		return 1
+	fi
+	if ! grep -q "verify: all data checked, no errors" "$cli.log"; then
+		bad "$name: no verification line"
+		return 1
+	fi
+	ok "$name: verified, sizes $(awk '/^ #bytes/ {f = 1; next} /^---/ {f = 0} f && $1 ~ /^[0-9]+$/ {printf "%s ", $1}' "$cli.log")"
+	check_pcap "$name client recording" "$cli.pcapng" || return 1
+	check_pcap "$name server recording" "$srv.pcapng" || return 1
+	rm -f "$srv.pcapng" "$cli.pcapng"
+	return 0
+}
+
+memif_eal() { # role socket
+	echo "--vdev=net_memif0,role=$1,socket=$2"
+}
+
+run_matrix() { # label seal ceal [server_prefix client_prefix host]
+	local label=$1 seal=$2 ceal=$3
+	local pre=("${4:-}" "${5:-}" "${6:-127.0.0.1}")
+	for mtu in 1024 4096; do
+		for t in write_bw read_bw send_bw; do
+			pair "$label-$t-mtu$mtu" "$seal" "$ceal" \
+				"$t -m $mtu --sizes 1,4096,1048576,4194304 -n 6 --verify" "${pre[@]}"
+		done
+		pair "$label-atomic_bw-mtu$mtu" "$seal" "$ceal" \
+			"atomic_bw -m $mtu -n 200 --verify" "${pre[@]}"
+	done
+	pair "$label-atomic_cas" "$seal" "$ceal" "atomic_bw -A CMP_AND_SWAP -n 200 --verify" "${pre[@]}"
+	for t in write_lat send_lat read_lat atomic_lat; do
+		pair "$label-$t" "$seal" "$ceal" "$t -n 200 --verify" "${pre[@]}"
+	done
+	pair "$label-write_bw-4qp" "$seal" "$ceal" "write_bw -q 4 -s 65536 -n 50 --verify" "${pre[@]}"
+}
+
+case $mode in
+memif)
+	s="rk-t$$.sock"
+	run_matrix memif "$(memif_eal server "$s")" "$(memif_eal client "$s")"
+	;;
+afpacket)
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "SKIP: network namespaces need root"
+		exit 77
+	fi
+	# Two namespaces, one endpoint each: a veth pair for RDMA (no kernel
+	# addresses, IPv6 off, so the DPDK endpoints answer ARP and no ND or
+	# RS frames show up) and a veth pair for the TCP exchange
+	# (198.18.1.1/24, 198.18.1.2/24). One endpoint per namespace also keeps
+	# net_af_packet's PACKET_FANOUT group ids, which are per namespace and
+	# derived from the PID, from colliding.
+	ns="rkdpdk$$"
+	nsa="${ns}a"
+	nsb="${ns}b"
+	if ! ip netns add "$nsa" 2>"$tmp/ns.err"; then
+		echo "SKIP: cannot create a network namespace: $(cat "$tmp/ns.err")"
+		ns=""
+		exit 77
+	fi
+	ip netns add "$nsb"
+	for n in "$nsa" "$nsb"; do
+		ip -n "$n" link set lo up
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip link add rkva netns "$nsa" type veth peer name rkvb netns "$nsb"
+	ip link add rkoa netns "$nsa" type veth peer name rkob netns "$nsb"
+	ip -n "$nsa" link set rkva mtu 9000 up
+	ip -n "$nsb" link set rkvb mtu 9000 up
+	ip -n "$nsa" addr add 198.18.1.1/24 dev rkoa
+	ip -n "$nsb" addr add 198.18.1.2/24 dev rkob
+	ip -n "$nsa" link set rkoa up
+	ip -n "$nsb" link set rkob up
+	AFP="qpairs=1,blocksz=16384,framesz=8192,framecnt=1024"
+	run_matrix afpacket "--vdev=net_af_packet0,iface=rkva,$AFP" \
+		"--vdev=net_af_packet0,iface=rkvb,$AFP" "ip netns exec $nsa" \
+		"ip netns exec $nsb" 198.18.1.1
+	;;
+drop)
+	s="rk-d$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	for t in write_bw send_bw atomic_bw; do
+		pair "drop-every-$t" "$S" "$C" \
+			"$t --sizes 4096,1048576 -n 8 --verify --tx-drop-every 37" || continue
+	done
+	# Known limit: a 1 MiB READ under a strictly periodic drop (every 37th
+	# frame of the responder) can run out of transport retries while
+	# re-issued READs overlap the responses still in flight; random loss
+	# (below) completes. Up to 64 KiB here until that is fixed.
+	pair "drop-every-read_bw" "$S" "$C" \
+		"read_bw --sizes 4096,65536 -n 8 --verify --tx-drop-every 37"
+	for t in write_bw read_bw send_bw; do
+		pair "drop-rate-$t" "$S" "$C" \
+			"$t -m 4096 --sizes 65536,4194304 -n 4 --verify --tx-drop-rate 0.02 --seed 7"
+	done
+	pair "drop-send_lat" "$S" "$C" "send_lat -n 300 --verify --tx-drop-every 23"
+	;;
+errors)
+	expect() { # name want_rc max_seconds cmd...
+		local name=$1 want=$2 max=$3 t0 rc dt
+		shift 3
+		t0=$(date +%s.%N)
+		"$@" >"$tmp/err.out" 2>&1
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ $rc -eq "$want" ] && [ "$(echo "$dt < $max" | bc)" = 1 ] &&
+		   grep -q "rk-perf" "$tmp/err.out"; then
+			ok "$name: exit $rc in ${dt%??????} s: $(grep rk-perf "$tmp/err.out" | tail -1)"
+		else
+			bad "$name: exit $rc (want $want) in $dt s (max $max)"
+			tail -3 "$tmp/err.out"
+		fi
+	}
+	expect "bad size" 2 5 "$perf" write_bw -s 0 --ip 198.18.0.1
+	expect "bad mtu" 2 5 "$perf" write_bw -m 1500 --ip 198.18.0.1
+	expect "bad test" 2 5 "$perf" write_latency --ip 198.18.0.1
+	expect "no ip" 2 5 "$perf" write_bw
+	expect "bad option" 2 5 "$perf" write_bw --frobnicate
+	# memif with no peer: the link never comes up.
+	expect "memif no peer" 1 15 "$perf" $EAL -l 0 \
+		--vdev=net_memif0,role=client,socket=rk-none$$.sock -- write_bw \
+		--ip 198.18.0.2 --link-timeout 3 127.0.0.1
+	# A peer that never answers the TCP exchange (nothing listens).
+	expect "no server" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
+		--ip 198.18.0.2 --oob-timeout 3 -p 1 127.0.0.1
+	# Server with no client: accept times out.
+	expect "no client" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
+		--ip 198.18.0.1 --oob-timeout 3 -p $((TCP_PORT + 500))
+	# Both OOB ends up, but the RDMA path goes nowhere: ARP gets no answer.
+	p2=$((TCP_PORT + 501))
+	timeout 30 "$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+		-p $p2 --arp-timeout 2 >"$tmp/null.srv" 2>&1 &
+	pids+=($!)
+	expect "unreachable peer (ARP)" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
+		write_bw --ip 198.18.0.2 -p $p2 --arp-timeout 2 127.0.0.1
+	wait
+	;;
+*)
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|afpacket|drop|errors" >&2
+	exit 2
+	;;
+esac
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
