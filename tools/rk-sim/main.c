@@ -132,9 +132,10 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 	for (int d = 0; d < 2; d++)
 		printf("link %s:   sent %" PRIu64 " delivered %" PRIu64 " lost %" PRIu64
 		       " dup %" PRIu64 " reordered %" PRIu64 " corrupted %" PRIu64
-		       " mtu-drops %" PRIu64 "\n", d == 0 ? "A>B" : "B>A",
-		       r->link[d].sent, r->link[d].delivered, r->link[d].lost, r->link[d].dup,
-		       r->link[d].reordered, r->link[d].corrupted, r->link[d].mtu_drops);
+		       " mtu-drops %" PRIu64 " periodic %" PRIu64 " overflow %" PRIu64 "\n",
+		       d == 0 ? "A>B" : "B>A", r->link[d].sent, r->link[d].delivered,
+		       r->link[d].lost, r->link[d].dup, r->link[d].reordered, r->link[d].corrupted,
+		       r->link[d].mtu_drops, r->link[d].periodic_drops, r->link[d].overflow);
 	printf("requester:   packets %" PRIu64 " (retransmitted %" PRIu64 "), timeouts %" PRIu64
 	       ", NAK-SEQ retries %" PRIu64 ", READ re-issues %" PRIu64 ", RNR retries %" PRIu64
 	       "\n", r->stats[0].req_pkts, r->stats[0].req_retx_pkts,
@@ -169,6 +170,12 @@ usage(void)
 	       "  -j, --jitter NS       extra random delay\n"
 	       "  -R, --rate BPS        link rate in bit/s\n"
 	       "  -L, --link-mtu N      drop frames with more IP bytes\n"
+	       "  -e, --drop-every N[:DIR]  lose every N-th frame sent; DIR a2b (requests),\n"
+	       "                        b2a (responses, ACKs) or both (default)\n"
+	       "  -F, --fixed-size      every operation is --max-size bytes\n"
+	       "  -C, --retry-cnt N     transport retry count 1..7 (default 7)\n"
+	       "  -Q, --queue N         frames the link queues per direction (default 65536)\n"
+	       "  -P, --paced           endpoints transmit at --rate, not ahead of the wire\n"
 	       "  -t, --timeout N       local ACK timeout exponent (default 12)\n"
 	       "  -w, --pcap FILE       write every frame sent to FILE\n"
 	       "  -v, --verbose         one line per completion\n");
@@ -184,6 +191,9 @@ run_workload(int argc, char **argv)
 		{ "dup", 1, NULL, 'u' }, { "corrupt", 1, NULL, 'c' }, { "delay", 1, NULL, 'D' },
 		{ "jitter", 1, NULL, 'j' }, { "rate", 1, NULL, 'R' }, { "link-mtu", 1, NULL, 'L' },
 		{ "timeout", 1, NULL, 't' }, { "pcap", 1, NULL, 'w' }, { "verbose", 0, NULL, 'v' },
+		{ "drop-every", 1, NULL, 'e' }, { "fixed-size", 0, NULL, 'F' },
+		{ "retry-cnt", 1, NULL, 'C' }, { "queue", 1, NULL, 'Q' },
+		{ "paced", 0, NULL, 'P' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_sim_wl_cfg cfg = {
@@ -192,9 +202,11 @@ run_workload(int argc, char **argv)
 	struct rk_sim_wl_result r;
 	struct pcap_out pcap = { 0 };
 	const char *pcap_path = NULL;
+	uint32_t drop_every = 0;
+	const char *drop_dir = "both";
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:e:FC:Q:Pvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
 		case 'o': cfg.ops = (uint32_t)strtoul(optarg, NULL, 0); break;
@@ -230,11 +242,34 @@ run_workload(int argc, char **argv)
 		case 'R': cfg.impair.rate_bps = strtoull(optarg, NULL, 0); break;
 		case 'L': cfg.impair.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
 		case 't': cfg.timeout = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'e':
+			drop_every = (uint32_t)strtoul(optarg, NULL, 0);
+			drop_dir = strchr(optarg, ':') ? strchr(optarg, ':') + 1 : "both";
+			break;
+		case 'F': cfg.fixed_size = true; break;
+		case 'C': cfg.retry_cnt = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'Q': cfg.max_queue = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'P': cfg.paced = true; break;
 		case 'w': pcap_path = optarg; break;
 		case 'v': cfg.log = log_line; break;
 		case 'h': usage(); return 0;
 		default: usage(); return 2;
 		}
+	}
+	/* Applied last: the other impairments stay the same in both directions. */
+	cfg.impair_b2a = cfg.impair;
+	if (strcmp(drop_dir, "both") == 0) {
+		cfg.impair.drop_every = drop_every;
+		cfg.impair_b2a.drop_every = drop_every;
+	} else if (strcmp(drop_dir, "a2b") == 0) {
+		cfg.impair.drop_every = drop_every;
+		cfg.split_impair = true;
+	} else if (strcmp(drop_dir, "b2a") == 0) {
+		cfg.impair_b2a.drop_every = drop_every;
+		cfg.split_impair = true;
+	} else {
+		fprintf(stderr, "rk-sim: --drop-every direction must be a2b, b2a or both\n");
+		return 2;
 	}
 	if (pcap_path != NULL) {
 		if ((rc = pcap_open(&pcap, pcap_path)) != 0) {
@@ -248,6 +283,8 @@ run_workload(int argc, char **argv)
 	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns\n", cfg.seed, cfg.ops,
 	       cfg.max_size, cfg.impair.loss, cfg.impair.burst, cfg.impair.burst_len,
 	       cfg.impair.reorder, cfg.impair.dup, cfg.impair.corrupt, cfg.impair.delay_ns);
+	if (drop_every != 0)
+		printf("periodic:    every %u-th frame lost, %s\n", drop_every, drop_dir);
 	rc = rk_sim_wl_run(&cfg, &r);
 	print_result(&r, rc);
 	if (pcap.f != NULL) {
@@ -323,6 +360,9 @@ bench_setup(size_t mem, enum rk_mtu mtu)
 		a.dest_qp_num = rk_ib_qp_num(bs[i ^ 1].qp);
 		a.max_dest_rd_atomic = 1;
 		a.ah_attr.dmac[5] = (uint8_t)(2 - i);
+		/* The peer's address: RC packets from any other source are dropped. */
+		a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+		a.ah_attr.dip[15] = (uint8_t)(2 - i);
 		rk_ib_qp_modify(bs[i].qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
 				RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
 				RK_QP_MIN_RNR_TIMER);
@@ -349,7 +389,7 @@ bench_teardown(void)
 static double
 bench_run(enum rk_wr_opcode op, uint32_t len, uint64_t n)
 {
-	uint64_t posted = 0, done = 0;
+	uint64_t posted = 0, done = 0, stalls = 0;
 	struct rk_wc wc[64];
 	double t0 = wall();
 
@@ -363,6 +403,7 @@ bench_run(enum rk_wr_opcode op, uint32_t len, uint64_t n)
 			rk_ib_post_recv(bs[1].qp, &wr, &bad);
 		}
 	while (done < n) {
+		uint64_t before = done;
 		int k;
 
 		while (posted < n && posted - done < 32) {
@@ -390,6 +431,13 @@ bench_run(enum rk_wr_opcode op, uint32_t len, uint64_t n)
 				}
 				done++;
 			}
+		/* No I/O, no clock: a round without progress never ends. */
+		if (done == before && posted - done >= 32 && ++stalls > 1000) {
+			fprintf(stderr, "bench: no completion in 1000 rounds\n");
+			exit(1);
+		}
+		if (done != before)
+			stalls = 0;
 		if (op == RK_WR_SEND)
 			while ((k = rk_ib_cq_poll(bs[1].cq, 64, wc)) > 0)
 				for (int i = 0; i < k; i++) {
