@@ -280,6 +280,34 @@ test_rtx_run_stops_mid_message(void **state)
 }
 
 /*
+ * A re-issued READ is answered from its PSN with the opcodes of the
+ * original stream (MIDDLE, LAST), after responses with higher PSNs were
+ * already seen: no opcode-sequence finding. A MIDDLE right after a LAST is.
+ */
+static void
+test_read_replay_starts_with_middle(void **state)
+{
+	struct fx *x = *state;
+
+	/* READ 1 (200..203) loses 202; READ 2 (204..208) loses 207 and 208. */
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 200, 1024, 0, 1);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 201, 1024);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 203, 1024, 0, 1);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 204, 1024, 0, 2);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 205, 1024);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 206, 1024);
+	/* Replays of the re-issued READs, with the original opcodes. */
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 202, 1024);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 203, 1024, 0, 1);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 207, 1024);
+	assert_false(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 208, 1024, 0, 2);
+	/* A MIDDLE right after that LAST has no FIRST. */
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 209, 1024);
+	assert_true(rk_findings_has(&x->found, RK_F_MSG_OPCODE_SEQUENCE));
+}
+
+/*
  * Loss inside go-back-N runs (the pattern of rxe_write_bw_loss5.pcap, at a
  * 24-bit wrap): a forward skip inside a retransmission run is a loss, not
  * a new episode; only a jump back starts one.
@@ -747,6 +775,7 @@ main(void)
 		T(test_gap),
 		T(test_go_back_n),
 		T(test_rtx_run_stops_mid_message),
+		T(test_read_replay_starts_with_middle),
 		T(test_loss_inside_go_back),
 		T(test_message_counted_once_from_retransmission),
 		T1024(test_read_reservation_known_pmtu),

@@ -667,9 +667,6 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	struct rk_insp_msg_state *m = &flow->resp_msg;
 	uint32_t fl = r->opflags;
 	uint32_t psn = r->psn;
-	bool prev_valid = tr->valid;
-	uint32_t prev_last = tr->last;
-
 	(void)t;
 	if (r->has_aeth)
 		count_aeth(flow, r);
@@ -726,9 +723,10 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		int32_t d;
 
 		if (m->state != MSG_INSIDE) {
-			/* MIDDLE/LAST right after a complete response. */
-			if (m->state == MSG_IDLE && prev_valid &&
-			    psn == rk_insp_psn_add(prev_last, 1))
+			/* MIDDLE/LAST right after the LAST of the previous READ
+			 * response. A replay of a re-issued READ may start with
+			 * a MIDDLE anywhere else (rxe does so too). */
+			if (m->state == MSG_IDLE && m->rr_seen && psn == m->next_psn)
 				rk_findings_add(found, RK_F_MSG_OPCODE_SEQUENCE, 0);
 			m->state = MSG_INSIDE;
 			m->kind = RK_OPF_READ_RESP;
