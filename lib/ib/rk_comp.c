@@ -131,6 +131,7 @@ on_progress(struct rk_ib_qp *qp, uint64_t now)
 	qp->comp.retry_left = qp->attr.retry_cnt;
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.retry_psn_valid = false;
+	qp->comp.retry_rewound = false;
 	if (rk_comp_outstanding(qp) && qp->timeout_ns != 0)
 		qp->comp.timer_ns = now + qp->timeout_ns;
 	else
@@ -147,7 +148,35 @@ go_back(struct rk_ib_qp *qp)
 	qp->comp.retry_psn = qp->comp.psn;
 	qp->comp.retry_psn_valid = true;
 	qp->comp.retry_resent = false;
+	qp->comp.retry_hi_valid = false;
 	rk_req_seek(qp, qp->comp.psn);
+}
+
+/*
+ * A READ response beyond comp.psn while a re-issue from comp.psn is out.
+ * Responses sent before the re-issue keep rising; once the PSN falls back
+ * the responder has restarted from comp.psn (READ-DUP-02) and the head of
+ * the restarted stream was lost as well. Re-issue at once, but only once
+ * until progress; after that the local ACK timeout re-issues. The two
+ * come at different distances from the lost head (a round trip, or the
+ * whole remaining response), so a strictly periodic loss cannot hit the
+ * head every time unless its period divides both.
+ */
+static bool
+read_stream_restarted(struct rk_ib_qp *qp, uint32_t psn)
+{
+	struct comp_state *cs = &qp->comp;
+
+	if (!cs->retry_hi_valid || rk_psn_diff(psn, cs->retry_hi) > 0) {
+		cs->retry_hi = psn;
+		cs->retry_hi_valid = true;
+		return false;
+	}
+	/* An equal PSN is a link duplicate, not a restart. */
+	if (cs->retry_rewound || rk_psn_diff(psn, cs->retry_hi) == 0)
+		return false;
+	cs->retry_rewound = true;
+	return true;
 }
 
 /* ------------------------------------------------------------ the states */
@@ -216,8 +245,15 @@ do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_DROP;
 	if (rk_psn_diff(qp->comp.psn, w->first_psn) < 0)
 		advance_psn(qp, c, w->first_psn);
-	if (c->psn != qp->comp.psn)
-		return rk_psn_diff(c->psn, qp->comp.psn) > 0 ? RK_COMP_ST_RETRY : RK_COMP_ST_DROP;
+	if (rk_psn_diff(c->psn, qp->comp.psn) < 0)
+		return RK_COMP_ST_DROP;
+	if (c->psn != qp->comp.psn) {
+		/* A gap: re-issued once (do_retry), again if the re-issue lost its head. */
+		if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn &&
+		    read_stream_restarted(qp, c->psn))
+			qp->comp.retry_psn_valid = false;
+		return RK_COMP_ST_RETRY;
+	}
 	idx = (uint32_t)rk_psn_diff(c->psn, w->first_psn);
 	if (w->npkts == 1)
 		expect = RK_OP_RDMA_READ_RESPONSE_ONLY;

@@ -100,6 +100,7 @@ struct rk_ib_dev_attr {
 	uint32_t max_inflight_pkts;     /**< requester window in PSNs; 0 means 256 */
 	uint32_t ackreq_every;          /**< AckReq on every n-th packet of a message; 0 means 16 */
 	bool accept_unchecked_icrc;     /**< accept frames parsed with ICRC checking off */
+	uint64_t tx_rate_bps;           /**< pace rk_ib_poll_tx to this wire rate; 0: no pacing */
 	rk_ib_trace_fn trace;
 	void *trace_ctx;
 };
@@ -138,6 +139,15 @@ void rk_ib_dev_destroy(struct rk_ib_dev *dev);
 
 /** The device's counters. */
 const struct rk_ib_stats *rk_ib_dev_stats(const struct rk_ib_dev *dev);
+
+/**
+ * Pace transmission to @p bps (0: off), as an HCA's port does: frames go
+ * out no faster than the wire drains, so a READ restarted by a duplicate
+ * request (READ-DUP-02) is not queued behind the rest of the old response
+ * stream in a deep transmit queue. rk_ib_next_timer() reports when the
+ * next paced frame is due.
+ */
+void rk_ib_dev_set_tx_rate(struct rk_ib_dev *dev, uint64_t bps);
 
 /* ---------------------------------------------------------------- PD, MR */
 

@@ -539,6 +539,11 @@ rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *
 
 	if (dev == NULL || emit == NULL)
 		return 0;
+	if (dev->attr.tx_rate_bps != 0) {
+		if (now_ns < dev->tx_next_ns)
+			return 0;
+		budget = 1;             /* one frame per serialisation time */
+	}
 	while (n < budget) {
 		bool progress = false;
 		uint32_t i = dev->tx_rr;
@@ -559,6 +564,9 @@ rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *
 				if (len <= 0)
 					break;
 				dev->stats.tx_frames++;
+				if (dev->attr.tx_rate_bps != 0)
+					dev->tx_next_ns = now_ns + (uint64_t)len * 8 *
+							  1000000000ull / dev->attr.tx_rate_bps;
 				emit(ctx, dev->txbuf, (uint32_t)len);
 				n++;
 				progress = true;
@@ -574,6 +582,8 @@ rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *
 bool
 rk_ib_tx_pending(const struct rk_ib_dev *dev, uint64_t now_ns)
 {
+	if (dev->attr.tx_rate_bps != 0 && now_ns < dev->tx_next_ns)
+		return false;
 	for (uint32_t i = 0; i < dev->max_qp; i++) {
 		const struct rk_ib_qp *qp = dev->qp[i];
 
@@ -601,7 +611,18 @@ rk_ib_next_timer(const struct rk_ib_dev *dev)
 		    qp->resp.ack_due_ns < t)
 			t = qp->resp.ack_due_ns;
 	}
+	/* Paced: a frame held back only by the wire is due when it frees. */
+	if (dev->attr.tx_rate_bps != 0 && dev->tx_next_ns < t &&
+	    rk_ib_tx_pending(dev, dev->tx_next_ns))
+		t = dev->tx_next_ns;
 	return t;
+}
+
+void
+rk_ib_dev_set_tx_rate(struct rk_ib_dev *dev, uint64_t bps)
+{
+	if (dev != NULL)
+		dev->attr.tx_rate_bps = bps;
 }
 
 void

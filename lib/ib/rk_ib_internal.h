@@ -102,7 +102,10 @@ struct comp_state {
 	uint64_t timer_ns;              /* retransmission deadline, 0 = off */
 	bool retry_psn_valid;           /* go-back-N to retry_psn already issued */
 	bool retry_resent;              /* ... and retry_psn sent again since */
+	bool retry_hi_valid;            /* a READ response beyond retry_psn came since */
+	bool retry_rewound;             /* a restarted READ stream was re-issued at once */
 	uint32_t retry_psn;
+	uint32_t retry_hi;              /* ... the highest such PSN */
 };
 
 /* Responder resource: one READ or ATOMIC (IBTA 9.7.5.1.x (verify §)). */
@@ -183,6 +186,7 @@ struct rk_ib_dev {
 	struct rk_ib_qp **qp;
 	uint32_t max_qp;
 	uint32_t tx_rr;                 /* round-robin cursor */
+	uint64_t tx_next_ns;            /* paced: the wire is busy until then */
 	uint32_t qp_next;               /* next QP slot to try: QPNs round-robin */
 	struct rk_ib_pd *pds;           /* every object, freed with the device */
 	struct rk_ib_cq *cqs;

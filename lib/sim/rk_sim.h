@@ -2,9 +2,10 @@
 /**
  * @file rk_sim.h
  * Deterministic in-memory link between two endpoints, on a virtual clock:
- * seeded loss, burst loss, reordering, duplication, corruption (a flipped
- * byte: bad ICRC), delay, jitter, rate and an MTU. Same seed, same
- * configuration, same sequence of sends: same deliveries, bit for bit.
+ * seeded loss, burst loss, strictly periodic loss, reordering,
+ * duplication, corruption (a flipped byte: bad ICRC), delay, jitter, rate
+ * and an MTU. Same seed, same configuration, same sequence of sends: same
+ * deliveries, bit for bit.
  *
  * Direction 0 carries frames from endpoint 0 to endpoint 1, direction 1
  * the reverse. rk_sim_io_ops makes an endpoint an rk_io_ops backend.
@@ -31,6 +32,7 @@ struct rk_sim_impair {
 	uint64_t jitter_ns;     /**< extra uniform delay 0..jitter_ns (reorders) */
 	uint64_t rate_bps;      /**< serialisation rate; 0 = infinite */
 	uint32_t mtu;           /**< frames with more IP bytes are dropped; 0 = none */
+	uint32_t drop_every;    /**< the n-th, 2n-th, ... frame sent is lost (periodic); 0 = off */
 };
 
 /** Called for each frame sent into the link (before impairment), in time order. */
@@ -48,6 +50,7 @@ struct rk_sim_link_cfg {
 /** Per-direction counters. */
 struct rk_sim_link_stats {
 	uint64_t sent, delivered, lost, dup, reordered, corrupted, mtu_drops, overflow;
+	uint64_t periodic_drops;        /**< of lost: by drop_every */
 	uint64_t bytes_sent;
 };
 

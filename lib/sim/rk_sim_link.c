@@ -192,6 +192,12 @@ rk_sim_link_send(struct rk_sim_link *l, unsigned int dir, const uint8_t *frame, 
 		d->st.mtu_drops++;
 		return 0;
 	}
+	/* Periodic loss counts every frame sent, as a switch's policer would. */
+	if (im->drop_every != 0 && d->st.sent % im->drop_every == 0) {
+		d->st.lost++;
+		d->st.periodic_drops++;
+		return 0;
+	}
 	if (d->burst_left > 0) {
 		d->burst_left--;
 		d->st.lost++;

@@ -201,7 +201,8 @@ setup(struct wl *w)
 	const struct rk_sim_wl_cfg *c = w->cfg;
 	struct rk_sim_link_cfg lc = {
 		.seed = c->seed,
-		.dir = { c->impair, c->impair },
+		.dir = { c->impair, c->split_impair ? c->impair_b2a : c->impair },
+		.max_queue = c->max_queue,
 		.tap = c->tap,
 		.tap_ctx = c->tap_ctx,
 	};
@@ -229,6 +230,8 @@ setup(struct wl *w)
 		w->ctx[i] = rk_open_device(&rk_sim_io_ops, &w->port[i], &da);
 		if (w->ctx[i] == NULL)
 			return -ENOMEM;
+		if (c->paced)
+			rk_ib_dev_set_tx_rate(w->ctx[i]->dev, lc.dir[i].rate_bps);
 		w->pd[i] = rk_alloc_pd(w->ctx[i]);
 		w->scq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
 		w->rcq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
@@ -322,6 +325,8 @@ pick_size(struct wl *w)
 	uint32_t max = w->cfg->max_size;
 	uint64_t r = rnd(&w->rng);
 
+	if (w->cfg->fixed_size)
+		return max;
 	if (w->cfg->large_sizes || max <= 256)
 		return (uint32_t)(r % ((uint64_t)max + 1));
 	/* Mostly small, some up to 64 KiB, a few up to max_size: every size class. */

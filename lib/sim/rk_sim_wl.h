@@ -42,7 +42,12 @@ struct rk_sim_wl_cfg {
 	uint32_t opmask;                /**< 1 << enum rk_sim_op; 0 = all */
 	enum rk_mtu mtu;                /**< 0: 1024 */
 	uint32_t depth;                 /**< outstanding WRs; 0: 16 */
-	struct rk_sim_impair impair;    /**< both directions */
+	struct rk_sim_impair impair;    /**< both directions, unless split_impair */
+	bool split_impair;              /**< impair for A->B (requests) only ... */
+	struct rk_sim_impair impair_b2a; /**< ... and this for B->A (responses, ACKs) */
+	bool fixed_size;                /**< every operation max_size bytes (atomics 8) */
+	uint32_t max_queue;             /**< link frames queued per direction; 0: 65536 */
+	bool paced;                     /**< endpoints send at impair.rate_bps, as an HCA does */
 	uint8_t timeout;                /**< 0: 12 (16.8 ms) */
 	uint8_t retry_cnt;              /**< 0: 7 */
 	uint8_t max_rd_atomic;          /**< 0: 8 */

@@ -297,6 +297,50 @@ test_read_gap_reissues_once(void **state)
 }
 
 static void
+test_read_restart_lost_head(void **state)
+{
+	uint32_t len = 6 * 1024;
+
+	(void)state;
+	h_init(&H, &(struct h_opts){ .a_psn = P, .timeout = 14, .retry_cnt = 3 });
+	rk_test_fill(H.b.mem + 4096, len);
+	assert_int_equal(h_post_send(&H.a, 8, RK_WR_RDMA_READ, 65536, len, h_va(&H.b, 4096),
+				     rk_ib_mr_rkey(H.b.mr), 0), 0);
+	assert_int_equal(h_tx(&H, &H.a), 1);
+	h_rx_all(&H, &H.b);
+	assert_int_equal(h_tx(&H, &H.b), 6);
+	save_q();
+	/* Lose P+1: the gap re-issues from P+1; the old stream's tail does not. */
+	h_rx(&H, &H.a, &saved[0]);
+	h_rx(&H, &H.a, &saved[2]);
+	h_rx(&H, &H.a, &saved[3]);
+	assert_int_equal(h_tx(&H, &H.a), 1);
+	assert_int_equal(h_psn(&H.q[0]), P + 1);
+	h_rx(&H, &H.a, &saved[4]);
+	h_rx(&H, &H.a, &saved[4]);     /* a link duplicate is no restart */
+	assert_int_equal(h_tx(&H, &H.a), 0);
+	/*
+	 * The restarted stream lost its head too: P+2 after P+4 shows the
+	 * responder replays from P+1, so one more re-issue goes out at once.
+	 */
+	h_rx(&H, &H.a, &saved[2]);
+	assert_int_equal(h_tx(&H, &H.a), 1);
+	assert_int_equal(h_psn(&H.q[0]), P + 1);
+	assert_int_equal(rk_ib_dev_stats(H.a.dev)->req_read_retries, 2);
+	/* Only once until progress: the next restart waits for the timer. */
+	h_rx(&H, &H.a, &saved[3]);
+	h_rx(&H, &H.a, &saved[2]);
+	assert_int_equal(h_tx(&H, &H.a), 0);
+	assert_int_equal(rk_ib_dev_stats(H.a.dev)->req_read_retries, 2);
+	/* The replay arrives whole: progress, and the READ completes. */
+	for (int i = 1; i < 6; i++)
+		h_rx(&H, &H.a, &saved[i]);
+	expect_wc(8, RK_WC_SUCCESS);
+	assert_memory_equal(H.a.mem + 65536, H.b.mem + 4096, len);
+	h_fini(&H);
+}
+
+static void
 test_read_response_implicit_ack(void **state)
 {
 	(void)state;
@@ -424,6 +468,7 @@ main(void)
 		cmocka_unit_test(test_fatal_nak_flushes),
 		cmocka_unit_test(test_ghost_ack),
 		cmocka_unit_test(test_read_gap_reissues_once),
+		cmocka_unit_test(test_read_restart_lost_head),
 		cmocka_unit_test(test_read_response_implicit_ack),
 		cmocka_unit_test(test_ack_past_read_reissues),
 		cmocka_unit_test(test_max_rd_atomic),

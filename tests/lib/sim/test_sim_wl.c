@@ -119,10 +119,87 @@ test_mtu_drop_is_reported(void **state)
 	assert_true(r.link[0].mtu_drops > 0);
 }
 
+/*
+ * Strictly periodic loss: every n-th frame of one direction is dropped
+ * (a policer, or DPDK --tx-drop-every). Endpoints are paced at the link
+ * rate, as an HCA's port is: unpaced, the responder commits a whole READ
+ * response to the link at once, so a restart from a duplicate READ
+ * (READ-DUP-02) queues behind the old stream and lands at a position set
+ * by the remaining length R. With R a multiple of n the restarted stream
+ * loses its head every time, only the local ACK timeout recovers, and
+ * the READ failed with RETRY_EXC_ERR (1 MiB READs, PMTU 1024, n = 37:
+ * the fifth READ).
+ */
+static int
+run_periodic(uint32_t opmask, uint32_t size, uint32_t ops, uint32_t depth, uint32_t every,
+	     bool responses, struct rk_sim_wl_result *r)
+{
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 1, .ops = ops, .max_size = size, .opmask = opmask, .fixed_size = true,
+		.mtu = RK_MTU_1024, .depth = depth, .paced = true, .split_impair = true,
+		.impair = { .delay_ns = 2000, .rate_bps = 25000000000ull },
+		.impair_b2a = { .delay_ns = 2000, .rate_bps = 25000000000ull },
+	};
+
+	if (responses)
+		cfg.impair_b2a.drop_every = every;
+	else
+		cfg.impair.drop_every = every;
+	return rk_sim_wl_run(&cfg, r);
+}
+
+static void
+test_periodic_read_37(void **state)
+{
+	struct rk_sim_wl_result r;
+	int rc;
+
+	(void)state;
+	/* Each READ is 1024 responses, ~28 of them lost: each re-issue must progress. */
+	rc = run_periodic(1u << RK_SIM_READ, 1u << 20, 8, 1, 37, true, &r);
+	printf("# periodic 37 B>A: %s, re-issues %" PRIu64 ", timeouts %" PRIu64 "\n",
+	       rc == 0 ? "ok" : r.first_error, r.stats[0].req_read_retries,
+	       r.stats[0].req_retransmit_timeouts);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.completed, 8);
+	assert_true(r.link[1].periodic_drops >= 8 * 27);
+	assert_true(r.stats[0].req_read_retries >= r.link[1].periodic_drops / 2);
+	assert_int_equal(r.link[0].periodic_drops, 0);
+}
+
+static void
+test_periodic_every_op(void **state)
+{
+	static const uint32_t periods[] = { 7, 13, 37, 101 };
+	static const uint32_t masks[] = {
+		1u << RK_SIM_READ, 1u << RK_SIM_WRITE, 1u << RK_SIM_SEND,
+		1u << RK_SIM_CMP_SWP | 1u << RK_SIM_FETCH_ADD,
+	};
+
+	(void)state;
+	for (int dir = 0; dir < 2; dir++)
+		for (size_t m = 0; m < sizeof(masks) / sizeof(masks[0]); m++)
+			for (size_t p = 0; p < sizeof(periods) / sizeof(periods[0]); p++) {
+				struct rk_sim_wl_result r;
+				int rc = run_periodic(masks[m], 1u << 20, 8, 4, periods[p],
+						      dir == 1, &r);
+
+				if (rc != 0)
+					printf("# periodic %u %s mask %#x: %s\n", periods[p],
+					       dir ? "B>A" : "A>B", masks[m], r.first_error);
+				assert_int_equal(rc, 0);
+				assert_int_equal(r.completed, 8);
+				/* Exactly every n-th frame of that direction, none of the other. */
+				assert_int_equal(r.link[dir].periodic_drops,
+						 r.link[dir].sent / periods[p]);
+				assert_int_equal(r.link[dir ^ 1].periodic_drops, 0);
+			}
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 2];
+	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 4];
 	const char *s = getenv("RK_TEST_SEED");
 	size_t n = 0;
 
@@ -133,5 +210,7 @@ main(void)
 						  (void *)(uintptr_t)&cells[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_deterministic);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mtu_drop_is_reported);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_read_37);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_every_op);
 	return _cmocka_run_group_tests("sim_wl", tests, n, NULL, NULL);
 }
