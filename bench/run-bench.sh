@@ -3,8 +3,9 @@
 #
 # Build what the benchmarks need and run them all: bench_icrc (ICRC verify
 # rate against ISA-L), bench_inspect.sh (rk-inspect against a bare libpcap
-# loop and tshark) and bench_rc.sh (the RC engine and the impairment matrix
-# through rk-sim), then print one summary block of ratios with
+# loop and tshark), bench_rc.sh (the RC engine and the impairment matrix
+# through rk-sim) and bench_dpdk.sh (rdmakit over DPDK memif against raw
+# DPDK on the same link, QP memory), then print one summary block of ratios with
 # their targets and PASS/BELOW markers. Not a test: exit status is 0 unless
 # a benchmark could not run, whatever the ratios.
 #
@@ -18,6 +19,8 @@
 #   --time SECONDS     length of one bench_icrc measurement (default 1)
 #   --reps N           minimum rounds per reader in bench_inspect.sh (default 3)
 #   --rc-ops N         operations per impairment-matrix cell (default 100000)
+#   --dpdk-time S      seconds per throughput run in bench_dpdk.sh (default 3)
+#   --no-dpdk          skip bench_dpdk.sh
 #   CAPTURE            reuse a capture instead of generating one
 
 set -u
@@ -31,6 +34,8 @@ tshark_size=all
 icrc_time=1
 reps=3
 rc_ops=100000
+dpdk_time=3
+dpdk=1
 capture=
 
 while [ $# -gt 0 ]; do
@@ -42,6 +47,8 @@ while [ $# -gt 0 ]; do
 	--time) icrc_time=$2; shift 2 ;;
 	--reps) reps=$2; shift 2 ;;
 	--rc-ops) rc_ops=$2; shift 2 ;;
+	--dpdk-time) dpdk_time=$2; shift 2 ;;
+	--no-dpdk) dpdk=0; shift ;;
 	-h|--help) sed -n '3,/^#   CAPTURE/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-bench: unknown option $1" >&2; exit 2 ;;
 	*) capture=$1; shift ;;
@@ -67,6 +74,9 @@ if [ "$do_build" = 1 ]; then
 	}
 	ninja -C "$build" tools/rk-inspect >/dev/null 2>&1 ||
 		echo "run-bench: rk-inspect did not build; measuring without it"
+	# DPDK parts are optional too: bench_dpdk.sh needs all three.
+	ninja -C "$build" bench/bench_qpmem bench/memif_raw apps/rk-perf >/dev/null 2>&1 ||
+		echo "run-bench: rk-perf or memif_raw did not build (no DPDK?)"
 fi
 
 log=$(mktemp "${TMPDIR:-/tmp}/rk-bench-log.XXXXXX") || exit 2
@@ -85,6 +95,12 @@ grep -q '^@result libpcap_loop' "$log" || status=1
 echo "==== bench_rc.sh"
 "$here/bench_rc.sh" "$build/tools/rk-sim/rk-sim" "$rc_ops" | tee -a "$log" | grep -v '^@'
 grep -q '^@result rc_write64k_vs_floor' "$log" || status=1
+
+if [ "$dpdk" = 1 ] && [ -x "$build/apps/rk-perf" ] && [ -x "$build/bench/memif_raw" ]; then
+	echo "==== bench_dpdk.sh"
+	"$here/bench_dpdk.sh" "$build" "$dpdk_time" | tee -a "$log" | grep -v '^@'
+	grep -q '^@result dpdk_write64k_vs_raw' "$log" || status=1
+fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 ncpu=$(getconf _NPROCESSORS_ONLN)
@@ -119,6 +135,16 @@ BEGIN {
 	label["rc_qp_state_bytes"] = "one RC QP state, bytes"
 	label["rc_matrix_cells_ok"] = "impairment matrix cells fully correct"
 	label["rc_matrix_cells"] = "  of cells run"
+	label["dpdk_write64k_vs_raw"] = "RC WRITE 64 KiB over memif / raw memif"
+	label["dpdk_write64k_gbps"] = "  RC WRITE 64 KiB goodput, Gb/s"
+	label["dpdk_raw_memif_gbps"] = "  raw memif, same frame size, Gb/s"
+	label["dpdk_write64k_naks"] = "  NAK-sequence during that run"
+	label["dpdk_send64_msgs_per_s"] = "64 B SEND messages/s over memif"
+	label["dpdk_send_lat_vs_raw"] = "SEND/RECV ping-pong / raw DPDK ping-pong"
+	label["dpdk_send_lat_us"] = "  SEND/RECV 64 B half round trip, us"
+	label["dpdk_raw_pingpong_us"] = "  raw ping-pong half round trip, us"
+	label["dpdk_qp10k_mib"] = "10,000 RC QPs (depth 128), MiB"
+	label["dpdk_qp10k_rss_mib"] = "  of it resident (RSS), MiB"
 	n = 0
 }
 /^@result / {

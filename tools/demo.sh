@@ -34,6 +34,8 @@ fi
 EAL="$MEM --no-pci --log-level=*:critical"
 CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
 SOCK="rk-demo-$$.sock"          # abstract socket: nothing left behind
+# bsize: every frame in one memif buffer (see RK_IO_MEMIF_BSIZE in lib/io).
+MEMIF="bsize=9216,socket=$SOCK"
 PORT=$((18515 + $$ % 1000))
 spid=""
 trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; true' EXIT
@@ -43,11 +45,11 @@ run() {
 	local t=$1
 	shift
 	PORT=$((PORT + 1))
-	timeout 60 "$PERF" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,socket="$SOCK" -- \
+	timeout 60 "$PERF" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,"$MEMIF" -- \
 		"$t" --ip 198.18.0.1 -p "$PORT" -w "$OUT/$t.server.pcapng" "$@" \
 		>"$OUT/$t.server.log" 2>&1 &
 	spid=$!
-	if ! timeout 60 "$PERF" $EAL -l 0 --vdev=net_memif0,role=client,socket="$SOCK" -- \
+	if ! timeout 60 "$PERF" $EAL -l 0 --vdev=net_memif0,role=client,"$MEMIF" -- \
 		"$t" --ip 198.18.0.2 -p "$PORT" -w "$OUT/$t.client.pcapng" "$@" 127.0.0.1 \
 		>"$OUT/$t.client.log" 2>&1; then
 		cat "$OUT/$t.client.log" "$OUT/$t.server.log" >&2

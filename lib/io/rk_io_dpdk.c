@@ -14,10 +14,13 @@
 #include <time.h>
 
 #include <rte_cycles.h>
+#include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
+#include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -27,7 +30,10 @@
 #include "rk_pcapng.h"
 
 #define RX_BURST 32
-#define TX_QUEUE 64             /* frames gathered before tx_burst */
+#define TXQ_DEFAULT 512         /* frames held while the device ring is full */
+#define TXQ_MAX 32768
+#define TXQ_RESERVE 8           /* kept free of engine frames for ARP answers */
+#define TX_SPIN_NS 20000        /* a full queue waits this long for the ring */
 #define NEIGH_MAX 16
 #define ETH_HLEN 14
 #define VLAN_HLEN 4
@@ -49,8 +55,10 @@ struct rk_io_dpdk {
 	uint8_t mac[6];
 	struct rte_mbuf *rx[RX_BURST];
 	uint16_t rx_n, rx_i;
-	struct rte_mbuf *tx[TX_QUEUE];
-	uint16_t tx_n;
+	/* TX queue: a ring of mbufs not yet taken by the device. */
+	struct rte_mbuf **txq;
+	uint32_t txq_size;              /* power of two */
+	uint32_t txq_head, txq_n;
 	struct neigh neigh[NEIGH_MAX];
 	unsigned int neigh_next;
 	bool any_dst;                   /* ip 0.0.0.0: take every RoCEv2 frame */
@@ -118,17 +126,93 @@ rk_io_dpdk_eal_cleanup(void)
 /* -------------------------------------------------------------------- TX */
 
 static void
-flush_tx(struct rk_io_dpdk *io)
+record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m, enum rk_pcapng_dir dir)
 {
-	uint16_t n;
+	uint32_t len = rte_pktmbuf_pkt_len(m);
+	uint32_t cap = len < SCRATCH ? len : SCRATCH;
+	const uint8_t *p = rte_pktmbuf_read(m, 0, cap, io->scratch);
 
-	if (io->tx_n == 0)
+	if (p != NULL)
+		rk_pcapng_write(&io->pcap, wall_ns(io), dir, p, len);
+}
+
+/*
+ * The device took @p n of the @p offered frames at @p q: count them and,
+ * when recording, write them out. Recording holds an extra reference on
+ * every offered mbuf, so the data is still readable here whatever the
+ * driver did with the mbufs it took; the pcapng therefore holds exactly
+ * the frames handed to the device, at the time they were handed over.
+ */
+static void
+tx_handed(struct rk_io_dpdk *io, struct rte_mbuf **q, uint16_t offered, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		io->st.tx_frames++;
+		io->st.tx_bytes += rte_pktmbuf_pkt_len(q[i]);
+	}
+	if (!io->recording)
 		return;
-	n = rte_eth_tx_burst(io->port, 0, io->tx, io->tx_n);
-	io->st.tx_frames += n;
-	if (n < io->tx_n)
-		memmove(io->tx, io->tx + n, (size_t)(io->tx_n - n) * sizeof(io->tx[0]));
-	io->tx_n = (uint16_t)(io->tx_n - n);
+	for (uint16_t i = 0; i < n; i++)
+		record_mbuf(io, q[i], RK_PCAPNG_OUT);
+	for (uint16_t i = 0; i < offered; i++)
+		rte_pktmbuf_free(q[i]);         /* our reference only */
+}
+
+/*
+ * One pass of tx_burst over the queue (in up to two runs, as the ring
+ * wraps). Frames the device does not take stay queued, in order.
+ * @return frames taken.
+ */
+static uint32_t
+tx_once(struct rk_io_dpdk *io)
+{
+	uint32_t total = 0;
+
+	while (io->txq_n > 0) {
+		uint32_t head = io->txq_head & (io->txq_size - 1);
+		uint32_t run = io->txq_size - head;
+		struct rte_mbuf **q = io->txq + head;
+		uint16_t want, n;
+
+		if (run > io->txq_n)
+			run = io->txq_n;
+		want = run > UINT16_MAX ? UINT16_MAX : (uint16_t)run;
+		if (io->recording)
+			for (uint16_t i = 0; i < want; i++)
+				rte_mbuf_refcnt_update(q[i], 1);
+		n = rte_eth_tx_burst(io->port, 0, q, want);
+		tx_handed(io, q, want, n);
+		io->txq_head += n;
+		io->txq_n -= n;
+		total += n;
+		if (n < want) {
+			io->st.tx_ring_full++;
+			break;
+		}
+	}
+	return total;
+}
+
+/*
+ * Hand queued frames to the device; while more than @p keep stay queued,
+ * retry for up to @p spin_ns (the peer or the NIC drains the ring).
+ */
+static void
+flush_tx(struct rk_io_dpdk *io, uint32_t keep, uint64_t spin_ns)
+{
+	uint64_t until = 0;
+
+	tx_once(io);
+	while (io->txq_n > keep && spin_ns > 0) {
+		uint64_t now = rk_io_dpdk_now_ns();
+
+		if (until == 0)
+			until = now + spin_ns;
+		else if (now >= until)
+			break;
+		rte_pause();
+		tx_once(io);
+	}
 }
 
 /* Queue one frame (VLAN tag inserted when configured). */
@@ -139,9 +223,12 @@ queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 	struct rte_mbuf *m;
 	uint8_t *p;
 
-	if (io->tx_n == TX_QUEUE)
-		flush_tx(io);
-	if (io->tx_n == TX_QUEUE || len < ETH_HLEN) {
+	if (len < ETH_HLEN)
+		return -EINVAL;
+	/* Full: wait briefly for the ring before this becomes a real drop. */
+	if (io->txq_n == io->txq_size)
+		flush_tx(io, io->txq_size - 1, TX_SPIN_NS);
+	if (io->txq_n == io->txq_size) {
 		io->st.tx_dropped_full++;
 		return -ENOBUFS;
 	}
@@ -165,10 +252,7 @@ queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 	} else {
 		memcpy(p, frame, len);
 	}
-	if (io->recording)
-		rk_pcapng_write(&io->pcap, wall_ns(io), RK_PCAPNG_OUT, p, len + tag);
-	io->st.tx_bytes += len + tag;
-	io->tx[io->tx_n++] = m;
+	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
 	return 0;
 }
 
@@ -203,7 +287,22 @@ ops_tx(void *arg, const uint8_t *frame, uint32_t len)
 static void
 ops_flush(void *arg)
 {
-	flush_tx(arg);
+	struct rk_io_dpdk *io = arg;
+
+	/* Over half full: spin a little so the next batch finds room. */
+	flush_tx(io, io->txq_size / 2, TX_SPIN_NS);
+}
+
+static unsigned int
+ops_tx_room(void *arg)
+{
+	struct rk_io_dpdk *io = arg;
+	uint32_t used;
+
+	if (io->txq_n > 0)
+		tx_once(io);
+	used = io->txq_n + TXQ_RESERVE;
+	return used >= io->txq_size ? 0 : io->txq_size - used;
 }
 
 /* ------------------------------------------------------------------- ARP */
@@ -266,7 +365,7 @@ handle_arp(struct rk_io_dpdk *io, const uint8_t *a)
 	neigh_learn(io, a + 14, a + 8);
 	if (oper == 1) {
 		send_arp(io, 2, a + 8, a + 8, a + 14);
-		flush_tx(io);
+		tx_once(io);
 	}
 }
 
@@ -316,17 +415,6 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	return K_OTHER;
 }
 
-static void
-record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m)
-{
-	uint32_t len = rte_pktmbuf_pkt_len(m);
-	uint32_t cap = len < SCRATCH ? len : SCRATCH;
-	const uint8_t *p = rte_pktmbuf_read(m, 0, cap, io->scratch);
-
-	if (p != NULL)
-		rk_pcapng_write(&io->pcap, wall_ns(io), RK_PCAPNG_IN, p, len);
-}
-
 static bool
 refill(struct rk_io_dpdk *io)
 {
@@ -358,7 +446,7 @@ take(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	else
 		io->st.rx_other++;
 	if (io->recording)
-		record_mbuf(io, m);
+		record_mbuf(io, m, RK_PCAPNG_IN);
 	rte_pktmbuf_free(m);
 	return false;
 }
@@ -369,7 +457,7 @@ ops_rx(void *arg, uint8_t *buf, uint32_t cap)
 	struct rk_io_dpdk *io = arg;
 
 	/* Frames gathered so far go out before we look for answers. */
-	flush_tx(io);
+	tx_once(io);
 	/* Bounded: a port that floods non-RoCE frames must not hold us here. */
 	for (int budget = 4 * RX_BURST; budget > 0; budget--) {
 		struct rte_mbuf *m;
@@ -404,7 +492,7 @@ rk_io_dpdk_service(struct rk_io_dpdk *io)
 {
 	int n = 0;
 
-	flush_tx(io);
+	tx_once(io);
 	/* Take new frames only when the local array is drained by rx(). */
 	if (io->rx_i < io->rx_n || !refill(io))
 		return 0;
@@ -427,12 +515,12 @@ rk_io_dpdk_service(struct rk_io_dpdk *io)
 		else
 			io->st.rx_other++;
 		if (io->recording)
-			record_mbuf(io, m);
+			record_mbuf(io, m, RK_PCAPNG_IN);
 		rte_pktmbuf_free(m);
 	}
 	io->rx_i = 0;
 	io->rx_n = keep;
-	flush_tx(io);
+	tx_once(io);
 	return n;
 }
 
@@ -449,6 +537,7 @@ const struct rk_io_ops rk_io_dpdk_ops = {
 	.rx = ops_rx,
 	.now_ns = ops_now,
 	.flush = ops_flush,
+	.tx_room = ops_tx_room,
 };
 
 /* ------------------------------------------------------------ idle, misc */
@@ -459,6 +548,12 @@ rk_io_dpdk_idle(struct rk_io_dpdk *io, int work)
 	uint64_t now;
 
 	if (work > 0) {
+		io->idle_since_ns = 0;
+		return;
+	}
+	/* Frames wait for the ring: retry them instead of sleeping. */
+	if (io->txq_n > 0) {
+		tx_once(io);
 		io->idle_since_ns = 0;
 		return;
 	}
@@ -568,6 +663,7 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 			{ "port_xmit_data", io->st.tx_bytes },
 			{ "port_rcv_data", io->st.rx_bytes },
 			{ "port_xmit_discards", io->st.tx_dropped_full },
+			{ "port_xmit_wait", io->st.tx_ring_full },
 			{ "port_rcv_errors", io->st.rx_too_long },
 			{ "tx_injected_drops", io->st.tx_dropped_injected },
 			{ "rx_non_roce", io->st.rx_other },
@@ -613,6 +709,32 @@ wait_link(uint16_t port, uint32_t timeout_ms)
 	}
 }
 
+/*
+ * DPDK 22.11's memif TX miscounts the free slots of a frame spread over
+ * several descriptors: when the ring is almost full it writes past the
+ * receiver's tail and splits or merges frames (NAKs, retransmissions).
+ * Frames that fit one buffer (bsize=) never take that path, so say so
+ * when the port's buffers are smaller than our largest frame.
+ */
+static void
+memif_check(uint16_t port, const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da;
+	const char *b;
+	unsigned long bsize = 2048;     /* the PMD's default */
+
+	if (info->driver_name == NULL || strcmp(info->driver_name, "net_memif") != 0)
+		return;
+	da = rte_dev_devargs(info->device);
+	if (da != NULL && da->args != NULL && (b = strstr(da->args, "bsize=")) != NULL)
+		bsize = strtoul(b + 6, NULL, 0);
+	if (bsize < RK_IO_MEMIF_BSIZE)
+		RTE_LOG(WARNING, USER1,
+			"rk_io: port %u: memif bsize=%lu splits frames over %lu bytes; "
+			"DPDK's memif can corrupt them when its ring fills: add bsize=%u\n",
+			port, bsize, bsize, RK_IO_MEMIF_BSIZE);
+}
+
 struct rk_io_dpdk *
 rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 {
@@ -643,6 +765,20 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		io->cfg.sleep_us = 50;
 	if (io->cfg.link_timeout_ms == 0)
 		io->cfg.link_timeout_ms = 10000;
+	if (cfg->tx_queue > TXQ_MAX) {
+		rte_free(io);
+		errno = EINVAL;
+		return NULL;
+	}
+	io->txq_size = TXQ_DEFAULT;
+	if (cfg->tx_queue != 0)
+		io->txq_size = rte_align32pow2(cfg->tx_queue < 2 ? 2 : cfg->tx_queue);
+	io->txq = rte_zmalloc("rk_io_txq", io->txq_size * sizeof(io->txq[0]), RTE_CACHE_LINE_SIZE);
+	if (io->txq == NULL) {
+		rte_free(io);
+		errno = ENOMEM;
+		return NULL;
+	}
 	io->idle = cfg->idle;
 	io->rng = cfg->tx_drop_seed != 0 ? cfg->tx_drop_seed : 1;
 	nb_desc = cfg->nb_desc != 0 ? cfg->nb_desc : 1024;
@@ -704,17 +840,23 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	}
 	/* Multicast ARP and peers that do not know our MAC yet. */
 	rte_eth_promiscuous_enable(io->port);
-	if (memcmp(cfg->mac, (const uint8_t[6]){ 0 }, 6) != 0) {
-		memcpy(ea.addr_bytes, cfg->mac, 6);
-		rc = rte_eth_dev_default_mac_addr_set(io->port, &ea);
-		if (rc != 0)
-			goto fail_stop;
-	}
-	io->any_dst = (cfg->ip[0] | cfg->ip[1] | cfg->ip[2] | cfg->ip[3]) == 0;
 	rc = rte_eth_macaddr_get(io->port, &ea);
 	if (rc != 0)
 		goto fail_stop;
 	memcpy(io->mac, ea.addr_bytes, 6);
+	if (memcmp(cfg->mac, (const uint8_t[6]){ 0 }, 6) != 0) {
+		memcpy(ea.addr_bytes, cfg->mac, 6);
+		rc = rte_eth_dev_default_mac_addr_set(io->port, &ea);
+		/*
+		 * A port that cannot change its MAC (net_pcap, net_ring) is
+		 * promiscuous anyway: the endpoint answers to cfg->mac in software.
+		 */
+		if (rc != 0 && rc != -ENOTSUP)
+			goto fail_stop;
+		memcpy(io->mac, cfg->mac, 6);
+	}
+	memif_check(io->port, &info);
+	io->any_dst = (cfg->ip[0] | cfg->ip[1] | cfg->ip[2] | cfg->ip[3]) == 0;
 	rc = wait_link(io->port, io->cfg.link_timeout_ms);
 	if (rc != 0)
 		goto fail_stop;
@@ -741,6 +883,7 @@ fail:
 		rte_eth_dev_close(io->port);
 		rte_mempool_free(io->pool);
 	}
+	rte_free(io->txq);
 	rte_free(io);
 	errno = rc < 0 ? -rc : rc;
 	return NULL;
@@ -753,14 +896,15 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 
 	if (io == NULL)
 		return -EINVAL;
-	/* Give queued frames a few chances, then drop them. */
-	for (int i = 0; i < 100 && io->tx_n > 0; i++) {
-		flush_tx(io);
-		if (io->tx_n > 0)
+	/* Give queued frames 10 ms, then drop them (never recorded). */
+	for (int i = 0; i < 100 && io->txq_n > 0; i++) {
+		tx_once(io);
+		if (io->txq_n > 0)
 			rte_delay_us_sleep(100);
 	}
-	for (uint16_t i = 0; i < io->tx_n; i++)
-		rte_pktmbuf_free(io->tx[i]);
+	io->st.tx_dropped_full += io->txq_n;
+	for (; io->txq_n > 0; io->txq_n--, io->txq_head++)
+		rte_pktmbuf_free(io->txq[io->txq_head & (io->txq_size - 1)]);
 	for (uint16_t i = io->rx_i; i < io->rx_n; i++)
 		rte_pktmbuf_free(io->rx[i]);
 	if (io->recording)
@@ -768,6 +912,7 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 	rte_eth_dev_stop(io->port);
 	rte_eth_dev_close(io->port);
 	rte_mempool_free(io->pool);
+	rte_free(io->txq);
 	rte_free(io);
 	return rc;
 }

@@ -11,15 +11,23 @@
  *     4791 frames (optionally in one 802.1Q tag) for this endpoint reach
  *     the engine, which demultiplexes them by BTH DestQP; ARP is answered
  *     and learnt here; everything else is counted and dropped.
- *   - TX: each tx() frame is copied into a fresh mbuf and gathered; the
+ *   - TX: each tx() frame is copied into a fresh mbuf and queued; the
  *     flush() hook (called by lib/verbs after each batch) sends the burst.
- *     Frames the device does not take stay queued for the next flush.
+ *     Frames the device does not take (its ring is full: a memif peer
+ *     or a NIC behind) stay queued, in order, and go out on the next
+ *     flush, rx() or idle poll. The queue is bounded (tx_queue); the
+ *     tx_room() hook tells lib/verbs how much of it is free, so the engine
+ *     holds back its frames instead of overflowing it. A frame is dropped
+ *     (port_xmit_discards) only when the queue stays full for a short
+ *     spin, when no mbuf is left, or when close() gives up on it.
  *   - an idle policy for poll loops (spin, or spin then sleep);
  *   - monotonic time from the TSC;
  *   - optional fault injection on TX (every Nth RoCE frame, or a seeded
  *     rate), counted;
  *   - optional recording of every frame sent and received to pcapng,
- *     with the direction in each block's epb_flags.
+ *     with the direction in each block's epb_flags. Sent frames are
+ *     recorded when the device takes them, so a recording holds exactly
+ *     what went to the wire (a queued frame later dropped never shows).
  *
  * Not thread-safe: one thread drives one struct rk_io_dpdk (one lcore may
  * drive many QPs through one verbs context). Errors are negative errno.
@@ -32,6 +40,16 @@
 
 #include "rk_ib.h"
 #include "rk_verbs.h"
+
+/**
+ * The net_memif buffer size (vdev argument bsize=) that holds any frame of
+ * the engine in one descriptor, VLAN tag included (9216 also lets memif
+ * copy whole mbufs). With smaller buffers (the default is 2048), frames
+ * over bsize span descriptors, and DPDK 22.11's memif TX then miscounts
+ * free ring slots when its ring fills, splitting or merging frames on the
+ * wire. rk_io_dpdk_open() logs a warning for such a port.
+ */
+#define RK_IO_MEMIF_BSIZE 9216
 
 /** What a poll loop does when a poll found no work. */
 enum rk_io_idle {
@@ -50,10 +68,11 @@ struct rk_io_dpdk_cfg {
 	 * accepts every RoCEv2 frame whatever its addresses (replay, tests).
 	 */
 	uint8_t ip[4];
-	uint8_t mac[6];                 /**< set as the port's MAC when not all zero */
+	uint8_t mac[6];                 /**< the endpoint's MAC when not all zero (set on the port if it can) */
 	uint16_t vlan_id;               /**< 1..4094: tag every frame sent; 0: untagged */
 	uint32_t nb_mbufs;              /**< mempool size; 0: 4095 */
 	uint16_t nb_desc;               /**< RX and TX descriptors; 0: 1024 */
+	uint32_t tx_queue;              /**< frames queued while the ring is full; 0: 512, max 32768 */
 	enum rk_io_idle idle;
 	uint32_t spin_us;               /**< adaptive: spin this long first; 0: 100 */
 	uint32_t sleep_us;              /**< adaptive: sleep per idle poll; 0: 50 */
@@ -74,7 +93,8 @@ struct rk_io_dpdk_stats {
 	uint64_t tx_frames, tx_bytes;   /**< accepted by the device */
 	uint64_t tx_arp;
 	uint64_t tx_dropped_injected;   /**< dropped by the TX drop option */
-	uint64_t tx_dropped_full;       /**< no mbuf or TX queue full: dropped */
+	uint64_t tx_dropped_full;       /**< TX queue overflow, no mbuf, unsent at close: dropped */
+	uint64_t tx_ring_full;          /**< tx_burst calls that left frames queued (backpressure) */
 	uint64_t idle_sleeps;
 };
 
@@ -116,7 +136,7 @@ struct rk_io_dpdk *rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg);
  */
 int rk_io_dpdk_close(struct rk_io_dpdk *io);
 
-/** rk_io_ops over a struct rk_io_dpdk (tx, rx, now_ns, flush). */
+/** rk_io_ops over a struct rk_io_dpdk (tx, rx, now_ns, flush, tx_room). */
 extern const struct rk_io_ops rk_io_dpdk_ops;
 
 /** The port's MAC address. */

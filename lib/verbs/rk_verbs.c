@@ -386,7 +386,18 @@ emit_tx(void *arg, const uint8_t *frame, uint32_t len)
 static unsigned int
 transmit(struct rk_context *ctx, uint64_t now)
 {
-	unsigned int n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, TX_BUDGET);
+	unsigned int budget = TX_BUDGET, n;
+
+	/* A full device ring: leave the frames in the engine, not on the floor. */
+	if (ctx->ops->tx_room != NULL) {
+		unsigned int room = ctx->ops->tx_room(ctx->io);
+
+		if (room < budget)
+			budget = room;
+		if (budget == 0)
+			return 0;
+	}
+	n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, budget);
 
 	/* Burst backends hold tx() frames until the batch ends. */
 	if (n > 0 && ctx->ops->flush != NULL)

@@ -51,6 +51,13 @@ struct rk_io_ops {
 	 * tx() frames into bursts.
 	 */
 	void (*flush)(void *io);
+	/**
+	 * Optional (NULL: unlimited): how many frames tx() can take now
+	 * without dropping any. The engine keeps the rest of its frames
+	 * (they are not lost, only later) until the backend has room again:
+	 * backpressure from a full device TX ring.
+	 */
+	unsigned int (*tx_room)(void *io);
 };
 
 /** Device attributes given to rk_open_device(). */
@@ -226,7 +233,8 @@ int rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **ba
 
 /**
  * Run the transport once: receive up to 256 frames from the backend, run
- * expired timers, transmit up to 256 frames.
+ * expired timers, transmit up to 256 frames (fewer when the backend's
+ * tx_room() says its device queue is full).
  * @return frames received plus frames transmitted, or -EINVAL.
  */
 int rk_progress(struct rk_context *ctx);

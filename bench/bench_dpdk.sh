@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# rdmakit over DPDK, against raw DPDK on the same link in the same run: two
+# processes over a net_memif link (server pinned to CPU 1, client to CPU 0,
+# both busy-polling), and a QP memory count with no I/O.
+#
+#   - RC WRITE 64 KiB goodput (rk-perf write_bw, MTU 4096) / raw memif
+#     throughput with frames of the same size (memif_raw tx -> rx: copy
+#     into a fresh mbuf, tx_burst, count), target >= 0.7;
+#   - 64 B SEND messages per second (rk-perf send_bw);
+#   - SEND/RECV ping-pong half round trip, 64 B (rk-perf send_lat, median)
+#     / raw ping-pong of the same 122 B frame (memif_raw ping/pong), target <= 1.5;
+#   - memory of 10,000 RC QPs with send and receive queues of 128 on one
+#     port (bench_qpmem through lib/verbs), target <= 256 MiB.
+#
+# usage: bench_dpdk.sh BUILD_DIR [SECONDS]      (SECONDS per throughput run, default 3)
+# Machine-readable lines start with "@result" (read by run-bench.sh).
+set -u
+build=$1
+secs=${2:-3}
+perf=$build/apps/rk-perf
+raw=$build/bench/memif_raw
+qpmem=$build/bench/bench_qpmem
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rk-bench-dpdk.XXXXXX") || exit 2
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# Hugepages when free, anonymous memory otherwise; no PCI scan.
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
+	MEM="--in-memory"
+else
+	MEM="--no-huge -m 512 --no-shconf"
+fi
+EAL="$MEM --no-pci --log-level=*:critical"
+CS=$(($(nproc) > 1 ? 1 : 0))
+n=0
+# Every frame in one memif buffer (RK_IO_MEMIF_BSIZE in lib/io).
+vdev() { # role
+	echo "--vdev=net_memif0,role=$1,socket=rk-bench-$$-$n.sock,bsize=9216"
+}
+
+# pair NAME "SERVER CMD ARGS" "CLIENT CMD ARGS": server on CPU 1, client on
+# CPU 0, each with its own memif end; logs in $tmp/NAME.{srv,cli}.
+pair() {
+	n=$((n + 1))
+	# shellcheck disable=SC2086
+	timeout 60 $2 >"$tmp/$1.srv" 2>&1 &
+	sp=$!
+	pids="$pids $sp"
+	# shellcheck disable=SC2086
+	timeout 60 $3 >"$tmp/$1.cli" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	if [ $rc -ne 0 ] || [ $rs -ne 0 ]; then
+		echo "bench_dpdk: $1 failed (client $rc, server $rs)" >&2
+		tail -n 3 "$tmp/$1.cli" "$tmp/$1.srv" >&2
+		return 1
+	fi
+}
+
+perf_pair() { # NAME TEST ARGS...
+	name=$1
+	t=$2
+	shift 2
+	port=$((21000 + ($$ + n) % 20000))
+	pair "$name" \
+		"$perf $EAL -l $CS $(vdev server) -- $t --ip 198.18.0.1 -p $port --idle spin $*" \
+		"$perf $EAL -l 0 $(vdev client) -- $t --ip 198.18.0.2 -p $port --idle spin $* 127.0.0.1"
+}
+
+raw_pair() { # NAME "SERVER MODE" "CLIENT MODE"
+	pair "$1" "$raw $EAL -l $CS $(vdev server) -- $2" "$raw $EAL -l 0 $(vdev client) -- $3"
+}
+
+status=0
+# The size of a WRITE Middle frame at MTU 4096 (Ethernet + IPv4 + UDP + BTH + 4096 + ICRC).
+wframe=$((14 + 20 + 8 + 12 + 4096 + 4))
+# A 64 B SEND Only frame.
+sframe=$((14 + 20 + 8 + 12 + 64 + 4))
+
+echo "raw memif, $wframe B frames, client -> server, ${secs} s:"
+if raw_pair raw_tput "rx" "tx $wframe $secs"; then
+	raw_gbps=$(sed -n 's/^raw_rx: .* \([0-9.]*\) Gb\/s$/\1/p' "$tmp/raw_tput.srv")
+	cat "$tmp/raw_tput.srv"
+else
+	status=1
+fi
+
+echo "rk-perf write_bw 64 KiB, MTU 4096, ${secs} s:"
+if perf_pair write write_bw -m 4096 -s 65536 -D "$secs" --report_gbits --counters; then
+	rc_gbps=$(awk '$1 == 65536 && NF == 5 {print $4}' "$tmp/write.cli")
+	naks=$(awk '$1 == "packet_seq_err" {print $2}' "$tmp/write.cli")
+	retx=$(awk '$1 == "retransmitted_pkts" {print $2}' "$tmp/write.cli")
+	echo "goodput ${rc_gbps} Gb/s, NAK-sequence ${naks}, retransmitted ${retx}"
+else
+	status=1
+fi
+
+echo "rk-perf send_bw 64 B, ${secs} s:"
+if perf_pair send send_bw -s 64 -D "$secs"; then
+	mpps=$(awk '$1 == 64 && NF == 5 {print $5}' "$tmp/send.cli")
+	echo "${mpps} M messages/s"
+else
+	status=1
+fi
+
+echo "raw memif ping-pong, $sframe B frames:"
+if raw_pair raw_lat "pong" "ping $sframe 20000"; then
+	raw_us=$(sed -n 's/^raw_pingpong: .* \([0-9.]*\) us$/\1/p' "$tmp/raw_lat.cli")
+	cat "$tmp/raw_lat.cli"
+else
+	status=1
+fi
+
+echo "rk-perf send_lat 64 B (half round trip):"
+if perf_pair lat send_lat -s 64 -n 20000; then
+	# t_typical is perftest's median.
+	rc_us=$(awk '$1 == 64 && NF >= 9 {print $5}' "$tmp/lat.cli")
+	echo "median ${rc_us} us"
+else
+	status=1
+fi
+
+echo "QP memory:"
+qm=$("$qpmem" 10000 128) || status=1
+echo "$qm"
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }'; }
+# Each ratio first, then what it was computed from (the summary keeps this order).
+[ -n "${raw_gbps:-}" ] && [ -n "${rc_gbps:-}" ] &&
+	echo "@result dpdk_write64k_vs_raw $(ratio "$rc_gbps" "$raw_gbps") >= 0.7"
+[ -n "${rc_gbps:-}" ] && echo "@result dpdk_write64k_gbps $rc_gbps - -"
+[ -n "${raw_gbps:-}" ] && echo "@result dpdk_raw_memif_gbps $raw_gbps - -"
+[ -n "${naks:-}" ] && echo "@result dpdk_write64k_naks $naks == 0"
+[ -n "${mpps:-}" ] &&
+	echo "@result dpdk_send64_msgs_per_s $(awk -v m="$mpps" 'BEGIN {printf "%.0f", m * 1e6}') - -"
+[ -n "${raw_us:-}" ] && [ -n "${rc_us:-}" ] &&
+	echo "@result dpdk_send_lat_vs_raw $(ratio "$rc_us" "$raw_us") <= 1.5"
+[ -n "${rc_us:-}" ] && echo "@result dpdk_send_lat_us $rc_us - -"
+[ -n "${raw_us:-}" ] && echo "@result dpdk_raw_pingpong_us $raw_us - -"
+echo "$qm" | sed -n 's/^qpmem: .* rss_mib \([0-9.]*\) heap_mib \([0-9.]*\) .*/\1 \2/p' |
+	while read -r r h; do
+		echo "@result dpdk_qp10k_mib $(awk -v r="$r" -v h="$h" 'BEGIN {print (r > h ? r : h)}') <= 256"
+		echo "@result dpdk_qp10k_rss_mib $r - -"
+	done
+exit $status

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Memory for many RC QPs on one port: open a device through lib/verbs on
+ * a backend that moves nothing, create N RC QPs (send and receive queues
+ * of DEPTH, one PD, one CQ, as an application would on one port), then
+ * print what the process grew by: resident set (VmRSS) and heap in use
+ * (mallinfo2), each minus the same reading taken before the device was
+ * opened. Memory the engine allocates but never touches shows in the heap
+ * figure only, so the larger of the two is the one to hold to a budget.
+ *
+ *   bench_qpmem [N [DEPTH]]        (default 10000 128)
+ *   prints "qpmem: N QPs depth D rss_mib R heap_mib H per_qp_bytes B"
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rk_verbs.h"
+
+static int
+null_tx(void *io, const uint8_t *frame, uint32_t len)
+{
+	(void)io;
+	(void)frame;
+	(void)len;
+	return 0;
+}
+
+static int
+null_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	(void)io;
+	(void)buf;
+	(void)cap;
+	return 0;
+}
+
+static uint64_t
+null_now(void *io)
+{
+	struct timespec ts;
+
+	(void)io;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static const struct rk_io_ops null_ops = {
+	.name = "null", .tx = null_tx, .rx = null_rx, .now_ns = null_now,
+};
+
+/* VmRSS of this process, bytes. */
+static size_t
+rss_bytes(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	size_t kib = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %zu kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib * 1024;
+}
+
+static size_t
+heap_bytes(void)
+{
+	struct mallinfo2 mi = mallinfo2();
+
+	return mi.uordblks + mi.hblkhd;
+}
+
+int
+main(int argc, char **argv)
+{
+	uint32_t n = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0) : 10000;
+	uint32_t depth = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 0) : 128;
+	struct rk_device_attr da = { .mac = { 2, 0, 0, 0, 0, 1 }, .ip_version = 4, .key_seed = 1 };
+	struct rk_qp **qps = calloc(n, sizeof(*qps));
+	size_t rss0, heap0, rss1, heap1;
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+
+	if (qps == NULL || n == 0 || n > 65000 || depth == 0)
+		return 2;
+	da.ip[10] = da.ip[11] = 0xff;
+	da.ip[12] = 198;
+	da.ip[13] = 18;
+	da.ip[15] = 1;
+	da.max_qp = n;
+	rss0 = rss_bytes();
+	heap0 = heap_bytes();
+	ctx = rk_open_device(&null_ops, NULL, &da);
+	pd = ctx != NULL ? rk_alloc_pd(ctx) : NULL;
+	cq = ctx != NULL ? rk_create_cq(ctx, 1024, NULL) : NULL;
+	if (pd == NULL || cq == NULL) {
+		fprintf(stderr, "bench_qpmem: cannot open the device: %s\n", strerror(errno));
+		return 1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct rk_qp_init_attr ia = {
+			.send_cq = cq, .recv_cq = cq, .qp_type = RK_QPT_RC,
+			.cap = { .max_send_wr = depth, .max_recv_wr = depth,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		qps[i] = rk_create_qp(pd, &ia);
+		if (qps[i] == NULL) {
+			fprintf(stderr, "bench_qpmem: QP %u: %s\n", i, strerror(errno));
+			return 1;
+		}
+	}
+	rss1 = rss_bytes();
+	heap1 = heap_bytes();
+	printf("qpmem: %u QPs depth %u rss_mib %.1f heap_mib %.1f per_qp_bytes %zu\n", n, depth,
+	       (double)(rss1 - rss0) / 1048576.0, (double)(heap1 - heap0) / 1048576.0,
+	       ((rss1 - rss0) > (heap1 - heap0) ? rss1 - rss0 : heap1 - heap0) / n);
+	for (uint32_t i = 0; i < n; i++)
+		rk_destroy_qp(qps[i]);
+	rk_destroy_cq(cq);
+	rk_dealloc_pd(pd);
+	rk_close_device(ctx);
+	free(qps);
+	return 0;
+}
