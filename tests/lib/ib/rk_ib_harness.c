@@ -356,3 +356,28 @@ h_poll(struct rk_ib_cq *cq, struct rk_wc *wc)
 	assert(n >= 0);
 	return n;
 }
+
+const struct rk_xeth_fields *
+h_reth(uint64_t va, uint32_t rkey, uint32_t len)
+{
+	static struct rk_xeth_fields x;
+
+	memset(&x, 0, sizeof(x));
+	x.reth_va = va;
+	x.reth_r_key = rkey;
+	x.reth_dma_len = len;
+	return &x;
+}
+
+const struct rk_xeth_fields *
+h_atm(uint64_t va, uint32_t rkey, uint64_t swap_add, uint64_t cmp)
+{
+	static struct rk_xeth_fields x;
+
+	memset(&x, 0, sizeof(x));
+	x.atmeth_va = va;
+	x.atmeth_r_key = rkey;
+	x.atmeth_swap_add = swap_add;
+	x.atmeth_compare = cmp;
+	return &x;
+}

@@ -94,6 +94,12 @@ int h_post_atomic(struct h_side *s, uint64_t wr_id, enum rk_wr_opcode op, uint32
 int h_post_recv(struct h_side *s, uint64_t wr_id, uint32_t loff, uint32_t len);
 /** Remote address of byte off of side s's MR. */
 uint64_t h_va(const struct h_side *s, uint32_t off);
+
+/* Extended-header values for h_craft: a RETH, or an AtomicETH. The result
+ * lives in a static buffer, valid until the next call. */
+const struct rk_xeth_fields *h_reth(uint64_t va, uint32_t rkey, uint32_t len);
+const struct rk_xeth_fields *h_atm(uint64_t va, uint32_t rkey, uint64_t swap_add,
+				   uint64_t cmp);
 /** Poll one completion; returns 1 and fills wc, or 0. */
 int h_poll(struct rk_ib_cq *cq, struct rk_wc *wc);
 

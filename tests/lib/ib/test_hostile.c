@@ -46,18 +46,6 @@ resp(uint8_t opcode, uint32_t psn, uint8_t syndrome, uint32_t msn, const void *p
 	h_rx(&H, &H.a, &F);
 }
 
-static const struct rk_xeth_fields *
-reth(uint64_t va, uint32_t rkey, uint32_t len)
-{
-	static struct rk_xeth_fields x;
-
-	memset(&x, 0, sizeof(x));
-	x.reth_va = va;
-	x.reth_r_key = rkey;
-	x.reth_dma_len = len;
-	return &x;
-}
-
 static uint32_t
 rkey_b(void)
 {
@@ -123,7 +111,7 @@ test_write_after_dereg(void **state)
 	rk = rk_ib_mr_rkey(mr);
 	memset(pay, 'A', sizeof(pay));
 	req(RK_OP_RDMA_WRITE_FIRST, EPSN, false,
-	    reth((uint64_t)(uintptr_t)buf, rk, 3 * 1024), pay, 1024);
+	    h_reth((uint64_t)(uintptr_t)buf, rk, 3 * 1024), pay, 1024);
 	assert_int_equal(rk_ib_mr_dereg(mr), 0);
 	memset(buf, 0, 4096);
 	if (probe_free())
@@ -202,7 +190,7 @@ test_read_after_dereg(void **state)
 	setup_b();
 	mr = rk_ib_mr_reg(H.b.pd, buf, 4096, RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_READ);
 	req(RK_OP_RDMA_READ_REQUEST, EPSN, true,
-	    reth((uint64_t)(uintptr_t)buf, rk_ib_mr_rkey(mr), 64), NULL, 0);
+	    h_reth((uint64_t)(uintptr_t)buf, rk_ib_mr_rkey(mr), 64), NULL, 0);
 	assert_int_equal(rk_ib_mr_dereg(mr), 0);
 	memcpy(buf, "SECRET-written-after-dereg", 26);
 	if (probe_free())
@@ -450,13 +438,13 @@ test_rc_spoofed_source(void **state)
 	evil.ip[15] = 99;
 	evil.mac[5] = 99;
 	h_craft(&H, &F, &evil, &H.b, RK_OP_RDMA_WRITE_ONLY, EPSN, true,
-		reth(h_va(&H.b, 0), rkey_b(), 4), "EVIL", 4);
+		h_reth(h_va(&H.b, 0), rkey_b(), 4), "EVIL", 4);
 	h_rx(&H, &H.b, &F);
 	assert_memory_not_equal(H.b.mem, "EVIL", 4);
 	assert_int_equal(h_tx(&H, &H.b), 0);
 	assert_int_equal(rk_ib_dev_stats(H.b.dev)->rx_drop_addr, 1);
 	/* The QP is untouched: the genuine peer's packet at ePSN is accepted. */
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 4), "GOOD", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 4), "GOOD", 4);
 	assert_memory_equal(H.b.mem, "GOOD", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0);
@@ -552,8 +540,8 @@ test_owed_read_responses_before_fatal_nak(void **state)
 	(void)state;
 	setup_b();
 	memcpy(H.b.mem, "readdata", 8);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(h_va(&H.b, 0), rkey_b() ^ 0x100, 4),
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey_b() ^ 0x100, 4),
 	    "abcd", 4);
 	h_tx(&H, &H.b);
 	assert_int_equal(H.n, 2);
@@ -794,7 +782,7 @@ test_write_lengths(void **state)
 	(void)state;
 	/* DMALen 0xffffffff on a WRITE ONLY of 4 bytes: NAK-INV (length). */
 	setup_b();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 0xffffffffu), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 0xffffffffu), "abcd", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
@@ -803,7 +791,7 @@ test_write_lengths(void **state)
 	{
 		uint8_t pay[1024] = { 0 };
 
-		req(RK_OP_RDMA_WRITE_FIRST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 0xffffffffu),
+		req(RK_OP_RDMA_WRITE_FIRST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 0xffffffffu),
 		    pay, 1024);
 	}
 	assert_int_equal(h_tx(&H, &H.b), 1);
@@ -811,18 +799,18 @@ test_write_lengths(void **state)
 	h_fini(&H);
 	/* VA + len wraps 2^64. */
 	setup_b();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(UINT64_MAX - 1, rkey_b(), 4), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(UINT64_MAX - 1, rkey_b(), 4), "abcd", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	/* READ with VA + len wrapping, and DMALen 2^31 + 1. */
 	setup_b();
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(UINT64_MAX - 15, rkey_b(), 64), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(UINT64_MAX - 15, rkey_b(), 64), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	setup_b();
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 0x80000001u), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 0x80000001u), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
@@ -889,7 +877,7 @@ test_padcnt_lies(void **state)
 	/* WRITE ONLY, RETH len 5, 5 payload bytes, PadCnt 0 (BTH-PAD-01). */
 	setup_b();
 	h_craft(&H, &F, &H.a, &H.b, RK_OP_RDMA_WRITE_ONLY, EPSN, true,
-		reth(h_va(&H.b, 0), rkey_b(), 5), "abcde", 5);
+		h_reth(h_va(&H.b, 0), rkey_b(), 5), "abcde", 5);
 	set_padcnt(&F, 0);
 	h_rx(&H, &H.b, &F);
 	assert_int_equal(h_tx(&H, &H.b), 1);
@@ -1044,10 +1032,10 @@ test_zero_length(void **state)
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0);
 	assert_int_equal(h_poll(H.b.rcq, &wc), 1);
 	assert_int_equal(wc.byte_len, 0);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(0, 0xdead, 0), NULL, 0);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(0, 0xdead, 0), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, true, reth(0, 0, 0), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, true, h_reth(0, 0, 0), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_opcode(&H.q[0]), RK_OP_RDMA_READ_RESPONSE_ONLY);
 	assert_int_equal(h_payload_len(&H.q[0]), 0);
@@ -1109,8 +1097,8 @@ test_rd_atomic_resources(void **state)
 	h_init(&H, &(struct h_opts){ .a_psn = EPSN, .rd_atomic = 16 });
 	for (int i = 0; i < 16; i++)
 		req(RK_OP_RDMA_READ_REQUEST, EPSN + (uint32_t)i, true,
-		    reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 16, true, reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
+		    h_reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 16, true, h_reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
 	h_tx(&H, &H.b);
 	assert_true(H.n >= 1);
 	assert_int_equal(h_opcode(&H.q[H.n - 1]), RK_OP_ACKNOWLEDGE);
@@ -1130,7 +1118,7 @@ test_rd_atomic_resources(void **state)
 		a.qp_state = RK_QPS_RTS;
 		assert_int_equal(rk_ib_qp_modify(H.b.qp, &a, RK_QP_STATE), 0);
 	}
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 8), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
@@ -1145,19 +1133,19 @@ test_dup_read_not_subset(void **state)
 {
 	(void)state;
 	setup_b();
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 3 * 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 3 * 1024), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 3);
 	/* duplicates at ePSN with other VA, longer len, other R_Key; at +1 shifted wrong */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 8), rkey_b(), 3 * 1024), NULL, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b(), 4 * 1024), NULL, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, reth(h_va(&H.b, 0), rkey_b() ^ 1, 3 * 1024), NULL, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, true, reth(h_va(&H.b, 0), rkey_b(), 2 * 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 8), rkey_b(), 3 * 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b(), 4 * 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b() ^ 1, 3 * 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey_b(), 2 * 1024), NULL, 0);
 	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, true,
-	    reth(h_va(&H.b, 0) + (1ull << 63), rkey_b(), 2 * 1024), NULL, 0);
+	    h_reth(h_va(&H.b, 0) + (1ull << 63), rkey_b(), 2 * 1024), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 0);
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_RTS);
 	/* exact suffix at +2 replays one LAST (READ-DUP-02) */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, true, reth(h_va(&H.b, 2048), rkey_b(), 1024), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, true, h_reth(h_va(&H.b, 2048), rkey_b(), 1024), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_opcode(&H.q[0]), RK_OP_RDMA_READ_RESPONSE_LAST);
 	h_fini(&H);
@@ -1288,19 +1276,6 @@ test_destroy_with_outstanding(void **state)
 	free(H.b.mem);
 }
 
-static const struct rk_xeth_fields *
-atm(uint64_t va, uint32_t rkey, uint64_t swap_add, uint64_t cmp)
-{
-	static struct rk_xeth_fields x;
-
-	memset(&x, 0, sizeof(x));
-	x.atmeth_va = va;
-	x.atmeth_r_key = rkey;
-	x.atmeth_swap_add = swap_add;
-	x.atmeth_compare = cmp;
-	return &x;
-}
-
 /*
  * ATOM-RESP-01, ATOM-DUP-01, ATOM-ALIGN-01, ATOM-QPACC-01, MEM-BOUNDS-01.
  */
@@ -1314,35 +1289,35 @@ test_atomic(void **state)
 	/* ATOM-RESP-01 / ATOM-DUP-01: executed once, replayed with the same value. */
 	v = 5;
 	memcpy(H.b.mem + 64, &v, 8);
-	req(RK_OP_FETCH_ADD, EPSN, true, atm(h_va(&H.b, 64), rkey_b(), 10, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, true, h_atm(h_va(&H.b, 64), rkey_b(), 10, 0), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_opcode(&H.q[0]), RK_OP_ATOMIC_ACKNOWLEDGE);
 	assert_int_equal(rk_atmack_orig_rem_dt(h_xeth(&H.q[0], RK_HDR_ATMACK)), 5);
-	req(RK_OP_FETCH_ADD, EPSN, true, atm(h_va(&H.b, 64), rkey_b(), 10, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, true, h_atm(h_va(&H.b, 64), rkey_b(), 10, 0), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(rk_atmack_orig_rem_dt(h_xeth(&H.q[0], RK_HDR_ATMACK)), 5);
 	memcpy(&v, H.b.mem + 64, 8);
 	assert_int_equal(v, 15);
 	/* ATOM-ALIGN-01 */
-	req(RK_OP_COMPARE_SWAP, EPSN + 1, true, atm(h_va(&H.b, 68), rkey_b(), 1, 2), NULL, 0);
+	req(RK_OP_COMPARE_SWAP, EPSN + 1, true, h_atm(h_va(&H.b, 68), rkey_b(), 1, 2), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
 	/* ATOMIC with payload bytes: NAK-INV; to the MR's last 4 bytes: NAK-RACC. */
 	setup_b();
-	req(RK_OP_FETCH_ADD, EPSN, true, atm(h_va(&H.b, 64), rkey_b(), 1, 0), "abcd", 4);
+	req(RK_OP_FETCH_ADD, EPSN, true, h_atm(h_va(&H.b, 64), rkey_b(), 1, 0), "abcd", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
 	setup_b();
-	req(RK_OP_FETCH_ADD, EPSN, true, atm((h_va(&H.b, H_MEM) + 7) & ~7ull, rkey_b(), 1, 0),
+	req(RK_OP_FETCH_ADD, EPSN, true, h_atm((h_va(&H.b, H_MEM) + 7) & ~7ull, rkey_b(), 1, 0),
 	    NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	/* ATOM-QPACC-01: QP without REMOTE_ATOMIC -> NAK-INV. */
 	h_init(&H, &(struct h_opts){ .a_psn = EPSN, .access = RK_ACCESS_REMOTE_WRITE });
-	req(RK_OP_FETCH_ADD, EPSN, true, atm(h_va(&H.b, 64), rkey_b(), 1, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, true, h_atm(h_va(&H.b, 64), rkey_b(), 1, 0), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]), nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
@@ -1372,11 +1347,11 @@ test_rnr_pipelined_and_dup_write(void **state)
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0);
 	assert_int_equal(h_poll(H.b.rcq, &wc), 1);
 	/* RNR-GEN-02/03: WRITE needs no WQE, WRITE with immediate does. */
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(h_va(&H.b, 128), rkey_b(), 4), "wxyz", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(h_va(&H.b, 128), rkey_b(), 4), "wxyz", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0);
 	{
-		struct rk_xeth_fields x = *reth(h_va(&H.b, 128), rkey_b(), 4);
+		struct rk_xeth_fields x = *h_reth(h_va(&H.b, 128), rkey_b(), 4);
 
 		x.imm = 7;
 		req(RK_OP_RDMA_WRITE_ONLY_IMM, EPSN + 2, true, &x, "wxyz", 4);
@@ -1385,7 +1360,7 @@ test_rnr_pipelined_and_dup_write(void **state)
 	assert_int_equal(h_syndrome(&H.q[0]) & 0x60, 0x20);
 	/* PSN-DUP-02: duplicate WRITE with AckReq 0 still gets an ACK, not re-executed. */
 	memset(H.b.mem + 128, 0, 4);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, false, reth(h_va(&H.b, 128), rkey_b(), 4), "WXYZ", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, false, h_reth(h_va(&H.b, 128), rkey_b(), 4), "WXYZ", 4);
 	assert_int_equal(h_tx(&H, &H.b), 1);
 	assert_int_equal(h_psn(&H.q[0]), EPSN + 1);
 	assert_int_equal(H.b.mem[128], 0);
@@ -1425,8 +1400,8 @@ test_ud_and_uc(void **state)
 	h_fini(&H);
 	/* UC: ACK-UCUD-01 and MEM-UC-01 */
 	h_init(&H, &(struct h_opts){ .type = RK_QPT_UC, .a_psn = EPSN });
-	req(0x2a, EPSN, true, reth(h_va(&H.b, 0), rkey_b() ^ 4, 4), "bad!", 4);
-	req(0x2a, EPSN + 1, true, reth(h_va(&H.b, 0), rkey_b(), 4), "good", 4);
+	req(0x2a, EPSN, true, h_reth(h_va(&H.b, 0), rkey_b() ^ 4, 4), "bad!", 4);
+	req(0x2a, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey_b(), 4), "good", 4);
 	assert_int_equal(h_tx(&H, &H.b), 0);
 	assert_memory_equal(H.b.mem, "good", 4);
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_RTS);

@@ -34,31 +34,6 @@ req(uint8_t opcode, uint32_t psn, bool ack_req, const struct rk_xeth_fields *x,
 	h_rx(&H, &H.b, &F);
 }
 
-static const struct rk_xeth_fields *
-reth(uint64_t va, uint32_t rkey, uint32_t len)
-{
-	static struct rk_xeth_fields x;
-
-	memset(&x, 0, sizeof(x));
-	x.reth_va = va;
-	x.reth_r_key = rkey;
-	x.reth_dma_len = len;
-	return &x;
-}
-
-static const struct rk_xeth_fields *
-atm(uint64_t va, uint32_t rkey, uint64_t swap_add, uint64_t cmp)
-{
-	static struct rk_xeth_fields x;
-
-	memset(&x, 0, sizeof(x));
-	x.atmeth_va = va;
-	x.atmeth_r_key = rkey;
-	x.atmeth_swap_add = swap_add;
-	x.atmeth_compare = cmp;
-	return &x;
-}
-
 static void
 expect_one(uint8_t opcode, uint32_t psn, uint8_t syndrome)
 {
@@ -85,7 +60,7 @@ static void
 expect_qperr(uint32_t next_psn)
 {
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_ERR);
-	req(RK_OP_RDMA_WRITE_ONLY, next_psn, true, reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, next_psn, true, h_reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
 	expect_silence();
 }
 
@@ -163,9 +138,9 @@ test_duplicate_send(void **state)
 	assert_int_equal(h_poll(H.b.rcq, &wc), 0);
 	assert_memory_equal(H.b.mem + 256, "\0\0\0\0", 4);
 	/* A duplicate WRITE does not write again. */
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(h_va(&H.b, 600), rkey(), 4), "1111", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(h_va(&H.b, 600), rkey(), 4), "1111", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 1, 0x01);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, false, reth(h_va(&H.b, 600), rkey(), 4), "2222", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, false, h_reth(h_va(&H.b, 600), rkey(), 4), "2222", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 1, 0x01);
 	assert_memory_equal(H.b.mem + 600, "1111", 4);
 	h_fini(&H);
@@ -262,9 +237,9 @@ test_rnr_write(void **state)
 	(void)state;
 	setup();
 	/* RNR-GEN-02: WRITE needs no WQE. RNR-GEN-03: WRITE with immediate does. */
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, 0x00);
-	req(RK_OP_RDMA_WRITE_ONLY_IMM, EPSN + 1, true, reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY_IMM, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey(), 4), "abcd", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 1, RK_AETH_TYPE_RNR_NAK | 14);
 	h_fini(&H);
 }
@@ -277,7 +252,7 @@ test_read_zero(void **state)
 	(void)state;
 	setup();
 	/* READ-ZERO-01 (C9-88): no R_Key check for length 0. */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(0, 0, 0), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(0, 0, 0), NULL, 0);
 	expect_one(RK_OP_RDMA_READ_RESPONSE_ONLY, EPSN, 0x00);
 	assert_int_equal(h_payload_len(&H.q[0]), 0);
 	assert_int_equal(h_msn(&H.q[0]), 1);
@@ -292,11 +267,11 @@ test_read_duplicate_partial(void **state)
 	(void)state;
 	setup();
 	rk_test_fill(H.b.mem + 10000, len);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 4);
 	/* READ-DUP-02: re-read from PSN+2 with VA + 2 PMTU: responses start there. */
 	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, false,
-	    reth(h_va(&H.b, 10000 + 2048), rkey(), len - 2048), NULL, 0);
+	    h_reth(h_va(&H.b, 10000 + 2048), rkey(), len - 2048), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 2);
 	assert_int_equal(h_opcode(&H.q[0]), RK_OP_RDMA_READ_RESPONSE_MIDDLE);
 	assert_int_equal(h_psn(&H.q[0]), EPSN + 2);
@@ -307,11 +282,11 @@ test_read_duplicate_partial(void **state)
 	assert_int_equal(h_payload_len(&H.q[1]), 100);
 	/* READ-DUP-01: whole replay reflects the current memory. */
 	H.b.mem[10000] ^= 0xff;
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 4);
 	assert_int_equal(H.q[0].data[14 + 20 + 8 + 12 + 4], H.b.mem[10000]);
 	/* READ-DUP-03: a duplicate whose range does not match is dropped. */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, false, reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, false, h_reth(h_va(&H.b, 10000), rkey(), len), NULL, 0);
 	expect_silence();
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_RTS);
 	h_fini(&H);
@@ -324,7 +299,7 @@ test_read_next_psn(void **state)
 	setup();
 	h_post_recv(&H.b, 1, 0, 64);
 	/* READ-NEXT-01: after a 3-packet READ at p, p+1 is out of sequence. */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 3000), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 3000), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 3);
 	req(RK_OP_SEND_ONLY, EPSN + 1, true, NULL, "x", 1);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 3, nak(RK_AETH_NAK_PSN_SEQ_ERR));
@@ -337,7 +312,7 @@ test_read_dmalen(void **state)
 	(void)state;
 	setup();
 	/* MEM-DMALEN-01 (C9-94): DMALen 2^31 + 1 is an invalid request. */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 0x80000001u),
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 0x80000001u),
 	    NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_INVALID_REQUEST));
 	expect_qperr(EPSN + 1);
@@ -355,10 +330,10 @@ test_atomic_duplicate(void **state)
 	setup();
 	memcpy(H.b.mem + 800, &v, 8);
 	/* ATOM-DUP-01: the repeat returns the saved value; memory changes once. */
-	req(RK_OP_FETCH_ADD, EPSN, false, atm(h_va(&H.b, 800), rkey(), 5, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, false, h_atm(h_va(&H.b, 800), rkey(), 5, 0), NULL, 0);
 	expect_one(RK_OP_ATOMIC_ACKNOWLEDGE, EPSN, 0x00);
 	assert_int_equal(rk_atmack_orig_rem_dt(h_xeth(&H.q[0], RK_HDR_ATMACK)), 100);
-	req(RK_OP_FETCH_ADD, EPSN, false, atm(h_va(&H.b, 800), rkey(), 5, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, false, h_atm(h_va(&H.b, 800), rkey(), 5, 0), NULL, 0);
 	expect_one(RK_OP_ATOMIC_ACKNOWLEDGE, EPSN, 0x00);
 	assert_int_equal(rk_atmack_orig_rem_dt(h_xeth(&H.q[0], RK_HDR_ATMACK)), 100);
 	memcpy(&got, H.b.mem + 800, 8);
@@ -372,7 +347,7 @@ test_atomic_misaligned(void **state)
 	(void)state;
 	setup();
 	/* ATOM-ALIGN-01 */
-	req(RK_OP_FETCH_ADD, EPSN, false, atm(h_va(&H.b, 804), rkey(), 1, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, false, h_atm(h_va(&H.b, 804), rkey(), 1, 0), NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_INVALID_REQUEST));
 	expect_qperr(EPSN + 1);
 	h_fini(&H);
@@ -387,9 +362,9 @@ test_responder_resources(void **state)
 	 * ATOM-RES-01: a third READ/ATOMIC in flight with 2 resources is
 	 * invalid; the two before it are still answered first (READ-RESP-01).
 	 */
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
-	req(RK_OP_COMPARE_SWAP, EPSN + 1, false, atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
+	req(RK_OP_COMPARE_SWAP, EPSN + 1, false, h_atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 2, false, h_reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
 	assert_int_equal(h_tx(&H, &H.b), 3);
 	assert_int_equal(h_opcode(&H.q[0]), RK_OP_RDMA_READ_RESPONSE_ONLY);
 	assert_int_equal(h_psn(&H.q[0]), EPSN);
@@ -404,7 +379,7 @@ test_responder_resources(void **state)
 	/* Answered resources are reused: six sequential READs with 2 resources. */
 	setup_opts(&(struct h_opts){ .a_psn = EPSN, .rd_atomic = 2 });
 	for (uint32_t i = 0; i < 6; i++) {
-		req(RK_OP_RDMA_READ_REQUEST, EPSN + i, false, reth(h_va(&H.b, 0), rkey(), 8),
+		req(RK_OP_RDMA_READ_REQUEST, EPSN + i, false, h_reth(h_va(&H.b, 0), rkey(), 8),
 		    NULL, 0);
 		expect_one(RK_OP_RDMA_READ_RESPONSE_ONLY, EPSN + i, 0x00);
 	}
@@ -421,12 +396,12 @@ test_replay_slot_is_not_in_flight(void **state)
 	 * request: found by the reorder cell of the impairment matrix.
 	 */
 	setup_opts(&(struct h_opts){ .a_psn = EPSN, .rd_atomic = 2 });
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
 	expect_one(RK_OP_RDMA_READ_RESPONSE_ONLY, EPSN, 0x00);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN + 1, false, h_reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
 	expect_one(RK_OP_RDMA_READ_RESPONSE_ONLY, EPSN + 1, 0x00);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
-	req(RK_OP_FETCH_ADD, EPSN + 2, false, atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 8), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN + 2, false, h_atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
 	expect_one(RK_OP_ATOMIC_ACKNOWLEDGE, EPSN + 2, 0x00);
 	assert_int_equal(rk_ib_qp_state(H.b.qp), RK_QPS_RTS);
 	h_fini(&H);
@@ -441,19 +416,19 @@ test_qp_access_vs_mr_access(void **state)
 	/* ATOM-QPACC-01: QP without REMOTE_ATOMIC -> NAK-INV. */
 	setup_opts(&(struct h_opts){ .a_psn = EPSN,
 				     .access = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ });
-	req(RK_OP_COMPARE_SWAP, EPSN, false, atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
+	req(RK_OP_COMPARE_SWAP, EPSN, false, h_atm(h_va(&H.b, 64), rkey(), 1, 0), NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
 	/* ... MR without it -> NAK-RACC; MEM-ACC-01 for WRITE and READ too. */
 	setup();
 	ro = rk_ib_mr_reg(H.b.pd, H.b.mem + 4096, 4096, RK_ACCESS_REMOTE_READ);
-	req(RK_OP_COMPARE_SWAP, EPSN, false, atm(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 1, 0),
+	req(RK_OP_COMPARE_SWAP, EPSN, false, h_atm(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 1, 0),
 	    NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	setup();
 	ro = rk_ib_mr_reg(H.b.pd, H.b.mem + 4096, 4096, RK_ACCESS_REMOTE_READ);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 4),
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 4),
 	    "abcd", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	assert_memory_equal(H.b.mem + 4096, "\0\0\0\0", 4);
@@ -461,7 +436,7 @@ test_qp_access_vs_mr_access(void **state)
 	setup();
 	ro = rk_ib_mr_reg(H.b.pd, H.b.mem + 4096, 4096,
 			  RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE);
-	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, reth(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 4),
+	req(RK_OP_RDMA_READ_REQUEST, EPSN, false, h_reth(h_va(&H.b, 4096), rk_ib_mr_rkey(ro), 4),
 	    NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
@@ -478,13 +453,13 @@ test_rkey_checks(void **state)
 	(void)state;
 	/* MEM-RKEY-01 */
 	setup();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), rkey() ^ 0x100, 4), "abcd", 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), rkey() ^ 0x100, 4), "abcd", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	expect_qperr(EPSN + 1);
 	h_fini(&H);
 	/* MEM-BOUNDS-01: VA = end - 4, length 8. */
 	setup();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, H_MEM - 4), rkey(), 8),
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, H_MEM - 4), rkey(), 8),
 	    "abcdefgh", 8);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
@@ -492,13 +467,13 @@ test_rkey_checks(void **state)
 	setup();
 	pd2 = rk_ib_pd_alloc(H.b.dev);
 	other = rk_ib_mr_reg(pd2, H.b.mem, 4096, RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), rk_ib_mr_rkey(other), 4),
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), rk_ib_mr_rkey(other), 4),
 	    "abcd", 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	/* MEM-ZERO-01 (C9-88): length 0 with a bogus R_Key is fine. */
 	setup();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(0, 0xdead, 0), NULL, 0);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(0, 0xdead, 0), NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, 0x00);
 	h_fini(&H);
 }
@@ -512,18 +487,18 @@ test_va_wrap(void **state)
 	(void)state;
 	/* VA + length wrapping past 2^64 must be a remote access error, not a hit. */
 	setup();
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(UINT64_MAX - 7, rkey(), 16), payload, 16);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(UINT64_MAX - 7, rkey(), 16), payload, 16);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	setup();
 	top = rk_ib_mr_reg(H.b.pd, H.b.mem, H_MEM, RK_ACCESS_REMOTE_READ);
 	req(RK_OP_RDMA_READ_REQUEST, EPSN, false,
-	    reth(h_va(&H.b, 8) + (UINT64_MAX - h_va(&H.b, 0)), rk_ib_mr_rkey(top), 0x80000000u),
+	    h_reth(h_va(&H.b, 8) + (UINT64_MAX - h_va(&H.b, 0)), rk_ib_mr_rkey(top), 0x80000000u),
 	    NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 	setup();
-	req(RK_OP_FETCH_ADD, EPSN, false, atm(UINT64_MAX - 7, rkey(), 1, 0), NULL, 0);
+	req(RK_OP_FETCH_ADD, EPSN, false, h_atm(UINT64_MAX - 7, rkey(), 1, 0), NULL, 0);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN, nak(RK_AETH_NAK_REMOTE_ACCESS_ERR));
 	h_fini(&H);
 }
@@ -557,7 +532,7 @@ test_lengths(void **state)
 	h_fini(&H);
 	/* LEN-WR-01: WRITE FIRST + LAST 100 bytes short of DMALen. */
 	setup();
-	req(RK_OP_RDMA_WRITE_FIRST, EPSN, false, reth(h_va(&H.b, 0), rkey(), 1224), buf, 1024);
+	req(RK_OP_RDMA_WRITE_FIRST, EPSN, false, h_reth(h_va(&H.b, 0), rkey(), 1224), buf, 1024);
 	req(RK_OP_RDMA_WRITE_LAST, EPSN + 1, true, NULL, buf, 100);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 1, nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
@@ -599,7 +574,7 @@ test_opcode_sequence(void **state)
 	setup();
 	h_post_recv(&H.b, 1, 0, 4096);
 	req(RK_OP_SEND_FIRST, EPSN, false, NULL, buf, 1024);
-	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(h_va(&H.b, 0), rkey(), 4), buf, 4);
+	req(RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey(), 4), buf, 4);
 	expect_one(RK_OP_ACKNOWLEDGE, EPSN + 1, nak(RK_AETH_NAK_INVALID_REQUEST));
 	h_fini(&H);
 }
@@ -721,9 +696,9 @@ test_uc_class_d(void **state)
 	(void)state;
 	setup_opts(&(struct h_opts){ .type = RK_QPT_UC, .a_psn = EPSN });
 	/* MEM-UC-01: a bad R_Key drops the message, the QP lives on. */
-	req(RK_OP_TR_UC | RK_OP_RDMA_WRITE_ONLY, EPSN, true, reth(h_va(&H.b, 0), 0x1, 4), "abcd",
+	req(RK_OP_TR_UC | RK_OP_RDMA_WRITE_ONLY, EPSN, true, h_reth(h_va(&H.b, 0), 0x1, 4), "abcd",
 	    4);
-	req(RK_OP_TR_UC | RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, reth(h_va(&H.b, 0), rkey(), 4),
+	req(RK_OP_TR_UC | RK_OP_RDMA_WRITE_ONLY, EPSN + 1, true, h_reth(h_va(&H.b, 0), rkey(), 4),
 	    "wxyz", 4);
 	/* ACK-UCUD-01: no ACK on UC. */
 	expect_silence();
