@@ -13,23 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static void
-fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rnd();
-}
+#include "rk_test.h"
 
 /* Bits of header byte @p j that field @p f owns. */
 static uint8_t
@@ -73,9 +57,9 @@ table_test(const struct rk_header_desc *d)
 
 		assert_true((size_t)f->byte_off + f->nbytes <= d->len);
 		for (int it = 0; it < 300; it++) {
-			uint64_t v = rnd();
+			uint64_t v = rk_test_rand();
 
-			fill(a, d->len);
+			rk_test_fill(a, d->len);
 			memcpy(b, a, d->len);
 			rk_field_set(f, b, v);
 			assert_int_equal(rk_field_get(f, b), v & field_max(f));
@@ -118,15 +102,15 @@ accessor_test(const struct rk_header_desc *d, const struct acc *acc, size_t n)
 
 		assert_non_null(f);
 		for (int it = 0; it < 300; it++) {
-			uint64_t v = rnd() & field_max(f);
+			uint64_t v = rk_test_rand() & field_max(f);
 
-			fill(a, d->len);
+			rk_test_fill(a, d->len);
 			memcpy(b, a, d->len);
 			acc[i].set(b, v);
 			assert_int_equal(acc[i].get(b), v);
 			assert_int_equal(rk_field_get(f, b), v);
 			assert_others_unchanged(f, a, b, d->len);
-			v = rnd() & field_max(f);
+			v = rk_test_rand() & field_max(f);
 			rk_field_set(f, b, v);
 			assert_int_equal(acc[i].get(b), v);
 		}

@@ -85,14 +85,14 @@ test_pack_round_trip(void **state)
 		struct rk_ddp_tagged_fields t;
 		struct rk_ddp_untagged_fields u;
 
-		fill(a, sizeof(a));
+		rk_test_fill(a, sizeof(a));
 		memset(b, 0x5a, sizeof(b));
 		rk_ddp_tagged_unpack(a, &t);
 		rk_ddp_tagged_pack(b, &t);
 		assert_memory_equal(a, b, RK_DDP_TAGGED_LEN);
 		assert_int_equal(b[14], 0x5a);
 
-		fill(a, sizeof(a));
+		rk_test_fill(a, sizeof(a));
 		rk_ddp_untagged_unpack(a, &u);
 		rk_ddp_untagged_pack(b, &u);
 		assert_memory_equal(a, b, RK_DDP_UNTAGGED_LEN);

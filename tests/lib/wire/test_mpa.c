@@ -59,10 +59,10 @@ test_crc32c_vectors(void **state)
 	/* Chained pieces equal one shot, and ISA-L equals the bitwise form. */
 	for (int it = 0; it < 200; it++) {
 		uint8_t r[700];
-		size_t n = (size_t)(rnd() % sizeof(r)), cut = n ? (size_t)(rnd() % n) : 0;
+		size_t n = (size_t)(rk_test_rand() % sizeof(r)), cut = n ? (size_t)(rk_test_rand() % n) : 0;
 		rk_crc32c_state s = rk_crc32c_init();
 
-		fill(r, n);
+		rk_test_fill(r, n);
 		s = rk_crc32c_update(s, r, cut);
 		s = rk_crc32c_update(s, r + cut, n - cut);
 		assert_int_equal(rk_crc32c_final(s), rk_crc32c(r, n));
@@ -130,7 +130,7 @@ test_mpa_tables(void **state)
 
 	/* Getters without setters: check against the table. */
 	for (int it = 0; it < 300; it++) {
-		fill(b, sizeof(b));
+		rk_test_fill(b, sizeof(b));
 		for (size_t i = 0; i < NACC(io8); i++)
 			assert_int_equal(io8[i].get(b),
 					 rk_field_get(rk_header_field(&rk_mpa_ird_ord_desc,
@@ -220,23 +220,23 @@ test_rr_enhanced(void **state)
 	for (int it = 0; it < 2000; it++) {
 		uint8_t pd[508];
 		struct rk_mpa_rr a = {
-			.reply = rnd() & 1, .m = rnd() & 1, .c = rnd() & 1,
-			.rev = (rnd() & 1) ? 2 : 1,
-			.ulp_pd = pd, .ulp_pd_len = (uint16_t)(rnd() % 509),
+			.reply = rk_test_rand() & 1, .m = rk_test_rand() & 1, .c = rk_test_rand() & 1,
+			.rev = (rk_test_rand() & 1) ? 2 : 1,
+			.ulp_pd = pd, .ulp_pd_len = (uint16_t)(rk_test_rand() % 509),
 		};
 
-		a.r = a.reply ? rnd() & 1 : 0;
-		if (a.rev == 2 && (rnd() & 1)) {
+		a.r = a.reply ? rk_test_rand() & 1 : 0;
+		if (a.rev == 2 && (rk_test_rand() & 1)) {
 			a.enhanced = 1;
 			a.has_ird_ord = true;
-			a.ird_ord.ird = (uint16_t)(rnd() & 0x3fff);
-			a.ird_ord.ord = (uint16_t)(rnd() & 0x3fff);
-			a.ird_ord.p2p = rnd() & 1;
-			a.ird_ord.rtr_send = rnd() & 1;
-			a.ird_ord.rtr_write = rnd() & 1;
-			a.ird_ord.rtr_read = rnd() & 1;
+			a.ird_ord.ird = (uint16_t)(rk_test_rand() & 0x3fff);
+			a.ird_ord.ord = (uint16_t)(rk_test_rand() & 0x3fff);
+			a.ird_ord.p2p = rk_test_rand() & 1;
+			a.ird_ord.rtr_send = rk_test_rand() & 1;
+			a.ird_ord.rtr_write = rk_test_rand() & 1;
+			a.ird_ord.rtr_read = rk_test_rand() & 1;
 		}
-		fill(pd, a.ulp_pd_len);
+		rk_test_fill(pd, a.ulp_pd_len);
 		n = rk_mpa_rr_build(b, sizeof(b), &a);
 		assert_true(n > 0);
 		memset(&f, 0, sizeof(f));
@@ -368,7 +368,7 @@ test_fpdu_build_plain(void **state)
 	uint32_t crc;
 
 	(void)state;
-	fill(ulpdu, sizeof(ulpdu));
+	rk_test_fill(ulpdu, sizeof(ulpdu));
 	assert_int_equal(rk_mpa_fpdu_wire_len(23, &tx), 32);
 	memset(b, 0xee, sizeof(b));
 	assert_int_equal(rk_mpa_fpdu_build(b, sizeof(b), ulpdu, 23, &tx), 32);
@@ -428,7 +428,7 @@ test_fpdu_build_markers(void **state)
 	int wl;
 
 	(void)state;
-	fill(ulpdu, sizeof(ulpdu));
+	rk_test_fill(ulpdu, sizeof(ulpdu));
 	/* First FPDU at SeqStart: 1008 marker-free bytes, markers at 0 and 512. */
 	wl = rk_mpa_fpdu_build(w, sizeof(w), ulpdu, 1000, &tx);
 	assert_int_equal(wl, 1016);
@@ -446,7 +446,7 @@ test_fpdu_build_markers(void **state)
 
 	/* Next FPDUs: every marker points back to its FPDU's header. */
 	for (int it = 0; it < 300; it++) {
-		uint16_t l = (uint16_t)(rnd() % 3000);
+		uint16_t l = (uint16_t)(rk_test_rand() % 3000);
 		uint32_t seq;
 
 		tx.seq += (uint32_t)wl;
@@ -482,7 +482,7 @@ test_fpdu_build_wrap(void **state)
 	int wl;
 
 	(void)state;
-	fill(ulpdu, sizeof(ulpdu));
+	rk_test_fill(ulpdu, sizeof(ulpdu));
 	wl = rk_mpa_fpdu_build(w, sizeof(w), ulpdu, 2000, &tx);
 	/* 256 bytes to the first marker at 0, then every 512. */
 	assert_int_equal(rk_get_be16(w + 256 + 2), 256);

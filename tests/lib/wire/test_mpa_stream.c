@@ -17,24 +17,7 @@
 #include "rk_finding.h"
 #include "rk_mpa.h"
 #include "rk_rdmap.h"
-
-static uint64_t rng = 0x13198a2e03707344ull;
-
-static uint64_t
-rnd(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
-static void
-fill(uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		p[i] = (uint8_t)rnd();
-}
+#include "rk_test.h"
 
 /* What one event looked like (copied out of the callback). */
 struct rec {
@@ -252,15 +235,15 @@ ddp_tagged(uint8_t *b, uint8_t opcode, uint32_t stag, uint64_t to, uint8_t last)
 static uint16_t
 gen_segment(struct gen *g, uint8_t *b, uint32_t max_payload)
 {
-	uint32_t pl = max_payload ? (uint32_t)(rnd() % (max_payload + 1)) : 0;
+	uint32_t pl = max_payload ? (uint32_t)(rk_test_rand() % (max_payload + 1)) : 0;
 	size_t n;
 
-	switch (rnd() % 6) {
+	switch (rk_test_rand() % 6) {
 	case 0: {
 		struct rk_rdmap_read_req_fields r = {
-			.sink_stag = (uint32_t)rnd(), .sink_to = rnd(),
-			.rdma_rd_sz = (uint32_t)rnd(), .src_stag = (uint32_t)rnd(),
-			.src_to = rnd(),
+			.sink_stag = (uint32_t)rk_test_rand(), .sink_to = rk_test_rand(),
+			.rdma_rd_sz = (uint32_t)rk_test_rand(), .src_stag = (uint32_t)rk_test_rand(),
+			.src_to = rk_test_rand(),
 		};
 
 		n = ddp_untagged(b, RK_RDMAP_READ_REQ, 1, g->msn[1]++, 0, 1);
@@ -278,21 +261,21 @@ gen_segment(struct gen *g, uint8_t *b, uint32_t max_payload)
 		return (uint16_t)(n + 6 + 18);
 	}
 	case 2:
-		n = ddp_tagged(b, RK_RDMAP_WRITE, (uint32_t)rnd(), rnd(), rnd() & 1);
+		n = ddp_tagged(b, RK_RDMAP_WRITE, (uint32_t)rk_test_rand(), rk_test_rand(), rk_test_rand() & 1);
 		break;
 	case 3:
-		n = ddp_tagged(b, RK_RDMAP_READ_RESP, (uint32_t)rnd(), rnd(), rnd() & 1);
+		n = ddp_tagged(b, RK_RDMAP_READ_RESP, (uint32_t)rk_test_rand(), rk_test_rand(), rk_test_rand() & 1);
 		break;
 	case 4:
 		n = ddp_untagged(b, RK_RDMAP_SEND_INV, 0, g->msn[0]++, 0, 1);
-		rk_rdmap_set_inval_stag(b, (uint32_t)rnd());
+		rk_rdmap_set_inval_stag(b, (uint32_t)rk_test_rand());
 		break;
 	default:
-		n = ddp_untagged(b, RK_RDMAP_SEND_SE, 0, g->msn[0]++, (uint32_t)rnd() & 0xffff,
-				 rnd() & 1);
+		n = ddp_untagged(b, RK_RDMAP_SEND_SE, 0, g->msn[0]++, (uint32_t)rk_test_rand() & 0xffff,
+				 rk_test_rand() & 1);
 		break;
 	}
-	fill(b + n, pl);
+	rk_test_fill(b + n, pl);
 	return (uint16_t)(n + pl);
 }
 
@@ -488,7 +471,7 @@ test_every_split(void **state)
 			apply(s, g);
 			lg->n = 0;
 			while (at < g->len) {
-				size_t n = 1 + (size_t)(rnd() % 600);
+				size_t n = 1 + (size_t)(rk_test_rand() % 600);
 
 				if (n > g->len - at)
 					n = g->len - at;
@@ -552,7 +535,7 @@ test_markers_split_fields(void **state)
 		assert_non_null(s);
 		g->tx.marker_seq0 = g->seq0 - shift;
 		for (int i = 0; i < 300; i++)
-			gen_fpdu(g, seg, gen_segment(g, seg, 1 + (uint32_t)(rnd() % 1500)));
+			gen_fpdu(g, seg, gen_segment(g, seg, 1 + (uint32_t)(rk_test_rand() % 1500)));
 		rk_mpa_stream_init_fpdu(s, &p, g->seq0, g->tx.marker_seq0);
 		feed(s, g, 0, g->len, lg);
 		assert_matches(lg, g);
@@ -641,7 +624,7 @@ test_marker_bad_once(void **state)
 		for (int i = 0; i < 8; i++) {
 			uint16_t l = (uint16_t)ddp_tagged(seg, RK_RDMAP_WRITE, 1, 2, 1);
 
-			fill(seg + l, 2000);
+			rk_test_fill(seg + l, 2000);
 			gen_fpdu(g, seg, (uint16_t)(l + 2000));
 		}
 		s = stream_new(g);
@@ -735,9 +718,9 @@ test_gap_with_markers(void **state)
 		struct gen *g = gen_stream(0xfffff000u, true, it & 1, 40, 2500);
 		struct rk_mpa_stream *s = stream_new(g);
 		struct log *lg = log_new();
-		size_t k = 2 + (size_t)(rnd() % 20);
-		size_t hole = (size_t)(g->e[k].seq - g->seq0) + (size_t)(rnd() % g->e[k].wire_len);
-		size_t hole_len = 1 + (size_t)(rnd() % 3000);
+		size_t k = 2 + (size_t)(rk_test_rand() % 20);
+		size_t hole = (size_t)(g->e[k].seq - g->seq0) + (size_t)(rk_test_rand() % g->e[k].wire_len);
+		size_t hole_len = 1 + (size_t)(rk_test_rand() % 3000);
 		size_t j, i, r;
 
 		feed(s, g, 0, hole, lg);
@@ -791,7 +774,7 @@ test_gap_resync_at_leading_marker(void **state)
 	gen_frame(g, &rr);
 	for (int i = 0; i < 8; i++) {
 		ddp_tagged(seg, RK_RDMAP_WRITE, 1, (uint64_t)i, 1);
-		fill(seg + 14, sizeof(seg) - 14);
+		rk_test_fill(seg + 14, sizeof(seg) - 14);
 		gen_fpdu(g, seg, sizeof(seg));
 		assert_int_equal(g->e[g->ne - 1].wire_len, 512);
 		assert_int_equal(g->e[g->ne - 1].nmarkers, 1);
@@ -987,7 +970,7 @@ test_max_fpdu(void **state)
 	(void)state;
 	gen_frame(g, &rr);
 	ddp_tagged(seg, RK_RDMAP_WRITE, 9, 0, 1);
-	fill(seg + 14, sizeof(seg) - 14);
+	rk_test_fill(seg + 14, sizeof(seg) - 14);
 	gen_fpdu(g, seg, 65535);
 	gen_fpdu(g, seg, 14);
 	s = stream_new(g);
@@ -1034,7 +1017,7 @@ test_retransmission(void **state)
 
 	(void)state;
 	while (at < g->len) {
-		size_t n = 1 + (size_t)(rnd() % 300), back = (size_t)(rnd() % 100);
+		size_t n = 1 + (size_t)(rk_test_rand() % 300), back = (size_t)(rk_test_rand() % 100);
 		size_t from = at > back ? at - back : 0;
 
 		if (at + n > g->len)
@@ -1059,28 +1042,28 @@ test_random_garbage(void **state)
 	(void)state;
 	assert_non_null(s);
 	for (int it = 0; it < 1500; it++) {
-		size_t len = (size_t)(rnd() % sizeof(b)), at = 0;
-		uint32_t seq = (uint32_t)rnd();
-		int mode = (int)(rnd() % 4);
+		size_t len = (size_t)(rk_test_rand() % sizeof(b)), at = 0;
+		uint32_t seq = (uint32_t)rk_test_rand();
+		int mode = (int)(rk_test_rand() % 4);
 
-		fill(b, len);
+		rk_test_fill(b, len);
 		if (mode == 0 && len >= 20) {
 			/* A valid frame, then garbage as FPDUs. */
 			struct rk_mpa_rr rr = { .rev = 1 };
 
 			rk_mpa_rr_build(b, len, &rr);
-			b[16] = (uint8_t)rnd();
-			rk_put_be16(b + 18, (uint16_t)(rnd() % 600));
+			b[16] = (uint8_t)rk_test_rand();
+			rk_put_be16(b + 18, (uint16_t)(rk_test_rand() % 600));
 			rk_mpa_stream_init(s);
 		} else if (mode == 1) {
-			struct rk_mpa_params p = { .rev = 1, .markers = rnd() & 1,
-						   .crc = rnd() & 1 };
+			struct rk_mpa_params p = { .rev = 1, .markers = rk_test_rand() & 1,
+						   .crc = rk_test_rand() & 1 };
 
-			rk_mpa_stream_init_fpdu(s, &p, seq, (uint32_t)rnd());
+			rk_mpa_stream_init_fpdu(s, &p, seq, (uint32_t)rk_test_rand());
 		} else if (mode == 2) {
 			/* Mostly zeros: markers inferred, tiny FPDUs. */
 			for (size_t i = 0; i < len; i++)
-				b[i] = (rnd() % 8) ? 0 : b[i];
+				b[i] = (rk_test_rand() % 8) ? 0 : b[i];
 			memcpy(b, "MPA ID Req Frame\x00\x01\x00\x00", len < 20 ? len : 20);
 			rk_mpa_stream_init(s);
 		} else {
@@ -1089,21 +1072,21 @@ test_random_garbage(void **state)
 		lg->n = 0;
 		lg->overflow = 0;
 		while (at < len) {
-			size_t n = 1 + (size_t)(rnd() % 900);
+			size_t n = 1 + (size_t)(rk_test_rand() % 900);
 
 			if (n > len - at)
 				n = len - at;
-			if (rnd() % 16 == 0) {
+			if (rk_test_rand() % 16 == 0) {
 				/* A hole, sometimes reported, sometimes a jump. */
-				uint32_t skip = (uint32_t)(rnd() % 2000);
+				uint32_t skip = (uint32_t)(rk_test_rand() % 2000);
 
-				if (rnd() & 1)
+				if (rk_test_rand() & 1)
 					rk_mpa_stream_gap(s, seq + (uint32_t)at + skip, record, lg);
 				at += skip < len - at ? skip : len - at;
 				continue;
 			}
-			if (rnd() % 16 == 0 && at > 0) {
-				size_t back = (size_t)(rnd() % at);
+			if (rk_test_rand() % 16 == 0 && at > 0) {
+				size_t back = (size_t)(rk_test_rand() % at);
 
 				rk_mpa_stream_feed(s, seq + (uint32_t)(at - back), b + at - back,
 						   back + n, record, lg);

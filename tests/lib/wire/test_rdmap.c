@@ -120,7 +120,7 @@ test_read_req_table(void **state)
 	for (int it = 0; it < 500; it++) {
 		struct rk_rdmap_read_req_fields f;
 
-		fill(a, sizeof(a));
+		rk_test_fill(a, sizeof(a));
 		rk_rdmap_read_req_unpack(a, &f);
 		memset(b, 0, sizeof(b));
 		rk_rdmap_read_req_pack(b, &f);
@@ -146,7 +146,7 @@ test_term_table(void **state)
 	for (int it = 0; it < 500; it++) {
 		struct rk_rdmap_term_fields f;
 
-		fill(a, sizeof(a));
+		rk_test_fill(a, sizeof(a));
 		rk_rdmap_term_unpack(a, &f);
 		memset(b, 0, sizeof(b));
 		rk_rdmap_term_pack(b, &f);
@@ -187,7 +187,7 @@ test_rfc7306_tables(void **state)
 		struct rk_rdmap_atomic_req_fields q;
 		struct rk_rdmap_atomic_resp_fields r;
 
-		fill(a, sizeof(a));
+		rk_test_fill(a, sizeof(a));
 		rk_rdmap_atomic_req_unpack(a, &q);
 		memset(b, 0, sizeof(b));
 		rk_rdmap_atomic_req_pack(b, &q);
@@ -593,12 +593,12 @@ test_parse_random(void **state)
 
 	(void)state;
 	for (int it = 0; it < 20000; it++) {
-		size_t len = (size_t)(rnd() % sizeof(b));
+		size_t len = (size_t)(rk_test_rand() % sizeof(b));
 		uint8_t *seg = malloc(len ? len : 1);
 		struct rk_findings f;
 		struct rk_rdmap_msg m;
 
-		fill(seg, len);
+		rk_test_fill(seg, len);
 		memset(&f, 0, sizeof(f));
 		rk_rdmap_parse(seg, len, &m, &f);
 		if (m.ddp_ok) {
