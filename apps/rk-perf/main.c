@@ -1258,7 +1258,10 @@ usage(FILE *f)
 		"      --timeout S        data phase: fail after S seconds without progress (10)\n"
 		"      --arp-timeout S    ARP resolution timeout (default 3)\n"
 		"      --link-timeout S   wait for link up (default 10)\n"
-		"  -h, --help\n");
+		"  -h, --help\n"
+		"\n"
+		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
+		"(peer unreachable, timeout, completion error, data mismatch), 2 bad usage.\n");
 }
 
 static int
@@ -1327,6 +1330,7 @@ parse_args(struct perf *p, int argc, char **argv)
 		.link_timeout_ms = 10000,
 	};
 	optind = 1;
+	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
 	while ((c = getopt_long(argc, argv, "s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -1450,6 +1454,13 @@ parse_args(struct perf *p, int argc, char **argv)
 			else
 				o->link_timeout_ms = (uint32_t)(d * 1e3);
 			break;
+		case '?':
+			if (optopt != 0)
+				fprintf(stderr, "rk-perf: option -%c: unknown or missing its value\n", optopt);
+			else
+				fprintf(stderr, "rk-perf: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
 		default:
 			usage(stderr);
 			return 2;
