@@ -532,6 +532,11 @@ parse_grh(struct parse_ctx *c, uint32_t off, uint32_t *end)
 	if (g[6] != 0x1b) /* next header: IBA transport */
 		return false;
 	*end = off + GRH_LEN + rk_get_be16(g + 4);
+	/* PayLen must not claim bytes past the frame's end on the wire. */
+	if (!on_wire(pkt, off, *end - off)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off + 4);
+		return false;
+	}
 	return true;
 }
 

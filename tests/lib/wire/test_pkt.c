@@ -567,6 +567,13 @@ test_other_link_types_and_rocev1(void **state)
 	assert_int_equal(rk_pkt_parse(&p, f, 14 + tlen + 40, 14 + tlen + 40,
 				      RK_LINK_ETHERNET, NULL), 0);
 	assert_int_equal(p.icrc_status, RK_ICRC_BAD);
+	/* A GRH PayLen past the end of the frame: no payload beyond it. */
+	rk_put_be16(f + 14 + 4, 4000);
+	assert_int_equal(rk_pkt_parse(&p, f, 14 + tlen + 40, 14 + tlen + 40,
+				      RK_LINK_ETHERNET, NULL), 0);
+	assert_int_equal(p.findings.count, 1);
+	assert_int_equal(p.findings.list[0].id, RK_F_IP_HDR_BAD);
+	assert_false(rk_pkt_has_bth(&p));
 }
 
 int
