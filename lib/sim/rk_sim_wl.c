@@ -62,6 +62,9 @@ struct wl {
 	uint64_t rng;
 	uint32_t opmask;
 	uint8_t *tmp;                   /* slot_size bytes for checking SENDs */
+	bool need_recover;              /* a RETRY_EXC_ERR arrived (cfg.recover) */
+	uint64_t first_lost_id;         /* the operation that failed */
+	uint32_t psn_epoch;             /* connections made, to vary the PSNs */
 	int rc;
 };
 
@@ -141,6 +144,22 @@ guard_free(struct guarded *g)
 		munmap(g->base, g->map_len);
 }
 
+/* Endpoint n's address: ::ffff:10.0.0.n, or 2001:2::n (RFC 5180 range). */
+static void
+set_addr(const struct rk_sim_wl_cfg *c, uint8_t ip[16], int n)
+{
+	memset(ip, 0, 16);
+	if (c->ip_version == 6) {
+		ip[0] = 0x20;
+		ip[1] = 0x01;
+		ip[3] = 0x02;
+	} else {
+		ip[10] = ip[11] = 0xff;
+		ip[12] = 10;
+	}
+	ip[15] = (uint8_t)n;
+}
+
 static int
 connect_qp(struct wl *w, int i)
 {
@@ -159,21 +178,20 @@ connect_qp(struct wl *w, int i)
 	a.qp_state = RK_QPS_RTR;
 	a.path_mtu = c->mtu ? c->mtu : RK_MTU_1024;
 	a.dest_qp_num = w->qp[i ^ 1]->qp_num;
-	a.rq_psn = i == 0 ? 0xfff000 : 0xffff00;        /* both directions wrap early */
+	/* Both directions wrap early; each reconnection moves the PSNs on. */
+	a.rq_psn = ((i == 0 ? 0xfff000u : 0xffff00u) + w->psn_epoch * 0x3c5a71u) & 0xffffff;
 	a.max_dest_rd_atomic = c->max_rd_atomic ? c->max_rd_atomic : 8;
 	a.min_rnr_timer = 1;
 	a.ah_attr.dmac[0] = 0x02;
 	a.ah_attr.dmac[5] = (uint8_t)(2 - i);
-	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
-	a.ah_attr.dip[12] = 10;
-	a.ah_attr.dip[15] = (uint8_t)(2 - i);
+	set_addr(c, a.ah_attr.dip, 2 - i);
 	rc = rk_modify_qp(w->qp[i], &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
 			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
 	if (rc != 0)
 		return rc;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTS;
-	a.sq_psn = i == 0 ? 0xffff00 : 0xfff000;
+	a.sq_psn = ((i == 0 ? 0xffff00u : 0xfff000u) + w->psn_epoch * 0x3c5a71u) & 0xffffff;
 	a.timeout = c->timeout ? c->timeout : 12;
 	a.retry_cnt = c->retry_cnt ? c->retry_cnt : 7;
 	a.rnr_retry = 7;
@@ -217,15 +235,14 @@ setup(struct wl *w)
 	if (w->link == NULL)
 		return -ENOMEM;
 	for (int i = 0; i < 2; i++) {
-		struct rk_device_attr da = { .ip_version = 4, .key_seed = c->seed * 2 + (uint64_t)i + 1,
+		struct rk_device_attr da = { .key_seed = c->seed * 2 + (uint64_t)i + 1,
 					     .max_inflight_pkts = c->window };
 		struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
 
 		da.mac[0] = 0x02;
 		da.mac[5] = (uint8_t)(i + 1);
-		da.ip[10] = da.ip[11] = 0xff;
-		da.ip[12] = 10;
-		da.ip[15] = (uint8_t)(i + 1);
+		da.ip_version = c->ip_version ? c->ip_version : 4;
+		set_addr(c, da.ip, i + 1);
 		w->port[i] = (struct rk_sim_port){ w->link, (unsigned int)i, &w->clock };
 		w->ctx[i] = rk_open_device(&rk_sim_io_ops, &w->port[i], &da);
 		if (w->ctx[i] == NULL)
@@ -466,8 +483,29 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 	char line[160];
 
 	if (wc->status != RK_WC_SUCCESS) {
-		fail(w, "op %" PRIu64 " (%s): completion status %s", wc->wr_id,
-		     rk_sim_op_name(s->op), rk_wc_status_str(wc->status));
+		bool lost = w->cfg->recover && wc->wr_id == w->completed_id && s->busy &&
+			    (wc->status == RK_WC_RETRY_EXC_ERR ||
+			     (w->need_recover && wc->status == RK_WC_WR_FLUSH_ERR));
+
+		if (!lost) {
+			fail(w, "op %" PRIu64 " (%s): completion status %s", wc->wr_id,
+			     rk_sim_op_name(s->op), rk_wc_status_str(wc->status));
+			return;
+		}
+		if (w->cfg->log != NULL) {
+			snprintf(line, sizeof(line), "%12.6f ms  op %6" PRIu64 " %-9s %8u B  %s",
+				 (double)w->clock.now_ns / 1e6, s->id, rk_sim_op_name(s->op),
+				 s->len, rk_wc_status_str(wc->status));
+			w->cfg->log(w->cfg->log_ctx, line);
+		}
+		if (!w->need_recover)
+			w->first_lost_id = s->id;
+		w->need_recover = true;
+		s->busy = false;
+		w->completed_id++;
+		w->res->ops_lost++;
+		w->res->payload_bytes -= s->len;
+		w->res->per_op[s->op]--;
 		return;
 	}
 	if (wc->wr_id != w->completed_id || !s->busy || s->id != wc->wr_id) {
@@ -566,6 +604,76 @@ poll_all(struct wl *w)
 	return any;
 }
 
+/*
+ * Reconnect after RETRY_EXC_ERR (cfg.recover). A is in ERR and has flushed
+ * its queue; B does not know and still executes whatever reaches it.
+ */
+static void
+recover(struct wl *w)
+{
+	struct rk_qp_attr a = { .qp_state = RK_QPS_ERR };
+	struct rk_wc wc[32];
+	int n;
+
+	/* Every frame still on the link arrives before B is torn down. */
+	for (uint32_t guard = 0; guard < 10000000 && w->rc == 0; guard++) {
+		uint64_t t = UINT64_MAX, x;
+
+		rk_progress(w->ctx[0]);
+		rk_progress(w->ctx[1]);
+		poll_all(w);
+		for (unsigned int i = 0; i < 2; i++) {
+			x = rk_sim_link_next_ns(w->link, i);
+			t = x < t ? x : t;
+		}
+		if (t == UINT64_MAX)
+			break;
+		if (t > w->clock.now_ns)
+			w->clock.now_ns = t;
+	}
+	if (w->completed_id != w->posted) {
+		fail(w, "after RETRY_EXC_ERR, %" PRIu64 " operations were neither completed nor flushed",
+		     w->posted - w->completed_id);
+		return;
+	}
+	if (rk_modify_qp(w->qp[1], &a, RK_QP_STATE) != 0) {
+		fail(w, "moving B to ERR failed");
+		return;
+	}
+	while ((n = rk_poll_cq(w->rcq[1], 32, wc)) > 0)
+		for (int i = 0; i < n; i++)
+			if (wc[i].status != RK_WC_WR_FLUSH_ERR)
+				fail(w, "B's receive completed with %s while in ERR",
+				     rk_wc_status_str(wc[i].status));
+	/* Receives still expected must belong to lost operations. */
+	for (; w->rq_head != w->rq_tail; w->rq_head++)
+		if (w->rq[w->rq_head % w->rq_cap].id < w->first_lost_id)
+			fail(w, "op %" PRIu64 " completed at A but B never received it",
+			     w->rq[w->rq_head % w->rq_cap].id);
+	/* Lost WRITEs and ATOMICs may have taken effect, wholly or in part. */
+	for (uint64_t id = w->first_lost_id; id < w->posted; id++) {
+		const struct slot *s = &w->slots[id % w->depth];
+
+		if (s->op != RK_SIM_READ && s->op != RK_SIM_SEND && s->op != RK_SIM_SEND_IMM)
+			memcpy(w->model + s->roff, w->region.p + s->roff, s->len);
+	}
+	w->psn_epoch++;
+	for (int i = 0; i < 2; i++) {
+		a.qp_state = RK_QPS_RESET;
+		if (rk_modify_qp(w->qp[i], &a, RK_QP_STATE) != 0 || connect_qp(w, i) != 0) {
+			fail(w, "reconnecting QP %d failed", i);
+			return;
+		}
+	}
+	for (uint32_t k = 0; k < w->depth; k++)
+		if (post_recv(w, k) != 0)
+			fail(w, "re-posting receives after reconnection failed");
+	w->need_recover = false;
+	w->res->reconnects++;
+	if (w->res->reconnects > (w->cfg->max_reconnects ? w->cfg->max_reconnects : 64))
+		fail(w, "%" PRIu64 " reconnections after RETRY_EXC_ERR", w->res->reconnects);
+}
+
 int
 rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 {
@@ -573,7 +681,8 @@ rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 	uint64_t limit;
 	int rc;
 
-	if (cfg == NULL || res == NULL || cfg->max_size > (1u << 30))
+	if (cfg == NULL || res == NULL || cfg->max_size > (1u << 30) ||
+	    (cfg->ip_version != 0 && cfg->ip_version != 4 && cfg->ip_version != 6))
 		return -EINVAL;
 	memset(res, 0, sizeof(*res));
 	w.cfg = cfg;
@@ -588,8 +697,8 @@ rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 		bool busy = false;
 		uint64_t t = UINT64_MAX, x;
 
-		while (w.posted < cfg->ops && w.posted - w.completed_id < w.depth &&
-		       post_one(&w) > 0)
+		while (!w.need_recover && w.posted < cfg->ops + res->ops_lost &&
+		       w.posted - w.completed_id < w.depth && post_one(&w) > 0)
 			busy = true;
 		if (rk_progress(w.ctx[0]) > 0)
 			busy = true;
@@ -597,6 +706,10 @@ rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 			busy = true;
 		if (poll_all(&w))
 			busy = true;
+		if (w.need_recover && w.rc == 0) {
+			recover(&w);
+			continue;
+		}
 		if (busy)
 			continue;
 		/* Idle: jump the clock to the next event. */

@@ -53,7 +53,20 @@ struct rk_sim_wl_cfg {
 	uint8_t max_rd_atomic;          /**< 0: 8 */
 	uint32_t window;                /**< requester window, PSNs; 0: 256 */
 	uint64_t max_virtual_ns;        /**< give up after; 0: 3600 s */
+	uint8_t ip_version;             /**< 4 (10.0.0.1/2) or 6 (2001:2::1/2); 0: 4 */
 	bool large_sizes;               /**< uniform 0..max_size instead of mostly small */
+	/**
+	 * After a RETRY_EXC_ERR completion, do what a connected application
+	 * does: drain the link, move both QPs through ERR and RESET back to
+	 * RTS with fresh PSNs, re-post the receives, and go on. The failed
+	 * operation and those flushed behind it may or may not have taken
+	 * effect at B (their responses were lost, not their requests): their target bytes are adopted into the
+	 * model, every other byte is still checked, and they are counted in
+	 * rk_sim_wl_result.ops_lost instead of failing the run. Any other
+	 * error status still fails it.
+	 */
+	bool recover;
+	uint32_t max_reconnects;        /**< fail after this many; 0: 64 */
 	rk_sim_tap_fn tap;              /**< frames sent, e.g. to a pcap writer */
 	void *tap_ctx;
 	rk_sim_log_fn log;
@@ -63,10 +76,12 @@ struct rk_sim_wl_cfg {
 struct rk_sim_wl_result {
 	uint64_t completed;             /**< send completions checked */
 	uint64_t recv_completed;
-	uint64_t per_op[RK_SIM_OP_COUNT];
-	uint64_t payload_bytes;         /**< bytes the operations moved */
+	uint64_t per_op[RK_SIM_OP_COUNT];  /**< completed operations of each kind */
+	uint64_t payload_bytes;         /**< bytes the completed operations moved */
 	uint64_t bytes_verified;        /**< bytes compared (messages, READs, region) */
 	uint64_t errors;
+	uint64_t reconnects;            /**< recoveries from RETRY_EXC_ERR (cfg.recover) */
+	uint64_t ops_lost;              /**< operations that ended in RETRY_EXC_ERR or a flush */
 	char first_error[200];
 	uint64_t virtual_ns;            /**< simulated time taken */
 	struct rk_sim_link_stats link[2];

@@ -51,5 +51,6 @@ run loss1 -o 300 -s 4 -l 0.01
 run reorder_dup -o 300 -s 5 -r 0.05:20000 -u 0.05
 run mtu4096 -o 200 -s 6 -M 4096 -m 262144
 run mtu256 -o 200 -s 7 -M 256 -m 8192
+run ipv6_loss1 -o 300 -s 8 -6 -l 0.01
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

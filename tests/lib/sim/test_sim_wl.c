@@ -37,18 +37,22 @@ run_cell(const struct cell *c, uint64_t seed)
 		.timeout = 10,
 		.retry_cnt = 7,
 		.window = 64,
+		.recover = true,
 	};
 	struct rk_sim_wl_result r;
 	int rc = rk_sim_wl_run(&cfg, &r);
 
 	printf("# %-12s seed %-4" PRIu64 " ops %5" PRIu64 " bytes %10" PRIu64
 	       " verified %10" PRIu64 " virt %9.3f ms lost %" PRIu64 "/%" PRIu64
-	       " timeouts %" PRIu64 " nakseq %" PRIu64 " %s\n",
+	       " timeouts %" PRIu64 " nakseq %" PRIu64 " reconnects %" PRIu64 " %s\n",
 	       c->name, seed, r.completed, r.payload_bytes, r.bytes_verified,
 	       (double)r.virtual_ns / 1e6, r.link[0].lost + r.link[1].lost,
 	       r.link[0].sent + r.link[1].sent, r.stats[0].req_retransmit_timeouts,
-	       r.stats[1].resp_nak_seq, rc == 0 ? "ok" : r.first_error);
+	       r.stats[1].resp_nak_seq, r.reconnects, rc == 0 ? "ok" : r.first_error);
 	assert_int_equal(rc, 0);
+	/* Eight failed attempts in a row are plausible only at 20% loss. */
+	if (c->imp.loss < 0.2 && c->imp.burst == 0)
+		assert_int_equal(r.reconnects, 0);
 	assert_int_equal(r.errors, 0);
 	assert_int_equal(r.completed, c->ops);
 	for (int op = 0; op < RK_SIM_OP_COUNT; op++)
@@ -80,6 +84,30 @@ test_cell(void **state)
 	const struct cell *c = *state;
 
 	run_cell(c, seed_base + (uint64_t)(c - cells));
+}
+
+/* RoCEv2 over IPv6 (flow label, traffic class, ICRC masks differ from IPv4). */
+static void
+test_ipv6(void **state)
+{
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 17, .ops = 300, .max_size = 65536, .ip_version = 6,
+		.impair = { .loss = 0.02, .reorder = 0.02, .reorder_ns = 5000, .dup = 0.01,
+			    .delay_ns = 1000 },
+	};
+	struct rk_sim_wl_result r;
+	int rc;
+
+	(void)state;
+	rc = rk_sim_wl_run(&cfg, &r);
+	printf("# ipv6: %" PRIu64 " ops, %" PRIu64 " bytes verified, %s\n", r.completed,
+	       r.bytes_verified, rc == 0 ? "ok" : r.first_error);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.completed, 300);
+	assert_true(r.link[0].lost > 0);
+	assert_true(r.stats[1].resp_nak_seq > 0 || r.stats[0].req_retransmit_timeouts > 0);
+	cfg.ip_version = 5;
+	assert_int_equal(rk_sim_wl_run(&cfg, &r), -EINVAL);
 }
 
 static void
@@ -117,6 +145,37 @@ test_mtu_drop_is_reported(void **state)
 	assert_int_equal(rk_sim_wl_run(&cfg, &r), -EIO);
 	assert_non_null(strstr(r.first_error, "transport retry counter exceeded"));
 	assert_true(r.link[0].mtu_drops > 0);
+}
+
+/*
+ * Retry exhaustion mid-run: with retry_cnt 1 and 30% loss each way the
+ * requester gives up often. The run reconnects and still completes every
+ * operation it counts, with every byte outside the lost operations checked.
+ */
+static void
+test_recover_after_retry_exc(void **state)
+{
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 5, .ops = 300, .max_size = 65536, .timeout = 8, .retry_cnt = 1,
+		.impair = { .loss = 0.30, .delay_ns = 1000 }, .recover = true,
+		.max_reconnects = 1000,
+	};
+	struct rk_sim_wl_result r;
+	int rc;
+
+	(void)state;
+	rc = rk_sim_wl_run(&cfg, &r);
+	printf("# recover: completed %" PRIu64 " lost %" PRIu64 " reconnects %" PRIu64 " %s\n",
+	       r.completed, r.ops_lost, r.reconnects, rc == 0 ? "ok" : r.first_error);
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.completed, 300);
+	assert_true(r.reconnects > 0);
+	assert_true(r.ops_lost >= r.reconnects);
+	assert_true(r.bytes_verified > 0);
+	/* Without recovery the same run stops at the first RETRY_EXC_ERR. */
+	cfg.recover = false;
+	assert_int_equal(rk_sim_wl_run(&cfg, &r), -EIO);
+	assert_non_null(strstr(r.first_error, "transport retry counter exceeded"));
 }
 
 /*
@@ -199,7 +258,7 @@ test_periodic_every_op(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 4];
+	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 6];
 	const char *s = getenv("RK_TEST_SEED");
 	size_t n = 0;
 
@@ -209,7 +268,9 @@ main(void)
 		tests[n++] = (struct CMUnitTest){ cells[i].name, test_cell, NULL, NULL,
 						  (void *)(uintptr_t)&cells[i] };
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_deterministic);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ipv6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mtu_drop_is_reported);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_recover_after_retry_exc);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_read_37);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_every_op);
 	return _cmocka_run_group_tests("sim_wl", tests, n, NULL, NULL);
