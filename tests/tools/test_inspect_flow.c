@@ -384,6 +384,33 @@ test_message_counted_once_from_retransmission(void **state)
 	assert_int_equal(f->req.missing, 2);
 }
 
+/*
+ * Many isolated losses before the first retransmission arrives (a large
+ * window): every lost message counts once when its copy comes, however
+ * many gaps are open at the same time.
+ */
+static void
+test_many_open_gaps(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+	const uint32_t base = 0xffff00, n = 200;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (i % 7 != 3)
+			f = send_op(x, false, RK_OP_SEND_ONLY, base + i, 8);
+	assert_non_null(f);
+	assert_int_equal(f->messages, n - (n + 3) / 7);
+	/* Go-back-N from the first missing PSN resends everything after it. */
+	for (uint32_t i = 3; i < n; i++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, base + i, 8);
+	assert_int_equal(f->messages, n);
+	/* A second pass over the same PSNs adds nothing. */
+	for (uint32_t i = 3; i < n; i++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, base + i, 8);
+	assert_int_equal(f->messages, n);
+}
+
 static void
 test_read_reservation_known_pmtu(void **state)
 {
@@ -778,6 +805,7 @@ main(void)
 		T(test_read_replay_starts_with_middle),
 		T(test_loss_inside_go_back),
 		T(test_message_counted_once_from_retransmission),
+		T(test_many_open_gaps),
 		T1024(test_read_reservation_known_pmtu),
 		T(test_read_reservation_inferred_pmtu),
 		T(test_read_unknown_pmtu_resyncs),

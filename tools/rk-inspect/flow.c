@@ -127,6 +127,7 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 	while (f != NULL) {
 		struct rk_insp_flow *n = f->next;
 
+		free(f->lost);
 		free(f);
 		f = n;
 	}
@@ -490,13 +491,34 @@ track_request(struct rk_insp_psn_track *tr, uint32_t psn, uint32_t span,
 		tr->hw = tr->next;
 }
 
+/* Room for one more lost range; false at the limit or out of memory. */
+static bool
+lost_room(struct rk_insp_flow *flow)
+{
+	struct rk_insp_psn_range *n;
+	unsigned int cap;
+
+	if (flow->nlost < flow->lost_cap)
+		return true;
+	if (flow->lost_cap >= RK_INSP_LOST_RANGES)
+		return false;
+	cap = flow->lost_cap ? flow->lost_cap * 2 : 8;
+	n = realloc(flow->lost, cap * sizeof(*n));
+	if (n == NULL)
+		return false;
+	flow->lost = n;
+	flow->lost_cap = cap;
+	return true;
+}
+
 /* Remember PSNs lost in first transmission; the oldest range goes first. */
 static void
 lost_add(struct rk_insp_flow *flow, uint32_t psn, uint32_t len)
 {
-	if (flow->nlost == RK_INSP_LOST_RANGES) {
-		memmove(flow->lost, flow->lost + 1,
-			(RK_INSP_LOST_RANGES - 1) * sizeof(flow->lost[0]));
+	if (!lost_room(flow)) {
+		if (flow->nlost == 0)
+			return;
+		memmove(flow->lost, flow->lost + 1, (flow->nlost - 1) * sizeof(flow->lost[0]));
 		flow->nlost--;
 	}
 	flow->lost[flow->nlost].psn = psn;
@@ -522,8 +544,9 @@ lost_take(struct rk_insp_flow *flow, uint32_t psn)
 			g->len--;
 		} else if ((uint32_t)off == g->len - 1) {
 			g->len--;
-		} else if (flow->nlost < RK_INSP_LOST_RANGES) {
+		} else if (lost_room(flow)) {
 			/* Split: the tail becomes a range of its own. */
+			g = &flow->lost[i];     /* the array may have moved */
 			flow->lost[flow->nlost].psn = rk_insp_psn_add(psn, 1);
 			flow->lost[flow->nlost].len = g->len - (uint32_t)off - 1;
 			flow->nlost++;

@@ -99,8 +99,12 @@ struct rk_insp_msg_state {
 
 #define RK_INSP_OPHIST 32
 
-/** PSN ranges of lost first transmissions remembered per flow. */
-#define RK_INSP_LOST_RANGES 8
+/**
+ * Most PSN ranges of lost first transmissions remembered per flow. Gaps
+ * open at once are bounded by the requester's window, far below this; past
+ * it the oldest range is forgotten.
+ */
+#define RK_INSP_LOST_RANGES 65536
 
 /** PSNs [psn, psn + len) never seen as first transmissions. */
 struct rk_insp_psn_range {
@@ -138,8 +142,8 @@ struct rk_insp_flow {
 	struct rk_insp_msg_state rtx_msg;
 	/* Request PSNs whose first copy was lost: a retransmitted LAST, ONLY
 	 * or READ there is the message's first appearance and counts once. */
-	struct rk_insp_psn_range lost[RK_INSP_LOST_RANGES];
-	unsigned int nlost;
+	struct rk_insp_psn_range *lost;  /* grows on demand */
+	unsigned int nlost, lost_cap;
 
 	uint64_t acks, atomic_acks, rnr_naks, naks_total;
 	uint64_t naks[32];            /**< by NAK code (syndrome & 0x1f) */
