@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,6 +227,24 @@ oob_due(struct perf *p)
 	return oob_readable(p->fd);
 }
 
+/* Wait until the peer closes @p fd (EOF), an error, or @p ms pass. */
+static void
+wait_eof(int fd, int ms)
+{
+	uint64_t end = now_ns() + (uint64_t)ms * 1000000ull;
+	char b[256];
+
+	for (uint64_t t = now_ns(); t < end; t = now_ns()) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		int n = poll(&pf, 1, (int)((end - t) / 1000000ull) + 1);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0 || read(fd, b, sizeof(b)) <= 0)
+			return;
+	}
+}
+
 static int
 check_wc(struct perf *p, const struct rk_wc *wc)
 {
@@ -376,7 +395,7 @@ connect_qps(struct perf *p)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = RK_QPS_RTS;
 		a.sq_psn = q->psn;
-		a.timeout = 13;         /* 4.096 us * 2^13 = 33.6 ms */
+		a.timeout = 14;         /* 4.096 us * 2^14 = 67 ms, perftest's default */
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 16;
@@ -667,13 +686,19 @@ static int
 wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 {
 	struct qpres *q = &p->q[0];
+	static unsigned int spins;
 	struct rk_wc wc;
+	int work = 0;
 
 	for (;;) {
-		int work = 0, n;
+		int n;
 
-		if (drain_scq(p, &work) != 0)
-			return -1;
+		/*
+		 * One pass over the port per spin (rk_poll_cq on the empty
+		 * receive CQ); the send CQ, the socket and the watchdog every
+		 * 16th spin, so a reply is seen sooner. 16 spins leave at most
+		 * 16 send completions waiting, far below the CQ's room.
+		 */
 		n = rk_poll_cq(p->rcq, 1, &wc);
 		if (n < 0)
 			return fail(p, "poll_cq: %s", strerror(-n));
@@ -691,11 +716,16 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 			p->last_event_ns = 0;
 			return post_recv_slot(p, 0, slot) != 0 ? -1 : 1;
 		}
+		if (++spins % 16 != 0)
+			continue;
+		if (drain_scq(p, &work) != 0)
+			return -1;
 		if (server && oob_due(p))
 			return 0;
 		if (watchdog(p, work) != 0)
 			return -1;
 		rk_io_dpdk_idle(p->io, work);
+		work = 0;
 	}
 }
 
@@ -929,10 +959,23 @@ counters_json(struct perf *p)
 {
 	struct rk_io_counter c[64];
 	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
-	json_t *o = json_object();
+	json_t *o = json_object(), *qo = json_object();
 
 	for (unsigned int i = 0; i < n; i++)
 		json_object_set_new(o, c[i].name, json_integer((json_int_t)c[i].value));
+	/* Per QP (rdma statistic's per-QP mode), keyed by QPN. */
+	for (uint32_t i = 0; i < p->o.qps && p->q[i].qp != NULL; i++) {
+		struct rk_counter qc[64];
+		int k = rk_query_qp_counters(p->q[i].qp, qc, 64);
+		json_t *e = json_object();
+		char key[16];
+
+		for (int j = 0; j < k; j++)
+			json_object_set_new(e, qc[j].name, json_integer((json_int_t)qc[j].value));
+		snprintf(key, sizeof(key), "%#x", p->q[i].qp->qp_num);
+		json_object_set_new(qo, key, e);
+	}
+	json_object_set_new(o, "qp", qo);
 	return o;
 }
 
@@ -945,6 +988,17 @@ print_counters(struct perf *p)
 	printf(" counters:\n");
 	for (unsigned int i = 0; i < n; i++)
 		printf("   %-26s %" PRIu64 "\n", c[i].name, c[i].value);
+	/* Per QP: the counters that moved. */
+	for (uint32_t i = 0; i < p->o.qps && p->q[i].qp != NULL; i++) {
+		struct rk_counter qc[64];
+		int k = rk_query_qp_counters(p->q[i].qp, qc, 64);
+
+		printf(" QP %#x:", p->q[i].qp->qp_num);
+		for (int j = 0; j < k; j++)
+			if (qc[j].value != 0)
+				printf(" %s %" PRIu64, qc[j].name, qc[j].value);
+		printf("\n");
+	}
 }
 
 static void
@@ -1604,6 +1658,12 @@ main(int argc, char **argv)
 	da.ip_version = 4;
 	da.max_qp = PERF_MAX_QPS + 2;
 	da.max_inflight_pkts = 1024;
+	/*
+	 * Ping-pong: the reply leaves before the ACK of the request it answers
+	 * (an ACK is never on the peer's critical path, the reply always is).
+	 */
+	if (p->o.mode == MODE_LAT)
+		da.ack_delay_ns = 5000;
 	p->ctx = rk_open_device(&rk_io_dpdk_ops, p->io, &da);
 	if (p->ctx == NULL) {
 		fprintf(stderr, "rk-perf: cannot open the RDMA device: %s\n", strerror(errno));
@@ -1622,8 +1682,17 @@ main(int argc, char **argv)
 	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
 		rk_io_dpdk_idle(p->io, rk_progress(p->ctx));
 out:
-	if (p->fd >= 0)
+	/*
+	 * The server's port goes first: the client waits (up to 2 s) until the
+	 * server has closed its port and then the TCP connection. 22.11's memif
+	 * PMD can fault in its interrupt thread when the peer leaves while the
+	 * port is still polled (seen as a server crash at the end of a run).
+	 */
+	if (!p->o.server && p->fd >= 0) {
+		wait_eof(p->fd, 2000);
 		close(p->fd);
+		p->fd = -1;
+	}
 	destroy_resources(p);
 	if (p->jresults != NULL)
 		json_decref(p->jresults);
@@ -1632,6 +1701,8 @@ out:
 			p->o.pcap_path);
 		rc = 1;
 	}
+	if (p->fd >= 0)
+		close(p->fd);
 	/*
 	 * No rte_eal_cleanup(): the ports are closed and the recording is
 	 * written; with --no-huge, 22.11's cleanup sometimes reports

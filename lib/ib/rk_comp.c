@@ -188,11 +188,11 @@ chk_psn(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_DROP;
 	/* A response for a PSN never sent is a ghost: ignore it (RETRY-GHOST-01). */
 	if (!qp->req.sent_any || rk_psn_diff(c->psn, qp->req.max_sent_psn) > 0) {
-		qp->dev->stats.comp_ghost_acks++;
+		RK_QP_COUNT(qp, comp_ghost_acks);
 		return RK_COMP_ST_DROP;
 	}
 	if (rk_psn_diff(c->psn, qp->comp.psn) < 0) {
-		qp->dev->stats.comp_dup_resp++;
+		RK_QP_COUNT(qp, comp_dup_resp);
 		return RK_COMP_ST_DROP;
 	}
 	return RK_COMP_ST_CHK_ACK;
@@ -363,8 +363,9 @@ do_nak_seq(struct rk_ib_qp *qp, struct comp_ctx *c)
 		 !qp->comp.retry_resent)
 		return RK_COMP_ST_DROP;         /* a duplicate of the NAK already obeyed */
 	c->progress = false;
-	qp->dev->stats.req_nak_seq_retries++;
+	RK_QP_COUNT(qp, req_nak_seq_retries);
 	if (qp->comp.retry_left == 0) {
+		RK_QP_COUNT(qp, req_retry_exceeded);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -383,8 +384,9 @@ do_rnr(struct rk_ib_qp *qp, struct comp_ctx *c)
 		on_progress(qp, c->now);
 		c->progress = false;
 	}
-	qp->dev->stats.req_rnr_retries++;
+	RK_QP_COUNT(qp, req_rnr_retries);
 	if (qp->comp.rnr_left == 0) {
+		RK_QP_COUNT(qp, req_rnr_retry_exceeded);
 		comp_error(qp, RK_WC_RNR_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -431,8 +433,9 @@ do_retry(struct rk_ib_qp *qp, struct comp_ctx *c)
 	}
 	if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn)
 		return RK_COMP_ST_DONE;
-	qp->dev->stats.req_read_retries++;
+	RK_QP_COUNT(qp, req_read_retries);
 	if (qp->comp.retry_left == 0) {
+		RK_QP_COUNT(qp, req_retry_exceeded);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -515,8 +518,9 @@ rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 	qp->comp.timer_ns = 0;
 	if (!rk_comp_outstanding(qp))
 		return;
-	qp->dev->stats.req_retransmit_timeouts++;
+	RK_QP_COUNT(qp, req_retransmit_timeouts);
 	if (qp->comp.retry_left == 0) {
+		RK_QP_COUNT(qp, req_retry_exceeded);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return;
 	}

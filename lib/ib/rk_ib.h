@@ -124,6 +124,13 @@ struct rk_ib_stats {
 	uint64_t req_pkts, req_retx_pkts;
 	uint64_t comp_ghost_acks;       /**< responses for PSNs never sent: ignored */
 	uint64_t comp_dup_resp;
+	/* Appended: requests executed by the responder, retries given up. */
+	uint64_t resp_send_reqs;        /**< SEND packets placed */
+	uint64_t resp_write_reqs;       /**< RDMA WRITE packets placed */
+	uint64_t resp_read_reqs;        /**< RDMA READ requests accepted (new, not duplicates) */
+	uint64_t resp_atomic_reqs;      /**< ATOMIC requests executed */
+	uint64_t req_retry_exceeded;    /**< transport retries exhausted (RETRY_EXC_ERR) */
+	uint64_t req_rnr_retry_exceeded;/**< RNR retries exhausted (RNR_RETRY_EXC_ERR) */
 };
 
 /* ------------------------------------------------------------------ device */
@@ -139,6 +146,13 @@ void rk_ib_dev_destroy(struct rk_ib_dev *dev);
 
 /** The device's counters. */
 const struct rk_ib_stats *rk_ib_dev_stats(const struct rk_ib_dev *dev);
+
+/**
+ * One QP's share of the device counters (the same fields, counted for
+ * frames and events of this QP only; device-wide drops before the QP is
+ * known, such as rx_drop_malformed or rx_drop_icrc, stay 0 here).
+ */
+const struct rk_ib_stats *rk_ib_qp_stats(const struct rk_ib_qp *qp);
 
 /**
  * Pace transmission to @p bps (0: off), as an HCA's port does: frames go
@@ -208,6 +222,9 @@ int rk_ib_cq_destroy(struct rk_ib_cq *cq);
  *         11.4.2.1 (verify §)).
  */
 int rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc);
+
+/** Completions waiting in the CQ (0 for NULL). */
+uint32_t rk_ib_cq_count(const struct rk_ib_cq *cq);
 
 /* ------------------------------------------------------------------- SRQ */
 
@@ -320,6 +337,23 @@ unsigned int rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn
 			   void *ctx, unsigned int budget);
 
 /**
+ * Where rk_ib_poll_tx_into builds the next frame: a writable buffer of at
+ * least RK_IB_MAX_FRAME bytes owned by the caller (e.g. an mbuf's data
+ * room), or NULL to build in the device's own buffer. A buffer handed out
+ * but not passed to emit (nothing was due) is asked for again next time.
+ */
+typedef uint8_t *(*rk_ib_frame_fn)(void *ctx);
+
+/**
+ * rk_ib_poll_tx building each frame straight into the buffer @p frame
+ * returns, so a backend that owns transmit buffers does not copy frames:
+ * emit() then receives that same buffer.
+ * @return frames emitted.
+ */
+unsigned int rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
+				rk_ib_emit_fn emit, void *ctx, unsigned int budget);
+
+/**
  * Earliest time a timer of the device expires (retransmission, RNR wait,
  * ACK coalescing), in ns; UINT64_MAX when none is armed. Frames waiting in
  * rk_ib_poll_tx are not timers: check rk_ib_tx_pending().
@@ -337,5 +371,13 @@ void rk_ib_timers(struct rk_ib_dev *dev, uint64_t now_ns);
  * apart from its work queues and registered memory.
  */
 size_t rk_ib_qp_state_size(const struct rk_ib_qp *qp);
+
+/**
+ * Bytes the engine allocated for one QP: its state (rk_ib_qp_state_size)
+ * plus its send queue, receive queue and inline buffers. Work queue slots
+ * are sized by the caps given at creation (max_send_sge, max_recv_sge,
+ * max_inline_data; UD address vectors only in UD QPs).
+ */
+size_t rk_ib_qp_mem_size(const struct rk_ib_qp *qp);
 
 #endif /* RK_IB_H */

@@ -107,9 +107,11 @@ rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 	dev->next_pdn = 1;
 	dev->mr = calloc(dev->max_mr, sizeof(*dev->mr));
 	dev->qp = calloc(dev->max_qp, sizeof(*dev->qp));
-	if (dev->mr == NULL || dev->qp == NULL) {
+	dev->live = calloc(dev->max_qp, sizeof(*dev->live));
+	if (dev->mr == NULL || dev->qp == NULL || dev->live == NULL) {
 		free(dev->mr);
 		free(dev->qp);
+		free(dev->live);
 		free(dev);
 		errno = ENOMEM;
 		return NULL;
@@ -157,6 +159,7 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 	}
 	free(dev->mr);
 	free(dev->qp);
+	free(dev->live);
 	free(dev);
 }
 
@@ -164,6 +167,12 @@ const struct rk_ib_stats *
 rk_ib_dev_stats(const struct rk_ib_dev *dev)
 {
 	return &dev->stats;
+}
+
+const struct rk_ib_stats *
+rk_ib_qp_stats(const struct rk_ib_qp *qp)
+{
+	return &qp->stats;
 }
 
 void
@@ -295,10 +304,26 @@ rk_ib_mr_rkey(const struct rk_ib_mr *mr)
 	return mr->rkey;
 }
 
+/*
+ * key_decode() is a pure function of the key (and the device secret):
+ * remember the last inversion per kind. Only the arithmetic is saved; the
+ * table is still read on every use, so deregistration takes effect at once.
+ */
+static uint32_t
+key_slot(struct rk_ib_dev *dev, uint32_t key, int kind)
+{
+	if (!dev->kc_valid[kind] || dev->kc_key[kind] != key) {
+		dev->kc_key[kind] = key;
+		dev->kc_slot[kind] = key_decode(dev, key) >> 16;
+		dev->kc_valid[kind] = true;
+	}
+	return dev->kc_slot[kind];
+}
+
 struct rk_ib_mr *
 rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey)
 {
-	uint32_t slot = key_decode(dev, rkey) >> 16;
+	uint32_t slot = key_slot(dev, rkey, 1);
 	struct rk_ib_mr *mr;
 
 	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->rkey != rkey)
@@ -309,7 +334,7 @@ rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey)
 struct rk_ib_mr *
 rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey)
 {
-	uint32_t slot = key_decode(dev, lkey) >> 16;
+	uint32_t slot = key_slot(dev, lkey, 0);
 	struct rk_ib_mr *mr;
 
 	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->lkey != lkey)
@@ -385,6 +410,12 @@ rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
 	return k;
 }
 
+uint32_t
+rk_ib_cq_count(const struct rk_ib_cq *cq)
+{
+	return cq != NULL ? cq->head - cq->tail : 0;
+}
+
 /* ------------------------------------------------------------------- SRQ */
 
 struct rk_ib_srq *
@@ -399,7 +430,9 @@ rk_ib_srq_create(struct rk_ib_pd *pd, uint32_t max_wr, uint32_t max_sge)
 	srq = calloc(1, sizeof(*srq));
 	if (srq == NULL)
 		return NULL;
-	srq->rq.ring = calloc(max_wr, sizeof(*srq->rq.ring));
+	srq->rq.max_sge = max_sge ? max_sge : 1;
+	srq->rq.stride = rq_slot_size(srq->rq.max_sge);
+	srq->rq.ring = calloc(max_wr, srq->rq.stride);
 	if (srq->rq.ring == NULL) {
 		free(srq);
 		errno = ENOMEM;
@@ -408,7 +441,6 @@ rk_ib_srq_create(struct rk_ib_pd *pd, uint32_t max_wr, uint32_t max_sge)
 	srq->dev = pd->dev;
 	srq->pd = pd;
 	srq->rq.depth = max_wr;
-	srq->rq.max_sge = max_sge ? max_sge : 1;
 	srq->next = pd->dev->srqs;
 	pd->dev->srqs = srq;
 	pd->refs++;
@@ -507,18 +539,19 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 		dev->stats.rx_drop_qp++;
 		return 0;
 	}
+	qp->stats.rx_frames++;
 	if (qp->state == RK_QPS_RESET || qp->state == RK_QPS_INIT ||
 	    qp->state == RK_QPS_ERR) {
-		dev->stats.rx_drop_state++;
+		RK_QP_COUNT(qp, rx_drop_state);
 		return 0;
 	}
 	if (qp->type != RK_QPT_UD && !from_peer(dev, qp, pkt)) {
-		dev->stats.rx_drop_addr++;
+		RK_QP_COUNT(qp, rx_drop_addr);
 		return 0;
 	}
 	if ((pkt->op->flags & RK_OPF_VALID) && (pkt->op->flags & RK_OPF_RESP)) {
 		if (qp->type != RK_QPT_RC || qp->state == RK_QPS_RTR) {
-			dev->stats.rx_drop_state++;
+			RK_QP_COUNT(qp, rx_drop_state);
 			return 0;
 		}
 		rk_comp_rx(qp, pkt, now_ns);
@@ -535,6 +568,14 @@ unsigned int
 rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *ctx,
 	      unsigned int budget)
 {
+	return rk_ib_poll_tx_into(dev, now_ns, NULL, emit, ctx, budget);
+}
+
+unsigned int
+rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
+		   rk_ib_emit_fn emit, void *ctx, unsigned int budget)
+{
+	uint8_t *f = NULL;
 	unsigned int n = 0;
 
 	if (dev == NULL || emit == NULL)
@@ -548,31 +589,35 @@ rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn emit, void *
 		bool progress = false;
 		uint32_t i = dev->tx_rr;
 
-		for (uint32_t k = 0; k < dev->max_qp && n < budget; k++, i++) {
+		if (i >= dev->nlive)
+			i = 0;
+		for (uint32_t k = 0; k < dev->nlive && n < budget; k++, i++) {
 			struct rk_ib_qp *qp;
 
-			if (i == dev->max_qp)
+			if (i == dev->nlive)
 				i = 0;
-			qp = dev->qp[i];
-			if (qp == NULL)
-				continue;
+			qp = dev->live[i];
 			for (unsigned int b = 0; b < TX_BURST && n < budget; b++) {
-				int len = rk_resp_emit(qp, now_ns, dev->txbuf);
+				int len;
 
+				if (f == NULL && (frame == NULL || (f = frame(ctx)) == NULL))
+					f = dev->txbuf;
+				len = rk_resp_emit(qp, now_ns, f);
 				if (len <= 0)
-					len = rk_req_emit(qp, now_ns, dev->txbuf);
+					len = rk_req_emit(qp, now_ns, f);
 				if (len <= 0)
 					break;
-				dev->stats.tx_frames++;
+				RK_QP_COUNT(qp, tx_frames);
 				if (dev->attr.tx_rate_bps != 0)
 					dev->tx_next_ns = now_ns + (uint64_t)len * 8 *
 							  1000000000ull / dev->attr.tx_rate_bps;
-				emit(ctx, dev->txbuf, (uint32_t)len);
+				emit(ctx, f, (uint32_t)len);
+				f = NULL;       /* the buffer is the caller's again */
 				n++;
 				progress = true;
 			}
 		}
-		dev->tx_rr = dev->tx_rr + 1 < dev->max_qp ? dev->tx_rr + 1 : 0;
+		dev->tx_rr = dev->tx_rr + 1 < dev->nlive ? dev->tx_rr + 1 : 0;
 		if (!progress)
 			break;
 	}
@@ -584,10 +629,10 @@ rk_ib_tx_pending(const struct rk_ib_dev *dev, uint64_t now_ns)
 {
 	if (dev->attr.tx_rate_bps != 0 && now_ns < dev->tx_next_ns)
 		return false;
-	for (uint32_t i = 0; i < dev->max_qp; i++) {
-		const struct rk_ib_qp *qp = dev->qp[i];
+	for (uint32_t i = 0; i < dev->nlive; i++) {
+		const struct rk_ib_qp *qp = dev->live[i];
 
-		if (qp != NULL && (rk_resp_ready(qp, now_ns) || rk_req_ready(qp, now_ns)))
+		if ((rk_resp_ready(qp, now_ns) || rk_req_ready(qp, now_ns)))
 			return true;
 	}
 	return false;
@@ -598,10 +643,10 @@ rk_ib_next_timer(const struct rk_ib_dev *dev)
 {
 	uint64_t t = UINT64_MAX;
 
-	for (uint32_t i = 0; i < dev->max_qp; i++) {
-		const struct rk_ib_qp *qp = dev->qp[i];
+	for (uint32_t i = 0; i < dev->nlive; i++) {
+		const struct rk_ib_qp *qp = dev->live[i];
 
-		if (qp == NULL || qp->state == RK_QPS_ERR || qp->state == RK_QPS_RESET)
+		if (qp->state == RK_QPS_ERR || qp->state == RK_QPS_RESET)
 			continue;
 		if (qp->comp.timer_ns != 0 && qp->comp.timer_ns < t)
 			t = qp->comp.timer_ns;
@@ -628,10 +673,10 @@ rk_ib_dev_set_tx_rate(struct rk_ib_dev *dev, uint64_t bps)
 void
 rk_ib_timers(struct rk_ib_dev *dev, uint64_t now_ns)
 {
-	for (uint32_t i = 0; i < dev->max_qp; i++) {
-		struct rk_ib_qp *qp = dev->qp[i];
+	for (uint32_t i = 0; i < dev->nlive; i++) {
+		struct rk_ib_qp *qp = dev->live[i];
 
-		if (qp == NULL || (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD))
+		if ((qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD))
 			continue;
 		if (qp->req.rnr_wait && now_ns >= qp->req.rnr_until_ns)
 			qp->req.rnr_wait = false;

@@ -42,15 +42,23 @@ struct rk_ib_cq {
 	bool overrun;
 };
 
+/* The responder's copy of the receive WQE it is filling: room for any SGE count. */
 struct rq_wqe {
 	uint64_t wr_id;
 	uint32_t num_sge;
 	struct rk_sge sge[RK_IB_MAX_SGE];
 };
 
+/* A receive queue slot: as many SGEs as the queue's max_sge (rq_slot_size). */
+struct rq_slot {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct rk_sge sge[];
+};
+
 struct rk_ib_rq {
-	struct rq_wqe *ring;
-	uint32_t depth, max_sge;
+	uint8_t *ring;                  /* depth slots of stride bytes */
+	uint32_t depth, max_sge, stride;
 	uint32_t prod, cons;            /* monotonic */
 };
 
@@ -69,17 +77,21 @@ enum sq_wqe_state {
 	WQE_DONE,
 };
 
+/*
+ * A send queue slot. Slots are sq_stride bytes: the header, the QP's
+ * max_send_sge SGEs, then (UD QPs only) the destination's rk_ah_attr, so
+ * an RC QP pays for neither unused SGEs nor an address vector.
+ */
 struct sq_wqe {
 	struct rk_send_wr wr;           /* next and sg_list cleared */
-	struct rk_sge sge[RK_IB_MAX_SGE];
 	uint8_t *inline_ptr;            /* RK_SEND_INLINE: the copy in the QP */
-	struct rk_ah_attr ah;           /* UD destination */
 	uint32_t length;                /* bytes of the message */
 	uint32_t first_psn, last_psn;
 	uint32_t npkts;
 	uint8_t state;
 	uint8_t err_status;             /* local error found when starting it */
 	bool inline_data;
+	struct rk_sge sge[];
 };
 
 /* Requester (rxe_req.c role). */
@@ -146,6 +158,10 @@ struct resp_state {
 	bool final_nak;                 /* a class C NAK: sent once, in ERR */
 	/* responder resources, in arrival order (ring) */
 	uint32_t res_head;              /* monotonic: next slot to use */
+	uint32_t res_pending;           /* resources with pending set: skips the scan */
+	bool cc_valid;                  /* credit code cc_code is that of cc_free RWQEs */
+	uint8_t cc_code;
+	uint32_t cc_free;
 };
 
 struct rk_ib_qp {
@@ -157,6 +173,7 @@ struct rk_ib_qp {
 	enum rk_qp_type type;
 	enum rk_qp_state state;
 	uint32_t qpn;
+	uint32_t live_idx;              /* position in dev->live */
 	bool sq_sig_all;
 	struct rk_qp_attr attr;
 	uint32_t pmtu;                  /* bytes */
@@ -164,8 +181,8 @@ struct rk_ib_qp {
 	uint16_t sport;                 /* UDP source port, constant per QP */
 	uint16_t p_key;
 	/* work queues */
-	struct sq_wqe *sq;
-	uint32_t sq_depth, sq_prod;
+	uint8_t *sq;                    /* sq_depth slots of sq_stride bytes (struct sq_wqe) */
+	uint32_t sq_depth, sq_prod, sq_stride;
 	uint8_t *inline_buf;
 	struct rk_ib_rq rq;
 	struct req_state req;
@@ -173,7 +190,11 @@ struct rk_ib_qp {
 	struct resp_state resp;
 	struct resp_res *res;
 	uint32_t nres;
+	struct rk_ib_stats stats;       /* this QP's share of dev->stats */
 };
+
+/* Count an event of a QP on the device and on the QP. */
+#define RK_QP_COUNT(qp, field) ((qp)->dev->stats.field++, (qp)->stats.field++)
 
 struct rk_ib_dev {
 	struct rk_ib_dev_attr attr;
@@ -185,9 +206,14 @@ struct rk_ib_dev {
 	uint32_t max_mr;
 	struct rk_ib_qp **qp;
 	uint32_t max_qp;
-	uint32_t tx_rr;                 /* round-robin cursor */
+	/* The QPs that exist, densely: the poll loops walk these, not max_qp slots. */
+	struct rk_ib_qp **live;
+	uint32_t nlive;
+	uint32_t tx_rr;                 /* round-robin cursor into live */
 	uint64_t tx_next_ns;            /* paced: the wire is busy until then */
 	uint32_t qp_next;               /* next QP slot to try: QPNs round-robin */
+	uint32_t kc_key[2], kc_slot[2]; /* last L_Key [0] and R_Key [1] decoded (key_slot) */
+	bool kc_valid[2];
 	struct rk_ib_pd *pds;           /* every object, freed with the device */
 	struct rk_ib_cq *cqs;
 	struct rk_ib_srq *srqs;
@@ -200,6 +226,10 @@ struct rk_ib_mr *rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey);
 bool rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc);
 void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from,
 		 const char *to);
+
+/* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
+void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);
+void rk_resp_res_clear_all(struct rk_ib_qp *qp);
 
 /* rk_qp.c */
 void rk_ib_qp_to_error(struct rk_ib_qp *qp);
@@ -247,7 +277,38 @@ bool rk_comp_outstanding(const struct rk_ib_qp *qp);
 static inline struct sq_wqe *
 sq_slot(const struct rk_ib_qp *qp, uint32_t idx)
 {
-	return &qp->sq[idx % qp->sq_depth];
+	return (struct sq_wqe *)(void *)(qp->sq + (size_t)(idx % qp->sq_depth) * qp->sq_stride);
+}
+
+/* Bytes of one send slot: header, max_sge SGEs, and an address vector for UD. */
+static inline uint32_t
+sq_slot_size(uint32_t max_sge, bool ud)
+{
+	size_t n = sizeof(struct sq_wqe) + (size_t)max_sge * sizeof(struct rk_sge) +
+		   (ud ? sizeof(struct rk_ah_attr) : 0);
+
+	return (uint32_t)((n + 7) & ~(size_t)7);
+}
+
+/* The UD destination stored after the SGEs of a slot (UD QPs only). */
+static inline struct rk_ah_attr *
+sq_ah(const struct rk_ib_qp *qp, const struct sq_wqe *w)
+{
+	return (struct rk_ah_attr *)(void *)((uint8_t *)(uintptr_t)w + sizeof(*w) +
+					      (size_t)qp->attr.cap.max_send_sge *
+					      sizeof(struct rk_sge));
+}
+
+static inline uint32_t
+rq_slot_size(uint32_t max_sge)
+{
+	return (uint32_t)(sizeof(struct rq_slot) + (size_t)max_sge * sizeof(struct rk_sge));
+}
+
+static inline struct rq_slot *
+rq_slot(const struct rk_ib_rq *rq, uint32_t idx)
+{
+	return (struct rq_slot *)(void *)(rq->ring + (size_t)(idx % rq->depth) * rq->stride);
 }
 
 static inline bool

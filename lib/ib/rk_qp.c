@@ -197,11 +197,15 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	if (qp == NULL)
 		return NULL;
 	qp->sq_depth = init->cap.max_send_wr;
-	qp->sq = calloc(qp->sq_depth, sizeof(*qp->sq));
+	/* Slots sized by the caps asked for (sq_slot_size): 10,000 QPs stay small. */
+	qp->sq_stride = sq_slot_size(init->cap.max_send_sge ? init->cap.max_send_sge : 1,
+				     init->qp_type == RK_QPT_UD);
+	qp->sq = calloc(qp->sq_depth, qp->sq_stride);
 	if (init->srq == NULL) {
 		qp->rq.depth = init->cap.max_recv_wr;
 		qp->rq.max_sge = init->cap.max_recv_sge ? init->cap.max_recv_sge : 1;
-		qp->rq.ring = calloc(qp->rq.depth, sizeof(*qp->rq.ring));
+		qp->rq.stride = rq_slot_size(qp->rq.max_sge);
+		qp->rq.ring = calloc(qp->rq.depth, qp->rq.stride);
 	}
 	if (init->cap.max_inline_data > 0)
 		qp->inline_buf = malloc((size_t)qp->sq_depth * init->cap.max_inline_data);
@@ -239,15 +243,23 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	if (qp->srq != NULL)
 		qp->srq->refs++;
 	dev->qp[slot] = qp;
+	qp->live_idx = dev->nlive;
+	dev->live[dev->nlive++] = qp;
 	return qp;
 }
 
 int
 rk_ib_qp_destroy(struct rk_ib_qp *qp)
 {
+	struct rk_ib_dev *dev;
+
 	if (qp == NULL)
 		return -EINVAL;
-	qp->dev->qp[qp->qpn - RK_IB_QPN_BASE] = NULL;
+	dev = qp->dev;
+	dev->qp[qp->qpn - RK_IB_QPN_BASE] = NULL;
+	/* Keep dev->live dense: the last QP takes this one's place. */
+	dev->live[qp->live_idx] = dev->live[--dev->nlive];
+	dev->live[qp->live_idx]->live_idx = qp->live_idx;
 	qp->pd->refs--;
 	qp->scq->refs--;
 	qp->rcq->refs--;
@@ -283,6 +295,14 @@ size_t
 rk_ib_qp_state_size(const struct rk_ib_qp *qp)
 {
 	return sizeof(*qp) + (size_t)qp->nres * sizeof(*qp->res);
+}
+
+size_t
+rk_ib_qp_mem_size(const struct rk_ib_qp *qp)
+{
+	return rk_ib_qp_state_size(qp) + (size_t)qp->sq_depth * qp->sq_stride +
+	       (size_t)qp->rq.depth * qp->rq.stride +
+	       (qp->inline_buf != NULL ? (size_t)qp->sq_depth * qp->attr.cap.max_inline_data : 0);
 }
 
 /* ------------------------------------------------------------ transitions */
@@ -323,10 +343,10 @@ rk_comp_wqe_done(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st)
 }
 
 static void
-flush_rwqe(struct rk_ib_qp *qp, const struct rq_wqe *r, enum rk_wc_status st)
+flush_rwqe(struct rk_ib_qp *qp, uint64_t wr_id, enum rk_wc_status st)
 {
 	struct rk_wc wc = {
-		.wr_id = r->wr_id,
+		.wr_id = wr_id,
 		.status = st,
 		.opcode = RK_WC_RECV,
 		.qp_num = qp->qpn,
@@ -357,13 +377,12 @@ rk_ib_qp_flush(struct rk_ib_qp *qp)
 {
 	rk_ib_sq_flush(qp);
 	if (qp->resp.have_rwqe) {
-		flush_rwqe(qp, &qp->resp.rwqe, RK_WC_WR_FLUSH_ERR);
+		flush_rwqe(qp, qp->resp.rwqe.wr_id, RK_WC_WR_FLUSH_ERR);
 		qp->resp.have_rwqe = false;
 	}
 	if (qp->srq == NULL) {
 		while (qp->rq.cons != qp->rq.prod) {
-			flush_rwqe(qp, &qp->rq.ring[qp->rq.cons % qp->rq.depth],
-				   RK_WC_WR_FLUSH_ERR);
+			flush_rwqe(qp, rq_slot(&qp->rq, qp->rq.cons)->wr_id, RK_WC_WR_FLUSH_ERR);
 			qp->rq.cons++;
 		}
 	}
@@ -378,10 +397,8 @@ rk_ib_qp_to_error(struct rk_ib_qp *qp)
 	qp->comp.timer_ns = 0;
 	qp->req.rnr_wait = false;
 	/* A class C NAK still owes the responses of the requests before it. */
-	if (!qp->resp.final_nak) {
-		for (uint32_t i = 0; i < qp->nres; i++)
-			qp->res[i].pending = false;
-	}
+	if (!qp->resp.final_nak)
+		rk_resp_res_clear_all(qp);
 	rk_ib_qp_flush(qp);
 }
 
@@ -391,7 +408,7 @@ qp_reset(struct rk_ib_qp *qp)
 	memset(&qp->req, 0, sizeof(qp->req));
 	memset(&qp->comp, 0, sizeof(qp->comp));
 	rk_resp_reset(qp);
-	memset(qp->sq, 0, (size_t)qp->sq_depth * sizeof(*qp->sq));
+	memset(qp->sq, 0, (size_t)qp->sq_depth * qp->sq_stride);
 	qp->sq_prod = 0;
 	qp->rq.prod = qp->rq.cons = 0;
 }
@@ -466,6 +483,7 @@ rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *a, int mask)
 		qp->res = res;
 		qp->nres = a->max_dest_rd_atomic;
 		qp->resp.res_head = 0;
+		qp->resp.res_pending = 0;
 	}
 
 	/* Apply attributes. */
@@ -600,14 +618,14 @@ post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 	if (qp->sq_prod - qp->comp.wqe_idx >= qp->sq_depth)
 		return -ENOMEM;
 	slot = qp->sq_prod % qp->sq_depth;
-	w = &qp->sq[slot];
+	w = sq_slot(qp, qp->sq_prod);
 	memset(w, 0, sizeof(*w));
 	w->wr = *wr;
 	w->wr.next = NULL;
 	w->wr.sg_list = NULL;
 	w->length = (uint32_t)total;
 	if (qp->type == RK_QPT_UD)
-		w->ah = wr->wr.ud.ah->attr;
+		*sq_ah(qp, w) = wr->wr.ud.ah->attr;
 	if (wr->send_flags & RK_SEND_INLINE) {
 		uint8_t *dst = qp->inline_buf + (size_t)slot * qp->attr.cap.max_inline_data;
 		uint32_t off = 0;
@@ -661,14 +679,14 @@ rk_ib_post_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr,
 static int
 rq_post(struct rk_ib_rq *rq, uint32_t cons, const struct rk_recv_wr *wr)
 {
-	struct rq_wqe *r;
+	struct rq_slot *r;
 
 	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge ||
 	    (wr->num_sge > 0 && wr->sg_list == NULL))
 		return -EINVAL;
 	if (rq->prod - cons >= rq->depth)
 		return -ENOMEM;
-	r = &rq->ring[rq->prod % rq->depth];
+	r = rq_slot(rq, rq->prod);
 	r->wr_id = wr->wr_id;
 	r->num_sge = (uint32_t)wr->num_sge;
 	for (int i = 0; i < wr->num_sge; i++)

@@ -37,10 +37,19 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		rk_put_be16(ip + 6, 0x4000);        /* DF, CA17-7 */
 		ip[8] = ah->hop_limit ? ah->hop_limit : 64;
 		ip[9] = 17;
-		rk_put_be16(ip + 10, 0);
 		memcpy(ip + 12, dev->attr.ip + 12, 4);
 		memcpy(ip + 16, ah->dip + 12, 4);
-		rk_put_be16(ip + 10, (uint16_t)~rk_inet_csum_fold(ip, IPV4_HLEN));
+		{
+			/* RFC 1071 over the fields just written (per packet: no byte loop). */
+			uint32_t sum = (0x45u << 8 | ip[1]) + total + 0x4000u +
+				       ((uint32_t)ip[8] << 8 | 17u) +
+				       rk_get_be16(ip + 12) + rk_get_be16(ip + 14) +
+				       rk_get_be16(ip + 16) + rk_get_be16(ip + 18);
+
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			rk_put_be16(ip + 10, (uint16_t)~sum);
+		}
 		udp = ip + IPV4_HLEN;
 	} else {
 		rk_put_be16(f + 12, 0x86dd);
@@ -248,7 +257,7 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 {
 	struct rk_bth_fields bth = { 0 };
 	struct rk_xeth_fields x = { 0 };
-	const struct rk_ah_attr *ah = qp->type == RK_QPT_UD ? &w->ah : &qp->attr.ah_attr;
+	const struct rk_ah_attr *ah = qp->type == RK_QPT_UD ? sq_ah(qp, w) : &qp->attr.ah_attr;
 	bool first = idx == 0, last = idx + 1 == w->npkts;
 	uint32_t off = idx * qp->pmtu, plen = 0, hdr, ib_len, bth_off;
 	const struct rk_opcode_info *op;
@@ -364,9 +373,9 @@ rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 	}
 	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
 		qp->comp.retry_resent = true;
-	qp->dev->stats.req_pkts++;
+	RK_QP_COUNT(qp, req_pkts);
 	if (qp->req.sent_any && rk_psn_diff(psn, qp->req.max_sent_psn) <= 0)
-		qp->dev->stats.req_retx_pkts++;
+		RK_QP_COUNT(qp, req_retx_pkts);
 
 	if (w->wr.opcode == RK_WR_RDMA_READ) {
 		top = w->last_psn;

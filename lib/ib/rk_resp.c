@@ -83,7 +83,7 @@ is_rc(const struct rk_ib_qp *qp)
 }
 
 static uint8_t
-ack_syndrome(const struct rk_ib_qp *qp)
+ack_syndrome(struct rk_ib_qp *qp)
 {
 	uint32_t free_rwqe;
 
@@ -91,7 +91,13 @@ ack_syndrome(const struct rk_ib_qp *qp)
 	if (qp->srq != NULL)
 		return RK_AETH_CREDIT_INVALID;
 	free_rwqe = qp->rq.prod - qp->rq.cons;
-	return RK_AETH_TYPE_ACK | rk_aeth_credit_code(free_rwqe);
+	/* rk_aeth_credit_code() walks its 31 codes: keep the last answer. */
+	if (!qp->resp.cc_valid || qp->resp.cc_free != free_rwqe) {
+		qp->resp.cc_free = free_rwqe;
+		qp->resp.cc_code = rk_aeth_credit_code(free_rwqe);
+		qp->resp.cc_valid = true;
+	}
+	return RK_AETH_TYPE_ACK | qp->resp.cc_code;
 }
 
 static void
@@ -140,11 +146,15 @@ fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
 {
 	struct rk_ib_rq *rq = qp->srq != NULL ? &qp->srq->rq : &qp->rq;
 	struct resp_state *r = &qp->resp;
+	const struct rq_slot *slot;
 
 	*empty = rq->cons == rq->prod;
 	if (*empty)
 		return RK_WC_SUCCESS;
-	r->rwqe = rq->ring[rq->cons % rq->depth];
+	slot = rq_slot(rq, rq->cons);
+	r->rwqe.wr_id = slot->wr_id;
+	r->rwqe.num_sge = slot->num_sge;
+	memcpy(r->rwqe.sge, slot->sge, (size_t)slot->num_sge * sizeof(slot->sge[0]));
 	rq->cons++;
 	r->have_rwqe = true;
 	for (uint32_t i = 0; i < r->rwqe.num_sge; i++) {
@@ -560,11 +570,12 @@ exec_rd_atomic(struct rk_ib_qp *qp, struct resp_ctx *c)
 	struct resp_res *res = &qp->res[r->res_head % qp->nres];
 	const uint8_t *h;
 
+	rk_resp_res_pending(qp, res, false);
 	memset(res, 0, sizeof(*res));
 	res->first_psn = c->psn;
 	res->next_psn = c->psn;
 	res->msn = rk_psn_add(r->msn, 1);       /* C9-148: counted at receipt */
-	res->pending = true;
+	rk_resp_res_pending(qp, res, true);
 	if (c->flags & RK_OPF_READ_REQ) {
 		h = rk_pkt_xeth(c->pkt, RK_HDR_RETH);
 		res->type = RES_READ;
@@ -596,10 +607,19 @@ exec_rd_atomic(struct rk_ib_qp *qp, struct resp_ctx *c)
 static enum rk_resp_state
 execute(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
-	if (c->flags & RK_OPF_SEND)
+	/* rx_*_requests of NIC counters: new requests, duplicates not included. */
+	if (c->flags & RK_OPF_SEND) {
+		RK_QP_COUNT(qp, resp_send_reqs);
 		return exec_send(qp, c);
-	if (c->flags & RK_OPF_WRITE)
+	}
+	if (c->flags & RK_OPF_WRITE) {
+		RK_QP_COUNT(qp, resp_write_reqs);
 		return exec_write(qp, c);
+	}
+	if (c->flags & RK_OPF_ATOMIC)
+		RK_QP_COUNT(qp, resp_atomic_reqs);
+	else
+		RK_QP_COUNT(qp, resp_read_reqs);
 	return exec_rd_atomic(qp, c);
 }
 
@@ -634,7 +654,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 	struct resp_res *res;
 	const uint8_t *h;
 
-	qp->dev->stats.resp_dup++;
+	RK_QP_COUNT(qp, resp_dup);
 	if (c->flags & RK_OPF_READ_REQ) {
 		struct rk_ib_mr *mr;
 		uint64_t off;
@@ -656,7 +676,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 				return RK_RESP_ST_DROP;
 		}
 		res->next_psn = c->psn;
-		res->pending = true;
+		rk_resp_res_pending(qp, res, true);
 		return RK_RESP_ST_DONE;
 	}
 	if (c->flags & RK_OPF_ATOMIC) {
@@ -664,7 +684,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 		if (res == NULL || res->first_psn != c->psn)
 			return RK_RESP_ST_DROP;         /* ATOM-DUP-02 */
 		res->next_psn = c->psn;
-		res->pending = true;
+		rk_resp_res_pending(qp, res, true);
 		return RK_RESP_ST_DONE;
 	}
 	if (!supported(qp, c->flags, c->opcode))
@@ -687,7 +707,7 @@ nak_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (qp->resp.nak_sent)
 		return RK_RESP_ST_DROP;         /* PSN-GAP-02: one NAK per gap */
 	qp->resp.nak_sent = true;
-	qp->dev->stats.resp_nak_seq++;
+	RK_QP_COUNT(qp, resp_nak_seq);
 	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, qp->resp.epsn, c->now);
 	return RK_RESP_ST_DONE;
 }
@@ -697,7 +717,7 @@ rnr(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
 	/* RNR-GEN-04: later packets of this window are dropped, not NAKed. */
 	qp->resp.nak_sent = true;
-	qp->dev->stats.resp_rnr_nak++;
+	RK_QP_COUNT(qp, resp_rnr_nak);
 	set_ack(qp, RK_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
 		c->psn, c->now);
 	return RK_RESP_ST_DONE;
@@ -708,7 +728,7 @@ nak_fatal(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
 	struct resp_state *r = &qp->resp;
 
-	qp->dev->stats.resp_nak_fatal++;
+	RK_QP_COUNT(qp, resp_nak_fatal);
 	set_ack(qp, RK_AETH_TYPE_NAK | c->nak_code, c->psn, c->now);
 	r->ack_due_ns = c->now;
 	r->final_nak = true;
@@ -746,7 +766,7 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 
 		/* UD-QKEY-01: a Q_Key mismatch is dropped and counted. */
 		if (d == NULL || rk_deth_q_key(d) != qp->attr.qkey) {
-			qp->dev->stats.rx_drop_qkey++;
+			RK_QP_COUNT(qp, rx_drop_qkey);
 			return;
 		}
 	}
@@ -793,7 +813,7 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 			break;
 		case RK_RESP_ST_DROP:
 		default:
-			qp->dev->stats.resp_drop++;
+			RK_QP_COUNT(qp, resp_drop);
 			next = RK_RESP_ST_DONE;
 			break;
 		}
@@ -858,15 +878,14 @@ res_lost(struct rk_ib_qp *qp, struct resp_res *res)
 {
 	struct resp_state *r = &qp->resp;
 
-	qp->dev->stats.resp_nak_fatal++;
+	RK_QP_COUNT(qp, resp_nak_fatal);
 	r->ack_pending = true;
 	r->ack_syndrome = RK_AETH_TYPE_NAK | RK_AETH_NAK_REMOTE_ACCESS_ERR;
 	r->ack_psn = res->next_psn;
 	r->ack_msn = r->msn;
 	r->ack_due_ns = 0;
 	r->final_nak = true;
-	for (uint32_t i = 0; i < qp->nres; i++)
-		qp->res[i].pending = false;
+	rk_resp_res_clear_all(qp);
 	rk_ib_qp_to_error(qp);
 }
 
@@ -884,7 +903,7 @@ emit_res(struct rk_ib_qp *qp, struct resp_res *res, uint8_t *f)
 	if (res->type == RES_ATOMIC) {
 		len = build_resp(qp, f, RK_OP_ATOMIC_ACKNOWLEDGE, res->first_psn, ack_syndrome(qp),
 				 res->msn, res->orig, NULL, 0);
-		res->pending = false;
+		rk_resp_res_pending(qp, res, false);
 		res->answered = true;
 		return len;
 	}
@@ -904,21 +923,49 @@ emit_res(struct rk_ib_qp *qp, struct resp_res *res, uint8_t *f)
 	len = build_resp(qp, f, opcode, res->next_psn, ack_syndrome(qp), res->msn, 0, src, plen);
 	res->next_psn = rk_psn_add(res->next_psn, 1);
 	if (idx + 1 == n) {
-		res->pending = false;
+		rk_resp_res_pending(qp, res, false);
 		res->answered = true;
 	}
 	return len;
 }
 
+void
+rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on)
+{
+	if (res->pending == on)
+		return;
+	res->pending = on;
+	if (on)
+		qp->resp.res_pending++;
+	else
+		qp->resp.res_pending--;
+}
+
+void
+rk_resp_res_clear_all(struct rk_ib_qp *qp)
+{
+	for (uint32_t i = 0; i < qp->nres; i++)
+		qp->res[i].pending = false;
+	qp->resp.res_pending = 0;
+}
+
 static struct resp_res *
 next_res(const struct rk_ib_qp *qp)
 {
+	uint32_t i;
+
+	/* Polled on every progress: most of the time nothing is owed. */
+	if (qp->resp.res_pending == 0)
+		return NULL;
 	/* Oldest first: res_head is the next slot to use, so the oldest one. */
+	i = qp->resp.res_head % qp->nres;
 	for (uint32_t k = 0; k < qp->nres; k++) {
-		struct resp_res *res = &qp->res[(qp->resp.res_head + k) % qp->nres];
+		struct resp_res *res = &qp->res[i];
 
 		if (res->pending)
 			return res;
+		if (++i == qp->nres)
+			i = 0;
 	}
 	return NULL;
 }

@@ -19,6 +19,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
@@ -35,6 +36,11 @@
 #define TXQ_RESERVE 8           /* kept free of engine frames for ARP answers */
 #define TX_SPIN_NS 20000        /* a full queue waits this long for the ring */
 #define NEIGH_MAX 16
+#define IP6_HLEN 40
+#define ICMP6 58
+#define ND_NS 135                /* RFC 4861 Neighbor Solicitation */
+#define ND_NA 136                /* ... Advertisement */
+#define ND_MSG_LEN 32            /* type..target (24) + one link-layer address option (8) */
 #define ETH_HLEN 14
 #define VLAN_HLEN 4
 #define ROCE_PORT 4791
@@ -42,8 +48,9 @@
 #define FRAME_MIN 60            /* Ethernet minimum without FCS */
 #define SCRATCH (RK_IB_MAX_FRAME + 256)
 
+/* A neighbour: IPv6 address, or IPv4 as ::ffff:a.b.c.d. */
 struct neigh {
-	uint8_t ip[4];
+	uint8_t ip[16];
 	uint8_t mac[6];
 	bool valid;
 };
@@ -55,13 +62,15 @@ struct rk_io_dpdk {
 	uint8_t mac[6];
 	struct rte_mbuf *rx[RX_BURST];
 	uint16_t rx_n, rx_i;
+	bool rx_short;                  /* the last burst did not fill rx[] */
 	/* TX queue: a ring of mbufs not yet taken by the device. */
 	struct rte_mbuf **txq;
 	uint32_t txq_size;              /* power of two */
 	uint32_t txq_head, txq_n;
 	struct neigh neigh[NEIGH_MAX];
 	unsigned int neigh_next;
-	bool any_dst;                   /* ip 0.0.0.0: take every RoCEv2 frame */
+	bool any_dst;                   /* no address: take every RoCEv2 frame */
+	bool has_ip4, has_ip6;
 	bool recording;
 	struct rk_pcapng pcap;
 	int64_t wall_off_ns;            /* realtime - monotonic, for the recording */
@@ -69,10 +78,12 @@ struct rk_io_dpdk {
 	uint64_t idle_since_ns;         /* first empty poll of this idle period; 0: busy */
 	uint64_t drop_count, rng;
 	struct rk_io_dpdk_stats st;
+	struct rte_mbuf *tx_lent;       /* lent to the engine by tx_frame() */
+	struct rte_mbuf *rx_cur;        /* frame shown by rx_view() until rx_done() */
 	uint8_t scratch[SCRATCH];
 };
 
-enum kind { K_ROCE, K_ARP, K_OTHER };
+enum kind { K_ROCE, K_ARP, K_ND, K_OTHER };
 
 /* ----------------------------------------------------------------- clock */
 
@@ -215,6 +226,20 @@ flush_tx(struct rk_io_dpdk *io, uint32_t keep, uint64_t spin_ns)
 	}
 }
 
+/* Room for one more frame in the TX queue, or -ENOBUFS (counted). */
+static int
+txq_reserve(struct rk_io_dpdk *io)
+{
+	/* Full: wait briefly for the ring before this becomes a real drop. */
+	if (io->txq_n == io->txq_size)
+		flush_tx(io, io->txq_size - 1, TX_SPIN_NS);
+	if (io->txq_n == io->txq_size) {
+		io->st.tx_dropped_full++;
+		return -ENOBUFS;
+	}
+	return 0;
+}
+
 /* Queue one frame (VLAN tag inserted when configured). */
 static int
 queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
@@ -225,13 +250,8 @@ queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 
 	if (len < ETH_HLEN)
 		return -EINVAL;
-	/* Full: wait briefly for the ring before this becomes a real drop. */
-	if (io->txq_n == io->txq_size)
-		flush_tx(io, io->txq_size - 1, TX_SPIN_NS);
-	if (io->txq_n == io->txq_size) {
-		io->st.tx_dropped_full++;
+	if (txq_reserve(io) != 0)
 		return -ENOBUFS;
-	}
 	m = rte_pktmbuf_alloc(io->pool);
 	if (m == NULL) {
 		io->st.tx_dropped_full++;
@@ -266,22 +286,82 @@ next_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* Fault injection: whether to lose the next frame on the wire (counted). */
+static bool
+drop_injected(struct rk_io_dpdk *io)
+{
+	if (io->cfg.tx_drop_every != 0 && ++io->drop_count % io->cfg.tx_drop_every == 0) {
+		io->st.tx_dropped_injected++;
+		return true;
+	}
+	if (io->cfg.tx_drop_rate > 0 &&
+	    (double)(next_rand(&io->rng) >> 11) * 0x1p-53 < io->cfg.tx_drop_rate) {
+		io->st.tx_dropped_injected++;
+		return true;
+	}
+	return false;
+}
+
 static int
 ops_tx(void *arg, const uint8_t *frame, uint32_t len)
 {
 	struct rk_io_dpdk *io = arg;
 
-	/* Fault injection: the frame is lost on the wire, not refused. */
-	if (io->cfg.tx_drop_every != 0 && ++io->drop_count % io->cfg.tx_drop_every == 0) {
-		io->st.tx_dropped_injected++;
+	/* The frame is lost on the wire, not refused. */
+	if (drop_injected(io))
 		return 0;
-	}
-	if (io->cfg.tx_drop_rate > 0 &&
-	    (double)(next_rand(&io->rng) >> 11) * 0x1p-53 < io->cfg.tx_drop_rate) {
-		io->st.tx_dropped_injected++;
-		return 0;
-	}
 	return queue_frame(io, frame, len);
+}
+
+/*
+ * Lend the engine an mbuf to build its next frame in (no copy). The data
+ * starts VLAN_HLEN bytes in when tagging, so the tag goes in at commit by
+ * moving only the two MAC addresses.
+ */
+static uint8_t *
+ops_tx_frame(void *arg)
+{
+	struct rk_io_dpdk *io = arg;
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
+
+	if (io->tx_lent == NULL) {
+		io->tx_lent = rte_pktmbuf_alloc(io->pool);
+		if (io->tx_lent == NULL)
+			return NULL;            /* the engine builds it itself, tx() copies */
+	}
+	if (rte_pktmbuf_tailroom(io->tx_lent) < RK_IB_MAX_FRAME + tag)
+		return NULL;
+	return rte_pktmbuf_mtod(io->tx_lent, uint8_t *) + tag;
+}
+
+static int
+ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
+{
+	struct rk_io_dpdk *io = arg;
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
+	struct rte_mbuf *m = io->tx_lent;
+	uint8_t *p;
+
+	if (m == NULL || frame != rte_pktmbuf_mtod(m, uint8_t *) + tag || len < ETH_HLEN ||
+	    len > RK_IB_MAX_FRAME)
+		return -EINVAL;
+	/* Lost on the wire: the mbuf stays lent for the next frame. */
+	if (drop_injected(io))
+		return 0;
+	if (txq_reserve(io) != 0)
+		return -ENOBUFS;
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (tag != 0) {
+		/* 802.1Q: the MACs move up 4 bytes; TPID 0x8100, PCP 0, VID. */
+		memmove(p, frame, 12);
+		rk_put_be16(p + 12, 0x8100);
+		rk_put_be16(p + 14, io->cfg.vlan_id & 0x0fff);
+	}
+	m->data_len = (uint16_t)(len + tag);
+	m->pkt_len = len + tag;
+	io->tx_lent = NULL;
+	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
+	return 0;
 }
 
 static void
@@ -307,23 +387,39 @@ ops_tx_room(void *arg)
 
 /* ------------------------------------------------------------------- ARP */
 
+static void
+mapped4(const uint8_t ip4[4], uint8_t ip[16])
+{
+	memset(ip, 0, 10);
+	ip[10] = ip[11] = 0xff;
+	memcpy(ip + 12, ip4, 4);
+}
+
+static bool
+is_mapped4(const uint8_t ip[16])
+{
+	static const uint8_t pre[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	return memcmp(ip, pre, 12) == 0;
+}
+
 static struct neigh *
-neigh_find(struct rk_io_dpdk *io, const uint8_t ip[4])
+neigh_find(struct rk_io_dpdk *io, const uint8_t ip[16])
 {
 	for (unsigned int i = 0; i < NEIGH_MAX; i++)
-		if (io->neigh[i].valid && memcmp(io->neigh[i].ip, ip, 4) == 0)
+		if (io->neigh[i].valid && memcmp(io->neigh[i].ip, ip, 16) == 0)
 			return &io->neigh[i];
 	return NULL;
 }
 
 static void
-neigh_learn(struct rk_io_dpdk *io, const uint8_t ip[4], const uint8_t mac[6])
+neigh_learn(struct rk_io_dpdk *io, const uint8_t ip[16], const uint8_t mac[6])
 {
 	struct neigh *n = neigh_find(io, ip);
 
 	if (n == NULL) {
 		n = &io->neigh[io->neigh_next++ % NEIGH_MAX];
-		memcpy(n->ip, ip, 4);
+		memcpy(n->ip, ip, 16);
 		n->valid = true;
 	}
 	memcpy(n->mac, mac, 6);
@@ -357,16 +453,129 @@ static void
 handle_arp(struct rk_io_dpdk *io, const uint8_t *a)
 {
 	uint16_t oper = rk_get_be16(a + 6);
+	uint8_t spa[16];
 
 	if (rk_get_be16(a) != 1 || rk_get_be16(a + 2) != 0x0800 || a[4] != 6 || a[5] != 4)
 		return;
-	if (memcmp(a + 24, io->cfg.ip, 4) != 0)
+	if (!io->has_ip4 || memcmp(a + 24, io->cfg.ip, 4) != 0)
 		return;                 /* not for us: no gratuitous learning */
-	neigh_learn(io, a + 14, a + 8);
+	mapped4(a + 14, spa);
+	neigh_learn(io, spa, a + 8);
 	if (oper == 1) {
 		send_arp(io, 2, a + 8, a + 8, a + 14);
 		tx_once(io);
 	}
+}
+
+/* ------------------------------------------------------------ IPv6 ND */
+
+/* ff02::1:ffXX:XXXX, the solicited-node multicast address of @p ip (RFC 4291 2.7.1). */
+static void
+solicited_node(const uint8_t ip[16], uint8_t out[16])
+{
+	static const uint8_t pre[13] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff };
+
+	memcpy(out, pre, 13);
+	memcpy(out + 13, ip + 13, 3);
+}
+
+/*
+ * An RFC 4861 NS or NA from our address: hop limit 255, one link-layer
+ * address option (source for NS, target for NA) carrying our MAC.
+ */
+static int
+send_nd(struct rk_io_dpdk *io, uint8_t type, const uint8_t dmac[6], const uint8_t dip[16],
+	const uint8_t target[16], bool solicited)
+{
+	uint8_t f[ETH_HLEN + IP6_HLEN + ND_MSG_LEN] = { 0 };
+	uint8_t *ip = f + ETH_HLEN, *icmp = ip + IP6_HLEN;
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, io->mac, 6);
+	rk_put_be16(f + 12, 0x86dd);
+	ip[0] = 0x60;
+	rk_put_be16(ip + 4, ND_MSG_LEN);
+	ip[6] = ICMP6;
+	ip[7] = 255;
+	memcpy(ip + 8, io->cfg.ip6, 16);
+	memcpy(ip + 24, dip, 16);
+	icmp[0] = type;
+	/* NA flags: Solicited when answering, Override always (RFC 4861 7.2.4). */
+	if (type == ND_NA)
+		icmp[4] = (uint8_t)((solicited ? 0x40 : 0) | 0x20);
+	memcpy(icmp + 8, target, 16);
+	icmp[24] = type == ND_NS ? 1 : 2;
+	icmp[25] = 1;                   /* 8 bytes */
+	memcpy(icmp + 26, io->mac, 6);
+	{
+		/* Already in network order, as the header field holds it. */
+		uint16_t ck = rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(void *)ip, icmp);
+
+		memcpy(icmp + 2, &ck, 2);
+	}
+	io->st.tx_nd++;
+	return queue_frame(io, f, sizeof(f));
+}
+
+/*
+ * An ICMPv6 frame at @p l3 of @p m: answer NS for our address, learn from
+ * NS and NA (their link-layer address options). Anything malformed, with
+ * a bad checksum or a hop limit other than 255 is ignored (RFC 4861 7.1).
+ */
+static void
+handle_nd(struct rk_io_dpdk *io, struct rte_mbuf *m, uint32_t l3)
+{
+	uint8_t b[IP6_HLEN + 128];
+	uint32_t len = rte_pktmbuf_pkt_len(m) - l3, plen, n;
+	const uint8_t *ip, *icmp;
+	const uint8_t *lladdr = NULL;
+	static const uint8_t unspec[16];
+
+	if (len < IP6_HLEN + 24)
+		return;
+	n = len < sizeof(b) ? len : sizeof(b);
+	ip = rte_pktmbuf_read(m, l3, n, b);
+	if (ip == NULL)
+		return;
+	plen = rk_get_be16(ip + 4);
+	if (plen < 24 || IP6_HLEN + plen > n || ip[7] != 255)
+		return;
+	icmp = ip + IP6_HLEN;
+	if ((icmp[0] != ND_NS && icmp[0] != ND_NA) || icmp[1] != 0 ||
+	    __rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(const void *)ip, icmp) != 0xffff)
+		return;
+	io->st.rx_nd++;
+	/* Options after the 24-byte message: type, length in 8-byte units. */
+	for (uint32_t o = 24; o + 8 <= plen;) {
+		uint32_t ol = (uint32_t)icmp[o + 1] * 8;
+
+		if (ol == 0 || o + ol > plen)
+			return;
+		if ((icmp[0] == ND_NS && icmp[o] == 1) || (icmp[0] == ND_NA && icmp[o] == 2))
+			lladdr = icmp + o + 2;
+		o += ol;
+	}
+	if (icmp[0] == ND_NA) {
+		if (lladdr != NULL)
+			neigh_learn(io, icmp + 8, lladdr);
+		return;
+	}
+	if (!io->has_ip6 || memcmp(icmp + 8, io->cfg.ip6, 16) != 0)
+		return;
+	/* From :: (address resolution during DAD): answer all-nodes, learn nothing. */
+	if (memcmp(ip + 8, unspec, 16) == 0) {
+		static const uint8_t all_nodes[16] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0,
+						       0, 0, 0, 0, 0, 0, 0, 1 };
+		static const uint8_t mac_all[6] = { 0x33, 0x33, 0, 0, 0, 1 };
+
+		send_nd(io, ND_NA, mac_all, all_nodes, io->cfg.ip6, false);
+	} else if (lladdr != NULL) {
+		neigh_learn(io, ip + 8, lladdr);
+		send_nd(io, ND_NA, lladdr, ip + 8, io->cfg.ip6, true);
+	} else {
+		return;                 /* unicast NS without SLLA: no MAC to answer to */
+	}
+	tx_once(io);
 }
 
 /* -------------------------------------------------------------------- RX */
@@ -394,9 +603,26 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	}
 	if (!(h[0] & 1) && memcmp(h, io->mac, 6) != 0 && !io->any_dst)
 		return K_OTHER;         /* unicast to someone else (promiscuous port) */
+	/* ARP and ND are recorded here, before the answer they may cause. */
 	if (type == 0x0806 && len >= l3 + ARP_LEN) {
+		if (io->recording)
+			record_mbuf(io, m, RK_PCAPNG_IN);
 		handle_arp(io, h + l3);
 		return K_ARP;
+	}
+	if (type == 0x86dd && len >= l3 + IP6_HLEN + 8 && (h[l3] >> 4) == 6) {
+		if (h[l3 + 6] == ICMP6) {
+			if (io->recording)
+				record_mbuf(io, m, RK_PCAPNG_IN);
+			handle_nd(io, m, l3);
+			return K_ND;
+		}
+		/* UDP right after the header (no extension headers), port 4791, ours. */
+		if (h[l3 + 6] != 17 || (memcmp(h + l3 + 24, io->cfg.ip6, 16) != 0 && !io->any_dst))
+			return K_OTHER;
+		if (rk_get_be16(h + l3 + IP6_HLEN + 2) == ROCE_PORT)
+			return K_ROCE;
+		return K_OTHER;
 	}
 	/* IPv4, UDP, destination port 4791, destination address ours. */
 	if (type == 0x0800 && len >= l3 + 28 && (h[l3] >> 4) == 4) {
@@ -406,7 +632,7 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 
 		if (h[l3 + 9] != 17 || ihl < 20 || len < l3 + ihl + 8)
 			return K_OTHER;
-		if (memcmp(h + l3 + 16, io->cfg.ip, 4) != 0 && !io->any_dst)
+		if ((!io->has_ip4 || memcmp(h + l3 + 16, io->cfg.ip, 4) != 0) && !io->any_dst)
 			return K_OTHER;
 		d = rte_pktmbuf_read(m, l3 + ihl + 2, 2, dport);
 		if (d != NULL && rk_get_be16(d) == ROCE_PORT)
@@ -420,10 +646,20 @@ refill(struct rk_io_dpdk *io)
 {
 	if (io->rx_i < io->rx_n)
 		return true;
+	/*
+	 * A short burst emptied the ring: say "nothing" once, ending the
+	 * caller's receive loop, rather than poll the ring again at once (a
+	 * ping-pong's reply would wait behind that empty poll).
+	 */
+	if (io->rx_short) {
+		io->rx_short = false;
+		return false;
+	}
 	io->rx_i = 0;
 	io->rx_n = rte_eth_rx_burst(io->port, 0, io->rx, RX_BURST);
 	if (io->rx_n == 0)
 		return false;
+	io->rx_short = io->rx_n < RX_BURST;
 	io->idle_since_ns = 0;          /* traffic: back to spinning */
 	return true;
 }
@@ -443,9 +679,9 @@ take(struct rk_io_dpdk *io, struct rte_mbuf *m)
 		return true;
 	if (k == K_ARP)
 		io->st.rx_arp++;
-	else
+	else if (k != K_ND)
 		io->st.rx_other++;
-	if (io->recording)
+	if (io->recording && k == K_OTHER)
 		record_mbuf(io, m, RK_PCAPNG_IN);
 	rte_pktmbuf_free(m);
 	return false;
@@ -487,6 +723,58 @@ ops_rx(void *arg, uint8_t *buf, uint32_t cap)
 	return 0;
 }
 
+/*
+ * The next RoCE frame where it lies: in its mbuf when it is one segment,
+ * else gathered into the scratch buffer. Freed by ops_rx_done().
+ */
+static int
+ops_rx_view(void *arg, const uint8_t **frame)
+{
+	struct rk_io_dpdk *io = arg;
+
+	if (io->rx_cur != NULL)
+		return -EBUSY;          /* rx_done() first */
+	tx_once(io);
+	for (int budget = 4 * RX_BURST; budget > 0; budget--) {
+		struct rte_mbuf *m;
+		const uint8_t *p;
+		uint32_t len;
+
+		if (!refill(io))
+			return 0;
+		m = io->rx[io->rx_i++];
+		if (!take(io, m))
+			continue;
+		len = rte_pktmbuf_pkt_len(m);
+		if (len > RK_IB_MAX_FRAME + 256) {
+			io->st.rx_too_long++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		p = rte_pktmbuf_read(m, 0, len, io->scratch);
+		if (p == NULL) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (io->recording)
+			rk_pcapng_write(&io->pcap, wall_ns(io), RK_PCAPNG_IN, p, len);
+		io->st.rx_roce++;
+		io->rx_cur = m;
+		*frame = p;
+		return (int)len;
+	}
+	return 0;
+}
+
+static void
+ops_rx_done(void *arg)
+{
+	struct rk_io_dpdk *io = arg;
+
+	rte_pktmbuf_free(io->rx_cur);
+	io->rx_cur = NULL;
+}
+
 int
 rk_io_dpdk_service(struct rk_io_dpdk *io)
 {
@@ -512,9 +800,9 @@ rk_io_dpdk_service(struct rk_io_dpdk *io)
 		io->st.rx_bytes += rte_pktmbuf_pkt_len(m);
 		if (k == K_ARP)
 			io->st.rx_arp++;
-		else
+		else if (k != K_ND)
 			io->st.rx_other++;
-		if (io->recording)
+		if (io->recording && k == K_OTHER)
 			record_mbuf(io, m, RK_PCAPNG_IN);
 		rte_pktmbuf_free(m);
 	}
@@ -538,6 +826,10 @@ const struct rk_io_ops rk_io_dpdk_ops = {
 	.now_ns = ops_now,
 	.flush = ops_flush,
 	.tx_room = ops_tx_room,
+	.tx_frame = ops_tx_frame,
+	.tx_commit = ops_tx_commit,
+	.rx_view = ops_rx_view,
+	.rx_done = ops_rx_done,
 };
 
 /* ------------------------------------------------------------ idle, misc */
@@ -601,63 +893,102 @@ rk_io_dpdk_stats(const struct rk_io_dpdk *io)
 }
 
 int
-rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
-		   uint32_t timeout_ms)
+rk_io_dpdk_neigh_lookup(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6])
+{
+	struct neigh *n = neigh_find(io, ip);
+
+	if (n == NULL)
+		return -ENOENT;
+	memcpy(mac, n->mac, 6);
+	return 0;
+}
+
+int
+rk_io_dpdk_solicit(struct rk_io_dpdk *io, const uint8_t ip[16])
 {
 	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
 	static const uint8_t zero[6];
+	int rc;
+
+	if (is_mapped4(ip)) {
+		if (!io->has_ip4)
+			return -EADDRNOTAVAIL;
+		rc = send_arp(io, 1, bcast, zero, ip + 12);
+	} else {
+		uint8_t sn[16], dmac[6] = { 0x33, 0x33 };
+
+		if (!io->has_ip6)
+			return -EADDRNOTAVAIL;
+		solicited_node(ip, sn);
+		memcpy(dmac + 2, sn + 12, 4);
+		rc = send_nd(io, ND_NS, dmac, sn, ip, false);
+	}
+	if (rc != 0)
+		return -EIO;
+	tx_once(io);
+	return 0;
+}
+
+int
+rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6],
+			uint32_t timeout_ms)
+{
 	uint64_t start = rk_io_dpdk_now_ns(), last = 0, now;
-	struct neigh *n;
+	int rc;
 
 	for (;;) {
-		n = neigh_find(io, ip);
-		if (n != NULL) {
-			memcpy(mac, n->mac, 6);
+		if (rk_io_dpdk_neigh_lookup(io, ip, mac) == 0)
 			return 0;
-		}
 		now = rk_io_dpdk_now_ns();
 		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
 		if (last == 0 || now - last >= 200000000ull) {
-			if (send_arp(io, 1, bcast, zero, ip) != 0)
-				return -EIO;
+			rc = rk_io_dpdk_solicit(io, ip);
+			if (rc != 0)
+				return rc == -EADDRNOTAVAIL ? rc : -EIO;
 			last = now;
 		}
 		rk_io_dpdk_idle(io, rk_io_dpdk_service(io));
 	}
 }
 
+int
+rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
+		   uint32_t timeout_ms)
+{
+	uint8_t a[16];
+
+	mapped4(ip, a);
+	return rk_io_dpdk_resolve_addr(io, a, mac, timeout_ms);
+}
+
+int
+rk_io_dpdk_gid(const struct rk_io_dpdk *io, unsigned int index, uint8_t gid[16])
+{
+	/* RoCEv2 GIDs: the IPv4 address as ::ffff:a.b.c.d, then the IPv6 one. */
+	if (io->has_ip4 && index == 0) {
+		mapped4(io->cfg.ip, gid);
+		return 0;
+	}
+	if (io->has_ip6 && index == (io->has_ip4 ? 1u : 0u)) {
+		memcpy(gid, io->cfg.ip6, 16);
+		return 0;
+	}
+	return -ENOENT;
+}
+
 unsigned int
 rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 		  struct rk_io_counter *out, unsigned int max)
 {
-	struct rk_io_counter c[] = {
-		/* rdma statistic / mlx5 hw_counters / rxe hw_counters names */
-		{ "out_of_sequence", ib->resp_nak_seq },
-		{ "packet_seq_err", ib->req_nak_seq_retries },
-		{ "local_ack_timeout_err", ib->req_retransmit_timeouts },
-		{ "rnr_nak_retry_err", ib->req_rnr_retries },
-		{ "duplicate_request", ib->resp_dup },
-		{ "implied_nak_seq_err", ib->req_read_retries },
-		{ "out_of_buffer", ib->resp_rnr_nak },
-		{ "rx_icrc_encapsulated", ib->rx_drop_icrc },
-		{ "resp_remote_access_errors", ib->resp_nak_fatal },
-		{ "req_cqe_error", 0 },
-		{ "sent_pkts", ib->tx_frames },
-		{ "rcvd_pkts", ib->rx_frames },
-		{ "retransmitted_pkts", ib->req_retx_pkts },
-		{ "rx_dropped_unknown_qp", ib->rx_drop_qp },
-		{ "rx_dropped_malformed", ib->rx_drop_malformed },
-	};
-	unsigned int n = 0;
+	struct rk_counter c[64];
+	unsigned int n = 0, k = ib != NULL ? rk_counters_from_stats(ib, c, 64) : 0;
 
-	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]) && n < max; i++) {
-		if (strcmp(c[i].name, "req_cqe_error") == 0)
-			continue;       /* completion errors are counted by the app */
-		out[n++] = c[i];
-	}
+	for (unsigned int i = 0; i < k && n < max; i++)
+		out[n++] = (struct rk_io_counter){ c[i].name, c[i].value };
 	if (io != NULL) {
 		struct rk_io_counter p[] = {
+			/* IB port counters (perfquery), then the backend's own */
 			{ "port_xmit_packets", io->st.tx_frames },
 			{ "port_rcv_packets", io->st.rx_frames },
 			{ "port_xmit_data", io->st.tx_bytes },
@@ -668,6 +999,7 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 			{ "tx_injected_drops", io->st.tx_dropped_injected },
 			{ "rx_non_roce", io->st.rx_other },
 			{ "rx_arp", io->st.rx_arp },
+			{ "rx_nd", io->st.rx_nd },
 		};
 
 		for (unsigned int i = 0; i < sizeof(p) / sizeof(p[0]) && n < max; i++)
@@ -856,7 +1188,10 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		memcpy(io->mac, cfg->mac, 6);
 	}
 	memif_check(io->port, &info);
-	io->any_dst = (cfg->ip[0] | cfg->ip[1] | cfg->ip[2] | cfg->ip[3]) == 0;
+	io->has_ip4 = (cfg->ip[0] | cfg->ip[1] | cfg->ip[2] | cfg->ip[3]) != 0;
+	for (int i = 0; i < 16; i++)
+		io->has_ip6 |= cfg->ip6[i] != 0;
+	io->any_dst = !io->has_ip4 && !io->has_ip6;
 	rc = wait_link(io->port, io->cfg.link_timeout_ms);
 	if (rc != 0)
 		goto fail_stop;
@@ -907,6 +1242,8 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 		rte_pktmbuf_free(io->txq[io->txq_head & (io->txq_size - 1)]);
 	for (uint16_t i = io->rx_i; i < io->rx_n; i++)
 		rte_pktmbuf_free(io->rx[i]);
+	rte_pktmbuf_free(io->tx_lent);
+	rte_pktmbuf_free(io->rx_cur);
 	if (io->recording)
 		rc = rk_pcapng_close(&io->pcap);
 	rte_eth_dev_stop(io->port);

@@ -5,14 +5,18 @@
  * port (any PMD: net_memif, net_af_packet, net_ring, net_pcap, a NIC).
  *
  * What it does between the port and the verbs layer:
- *   - RX: rte_eth_rx_burst into a local array, so the one-frame rx()
- *     callback drains a burst; frames are copied out of the mbuf
- *     (multi-segment mbufs included, rte_pktmbuf_read). Only IPv4 UDP
- *     4791 frames (optionally in one 802.1Q tag) for this endpoint reach
- *     the engine, which demultiplexes them by BTH DestQP; ARP is answered
- *     and learnt here; everything else is counted and dropped.
- *   - TX: each tx() frame is copied into a fresh mbuf and queued; the
- *     flush() hook (called by lib/verbs after each batch) sends the burst.
+ *   - RX: rte_eth_rx_burst into a local array, so the one-frame callbacks
+ *     drain a burst. rx_view() shows the engine a frame where it lies in
+ *     its mbuf (no copy; a multi-segment frame is gathered once), rx()
+ *     copies it out. Only RoCEv2 frames (UDP 4791 over IPv4 or IPv6,
+ *     optionally in one 802.1Q tag) for this endpoint's addresses reach
+ *     the engine, which demultiplexes them by BTH DestQP; ARP (RFC 826)
+ *     and IPv6 Neighbor Solicitations/Advertisements (RFC 4861) are
+ *     answered and learnt here; everything else is counted and dropped.
+ *   - TX: tx_frame() lends the engine an mbuf to build its next frame in,
+ *     tx_commit() queues it (the 802.1Q tag goes in by moving the MACs);
+ *     tx() copies a frame built elsewhere. The flush() hook (called by
+ *     lib/verbs after each batch) sends the burst.
  *     Frames the device does not take (its ring is full: a memif peer
  *     or a NIC behind) stay queued, in order, and go out on the next
  *     flush, rx() or idle poll. The queue is bounded (tx_queue); the
@@ -20,6 +24,7 @@
  *     holds back its frames instead of overflowing it. A frame is dropped
  *     (port_xmit_discards) only when the queue stays full for a short
  *     spin, when no mbuf is left, or when close() gives up on it.
+ *   - GIDs from the port's addresses (rk_io_dpdk_gid);
  *   - an idle policy for poll loops (spin, or spin then sleep);
  *   - monotonic time from the TSC;
  *   - optional fault injection on TX (every Nth RoCE frame, or a seeded
@@ -68,6 +73,13 @@ struct rk_io_dpdk_cfg {
 	 * accepts every RoCEv2 frame whatever its addresses (replay, tests).
 	 */
 	uint8_t ip[4];
+	/**
+	 * This endpoint's IPv6 address (network order); all zero: none. With
+	 * it the port answers Neighbor Solicitations for it (RFC 4861) and
+	 * takes RoCEv2 over IPv6 sent to it. With neither address set, every
+	 * RoCEv2 frame is taken.
+	 */
+	uint8_t ip6[16];
 	uint8_t mac[6];                 /**< the endpoint's MAC when not all zero (set on the port if it can) */
 	uint16_t vlan_id;               /**< 1..4094: tag every frame sent; 0: untagged */
 	uint32_t nb_mbufs;              /**< mempool size; 0: 4095 */
@@ -87,7 +99,8 @@ struct rk_io_dpdk_cfg {
 struct rk_io_dpdk_stats {
 	uint64_t rx_frames, rx_bytes;   /**< all frames taken from the port */
 	uint64_t rx_roce;               /**< handed to the engine */
-	uint64_t rx_arp, rx_other;      /**< ARP; neither ARP nor RoCEv2 for us */
+	uint64_t rx_arp, rx_other;      /**< ARP; neither ARP, ND nor RoCEv2 for us */
+	uint64_t rx_nd, tx_nd;          /**< valid NS/NA received; NS/NA sent */
 	uint64_t rx_multiseg;           /**< frames in more than one mbuf */
 	uint64_t rx_too_long;           /**< larger than the engine's buffer: dropped */
 	uint64_t tx_frames, tx_bytes;   /**< accepted by the device */
@@ -136,7 +149,10 @@ struct rk_io_dpdk *rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg);
  */
 int rk_io_dpdk_close(struct rk_io_dpdk *io);
 
-/** rk_io_ops over a struct rk_io_dpdk (tx, rx, now_ns, flush, tx_room). */
+/**
+ * rk_io_ops over a struct rk_io_dpdk (tx, rx, now_ns, flush, tx_room, and
+ * the copy-free tx_frame/tx_commit and rx_view/rx_done).
+ */
 extern const struct rk_io_ops rk_io_dpdk_ops;
 
 /** The port's MAC address. */
@@ -153,6 +169,37 @@ uint16_t rk_io_dpdk_port(const struct rk_io_dpdk *io);
  */
 int rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
 		       uint32_t timeout_ms);
+
+/**
+ * The MAC learnt for @p ip (IPv6, or IPv4 as ::ffff:a.b.c.d) from ARP or
+ * ND, without sending anything.
+ * @return 0 with @p mac filled, -ENOENT when unknown.
+ */
+int rk_io_dpdk_neigh_lookup(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6]);
+
+/**
+ * Ask once for @p ip's MAC: an ARP request (RFC 826) for ::ffff:a.b.c.d,
+ * else a Neighbor Solicitation (RFC 4861 7.2.2) to its solicited-node
+ * multicast address with our MAC as source link-layer address option.
+ * The answer is learnt by whatever serves the port next.
+ * @return 0, -EADDRNOTAVAIL (no own address of that family), -EIO.
+ */
+int rk_io_dpdk_solicit(struct rk_io_dpdk *io, const uint8_t ip[16]);
+
+/**
+ * rk_io_dpdk_resolve() for either family: solicit every 200 ms and serve
+ * the port until the answer or @p timeout_ms.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EADDRNOTAVAIL, -EIO.
+ */
+int rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6],
+			    uint32_t timeout_ms);
+
+/**
+ * The port's RoCEv2 GID table, from its addresses: index 0 is the IPv4
+ * address as ::ffff:a.b.c.d when one is set, then the IPv6 address.
+ * @return 0 with @p gid filled (16 bytes, network order), -ENOENT past the end.
+ */
+int rk_io_dpdk_gid(const struct rk_io_dpdk *io, unsigned int index, uint8_t gid[16]);
 
 /**
  * Serve the port outside the verbs loop (answer ARP, flush TX) without
@@ -179,10 +226,12 @@ uint64_t rk_io_dpdk_now_ns(void);
 
 /**
  * Counters named like NIC hardware counters (rdma statistic / mlx5
- * hw_counters): out_of_sequence, packet_seq_err, local_ack_timeout_err,
- * rnr_nak_retry_err, duplicate_request, implied_nak_seq_err, ... from
- * the engine's counters @p ib (per port: one verbs context per port)
- * and, when @p io is not NULL, the port's.
+ * hw_counters): the engine's counters @p ib named by
+ * rk_counters_from_stats() (out_of_sequence, packet_seq_err,
+ * local_ack_timeout_err, rnr_nak_retry_err, duplicate_request,
+ * implied_nak_seq_err, ...; per port when @p ib is the context's, per QP
+ * with rk_ib_qp_stats()), then, when @p io is not NULL, the port's
+ * (port_xmit_packets, port_rcv_data, port_xmit_discards, ...).
  * @return the number of entries written (at most @p max).
  */
 unsigned int rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,

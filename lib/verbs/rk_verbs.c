@@ -190,7 +190,9 @@ rk_poll_cq(struct rk_cq *cq, int num, struct rk_wc *wc)
 {
 	if (cq == NULL)
 		return -EINVAL;
-	rk_progress(cq->context);
+	/* Enough waiting already: hand them over now, progress on the next call. */
+	if (num <= 0 || rk_ib_cq_count(cq->ib) < (uint32_t)num)
+		rk_progress(cq->context);
 	return rk_ib_cq_poll(cq->ib, num, wc);
 }
 
@@ -383,6 +385,34 @@ emit_tx(void *arg, const uint8_t *frame, uint32_t len)
 		ctx->tx_frames++;
 }
 
+static uint8_t *
+frame_tx(void *arg)
+{
+	struct rk_context *ctx = arg;
+
+	ctx->tx_lent = ctx->ops->tx_frame(ctx->io);
+	return ctx->tx_lent;
+}
+
+/* Frames built in the backend's buffers (tx_frame) are committed, not copied. */
+static void
+emit_commit(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct rk_context *ctx = arg;
+	int rc;
+
+	/* The backend lent no buffer: the engine built it in its own. */
+	if (ctx->tx_lent == NULL || frame != ctx->tx_lent)
+		rc = ctx->ops->tx(ctx->io, frame, len);
+	else
+		rc = ctx->ops->tx_commit(ctx->io, ctx->tx_lent, len);
+	ctx->tx_lent = NULL;
+	if (rc < 0)
+		ctx->tx_errors++;
+	else
+		ctx->tx_frames++;
+}
+
 static unsigned int
 transmit(struct rk_context *ctx, uint64_t now)
 {
@@ -397,7 +427,10 @@ transmit(struct rk_context *ctx, uint64_t now)
 		if (budget == 0)
 			return 0;
 	}
-	n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, budget);
+	if (ctx->ops->tx_frame != NULL && ctx->ops->tx_commit != NULL)
+		n = rk_ib_poll_tx_into(ctx->dev, now, frame_tx, emit_commit, ctx, budget);
+	else
+		n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, budget);
 
 	/* Burst backends hold tx() frames until the batch ends. */
 	if (n > 0 && ctx->ops->flush != NULL)
@@ -444,15 +477,31 @@ rk_progress(struct rk_context *ctx)
 	if (ctx == NULL)
 		return -EINVAL;
 	now = ctx->ops->now_ns(ctx->io);
-	while (n < RX_BUDGET &&
-	       (len = ctx->ops->rx(ctx->io, ctx->rxbuf, sizeof(ctx->rxbuf))) > 0) {
-		struct rk_pkt pkt;
+	if (ctx->ops->rx_view != NULL && ctx->ops->rx_done != NULL) {
+		const uint8_t *f;
 
-		ctx->rx_frames++;
-		if (rk_pkt_parse(&pkt, ctx->rxbuf, (uint32_t)len, (uint32_t)len,
-				 RK_LINK_ETHERNET, NULL) == 0)
-			rk_ib_rx(ctx->dev, &pkt, now);
-		n++;
+		/* Parsed where the backend received it: no copy. */
+		while (n < RX_BUDGET && (len = ctx->ops->rx_view(ctx->io, &f)) > 0) {
+			struct rk_pkt pkt;
+
+			ctx->rx_frames++;
+			if (rk_pkt_parse(&pkt, f, (uint32_t)len, (uint32_t)len,
+					 RK_LINK_ETHERNET, NULL) == 0)
+				rk_ib_rx(ctx->dev, &pkt, now);
+			ctx->ops->rx_done(ctx->io);
+			n++;
+		}
+	} else {
+		while (n < RX_BUDGET &&
+		       (len = ctx->ops->rx(ctx->io, ctx->rxbuf, sizeof(ctx->rxbuf))) > 0) {
+			struct rk_pkt pkt;
+
+			ctx->rx_frames++;
+			if (rk_pkt_parse(&pkt, ctx->rxbuf, (uint32_t)len, (uint32_t)len,
+					 RK_LINK_ETHERNET, NULL) == 0)
+				rk_ib_rx(ctx->dev, &pkt, now);
+			n++;
+		}
 	}
 	rk_ib_timers(ctx->dev, now);
 	n += (int)transmit(ctx, now);
@@ -473,6 +522,52 @@ const struct rk_ib_stats *
 rk_context_stats(const struct rk_context *ctx)
 {
 	return rk_ib_dev_stats(ctx->dev);
+}
+
+unsigned int
+rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_counter *out, unsigned int max)
+{
+	if (s == NULL || out == NULL)
+		return 0;
+
+	const struct rk_counter c[] = {
+		/* mlx5 hw_counters names first, then rxe's, then ours */
+		{ "out_of_sequence", s->resp_nak_seq },
+		{ "packet_seq_err", s->req_nak_seq_retries },
+		{ "implied_nak_seq_err", s->req_read_retries },
+		{ "local_ack_timeout_err", s->req_retransmit_timeouts },
+		{ "rnr_nak_retry_err", s->req_rnr_retries },
+		{ "out_of_buffer", s->resp_rnr_nak },
+		{ "duplicate_request", s->resp_dup },
+		{ "rx_write_requests", s->resp_write_reqs },
+		{ "rx_read_requests", s->resp_read_reqs },
+		{ "rx_atomic_requests", s->resp_atomic_reqs },
+		{ "rx_send_requests", s->resp_send_reqs },
+		{ "rx_icrc_encapsulated", s->rx_drop_icrc },
+		{ "resp_remote_access_errors", s->resp_nak_fatal },
+		{ "retry_exceeded_err", s->req_retry_exceeded },
+		{ "retry_rnr_exceeded_err", s->req_rnr_retry_exceeded },
+		{ "sent_pkts", s->tx_frames },
+		{ "rcvd_pkts", s->rx_frames },
+		{ "retransmitted_pkts", s->req_retx_pkts },
+		{ "rx_dropped_unknown_qp", s->rx_drop_qp },
+		{ "rx_dropped_malformed", s->rx_drop_malformed },
+		{ "rx_dropped_state", s->rx_drop_state },
+		{ "rx_dropped_addr", s->rx_drop_addr },
+	};
+	unsigned int n = 0;
+
+	for (; n < sizeof(c) / sizeof(c[0]) && n < max; n++)
+		out[n] = c[n];
+	return n;
+}
+
+int
+rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned int max)
+{
+	if (qp == NULL || out == NULL)
+		return -EINVAL;
+	return (int)rk_counters_from_stats(rk_ib_qp_stats(qp->ib), out, max);
 }
 
 const char *

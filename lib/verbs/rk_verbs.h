@@ -58,6 +58,23 @@ struct rk_io_ops {
 	 * backpressure from a full device TX ring.
 	 */
 	unsigned int (*tx_room)(void *io);
+	/**
+	 * Optional pair (NULL: tx() copies): tx_frame() lends a writable
+	 * buffer of at least RK_IB_MAX_FRAME bytes for the next frame, or NULL
+	 * (then tx() is used); the engine builds the frame in it and passes
+	 * it to tx_commit() with its length, which queues it like tx() (0 or
+	 * a negative errno). A lent buffer not committed is lent again next.
+	 */
+	uint8_t *(*tx_frame)(void *io);
+	int (*tx_commit)(void *io, uint8_t *frame, uint32_t len);
+	/**
+	 * Optional pair (NULL: rx() copies): rx_view() points @p frame at the
+	 * next received frame in the backend's own buffer and returns its
+	 * length (0 when none waits, or -errno); the frame stays valid until
+	 * rx_done(), called once the engine is done with it.
+	 */
+	int (*rx_view)(void *io, const uint8_t **frame);
+	void (*rx_done)(void *io);
 };
 
 /** Device attributes given to rk_open_device(). */
@@ -78,6 +95,7 @@ struct rk_context {
 	struct rk_ib_dev *dev;
 	uint64_t rx_frames, tx_frames, tx_errors;
 	uint32_t live;                  /* PDs, MRs, CQs, SRQs, QPs not destroyed */
+	uint8_t *tx_lent;               /* buffer lent by tx_frame() for the frame being built */
 	uint8_t rxbuf[RK_IB_MAX_FRAME + 256];
 };
 
@@ -182,7 +200,8 @@ int rk_destroy_cq(struct rk_cq *cq);
 
 /**
  * Poll up to @p num completions (ibv_poll_cq), after running rk_progress()
- * on the CQ's context.
+ * on the CQ's context unless @p num completions are already waiting (a
+ * ping-pong sees its completion without one more pass over the port).
  * @return completions written (0..num), -EOVERFLOW after a CQ overrun,
  *         -EINVAL.
  */
@@ -248,6 +267,36 @@ uint64_t rk_next_event_ns(struct rk_context *ctx);
 
 /** Transport counters of the context. */
 const struct rk_ib_stats *rk_context_stats(const struct rk_context *ctx);
+
+/** One counter, named as NIC hardware counters are. */
+struct rk_counter {
+	const char *name;
+	uint64_t value;
+};
+
+/**
+ * Name the engine counters @p s as `rdma statistic` shows mlx5 and rxe
+ * hardware counters: out_of_sequence (NAK-sequence sent by the
+ * responder), packet_seq_err (NAK-sequence received), implied_nak_seq_err
+ * (READ re-issued after a skipped response), local_ack_timeout_err,
+ * rnr_nak_retry_err (RNR NAKs received), out_of_buffer (RNR NAKs sent),
+ * duplicate_request, rx_write_requests, rx_read_requests,
+ * rx_atomic_requests, rx_send_requests, retry_exceeded_err and
+ * retry_rnr_exceeded_err (rxe: retries given up), rx_icrc_encapsulated,
+ * resp_remote_access_errors (class C NAKs sent), sent_pkts, rcvd_pkts,
+ * retransmitted_pkts, rx_dropped_unknown_qp, rx_dropped_malformed,
+ * rx_dropped_state, rx_dropped_addr. Values are monotonic.
+ * @return entries written to @p out (at most @p max).
+ */
+unsigned int rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_counter *out,
+				    unsigned int max);
+
+/**
+ * The counters of one QP (rdma statistic's per-QP mode): the names of
+ * rk_counters_from_stats() counted for this QP only.
+ * @return entries written, or -EINVAL.
+ */
+int rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned int max);
 
 /** Name of a completion status, as ibv_wc_status_str(): "success", ... */
 const char *rk_wc_status_str(enum rk_wc_status status);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rk_ib_harness.h"
 
-#include <assert.h>
+#include "rk_test.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ side_init(struct h_side *s, uint8_t id, const struct h_opts *o, uint64_t seed)
 	memcpy(s->mac, da.mac, 6);
 	memcpy(s->ip, da.ip, 16);
 	s->dev = rk_ib_dev_create(&da);
-	assert(s->dev != NULL);
+	assert_true(s->dev != NULL);
 	s->pd = rk_ib_pd_alloc(s->dev);
 	s->scq = rk_ib_cq_create(s->dev, 4096);
 	s->rcq = rk_ib_cq_create(s->dev, 4096);
@@ -43,12 +44,12 @@ side_init(struct h_side *s, uint8_t id, const struct h_opts *o, uint64_t seed)
 	qa.recv_cq = s->rcq;
 	qa.srq = s->srq;
 	s->qp = rk_ib_qp_create(s->pd, &qa);
-	assert(s->qp != NULL);
+	assert_true(s->qp != NULL);
 	s->mem = calloc(1, H_MEM);
 	s->mr = rk_ib_mr_reg(s->pd, s->mem, H_MEM,
 			     RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
 			     RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC);
-	assert(s->mr != NULL);
+	assert_true(s->mr != NULL);
 }
 
 static void
@@ -65,7 +66,7 @@ side_connect(struct h_side *s, const struct h_side *peer, const struct h_opts *o
 	a.qkey = 0x11111111;
 	rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 			     (t == RK_QPT_UD ? RK_QP_QKEY : RK_QP_ACCESS_FLAGS));
-	assert(rc == 0);
+	assert_true(rc == 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTR;
 	a.path_mtu = o->mtu ? o->mtu : RK_MTU_1024;
@@ -84,7 +85,7 @@ side_connect(struct h_side *s, const struct h_side *peer, const struct h_opts *o
 				     RK_QP_DEST_QPN | RK_QP_RQ_PSN);
 	else
 		rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE);
-	assert(rc == 0);
+	assert_true(rc == 0);
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTS;
 	a.sq_psn = sq_psn;
@@ -97,7 +98,7 @@ side_connect(struct h_side *s, const struct h_side *peer, const struct h_opts *o
 				     RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
 	else
 		rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
-	assert(rc == 0);
+	assert_true(rc == 0);
 }
 
 void
@@ -130,7 +131,7 @@ collect(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct harness *h = ctx;
 
-	assert(h->n < H_MAXQ && len <= RK_IB_MAX_FRAME);
+	assert_true(h->n < H_MAXQ && len <= RK_IB_MAX_FRAME);
 	memcpy(h->q[h->n].data, frame, len);
 	h->q[h->n].len = len;
 	h->n++;
@@ -154,7 +155,7 @@ h_parse(const struct h_frame *f, struct rk_pkt *p)
 {
 	int rc = rk_pkt_parse(p, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL);
 
-	assert(rc == 0);
+	assert_true(rc == 0);
 }
 
 void
@@ -246,7 +247,7 @@ h_syndrome(const struct h_frame *f)
 {
 	const uint8_t *a = h_xeth(f, RK_HDR_AETH);
 
-	assert(a != NULL);
+	assert_true(a != NULL);
 	return rk_aeth_syndrome(a);
 }
 
@@ -255,7 +256,7 @@ h_msn(const struct h_frame *f)
 {
 	const uint8_t *a = h_xeth(f, RK_HDR_AETH);
 
-	assert(a != NULL);
+	assert_true(a != NULL);
 	return rk_aeth_msn(a);
 }
 
@@ -286,7 +287,7 @@ h_craft(struct harness *h, struct h_frame *f, const struct h_side *from,
 	memcpy(a.src_ip, from->ip, 16);
 	memcpy(a.dst_ip, to->ip, 16);
 	n = rk_build_rocev2(f->data, sizeof(f->data), &a, &b, x, payload, len);
-	assert(n > 0);
+	assert_true(n > 0);
 	f->len = (uint32_t)n;
 }
 
@@ -353,7 +354,7 @@ h_poll(struct rk_ib_cq *cq, struct rk_wc *wc)
 {
 	int n = rk_ib_cq_poll(cq, 1, wc);
 
-	assert(n >= 0);
+	assert_true(n >= 0);
 	return n;
 }
 

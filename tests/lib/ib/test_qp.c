@@ -196,6 +196,112 @@ test_qp_state_size(void **state)
 	rk_ib_dev_destroy(dev);
 }
 
+static struct rk_ib_qp *
+make_caps(enum rk_qp_type t, uint32_t depth, uint32_t send_sge, uint32_t recv_sge)
+{
+	struct rk_ib_qp_init_attr ia = {
+		.qp_type = t, .send_cq = cq, .recv_cq = cq,
+		.cap = { .max_send_wr = depth, .max_recv_wr = depth, .max_send_sge = send_sge,
+			 .max_recv_sge = recv_sge },
+	};
+
+	return rk_ib_qp_create(pd, &ia);
+}
+
+/* Work queue slots are sized by the QP's caps, and only UD slots hold an address vector. */
+static void
+test_qp_mem_by_caps(void **state)
+{
+	struct rk_ib_qp *rc1 = make(RK_QPT_RC), *rc8, *rc8r, *ud1;
+	size_t m1, m8, m8r, mud;
+
+	(void)state;
+	rk_ib_qp_destroy(rc1);
+	rc1 = make_caps(RK_QPT_RC, 128, 1, 1);
+	rc8 = make_caps(RK_QPT_RC, 128, 8, 1);
+	rc8r = make_caps(RK_QPT_RC, 128, 1, 8);
+	ud1 = make_caps(RK_QPT_UD, 128, 1, 1);
+	assert_non_null(rc1);
+	assert_non_null(rc8);
+	assert_non_null(rc8r);
+	assert_non_null(ud1);
+	m1 = rk_ib_qp_mem_size(rc1);
+	m8 = rk_ib_qp_mem_size(rc8);
+	m8r = rk_ib_qp_mem_size(rc8r);
+	mud = rk_ib_qp_mem_size(ud1);
+	/* 10,000 such QPs at depth 128 must fit 256 MiB with room for the rest. */
+	assert_true(m1 <= 24 * 1024);
+	/* Each extra SGE costs one rk_sge per slot, on its own queue only. */
+	assert_int_equal(m8 - m1, (size_t)128 * 7 * sizeof(struct rk_sge));
+	assert_int_equal(m8r - m1, (size_t)128 * 7 * sizeof(struct rk_sge));
+	/* A UD slot adds the destination (rounded to 8 bytes); RC slots do not carry it. */
+	assert_int_equal(mud - m1, (size_t)128 * ((sizeof(struct rk_ah_attr) + 7) & ~(size_t)7));
+	rk_ib_dev_destroy(dev);
+}
+
+static int
+to_rts(struct rk_ib_qp *qp)
+{
+	struct rk_qp_attr a = { .qp_state = RK_QPS_INIT, .path_mtu = RK_MTU_1024,
+				.dest_qp_num = 0x123, .rq_psn = 1, .sq_psn = 1, .timeout = 14,
+				.retry_cnt = 7, .rnr_retry = 7, .max_rd_atomic = 1,
+				.max_dest_rd_atomic = 1, .min_rnr_timer = 1 };
+
+	if (rk_ib_qp_modify(qp, &a, INIT_MASK) != 0)
+		return -1;
+	a.qp_state = RK_QPS_RTR;
+	if (rk_ib_qp_modify(qp, &a, RTR_MASK) != 0)
+		return -1;
+	a.qp_state = RK_QPS_RTS;
+	return rk_ib_qp_modify(qp, &a, RTS_MASK);
+}
+
+static void
+count_emit(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	(void)frame;
+	(void)len;
+	(*(unsigned int *)ctx)++;
+}
+
+/* The transmit and timer loops walk the live QPs: a destroyed one leaves no hole. */
+static void
+test_poll_after_destroy(void **state)
+{
+	struct rk_ib_qp *q[4];
+	struct rk_send_wr wr = { .opcode = RK_WR_SEND, .send_flags = RK_SEND_SIGNALED };
+	const struct rk_send_wr *bad;
+	unsigned int sent = 0;
+
+	(void)state;
+	q[0] = make(RK_QPT_RC);
+	for (int i = 1; i < 4; i++)
+		q[i] = make_caps(RK_QPT_RC, 8, 1, 1);
+	for (int i = 0; i < 4; i++) {
+		assert_non_null(q[i]);
+		assert_int_equal(to_rts(q[i]), 0);
+	}
+	/* Destroy a middle one and the first one: the others move into their places. */
+	assert_int_equal(rk_ib_qp_destroy(q[1]), 0);
+	assert_int_equal(rk_ib_qp_destroy(q[0]), 0);
+	assert_int_equal(rk_ib_post_send(q[2], &wr, &bad), 0);
+	assert_int_equal(rk_ib_post_send(q[3], &wr, &bad), 0);
+	assert_true(rk_ib_tx_pending(dev, 1000));
+	assert_int_equal(rk_ib_poll_tx(dev, 1000, count_emit, &sent, 64), 2);
+	assert_int_equal(sent, 2);
+	/* Both wait for an ACK now: the retransmission timer is armed. */
+	assert_false(rk_ib_tx_pending(dev, 1000));
+	assert_true(rk_ib_next_timer(dev) != UINT64_MAX);
+	/* A new QP joins the walk. */
+	q[0] = make_caps(RK_QPT_RC, 8, 1, 1);
+	assert_non_null(q[0]);
+	assert_int_equal(to_rts(q[0]), 0);
+	assert_int_equal(rk_ib_post_send(q[0], &wr, &bad), 0);
+	sent = 0;
+	assert_int_equal(rk_ib_poll_tx(dev, 2000, count_emit, &sent, 64), 1);
+	rk_ib_dev_destroy(dev);
+}
+
 int
 main(void)
 {
@@ -204,6 +310,8 @@ main(void)
 		cmocka_unit_test(test_ud_and_uc_masks),
 		cmocka_unit_test(test_keys_unpredictable),
 		cmocka_unit_test(test_qp_state_size),
+		cmocka_unit_test(test_qp_mem_by_caps),
+		cmocka_unit_test(test_poll_after_destroy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

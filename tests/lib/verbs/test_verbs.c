@@ -3,6 +3,7 @@
 #include "rk_test.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "rk_sim.h"
 #include "rk_verbs.h"
@@ -198,12 +199,110 @@ test_bad_wr_and_errors(void **state)
 	close_nodes();
 }
 
+static uint64_t
+counter(const struct rk_counter *c, int count, const char *name)
+{
+	for (int i = 0; i < count; i++)
+		if (strcmp(c[i].name, name) == 0)
+			return c[i].value;
+	fail_msg("no counter %s", name);
+	return 0;
+}
+
+/* Per-QP counters under NIC names count what that QP did, and only that. */
+static void
+test_qp_counters(void **state)
+{
+	struct rk_sge rs = { 0, 100, 0 }, ss = { 0, 100, 0 };
+	struct rk_recv_wr rwr = { .sg_list = &rs, .num_sge = 1 };
+	struct rk_send_wr wr = { .sg_list = &ss, .num_sge = 1, .opcode = RK_WR_SEND,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct rk_recv_wr *rbad;
+	struct rk_send_wr *bad;
+	struct rk_counter c0[64], c1[64], cx[64];
+	struct rk_wc wc;
+	struct rk_qp *idle;
+	int k0, k1, kx;
+
+	(void)state;
+	open_nodes();
+	qa.send_cq = qa.recv_cq = n[1].cq;
+	idle = rk_create_qp(n[1].pd, &qa);
+	assert_non_null(idle);
+	rs.addr = (uint64_t)(uintptr_t)n[1].mem;
+	rs.lkey = n[1].mr->lkey;
+	ss.addr = (uint64_t)(uintptr_t)n[0].mem;
+	ss.lkey = n[0].mr->lkey;
+	/* Three SENDs, a 4 KiB WRITE (4 packets at MTU 1024), a 3000-byte READ. */
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rk_post_recv(n[1].qp, &rwr, &rbad), 0);
+		assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+		assert_int_equal(wait_wc(n[1].cq, &wc), 1);
+		assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+		assert_int_equal(wc.status, RK_WC_SUCCESS);
+	}
+	ss.length = 4096;
+	wr.opcode = RK_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(n[1].mem + 8192);
+	wr.wr.rdma.rkey = n[1].mr->rkey;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	ss.length = 3000;
+	wr.opcode = RK_WR_RDMA_READ;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+
+	k0 = rk_query_qp_counters(n[0].qp, c0, 64);
+	k1 = rk_query_qp_counters(n[1].qp, c1, 64);
+	kx = rk_query_qp_counters(idle, cx, 64);
+	assert_true(k0 > 10);
+	assert_int_equal(k0, k1);
+	assert_int_equal(k0, kx);
+	assert_int_equal(rk_query_qp_counters(NULL, c0, 64), -EINVAL);
+	/* The responder's view. */
+	assert_int_equal(counter(c1, k1, "rx_send_requests"), 3);
+	assert_int_equal(counter(c1, k1, "rx_write_requests"), 4);
+	assert_int_equal(counter(c1, k1, "rx_read_requests"), 1);
+	assert_int_equal(counter(c1, k1, "rx_atomic_requests"), 0);
+	assert_int_equal(counter(c1, k1, "rcvd_pkts"), 3 + 4 + 1);
+	assert_int_equal(counter(c1, k1, "duplicate_request"), 0);
+	assert_int_equal(counter(c1, k1, "out_of_sequence"), 0);
+	/* The requester's: what it sent, nothing retried on a clean link. */
+	assert_int_equal(counter(c0, k0, "sent_pkts"), 3 + 4 + 1);
+	assert_int_equal(counter(c0, k0, "retransmitted_pkts"), 0);
+	assert_int_equal(counter(c0, k0, "local_ack_timeout_err"), 0);
+	assert_int_equal(counter(c0, k0, "packet_seq_err"), 0);
+	assert_int_equal(counter(c0, k0, "rx_send_requests"), 0);
+	/* ACKs and the three READ responses came back to the requester. */
+	assert_true(counter(c0, k0, "rcvd_pkts") >= 3 + 3);
+	assert_int_equal(counter(c0, k0, "rcvd_pkts"), counter(c1, k1, "sent_pkts"));
+	/* The other QP of the same device saw none of it. */
+	for (int i = 0; i < kx; i++)
+		assert_int_equal(cx[i].value, 0);
+	/* The device counters add up its QPs (only one moved). */
+	{
+		struct rk_counter d[64];
+		unsigned int kd = rk_counters_from_stats(rk_context_stats(n[1].ctx), d, 64);
+
+		assert_int_equal(kd, (unsigned int)k1);
+		assert_int_equal(counter(d, (int)kd, "rx_write_requests"), 4);
+		assert_int_equal(counter(d, (int)kd, "rcvd_pkts"), 3 + 4 + 1);
+		assert_int_equal(rk_counters_from_stats(rk_context_stats(n[1].ctx), d, 2), 2);
+	}
+	assert_int_equal(rk_destroy_qp(idle), 0);
+	close_nodes();
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_recv_write_read),
 		cmocka_unit_test(test_bad_wr_and_errors),
+		cmocka_unit_test(test_qp_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
