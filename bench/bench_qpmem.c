@@ -2,7 +2,8 @@
 /*
  * Memory for many RC QPs on one port: open a device through lib/verbs on
  * a backend that moves nothing, create N RC QPs (send and receive queues
- * of DEPTH, one PD, one CQ, as an application would on one port), then
+ * of DEPTH, one SGE each, one PD, one CQ, as an application would on one
+ * port), bring each to RTS as rk-perf does (16 responder resources), then
  * print what the process grew by: resident set (VmRSS) and heap in use
  * (mallinfo2), each minus the same reading taken before the device was
  * opened. Memory the engine allocates but never touches shows in the heap
@@ -77,6 +78,45 @@ heap_bytes(void)
 	return mi.uordblks + mi.hblkhd;
 }
 
+/* INIT -> RTR -> RTS with the attributes rk-perf uses (peer QPN i, MTU 4096). */
+static int
+to_rts(struct rk_qp *qp, uint32_t i)
+{
+	struct rk_qp_attr a = { 0 };
+	int rc;
+
+	a.qp_state = RK_QPS_INIT;
+	a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+			    RK_ACCESS_REMOTE_ATOMIC;
+	rc = rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTR;
+	a.path_mtu = RK_MTU_4096;
+	a.dest_qp_num = 0x100 + i;
+	a.rq_psn = i;
+	a.max_dest_rd_atomic = 16;
+	a.min_rnr_timer = 1;
+	memcpy(a.ah_attr.dmac, "\x02\x00\x00\x00\x00\x02", 6);
+	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+	memcpy(a.ah_attr.dip + 12, "\xc6\x12\x00\x02", 4);
+	if (rc == 0)
+		rc = rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				  RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				  RK_QP_MIN_RNR_TIMER);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTS;
+	a.sq_psn = i;
+	a.timeout = 13;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 16;
+	if (rc == 0)
+		rc = rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+				  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -115,6 +155,11 @@ main(int argc, char **argv)
 		qps[i] = rk_create_qp(pd, &ia);
 		if (qps[i] == NULL) {
 			fprintf(stderr, "bench_qpmem: QP %u: %s\n", i, strerror(errno));
+			return 1;
+		}
+		/* Connected as rk-perf does: responder resources are allocated on the way. */
+		if (to_rts(qps[i], i) != 0) {
+			fprintf(stderr, "bench_qpmem: QP %u: cannot bring it to RTS\n", i);
 			return 1;
 		}
 	}

@@ -7,7 +7,8 @@
  *                                                each one copied into a fresh mbuf
  *   memif_raw [EAL options] -- rx                count frames until the stream stops;
  *                                                prints "raw_rx: F frames B bytes S s R Gb/s"
- *   memif_raw [EAL options] -- pong              echo every frame back (MAC swap)
+ *   memif_raw [EAL options] -- pong              echo every frame back (MAC swap), copied
+ *                                                out and into a fresh mbuf as rk_io does
  *   memif_raw [EAL options] -- ping SIZE N       N one-frame ping-pongs; prints the median
  *                                                half round trip: "raw_pingpong: SIZE B T us"
  *
@@ -15,6 +16,7 @@
  * mode gives up after 10 s without traffic. Uses port 0.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,12 @@
 #define BURST 32
 #define IDLE_NS 10000000000ull
 #define END_NS 300000000ull     /* rx: the stream ended after this much silence */
+/*
+ * The sender's last frame carries this EtherType (IEEE local experimental):
+ * the receiver stops at once instead of polling a link whose peer is gone
+ * (22.11's memif server can fault reading the rings of a departed client).
+ */
+#define ETHERTYPE_END 0x88b5
 
 static uint64_t
 now_ns(void)
@@ -109,6 +117,40 @@ copy_frame(struct rte_mempool *mp, const uint8_t *f, uint32_t len)
 	return m;
 }
 
+static bool
+is_end(struct rte_mbuf *m)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	return rte_pktmbuf_data_len(m) >= 14 && p[12] == (ETHERTYPE_END >> 8) &&
+	       p[13] == (ETHERTYPE_END & 0xff);
+}
+
+/* Tell the peer the stream is over (retried while the ring is full). */
+static void
+send_end(struct rte_mempool *mp)
+{
+	uint8_t f[60];
+	struct rte_mbuf *m;
+	uint64_t t0 = now_ns();
+
+	build_frame(f, sizeof(f));
+	f[12] = ETHERTYPE_END >> 8;
+	f[13] = ETHERTYPE_END & 0xff;
+	m = copy_frame(mp, f, sizeof(f));
+	if (m == NULL)
+		return;
+	while (rte_eth_tx_burst(0, 0, &m, 1) == 0) {
+		if (now_ns() - t0 > 1000000000ull) {
+			rte_pktmbuf_free(m);
+			return;
+		}
+		rte_pause();
+	}
+	/* Let the receiver stop polling before this end goes away. */
+	rte_delay_us_sleep(100000);
+}
+
 static int
 run_tx(struct rte_mempool *mp, uint32_t len, double seconds)
 {
@@ -134,6 +176,7 @@ run_tx(struct rte_mempool *mp, uint32_t len, double seconds)
 		n = (uint16_t)(n - k);
 	}
 	rte_pktmbuf_free_bulk(q, n);
+	send_end(mp);
 	printf("raw_tx: %" PRIu64 " frames of %u B\n", sent, len);
 	return 0;
 }
@@ -144,17 +187,22 @@ run_rx(void)
 	struct rte_mbuf *b[BURST];
 	uint64_t frames = 0, bytes = 0, first = 0, last = 0, start = now_ns();
 
-	for (;;) {
+	for (bool end = false; !end;) {
 		uint16_t n = rte_eth_rx_burst(0, 0, b, BURST);
 		uint64_t now = now_ns();
 
 		if (n > 0) {
-			if (first == 0)
-				first = now;
-			last = now;
-			frames += n;
-			for (uint16_t i = 0; i < n; i++)
+			for (uint16_t i = 0; i < n; i++) {
+				if (is_end(b[i])) {
+					end = true;
+					continue;
+				}
+				if (first == 0)
+					first = now;
+				last = now;
+				frames++;
 				bytes += rte_pktmbuf_pkt_len(b[i]);
+			}
 			rte_pktmbuf_free_bulk(b, n);
 			continue;
 		}
@@ -170,9 +218,14 @@ run_rx(void)
 	return frames > 0 ? 0 : 1;
 }
 
+/*
+ * Echo every frame with the I/O discipline of lib/io: copy it out of the
+ * mbuf, swap the MACs in the copy, send a fresh mbuf holding a copy.
+ */
 static int
-run_pong(void)
+run_pong(struct rte_mempool *mp)
 {
+	static uint8_t f[9216];
 	struct rte_mbuf *b[BURST];
 	uint64_t last = now_ns();
 
@@ -181,12 +234,24 @@ run_pong(void)
 
 		if (n == 0)
 			continue;
+		if (is_end(b[n - 1])) {
+			rte_pktmbuf_free_bulk(b, n);
+			return 0;
+		}
 		for (uint16_t i = 0; i < n; i++) {
-			uint8_t *p = rte_pktmbuf_mtod(b[i], uint8_t *), t[6];
+			uint32_t len = rte_pktmbuf_pkt_len(b[i]);
+			const uint8_t *p = rte_pktmbuf_read(b[i], 0, len < sizeof(f) ? len : sizeof(f), f);
+			uint8_t t[6];
 
-			memcpy(t, p, 6);
-			memcpy(p, p + 6, 6);
-			memcpy(p + 6, t, 6);
+			if (p != f)
+				memcpy(f, p, len);
+			rte_pktmbuf_free(b[i]);
+			memcpy(t, f, 6);
+			memcpy(f, f + 6, 6);
+			memcpy(f + 6, t, 6);
+			b[i] = copy_frame(mp, f, len);
+			if (b[i] == NULL)
+				return 1;
 		}
 		while (k < n)
 			k = (uint16_t)(k + rte_eth_tx_burst(0, 0, b + k, (uint16_t)(n - k)));
@@ -238,6 +303,7 @@ run_ping(struct rte_mempool *mp, uint32_t len, uint32_t iters)
 		rtt[it] = now_ns() - t0;
 		build_frame(f, len);
 	}
+	send_end(mp);
 	qsort(rtt, iters, sizeof(*rtt), cmp_u64);
 	printf("raw_pingpong: %u B %.3f us\n", len, (double)rtt[iters / 2] / 2e3);
 	free(rtt);
@@ -269,7 +335,7 @@ main(int argc, char **argv)
 	else if (strcmp(mode, "rx") == 0)
 		rc = run_rx();
 	else if (strcmp(mode, "pong") == 0)
-		rc = run_pong();
+		rc = run_pong(mp);
 	else if (strcmp(mode, "ping") == 0 && argc == 3)
 		rc = run_ping(mp, (uint32_t)atoi(argv[1]), (uint32_t)atoi(argv[2]));
 	/* Stop sending before the peer goes (memif servers dislike the reverse). */

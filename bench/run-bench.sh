@@ -8,6 +8,7 @@
 # DPDK on the same link, QP memory), then print one summary block of ratios with
 # their targets and PASS/BELOW markers. Not a test: exit status is 0 unless
 # a benchmark could not run, whatever the ratios.
+# bench_plugin.sh: tshark with the Wireshark plugin against tshark without it.
 #
 # usage: run-bench.sh [options] [CAPTURE]
 #   --build-dir DIR    build directory (default: build-bench next to bench/;
@@ -20,6 +21,7 @@
 #   --reps N           minimum rounds per reader in bench_inspect.sh (default 3)
 #   --rc-ops N         operations per impairment-matrix cell (default 100000)
 #   --dpdk-time S      seconds per throughput run in bench_dpdk.sh (default 3)
+#   --dpdk-rounds N    rounds of each DPDK measurement and its reference (default 3)
 #   --no-dpdk          skip bench_dpdk.sh
 #   CAPTURE            reuse a capture instead of generating one
 
@@ -35,6 +37,7 @@ icrc_time=1
 reps=3
 rc_ops=100000
 dpdk_time=3
+dpdk_rounds=3
 dpdk=1
 capture=
 
@@ -48,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--reps) reps=$2; shift 2 ;;
 	--rc-ops) rc_ops=$2; shift 2 ;;
 	--dpdk-time) dpdk_time=$2; shift 2 ;;
+	--dpdk-rounds) dpdk_rounds=$2; shift 2 ;;
 	--no-dpdk) dpdk=0; shift ;;
 	-h|--help) sed -n '3,/^#   CAPTURE/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run-bench: unknown option $1" >&2; exit 2 ;;
@@ -63,7 +67,8 @@ if [ "$do_build" = 1 ]; then
 			exit 2
 		}
 	fi
-	ninja -C "$build" bench/bench_icrc bench/gen-capture bench/pcap_loop bench/runstat || {
+	ninja -C "$build" bench/bench_icrc bench/gen-capture bench/pcap_loop bench/runstat \
+		bench/bench_engine || {
 		echo "run-bench: build of the benchmarks failed" >&2
 		exit 2
 	}
@@ -74,6 +79,8 @@ if [ "$do_build" = 1 ]; then
 	}
 	ninja -C "$build" tools/rk-inspect >/dev/null 2>&1 ||
 		echo "run-bench: rk-inspect did not build; measuring without it"
+	ninja -C "$build" dissectors/rdmakit.so >/dev/null 2>&1 ||
+		echo "run-bench: the Wireshark plugin did not build; measuring without it"
 	# DPDK parts are optional too: bench_dpdk.sh needs all three.
 	ninja -C "$build" bench/bench_qpmem bench/memif_raw apps/rk-perf >/dev/null 2>&1 ||
 		echo "run-bench: rk-perf or memif_raw did not build (no DPDK?)"
@@ -93,13 +100,22 @@ set -- --build-dir "$build" --size "$size" --tshark-size "$tshark_size" --reps "
 grep -q '^@result libpcap_loop' "$log" || status=1
 
 echo "==== bench_rc.sh"
-"$here/bench_rc.sh" "$build/tools/rk-sim/rk-sim" "$rc_ops" | tee -a "$log" | grep -v '^@'
+"$here/bench_rc.sh" "$build/tools/rk-sim/rk-sim" "$rc_ops" "$build/bench/bench_engine" | tee -a "$log" | grep -v '^@'
 grep -q '^@result rc_write64k_vs_floor' "$log" || status=1
 
 if [ "$dpdk" = 1 ] && [ -x "$build/apps/rk-perf" ] && [ -x "$build/bench/memif_raw" ]; then
 	echo "==== bench_dpdk.sh"
-	"$here/bench_dpdk.sh" "$build" "$dpdk_time" | tee -a "$log" | grep -v '^@'
+	"$here/bench_dpdk.sh" "$build" "$dpdk_time" "$dpdk_rounds" | tee -a "$log" | grep -v '^@'
 	grep -q '^@result dpdk_write64k_vs_raw' "$log" || status=1
+fi
+
+echo "==== bench_plugin.sh"
+if [ -f "$build/dissectors/rdmakit.so" ]; then
+	"$here/bench_plugin.sh" --build-dir "$build" --reps "$reps" ${capture:+"$capture"} |
+		tee -a "$log" | grep -v '^@'
+	grep -q '^@result plugin_vs_tshark' "$log" || status=1
+else
+	echo "Wireshark plugin not built (libwireshark-dev missing?)"
 fi
 
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
@@ -131,20 +147,28 @@ BEGIN {
 	label["libpcap_loopbuf_gbps"] = "  with a 1 MiB stdio buffer, GB/s"
 	label["tshark_gbps"] = "tshark, GB/s of CPU time"
 	label["rc_write64k_vs_floor"] = "RC WRITE 64 KiB no I/O / memcpy+2 CRC floor"
+	label["rc_write64k_runs"] = "  each round (engine and floor interleaved)"
 	label["rc_send64_msgs_per_s"] = "64 B SEND messages/s, one core"
 	label["rc_qp_state_bytes"] = "one RC QP state, bytes"
 	label["rc_matrix_cells_ok"] = "impairment matrix cells fully correct"
 	label["rc_matrix_cells"] = "  of cells run"
-	label["dpdk_write64k_vs_raw"] = "RC WRITE 64 KiB over memif / raw memif"
+	label["dpdk_write64k_vs_raw"] = "RC WRITE 64 KiB over memif / raw (median)"
 	label["dpdk_write64k_gbps"] = "  RC WRITE 64 KiB goodput, Gb/s"
 	label["dpdk_raw_memif_gbps"] = "  raw memif, same frame size, Gb/s"
-	label["dpdk_write64k_naks"] = "  NAK-sequence during that run"
+	label["dpdk_write64k_naks"] = "  NAK-sequence in any round"
+	label["dpdk_write64k_rounds"] = "  each round, RC / raw"
+	label["dpdk_write64k_best"] = "  best RC run / best raw run"
+	label["dpdk_send_lat_rounds"] = "  each round, SEND/RECV / raw"
+	label["dpdk_send_lat_best"] = "  best SEND/RECV run / best raw run"
 	label["dpdk_send64_msgs_per_s"] = "64 B SEND messages/s over memif"
-	label["dpdk_send_lat_vs_raw"] = "SEND/RECV ping-pong / raw DPDK ping-pong"
-	label["dpdk_send_lat_us"] = "  SEND/RECV 64 B half round trip, us"
-	label["dpdk_raw_pingpong_us"] = "  raw ping-pong half round trip, us"
+	label["dpdk_send_lat_vs_raw"] = "SEND/RECV ping-pong / raw (median)"
+	label["dpdk_send_lat_us"] = "  SEND/RECV 64 B half round trip (best), us"
+	label["dpdk_raw_pingpong_us"] = "  raw ping-pong half round trip (best), us"
 	label["dpdk_qp10k_mib"] = "10,000 RC QPs (depth 128), MiB"
 	label["dpdk_qp10k_rss_mib"] = "  of it resident (RSS), MiB"
+	label["plugin_vs_tshark_fields"] = "tshark+plugin / tshark, -T fields (CPU)"
+	label["plugin_vs_tshark_tree"] = "tshark+plugin / tshark, trees (CPU)"
+	label["plugin_reassemble_vs_tshark_fields"] = "  fields, message payloads kept"
 	n = 0
 }
 /^@result / {
