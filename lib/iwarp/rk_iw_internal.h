@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* iWARP engine internals: object layouts shared by rk_iw_dev.c and rk_iw_qp.c. */
+#ifndef RK_IW_INTERNAL_H
+#define RK_IW_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_iw.h"
+#include "rk_mpa.h"
+#include "rk_rdmap.h"
+
+/* Untagged queues: Send, Read Request, Terminate, Atomic Req/Resp. */
+#define IW_NQ 5
+
+struct rk_iw_dev {
+	uint32_t max_mr;
+	struct rk_iw_mr **mrs;      /* slot -> region; slot 0 unused */
+	uint8_t *slot_key;          /* last key handed out per slot */
+	uint32_t next_slot;
+	uint64_t key_state;
+	struct rk_iw_pd *pds;
+	struct rk_iw_cq *cqs;
+	struct rk_iw_qp *qps;
+	struct rk_iw_stats stats;
+};
+
+struct rk_iw_pd {
+	struct rk_iw_dev *dev;
+	struct rk_iw_pd *next;
+	uint32_t users;             /* regions and QPs */
+};
+
+struct rk_iw_mr {
+	struct rk_iw_pd *pd;
+	uint8_t *addr;
+	uint64_t va;
+	uint64_t len;
+	unsigned int access;
+	uint32_t stag;
+	bool invalidated;
+};
+
+struct rk_iw_cq {
+	struct rk_iw_dev *dev;
+	struct rk_iw_cq *next;
+	struct rk_wc *ring;
+	uint32_t size, head, count;
+	uint32_t users;
+	bool overflow;
+};
+
+/* A send WQE. */
+struct iw_swqe {
+	uint64_t wr_id;
+	enum rk_wr_opcode opcode;
+	unsigned int flags;
+	uint32_t imm_inv;           /* imm_data or invalidate STag */
+	uint64_t remote_addr;
+	uint32_t rkey;
+	uint64_t compare_add, swap;
+	int num_sge;
+	struct rk_sge sge[RK_IW_MAX_SGE];
+	uint64_t len;               /* message bytes */
+	uint64_t off;               /* bytes framed so far */
+	uint8_t phase;              /* WRITE_WITH_IMM: 0 Write, 1 Immediate Data */
+	bool framed;                /* every FPDU built */
+	bool done;
+	enum rk_wc_status status;
+};
+
+struct iw_rwqe {
+	uint64_t wr_id;
+	int num_sge;
+	struct rk_sge sge[RK_IW_MAX_SGE];
+	uint64_t len;
+};
+
+/* Outstanding Read / Atomic we sent (answered in order). */
+enum { OUT_READ, OUT_RTR_READ, OUT_ATOMIC };
+struct iw_out {
+	uint8_t kind;
+	uint32_t sq_idx;            /* SQ counter of the WQE */
+	uint32_t sink_stag;
+	uint64_t sink_to;
+	uint32_t size, rcvd;
+	uint32_t req_id;
+};
+
+/* Inbound Read / Atomic we owe a response to. */
+enum { IRQ_READ, IRQ_ATOMIC };
+struct iw_irq {
+	uint8_t kind;
+	uint32_t sink_stag;
+	uint64_t sink_to;
+	uint32_t size, sent;
+	uint32_t src_stag;
+	uint64_t src_to;
+	uint32_t req_id;
+	uint64_t orig;
+};
+
+/* What the FPDU in the transmit buffer finishes when handed out. */
+enum { TXM_NONE, TXM_MPA, TXM_WQE_LAST, TXM_TERM, TXM_REJECT };
+
+struct rk_iw_qp {
+	struct rk_iw_dev *dev;
+	struct rk_iw_qp *next;
+	struct rk_iw_pd *pd;
+	struct rk_iw_cq *scq, *rcq;
+	void *context;
+	bool sig_all, ext_ops;
+	struct rk_iw_conn_attr conn;
+	uint8_t my_pd[RK_MPA_PD_MAX];
+	enum rk_iw_state state;
+	struct rk_iw_error err;
+	struct rk_iw_negotiated neg;
+	bool neg_valid;
+	uint64_t deadline;
+
+	/* MPA frames */
+	uint8_t rr_buf[RK_MPA_RR_HDR_LEN + RK_MPA_PD_MAX];
+	uint32_t rr_have, rr_need;
+	struct rk_mpa_rr req_sent;  /* initiator: what it asked for */
+	uint8_t peer_pd[RK_MPA_PD_MAX];
+	uint16_t peer_pd_len;
+
+	/* receive side */
+	struct rk_mpa_stream *rxs;
+	uint32_t rx_seq;
+	bool rx_stop;               /* Terminate sent or received */
+	uint32_t msn_rx[IW_NQ];
+	uint32_t mo_rx[IW_NQ];
+
+	/* transmit side */
+	uint32_t tx_seq;            /* sequence number of the next byte framed */
+	uint32_t tx_seq0;           /* SeqStart of our marker grid */
+	uint32_t msn_tx[IW_NQ];
+	uint8_t *txbuf;
+	uint32_t txcap, txlen, txoff;
+	uint8_t txm;
+	uint32_t txm_idx;
+	uint8_t *ulpdu;
+	uint16_t mulpdu;
+	bool rtr_pending;           /* initiator: RTR message still to send */
+	bool term_pending;
+	uint8_t term_ulpdu[RK_DDP_UNTAGGED_LEN + RK_RDMAP_TERM_CTRL_LEN +
+			   RK_RDMAP_TERM_SEGLEN_LEN + RK_DDP_UNTAGGED_LEN +
+			   RK_RDMAP_READ_REQ_LEN];
+	uint16_t term_len;
+	bool closed;                /* nothing more will be sent */
+
+	/* queues */
+	struct iw_swqe *sq;
+	uint32_t sq_size, sq_head, sq_next, sq_tail;   /* counters */
+	struct iw_rwqe *rq;
+	uint32_t rq_size, rq_head, rq_tail;
+	uint32_t max_send_sge, max_recv_sge;
+	struct iw_out out[RK_IW_MAX_IRD_ORD + 1];
+	uint32_t out_head, out_count;
+	struct iw_irq irq[RK_IW_MAX_IRD_ORD + 1];
+	uint32_t irq_head, irq_count;
+	uint32_t next_req_id;
+};
+
+struct rk_iw_mr *rk_iw_stag_lookup(struct rk_iw_dev *dev, uint32_t stag);
+void rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc);
+
+#endif /* RK_IW_INTERNAL_H */

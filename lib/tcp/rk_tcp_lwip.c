@@ -1,0 +1,496 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lwIP (Debian's threaded build) as the TCP under iWARP: raw TCP API under
+ * the core lock, an Ethernet netif whose frames the caller moves.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lwip/etharp.h"
+#include "lwip/ip4_addr.h"
+#include "lwip/netif.h"
+#include "lwip/pbuf.h"
+#include "lwip/tcp.h"
+#include "lwip/tcpip.h"
+#include "netif/ethernet.h"
+
+#include "rk_tcp_lwip.h"
+
+#define QFRAMES 1024
+#define QFRAME_MAX 1536
+/* At least TCP_WND: lwIP never sends past the window we reopen. */
+#define RING_CAP (128u * 1024u)
+
+struct qframe {
+	uint16_t len;
+	uint8_t data[QFRAME_MAX];
+};
+
+struct rk_lwip_if {
+	struct netif *netif;    /* allocated with slack: see rk_lwip_if_add */
+	uint8_t mac[6];
+	uint16_t mtu;
+	rk_lwip_frame_fn tx;
+	void *tx_ctx;
+	struct qframe *q;       /* frames from the stack, under the core lock */
+	uint32_t qhead, qcount;
+	uint64_t qdrops;
+};
+
+struct lw_conn {
+	struct rk_tcp base;
+	struct tcp_pcb *pcb;
+	uint8_t *ring;
+	uint32_t head, count;
+	bool connected, eof, failed;
+	struct lw_conn *next;   /* accept queue */
+};
+
+struct rk_lwip_listener {
+	struct tcp_pcb *pcb;
+	struct lw_conn *first, *last;
+};
+
+static const struct rk_tcp_ops lw_ops;
+static volatile int init_done;
+static bool started;
+
+static void
+init_cb(void *arg)
+{
+	(void)arg;
+	init_done = 1;
+}
+
+int
+rk_lwip_init(void)
+{
+	if (started)
+		return 0;
+	started = true;
+	tcpip_init(init_cb, NULL);
+	while (!init_done)
+		usleep(100);
+	return 0;
+}
+
+/* Runs under the core lock, in our thread or lwIP's timer thread. */
+static err_t
+link_out(struct netif *n, struct pbuf *p)
+{
+	struct rk_lwip_if *nif = n->state;
+	struct qframe *f;
+
+	if (nif->qcount == QFRAMES || p->tot_len > QFRAME_MAX) {
+		nif->qdrops++;      /* TCP retransmits it */
+		return ERR_OK;
+	}
+	f = &nif->q[(nif->qhead + nif->qcount) % QFRAMES];
+	f->len = (uint16_t)pbuf_copy_partial(p, f->data, p->tot_len, 0);
+	nif->qcount++;
+	return ERR_OK;
+}
+
+static err_t
+nif_init(struct netif *n)
+{
+	struct rk_lwip_if *nif = n->state;
+
+	n->name[0] = 'r';
+	n->name[1] = 'k';
+	n->hwaddr_len = 6;
+	memcpy(n->hwaddr, nif->mac, 6);
+	n->mtu = nif->mtu;
+	n->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET;
+	n->output = etharp_output;
+	n->linkoutput = link_out;
+	return ERR_OK;
+}
+
+struct rk_lwip_if *
+rk_lwip_if_add(const struct rk_lwip_if_attr *a)
+{
+	struct rk_lwip_if *nif;
+	ip4_addr_t ip, mask, gw;
+
+	if (a == NULL || a->tx == NULL || a->ip == NULL || a->netmask == NULL ||
+	    !ip4addr_aton(a->ip, &ip) || !ip4addr_aton(a->netmask, &mask)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rk_lwip_init();
+	nif = calloc(1, sizeof(*nif));
+	if (nif == NULL)
+		return NULL;
+	nif->q = calloc(QFRAMES, sizeof(nif->q[0]));
+	/* Slack after struct netif: the library may be built with options
+	 * that make it larger than the installed lwipopts.h says. */
+	nif->netif = calloc(1, sizeof(struct netif) + 1024);
+	if (nif->q == NULL || nif->netif == NULL) {
+		free(nif->q);
+		free(nif->netif);
+		free(nif);
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(nif->mac, a->mac, 6);
+	nif->mtu = a->mtu ? a->mtu : 1500;
+	nif->tx = a->tx;
+	nif->tx_ctx = a->tx_ctx;
+	ip4_addr_set_zero(&gw);
+	LOCK_TCPIP_CORE();
+	if (netif_add(nif->netif, &ip, &mask, &gw, nif, nif_init, ethernet_input) == NULL) {
+		UNLOCK_TCPIP_CORE();
+		free(nif->netif);
+		free(nif->q);
+		free(nif);
+		errno = EINVAL;
+		return NULL;
+	}
+	netif_set_default(nif->netif);
+	netif_set_up(nif->netif);
+	netif_set_link_up(nif->netif);
+	UNLOCK_TCPIP_CORE();
+	return nif;
+}
+
+void
+rk_lwip_if_remove(struct rk_lwip_if *nif)
+{
+	if (nif == NULL)
+		return;
+	LOCK_TCPIP_CORE();
+	netif_remove(nif->netif);
+	UNLOCK_TCPIP_CORE();
+	free(nif->netif);
+	free(nif->q);
+	free(nif);
+}
+
+void
+rk_lwip_if_input(struct rk_lwip_if *nif, const uint8_t *frame, uint32_t len)
+{
+	struct pbuf *p;
+
+	if (nif == NULL || frame == NULL || len == 0 || len > 0xffff)
+		return;
+	LOCK_TCPIP_CORE();
+	/*
+	 * PBUF_RAM, not PBUF_POOL: in Debian's liblwip0 2.1.3 the pool
+	 * elements are 616 bytes (sized for the default MSS 536) while
+	 * pbuf_alloc treats them as PBUF_POOL_BUFSIZE for MSS 1460, so a
+	 * full-size frame in a PBUF_POOL chain overruns the heap (found with
+	 * ASan in test_iw_lwip).
+	 */
+	p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
+	if (p != NULL) {
+		pbuf_take(p, frame, (u16_t)len);
+		if (nif->netif->input(p, nif->netif) != ERR_OK)
+			pbuf_free(p);
+	}
+	UNLOCK_TCPIP_CORE();
+}
+
+unsigned int
+rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
+{
+	unsigned int n = 0;
+
+	if (nif == NULL)
+		return 0;
+	LOCK_TCPIP_CORE();
+	while (n < budget && nif->qcount > 0) {
+		struct qframe *f = &nif->q[nif->qhead];
+
+		nif->tx(nif->tx_ctx, f->data, f->len);
+		nif->qhead = (nif->qhead + 1) % QFRAMES;
+		nif->qcount--;
+		n++;
+	}
+	UNLOCK_TCPIP_CORE();
+	return n;
+}
+
+/* ---------------------------------------------------------- connections */
+
+static err_t
+on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+	struct lw_conn *c = arg;
+	uint32_t tail;
+
+	(void)pcb;
+	if (c == NULL) {
+		if (p != NULL)
+			pbuf_free(p);
+		return ERR_OK;
+	}
+	if (p == NULL || err != ERR_OK) {
+		c->eof = true;
+		return ERR_OK;
+	}
+	if (p->tot_len > RING_CAP - c->count)
+		return ERR_MEM;     /* lwIP keeps it and offers it again */
+	tail = (c->head + c->count) % RING_CAP;
+	if (tail + p->tot_len <= RING_CAP) {
+		pbuf_copy_partial(p, c->ring + tail, p->tot_len, 0);
+	} else {
+		uint32_t first = RING_CAP - tail;
+
+		pbuf_copy_partial(p, c->ring + tail, (u16_t)first, 0);
+		pbuf_copy_partial(p, c->ring, (u16_t)(p->tot_len - first), (u16_t)first);
+	}
+	c->count += p->tot_len;
+	pbuf_free(p);
+	return ERR_OK;
+}
+
+static void
+on_err(void *arg, err_t err)
+{
+	struct lw_conn *c = arg;
+
+	(void)err;
+	if (c != NULL) {
+		c->pcb = NULL;      /* lwIP freed it */
+		c->failed = true;
+	}
+}
+
+static err_t
+on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	struct lw_conn *c = arg;
+
+	(void)pcb;
+	if (c != NULL && err == ERR_OK)
+		c->connected = true;
+	return ERR_OK;
+}
+
+static struct lw_conn *
+conn_new(struct tcp_pcb *pcb)
+{
+	struct lw_conn *c = calloc(1, sizeof(*c));
+
+	if (c == NULL)
+		return NULL;
+	c->ring = malloc(RING_CAP);
+	if (c->ring == NULL) {
+		free(c);
+		return NULL;
+	}
+	c->base.ops = &lw_ops;
+	c->pcb = pcb;
+	tcp_arg(pcb, c);
+	tcp_recv(pcb, on_recv);
+	tcp_err(pcb, on_err);
+	/* FPDUs are messages: no Nagle delay. */
+	tcp_nagle_disable(pcb);
+	return c;
+}
+
+static err_t
+on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+	struct rk_lwip_listener *l = arg;
+	struct lw_conn *c;
+
+	if (err != ERR_OK || pcb == NULL || l == NULL)
+		return ERR_VAL;
+	c = conn_new(pcb);
+	if (c == NULL) {
+		tcp_abort(pcb);
+		return ERR_ABRT;
+	}
+	c->connected = true;
+	if (l->last != NULL)
+		l->last->next = c;
+	else
+		l->first = c;
+	l->last = c;
+	return ERR_OK;
+}
+
+struct rk_lwip_listener *
+rk_tcp_lwip_listen(uint16_t port)
+{
+	struct rk_lwip_listener *l = calloc(1, sizeof(*l));
+	struct tcp_pcb *pcb, *lp = NULL;
+
+	if (l == NULL)
+		return NULL;
+	rk_lwip_init();
+	LOCK_TCPIP_CORE();
+	pcb = tcp_new();
+	if (pcb != NULL && tcp_bind(pcb, IP_ADDR_ANY, port) == ERR_OK)
+		lp = tcp_listen(pcb);
+	if (lp == NULL) {
+		if (pcb != NULL)
+			tcp_abort(pcb);
+		UNLOCK_TCPIP_CORE();
+		free(l);
+		errno = EADDRINUSE;
+		return NULL;
+	}
+	l->pcb = lp;
+	tcp_arg(lp, l);
+	tcp_accept(lp, on_accept);
+	UNLOCK_TCPIP_CORE();
+	return l;
+}
+
+void
+rk_tcp_lwip_listener_close(struct rk_lwip_listener *l)
+{
+	struct rk_tcp *t;
+
+	if (l == NULL)
+		return;
+	while ((t = rk_tcp_lwip_accept(l)) != NULL)
+		t->ops->close(t);
+	LOCK_TCPIP_CORE();
+	tcp_arg(l->pcb, NULL);
+	tcp_accept(l->pcb, NULL);
+	tcp_close(l->pcb);
+	UNLOCK_TCPIP_CORE();
+	free(l);
+}
+
+struct rk_tcp *
+rk_tcp_lwip_accept(struct rk_lwip_listener *l)
+{
+	struct lw_conn *c;
+
+	LOCK_TCPIP_CORE();
+	c = l->first;
+	if (c != NULL) {
+		l->first = c->next;
+		if (l->first == NULL)
+			l->last = NULL;
+		c->next = NULL;
+	}
+	UNLOCK_TCPIP_CORE();
+	if (c == NULL) {
+		errno = EAGAIN;
+		return NULL;
+	}
+	return &c->base;
+}
+
+struct rk_tcp *
+rk_tcp_lwip_connect(const char *ip, uint16_t port)
+{
+	struct tcp_pcb *pcb;
+	struct lw_conn *c = NULL;
+	ip_addr_t dst;
+
+	if (ip == NULL || !ipaddr_aton(ip, &dst)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	rk_lwip_init();
+	LOCK_TCPIP_CORE();
+	pcb = tcp_new();
+	if (pcb != NULL)
+		c = conn_new(pcb);
+	if (c == NULL || tcp_connect(pcb, &dst, port, on_connected) != ERR_OK) {
+		if (pcb != NULL)
+			tcp_abort(pcb);
+		UNLOCK_TCPIP_CORE();
+		if (c != NULL) {
+			free(c->ring);
+			free(c);
+		}
+		errno = ECONNREFUSED;
+		return NULL;
+	}
+	UNLOCK_TCPIP_CORE();
+	return &c->base;
+}
+
+static long
+lw_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
+{
+	struct lw_conn *c = (struct lw_conn *)t;
+	long n = 0;
+
+	LOCK_TCPIP_CORE();
+	if (c->pcb == NULL || c->failed) {
+		UNLOCK_TCPIP_CORE();
+		return -ECONNRESET;
+	}
+	if (c->connected && len > 0) {
+		size_t room = tcp_sndbuf(c->pcb);
+
+		if (room > len)
+			room = len;
+		if (room > 0xffff)
+			room = 0xffff;
+		if (room > 0 && tcp_write(c->pcb, buf, (u16_t)room, TCP_WRITE_FLAG_COPY) == ERR_OK)
+			n = (long)room;
+		tcp_output(c->pcb);
+	}
+	UNLOCK_TCPIP_CORE();
+	return n;
+}
+
+static long
+lw_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
+{
+	struct lw_conn *c = (struct lw_conn *)t;
+	uint32_t n, first;
+	long rc;
+
+	LOCK_TCPIP_CORE();
+	n = c->count < cap ? c->count : (uint32_t)cap;
+	first = RING_CAP - c->head < n ? RING_CAP - c->head : n;
+	memcpy(buf, c->ring + c->head, first);
+	memcpy(buf + first, c->ring, n - first);
+	c->head = (c->head + n) % RING_CAP;
+	c->count -= n;
+	/* Reopen the window by what the caller took. */
+	for (uint32_t left = n; left > 0 && c->pcb != NULL;) {
+		u16_t k = left > 0xffff ? 0xffff : (u16_t)left;
+
+		tcp_recved(c->pcb, k);
+		left -= k;
+	}
+	if (n > 0)
+		rc = (long)n;
+	else if (c->failed)
+		rc = -ECONNRESET;
+	else if (c->eof)
+		rc = -EPIPE;
+	else
+		rc = 0;
+	UNLOCK_TCPIP_CORE();
+	return rc;
+}
+
+static void
+lw_close(struct rk_tcp *t)
+{
+	struct lw_conn *c = (struct lw_conn *)t;
+
+	LOCK_TCPIP_CORE();
+	if (c->pcb != NULL) {
+		tcp_arg(c->pcb, NULL);
+		tcp_recv(c->pcb, NULL);
+		tcp_err(c->pcb, NULL);
+		if (tcp_close(c->pcb) != ERR_OK)
+			tcp_abort(c->pcb);
+	}
+	UNLOCK_TCPIP_CORE();
+	free(c->ring);
+	free(c);
+}
+
+static const struct rk_tcp_ops lw_ops = {
+	.name = "lwip",
+	.send = lw_send,
+	.recv = lw_recv,
+	.close = lw_close,
+};

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_tcp_lwip.h
+ * The lwIP TCP (Debian liblwip-dev 2.1.3) as an rk_tcp backend, with an
+ * Ethernet interface whose frames come from and go to the caller, so a
+ * DPDK poll loop can carry them (rx: rk_lwip_if_input; tx: the frame
+ * callback, run from rk_lwip_if_poll).
+ *
+ * Debian builds lwIP with NO_SYS = 0 and core locking (its own tcpip
+ * thread runs the TCP timers): every call here takes the core lock, and
+ * frames the timer thread emits (retransmissions, delayed ACKs) are queued
+ * and handed to the callback only from rk_lwip_if_poll, in the caller's
+ * thread. Limits of that build (lwipopts.h): TCP_MSS 1460, TCP_WND 65535
+ * with window scaling shift 1, TCP_SND_BUF 65535, timers at 250 ms.
+ * One lwIP stack per process.
+ */
+#ifndef RK_TCP_LWIP_H
+#define RK_TCP_LWIP_H
+
+#include <stdint.h>
+
+#include "rk_tcp.h"
+
+struct rk_lwip_if;
+struct rk_lwip_listener;
+
+/** Hands one Ethernet frame to the port; @p frame is valid during the call. */
+typedef void (*rk_lwip_frame_fn)(void *ctx, const uint8_t *frame, uint32_t len);
+
+/** One Ethernet interface of the stack. */
+struct rk_lwip_if_attr {
+	uint8_t mac[6];
+	const char *ip;         /**< IPv4 dotted quad */
+	const char *netmask;
+	uint16_t mtu;           /**< 0 means 1500 */
+	rk_lwip_frame_fn tx;
+	void *tx_ctx;
+};
+
+/**
+ * Start the process's lwIP stack (its tcpip thread); idempotent.
+ * @return 0.
+ */
+int rk_lwip_init(void);
+
+/** Add an interface (up, link up, default route). NULL with errno on failure. */
+struct rk_lwip_if *rk_lwip_if_add(const struct rk_lwip_if_attr *attr);
+
+/** Remove an interface; connections through it fail. */
+void rk_lwip_if_remove(struct rk_lwip_if *nif);
+
+/** A frame received by the port, for the stack. */
+void rk_lwip_if_input(struct rk_lwip_if *nif, const uint8_t *frame, uint32_t len);
+
+/**
+ * Hand the frames the stack queued to the tx callback (at most @p budget).
+ * @return frames handed over.
+ */
+unsigned int rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget);
+
+/** Listen on TCP @p port of every interface. NULL with errno on failure. */
+struct rk_lwip_listener *rk_tcp_lwip_listen(uint16_t port);
+
+/** Stop listening; connections not yet accepted are closed. */
+void rk_tcp_lwip_listener_close(struct rk_lwip_listener *l);
+
+/** A connection accepted on @p l, or NULL (errno EAGAIN) when none waits. */
+struct rk_tcp *rk_tcp_lwip_accept(struct rk_lwip_listener *l);
+
+/** Connect to @p ip : @p port; sends return 0 until it is established. */
+struct rk_tcp *rk_tcp_lwip_connect(const char *ip, uint16_t port);
+
+#endif /* RK_TCP_LWIP_H */

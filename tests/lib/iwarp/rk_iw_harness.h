@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Test harness for lib/iwarp: two engines joined by an in-memory byte
+ * pipe with chosen segmentation, and a raw peer that speaks MPA/DDP/RDMAP
+ * by hand (built with lib/wire) against one engine.
+ */
+#ifndef RK_IW_HARNESS_H
+#define RK_IW_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk_iw.h"
+#include "rk_mpa.h"
+#include "rk_rdmap.h"
+
+#define IWP_WIRE_MAX (4u << 20)
+#define IWP_CUTS_MAX 8
+
+/* Two engines: side 0 is the MPA Initiator, side 1 the Responder. */
+struct iw_pair {
+	struct rk_iw_dev *dev[2];
+	struct rk_iw_pd *pd[2];
+	struct rk_iw_cq *cq[2];
+	struct rk_iw_qp *qp[2];
+	uint8_t *wire[2];       /* every byte each side sent, in order */
+	size_t wlen[2];
+	size_t delivered[2];    /* bytes of wire[i] given to the other side */
+	uint64_t now;
+	/* Segmentation of delivery: cut points (stream offsets) first, then
+	 * seg_fixed bytes (0: random 1..seg_max, 0 both: all at once). */
+	size_t cuts[2][IWP_CUTS_MAX];
+	unsigned int ncuts[2];
+	size_t seg_fixed, seg_max;
+	size_t tx_cap;          /* bytes per rk_iw_tx call (0: 64 KiB) */
+	uint64_t max_fpdus_per_rx;  /* most FPDUs one rk_iw_rx call delivered */
+	uint64_t rx_calls;
+};
+
+/* Default connection attributes for a role. */
+void iwp_conn_default(struct rk_iw_conn_attr *c, enum rk_iw_role role);
+
+/* Create both sides; ext enables RFC 7306 on both. */
+void iwp_init(struct iw_pair *p, const struct rk_iw_conn_attr *ci,
+	      const struct rk_iw_conn_attr *cr, bool ext);
+
+/* Move bytes until neither side has anything to send or deliver. */
+void iwp_run(struct iw_pair *p);
+
+void iwp_fini(struct iw_pair *p);
+
+/* One decoded unit the raw peer received from the engine. */
+struct rp_msg {
+	uint8_t opcode, t, l;
+	uint32_t stag, qn, msn, mo, inval;
+	uint64_t to;
+	uint32_t payload_len;
+	uint8_t payload[4096];
+	struct rk_rdmap_read_req_fields rr;
+	struct rk_rdmap_term_fields term;
+	uint16_t term_seg_len;
+	uint8_t term_ddp[RK_DDP_UNTAGGED_LEN];
+	uint8_t term_rdmap[RK_RDMAP_READ_REQ_LEN];
+	uint64_t immdt;
+	struct rk_rdmap_atomic_resp_fields aresp;
+	bool crc_ok, markers_ok;
+};
+
+#define RP_MSGS_MAX 256
+
+/* A hand-driven MPA Initiator facing one engine (the Responder). */
+struct raw_peer {
+	struct rk_iw_dev *dev;
+	struct rk_iw_pd *pd;
+	struct rk_iw_cq *cq;
+	struct rk_iw_qp *qp;
+	uint64_t now;
+	bool crc, markers_to_dut, markers_from_dut;
+	uint32_t seq, seq0;         /* our stream towards the engine */
+	struct rk_mpa_stream *ds;   /* deframes the engine's FPDUs */
+	uint32_t rseq;
+	struct rk_mpa_rr reply;
+	uint8_t reply_buf[RK_MPA_RR_HDR_LEN + RK_MPA_PD_MAX];
+	size_t reply_have;
+	bool got_reply;
+	struct rp_msg msgs[RP_MSGS_MAX];
+	unsigned int nmsgs;
+	uint32_t msn[5];            /* next MSN we send per queue */
+};
+
+/*
+ * Connect a raw peer: its Request carries @p req (reply false, key etc.
+ * filled by rk_mpa_rr_build), the engine answers per @p cr.
+ */
+void rp_init(struct raw_peer *rp, const struct rk_iw_conn_attr *cr,
+	     const struct rk_mpa_rr *req, bool ext);
+
+/* Send one FPDU around @p ulpdu; split_at > 0 delivers it in two pieces. */
+void rp_send(struct raw_peer *rp, const uint8_t *ulpdu, uint16_t len, bool bad_crc,
+	     size_t split_at);
+
+/* Raw stream bytes to the engine (for framing attacks). */
+void rp_send_raw(struct raw_peer *rp, const uint8_t *b, size_t n);
+
+/* Take everything the engine sends and decode it into rp->msgs. */
+void rp_pump(struct raw_peer *rp);
+
+void rp_fini(struct raw_peer *rp);
+
+/* ULPDU builders (return the ULPDU length). */
+uint16_t ul_write(uint8_t *u, uint32_t stag, uint64_t to, bool last, const void *data,
+		  uint32_t n);
+uint16_t ul_send(uint8_t *u, uint8_t op, uint32_t msn, uint32_t mo, bool last, uint32_t inv,
+		 const void *data, uint32_t n);
+uint16_t ul_read_req(uint8_t *u, uint32_t msn, const struct rk_rdmap_read_req_fields *rr);
+uint16_t ul_untagged(uint8_t *u, uint8_t op, uint32_t qn, uint32_t msn, uint32_t mo,
+		     bool last);
+
+/* Poll everything from a CQ (up to @p n). */
+int iw_poll_all(struct rk_iw_cq *cq, struct rk_wc *wc, int n);
+
+#endif /* RK_IW_HARNESS_H */
