@@ -101,6 +101,8 @@ gen_bytes(uint64_t id, uint8_t *p, uint32_t len)
 	}
 }
 
+static void fail(struct wl *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void
 fail(struct wl *w, const char *fmt, ...)
 {
