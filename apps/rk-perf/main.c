@@ -255,6 +255,17 @@ check_wc(struct perf *p, const struct rk_wc *wc)
 		    wc->status == RK_WC_RETRY_EXC_ERR ? ": the peer stopped answering" : "");
 }
 
+/* The peer's RoCEv2 address as text (IPv4 or IPv6, per its hello). */
+static const char *
+peer_addr(const struct perf *p, char *buf, size_t len)
+{
+	if (p->remote.ip_version == 6)
+		inet_ntop(AF_INET6, p->remote.ip6, buf, (socklen_t)len);
+	else
+		inet_ntop(AF_INET, p->remote.ip, buf, (socklen_t)len);
+	return buf;
+}
+
 /* Data-phase watchdog: any completion or frame counts as progress. */
 static int
 watchdog(struct perf *p, int work)
@@ -267,10 +278,12 @@ watchdog(struct perf *p, int work)
 	}
 	if (stop_requested)
 		return fail(p, "interrupted");
-	if ((double)(now - p->last_event_ns) > p->o.timeout_s * 1e9)
-		return fail(p, "no progress for %.0f s: peer %u.%u.%u.%u unreachable or stopped",
-			    p->o.timeout_s, p->remote.ip[0], p->remote.ip[1], p->remote.ip[2],
-			    p->remote.ip[3]);
+	if ((double)(now - p->last_event_ns) > p->o.timeout_s * 1e9) {
+		char ip[INET6_ADDRSTRLEN];
+
+		return fail(p, "no progress for %.0f s: peer %s unreachable or stopped",
+			    p->o.timeout_s, peer_addr(p, ip, sizeof(ip)));
+	}
 	return 0;
 }
 
@@ -386,8 +399,12 @@ connect_qps(struct perf *p)
 		a.max_dest_rd_atomic = 16;
 		a.min_rnr_timer = 1;
 		memcpy(a.ah_attr.dmac, p->peer_mac, 6);
-		a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
-		memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
+		if (p->o.have_ip6) {
+			memcpy(a.ah_attr.dip, p->remote.ip6, 16);
+		} else {
+			a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+			memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
+		}
 		if (rc == 0)
 			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
 					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
@@ -1185,6 +1202,39 @@ fill_hello(struct perf *p)
 	h->duration_ms = (uint64_t)(p->o.duration_s * 1e3);
 	memcpy(h->ip, p->o.ip, 4);
 	rk_io_dpdk_mac(p->io, h->mac);
+	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
+	h->ip_version = p->o.have_ip6 ? 6 : 4;
+	memcpy(h->ip6, p->o.ip6, 16);
+	h->ext = p->o.have_ip6;
+}
+
+/* Receive a hello and its extension, if one is announced. */
+static int
+recv_hello(struct perf *p, uint8_t *b)
+{
+	int rc = oob_recv(p->fd, b, OOB_HELLO_LEN, p->o.oob_timeout_s, serve, p);
+
+	if (rc != 0)
+		return rc;
+	oob_decode_hello(&p->remote, b);
+	if (oob_hello_ext_len(b) == 0)
+		return 0;
+	rc = oob_recv(p->fd, b + OOB_HELLO_LEN, OOB_HELLO_EXT_LEN, p->o.oob_timeout_s, serve, p);
+	if (rc != 0)
+		return rc;
+	return oob_decode_hello_ext(&p->remote, b + OOB_HELLO_LEN);
+}
+
+/* Both ends must run RoCEv2 over the same IP version. */
+static int
+check_family(struct perf *p)
+{
+	int mine = p->o.have_ip6 ? 6 : 4, theirs = p->remote.ip_version == 6 ? 6 : 4;
+
+	if (mine != theirs)
+		return fail(p, "the peer runs RoCEv2 over IPv%d, this end over IPv%d "
+			    "(give both --ip or both --ip6)", theirs, mine);
+	return 0;
 }
 
 /* The server takes the client's parameters. */
@@ -1212,8 +1262,9 @@ adopt(struct perf *p, const struct perf_hello *h)
 static int
 exchange(struct perf *p)
 {
-	uint8_t b[OOB_HELLO_LEN];
-	char ip[INET_ADDRSTRLEN];
+	uint8_t b[OOB_HELLO_MAX_LEN];
+	char ip[INET6_ADDRSTRLEN];
+	size_t n;
 	int rc;
 
 	if (p->o.server) {
@@ -1221,11 +1272,13 @@ exchange(struct perf *p)
 		if (rc != 0)
 			return fail(p, "no client connected to TCP port %u within %.0f s: %s",
 				    p->o.tcp_port, p->o.oob_timeout_s, strerror(-rc));
-		rc = oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, serve, p);
+		rc = recv_hello(p, b);
+		if (rc == -EPROTO)
+			return fail(p, "the client's hello extension is of an unknown version");
 		if (rc != 0)
 			return fail(p, "no parameters from the client: %s", strerror(-rc));
-		oob_decode_hello(&p->remote, b);
-		if (adopt(p, &p->remote) != 0 || create_resources(p) != 0)
+		if (check_family(p) != 0 || adopt(p, &p->remote) != 0 ||
+		    create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
 	} else {
@@ -1238,35 +1291,52 @@ exchange(struct perf *p)
 			return fail(p, "cannot reach the server %s:%u within %.0f s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
 				    strerror(-rc));
-		oob_encode_hello(&p->local, b);
-		if ((rc = oob_send(p->fd, b, sizeof(b))) != 0)
+		n = oob_encode_hello_all(&p->local, b);
+		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
-		rc = oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, serve, p);
+		rc = recv_hello(p, b);
+		if (rc == -ECONNRESET && p->o.have_ip6)
+			return fail(p, "the server closed the connection before answering "
+				    "(not over IPv6? see its error)");
+		if (rc == -EPROTO)
+			return fail(p, "the server's hello extension is of an unknown version");
 		if (rc == -ECONNRESET)
 			return fail(p, "the server closed the connection before answering "
 				    "(it could not reach %u.%u.%u.%u? see its error)", p->o.ip[0],
 				    p->o.ip[1], p->o.ip[2], p->o.ip[3]);
 		if (rc != 0)
 			return fail(p, "no answer from the server: %s", strerror(-rc));
-		oob_decode_hello(&p->remote, b);
+		if (check_family(p) != 0)
+			return -1;
 		if (p->remote.qps != p->o.qps)
 			return fail(p, "the server answered with %u QPs", p->remote.qps);
 	}
-	/* The peer's MAC from ARP (RFC 826): also proves the RDMA path works. */
-	inet_ntop(AF_INET, p->remote.ip, ip, sizeof(ip));
-	rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
-				(uint32_t)(p->o.arp_timeout_s * 1e3));
+	/*
+	 * The peer's MAC from ARP (RFC 826) or Neighbor Discovery (RFC 4861):
+	 * also proves the RDMA path works.
+	 */
+	peer_addr(p, ip, sizeof(ip));
+	if (p->o.have_ip6)
+		rc = rk_io_dpdk_resolve_addr(p->io, p->remote.ip6, p->peer_mac,
+					     (uint32_t)(p->o.arp_timeout_s * 1e3));
+	else
+		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
+					(uint32_t)(p->o.arp_timeout_s * 1e3));
 	if (rc != 0)
-		return fail(p, "peer %s did not answer ARP on %s within %.0f s (unreachable)",
-			    ip, p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+		return fail(p, "peer %s did not answer %s on %s within %.0f s (unreachable)",
+			    ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
+			    p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
 	if (memcmp(p->peer_mac, p->remote.mac, 6) != 0)
-		fprintf(stderr, "rk-perf: note: ARP and the out-of-band exchange disagree on "
-			"the MAC of %s; using ARP's\n", ip);
+		fprintf(stderr, "rk-perf: note: %s and the out-of-band exchange disagree on "
+			"the MAC of %s; using %s's\n", p->o.have_ip6 ? "ND" : "ARP", ip,
+			p->o.have_ip6 ? "ND" : "ARP");
 	if (connect_qps(p) != 0)
 		return -1;
 	if (p->o.server) {
-		oob_encode_hello(&p->local, b);
-		if ((rc = oob_send(p->fd, b, sizeof(b))) != 0)
+		/* An extension only to a client that sent one (it reads it). */
+		p->local.ext = p->remote.ext;
+		n = oob_encode_hello_all(&p->local, b);
+		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
 	}
 	return 0;
@@ -1301,7 +1371,9 @@ usage(FILE *f)
 		"      --verify           check all data\n"
 		"      --counters         print the NIC-style counters at the end\n"
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
-		"  -I, --ip A.B.C.D       this endpoint's IPv4 address (required)\n"
+		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
+		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
+		"                         (--ip or --ip6 is required; the peer uses the same)\n"
 		"      --vlan ID          802.1Q tag on every frame\n"
 		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
@@ -1353,7 +1425,7 @@ static int
 parse_args(struct perf *p, int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
-	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES };
+	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -1368,6 +1440,7 @@ parse_args(struct perf *p, int argc, char **argv)
 		{ "seed", 1, NULL, O_SEED }, { "oob-timeout", 1, NULL, O_OOB_TO },
 		{ "timeout", 1, NULL, O_TO }, { "arp-timeout", 1, NULL, O_ARP_TO },
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
+		{ "ip6", 1, NULL, O_IP6 },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
@@ -1462,6 +1535,12 @@ parse_args(struct perf *p, int argc, char **argv)
 				BAD("--ip: expected an IPv4 address, got '%s'", optarg);
 			o->have_ip = true;
 			break;
+		case O_IP6:
+			if (inet_pton(AF_INET6, optarg, o->ip6) != 1 ||
+			    (o->ip6[0] == 0 && memcmp(o->ip6, o->ip6 + 1, 15) == 0))
+				BAD("--ip6: expected an IPv6 address, got '%s'", optarg);
+			o->have_ip6 = true;
+			break;
 		case 'w': o->pcap_path = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		case O_GBITS: o->report_gbits = true; break;
@@ -1537,8 +1616,9 @@ parse_args(struct perf *p, int argc, char **argv)
 	if (optind < argc)
 		BAD("unexpected argument '%s'", argv[optind]);
 	o->server = o->server_host == NULL;
-	if (!o->have_ip)
-		BAD("--ip A.B.C.D is required (this endpoint's address, e.g. 198.18.0.1)");
+	if (!o->have_ip && !o->have_ip6)
+		BAD("--ip A.B.C.D or --ip6 ADDR is required (this endpoint's address, "
+		    "e.g. 198.18.0.1)");
 	if (o->mode == MODE_LAT && o->qps != 1)
 		BAD("latency tests use one QP (-q 1)");
 	if ((o->all_sizes ? 1 : 0) + (size_set ? 1 : 0) + (list_set ? 1 : 0) > 1)
@@ -1634,6 +1714,7 @@ main(int argc, char **argv)
 	}
 	cfg.port_name = p->o.dev;
 	memcpy(cfg.ip, p->o.ip, 4);
+	memcpy(cfg.ip6, p->o.ip6, 16);
 	cfg.vlan_id = p->o.vlan;
 	cfg.idle = p->o.idle;
 	cfg.link_timeout_ms = p->o.link_timeout_ms;
@@ -1653,9 +1734,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 	rk_io_dpdk_mac(p->io, da.mac);
-	da.ip[10] = da.ip[11] = 0xff;
-	memcpy(da.ip + 12, p->o.ip, 4);
-	da.ip_version = 4;
+	if (p->o.have_ip6) {
+		memcpy(da.ip, p->o.ip6, 16);
+		da.ip_version = 6;
+	} else {
+		da.ip[10] = da.ip[11] = 0xff;
+		memcpy(da.ip + 12, p->o.ip, 4);
+		da.ip_version = 4;
+	}
 	da.max_qp = PERF_MAX_QPS + 2;
 	da.max_inflight_pkts = 1024;
 	/*

@@ -235,7 +235,8 @@ oob_decode_hello(struct perf_hello *h, const uint8_t *b)
 {
 	memset(h, 0, sizeof(*h));
 	h->verb = b[0];
-	h->mode = b[1];
+	h->mode = b[1] & (uint8_t)~OOB_HELLO_F_EXT;
+	h->ext = (b[1] & OOB_HELLO_F_EXT) != 0;
 	h->verify = b[2];
 	h->atomic_cas = b[3];
 	h->mtu = rk_get_be32(b + 4);
@@ -258,6 +259,41 @@ oob_decode_hello(struct perf_hello *h, const uint8_t *b)
 		h->qp[i].va = rk_get_be64(b + 12);
 		h->qp[i].len = rk_get_be64(b + 20);
 	}
+}
+
+static const uint8_t hello_ext_magic[4] = { 'R', 'K', 'X', 1 };
+
+size_t
+oob_encode_hello_all(const struct perf_hello *h, uint8_t *b)
+{
+	uint8_t *x = b + OOB_HELLO_LEN;
+
+	oob_encode_hello(h, b);
+	if (!h->ext && h->ip_version != 6)
+		return OOB_HELLO_LEN;
+	b[1] |= OOB_HELLO_F_EXT;
+	memset(x, 0, OOB_HELLO_EXT_LEN);
+	memcpy(x, hello_ext_magic, 4);
+	x[4] = h->ip_version == 6 ? 6 : 4;
+	memcpy(x + 8, h->ip6, 16);
+	return OOB_HELLO_MAX_LEN;
+}
+
+size_t
+oob_hello_ext_len(const uint8_t *hello)
+{
+	return (hello[1] & OOB_HELLO_F_EXT) ? OOB_HELLO_EXT_LEN : 0;
+}
+
+int
+oob_decode_hello_ext(struct perf_hello *h, const uint8_t *x)
+{
+	if (memcmp(x, hello_ext_magic, 4) != 0 || (x[4] != 4 && x[4] != 6))
+		return -EPROTO;
+	h->ext = true;
+	h->ip_version = x[4];
+	memcpy(h->ip6, x + 8, 16);
+	return 0;
 }
 
 void

@@ -46,6 +46,9 @@ struct perf_opts {
 	double timeout_s;               /* data phase: no progress for this long */
 	double arp_timeout_s;
 	uint32_t link_timeout_ms;
+	/* RoCEv2 over IPv6 from this address (network order) when have_ip6. */
+	uint8_t ip6[16];
+	bool have_ip6;
 };
 
 /* What each side tells the other about one QP (perftest's pingpong_dest). */
@@ -63,6 +66,15 @@ struct perf_hello {
 	uint64_t duration_ms;
 	uint8_t ip[4], mac[6];
 	struct perf_qp_info qp[PERF_MAX_QPS];
+	/*
+	 * Hello extension (OOB_HELLO_EXT_LEN bytes after the hello, announced
+	 * by OOB_HELLO_F_EXT in the mode byte): the RoCEv2 address family, 4
+	 * (0 taken as 4) or 6, and the IPv6 address. ext says an extension
+	 * follows (decode) or is to be sent (encode with oob_encode_hello_all).
+	 */
+	bool ext;
+	uint8_t ip_version;
+	uint8_t ip6[16];
 };
 
 /* Per-phase control messages. */
@@ -94,6 +106,32 @@ bool oob_readable(int fd);
 void oob_encode_hello(const struct perf_hello *h, uint8_t *buf);
 void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
 #define OOB_HELLO_LEN (4 + 4 * 5 + 4 * PERF_MAX_SIZES + 16 + 10 + PERF_MAX_QPS * 28)
+/*
+ * The hello extension, versioned: "RKX" + version 1, ip_version (1 byte),
+ * 3 zero bytes, the IPv6 address (16 bytes). The base hello stays as it
+ * was; bit 7 of its mode byte (byte 1) says the extension follows, so an
+ * IPv4 hello is byte for byte the old one, and an older peer refuses an
+ * extended hello as bad parameters (mode out of range) instead of
+ * misreading it.
+ */
+#define OOB_HELLO_F_EXT 0x80
+#define OOB_HELLO_EXT_LEN 24
+#define OOB_HELLO_MAX_LEN (OOB_HELLO_LEN + OOB_HELLO_EXT_LEN)
+/*
+ * Encode the hello and, when h->ext or h->ip_version == 6, its extension
+ * after it (the mode byte then carries OOB_HELLO_F_EXT).
+ * @param buf  OOB_HELLO_MAX_LEN bytes
+ * @return bytes to send: OOB_HELLO_LEN or OOB_HELLO_MAX_LEN.
+ */
+size_t oob_encode_hello_all(const struct perf_hello *h, uint8_t *buf);
+/* Bytes of extension announced by an encoded hello (0 or OOB_HELLO_EXT_LEN). */
+size_t oob_hello_ext_len(const uint8_t *hello);
+/*
+ * Decode the OOB_HELLO_EXT_LEN bytes of an extension into @p h (after
+ * oob_decode_hello). @return 0, or -EPROTO for an unknown magic/version
+ * or an ip_version other than 4 or 6.
+ */
+int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
 void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
 #define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)

@@ -30,6 +30,12 @@ print_addr(const char *who, const struct perf_hello *h, uint32_t i)
 {
 	printf(" %s address: LID 0000 QPN %#06x PSN %#08x RKey %#08x VAddr 0x%016llx\n", who,
 	       h->qp[i].qpn, h->qp[i].psn, h->qp[i].rkey, (unsigned long long)h->qp[i].va);
+	if (h->ip_version == 6) {
+		printf(" GID: ");
+		for (int b = 0; b < 16; b++)
+			printf("%02u%s", h->ip6[b], b < 15 ? ":" : "\n");
+		return;
+	}
 	printf(" GID: 00:00:00:00:00:00:00:00:00:00:255:255:%u:%u:%u:%u\n", h->ip[0], h->ip[1],
 	       h->ip[2], h->ip[3]);
 }

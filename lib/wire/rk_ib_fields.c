@@ -175,12 +175,15 @@ rk_aeth_credits(uint8_t code)
 uint8_t
 rk_aeth_credit_code(uint32_t credits)
 {
-	uint8_t code = 0;
+	uint32_t k;
 
-	for (uint8_t c = 0; c < RK_AETH_CREDIT_INVALID; c++)
-		if ((uint32_t)rk_aeth_credits(c) <= credits)
-			code = c;
-	return code;
+	if (credits <= 4)
+		return (uint8_t)credits;
+	if (credits >= 32768)
+		return 30;
+	/* 2^k is code 2k, 1.5 * 2^k is code 2k + 1 (k >= 2): no table walk. */
+	k = 31u - (uint32_t)__builtin_clz(credits);
+	return (uint8_t)(2 * k + (credits >= 3u << (k - 1) ? 1 : 0));
 }
 
 uint64_t

@@ -82,8 +82,9 @@ ipv4_mapped(uint8_t out[16], const uint8_t *v4)
 /*
  * CRC-32 state after the 8 bytes of 0xFF that stand in for the LRH
  * (zlib.crc32(b"\xff" * 8)); test_icrc checks it. Starting from it and
- * masking all headers in one small buffer keeps the ICRC to two ISA-L calls,
- * which matters: each call has a fixed cost near that of a 1 KiB CRC.
+ * masking all headers in one small buffer keeps the ICRC to at most two
+ * ISA-L calls, which matters: each call has a fixed cost near that of a
+ * 1 KiB CRC.
  */
 #define ICRC_SEED_AFTER_ONES 0x2144df1cu
 
@@ -100,16 +101,27 @@ mask_grh(uint8_t *h)
 	h[7] = 0xff;
 }
 
+/*
+ * Packets up to this many bytes from the IP header to the ICRC (a SEND or
+ * ACK of a ping-pong) are masked whole in a stack copy and take one ISA-L
+ * call instead of two: below a few hundred bytes the fixed cost of the
+ * second call outweighs the copy.
+ */
+#define ICRC_ONE_CALL_MAX 256
+
 /* ICRC of a RoCEv2 packet given its IP header length (CA17-22). */
 static uint32_t
 icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 {
-	uint8_t h[60 + 8 + RK_BTH_LEN];
+	uint8_t h[ICRC_ONE_CALL_MAX];
 	uint32_t hl = ip_hlen + 8 + RK_BTH_LEN;
 	rk_crc32_state crc;
 
 	if (ip_hlen > 60 || len < hl)
 		return 0;
+	/* The headers fit in h (60 + 8 + 12 < 256); small packets fit whole. */
+	if (len <= ICRC_ONE_CALL_MAX)
+		hl = len;
 	memcpy(h, ip, hl);
 	if ((ip[0] >> 4) == 4) {
 		/* IPv4: TOS, TTL and header checksum. */
@@ -124,7 +136,8 @@ icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 	h[ip_hlen + 7] = 0xff;
 	h[ip_hlen + 8 + 4] = 0xff; /* BTH FECN, BECN, Resv6a */
 	crc = rk_crc32_update(ICRC_SEED_AFTER_ONES, h, hl);
-	crc = rk_crc32_update(crc, ip + hl, len - hl);
+	if (len > hl)
+		crc = rk_crc32_update(crc, ip + hl, len - hl);
 	return rk_crc32_final(crc);
 }
 
@@ -708,6 +721,40 @@ parse_erf(struct parse_ctx *c)
 	}
 }
 
+/*
+ * Zero the arrays and layer fields the parse did not write. Each is
+ * written in full right where its layer bit (or kind) is set, so the bit
+ * says whether it holds this frame's values.
+ */
+static void
+settle(struct rk_pkt *pkt)
+{
+	if (!(pkt->layers & RK_L_ETH)) {
+		memset(pkt->src_mac, 0, sizeof(pkt->src_mac));
+		memset(pkt->dst_mac, 0, sizeof(pkt->dst_mac));
+	}
+	for (unsigned int i = pkt->n_vlan; i < 2; i++)
+		pkt->vlan_tci[i] = 0;
+	if (!(pkt->layers & (RK_L_IPV4 | RK_L_IPV6 | RK_L_GRH))) {
+		memset(pkt->src_ip, 0, sizeof(pkt->src_ip));
+		memset(pkt->dst_ip, 0, sizeof(pkt->dst_ip));
+	}
+	if (!(pkt->layers & RK_L_LRH)) {
+		pkt->src_lid = 0;
+		pkt->dst_lid = 0;
+	}
+	if (!(pkt->layers & RK_L_TCP)) {
+		pkt->tcp_seq = 0;
+		pkt->tcp_ack = 0;
+		pkt->tcp_flags = 0;
+		pkt->tcp_window = 0;
+	}
+	if (pkt->kind != RK_PKT_PFC)
+		memset(pkt->pause_quanta + 1, 0, sizeof(pkt->pause_quanta) - sizeof(uint16_t));
+	if (pkt->kind != RK_PKT_PAUSE && pkt->kind != RK_PKT_PFC)
+		pkt->pause_quanta[0] = 0;
+}
+
 int
 rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
 	     uint32_t wirelen, enum rk_linktype link, const struct rk_parse_opts *opts)
@@ -716,12 +763,48 @@ rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
 
 	if (pkt == NULL || (frame == NULL && caplen > 0))
 		return -EINVAL;
-	memset(pkt, 0, offsetof(struct rk_pkt, findings));
-	pkt->findings.count = 0;
-	pkt->findings.dropped = 0;
+	/*
+	 * No memset of the whole struct (a rep stos per packet on the RX
+	 * path): the scalars the parser reads or may leave unwritten are set
+	 * here, the arrays only written with their layer are settled after
+	 * the parse (settle()). test_pkt checks a reused struct against a
+	 * fresh one.
+	 */
 	pkt->frame = frame;
 	pkt->caplen = caplen;
 	pkt->wirelen = wirelen < caplen ? caplen : wirelen;
+	pkt->truncated = false;
+	pkt->kind = RK_PKT_OTHER;
+	pkt->layers = 0;
+	pkt->l2_off = 0;
+	pkt->n_vlan = 0;
+	pkt->ethertype = 0;
+	pkt->l3_off = 0;
+	pkt->l3_len = 0;
+	pkt->ip_version = 0;
+	pkt->dscp = 0;
+	pkt->ecn = 0;
+	pkt->ttl = 0;
+	pkt->ip_proto = 0;
+	pkt->flow_label = 0;
+	pkt->l4_off = 0;
+	pkt->src_port = 0;
+	pkt->dst_port = 0;
+	pkt->l4_payload_off = 0;
+	pkt->l4_payload_len = 0;
+	pkt->bth_off = 0;
+	pkt->opcode = 0;
+	pkt->op = NULL;
+	pkt->payload_off = 0;
+	pkt->payload_len = 0;
+	pkt->pad_cnt = 0;
+	pkt->icrc_off = 0;
+	pkt->icrc = 0;
+	pkt->icrc_status = RK_ICRC_NOT_CHECKED;
+	pkt->mac_control_opcode = 0;
+	pkt->pfc_class_enable = 0;
+	pkt->findings.count = 0;
+	pkt->findings.dropped = 0;
 
 	switch (link) {
 	case RK_LINK_ETHERNET:
@@ -759,8 +842,10 @@ rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
 		parse_erf(&c);
 		break;
 	default:
+		settle(pkt);
 		return -EPROTONOSUPPORT;
 	}
+	settle(pkt);
 	return 0;
 }
 

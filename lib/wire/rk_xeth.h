@@ -124,7 +124,11 @@ enum rk_aeth_kind rk_aeth_kind(uint8_t syndrome);
  */
 int32_t rk_aeth_credits(uint8_t code);
 
-/** The largest credit code whose credits do not exceed @p credits (0x1E at most). */
+/**
+ * The largest credit code whose credits do not exceed @p credits (0x1E at
+ * most, for 32768 and up). Computed from the bit length of @p credits (the
+ * table's 1x and 1.5x steps), no table walk: it runs once per ACK.
+ */
 uint8_t rk_aeth_credit_code(uint32_t credits);
 
 /**

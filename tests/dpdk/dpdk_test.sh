@@ -4,6 +4,8 @@
 # each pinned to its own core, with the default spin-then-sleep idle policy.
 #
 #   dpdk_test.sh RK_PERF RK_INSPECT memif      every opcode, sizes 1 B..4 MiB, MTU 1024/4096
+#   dpdk_test.sh RK_PERF RK_INSPECT memif6     the same over IPv6 (2001:2::/48, ND),
+#                                              the TCP exchange over ::1
 #   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
@@ -44,6 +46,10 @@ NCPU=$(nproc)
 CORE_S=$((NCPU > 1 ? 1 : 0))
 CORE_C=0
 TCP_PORT=$((20000 + $$ % 20000))
+# The endpoints' addresses (memif6 switches them to IPv6).
+SRV_ADDR="--ip 198.18.0.1"
+CLI_ADDR="--ip 198.18.0.2"
+PCAP_OPT=""
 
 ok() { echo "ok   $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
@@ -90,12 +96,12 @@ pair() {
 	srv="$tmp/$name.srv"
 	cli="$tmp/$name.cli"
 	# shellcheck disable=SC2086
-	timeout 90 $spre "$perf" $EAL -l $CORE_S $seal -- $args --ip 198.18.0.1 \
+	timeout 90 $spre "$perf" $EAL -l $CORE_S $seal -- $args $SRV_ADDR \
 		-p $TCP_PORT -w "$srv.pcapng" >"$srv.log" 2>&1 &
 	local sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
-	timeout 90 $cpre "$perf" $EAL -l $CORE_C $ceal -- $args --ip 198.18.0.2 \
+	timeout 90 $cpre "$perf" $EAL -l $CORE_C $ceal -- $args $CLI_ADDR \
 		-p $TCP_PORT -w "$cli.pcapng" "$host" >"$cli.log" 2>&1
 	rc=$?
 	wait "$sp"
@@ -110,8 +116,11 @@ pair() {
 		return 1
 	fi
 	ok "$name: verified, sizes $(awk '/^ #bytes/ {f = 1; next} /^---/ {f = 0} f && $1 ~ /^[0-9]+$/ {printf "%s ", $1}' "$cli.log")"
-	check_pcap "$name client recording" "$cli.pcapng" || return 1
-	check_pcap "$name server recording" "$srv.pcapng" || return 1
+	# shellcheck disable=SC2086
+	check_pcap "$name client recording" "$cli.pcapng" $PCAP_OPT || return 1
+	# shellcheck disable=SC2086
+	check_pcap "$name server recording" "$srv.pcapng" $PCAP_OPT || return 1
+	[ -n "${FAMILY_CHECK:-}" ] && { $FAMILY_CHECK "$name" "$cli.pcapng" || return 1; }
 	rm -f "$srv.pcapng" "$cli.pcapng"
 	return 0
 }
@@ -152,6 +161,66 @@ memif)
 	pair "memif-vlan-send_lat" "$(memif_eal server "$s")" "$(memif_eal client "$s")" \
 		"send_lat -n 100 --verify --vlan 100"
 	unset VLAN_EXPECT
+	;;
+memif6)
+	# RoCEv2 over IPv6: neighbour discovery instead of ARP, GIDs are the
+	# IPv6 addresses, UDP checksum 0 as Linux rxe sends it over IPv6.
+	if ! python3 -c 'import socket; s = socket.socket(socket.AF_INET6); s.bind(("::1", 0))' \
+		2>/dev/null; then
+		echo "SKIP: no IPv6 loopback for the TCP exchange"
+		exit 77
+	fi
+	SRV_ADDR="--ip6 2001:2::1"
+	CLI_ADDR="--ip6 2001:2::2"
+	PCAP_OPT=UDP6ZERO
+	# Every RoCEv2 frame is IPv6 between the two addresses; ND was used, ARP never.
+	v6_only() { # name file
+		local n4 n6 nd
+		command -v tshark >/dev/null || return 0
+		n4=$(tshark -n -r "$2" -Y 'arp || (ip && udp.dstport == 4791)' 2>/dev/null | wc -l)
+		n6=$(tshark -n -r "$2" -Y 'ipv6.addr == 2001:2::1 && ipv6.addr == 2001:2::2 && udp.dstport == 4791' \
+			2>/dev/null | wc -l)
+		nd=$(tshark -n -r "$2" -Y 'icmpv6.type == 135 || icmpv6.type == 136' 2>/dev/null | wc -l)
+		if [ "$n4" != 0 ] || [ "$n6" = 0 ] || [ "$nd" = 0 ]; then
+			bad "$1: $n6 RoCEv2/IPv6 frames, $nd NS/NA, $n4 ARP or RoCEv2/IPv4"
+			return 1
+		fi
+		echo "     $1: $n6 RoCEv2/IPv6 frames, $nd NS/NA, no IPv4"
+	}
+	FAMILY_CHECK=v6_only
+	s="rk-t6$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	for t in write_bw read_bw send_bw; do
+		pair "memif6-$t" "$S" "$C" "$t -m 4096 --sizes 1,4096,1048576 -n 6 --verify" "" "" ::1
+	done
+	pair "memif6-atomic_bw" "$S" "$C" "atomic_bw -n 200 --verify" "" "" ::1
+	pair "memif6-atomic_cas" "$S" "$C" "atomic_bw -A CMP_AND_SWAP -n 200 --verify" "" "" ::1
+	for t in write_lat send_lat read_lat atomic_lat; do
+		pair "memif6-$t" "$S" "$C" "$t -n 200 --verify" "" "" ::1
+	done
+	pair "memif6-vlan-send_bw" "$S" "$C" "send_bw -m 1024 --sizes 1,65536 -n 6 --verify --vlan 100" \
+		"" "" ::1
+	FAMILY_CHECK=""
+	# A family mismatch is refused with a clear message, in bounded time.
+	TCP_PORT=$((TCP_PORT + 1))
+	# shellcheck disable=SC2086
+	timeout 40 "$perf" $EAL -l $CORE_S $S -- write_bw --ip 198.18.0.1 -p $TCP_PORT \
+		>"$tmp/mix.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout 40 "$perf" $EAL -l $CORE_C $C -- write_bw --ip6 2001:2::2 -p $TCP_PORT ::1 \
+		>"$tmp/mix.cli" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && grep -q "over IPv6, this end over IPv4" "$tmp/mix.srv"; then
+		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.srv")"
+	else
+		bad "memif6 family mismatch: client exit $rc, server exit $rs"
+		tail -2 "$tmp/mix.srv" "$tmp/mix.cli"
+	fi
 	;;
 afpacket)
 	if [ "$(id -u)" -ne 0 ]; then
@@ -233,6 +302,8 @@ errors)
 	expect "bad mtu" 2 5 "$perf" write_bw -m 1500 --ip 198.18.0.1
 	expect "bad test" 2 5 "$perf" write_latency --ip 198.18.0.1
 	expect "no ip" 2 5 "$perf" write_bw
+	expect "bad ip6" 2 5 "$perf" write_bw --ip6 2001:2::x
+	expect "unspecified ip6" 2 5 "$perf" write_bw --ip6 ::
 	expect "bad option" 2 5 "$perf" write_bw --frobnicate
 	# memif with no peer: the link never comes up.
 	expect "memif no peer" 1 15 "$perf" $EAL -l 0 \
@@ -307,7 +378,7 @@ ipv6)
 	done
 	;;
 *)
-	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|afpacket|drop|errors|replay|ipv6" >&2
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|errors|replay|ipv6" >&2
 	exit 2
 	;;
 esac

@@ -10,6 +10,7 @@
 #include "rk_build.h"
 #include "rk_bth.h"
 #include "rk_byteorder.h"
+#include "rk_crc.h"
 #include "rk_pkt.h"
 #include "rk_xeth.h"
 
@@ -499,6 +500,168 @@ test_random_frames_never_crash(void **state)
 	}
 }
 
+/* Every field of two parses of the same frame agrees (findings up to count). */
+static void
+assert_same_parse(const struct rk_pkt *a, const struct rk_pkt *b, int round)
+{
+#define SAME(f) do { if (a->f != b->f) fail_msg("round %d: field " #f " differs", round); } while (0)
+#define SAME_ARR(f) do { if (memcmp(a->f, b->f, sizeof(a->f)) != 0) \
+		fail_msg("round %d: field " #f " differs", round); } while (0)
+	SAME(frame); SAME(caplen); SAME(wirelen); SAME(truncated); SAME(kind); SAME(layers);
+	SAME(l2_off); SAME(n_vlan); SAME_ARR(vlan_tci); SAME(ethertype); SAME_ARR(src_mac);
+	SAME_ARR(dst_mac); SAME(l3_off); SAME(l3_len); SAME(ip_version); SAME(dscp);
+	SAME(ecn); SAME(ttl); SAME(ip_proto); SAME(flow_label); SAME_ARR(src_ip);
+	SAME_ARR(dst_ip); SAME(src_lid); SAME(dst_lid); SAME(l4_off); SAME(src_port);
+	SAME(dst_port); SAME(tcp_seq); SAME(tcp_ack); SAME(tcp_flags); SAME(tcp_window);
+	SAME(l4_payload_off); SAME(l4_payload_len); SAME(bth_off); SAME(opcode); SAME(op);
+	SAME(payload_off); SAME(payload_len); SAME(pad_cnt); SAME(icrc_off); SAME(icrc);
+	SAME(icrc_status); SAME(mac_control_opcode); SAME_ARR(pause_quanta);
+	SAME(pfc_class_enable); SAME(findings.count); SAME(findings.dropped);
+	for (unsigned int i = 0; i < a->findings.count && i < RK_FINDINGS_MAX; i++) {
+		SAME(findings.list[i].id);
+		SAME(findings.list[i].offset);
+	}
+#undef SAME
+#undef SAME_ARR
+}
+
+/* A frame of some kind the parser knows, often damaged; returns its length. */
+static uint32_t
+random_frame(uint8_t *buf, enum rk_linktype *lt)
+{
+	static const uint16_t types[] = { 0x0800, 0x86dd, 0x8100, 0x88a8, 0x8915, 0x8808 };
+	static const uint8_t erf[] = { 2, 10, 16, 20, 21, 25, 0x82, 7 };
+	static const enum rk_linktype links[] = { RK_LINK_ETHERNET, RK_LINK_LINUX_SLL,
+		RK_LINK_LINUX_SLL2, RK_LINK_RAW, RK_LINK_IPV4, RK_LINK_IPV6, RK_LINK_ERF };
+	uint32_t r = rk_test_rand(), len;
+	int n;
+
+	*lt = RK_LINK_ETHERNET;
+	switch (r % 4) {
+	case 0: { /* a RoCEv2 frame of any opcode, then a few bytes changed */
+		const struct rk_opcode_info *op;
+		uint8_t opc;
+
+		do {
+			opc = (uint8_t)rk_test_rand();
+			op = rk_opcode_info(opc);
+		} while (!(op->flags & RK_OPF_VALID) || op->transport == RK_TR_RD);
+		build(buf, &n, r & 4 ? 6 : 4, r & 8, opc, payload_for(op), NULL);
+		len = (uint32_t)n;
+		for (uint32_t k = rk_test_rand() % 4; k > 0; k--)
+			buf[rk_test_rand() % len] ^= (uint8_t)(1u << (rk_test_rand() % 8));
+		if (r & 16)
+			*lt = links[rk_test_rand() % 7];
+		break;
+	}
+	case 1: /* Ethernet, a known EtherType, random bytes */
+		len = 14 + rk_test_rand() % 200;
+		rk_test_fill(buf, len);
+		rk_put_be16(buf + 12, types[rk_test_rand() % 6]);
+		if (rk_test_rand() % 2)
+			rk_put_be16(buf + 16, types[rk_test_rand() % 6]);
+		if (rk_test_rand() % 2)
+			buf[14] = rk_test_rand() % 2 ? 0x45 : 0x60;
+		break;
+	case 2: /* an ERF record of a known type (IB included) */
+		len = 16 + rk_test_rand() % 200;
+		rk_test_fill(buf, len);
+		buf[8] = erf[rk_test_rand() % 8];
+		buf[16] = (uint8_t)(buf[16] & 0x7f);
+		*lt = RK_LINK_ERF;
+		break;
+	default:
+		len = rk_test_rand() % 120;
+		rk_test_fill(buf, len);
+		*lt = links[rk_test_rand() % 7];
+		break;
+	}
+	return len;
+}
+
+/*
+ * rk_pkt_parse sets every field itself: a struct reused from the previous
+ * frame, or full of garbage, parses exactly like a zeroed one.
+ */
+static void
+test_reused_struct_matches_fresh(void **state)
+{
+	static uint8_t buf[9000];
+	struct rk_pkt fresh, junk, reused;
+
+	(void)state;
+	memset(&reused, 0x5a, sizeof(reused));
+	for (int r = 0; r < 30000; r++) {
+		enum rk_linktype lt;
+		uint32_t len = random_frame(buf, &lt), cap = len, wire = len;
+		struct rk_parse_opts o = { .check_icrc = r % 5 != 0, .pmtu = r % 3 ? 0 : 1024 };
+		const struct rk_parse_opts *po = r % 7 ? &o : NULL;
+		int rf, rj, rr;
+
+		if (r % 3 == 0 && len > 0)
+			cap = rk_test_rand() % len;
+		if (r % 4 == 0)
+			wire = len + rk_test_rand() % 64;
+		memset(&fresh, 0, sizeof(fresh));
+		memset(&junk, r & 1 ? 0xff : 0xa5, sizeof(junk));
+		rf = rk_pkt_parse(&fresh, buf, cap, wire, lt, po);
+		rj = rk_pkt_parse(&junk, buf, cap, wire, lt, po);
+		rr = rk_pkt_parse(&reused, buf, cap, wire, lt, po);
+		assert_int_equal(rf, 0);
+		assert_int_equal(rj, 0);
+		assert_int_equal(rr, 0);
+		assert_same_parse(&fresh, &junk, r);
+		assert_same_parse(&fresh, &reused, r);
+	}
+	/* An unknown link type leaves a defined, empty parse too. */
+	memset(&junk, 0xa5, sizeof(junk));
+	memset(&fresh, 0, sizeof(fresh));
+	assert_int_equal(rk_pkt_parse(&junk, buf, 60, 60, (enum rk_linktype)9999, NULL),
+			 -EPROTONOSUPPORT);
+	assert_int_equal(rk_pkt_parse(&fresh, buf, 60, 60, (enum rk_linktype)9999, NULL),
+			 -EPROTONOSUPPORT);
+	assert_same_parse(&fresh, &junk, -1);
+}
+
+/*
+ * rk_rocev2_icrc against a plain CRC-32 of the masked packet written out in
+ * full (8 bytes of 0xFF, IP header, UDP, BTH, rest), for every size from
+ * an empty SEND to well past the one-call threshold, IPv4 and IPv6.
+ */
+static void
+test_icrc_every_small_size(void **state)
+{
+	static uint8_t buf[9000], ref[9000];
+
+	(void)state;
+	for (int ipv = 4; ipv <= 6; ipv += 2) {
+		for (uint32_t plen = 0; plen <= 600; plen++) {
+			uint32_t l3 = 14, ihl = ipv == 4 ? 20 : 40, n;
+			int len;
+
+			build(buf, &len, (uint8_t)ipv, false, RK_OP_SEND_ONLY, plen, NULL);
+			n = (uint32_t)len - l3 - RK_ICRC_LEN;
+			memset(ref, 0xff, 8);
+			memcpy(ref + 8, buf + l3, n);
+			if (ipv == 4) {
+				ref[8 + 1] = 0xff;
+				ref[8 + 8] = 0xff;
+				ref[8 + 10] = 0xff;
+				ref[8 + 11] = 0xff;
+			} else {
+				ref[8] |= 0x0f;
+				memset(ref + 8 + 1, 0xff, 3);
+				ref[8 + 7] = 0xff;
+			}
+			ref[8 + ihl + 6] = 0xff;
+			ref[8 + ihl + 7] = 0xff;
+			ref[8 + ihl + 8 + 4] = 0xff;
+			if (rk_rocev2_icrc(buf + l3, n) != rk_crc32(ref, n + 8))
+				fail_msg("IPv%d payload %u: ICRC differs from the reference", ipv, plen);
+			assert_int_equal(rk_get_le32(buf + l3 + n), rk_crc32(ref, n + 8));
+		}
+	}
+}
 
 static void
 test_other_link_types_and_rocev1(void **state)
@@ -595,6 +758,8 @@ main(void)
 		cmocka_unit_test(test_bad_arguments),
 		cmocka_unit_test(test_other_link_types_and_rocev1),
 		cmocka_unit_test(test_random_frames_never_crash),
+		cmocka_unit_test(test_reused_struct_matches_fresh),
+		cmocka_unit_test(test_icrc_every_small_size),
 	};
 
 	rk_test_seed();

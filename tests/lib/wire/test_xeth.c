@@ -107,6 +107,32 @@ test_credit_table(void **state)
 	assert_int_equal(rk_aeth_credit_code(100000), 30);
 }
 
+/*
+ * Every free-RWQE count 0..2^16 (and a few past it) against the table:
+ * the code is the largest one whose credits do not exceed the count.
+ */
+static void
+test_credit_code_every_count(void **state)
+{
+	static const int32_t want[31] = {
+		0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384,
+		512, 768, 1024, 1536, 2048, 3072, 4096, 6144, 8192, 12288, 16384,
+		24576, 32768,
+	};
+	static const uint32_t big[] = { 65537, 100000, 1u << 20, 0x7fffffffu, UINT32_MAX };
+	uint8_t code = 0;
+
+	(void)state;
+	for (uint32_t n = 0; n <= 65536; n++) {
+		while (code < 30 && (uint32_t)want[code + 1] <= n)
+			code++;
+		if (rk_aeth_credit_code(n) != code)
+			fail_msg("credits %u: code %u, want %u", n, rk_aeth_credit_code(n), code);
+	}
+	for (unsigned int i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		assert_int_equal(rk_aeth_credit_code(big[i]), 30);
+}
+
 static void
 test_rnr_timer_table(void **state)
 {
@@ -130,6 +156,7 @@ main(void)
 		cmocka_unit_test(test_unaligned_atomic_eth),
 		cmocka_unit_test(test_aeth_kinds),
 		cmocka_unit_test(test_credit_table),
+		cmocka_unit_test(test_credit_code_every_count),
 		cmocka_unit_test(test_rnr_timer_table),
 	};
 
