@@ -203,6 +203,7 @@ struct rk_iw_qp_init_attr {
 	bool ext_ops;           /**< RFC 7306 Immediate Data and atomics */
 	struct rk_iw_conn_attr conn;
 	void *qp_context;
+	uint32_t qp_num;        /**< copied into each completion's qp_num */
 };
 
 /** Connection / QP state. */

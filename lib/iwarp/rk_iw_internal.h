@@ -109,6 +109,7 @@ struct rk_iw_qp {
 	struct rk_iw_pd *pd;
 	struct rk_iw_cq *scq, *rcq;
 	void *context;
+	uint32_t qp_num;            /* the caller's, for completions */
 	bool sig_all, ext_ops;
 	struct rk_iw_conn_attr conn;
 	uint8_t my_pd[RK_MPA_PD_MAX];

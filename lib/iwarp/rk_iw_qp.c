@@ -76,6 +76,7 @@ sq_complete(struct rk_iw_qp *qp)
 			wc.status = w->status;
 			wc.opcode = wc_opcode(w->opcode);
 			wc.byte_len = w->opcode == RK_WR_RDMA_READ ? (uint32_t)w->len : 0;
+			wc.qp_num = qp->qp_num;
 			rk_iw_cq_push(qp->scq, &wc);
 		}
 		qp->sq_head++;
@@ -98,6 +99,7 @@ rq_complete_head(struct rk_iw_qp *qp, enum rk_wc_status st, uint32_t byte_len,
 	wc.byte_len = byte_len;
 	wc.wc_flags = flags;
 	wc.imm_data = imm_inv;
+	wc.qp_num = qp->qp_num;
 	rk_iw_cq_push(qp->rcq, &wc);
 	qp->rq_head++;
 }
@@ -248,6 +250,7 @@ rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint
 	qp->scq = init->send_cq;
 	qp->rcq = init->recv_cq;
 	qp->context = init->qp_context;
+	qp->qp_num = init->qp_num;
 	qp->sig_all = init->sq_sig_all != 0;
 	qp->ext_ops = init->ext_ops;
 	qp->conn = *c;

@@ -4,6 +4,7 @@
  * the progress loop joining the engine to an I/O backend.
  */
 #include "rk_verbs.h"
+#include "rk_verbs_iw.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -58,6 +59,8 @@ rk_close_device(struct rk_context *ctx)
 {
 	if (ctx == NULL)
 		return -EINVAL;
+	if (rk_vi_is(ctx))
+		return rk_vi_close_device(ctx);
 	if (ctx->live != 0)
 		return -EBUSY;
 	rk_ib_dev_destroy(ctx->dev);
@@ -74,6 +77,8 @@ rk_alloc_pd(struct rk_context *ctx)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (rk_vi_is(ctx))
+		return rk_vi_alloc_pd(ctx);
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL)
 		return NULL;
@@ -94,6 +99,8 @@ rk_dealloc_pd(struct rk_pd *pd)
 
 	if (pd == NULL)
 		return -EINVAL;
+	if (rk_vi_is(pd->context))
+		return rk_vi_dealloc_pd(pd);
 	rc = rk_ib_pd_free(pd->ib);
 	if (rc == 0) {
 		pd->context->live--;
@@ -111,6 +118,8 @@ rk_reg_mr(struct rk_pd *pd, void *addr, size_t length, int access)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (rk_vi_is(pd->context))
+		return rk_vi_reg_mr(pd, addr, length, access);
 	mr = calloc(1, sizeof(*mr));
 	if (mr == NULL)
 		return NULL;
@@ -137,6 +146,8 @@ rk_dereg_mr(struct rk_mr *mr)
 {
 	if (mr == NULL)
 		return -EINVAL;
+	if (rk_vi_is(mr->context))
+		return rk_vi_dereg_mr(mr);
 	rk_ib_mr_dereg(mr->ib);
 	mr->context->live--;
 	free(mr);
@@ -152,6 +163,8 @@ rk_create_cq(struct rk_context *ctx, int cqe, void *cq_context)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (rk_vi_is(ctx))
+		return rk_vi_create_cq(ctx, cqe, cq_context);
 	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL)
 		return NULL;
@@ -177,6 +190,8 @@ rk_destroy_cq(struct rk_cq *cq)
 
 	if (cq == NULL)
 		return -EINVAL;
+	if (rk_vi_is(cq->context))
+		return rk_vi_destroy_cq(cq);
 	rc = rk_ib_cq_destroy(cq->ib);
 	if (rc == 0) {
 		cq->context->live--;
@@ -190,6 +205,8 @@ rk_poll_cq(struct rk_cq *cq, int num, struct rk_wc *wc)
 {
 	if (cq == NULL)
 		return -EINVAL;
+	if (rk_vi_is(cq->context))
+		return rk_vi_poll_cq(cq, num, wc);
 	/* Enough waiting already: hand them over now, progress on the next call. */
 	if (num <= 0 || rk_ib_cq_count(cq->ib) < (uint32_t)num)
 		rk_progress(cq->context);
@@ -203,6 +220,10 @@ rk_create_srq(struct rk_pd *pd, const struct rk_srq_init_attr *attr)
 
 	if (pd == NULL || attr == NULL || attr->attr.srq_limit != 0) {
 		errno = EINVAL;
+		return NULL;
+	}
+	if (rk_vi_is(pd->context)) {
+		errno = EOPNOTSUPP;
 		return NULL;
 	}
 	srq = calloc(1, sizeof(*srq));
@@ -261,6 +282,10 @@ rk_create_ah(struct rk_pd *pd, const struct rk_ah_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (rk_vi_is(pd->context)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
 	ah = calloc(1, sizeof(*ah));
 	if (ah == NULL)
 		return NULL;
@@ -296,6 +321,8 @@ rk_create_qp(struct rk_pd *pd, struct rk_qp_init_attr *attr)
 		errno = EINVAL;
 		return NULL;
 	}
+	if (rk_vi_is(pd->context))
+		return rk_vi_create_qp(pd, attr);
 	ia = (struct rk_ib_qp_init_attr){
 		.send_cq = attr->send_cq->ib,
 		.recv_cq = attr->recv_cq->ib,
@@ -336,6 +363,8 @@ rk_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask)
 
 	if (qp == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return rk_vi_modify_qp(qp, attr, attr_mask);
 	rc = rk_ib_qp_modify(qp->ib, attr, attr_mask);
 	qp->state = rk_ib_qp_state(qp->ib);
 	return rc;
@@ -349,6 +378,8 @@ rk_query_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask,
 
 	if (qp == NULL || attr == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return rk_vi_query_qp(qp, attr, init_attr);
 	rc = rk_ib_qp_query(qp->ib, attr, attr_mask);
 	qp->state = attr->qp_state;
 	if (init_attr != NULL) {
@@ -368,6 +399,8 @@ rk_destroy_qp(struct rk_qp *qp)
 {
 	if (qp == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return rk_vi_destroy_qp(qp);
 	rk_ib_qp_destroy(qp->ib);
 	qp->context->live--;
 	free(qp);
@@ -446,6 +479,8 @@ rk_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr
 
 	if (qp == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return rk_vi_post_send(qp, wr, bad_wr);
 	rc = rk_ib_post_send(qp->ib, wr, &bad);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
@@ -462,6 +497,8 @@ rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr
 
 	if (qp == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return rk_vi_post_recv(qp, wr, bad_wr);
 	rc = rk_ib_post_recv(qp->ib, wr, &bad);
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
@@ -476,6 +513,8 @@ rk_progress(struct rk_context *ctx)
 
 	if (ctx == NULL)
 		return -EINVAL;
+	if (rk_vi_is(ctx))
+		return rk_vi_progress(ctx);
 	now = ctx->ops->now_ns(ctx->io);
 	if (ctx->ops->rx_view != NULL && ctx->ops->rx_done != NULL) {
 		const uint8_t *f;
@@ -511,8 +550,11 @@ rk_progress(struct rk_context *ctx)
 uint64_t
 rk_next_event_ns(struct rk_context *ctx)
 {
-	uint64_t now = ctx->ops->now_ns(ctx->io);
+	uint64_t now;
 
+	if (rk_vi_is(ctx))
+		return rk_vi_next_event_ns(ctx);
+	now = ctx->ops->now_ns(ctx->io);
 	if (rk_ib_tx_pending(ctx->dev, now))
 		return now;
 	return rk_ib_next_timer(ctx->dev);
@@ -521,6 +563,10 @@ rk_next_event_ns(struct rk_context *ctx)
 const struct rk_ib_stats *
 rk_context_stats(const struct rk_context *ctx)
 {
+	static const struct rk_ib_stats none;
+
+	if (rk_vi_is(ctx))
+		return &none;
 	return rk_ib_dev_stats(ctx->dev);
 }
 
@@ -567,6 +613,8 @@ rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned in
 {
 	if (qp == NULL || out == NULL)
 		return -EINVAL;
+	if (rk_vi_is(qp->context))
+		return -EOPNOTSUPP;
 	return (int)rk_counters_from_stats(rk_ib_qp_stats(qp->ib), out, max);
 }
 

@@ -17,6 +17,20 @@
  *     and rk_progress() receive frames from the backend, run timers and
  *     transmit; rk_post_send() transmits what it can at once.
  *
+ * iWARP (rk_open_device_iwarp): the same calls run RC QPs of lib/iwarp,
+ * one per byte stream (rk_qp_connect_stream()). Work requests, SGEs,
+ * completions and their IBV-style opcodes/statuses are the same types;
+ * what differs is RFC 5040's: a Write or Send completes successfully once
+ * its last byte was handed to the stream (no end-to-end acknowledgement),
+ * a Read when its response was placed; SEND_WITH_INV invalidates the
+ * peer's STag (the region must allow RK_ACCESS_REMOTE_INVALIDATE); a
+ * remote error arrives as a Terminate (RFC 5040 4.8 (verify §)): the
+ * first work request not yet complete gets RK_WC_REM_ACCESS_ERR (tagged
+ * buffer or RDMAP protection), RK_WC_REM_INV_REQ_ERR (untagged buffer) or
+ * RK_WC_REM_OP_ERR (others), the rest RK_WC_WR_FLUSH_ERR, and the QP is
+ * in ERR. No RNR: a Send without a posted receive is a Terminate.
+ * SEND_WITH_IMM, WRITE_WITH_IMM and atomics are refused (-EINVAL).
+ *
  * Concurrency: a context and everything created from it (PDs, MRs, CQs,
  * SRQs, AHs, QPs) form one unit that is NOT thread-safe. Calls on one
  * context must be serialised by the caller (one thread per context, or a
@@ -32,6 +46,7 @@
 
 #include "rk_ib.h"
 #include "rk_ib_types.h"
+#include "rk_iw.h"
 
 /**
  * An I/O backend: moves whole Ethernet frames (no FCS) and tells the time.
@@ -77,6 +92,38 @@ struct rk_io_ops {
 	void (*rx_done)(void *io);
 };
 
+/** Transport of a context (ibv_transport_type). */
+enum rk_transport_type {
+	RK_TRANSPORT_TYPE_IB = 0,       /**< RoCEv2 frames over rk_io_ops (lib/ib) */
+	RK_TRANSPORT_TYPE_IWARP = 1,    /**< MPA/DDP/RDMAP over byte streams (lib/iwarp) */
+};
+
+/**
+ * A byte-stream backend for iWARP contexts: one stream is one connected
+ * TCP connection (or a test pipe), opened by the caller (connect/accept
+ * are the caller's, as rdma_cm's are) and handed to one QP with
+ * rk_qp_connect_stream(). All calls are nonblocking.
+ */
+struct rk_stream_ops {
+	const char *name;
+	/**
+	 * Queue up to @p len bytes of @p stream. @return bytes taken (0 when
+	 * the send buffer is full or the connection is not yet established),
+	 * or a negative errno once the connection is gone.
+	 */
+	long (*send)(void *stream, const uint8_t *buf, size_t len);
+	/**
+	 * Take up to @p cap received bytes, in order. @return bytes (0 when
+	 * none wait), or a negative errno after the peer's FIN (-EPIPE) or a
+	 * failure: the stream has ended.
+	 */
+	long (*recv)(void *stream, uint8_t *buf, size_t cap);
+	/** Close (FIN) and release @p stream; called once per attached stream. */
+	void (*close)(void *stream);
+	/** Current time in ns (monotonic or virtual), for the MPA set-up timer. */
+	uint64_t (*now_ns)(void *env);
+};
+
 /** Device attributes given to rk_open_device(). */
 struct rk_device_attr {
 	uint8_t mac[6];
@@ -89,7 +136,18 @@ struct rk_device_attr {
 	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay */
 };
 
+struct rk_iw_vqp;
+
 struct rk_context {
+	enum rk_transport_type transport;
+	/* RK_TRANSPORT_TYPE_IWARP only (ops and dev are NULL then) */
+	const struct rk_stream_ops *sops;
+	void *env;
+	struct rk_iw_dev *iw;
+	struct rk_iw_vqp *iw_qps;       /* QPs with a stream attached */
+	uint8_t *iw_rxbuf;
+	uint32_t iw_next_qpn;
+	/* RK_TRANSPORT_TYPE_IB */
 	const struct rk_io_ops *ops;
 	void *io;
 	struct rk_ib_dev *dev;
@@ -102,6 +160,8 @@ struct rk_context {
 struct rk_pd {
 	struct rk_context *context;
 	struct rk_ib_pd *ib;
+	struct rk_iw_pd *iw;             /**< iWARP contexts (ib is NULL) */
+	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_mr {
@@ -112,6 +172,7 @@ struct rk_mr {
 	uint32_t lkey;
 	uint32_t rkey;
 	struct rk_ib_mr *ib;
+	struct rk_iw_mr *iw;             /**< iWARP contexts (ib is NULL) */
 };
 
 struct rk_cq {
@@ -119,6 +180,8 @@ struct rk_cq {
 	void *cq_context;
 	int cqe;
 	struct rk_ib_cq *ib;
+	struct rk_iw_cq *iw;             /**< iWARP contexts (ib is NULL) */
+	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_srq_init_attr {
@@ -158,6 +221,7 @@ struct rk_qp {
 	enum rk_qp_state state;         /**< as of the last modify/query */
 	enum rk_qp_type qp_type;
 	struct rk_ib_qp *ib;
+	struct rk_iw_vqp *iw;           /**< iWARP contexts (ib is NULL) */
 };
 
 /**
@@ -167,6 +231,20 @@ struct rk_qp {
  */
 struct rk_context *rk_open_device(const struct rk_io_ops *ops, void *io,
 				  const struct rk_device_attr *attr);
+
+/**
+ * Open an iWARP device (RFC 5040 RDMAP, RFC 5041 DDP, RFC 5044/6581 MPA):
+ * PDs, MRs, CQs and RC QPs of lib/iwarp, each QP on one byte stream of
+ * @p ops attached with rk_qp_connect_stream(). Of @p attr only key_seed
+ * (0: drawn from getrandom()) and max_mr (0: 1024) are used; addresses
+ * belong to the streams. An MR's lkey and rkey are both its STag (24-bit
+ * index, 8-bit key), as in Linux siw. Not available: SRQs, AHs, UC/UD QPs
+ * (EOPNOTSUPP), per-QP counters.
+ * @return the context (transport RK_TRANSPORT_TYPE_IWARP), or NULL with errno
+ *         EINVAL (NULL or incomplete ops, NULL attr), EIO or ENOMEM.
+ */
+struct rk_context *rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env,
+					const struct rk_device_attr *attr);
 
 /**
  * Close a device (ibv_close_device).
@@ -222,12 +300,56 @@ struct rk_ah *rk_create_ah(struct rk_pd *pd, const struct rk_ah_attr *attr);
 /** Destroy an address handle (no WR may still use it). @return 0 or -EINVAL. */
 int rk_destroy_ah(struct rk_ah *ah);
 
-/** Create a QP in RESET; NULL with errno EINVAL or ENOMEM. */
+/**
+ * Create a QP in RESET; NULL with errno EINVAL or ENOMEM (EOPNOTSUPP: not
+ * RC, or an SRQ, on an iWARP context). An iWARP QP gets its connection
+ * from rk_qp_connect_stream(); cap.max_send_sge/max_recv_sge are at most
+ * RK_IW_MAX_SGE there.
+ */
 struct rk_qp *rk_create_qp(struct rk_pd *pd, struct rk_qp_init_attr *attr);
+
+/**
+ * Attach a connected byte stream to an iWARP QP and start the MPA set-up
+ * (RFC 5044 7.1, RFC 6581): an Initiator's MPA Request goes out on the
+ * next rk_progress(), a Responder waits for it. @p conn chooses the role,
+ * Rev (0: 2), enhanced/p2p RTR negotiation, CRC (on when either side asks,
+ * RFC 5044 7.1.1), markers wanted from the peer, private data (at most 512
+ * bytes, 508 with enhanced), TCP ISNs (for the marker grid, RFC 5044 6.1)
+ * and EMSS (FPDUs fit in it; 0: 1460). Its ird/ord are ignored: IRD is the
+ * QP's max_dest_rd_atomic and ORD its max_rd_atomic as last set with
+ * rk_modify_qp() (0: 8, at most RK_IW_MAX_IRD_ORD), carried in the RFC
+ * 6581 IRD/ORD words.
+ *
+ * The QP owns @p stream from here on: the stream ops' close() runs when
+ * the engine is done with it (after a Terminate or an MPA reject went
+ * out), when it ended (recv() < 0), on rk_modify_qp() to ERR and on
+ * rk_destroy_qp(). Receives may be posted at once (nothing is received
+ * before the next rk_progress() or rk_poll_cq()); sends posted before RTS
+ * go out once the set-up is done. rk_query_qp() reports RTR during the
+ * set-up, RTS once RDMAP runs, ERR after a Terminate, an LLP close, an MPA
+ * reject or timeout (rk_qp_iw() gives the engine's error record).
+ * @return 0; -EINVAL (not an iWARP QP, already connected, QP in ERR, bad
+ *         @p conn) or -ENOMEM; on error @p stream stays the caller's.
+ */
+int rk_qp_connect_stream(struct rk_qp *qp, void *stream, const struct rk_iw_conn_attr *conn);
+
+/**
+ * The engine QP of an iWARP QP (for rk_iw_qp_error(), rk_iw_qp_negotiated(),
+ * rk_iw_qp_peer_pd()), or NULL before rk_qp_connect_stream() and for
+ * RoCE QPs.
+ */
+struct rk_iw_qp *rk_qp_iw(const struct rk_qp *qp);
 
 /**
  * Modify a QP (ibv_modify_qp): the attribute mask rules of
  * rk_ib_qp_modify() (IBTA 11.2.4.2 (verify §)).
+ *
+ * iWARP QPs (the connection comes from rk_qp_connect_stream()) take only:
+ * RK_QP_MAX_QP_RD_ATOMIC (ORD) and RK_QP_MAX_DEST_RD_ATOMIC (IRD), before
+ * connecting; RK_QP_STATE to INIT (from RESET or INIT, with ACCESS_FLAGS,
+ * PKEY_INDEX and PORT accepted and ignored: remote access is per region
+ * in iWARP) or to ERR at any time (the stream is closed, outstanding work
+ * completes with RK_WC_WR_FLUSH_ERR). Other states and attributes: -EINVAL.
  * @return 0 or -EINVAL.
  */
 int rk_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask);
@@ -254,19 +376,27 @@ int rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **ba
  * Run the transport once: receive up to 256 frames from the backend, run
  * expired timers, transmit up to 256 frames (fewer when the backend's
  * tx_room() says its device queue is full).
- * @return frames received plus frames transmitted, or -EINVAL.
+ * iWARP contexts: for every connected QP, read what its stream has
+ * (up to 1 MiB), run the MPA set-up timer, write what the stream takes;
+ * close streams the engine is done with.
+ * @return frames received plus frames transmitted (iWARP: stream bytes
+ *         moved), or -EINVAL.
  */
 int rk_progress(struct rk_context *ctx);
 
 /**
  * When rk_progress() next has work without new frames: the backend's now
  * when frames wait to be sent, the earliest timer otherwise, UINT64_MAX
- * when idle.
+ * when idle. iWARP: now when a stream has bytes to take, UINT64_MAX
+ * otherwise (received bytes are the caller's to watch, e.g. with poll()).
  */
 uint64_t rk_next_event_ns(struct rk_context *ctx);
 
-/** Transport counters of the context. */
+/** Transport counters of the context (all zero on an iWARP context). */
 const struct rk_ib_stats *rk_context_stats(const struct rk_context *ctx);
+
+/** Counters of an iWARP context (bytes, FPDUs, Terminates), or NULL. */
+const struct rk_iw_stats *rk_context_iw_stats(const struct rk_context *ctx);
 
 /** One counter, named as NIC hardware counters are. */
 struct rk_counter {
@@ -294,7 +424,7 @@ unsigned int rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_count
 /**
  * The counters of one QP (rdma statistic's per-QP mode): the names of
  * rk_counters_from_stats() counted for this QP only.
- * @return entries written, or -EINVAL.
+ * @return entries written, -EINVAL, or -EOPNOTSUPP on an iWARP QP.
  */
 int rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned int max);
 
