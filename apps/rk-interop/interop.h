@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-interop internals: an rdmakit endpoint on a DPDK port that speaks the
+ * out-of-band exchanges of rdma-core's and perftest's tools, so those tools
+ * (on Linux rxe) can run against it unchanged, in either role.
+ */
+#ifndef RK_INTEROP_H
+#define RK_INTEROP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_cm.h"
+#include "rk_io_dpdk.h"
+#include "rk_verbs.h"
+
+enum ia_mode {
+	IA_RC_PINGPONG,
+	IA_UD_PINGPONG,
+	IA_WRITE_BW, IA_READ_BW, IA_SEND_BW, IA_ATOMIC_BW,
+	IA_WRITE_LAT, IA_READ_LAT, IA_SEND_LAT,
+	IA_RPING,
+	IA_MODE_COUNT
+};
+
+struct ia_opts {
+	enum ia_mode mode;
+	const char *server_host;        /* NULL: server role */
+	uint16_t tcp_port;
+	uint32_t size;
+	uint32_t iters;
+	uint32_t mtu;                   /* bytes */
+	uint32_t rx_depth;
+	uint32_t tx_depth;
+	uint8_t qp_timeout;             /* local ACK timeout, 4.096 us * 2^N */
+	const char *dev;
+	uint8_t ip[4];
+	bool have_ip;
+	const char *pcap_path;
+	const char *oob_netns;          /* network namespace of the TCP exchange */
+	double oob_timeout_s;
+	double timeout_s;
+	bool verbose;
+	bool rdma_cm;                   /* perftest -R: RDMA-CM instead of TCP */
+	/* Fault injection, to see how the peer and rdmakit handle a bad peer. */
+	bool bad_rkey;                  /* use a wrong R_Key for the peer's buffer */
+	uint32_t psn_skew;              /* start sending this far past the PSN we announced */
+};
+
+struct ia {
+	struct ia_opts o;
+	struct rk_io_dpdk *io;
+	struct rk_context *ctx;
+	int fd;
+	char err[256];
+	uint64_t last_progress_ns;
+};
+
+/* main.c */
+int ia_fail(struct ia *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ia_serve(void *arg);
+/* Connect or accept the TCP exchange (by role); 0 or -1 with a message. */
+int ia_oob_open(struct ia *a);
+/* Bounded reads and writes on the exchange; 0 or -1 with a message. */
+int ia_oob_write(struct ia *a, const void *buf, size_t len);
+int ia_oob_read(struct ia *a, void *buf, size_t len);
+/* The MAC of an IPv4 address by ARP; 0 or -1 with a message. */
+int ia_resolve(struct ia *a, const uint8_t ip[4], uint8_t mac[6]);
+/* Watchdog of a data loop: -1 with a message after timeout_s without work. */
+int ia_watchdog(struct ia *a, int work);
+enum rk_mtu ia_mtu_enum(uint32_t bytes);
+/* 16-byte GID of an IPv4 address (::ffff:a.b.c.d). */
+void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
+/* Whether a GID is IPv4-mapped; copies the address. */
+bool ia_gid_to_v4(const uint8_t gid[16], uint8_t ip[4]);
+
+/* The bytes of message @key (a pure function: the receiver can check). */
+void ia_fill(uint8_t *b, size_t len, uint64_t key);
+bool ia_check(const uint8_t *b, size_t len, uint64_t key);
+
+/* Dotted IPv4 text to 4 bytes; 0 or -1. */
+int ia_parse_v4(const char *s, uint8_t ip[4]);
+
+/* rdmacm.c: QP1 (CM MADs) between the DPDK backend and the engine; rping. */
+extern const struct rk_io_ops ia_shim_ops;
+int ia_rping(struct ia *a);
+
+/* One RDMA-CM connection over QP1 and the peer's addresses. */
+struct ia_cmc {
+	struct rk_cm_conn conn;
+	uint8_t peer_mac[6], peer_ip[4];
+};
+/*
+ * Client: REQ to o.server_host:o.tcp_port, wait for the REP (serving
+ * @p others meanwhile), program @p qp (INIT) to RTS. @p rq_psn is the PSN
+ * we announce and expect; @p resources our READ/ATOMIC depth both ways.
+ */
+int ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
+		  uint8_t resources, struct ia_cmc **others, int nothers);
+/* Server: wait for a REQ on o.tcp_port, program @p qp to RTS, REP. */
+int ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
+		 uint8_t resources, struct ia_cmc **others, int nothers);
+/* Serve the port and the CM once; event bits, or -1 with a message. */
+int ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen);
+/* DREQ what is open (when @p initiate); wait up to @p wait_s for the ends. */
+int ia_cm_close(struct ia *a, struct ia_cmc **cs, int n, bool initiate, double wait_s);
+
+/* pingpong.c: ibv_rc_pingpong / ibv_ud_pingpong peer. */
+int ia_pingpong(struct ia *a);
+
+/* perftest.c: ib_{write,read,send,atomic}_{bw,lat} peer (TCP exchange). */
+int ia_perftest(struct ia *a);
+
+#endif /* RK_INTEROP_H */

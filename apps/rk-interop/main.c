@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-interop: an rdmakit endpoint on a DPDK port that is the peer of
+ * rdma-core's ibv_rc_pingpong / ibv_ud_pingpong and of perftest's
+ * ib_*_bw / ib_*_lat (TCP exchange), in the server or the client role.
+ *
+ *   rk-interop [EAL options --] MODE [options]          server
+ *   rk-interop [EAL options --] MODE [options] SERVER   client
+ *
+ * The TCP exchange uses the kernel's sockets. The DPDK port owns the RDMA
+ * address; with --oob-netns the sockets live in another network namespace
+ * (one with a kernel IP stack on the same link), since the port's own
+ * namespace may have none. The tools take the RDMA address from the GID
+ * in the exchange, not from the TCP connection, so the two may differ.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include "interop.h"
+#include "perf.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void
+on_signal(int sig)
+{
+	if (stop_requested)
+		_exit(128 + sig);
+	stop_requested = 1;
+}
+
+int
+ia_fail(struct ia *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->err[0] == '\0') {
+		va_start(ap, fmt);
+		vsnprintf(a->err, sizeof(a->err), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void
+ia_serve(void *arg)
+{
+	struct ia *a = arg;
+	int n = a->ctx != NULL ? rk_progress(a->ctx) : rk_io_dpdk_service(a->io);
+
+	if (stop_requested) {
+		fprintf(stderr, "rk-interop: interrupted\n");
+		exit(1);
+	}
+	rk_io_dpdk_idle(a->io, n);
+}
+
+int
+ia_oob_open(struct ia *a)
+{
+	int rc;
+
+	if (a->o.server_host == NULL) {
+		rc = oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
+		if (rc != 0)
+			return ia_fail(a, "no client connected to TCP port %u within %.0f s: %s",
+				       a->o.tcp_port, a->o.oob_timeout_s, strerror(-rc));
+	} else {
+		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
+				 ia_serve, a);
+		if (rc != 0)
+			return ia_fail(a, "cannot reach %s:%u within %.0f s: %s",
+				       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s,
+				       strerror(-rc));
+	}
+	return 0;
+}
+
+int
+ia_oob_write(struct ia *a, const void *buf, size_t len)
+{
+	int rc = oob_send(a->fd, buf, len);
+
+	if (rc != 0)
+		return ia_fail(a, "out-of-band send failed: %s", strerror(-rc));
+	return 0;
+}
+
+int
+ia_oob_read(struct ia *a, void *buf, size_t len)
+{
+	int rc = oob_recv(a->fd, buf, len, a->o.oob_timeout_s, ia_serve, a);
+
+	if (rc == -ETIMEDOUT)
+		return ia_fail(a, "peer sent nothing for %.0f s on the out-of-band connection",
+			       a->o.oob_timeout_s);
+	if (rc == -ECONNRESET)
+		return ia_fail(a, "the peer closed the out-of-band connection (see its error)");
+	if (rc != 0)
+		return ia_fail(a, "out-of-band connection lost: %s", strerror(-rc));
+	return 0;
+}
+
+int
+ia_resolve(struct ia *a, const uint8_t ip[4], uint8_t mac[6])
+{
+	int rc = rk_io_dpdk_resolve(a->io, ip, mac, 3000);
+
+	if (rc != 0)
+		return ia_fail(a, "peer %u.%u.%u.%u did not answer ARP within 3 s (unreachable)",
+			       ip[0], ip[1], ip[2], ip[3]);
+	return 0;
+}
+
+int
+ia_watchdog(struct ia *a, int work)
+{
+	uint64_t now = rk_io_dpdk_now_ns();
+
+	if (stop_requested)
+		return ia_fail(a, "interrupted");
+	if (work > 0 || a->last_progress_ns == 0) {
+		a->last_progress_ns = now;
+		return 0;
+	}
+	if ((double)(now - a->last_progress_ns) > a->o.timeout_s * 1e9)
+		return ia_fail(a, "no progress for %.0f s: the peer stopped or is unreachable",
+			       a->o.timeout_s);
+	return 0;
+}
+
+enum rk_mtu
+ia_mtu_enum(uint32_t b)
+{
+	return b == 256 ? RK_MTU_256 : b == 512 ? RK_MTU_512 : b == 1024 ? RK_MTU_1024 :
+	       b == 2048 ? RK_MTU_2048 : RK_MTU_4096;
+}
+
+void
+ia_gid_v4(uint8_t gid[16], const uint8_t ip[4])
+{
+	memset(gid, 0, 16);
+	gid[10] = gid[11] = 0xff;
+	memcpy(gid + 12, ip, 4);
+}
+
+bool
+ia_gid_to_v4(const uint8_t gid[16], uint8_t ip[4])
+{
+	static const uint8_t prefix[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
+
+	if (memcmp(gid, prefix, 12) != 0)
+		return false;
+	memcpy(ip, gid + 12, 4);
+	return true;
+}
+
+static uint64_t
+xs(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+void
+ia_fill(uint8_t *b, size_t len, uint64_t key)
+{
+	uint64_t s = (key + 1) * 0x9e3779b97f4a7c15ull ^ 0xd1b54a32d192ed03ull;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t v = xs(&s);
+
+		memcpy(b + i, &v, len - i < 8 ? len - i : 8);
+	}
+}
+
+bool
+ia_check(const uint8_t *b, size_t len, uint64_t key)
+{
+	uint64_t s = (key + 1) * 0x9e3779b97f4a7c15ull ^ 0xd1b54a32d192ed03ull;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t v = xs(&s);
+
+		if (memcmp(b + i, &v, len - i < 8 ? len - i : 8) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* --------------------------------------------------------------- options */
+
+static const char *const mode_names[IA_MODE_COUNT] = {
+	[IA_RC_PINGPONG] = "rc_pingpong", [IA_UD_PINGPONG] = "ud_pingpong",
+	[IA_WRITE_BW] = "write_bw", [IA_READ_BW] = "read_bw", [IA_SEND_BW] = "send_bw",
+	[IA_ATOMIC_BW] = "atomic_bw", [IA_WRITE_LAT] = "write_lat",
+	[IA_READ_LAT] = "read_lat", [IA_SEND_LAT] = "send_lat", [IA_RPING] = "rping",
+};
+
+int
+ia_parse_v4(const char *s, uint8_t ip[4])
+{
+	return s != NULL && inet_pton(AF_INET, s, ip) == 1 ? 0 : -1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rk-interop [EAL options --] MODE [options]          server\n"
+		"       rk-interop [EAL options --] MODE [options] SERVER   client\n"
+		"MODE, the peer of:\n"
+		"  rc_pingpong            ibv_rc_pingpong -g N (TCP exchange on port 18515)\n"
+		"  ud_pingpong            ibv_ud_pingpong -g N\n"
+		"  write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat\n"
+		"                         perftest's ib_<MODE> -x N (no -R)\n"
+		"  rping                  rping (RDMA-CM over QP1, port -p, default 7174;\n"
+		"                         the client takes the server's RDMA address)\n"
+		"options (the tool's where they mean the same):\n"
+		"  -s, --size N           message size (rc 4096, ud 2048, perftest 65536/2)\n"
+		"  -n, --iters N          exchanges or iterations (default 1000)\n"
+		"  -m, --mtu N            path MTU 256..4096 (default 1024)\n"
+		"  -r, --rx-depth N       receives posted (default 500)\n"
+		"  -t, --tx-depth N       outstanding sends, perftest bw (default 128)\n"
+		"  -u, --qp-timeout N     local ACK timeout 4.096 us * 2^N (default 14, as the tools)\n"
+		"  -p, --port N           TCP port (default 18515)\n"
+		"  -I, --ip A.B.C.D       this endpoint's RDMA IPv4 address (required)\n"
+		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
+		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
+		"      --oob-netns NAME   open the TCP exchange in network namespace NAME\n"
+		"      --oob-timeout S    TCP connect/accept and message timeout (default 30)\n"
+		"      --timeout S        data phase: fail after S s without progress (10)\n"
+		"  -R                     perftest modes: connect with RDMA-CM (perftest -R)\n"
+		"  -g, -x N, -F           accepted for the tools' command lines (ignored)\n"
+		"fault injection (to test a peer's and rdmakit's error paths):\n"
+		"      --bad-rkey         perftest modes: use a wrong R_Key for the peer's buffer\n"
+		"      --psn-skew N       send from N past the PSN announced to the peer\n"
+		"  -v, --verbose\n"
+		"  -h, --help\n"
+		"Exit status: 0 ok (data verified where the tool allows), 1 run-time error,\n"
+		"2 bad usage.\n");
+}
+
+static int
+parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+#define BAD(...) do { fprintf(stderr, "rk-interop: " __VA_ARGS__); fputc('\n', stderr); \
+		      return 2; } while (0)
+
+static int
+parse_args(struct ia *a, int argc, char **argv)
+{
+	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW };
+	static const struct option lo[] = {
+		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
+		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
+		{ "port", 1, NULL, 'p' }, { "ip", 1, NULL, 'I' }, { "ib-dev", 1, NULL, 'd' },
+		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
+		{ "oob-timeout", 1, NULL, O_OOB_TO }, { "timeout", 1, NULL, O_TO },
+		{ "gid-idx", 1, NULL, 'g' }, { "verbose", 0, NULL, 'v' },
+		{ "qp-timeout", 1, NULL, 'u' },
+		{ "help", 0, NULL, 'h' }, { "bad-rkey", 0, NULL, O_BAD_RKEY },
+		{ "psn-skew", 1, NULL, O_PSN_SKEW }, { NULL, 0, NULL, 0 },
+	};
+	struct ia_opts *o = &a->o;
+	bool size_set = false, port_set = false;
+	uint32_t v;
+	int c, mi;
+
+	*o = (struct ia_opts){ .tcp_port = 18515, .iters = 1000, .mtu = 1024, .rx_depth = 500,
+			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10 };
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if (parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
+				BAD("--size: expected 1..8388608, got '%s'", optarg);
+			size_set = true;
+			break;
+		case 'n':
+			if (parse_u32(optarg, 1, 100000000, &o->iters) != 0)
+				BAD("--iters: expected a positive count, got '%s'", optarg);
+			break;
+		case 'm':
+			if (parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
+			o->mtu = v;
+			break;
+		case 'r':
+			if (parse_u32(optarg, 2, 8192, &o->rx_depth) != 0)
+				BAD("--rx-depth: expected 2..8192, got '%s'", optarg);
+			break;
+		case 't':
+			if (parse_u32(optarg, 1, 8192, &o->tx_depth) != 0)
+				BAD("--tx-depth: expected 1..8192, got '%s'", optarg);
+			break;
+		case 'u':
+			if (parse_u32(optarg, 1, 31, &v) != 0)
+				BAD("--qp-timeout: expected 1..31, got '%s'", optarg);
+			o->qp_timeout = (uint8_t)v;
+			break;
+		case 'p':
+			if (parse_u32(optarg, 1, 65535, &v) != 0)
+				BAD("--port: expected a TCP port, got '%s'", optarg);
+			o->tcp_port = (uint16_t)v;
+			port_set = true;
+			break;
+		case 'I':
+			if (inet_pton(AF_INET, optarg, o->ip) != 1)
+				BAD("--ip: expected an IPv4 address, got '%s'", optarg);
+			o->have_ip = true;
+			break;
+		case 'd': o->dev = optarg; break;
+		case 'w': o->pcap_path = optarg; break;
+		case O_NETNS: o->oob_netns = optarg; break;
+		case O_OOB_TO: case O_TO: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (*end != '\0' || !(d >= 0.1 && d <= 3600))
+				BAD("--%s: expected seconds (0.1..3600), got '%s'",
+				    c == O_TO ? "timeout" : "oob-timeout", optarg);
+			if (c == O_TO)
+				o->timeout_s = d;
+			else
+				o->oob_timeout_s = d;
+			break;
+		}
+		case O_BAD_RKEY: o->bad_rkey = true; break;
+		case O_PSN_SKEW:
+			if (parse_u32(optarg, 1, 0x7fffff, &o->psn_skew) != 0)
+				BAD("--psn-skew: expected 1..8388607, got '%s'", optarg);
+			break;
+		case 'R': o->rdma_cm = true; break;
+		case 'g': case 'x': case 'F': break;
+		case 'v': o->verbose = true; break;
+		case 'h': usage(stdout); exit(0);
+		default:
+			if (optopt != 0)
+				fprintf(stderr, "rk-interop: option -%c: unknown or missing its value\n",
+					optopt);
+			else
+				fprintf(stderr, "rk-interop: unknown option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc)
+		BAD("missing MODE (rc_pingpong, ud_pingpong, write_bw, ...); --help for usage");
+	for (mi = 0; mi < IA_MODE_COUNT; mi++)
+		if (strcmp(argv[optind], mode_names[mi]) == 0)
+			break;
+	if (mi == IA_MODE_COUNT)
+		BAD("unknown mode '%s'; --help for the list", argv[optind]);
+	o->mode = (enum ia_mode)mi;
+	optind++;
+	if (optind < argc)
+		o->server_host = argv[optind++];
+	if (optind < argc)
+		BAD("unexpected argument '%s'", argv[optind]);
+	if (!o->have_ip)
+		BAD("--ip A.B.C.D is required (this endpoint's RDMA address)");
+	if (!size_set)
+		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
+			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;
+	if (o->mode == IA_RPING && !port_set)
+		o->tcp_port = 7174;
+	if (o->mode == IA_UD_PINGPONG && o->size > o->mtu)
+		BAD("ud_pingpong: --size %u exceeds the MTU %u", o->size, o->mtu);
+	return 0;
+}
+
+static int
+enter_netns(const char *name)
+{
+	char path[256];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s%s", strchr(name, '/') != NULL ? "" : "/run/netns/",
+		 name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = setns(fd, CLONE_NEWNET) != 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+static long
+free_hugepages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char *default_eal[] = { "rk-interop", "--in-memory", "--no-pci",
+				       "--log-level=*:warning", NULL, NULL, NULL };
+	struct ia *a = calloc(1, sizeof(*a));
+	struct rk_io_dpdk_cfg cfg = { 0 };
+	struct rk_device_attr da = { 0 };
+	char **eal_argv = default_eal, **app_argv = argv;
+	int eal_argc = 4, app_argc = argc, rc, sep = -1;
+
+	if (a == NULL)
+		return 1;
+	a->fd = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0 && free_hugepages() < 64) {
+		default_eal[1] = "--no-huge";
+		default_eal[4] = "-m512";
+		default_eal[5] = "--no-shconf";
+		eal_argc = 6;
+	}
+	if (sep > 0) {
+		eal_argc = sep;
+		eal_argv = argv;
+		app_argv = argv + sep;
+		app_argc = argc - sep;
+		app_argv[0] = argv[0];
+	}
+	rc = parse_args(a, app_argc, app_argv);
+	if (rc != 0)
+		return rc;
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	srand48((long)getpid() ^ (long)time(NULL));
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+
+	rc = rk_io_dpdk_eal_init(eal_argc, eal_argv);
+	if (rc < 0) {
+		fprintf(stderr, "rk-interop: DPDK EAL initialisation failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	cfg.port_name = a->o.dev;
+	memcpy(cfg.ip, a->o.ip, 4);
+	cfg.pcapng_path = a->o.pcap_path;
+	a->io = rk_io_dpdk_open(&cfg);
+	if (a->io == NULL) {
+		fprintf(stderr, "rk-interop: cannot open port %s: %s\n",
+			a->o.dev != NULL ? a->o.dev : "0", strerror(errno));
+		return 1;
+	}
+	/* The port's sockets are open: the exchange may now move elsewhere. */
+	if (a->o.oob_netns != NULL && (rc = enter_netns(a->o.oob_netns)) != 0) {
+		fprintf(stderr, "rk-interop: cannot enter network namespace %s: %s\n",
+			a->o.oob_netns, strerror(-rc));
+		rk_io_dpdk_close(a->io);
+		return 1;
+	}
+	rk_io_dpdk_mac(a->io, da.mac);
+	ia_gid_v4(da.ip, a->o.ip);
+	da.ip_version = 4;
+	da.max_inflight_pkts = 1024;
+	a->ctx = rk_open_device(&ia_shim_ops, a, &da);
+	if (a->ctx == NULL) {
+		fprintf(stderr, "rk-interop: cannot open the RDMA device: %s\n", strerror(errno));
+		rk_io_dpdk_close(a->io);
+		return 1;
+	}
+	if (a->o.mode == IA_RC_PINGPONG || a->o.mode == IA_UD_PINGPONG)
+		rc = ia_pingpong(a);
+	else if (a->o.mode == IA_RPING)
+		rc = ia_rping(a);
+	else
+		rc = ia_perftest(a);
+	if (rc != 0)
+		fprintf(stderr, "rk-interop: error: %s\n", a->err[0] ? a->err : "failed");
+	/* Let the last ACKs leave before the port goes away. */
+	for (uint64_t t = rk_io_dpdk_now_ns() + 50000000ull; rk_io_dpdk_now_ns() < t;)
+		rk_io_dpdk_idle(a->io, rk_progress(a->ctx));
+	if (a->fd >= 0)
+		close(a->fd);
+	rc = rc != 0 ? 1 : 0;
+	if (rk_io_dpdk_close(a->io) != 0) {
+		fprintf(stderr, "rk-interop: error: the recording %s is incomplete\n",
+			a->o.pcap_path);
+		rc = 1;
+	}
+	free(a);
+	return rc;
+}

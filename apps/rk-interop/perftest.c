@@ -1,0 +1,961 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The peer of perftest's ib_{write,read,send,atomic}_bw and
+ * ib_{write,read,send}_lat with the TCP exchange ("Data ex. method:
+ * Ethernet", no -R), as perftest 6.x does it. Every step is an exchange:
+ * the client writes its part, then reads the server's; the server reads
+ * first. In order:
+ *
+ *   version       16 bytes, NUL-padded text ("6.06")
+ *   cycle buffer   4 bytes, big endian (4096)
+ *   cache line     4 bytes, big endian (64)
+ *   MTU            2 bytes: the ibv_mtu value as text ("3"); both use the smaller
+ *   keys         108 bytes: "LID:OUT_READS:QPN:PSN:RKEY:VADDR:" in hex
+ *                 (%04x:%04x:%06x:%06x:%08x:%016x:), the 16 GID bytes as
+ *                 "%02x:", "SRQN:" (%08x:), NUL
+ *   keys again as a barrier: twice more (write/read/atomic bw), three times
+ *                 (send_bw, where the last one follows the server's
+ *                 receive posting, and the latency tests)
+ *   ... data phase ...
+ *   bw tests but send_bw: keys, then the client's results as five 8-byte
+ *                 big-endian values (size, iterations, peak and average
+ *                 MB/s and Mpps as doubles), answered by the server's
+ *   keys (not after write_lat), then "done" (5 bytes) from each side, and
+ *                 close.
+ *
+ * The data phases follow perftest's: the bw client keeps up to --tx-depth
+ * operations outstanding; write_lat writes @size bytes whose last byte is
+ * the iteration number (mod 256) and waits for the peer's write of the
+ * same number into its own buffer (the server writes first); send_lat
+ * (the client sends first) and read_lat wait for each message in turn.
+ *
+ * Checks: the tools fill their buffers with random bytes and check
+ * nothing, so rdmakit verifies what the protocol fixes: every completion
+ * succeeds, message lengths, the write_lat counters, every READ of a
+ * static buffer returns the same bytes (and, as the server, the bytes
+ * we put there), each FETCH_AND_ADD returns the previous one plus one,
+ * and as the atomic server our buffer's 64-bit word sum grows by exactly
+ * the client's reported iteration count.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop.h"
+#include "perf.h"
+#include "rk_byteorder.h"
+
+#define PT_VERSION "6.06"
+#define PT_VERSION_LEN 16
+#define PT_KEY_LEN 108
+#define PT_CYCLE 4096u
+#define PT_CACHE_LINE 64u
+#define PT_OUT_READS 16u
+#define PT_SLOT_BUDGET (16u << 20)
+#define PT_RECV ((uint64_t)1 << 62)
+
+enum pt_verb { PT_WRITE, PT_READ, PT_SEND, PT_ATOMIC };
+
+struct pt_dest {
+	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
+	uint64_t vaddr;
+	uint8_t gid[16];
+};
+
+struct pt {
+	struct ia *a;
+	bool client, lat;
+	enum pt_verb verb;
+	uint32_t size, iters, mtu_enum;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	uint8_t *buf;                   /* local source/sink slots, then the exposed region */
+	size_t buf_len, region_off, region_len;
+	uint32_t slots;                 /* local slots of @size at buf */
+	struct rk_mr *mr;
+	uint8_t *rbuf;                  /* receive slots (SEND tests) */
+	struct rk_mr *rmr;
+	uint32_t rslots;
+	struct pt_dest local, remote;
+	uint8_t peer_mac[6];
+	uint64_t posted, done, recvd;
+	double seconds;
+	/* -R: the exchange runs over SENDs on a first RDMA-CM connection. */
+	bool cm;
+	struct ia_cmc comm, data;
+	struct rk_cq *ccq;
+	struct rk_qp *cqp;
+	struct rk_mr *cmr;
+	uint8_t cbuf[2][128];           /* [0] send, [1] receive */
+	uint32_t comm_psn;
+};
+
+/* ------------------------------------------------------------- exchange */
+
+static int
+comm_post_recv(struct pt *t)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[1], sizeof(t->cbuf[1]), t->cmr->lkey };
+	struct rk_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(t->cqp, &wr, &bad);
+
+	return rc == 0 ? 0 : ia_fail(t->a, "post_recv (exchange QP): %s", strerror(-rc));
+}
+
+/* -R: one message each way as SENDs on the exchange QP (client first). */
+static int
+comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+{
+	struct ia *a = t->a;
+	struct ia_cmc *cs[2] = { &t->comm, &t->data };
+	bool sent = false, got = false;
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	if (len > sizeof(t->cbuf[0]))
+		return ia_fail(a, "exchange message too long");
+	while (!sent || !got) {
+		struct rk_wc wc;
+		int n, act;
+
+		if (!sent && (t->client || got)) {
+			struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[0], (uint32_t)len,
+					      t->cmr->lkey };
+			struct rk_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+						 .opcode = RK_WR_SEND,
+						 .send_flags = RK_SEND_SIGNALED };
+			struct rk_send_wr *bad;
+			int rc;
+
+			memcpy(t->cbuf[0], mine, len);
+			rc = rk_post_send(t->cqp, &wr, &bad);
+			if (rc != 0)
+				return ia_fail(a, "post_send (exchange QP): %s", strerror(-rc));
+			sent = true;
+		}
+		n = rk_poll_cq(t->ccq, 1, &wc);
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc.status != RK_WC_SUCCESS)
+				return ia_fail(a, "exchange QP: completion error: %s",
+					       rk_wc_status_str(wc.status));
+			if (wc.wr_id == 1) {
+				if (wc.byte_len != len)
+					return ia_fail(a, "exchange message of %u bytes, expected %zu",
+						       wc.byte_len, len);
+				memcpy(theirs, t->cbuf[1], len);
+				got = true;
+				if (comm_post_recv(t) != 0)
+					return -1;
+			}
+			continue;
+		}
+		act = ia_cm_pump(a, cs, 2, NULL);
+		if (act < 0)
+			return -1;
+		if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
+			return ia_fail(a, "the peer closed the RDMA-CM connection");
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
+				       a->o.oob_timeout_s);
+	}
+	return 0;
+}
+
+static int
+xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+{
+	struct ia *a = t->a;
+
+	if (t->cm)
+		return comm_xchg(t, mine, theirs, len);
+	if (t->client)
+		return ia_oob_write(a, mine, len) != 0 || ia_oob_read(a, theirs, len) != 0 ? -1 : 0;
+	return ia_oob_read(a, theirs, len) != 0 || ia_oob_write(a, mine, len) != 0 ? -1 : 0;
+}
+
+static void
+encode_keys(const struct pt_dest *d, char msg[PT_KEY_LEN])
+{
+	int n = snprintf(msg, PT_KEY_LEN, "%04x:%04x:%06x:%06x:%08x:%016" PRIx64 ":", d->lid,
+			 d->out_reads, d->qpn, d->psn, d->rkey, d->vaddr);
+
+	for (int i = 0; i < 16; i++)
+		n += snprintf(msg + n, (size_t)(PT_KEY_LEN - n), "%02x:", d->gid[i]);
+	snprintf(msg + n, (size_t)(PT_KEY_LEN - n), "%08x:", d->srqn);
+}
+
+static int
+decode_keys(struct pt_dest *d, const char msg[PT_KEY_LEN])
+{
+	char tmp[PT_KEY_LEN + 1], *save = NULL, *tok;
+	uint64_t f[23];
+	int n = 0;
+
+	if (memchr(msg, '\0', PT_KEY_LEN) == NULL)
+		return -1;
+	memcpy(tmp, msg, PT_KEY_LEN);
+	tmp[PT_KEY_LEN] = '\0';
+	for (tok = strtok_r(tmp, ":", &save); tok != NULL && n < 23;
+	     tok = strtok_r(NULL, ":", &save)) {
+		char *end;
+
+		f[n++] = strtoull(tok, &end, 16);
+		if (*end != '\0')
+			return -1;
+	}
+	if (n < 22)
+		return -1;
+	d->lid = (uint32_t)f[0];
+	d->out_reads = (uint32_t)f[1];
+	d->qpn = (uint32_t)f[2];
+	d->psn = (uint32_t)f[3];
+	d->rkey = (uint32_t)f[4];
+	d->vaddr = f[5];
+	for (int i = 0; i < 16; i++)
+		d->gid[i] = (uint8_t)f[6 + i];
+	d->srqn = n > 22 ? (uint32_t)f[22] : 0;
+	return d->qpn <= 0xffffff && d->psn <= 0xffffff ? 0 : -1;
+}
+
+/* -R: the key message as perftest's struct pingpong_dest, big endian (56 bytes). */
+#define PT_KEY_BIN_LEN 56
+
+static int
+hand_shake_bin(struct pt *t, struct pt_dest *out)
+{
+	uint8_t mine[PT_KEY_BIN_LEN] = { 0 }, theirs[PT_KEY_BIN_LEN];
+	const struct pt_dest *l = &t->local;
+
+	rk_put_be32(mine, l->lid);
+	rk_put_be32(mine + 4, l->out_reads);
+	rk_put_be32(mine + 8, l->qpn);
+	rk_put_be32(mine + 12, l->psn);
+	rk_put_be32(mine + 16, l->rkey);
+	rk_put_be64(mine + 24, l->vaddr);
+	memcpy(mine + 32, l->gid, 16);
+	rk_put_be32(mine + 48, l->srqn);
+	rk_put_be32(mine + 52, 1);
+	if (xchg(t, mine, theirs, sizeof(mine)) != 0)
+		return -1;
+	/* perftest sends zeros until its data QP exists: keep the last real one. */
+	if (out != NULL && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
+		out->lid = rk_get_be32(theirs);
+		out->out_reads = rk_get_be32(theirs + 4);
+		out->qpn = rk_get_be32(theirs + 8) & 0xffffff;
+		out->psn = rk_get_be32(theirs + 12) & 0xffffff;
+		out->rkey = rk_get_be32(theirs + 16);
+		out->vaddr = rk_get_be64(theirs + 24);
+		memcpy(out->gid, theirs + 32, 16);
+		out->srqn = rk_get_be32(theirs + 48);
+	}
+	return 0;
+}
+
+static int
+hand_shake(struct pt *t, struct pt_dest *out)
+{
+	char mine[PT_KEY_LEN], theirs[PT_KEY_LEN];
+	struct pt_dest d;
+
+	if (t->cm)
+		return hand_shake_bin(t, out);
+
+	encode_keys(&t->local, mine);
+	if (xchg(t, mine, theirs, sizeof(mine)) != 0)
+		return -1;
+	if (decode_keys(&d, theirs) != 0)
+		return ia_fail(t->a, "the peer's key message is malformed: \"%.60s\"", theirs);
+	if (out != NULL)
+		*out = d;
+	return 0;
+}
+
+static int
+preamble(struct pt *t)
+{
+	struct ia *a = t->a;
+	char ver[PT_VERSION_LEN] = PT_VERSION, rver[PT_VERSION_LEN + 1] = { 0 };
+	uint8_t mine[4], theirs[4];
+	char mtu[2], rmtu[3] = { 0 };
+	unsigned int rm;
+
+	if (xchg(t, ver, rver, PT_VERSION_LEN) != 0)
+		return -1;
+	if (rver[0] < '5' || rver[0] > '9')
+		return ia_fail(a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
+			       rver);
+	rk_put_be32(mine, PT_CYCLE);
+	if (xchg(t, mine, theirs, 4) != 0)
+		return -1;
+	if (rk_get_be32(theirs) != PT_CYCLE)
+		fprintf(stderr, "rk-interop: note: the peer's cycle buffer is %u\n",
+			rk_get_be32(theirs));
+	rk_put_be32(mine, PT_CACHE_LINE);
+	if (xchg(t, mine, theirs, 4) != 0)
+		return -1;
+	mtu[0] = (char)('0' + t->mtu_enum);
+	mtu[1] = '\0';
+	if (xchg(t, mtu, rmtu, 2) != 0)
+		return -1;
+	if (sscanf(rmtu, "%u", &rm) != 1 || rm < RK_MTU_256 || rm > RK_MTU_4096)
+		return ia_fail(a, "the peer's MTU \"%.2s\" is not an IB MTU", rmtu);
+	if (rm < t->mtu_enum)
+		t->mtu_enum = rm;
+	if (a->o.verbose)
+		fprintf(stderr, "rk-interop: peer perftest %s, path MTU %u\n", rver,
+			128u << t->mtu_enum);
+	return 0;
+}
+
+/* ------------------------------------------------------------ resources */
+
+static int
+post_recv(struct pt *t, uint32_t slot)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)(t->rbuf + (size_t)slot * t->size), t->size,
+			      t->rmr->lkey };
+	struct rk_recv_wr wr = { .wr_id = PT_RECV | slot, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(t->qp, &wr, &bad);
+
+	return rc == 0 ? 0 : ia_fail(t->a, "post_recv: %s", strerror(-rc));
+}
+
+/* -R: PD, and the RC QP of the exchange with one receive posted. */
+static int
+create_comm(struct pt *t)
+{
+	struct ia *a = t->a;
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1,
+				      .cap = { .max_send_wr = 4, .max_recv_wr = 4,
+					       .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1 };
+	int rc;
+
+	t->pd = rk_alloc_pd(a->ctx);
+	t->ccq = rk_create_cq(a->ctx, 16, NULL);
+	if (t->pd == NULL || t->ccq == NULL)
+		return ia_fail(a, "cannot create PD/CQ: %s", strerror(errno));
+	t->cmr = rk_reg_mr(t->pd, t->cbuf, sizeof(t->cbuf), RK_ACCESS_LOCAL_WRITE);
+	ia.send_cq = ia.recv_cq = t->ccq;
+	t->cqp = rk_create_qp(t->pd, &ia);
+	if (t->cmr == NULL || t->cqp == NULL)
+		return ia_fail(a, "cannot create the exchange QP: %s", strerror(errno));
+	rc = rk_modify_qp(t->cqp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
+	t->comm_psn = (uint32_t)lrand48() & 0xffffff;
+	return comm_post_recv(t);
+}
+
+static int
+create(struct pt *t)
+{
+	struct ia *a = t->a;
+	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+			   RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC;
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	size_t blk = bytes > PT_CYCLE ? bytes : PT_CYCLE;
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = RK_ACCESS_REMOTE_WRITE |
+						    RK_ACCESS_REMOTE_READ |
+						    RK_ACCESS_REMOTE_ATOMIC };
+	int rc;
+
+	/* Local slots (READ/ATOMIC results need one each), then the region the peer uses. */
+	t->slots = t->lat ? 1 : a->o.tx_depth;
+	if ((uint64_t)t->slots * bytes > PT_SLOT_BUDGET)
+		t->slots = PT_SLOT_BUDGET / bytes;
+	if (t->slots == 0)
+		t->slots = 1;
+	t->region_off = ((size_t)t->slots * bytes + 4095) & ~(size_t)4095;
+	t->region_len = 2 * blk + PT_CACHE_LINE;
+	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
+	t->buf = aligned_alloc(4096, t->buf_len);
+	if (t->buf == NULL)
+		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
+	memset(t->buf, 0, t->buf_len);
+	/* What a reader of our region must get back. */
+	ia_fill(t->buf + t->region_off, t->region_len, 0x5eed);
+	if (t->verb == PT_WRITE && t->lat)
+		memset(t->buf + t->region_off, 0, t->region_len);
+	if (t->pd == NULL)
+		t->pd = rk_alloc_pd(a->ctx);
+	if (t->pd == NULL)
+		return ia_fail(a, "alloc_pd: %s", strerror(errno));
+	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, access);
+	if (t->verb == PT_SEND) {
+		t->rslots = a->o.rx_depth;
+		if ((uint64_t)t->rslots * t->size > 4 * PT_SLOT_BUDGET)
+			t->rslots = 4 * PT_SLOT_BUDGET / t->size;
+		if (t->rslots < 2)
+			t->rslots = 2;
+		t->rbuf = calloc(t->rslots, t->size);
+		if (t->rbuf == NULL)
+			return ia_fail(a, "cannot allocate receive buffers");
+		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
+				   RK_ACCESS_LOCAL_WRITE);
+	}
+	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
+	ia.send_cq = ia.recv_cq = t->cq;
+	ia.cap = (struct rk_qp_cap){ .max_send_wr = a->o.tx_depth,
+				     .max_recv_wr = t->rslots + 1, .max_send_sge = 1,
+				     .max_recv_sge = 1 };
+	if (t->mr == NULL || t->cq == NULL || (t->verb == PT_SEND && t->rmr == NULL))
+		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
+	t->qp = rk_create_qp(t->pd, &ia);
+	if (t->qp == NULL)
+		return ia_fail(a, "create_qp: %s", strerror(errno));
+	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
+	t->local = (struct pt_dest){
+		.out_reads = PT_OUT_READS, .qpn = t->qp->qp_num,
+		.psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
+		.vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off),
+	};
+	ia_gid_v4(t->local.gid, a->o.ip);
+	return 0;
+}
+
+static int
+connect_qp(struct pt *t)
+{
+	struct ia *a = t->a;
+	struct rk_qp_attr at = { 0 };
+	uint8_t ip[4];
+	int rc;
+
+	if (!ia_gid_to_v4(t->remote.gid, ip))
+		return ia_fail(a, "the peer's GID is not an IPv4-mapped RoCEv2 GID (run perftest "
+			       "with -x and the index of its IPv4 GID, e.g. -x 1)");
+	if (ia_resolve(a, ip, t->peer_mac) != 0)
+		return -1;
+	if (a->o.bad_rkey)
+		t->remote.rkey ^= 0x5a5a00;
+	at.qp_state = RK_QPS_RTR;
+	at.path_mtu = (enum rk_mtu)t->mtu_enum;
+	at.dest_qp_num = t->remote.qpn;
+	at.rq_psn = t->remote.psn;
+	at.max_dest_rd_atomic = PT_OUT_READS;
+	at.min_rnr_timer = 12;
+	memcpy(at.ah_attr.dmac, t->peer_mac, 6);
+	memcpy(at.ah_attr.dip, t->remote.gid, 16);
+	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = RK_QPS_RTS;
+	at.sq_psn = (t->local.psn + a->o.psn_skew) & 0xffffff;
+	at.timeout = a->o.qp_timeout;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS && t->remote.out_reads > 0 ?
+				     t->remote.out_reads : PT_OUT_READS);
+	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
+	return 0;
+}
+
+static void
+destroy(struct pt *t)
+{
+	if (t->cqp != NULL)
+		rk_destroy_qp(t->cqp);
+	if (t->cmr != NULL)
+		rk_dereg_mr(t->cmr);
+	if (t->ccq != NULL)
+		rk_destroy_cq(t->ccq);
+	if (t->qp != NULL)
+		rk_destroy_qp(t->qp);
+	if (t->mr != NULL)
+		rk_dereg_mr(t->mr);
+	if (t->rmr != NULL)
+		rk_dereg_mr(t->rmr);
+	if (t->cq != NULL)
+		rk_destroy_cq(t->cq);
+	if (t->pd != NULL)
+		rk_dealloc_pd(t->pd);
+	free(t->buf);
+	free(t->rbuf);
+}
+
+/* ------------------------------------------------------------ data phase */
+
+static int
+wc_error(struct pt *t, const struct rk_wc *wc)
+{
+	return ia_fail(t->a, "QP %#x: %s completion %" PRIu64 " failed: %s%s", wc->qp_num,
+		       (wc->wr_id & PT_RECV) ? "receive" : "send", t->done,
+		       rk_wc_status_str(wc->status),
+		       wc->status == RK_WC_RETRY_EXC_ERR ? " (the peer stopped answering)" :
+		       wc->status == RK_WC_REM_ACCESS_ERR ? " (the peer refused the R_Key/VA)" : "");
+}
+
+static int
+post_op(struct pt *t, uint64_t it, uint32_t msg_key)
+{
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	uint32_t slot = (uint32_t)(it % t->slots);
+	uint8_t *local = t->buf + (size_t)slot * bytes;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, bytes, t->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = it, .sg_list = &sge, .num_sge = 1,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	(void)msg_key;
+	switch (t->verb) {
+	case PT_WRITE:
+		wr.opcode = RK_WR_RDMA_WRITE;
+		wr.wr.rdma.remote_addr = t->remote.vaddr;
+		wr.wr.rdma.rkey = t->remote.rkey;
+		break;
+	case PT_READ:
+		wr.opcode = RK_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = t->remote.vaddr;
+		wr.wr.rdma.rkey = t->remote.rkey;
+		break;
+	case PT_SEND:
+		wr.opcode = RK_WR_SEND;
+		break;
+	case PT_ATOMIC:
+		wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = t->remote.vaddr;
+		wr.wr.atomic.rkey = t->remote.rkey;
+		wr.wr.atomic.compare_add = 1;
+		break;
+	}
+	rc = rk_post_send(t->qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;
+	if (rc != 0)
+		return ia_fail(t->a, "post_send: %s", strerror(-rc));
+	t->posted++;
+	return 0;
+}
+
+/* What a completed READ or ATOMIC brought back. */
+static int
+check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
+{
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	const uint8_t *local = t->buf + (size_t)(it % t->slots) * bytes;
+
+	if (t->verb == PT_READ) {
+		if (it == 0)
+			memcpy(ref, local, bytes);
+		else if (memcmp(ref, local, bytes) != 0)
+			return ia_fail(t->a, "READ %" PRIu64 " returned other bytes than READ 0 "
+				       "of the same unchanged remote buffer", it);
+	} else if (t->verb == PT_ATOMIC) {
+		uint64_t orig;
+
+		memcpy(&orig, local, 8);
+		if (it == 0)
+			*first = orig;
+		else if (orig != *first + it)
+			return ia_fail(t->a, "FETCH_AND_ADD %" PRIu64 " returned %#" PRIx64
+				       ", expected %#" PRIx64, it, orig, *first + it);
+	}
+	return 0;
+}
+
+static int
+run_bw_client(struct pt *t)
+{
+	struct ia *a = t->a;
+	uint32_t window = a->o.tx_depth;
+	uint8_t *ref = NULL;
+	uint64_t first = 0, t0;
+	struct rk_wc wc[32];
+
+	if (t->verb == PT_READ || t->verb == PT_ATOMIC)
+		window = t->slots < window ? t->slots : window;
+	/*
+	 * READ responses arrive in bursts we cannot slow down: keep about 256
+	 * response packets in flight (the af_packet ring holds 512 frames), or
+	 * lost bursts turn into go-back-N replays of every READ outstanding.
+	 */
+	if (t->verb == PT_READ) {
+		uint32_t npkts = (t->size + (128u << t->mtu_enum) - 1) / (128u << t->mtu_enum);
+		uint32_t cap = npkts >= 256 ? 1 : 256 / npkts;
+
+		if (window > cap)
+			window = cap;
+	}
+	if (t->verb == PT_READ && (ref = malloc(t->size)) == NULL)
+		return ia_fail(a, "out of memory");
+	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
+		ia_fill(t->buf + (size_t)s * t->size, t->size, s);
+	t0 = rk_io_dpdk_now_ns();
+	while (t->done < t->iters) {
+		int n, rc;
+
+		while (t->posted < t->iters && t->posted - t->done < window) {
+			rc = post_op(t, t->posted, 0);
+			if (rc < 0)
+				goto fail;
+			if (rc > 0)
+				break;
+		}
+		n = rk_poll_cq(t->cq, 32, wc);
+		if (n < 0) {
+			ia_fail(a, "poll_cq: %s", strerror(-n));
+			goto fail;
+		}
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS) {
+				wc_error(t, &wc[i]);
+				goto fail;
+			}
+			if (check_result(t, wc[i].wr_id, ref, &first) != 0)
+				goto fail;
+			t->done++;
+		}
+		if (ia_watchdog(a, n) != 0)
+			goto fail;
+		rk_io_dpdk_idle(a->io, n);
+	}
+	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
+	free(ref);
+	return 0;
+fail:
+	free(ref);
+	return -1;
+}
+
+/* Passive side of write/read/atomic: serve until the client's next message. */
+static int
+run_passive(struct pt *t)
+{
+	struct ia *a = t->a;
+
+	/* -R: the next message is a SEND on the exchange QP; its wait serves us. */
+	if (t->cm)
+		return 0;
+
+	a->last_progress_ns = 0;
+	while (!oob_readable(a->fd)) {
+		int n = rk_progress(a->ctx);
+
+		if (ia_watchdog(a, n) != 0)
+			return ia_fail(a, "the client neither sent frames nor finished for %.0f s "
+				       "(vanished mid-transfer?)", a->o.timeout_s);
+		rk_io_dpdk_idle(a->io, n);
+	}
+	return 0;
+}
+
+static int
+run_send_server(struct pt *t)
+{
+	struct ia *a = t->a;
+	struct rk_wc wc[32];
+
+	while (t->recvd < t->iters) {
+		int n = rk_poll_cq(t->cq, 32, wc);
+
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS)
+				return wc_error(t, &wc[i]);
+			if (!(wc[i].wr_id & PT_RECV))
+				continue;
+			if (wc[i].byte_len != t->size)
+				return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", t->recvd,
+					       wc[i].byte_len, t->size);
+			t->recvd++;
+			if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+				return -1;
+		}
+		if (ia_watchdog(a, n) != 0)
+			return ia_fail(a, "no SEND for %.0f s after %" PRIu64 " of %u (the client "
+				       "vanished mid-transfer?)", a->o.timeout_s, t->recvd, t->iters);
+		rk_io_dpdk_idle(a->io, n);
+	}
+	return 0;
+}
+
+/* Ping-pong: write_lat (counter in the last byte), send_lat, read_lat. */
+static int
+run_lat(struct pt *t)
+{
+	struct ia *a = t->a;
+	volatile uint8_t *poll_byte = t->buf + t->region_off + t->size - 1;
+	uint8_t *post_byte = t->buf + t->size - 1;
+	uint64_t scnt = 0, rcnt = 0, sdone = 0, first = 0, t0 = rk_io_dpdk_now_ns();
+	uint8_t *ref = NULL;
+	bool active = t->client || t->verb != PT_READ;
+	/* perftest's send_lat starts with the client, its write_lat with the server. */
+	bool starter = t->verb == PT_WRITE ? !t->client : t->client;
+	struct rk_wc wc[32];
+
+	if (!active)
+		return run_passive(t);
+	if (t->verb == PT_READ && (ref = malloc(t->size)) == NULL)
+		return ia_fail(a, "out of memory");
+	ia_fill(t->buf, t->size, 1);
+	while (scnt < t->iters || rcnt < t->iters || sdone < scnt) {
+		int n = 0;
+		bool may_send;
+
+		/* Send when the previous message of the peer is in (the client starts). */
+		if (t->verb == PT_READ)
+			may_send = scnt == sdone && scnt < t->iters;
+		else
+			may_send = scnt < t->iters && (rcnt > scnt || (starter && scnt == rcnt)) &&
+				   scnt - sdone < a->o.tx_depth;
+		if (may_send) {
+			int rc;
+
+			if (t->verb == PT_WRITE)
+				*post_byte = (uint8_t)(scnt + 1);
+			rc = post_op(t, scnt, 0);
+			if (rc < 0)
+				goto fail;
+			if (rc == 0)
+				scnt++;
+		}
+		n = rk_poll_cq(t->cq, 32, wc);
+		if (n < 0) {
+			ia_fail(a, "poll_cq: %s", strerror(-n));
+			goto fail;
+		}
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS) {
+				wc_error(t, &wc[i]);
+				goto fail;
+			}
+			if (wc[i].wr_id & PT_RECV) {
+				if (wc[i].byte_len != t->size) {
+					ia_fail(a, "message %" PRIu64 ": %u bytes, expected %u", rcnt,
+						wc[i].byte_len, t->size);
+					goto fail;
+				}
+				rcnt++;
+				if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+					goto fail;
+			} else {
+				if (check_result(t, wc[i].wr_id, ref, &first) != 0)
+					goto fail;
+				sdone++;
+				if (t->verb == PT_READ)
+					rcnt++;
+			}
+		}
+		/* write_lat: the peer's write of the next number has fully landed. */
+		if (t->verb == PT_WRITE && rcnt < t->iters &&
+		    *poll_byte == (uint8_t)(rcnt + 1)) {
+			rcnt++;
+			n++;
+		}
+		if (ia_watchdog(a, n) != 0) {
+			ia_fail(a, "no progress for %.0f s at iteration %" PRIu64 " (the peer "
+				"vanished?)", a->o.timeout_s, rcnt);
+			goto fail;
+		}
+		rk_io_dpdk_idle(a->io, n);
+	}
+	t->done = sdone;
+	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
+	free(ref);
+	return 0;
+fail:
+	free(ref);
+	return -1;
+}
+
+static uint64_t
+word_sum(const uint8_t *b, size_t len)
+{
+	uint64_t s = 0, v;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&v, b + i, 8);
+		s += v;
+	}
+	return s;
+}
+
+static void
+put_double(uint8_t *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	rk_put_be64(b, v);
+}
+
+/* The bw result exchange: size, iterations, peak, average (MB/s), Mpps. */
+static int
+xchg_reports(struct pt *t, uint64_t *peer_iters)
+{
+	uint8_t mine[5][8], theirs[5][8];
+	double mbs = 0, rate = 0;
+	uint64_t iters = 0;
+
+	if (t->client && t->seconds > 0) {
+		iters = t->done;
+		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
+		rate = (double)t->done / t->seconds / 1e6;
+	}
+	rk_put_be64(mine[0], t->verb == PT_ATOMIC ? 8 : t->size);
+	rk_put_be64(mine[1], iters);
+	put_double(mine[2], mbs);
+	put_double(mine[3], mbs);
+	put_double(mine[4], rate);
+	for (int i = 0; i < 5; i++)
+		if (xchg(t, mine[i], theirs[i], 8) != 0)
+			return -1;
+	*peer_iters = rk_get_be64(theirs[1]);
+	return 0;
+}
+
+int
+ia_perftest(struct ia *a)
+{
+	struct pt t = { .a = a, .client = a->o.server_host != NULL, .size = a->o.size,
+			.iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu) };
+	bool bw_report;
+	int barriers, rc = -1;
+	uint64_t sum0 = 0, peer_iters = 0;
+
+	switch (a->o.mode) {
+	case IA_WRITE_BW: t.verb = PT_WRITE; break;
+	case IA_READ_BW: t.verb = PT_READ; break;
+	case IA_SEND_BW: t.verb = PT_SEND; break;
+	case IA_ATOMIC_BW: t.verb = PT_ATOMIC; t.size = 8; break;
+	case IA_WRITE_LAT: t.verb = PT_WRITE; t.lat = true; break;
+	case IA_READ_LAT: t.verb = PT_READ; t.lat = true; break;
+	default: t.verb = PT_SEND; t.lat = true; break;
+	}
+	bw_report = !t.lat && t.verb != PT_SEND;
+	barriers = bw_report ? 2 : 3;
+
+	t.cm = a->o.rdma_cm;
+	if (t.cm) {
+		/*
+		 * perftest -R: the exchange connection, the same exchange over
+		 * it, the data QP's connection after the first key message,
+		 * then two more barriers than over TCP (its first key
+		 * messages are zeros: the real ones come later).
+		 */
+		struct ia_cmc *comm[1] = { &t.comm };
+		uint8_t res = t.verb == PT_READ || t.verb == PT_ATOMIC ? PT_OUT_READS : 0;
+
+		if (create_comm(&t) != 0)
+			goto out;
+		if ((t.client ? ia_cm_connect(a, &t.comm, t.cqp, t.comm_psn, 0, NULL, 0) :
+				ia_cm_accept(a, &t.comm, t.cqp, t.comm_psn, 0, NULL, 0)) != 0)
+			goto out;
+		if (preamble(&t) != 0 || create(&t) != 0 || hand_shake(&t, &t.remote) != 0)
+			goto out;
+		if ((t.client ? ia_cm_connect(a, &t.data, t.qp, t.local.psn, res, comm, 1) :
+				ia_cm_accept(a, &t.data, t.qp, t.local.psn, res, comm, 1)) != 0)
+			goto out;
+		barriers += 2;
+	} else {
+		if (ia_oob_open(a) != 0 || preamble(&t) != 0 || create(&t) != 0)
+			goto out;
+		if (hand_shake(&t, &t.remote) != 0 || connect_qp(&t) != 0)
+			goto out;
+	}
+	/* Receives go up before the last barrier, as perftest's server does. */
+	for (int i = 0; i < barriers; i++) {
+		if (i == barriers - 1 && t.verb == PT_SEND)
+			for (uint32_t s = 0; s < t.rslots; s++)
+				if (post_recv(&t, s) != 0)
+					goto out;
+		if (hand_shake(&t, t.cm ? &t.remote : NULL) != 0)
+			goto out;
+	}
+	if (t.cm && t.remote.rkey == 0 && t.remote.vaddr == 0 && t.verb != PT_SEND) {
+		ia_fail(a, "the peer sent no R_Key/VA in its key messages");
+		goto out;
+	}
+	printf(" local address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64 "\n",
+	       t.local.qpn, t.local.psn, t.local.rkey, t.local.vaddr);
+	printf(" remote address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64
+	       " GID ::ffff:%u.%u.%u.%u OUT_READS %u\n", t.remote.qpn, t.remote.psn,
+	       t.remote.rkey, t.remote.vaddr, t.remote.gid[12], t.remote.gid[13],
+	       t.remote.gid[14], t.remote.gid[15], t.remote.out_reads);
+	fflush(stdout);
+	a->last_progress_ns = 0;
+	sum0 = word_sum(t.buf + t.region_off, t.region_len);
+	if (t.lat)
+		rc = run_lat(&t);
+	else if (t.client)
+		rc = run_bw_client(&t);
+	else if (t.verb == PT_SEND)
+		rc = run_send_server(&t);
+	else
+		rc = run_passive(&t);
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	if (bw_report) {
+		if (hand_shake(&t, NULL) != 0 || xchg_reports(&t, &peer_iters) != 0)
+			goto out;
+	}
+	/* perftest's write_lat closes without the last barrier. */
+	if (!(t.lat && t.verb == PT_WRITE) && hand_shake(&t, NULL) != 0)
+		goto out;
+	if (t.cm) {
+		struct ia_cmc *cs[2] = { &t.data, &t.comm };
+
+		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
+			goto out;
+	} else {
+		(void)oob_send(a->fd, "done", 5);
+	}
+	/* Checks only the server can make, now that the client said how much it did. */
+	if (!t.client && t.verb == PT_ATOMIC) {
+		uint64_t delta = word_sum(t.buf + t.region_off, t.region_len) - sum0;
+
+		if (delta != peer_iters) {
+			ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
+				" FETCH_AND_ADDs of 1", delta, peer_iters);
+			goto out;
+		}
+	}
+	if (!t.client && t.verb == PT_READ &&
+	    !ia_check(t.buf + t.region_off, t.region_len, 0x5eed)) {
+		ia_fail(a, "READ-only buffer changed during the test");
+		goto out;
+	}
+	if (t.client || t.lat) {
+		double mbs = t.seconds > 0 ? (double)t.size * (double)t.iters / t.seconds /
+					     1048576.0 : 0;
+
+		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  %.1f usec/iter\n",
+		       t.size, t.iters, t.seconds, mbs,
+		       t.iters > 0 ? t.seconds * 1e6 / t.iters : 0.0);
+	} else if (t.verb == PT_SEND) {
+		printf(" #bytes %u  received %" PRIu64 " messages\n", t.size, t.recvd);
+	} else if (bw_report) {
+		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t.size,
+		       peer_iters);
+	}
+	printf("result: ok (%s)\n",
+	       t.verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
+	       t.verb == PT_READ ? "READ data checked" :
+	       t.verb == PT_WRITE && t.lat ? "ping-pong counters checked" :
+	       "completions and lengths checked");
+	rc = 0;
+out:
+	destroy(&t);
+	return rc;
+}

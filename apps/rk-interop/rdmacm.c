@@ -1,0 +1,866 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * RDMA-CM over QP1 for rk-interop, and the peer of librdmacm's rping.
+ *
+ * QP1 (the GSI) lives here, not in the transport engine: an rk_io_ops shim
+ * between the DPDK backend and the engine takes every UD SEND Only to
+ * DestQP 1 off the receive path and queues its MAD; CM MADs go out as UD
+ * SEND Only frames from QP1 (DETH Q_Key 0x80010000, SrcQP 1) built with
+ * lib/wire. lib/cm decodes, encodes and keeps each connection's state.
+ *
+ * rping (librdmacm/examples/rping.c), per ping: the client SENDs the
+ * address, R_Key and length of its source buffer (16 bytes, big endian);
+ * the server READs it and SENDs a go-ahead; the client SENDs its sink
+ * buffer; the server WRITEs what it read (up to its NUL) there and SENDs
+ * a go-ahead. The ping text is "rdma-ping-N: " then letters A..z rotating
+ * from a start that advances each ping, NUL-terminated. Both roles check
+ * it here; rping -V checks it on the tool's side.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interop.h"
+#include "rk_build.h"
+#include "rk_byteorder.h"
+#include "rk_cm.h"
+
+#define CM_QUEUE 16
+#define UD_SEND_ONLY 0x64
+#define RPING_INFO 16
+#define RP_RECV ((uint64_t)1 << 62)
+
+static struct {
+	uint8_t mad[CM_QUEUE][RK_MAD_LEN];
+	unsigned int head, tail;
+	uint64_t dropped;
+	uint32_t psn;
+	uint8_t src_ip[4];              /* of the last MAD: where a REQ came from */
+} cmq;
+
+/* ---------------------------------------------------------------- the shim */
+
+static int
+shim_tx(void *io, const uint8_t *f, uint32_t len)
+{
+	return rk_io_dpdk_ops.tx(((struct ia *)io)->io, f, len);
+}
+
+/* Frames for QP1 stop here; every other frame goes on to the engine. */
+static int
+shim_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	struct ia *a = io;
+
+	for (;;) {
+		int n = rk_io_dpdk_ops.rx(a->io, buf, cap);
+		const uint8_t *ip, *bth;
+		uint32_t ihl;
+
+		if (n <= 0)
+			return n;
+		if ((uint32_t)n < 14 + 20 + 8 + 12 + 8 + RK_MAD_LEN + 4 ||
+		    rk_get_be16(buf + 12) != 0x0800)
+			return n;
+		ip = buf + 14;
+		ihl = (ip[0] & 0xfu) * 4;
+		if (ip[9] != 17 || (uint32_t)n < 14 + ihl + 8 + 12 + 8 + RK_MAD_LEN + 4 ||
+		    rk_get_be16(ip + ihl + 2) != 4791)
+			return n;
+		bth = ip + ihl + 8;
+		if (bth[0] != UD_SEND_ONLY || rk_get_be24(bth + 5) != 1)
+			return n;
+		if (cmq.head - cmq.tail < CM_QUEUE) {
+			memcpy(cmq.mad[cmq.head % CM_QUEUE], bth + 12 + 8, RK_MAD_LEN);
+			memcpy(cmq.src_ip, ip + 12, 4);
+			cmq.head++;
+		} else {
+			cmq.dropped++;
+		}
+	}
+}
+
+static uint64_t
+shim_now(void *io)
+{
+	return rk_io_dpdk_ops.now_ns(((struct ia *)io)->io);
+}
+
+static void
+shim_flush(void *io)
+{
+	rk_io_dpdk_ops.flush(((struct ia *)io)->io);
+}
+
+static unsigned int
+shim_tx_room(void *io)
+{
+	return rk_io_dpdk_ops.tx_room(((struct ia *)io)->io);
+}
+
+const struct rk_io_ops ia_shim_ops = {
+	.name = "rk-interop QP1 shim", .tx = shim_tx, .rx = shim_rx, .now_ns = shim_now,
+	.flush = shim_flush, .tx_room = shim_tx_room,
+};
+
+/* One CM MAD from our QP1 to the peer's. */
+static int
+cm_send(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
+	const uint8_t mad[RK_MAD_LEN])
+{
+	struct rk_roce_addr ad = { .ip_version = 4, .df = true, .src_port = 0xc001 };
+	struct rk_bth_fields bth = { .opcode = UD_SEND_ONLY, .p_key = 0xffff, .dest_qp = 1,
+				     .psn = cmq.psn++ & 0xffffff };
+	struct rk_xeth_fields x = { .deth_q_key = RK_GSI_QKEY, .deth_src_qp = 1 };
+	uint8_t frame[512];
+	int n;
+
+	rk_io_dpdk_mac(a->io, ad.src_mac);
+	memcpy(ad.dst_mac, peer_mac, 6);
+	ia_gid_v4(ad.src_ip, a->o.ip);
+	ia_gid_v4(ad.dst_ip, peer_ip);
+	n = rk_build_rocev2(frame, sizeof(frame), &ad, &bth, &x, mad, RK_MAD_LEN);
+	if (n < 0)
+		return ia_fail(a, "cannot build a CM frame: %s", strerror(-n));
+	if (rk_io_dpdk_ops.tx(a->io, frame, (uint32_t)n) != 0)
+		return ia_fail(a, "cannot send a CM MAD");
+	rk_io_dpdk_ops.flush(a->io);
+	if (a->o.verbose) {
+		struct rk_cm_msg m;
+
+		if (rk_cm_decode(mad, RK_MAD_LEN, &m) == 0)
+			fprintf(stderr, "rk-interop: CM -> %s\n", rk_cm_attr_name(m.hdr.attr_id));
+	}
+	return 0;
+}
+
+/* The next queued CM MAD, decoded; false when none waits. */
+static bool
+cm_next(struct ia *a, struct rk_cm_msg *m)
+{
+	while (cmq.tail != cmq.head) {
+		const uint8_t *mad = cmq.mad[cmq.tail++ % CM_QUEUE];
+
+		if (rk_cm_decode(mad, RK_MAD_LEN, m) == 0) {
+			if (a->o.verbose)
+				fprintf(stderr, "rk-interop: CM <- %s\n",
+					rk_cm_attr_name(m->hdr.attr_id));
+			return true;
+		}
+		/* Other management classes or attributes: not ours. */
+	}
+	return false;
+}
+
+static uint32_t
+rand32(void)
+{
+	return (uint32_t)mrand48();
+}
+
+/* ----------------------------------------------------------------- rping */
+
+struct rp {
+	struct ia *a;
+	bool server;
+	uint32_t size;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	uint8_t *start, *sink, info_tx[RPING_INFO], info_rx[RPING_INFO];
+	struct rk_mr *start_mr, *sink_mr, *tx_mr, *rx_mr;
+	struct rk_cm_conn conn;
+	uint8_t peer_mac[6], peer_ip[4];
+	uint32_t psn;
+	uint64_t recvs;
+};
+
+/* rping's text for ping @n: "rdma-ping-N: " then rotating letters, NUL last. */
+static void
+rping_text(uint8_t *b, uint32_t size, int n)
+{
+	int start = 65 + n % 58;
+	int cc = snprintf((char *)b, size, "rdma-ping-%d: ", n);
+	unsigned char c = (unsigned char)start;
+
+	for (uint32_t i = (uint32_t)cc; i < size; i++) {
+		b[i] = c;
+		if (++c > 122)
+			c = 65;
+	}
+	b[size - 1] = 0;
+}
+
+static int
+rp_post_recv(struct rp *r)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)r->info_rx, RPING_INFO, r->rx_mr->lkey };
+	struct rk_recv_wr wr = { .wr_id = RP_RECV, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(r->qp, &wr, &bad);
+
+	return rc == 0 ? 0 : ia_fail(r->a, "post_recv: %s", strerror(-rc));
+}
+
+static int
+rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
+	uint64_t raddr, uint32_t rkey)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
+	struct rk_send_wr wr = { .wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	rc = rk_post_send(r->qp, &wr, &bad);
+	return rc == 0 ? 0 : ia_fail(r->a, "post_send: %s", strerror(-rc));
+}
+
+static void
+rp_info(struct rp *r, const uint8_t *buf, const struct rk_mr *mr)
+{
+	rk_put_be64(r->info_tx, (uint64_t)(uintptr_t)buf);
+	rk_put_be32(r->info_tx + 8, mr->rkey);
+	rk_put_be32(r->info_tx + 12, r->size);
+}
+
+/*
+ * Serve the port once and feed the CM: queued MADs for our connection,
+ * its timer. A server in IDLE takes a REQ for our service. Returns the
+ * action bits seen (RK_CM_EV_*), or -1 with a message.
+ */
+static int
+cm_pump(struct rp *r)
+{
+	struct ia *a = r->a;
+	uint64_t now = rk_io_dpdk_now_ns();
+	uint8_t out[RK_MAD_LEN];
+	struct rk_cm_msg m;
+	int n = rk_progress(a->ctx), act, seen = 0;
+
+	if (n > 0)
+		a->last_progress_ns = now;
+	while (cm_next(a, &m)) {
+		if (r->conn.state == RK_CM_IDLE && r->server && m.hdr.attr_id == RK_CM_REQ) {
+			if (m.req.service_id != rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port))
+				continue;       /* another port: nobody listens (REJ below) */
+			memcpy(r->peer_ip, cmq.src_ip, 4);
+			act = rk_cm_listen_req(&r->conn, &m, rand32(), now);
+			if (act == -EBADMSG) {
+				if (ia_resolve(a, r->peer_ip, r->peer_mac) == 0 &&
+				    rk_cm_reject(&r->conn, RK_CM_REJ_CONSUMER_REJECT, out) > 0)
+					cm_send(a, r->peer_mac, r->peer_ip, out);
+				return ia_fail(a, "refused a REQ that is not RC with an RDMA-CM "
+					       "IP header");
+			}
+			seen |= act;
+			continue;
+		}
+		if (!rk_cm_conn_match(&r->conn, &m))
+			continue;
+		act = rk_cm_rx(&r->conn, &m, now, out);
+		if (act > 0 && (act & RK_CM_SEND) && cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+			return -1;
+		if (act > 0)
+			seen |= act;
+	}
+	act = rk_cm_timer(&r->conn, now, out);
+	if (act > 0 && (act & RK_CM_SEND) && cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+		return -1;
+	if (act > 0)
+		seen |= act;
+	rk_io_dpdk_idle(a->io, n);
+	return seen;
+}
+
+/*
+ * Wait for one completion (1, in @p wc) while serving the CM; 0 when the
+ * peer disconnected first; -1 on error, REJ or timeout.
+ */
+static int
+rp_wait(struct rp *r, struct rk_wc *wc)
+{
+	struct ia *a = r->a;
+
+	a->last_progress_ns = 0;
+	for (;;) {
+		int n = rk_poll_cq(r->cq, 1, wc), act;
+
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc->status != RK_WC_SUCCESS)
+				return ia_fail(a, "QP %#x: %s completion error: %s%s", wc->qp_num,
+					       wc->wr_id == RP_RECV ? "receive" : "send",
+					       rk_wc_status_str(wc->status),
+					       wc->status == RK_WC_RETRY_EXC_ERR ?
+					       " (the peer stopped answering)" : "");
+			return 1;
+		}
+		act = cm_pump(r);
+		if (act < 0)
+			return -1;
+		if (act & RK_CM_EV_DISCONNECTED)
+			return 0;
+		if (act & RK_CM_EV_REJECTED)
+			return ia_fail(a, "the peer rejected the connection: %s",
+				       rk_cm_rej_reason_name(r->conn.rej_reason));
+		if (ia_watchdog(a, 0) != 0)
+			return ia_fail(a, "no completion for %.0f s (the peer vanished?)",
+				       a->o.timeout_s);
+	}
+}
+
+/* Wait for a completion of @p wr_id; our SEND completions pass by. */
+static int
+rp_expect(struct rp *r, uint64_t wr_id, const char *what, bool *disc)
+{
+	struct rk_wc wc;
+
+	for (;;) {
+		int rc = rp_wait(r, &wc);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0) {
+			*disc = true;
+			return 0;
+		}
+		if (wc.wr_id == wr_id)
+			break;
+		if (wc.wr_id == RP_RECV)
+			return ia_fail(r->a, "unexpected rping message while waiting for %s", what);
+	}
+	if (wr_id == RP_RECV) {
+		if (wc.byte_len != RPING_INFO)
+			return ia_fail(r->a, "rping message of %u bytes, expected 16", wc.byte_len);
+		r->recvs++;
+		return rp_post_recv(r);
+	}
+	return 0;
+}
+
+static int
+rp_create(struct rp *r)
+{
+	struct ia *a = r->a;
+	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_WRITE;
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC,
+				      .cap = { .max_send_wr = 16, .max_recv_wr = 2,
+					       .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = RK_ACCESS_REMOTE_READ |
+						    RK_ACCESS_REMOTE_WRITE };
+	int rc;
+
+	r->start = calloc(1, r->size);
+	r->sink = calloc(1, r->size);
+	r->pd = rk_alloc_pd(a->ctx);
+	r->cq = rk_create_cq(a->ctx, 64, NULL);
+	if (r->start == NULL || r->sink == NULL || r->pd == NULL || r->cq == NULL)
+		return ia_fail(a, "cannot allocate resources");
+	r->start_mr = rk_reg_mr(r->pd, r->start, r->size, acc);
+	r->sink_mr = rk_reg_mr(r->pd, r->sink, r->size, acc);
+	r->tx_mr = rk_reg_mr(r->pd, r->info_tx, RPING_INFO, RK_ACCESS_LOCAL_WRITE);
+	r->rx_mr = rk_reg_mr(r->pd, r->info_rx, RPING_INFO, RK_ACCESS_LOCAL_WRITE);
+	ia.send_cq = ia.recv_cq = r->cq;
+	r->qp = rk_create_qp(r->pd, &ia);
+	if (r->start_mr == NULL || r->sink_mr == NULL || r->tx_mr == NULL || r->rx_mr == NULL ||
+	    r->qp == NULL)
+		return ia_fail(a, "cannot create MRs/QP: %s", strerror(errno));
+	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
+	r->psn = rand32() & 0xffffff;
+	return rp_post_recv(r);
+}
+
+/* RTR and RTS from what the CM negotiated. */
+static int
+rp_connect_qp(struct rp *r)
+{
+	struct ia *a = r->a;
+	struct rk_cm_conn *c = &r->conn;
+	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
+	int rc;
+
+	at.path_mtu = (enum rk_mtu)c->peer.path_mtu;
+	at.dest_qp_num = c->peer.qpn;
+	/* Each side announces the PSN it expects (see rk_cm_params.psn). */
+	at.rq_psn = r->psn;
+	at.max_dest_rd_atomic = c->local.responder_resources ? c->local.responder_resources : 1;
+	at.min_rnr_timer = 12;
+	memcpy(at.ah_attr.dmac, r->peer_mac, 6);
+	ia_gid_v4(at.ah_attr.dip, r->peer_ip);
+	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = RK_QPS_RTS;
+	at.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff;
+	at.timeout = a->o.qp_timeout;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1;
+	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
+	return 0;
+}
+
+static struct rk_cm_params
+rp_params(struct rp *r)
+{
+	struct rk_cm_params p = { .qpn = r->qp->qp_num, .psn = r->psn,
+				  .responder_resources = 1, .initiator_depth = 1,
+				  .path_mtu = (uint8_t)ia_mtu_enum(r->a->o.mtu), .retry_count = 7,
+				  .rnr_retry_count = 7, .local_ack_timeout = r->a->o.qp_timeout };
+	uint8_t mac[6];
+
+	rk_io_dpdk_mac(r->a->io, mac);
+	ia_gid_v4(p.gid, r->a->o.ip);
+	/* An EUI-64 from the MAC, as a NIC's node GUID. */
+	p.ca_guid = ((uint64_t)(mac[0] ^ 2) << 56) | ((uint64_t)mac[1] << 48) |
+		    ((uint64_t)mac[2] << 40) | (0xfffeull << 24) | ((uint64_t)mac[3] << 16) |
+		    ((uint64_t)mac[4] << 8) | mac[5];
+	return p;
+}
+
+/* Client: resolve, REQ; REP moves the QP to RTS (the CM sent the RTU). */
+static int
+rp_cm_connect(struct rp *r)
+{
+	struct ia *a = r->a;
+	struct rk_cm_params p = rp_params(r);
+	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = (uint16_t)(0x8000 | rand32()) };
+	uint8_t out[RK_MAD_LEN];
+	double deadline;
+	int rc;
+
+	if (ia_parse_v4(a->o.server_host, r->peer_ip) != 0)
+		return ia_fail(a, "rping: the server must be an IPv4 address, got '%s'",
+			       a->o.server_host);
+	if (ia_resolve(a, r->peer_ip, r->peer_mac) != 0)
+		return -1;
+	memcpy(ip.src_ip + 12, a->o.ip, 4);
+	memcpy(ip.dst_ip + 12, r->peer_ip, 4);
+	rc = rk_cm_connect(&r->conn, &p, rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port), &ip,
+			   rand32(), ((uint64_t)rand32() << 32) | rand32(), rk_io_dpdk_now_ns(),
+			   out);
+	if (rc < 0)
+		return ia_fail(a, "cannot build the REQ");
+	if (cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+		return -1;
+	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	while (r->conn.state == RK_CM_REQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
+		if (cm_pump(r) < 0)
+			return -1;
+	if (r->conn.state != RK_CM_ESTABLISHED)
+		return ia_fail(a, "connection to %s:%u failed: %s", a->o.server_host,
+			       a->o.tcp_port, r->conn.state == RK_CM_REQ_SENT ?
+			       "no answer to the REQ" : r->conn.rej_reason != 0 ?
+			       rk_cm_rej_reason_name(r->conn.rej_reason) : "no answer");
+	return rp_connect_qp(r);
+}
+
+/* Server: wait for a REQ on our port, move the QP to RTS, REP, RTU. */
+static int
+rp_cm_accept(struct rp *r)
+{
+	struct ia *a = r->a;
+	struct rk_cm_params p;
+	uint8_t out[RK_MAD_LEN];
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	while (r->conn.state == RK_CM_IDLE) {
+		if (cm_pump(r) < 0)
+			return -1;
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "no connection request on port %u within %.0f s",
+				       a->o.tcp_port, a->o.oob_timeout_s);
+	}
+	if (ia_resolve(a, r->peer_ip, r->peer_mac) != 0)
+		return -1;
+	p = rp_params(r);
+	if (rk_cm_accept(&r->conn, &p, rk_io_dpdk_now_ns(), out) < 0)
+		return ia_fail(a, "cannot build the REP");
+	if (rp_connect_qp(r) != 0 || cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+		return -1;
+	/* The RTU; a first packet on the QP works too (rping's client sends first). */
+	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	while (r->conn.state == RK_CM_REP_SENT) {
+		if (cm_pump(r) < 0)
+			return -1;
+		if (rk_context_stats(a->ctx)->rx_frames > 0 ||
+		    (double)rk_io_dpdk_now_ns() > deadline)
+			break;
+	}
+	if (r->conn.state != RK_CM_ESTABLISHED && r->conn.state != RK_CM_REP_SENT)
+		return ia_fail(a, "the connection ended before it was established (%s)",
+			       rk_cm_state_name(r->conn.state));
+	return 0;
+}
+
+static int
+rp_client_loop(struct rp *r)
+{
+	struct ia *a = r->a;
+	bool disc = false;
+
+	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
+		rping_text(r->start, r->size, (int)ping);
+		memset(r->sink, 0, r->size);
+		rp_info(r, r->start, r->start_mr);
+		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
+		    rp_expect(r, RP_RECV, "the go-ahead after the READ", &disc) != 0 || disc)
+			goto out;
+		rp_info(r, r->sink, r->sink_mr);
+		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
+		    rp_expect(r, RP_RECV, "the go-ahead after the WRITE", &disc) != 0 || disc)
+			goto out;
+		if (memcmp(r->start, r->sink, r->size) != 0)
+			return ia_fail(a, "ping %u: the data written back differs from ours", ping);
+	}
+	printf("rping: %u pings of %u bytes, data verified\n", a->o.iters, r->size);
+	return 0;
+out:
+	if (disc)
+		return ia_fail(a, "the server disconnected after %" PRIu64 " messages", r->recvs);
+	return -1;
+}
+
+static int
+rp_server_loop(struct rp *r)
+{
+	struct ia *a = r->a;
+	uint8_t want[65536];
+	uint32_t pings = 0;
+	bool disc = false;
+
+	for (;;) {
+		uint64_t raddr;
+		uint32_t rkey, len;
+
+		if (rp_expect(r, RP_RECV, "the source advertisement", &disc) != 0)
+			return -1;
+		if (disc)
+			break;
+		raddr = rk_get_be64(r->info_rx);
+		rkey = rk_get_be32(r->info_rx + 8);
+		len = rk_get_be32(r->info_rx + 12);
+		if (len != r->size)
+			return ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len,
+				       len);
+		if (rp_post(r, RK_WR_RDMA_READ, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
+		    rp_expect(r, RK_WR_RDMA_READ, "the READ", &disc) != 0 || disc)
+			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
+		rping_text(want, r->size, (int)pings);
+		if (memcmp(want, r->sink, r->size) != 0)
+			return ia_fail(a, "ping %u: the READ brought other bytes than rping's text",
+				       pings);
+		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
+		    rp_expect(r, RP_RECV, "the sink advertisement", &disc) != 0 || disc)
+			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
+		raddr = rk_get_be64(r->info_rx);
+		rkey = rk_get_be32(r->info_rx + 8);
+		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
+		if (rp_post(r, RK_WR_RDMA_WRITE, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
+		    rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE", &disc) != 0 || disc)
+			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
+		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0)
+			return -1;
+		pings++;
+	}
+	printf("rping: served %u pings of %u bytes, data verified\n", pings, r->size);
+	if (a->o.iters != 0 && pings != a->o.iters)
+		return ia_fail(a, "the client stopped after %u of %u pings", pings, a->o.iters);
+	return 0;
+}
+
+/* Disconnect (client) and wait for the DREP, bounded. */
+static int
+rp_disconnect(struct rp *r)
+{
+	struct ia *a = r->a;
+	uint8_t out[RK_MAD_LEN];
+	double deadline;
+
+	if (r->conn.state != RK_CM_ESTABLISHED)
+		return 0;
+	if (rk_cm_disconnect(&r->conn, ((uint64_t)rand32() << 32) | rand32(),
+			     rk_io_dpdk_now_ns(), out) < 0 ||
+	    cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+		return -1;
+	deadline = (double)rk_io_dpdk_now_ns() + 5e9;
+	while (r->conn.state == RK_CM_DREQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
+		if (cm_pump(r) < 0)
+			return -1;
+	if (r->conn.state == RK_CM_DREQ_SENT)
+		return ia_fail(a, "no DREP to our DREQ within 5 s");
+	return 0;
+}
+
+static void
+rp_destroy(struct rp *r)
+{
+	if (r->qp != NULL)
+		rk_destroy_qp(r->qp);
+	if (r->start_mr != NULL)
+		rk_dereg_mr(r->start_mr);
+	if (r->sink_mr != NULL)
+		rk_dereg_mr(r->sink_mr);
+	if (r->tx_mr != NULL)
+		rk_dereg_mr(r->tx_mr);
+	if (r->rx_mr != NULL)
+		rk_dereg_mr(r->rx_mr);
+	if (r->cq != NULL)
+		rk_destroy_cq(r->cq);
+	if (r->pd != NULL)
+		rk_dealloc_pd(r->pd);
+	free(r->start);
+	free(r->sink);
+}
+
+int
+ia_rping(struct ia *a)
+{
+	struct rp r = { .a = a, .server = a->o.server_host == NULL, .size = a->o.size };
+	int rc;
+
+	if (r.size < 32 || r.size > 65535)
+		return ia_fail(a, "rping sizes are 32..65535 bytes (rping -S)");
+	rc = rp_create(&r);
+	if (rc == 0)
+		rc = r.server ? rp_cm_accept(&r) : rp_cm_connect(&r);
+	if (rc == 0) {
+		printf("rping: connected, QPN %#x <-> %#x, path MTU %u\n", r.qp->qp_num,
+		       r.conn.peer.qpn, 128u << r.conn.peer.path_mtu);
+		fflush(stdout);
+		rc = r.server ? rp_server_loop(&r) : rp_client_loop(&r);
+		if (!r.server && rp_disconnect(&r) != 0 && rc == 0)
+			rc = -1;
+		/* Let our DREP or the last ACKs leave. */
+		for (uint64_t t = rk_io_dpdk_now_ns() + 100000000ull; rk_io_dpdk_now_ns() < t;)
+			(void)cm_pump(&r);
+	}
+	if (cmq.dropped > 0)
+		fprintf(stderr, "rk-interop: %" PRIu64 " CM MADs dropped (queue full)\n",
+			cmq.dropped);
+	rp_destroy(&r);
+	return rc;
+}
+
+/* ------------------------------------------- RDMA-CM for other modes */
+
+/*
+ * Serve the port once for several connections: queued MADs go to the
+ * connection they match; a REQ for our port goes to @p listen (IDLE).
+ * Returns the event bits seen, -1 with a message.
+ */
+int
+ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
+{
+	uint64_t now = rk_io_dpdk_now_ns();
+	uint8_t out[RK_MAD_LEN];
+	struct rk_cm_msg m;
+	int act, seen = 0, work = rk_progress(a->ctx);
+
+	if (work > 0)
+		a->last_progress_ns = now;
+	while (cm_next(a, &m)) {
+		struct ia_cmc *c = NULL;
+
+		for (int i = 0; i < n && c == NULL; i++)
+			if (cs[i] != NULL && rk_cm_conn_match(&cs[i]->conn, &m))
+				c = cs[i];
+		if (c == NULL) {
+			if (listen != NULL && listen->conn.state == RK_CM_IDLE &&
+			    m.hdr.attr_id == RK_CM_REQ &&
+			    m.req.service_id == rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port)) {
+				memcpy(listen->peer_ip, cmq.src_ip, 4);
+				act = rk_cm_listen_req(&listen->conn, &m, rand32(), now);
+				if (act < 0)
+					return ia_fail(a, "a REQ we cannot serve (not RC, or no "
+						       "RDMA-CM IP header)");
+				seen |= act;
+			}
+			continue;
+		}
+		act = rk_cm_rx(&c->conn, &m, now, out);
+		if (act > 0 && (act & RK_CM_SEND) && cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
+			return -1;
+		if (act > 0)
+			seen |= act;
+	}
+	for (int i = 0; i < n; i++) {
+		if (cs[i] == NULL)
+			continue;
+		act = rk_cm_timer(&cs[i]->conn, now, out);
+		if (act > 0 && (act & RK_CM_SEND) &&
+		    cm_send(a, cs[i]->peer_mac, cs[i]->peer_ip, out) != 0)
+			return -1;
+		if (act > 0)
+			seen |= act;
+	}
+	rk_io_dpdk_idle(a->io, work);
+	return seen;
+}
+
+static struct rk_cm_params
+cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
+{
+	struct rk_cm_params p = { .qpn = qp->qp_num, .psn = rq_psn,
+				  .responder_resources = resources, .initiator_depth = resources,
+				  .path_mtu = (uint8_t)ia_mtu_enum(a->o.mtu), .retry_count = 7,
+				  .rnr_retry_count = 7, .local_ack_timeout = a->o.qp_timeout };
+	uint8_t mac[6];
+
+	rk_io_dpdk_mac(a->io, mac);
+	ia_gid_v4(p.gid, a->o.ip);
+	p.ca_guid = ((uint64_t)(mac[0] ^ 2) << 56) | ((uint64_t)mac[1] << 48) |
+		    ((uint64_t)mac[2] << 40) | (0xfffeull << 24) | ((uint64_t)mac[3] << 16) |
+		    ((uint64_t)mac[4] << 8) | mac[5];
+	return p;
+}
+
+/* RTR/RTS of @p qp from what the CM negotiated (Linux's PSN convention). */
+static int
+cm_program_qp(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn)
+{
+	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
+	uint8_t rr = c->conn.local.responder_resources, id = c->conn.local.initiator_depth;
+	int rc;
+
+	at.path_mtu = (enum rk_mtu)c->conn.peer.path_mtu;
+	at.dest_qp_num = c->conn.peer.qpn;
+	at.rq_psn = rq_psn;
+	at.max_dest_rd_atomic = rr != 0 ? rr : 1;
+	at.min_rnr_timer = 12;
+	memcpy(at.ah_attr.dmac, c->peer_mac, 6);
+	ia_gid_v4(at.ah_attr.dip, c->peer_ip);
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return ia_fail(a, "modify QP %#x to RTR: %s", qp->qp_num, strerror(-rc));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = RK_QPS_RTS;
+	at.sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff;
+	at.timeout = a->o.qp_timeout;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = id != 0 ? id : 1;
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
+			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		return ia_fail(a, "modify QP %#x to RTS: %s", qp->qp_num, strerror(-rc));
+	return 0;
+}
+
+int
+ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
+	      uint8_t resources, struct ia_cmc **others, int nothers)
+{
+	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
+	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = (uint16_t)(0x8000 | rand32()) };
+	struct ia_cmc *all[8];
+	uint8_t out[RK_MAD_LEN];
+	double deadline;
+	int n = 0;
+
+	if (ia_parse_v4(a->o.server_host, c->peer_ip) != 0)
+		return ia_fail(a, "RDMA-CM: the server must be an IPv4 address, got '%s'",
+			       a->o.server_host);
+	if (ia_resolve(a, c->peer_ip, c->peer_mac) != 0)
+		return -1;
+	memcpy(ip.src_ip + 12, a->o.ip, 4);
+	memcpy(ip.dst_ip + 12, c->peer_ip, 4);
+	for (int i = 0; i < nothers && n < 7; i++)
+		all[n++] = others[i];
+	all[n++] = c;
+	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	for (;;) {
+		memset(&c->conn, 0, sizeof(c->conn));
+		if (rk_cm_connect(&c->conn, &p, rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port),
+				  &ip, rand32(), ((uint64_t)rand32() << 32) | rand32(),
+				  rk_io_dpdk_now_ns(), out) < 0)
+			return ia_fail(a, "cannot build the REQ");
+		if (cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
+			return -1;
+		while (c->conn.state == RK_CM_REQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
+			if (ia_cm_pump(a, all, n, NULL) < 0)
+				return -1;
+		/* No listener yet (the server is starting): retry, as perftest's client does. */
+		if (c->conn.state != RK_CM_CLOSED ||
+		    c->conn.rej_reason != RK_CM_REJ_INVALID_SERVICE_ID ||
+		    (double)rk_io_dpdk_now_ns() + 2e8 > deadline)
+			break;
+		for (double t = (double)rk_io_dpdk_now_ns() + 2e8; (double)rk_io_dpdk_now_ns() < t;)
+			if (ia_cm_pump(a, all, n, NULL) < 0)
+				return -1;
+	}
+	if (c->conn.state != RK_CM_ESTABLISHED)
+		return ia_fail(a, "connection to %s:%u failed: %s", a->o.server_host,
+			       a->o.tcp_port, c->conn.state == RK_CM_REQ_SENT ?
+			       "no answer to the REQ" : c->conn.rej_reason != 0 ?
+			       rk_cm_rej_reason_name(c->conn.rej_reason) : "no answer");
+	return cm_program_qp(a, c, qp, rq_psn);
+}
+
+int
+ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
+	     uint8_t resources, struct ia_cmc **others, int nothers)
+{
+	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
+	uint8_t out[RK_MAD_LEN];
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	while (c->conn.state == RK_CM_IDLE) {
+		if (ia_cm_pump(a, others, nothers, c) < 0)
+			return -1;
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "no connection request on port %u within %.0f s",
+				       a->o.tcp_port, a->o.oob_timeout_s);
+	}
+	if (ia_resolve(a, c->peer_ip, c->peer_mac) != 0)
+		return -1;
+	if (rk_cm_accept(&c->conn, &p, rk_io_dpdk_now_ns(), out) < 0)
+		return ia_fail(a, "cannot build the REP");
+	if (cm_program_qp(a, c, qp, rq_psn) != 0 || cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
+		return -1;
+	return 0;
+}
+
+/* Disconnect what is established (when @p initiate) and wait, bounded, for the ends. */
+int
+ia_cm_close(struct ia *a, struct ia_cmc **cs, int n, bool initiate, double wait_s)
+{
+	uint8_t out[RK_MAD_LEN];
+	double deadline = (double)rk_io_dpdk_now_ns() + wait_s * 1e9;
+
+	for (int i = 0; initiate && i < n; i++)
+		if (cs[i] != NULL && cs[i]->conn.state == RK_CM_ESTABLISHED &&
+		    rk_cm_disconnect(&cs[i]->conn, ((uint64_t)rand32() << 32) | rand32(),
+				     rk_io_dpdk_now_ns(), out) > 0 &&
+		    cm_send(a, cs[i]->peer_mac, cs[i]->peer_ip, out) != 0)
+			return -1;
+	for (;;) {
+		bool open = false;
+
+		for (int i = 0; i < n; i++)
+			if (cs[i] != NULL && (cs[i]->conn.state == RK_CM_ESTABLISHED ||
+					      cs[i]->conn.state == RK_CM_DREQ_SENT ||
+					      cs[i]->conn.state == RK_CM_REP_SENT))
+				open = true;
+		if (!open || (double)rk_io_dpdk_now_ns() > deadline)
+			return 0;
+		if (ia_cm_pump(a, cs, n, NULL) < 0)
+			return -1;
+	}
+}
