@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=${RK_BUILD_ROOT:-build}
 
-bash tools/setup-debian.sh
+bash tools/setup-debian.sh --no-lab
 if [ ! -f "$ROOT/release/build.ninja" ]; then
 	meson setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false >/dev/null
 fi

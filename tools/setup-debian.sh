@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian 12 package rdmakit builds, tests and benchmarks with.
-# Run as root on a fresh machine; safe to run again.
+# Run as root on a fresh machine; safe to run again. With the interop lab
+# beside the checkout it also installs the lab's packages (--no-lab: not).
 set -euo pipefail
 
 PKGS=(
@@ -34,11 +35,21 @@ for p in "${PKGS[@]}"; do
 done
 if [ ${#missing[@]} -eq 0 ]; then
 	echo "setup-debian.sh: all ${#PKGS[@]} packages present"
-	exit 0
+else
+	echo "setup-debian.sh: installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	# tshark asks whether non-root users may capture; answer no.
+	echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
+	apt-get update -q
+	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-echo "setup-debian.sh: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-# tshark asks whether non-root users may capture; answer no.
-echo 'wireshark-common wireshark-common/install-setuid boolean false' | debconf-set-selections
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+
+# The interop lab (Linux rxe/siw in QEMU guests) installs its own host
+# packages (QEMU, socat, nftables, kernel headers) when it sits beside the
+# checkout; without it the interop suite reports skipped.
+# --no-lab skips it (the demo needs no lab).
+lab=${RDMA_PEER:-$(dirname "$0")/../../shared/interop/rdma-peer}
+if [ "${1:-}" != --no-lab ] && [ -x "$lab" ]; then
+	echo "setup-debian.sh: interop lab packages ($lab deps)"
+	"$lab" deps || echo "setup-debian.sh: the lab's packages did not install; interop tests will skip"
+fi
