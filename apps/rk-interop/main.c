@@ -413,55 +413,20 @@ enter_netns(const char *name)
 	return rc;
 }
 
-static long
-free_hugepages(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long n = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 int
 main(int argc, char **argv)
 {
-	static char *default_eal[] = { "rk-interop", "--in-memory", "--no-pci",
-				       "--log-level=*:warning", NULL, NULL, NULL };
 	struct ia *a = calloc(1, sizeof(*a));
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	struct rk_device_attr da = { 0 };
-	char **eal_argv = default_eal, **app_argv = argv;
-	int eal_argc = 4, app_argc = argc, rc, sep = -1;
+	struct rk_io_dpdk_args args;
+	int rc;
 
 	if (a == NULL)
 		return 1;
 	a->fd = -1;
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			sep = i;
-			break;
-		}
-	if (sep < 0 && free_hugepages() < 64) {
-		default_eal[1] = "--no-huge";
-		default_eal[4] = "-m512";
-		default_eal[5] = "--no-shconf";
-		eal_argc = 6;
-	}
-	if (sep > 0) {
-		eal_argc = sep;
-		eal_argv = argv;
-		app_argv = argv + sep;
-		app_argc = argc - sep;
-		app_argv[0] = argv[0];
-	}
-	rc = parse_args(a, app_argc, app_argv);
+	rk_io_dpdk_split_args(argc, argv, "rk-interop", &args);
+	rc = parse_args(a, args.app_argc, args.app_argv);
 	if (rc != 0)
 		return rc;
 	signal(SIGINT, on_signal);
@@ -470,7 +435,7 @@ main(int argc, char **argv)
 	srand48((long)getpid() ^ (long)time(NULL));
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
-	rc = rk_io_dpdk_eal_init(eal_argc, eal_argv);
+	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "rk-interop: DPDK EAL initialisation failed: %s\n", strerror(-rc));
 		return 1;

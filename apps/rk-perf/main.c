@@ -1647,56 +1647,20 @@ parse_args(struct perf *p, int argc, char **argv)
 
 /* ------------------------------------------------------------------ main */
 
-static long
-free_hugepages(void)
-{
-	FILE *f = fopen("/proc/meminfo", "r");
-	char line[128];
-	long n = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
-			break;
-	fclose(f);
-	return n;
-}
-
 int
 main(int argc, char **argv)
 {
-	static char *default_eal[] = { "rk-perf", "--in-memory", "--no-pci",
-				       "--log-level=*:warning", NULL, NULL, NULL };
 	struct perf *p = calloc(1, sizeof(*p));
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	struct rk_device_attr da = { 0 };
-	char **eal_argv = default_eal, **app_argv = argv;
-	int eal_argc = 4, app_argc = argc, rc, sep = -1;
+	struct rk_io_dpdk_args args;
+	int rc;
 
 	if (p == NULL)
 		return 1;
 	p->fd = -1;
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0) {
-			sep = i;
-			break;
-		}
-	if (sep < 0 && free_hugepages() < 64) {
-		/* No hugepages set up: anonymous memory, no shared config. */
-		default_eal[1] = "--no-huge";
-		default_eal[4] = "-m512";
-		default_eal[5] = "--no-shconf";
-		eal_argc = 6;
-	}
-	if (sep > 0) {
-		eal_argc = sep;
-		eal_argv = argv;
-		app_argv = argv + sep;
-		app_argc = argc - sep;
-		app_argv[0] = argv[0];
-	}
-	rc = parse_args(p, app_argc, app_argv);
+	rk_io_dpdk_split_args(argc, argv, "rk-perf", &args);
+	rc = parse_args(p, args.app_argc, args.app_argv);
 	if (rc != 0)
 		return rc;
 	signal(SIGINT, on_signal);
@@ -1707,7 +1671,7 @@ main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	p->jresults = json_array();
 
-	rc = rk_io_dpdk_eal_init(eal_argc, eal_argv);
+	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "rk-perf: DPDK EAL initialisation failed: %s\n", strerror(-rc));
 		return 1;

@@ -134,6 +134,58 @@ rk_io_dpdk_eal_cleanup(void)
 	rte_eal_cleanup();
 }
 
+static long
+free_hugepages(void)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	long n = 0;
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "HugePages_Free: %ld", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+void
+rk_io_dpdk_split_args(int argc, char **argv, const char *prog, struct rk_io_dpdk_args *out)
+{
+	static char *defaults[8];
+	int sep = -1, n = 0;
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep > 0) {
+		out->eal_argc = sep;
+		out->eal_argv = argv;
+		out->app_argv = argv + sep;
+		out->app_argc = argc - sep;
+		out->app_argv[0] = argv[0];
+		return;
+	}
+	defaults[n++] = (char *)prog;
+	defaults[n++] = "--in-memory";
+	defaults[n++] = "--no-pci";
+	defaults[n++] = "--log-level=*:warning";
+	if (free_hugepages() < 64) {
+		/* No hugepages set up: anonymous memory, no shared config. */
+		defaults[1] = "--no-huge";
+		defaults[n++] = "-m512";
+		defaults[n++] = "--no-shconf";
+	}
+	defaults[n] = NULL;
+	out->eal_argc = n;
+	out->eal_argv = defaults;
+	out->app_argc = argc;
+	out->app_argv = argv;
+}
+
 /* -------------------------------------------------------------------- TX */
 
 static void

@@ -131,6 +131,24 @@ int rk_io_dpdk_eal_init(int argc, char **argv);
 /** Release the EAL (rte_eal_cleanup). */
 void rk_io_dpdk_eal_cleanup(void);
 
+/** A program's argv split into the EAL's part and the program's own. */
+struct rk_io_dpdk_args {
+	int eal_argc;
+	char **eal_argv;        /**< argv itself, or a static default list */
+	int app_argc;
+	char **app_argv;        /**< app_argv[0] is argv[0] */
+};
+
+/**
+ * Split "EAL options -- program options". Without "--", the EAL gets
+ * defaults that need no set-up: --in-memory --no-pci --log-level=*:warning,
+ * plus --no-huge -m512 --no-shconf when fewer than 64 hugepages are free
+ * (/proc/meminfo HugePages_Free). Not thread-safe (static defaults).
+ * @param prog  the EAL's argv[0] in the default list.
+ */
+void rk_io_dpdk_split_args(int argc, char **argv, const char *prog,
+			   struct rk_io_dpdk_args *out);
+
 /**
  * Configure and start a port: one RX and one TX queue, a mempool of mbufs
  * large enough for RK_IB_MAX_FRAME, promiscuous mode, then wait for link
