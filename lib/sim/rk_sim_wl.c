@@ -683,10 +683,11 @@ rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 	uint64_t limit;
 	int rc;
 
+	if (res != NULL)
+		memset(res, 0, sizeof(*res));
 	if (cfg == NULL || res == NULL || cfg->max_size > (1u << 30) ||
 	    (cfg->ip_version != 0 && cfg->ip_version != 4 && cfg->ip_version != 6))
 		return -EINVAL;
-	memset(res, 0, sizeof(*res));
 	w.cfg = cfg;
 	w.res = res;
 	limit = cfg->max_virtual_ns ? cfg->max_virtual_ns : 3600ull * 1000000000ull;

@@ -23,6 +23,7 @@
 struct pcap_out {
 	FILE *f;
 	uint64_t frames;
+	bool failed;                    /* a write failed (disk full, ...) */
 };
 
 static void
@@ -67,6 +68,8 @@ pcap_tap(void *ctx, unsigned int dir, uint64_t ts_ns, const uint8_t *frame, uint
 	put32(h + 12, len);
 	if (fwrite(h, sizeof(h), 1, o->f) == 1 && fwrite(frame, len, 1, o->f) == 1)
 		o->frames++;
+	else
+		o->failed = true;
 }
 
 /* ------------------------------------------------------------- workload */
@@ -187,6 +190,65 @@ usage(void)
 	       "  -v, --verbose         one line per completion\n");
 }
 
+/* --------------------------------------------------------------- options */
+
+/*
+ * Strict number parsing: the whole text (up to an optional ':' when
+ * @p colon) must be a number in range, else a message naming the option.
+ */
+static bool
+parse_u64(const char *opt, const char *s, bool colon, uint64_t lo, uint64_t hi, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	while (*s == ' ')
+		s++;
+	v = *s == '-' ? 0 : strtoull(s, &end, 0);
+	if (*s == '-' || errno != 0 || end == s || (*end != '\0' && !(colon && *end == ':')) ||
+	    v < lo || v > hi) {
+		fprintf(stderr, "rk-sim: %s needs a whole number from %" PRIu64 " to %" PRIu64
+			", not '%s'\n", opt, lo, hi, s);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static bool
+parse_prob(const char *opt, const char *s, bool colon, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || (*end != '\0' && !(colon && *end == ':')) ||
+	    !(v >= 0.0 && v <= 1.0)) {
+		fprintf(stderr, "rk-sim: %s needs a probability from 0 to 1, not '%s'\n", opt, s);
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The number after "P:" in a "P:N" option, or @p dflt without one. */
+static bool
+parse_after_colon(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint64_t dflt,
+		  uint64_t *out)
+{
+	const char *c = strchr(s, ':');
+
+	if (c == NULL) {
+		*out = dflt;
+		return true;
+	}
+	return parse_u64(opt, c + 1, false, lo, hi, out);
+}
+
+#define NS_MAX 1000000000000ull         /* 1000 s */
+
 static int
 run_workload(int argc, char **argv)
 {
@@ -211,13 +273,15 @@ run_workload(int argc, char **argv)
 	const char *pcap_path = NULL;
 	uint32_t drop_every = 0;
 	const char *drop_dir = "both";
+	uint64_t v = 0;
+	bool ok = true;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:e:FC:Q:PX6vh", lo, NULL)) != -1) {
 		switch (c) {
-		case 's': cfg.seed = strtoull(optarg, NULL, 0); break;
-		case 'o': cfg.ops = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'm': cfg.max_size = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 's': ok = parse_u64("--seed", optarg, false, 0, UINT64_MAX, &cfg.seed); break;
+		case 'o': ok = parse_u64("--ops", optarg, false, 1, 1000000000, &v); cfg.ops = (uint32_t)v; break;
+		case 'm': ok = parse_u64("--max-size", optarg, false, 0, 1u << 30, &v); cfg.max_size = (uint32_t)v; break;
 		case 'O': cfg.opmask = parse_ops(optarg); break;
 		case 'M': {
 			unsigned long m = strtoul(optarg, NULL, 0);
@@ -230,32 +294,33 @@ run_workload(int argc, char **argv)
 			}
 			break;
 		}
-		case 'd': cfg.depth = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 'l': cfg.impair.loss = strtod(optarg, NULL); break;
+		case 'd': ok = parse_u64("--depth", optarg, false, 1, 1024, &v); cfg.depth = (uint32_t)v; break;
+		case 'l': ok = parse_prob("--loss", optarg, false, &cfg.impair.loss); break;
 		case 'b':
-			cfg.impair.burst = strtod(optarg, NULL);
-			cfg.impair.burst_len = strchr(optarg, ':') ?
-					       (uint32_t)strtoul(strchr(optarg, ':') + 1, NULL, 0) : 4;
+			ok = parse_prob("--burst", optarg, true, &cfg.impair.burst) &&
+			     parse_after_colon("--burst LEN", optarg, 1, 1000000, 4, &v);
+			cfg.impair.burst_len = (uint32_t)v;
 			break;
 		case 'r':
-			cfg.impair.reorder = strtod(optarg, NULL);
-			cfg.impair.reorder_ns = strchr(optarg, ':') ?
-						strtoull(strchr(optarg, ':') + 1, NULL, 0) : 10000;
+			ok = parse_prob("--reorder", optarg, true, &cfg.impair.reorder) &&
+			     parse_after_colon("--reorder NS", optarg, 0, NS_MAX, 10000,
+					       &cfg.impair.reorder_ns);
 			break;
-		case 'u': cfg.impair.dup = strtod(optarg, NULL); break;
-		case 'c': cfg.impair.corrupt = strtod(optarg, NULL); break;
-		case 'D': cfg.impair.delay_ns = strtoull(optarg, NULL, 0); break;
-		case 'j': cfg.impair.jitter_ns = strtoull(optarg, NULL, 0); break;
-		case 'R': cfg.impair.rate_bps = strtoull(optarg, NULL, 0); break;
-		case 'L': cfg.impair.mtu = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 't': cfg.timeout = (uint8_t)strtoul(optarg, NULL, 0); break;
+		case 'u': ok = parse_prob("--dup", optarg, false, &cfg.impair.dup); break;
+		case 'c': ok = parse_prob("--corrupt", optarg, false, &cfg.impair.corrupt); break;
+		case 'D': ok = parse_u64("--delay", optarg, false, 0, NS_MAX, &cfg.impair.delay_ns); break;
+		case 'j': ok = parse_u64("--jitter", optarg, false, 0, NS_MAX, &cfg.impair.jitter_ns); break;
+		case 'R': ok = parse_u64("--rate", optarg, false, 0, 10000000000000ull, &cfg.impair.rate_bps); break;
+		case 'L': ok = parse_u64("--link-mtu", optarg, false, 0, 65535, &v); cfg.impair.mtu = (uint32_t)v; break;
+		case 't': ok = parse_u64("--timeout", optarg, false, 1, 31, &v); cfg.timeout = (uint8_t)v; break;
 		case 'e':
-			drop_every = (uint32_t)strtoul(optarg, NULL, 0);
+			ok = parse_u64("--drop-every", optarg, true, 0, 1000000000, &v);
+			drop_every = (uint32_t)v;
 			drop_dir = strchr(optarg, ':') ? strchr(optarg, ':') + 1 : "both";
 			break;
 		case 'F': cfg.fixed_size = true; break;
-		case 'C': cfg.retry_cnt = (uint8_t)strtoul(optarg, NULL, 0); break;
-		case 'Q': cfg.max_queue = (uint32_t)strtoul(optarg, NULL, 0); break;
+		case 'C': ok = parse_u64("--retry-cnt", optarg, false, 1, 7, &v); cfg.retry_cnt = (uint8_t)v; break;
+		case 'Q': ok = parse_u64("--queue", optarg, false, 1, 10000000, &v); cfg.max_queue = (uint32_t)v; break;
 		case 'P': cfg.paced = true; break;
 		case 'w': pcap_path = optarg; break;
 		case 'v': cfg.log = log_line; break;
@@ -264,6 +329,12 @@ run_workload(int argc, char **argv)
 		case 'h': usage(); return 0;
 		default: usage(); return 2;
 		}
+		if (!ok)
+			return 2;
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rk-sim: unexpected argument '%s'\n", argv[optind]);
+		return 2;
 	}
 	/* Applied last: the other impairments stay the same in both directions. */
 	cfg.impair_b2a = cfg.impair;
@@ -295,9 +366,20 @@ run_workload(int argc, char **argv)
 	if (drop_every != 0)
 		printf("periodic:    every %u-th frame lost, %s\n", drop_every, drop_dir);
 	rc = rk_sim_wl_run(&cfg, &r);
+	if (rc == -EINVAL || rc == -ENOMEM) {
+		fprintf(stderr, "rk-sim: %s\n", rc == -EINVAL ? "the workload's configuration was refused" :
+			"out of memory");
+		if (pcap.f != NULL)
+			fclose(pcap.f);
+		return 2;
+	}
 	print_result(&r, rc);
 	if (pcap.f != NULL) {
-		fclose(pcap.f);
+		if (fclose(pcap.f) != 0 || pcap.failed) {
+			fprintf(stderr, "rk-sim: writing %s failed: only %" PRIu64 " frames are in it\n",
+				pcap_path, pcap.frames);
+			return 1;
+		}
 		printf("pcap:        %" PRIu64 " frames written to %s\n", pcap.frames, pcap_path);
 	}
 	return rc == 0 ? 0 : 1;
@@ -486,8 +568,12 @@ run_bench(int argc, char **argv)
 	double t, tf;
 	uint32_t len = 65536, mtu = 4096;
 
-	if (argc > 2 && strcmp(argv[1], "-n") == 0)
-		n = strtoull(argv[2], NULL, 0);
+	if (argc > 1 && (argc != 3 || strcmp(argv[1], "-n") != 0)) {
+		fprintf(stderr, "rk-sim: usage: rk-sim bench [-n N]\n");
+		return 2;
+	}
+	if (argc == 3 && !parse_u64("bench -n", argv[2], false, 1, 100000000, &n))
+		return 2;
 	bench_setup(1u << 20, RK_MTU_4096);
 	(void)bench_run(RK_WR_RDMA_WRITE, len, n / 10);         /* warm up */
 	t = bench_run(RK_WR_RDMA_WRITE, len, n);
@@ -533,8 +619,15 @@ run_matrix(int argc, char **argv)
 	uint32_t ops = 100000;
 	int fails = 0;
 
-	if (argc > 2 && strcmp(argv[1], "-o") == 0)
-		ops = (uint32_t)strtoul(argv[2], NULL, 0);
+	uint64_t v = ops;
+
+	if (argc > 1 && (argc != 3 || strcmp(argv[1], "-o") != 0)) {
+		fprintf(stderr, "rk-sim: usage: rk-sim matrix [-o N]\n");
+		return 2;
+	}
+	if (argc == 3 && !parse_u64("matrix -o", argv[2], false, 1, 1000000000, &v))
+		return 2;
+	ops = (uint32_t)v;
 	/* A RETRY_EXC_ERR is a correct outcome at high loss: reconnect and go on. */
 	printf("%-12s %8s %14s %12s %10s %10s %8s %s\n", "cell", "ops", "bytes", "virtual s",
 	       "Gbit/s", "reconnect", "lost-op", "result");

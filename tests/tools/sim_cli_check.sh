@@ -1,0 +1,62 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-sim's command line: every bad number, probability or argument ends
+# at once with exit 2 and a message naming the option (no run, no crash);
+# a recording that cannot be written is an error, not a success.
+# usage: sim_cli_check.sh RK_SIM
+set -u
+sim=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+
+# $1 expected exit status, $2 text stderr must hold, then rk-sim's arguments
+expect() {
+	want_rc=$1 want=$2
+	shift 2
+	timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne "$want_rc" ] || { [ -n "$want" ] && ! grep -qF -- "$want" "$tmp/err"; }; then
+		echo "FAIL rk-sim $*: exit $rc, stderr '$(head -1 "$tmp/err")', expected $want_rc '$want'"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+}
+
+expect 2 "--jitter needs a whole number" -j -1
+expect 2 "--max-size needs a whole number" -m 99999999999
+expect 2 "--max-size needs a whole number" -m -5
+expect 2 "--depth needs a whole number" -d 0
+expect 2 "--depth needs a whole number" -d 100000
+expect 2 "--retry-cnt needs a whole number" -C 8
+expect 2 "--timeout needs a whole number" -t 40
+expect 2 "--ops needs a whole number" -o -1
+expect 2 "--ops needs a whole number" -o 99999999999999999999
+expect 2 "--ops needs a whole number" -o 12abc
+expect 2 "--loss needs a probability" --loss 2
+expect 2 "--loss needs a probability" --loss abc
+expect 2 "--loss needs a probability" --loss -0.1
+expect 2 "--corrupt needs a probability" -c 1.5
+expect 2 "--dup needs a probability" -u 1.5
+expect 2 "--reorder needs a probability" -r 2:100
+expect 2 "--reorder NS needs a whole number" -r 0.1:-3
+expect 2 "--burst needs a probability" -b 2:3
+expect 2 "--rate needs a whole number" -R -1
+expect 2 "--queue needs a whole number" -Q -1
+expect 2 "--delay needs a whole number" -D -5
+expect 2 "--drop-every needs a whole number" -e x
+expect 2 "direction must be a2b, b2a or both" -e 5:sideways
+expect 2 "MTU must be" -M 100
+expect 2 "unexpected argument 'stray'" -o 10 stray
+expect 2 "bench -n needs a whole number" bench -n -1
+expect 2 "usage: rk-sim matrix" matrix --bogus
+expect 2 "matrix -o needs a whole number" matrix -o -1
+if [ -w /dev/full ]; then
+	expect 1 "writing /dev/full failed" -o 10 -w /dev/full
+fi
+# Good options still run.
+expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
