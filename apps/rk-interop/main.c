@@ -443,10 +443,12 @@ main(int argc, char **argv)
 	cfg.port_name = a->o.dev;
 	memcpy(cfg.ip, a->o.ip, 4);
 	cfg.pcapng_path = a->o.pcap_path;
+	if (!recording_writable("rk-interop", a->o.pcap_path))
+		return 1;
 	a->io = rk_io_dpdk_open(&cfg);
 	if (a->io == NULL) {
 		fprintf(stderr, "rk-interop: cannot open port %s: %s\n",
-			a->o.dev != NULL ? a->o.dev : "0", strerror(errno));
+			a->o.dev != NULL ? a->o.dev : "0", rk_io_dpdk_open_strerror(errno));
 		return 1;
 	}
 	/* The port's sockets are open: the exchange may now move elsewhere. */

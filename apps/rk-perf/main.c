@@ -1686,14 +1686,15 @@ main(int argc, char **argv)
 	cfg.tx_drop_every = p->o.tx_drop_every;
 	cfg.tx_drop_rate = p->o.tx_drop_rate;
 	cfg.tx_drop_seed = p->o.seed;
+	if (!recording_writable("rk-perf", p->o.pcap_path)) {
+		rk_io_dpdk_eal_cleanup();
+		return 1;
+	}
 	p->io = rk_io_dpdk_open(&cfg);
 	if (p->io == NULL) {
 		rc = errno;
 		fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
-			p->o.dev != NULL ? p->o.dev : "0",
-			rc == ETIMEDOUT ? "link still down (is the peer running?)" :
-			rc == ENOTCONN ? "the port did not start (is the peer running?)" :
-			rc == ENODEV ? "no such DPDK port (check --vdev and -d)" : strerror(rc));
+			p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}

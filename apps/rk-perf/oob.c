@@ -319,3 +319,20 @@ oob_decode_msg(struct perf_msg *m, const uint8_t *b)
 		m->iters[i] = rk_get_be64(b + 12 + 8 * i);
 	memcpy(m->text, b + 12 + 8 * PERF_MAX_QPS, sizeof(m->text) - 1);
 }
+
+bool
+recording_writable(const char *prog, const char *path)
+{
+	FILE *f;
+
+	if (path == NULL)
+		return true;
+	f = fopen(path, "wb");
+	if (f == NULL) {
+		fprintf(stderr, "%s: cannot write the recording %s: %s\n", prog, path,
+			strerror(errno));
+		return false;
+	}
+	fclose(f);
+	return true;
+}

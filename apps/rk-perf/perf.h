@@ -96,6 +96,13 @@ struct perf_msg {
 
 /* oob.c: TCP, every call bounded by a timeout; 0 or -errno. */
 int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg);
+
+/*
+ * Whether the recording @p path (NULL: none) can be created; if not, says
+ * so on stderr as "prog: cannot write the recording PATH: reason". Checked
+ * before the port opens, so the error names the file, not the port.
+ */
+bool recording_writable(const char *prog, const char *path);
 int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 		void (*serve)(void *), void *arg);
 int oob_send(int fd, const void *buf, size_t len);

@@ -134,6 +134,21 @@ rk_io_dpdk_eal_cleanup(void)
 	rte_eal_cleanup();
 }
 
+const char *
+rk_io_dpdk_open_strerror(int err)
+{
+	switch (err) {
+	case ETIMEDOUT:
+		return "link still down (is the peer running?)";
+	case ENOTCONN:
+		return "the port did not start (is the peer running?)";
+	case ENODEV:
+		return "no such DPDK port (check --vdev and -d)";
+	default:
+		return strerror(err);
+	}
+}
+
 static long
 free_hugepages(void)
 {

@@ -128,6 +128,14 @@ struct rk_io_dpdk;
  */
 int rk_io_dpdk_eal_init(int argc, char **argv);
 
+/**
+ * Words for why rk_io_dpdk_open() failed, from its errno: ETIMEDOUT (link
+ * still down), ENOTCONN (port did not start), ENODEV (no such port), else
+ * strerror(). For messages; the peer of a memif or af_packet link being
+ * absent is the usual cause of the first two.
+ */
+const char *rk_io_dpdk_open_strerror(int err);
+
 /** Release the EAL (rte_eal_cleanup). */
 void rk_io_dpdk_eal_cleanup(void);
 

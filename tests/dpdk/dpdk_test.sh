@@ -309,6 +309,11 @@ errors)
 	expect "memif no peer" 1 15 "$perf" $EAL -l 0 \
 		--vdev=net_memif0,role=client,socket=rk-none$$.sock -- write_bw \
 		--ip 198.18.0.2 --link-timeout 3 127.0.0.1
+	# A recording that cannot be created is named, not blamed on the port.
+	expect "bad recording path" 1 10 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
+		--ip 198.18.0.2 -w "$tmp/no/such/dir/x.pcapng" 127.0.0.1
+	grep -q "cannot write the recording $tmp/no/such/dir/x.pcapng" "$tmp/err.out" ||
+		bad "bad recording path: the message does not name the file"
 	# A peer that never answers the TCP exchange (nothing listens).
 	expect "no server" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
 		--ip 198.18.0.2 --oob-timeout 3 -p 1 127.0.0.1
