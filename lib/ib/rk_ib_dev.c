@@ -148,7 +148,7 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 		struct rk_ib_cq *cq = dev->cqs;
 
 		dev->cqs = cq->next;
-		free(cq->ring);
+		rk_wc_ring_fini(&cq->ring);
 		free(cq);
 	}
 	while (dev->pds != NULL) {
@@ -356,14 +356,12 @@ rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe)
 	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL)
 		return NULL;
-	cq->ring = calloc(cqe, sizeof(*cq->ring));
-	if (cq->ring == NULL) {
+	if (rk_wc_ring_init(&cq->ring, cqe) != 0) {
 		free(cq);
 		errno = ENOMEM;
 		return NULL;
 	}
 	cq->dev = dev;
-	cq->cap = cqe;
 	cq->next = dev->cqs;
 	dev->cqs = cq;
 	return cq;
@@ -377,7 +375,7 @@ rk_ib_cq_destroy(struct rk_ib_cq *cq)
 	if (cq->refs != 0)
 		return -EBUSY;
 	UNLINK(struct rk_ib_cq, cq->dev->cqs, cq);
-	free(cq->ring);
+	rk_wc_ring_fini(&cq->ring);
 	free(cq);
 	return 0;
 }
@@ -385,35 +383,21 @@ rk_ib_cq_destroy(struct rk_ib_cq *cq)
 bool
 rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
 {
-	if (cq->head - cq->tail >= cq->cap) {
-		cq->overrun = true;
-		return false;
-	}
-	cq->ring[cq->head % cq->cap] = *wc;
-	cq->head++;
-	return true;
+	return rk_wc_ring_push(&cq->ring, wc);
 }
 
 int
 rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
 {
-	int k = 0;
-
 	if (cq == NULL || n < 0 || (wc == NULL && n > 0))
 		return -EINVAL;
-	if (cq->overrun)
-		return -EOVERFLOW;
-	while (k < n && cq->tail != cq->head) {
-		wc[k++] = cq->ring[cq->tail % cq->cap];
-		cq->tail++;
-	}
-	return k;
+	return rk_wc_ring_poll(&cq->ring, n, wc);
 }
 
 uint32_t
 rk_ib_cq_count(const struct rk_ib_cq *cq)
 {
-	return cq != NULL ? cq->head - cq->tail : 0;
+	return cq != NULL ? rk_wc_ring_count(&cq->ring) : 0;
 }
 
 /* ------------------------------------------------------------------- SRQ */

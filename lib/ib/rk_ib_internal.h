@@ -12,6 +12,7 @@
 #include "rk_bth.h"
 #include "rk_build.h"
 #include "rk_ib.h"
+#include "rk_wc_ring.h"
 #include "rk_xeth.h"
 
 struct rk_ib_pd {
@@ -35,11 +36,8 @@ struct rk_ib_mr {
 struct rk_ib_cq {
 	struct rk_ib_dev *dev;
 	struct rk_ib_cq *next;
-	struct rk_wc *ring;
-	uint32_t cap;
-	uint32_t head, tail;            /* monotonic: produced, consumed */
+	struct rk_wc_ring ring;
 	uint32_t refs;
-	bool overrun;
 };
 
 /* The responder's copy of the receive WQE it is filling: room for any SGE count. */

@@ -47,7 +47,7 @@ rk_iw_dev_destroy(struct rk_iw_dev *dev)
 		struct rk_iw_cq *cq = dev->cqs;
 
 		dev->cqs = cq->next;
-		free(cq->ring);
+		rk_wc_ring_fini(&cq->ring);
 		free(cq);
 	}
 	while (dev->pds != NULL) {
@@ -218,13 +218,11 @@ rk_iw_cq_create(struct rk_iw_dev *dev, uint32_t cqe)
 	cq = calloc(1, sizeof(*cq));
 	if (cq == NULL)
 		return NULL;
-	cq->ring = calloc(cqe, sizeof(cq->ring[0]));
-	if (cq->ring == NULL) {
+	if (rk_wc_ring_init(&cq->ring, cqe) != 0) {
 		free(cq);
 		errno = ENOMEM;
 		return NULL;
 	}
-	cq->size = cqe;
 	cq->dev = dev;
 	cq->next = dev->cqs;
 	dev->cqs = cq;
@@ -246,7 +244,7 @@ rk_iw_cq_destroy(struct rk_iw_cq *cq)
 			break;
 		}
 	}
-	free(cq->ring);
+	rk_wc_ring_fini(&cq->ring);
 	free(cq);
 	return 0;
 }
@@ -254,27 +252,13 @@ rk_iw_cq_destroy(struct rk_iw_cq *cq)
 void
 rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc)
 {
-	if (cq->count == cq->size) {
-		cq->overflow = true;
-		return;
-	}
-	cq->ring[(cq->head + cq->count) % cq->size] = *wc;
-	cq->count++;
+	(void)rk_wc_ring_push(&cq->ring, wc);
 }
 
 int
 rk_iw_cq_poll(struct rk_iw_cq *cq, int n, struct rk_wc *wc)
 {
-	int got = 0;
-
 	if (cq == NULL || n < 0 || (wc == NULL && n > 0))
 		return -EINVAL;
-	if (cq->overflow)
-		return -EOVERFLOW;
-	while (got < n && cq->count > 0) {
-		wc[got++] = cq->ring[cq->head];
-		cq->head = (cq->head + 1) % cq->size;
-		cq->count--;
-	}
-	return got;
+	return rk_wc_ring_poll(&cq->ring, n, wc);
 }

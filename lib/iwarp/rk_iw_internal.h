@@ -9,6 +9,7 @@
 #include "rk_iw.h"
 #include "rk_mpa.h"
 #include "rk_rdmap.h"
+#include "rk_wc_ring.h"
 
 /* Untagged queues: Send, Read Request, Terminate, Atomic Req/Resp. */
 #define IW_NQ 5
@@ -44,10 +45,8 @@ struct rk_iw_mr {
 struct rk_iw_cq {
 	struct rk_iw_dev *dev;
 	struct rk_iw_cq *next;
-	struct rk_wc *ring;
-	uint32_t size, head, count;
+	struct rk_wc_ring ring;
 	uint32_t users;
-	bool overflow;
 };
 
 /* A send WQE. */
