@@ -229,7 +229,7 @@ rping() { # SIZE
 
 lossy() { # PCT
 	"$peer" loss "$1" >/dev/null || { echo "FAIL: rdma-peer loss $1"; fail=$((fail + 1)); return; }
-	both "rc_pingpong~$1%" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -m $PMTU" "rc_pingpong -n 100 --timeout 30"
+	both "rc_pingpong~$1%" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -m $PMTU" "rc_pingpong -n 100 --timeout 30 -u 18"
 	both "write_bw/65536~$1%" "ib_write_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"write_bw -n 100 -s 65536 --timeout 30"
 	# 16 READs of 64 packets in flight turn every loss into a go-back-N
