@@ -35,7 +35,10 @@ struct rk_sim_impair {
 	uint32_t drop_every;    /**< the n-th, 2n-th, ... frame sent is lost (periodic); 0 = off */
 };
 
-/** Called for each frame sent into the link (before impairment), in time order. */
+/**
+ * A frame seen on the link: @p dir is the direction, @p ts_ns the virtual
+ * time (ns) it was sent (tap) or taken by the receiver (rx_tap).
+ */
 typedef void (*rk_sim_tap_fn)(void *ctx, unsigned int dir, uint64_t ts_ns,
 			      const uint8_t *frame, uint32_t len);
 
@@ -43,8 +46,14 @@ struct rk_sim_link_cfg {
 	uint64_t seed;
 	struct rk_sim_impair dir[2];
 	uint32_t max_queue;     /**< frames queued per direction; more are lost; 0 = 65536 */
-	rk_sim_tap_fn tap;
+	rk_sim_tap_fn tap;              /**< each frame sent, before impairment, in time order */
 	void *tap_ctx;
+	/**
+	 * Each frame delivered, as the receiver gets it: after loss,
+	 * duplication, reordering and corruption.
+	 */
+	rk_sim_tap_fn rx_tap;
+	void *rx_tap_ctx;
 };
 
 /** Per-direction counters. */

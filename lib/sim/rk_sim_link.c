@@ -33,8 +33,8 @@ struct sim_dir {
 struct rk_sim_link {
 	struct sim_dir d[2];
 	uint32_t max_queue;
-	rk_sim_tap_fn tap;
-	void *tap_ctx;
+	rk_sim_tap_fn tap, rx_tap;
+	void *tap_ctx, *rx_tap_ctx;
 };
 
 static uint64_t
@@ -146,6 +146,8 @@ rk_sim_link_create(const struct rk_sim_link_cfg *cfg)
 	l->max_queue = cfg->max_queue ? cfg->max_queue : DEFAULT_MAX_QUEUE;
 	l->tap = cfg->tap;
 	l->tap_ctx = cfg->tap_ctx;
+	l->rx_tap = cfg->rx_tap;
+	l->rx_tap_ctx = cfg->rx_tap_ctx;
 	for (int i = 0; i < 2; i++) {
 		l->d[i].imp = cfg->dir[i];
 		l->d[i].rng = (cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1))) | 1;
@@ -247,6 +249,8 @@ rk_sim_link_recv(struct rk_sim_link *l, unsigned int dir, uint64_t now_ns, uint8
 		memcpy(buf, f.data, f.len);
 		rc = (int)f.len;
 		d->st.delivered++;
+		if (l->rx_tap != NULL)
+			l->rx_tap(l->rx_tap_ctx, dir, now_ns, buf, f.len);
 	}
 	free(f.data);
 	return rc;

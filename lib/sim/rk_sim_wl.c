@@ -225,6 +225,8 @@ setup(struct wl *w)
 		.max_queue = c->max_queue,
 		.tap = c->tap,
 		.tap_ctx = c->tap_ctx,
+		.rx_tap = c->rx_tap,
+		.rx_tap_ctx = c->rx_tap_ctx,
 	};
 	size_t region_len;
 	int rc;

@@ -69,6 +69,8 @@ struct rk_sim_wl_cfg {
 	uint32_t max_reconnects;        /**< fail after this many; 0: 64 */
 	rk_sim_tap_fn tap;              /**< frames sent, e.g. to a pcap writer */
 	void *tap_ctx;
+	rk_sim_tap_fn rx_tap;           /**< frames delivered (after impairment) */
+	void *rx_tap_ctx;
 	rk_sim_log_fn log;
 	void *log_ctx;
 };

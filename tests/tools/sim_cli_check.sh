@@ -56,6 +56,30 @@ expect 2 "matrix -o needs a whole number" matrix -o -1
 if [ -w /dev/full ]; then
 	expect 1 "writing /dev/full failed" -o 10 -w /dev/full
 fi
+# Both recordings: what was sent (before impairment) and what was
+# delivered (after it). With 5% loss the receivers get fewer frames, and
+# only the delivered recording holds the corrupted frames (bad ICRC).
+if [ -n "${2:-}" ]; then
+	rk=$2
+	expect 0 "" -o 300 -l 0.05 -c 0.05 -s 7 -w "$tmp/tx.pcap" -W "$tmp/rx.pcap"
+	sent=$(sed -n 's/^pcap: *\([0-9]*\) frames sent.*/\1/p' "$tmp/out")
+	got=$(sed -n 's/^pcap-rx: *\([0-9]*\) frames delivered.*/\1/p' "$tmp/out")
+	tx_bad=$("$rk" -j "$tmp/tx.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["icrc_bad"])')
+	rx_bad=$("$rk" -j "$tmp/rx.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["icrc_bad"])')
+	tx_n=$("$rk" -j "$tmp/tx.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["frames"])')
+	rx_n=$("$rk" -j "$tmp/rx.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["frames"])')
+	if [ -n "$sent" ] && [ -n "$got" ] && [ "$got" -lt "$sent" ] && [ "$tx_n" = "$sent" ] &&
+	   [ "$rx_n" = "$got" ] && [ "$tx_bad" = 0 ] && [ "${rx_bad:-0}" -gt 0 ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL recordings: sent $sent (file $tx_n, bad ICRC $tx_bad), delivered $got (file $rx_n, bad ICRC $rx_bad)"
+		fail=$((fail + 1))
+	fi
+	expect 2 "name the same file" -o 10 -w "$tmp/same.pcap" -W "$tmp/same.pcap"
+	if [ -w /dev/full ]; then
+		expect 1 "writing /dev/full failed" -o 10 -W /dev/full
+	fi
+fi
 # Good options still run.
 expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
 echo "$pass passed, $fail failed"

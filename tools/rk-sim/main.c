@@ -13,6 +13,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef RK_HAVE_PCAP
+#include <pcap/pcap.h>
+#endif
+
 #include "rk_crc.h"
 #include "rk_ib.h"
 #include "rk_pkt.h"
@@ -20,56 +24,82 @@
 
 /* ------------------------------------------------------------------ pcap */
 
+/* Frames written with libpcap, nanosecond timestamps, Ethernet link type. */
 struct pcap_out {
-	FILE *f;
+	const char *path;
+	pcap_t *dead;
+	pcap_dumper_t *d;
 	uint64_t frames;
-	bool failed;                    /* a write failed (disk full, ...) */
 };
 
-static void
-put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);       /* pcap uses the writer's byte order */
-}
-
 static int
-pcap_open(struct pcap_out *o, const char *path)
+pcap_out_open(struct pcap_out *o, const char *path)
 {
-	uint8_t h[24];
-	uint16_t v;
-
-	o->f = fopen(path, "wb");
-	if (o->f == NULL)
-		return -errno;
-	put32(h, 0xa1b23c4d);           /* nanosecond timestamps */
-	v = 2;
-	memcpy(h + 4, &v, 2);
-	v = 4;
-	memcpy(h + 6, &v, 2);
-	put32(h + 8, 0);
-	put32(h + 12, 0);
-	put32(h + 16, 65535);
-	put32(h + 20, 1);               /* LINKTYPE_ETHERNET */
-	return fwrite(h, sizeof(h), 1, o->f) == 1 ? 0 : -EIO;
+#ifdef RK_HAVE_PCAP
+	o->path = path;
+	o->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+						       PCAP_TSTAMP_PRECISION_NANO);
+	if (o->dead == NULL) {
+		fprintf(stderr, "rk-sim: %s: libpcap could not start a writer\n", path);
+		return -1;
+	}
+	o->d = pcap_dump_open(o->dead, path);
+	if (o->d == NULL) {
+		fprintf(stderr, "rk-sim: %s: %s\n", path, pcap_geterr(o->dead));
+		pcap_close(o->dead);
+		o->dead = NULL;
+		return -1;
+	}
+	return 0;
+#else
+	(void)o;
+	fprintf(stderr, "rk-sim: %s: this rk-sim was built without libpcap\n", path);
+	return -1;
+#endif
 }
 
 static void
 pcap_tap(void *ctx, unsigned int dir, uint64_t ts_ns, const uint8_t *frame, uint32_t len)
 {
+#ifdef RK_HAVE_PCAP
 	struct pcap_out *o = ctx;
-	uint8_t h[16];
+	struct pcap_pkthdr h;
 
 	(void)dir;
 	/* Virtual time starts at 0: put it at 1 s past the epoch. */
 	ts_ns += 1000000000ull;
-	put32(h, (uint32_t)(ts_ns / 1000000000ull));
-	put32(h + 4, (uint32_t)(ts_ns % 1000000000ull));
-	put32(h + 8, len);
-	put32(h + 12, len);
-	if (fwrite(h, sizeof(h), 1, o->f) == 1 && fwrite(frame, len, 1, o->f) == 1)
-		o->frames++;
-	else
-		o->failed = true;
+	h.ts.tv_sec = (time_t)(ts_ns / 1000000000ull);
+	h.ts.tv_usec = (suseconds_t)(ts_ns % 1000000000ull);    /* ns: nano precision */
+	h.caplen = h.len = len;
+	pcap_dump((u_char *)o->d, &h, frame);
+	o->frames++;
+#else
+	(void)ctx, (void)dir, (void)ts_ns, (void)frame, (void)len;
+#endif
+}
+
+/* Close; false (with a message) when a write failed, e.g. disk full. */
+static bool
+pcap_out_close(struct pcap_out *o)
+{
+	bool ok = true;
+
+#ifdef RK_HAVE_PCAP
+	if (o->d == NULL)
+		return true;
+	if (pcap_dump_flush(o->d) != 0 || ferror(pcap_dump_file(o->d)))
+		ok = false;
+	pcap_dump_close(o->d);
+	pcap_close(o->dead);
+	o->d = NULL;
+	o->dead = NULL;
+	if (!ok)
+		fprintf(stderr, "rk-sim: writing %s failed: not all %" PRIu64 " frames are in it\n",
+			o->path, o->frames);
+#else
+	(void)o;
+#endif
+	return ok;
 }
 
 /* ------------------------------------------------------------- workload */
@@ -186,7 +216,9 @@ usage(void)
 	       "  -6, --ipv6            RoCEv2 over IPv6 (2001:2::1 and ::2)\n"
 	       "  -X, --reconnect       after RETRY_EXC_ERR reset both QPs and go on, as an\n"
 	       "                        application would (lost operations are counted)\n"
-	       "  -w, --pcap FILE       write every frame sent to FILE\n"
+	       "  -w, --pcap FILE       write every frame sent to FILE (before impairment)\n"
+	       "  -W, --pcap-rx FILE    write every frame delivered to FILE (after loss,\n"
+	       "                        duplication, reordering and corruption)\n"
 	       "  -v, --verbose         one line per completion\n");
 }
 
@@ -259,6 +291,7 @@ run_workload(int argc, char **argv)
 		{ "dup", 1, NULL, 'u' }, { "corrupt", 1, NULL, 'c' }, { "delay", 1, NULL, 'D' },
 		{ "jitter", 1, NULL, 'j' }, { "rate", 1, NULL, 'R' }, { "link-mtu", 1, NULL, 'L' },
 		{ "timeout", 1, NULL, 't' }, { "pcap", 1, NULL, 'w' }, { "verbose", 0, NULL, 'v' },
+		{ "pcap-rx", 1, NULL, 'W' },
 		{ "drop-every", 1, NULL, 'e' }, { "fixed-size", 0, NULL, 'F' },
 		{ "retry-cnt", 1, NULL, 'C' }, { "queue", 1, NULL, 'Q' },
 		{ "paced", 0, NULL, 'P' }, { "reconnect", 0, NULL, 'X' },
@@ -269,15 +302,15 @@ run_workload(int argc, char **argv)
 		.seed = 1, .ops = 1000, .max_size = 65536, .impair = { .delay_ns = 2000 },
 	};
 	struct rk_sim_wl_result r;
-	struct pcap_out pcap = { 0 };
-	const char *pcap_path = NULL;
+	struct pcap_out pcap = { 0 }, pcap_rx = { 0 };
+	const char *pcap_path = NULL, *pcap_rx_path = NULL;
 	uint32_t drop_every = 0;
 	const char *drop_dir = "both";
 	uint64_t v = 0;
 	bool ok = true;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:e:FC:Q:PX6vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': ok = parse_u64("--seed", optarg, false, 0, UINT64_MAX, &cfg.seed); break;
 		case 'o': ok = parse_u64("--ops", optarg, false, 1, 1000000000, &v); cfg.ops = (uint32_t)v; break;
@@ -323,6 +356,7 @@ run_workload(int argc, char **argv)
 		case 'Q': ok = parse_u64("--queue", optarg, false, 1, 10000000, &v); cfg.max_queue = (uint32_t)v; break;
 		case 'P': cfg.paced = true; break;
 		case 'w': pcap_path = optarg; break;
+		case 'W': pcap_rx_path = optarg; break;
 		case 'v': cfg.log = log_line; break;
 		case '6': cfg.ip_version = 6; break;
 		case 'X': cfg.recover = true; cfg.max_reconnects = 1000; break;
@@ -352,12 +386,23 @@ run_workload(int argc, char **argv)
 		return 2;
 	}
 	if (pcap_path != NULL) {
-		if ((rc = pcap_open(&pcap, pcap_path)) != 0) {
-			fprintf(stderr, "rk-sim: %s: %s\n", pcap_path, strerror(-rc));
+		if (pcap_out_open(&pcap, pcap_path) != 0)
 			return 1;
-		}
 		cfg.tap = pcap_tap;
 		cfg.tap_ctx = &pcap;
+	}
+	if (pcap_rx_path != NULL) {
+		if (pcap_path != NULL && strcmp(pcap_rx_path, pcap_path) == 0) {
+			fprintf(stderr, "rk-sim: --pcap and --pcap-rx name the same file\n");
+			pcap_out_close(&pcap);
+			return 2;
+		}
+		if (pcap_out_open(&pcap_rx, pcap_rx_path) != 0) {
+			pcap_out_close(&pcap);
+			return 1;
+		}
+		cfg.rx_tap = pcap_tap;
+		cfg.rx_tap_ctx = &pcap_rx;
 	}
 	printf("workload:    seed %" PRIu64 ", %u operations, sizes 0..%u, loss %g, burst %g:%u, "
 	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns\n", cfg.seed, cfg.ops,
@@ -369,19 +414,22 @@ run_workload(int argc, char **argv)
 	if (rc == -EINVAL || rc == -ENOMEM) {
 		fprintf(stderr, "rk-sim: %s\n", rc == -EINVAL ? "the workload's configuration was refused" :
 			"out of memory");
-		if (pcap.f != NULL)
-			fclose(pcap.f);
+		pcap_out_close(&pcap);
+		pcap_out_close(&pcap_rx);
 		return 2;
 	}
 	print_result(&r, rc);
-	if (pcap.f != NULL) {
-		if (fclose(pcap.f) != 0 || pcap.failed) {
-			fprintf(stderr, "rk-sim: writing %s failed: only %" PRIu64 " frames are in it\n",
-				pcap_path, pcap.frames);
+	{
+		bool w_ok = pcap_out_close(&pcap), wr_ok = pcap_out_close(&pcap_rx);
+
+		if (!w_ok || !wr_ok)
 			return 1;
-		}
-		printf("pcap:        %" PRIu64 " frames written to %s\n", pcap.frames, pcap_path);
 	}
+	if (pcap_path != NULL)
+		printf("pcap:        %" PRIu64 " frames sent written to %s\n", pcap.frames, pcap_path);
+	if (pcap_rx_path != NULL)
+		printf("pcap-rx:     %" PRIu64 " frames delivered written to %s\n", pcap_rx.frames,
+		       pcap_rx_path);
 	return rc == 0 ? 0 : 1;
 }
 
