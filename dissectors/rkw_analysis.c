@@ -13,6 +13,7 @@
 #include "iwarp.h"
 #include "psn.h"
 #include "rk_bth.h"
+#include "rk_cm.h"
 #include "rk_xeth.h"
 
 /* Requests remembered per flow for ACK coverage and request-to-ACK times. */
@@ -439,25 +440,22 @@ request_flow(struct rkw_state *s, struct rkw_qp *r, uint32_t psn)
 static void
 cm_mad(struct rkw_state *s, const struct rk_pkt *pkt, uint32_t dest_qp)
 {
-	const uint8_t *m = pkt->frame + pkt->payload_off;
-	uint16_t attr;
+	struct rk_cm_msg msg;
 
-	if (dest_qp != 1 || pkt->payload_len < 40 ||
-	    pkt->payload_off + pkt->payload_len > pkt->caplen || m[1] != 0x07)
+	if (dest_qp != 1 || pkt->payload_off + pkt->payload_len > pkt->caplen ||
+	    rk_cm_decode(pkt->frame + pkt->payload_off, pkt->payload_len, &msg) != 0)
 		return;
-	attr = (uint16_t)(m[16] << 8 | m[17]);
-	if (attr == 0x0010 && pkt->payload_len >= 60) {
+	if (msg.hdr.attr_id == RK_CM_REQ) {
 		struct rkw_cmreq *rq = g_new0(struct rkw_cmreq, 1);
-		uint32_t id = (uint32_t)m[24] << 24 | m[25] << 16 | m[26] << 8 | m[27];
 
 		memcpy(rq->src, pkt->src_ip, 16);
 		memcpy(rq->dst, pkt->dst_ip, 16);
-		rq->qpn = (uint32_t)m[56] << 16 | m[57] << 8 | m[58];
-		g_hash_table_replace(s->cm_req, GUINT_TO_POINTER(id), rq);
-	} else if (attr == 0x0013 && pkt->payload_len >= 40) {
-		uint32_t rid = (uint32_t)m[28] << 24 | m[29] << 16 | m[30] << 8 | m[31];
-		uint32_t qpn = (uint32_t)m[36] << 16 | m[37] << 8 | m[38];
-		struct rkw_cmreq *rq = g_hash_table_lookup(s->cm_req, GUINT_TO_POINTER(rid));
+		rq->qpn = msg.req.local_qpn;
+		g_hash_table_replace(s->cm_req, GUINT_TO_POINTER(msg.req.local_comm_id), rq);
+	} else if (msg.hdr.attr_id == RK_CM_REP) {
+		uint32_t qpn = msg.rep.local_qpn;
+		struct rkw_cmreq *rq = g_hash_table_lookup(s->cm_req,
+							   GUINT_TO_POINTER(msg.rep.remote_comm_id));
 		struct rkw_key k;
 
 		if (rq == NULL)
