@@ -339,8 +339,10 @@ unsigned int rk_ib_poll_tx(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_emit_fn
 /**
  * Where rk_ib_poll_tx_into builds the next frame: a writable buffer of at
  * least RK_IB_MAX_FRAME bytes owned by the caller (e.g. an mbuf's data
- * room), or NULL to build in the device's own buffer. A buffer handed out
- * but not passed to emit (nothing was due) is asked for again next time.
+ * room), or NULL to build in the device's own buffer. Asked for only when
+ * a QP has a frame due, so an idle poll borrows nothing; a buffer handed
+ * out but not passed to emit (the frame could not be built) is asked for
+ * again next time.
  */
 typedef uint8_t *(*rk_ib_frame_fn)(void *ctx);
 

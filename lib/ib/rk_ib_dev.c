@@ -584,6 +584,9 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 			for (unsigned int b = 0; b < TX_BURST && n < budget; b++) {
 				int len;
 
+				/* Nothing owed: borrow no buffer from the backend. */
+				if (!rk_resp_ready(qp, now_ns) && !rk_req_ready(qp, now_ns))
+					break;
 				if (f == NULL && (frame == NULL || (f = frame(ctx)) == NULL))
 					f = dev->txbuf;
 				len = rk_resp_emit(qp, now_ns, f);

@@ -2,7 +2,8 @@
 /*
  * Requester (lib/ib/rk_req.c): segmentation at every path MTU, PSN
  * assignment across the 24-bit wrap, the AckReq policy, the in-flight
- * window, byte-identical retransmission, local errors, UC and UD.
+ * window, byte-identical retransmission, local errors, UC and UD, and
+ * borrowing a backend's transmit buffers only for frames that are due.
  */
 #include "rk_test.h"
 
@@ -276,6 +277,80 @@ test_uc_and_ud_requesters(void **state)
 	h_fini(&H);
 }
 
+/* A backend's transmit buffers as rk_ib_poll_tx_into borrows them. */
+struct lender {
+	uint8_t buf[4][RK_IB_MAX_FRAME];
+	unsigned int lent, emitted, foreign;
+	struct h_frame f[4];
+};
+
+static uint8_t *
+lend(void *arg)
+{
+	struct lender *l = arg;
+
+	return l->buf[l->lent++ % 4];
+}
+
+static void
+take_lent(void *arg, const uint8_t *frame, uint32_t len)
+{
+	struct lender *l = arg;
+
+	/* Built where it was lent: the buffer of the latest lend() call. */
+	if (l->lent == 0 || frame != l->buf[(l->lent - 1) % 4])
+		l->foreign++;
+	if (l->emitted < 4) {
+		memcpy(l->f[l->emitted].data, frame, len);
+		l->f[l->emitted].len = len;
+	}
+	l->emitted++;
+}
+
+static void
+test_poll_tx_borrows_only_to_send(void **state)
+{
+	static struct lender l;
+	struct rk_wc wc;
+
+	(void)state;
+	memset(&l, 0, sizeof(l));
+	h_init(&H, &(struct h_opts){ 0 });
+	rk_test_fill(H.a.mem, 3000);
+	/* Nothing due: no buffer borrowed, however often it polls. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rk_ib_poll_tx_into(H.a.dev, H.now, lend, take_lent, &l, 64), 0);
+	assert_int_equal(l.lent, 0);
+	/* A 3-packet WRITE: one buffer per frame, each frame built in it. */
+	assert_int_equal(h_post_send(&H.a, 1, RK_WR_RDMA_WRITE, 0, 3000, h_va(&H.b, 0),
+				     rk_ib_mr_rkey(H.b.mr), 0), 0);
+	assert_int_equal(rk_ib_poll_tx_into(H.a.dev, H.now, lend, take_lent, &l, 64), 3);
+	assert_int_equal(l.emitted, 3);
+	assert_int_equal(l.lent, 3);
+	assert_int_equal(l.foreign, 0);
+	assert_int_equal(h_opcode(&l.f[0]), RK_OP_RDMA_WRITE_FIRST);
+	assert_int_equal(h_opcode(&l.f[2]), RK_OP_RDMA_WRITE_LAST);
+	/* All sent, ACK outstanding: idle again. */
+	assert_int_equal(rk_ib_poll_tx_into(H.a.dev, H.now, lend, take_lent, &l, 64), 0);
+	assert_int_equal(l.lent, 3);
+	for (int i = 0; i < 3; i++)
+		h_rx(&H, &H.b, &l.f[i]);
+	assert_memory_equal(H.b.mem, H.a.mem, 3000);
+	/* The responder borrows once for its ACK, then nothing. */
+	memset(&l, 0, sizeof(l));
+	assert_int_equal(rk_ib_poll_tx_into(H.b.dev, H.now, lend, take_lent, &l, 64), 1);
+	assert_int_equal(rk_ib_poll_tx_into(H.b.dev, H.now, lend, take_lent, &l, 64), 0);
+	assert_int_equal(l.lent, 1);
+	assert_int_equal(l.foreign, 0);
+	assert_int_equal(h_opcode(&l.f[0]), RK_OP_ACKNOWLEDGE);
+	h_rx(&H, &H.a, &l.f[0]);
+	assert_int_equal(h_poll(H.a.scq, &wc), 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	assert_int_equal(rk_ib_poll_tx_into(H.a.dev, H.now, lend, take_lent, &l, 64), 0);
+	assert_int_equal(l.lent, 1);
+	h_fini(&H);
+}
+
 int
 main(void)
 {
@@ -288,6 +363,7 @@ main(void)
 		cmocka_unit_test(test_post_checks),
 		cmocka_unit_test(test_inline),
 		cmocka_unit_test(test_uc_and_ud_requesters),
+		cmocka_unit_test(test_poll_tx_borrows_only_to_send),
 	};
 
 	rk_test_seed();
