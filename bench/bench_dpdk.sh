@@ -5,7 +5,8 @@
 # processes over a net_memif link (server pinned to CPU 1, client to CPU 0,
 # both busy-polling), and a QP memory count with no I/O.
 #
-#   - RC WRITE 64 KiB goodput (rk-perf write_bw, MTU 4096) / raw memif
+#   - RC WRITE 64 KiB goodput (rk-perf write_bw, MTU 4096; without --verify
+#     every WRITE goes from and to the same 64 KiB, as perftest's) / raw memif
 #     throughput with frames of the same size (memif_raw tx -> rx: copy
 #     into a fresh mbuf, tx_burst, count), target >= 0.7;
 #   - 64 B SEND messages per second (rk-perf send_bw);

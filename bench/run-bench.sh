@@ -107,6 +107,9 @@ if [ "$dpdk" = 1 ] && [ -x "$build/apps/rk-perf" ] && [ -x "$build/bench/memif_r
 	echo "==== bench_dpdk.sh"
 	"$here/bench_dpdk.sh" "$build" "$dpdk_time" "$dpdk_rounds" | tee -a "$log" | grep -v '^@'
 	grep -q '^@result dpdk_write64k_vs_raw' "$log" || status=1
+	echo "==== bench_iwarp.sh"
+	"$here/bench_iwarp.sh" "$build" "$dpdk_time" "$dpdk_rounds" | tee -a "$log" | grep -v '^@'
+	grep -q '^@result iwarp_write64k_vs_roce' "$log" || status=1
 fi
 
 echo "==== bench_plugin.sh"
@@ -164,6 +167,12 @@ BEGIN {
 	label["dpdk_send_lat_vs_raw"] = "SEND/RECV ping-pong / raw (median)"
 	label["dpdk_send_lat_us"] = "  SEND/RECV 64 B half round trip (best), us"
 	label["dpdk_raw_pingpong_us"] = "  raw ping-pong half round trip (best), us"
+	label["iwarp_write64k_vs_roce"] = "iWARP WRITE 64 KiB / RoCEv2 WRITE (median)"
+	label["iwarp_write64k_vs_raw"] = "iWARP WRITE 64 KiB / raw memif 1514 B"
+	label["iwarp_write64k_gbps"] = "  iWARP WRITE 64 KiB goodput (lwIP), Gb/s"
+	label["iwarp_roce_write64k_gbps"] = "  RoCEv2 WRITE 64 KiB, same run, Gb/s"
+	label["iwarp_raw_memif1514_gbps"] = "  raw memif 1514 B frames, Gb/s"
+	label["iwarp_write64k_4qp_vs_1qp"] = "  iWARP 4 QPs (4 TCP conns) / 1 QP"
 	label["dpdk_qp10k_mib"] = "10,000 RC QPs (depth 128), MiB"
 	label["dpdk_qp10k_rss_mib"] = "  of it resident (RSS), MiB"
 	label["plugin_vs_tshark_fields"] = "tshark+plugin / tshark, -T fields (CPU)"

@@ -59,6 +59,7 @@ struct perf {
 	json_t *jresults;
 	char err[256];
 	uint64_t last_event_ns;
+	struct perf_iw *iw;             /* --transport iwarp */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -157,7 +158,16 @@ msg_bytes(const struct perf *p, uint32_t size)
 	return p->o.verb == VERB_ATOMIC ? 8 : size;
 }
 
-/* Slots of @size in a QP buffer: as many as the depth, within the budget. */
+/* perftest's default --cycle_buffer: one page. */
+#define CYCLE_BUFFER 4096
+
+/*
+ * Slots of @size in a QP buffer: as many as the depth, within the budget,
+ * so every message in flight has its own data. WRITE and SEND without
+ * --verify do as perftest: messages over half a page all use slot 0,
+ * smaller ones cycle through one page, so both ends' data stays in cache
+ * whatever the depth (the raw memif reference copies from one buffer too).
+ */
 static uint32_t
 nslots(const struct perf *p, uint32_t size)
 {
@@ -165,23 +175,41 @@ nslots(const struct perf *p, uint32_t size)
 
 	if (p->o.mode == MODE_LAT)
 		return 2;
+	if (!p->o.verify && (p->o.verb == VERB_WRITE || p->o.verb == VERB_SEND) && n > 0)
+		n = size > CYCLE_BUFFER / 2 ? 1 : CYCLE_BUFFER / size;
 	if (n > p->o.tx_depth)
 		n = p->o.tx_depth;
 	return n == 0 ? 1 : (uint32_t)n;
+}
+
+/*
+ * The idle policy after one poll of a loop; over iWARP, lwIP's frames move
+ * here too (every loop of the data phase passes by).
+ */
+static void
+perf_idle(struct perf *p, int work)
+{
+	if (p->iw != NULL)
+		work += perf_iw_poll(p->iw);
+	if (p->io != NULL)
+		rk_io_dpdk_idle(p->io, work);
+	else if (work == 0)
+		usleep(1);      /* kernel sockets, no port: let the peer run */
 }
 
 static void
 serve(void *arg)
 {
 	struct perf *p = arg;
-	int n = p->ctx != NULL ? rk_progress(p->ctx) : rk_io_dpdk_service(p->io);
+	int n = p->ctx != NULL ? rk_progress(p->ctx) :
+		p->io != NULL ? rk_io_dpdk_service(p->io) : 0;
 
 	if (stop_requested) {
 		fprintf(stderr, "rk-perf: interrupted\n");
 		exit(1);
 	}
 
-	rk_io_dpdk_idle(p->io, n);
+	perf_idle(p, n);
 }
 
 static int
@@ -376,6 +404,91 @@ create_resources(struct perf *p)
 	return 0;
 }
 
+/* Receives of the SEND tests, once the QPs can take them. */
+static int
+post_all_recvs(struct perf *p)
+{
+	if (p->o.verb == VERB_SEND)
+		for (uint32_t i = 0; i < p->o.qps; i++)
+			for (uint32_t s = 0; s < p->rslots; s++)
+				if (post_recv_slot(p, i, s) != 0)
+					return -1;
+	return 0;
+}
+
+/* iWARP: INIT with the largest IRD/ORD; the streams come in iw_establish(). */
+static int
+iw_init_qps(struct perf *p)
+{
+	for (uint32_t i = 0; i < p->o.qps; i++) {
+		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT, .max_rd_atomic = RK_IW_MAX_IRD_ORD,
+					.max_dest_rd_atomic = RK_IW_MAX_IRD_ORD };
+		int rc = rk_modify_qp(p->q[i].qp, &a, RK_QP_STATE | RK_QP_MAX_QP_RD_ATOMIC |
+				      RK_QP_MAX_DEST_RD_ATOMIC);
+
+		if (rc != 0)
+			return fail(p, "modify QP %#x: %s", p->q[i].qp->qp_num, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
+ * iWARP: one TCP connection per QP, on the exchange's port + 1. The client
+ * connects QP i only once QP i-1 is in RTS, so the server, which attaches
+ * connections to its QPs in the order it accepts them, pairs them alike.
+ */
+static int
+iw_establish(struct perf *p)
+{
+	uint16_t port = (uint16_t)(p->o.tcp_port + 1);
+	uint64_t until = now_ns() + (uint64_t)(p->o.oob_timeout_s * 1e9);
+	char host[INET_ADDRSTRLEN];
+	int rc;
+
+	if (p->o.tcp_kernel)
+		snprintf(host, sizeof(host), "%s", p->o.server_host != NULL ? p->o.server_host : "");
+	else
+		inet_ntop(AF_INET, p->remote.ip, host, sizeof(host));
+	for (uint32_t i = 0; i < p->o.qps; i++) {
+		struct rk_qp *qp = p->q[i].qp;
+
+		if (p->o.server) {
+			while ((rc = perf_iw_accept(p->iw, &p->o, qp)) == 0) {
+				if (now_ns() > until || stop_requested)
+					return fail(p, "the client's TCP connection %u of %u did not "
+						    "come within %.0f s", i + 1, p->o.qps,
+						    p->o.oob_timeout_s);
+				perf_idle(p, rk_progress(p->ctx));
+			}
+			if (rc < 0)
+				return fail(p, "accept of TCP connection %u: %s", i + 1, strerror(-rc));
+			if (p->o.verb == VERB_SEND)
+				for (uint32_t s = 0; s < p->rslots; s++)
+					if (post_recv_slot(p, i, s) != 0)
+						return -1;
+			continue;
+		}
+		rc = perf_iw_connect(p->iw, &p->o, qp, host, port);
+		if (rc != 0)
+			return fail(p, "cannot connect TCP to %s:%u: %s", host, port, strerror(-rc));
+		while (qp->state != RK_QPS_RTS) {
+			struct rk_iw_qp *e = rk_qp_iw(qp);
+
+			if (qp->state == RK_QPS_ERR || (e != NULL && rk_iw_qp_state(e) >= RK_IW_TERMINATE))
+				return fail(p, "QP %u: the iWARP connection to %s:%u failed "
+					    "(MPA %s)", i, host, port,
+					    e != NULL ? rk_iw_state_name[rk_iw_qp_state(e)] : "?");
+			if (now_ns() > until || stop_requested)
+				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %.0f s",
+					    i, host, port, p->o.oob_timeout_s);
+			perf_idle(p, rk_progress(p->ctx));
+		}
+	}
+	if (!p->o.server && p->o.verb == VERB_SEND)
+		return post_all_recvs(p);
+	return 0;
+}
+
 static int
 connect_qps(struct perf *p)
 {
@@ -423,12 +536,7 @@ connect_qps(struct perf *p)
 		if (rc != 0)
 			return fail(p, "modify QP %#x: %s", q->qp->qp_num, strerror(-rc));
 	}
-	if (p->o.verb == VERB_SEND)
-		for (uint32_t i = 0; i < p->o.qps; i++)
-			for (uint32_t s = 0; s < p->rslots; s++)
-				if (post_recv_slot(p, i, s) != 0)
-					return -1;
-	return 0;
+	return post_all_recvs(p);
 }
 
 static void
@@ -551,6 +659,52 @@ progress_line(struct perf *p, uint64_t t0, uint64_t *next, uint64_t iters, uint6
 		(double)bytes * 8 / s / 1e9);
 }
 
+/*
+ * iWARP: a Write or Send completes once handed to TCP (RFC 5040), not when
+ * placed. A 1-byte Read per QP after the last one returns only after the
+ * peer processed everything before it (one ordered stream), so the peer's
+ * memory and receive completions are final when the phase ends.
+ */
+static int
+iw_fence(struct perf *p)
+{
+	uint32_t want = 0;
+	uint64_t until = now_ns() + (uint64_t)(p->o.timeout_s * 1e9);
+
+	for (uint32_t i = 0; i < p->o.qps; i++) {
+		struct qpres *q = &p->q[i];
+		struct rk_sge sge = { (uint64_t)(uintptr_t)q->buf, 1, q->mr->lkey };
+		struct rk_send_wr wr = { .wr_id = ((uint64_t)i << 40) | ((1ull << 40) - 1),
+					 .sg_list = &sge, .num_sge = 1,
+					 .opcode = RK_WR_RDMA_READ, .send_flags = RK_SEND_SIGNALED };
+		struct rk_send_wr *bad;
+		int rc;
+
+		wr.wr.rdma.remote_addr = p->remote.qp[i].va;
+		wr.wr.rdma.rkey = p->remote.qp[i].rkey;
+		while ((rc = rk_post_send(q->qp, &wr, &bad)) == -ENOMEM && now_ns() < until)
+			perf_idle(p, rk_progress(p->ctx));
+		if (rc != 0)
+			return fail(p, "post_send (fence READ): %s", strerror(-rc));
+		want++;
+	}
+	while (want > 0) {
+		struct rk_wc wc[16];
+		int n = rk_poll_cq(p->scq, 16, wc);
+
+		if (n < 0)
+			return fail(p, "poll_cq: %s", strerror(-n));
+		for (int k = 0; k < n; k++)
+			if (check_wc(p, &wc[k]) != 0)
+				return -1;
+		want -= (uint32_t)n;
+		if (now_ns() > until)
+			return fail(p, "no answer to the closing READ within %.0f s", p->o.timeout_s);
+		perf_idle(p, n);
+	}
+	return 0;
+}
+
 static int
 run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 {
@@ -629,7 +783,13 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		}
 		if (watchdog(p, n + work) != 0)
 			return -1;
-		rk_io_dpdk_idle(p->io, n + work);
+		perf_idle(p, n + work);
+	}
+	/* Goodput counts until the data is placed at the peer. */
+	if (p->o.iwarp && o->verb != VERB_READ) {
+		if (iw_fence(p) != 0)
+			return -1;
+		t_last = now_ns();
 	}
 	r->bytes = size;
 	r->iters = total_done;
@@ -716,6 +876,9 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 		 * 16th spin, so a reply is seen sooner. 16 spins leave at most
 		 * 16 send completions waiting, far below the CQ's room.
 		 */
+		/* Over lwIP the reply's frames come through its poll: every spin. */
+		if (p->iw != NULL)
+			work += perf_iw_poll(p->iw);
 		n = rk_poll_cq(p->rcq, 1, &wc);
 		if (n < 0)
 			return fail(p, "poll_cq: %s", strerror(-n));
@@ -741,7 +904,7 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 			return 0;
 		if (watchdog(p, work) != 0)
 			return -1;
-		rk_io_dpdk_idle(p->io, work);
+		perf_idle(p, work);
 		work = 0;
 	}
 }
@@ -771,7 +934,7 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 			return 0;
 		if (watchdog(p, work) != 0)
 			return -1;
-		rk_io_dpdk_idle(p->io, work);
+		perf_idle(p, work);
 	}
 }
 
@@ -821,7 +984,7 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 					break;
 				} else {
 					rc = watchdog(p, 0);
-					rk_io_dpdk_idle(p->io, 0);
+					perf_idle(p, 0);
 				}
 			}
 			p->last_event_ns = 0;
@@ -870,6 +1033,7 @@ static int
 server_bw(struct perf *p, uint32_t size)
 {
 	struct rk_wc wc[64];
+	bool ending = false;
 
 	for (;;) {
 		int n = rk_poll_cq(p->rcq, 64, wc);
@@ -893,11 +1057,14 @@ server_bw(struct perf *p, uint32_t size)
 			if (post_recv_slot(p, qi, slot) != 0)
 				return -1;
 		}
-		if (oob_due(p))
+		/* The client's end message: take the completions still waiting first. */
+		if (ending && n == 0)
 			return 0;
+		if (!ending && oob_due(p))
+			ending = true;
 		if (stop_requested)
 			return fail(p, "interrupted");
-		rk_io_dpdk_idle(p->io, n);
+		perf_idle(p, n);
 	}
 }
 
@@ -1059,6 +1226,9 @@ print_json(struct perf *p, int status)
 	json_object_set_new(j, "role", json_string(p->o.server ? "server" : "client"));
 	json_object_set_new(j, "qps", json_integer(p->o.qps));
 	json_object_set_new(j, "mtu", json_integer(p->o.mtu));
+	json_object_set_new(j, "transport", json_string(!p->o.iwarp ? "rocev2" :
+							p->o.tcp_kernel ? "iwarp-kernel-tcp" :
+							"iwarp-lwip"));
 	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
 	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
@@ -1201,7 +1371,10 @@ fill_hello(struct perf *p)
 	h->iters = p->o.iters;
 	h->duration_ms = (uint64_t)(p->o.duration_s * 1e3);
 	memcpy(h->ip, p->o.ip, 4);
-	rk_io_dpdk_mac(p->io, h->mac);
+	if (p->io != NULL)
+		rk_io_dpdk_mac(p->io, h->mac);
+	if (p->o.iwarp)
+		h->mode |= OOB_HELLO_F_IWARP;
 	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
 	h->ip_version = p->o.have_ip6 ? 6 : 4;
 	memcpy(h->ip6, p->o.ip6, 16);
@@ -1234,6 +1407,20 @@ check_family(struct perf *p)
 	if (mine != theirs)
 		return fail(p, "the peer runs RoCEv2 over IPv%d, this end over IPv%d "
 			    "(give both --ip or both --ip6)", theirs, mine);
+	return 0;
+}
+
+/* Both ends must run the same transport; the flag is taken off the mode. */
+static int
+check_transport(struct perf *p)
+{
+	bool theirs = (p->remote.mode & OOB_HELLO_F_IWARP) != 0;
+
+	p->remote.mode &= (uint8_t)~OOB_HELLO_F_IWARP;
+	if (theirs != p->o.iwarp)
+		return fail(p, "the peer runs %s, this end %s (give both or neither "
+			    "--transport iwarp)", theirs ? "iWARP" : "RoCEv2",
+			    p->o.iwarp ? "iWARP" : "RoCEv2");
 	return 0;
 }
 
@@ -1277,8 +1464,8 @@ exchange(struct perf *p)
 			return fail(p, "the client's hello extension is of an unknown version");
 		if (rc != 0)
 			return fail(p, "no parameters from the client: %s", strerror(-rc));
-		if (check_family(p) != 0 || adopt(p, &p->remote) != 0 ||
-		    create_resources(p) != 0)
+		if (check_transport(p) != 0 || check_family(p) != 0 ||
+		    adopt(p, &p->remote) != 0 || create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
 	} else {
@@ -1306,10 +1493,26 @@ exchange(struct perf *p)
 				    p->o.ip[1], p->o.ip[2], p->o.ip[3]);
 		if (rc != 0)
 			return fail(p, "no answer from the server: %s", strerror(-rc));
-		if (check_family(p) != 0)
+		if (check_transport(p) != 0 || check_family(p) != 0)
 			return -1;
 		if (p->remote.qps != p->o.qps)
 			return fail(p, "the server answered with %u QPs", p->remote.qps);
+	}
+	if (p->o.iwarp) {
+		/* lwIP resolves its peers itself; the TCP handshake proves the path. */
+		if (iw_init_qps(p) != 0)
+			return -1;
+		if (p->o.server) {
+			rc = perf_iw_listen(p->iw, &p->o, (uint16_t)(p->o.tcp_port + 1));
+			if (rc != 0)
+				return fail(p, "cannot listen on TCP port %u: %s",
+					    p->o.tcp_port + 1, strerror(-rc));
+			p->local.ext = p->remote.ext;
+			n = oob_encode_hello_all(&p->local, b);
+			if ((rc = oob_send(p->fd, b, n)) != 0)
+				return fail(p, "out-of-band send failed: %s", strerror(-rc));
+		}
+		return iw_establish(p);
 	}
 	/*
 	 * The peer's MAC from ARP (RFC 826) or Neighbor Discovery (RFC 4861):
@@ -1384,6 +1587,13 @@ usage(FILE *f)
 		"      --timeout S        data phase: fail after S seconds without progress (10)\n"
 		"      --arp-timeout S    ARP resolution timeout (default 3)\n"
 		"      --link-timeout S   wait for link up (default 10)\n"
+		"      --transport T      roce (RoCEv2, default) or iwarp (MPA Rev 2, RFC 6581\n"
+		"                         peer-to-peer RTR, CRC; one TCP connection per QP on\n"
+		"                         port -p + 1; no atomics; -m: interface MTU, MSS at\n"
+		"                         most 1460; default 1500)\n"
+		"      --tcp B            iWARP's TCP: lwip (on the DPDK port, default) or\n"
+		"                         kernel (sockets to SERVER, no DPDK port used)\n"
+		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help\n"
 		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
@@ -1425,7 +1635,8 @@ static int
 parse_args(struct perf *p, int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
-	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6 };
+	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
+	       O_TRANSPORT, O_TCP, O_NETMASK };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -1440,13 +1651,15 @@ parse_args(struct perf *p, int argc, char **argv)
 		{ "seed", 1, NULL, O_SEED }, { "oob-timeout", 1, NULL, O_OOB_TO },
 		{ "timeout", 1, NULL, O_TO }, { "arp-timeout", 1, NULL, O_ARP_TO },
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
-		{ "ip6", 1, NULL, O_IP6 },
+		{ "ip6", 1, NULL, O_IP6 }, { "transport", 1, NULL, O_TRANSPORT },
+		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
 					     "send_bw", "send_lat", "atomic_bw", "atomic_lat" };
 	struct perf_opts *o = &p->o;
-	bool size_set = false, iters_set = false, list_set = false;
+	bool size_set = false, iters_set = false, list_set = false, tcp_set = false;
+	bool mtu_set = false;
 	uint64_t v;
 	double d;
 	int c, ti;
@@ -1501,9 +1714,11 @@ parse_args(struct perf *p, int argc, char **argv)
 			o->qps = (uint32_t)v;
 			break;
 		case 'm':
-			if (parse_u64(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+			/* 1500: an Ethernet MTU, for --transport iwarp (checked below). */
+			if (parse_u64(optarg, 256, 4096, &v) != 0 || ((v & (v - 1)) != 0 && v != 1500))
 				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
 			o->mtu = (uint32_t)v;
+			mtu_set = true;
 			break;
 		case 't':
 			if (parse_u64(optarg, 1, 8192, &v) != 0)
@@ -1542,6 +1757,31 @@ parse_args(struct perf *p, int argc, char **argv)
 			o->have_ip6 = true;
 			break;
 		case 'w': o->pcap_path = optarg; break;
+		case O_TRANSPORT:
+			if (strcmp(optarg, "iwarp") == 0)
+				o->iwarp = true;
+			else if (strcmp(optarg, "roce") == 0 || strcmp(optarg, "rocev2") == 0)
+				o->iwarp = false;
+			else
+				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
+			break;
+		case O_TCP:
+			if (strcmp(optarg, "kernel") == 0)
+				o->tcp_kernel = true;
+			else if (strcmp(optarg, "lwip") == 0)
+				o->tcp_kernel = false;
+			else
+				BAD("--tcp: expected lwip or kernel, got '%s'", optarg);
+			tcp_set = true;
+			break;
+		case O_NETMASK: {
+			struct in_addr m;
+
+			if (inet_pton(AF_INET, optarg, &m) != 1)
+				BAD("--netmask: expected a dotted-quad mask, got '%s'", optarg);
+			o->netmask = optarg;
+			break;
+		}
 		case 'h': usage(stdout); exit(0);
 		case O_GBITS: o->report_gbits = true; break;
 		case O_JSON: o->json = true; break;
@@ -1642,6 +1882,27 @@ parse_args(struct perf *p, int argc, char **argv)
 	}
 	if (o->mode == MODE_LAT && o->verb == VERB_WRITE && p->sizes[0] < 1)
 		BAD("write_lat needs a size of at least 1");
+	if (!o->iwarp && o->mtu == 1500)
+		BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '1500'");
+	/* iWARP: the interface MTU, Ethernet's unless asked (MSS 1460). */
+	if (o->iwarp && !mtu_set)
+		o->mtu = 1500;
+	if (!o->iwarp && (tcp_set || o->netmask != NULL))
+		BAD("--tcp and --netmask go with --transport iwarp");
+	if (o->iwarp) {
+		/* RFC 7306 atomics are not negotiated by rk-perf's MPA set-up. */
+		if (o->verb == VERB_ATOMIC)
+			BAD("atomics over iWARP need RFC 7306, which rk-perf does not negotiate: "
+			    "use write, read or send");
+		if (o->have_ip6)
+			BAD("--transport iwarp runs over IPv4 (lwIP): give --ip");
+		if (o->mtu < 1024)
+			BAD("--transport iwarp: -m is the interface MTU, 1024 or more (default 1500)");
+		if (o->tcp_kernel && o->pcap_path != NULL)
+			BAD("--tcp kernel has no DPDK port to record (-w): record with tcpdump");
+		if (!o->tcp_kernel && !perf_iw_has_lwip())
+			BAD("this rk-perf was built without lwIP (liblwip-dev): use --tcp kernel");
+	}
 	return 0;
 }
 
@@ -1690,6 +1951,8 @@ main(int argc, char **argv)
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}
+	if (p->o.iwarp && p->o.tcp_kernel)
+		goto open_iwarp;        /* kernel sockets: no DPDK port */
 	p->io = rk_io_dpdk_open(&cfg);
 	if (p->io == NULL) {
 		rc = errno;
@@ -1697,6 +1960,16 @@ main(int argc, char **argv)
 			p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
 		rk_io_dpdk_eal_cleanup();
 		return 1;
+	}
+	if (p->o.iwarp) {
+open_iwarp:
+		p->iw = perf_iw_open(p->io, &p->o, &p->ctx, p->err, sizeof(p->err));
+		if (p->iw == NULL) {
+			fprintf(stderr, "rk-perf: %s\n", p->err);
+			rc = 1;
+			goto out;
+		}
+		goto run;
 	}
 	rk_io_dpdk_mac(p->io, da.mac);
 	if (p->o.have_ip6) {
@@ -1721,6 +1994,7 @@ main(int argc, char **argv)
 		rc = 1;
 		goto out;
 	}
+run:
 	rc = exchange(p);
 	if (rc == 0)
 		rc = p->o.server ? server_phases(p) : client_phases(p);
@@ -1731,7 +2005,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "rk-perf: error: %s\n", p->err[0] ? p->err : "failed");
 	/* Let the last ACKs leave before the port goes away. */
 	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
-		rk_io_dpdk_idle(p->io, rk_progress(p->ctx));
+		perf_idle(p, rk_progress(p->ctx));
 out:
 	/*
 	 * The server's port goes first: the client waits (up to 2 s) until the
@@ -1745,9 +2019,16 @@ out:
 		p->fd = -1;
 	}
 	destroy_resources(p);
+	if (p->iw != NULL) {
+		/* The streams' FINs leave before lwIP goes. */
+		for (uint64_t t = now_ns() + 50000000ull; now_ns() < t;)
+			perf_idle(p, 0);
+		perf_iw_close(p->iw);
+		p->iw = NULL;
+	}
 	if (p->jresults != NULL)
 		json_decref(p->jresults);
-	if (rk_io_dpdk_close(p->io) != 0) {
+	if (p->io != NULL && rk_io_dpdk_close(p->io) != 0) {
 		fprintf(stderr, "rk-perf: error: the recording %s is incomplete\n",
 			p->o.pcap_path);
 		rc = 1;

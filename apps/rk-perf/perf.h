@@ -49,6 +49,10 @@ struct perf_opts {
 	/* RoCEv2 over IPv6 from this address (network order) when have_ip6. */
 	uint8_t ip6[16];
 	bool have_ip6;
+	/* iWARP (--transport iwarp): TCP from lwIP on the port, or kernel sockets. */
+	bool iwarp;
+	bool tcp_kernel;
+	const char *netmask;            /* lwIP interface; NULL: 255.255.255.0 */
 };
 
 /* What each side tells the other about one QP (perftest's pingpong_dest). */
@@ -142,6 +146,33 @@ int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
 void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
 #define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)
+
+/*
+ * Mode byte flag of an iWARP client's or server's hello: a RoCE peer
+ * refuses it as bad parameters (mode out of range), an iWARP peer refuses
+ * a hello without it.
+ */
+#define OOB_HELLO_F_IWARP 0x40
+
+/* iwarp.c: one TCP connection per QP (lwIP on the port, or kernel sockets). */
+struct perf_iw;
+/* Whether rk-perf was built with lwIP. */
+bool perf_iw_has_lwip(void);
+/* Attach lwIP (unless o->tcp_kernel) and open an iWARP context into *ctx; NULL + err. */
+struct perf_iw *perf_iw_open(struct rk_io_dpdk *io, const struct perf_opts *o,
+			     struct rk_context **ctx, char *err, size_t errlen);
+/* Move lwIP's frames (a no-op for kernel sockets); frames moved. */
+int perf_iw_poll(struct perf_iw *w);
+/* Listen for the client's connections on TCP @p port; 0 or -errno. */
+int perf_iw_listen(struct perf_iw *w, const struct perf_opts *o, uint16_t port);
+/* Accept one connection into @p qp (MPA responder): 1, 0 (none yet), -errno. */
+int perf_iw_accept(struct perf_iw *w, const struct perf_opts *o, struct rk_qp *qp);
+/* Connect @p qp to host:port (MPA initiator); 0 or -errno. */
+int perf_iw_connect(struct perf_iw *w, const struct perf_opts *o, struct rk_qp *qp,
+		    const char *host, uint16_t port);
+/* lwIP frame counters (0 for kernel sockets). */
+void perf_iw_stats(const struct perf_iw *w, uint64_t *rx, uint64_t *tx, uint64_t *tx_err);
+void perf_iw_close(struct perf_iw *w);
 
 /* One result line. */
 struct perf_result {

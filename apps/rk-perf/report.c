@@ -48,7 +48,9 @@ report_header(const struct perf_opts *o, const struct perf_hello *local,
 	printf("%s\n", RULE);
 	printf("                    %s\n", perf_test_title(o));
 	printf(" Dual-port       : OFF\t\tDevice         : %s\n", o->dev != NULL ? o->dev : "port0");
-	printf(" Number of qps   : %u\t\tTransport type : RoCEv2 (rdmakit on DPDK)\n", o->qps);
+	printf(" Number of qps   : %u\t\tTransport type : %s\n", o->qps,
+	       !o->iwarp ? "RoCEv2 (rdmakit on DPDK)" :
+	       o->tcp_kernel ? "iWARP (rdmakit, kernel TCP)" : "iWARP (rdmakit, lwIP TCP on DPDK)");
 	printf(" Connection type : RC\t\tUsing SRQ      : OFF\n");
 	if (o->mode == MODE_BW)
 		printf(" TX depth        : %u\n", o->tx_depth);

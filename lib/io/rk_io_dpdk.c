@@ -35,6 +35,7 @@
 #define TXQ_MAX 32768
 #define TXQ_RESERVE 8           /* kept free of engine frames for ARP answers */
 #define TX_SPIN_NS 20000        /* a full queue waits this long for the ring */
+#define TX_BATCH 32             /* queued frames handed to the device without waiting for flush */
 #define NEIGH_MAX 16
 #define IP6_HLEN 40
 #define ICMP6 58
@@ -80,10 +81,16 @@ struct rk_io_dpdk {
 	struct rk_io_dpdk_stats st;
 	struct rte_mbuf *tx_lent;       /* lent to the engine by tx_frame() */
 	struct rte_mbuf *rx_cur;        /* frame shown by rx_view() until rx_done() */
+	struct rte_mbuf *rx_free[RX_BURST];     /* done with, freed in bulk when idle or full */
+	uint16_t rx_free_n;
+	rk_io_frame_fn hook;            /* IPv4 frames for us and ARP replies (lwIP) */
+	void *hook_ctx;
 	uint8_t scratch[SCRATCH];
+	uint8_t hook_buf[SCRATCH];
 };
 
-enum kind { K_ROCE, K_ARP, K_ND, K_OTHER };
+/* K_IP4: IPv4 to our address, not RoCEv2 (TCP, ICMP ...). */
+enum kind { K_ROCE, K_ARP, K_ND, K_OTHER, K_IP4 };
 
 /* ----------------------------------------------------------------- clock */
 
@@ -428,6 +435,9 @@ ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 	m->pkt_len = len + tag;
 	io->tx_lent = NULL;
 	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
+	/* A burst's worth: the peer starts on it while the engine builds the rest. */
+	if (io->txq_n >= TX_BATCH)
+		tx_once(io);
 	return 0;
 }
 
@@ -694,16 +704,18 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	/* IPv4, UDP, destination port 4791, destination address ours. */
 	if (type == 0x0800 && len >= l3 + 28 && (h[l3] >> 4) == 4) {
 		uint32_t ihl = (uint32_t)(h[l3] & 0x0f) * 4;
+		bool mine = io->has_ip4 && memcmp(h + l3 + 16, io->cfg.ip, 4) == 0;
 		uint8_t dport[2];
 		const uint8_t *d;
 
 		if (h[l3 + 9] != 17 || ihl < 20 || len < l3 + ihl + 8)
-			return K_OTHER;
-		if ((!io->has_ip4 || memcmp(h + l3 + 16, io->cfg.ip, 4) != 0) && !io->any_dst)
+			return mine ? K_IP4 : K_OTHER;
+		if (!mine && !io->any_dst)
 			return K_OTHER;
 		d = rte_pktmbuf_read(m, l3 + ihl + 2, 2, dport);
 		if (d != NULL && rk_get_be16(d) == ROCE_PORT)
 			return K_ROCE;
+		return mine ? K_IP4 : K_OTHER;
 	}
 	return K_OTHER;
 }
@@ -731,6 +743,59 @@ refill(struct rk_io_dpdk *io)
 	return true;
 }
 
+/*
+ * Give a frame to the frame hook when it is one of its kinds: IPv4 for us,
+ * or an ARP reply to our address (already learnt from by handle_arp). The
+ * 802.1Q tag, if any, is removed. @return true when handed over.
+ */
+static bool
+hook_frame(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
+{
+	uint32_t len = rte_pktmbuf_pkt_len(m), tag;
+	const uint8_t *p;
+	uint8_t *b = io->hook_buf;
+
+	if (io->hook == NULL || (k != K_IP4 && k != K_ARP) || len > sizeof(io->hook_buf))
+		return false;
+	p = rte_pktmbuf_read(m, 0, len, b);
+	if (p == NULL)
+		return false;
+	tag = rk_get_be16(p + 12) == 0x8100 ? VLAN_HLEN : 0;
+	if (k == K_ARP && (len < ETH_HLEN + tag + ARP_LEN ||
+			   rk_get_be16(p + ETH_HLEN + tag + 6) != 2 ||
+			   memcmp(p + ETH_HLEN + tag + 24, io->cfg.ip, 4) != 0))
+		return false;           /* requests are answered here, never passed on */
+	if (p != b)
+		memcpy(b, p, len);
+	if (tag != 0) {
+		memmove(b + VLAN_HLEN, b, 12);
+		b += VLAN_HLEN;
+		len -= VLAN_HLEN;
+	}
+	if (k == K_IP4 && io->recording)
+		record_mbuf(io, m, RK_PCAPNG_IN);
+	io->st.rx_hooked++;
+	io->hook(io->hook_ctx, b, len);
+	return true;
+}
+
+/* A frame the engine does not take: counted, recorded, hooked or dropped; freed. */
+static void
+consume_other(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
+{
+	if (k == K_ARP)
+		io->st.rx_arp++;
+	if (hook_frame(io, m, k)) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (k == K_OTHER || k == K_IP4)
+		io->st.rx_other++;
+	if (io->recording && (k == K_OTHER || k == K_IP4))
+		record_mbuf(io, m, RK_PCAPNG_IN);
+	rte_pktmbuf_free(m);
+}
+
 /* Count a frame and consume it unless it is RoCE (returns true for RoCE). */
 static bool
 take(struct rk_io_dpdk *io, struct rte_mbuf *m)
@@ -744,13 +809,7 @@ take(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	k = classify(io, m);
 	if (k == K_ROCE)
 		return true;
-	if (k == K_ARP)
-		io->st.rx_arp++;
-	else if (k != K_ND)
-		io->st.rx_other++;
-	if (io->recording && k == K_OTHER)
-		record_mbuf(io, m, RK_PCAPNG_IN);
-	rte_pktmbuf_free(m);
+	consume_other(io, m, k);
 	return false;
 }
 
@@ -760,7 +819,8 @@ ops_rx(void *arg, uint8_t *buf, uint32_t cap)
 	struct rk_io_dpdk *io = arg;
 
 	/* Frames gathered so far go out before we look for answers. */
-	tx_once(io);
+	if (io->txq_n > 0)
+		tx_once(io);
 	/* Bounded: a port that floods non-RoCE frames must not hold us here. */
 	for (int budget = 4 * RX_BURST; budget > 0; budget--) {
 		struct rte_mbuf *m;
@@ -801,7 +861,8 @@ ops_rx_view(void *arg, const uint8_t **frame)
 
 	if (io->rx_cur != NULL)
 		return -EBUSY;          /* rx_done() first */
-	tx_once(io);
+	if (io->txq_n > 0)
+		tx_once(io);
 	for (int budget = 4 * RX_BURST; budget > 0; budget--) {
 		struct rte_mbuf *m;
 		const uint8_t *p;
@@ -838,8 +899,13 @@ ops_rx_done(void *arg)
 {
 	struct rk_io_dpdk *io = arg;
 
-	rte_pktmbuf_free(io->rx_cur);
+	/* Freed later in bulk (idle, or a full batch): off the reply's path. */
+	io->rx_free[io->rx_free_n++] = io->rx_cur;
 	io->rx_cur = NULL;
+	if (io->rx_free_n == RX_BURST) {
+		rte_pktmbuf_free_bulk(io->rx_free, io->rx_free_n);
+		io->rx_free_n = 0;
+	}
 }
 
 int
@@ -865,13 +931,7 @@ rk_io_dpdk_service(struct rk_io_dpdk *io)
 		}
 		io->st.rx_frames++;
 		io->st.rx_bytes += rte_pktmbuf_pkt_len(m);
-		if (k == K_ARP)
-			io->st.rx_arp++;
-		else if (k != K_ND)
-			io->st.rx_other++;
-		if (io->recording && k == K_OTHER)
-			record_mbuf(io, m, RK_PCAPNG_IN);
-		rte_pktmbuf_free(m);
+		consume_other(io, m, k);
 	}
 	io->rx_i = 0;
 	io->rx_n = keep;
@@ -884,6 +944,40 @@ ops_now(void *arg)
 {
 	(void)arg;
 	return rk_io_dpdk_now_ns();
+}
+
+void
+rk_io_dpdk_set_frame_hook(struct rk_io_dpdk *io, rk_io_frame_fn fn, void *ctx)
+{
+	io->hook = fn;
+	io->hook_ctx = ctx;
+}
+
+int
+rk_io_dpdk_tx_raw(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
+{
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
+	int rc;
+
+	if (frame == NULL || len < ETH_HLEN || len + tag > RK_IB_MAX_FRAME)
+		return -EINVAL;
+	/* The drop options apply to TCP segments (the TCP must recover). */
+	if (len >= ETH_HLEN + 20 && rk_get_be16(frame + 12) == 0x0800 &&
+	    frame[ETH_HLEN + 9] == 6 && drop_injected(io))
+		return 0;
+	rc = queue_frame(io, frame, len);
+	if (rc == 0)
+		io->st.tx_raw++;
+	return rc;
+}
+
+int
+rk_io_dpdk_ip4(const struct rk_io_dpdk *io, uint8_t ip[4])
+{
+	if (!io->has_ip4)
+		return -ENOENT;
+	memcpy(ip, io->cfg.ip, 4);
+	return 0;
 }
 
 const struct rk_io_ops rk_io_dpdk_ops = {
@@ -910,6 +1004,13 @@ rk_io_dpdk_idle(struct rk_io_dpdk *io, int work)
 		io->idle_since_ns = 0;
 		return;
 	}
+	/* Nothing to do: free received frames, ready the next TX buffer. */
+	if (io->rx_free_n > 0) {
+		rte_pktmbuf_free_bulk(io->rx_free, io->rx_free_n);
+		io->rx_free_n = 0;
+	}
+	if (io->tx_lent == NULL)
+		io->tx_lent = rte_pktmbuf_alloc(io->pool);
 	/* Frames wait for the ring: retry them instead of sleeping. */
 	if (io->txq_n > 0) {
 		tx_once(io);
@@ -1311,6 +1412,7 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 		rte_pktmbuf_free(io->rx[i]);
 	rte_pktmbuf_free(io->tx_lent);
 	rte_pktmbuf_free(io->rx_cur);
+	rte_pktmbuf_free_bulk(io->rx_free, io->rx_free_n);
 	if (io->recording)
 		rc = rk_pcapng_close(&io->pcap);
 	rte_eth_dev_stop(io->port);

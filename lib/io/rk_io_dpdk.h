@@ -12,7 +12,10 @@
  *     optionally in one 802.1Q tag) for this endpoint's addresses reach
  *     the engine, which demultiplexes them by BTH DestQP; ARP (RFC 826)
  *     and IPv6 Neighbor Solicitations/Advertisements (RFC 4861) are
- *     answered and learnt here; everything else is counted and dropped.
+ *     answered and learnt here; everything else is counted and dropped,
+ *     or, with a frame hook set, IPv4 for this endpoint and ARP replies
+ *     go to the hook (a TCP/IP stack: rk_io_lwip.h), whose frames come
+ *     back through rk_io_dpdk_tx_raw().
  *   - TX: tx_frame() lends the engine an mbuf to build its next frame in,
  *     tx_commit() queues it (the 802.1Q tag goes in by moving the MACs);
  *     tx() copies a frame built elsewhere. The flush() hook (called by
@@ -109,6 +112,8 @@ struct rk_io_dpdk_stats {
 	uint64_t tx_dropped_full;       /**< TX queue overflow, no mbuf, unsent at close: dropped */
 	uint64_t tx_ring_full;          /**< tx_burst calls that left frames queued (backpressure) */
 	uint64_t idle_sleeps;
+	uint64_t rx_hooked;             /**< handed to the frame hook (rk_io_dpdk_set_frame_hook) */
+	uint64_t tx_raw;                /**< queued by rk_io_dpdk_tx_raw */
 };
 
 /** One counter with a NIC hardware counter name (mlx5/rxe style). */
@@ -243,6 +248,40 @@ void rk_io_dpdk_idle(struct rk_io_dpdk *io, int work);
 
 /** Change the idle policy at run time. */
 void rk_io_dpdk_set_idle(struct rk_io_dpdk *io, enum rk_io_idle idle);
+
+/** Receives one Ethernet frame (no FCS, no 802.1Q tag); valid during the call. */
+typedef void (*rk_io_frame_fn)(void *ctx, const uint8_t *frame, uint32_t len);
+
+/**
+ * Hand frames the engine does not take to @p fn instead of dropping them
+ * (for a TCP/IP stack on the port, e.g. rk_io_lwip.h): IPv4 frames to this
+ * endpoint's cfg.ip other than RoCEv2 (TCP, ICMP, UDP to other ports), and
+ * ARP replies (RFC 826 op 2) to cfg.ip, after this backend learnt from
+ * them. ARP requests for cfg.ip are answered here and never passed on, so
+ * a stack behind the hook never answers them (no duplicate replies) and
+ * learns peers only from the replies to its own requests. Frames are
+ * handed over from whatever reads the port (rx(), rx_view(),
+ * rk_io_dpdk_service()); an 802.1Q tag is removed first. Hooked IPv4
+ * frames are recorded like others (counted as rx_hooked, not rx_other).
+ * @p fn NULL: drop them again (rx_other).
+ */
+void rk_io_dpdk_set_frame_hook(struct rk_io_dpdk *io, rk_io_frame_fn fn, void *ctx);
+
+/**
+ * Send an Ethernet frame built elsewhere (@p len bytes from the
+ * destination MAC, no FCS, untagged: the 802.1Q tag goes in when
+ * configured). It is queued with the engine's frames, sent on the next
+ * flush, rx() or service, and recorded when the device takes it. The TX
+ * drop options (tx_drop_every, tx_drop_rate) apply to IPv4 TCP frames too:
+ * a dropped one returns 0 and is counted in tx_dropped_injected.
+ * @return 0, -EINVAL (NULL, shorter than 14 bytes or longer than
+ *         RK_IB_MAX_FRAME), -ENOBUFS (queue full or no mbuf: counted in
+ *         tx_dropped_full; TCP retransmits).
+ */
+int rk_io_dpdk_tx_raw(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len);
+
+/** The port's IPv4 address (cfg.ip). @return 0, -ENOENT when none is set. */
+int rk_io_dpdk_ip4(const struct rk_io_dpdk *io, uint8_t ip[4]);
 
 /** The port counters. */
 const struct rk_io_dpdk_stats *rk_io_dpdk_stats(const struct rk_io_dpdk *io);

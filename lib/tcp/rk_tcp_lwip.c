@@ -46,6 +46,11 @@ struct lw_conn {
 	uint32_t head, count;
 	bool connected, eof, failed;
 	struct lw_conn *next;   /* accept queue */
+	/* MPA-aware segmentation (rk_tcp_lwip_mpa_align): the record being written. */
+	bool mpa, mpa_started;          /* on; past the MPA Request/Reply */
+	bool in_hdr;                    /* its length is not known yet */
+	uint8_t hdr[20];
+	uint32_t hdr_have, rec_left;
 };
 
 struct rk_lwip_listener {
@@ -411,6 +416,109 @@ rk_tcp_lwip_connect(const char *ip, uint16_t port)
 	return &c->base;
 }
 
+/*
+ * One record at a time (the MPA Request or Reply, then FPDUs without
+ * markers), each starting a segment of its own: records of at most the MSS
+ * then fill one segment each (RFC 5044 section 8 (verify §): FPDUs aligned
+ * with TCP segments), which receivers and analysers that look for an FPDU
+ * at each segment start rely on. Runs under the core lock.
+ */
+static long
+lw_send_mpa(struct lw_conn *c, const uint8_t *buf, size_t len)
+{
+	size_t taken = 0;
+
+	while (taken < len) {
+		uint32_t k;
+
+		if (!c->in_hdr && c->rec_left == 0) {
+			/* A new record: nothing may wait to share its segment. */
+			if (c->pcb->unsent != NULL)
+				tcp_output(c->pcb);
+			if (c->pcb->unsent != NULL)
+				break;
+			c->in_hdr = true;
+			c->hdr_have = 0;
+			/* Header in @p buf: the whole record in one write, or wait. */
+			if ((c->mpa_started ? 2u : 20u) <= len - taken) {
+				const uint8_t *h = buf + taken;
+				uint32_t total = c->mpa_started ?
+					((2 + ((uint32_t)h[0] << 8 | h[1]) + 3) & ~3u) + 4 :
+					20 + ((uint32_t)h[18] << 8 | h[19]);
+
+				k = total;
+				if (k > len - taken)
+					k = (uint32_t)(len - taken);
+				if (k > 0xffff || k > tcp_sndbuf(c->pcb) ||
+				    tcp_write(c->pcb, h, (u16_t)k, TCP_WRITE_FLAG_COPY) != ERR_OK) {
+					c->in_hdr = false;
+					break;
+				}
+				c->in_hdr = false;
+				c->mpa_started = true;
+				c->rec_left = total - k;
+				taken += k;
+				continue;
+			}
+		}
+		if (c->in_hdr) {
+			uint32_t need = c->mpa_started ? 2 : 20;
+
+			k = need - c->hdr_have;
+			if (k > len - taken)
+				k = (uint32_t)(len - taken);
+			if (k > tcp_sndbuf(c->pcb) ||
+			    tcp_write(c->pcb, buf + taken, (u16_t)k, TCP_WRITE_FLAG_COPY) != ERR_OK)
+				break;
+			memcpy(c->hdr + c->hdr_have, buf + taken, k);
+			c->hdr_have += k;
+			taken += k;
+			if (c->hdr_have < need)
+				continue;
+			c->in_hdr = false;
+			if (!c->mpa_started) {
+				/* Request/Reply: 20 bytes, then PD_Length bytes (RFC 5044 7.1). */
+				c->rec_left = ((uint32_t)c->hdr[18] << 8 | c->hdr[19]);
+				c->mpa_started = true;
+			} else {
+				/* FPDU: ULPDU_Length, ULPDU, pad to 4, CRC (RFC 5044 4.1). */
+				uint32_t ulpdu = (uint32_t)c->hdr[0] << 8 | c->hdr[1];
+
+				c->rec_left = ((2 + ulpdu + 3) & ~3u) + 4 - 2;
+			}
+			continue;
+		}
+		k = c->rec_left;
+		if (k > len - taken)
+			k = (uint32_t)(len - taken);
+		/*
+		 * All of it or nothing: part of a record left in the send buffer
+		 * would go out alone when an ACK makes lwIP send (tcp_input).
+		 */
+		if (k > 0xffff || k > tcp_sndbuf(c->pcb) ||
+		    tcp_write(c->pcb, buf + taken, (u16_t)k, TCP_WRITE_FLAG_COPY) != ERR_OK)
+			break;
+		taken += k;
+		c->rec_left -= k;
+	}
+	/* A record cut by the end of @p buf waits for its rest, in its segment. */
+	if (!c->in_hdr && c->rec_left == 0)
+		tcp_output(c->pcb);
+	return (long)taken;
+}
+
+void
+rk_tcp_lwip_mpa_align(struct rk_tcp *t)
+{
+	struct lw_conn *c = (struct lw_conn *)t;
+
+	if (t == NULL || t->ops != &lw_ops)
+		return;
+	LOCK_TCPIP_CORE();
+	c->mpa = true;
+	UNLOCK_TCPIP_CORE();
+}
+
 static long
 lw_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
 {
@@ -422,7 +530,9 @@ lw_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
 		UNLOCK_TCPIP_CORE();
 		return -ECONNRESET;
 	}
-	if (c->connected && len > 0) {
+	if (c->connected && len > 0 && c->mpa) {
+		n = lw_send_mpa(c, buf, len);
+	} else if (c->connected && len > 0) {
 		size_t room = tcp_sndbuf(c->pcb);
 
 		if (room > len)

@@ -70,4 +70,15 @@ struct rk_tcp *rk_tcp_lwip_accept(struct rk_lwip_listener *l);
 /** Connect to @p ip : @p port; sends return 0 until it is established. */
 struct rk_tcp *rk_tcp_lwip_connect(const char *ip, uint16_t port);
 
+/**
+ * Segment the bytes sent on @p t (an lwIP connection) MPA-aware: the
+ * first record is an MPA Request or Reply (20 bytes + PD_Length), every
+ * later one an FPDU without markers (RFC 5044 4.1: ULPDU_Length + ULPDU +
+ * pad + CRC), and each record starts a TCP segment of its own, so FPDUs no
+ * larger than the MSS are aligned with segments (RFC 5044 section 8).
+ * Call before the first byte is sent, only for streams without markers.
+ * Other connections (kernel sockets) are ignored.
+ */
+void rk_tcp_lwip_mpa_align(struct rk_tcp *t);
+
 #endif /* RK_TCP_LWIP_H */
