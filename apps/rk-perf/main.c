@@ -1922,8 +1922,10 @@ main(int argc, char **argv)
 	p->fd = -1;
 	rk_io_dpdk_split_args(argc, argv, "rk-perf", &args);
 	rc = parse_args(p, args.app_argc, args.app_argv);
-	if (rc != 0)
+	if (rc != 0) {
+		free(p);
 		return rc;
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);

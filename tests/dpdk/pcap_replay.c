@@ -145,7 +145,7 @@ side_create(struct side *s, const uint8_t mac[6], const uint8_t ip[4], uint64_t 
 		return -1;
 	s->pd = rk_alloc_pd(s->ctx);
 	s->cq = rk_create_cq(s->ctx, 64, NULL);
-	s->buf = aligned_alloc(4096, len);
+	s->buf = aligned_alloc(4096, (len + 4095) & ~(size_t)4095);   /* C11: a multiple of the alignment */
 	s->len = len;
 	if (s->pd == NULL || s->cq == NULL || s->buf == NULL)
 		return -1;
