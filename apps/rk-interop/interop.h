@@ -45,6 +45,13 @@ struct ia_opts {
 	/* Fault injection, to see how the peer and rdmakit handle a bad peer. */
 	bool bad_rkey;                  /* use a wrong R_Key for the peer's buffer */
 	uint32_t psn_skew;              /* start sending this far past the PSN we announced */
+	/* bw client: also serve a second server on this TCP port (faults hit the first only) */
+	uint16_t pair_port;
+	/* --transport iwarp (iwarp.c): MPA over lwIP TCP on the port. */
+	bool iwarp;
+	uint8_t mpa_rev;                /* 1 or 2 (RFC 6581 enhanced) */
+	bool mpa_crc, mpa_markers, mpa_p2p;
+	const char *netmask;            /* of --ip for lwIP (default 255.255.255.0) */
 };
 
 struct ia {
@@ -110,5 +117,12 @@ int ia_pingpong(struct ia *a);
 
 /* perftest.c: ib_{write,read,send,atomic}_{bw,lat} peer (TCP exchange). */
 int ia_perftest(struct ia *a);
+
+/*
+ * iwarp.c: rping and ib_{write,read,send}_bw -R over iWARP (Linux siw);
+ * sets and closes a->ctx. 0, -1 with a message, or 3 when the peer
+ * refused the MPA markers we asked for.
+ */
+int ia_iwarp(struct ia *a);
 
 #endif /* RK_INTEROP_H */

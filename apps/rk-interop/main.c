@@ -203,6 +203,14 @@ ia_check(const uint8_t *b, size_t len, uint64_t key)
 	return true;
 }
 
+#ifdef RK_INTEROP_NO_IWARP
+int
+ia_iwarp(struct ia *a)
+{
+	return ia_fail(a, "--transport iwarp: built without lwIP (liblwip-dev)");
+}
+#endif
+
 /* --------------------------------------------------------------- options */
 
 static const char *const mode_names[IA_MODE_COUNT] = {
@@ -246,14 +254,25 @@ usage(FILE *f)
 		"      --oob-timeout S    TCP connect/accept and message timeout (default 30)\n"
 		"      --timeout S        data phase: fail after S s without progress (10)\n"
 		"  -R                     perftest modes: connect with RDMA-CM (perftest -R)\n"
+		"      --transport roce|iwarp  iwarp (or --iwarp): the peer of Linux siw: rping,\n"
+		"                         write_bw/read_bw/send_bw (-R implied); TCP by lwIP on\n"
+		"                         the port, -p is the rdma_cm port (default 18515)\n"
+		"      --mpa-rev 1|2      iWARP: MPA revision (2: RFC 6581 enhanced; default 2)\n"
+		"      --crc              iWARP: ask for MPA CRC32c (on when either side asks)\n"
+		"      --markers          iWARP: ask the peer for MPA markers (exit 3 if refused)\n"
+		"      --p2p              iWARP Rev 2: ask for/accept RFC 6581 RTR negotiation\n"
+		"      --netmask M        iWARP: netmask of --ip for lwIP (255.255.255.0)\n"
 		"  -g, -x N, -F           accepted for the tools' command lines (ignored)\n"
 		"fault injection (to test a peer's and rdmakit's error paths):\n"
 		"      --bad-rkey         perftest modes: use a wrong R_Key for the peer's buffer\n"
 		"      --psn-skew N       send from N past the PSN announced to the peer\n"
+		"      --pair-port N      bw client: also run against a second server on TCP\n"
+		"                         port N in the same process; the faults above hit the\n"
+		"                         first connection only, the second must complete\n"
 		"  -v, --verbose\n"
 		"  -h, --help\n"
 		"Exit status: 0 ok (data verified where the tool allows), 1 run-time error,\n"
-		"2 bad usage.\n");
+		"2 bad usage, 3 the peer refused the MPA markers asked for (--markers).\n");
 }
 
 static int
@@ -276,7 +295,9 @@ parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 static int
 parse_args(struct ia *a, int argc, char **argv)
 {
-	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW };
+	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW, O_TRANSPORT, O_IWARP,
+	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK };
+	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
@@ -284,9 +305,13 @@ parse_args(struct ia *a, int argc, char **argv)
 		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
 		{ "oob-timeout", 1, NULL, O_OOB_TO }, { "timeout", 1, NULL, O_TO },
 		{ "gid-idx", 1, NULL, 'g' }, { "verbose", 0, NULL, 'v' },
-		{ "qp-timeout", 1, NULL, 'u' },
+		{ "qp-timeout", 1, NULL, 'u' }, { "pair-port", 1, NULL, O_PAIR_PORT },
 		{ "help", 0, NULL, 'h' }, { "bad-rkey", 0, NULL, O_BAD_RKEY },
-		{ "psn-skew", 1, NULL, O_PSN_SKEW }, { NULL, 0, NULL, 0 },
+		{ "psn-skew", 1, NULL, O_PSN_SKEW }, { "transport", 1, NULL, O_TRANSPORT },
+		{ "iwarp", 0, NULL, O_IWARP }, { "mpa-rev", 1, NULL, O_MPA_REV },
+		{ "crc", 0, NULL, O_CRC }, { "markers", 0, NULL, O_MARKERS },
+		{ "p2p", 0, NULL, O_P2P }, { "netmask", 1, NULL, O_NETMASK },
+		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_opts *o = &a->o;
 	bool size_set = false, port_set = false;
@@ -294,7 +319,8 @@ parse_args(struct ia *a, int argc, char **argv)
 	int c, mi;
 
 	*o = (struct ia_opts){ .tcp_port = 18515, .iters = 1000, .mtu = 1024, .rx_depth = 500,
-			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10 };
+			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10,
+			       .mpa_rev = 2 };
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
@@ -358,7 +384,27 @@ parse_args(struct ia *a, int argc, char **argv)
 			if (parse_u32(optarg, 1, 0x7fffff, &o->psn_skew) != 0)
 				BAD("--psn-skew: expected 1..8388607, got '%s'", optarg);
 			break;
+		case O_PAIR_PORT:
+			if (parse_u32(optarg, 1, 65535, &v) != 0)
+				BAD("--pair-port: expected a TCP port, got '%s'", optarg);
+			o->pair_port = (uint16_t)v;
+			break;
 		case 'R': o->rdma_cm = true; break;
+		case O_TRANSPORT:
+			if (strcmp(optarg, "iwarp") != 0 && strcmp(optarg, "roce") != 0)
+				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
+			o->iwarp = strcmp(optarg, "iwarp") == 0;
+			break;
+		case O_IWARP: o->iwarp = true; break;
+		case O_MPA_REV:
+			if (parse_u32(optarg, 1, 2, &v) != 0)
+				BAD("--mpa-rev: expected 1 or 2, got '%s'", optarg);
+			o->mpa_rev = (uint8_t)v;
+			break;
+		case O_CRC: o->mpa_crc = true; break;
+		case O_MARKERS: o->mpa_markers = true; break;
+		case O_P2P: o->mpa_p2p = true; break;
+		case O_NETMASK: o->netmask = optarg; break;
 		case 'g': case 'x': case 'F': break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -387,11 +433,22 @@ parse_args(struct ia *a, int argc, char **argv)
 		BAD("unexpected argument '%s'", argv[optind]);
 	if (!o->have_ip)
 		BAD("--ip A.B.C.D is required (this endpoint's RDMA address)");
+	if (o->pair_port != 0 && (o->server_host == NULL || o->rdma_cm ||
+				  o->pair_port == o->tcp_port ||
+				  (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+				   o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))
+		BAD("--pair-port: the client of write_bw, read_bw, send_bw or atomic_bw, "
+		    "without -R, on another port than -p");
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;
 	if (o->mode == IA_RPING && !port_set)
 		o->tcp_port = 7174;
+	if (o->iwarp && o->mode != IA_RPING && o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+	    o->mode != IA_SEND_BW)
+		BAD("--transport iwarp: modes rping, write_bw, read_bw, send_bw only");
+	if (o->iwarp)
+		o->rdma_cm = true;
 	if (o->mode == IA_UD_PINGPONG && o->size > o->mtu)
 		BAD("ud_pingpong: --size %u exceeds the MTU %u", o->size, o->mtu);
 	return 0;
@@ -458,6 +515,20 @@ main(int argc, char **argv)
 		rk_io_dpdk_close(a->io);
 		return 1;
 	}
+	if (a->o.iwarp) {
+		/* iwarp.c owns the device and the TCP; only the port is ours. */
+		rc = ia_iwarp(a);
+		if (rc != 0)
+			fprintf(stderr, "rk-interop: error: %s\n", a->err[0] ? a->err : "failed");
+		rc = rc == 3 ? 3 : rc != 0 ? 1 : 0;
+		if (rk_io_dpdk_close(a->io) != 0) {
+			fprintf(stderr, "rk-interop: error: the recording %s is incomplete\n",
+				a->o.pcap_path);
+			rc = 1;
+		}
+		free(a);
+		return rc;
+	}
 	rk_io_dpdk_mac(a->io, da.mac);
 	ia_gid_v4(da.ip, a->o.ip);
 	da.ip_version = 4;
@@ -476,11 +547,25 @@ main(int argc, char **argv)
 		rc = ia_perftest(a);
 	if (rc != 0)
 		fprintf(stderr, "rk-interop: error: %s\n", a->err[0] ? a->err : "failed");
-	/* Let the last ACKs leave before the port goes away. */
-	for (uint64_t t = rk_io_dpdk_now_ns() + 50000000ull; rk_io_dpdk_now_ns() < t;)
-		rk_io_dpdk_idle(a->io, rk_progress(a->ctx));
+	/*
+	 * Let the last ACKs leave before the port goes away, and keep
+	 * answering while the peer still sends: when our last ACK was lost,
+	 * its retransmission (67 ms later with the tools' timeout) must find
+	 * us, or its QP ends in error. Until 200 ms pass without a frame, at
+	 * most 2 s.
+	 */
+	for (uint64_t now = rk_io_dpdk_now_ns(), quiet = now + 200000000ull,
+	     end = now + 2000000000ull; now < quiet && now < end; now = rk_io_dpdk_now_ns()) {
+		int n = rk_progress(a->ctx);
+
+		if (n > 0)
+			quiet = now + 200000000ull;
+		rk_io_dpdk_idle(a->io, n);
+	}
 	if (a->fd >= 0)
 		close(a->fd);
+	/* -EBUSY (a mode's error path kept objects) only leaves them to exit. */
+	(void)rk_close_device(a->ctx);
 	rc = rc != 0 ? 1 : 0;
 	if (rk_io_dpdk_close(a->io) != 0) {
 		fprintf(stderr, "rk-interop: error: the recording %s is incomplete\n",

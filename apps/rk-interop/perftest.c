@@ -42,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "interop.h"
 #include "perf.h"
@@ -91,6 +92,15 @@ struct pt {
 	struct rk_mr *cmr;
 	uint8_t cbuf[2][128];           /* [0] send, [1] receive */
 	uint32_t comm_psn;
+	/* Faults injected on this connection (--bad-rkey, --psn-skew). */
+	bool bad_rkey;
+	uint32_t psn_skew;
+	/* bw client data loop, one step at a time (see bw_client_step). */
+	uint8_t *ref;                   /* READ 0's bytes */
+	uint64_t first;                 /* FETCH_AND_ADD 0's result */
+	uint32_t window;
+	uint64_t t0;
+	int fd;                         /* the TCP exchange (ia.fd while in use) */
 };
 
 /* ------------------------------------------------------------- exchange */
@@ -439,7 +449,7 @@ connect_qp(struct pt *t)
 			       "with -x and the index of its IPv4 GID, e.g. -x 1)");
 	if (ia_resolve(a, ip, t->peer_mac) != 0)
 		return -1;
-	if (a->o.bad_rkey)
+	if (t->bad_rkey)
 		t->remote.rkey ^= 0x5a5a00;
 	at.qp_state = RK_QPS_RTR;
 	at.path_mtu = (enum rk_mtu)t->mtu_enum;
@@ -455,7 +465,7 @@ connect_qp(struct pt *t)
 		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
 	memset(&at, 0, sizeof(at));
 	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (t->local.psn + a->o.psn_skew) & 0xffffff;
+	at.sq_psn = (t->local.psn + t->psn_skew) & 0xffffff;
 	at.timeout = a->o.qp_timeout;
 	at.retry_cnt = 7;
 	at.rnr_retry = 7;
@@ -489,6 +499,7 @@ destroy(struct pt *t)
 		rk_dealloc_pd(t->pd);
 	free(t->buf);
 	free(t->rbuf);
+	free(t->ref);
 }
 
 /* ------------------------------------------------------------ data phase */
@@ -573,16 +584,13 @@ check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
 }
 
 static int
-run_bw_client(struct pt *t)
+bw_client_begin(struct pt *t)
 {
 	struct ia *a = t->a;
-	uint32_t window = a->o.tx_depth;
-	uint8_t *ref = NULL;
-	uint64_t first = 0, t0;
-	struct rk_wc wc[32];
 
+	t->window = a->o.tx_depth;
 	if (t->verb == PT_READ || t->verb == PT_ATOMIC)
-		window = t->slots < window ? t->slots : window;
+		t->window = t->slots < t->window ? t->slots : t->window;
 	/*
 	 * READ responses arrive in bursts we cannot slow down: keep about 256
 	 * response packets in flight (the af_packet ring holds 512 frames), or
@@ -592,48 +600,61 @@ run_bw_client(struct pt *t)
 		uint32_t npkts = (t->size + (128u << t->mtu_enum) - 1) / (128u << t->mtu_enum);
 		uint32_t cap = npkts >= 256 ? 1 : 256 / npkts;
 
-		if (window > cap)
-			window = cap;
+		if (t->window > cap)
+			t->window = cap;
 	}
-	if (t->verb == PT_READ && (ref = malloc(t->size)) == NULL)
+	if (t->verb == PT_READ && (t->ref = malloc(t->size)) == NULL)
 		return ia_fail(a, "out of memory");
 	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
 		ia_fill(t->buf + (size_t)s * t->size, t->size, s);
-	t0 = rk_io_dpdk_now_ns();
-	while (t->done < t->iters) {
-		int n, rc;
+	t->t0 = rk_io_dpdk_now_ns();
+	return 0;
+}
 
-		while (t->posted < t->iters && t->posted - t->done < window) {
-			rc = post_op(t, t->posted, 0);
-			if (rc < 0)
-				goto fail;
-			if (rc > 0)
-				break;
-		}
-		n = rk_poll_cq(t->cq, 32, wc);
-		if (n < 0) {
-			ia_fail(a, "poll_cq: %s", strerror(-n));
-			goto fail;
-		}
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS) {
-				wc_error(t, &wc[i]);
-				goto fail;
-			}
-			if (check_result(t, wc[i].wr_id, ref, &first) != 0)
-				goto fail;
-			t->done++;
-		}
-		if (ia_watchdog(a, n) != 0)
-			goto fail;
+/* Post what the window allows, reap completions: their count, or -1 with a message. */
+static int
+bw_client_step(struct pt *t)
+{
+	struct rk_wc wc[32];
+	int n, rc;
+
+	while (t->posted < t->iters && t->posted - t->done < t->window) {
+		rc = post_op(t, t->posted, 0);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			break;
+	}
+	n = rk_poll_cq(t->cq, 32, wc);
+	if (n < 0)
+		return ia_fail(t->a, "poll_cq: %s", strerror(-n));
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != RK_WC_SUCCESS)
+			return wc_error(t, &wc[i]);
+		if (check_result(t, wc[i].wr_id, t->ref, &t->first) != 0)
+			return -1;
+		t->done++;
+	}
+	if (t->done == t->iters)
+		t->seconds = (double)(rk_io_dpdk_now_ns() - t->t0) * 1e-9;
+	return n;
+}
+
+static int
+run_bw_client(struct pt *t)
+{
+	struct ia *a = t->a;
+
+	if (bw_client_begin(t) != 0)
+		return -1;
+	while (t->done < t->iters) {
+		int n = bw_client_step(t);
+
+		if (n < 0 || ia_watchdog(a, n) != 0)
+			return -1;
 		rk_io_dpdk_idle(a->io, n);
 	}
-	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
-	free(ref);
 	return 0;
-fail:
-	free(ref);
-	return -1;
 }
 
 /* Passive side of write/read/atomic: serve until the client's next message. */
@@ -824,75 +845,156 @@ xchg_reports(struct pt *t, uint64_t *peer_iters)
 	return 0;
 }
 
-int
-ia_perftest(struct ia *a)
+static void
+pt_init(struct pt *t, struct ia *a)
 {
-	struct pt t = { .a = a, .client = a->o.server_host != NULL, .size = a->o.size,
-			.iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu) };
-	bool bw_report;
-	int barriers, rc = -1;
-	uint64_t sum0 = 0, peer_iters = 0;
-
+	*t = (struct pt){ .a = a, .client = a->o.server_host != NULL, .size = a->o.size,
+			  .iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu),
+			  .bad_rkey = a->o.bad_rkey, .psn_skew = a->o.psn_skew, .fd = -1 };
 	switch (a->o.mode) {
-	case IA_WRITE_BW: t.verb = PT_WRITE; break;
-	case IA_READ_BW: t.verb = PT_READ; break;
-	case IA_SEND_BW: t.verb = PT_SEND; break;
-	case IA_ATOMIC_BW: t.verb = PT_ATOMIC; t.size = 8; break;
-	case IA_WRITE_LAT: t.verb = PT_WRITE; t.lat = true; break;
-	case IA_READ_LAT: t.verb = PT_READ; t.lat = true; break;
-	default: t.verb = PT_SEND; t.lat = true; break;
+	case IA_WRITE_BW: t->verb = PT_WRITE; break;
+	case IA_READ_BW: t->verb = PT_READ; break;
+	case IA_SEND_BW: t->verb = PT_SEND; break;
+	case IA_ATOMIC_BW: t->verb = PT_ATOMIC; t->size = 8; break;
+	case IA_WRITE_LAT: t->verb = PT_WRITE; t->lat = true; break;
+	case IA_READ_LAT: t->verb = PT_READ; t->lat = true; break;
+	default: t->verb = PT_SEND; t->lat = true; break;
 	}
-	bw_report = !t.lat && t.verb != PT_SEND;
-	barriers = bw_report ? 2 : 3;
+}
 
-	t.cm = a->o.rdma_cm;
-	if (t.cm) {
+static bool
+pt_bw_report(const struct pt *t)
+{
+	return !t->lat && t->verb != PT_SEND;
+}
+
+/* Connect (by role and exchange) up to the data phase; 0 or -1 with a message. */
+static int
+pt_setup(struct pt *t)
+{
+	struct ia *a = t->a;
+	int barriers = pt_bw_report(t) ? 2 : 3;
+
+	t->cm = a->o.rdma_cm;
+	if (t->cm) {
 		/*
 		 * perftest -R: the exchange connection, the same exchange over
 		 * it, the data QP's connection after the first key message,
 		 * then two more barriers than over TCP (its first key
 		 * messages are zeros: the real ones come later).
 		 */
-		struct ia_cmc *comm[1] = { &t.comm };
-		uint8_t res = t.verb == PT_READ || t.verb == PT_ATOMIC ? PT_OUT_READS : 0;
+		struct ia_cmc *comm[1] = { &t->comm };
+		uint8_t res = t->verb == PT_READ || t->verb == PT_ATOMIC ? PT_OUT_READS : 0;
 
-		if (create_comm(&t) != 0)
-			goto out;
-		if ((t.client ? ia_cm_connect(a, &t.comm, t.cqp, t.comm_psn, 0, NULL, 0) :
-				ia_cm_accept(a, &t.comm, t.cqp, t.comm_psn, 0, NULL, 0)) != 0)
-			goto out;
-		if (preamble(&t) != 0 || create(&t) != 0 || hand_shake(&t, &t.remote) != 0)
-			goto out;
-		if ((t.client ? ia_cm_connect(a, &t.data, t.qp, t.local.psn, res, comm, 1) :
-				ia_cm_accept(a, &t.data, t.qp, t.local.psn, res, comm, 1)) != 0)
-			goto out;
+		if (create_comm(t) != 0)
+			return -1;
+		if ((t->client ? ia_cm_connect(a, &t->comm, t->cqp, t->comm_psn, 0, NULL, 0) :
+				 ia_cm_accept(a, &t->comm, t->cqp, t->comm_psn, 0, NULL, 0)) != 0)
+			return -1;
+		if (preamble(t) != 0 || create(t) != 0 || hand_shake(t, &t->remote) != 0)
+			return -1;
+		if ((t->client ? ia_cm_connect(a, &t->data, t->qp, t->local.psn, res, comm, 1) :
+				 ia_cm_accept(a, &t->data, t->qp, t->local.psn, res, comm, 1)) != 0)
+			return -1;
 		barriers += 2;
 	} else {
-		if (ia_oob_open(a) != 0 || preamble(&t) != 0 || create(&t) != 0)
-			goto out;
-		if (hand_shake(&t, &t.remote) != 0 || connect_qp(&t) != 0)
-			goto out;
+		if (ia_oob_open(a) != 0)
+			return -1;
+		t->fd = a->fd;
+		if (preamble(t) != 0 || create(t) != 0)
+			return -1;
+		if (hand_shake(t, &t->remote) != 0 || connect_qp(t) != 0)
+			return -1;
 	}
 	/* Receives go up before the last barrier, as perftest's server does. */
 	for (int i = 0; i < barriers; i++) {
-		if (i == barriers - 1 && t.verb == PT_SEND)
-			for (uint32_t s = 0; s < t.rslots; s++)
-				if (post_recv(&t, s) != 0)
-					goto out;
-		if (hand_shake(&t, t.cm ? &t.remote : NULL) != 0)
-			goto out;
+		if (i == barriers - 1 && t->verb == PT_SEND)
+			for (uint32_t s = 0; s < t->rslots; s++)
+				if (post_recv(t, s) != 0)
+					return -1;
+		if (hand_shake(t, t->cm ? &t->remote : NULL) != 0)
+			return -1;
 	}
-	if (t.cm && t.remote.rkey == 0 && t.remote.vaddr == 0 && t.verb != PT_SEND) {
-		ia_fail(a, "the peer sent no R_Key/VA in its key messages");
-		goto out;
-	}
+	if (t->cm && t->remote.rkey == 0 && t->remote.vaddr == 0 && t->verb != PT_SEND)
+		return ia_fail(a, "the peer sent no R_Key/VA in its key messages");
 	printf(" local address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64 "\n",
-	       t.local.qpn, t.local.psn, t.local.rkey, t.local.vaddr);
+	       t->local.qpn, t->local.psn, t->local.rkey, t->local.vaddr);
 	printf(" remote address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64
-	       " GID ::ffff:%u.%u.%u.%u OUT_READS %u\n", t.remote.qpn, t.remote.psn,
-	       t.remote.rkey, t.remote.vaddr, t.remote.gid[12], t.remote.gid[13],
-	       t.remote.gid[14], t.remote.gid[15], t.remote.out_reads);
+	       " GID ::ffff:%u.%u.%u.%u OUT_READS %u\n", t->remote.qpn, t->remote.psn,
+	       t->remote.rkey, t->remote.vaddr, t->remote.gid[12], t->remote.gid[13],
+	       t->remote.gid[14], t->remote.gid[15], t->remote.out_reads);
 	fflush(stdout);
+	return 0;
+}
+
+/* After the data phase: reports, last barriers, close, server-side checks, result. */
+static int
+pt_finish(struct pt *t, uint64_t sum0)
+{
+	struct ia *a = t->a;
+	uint64_t peer_iters = 0;
+
+	if (pt_bw_report(t)) {
+		if (hand_shake(t, NULL) != 0 || xchg_reports(t, &peer_iters) != 0)
+			return -1;
+	}
+	/* perftest's write_lat closes without the last barrier. */
+	if (!(t->lat && t->verb == PT_WRITE) && hand_shake(t, NULL) != 0)
+		return -1;
+	if (t->cm) {
+		struct ia_cmc *cs[2] = { &t->data, &t->comm };
+
+		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
+			return -1;
+	} else {
+		(void)oob_send(a->fd, "done", 5);
+	}
+	/* Checks only the server can make, now that the client said how much it did. */
+	if (!t->client && t->verb == PT_ATOMIC) {
+		uint64_t delta = word_sum(t->buf + t->region_off, t->region_len) - sum0;
+
+		if (delta != peer_iters)
+			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
+				       " FETCH_AND_ADDs of 1", delta, peer_iters);
+	}
+	if (!t->client && t->verb == PT_READ &&
+	    !ia_check(t->buf + t->region_off, t->region_len, 0x5eed))
+		return ia_fail(a, "READ-only buffer changed during the test");
+	if (t->client || t->lat) {
+		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
+					      1048576.0 : 0;
+
+		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  %.1f usec/iter\n",
+		       t->size, t->iters, t->seconds, mbs,
+		       t->iters > 0 ? t->seconds * 1e6 / t->iters : 0.0);
+	} else if (t->verb == PT_SEND) {
+		printf(" #bytes %u  received %" PRIu64 " messages\n", t->size, t->recvd);
+	} else if (pt_bw_report(t)) {
+		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t->size,
+		       peer_iters);
+	}
+	printf("result: ok (%s)\n",
+	       t->verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
+	       t->verb == PT_READ ? "READ data checked" :
+	       t->verb == PT_WRITE && t->lat ? "ping-pong counters checked" :
+	       "completions and lengths checked");
+	return 0;
+}
+
+static int ia_perftest_pair(struct ia *a);
+
+int
+ia_perftest(struct ia *a)
+{
+	struct pt t;
+	uint64_t sum0;
+	int rc = -1;
+
+	if (a->o.pair_port != 0)
+		return ia_perftest_pair(a);
+	pt_init(&t, a);
+	if (pt_setup(&t) != 0)
+		goto out;
 	a->last_progress_ns = 0;
 	sum0 = word_sum(t.buf + t.region_off, t.region_len);
 	if (t.lat)
@@ -903,59 +1005,123 @@ ia_perftest(struct ia *a)
 		rc = run_send_server(&t);
 	else
 		rc = run_passive(&t);
-	if (rc != 0)
-		goto out;
-	rc = -1;
-	if (bw_report) {
-		if (hand_shake(&t, NULL) != 0 || xchg_reports(&t, &peer_iters) != 0)
-			goto out;
-	}
-	/* perftest's write_lat closes without the last barrier. */
-	if (!(t.lat && t.verb == PT_WRITE) && hand_shake(&t, NULL) != 0)
-		goto out;
-	if (t.cm) {
-		struct ia_cmc *cs[2] = { &t.data, &t.comm };
+	if (rc == 0)
+		rc = pt_finish(&t, sum0);
+out:
+	destroy(&t);
+	return rc;
+}
 
-		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
-			goto out;
-	} else {
-		(void)oob_send(a->fd, "done", 5);
-	}
-	/* Checks only the server can make, now that the client said how much it did. */
-	if (!t.client && t.verb == PT_ATOMIC) {
-		uint64_t delta = word_sum(t.buf + t.region_off, t.region_len) - sum0;
+static void
+err_prefix(struct ia *a, const char *prefix)
+{
+	char tmp[sizeof(a->err)];
 
-		if (delta != peer_iters) {
-			ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
-				" FETCH_AND_ADDs of 1", delta, peer_iters);
+	snprintf(tmp, sizeof(tmp), "%s%.200s", prefix, a->err);
+	snprintf(a->err, sizeof(a->err), "%s", tmp);
+}
+
+/*
+ * Two connections served by one process: the client of two servers of
+ * the same bw tool (ports o.tcp_port and o.pair_port), both data phases in
+ * one loop. The fault options apply to the first connection only; the
+ * second must complete with its data checked whatever the first does.
+ * The first one's failure is reported and its exchange closed (its tool
+ * then fails), the loop keeps serving the second. Exit status 0 when the
+ * second completed and the first either completed or failed under a fault
+ * we injected.
+ */
+static int
+ia_perftest_pair(struct ia *a)
+{
+	struct pt t[2];
+	char err0[sizeof(a->err)] = "";
+	uint64_t done1_at_fail = 0;
+	bool dead0 = false;
+	int rc = -1;
+
+	pt_init(&t[0], a);
+	pt_init(&t[1], a);
+	t[1].bad_rkey = false;
+	t[1].psn_skew = 0;
+	if (pt_setup(&t[0]) != 0) {
+		err_prefix(a, "connection 1: ");
+		goto out;
+	}
+	a->fd = -1;
+	a->o.tcp_port = a->o.pair_port;
+	if (pt_setup(&t[1]) != 0) {
+		err_prefix(a, "connection 2: ");
+		goto out;
+	}
+	if (bw_client_begin(&t[0]) != 0 || bw_client_begin(&t[1]) != 0)
+		goto out;
+	a->last_progress_ns = 0;
+	while (t[1].done < t[1].iters || (!dead0 && t[0].done < t[0].iters)) {
+		int work = 0;
+
+		for (int i = 0; i < 2; i++) {
+			int n;
+
+			if ((i == 0 && dead0) || t[i].done == t[i].iters)
+				continue;
+			n = bw_client_step(&t[i]);
+			if (n < 0 && i == 1) {
+				err_prefix(a, "connection 2: ");
+				goto out;
+			}
+			if (n < 0) {
+				/* The first connection broke: note it, keep serving the second. */
+				snprintf(err0, sizeof(err0), "%s", a->err);
+				a->err[0] = '\0';
+				dead0 = true;
+				done1_at_fail = t[1].done;
+				printf("pair: connection 1 (QP %#x) failed: %s; connection 2 (QP %#x) "
+				       "had completed %" PRIu64 " of %u\n", t[0].qp->qp_num, err0,
+				       t[1].qp->qp_num, t[1].done, t[1].iters);
+				fflush(stdout);
+				if (t[0].fd >= 0) {
+					close(t[0].fd);
+					t[0].fd = -1;
+				}
+				continue;
+			}
+			work += n;
+		}
+		if (ia_watchdog(a, work) != 0)
+			goto out;
+		rk_io_dpdk_idle(a->io, work);
+	}
+	if (!dead0) {
+		a->fd = t[0].fd;
+		if (pt_finish(&t[0], 0) != 0) {
+			err_prefix(a, "connection 1: ");
 			goto out;
 		}
 	}
-	if (!t.client && t.verb == PT_READ &&
-	    !ia_check(t.buf + t.region_off, t.region_len, 0x5eed)) {
-		ia_fail(a, "READ-only buffer changed during the test");
+	a->fd = t[1].fd;
+	if (pt_finish(&t[1], 0) != 0) {
+		err_prefix(a, "connection 2: ");
 		goto out;
 	}
-	if (t.client || t.lat) {
-		double mbs = t.seconds > 0 ? (double)t.size * (double)t.iters / t.seconds /
-					     1048576.0 : 0;
-
-		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  %.1f usec/iter\n",
-		       t.size, t.iters, t.seconds, mbs,
-		       t.iters > 0 ? t.seconds * 1e6 / t.iters : 0.0);
-	} else if (t.verb == PT_SEND) {
-		printf(" #bytes %u  received %" PRIu64 " messages\n", t.size, t.recvd);
-	} else if (bw_report) {
-		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t.size,
-		       peer_iters);
+	/* Without a fault injected, the first connection had to complete as well. */
+	if (dead0 && !t[0].bad_rkey && t[0].psn_skew == 0) {
+		ia_fail(a, "connection 1: %s", err0);
+		goto out;
 	}
-	printf("result: ok (%s)\n",
-	       t.verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
-	       t.verb == PT_READ ? "READ data checked" :
-	       t.verb == PT_WRITE && t.lat ? "ping-pong counters checked" :
-	       "completions and lengths checked");
+	if (dead0)
+		printf("pair: connection 2 completed %u of %u (%" PRIu64 " after connection 1 "
+		       "failed), data checked\n", t[1].iters, t[1].iters,
+		       (uint64_t)t[1].iters - done1_at_fail);
+	else
+		printf("pair: both connections completed, data checked\n");
 	rc = 0;
 out:
-	destroy(&t);
+	/* main closes a->fd; close the other exchange here. */
+	for (int i = 0; i < 2; i++)
+		if (t[i].fd >= 0 && t[i].fd != a->fd)
+			close(t[i].fd);
+	destroy(&t[0]);
+	destroy(&t[1]);
 	return rc;
 }

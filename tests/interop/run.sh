@@ -7,9 +7,12 @@
 #   run.sh RK_INTEROP RK_INSPECT [quick|full]
 #
 # quick (the default, for CI): every tool in both roles at MTU 1024 with a
-# small and a large message, the RC tools again under 1% and 5% loss, and
-# the misbehaving-peer cases. full adds MTU 4096 (the lab is rebooted with
-# --mtu 9000 when this script booted it) and more sizes.
+# small and a large message, the RC tools again under 1% and 5% loss, the
+# misbehaving-peer cases (one process serving a good and a bad peer among
+# them), then a compact MTU 4096 set. full runs the whole matrix again at
+# MTU 4096, with more sizes. MTU 4096 needs a lab this script booted (it
+# reboots it with --mtu 9000) whose guest NIC takes big frames; otherwise
+# that part is reported skipped with the reason.
 #
 # Every rk-interop run records its frames (pcapng); each recording must
 # give rk-inspect zero findings. Prints one result row per case and a
@@ -17,10 +20,14 @@
 # reason when the lab cannot run here (not root, no QEMU, no namespaces,
 # no /dev/net/tun, the guest image cannot be built offline).
 #
-# Environment: RDMA_PEER (path of the rdma-peer script), RK_INTEROP_KEEP=1
+# Environment: RDMA_PEER (path of the rdma-peer script), RDMA_PEER_NS and
+# RDMA_PEER_RUN (which lab: namespace and runtime directory, passed on to
+# rdma-peer; default rdmalab, /run/rdma-peer), RK_INTEROP_KEEP=1
 # keeps the recordings, RK_INTEROP_KEEP_LAB=1 leaves a lab this script
 # booted running, RK_INTEROP_MTU=4096 runs at path MTU 4096 (a lab up with
-# --mtu 9000).
+# --mtu 9000) from the start, RK_INTEROP_NO4096=1 leaves out the MTU 4096
+# part, RK_INTEROP_ONLY=REGEX runs only the cases whose "NAME ROLE"
+# matches (e.g. '-R/.* rk-server').
 set -u
 rki=$1
 rk=$2
@@ -45,7 +52,10 @@ PMTU=${RK_INTEROP_MTU:-1024}
 G1=198.18.0.11
 tmp=$(mktemp -d /tmp/rk-interop.XXXXXX)
 booted=0
-lock=/run/rk-interop.lock
+# One run per lab: the lock follows the namespace, so runs in other labs
+# (RDMA_PEER_NS, with their own RDMA_PEER_RUN) proceed in parallel.
+case $NS in *[!A-Za-z0-9_.-]*) skip "RDMA_PEER_NS '$NS' is not a plain name" ;; esac
+lock=/run/rk-interop-$NS.lock
 exec 9>"$lock"
 flock -w 600 9 || skip "another interop run holds $lock"
 
@@ -119,12 +129,24 @@ check_pcap() {
 	return 1
 }
 
+# rk-interop's local ACK timeout without loss: 0.5 s (-u 17), not the
+# tools' 67 ms. rxe under TCG stalls longer than 67 ms now and then (on a
+# loaded host, and at MTU 4096 it takes 64 KiB, the 16 packets between two
+# of its ACKs, in up to 90 ms): the timer fires, the requester resends the
+# window or re-issues the READ, rxe replays every duplicate in turn and
+# the backlog only grows until the retries run out (doc/interop.md). Under
+# loss (LOSSY set) the defaults stay. A case's own -u comes later and wins.
+rk_u() {
+	[ -z "${LOSSY:-}" ] && echo "-u 17"
+}
+
 # case NAME ROLE TOOLCMD RKARGS [EXPECT]
 #   ROLE rk-server: rk-interop listens, the tool connects to the exchange namespace;
 #   rk-client: the tool listens in the guest. EXPECT "ok" (both exit 0) or
 #   "fail:REGEX" (rk-interop must exit 1 with a message matching REGEX).
 case_() {
 	local name=$1 role=$2 tool=$3 args=$4 expect=${5:-ok} rc trc pc res t0 t1 tp rp
+	[[ "$name $role" =~ ${RK_INTEROP_ONLY:-.} ]] || return 0
 	n=$((n + 1))
 	local f="$tmp/$n-${name//[\/%~]/_}-$role"
 	t0=$(date +%s.%N)
@@ -132,12 +154,12 @@ case_() {
 		"$peer" exec -t 120 1 "$tool" >"$f.tool" 2>&1 &
 		tp=$!
 		sleep 1.5
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $args -m "$PMTU" -I "$RK_IP" \
+		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 		rc=$?
 		wait "$tp"; trc=$?
 	else
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $args -m "$PMTU" -I "$RK_IP" \
+		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" >"$f.rk" 2>&1 &
 		rp=$!
 		sleep 1.5
@@ -199,11 +221,13 @@ matrix() { # SIZES...
 	rping 64
 	rping 65000
 	rdmacm 4096
+	if [ "$level" = full ]; then
+		rdmacm 1
+		rdmacm 1048576
+	fi
 }
 
-# perftest -R: RDMA-CM over QP1 for the exchange and the data QP. rdmakit as
-# the server of read_bw, read_lat, write_lat and send_lat does not pass yet
-# (doc/interop.md).
+# perftest -R: RDMA-CM over QP1 for the exchange and the data QP, both roles.
 rdmacm() { # SIZE
 	local t
 	for t in write_bw read_bw send_bw write_lat read_lat send_lat; do
@@ -212,7 +236,7 @@ rdmacm() { # SIZE
 	done
 	TOOL_HOST="" case_ "atomic_bw-R" rk-client "ib_atomic_bw -d rxe0 -R -F -n 50" \
 		"atomic_bw -R -n 50"
-	for t in write_bw send_bw; do
+	for t in write_bw read_bw send_bw write_lat read_lat send_lat; do
 		TOOL_HOST=" $RK_IP" case_ "$t-R/$1" rk-server "ib_$t -d rxe0 -R -F -n 50 -s $1" \
 			"$t -R -n 50 -s $1"
 	done
@@ -228,14 +252,20 @@ rping() { # SIZE
 }
 
 lossy() { # PCT
+	local LOSSY=1
 	"$peer" loss "$1" >/dev/null || { echo "FAIL: rdma-peer loss $1"; fail=$((fail + 1)); return; }
 	both "rc_pingpong~$1%" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -m $PMTU" "rc_pingpong -n 100 --timeout 30 -u 18"
 	both "write_bw/65536~$1%" "ib_write_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"write_bw -n 100 -s 65536 --timeout 30"
 	# 16 READs of 64 packets in flight turn every loss into a go-back-N
-	# replay of all of them by rxe: 4 in flight and a longer ACK timeout.
+	# replay of all of them by rxe: 4 in flight and a longer ACK timeout
+	# (rk-interop now caps 64 KiB READs at 4 in flight by itself, and the
+	# defaults passed too: doc/interop.md).
 	both "read_bw/65536~$1%" "ib_read_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"read_bw -n 100 -s 65536 --timeout 30 -t 4 -u 18"
+	# 16 READs in flight (the responder's limit), default ACK timeout.
+	both "read_bw/4096~$1%" "ib_read_bw -d rxe0 -x 1 -F -n 1000 -s 4096" \
+		"read_bw -n 1000 -s 4096 --timeout 30"
 	both "send_bw/65536~$1%" "ib_send_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"send_bw -n 100 -s 65536 --timeout 30"
 	both "send_lat/4096~$1%" "ib_send_lat -d rxe0 -x 1 -F -n 100 -s 4096" \
@@ -249,36 +279,129 @@ misbehave() {
 		"write_bw -n 20 -s 4096 --bad-rkey" "fail:remote access error"
 	# We start at another PSN than we told the peer: rxe drops or NAKs until our retries end.
 	case_ "wrong-psn" rk-client "timeout 8 ibv_rc_pingpong -d rxe0 -g 1 -n 20 -m $PMTU" \
-		"rc_pingpong -n 20 --psn-skew 1000 --timeout 30" "fail:completion error|no progress"
+		"rc_pingpong -n 20 --psn-skew 1000 --timeout 30 -u 14" "fail:completion error|no progress"
 	# Nobody listens on the port: rxe's CM answers the REQ with a REJ.
 	case_ "rej-no-listener" rk-client "sleep 3" "rping -n 2 -p 7999" \
 		"fail:rejected|invalid service ID"
 	# The peer vanishes mid-transfer (its process is killed after 4 s).
 	case_ "peer-vanishes" rk-client "timeout -s KILL 4 ib_send_bw -d rxe0 -x 1 -F -n 100000 -s 65536" \
-		"send_bw -n 100000 -s 65536 --timeout 5" "fail:retry counter exceeded|no progress|closed"
+		"send_bw -n 100000 -s 65536 --timeout 5 -u 14" "fail:retry counter exceeded|no progress|closed"
+}
+
+# One rk-interop process, two connections to two ib_read_bw servers in the
+# guest (ports 18515 and 18516), both data phases in one loop: the first
+# peer gets a fault (rk-interop's --bad-rkey or --psn-skew), its QP
+# completes in error; the second must complete every READ with its data
+# checked, after the first one failed.
+pair() { # NAME FAULT-ARGS EXPECT-REGEX
+	local name=$1 fault=$2 expect=$3 rc trc1 trc2 tp1 tp2 res t0 t1 pc pcok msg
+	[[ "$name rk-client" =~ ${RK_INTEROP_ONLY:-.} ]] || return 0
+	n=$((n + 1))
+	local f="$tmp/$n-$name"
+	t0=$(date +%s.%N)
+	"$peer" exec -t 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536" >"$f.tool1" 2>&1 &
+	tp1=$!
+	"$peer" exec -t 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536 -p 18516" >"$f.tool2" 2>&1 &
+	tp2=$!
+	sleep 1.5
+	timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) read_bw -n 200 -s 65536 $fault \
+		--pair-port 18516 --timeout 30 -m "$PMTU" -I "$RK_IP" --oob-netns "$OOB_NS" \
+		-w "$f.pcapng" "$G1" >"$f.rk" 2>&1
+	rc=$?
+	wait "$tp1"; trc1=$?
+	wait "$tp2"; trc2=$?
+	t1=$(date +%s.%N)
+	pc=$(check_pcap "$f.pcapng")
+	pcok=$?
+	# The good peer's tool and rk-interop succeed; the fault is named for connection 1.
+	if [ "$rc" = 0 ] && [ "$trc2" = 0 ] && [ $pcok = 0 ] &&
+	   grep -qE "^pair: connection 1 .*failed: .*($expect)" "$f.rk" &&
+	   grep -q "^pair: connection 2 completed 200 of 200" "$f.rk"; then
+		res=PASS
+	else
+		res=FAIL
+	fi
+	msg=$(grep -h "^pair: connection 2" "$f.rk" | head -1 | cut -c1-70)
+	rows+=("$(printf '%-4s %-22s %-9s %-6s %5.1fs  %-22s %s' "$res" "$name" "2 QPs" \
+		"$(mtu_of_lab)" "$(echo "$t1 - $t0" | bc)" "$pc" "$msg")")
+	echo "${rows[-1]}"
+	if [ "$res" = PASS ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "---- rk-interop ($f.rk, rc $rc):"; tail -6 "$f.rk"
+		echo "---- tools (rc $trc1, $trc2):"; tail -3 "$f.tool1" "$f.tool2"
+	fi
 }
 
 echo "== rdmakit vs rxe: $level; lab MTU $(mtu_of_lab); $("$peer" exec 1 'uname -r; dpkg-query -W -f="\${Version}" perftest 2>/dev/null || true' 2>/dev/null | tr '\n' ' ')"
 printf '%-4s %-22s %-9s %-6s %6s  %-22s %s\n' RES CASE ROLE ETHMTU TIME RECORDING "rk-interop"
-if [ "$level" = full ]; then
+skips=()
+# MTU 4096 needs a guest NIC that takes frames above 1518 bytes. QEMU's
+# virtio-net without host_mtu (VIRTIO_NET_F_MTU) and without mergeable
+# buffers leaves the guest's receive buffers at 1518 bytes whatever the
+# MTU set later: bigger frames are dropped silently, so every RDMA frame
+# rdmakit sends at MTU 4096 is lost. Probe with a 3000-byte ping reply.
+big_frames_ok() {
+	"$peer" exec -t 15 1 "ping -c 2 -W 3 -s 3000 $OOB_IP" >/dev/null 2>&1
+}
+skip_part() { # WHAT REASON
+	skips+=("SKIP $1: $2")
+	echo "${skips[-1]}"
+}
+
+# The compact MTU 4096 set of quick: the RC tools at 1 MiB, both roles.
+matrix4096() {
+	local t
+	both rc_pingpong "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -m $PMTU" "rc_pingpong -n 50"
+	for t in write_bw read_bw send_bw; do
+		both "$t/1048576" "ib_$t -d rxe0 -x 1 -F -n 20 -s 1048576" "$t -n 20 -s 1048576"
+	done
+	both "send_lat/65536" "ib_send_lat -d rxe0 -x 1 -F -n 50 -s 65536" "send_lat -n 50 -s 65536"
+	TOOL_HOST="" case_ "write_bw-R/65536" rk-client "ib_write_bw -d rxe0 -R -F -n 50 -s 65536" \
+		"write_bw -R -n 50 -s 65536"
+	TOOL_HOST=" $RK_IP" case_ "read_bw-R/65536" rk-server "ib_read_bw -d rxe0 -R -F -n 50 -s 65536" \
+		"read_bw -R -n 50 -s 65536"
+}
+
+if [ "$PMTU" = 4096 ] && ! big_frames_ok; then
+	skip_part "MTU 4096" "the guest drops frames above 1518 bytes (lab NIC without host_mtu)"
+elif [ "$level" = full ]; then
 	matrix 1 4096 65536 1048576
 else
 	matrix 1 1048576
 fi
-lossy 1
-lossy 5
-misbehave
-if [ "$level" = full ] && [ "$booted" = 1 ]; then
-	"$peer" down >/dev/null 2>&1
-	ip netns del "$OOB_NS" 2>/dev/null
-	lab_up --mtu 9000
-	oob_up
-	PMTU=4096
-	matrix 1 4096 1048576
+if [ "$PMTU" != 4096 ] || big_frames_ok; then
+	lossy 1
+	lossy 5
+	misbehave
+	pair "pair-bad-rkey" --bad-rkey "remote access error"
+	pair "pair-wrong-psn" "--psn-skew 1000 -u 14" "retry counter exceeded"
+fi
+# Then MTU 4096 (rxe active MTU 4096 on a lab up with --mtu 9000): all of
+# the matrix in full, the compact set in quick; only on a lab this run booted.
+if [ "$PMTU" != 4096 ] && [ "${RK_INTEROP_NO4096:-}" = "" ]; then
+	if [ "$booted" != 1 ]; then
+		skip_part "MTU 4096" "the running lab was not booted by this run (set RK_INTEROP_MTU=4096 on a lab up with --mtu 9000)"
+	else
+		"$peer" down >/dev/null 2>&1
+		ip netns del "$OOB_NS" 2>/dev/null
+		lab_up --mtu 9000
+		oob_up || { echo "FAIL: cannot attach the exchange namespace"; exit 1; }
+		PMTU=4096
+		if ! big_frames_ok; then
+			skip_part "MTU 4096" "the guest drops frames above 1518 bytes (lab NIC without host_mtu)"
+		elif [ "$level" = full ]; then
+			matrix 1 4096 1048576
+		else
+			matrix4096
+		fi
+	fi
 fi
 
 echo
 echo "== result table"
 printf '%s\n' "${rows[@]}"
-echo "interop: $pass passed, $fail failed ($n cases)"
+[ ${#skips[@]} = 0 ] || printf '%s\n' "${skips[@]}"
+echo "interop: $pass passed, $fail failed ($n cases), ${#skips[@]} parts skipped"
 [ "$fail" = 0 ]

@@ -1,0 +1,1253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-interop over iWARP: the peer of rping and of perftest's ib_*_bw -R on
+ * Linux soft-iWARP (siw), in either role. TCP is Debian's lwIP on the DPDK
+ * port (lib/io rk_io_lwip), MPA/DDP/RDMAP is lib/iwarp behind the verbs
+ * API (rk_open_device_iwarp); every frame is recorded with the port's
+ * pcapng writer.
+ *
+ * rdma_cm over iWARP has no CM messages of its own: rdma_connect() is a
+ * TCP connect plus the MPA Request, rdma_accept() the MPA Reply, the
+ * private data travels raw in them (rping and perftest send none; siw
+ * adds the RFC 6581 IRD/ORD words), and rdma_disconnect() is a TCP close.
+ * So a connection here is: TCP (lwIP; a client refused by a port nobody
+ * listens on yet tries again), one FPDU per TCP segment, then
+ * rk_qp_connect_stream() with the MPA options of the command line, wait
+ * until the QP runs; a disconnect is the stream's end. The Linux tools
+ * need some slack around both ends (see iw_connect() and iw_perftest()).
+ *
+ * perftest's ib_send_bw over iWARP flow-controls with credits (no RNR in
+ * iWARP): the receiver RDMA-Writes its count of messages taken (32-bit,
+ * little endian) into the sender's advertised buffer; both sides here.
+ *
+ * rping (per ping, as rdmacm.c describes it): client SENDs its source
+ * buffer (address, STag, length: 16 bytes big endian), the server READs
+ * it and SENDs a go-ahead, the client SENDs its sink, the server WRITEs
+ * the text there and SENDs a go-ahead; both roles check the text.
+ *
+ * perftest -R: two connections to the same port, the first for the
+ * exchange (perftest's messages as SENDs, the client first: version,
+ * cycle buffer, cache line, MTU, keys), the second the data QP, opened
+ * after the first key message; then barriers (key messages), the data
+ * phase, the bw report and a last barrier, as perftest.c does over
+ * RDMA-CM on RoCE.
+ *
+ * Markers (--markers, we ask the peer to put them in what it sends):
+ * Linux siw implements none and refuses a Request with M = 1 by a Reply
+ * with R = 1 (and, as initiator, a Reply with M = 1 by closing); either
+ * answer ends the run with a message saying so and exit status 3.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "interop.h"
+#include "rk_byteorder.h"
+#include "rk_io_lwip.h"
+#include "rk_tcp_lwip.h"
+
+#define IW_INFO 16
+#define IW_RECV ((uint64_t)1 << 62)
+#define IW_VERSION "6.06"
+#define IW_KEY_LEN 56
+#define IW_CYCLE 4096u
+#define IW_CACHE_LINE 64u
+#define IW_OUT_READS 16u
+#define IW_SLOT_BUDGET (16u << 20)
+#define IW_FIRST_SEND_DELAY_MS 100
+
+/* How a QP is made (again, when a connection attempt is refused). */
+struct iw_qp_spec {
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	uint32_t sq, rq;
+	uint8_t ird, ord;
+};
+
+struct iw {
+	struct ia *a;
+	struct rk_io_lwip *lw;
+	struct rk_lwip_listener *lis;
+	bool client;
+	uint64_t connects;
+};
+
+/* ------------------------------------------------------------ plumbing */
+
+static long
+st_send(void *s, const uint8_t *b, size_t n)
+{
+	struct rk_tcp *t = s;
+
+	return t->ops->send(t, b, n);
+}
+
+static long
+st_recv(void *s, uint8_t *b, size_t cap)
+{
+	struct rk_tcp *t = s;
+
+	return t->ops->recv(t, b, cap);
+}
+
+static void
+st_close(void *s)
+{
+	struct rk_tcp *t = s;
+
+	t->ops->close(t);
+}
+
+static uint64_t
+st_now(void *env)
+{
+	(void)env;
+	return rk_io_dpdk_now_ns();
+}
+
+static const struct rk_stream_ops iw_stream_ops = {
+	.name = "lwip", .send = st_send, .recv = st_recv, .close = st_close, .now_ns = st_now,
+};
+
+/* One round of the poll loop: port, lwIP, engine. Work done (0: idle). */
+static int
+iw_pump(struct iw *w)
+{
+	struct ia *a = w->a;
+	int n = rk_io_lwip_poll(w->lw);
+
+	if (a->ctx != NULL) {
+		n += rk_progress(a->ctx);
+		n += rk_io_lwip_poll(w->lw);
+	}
+	rk_io_dpdk_idle(a->io, n);
+	return n;
+}
+
+/* Pump for @p ms milliseconds (FINs, last segments and their ACKs). */
+static void
+iw_drain(struct iw *w, unsigned int ms)
+{
+	uint64_t until = rk_io_dpdk_now_ns() + (uint64_t)ms * 1000000ull;
+
+	while (rk_io_dpdk_now_ns() < until)
+		(void)iw_pump(w);
+}
+
+static const char *
+iw_reason(enum rk_iw_close_reason r)
+{
+	switch (r) {
+	case RK_IW_CLOSE_TERM_SENT: return "we sent a Terminate";
+	case RK_IW_CLOSE_TERM_RCVD: return "the peer sent a Terminate";
+	case RK_IW_CLOSE_MPA_REJECTED: return "the MPA set-up was rejected (Reply with R = 1)";
+	case RK_IW_CLOSE_MPA_BAD: return "the peer's MPA frame was not valid";
+	case RK_IW_CLOSE_MPA_TIMEOUT: return "no MPA Request/Reply in time";
+	case RK_IW_CLOSE_LLP: return "the TCP connection ended";
+	case RK_IW_CLOSE_LOCAL: return "closed locally";
+	default: return "no error";
+	}
+}
+
+/* The QP's error record as text into a->err; -1, or 3 when markers were refused. */
+static int
+iw_qp_fail(struct iw *w, struct rk_qp *qp, const char *what)
+{
+	struct ia *a = w->a;
+	const struct rk_iw_qp *e = rk_qp_iw(qp);
+	const struct rk_iw_error *er = e != NULL ? rk_iw_qp_error(e) : NULL;
+
+	if (er == NULL)
+		return ia_fail(a, "%s: the QP has no connection", what);
+	/* Markers asked for and the first set-up failed: the peer's answer to them. */
+	if (a->o.mpa_markers && w->connects == 0) {
+		ia_fail(a, "%s: the peer refused MPA markers (%s%s; Linux siw implements no "
+			"markers)", what, iw_reason(er->reason),
+			er->reason == RK_IW_CLOSE_TERM_RCVD ? ", Terminate" : "");
+		return 3;
+	}
+	if (!w->client && a->o.mpa_rev == 1 && w->connects == 0 && er->reason == RK_IW_CLOSE_LLP)
+		return ia_fail(a, "%s: the peer closed the connection after our MPA Rev 1 Reply "
+			       "(Linux siw, a Rev 2 enhanced Initiator, accepts only Rev 2 Replies)",
+			       what);
+	if (er->reason == RK_IW_CLOSE_TERM_SENT || er->reason == RK_IW_CLOSE_TERM_RCVD)
+		return ia_fail(a, "%s: %s (Layer %u, EType %u, Code %#04x)", what,
+			       iw_reason(er->reason), er->layer, er->etype, er->code);
+	return ia_fail(a, "%s: %s", what, iw_reason(er->reason));
+}
+
+static void
+iw_print_neg(struct iw *w, struct rk_qp *qp, const char *what)
+{
+	const struct rk_iw_negotiated *n = rk_iw_qp_negotiated(rk_qp_iw(qp));
+
+	if (n == NULL)
+		return;
+	printf("%s: MPA Rev %u%s, CRC %s, markers rx %s tx %s, IRD %u ORD %u (peer %u/%u)\n",
+	       what, n->rev, n->enhanced ? " enhanced" : "", n->crc ? "on" : "off",
+	       n->markers_rx ? "on" : "off", n->markers_tx ? "on" : "off", n->ird, n->ord,
+	       n->peer_ird, n->peer_ord);
+	fflush(stdout);
+	(void)w;
+}
+
+static int iw_post_recv(struct iw *w, struct rk_qp *qp, uint64_t id, void *buf, uint32_t len,
+			uint32_t lkey);
+static struct rk_qp *iw_create_qp(struct iw *w, const struct iw_qp_spec *sp);
+
+/* One try: 0 connected, 1 refused before any MPA Reply (retry), -1 / 3 failed. */
+static int
+iw_connect_once(struct iw *w, struct rk_qp *qp, const char *what, const struct rk_recv_wr *first,
+		double deadline)
+{
+	struct ia *a = w->a;
+	struct rk_iw_conn_attr c = { .role = w->client ? RK_IW_INITIATOR : RK_IW_RESPONDER,
+				     .rev = a->o.mpa_rev, .enhanced = a->o.mpa_rev == 2,
+				     .p2p = a->o.mpa_p2p && a->o.mpa_rev == 2,
+				     .rtr_types = RK_IW_RTR_WRITE | RK_IW_RTR_READ,
+				     .markers_rx = a->o.mpa_markers, .crc = a->o.mpa_crc };
+	struct rk_tcp *t = NULL;
+	int rc;
+
+	if (w->client) {
+		t = rk_tcp_lwip_connect(a->o.server_host, a->o.tcp_port);
+		if (t == NULL)
+			return ia_fail(a, "%s: cannot start a TCP connection to %s:%u: %s", what,
+				       a->o.server_host, a->o.tcp_port, strerror(errno));
+	} else {
+		while ((t = rk_tcp_lwip_accept(w->lis)) == NULL) {
+			if (errno != EAGAIN)
+				return ia_fail(a, "%s: accept: %s", what, strerror(errno));
+			if ((double)rk_io_dpdk_now_ns() > deadline)
+				return ia_fail(a, "%s: no TCP connection on port %u within %.0f s",
+					       what, a->o.tcp_port, a->o.oob_timeout_s);
+			if (ia_watchdog(a, 1) != 0)     /* SIGINT/SIGTERM */
+				return -1;
+			(void)iw_pump(w);
+		}
+	}
+	/*
+	 * One FPDU per TCP segment (RFC 5044 section 8): siw checks the CRC of
+	 * FPDUs split across segments at odd places wrongly (seen: a Terminate
+	 * for good CRCs in Read Responses that lwIP had cut at its window).
+	 */
+	if (!a->o.mpa_markers)
+		rk_tcp_lwip_mpa_align(t);
+	rc = rk_qp_connect_stream(qp, t, &c);
+	if (rc != 0) {
+		t->ops->close(t);
+		return ia_fail(a, "%s: cannot start MPA: %s", what, strerror(-rc));
+	}
+	/* Receives go up once the stream is attached, before any byte is read. */
+	if (first != NULL && iw_post_recv(w, qp, first->wr_id, (void *)(uintptr_t)
+					  first->sg_list->addr, first->sg_list->length,
+					  first->sg_list->lkey) != 0)
+		return -1;
+	for (;;) {
+		const struct rk_iw_qp *e = rk_qp_iw(qp);
+		enum rk_iw_state s = rk_iw_qp_state(e);
+
+		/*
+		 * With markers or Rev 1, a Responder's first connection waits for
+		 * the first FPDU too (rping's and perftest's clients send first),
+		 * so a peer refusing our Reply shows here, as a set-up failure.
+		 * Not later ones: perftest's data connection carries nothing
+		 * before the exchange connection's next messages.
+		 */
+		if (s == RK_IW_RTS ||
+		    (s == RK_IW_RTR_WAIT && !w->client &&
+		     ((!a->o.mpa_markers && a->o.mpa_rev != 1) || w->connects > 0)))
+			return 0;
+		if (s == RK_IW_TERMINATE || s == RK_IW_CLOSED) {
+			/* Nobody listening yet (RST to our SYN): as rdma_connect() retries. */
+			if (w->client && rk_iw_qp_negotiated(e) == NULL &&
+			    rk_iw_qp_error(e)->reason == RK_IW_CLOSE_LLP &&
+			    (double)rk_io_dpdk_now_ns() < deadline)
+				return 1;
+			/* Let a reject Reply or Terminate leave before we report. */
+			iw_drain(w, 200);
+			return iw_qp_fail(w, qp, what);
+		}
+		if ((double)rk_io_dpdk_now_ns() > deadline) {
+			if (w->client && rk_iw_qp_negotiated(e) == NULL)
+				return ia_fail(a, "%s: no MPA Reply from %s:%u within %.0f s", what,
+					       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s);
+			return ia_fail(a, "%s: the MPA set-up did not complete within %.0f s", what,
+				       a->o.oob_timeout_s);
+		}
+		if (ia_watchdog(a, 1) != 0)
+			return -1;
+		(void)iw_pump(w);
+	}
+}
+
+/*
+ * One rdma_cm connection over iWARP for the QP at *@p qpp (in INIT, made
+ * from @p sp): TCP connect or accept on o.tcp_port, the MPA exchange,
+ * then wait until the QP runs (an Initiator: RTS; a Responder: RTS or
+ * waiting for the first FPDU). A client refused by a port nobody listens
+ * on yet retries with a new QP until o.oob_timeout_s. 0, or -1 / 3.
+ */
+static int
+iw_connect(struct iw *w, struct rk_qp **qpp, const struct iw_qp_spec *sp, const char *what,
+	   const struct rk_recv_wr *first)
+{
+	struct ia *a = w->a;
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	int rc;
+
+	while ((rc = iw_connect_once(w, *qpp, what, first, deadline)) == 1) {
+		rk_destroy_qp(*qpp);
+		*qpp = NULL;
+		iw_drain(w, 250);
+		if ((*qpp = iw_create_qp(w, sp)) == NULL)
+			return -1;
+	}
+	if (rc != 0)
+		return rc;
+	/*
+	 * A first Send that reaches the Linux tool before its process handled
+	 * RDMA_CM_EVENT_ESTABLISHED is lost to it (rping's server then fails
+	 * its READ with "post send error", perftest's server never answers);
+	 * siw's own client sends some 10 ms after the Reply (its event round
+	 * trip): as the Initiator, let the peer's application catch up.
+	 */
+	if (w->client)
+		iw_drain(w, IW_FIRST_SEND_DELAY_MS);
+	w->connects++;
+	if (a->o.verbose)
+		iw_print_neg(w, *qpp, what);
+	return 0;
+}
+
+/* Whether @p qp's stream ended without an error (the peer's disconnect). */
+static bool
+iw_disconnected(struct rk_qp *qp)
+{
+	const struct rk_iw_qp *e = rk_qp_iw(qp);
+
+	return e != NULL && rk_iw_qp_error(e)->reason == RK_IW_CLOSE_LLP;
+}
+
+static struct rk_qp *
+iw_create_qp(struct iw *w, const struct iw_qp_spec *sp)
+{
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .send_cq = sp->cq, .recv_cq = sp->cq,
+				      .cap = { .max_send_wr = sp->sq, .max_recv_wr = sp->rq,
+					       .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .max_rd_atomic = sp->ord,
+				 .max_dest_rd_atomic = sp->ird,
+				 .qp_access_flags = RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_WRITE };
+	struct rk_qp *qp = rk_create_qp(sp->pd, &ia);
+	int rc;
+
+	if (qp == NULL) {
+		ia_fail(w->a, "create_qp: %s", strerror(errno));
+		return NULL;
+	}
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_ACCESS_FLAGS | RK_QP_MAX_QP_RD_ATOMIC |
+			  RK_QP_MAX_DEST_RD_ATOMIC);
+	if (rc != 0) {
+		ia_fail(w->a, "modify QP to INIT: %s", strerror(-rc));
+		rk_destroy_qp(qp);
+		return NULL;
+	}
+	return qp;
+}
+
+static int
+iw_post_recv(struct iw *w, struct rk_qp *qp, uint64_t id, void *buf, uint32_t len, uint32_t lkey)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)buf, len, lkey };
+	struct rk_recv_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(qp, &wr, &bad);
+
+	return rc == 0 ? 0 : ia_fail(w->a, "post_recv: %s", strerror(-rc));
+}
+
+static int
+iw_post(struct iw *w, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op, const void *local,
+	uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
+	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	wr.wr.rdma.remote_addr = raddr;
+	wr.wr.rdma.rkey = rkey;
+	rc = rk_post_send(qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;
+	return rc == 0 ? 0 : ia_fail(w->a, "post_send: %s", strerror(-rc));
+}
+
+/*
+ * Wait for one completion on @p cq (1, in @p wc) while pumping. 0 when
+ * @p qp's stream ended without error first (a disconnect; flushed work
+ * completions are then taken as that); -1 with a message otherwise.
+ */
+static int
+iw_wait(struct iw *w, struct rk_cq *cq, struct rk_qp *qp, struct rk_wc *wc, const char *what)
+{
+	struct ia *a = w->a;
+
+	a->last_progress_ns = 0;
+	for (;;) {
+		int n = rk_poll_cq(cq, 1, wc);
+
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc->status == RK_WC_SUCCESS)
+				return 1;
+			if (wc->status == RK_WC_WR_FLUSH_ERR && iw_disconnected(qp))
+				return 0;
+			if (rk_iw_qp_error(rk_qp_iw(qp))->reason != RK_IW_CLOSE_NONE) {
+				char m[96];
+
+				snprintf(m, sizeof(m), "%s (completion %s)", what,
+					 rk_wc_status_str(wc->status));
+				return iw_qp_fail(w, qp, m);
+			}
+			return ia_fail(a, "%s: completion error: %s", what,
+				       rk_wc_status_str(wc->status));
+		}
+		if (iw_disconnected(qp))
+			return 0;
+		if (rk_iw_qp_state(rk_qp_iw(qp)) >= RK_IW_TERMINATE)
+			return iw_qp_fail(w, qp, what);
+		n = iw_pump(w);
+		if (ia_watchdog(a, n) != 0)
+			return ia_fail(a, "%s: nothing for %.0f s (the peer vanished?)", what,
+				       a->o.timeout_s);
+	}
+}
+
+/* ----------------------------------------------------------------- rping */
+
+struct iw_rp {
+	struct iw *w;
+	uint32_t size;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	uint8_t *start, *sink, tx[IW_INFO], rx[IW_INFO];
+	struct rk_mr *start_mr, *sink_mr, *tx_mr, *rx_mr;
+	uint64_t recvs;
+};
+
+/* rping's text for ping @p n: "rdma-ping-N: " then rotating letters, NUL last. */
+static void
+iw_rping_text(uint8_t *b, uint32_t size, uint32_t n)
+{
+	unsigned char c = (unsigned char)(65 + n % 58);
+	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
+
+	for (uint32_t i = (uint32_t)cc; i < size; i++) {
+		b[i] = c;
+		if (++c > 122)
+			c = 65;
+	}
+	b[size - 1] = 0;
+}
+
+static void
+rp_info(struct iw_rp *r, const uint8_t *buf, const struct rk_mr *mr)
+{
+	rk_put_be64(r->tx, (uint64_t)(uintptr_t)buf);
+	rk_put_be32(r->tx + 8, mr->rkey);
+	rk_put_be32(r->tx + 12, r->size);
+}
+
+/* Wait for the completion of @p id (our SEND completions pass by); 1, 0 (disconnected), -1. */
+static int
+rp_expect(struct iw_rp *r, uint64_t id, const char *what)
+{
+	struct rk_wc wc;
+	int rc;
+
+	for (;;) {
+		rc = iw_wait(r->w, r->cq, r->qp, &wc, what);
+		if (rc <= 0)
+			return rc;
+		if (wc.wr_id == id)
+			break;
+		if (wc.wr_id == IW_RECV)
+			return ia_fail(r->w->a, "unexpected rping message while waiting for %s",
+				       what);
+	}
+	if (id == IW_RECV) {
+		if (wc.byte_len != IW_INFO)
+			return ia_fail(r->w->a, "rping message of %u bytes, expected 16",
+				       wc.byte_len);
+		r->recvs++;
+		if (iw_post_recv(r->w, r->qp, IW_RECV, r->rx, IW_INFO, r->rx_mr->lkey) != 0)
+			return -1;
+	}
+	return 1;
+}
+
+static int
+rp_send_info(struct iw_rp *r)
+{
+	return iw_post(r->w, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO, r->tx_mr->lkey, 0, 0)
+	       == 0 ? 0 : ia_fail(r->w->a, "post_send: send queue full");
+}
+
+static int
+rp_client(struct iw_rp *r)
+{
+	struct ia *a = r->w->a;
+
+	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
+		int rc;
+
+		iw_rping_text(r->start, r->size, ping);
+		memset(r->sink, 0, r->size);
+		rp_info(r, r->start, r->start_mr);
+		if (rp_send_info(r) != 0)
+			return -1;
+		rc = rp_expect(r, IW_RECV, "the go-ahead after the READ");
+		if (rc <= 0)
+			goto stop;
+		rp_info(r, r->sink, r->sink_mr);
+		if (rp_send_info(r) != 0)
+			return -1;
+		rc = rp_expect(r, IW_RECV, "the go-ahead after the WRITE");
+		if (rc <= 0)
+			goto stop;
+		if (memcmp(r->start, r->sink, r->size) != 0)
+			return ia_fail(a, "ping %u: the data written back differs from ours", ping);
+		continue;
+stop:
+		return rc < 0 ? -1 : ia_fail(a, "the server disconnected after %" PRIu64
+					     " messages", r->recvs);
+	}
+	printf("rping: %u pings of %u bytes, data verified\n", a->o.iters, r->size);
+	return 0;
+}
+
+static int
+rp_server(struct iw_rp *r)
+{
+	struct ia *a = r->w->a;
+	uint8_t *want = malloc(r->size);
+	uint32_t pings = 0;
+	int rc = -1;
+
+	if (want == NULL)
+		return ia_fail(a, "out of memory");
+	for (;;) {
+		uint64_t raddr;
+		uint32_t rkey, len;
+		int e = rp_expect(r, IW_RECV, "the source advertisement");
+
+		if (e < 0)
+			goto out;
+		if (e == 0)
+			break;
+		raddr = rk_get_be64(r->rx);
+		rkey = rk_get_be32(r->rx + 8);
+		len = rk_get_be32(r->rx + 12);
+		if (len != r->size) {
+			ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len, len);
+			goto out;
+		}
+		if (iw_post(r->w, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
+			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		    (e = rp_expect(r, RK_WR_RDMA_READ, "the READ")) <= 0)
+			goto cut;
+		iw_rping_text(want, r->size, pings);
+		if (memcmp(want, r->sink, r->size) != 0) {
+			ia_fail(a, "ping %u: the READ brought other bytes than rping's text", pings);
+			goto out;
+		}
+		if (rp_send_info(r) != 0 ||
+		    (e = rp_expect(r, IW_RECV, "the sink advertisement")) <= 0)
+			goto cut;
+		raddr = rk_get_be64(r->rx);
+		rkey = rk_get_be32(r->rx + 8);
+		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
+		if (iw_post(r->w, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
+			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		    (e = rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE")) <= 0)
+			goto cut;
+		if (rp_send_info(r) != 0)
+			goto out;
+		pings++;
+		continue;
+cut:
+		if (e == 0)
+			ia_fail(a, "disconnected during ping %u", pings);
+		goto out;
+	}
+	printf("rping: served %u pings of %u bytes, data verified\n", pings, r->size);
+	if (a->o.iters != 0 && pings != a->o.iters)
+		ia_fail(a, "the client stopped after %u of %u pings", pings, a->o.iters);
+	else
+		rc = 0;
+out:
+	free(want);
+	return rc;
+}
+
+static int
+iw_rping(struct iw *w)
+{
+	struct ia *a = w->a;
+	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_WRITE;
+	struct iw_rp r = { .w = w, .size = a->o.size };
+	int rc = -1;
+
+	if (r.size < 32 || r.size > 65535)
+		return ia_fail(a, "rping sizes are 32..65535 bytes (rping -S)");
+	r.start = calloc(1, r.size);
+	r.sink = calloc(1, r.size);
+	r.pd = rk_alloc_pd(a->ctx);
+	r.cq = rk_create_cq(a->ctx, 64, NULL);
+	if (r.start == NULL || r.sink == NULL || r.pd == NULL || r.cq == NULL) {
+		ia_fail(a, "cannot allocate resources");
+		goto out;
+	}
+	r.start_mr = rk_reg_mr(r.pd, r.start, r.size, acc);
+	r.sink_mr = rk_reg_mr(r.pd, r.sink, r.size, acc);
+	r.tx_mr = rk_reg_mr(r.pd, r.tx, IW_INFO, RK_ACCESS_LOCAL_WRITE);
+	r.rx_mr = rk_reg_mr(r.pd, r.rx, IW_INFO, RK_ACCESS_LOCAL_WRITE);
+	if (r.start_mr == NULL || r.sink_mr == NULL || r.tx_mr == NULL || r.rx_mr == NULL) {
+		ia_fail(a, "cannot register memory: %s", strerror(errno));
+		goto out;
+	}
+	/* rping asks for IRD = ORD = 1: one READ at a time. */
+	{
+		const struct iw_qp_spec sp = { r.pd, r.cq, 16, 2, 1, 1 };
+		struct rk_sge sge = { (uint64_t)(uintptr_t)r.rx, IW_INFO, r.rx_mr->lkey };
+		struct rk_recv_wr first = { .wr_id = IW_RECV, .sg_list = &sge, .num_sge = 1 };
+
+		r.qp = iw_create_qp(w, &sp);
+		if (r.qp == NULL)
+			goto out;
+		rc = iw_connect(w, &r.qp, &sp, "rping", &first);
+	}
+	if (rc != 0)
+		goto out;
+	printf("rping: connected over iWARP, QPN %#x\n", r.qp->qp_num);
+	iw_print_neg(w, r.qp, "rping");
+	rc = w->client ? rp_client(&r) : rp_server(&r);
+	/* rdma_disconnect(): the client closes the TCP connection. */
+	if (r.qp != NULL) {
+		rk_destroy_qp(r.qp);
+		r.qp = NULL;
+	}
+	iw_drain(w, 200);
+out:
+	if (r.qp != NULL)
+		rk_destroy_qp(r.qp);
+	if (r.start_mr != NULL)
+		rk_dereg_mr(r.start_mr);
+	if (r.sink_mr != NULL)
+		rk_dereg_mr(r.sink_mr);
+	if (r.tx_mr != NULL)
+		rk_dereg_mr(r.tx_mr);
+	if (r.rx_mr != NULL)
+		rk_dereg_mr(r.rx_mr);
+	if (r.cq != NULL)
+		rk_destroy_cq(r.cq);
+	if (r.pd != NULL)
+		rk_dealloc_pd(r.pd);
+	free(r.start);
+	free(r.sink);
+	return rc;
+}
+
+/* ------------------------------------------------------- perftest -R */
+
+enum iw_verb { IW_WRITE, IW_READ, IW_SEND };
+
+struct iw_dest {
+	uint32_t out_reads, qpn, psn, rkey;
+	uint64_t vaddr;
+};
+
+struct iw_pt {
+	struct iw *w;
+	enum iw_verb verb;
+	uint32_t size, iters;
+	struct rk_pd *pd;
+	struct rk_cq *ccq, *cq;
+	struct rk_qp *cqp, *qp;
+	struct rk_mr *cmr, *mr, *rmr;
+	uint8_t cbuf[2][128];           /* exchange: [0] send, [1] receive */
+	uint8_t *buf, *rbuf;
+	size_t region_off, region_len, buf_len;
+	uint32_t slots, rslots;
+	struct iw_dest local, remote;
+	uint64_t posted, done, recvd;
+	double seconds;
+	uint32_t credit_step;           /* send_bw receiver: a credit Write every N receives */
+	struct iw_qp_spec dspec;        /* the data QP's */
+};
+
+/* One exchange message each way as SENDs on the exchange QP (client first). */
+static int
+pt_xchg(struct iw_pt *t, const void *mine, void *theirs, size_t len)
+{
+	struct iw *w = t->w;
+	struct ia *a = w->a;
+	bool sent = false, got = false;
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	while (!sent || !got) {
+		struct rk_wc wc;
+		int n;
+
+		if (!sent && (w->client || got)) {
+			memcpy(t->cbuf[0], mine, len);
+			if (iw_post(w, t->cqp, 2, RK_WR_SEND, t->cbuf[0], (uint32_t)len,
+				    t->cmr->lkey, 0, 0) != 0)
+				return ia_fail(a, "post_send (exchange QP) failed");
+			sent = true;
+		}
+		n = rk_poll_cq(t->ccq, 1, &wc);
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc.status != RK_WC_SUCCESS) {
+				char m[80];
+
+				if (iw_disconnected(t->cqp))
+					return ia_fail(a, "the peer closed the exchange connection");
+				snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
+					 wc.wr_id == 1 ? "receive" : "send",
+					 rk_wc_status_str(wc.status));
+				return iw_qp_fail(w, t->cqp, m);
+			}
+			if (wc.wr_id == 1) {
+				if (wc.byte_len != len)
+					return ia_fail(a, "exchange message of %u bytes, expected %zu",
+						       wc.byte_len, len);
+				memcpy(theirs, t->cbuf[1], len);
+				got = true;
+				/* After the last message the peer may already have closed. */
+				if (rk_iw_qp_state(rk_qp_iw(t->cqp)) < RK_IW_TERMINATE &&
+				    iw_post_recv(w, t->cqp, 1, t->cbuf[1], sizeof(t->cbuf[1]),
+						 t->cmr->lkey) != 0)
+					return -1;
+			}
+			continue;
+		}
+		if (iw_disconnected(t->cqp))
+			return ia_fail(a, "the peer closed the exchange connection");
+		if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
+			return iw_qp_fail(w, t->cqp, "exchange QP");
+		if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
+		    rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && !iw_disconnected(t->qp))
+			return iw_qp_fail(w, t->qp, "data QP");
+		if (ia_watchdog(a, 1) != 0)
+			return -1;
+		(void)iw_pump(w);
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
+				       a->o.oob_timeout_s);
+	}
+	return 0;
+}
+
+/* perftest's struct pingpong_dest, big endian (56 bytes); zeros until the data QP exists. */
+static int
+pt_keys(struct iw_pt *t, bool take)
+{
+	uint8_t mine[IW_KEY_LEN] = { 0 }, theirs[IW_KEY_LEN];
+	const struct iw_dest *l = &t->local;
+
+	if (t->qp != NULL) {
+		rk_put_be32(mine + 4, l->out_reads);
+		rk_put_be32(mine + 8, l->qpn);
+		rk_put_be32(mine + 12, l->psn);
+		rk_put_be32(mine + 16, l->rkey);
+		rk_put_be64(mine + 24, l->vaddr);
+		rk_put_be32(mine + 52, 1);
+	}
+	if (pt_xchg(t, mine, theirs, sizeof(mine)) != 0)
+		return -1;
+	if (take && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
+		t->remote.out_reads = rk_get_be32(theirs + 4);
+		t->remote.qpn = rk_get_be32(theirs + 8);
+		t->remote.psn = rk_get_be32(theirs + 12);
+		t->remote.rkey = rk_get_be32(theirs + 16);
+		t->remote.vaddr = rk_get_be64(theirs + 24);
+	}
+	return 0;
+}
+
+static int
+pt_preamble(struct iw_pt *t)
+{
+	struct ia *a = t->w->a;
+	char ver[16] = IW_VERSION, rver[17] = { 0 };
+	uint8_t mine[4], theirs[4];
+	char mtu[2] = { '3', 0 }, rmtu[3] = { 0 };
+
+	if (pt_xchg(t, ver, rver, 16) != 0)
+		return -1;
+	if (rver[0] < '5' || rver[0] > '9')
+		return ia_fail(a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
+			       rver);
+	rk_put_be32(mine, IW_CYCLE);
+	if (pt_xchg(t, mine, theirs, 4) != 0)
+		return -1;
+	rk_put_be32(mine, IW_CACHE_LINE);
+	if (pt_xchg(t, mine, theirs, 4) != 0)
+		return -1;
+	/* The MTU message means nothing to iWARP (TCP segments); perftest sends it anyway. */
+	return pt_xchg(t, mtu, rmtu, 2);
+}
+
+static int
+pt_create(struct iw_pt *t)
+{
+	struct iw *w = t->w;
+	struct ia *a = w->a;
+	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
+	size_t blk = t->size > IW_CYCLE ? t->size : IW_CYCLE;
+	uint8_t rd = t->verb == IW_READ ? IW_OUT_READS : 1;
+
+	t->slots = a->o.tx_depth;
+	if ((uint64_t)t->slots * t->size > IW_SLOT_BUDGET)
+		t->slots = IW_SLOT_BUDGET / t->size;
+	if (t->slots == 0)
+		t->slots = 1;
+	t->region_off = ((size_t)t->slots * t->size + 4095) & ~(size_t)4095;
+	t->region_len = 2 * blk + IW_CACHE_LINE;
+	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
+	t->buf = aligned_alloc(4096, t->buf_len);
+	if (t->buf == NULL)
+		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
+	memset(t->buf, 0, t->buf_len);
+	/* What a reader of our region must get back (SEND: the credit word, zero). */
+	if (t->verb != IW_SEND)
+		ia_fill(t->buf + t->region_off, t->region_len, 0x5eed);
+	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, acc);
+	if (t->verb == IW_SEND) {
+		t->rslots = a->o.rx_depth;
+		if ((uint64_t)t->rslots * t->size > 4 * IW_SLOT_BUDGET)
+			t->rslots = 4 * IW_SLOT_BUDGET / t->size;
+		if (t->rslots < 2)
+			t->rslots = 2;
+		t->rbuf = calloc(t->rslots, t->size);
+		if (t->rbuf == NULL)
+			return ia_fail(a, "cannot allocate receive buffers");
+		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
+				   RK_ACCESS_LOCAL_WRITE);
+	}
+	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
+	if (t->mr == NULL || t->cq == NULL || (t->verb == IW_SEND && t->rmr == NULL))
+		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
+	t->dspec = (struct iw_qp_spec){ t->pd, t->cq, a->o.tx_depth, t->rslots + 1, rd, rd };
+	t->qp = iw_create_qp(w, &t->dspec);
+	if (t->qp == NULL)
+		return -1;
+	t->local = (struct iw_dest){ .out_reads = rd, .qpn = t->qp->qp_num,
+				     .psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
+				     .vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off) };
+	return 0;
+}
+
+static int
+pt_post_recv(struct iw_pt *t, uint32_t slot)
+{
+	return iw_post_recv(t->w, t->qp, IW_RECV | slot, t->rbuf + (size_t)slot * t->size,
+			    t->size, t->rmr->lkey);
+}
+
+static int
+pt_wc_error(struct iw_pt *t, const struct rk_wc *wc)
+{
+	char m[96];
+
+	snprintf(m, sizeof(m), "%s completion %" PRIu64 " (%s)",
+		 (wc->wr_id & IW_RECV) ? "receive" : "send", t->done,
+		 rk_wc_status_str(wc->status));
+	if (rk_iw_qp_error(rk_qp_iw(t->qp))->reason != RK_IW_CLOSE_NONE)
+		return iw_qp_fail(t->w, t->qp, m);
+	return ia_fail(t->w->a, "%s", m);
+}
+
+static int
+pt_bw_client(struct iw_pt *t)
+{
+	struct iw *w = t->w;
+	struct ia *a = w->a;
+	uint32_t window = a->o.tx_depth < t->slots ? a->o.tx_depth : t->slots;
+	uint8_t *ref = NULL;
+	uint64_t t0;
+	struct rk_wc wc[32];
+	int rc = -1;
+
+	if (t->verb == IW_READ) {
+		/* Our IRD/ORD as negotiated bounds the READs in flight. */
+		const struct rk_iw_negotiated *ng = rk_iw_qp_negotiated(rk_qp_iw(t->qp));
+
+		if (ng != NULL && ng->ord > 0 && window > ng->ord)
+			window = ng->ord;
+		if ((ref = malloc(t->size)) == NULL)
+			return ia_fail(a, "out of memory");
+	}
+	for (uint32_t s = 0; s < t->slots && t->verb != IW_READ; s++)
+		ia_fill(t->buf + (size_t)s * t->size, t->size, s);
+	a->last_progress_ns = 0;
+	t0 = rk_io_dpdk_now_ns();
+	while (t->done < t->iters) {
+		int n;
+
+		while (t->posted < t->iters && t->posted - t->done < window) {
+			uint64_t it = t->posted;
+
+			/*
+			 * iWARP has no RNR: perftest's receiver Writes the count of
+			 * messages it took (32-bit, little endian) into the first word
+			 * of the region we advertised; stay below our rx_depth past it.
+			 */
+			if (t->verb == IW_SEND &&
+			    (uint32_t)(it + 1 - rk_get_le32(t->buf + t->region_off)) >= a->o.rx_depth)
+				break;
+			uint8_t *local = t->buf + (size_t)(it % t->slots) * t->size;
+			int p = iw_post(w, t->qp, it,
+					t->verb == IW_WRITE ? RK_WR_RDMA_WRITE :
+					t->verb == IW_READ ? RK_WR_RDMA_READ : RK_WR_SEND,
+					local, t->size, t->mr->lkey, t->remote.vaddr, t->remote.rkey);
+
+			if (p < 0)
+				goto out;
+			if (p > 0)
+				break;
+			t->posted++;
+		}
+		n = rk_poll_cq(t->cq, 32, wc);
+		if (n < 0) {
+			ia_fail(a, "poll_cq: %s", strerror(-n));
+			goto out;
+		}
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS) {
+				pt_wc_error(t, &wc[i]);
+				goto out;
+			}
+			if (t->verb == IW_READ) {
+				const uint8_t *local = t->buf +
+						       (size_t)(wc[i].wr_id % t->slots) * t->size;
+
+				if (wc[i].wr_id == 0) {
+					memcpy(ref, local, t->size);
+				} else if (memcmp(ref, local, t->size) != 0) {
+					ia_fail(a, "READ %" PRIu64 " returned other bytes than READ 0 "
+						"of the same unchanged remote buffer", wc[i].wr_id);
+					goto out;
+				}
+			}
+			t->done++;
+		}
+		if (rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && n == 0) {
+			iw_qp_fail(w, t->qp, "data QP");
+			goto out;
+		}
+		n += iw_pump(w);
+		if (ia_watchdog(a, n) != 0)
+			goto out;
+	}
+	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
+	rc = 0;
+out:
+	free(ref);
+	return rc;
+}
+
+static int
+pt_send_server(struct iw_pt *t)
+{
+	struct ia *a = t->w->a;
+	struct rk_wc wc[32];
+
+	t->credit_step = t->iters / 3 > 16 ? 16 : t->iters / 3 > 0 ? t->iters / 3 : 1;
+	a->last_progress_ns = 0;
+	while (t->recvd < t->iters) {
+		int n = rk_poll_cq(t->cq, 32, wc);
+
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS)
+				return pt_wc_error(t, &wc[i]);
+			if (!(wc[i].wr_id & IW_RECV))
+				continue;
+			if (wc[i].byte_len != t->size)
+				return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", t->recvd,
+					       wc[i].byte_len, t->size);
+			t->recvd++;
+			if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+				return -1;
+			/* perftest's sender waits for these (iWARP has no RNR). */
+			if (t->recvd % t->credit_step == 0 || t->recvd == t->iters) {
+				/* From our (unused) first local slot: registered memory. */
+				rk_put_le32(t->buf, (uint32_t)t->recvd);
+				if (iw_post(t->w, t->qp, 1u << 30, RK_WR_RDMA_WRITE, t->buf, 4,
+					    t->mr->lkey, t->remote.vaddr, t->remote.rkey) < 0)
+					return -1;
+			}
+		}
+		if (n == 0 && rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE)
+			return iw_qp_fail(t->w, t->qp, "data QP");
+		n += iw_pump(t->w);
+		if (ia_watchdog(a, n) != 0)
+			return ia_fail(a, "no SEND for %.0f s after %" PRIu64 " of %u",
+				       a->o.timeout_s, t->recvd, t->iters);
+	}
+	return 0;
+}
+
+static void
+put_double(uint8_t *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	rk_put_be64(b, v);
+}
+
+/* The bw result exchange: size, iterations, peak and average MB/s, Mpps. */
+static int
+pt_reports(struct iw_pt *t, uint64_t *peer_iters)
+{
+	uint8_t mine[5][8], theirs[5][8];
+	double mbs = 0, rate = 0;
+	uint64_t iters = 0;
+
+	if (t->w->client && t->seconds > 0) {
+		iters = t->done;
+		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
+		rate = (double)t->done / t->seconds / 1e6;
+	}
+	rk_put_be64(mine[0], t->size);
+	rk_put_be64(mine[1], iters);
+	put_double(mine[2], mbs);
+	put_double(mine[3], mbs);
+	put_double(mine[4], rate);
+	for (int i = 0; i < 5; i++)
+		if (pt_xchg(t, mine[i], theirs[i], 8) != 0)
+			return -1;
+	*peer_iters = rk_get_be64(theirs[1]);
+	return 0;
+}
+
+static void
+pt_destroy(struct iw_pt *t)
+{
+	if (t->cqp != NULL)
+		rk_destroy_qp(t->cqp);
+	if (t->qp != NULL)
+		rk_destroy_qp(t->qp);
+	if (t->cmr != NULL)
+		rk_dereg_mr(t->cmr);
+	if (t->mr != NULL)
+		rk_dereg_mr(t->mr);
+	if (t->rmr != NULL)
+		rk_dereg_mr(t->rmr);
+	if (t->ccq != NULL)
+		rk_destroy_cq(t->ccq);
+	if (t->cq != NULL)
+		rk_destroy_cq(t->cq);
+	if (t->pd != NULL)
+		rk_dealloc_pd(t->pd);
+	free(t->buf);
+	free(t->rbuf);
+}
+
+static int
+iw_perftest(struct iw *w)
+{
+	struct ia *a = w->a;
+	struct iw_pt t = { .w = w, .size = a->o.size, .iters = a->o.iters };
+	bool bw_report;
+	int barriers, rc = -1;
+	uint64_t peer_iters = 0;
+
+	switch (a->o.mode) {
+	case IA_WRITE_BW: t.verb = IW_WRITE; break;
+	case IA_READ_BW: t.verb = IW_READ; break;
+	case IA_SEND_BW: t.verb = IW_SEND; break;
+	default:
+		return ia_fail(a, "over iWARP: rping, write_bw, read_bw and send_bw only");
+	}
+	bw_report = t.verb != IW_SEND;
+	/* Over RDMA-CM two more barriers than over TCP; send_bw one more again. */
+	barriers = (bw_report ? 2 : 3) + 2;
+
+	t.pd = rk_alloc_pd(a->ctx);
+	t.ccq = rk_create_cq(a->ctx, 16, NULL);
+	if (t.pd == NULL || t.ccq == NULL) {
+		ia_fail(a, "cannot create PD/CQ: %s", strerror(errno));
+		goto out;
+	}
+	t.cmr = rk_reg_mr(t.pd, t.cbuf, sizeof(t.cbuf), RK_ACCESS_LOCAL_WRITE);
+	if (t.cmr == NULL) {
+		ia_fail(a, "reg_mr: %s", strerror(errno));
+		goto out;
+	}
+	{
+		const struct iw_qp_spec sp = { t.pd, t.ccq, 4, 4, 1, 1 };
+		struct rk_sge sge = { (uint64_t)(uintptr_t)t.cbuf[1], sizeof(t.cbuf[1]),
+				      t.cmr->lkey };
+		struct rk_recv_wr first = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 };
+
+		t.cqp = iw_create_qp(w, &sp);
+		if (t.cqp == NULL)
+			goto out;
+		if ((rc = iw_connect(w, &t.cqp, &sp, "exchange connection", &first)) != 0)
+			goto out;
+	}
+	rc = -1;
+	if (pt_preamble(&t) != 0 || pt_keys(&t, false) != 0 || pt_create(&t) != 0)
+		goto out;
+	if ((rc = iw_connect(w, &t.qp, &t.dspec, "data connection", NULL)) != 0)
+		goto out;
+	t.local.qpn = t.qp->qp_num;
+	rc = -1;
+	iw_print_neg(w, t.qp, "data connection");
+	/* Receives go up before the last barrier, as perftest's server does. */
+	for (int i = 0; i < barriers; i++) {
+		if (i == barriers - 1 && t.verb == IW_SEND)
+			for (uint32_t s = 0; s < t.rslots; s++)
+				if (pt_post_recv(&t, s) != 0)
+					goto out;
+		if (pt_keys(&t, true) != 0)
+			goto out;
+	}
+	if (t.verb != IW_SEND && t.remote.rkey == 0 && t.remote.vaddr == 0) {
+		ia_fail(a, "the peer sent no STag/TO in its key messages");
+		goto out;
+	}
+	if (a->o.bad_rkey)
+		t.remote.rkey ^= 0x5a5a00;
+	printf(" local address: QPN %#06x STag %#010x TO %#016" PRIx64 "\n", t.local.qpn,
+	       t.local.rkey, t.local.vaddr);
+	printf(" remote address: QPN %#06x STag %#010x TO %#016" PRIx64 " OUT_READS %u\n",
+	       t.remote.qpn, t.remote.rkey, t.remote.vaddr, t.remote.out_reads);
+	fflush(stdout);
+	if (w->client)
+		rc = pt_bw_client(&t);
+	else if (t.verb == IW_SEND)
+		rc = pt_send_server(&t);
+	else
+		rc = 0;         /* passive: the next exchange message serves us */
+	if (rc != 0)
+		goto out;
+	rc = -1;
+	if (bw_report && (pt_keys(&t, false) != 0 || pt_reports(&t, &peer_iters) != 0))
+		goto out;
+	if (pt_keys(&t, false) != 0)
+		goto out;
+	/*
+	 * Let perftest disconnect first: when our FIN follows our last message
+	 * at once, its last exchange fails ("Bad wc status 2", "Unable to
+	 * write to socket/rdma_cm") in either role.
+	 */
+	{
+		uint64_t until = rk_io_dpdk_now_ns() + 2000000000ull;
+
+		while (!iw_disconnected(t.cqp) && rk_io_dpdk_now_ns() < until)
+			(void)iw_pump(w);
+	}
+	if (!w->client && t.verb == IW_READ &&
+	    !ia_check(t.buf + t.region_off, t.region_len, 0x5eed)) {
+		ia_fail(a, "READ-only buffer changed during the test");
+		goto out;
+	}
+	if (w->client) {
+		double mbs = t.seconds > 0 ? (double)t.size * (double)t.iters / t.seconds /
+					     1048576.0 : 0;
+
+		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec\n", t.size, t.iters,
+		       t.seconds, mbs);
+	} else if (t.verb == IW_SEND) {
+		printf(" #bytes %u  received %" PRIu64 " messages\n", t.size, t.recvd);
+	} else {
+		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t.size,
+		       peer_iters);
+	}
+	printf("result: ok (%s)\n", t.verb == IW_READ ? "READ data checked" :
+	       "completions and lengths checked");
+	rc = 0;
+out:
+	/* rdma_disconnect() of both: close the TCP connections. */
+	if (t.qp != NULL) {
+		rk_destroy_qp(t.qp);
+		t.qp = NULL;
+	}
+	if (t.cqp != NULL) {
+		rk_destroy_qp(t.cqp);
+		t.cqp = NULL;
+	}
+	iw_drain(w, 300);
+	pt_destroy(&t);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+int
+ia_iwarp(struct ia *a)
+{
+	struct iw w = { .a = a, .client = a->o.server_host != NULL };
+	struct rk_device_attr da = { 0 };
+	char ip[16];
+	int rc;
+
+	if (a->o.mode != IA_RPING && a->o.mode != IA_WRITE_BW && a->o.mode != IA_READ_BW &&
+	    a->o.mode != IA_SEND_BW)
+		return ia_fail(a, "over iWARP: rping, write_bw, read_bw and send_bw only");
+	if (w.client) {
+		uint8_t pip[4];
+
+		if (ia_parse_v4(a->o.server_host, pip) != 0)
+			return ia_fail(a, "the server must be an IPv4 address, got '%s'",
+				       a->o.server_host);
+	}
+	/*
+	 * lwIP draws its first local port with rand() when it starts: seed it,
+	 * or every run connects from the same port and meets the peer's
+	 * TIME_WAIT of the previous run.
+	 */
+	srand((unsigned int)getpid() ^ (unsigned int)rk_io_dpdk_now_ns());
+	snprintf(ip, sizeof(ip), "%u.%u.%u.%u", a->o.ip[0], a->o.ip[1], a->o.ip[2], a->o.ip[3]);
+	w.lw = rk_io_lwip_attach(a->io, ip, a->o.netmask != NULL ? a->o.netmask : "255.255.255.0");
+	if (w.lw == NULL)
+		return ia_fail(a, "cannot attach lwIP to the port: %s", strerror(errno));
+	a->ctx = rk_open_device_iwarp(&iw_stream_ops, &w, &da);
+	if (a->ctx == NULL) {
+		rk_io_lwip_detach(w.lw);
+		return ia_fail(a, "cannot open the iWARP device: %s", strerror(errno));
+	}
+	if (!w.client) {
+		w.lis = rk_tcp_lwip_listen(a->o.tcp_port);
+		if (w.lis == NULL) {
+			rc = ia_fail(a, "cannot listen on TCP port %u: %s", a->o.tcp_port,
+				     strerror(errno));
+			goto out;
+		}
+	}
+	rc = a->o.mode == IA_RPING ? iw_rping(&w) : iw_perftest(&w);
+	if (w.lis != NULL)
+		rk_tcp_lwip_listener_close(w.lis);
+out:
+	iw_drain(&w, 100);
+	rk_close_device(a->ctx);
+	a->ctx = NULL;
+	iw_drain(&w, 50);
+	rk_io_lwip_detach(w.lw);
+	return rc;
+}
