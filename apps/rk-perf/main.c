@@ -71,6 +71,11 @@ on_signal(int sig)
 	if (stop_requested)
 		_exit(128 + sig);
 	stop_requested = 1;
+	/*
+	 * A clean stop gets 3 s; then SIGALRM's default action ends the
+	 * process, so a loop that misses the flag cannot outlive the signal.
+	 */
+	alarm(3);
 }
 
 static int

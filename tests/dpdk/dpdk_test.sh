@@ -103,12 +103,12 @@ pair() {
 	srv="$tmp/$name.srv"
 	cli="$tmp/$name.cli"
 	# shellcheck disable=SC2086
-	timeout 90 $spre "$perf" $EAL -l $CORE_S $seal -- $args $SRV_ADDR \
+	timeout -k 10 90 $spre "$perf" $EAL -l $CORE_S $seal -- $args $SRV_ADDR \
 		-p $TCP_PORT -w "$srv.pcapng" >"$srv.log" 2>&1 &
 	local sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
-	timeout 90 $cpre "$perf" $EAL -l $CORE_C $ceal -- $args $CLI_ADDR \
+	timeout -k 10 90 $cpre "$perf" $EAL -l $CORE_C $ceal -- $args $CLI_ADDR \
 		-p $TCP_PORT -w "$cli.pcapng" "$host" >"$cli.log" 2>&1
 	rc=$?
 	wait "$sp"
@@ -212,12 +212,12 @@ memif6)
 	# A family mismatch is refused with a clear message, in bounded time.
 	TCP_PORT=$((TCP_PORT + 1))
 	# shellcheck disable=SC2086
-	timeout 40 "$perf" $EAL -l $CORE_S $S -- write_bw --ip 198.18.0.1 -p $TCP_PORT \
+	timeout -k 10 40 "$perf" $EAL -l $CORE_S $S -- write_bw --ip 198.18.0.1 -p $TCP_PORT \
 		>"$tmp/mix.srv" 2>&1 &
 	sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
-	timeout 40 "$perf" $EAL -l $CORE_C $C -- write_bw --ip6 2001:2::2 -p $TCP_PORT ::1 \
+	timeout -k 10 40 "$perf" $EAL -l $CORE_C $C -- write_bw --ip6 2001:2::2 -p $TCP_PORT ::1 \
 		>"$tmp/mix.cli" 2>&1
 	rc=$?
 	wait "$sp"
@@ -329,7 +329,7 @@ errors)
 		--ip 198.18.0.1 --oob-timeout 3 -p $((TCP_PORT + 500))
 	# Both OOB ends up, but the RDMA path goes nowhere: ARP gets no answer.
 	p2=$((TCP_PORT + 501))
-	timeout 30 "$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
 		-p $p2 --arp-timeout 2 >"$tmp/null.srv" 2>&1 &
 	pids+=($!)
 	expect "unreachable peer (ARP)" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
@@ -341,7 +341,7 @@ replay)
 	# responder's recording (requests in, ACKs out) must be clean too.
 	replay=$4
 	# shellcheck disable=SC2086
-	if timeout 30 "$replay" $EAL -l $CORE_C -- "$tmp" >"$tmp/replay.log" 2>&1; then
+	if timeout -k 10 30 "$replay" $EAL -l $CORE_C -- "$tmp" >"$tmp/replay.log" 2>&1; then
 		ok "pcap replay: $(grep -c '^ok' "$tmp/replay.log") checks: $(grep '^replayed' "$tmp/replay.log")"
 	else
 		bad "pcap replay: exit $?"
@@ -366,7 +366,7 @@ ipv6)
 	# the one expert left out.
 	v6=$4
 	# shellcheck disable=SC2086
-	if timeout 30 "$v6" $EAL -l $CORE_C -- "$tmp" >"$tmp/v6.log" 2>&1; then
+	if timeout -k 10 30 "$v6" $EAL -l $CORE_C -- "$tmp" >"$tmp/v6.log" 2>&1; then
 		ok "ipv6 pair: $(grep -c '^ok' "$tmp/v6.log") checks passed"
 	else
 		rc=$?
@@ -396,12 +396,12 @@ lwip)
 	s="rka-lw$$.sock"
 	port=$((TCP_PORT + 7))
 	# shellcheck disable=SC2086
-	timeout 60 "$lp" $EAL -l $CORE_S $(memif_eal server "$s") -- server 198.18.0.1 $port \
+	timeout -k 10 60 "$lp" $EAL -l $CORE_S $(memif_eal server "$s") -- server 198.18.0.1 $port \
 		8000000 "$tmp/lw.srv.pcapng" >"$tmp/lw.srv" 2>&1 &
 	sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
-	timeout 60 "$lp" $EAL -l $CORE_C $(memif_eal client "$s") -- client 198.18.0.2 198.18.0.1 \
+	timeout -k 10 60 "$lp" $EAL -l $CORE_C $(memif_eal client "$s") -- client 198.18.0.2 198.18.0.1 \
 		$port 8000000 "$tmp/lw.cli.pcapng" >"$tmp/lw.cli" 2>&1
 	rc=$?
 	wait "$sp"
@@ -484,12 +484,12 @@ iwarp)
 	for t in write_bw read_bw send_bw; do
 		TCP_PORT=$((TCP_PORT + 2))
 		# shellcheck disable=SC2086
-		timeout 60 "$perf" $EAL -l $CORE_S -- $t $IW --tcp kernel --ip 198.18.0.1 \
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S -- $t $IW --tcp kernel --ip 198.18.0.1 \
 			-p $TCP_PORT --sizes 1,65536,1048576 -n 5 --verify >"$tmp/k-$t.srv" 2>&1 &
 		sp=$!
 		pids+=("$sp")
 		# shellcheck disable=SC2086
-		timeout 60 "$perf" $EAL -l $CORE_C -- $t $IW --tcp kernel --ip 198.18.0.2 \
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C -- $t $IW --tcp kernel --ip 198.18.0.2 \
 			-p $TCP_PORT --sizes 1,65536,1048576 -n 5 --verify 127.0.0.1 >"$tmp/k-$t.cli" 2>&1
 		rc=$?
 		wait "$sp"

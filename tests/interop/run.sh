@@ -34,6 +34,13 @@ rk=$2
 level=${3:-quick}
 here=$(cd "$(dirname "$0")" && pwd)
 peer=${RDMA_PEER:-$here/../../../shared/interop/rdma-peer}
+# A guest command, bounded on our side as well: rdma-peer's exec waits
+# without limit for a free command port when earlier commands hold them.
+pexec() { # SECS GUEST CMD
+	local t=$1
+	shift
+	timeout -k 5 $((t + 45)) "$peer" exec -t "$t" "$@"
+}
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
@@ -60,7 +67,7 @@ exec 9>"$lock"
 flock -w 600 9 || skip "another interop run holds $lock"
 
 cleanup() {
-	"$peer" loss off >/dev/null 2>&1
+	timeout -k 5 60 "$peer" loss off >/dev/null 2>&1
 	ip netns del "$OOB_NS" 2>/dev/null
 	if [ "$booted" = 1 ] && [ -z "${RK_INTEROP_KEEP_LAB:-}" ]; then
 		"$peer" down >/dev/null 2>&1
@@ -151,19 +158,19 @@ case_() {
 	local f="$tmp/$n-${name//[\/%~]/_}-$role"
 	t0=$(date +%s.%N)
 	if [ "$role" = rk-client ]; then
-		"$peer" exec -t 120 1 "$tool" >"$f.tool" 2>&1 &
+		pexec 120 1 "$tool" >"$f.tool" 2>&1 &
 		tp=$!
 		sleep 1.5
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
+		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 		rc=$?
 		wait "$tp"; trc=$?
 	else
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
+		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" >"$f.rk" 2>&1 &
 		rp=$!
 		sleep 1.5
-		"$peer" exec -t 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1
+		pexec 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1
 		trc=$?
 		wait "$rp"; rc=$?
 	fi
@@ -253,7 +260,7 @@ rping() { # SIZE
 
 lossy() { # PCT
 	local LOSSY=1
-	"$peer" loss "$1" >/dev/null || { echo "FAIL: rdma-peer loss $1"; fail=$((fail + 1)); return; }
+	timeout -k 5 60 "$peer" loss "$1" >/dev/null || { echo "FAIL: rdma-peer loss $1"; fail=$((fail + 1)); return; }
 	both "rc_pingpong~$1%" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -m $PMTU" "rc_pingpong -n 100 --timeout 30 -u 18"
 	both "write_bw/65536~$1%" "ib_write_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"write_bw -n 100 -s 65536 --timeout 30"
@@ -270,7 +277,7 @@ lossy() { # PCT
 		"send_bw -n 100 -s 65536 --timeout 30"
 	both "send_lat/4096~$1%" "ib_send_lat -d rxe0 -x 1 -F -n 100 -s 4096" \
 		"send_lat -n 100 -s 4096 --timeout 30"
-	"$peer" loss off >/dev/null
+	timeout -k 5 60 "$peer" loss off >/dev/null
 }
 
 misbehave() {
@@ -278,7 +285,7 @@ misbehave() {
 	case_ "bad-rkey" rk-client "ib_write_bw -d rxe0 -x 1 -F -n 20 -s 4096" \
 		"write_bw -n 20 -s 4096 --bad-rkey" "fail:remote access error"
 	# We start at another PSN than we told the peer: rxe drops or NAKs until our retries end.
-	case_ "wrong-psn" rk-client "timeout 8 ibv_rc_pingpong -d rxe0 -g 1 -n 20 -m $PMTU" \
+	case_ "wrong-psn" rk-client "timeout -k 10 8 ibv_rc_pingpong -d rxe0 -g 1 -n 20 -m $PMTU" \
 		"rc_pingpong -n 20 --psn-skew 1000 --timeout 30 -u 14" "fail:completion error|no progress"
 	# Nobody listens on the port: rxe's CM answers the REQ with a REJ.
 	case_ "rej-no-listener" rk-client "sleep 3" "rping -n 2 -p 7999" \
@@ -299,12 +306,12 @@ pair() { # NAME FAULT-ARGS EXPECT-REGEX
 	n=$((n + 1))
 	local f="$tmp/$n-$name"
 	t0=$(date +%s.%N)
-	"$peer" exec -t 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536" >"$f.tool1" 2>&1 &
+	pexec 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536" >"$f.tool1" 2>&1 &
 	tp1=$!
-	"$peer" exec -t 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536 -p 18516" >"$f.tool2" 2>&1 &
+	pexec 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536 -p 18516" >"$f.tool2" 2>&1 &
 	tp2=$!
 	sleep 1.5
-	timeout 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) read_bw -n 200 -s 65536 $fault \
+	timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) read_bw -n 200 -s 65536 $fault \
 		--pair-port 18516 --timeout 30 -m "$PMTU" -I "$RK_IP" --oob-netns "$OOB_NS" \
 		-w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 	rc=$?
@@ -334,7 +341,7 @@ pair() { # NAME FAULT-ARGS EXPECT-REGEX
 	fi
 }
 
-echo "== rdmakit vs rxe: $level; lab MTU $(mtu_of_lab); $("$peer" exec 1 'uname -r; dpkg-query -W -f="\${Version}" perftest 2>/dev/null || true' 2>/dev/null | tr '\n' ' ')"
+echo "== rdmakit vs rxe: $level; lab MTU $(mtu_of_lab); $(pexec 20 1 'uname -r; dpkg-query -W -f="\${Version}" perftest 2>/dev/null || true' 2>/dev/null | tr '\n' ' ')"
 printf '%-4s %-22s %-9s %-6s %6s  %-22s %s\n' RES CASE ROLE ETHMTU TIME RECORDING "rk-interop"
 skips=()
 # MTU 4096 needs a guest NIC that takes frames above 1518 bytes. QEMU's
@@ -343,7 +350,7 @@ skips=()
 # MTU set later: bigger frames are dropped silently, so every RDMA frame
 # rdmakit sends at MTU 4096 is lost. Probe with a 3000-byte ping reply.
 big_frames_ok() {
-	"$peer" exec -t 15 1 "ping -c 2 -W 3 -s 3000 $OOB_IP" >/dev/null 2>&1
+	pexec 15 1 "ping -c 2 -W 3 -s 3000 $OOB_IP" >/dev/null 2>&1
 }
 skip_part() { # WHAT REASON
 	skips+=("SKIP $1: $2")

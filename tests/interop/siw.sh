@@ -29,6 +29,13 @@ rki=$1
 rk=$2
 here=$(cd "$(dirname "$0")" && pwd)
 peer=${RDMA_PEER:-$here/../../../shared/interop/rdma-peer}
+# A guest command, bounded on our side as well: rdma-peer's exec waits
+# without limit for a free command port when earlier commands hold them.
+pexec() { # SECS GUEST CMD
+	local t=$1
+	shift
+	timeout -k 5 $((t + 45)) "$peer" exec -t "$t" "$@"
+}
 skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
@@ -54,7 +61,7 @@ exec 9>"$lock"
 flock -w 600 9 || skip "another interop run holds $lock"
 
 cleanup() {
-	"$peer" loss off >/dev/null 2>&1
+	timeout -k 5 60 "$peer" loss off >/dev/null 2>&1
 	if [ "$booted" = 1 ] && [ -z "${RK_SIW_KEEP_LAB:-}" ]; then
 		"$peer" down >/dev/null 2>&1
 	fi
@@ -169,19 +176,19 @@ case_() {
 	t0=$(date +%s.%N)
 	if [ "$role" = rk-client ]; then
 		# A server whose client was refused waits for the next one: TOOL_T ends it.
-		"$peer" exec -t "${TOOL_T:-120}" 1 "$tool" >"$f.tool" 2>&1 &
+		pexec "${TOOL_T:-120}" 1 "$tool" >"$f.tool" 2>&1 &
 		tp=$!
 		sleep 1.5
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
+		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
 			-w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 		rc=$?
 		wait "$tp"; trc=$?
 	else
-		timeout 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
+		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
 			-w "$f.pcapng" >"$f.rk" 2>&1 &
 		rp=$!
 		sleep 1.5
-		"$peer" exec -t 120 1 "$tool $RK_IP" >"$f.tool" 2>&1
+		pexec 120 1 "$tool $RK_IP" >"$f.tool" 2>&1
 		trc=$?
 		wait "$rp"; rc=$?
 	fi
@@ -224,7 +231,7 @@ bw() { # NAME VERB SIZE ITERS RKARGS
 		"$2 -n $4 -s $3 $5"
 }
 
-manifest=$("$peer" exec 1 'uname -r; grep -E "^ *(perftest|rdmacm-utils|ibverbs-providers) " /etc/rdma-peer/manifest' 2>/dev/null | tr -s ' \n' ' ')
+manifest=$(pexec 20 1 'uname -r; grep -E "^ *(perftest|rdmacm-utils|ibverbs-providers) " /etc/rdma-peer/manifest' 2>/dev/null | tr -s ' \n' ' ')
 echo "== rdmakit vs siw: $manifest"
 printf '%-4s %-20s %-9s %-7s %6s  %-40s %s\n' RES CASE ROLE LINK TIME RECORDING "rk-interop"
 
@@ -273,12 +280,12 @@ case_ write_bw/rev1 rk-client "ib_write_bw -d siw0 -R -F -n 50 -s 65536" \
 	"write_bw -n 50 -s 65536 --mpa-rev 1 --crc"
 
 link siw
-if "$peer" loss 1 >/dev/null; then
+if timeout -k 5 60 "$peer" loss 1 >/dev/null; then
 	rping_ "rping~1%" 4096 "--timeout 30"
 	for v in write_bw read_bw send_bw; do
 		bw "$v~1%" "$v" 65536 30 "--timeout 30"
 	done
-	"$peer" loss off >/dev/null
+	timeout -k 5 60 "$peer" loss off >/dev/null
 else
 	echo "FAIL: rdma-peer loss 1"
 	fail=$((fail + 1))
