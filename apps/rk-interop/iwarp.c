@@ -222,7 +222,7 @@ iw_connect_once(struct iw *w, struct rk_qp *qp, const char *what, const struct r
 			if (errno != EAGAIN)
 				return ia_fail(a, "%s: accept: %s", what, strerror(errno));
 			if ((double)rk_io_dpdk_now_ns() > deadline)
-				return ia_fail(a, "%s: no TCP connection on port %u within %.0f s",
+				return ia_fail(a, "%s: no TCP connection on port %u within %g s",
 					       what, a->o.tcp_port, a->o.oob_timeout_s);
 			if (ia_watchdog(a, 1) != 0)     /* SIGINT/SIGTERM */
 				return -1;
@@ -273,9 +273,9 @@ iw_connect_once(struct iw *w, struct rk_qp *qp, const char *what, const struct r
 		}
 		if ((double)rk_io_dpdk_now_ns() > deadline) {
 			if (w->client && rk_iw_qp_negotiated(e) == NULL)
-				return ia_fail(a, "%s: no MPA Reply from %s:%u within %.0f s", what,
+				return ia_fail(a, "%s: no MPA Reply from %s:%u within %g s", what,
 					       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s);
-			return ia_fail(a, "%s: the MPA set-up did not complete within %.0f s", what,
+			return ia_fail(a, "%s: the MPA set-up did not complete within %g s", what,
 				       a->o.oob_timeout_s);
 		}
 		if (ia_watchdog(a, 1) != 0)

@@ -81,13 +81,13 @@ ia_oob_open(struct ia *a)
 	if (a->o.server_host == NULL) {
 		rc = oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
 		if (rc != 0)
-			return ia_fail(a, "no client connected to TCP port %u within %.0f s: %s",
+			return ia_fail(a, "no client connected to TCP port %u within %g s: %s",
 				       a->o.tcp_port, a->o.oob_timeout_s, strerror(-rc));
 	} else {
 		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
 				 ia_serve, a);
 		if (rc != 0)
-			return ia_fail(a, "cannot reach %s:%u within %.0f s: %s",
+			return ia_fail(a, "cannot reach %s:%u within %g s: %s",
 				       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s,
 				       strerror(-rc));
 	}

@@ -461,7 +461,7 @@ iw_establish(struct perf *p)
 			while ((rc = perf_iw_accept(p->iw, &p->o, qp)) == 0) {
 				if (now_ns() > until || stop_requested)
 					return fail(p, "the client's TCP connection %u of %u did not "
-						    "come within %.0f s", i + 1, p->o.qps,
+						    "come within %g s", i + 1, p->o.qps,
 						    p->o.oob_timeout_s);
 				perf_idle(p, rk_progress(p->ctx));
 			}
@@ -484,7 +484,7 @@ iw_establish(struct perf *p)
 					    "(MPA %s)", i, host, port,
 					    e != NULL ? rk_iw_state_name[rk_iw_qp_state(e)] : "?");
 			if (now_ns() > until || stop_requested)
-				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %.0f s",
+				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %g s",
 					    i, host, port, p->o.oob_timeout_s);
 			perf_idle(p, rk_progress(p->ctx));
 		}
@@ -704,7 +704,7 @@ iw_fence(struct perf *p)
 				return -1;
 		want -= (uint32_t)n;
 		if (now_ns() > until)
-			return fail(p, "no answer to the closing READ within %.0f s", p->o.timeout_s);
+			return fail(p, "no answer to the closing READ within %g s", p->o.timeout_s);
 		perf_idle(p, n);
 	}
 	return 0;
@@ -1462,7 +1462,7 @@ exchange(struct perf *p)
 	if (p->o.server) {
 		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
 		if (rc != 0)
-			return fail(p, "no client connected to TCP port %u within %.0f s: %s",
+			return fail(p, "no client connected to TCP port %u within %g s: %s",
 				    p->o.tcp_port, p->o.oob_timeout_s, strerror(-rc));
 		rc = recv_hello(p, b);
 		if (rc == -EPROTO)
@@ -1480,7 +1480,7 @@ exchange(struct perf *p)
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
 				 serve, p);
 		if (rc != 0)
-			return fail(p, "cannot reach the server %s:%u within %.0f s: %s",
+			return fail(p, "cannot reach the server %s:%u within %g s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
 				    strerror(-rc));
 		n = oob_encode_hello_all(&p->local, b);
@@ -1531,7 +1531,7 @@ exchange(struct perf *p)
 		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
 					(uint32_t)(p->o.arp_timeout_s * 1e3));
 	if (rc != 0)
-		return fail(p, "peer %s did not answer %s on %s within %.0f s (unreachable)",
+		return fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
 			    ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
 			    p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
 	if (memcmp(p->peer_mac, p->remote.mac, 6) != 0)
@@ -1901,6 +1901,9 @@ parse_args(struct perf *p, int argc, char **argv)
 			    "use write, read or send");
 		if (o->have_ip6)
 			BAD("--transport iwarp runs over IPv4 (lwIP): give --ip");
+		if (o->tcp_port == 65535)
+			BAD("--transport iwarp: the data connections use TCP port -p + 1, so -p "
+			    "must be below 65535");
 		if (o->mtu < 1024)
 			BAD("--transport iwarp: -m is the interface MTU, 1024 or more (default 1500)");
 		if (o->tcp_kernel && o->pcap_path != NULL)

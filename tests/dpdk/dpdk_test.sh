@@ -510,6 +510,14 @@ iwarp)
 	else
 		bad "iwarp atomic_bw: $(head -1 "$tmp/atomic.err")"
 	fi
+	# The data connections listen on -p + 1: -p 65535 is refused, not wrapped to 0.
+	if "$perf" write_bw $IW --ip 198.18.0.1 -p 65535 >"$tmp/port.err" 2>&1; then
+		bad "iwarp -p 65535 accepted"
+	elif [ $? -eq 2 ] && grep -q "below 65535" "$tmp/port.err"; then
+		ok "iwarp -p 65535 refused: $(head -1 "$tmp/port.err")"
+	else
+		bad "iwarp -p 65535: $(head -1 "$tmp/port.err")"
+	fi
 	;;
 *)
 	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|errors|replay|ipv6|lwip|iwarp" >&2

@@ -49,6 +49,8 @@ expect 2 "--delay needs a whole number" -D -5
 expect 2 "--drop-every needs a whole number" -e x
 expect 2 "direction must be a2b, b2a or both" -e 5:sideways
 expect 2 "MTU must be" -M 100
+expect 2 "MTU must be" -M 1024abc
+expect 2 "names no operation" -O ,
 expect 2 "unexpected argument 'stray'" -o 10 stray
 expect 2 "bench -n needs a whole number" bench -n -1
 expect 2 "usage: rk-sim matrix" matrix --bogus
@@ -76,6 +78,7 @@ if [ -n "${2:-}" ]; then
 		fail=$((fail + 1))
 	fi
 	expect 2 "name the same file" -o 10 -w "$tmp/same.pcap" -W "$tmp/same.pcap"
+	expect 2 "name the same file" -o 10 -w "$tmp/same2.pcap" -W "$tmp/./same2.pcap"
 	if [ -w /dev/full ]; then
 		expect 1 "writing /dev/full failed" -o 10 -W /dev/full
 	fi

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 
 #ifdef RK_HAVE_PCAP
 #include <pcap/pcap.h>
@@ -76,6 +77,18 @@ pcap_tap(void *ctx, unsigned int dir, uint64_t ts_ns, const uint8_t *frame, uint
 #else
 	(void)ctx, (void)dir, (void)ts_ns, (void)frame, (void)len;
 #endif
+}
+
+/* Whether two paths name one file (the same path, or the same inode). */
+static bool
+same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (strcmp(a, b) == 0)
+		return true;
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
 }
 
 /* Close; false (with a message) when a write failed, e.g. disk full. */
@@ -143,6 +156,10 @@ parse_ops(const char *s)
 			exit(2);
 		}
 		mask |= 1u << names[i].op;
+	}
+	if (mask == 0) {
+		fprintf(stderr, "rk-sim: --op-mix names no operation ('%s')\n", s);
+		exit(2);
 	}
 	return mask;
 }
@@ -317,8 +334,11 @@ run_workload(int argc, char **argv)
 		case 'm': ok = parse_u64("--max-size", optarg, false, 0, 1u << 30, &v); cfg.max_size = (uint32_t)v; break;
 		case 'O': cfg.opmask = parse_ops(optarg); break;
 		case 'M': {
-			unsigned long m = strtoul(optarg, NULL, 0);
+			char *end;
+			unsigned long m = strtoul(optarg, &end, 10);
 
+			if (end == optarg || *end != '\0')
+				m = 0;
 			cfg.mtu = m == 256 ? RK_MTU_256 : m == 512 ? RK_MTU_512 : m == 1024 ?
 				  RK_MTU_1024 : m == 2048 ? RK_MTU_2048 : m == 4096 ? RK_MTU_4096 : 0;
 			if (cfg.mtu == 0) {
@@ -392,7 +412,7 @@ run_workload(int argc, char **argv)
 		cfg.tap_ctx = &pcap;
 	}
 	if (pcap_rx_path != NULL) {
-		if (pcap_path != NULL && strcmp(pcap_rx_path, pcap_path) == 0) {
+		if (pcap_path != NULL && same_file(pcap_rx_path, pcap_path)) {
 			fprintf(stderr, "rk-sim: --pcap and --pcap-rx name the same file\n");
 			pcap_out_close(&pcap);
 			return 2;
