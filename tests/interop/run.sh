@@ -33,22 +33,9 @@ rki=$1
 rk=$2
 level=${3:-quick}
 here=$(cd "$(dirname "$0")" && pwd)
-peer=${RDMA_PEER:-$here/../../../shared/interop/rdma-peer}
-# A guest command, bounded on our side as well: rdma-peer's exec waits
-# without limit for a free command port when earlier commands hold them.
-pexec() { # SECS GUEST CMD
-	local t=$1
-	shift
-	timeout -k 5 $((t + 45)) "$peer" exec -t "$t" "$@"
-}
-skip() { echo "SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
-[ -x "$peer" ] || skip "no rdma-peer lab script at $peer (set RDMA_PEER)"
-[ -x "$rki" ] || skip "rk-interop not built"
-[ -c /dev/net/tun ] || skip "no /dev/net/tun"
-ip netns list >/dev/null 2>&1 || skip "no network namespace support"
-command -v qemu-system-x86_64 >/dev/null || skip "QEMU is not installed (rdma-peer deps needs apt)"
+# shellcheck source=lab-common.sh
+. "$here/lab-common.sh"
+lab_checks "$rki"
 
 NS=${RDMA_PEER_NS:-rdmalab}
 OOB_NS=rkoob$$

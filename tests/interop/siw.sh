@@ -28,23 +28,10 @@ set -u
 rki=$1
 rk=$2
 here=$(cd "$(dirname "$0")" && pwd)
-peer=${RDMA_PEER:-$here/../../../shared/interop/rdma-peer}
-# A guest command, bounded on our side as well: rdma-peer's exec waits
-# without limit for a free command port when earlier commands hold them.
-pexec() { # SECS GUEST CMD
-	local t=$1
-	shift
-	timeout -k 5 $((t + 45)) "$peer" exec -t "$t" "$@"
-}
-skip() { echo "SKIP: $*"; exit 77; }
-
-[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
-[ -x "$peer" ] || skip "no rdma-peer lab script at $peer (set RDMA_PEER)"
-[ -x "$rki" ] || skip "rk-interop not built"
+# shellcheck source=lab-common.sh
+. "$here/lab-common.sh"
+lab_checks "$rki"
 "$rki" --help 2>/dev/null | grep -q -- "--transport" || skip "rk-interop has no iWARP"
-[ -c /dev/net/tun ] || skip "no /dev/net/tun"
-ip netns list >/dev/null 2>&1 || skip "no network namespace support"
-command -v qemu-system-x86_64 >/dev/null || skip "QEMU is not installed (rdma-peer deps needs apt)"
 command -v tshark >/dev/null || skip "tshark is not installed (the MPA CRC check needs it)"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
