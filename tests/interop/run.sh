@@ -109,7 +109,7 @@ fi
 # 2048 of them absorb READ response bursts.
 EAL="$MEM --no-pci --log-level=*:warning"
 EAL="$EAL --vdev=net_af_packet0,iface=dpdk0,blocksz=8192,framesz=8192,framecnt=2048"
-pass=0 fail=0 n=0
+pass=0 fail=0 n=0 retried=0
 rows=()
 
 # check_pcap FILE: zero findings and RDMA frames present.
@@ -180,6 +180,18 @@ case_() {
 	fi
 	local msg
 	msg=$(grep -hE "^result:|data verified|error:" "$f.rk" | head -1 | cut -c1-70)
+	# Under injected loss the guest (rxe under TCG) now and then ends a run
+	# badly by itself (a tool still waiting when its 120 s are up): a
+	# failed loss case runs once more, and the retry is counted and shown.
+	if [ "$res" = FAIL ] && [ -n "${LOSSY:-}" ] && [ -z "${RETRYING:-}" ]; then
+		echo "RETRY $name $role: failed once (rk-interop exit $rc, tool exit $trc): $msg"
+		echo "---- rk-interop ($f.rk):"; tail -3 "$f.rk"
+		echo "---- tool:"; tail -3 "$f.tool"
+		retried=$((retried + 1))
+		n=$((n - 1))
+		RETRYING=1 case_ "$@"
+		return
+	fi
 	rows+=("$(printf '%-4s %-22s %-9s %-6s %5.1fs  %-22s %s' "$res" "$name" "$role" \
 		"$(mtu_of_lab)" "$(echo "$t1 - $t0" | bc)" "$pc" "$msg")")
 	echo "${rows[-1]}"
@@ -397,5 +409,5 @@ echo
 echo "== result table"
 printf '%s\n' "${rows[@]}"
 [ ${#skips[@]} = 0 ] || printf '%s\n' "${skips[@]}"
-echo "interop: $pass passed, $fail failed ($n cases), ${#skips[@]} parts skipped"
+echo "interop: $pass passed, $fail failed ($n cases; $retried loss cases run twice), ${#skips[@]} parts skipped"
 [ "$fail" = 0 ]
