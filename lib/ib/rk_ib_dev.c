@@ -569,29 +569,35 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 			return 0;
 		budget = 1;             /* one frame per serialisation time */
 	}
-	while (n < budget) {
-		bool progress = false;
+	/* Round robin, TX_BURST frames a turn; another pass only if a QP had more. */
+	for (bool more = true; more && n < budget;) {
 		uint32_t i = dev->tx_rr;
 
+		more = false;
 		if (i >= dev->nlive)
 			i = 0;
 		for (uint32_t k = 0; k < dev->nlive && n < budget; k++, i++) {
 			struct rk_ib_qp *qp;
+			unsigned int b = 0;
 
 			if (i == dev->nlive)
 				i = 0;
 			qp = dev->live[i];
-			for (unsigned int b = 0; b < TX_BURST && n < budget; b++) {
-				int len;
+			for (; b < TX_BURST && n < budget; b++) {
+				bool resp = rk_resp_ready(qp, now_ns);
+				struct sq_wqe *w = resp ? NULL : rk_req_next(qp, now_ns);
+				int len = 0;
 
 				/* Nothing owed: borrow no buffer from the backend. */
-				if (!rk_resp_ready(qp, now_ns) && !rk_req_ready(qp, now_ns))
+				if (!resp && w == NULL)
 					break;
 				if (f == NULL && (frame == NULL || (f = frame(ctx)) == NULL))
 					f = dev->txbuf;
-				len = rk_resp_emit(qp, now_ns, f);
+				if (resp)
+					len = rk_resp_emit_owed(qp, f);
 				if (len <= 0)
-					len = rk_req_emit(qp, now_ns, f);
+					len = w != NULL ? rk_req_emit_wqe(qp, w, now_ns, f) :
+							  rk_req_emit(qp, now_ns, f);
 				if (len <= 0)
 					break;
 				RK_QP_COUNT(qp, tx_frames);
@@ -601,12 +607,11 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 				emit(ctx, f, (uint32_t)len);
 				f = NULL;       /* the buffer is the caller's again */
 				n++;
-				progress = true;
 			}
+			if (b == TX_BURST)
+				more = true;
 		}
 		dev->tx_rr = dev->tx_rr + 1 < dev->nlive ? dev->tx_rr + 1 : 0;
-		if (!progress)
-			break;
 	}
 	return n;
 }

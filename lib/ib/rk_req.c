@@ -82,6 +82,25 @@ rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off, uint32_
 }
 
 /*
+ * Finish a frame whose payload was fed to @p crc (rk_rocev2_icrc_begin()
+ * over the headers, then every payload byte): zero the pad, append the
+ * ICRC; return the frame length.
+ */
+uint32_t
+rk_ib_frame_finish(uint8_t *f, uint32_t bth_off, uint32_t payload_end, rk_crc32_state crc)
+{
+	uint32_t pad = (4 - ((payload_end - bth_off) & 3)) & 3;
+	uint32_t end = payload_end + pad;
+
+	if (pad > 0) {
+		memset(f + payload_end, 0, pad);
+		crc = rk_crc32_update(crc, f + payload_end, pad);
+	}
+	rk_put_le32(f + end, rk_crc32_final(crc));
+	return end + RK_ICRC_LEN;
+}
+
+/*
  * Host address of [off, off + len) of SGE i of w. The L_Key is looked up
  * on every use, never cached: once rk_ib_mr_dereg returns, no
  * (re)transmission or response can reach the region (NULL instead).
@@ -102,9 +121,13 @@ rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i, uint32_t
 	return mr_range(mr, sge->addr + off, len);
 }
 
-/* Copy len bytes at message offset off out of the WQE's SGEs; false if an MR is gone. */
+/*
+ * Copy len bytes at message offset off out of the WQE's SGEs, and feed
+ * them to *crc first when crc is not NULL; false if an MR is gone.
+ */
 static bool
-gather(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint8_t *dst, uint32_t len)
+gather(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint8_t *dst, uint32_t len,
+       rk_crc32_state *crc)
 {
 	for (uint32_t i = 0; len > 0 && i < (uint32_t)w->wr.num_sge; i++) {
 		uint32_t sl = w->sge[i].length, n;
@@ -118,6 +141,8 @@ gather(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint8_t *dst, 
 		src = rk_req_sge_ptr(qp, w, i, off, n, 0);
 		if (src == NULL)
 			return false;
+		if (crc != NULL)
+			*crc = rk_crc32_update(*crc, src, n);
 		memcpy(dst, src, n);
 		dst += n;
 		len -= n;
@@ -162,8 +187,8 @@ check_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
 }
 
 /* The WQE the requester would send from now, or NULL when it must wait. */
-static struct sq_wqe *
-next_wqe(const struct rk_ib_qp *qp, uint64_t now_ns)
+struct sq_wqe *
+rk_req_next(const struct rk_ib_qp *qp, uint64_t now_ns)
 {
 	struct sq_wqe *w;
 
@@ -199,7 +224,7 @@ next_wqe(const struct rk_ib_qp *qp, uint64_t now_ns)
 bool
 rk_req_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
 {
-	return next_wqe(qp, now_ns) != NULL;
+	return rk_req_next(qp, now_ns) != NULL;
 }
 
 /*
@@ -324,7 +349,14 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 	b = rk_ib_frame_begin(qp, ah, f, ib_len);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
-	if (plen > 0 && !gather(qp, w, off, b + hdr, plen))
+	if (plen >= RK_IB_CRC_AT_SOURCE_MIN) {
+		rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, bth_off - ETH_HLEN + hdr);
+
+		if (!gather(qp, w, off, b + hdr, plen, &crc))
+			return -1;
+		return (int)rk_ib_frame_finish(f, bth_off, bth_off + hdr + plen, crc);
+	}
+	if (plen > 0 && !gather(qp, w, off, b + hdr, plen, NULL))
 		return -1;
 	return (int)rk_ib_frame_end(qp, f, bth_off, bth_off + hdr + plen);
 }
@@ -332,16 +364,26 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 int
 rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 {
-	struct sq_wqe *w = next_wqe(qp, now_ns);
+	struct sq_wqe *w = rk_req_next(qp, now_ns);
+
+	return w == NULL ? 0 : rk_req_emit_wqe(qp, w, now_ns, f);
+}
+
+int
+rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t *f)
+{
 	uint32_t idx, psn, top;
 	bool done;
 	int len;
-
-	if (w == NULL)
-		return 0;
 	qp->req.rnr_wait = false;
 	if (w->state == WQE_POSTED) {
-		enum rk_wc_status st = check_sges(qp, w);
+		/*
+		 * A one-packet SEND or WRITE of an RC/UC QP: gather() checks
+		 * every SGE whole as it builds it, and fails the same way.
+		 */
+		bool one = qp->type != RK_QPT_UD && !wr_is_rd_atomic(w->wr.opcode) &&
+			   rk_req_npkts(qp, w) == 1;
+		enum rk_wc_status st = one ? RK_WC_SUCCESS : check_sges(qp, w);
 
 		if (st != RK_WC_SUCCESS) {
 			/* Reported in order by the flush, after older WQEs. */

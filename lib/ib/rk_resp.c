@@ -22,6 +22,7 @@
 #include "rk_ib_internal.h"
 
 #define UD_GRH_LEN 40
+#define ETH_HLEN 14
 
 enum rk_resp_state {
 	RK_RESP_ST_CHK_PSN,
@@ -848,6 +849,14 @@ build_resp(struct rk_ib_qp *qp, uint8_t *f, uint8_t opcode, uint32_t psn, uint8_
 	b = rk_ib_frame_begin(qp, &qp->attr.ah_attr, f, hdr + plen + bth.pad_cnt + RK_ICRC_LEN);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
+	if (plen >= RK_IB_CRC_AT_SOURCE_MIN) {
+		/* The READ data's CRC from the region, then the copy. */
+		rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, bth_off - ETH_HLEN + hdr);
+
+		crc = rk_crc32_update(crc, payload, plen);
+		memcpy(b + hdr, payload, plen);
+		return (int)rk_ib_frame_finish(f, bth_off, bth_off + hdr + plen, crc);
+	}
 	if (plen > 0)
 		memcpy(b + hdr, payload, plen);
 	return (int)rk_ib_frame_end(qp, f, bth_off, bth_off + hdr + plen);
@@ -988,12 +997,16 @@ rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
 int
 rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 {
+	return rk_resp_ready(qp, now_ns) ? rk_resp_emit_owed(qp, f) : 0;
+}
+
+int
+rk_resp_emit_owed(struct rk_ib_qp *qp, uint8_t *f)
+{
 	struct resp_state *r = &qp->resp;
 	struct resp_res *res;
 	int len;
 
-	if (!rk_resp_ready(qp, now_ns))
-		return 0;
 	/* READ-RESP-01: in PSN order, before a class C NAK of a later request. */
 	if ((res = next_res(qp)) != NULL && (len = emit_res(qp, res, f)) > 0)
 		return len;

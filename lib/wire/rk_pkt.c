@@ -109,16 +109,16 @@ mask_grh(uint8_t *h)
  */
 #define ICRC_ONE_CALL_MAX 256
 
-/* ICRC of a RoCEv2 packet given its IP header length (CA17-22). */
-static uint32_t
-icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
+/*
+ * CRC-32 state after the masked IP, UDP and BTH headers and whatever else
+ * of the first @p len bytes fits one call (CA17-22); *done: bytes covered.
+ */
+static rk_crc32_state
+icrc_v2_head(const uint8_t *ip, uint32_t ip_hlen, uint32_t len, uint32_t *done)
 {
 	uint8_t h[ICRC_ONE_CALL_MAX];
 	uint32_t hl = ip_hlen + 8 + RK_BTH_LEN;
-	rk_crc32_state crc;
 
-	if (ip_hlen > 60 || len < hl)
-		return 0;
 	/* The headers fit in h (60 + 8 + 12 < 256); small packets fit whole. */
 	if (len <= ICRC_ONE_CALL_MAX)
 		hl = len;
@@ -135,10 +135,45 @@ icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 	h[ip_hlen + 6] = 0xff; /* UDP checksum */
 	h[ip_hlen + 7] = 0xff;
 	h[ip_hlen + 8 + 4] = 0xff; /* BTH FECN, BECN, Resv6a */
-	crc = rk_crc32_update(ICRC_SEED_AFTER_ONES, h, hl);
+	*done = hl;
+	return rk_crc32_update(ICRC_SEED_AFTER_ONES, h, hl);
+}
+
+/* ICRC of a RoCEv2 packet given its IP header length (CA17-22). */
+static uint32_t
+icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
+{
+	uint32_t hl;
+	rk_crc32_state crc;
+
+	if (ip_hlen > 60 || len < ip_hlen + 8 + RK_BTH_LEN)
+		return 0;
+	crc = icrc_v2_head(ip, ip_hlen, len, &hl);
 	if (len > hl)
 		crc = rk_crc32_update(crc, ip + hl, len - hl);
 	return rk_crc32_final(crc);
+}
+
+uint32_t
+rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len)
+{
+	uint32_t ip_hlen, hl;
+	rk_crc32_state crc;
+
+	if (ip == NULL || len < 20)
+		return rk_crc32_init();
+	if ((ip[0] >> 4) == 4)
+		ip_hlen = (uint32_t)(ip[0] & 0x0f) * 4;
+	else if ((ip[0] >> 4) == 6)
+		ip_hlen = GRH_LEN;
+	else
+		return rk_crc32_init();
+	if (ip_hlen < 20 || ip_hlen > 60 || len < ip_hlen + 8 + RK_BTH_LEN)
+		return rk_crc32_init();
+	crc = icrc_v2_head(ip, ip_hlen, len, &hl);
+	if (len > hl)
+		crc = rk_crc32_update(crc, ip + hl, len - hl);
+	return crc;
 }
 
 uint32_t
@@ -351,17 +386,6 @@ parse_bth(struct parse_ctx *c, uint32_t end, int icrc_kind)
 	pkt->icrc_status = want == pkt->icrc ? RK_ICRC_GOOD : RK_ICRC_BAD;
 	if (pkt->icrc_status == RK_ICRC_BAD)
 		finding(pkt, RK_F_ICRC_BAD, pkt->icrc_off);
-}
-
-const uint8_t *
-rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h)
-{
-	const struct rk_opcode_info *op = pkt->op;
-
-	if (op == NULL || (unsigned int)h >= RK_HDR_COUNT || !(op->hdrs & (1u << h)) ||
-	    (uint64_t)pkt->bth_off + op->hdr_len > pkt->caplen)
-		return NULL;
-	return pkt->frame + pkt->bth_off + op->off[h];
 }
 
 /* ---------------------------------------------------------------- L3/L4 */

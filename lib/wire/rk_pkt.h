@@ -19,6 +19,7 @@
 #define RK_PKT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rk_finding.h"
@@ -165,8 +166,21 @@ rk_pkt_bth(const struct rk_pkt *pkt)
 	return pkt->frame + pkt->bth_off;
 }
 
-/** Pointer to extended header @p h, or NULL when the opcode has none. */
-const uint8_t *rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h);
+/**
+ * Pointer to extended header @p h, or NULL when the opcode has none or its
+ * headers were not all captured. Inline: the datapath asks several times
+ * per packet.
+ */
+static inline const uint8_t *
+rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h)
+{
+	const struct rk_opcode_info *op = pkt->op;
+
+	if (op == NULL || (unsigned int)h >= RK_HDR_COUNT || !(op->hdrs & (1u << h)) ||
+	    (uint64_t)pkt->bth_off + op->hdr_len > pkt->caplen)
+		return NULL;
+	return pkt->frame + pkt->bth_off + op->off[h];
+}
 
 /**
  * Compute the ICRC a RoCEv2 packet should carry (IBTA Annex A17.3.3,
@@ -182,6 +196,22 @@ const uint8_t *rk_pkt_xeth(const struct rk_pkt *pkt, enum rk_hdr h);
  *         check the lengths first (rk_pkt_parse does).
  */
 uint32_t rk_rocev2_icrc(const uint8_t *ip, uint32_t len);
+
+/**
+ * The ICRC of a RoCEv2 packet in pieces (Annex A17.3.3): the running
+ * CRC-32 after its first @p len bytes from @p ip (the IP, UDP and BTH
+ * headers, masked as rk_rocev2_icrc() does, and any bytes after them).
+ * Feed the rest of the packet up to the ICRC with rk_crc32_update() and
+ * finish with rk_crc32_final(): the result equals rk_rocev2_icrc() over
+ * the same bytes. A builder uses it to take the payload's CRC from where
+ * the payload lies instead of from the frame it is copied into.
+ * @param ip   first byte of the IPv4 (no options) or IPv6 header
+ * @param len  bytes from @p ip, at least IP + UDP (8) + BTH (12) headers
+ * @return the running state, or the state of 0 bytes (rk_crc32_init())
+ *         when @p len is shorter than the headers or @p ip is neither
+ *         IPv4 nor IPv6 (callers build the headers, so check lengths).
+ */
+uint32_t rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len);
 
 /**
  * Compute the ICRC of a packet starting with a GRH (RoCEv1, Annex A16) or an
