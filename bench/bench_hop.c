@@ -15,18 +15,23 @@
  *
  * Timed by the thread's CPU time, ROUNDS alternating slices; per round the
  * ns per hop (or per frame) of each and their ratio; the medians at the
- * end. Every completion must succeed and every message's data must arrive.
+ * end. The floor is the raw hop plus what RoCEv2 asks at the least: the
+ * ICRC checked on the way in and computed on the way out. Every completion
+ * must succeed and every message's data must arrive.
  *
  *   bench_hop [ROUNDS [SLICE_MS [send|write]]]   (default 7 rounds of 200 ms, both)
- *   "hop: send64 stack_ns S raw_ns R ratio X"
- *   "hop: write4k stack_ns S raw_ns R ratio X"
+ *   "hop: send64 stack_ns S raw_ns R floor_ns F ratio X"
+ *   "hop: write4k stack_ns S raw_ns R floor_ns F ratio X"
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "rk_byteorder.h"
+#include "rk_pkt.h"
 #include "rk_verbs.h"
 
 #define RING 512u                       /* frames per receive ring */
@@ -335,7 +340,7 @@ stack_lat_slice(double slice, double *used)
 
 /* The raw hop: copy the frame out of the ring, into a fresh buffer, commit. */
 static uint64_t
-raw_lat_slice(uint32_t flen, double slice, double *used)
+raw_lat_slice(uint32_t flen, bool icrc, double slice, double *used)
 {
 	static uint8_t frame[SLOT], out[SLOT];
 	static volatile uint32_t vlen;          /* a length known at run time */
@@ -344,6 +349,7 @@ raw_lat_slice(uint32_t flen, double slice, double *used)
 
 	vlen = flen;
 	memset(frame, 0x5a, sizeof(frame));
+	frame[14] = 0x45;                       /* IPv4, for the ICRC */
 	if (mp_push(&s[0].port, frame, vlen) != 0)
 		die("raw push");
 	do {
@@ -356,7 +362,13 @@ raw_lat_slice(uint32_t flen, double slice, double *used)
 				die("raw: frame lost");
 			memcpy(out, f, (uint32_t)len);
 			mp_rx_done(m);
+			/* The floor: what RoCEv2 adds at the least, check and make the ICRC. */
+			if (icrc && rk_rocev2_icrc(out + 14, (uint32_t)len - 14 - 4) == 1)
+				die("raw: an ICRC of 1");
 			memcpy(m->lent, out, (uint32_t)len);
+			if (icrc)
+				rk_put_le32(m->lent + len - 4,
+					    rk_rocev2_icrc(m->lent + 14, (uint32_t)len - 14 - 4));
 			mp_tx_commit(m, m->lent, (uint32_t)len);
 		}
 		t = cpu_s();
@@ -428,7 +440,7 @@ main(int argc, char **argv)
 	int rounds = argc > 1 ? atoi(argv[1]) : 7;
 	double slice = (argc > 2 ? atof(argv[2]) : 200) / 1e3;
 	const char *only = argc > 3 ? argv[3] : "";
-	double st[64], rw[64], rt[64];
+	double st[64], rw[64], rt[64], fl[64];
 	/* Ethernet + IPv4 + UDP + BTH + payload + ICRC */
 	const uint32_t lat_frame = 14 + 20 + 8 + 12 + LAT_SIZE + 4;
 	const uint32_t bw_frame = 14 + 20 + 8 + 12 + 4096 + 4;
@@ -448,17 +460,20 @@ main(int argc, char **argv)
 	post_send(&s[0], 0);
 	for (int r = 0; r < rounds; r++) {
 		double us, ur;
+		double uf;
 		uint64_t hs = stack_lat_slice(slice, &us);
-		uint64_t hr = raw_lat_slice(lat_frame, slice, &ur);
+		uint64_t hr = raw_lat_slice(lat_frame, false, slice, &ur);
+		uint64_t hf = raw_lat_slice(lat_frame, true, slice, &uf);
 
 		st[r] = us * 1e9 / (double)hs;
 		rw[r] = ur * 1e9 / (double)hr;
+		fl[r] = uf * 1e9 / (double)hf;
 		rt[r] = st[r] / rw[r];
-		printf("send64 round %d: stack %.1f ns/hop, raw %.1f ns/hop, ratio %.2f\n", r + 1,
-		       st[r], rw[r], rt[r]);
+		printf("send64 round %d: stack %.1f ns/hop, raw %.1f, floor %.1f, ratio %.2f\n",
+		       r + 1, st[r], rw[r], fl[r], rt[r]);
 	}
-	printf("hop: send64 stack_ns %.1f raw_ns %.1f ratio %.2f\n", median(st, rounds),
-	       median(rw, rounds), median(rt, rounds));
+	printf("hop: send64 stack_ns %.1f raw_ns %.1f floor_ns %.1f ratio %.2f\n",
+	       median(st, rounds), median(rw, rounds), median(fl, rounds), median(rt, rounds));
 	/* A frame arriving mid-poll waits for the rest of it: the empty poll's cost. */
 	for (int k = 0; k < 64; k++) {          /* the last SEND, its ACKs */
 		struct rk_wc wc;
@@ -493,19 +508,22 @@ write:
 	for (int r = 0; r < rounds; r++) {
 		double us, ur;
 		uint64_t frames;
+		double uf;
 		uint64_t msgs = stack_bw_slice(slice, &us, &frames);
-		uint64_t hr = raw_lat_slice(bw_frame, slice, &ur);
+		uint64_t hr = raw_lat_slice(bw_frame, false, slice, &ur);
+		uint64_t hf = raw_lat_slice(bw_frame, true, slice, &uf);
 
 		if (frames < msgs * (BW_SIZE / 4096))
 			die("WRITE: fewer frames than the messages need");
 		st[r] = us * 1e9 / (double)frames;
 		rw[r] = ur * 1e9 / (double)hr;
+		fl[r] = uf * 1e9 / (double)hf;
 		rt[r] = st[r] / rw[r];
-		printf("write4k round %d: stack %.1f ns/frame (both ends), raw %.1f ns/frame, "
-		       "ratio %.2f\n", r + 1, st[r], rw[r], rt[r]);
+		printf("write4k round %d: stack %.1f ns/frame (both ends), raw %.1f, floor %.1f, "
+		       "ratio %.2f\n", r + 1, st[r], rw[r], fl[r], rt[r]);
 	}
-	printf("hop: write4k stack_ns %.1f raw_ns %.1f ratio %.2f\n", median(st, rounds),
-	       median(rw, rounds), median(rt, rounds));
+	printf("hop: write4k stack_ns %.1f raw_ns %.1f floor_ns %.1f ratio %.2f\n",
+	       median(st, rounds), median(rw, rounds), median(fl, rounds), median(rt, rounds));
 	if (memcmp(s[1].buf + BW_SIZE, s[0].buf, BW_SIZE) != 0)
 		die("WRITE: the target does not hold the source's bytes");
 	teardown();
