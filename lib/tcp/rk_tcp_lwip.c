@@ -20,7 +20,11 @@
 
 #define QFRAMES 1024
 #define QFRAME_MAX 1536
-/* At least TCP_WND: lwIP never sends past the window we reopen. */
+/*
+ * Received bytes wait here for the reader. Larger than TCP_WND, so the
+ * window can be reopened as bytes arrive (lw_reopen), not only as the
+ * reader takes them.
+ */
 #define RING_CAP (128u * 1024u)
 
 struct qframe {
@@ -44,6 +48,7 @@ struct lw_conn {
 	struct tcp_pcb *pcb;
 	uint8_t *ring;
 	uint32_t head, count;
+	uint32_t owed;          /* bytes taken in, window not yet reopened */
 	bool connected, eof, failed;
 	struct lw_conn *next;   /* accept queue */
 	/* MPA-aware segmentation (rk_tcp_lwip_mpa_align): the record being written. */
@@ -220,6 +225,35 @@ rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 
 /* ---------------------------------------------------------- connections */
 
+/*
+ * Reopen the receive window for bytes now in the ring, as far as the ring
+ * still holds a full window more (what lwIP may deliver next). While the
+ * reader keeps up, every ACK then carries the same window: a window update
+ * between duplicate ACKs resets the sender's count (lwIP's tcp_receive
+ * counts an ACK as a duplicate only with the window unchanged), and fast
+ * retransmit would wait for three more. Runs under the core lock.
+ */
+static void
+lw_reopen(struct lw_conn *c)
+{
+	uint32_t keep = 0, give;
+
+	if (c->pcb == NULL)
+		return;
+	if (c->count + TCP_WND > RING_CAP)
+		keep = c->count + TCP_WND - RING_CAP;
+	if (c->owed <= keep)
+		return;
+	give = c->owed - keep;
+	c->owed = keep;
+	while (give > 0) {
+		u16_t k = give > 0xffff ? 0xffff : (u16_t)give;
+
+		tcp_recved(c->pcb, k);
+		give -= k;
+	}
+}
+
 static err_t
 on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
@@ -248,7 +282,9 @@ on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		pbuf_copy_partial(p, c->ring, (u16_t)(p->tot_len - first), (u16_t)first);
 	}
 	c->count += p->tot_len;
+	c->owed += p->tot_len;
 	pbuf_free(p);
+	lw_reopen(c);
 	return ERR_OK;
 }
 
@@ -561,13 +597,8 @@ lw_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
 	memcpy(buf + first, c->ring, n - first);
 	c->head = (c->head + n) % RING_CAP;
 	c->count -= n;
-	/* Reopen the window by what the caller took. */
-	for (uint32_t left = n; left > 0 && c->pcb != NULL;) {
-		u16_t k = left > 0xffff ? 0xffff : (u16_t)left;
-
-		tcp_recved(c->pcb, k);
-		left -= k;
-	}
+	/* Room in the ring: the window held back for it can reopen. */
+	lw_reopen(c);
 	if (n > 0)
 		rc = (long)n;
 	else if (c->failed)
