@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lwip/etharp.h"
@@ -14,9 +15,24 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "lwip/tcpip.h"
+#include "lwip/priv/tcp_priv.h"     /* tcp_tmr */
 #include "netif/ethernet.h"
 
 #include "rk_tcp_lwip.h"
+
+/*
+ * lwIP's TCP timer from the poll loop: tcp_tmr() every RK_LWIP_TICK_MS
+ * instead of the tcpip thread's TCP_TMR_INTERVAL (250 ms). Every TCP timer
+ * of the library counts these ticks (they are compiled in as multiples of
+ * 250 and 500 ms), so all run about 10 times faster: the retransmission
+ * timeout, which settles at 3 slow ticks on a short path (1.5 s), becomes
+ * 150 ms;
+ * the delayed ACK waits at most 25 ms; SYN retries come every 300 ms
+ * (connect fails after about 2 s); TIME_WAIT lasts 12 s. The tcpip
+ * thread keeps its own 250 ms ticks too: a process that stops polling
+ * still has lwIP's original timers.
+ */
+#define RK_LWIP_TICK_MS 25
 
 #define QFRAMES 1024
 #define QFRAME_MAX 1536
@@ -66,6 +82,16 @@ struct rk_lwip_listener {
 static const struct rk_tcp_ops lw_ops;
 static volatile int init_done;
 static bool started;
+static uint64_t last_tick_ns;   /* of tcp_tmr from rk_lwip_if_poll */
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void
 init_cb(void *arg)
@@ -207,10 +233,21 @@ unsigned int
 rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 {
 	unsigned int n = 0;
+	uint64_t now;
 
 	if (nif == NULL)
 		return 0;
+	now = mono_ns();
 	LOCK_TCPIP_CORE();
+	/*
+	 * One tick at most per call, after the caller has handed us what it
+	 * received: a loop that was not scheduled for a while has read the
+	 * ACKs waiting for it before this tick can expire a timer on them.
+	 */
+	if (now - last_tick_ns >= RK_LWIP_TICK_MS * 1000000ull) {
+		last_tick_ns = now;
+		tcp_tmr();
+	}
 	while (n < budget && nif->qcount > 0) {
 		struct qframe *f = &nif->q[nif->qhead];
 
