@@ -297,7 +297,6 @@ on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	struct lw_conn *c = arg;
 	uint32_t tail;
 
-	(void)pcb;
 	if (c == NULL) {
 		if (p != NULL)
 			pbuf_free(p);
@@ -322,6 +321,14 @@ on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 	c->owed += p->tot_len;
 	pbuf_free(p);
 	lw_reopen(c);
+	/*
+	 * ACK now, not every other segment: lwIP delays the ACK of a lone
+	 * segment until its next fast tick, also of a retransmission that
+	 * fills a hole (RFC 5681 4.2 asks for an immediate ACK) and of each
+	 * single segment in the slow start after a timeout. tcp_input sends it
+	 * when this returns.
+	 */
+	tcp_set_flags(pcb, TF_ACK_NOW);
 	return ERR_OK;
 }
 
