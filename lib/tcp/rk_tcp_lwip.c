@@ -21,16 +21,14 @@
 #include "rk_tcp_lwip.h"
 
 /*
- * lwIP's TCP timer from the poll loop: tcp_tmr() every RK_LWIP_TICK_MS
- * instead of the tcpip thread's TCP_TMR_INTERVAL (250 ms). Every TCP timer
- * of the library counts these ticks (they are compiled in as multiples of
- * 250 and 500 ms), so all run about 10 times faster: the retransmission
+ * lwIP's TCP timer from the poll loop: tcp_tmr() every RK_LWIP_TICK_MS on
+ * top of the tcpip thread's TCP_TMR_INTERVAL (250 ms). Every TCP timer of
+ * the library counts these ticks (they are compiled in as multiples of
+ * 250 and 500 ms), so all run about 11 times faster: the retransmission
  * timeout, which settles at 3 slow ticks on a short path (1.5 s), becomes
- * 150 ms;
- * the delayed ACK waits at most 25 ms; SYN retries come every 300 ms
- * (connect fails after about 2 s); TIME_WAIT lasts 12 s. The tcpip
- * thread keeps its own 250 ms ticks too: a process that stops polling
- * still has lwIP's original timers.
+ * about 140 ms; the delayed ACK waits at most 25 ms; SYNs are retried
+ * 0.27 s apart (connect fails after 1.7 s); TIME_WAIT lasts 11 s. A
+ * process that stops polling still has lwIP's original timers.
  */
 #define RK_LWIP_TICK_MS 25
 
