@@ -26,9 +26,11 @@
  * the library counts these ticks (they are compiled in as multiples of
  * 250 and 500 ms), so all run about 11 times faster: the retransmission
  * timeout, which settles at 3 slow ticks on a short path (1.5 s), becomes
- * about 140 ms; the delayed ACK waits at most 25 ms; SYNs are retried
- * 0.27 s apart (connect fails after 1.7 s); TIME_WAIT lasts 11 s. A
- * process that stops polling still has lwIP's original timers.
+ * about 140 ms; the delayed ACK waits at most 25 ms; TIME_WAIT lasts
+ * 11 s. Not while a connect is in progress (rk_lwip_if_poll skips its
+ * ticks then): with them lwIP would give up on a peer slow to answer after
+ * 1.7 s of SYN retries instead of 18 s. A process that stops polling still
+ * has lwIP's original timers.
  */
 #define RK_LWIP_TICK_MS 25
 
@@ -64,6 +66,7 @@ struct lw_conn {
 	uint32_t head, count;
 	uint32_t owed;          /* bytes taken in, window not yet reopened */
 	bool connected, eof, failed;
+	bool connecting;        /* counted in n_connecting */
 	struct lw_conn *next;   /* accept queue */
 	/* MPA-aware segmentation (rk_tcp_lwip_mpa_align): the record being written. */
 	bool mpa, mpa_started;          /* on; past the MPA Request/Reply */
@@ -81,6 +84,17 @@ static const struct rk_tcp_ops lw_ops;
 static volatile int init_done;
 static bool started;
 static uint64_t last_tick_ns;   /* of tcp_tmr from rk_lwip_if_poll */
+static unsigned int n_connecting;       /* connects not yet answered */
+
+/* The connect is answered (or abandoned): the poll loop's ticks resume. */
+static void
+connect_done(struct lw_conn *c)
+{
+	if (c->connecting) {
+		c->connecting = false;
+		n_connecting--;
+	}
+}
 
 static uint64_t
 mono_ns(void)
@@ -242,7 +256,7 @@ rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 	 * received: a loop that was not scheduled for a while has read the
 	 * ACKs waiting for it before this tick can expire a timer on them.
 	 */
-	if (now - last_tick_ns >= RK_LWIP_TICK_MS * 1000000ull) {
+	if (n_connecting == 0 && now - last_tick_ns >= RK_LWIP_TICK_MS * 1000000ull) {
 		last_tick_ns = now;
 		tcp_tmr();
 	}
@@ -339,6 +353,7 @@ on_err(void *arg, err_t err)
 	if (c != NULL) {
 		c->pcb = NULL;      /* lwIP freed it */
 		c->failed = true;
+		connect_done(c);
 	}
 }
 
@@ -348,8 +363,10 @@ on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 	struct lw_conn *c = arg;
 
 	(void)pcb;
-	if (c != NULL && err == ERR_OK)
+	if (c != NULL && err == ERR_OK) {
 		c->connected = true;
+		connect_done(c);
+	}
 	return ERR_OK;
 }
 
@@ -490,6 +507,8 @@ rk_tcp_lwip_connect(const char *ip, uint16_t port)
 		errno = ECONNREFUSED;
 		return NULL;
 	}
+	c->connecting = true;
+	n_connecting++;
 	UNLOCK_TCPIP_CORE();
 	return &c->base;
 }
@@ -659,6 +678,7 @@ lw_close(struct rk_tcp *t)
 	struct lw_conn *c = (struct lw_conn *)t;
 
 	LOCK_TCPIP_CORE();
+	connect_done(c);
 	if (c->pcb != NULL) {
 		tcp_arg(c->pcb, NULL);
 		tcp_recv(c->pcb, NULL);

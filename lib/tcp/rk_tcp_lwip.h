@@ -58,10 +58,10 @@ void rk_lwip_if_input(struct rk_lwip_if *nif, const uint8_t *frame, uint32_t len
  * Hand the frames the stack queued to the tx callback (at most @p budget).
  * Also ticks lwIP's TCP timer (tcp_tmr) when 25 ms have passed since the
  * last tick, so every TCP timer runs about 11 times faster than with the
- * tcpip thread's 250 ms alone: retransmission timeout about 140 ms on a
- * short path, SYNs 0.27 s apart. Call it at least every few milliseconds
- * while connections are open; call rk_lwip_if_input for the frames
- * received first.
+ * tcpip thread's 250 ms alone (retransmission timeout about 140 ms on a
+ * short path), except while an rk_tcp_lwip_connect() waits for its
+ * answer. Call it at least every few milliseconds while connections are
+ * open; call rk_lwip_if_input for the frames received first.
  * @return frames handed over.
  */
 unsigned int rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget);
@@ -77,8 +77,9 @@ struct rk_tcp *rk_tcp_lwip_accept(struct rk_lwip_listener *l);
 
 /**
  * Connect to @p ip : @p port; sends return 0 until it is established.
- * lwIP sends 7 SYNs, then fails the connection (-ECONNRESET): 1.7 s with
- * rk_lwip_if_poll called, 18 s without.
+ * lwIP sends 7 SYNs 3 s apart, then fails the connection (-ECONNRESET)
+ * after about 18 s (rk_lwip_if_poll does not tick lwIP's timers faster
+ * while a connect is pending).
  */
 struct rk_tcp *rk_tcp_lwip_connect(const char *ip, uint16_t port);
 
