@@ -32,10 +32,12 @@
  * TCP_MSS 1460 (the MSS is min(1460, MTU - 40)); TCP_WND = TCP_SND_BUF =
  * 65535 bytes with window scaling negotiated (shift 1) but the window
  * itself at 64 KiB, so at most 64 KiB in flight per connection and round
- * trip; timers (retransmission, delayed ACK) at 250 ms granularity, so a
- * loss not repaired by fast retransmit costs about a second; its frames
- * are at most 1536 bytes (MTU above 1500 is clamped). One stack per
- * process: one attachment at a time.
+ * trip; Reno without SACK, NewReno or Limited Transmit, so at high loss
+ * (5%) many losses wait for the retransmission timer, which
+ * rk_io_lwip_poll() ticks every 25 ms (lib/tcp), so one costs 100-150 ms
+ * (1.5 s with lwIP's own 250 ms timer); its frames are at most 1536 bytes
+ * (MTU above 1500 is clamped). One stack per process: one attachment at a
+ * time.
  */
 #ifndef RK_IO_LWIP_H
 #define RK_IO_LWIP_H
@@ -65,8 +67,9 @@ struct rk_io_lwip *rk_io_lwip_attach_mtu(struct rk_io_dpdk *io, const char *ip,
 					 const char *netmask, uint16_t mtu);
 
 /**
- * Move frames both ways (port RX → lwIP, lwIP's queued frames → port TX);
- * call from the poll loop. Reads at most a few bursts, then flushes TX.
+ * Move frames both ways (port RX → lwIP, lwIP's queued frames → port TX)
+ * and tick lwIP's TCP timer every 25 ms (rk_lwip_if_poll); call from the
+ * poll loop. Reads at most a few bursts, then flushes TX.
  * @return frames moved (0: idle).
  */
 int rk_io_lwip_poll(struct rk_io_lwip *l);

@@ -56,11 +56,23 @@ struct rk_sim_link_cfg {
 	void *rx_tap_ctx;
 };
 
-/** Per-direction counters. */
+/**
+ * Per-direction counters. Every frame sent, and every extra copy made by
+ * duplication, ends in exactly one of delivered, lost, mtu_drops,
+ * overflow, rx_dropped or in_flight, so at any time
+ *
+ *     sent + dup == delivered + lost + mtu_drops + overflow + rx_dropped + in_flight
+ *
+ * reordered and corrupted describe frames counted elsewhere (delivered or
+ * in flight); periodic_drops is part of lost.
+ */
 struct rk_sim_link_stats {
-	uint64_t sent, delivered, lost, dup, reordered, corrupted, mtu_drops, overflow;
+	uint64_t sent, delivered, lost, dup, reordered, corrupted, mtu_drops;
+	uint64_t overflow;              /**< not queued: max_queue frames waiting, or no memory */
 	uint64_t periodic_drops;        /**< of lost: by drop_every */
 	uint64_t bytes_sent;
+	uint64_t rx_dropped;            /**< taken by a receiver with too small a buffer (-ENOSPC) */
+	uint64_t in_flight;             /**< queued now: sent, not yet taken by the receiver */
 };
 
 struct rk_sim_link;

@@ -79,8 +79,10 @@ push(struct rk_sim_link *l, struct sim_dir *d, const uint8_t *f, uint32_t len, u
 		uint32_t cap = d->cap ? d->cap * 2 : 256;
 		struct sim_frame *h = realloc(d->heap, cap * sizeof(*h));
 
-		if (h == NULL)
+		if (h == NULL) {
+			d->st.overflow++;       /* counted, so the counters balance */
 			return -ENOMEM;
+		}
 		d->heap = h;
 		d->cap = cap;
 	}
@@ -88,8 +90,10 @@ push(struct rk_sim_link *l, struct sim_dir *d, const uint8_t *f, uint32_t len, u
 	x.seq = d->seq++;
 	x.len = len;
 	x.data = malloc(len ? len : 1);
-	if (x.data == NULL)
+	if (x.data == NULL) {
+		d->st.overflow++;
 		return -ENOMEM;
+	}
 	memcpy(x.data, f, len);
 	if (corrupt && len > ETH_HLEN) {
 		uint32_t at = ETH_HLEN + (uint32_t)(rnd(d) % (len - ETH_HLEN));
@@ -105,6 +109,7 @@ push(struct rk_sim_link *l, struct sim_dir *d, const uint8_t *f, uint32_t len, u
 		d->heap[i] = *p;
 	}
 	d->heap[i] = x;
+	d->st.in_flight = d->n;
 	return 0;
 }
 
@@ -128,6 +133,7 @@ pop(struct sim_dir *d)
 	}
 	if (d->n > 0)
 		d->heap[i] = last;
+	d->st.in_flight = d->n;
 	return top;
 }
 
@@ -245,6 +251,7 @@ rk_sim_link_recv(struct rk_sim_link *l, unsigned int dir, uint64_t now_ns, uint8
 	f = pop(d);
 	if (f.len > cap) {
 		rc = -ENOSPC;
+		d->st.rx_dropped++;
 	} else {
 		memcpy(buf, f.data, f.len);
 		rc = (int)f.len;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lwip/etharp.h"
@@ -14,13 +15,32 @@
 #include "lwip/pbuf.h"
 #include "lwip/tcp.h"
 #include "lwip/tcpip.h"
+#include "lwip/priv/tcp_priv.h"     /* tcp_tmr */
 #include "netif/ethernet.h"
 
 #include "rk_tcp_lwip.h"
 
+/*
+ * lwIP's TCP timer from the poll loop: tcp_tmr() every RK_LWIP_TICK_MS on
+ * top of the tcpip thread's TCP_TMR_INTERVAL (250 ms). Every TCP timer of
+ * the library counts these ticks (they are compiled in as multiples of
+ * 250 and 500 ms), so all run about 11 times faster: the retransmission
+ * timeout, which settles at 3 slow ticks on a short path (1.5 s), becomes
+ * about 140 ms; the delayed ACK waits at most 25 ms; TIME_WAIT lasts
+ * 11 s. Not while a connect is in progress (rk_lwip_if_poll skips its
+ * ticks then): with them lwIP would give up on a peer slow to answer after
+ * 1.7 s of SYN retries instead of 18 s. A process that stops polling still
+ * has lwIP's original timers.
+ */
+#define RK_LWIP_TICK_MS 25
+
 #define QFRAMES 1024
 #define QFRAME_MAX 1536
-/* At least TCP_WND: lwIP never sends past the window we reopen. */
+/*
+ * Received bytes wait here for the reader. Larger than TCP_WND, so the
+ * window can be reopened as bytes arrive (lw_reopen), not only as the
+ * reader takes them.
+ */
 #define RING_CAP (128u * 1024u)
 
 struct qframe {
@@ -44,7 +64,9 @@ struct lw_conn {
 	struct tcp_pcb *pcb;
 	uint8_t *ring;
 	uint32_t head, count;
+	uint32_t owed;          /* bytes taken in, window not yet reopened */
 	bool connected, eof, failed;
+	bool connecting;        /* counted in n_connecting */
 	struct lw_conn *next;   /* accept queue */
 	/* MPA-aware segmentation (rk_tcp_lwip_mpa_align): the record being written. */
 	bool mpa, mpa_started;          /* on; past the MPA Request/Reply */
@@ -61,6 +83,27 @@ struct rk_lwip_listener {
 static const struct rk_tcp_ops lw_ops;
 static volatile int init_done;
 static bool started;
+static uint64_t last_tick_ns;   /* of tcp_tmr from rk_lwip_if_poll */
+static unsigned int n_connecting;       /* connects not yet answered */
+
+/* The connect is answered (or abandoned): the poll loop's ticks resume. */
+static void
+connect_done(struct lw_conn *c)
+{
+	if (c->connecting) {
+		c->connecting = false;
+		n_connecting--;
+	}
+}
+
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 static void
 init_cb(void *arg)
@@ -202,10 +245,21 @@ unsigned int
 rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 {
 	unsigned int n = 0;
+	uint64_t now;
 
 	if (nif == NULL)
 		return 0;
+	now = mono_ns();
 	LOCK_TCPIP_CORE();
+	/*
+	 * One tick at most per call, after the caller has handed us what it
+	 * received: a loop that was not scheduled for a while has read the
+	 * ACKs waiting for it before this tick can expire a timer on them.
+	 */
+	if (n_connecting == 0 && now - last_tick_ns >= RK_LWIP_TICK_MS * 1000000ull) {
+		last_tick_ns = now;
+		tcp_tmr();
+	}
 	while (n < budget && nif->qcount > 0) {
 		struct qframe *f = &nif->q[nif->qhead];
 
@@ -220,13 +274,41 @@ rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 
 /* ---------------------------------------------------------- connections */
 
+/*
+ * Reopen the receive window for bytes now in the ring, as far as the ring
+ * still holds a full window more (what lwIP may deliver next). While the
+ * reader keeps up, every ACK then carries the same window: a window update
+ * between duplicate ACKs resets the sender's count (lwIP's tcp_receive
+ * counts an ACK as a duplicate only with the window unchanged), and fast
+ * retransmit would wait for three more. Runs under the core lock.
+ */
+static void
+lw_reopen(struct lw_conn *c)
+{
+	uint32_t keep = 0, give;
+
+	if (c->pcb == NULL)
+		return;
+	if (c->count + TCP_WND > RING_CAP)
+		keep = c->count + TCP_WND - RING_CAP;
+	if (c->owed <= keep)
+		return;
+	give = c->owed - keep;
+	c->owed = keep;
+	while (give > 0) {
+		u16_t k = give > 0xffff ? 0xffff : (u16_t)give;
+
+		tcp_recved(c->pcb, k);
+		give -= k;
+	}
+}
+
 static err_t
 on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 {
 	struct lw_conn *c = arg;
 	uint32_t tail;
 
-	(void)pcb;
 	if (c == NULL) {
 		if (p != NULL)
 			pbuf_free(p);
@@ -248,7 +330,17 @@ on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
 		pbuf_copy_partial(p, c->ring, (u16_t)(p->tot_len - first), (u16_t)first);
 	}
 	c->count += p->tot_len;
+	c->owed += p->tot_len;
 	pbuf_free(p);
+	lw_reopen(c);
+	/*
+	 * ACK now, not every other segment: lwIP delays the ACK of a lone
+	 * segment until its next fast tick, also of a retransmission that
+	 * fills a hole (RFC 5681 4.2 asks for an immediate ACK) and of each
+	 * single segment in the slow start after a timeout. tcp_input sends it
+	 * when this returns.
+	 */
+	tcp_set_flags(pcb, TF_ACK_NOW);
 	return ERR_OK;
 }
 
@@ -261,6 +353,7 @@ on_err(void *arg, err_t err)
 	if (c != NULL) {
 		c->pcb = NULL;      /* lwIP freed it */
 		c->failed = true;
+		connect_done(c);
 	}
 }
 
@@ -270,8 +363,10 @@ on_connected(void *arg, struct tcp_pcb *pcb, err_t err)
 	struct lw_conn *c = arg;
 
 	(void)pcb;
-	if (c != NULL && err == ERR_OK)
+	if (c != NULL && err == ERR_OK) {
 		c->connected = true;
+		connect_done(c);
+	}
 	return ERR_OK;
 }
 
@@ -412,6 +507,8 @@ rk_tcp_lwip_connect(const char *ip, uint16_t port)
 		errno = ECONNREFUSED;
 		return NULL;
 	}
+	c->connecting = true;
+	n_connecting++;
 	UNLOCK_TCPIP_CORE();
 	return &c->base;
 }
@@ -561,13 +658,8 @@ lw_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
 	memcpy(buf + first, c->ring, n - first);
 	c->head = (c->head + n) % RING_CAP;
 	c->count -= n;
-	/* Reopen the window by what the caller took. */
-	for (uint32_t left = n; left > 0 && c->pcb != NULL;) {
-		u16_t k = left > 0xffff ? 0xffff : (u16_t)left;
-
-		tcp_recved(c->pcb, k);
-		left -= k;
-	}
+	/* Room in the ring: the window held back for it can reopen. */
+	lw_reopen(c);
 	if (n > 0)
 		rc = (long)n;
 	else if (c->failed)
@@ -586,6 +678,7 @@ lw_close(struct rk_tcp *t)
 	struct lw_conn *c = (struct lw_conn *)t;
 
 	LOCK_TCPIP_CORE();
+	connect_done(c);
 	if (c->pcb != NULL) {
 		tcp_arg(c->pcb, NULL);
 		tcp_recv(c->pcb, NULL);

@@ -11,7 +11,9 @@
  * frames the timer thread emits (retransmissions, delayed ACKs) are queued
  * and handed to the callback only from rk_lwip_if_poll, in the caller's
  * thread. Limits of that build (lwipopts.h): TCP_MSS 1460, TCP_WND 65535
- * with window scaling shift 1, TCP_SND_BUF 65535, timers at 250 ms.
+ * with window scaling shift 1, TCP_SND_BUF 65535, timers at 250 ms, which
+ * rk_lwip_if_poll ticks every 25 ms as well (lib/tcp/README.md). Received
+ * data is ACKed at once and the window reopened as it is taken in.
  * One lwIP stack per process.
  */
 #ifndef RK_TCP_LWIP_H
@@ -54,6 +56,12 @@ void rk_lwip_if_input(struct rk_lwip_if *nif, const uint8_t *frame, uint32_t len
 
 /**
  * Hand the frames the stack queued to the tx callback (at most @p budget).
+ * Also ticks lwIP's TCP timer (tcp_tmr) when 25 ms have passed since the
+ * last tick, so every TCP timer runs about 11 times faster than with the
+ * tcpip thread's 250 ms alone (retransmission timeout about 140 ms on a
+ * short path), except while an rk_tcp_lwip_connect() waits for its
+ * answer. Call it at least every few milliseconds while connections are
+ * open; call rk_lwip_if_input for the frames received first.
  * @return frames handed over.
  */
 unsigned int rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget);
@@ -67,7 +75,12 @@ void rk_tcp_lwip_listener_close(struct rk_lwip_listener *l);
 /** A connection accepted on @p l, or NULL (errno EAGAIN) when none waits. */
 struct rk_tcp *rk_tcp_lwip_accept(struct rk_lwip_listener *l);
 
-/** Connect to @p ip : @p port; sends return 0 until it is established. */
+/**
+ * Connect to @p ip : @p port; sends return 0 until it is established.
+ * lwIP sends 7 SYNs 3 s apart, then fails the connection (-ECONNRESET)
+ * after about 18 s (rk_lwip_if_poll does not tick lwIP's timers faster
+ * while a connect is pending).
+ */
 struct rk_tcp *rk_tcp_lwip_connect(const char *ip, uint16_t port);
 
 /**

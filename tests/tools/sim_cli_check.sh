@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-sim's command line: every bad number, probability or argument ends
 # at once with exit 2 and a message naming the option (no run, no crash);
-# a recording that cannot be written is an error, not a success.
+# a recording that cannot be written is an error, not a success; the link
+# counters it prints balance under loss, reordering, delay and duplication.
 # usage: sim_cli_check.sh RK_SIM
 set -u
 sim=$1
@@ -85,5 +86,45 @@ if [ -n "${2:-}" ]; then
 fi
 # Good options still run.
 expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
+# The link counters balance in both directions: every frame sent, and
+# every copy duplication made, was delivered, lost, dropped (MTU, full
+# queue, receiver buffer) or is still in flight when the run ends. A
+# 500 us delay leaves frames in flight; the others mix the impairments.
+inflight=0
+for args in "-l 0.05 -s 7" "-r 0.2:50000 -s 3" "-u 0.1 -s 5" "-D 500000 -j 20000 -s 2" \
+	"-l 0.02 -r 0.1:30000 -u 0.05 -D 100000 -j 5000 -b 0.2:3 -c 0.01 -s 11" \
+	"-l 0.01 -u 0.05 -D 20000 -Q 64 -s 13"; do
+	# shellcheck disable=SC2086
+	expect 0 "" -o 300 $args
+	# Each "link" line: its balance (0 when it balances), then in-flight.
+	bal=$(awk '/^link / {
+		delete v
+		for (i = 3; i < NF; i += 2)
+			v[$i] = $(i + 1)
+		if (!("in-flight" in v) || !("rx-dropped" in v)) {
+			print "missing"
+			next
+		}
+		print v["sent"] + v["dup"] - v["delivered"] - v["lost"] - v["mtu-drops"] - \
+			v["overflow"] - v["rx-dropped"] - v["in-flight"], v["in-flight"]
+	}' "$tmp/out")
+	lines=$(printf '%s\n' "$bal" | grep -c .)
+	if [ "$lines" = 2 ] && ! printf '%s\n' "$bal" | grep -qv '^0 '; then
+		pass=$((pass + 1))
+		inflight=$((inflight + $(printf '%s\n' "$bal" | awk '{n += $2} END {print n}')))
+	else
+		echo "FAIL rk-sim -o 300 $args: link counters do not balance" \
+			"(per direction: sent + dup - delivered - lost - mtu-drops - overflow" \
+			"- rx-dropped - in-flight, then in-flight): $(printf '%s' "$bal" | tr '\n' ';')"
+		grep '^link' "$tmp/out"
+		fail=$((fail + 1))
+	fi
+done
+if [ "$inflight" -gt 0 ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL no frame was in flight at the end of any run: the check proves nothing"
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -182,13 +182,16 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 	       r->bytes_verified);
 	printf("virtual:     %.6f s, goodput %.3f Gbit/s\n", s,
 	       s > 0 ? (double)r->payload_bytes * 8 / s / 1e9 : 0.0);
+	/* sent + dup = delivered + lost + mtu-drops + overflow + rx-dropped + in-flight */
 	for (int d = 0; d < 2; d++)
 		printf("link %s:   sent %" PRIu64 " delivered %" PRIu64 " lost %" PRIu64
 		       " dup %" PRIu64 " reordered %" PRIu64 " corrupted %" PRIu64
-		       " mtu-drops %" PRIu64 " periodic %" PRIu64 " overflow %" PRIu64 "\n",
+		       " mtu-drops %" PRIu64 " periodic %" PRIu64 " overflow %" PRIu64
+		       " rx-dropped %" PRIu64 " in-flight %" PRIu64 "\n",
 		       d == 0 ? "A>B" : "B>A", r->link[d].sent, r->link[d].delivered,
 		       r->link[d].lost, r->link[d].dup, r->link[d].reordered, r->link[d].corrupted,
-		       r->link[d].mtu_drops, r->link[d].periodic_drops, r->link[d].overflow);
+		       r->link[d].mtu_drops, r->link[d].periodic_drops, r->link[d].overflow,
+		       r->link[d].rx_dropped, r->link[d].in_flight);
 	printf("requester:   packets %" PRIu64 " (retransmitted %" PRIu64 "), timeouts %" PRIu64
 	       ", NAK-SEQ retries %" PRIu64 ", READ re-issues %" PRIu64 ", RNR retries %" PRIu64
 	       "\n", r->stats[0].req_pkts, r->stats[0].req_retx_pkts,

@@ -179,6 +179,54 @@ test_deterministic(void **state)
 	assert_memory_equal(a, b, na * sizeof(a[0]));
 }
 
+/* Every frame is accounted for, including those still on the link. */
+static void
+assert_balanced(const struct rk_sim_link_stats *st)
+{
+	assert_int_equal(st->sent + st->dup, st->delivered + st->lost + st->mtu_drops +
+			 st->overflow + st->rx_dropped + st->in_flight);
+}
+
+static void
+test_counters_balance(void **state)
+{
+	struct rk_sim_link_cfg c = {
+		.seed = 5, .max_queue = 40,
+		.dir = { { .loss = 0.05, .burst = 0.2, .burst_len = 3, .reorder = 0.1,
+			   .reorder_ns = 5000, .dup = 0.1, .corrupt = 0.05, .delay_ns = 2000,
+			   .jitter_ns = 700, .rate_bps = 10000000000ull, .mtu = 1000,
+			   .drop_every = 17 } },
+	};
+	struct rk_sim_link *l = rk_sim_link_create(&c);
+	const struct rk_sim_link_stats *st = rk_sim_link_stats(l, 0);
+	uint8_t big[1100] = { 0 };
+	uint64_t now = 0, rng = 1;
+
+	(void)state;
+	for (unsigned int i = 0; i < 20000; i++) {
+		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+		now += (rng >> 33) % 300;
+		/* Some frames above the link MTU; some taken with too small a buffer. */
+		if (rng >> 60 == 0)
+			rk_sim_link_send(l, 0, big, sizeof(big), now);
+		else
+			rk_sim_link_send(l, 0, frame, sizeof(frame), now);
+		assert_balanced(st);
+		if ((rng >> 40) % 3 == 0)
+			rk_sim_link_recv(l, 0, now, buf, (rng >> 50) % 16 == 0 ? 50 : sizeof(buf));
+		assert_balanced(st);
+	}
+	/* Every outcome happened, and frames are still in flight. */
+	assert_true(st->lost > 0 && st->dup > 0 && st->mtu_drops > 0 && st->overflow > 0 &&
+		    st->rx_dropped > 0 && st->in_flight > 0 && st->periodic_drops > 0);
+	assert_true(st->in_flight <= 40);
+	while (rk_sim_link_recv(l, 0, UINT64_MAX - 1, buf, sizeof(buf)) != 0)
+		assert_balanced(st);
+	assert_int_equal(st->in_flight, 0);
+	assert_balanced(st);
+	rk_sim_link_destroy(l);
+}
+
 int
 main(void)
 {
@@ -188,6 +236,7 @@ main(void)
 		cmocka_unit_test(test_loss_dup_reorder_corrupt),
 		cmocka_unit_test(test_burst_and_mtu),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_counters_balance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
