@@ -58,7 +58,9 @@ struct perf {
 	uint8_t peer_mac[6];
 	json_t *jresults;
 	char err[256];
-	uint64_t last_event_ns;
+	uint64_t last_event_ns;         /* watchdog: last progress seen; 0: restart */
+	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
+	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
 };
 
@@ -299,23 +301,50 @@ peer_addr(const struct perf *p, char *buf, size_t len)
 	return buf;
 }
 
-/* Data-phase watchdog: any completion or frame counts as progress. */
+/* Forward movement of all QPs (rk_qp_progress()): grows inside a long message too. */
+static uint64_t
+progress_mark(const struct perf *p)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < p->o.qps; i++)
+		m += rk_qp_progress(p->q[i].qp);
+	return m;
+}
+
+/*
+ * Data-phase watchdog: @p events (completions, receives) or any forward
+ * movement of a QP (packets acknowledged, requests executed, stream bytes)
+ * counts as progress; frames alone do not, as retransmissions to a dead
+ * peer are frames too. The QPs are read every 10 ms, not on every spin.
+ */
 static int
-watchdog(struct perf *p, int work)
+watchdog(struct perf *p, int events)
 {
 	uint64_t now = now_ns();
 
-	if (work > 0 || p->last_event_ns == 0) {
+	if (events > 0 || p->last_event_ns == 0) {
 		p->last_event_ns = now;
 		return 0;
 	}
 	if (stop_requested)
 		return fail(p, "interrupted");
+	if (now >= p->next_mark_ns) {
+		uint64_t m = progress_mark(p);
+
+		p->next_mark_ns = now + 10000000ull;
+		if (m != p->mark) {
+			p->mark = m;
+			p->last_event_ns = now;
+			return 0;
+		}
+	}
 	if ((double)(now - p->last_event_ns) > p->o.timeout_s * 1e9) {
 		char ip[INET6_ADDRSTRLEN];
 
-		return fail(p, "no progress for %.0f s: peer %s unreachable or stopped",
-			    p->o.timeout_s, peer_addr(p, ip, sizeof(ip)));
+		return fail(p, "no progress for %g s (nothing acknowledged or received): "
+			    "peer %s unreachable or stopped", p->o.timeout_s,
+			    peer_addr(p, ip, sizeof(ip)));
 	}
 	return 0;
 }
@@ -676,6 +705,8 @@ iw_fence(struct perf *p)
 	uint32_t want = 0;
 	uint64_t until = now_ns() + (uint64_t)(p->o.timeout_s * 1e9);
 
+	p->last_event_ns = 0;
+
 	for (uint32_t i = 0; i < p->o.qps; i++) {
 		struct qpres *q = &p->q[i];
 		struct rk_sge sge = { (uint64_t)(uintptr_t)q->buf, 1, q->mr->lkey };
@@ -703,8 +734,9 @@ iw_fence(struct perf *p)
 			if (check_wc(p, &wc[k]) != 0)
 				return -1;
 		want -= (uint32_t)n;
-		if (now_ns() > until)
-			return fail(p, "no answer to the closing READ within %g s", p->o.timeout_s);
+		/* The READ waits behind all data still in the stream: bounded by progress. */
+		if (watchdog(p, n) != 0)
+			return fail(p, "no answer to the closing READ");
 		perf_idle(p, n);
 	}
 	return 0;
@@ -870,7 +902,7 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 	struct qpres *q = &p->q[0];
 	static unsigned int spins;
 	struct rk_wc wc;
-	int work = 0;
+	int work = 0, done = 0;
 
 	for (;;) {
 		int n;
@@ -903,14 +935,15 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 		}
 		if (++spins % 16 != 0)
 			continue;
-		if (drain_scq(p, &work) != 0)
+		if (drain_scq(p, &done) != 0)
 			return -1;
 		if (server && oob_due(p))
 			return 0;
-		if (watchdog(p, work) != 0)
+		/* lwIP's frames are no progress: they may be retransmissions. */
+		if (watchdog(p, done) != 0)
 			return -1;
-		perf_idle(p, work);
-		work = 0;
+		perf_idle(p, work + done);
+		work = done = 0;
 	}
 }
 
@@ -922,7 +955,7 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 	volatile uint8_t *last = q->buf + size + size - 1;
 
 	for (;;) {
-		int work = 0;
+		int done = 0, frames;
 
 		if (*last == mark) {
 			if (p->o.verify && !check(q->buf + size, size - 1, key) &&
@@ -932,14 +965,15 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 			p->last_event_ns = 0;
 			return 1;
 		}
-		if (drain_scq(p, &work) != 0)
+		if (drain_scq(p, &done) != 0)
 			return -1;
-		work += rk_progress(p->ctx);
+		frames = rk_progress(p->ctx);
 		if (server && oob_due(p))
 			return 0;
-		if (watchdog(p, work) != 0)
+		/* Frames are no progress: they may be retransmissions. */
+		if (watchdog(p, done) != 0)
 			return -1;
-		perf_idle(p, work);
+		perf_idle(p, done + (frames > 0 ? frames : 0));
 	}
 }
 
@@ -1589,7 +1623,8 @@ usage(FILE *f)
 		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
 		"      --seed N           seed of --tx-drop-rate (default 1)\n"
 		"      --oob-timeout S    TCP connect/accept and message timeout (default 20)\n"
-		"      --timeout S        data phase: fail after S seconds without progress (10)\n"
+		"      --timeout S        data phase: fail after S seconds without progress, i.e.\n"
+		"                         nothing acknowledged, received or completed (10)\n"
 		"      --arp-timeout S    ARP resolution timeout (default 3)\n"
 		"      --link-timeout S   wait for link up (default 10)\n"
 		"      --transport T      roce (RoCEv2, default) or iwarp (MPA Rev 2, RFC 6581\n"

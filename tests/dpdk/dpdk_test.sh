@@ -9,6 +9,8 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
+#                                              stopped peer fails in time
 #   dpdk_test.sh RK_PERF RK_INSPECT iwarp      --transport iwarp (lwIP TCP on the port): write,
 #                                              read, send, 1 B..4 MiB, MTU 1024/1500, TX drops;
 #                                              tshark's MPA dissector: every FPDU CRC good
@@ -289,6 +291,69 @@ drop)
 	done
 	pair "drop-send_lat" "$S" "$C" "send_lat -n 300 --verify --tx-drop-every 23"
 	;;
+watchdog)
+	# --timeout bounds a time without progress, not a message: one 4 MiB
+	# message slowed by TX drops past --timeout 0.5 must pass (its packets
+	# are acknowledged all along), and a peer that stops is still reported
+	# within the timeout.
+	s="rk-w$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	for t in write_bw:0.05 send_bw:0.05 read_bw:0.07; do
+		name="watchdog-slow-${t%%:*}"
+		pair "$name" "$S" "$C" "${t%%:*} -m 1024 -s 4194304 -n 1 --verify --timeout 0.5 \
+			--tx-drop-rate ${t#*:} --seed 7" || continue
+		# Slower than the timeout, or the run proves nothing.
+		avg=$(awk '$1 == 4194304 && $2 == 1 {print $4}' "$tmp/$name.cli.log")
+		if [ -n "$avg" ] && [ "$(echo "4 / $avg > 0.5" | bc -l)" = 1 ]; then
+			echo "     $name: the message took $(echo "scale=2; 4 / $avg" | bc -l) s"
+		else
+			bad "$name: the message took under 0.5 s (${avg:-?} MB/s): no test of --timeout"
+		fi
+	done
+	# stopped NAME ARGS: the server stops (SIGSTOP) once the client runs;
+	# the client must fail with a message of its own within the timeout
+	# (1 s), plus the 2 s it waits for the server to close at the end.
+	stopped() {
+		local name=$1 args=$2 sp cp rp rc t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $args $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1 &
+		cp=$!
+		pids+=("$cp")
+		for _ in $(seq 150); do
+			grep -q "iterations" "$tmp/$name.cli.log" && break
+			sleep 0.1
+		done
+		rp=$(pgrep -P "$sp" -x rk-perf)
+		[ -n "$rp" ] && kill -STOP "$rp"
+		t0=$(date +%s.%N)
+		wait "$cp"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ -n "$rp" ]; then
+			kill -CONT "$rp"
+			kill "$rp" 2>/dev/null
+		fi
+		wait "$sp"
+		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 4.5" | bc)" = 1 ] &&
+		   grep -Eq "rk-perf: error: (no progress for 1 s|.*transport retry counter exceeded)" \
+			"$tmp/$name.cli.log"; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.cli.log")"
+		else
+			bad "$name: client exit $rc in $dt s after the server stopped (pid ${rp:-none})"
+			grep -h "rk-perf" "$tmp/$name.cli.log" | tail -3
+		fi
+	}
+	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
+	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	;;
 errors)
 	expect() { # name want_rc max_seconds cmd...
 		local name=$1 want=$2 max=$3 t0 rc dt
@@ -520,7 +585,7 @@ iwarp)
 	fi
 	;;
 *)
-	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|errors|replay|ipv6|lwip|iwarp" >&2
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|watchdog|errors|replay|ipv6|lwip|iwarp" >&2
 	exit 2
 	;;
 esac
