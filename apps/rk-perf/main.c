@@ -40,6 +40,9 @@ struct qpres {
 	uint32_t psn;
 	uint64_t posted, done, recvd;
 	uint64_t verify_errors;
+	/* iWARP SEND bw credits, counted over the whole run (see post_credit()). */
+	uint64_t sent;                  /* client: SENDs posted */
+	uint64_t taken, credited;       /* server: receives taken and reposted; last told */
 };
 
 struct perf {
@@ -54,6 +57,14 @@ struct perf {
 	uint32_t sizes[PERF_MAX_SIZES];
 	uint32_t nsizes, max_size;
 	size_t buf_len;                 /* per QP */
+	size_t data_len;                /* of buf_len, the message slots */
+	/*
+	 * iWARP SEND bw: the server RDMA-Writes its count of receives taken
+	 * (64-bit, network order) to credit_off in the client's buffer, the
+	 * page after the slots; the client sends only into posted receives.
+	 */
+	bool credits;
+	size_t credit_off;
 	uint32_t rslots;                /* receive slots of max_size per QP */
 	uint8_t peer_mac[6];
 	json_t *jresults;
@@ -178,7 +189,7 @@ msg_bytes(const struct perf *p, uint32_t size)
 static uint32_t
 nslots(const struct perf *p, uint32_t size)
 {
-	uint64_t n = p->buf_len / msg_bytes(p, size);
+	uint64_t n = p->data_len / msg_bytes(p, size);
 
 	if (p->o.mode == MODE_LAT)
 		return 2;
@@ -349,6 +360,32 @@ watchdog(struct perf *p, int events)
 	return 0;
 }
 
+/*
+ * Why a post was refused: a QP in ERR says what put it there (iWARP: the
+ * Terminate or the end of the stream), else the errno's text.
+ */
+static const char *
+post_error(struct rk_qp *qp, int rc, char *buf, size_t len)
+{
+	struct rk_qp_attr a;
+	const struct rk_iw_error *e;
+
+	if (rc != -EINVAL || rk_query_qp(qp, &a, RK_QP_STATE, NULL) != 0 ||
+	    a.qp_state != RK_QPS_ERR)
+		return strerror(-rc);
+	e = rk_qp_iw(qp) != NULL ? rk_iw_qp_error(rk_qp_iw(qp)) : NULL;
+	if (e != NULL && (e->reason == RK_IW_CLOSE_TERM_SENT || e->reason == RK_IW_CLOSE_TERM_RCVD))
+		snprintf(buf, len, "QP %#x is in the error state: %s a Terminate (layer %u, "
+			 "type %u, code %u)", qp->qp_num, e->reason == RK_IW_CLOSE_TERM_SENT ?
+			 "this end sent" : "the peer sent", e->layer, e->etype, e->code);
+	else if (e != NULL && e->reason == RK_IW_CLOSE_LLP)
+		snprintf(buf, len, "QP %#x is in the error state: its TCP connection ended",
+			 qp->qp_num);
+	else
+		snprintf(buf, len, "QP %#x is in the error state", qp->qp_num);
+	return buf;
+}
+
 /* ------------------------------------------------------------- resources */
 
 static int
@@ -363,9 +400,10 @@ post_recv_slot(struct perf *p, uint32_t qi, uint32_t slot)
 				 .num_sge = 1 };
 	struct rk_recv_wr *bad;
 	int rc = rk_post_recv(q->qp, &wr, &bad);
+	char why[128];
 
 	if (rc != 0)
-		return fail(p, "post_recv: %s", strerror(-rc));
+		return fail(p, "post_recv: %s", post_error(q->qp, rc, why, sizeof(why)));
 	return 0;
 }
 
@@ -390,6 +428,10 @@ create_resources(struct perf *p)
 	if (p->buf_len < (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1))
 		p->buf_len = (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1);
 	p->buf_len = (p->buf_len + 4095) & ~(size_t)4095;
+	p->data_len = p->buf_len;
+	p->credit_off = p->buf_len;
+	if (p->credits)
+		p->buf_len += 4096;
 	p->rslots = (uint32_t)(budget / p->max_size);
 	if (p->rslots > o->rx_depth)
 		p->rslots = o->rx_depth;
@@ -648,9 +690,63 @@ post_one(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots)
 	rc = rk_post_send(q->qp, &wr, &bad);
 	if (rc == -ENOMEM)
 		return 1;               /* send queue full: poll first */
-	if (rc != 0)
-		return fail(p, "post_send: %s", strerror(-rc));
+	if (rc != 0) {
+		char why[128];
+
+		return fail(p, "post_send: %s", post_error(q->qp, rc, why, sizeof(why)));
+	}
 	q->posted++;
+	q->sent++;
+	return 0;
+}
+
+/*
+ * iWARP SEND bw, client: whether QP @p qi may send now. iWARP has no RNR
+ * NAK: a SEND that finds no posted receive ends the connection with a
+ * Terminate, and a SEND completes once TCP took it, long before the
+ * server took it. So, as perftest's credits over iWARP, at most rslots
+ * SENDs beyond the server's count of receives taken.
+ */
+static bool
+credit_ok(const struct perf *p, uint32_t qi)
+{
+	const struct qpres *q = &p->q[qi];
+
+	return !p->credits || q->sent - rk_get_be64(q->buf + p->credit_off) < p->rslots;
+}
+
+/*
+ * iWARP SEND bw, server: after reposting, tell the client its count of
+ * receives taken, every quarter of the receive queue (and at least every
+ * receive for a queue of 1 to 3), so the client, stopped at rslots
+ * unanswered SENDs, always gets one. The word is read when the FPDU is
+ * built, perhaps after a later count was stored: a later count is as true.
+ */
+static int
+post_credit(struct perf *p, uint32_t qi)
+{
+	struct qpres *q = &p->q[qi];
+	uint32_t step = p->rslots / 4 > 0 ? p->rslots / 4 : 1;
+	uint8_t *src = q->buf + p->credit_off;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)src, 8, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = ((uint64_t)qi << 40) | ((1ull << 40) - 2),
+				 .sg_list = &sge, .num_sge = 1, .opcode = RK_WR_RDMA_WRITE,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	char why[128];
+	int rc;
+
+	if (!p->credits || q->taken - q->credited < step)
+		return 0;
+	rk_put_be64(src, q->taken);
+	wr.wr.rdma.remote_addr = p->remote.qp[qi].va + p->credit_off;
+	wr.wr.rdma.rkey = p->remote.qp[qi].rkey;
+	rc = rk_post_send(q->qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 0;               /* the send queue is full of credits: next time */
+	if (rc != 0)
+		return fail(p, "post_send (credit): %s", post_error(q->qp, rc, why, sizeof(why)));
+	q->credited = q->taken;
 	return 0;
 }
 
@@ -771,7 +867,8 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 				struct qpres *q = &p->q[i];
 
 				while (q->posted - q->done < window &&
-				       (o->duration_s > 0 || q->posted < o->iters)) {
+				       (o->duration_s > 0 || q->posted < o->iters) &&
+				       credit_ok(p, i)) {
 					int rc = post_one(p, i, size, slots);
 
 					if (rc < 0)
@@ -1095,7 +1192,13 @@ server_bw(struct perf *p, uint32_t size)
 			q->recvd++;
 			if (post_recv_slot(p, qi, slot) != 0)
 				return -1;
+			q->taken++;
+			if (post_credit(p, qi) != 0)
+				return -1;
 		}
+		/* The credit Writes' completions. */
+		if (p->credits && drain_scq(p, &n) != 0)
+			return -1;
 		/* The client's end message: take the completions still waiting first. */
 		if (ending && n == 0)
 			return 0;
@@ -1414,6 +1517,8 @@ fill_hello(struct perf *p)
 		rk_io_dpdk_mac(p->io, h->mac);
 	if (p->o.iwarp)
 		h->mode |= OOB_HELLO_F_IWARP;
+	if (p->credits)
+		h->mode |= OOB_HELLO_F_CREDITS;
 	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
 	h->ip_version = p->o.have_ip6 ? 6 : 4;
 	memcpy(h->ip6, p->o.ip6, 16);
@@ -1449,17 +1554,27 @@ check_family(struct perf *p)
 	return 0;
 }
 
-/* Both ends must run the same transport; the flag is taken off the mode. */
+/*
+ * Both ends must run the same transport; the flags are taken off the mode.
+ * The server sends credits when the client asks for them (adopt() checks
+ * the test); a client that asked needs a server that answers likewise.
+ */
 static int
 check_transport(struct perf *p)
 {
 	bool theirs = (p->remote.mode & OOB_HELLO_F_IWARP) != 0;
+	bool credits = (p->remote.mode & OOB_HELLO_F_CREDITS) != 0;
 
-	p->remote.mode &= (uint8_t)~OOB_HELLO_F_IWARP;
+	p->remote.mode &= (uint8_t)~(OOB_HELLO_F_IWARP | OOB_HELLO_F_CREDITS);
 	if (theirs != p->o.iwarp)
 		return fail(p, "the peer runs %s, this end %s (give both or neither "
 			    "--transport iwarp)", theirs ? "iWARP" : "RoCEv2",
 			    p->o.iwarp ? "iWARP" : "RoCEv2");
+	if (p->o.server)
+		p->credits = credits;
+	else if (p->credits && !credits)
+		return fail(p, "the server does not flow-control SENDs over iWARP (an older "
+			    "rk-perf?)");
 	return 0;
 }
 
@@ -1468,7 +1583,8 @@ static int
 adopt(struct perf *p, const struct perf_hello *h)
 {
 	if (h->verb > VERB_ATOMIC || h->mode > MODE_LAT || h->qps == 0 ||
-	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES)
+	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES ||
+	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)))
 		return fail(p, "bad parameters from the client");
 	p->o.verb = h->verb;
 	p->o.mode = h->mode;
@@ -1506,8 +1622,13 @@ exchange(struct perf *p)
 		if (check_transport(p) != 0 || check_family(p) != 0 ||
 		    adopt(p, &p->remote) != 0 || create_resources(p) != 0)
 			return -1;
+		/* Credits land in the client's buffer, laid out as ours. */
+		for (uint32_t i = 0; i < p->o.qps && p->credits; i++)
+			if (p->remote.qp[i].len < p->credit_off + 8)
+				return fail(p, "bad parameters from the client");
 		fill_hello(p);
 	} else {
+		p->credits = p->o.iwarp && p->o.verb == VERB_SEND && p->o.mode == MODE_BW;
 		if (create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
@@ -1604,7 +1725,8 @@ usage(FILE *f)
 		"  -q, --qp N             QPs (bw tests; default 1, at most 64)\n"
 		"  -m, --mtu N            path MTU 256, 512, 1024, 2048, 4096 (default 1024)\n"
 		"  -t, --tx-depth N       outstanding sends per QP (default 128)\n"
-		"  -r, --rx-depth N       receives posted per QP (default 512)\n"
+		"  -r, --rx-depth N       receives posted per QP (default 512); iWARP send_bw:\n"
+		"                         the client sends only into these (credits, no RNR)\n"
 		"  -A, --atomic_type T    FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -F, --CPU-freq         accepted for perftest compatibility\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"

@@ -153,6 +153,14 @@ void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
  * a hello without it.
  */
 #define OOB_HELLO_F_IWARP 0x40
+/*
+ * Mode byte flag of an iWARP send_bw hello: the client keeps a credit word
+ * after its slots and sends only into receives the server counted as
+ * posted; the server, answering with the flag, RDMA-Writes that count.
+ * An older server refuses it as bad parameters (mode out of range); to a
+ * client without it, the server sends no credits.
+ */
+#define OOB_HELLO_F_CREDITS 0x20
 
 /* iwarp.c: one TCP connection per QP (lwIP on the port, or kernel sockets). */
 struct perf_iw;

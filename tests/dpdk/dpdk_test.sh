@@ -11,6 +11,7 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
 #   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
 #                                              stopped peer fails in time
+#   dpdk_test.sh RK_PERF RK_INSPECT rxdepth    send_bw with -r 2..7, RoCE and iWARP
 #   dpdk_test.sh RK_PERF RK_INSPECT iwarp      --transport iwarp (lwIP TCP on the port): write,
 #                                              read, send, 1 B..4 MiB, MTU 1024/1500, TX drops;
 #                                              tshark's MPA dissector: every FPDU CRC good
@@ -354,6 +355,24 @@ watchdog)
 	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
 	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
 	;;
+rxdepth)
+	# Small -r (receives per QP) in send_bw: RoCE has RNR NAKs to wait for
+	# a receive; iWARP has none (a SEND without a receive is a Terminate),
+	# so the client sends only into receives the server's credits count.
+	s="rk-r$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	# (RoCE: no 1-byte SENDs, where tshark's InfiniBand dissector takes
+	# some payloads for an EtherType and calls the frame malformed.)
+	for r in 2 4 7; do
+		pair "rxdepth-roce-r$r" "$S" "$C" "send_bw -r $r --sizes 64,256,4096,65536 -n 300 --verify"
+		pair "rxdepth-iwarp-r$r" "$S" "$C" \
+			"send_bw --transport iwarp -r $r --sizes 1,256,4096,65536 -n 300 --verify"
+	done
+	pair "rxdepth-iwarp-r2-4qp" "$S" "$C" \
+		"send_bw --transport iwarp -r 2 -q 4 --sizes 1,4096 -n 300 --verify"
+	pair "rxdepth-iwarp-r3-D" "$S" "$C" "send_bw --transport iwarp -r 3 -s 64 -D 1 --verify"
+	;;
 errors)
 	expect() { # name want_rc max_seconds cmd...
 		local name=$1 want=$2 max=$3 t0 rc dt
@@ -585,7 +604,7 @@ iwarp)
 	fi
 	;;
 *)
-	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|watchdog|errors|replay|ipv6|lwip|iwarp" >&2
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|watchdog|rxdepth|errors|replay|ipv6|lwip|iwarp" >&2
 	exit 2
 	;;
 esac
