@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -73,6 +74,7 @@ struct perf {
 	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
+	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -1525,12 +1527,25 @@ fill_hello(struct perf *p)
 	h->ext = p->o.have_ip6;
 }
 
-/* Receive a hello and its extension, if one is announced. */
+/*
+ * Receive a hello and its extension, if one is announced. The client may
+ * get a refusal instead (OOB_REFUSE_LEN): -ECONNREFUSED, with p->refusal
+ * (version 0 and no text when cut short).
+ */
 static int
 recv_hello(struct perf *p, uint8_t *b)
 {
-	int rc = oob_recv(p->fd, b, OOB_HELLO_LEN, p->o.oob_timeout_s, serve, p);
+	int rc = oob_recv(p->fd, b, 4, p->o.oob_timeout_s, serve, p);
 
+	if (rc != 0)
+		return rc;
+	if (!p->o.server && oob_is_refusal(b)) {
+		memset(&p->refusal, 0, sizeof(p->refusal));
+		if (oob_recv(p->fd, b + 4, OOB_REFUSE_LEN - 4, p->o.oob_timeout_s, serve, p) == 0)
+			oob_decode_refusal(&p->refusal, b);
+		return -ECONNREFUSED;
+	}
+	rc = oob_recv(p->fd, b + 4, OOB_HELLO_LEN - 4, p->o.oob_timeout_s, serve, p);
 	if (rc != 0)
 		return rc;
 	oob_decode_hello(&p->remote, b);
@@ -1542,15 +1557,19 @@ recv_hello(struct perf *p, uint8_t *b)
 	return oob_decode_hello_ext(&p->remote, b + OOB_HELLO_LEN);
 }
 
-/* Both ends must run RoCEv2 over the same IP version. */
+/*
+ * Both ends must run RoCEv2 over the same IP version. The message names
+ * client and server: the server sends it to the client as its refusal.
+ */
 static int
 check_family(struct perf *p)
 {
 	int mine = p->o.have_ip6 ? 6 : 4, theirs = p->remote.ip_version == 6 ? 6 : 4;
 
 	if (mine != theirs)
-		return fail(p, "the peer runs RoCEv2 over IPv%d, this end over IPv%d "
-			    "(give both --ip or both --ip6)", theirs, mine);
+		return fail(p, "the client runs RoCEv2 over IPv%d, the server over IPv%d "
+			    "(give both --ip or both --ip6)", p->o.server ? theirs : mine,
+			    p->o.server ? mine : theirs);
 	return 0;
 }
 
@@ -1565,11 +1584,13 @@ check_transport(struct perf *p)
 	bool theirs = (p->remote.mode & OOB_HELLO_F_IWARP) != 0;
 	bool credits = (p->remote.mode & OOB_HELLO_F_CREDITS) != 0;
 
+	bool client = p->o.server ? theirs : p->o.iwarp;
+
 	p->remote.mode &= (uint8_t)~(OOB_HELLO_F_IWARP | OOB_HELLO_F_CREDITS);
 	if (theirs != p->o.iwarp)
-		return fail(p, "the peer runs %s, this end %s (give both or neither "
-			    "--transport iwarp)", theirs ? "iWARP" : "RoCEv2",
-			    p->o.iwarp ? "iWARP" : "RoCEv2");
+		return fail(p, "the client runs %s, the server %s (give both or neither "
+			    "--transport iwarp)", client ? "iWARP" : "RoCEv2",
+			    client ? "RoCEv2" : "iWARP");
 	if (p->o.server)
 		p->credits = credits;
 	else if (p->credits && !credits)
@@ -1601,6 +1622,50 @@ adopt(struct perf *p, const struct perf_hello *h)
 	return 0;
 }
 
+/*
+ * Server: send the client a refusal with @p reason (an errno value) and
+ * the message of the failure in p->err, instead of the hello; then let
+ * the client read it (our FIN first, its close), so that closing with
+ * unread bytes does not reset the connection under it. @return -1.
+ */
+static int
+refuse(struct perf *p, int reason)
+{
+	struct perf_refusal r = { .reason = reason };
+	const char *why = p->err[0] != '\0' ? p->err : "failed";
+	uint8_t b[OOB_REFUSE_LEN];
+
+	if (!p->o.server || p->fd < 0)
+		return -1;
+	/* Our messages fit the text field; a longer one is cut. */
+	memcpy(r.text, why, strnlen(why, sizeof(r.text) - 1));
+	oob_encode_refusal(&r, b);
+	if (oob_send(p->fd, b, sizeof(b)) == 0 && shutdown(p->fd, SHUT_WR) == 0)
+		wait_eof(p->fd, 1000);
+	return -1;
+}
+
+/* Client: what the server's refusal (or its close without one) says. */
+static int
+refused(struct perf *p, int rc)
+{
+	const struct perf_refusal *r = &p->refusal;
+
+	if (rc == -ECONNREFUSED && r->version == 0)
+		return fail(p, "the server refused the connection and closed before saying why "
+			    "(see its error)");
+	if (rc == -ECONNREFUSED && r->version != OOB_REFUSE_VERSION)
+		return fail(p, "the server refused the connection (a refusal of version %u, "
+			    "unknown here; see its error)", r->version);
+	if (rc == -ECONNREFUSED && r->reason == EHOSTUNREACH)
+		return fail(p, "the server cannot reach this end over RDMA: %s", r->text);
+	if (rc == -ECONNREFUSED)
+		return fail(p, "the server refused the connection: %s", r->text);
+	/* A close without a refusal: an older server, or one that stopped. */
+	return fail(p, "the server closed the connection without an answer (%ssee its "
+		    "error)", p->o.have_ip6 ? "an older one, without IPv6? " : "");
+}
+
 static int
 exchange(struct perf *p)
 {
@@ -1611,21 +1676,34 @@ exchange(struct perf *p)
 
 	if (p->o.server) {
 		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		if (rc == -EADDRINUSE)
+			return fail(p, "TCP port %u is in use (another rk-perf server?): give "
+				    "another with -p", p->o.tcp_port);
+		if (rc == -ETIMEDOUT)
+			return fail(p, "no client connected to TCP port %u within %g s",
+				    p->o.tcp_port, p->o.oob_timeout_s);
 		if (rc != 0)
-			return fail(p, "no client connected to TCP port %u within %g s: %s",
-				    p->o.tcp_port, p->o.oob_timeout_s, strerror(-rc));
+			return fail(p, "cannot take a client on TCP port %u: %s", p->o.tcp_port,
+				    strerror(-rc));
 		rc = recv_hello(p, b);
-		if (rc == -EPROTO)
-			return fail(p, "the client's hello extension is of an unknown version");
-		if (rc != 0)
-			return fail(p, "no parameters from the client: %s", strerror(-rc));
-		if (check_transport(p) != 0 || check_family(p) != 0 ||
-		    adopt(p, &p->remote) != 0 || create_resources(p) != 0)
-			return -1;
+		if (rc == -EPROTO) {
+			fail(p, "the client's hello extension is of an unknown version");
+			return refuse(p, EPROTO);
+		}
+		if (rc != 0) {
+			fail(p, "no parameters from the client: %s", strerror(-rc));
+			return refuse(p, EPROTO);
+		}
+		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0)
+			return refuse(p, EINVAL);
+		if (create_resources(p) != 0)
+			return refuse(p, ENOMEM);
 		/* Credits land in the client's buffer, laid out as ours. */
 		for (uint32_t i = 0; i < p->o.qps && p->credits; i++)
-			if (p->remote.qp[i].len < p->credit_off + 8)
-				return fail(p, "bad parameters from the client");
+			if (p->remote.qp[i].len < p->credit_off + 8) {
+				fail(p, "bad parameters from the client");
+				return refuse(p, EINVAL);
+			}
 		fill_hello(p);
 	} else {
 		p->credits = p->o.iwarp && p->o.verb == VERB_SEND && p->o.mode == MODE_BW;
@@ -1634,6 +1712,9 @@ exchange(struct perf *p)
 		fill_hello(p);
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
 				 serve, p);
+		if (rc == -ECONNREFUSED)
+			return fail(p, "no server listened on %s:%u within %g s (connection "
+				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
 		if (rc != 0)
 			return fail(p, "cannot reach the server %s:%u within %g s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
@@ -1642,15 +1723,10 @@ exchange(struct perf *p)
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
 		rc = recv_hello(p, b);
-		if (rc == -ECONNRESET && p->o.have_ip6)
-			return fail(p, "the server closed the connection before answering "
-				    "(not over IPv6? see its error)");
+		if (rc == -ECONNREFUSED || rc == -ECONNRESET)
+			return refused(p, rc);
 		if (rc == -EPROTO)
 			return fail(p, "the server's hello extension is of an unknown version");
-		if (rc == -ECONNRESET)
-			return fail(p, "the server closed the connection before answering "
-				    "(it could not reach %u.%u.%u.%u? see its error)", p->o.ip[0],
-				    p->o.ip[1], p->o.ip[2], p->o.ip[3]);
 		if (rc != 0)
 			return fail(p, "no answer from the server: %s", strerror(-rc));
 		if (check_transport(p) != 0 || check_family(p) != 0)
@@ -1661,12 +1737,19 @@ exchange(struct perf *p)
 	if (p->o.iwarp) {
 		/* lwIP resolves its peers itself; the TCP handshake proves the path. */
 		if (iw_init_qps(p) != 0)
-			return -1;
+			return refuse(p, EINVAL);
 		if (p->o.server) {
 			rc = perf_iw_listen(p->iw, &p->o, (uint16_t)(p->o.tcp_port + 1));
-			if (rc != 0)
-				return fail(p, "cannot listen on TCP port %u: %s",
-					    p->o.tcp_port + 1, strerror(-rc));
+			if (rc == -EADDRINUSE) {
+				fail(p, "TCP port %u of the server, for the data connections (-p + 1), "
+				     "is in use: give another -p", p->o.tcp_port + 1);
+				return refuse(p, EADDRINUSE);
+			}
+			if (rc != 0) {
+				fail(p, "the server cannot listen on TCP port %u (-p + 1): %s",
+				     p->o.tcp_port + 1, strerror(-rc));
+				return refuse(p, -rc);
+			}
 			p->local.ext = p->remote.ext;
 			n = oob_encode_hello_all(&p->local, b);
 			if ((rc = oob_send(p->fd, b, n)) != 0)
@@ -1685,16 +1768,18 @@ exchange(struct perf *p)
 	else
 		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
 					(uint32_t)(p->o.arp_timeout_s * 1e3));
-	if (rc != 0)
-		return fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
-			    ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
-			    p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+	if (rc != 0) {
+		fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
+		     ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
+		     p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+		return refuse(p, EHOSTUNREACH);
+	}
 	if (memcmp(p->peer_mac, p->remote.mac, 6) != 0)
 		fprintf(stderr, "rk-perf: note: %s and the out-of-band exchange disagree on "
 			"the MAC of %s; using %s's\n", p->o.have_ip6 ? "ND" : "ARP", ip,
 			p->o.have_ip6 ? "ND" : "ARP");
 	if (connect_qps(p) != 0)
-		return -1;
+		return refuse(p, EINVAL);
 	if (p->o.server) {
 		/* An extension only to a client that sent one (it reads it). */
 		p->local.ext = p->remote.ext;

@@ -225,8 +225,10 @@ memif6)
 	rc=$?
 	wait "$sp"
 	rs=$?
-	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && grep -q "over IPv6, this end over IPv4" "$tmp/mix.srv"; then
-		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.srv")"
+	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && grep -q "over IPv6, the server over IPv4" "$tmp/mix.srv" &&
+	   grep -q "the server refused the connection: .* over IPv6, the server over IPv4" \
+		"$tmp/mix.cli"; then
+		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.cli")"
 	else
 		bad "memif6 family mismatch: client exit $rc, server exit $rs"
 		tail -2 "$tmp/mix.srv" "$tmp/mix.cli"
@@ -374,6 +376,13 @@ rxdepth)
 	pair "rxdepth-iwarp-r3-D" "$S" "$C" "send_bw --transport iwarp -r 3 -s 64 -D 1 --verify"
 	;;
 errors)
+	says() { # name file text: the file has the text
+		if grep -qF -- "$3" "$2"; then
+			ok "$1 says: $3"
+		else
+			bad "$1: no '$3' in: $(grep rk-perf "$2" | tail -2)"
+		fi
+	}
 	expect() { # name want_rc max_seconds cmd...
 		local name=$1 want=$2 max=$3 t0 rc dt
 		shift 3
@@ -418,6 +427,64 @@ errors)
 	pids+=($!)
 	expect "unreachable peer (ARP)" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
 		write_bw --ip 198.18.0.2 -p $p2 --arp-timeout 2 127.0.0.1
+	wait
+	# The server says it could not reach the client, and the client hears why.
+	says "unreachable peer (ARP), client" "$tmp/err.out" \
+		"the server cannot reach this end over RDMA: peer 198.18.0.2 did not answer ARP"
+	says "unreachable peer (ARP), server" "$tmp/null.srv" \
+		"rk-perf: error: peer 198.18.0.2 did not answer ARP"
+
+	# A server that refuses the client tells it why (a refusal instead of
+	# its hello), and the client says that, not that it cannot reach it.
+	refusal() { # name want-text server-args... :: client-args...
+		local name=$1 want=$2 sargs=() sp rs
+		shift 2
+		while [ "$1" != "::" ]; do sargs+=("$1"); shift; done
+		shift
+		timeout -k 10 30 "$perf" $EAL -l $CORE_S "${sargs[@]}" >"$tmp/ref.srv" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		expect "$name" 1 20 "$perf" $EAL -l $CORE_C "$@"
+		wait "$sp"
+		rs=$?
+		[ $rs -eq 1 ] || bad "$name: server exit $rs (want 1)"
+		says "$name, client" "$tmp/err.out" "rk-perf: error: the server refused the connection: $want"
+		says "$name, server" "$tmp/ref.srv" "rk-perf: error: $want"
+		if grep -qi "reach" "$tmp/err.out"; then
+			bad "$name: the client blames reachability: $(grep rk-perf "$tmp/err.out")"
+		fi
+	}
+	p3=$((TCP_PORT + 502))
+	refusal "transport mismatch, iWARP server" \
+		"the client runs RoCEv2, the server iWARP (give both or neither --transport iwarp)" \
+		-- write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $p3 :: \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.2 -p $p3 127.0.0.1
+	refusal "transport mismatch, RoCE server" \
+		"the client runs iWARP, the server RoCEv2 (give both or neither --transport iwarp)" \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p3 :: \
+		-- write_bw --transport iwarp --tcp kernel --ip 198.18.0.2 -p $p3 127.0.0.1
+	refusal "address family mismatch" \
+		"the client runs RoCEv2 over IPv6, the server over IPv4 (give both --ip or both --ip6)" \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p3 :: \
+		--vdev=net_null0 -- write_bw --ip6 2001:2::2 -p $p3 127.0.0.1
+	# Port in use: a first server holds TCP port p4; a second one on p4
+	# says so at once; an iWARP server whose data port (-p + 1) is p4
+	# refuses its client, saying so to both.
+	p4=$((TCP_PORT + 504))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S -- write_bw --transport iwarp --tcp kernel \
+		--ip 198.18.0.1 -p $p4 --oob-timeout 15 >"$tmp/holder.srv" 2>&1 &
+	hp=$!
+	pids+=("$hp")
+	sleep 1
+	expect "server port in use" 1 5 "$perf" $EAL -l $CORE_C -- write_bw --transport iwarp \
+		--tcp kernel --ip 198.18.0.1 -p $p4
+	says "server port in use" "$tmp/err.out" \
+		"rk-perf: error: TCP port $p4 is in use (another rk-perf server?): give another with -p"
+	refusal "iWARP data port in use" \
+		"TCP port $p4 of the server, for the data connections (-p + 1), is in use: give another -p" \
+		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $((p4 - 1)) :: \
+		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.2 -p $((p4 - 1)) 127.0.0.1
+	kill "$hp" 2>/dev/null
 	wait
 	;;
 replay)
