@@ -1311,7 +1311,8 @@ static void
 print_counters(struct perf *p)
 {
 	struct rk_io_counter c[64];
-	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
+					   c, 64);
 
 	printf(" counters:\n");
 	for (unsigned int i = 0; i < n; i++)
@@ -1818,7 +1819,8 @@ usage(FILE *f)
 		"      --report_gbits     bandwidth in Gb/s\n"
 		"      --json             results as JSON on stdout\n"
 		"      --verify           check all data\n"
-		"      --counters         print the NIC-style counters at the end\n"
+		"      --counters         print the NIC-style counters at the end, also after\n"
+		"                         an error\n"
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
 		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
 		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
@@ -2253,8 +2255,14 @@ run:
 	rc = rc != 0 ? 1 : 0;
 	if (p->o.json)
 		print_json(p, rc);
-	if (rc != 0)
+	if (rc != 0) {
+		/* What stdout had before the error stays before it. */
+		fflush(stdout);
 		fprintf(stderr, "rk-perf: error: %s\n", p->err[0] ? p->err : "failed");
+		/* The counters tell most about a failed run: after the error, as usual on stdout. */
+		if (p->o.counters && !p->o.json)
+			print_counters(p);
+	}
 	/* Let the last ACKs leave before the port goes away. */
 	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
 		perf_idle(p, rk_progress(p->ctx));

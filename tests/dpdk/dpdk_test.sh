@@ -434,6 +434,31 @@ errors)
 	says "unreachable peer (ARP), server" "$tmp/null.srv" \
 		"rk-perf: error: peer 198.18.0.2 did not answer ARP"
 
+	# --counters on a failed run: printed after the error (stdout, as on
+	# success), on both ends: the server's show its unanswered ARP requests.
+	counters_after_error() { # name file least-port_xmit_packets
+		local e c x
+		e=$(grep -n "rk-perf: error" "$2" | head -1 | cut -d: -f1)
+		c=$(grep -n "^ counters:" "$2" | head -1 | cut -d: -f1)
+		x=$(awk '$1 == "port_xmit_packets" {print $2}' "$2")
+		if [ -n "$e" ] && [ -n "$c" ] && [ "$c" -gt "$e" ] && [ -n "$x" ] && [ "$x" -ge "$3" ]; then
+			ok "$1: counters after the error (port_xmit_packets $x)"
+		else
+			bad "$1: error at line ${e:-none}, counters at line ${c:-none}, port_xmit_packets ${x:-none}"
+		fi
+	}
+	p5=$((TCP_PORT + 505))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+		-p $p5 --arp-timeout 1 --counters >"$tmp/cnt.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	expect "failed run with --counters" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
+		write_bw --ip 198.18.0.2 -p $p5 --arp-timeout 1 --counters 127.0.0.1
+	cp "$tmp/err.out" "$tmp/cnt.cli"
+	wait "$sp"
+	counters_after_error "failed run with --counters, client" "$tmp/cnt.cli" 0
+	counters_after_error "failed run with --counters, server" "$tmp/cnt.srv" 1
+
 	# A server that refuses the client tells it why (a refusal instead of
 	# its hello), and the client says that, not that it cannot reach it.
 	refusal() { # name want-text server-args... :: client-args...
