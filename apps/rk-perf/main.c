@@ -1282,11 +1282,36 @@ prepare_phase(struct perf *p, uint32_t size)
 
 /* ------------------------------------------------------------ reporting */
 
+/*
+ * The counters of the context and the port; over iWARP also the engine's
+ * (the RoCE ones stay 0 there): stream bytes, FPDUs, Terminates.
+ */
+static unsigned int
+all_counters(const struct perf *p, struct rk_io_counter *c, unsigned int max)
+{
+	const struct rk_iw_stats *w = p->ctx != NULL ? rk_context_iw_stats(p->ctx) : NULL;
+	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
+					   c, max);
+
+	if (w != NULL) {
+		const struct rk_io_counter iw[] = {
+			{ "stream_rx_bytes", w->rx_bytes }, { "stream_tx_bytes", w->tx_bytes },
+			{ "rx_fpdus", w->rx_fpdus }, { "tx_fpdus", w->tx_fpdus },
+			{ "placed_bytes", w->placed_bytes }, { "terminate_sent", w->term_sent },
+			{ "terminate_rcvd", w->term_rcvd },
+		};
+
+		for (unsigned int i = 0; i < sizeof(iw) / sizeof(iw[0]) && n < max; i++)
+			c[n++] = iw[i];
+	}
+	return n;
+}
+
 static json_t *
 counters_json(struct perf *p)
 {
 	struct rk_io_counter c[64];
-	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+	unsigned int n = all_counters(p, c, 64);
 	json_t *o = json_object(), *qo = json_object();
 
 	for (unsigned int i = 0; i < n; i++)
@@ -1311,8 +1336,7 @@ static void
 print_counters(struct perf *p)
 {
 	struct rk_io_counter c[64];
-	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
-					   c, 64);
+	unsigned int n = all_counters(p, c, 64);
 
 	printf(" counters:\n");
 	for (unsigned int i = 0; i < n; i++)
