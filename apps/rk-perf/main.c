@@ -19,6 +19,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -40,6 +41,9 @@ struct qpres {
 	uint32_t psn;
 	uint64_t posted, done, recvd;
 	uint64_t verify_errors;
+	/* iWARP SEND bw credits, counted over the whole run (see post_credit()). */
+	uint64_t sent;                  /* client: SENDs posted */
+	uint64_t taken, credited;       /* server: receives taken and reposted; last told */
 };
 
 struct perf {
@@ -54,12 +58,23 @@ struct perf {
 	uint32_t sizes[PERF_MAX_SIZES];
 	uint32_t nsizes, max_size;
 	size_t buf_len;                 /* per QP */
+	size_t data_len;                /* of buf_len, the message slots */
+	/*
+	 * iWARP SEND bw: the server RDMA-Writes its count of receives taken
+	 * (64-bit, network order) to credit_off in the client's buffer, the
+	 * page after the slots; the client sends only into posted receives.
+	 */
+	bool credits;
+	size_t credit_off;
 	uint32_t rslots;                /* receive slots of max_size per QP */
 	uint8_t peer_mac[6];
 	json_t *jresults;
 	char err[256];
-	uint64_t last_event_ns;
+	uint64_t last_event_ns;         /* watchdog: last progress seen; 0: restart */
+	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
+	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
+	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -176,7 +191,7 @@ msg_bytes(const struct perf *p, uint32_t size)
 static uint32_t
 nslots(const struct perf *p, uint32_t size)
 {
-	uint64_t n = p->buf_len / msg_bytes(p, size);
+	uint64_t n = p->data_len / msg_bytes(p, size);
 
 	if (p->o.mode == MODE_LAT)
 		return 2;
@@ -299,25 +314,78 @@ peer_addr(const struct perf *p, char *buf, size_t len)
 	return buf;
 }
 
-/* Data-phase watchdog: any completion or frame counts as progress. */
+/* Forward movement of all QPs (rk_qp_progress()): grows inside a long message too. */
+static uint64_t
+progress_mark(const struct perf *p)
+{
+	uint64_t m = 0;
+
+	for (uint32_t i = 0; i < p->o.qps; i++)
+		m += rk_qp_progress(p->q[i].qp);
+	return m;
+}
+
+/*
+ * Data-phase watchdog: @p events (completions, receives) or any forward
+ * movement of a QP (packets acknowledged, requests executed, stream bytes)
+ * counts as progress; frames alone do not, as retransmissions to a dead
+ * peer are frames too. The QPs are read every 10 ms, not on every spin.
+ */
 static int
-watchdog(struct perf *p, int work)
+watchdog(struct perf *p, int events)
 {
 	uint64_t now = now_ns();
 
-	if (work > 0 || p->last_event_ns == 0) {
+	if (events > 0 || p->last_event_ns == 0) {
 		p->last_event_ns = now;
 		return 0;
 	}
 	if (stop_requested)
 		return fail(p, "interrupted");
+	if (now >= p->next_mark_ns) {
+		uint64_t m = progress_mark(p);
+
+		p->next_mark_ns = now + 10000000ull;
+		if (m != p->mark) {
+			p->mark = m;
+			p->last_event_ns = now;
+			return 0;
+		}
+	}
 	if ((double)(now - p->last_event_ns) > p->o.timeout_s * 1e9) {
 		char ip[INET6_ADDRSTRLEN];
 
-		return fail(p, "no progress for %.0f s: peer %s unreachable or stopped",
-			    p->o.timeout_s, peer_addr(p, ip, sizeof(ip)));
+		return fail(p, "no progress for %g s (nothing acknowledged or received): "
+			    "peer %s unreachable or stopped", p->o.timeout_s,
+			    peer_addr(p, ip, sizeof(ip)));
 	}
 	return 0;
+}
+
+/*
+ * Why a post was refused: a QP in ERR says what put it there (iWARP: the
+ * Terminate or the end of the stream), else the errno's text.
+ */
+static const char *
+post_error(struct rk_qp *qp, int rc, char *buf, size_t len)
+{
+	struct rk_qp_attr a;
+	const struct rk_iw_error *e;
+
+	if (rc != -EINVAL || rk_query_qp(qp, &a, RK_QP_STATE, NULL) != 0 ||
+	    a.qp_state != RK_QPS_ERR)
+		return strerror(-rc);
+	e = rk_qp_iw(qp) != NULL ? rk_iw_qp_error(rk_qp_iw(qp)) : NULL;
+	if (e != NULL && (e->reason == RK_IW_CLOSE_TERM_SENT || e->reason == RK_IW_CLOSE_TERM_RCVD))
+		snprintf(buf, len, "QP %#x is in the error state: %s a Terminate (layer %u, "
+			 "type %u, code %u)", qp->qp_num, e->reason == RK_IW_CLOSE_TERM_SENT ?
+			 "this end sent" : "the peer sent", e->layer, e->etype, e->code);
+	else if (e != NULL && e->reason == RK_IW_CLOSE_LLP)
+		snprintf(buf, len, "QP %#x is in the error state: its TCP connection ended",
+			 qp->qp_num);
+	else
+		snprintf(buf, len, "QP %#x is in the error state", qp->qp_num);
+	return buf;
 }
 
 /* ------------------------------------------------------------- resources */
@@ -334,9 +402,10 @@ post_recv_slot(struct perf *p, uint32_t qi, uint32_t slot)
 				 .num_sge = 1 };
 	struct rk_recv_wr *bad;
 	int rc = rk_post_recv(q->qp, &wr, &bad);
+	char why[128];
 
 	if (rc != 0)
-		return fail(p, "post_recv: %s", strerror(-rc));
+		return fail(p, "post_recv: %s", post_error(q->qp, rc, why, sizeof(why)));
 	return 0;
 }
 
@@ -361,6 +430,10 @@ create_resources(struct perf *p)
 	if (p->buf_len < (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1))
 		p->buf_len = (size_t)p->max_size * (o->mode == MODE_LAT ? 2 : 1);
 	p->buf_len = (p->buf_len + 4095) & ~(size_t)4095;
+	p->data_len = p->buf_len;
+	p->credit_off = p->buf_len;
+	if (p->credits)
+		p->buf_len += 4096;
 	p->rslots = (uint32_t)(budget / p->max_size);
 	if (p->rslots > o->rx_depth)
 		p->rslots = o->rx_depth;
@@ -619,9 +692,63 @@ post_one(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots)
 	rc = rk_post_send(q->qp, &wr, &bad);
 	if (rc == -ENOMEM)
 		return 1;               /* send queue full: poll first */
-	if (rc != 0)
-		return fail(p, "post_send: %s", strerror(-rc));
+	if (rc != 0) {
+		char why[128];
+
+		return fail(p, "post_send: %s", post_error(q->qp, rc, why, sizeof(why)));
+	}
 	q->posted++;
+	q->sent++;
+	return 0;
+}
+
+/*
+ * iWARP SEND bw, client: whether QP @p qi may send now. iWARP has no RNR
+ * NAK: a SEND that finds no posted receive ends the connection with a
+ * Terminate, and a SEND completes once TCP took it, long before the
+ * server took it. So, as perftest's credits over iWARP, at most rslots
+ * SENDs beyond the server's count of receives taken.
+ */
+static bool
+credit_ok(const struct perf *p, uint32_t qi)
+{
+	const struct qpres *q = &p->q[qi];
+
+	return !p->credits || q->sent - rk_get_be64(q->buf + p->credit_off) < p->rslots;
+}
+
+/*
+ * iWARP SEND bw, server: after reposting, tell the client its count of
+ * receives taken, every quarter of the receive queue (and at least every
+ * receive for a queue of 1 to 3), so the client, stopped at rslots
+ * unanswered SENDs, always gets one. The word is read when the FPDU is
+ * built, perhaps after a later count was stored: a later count is as true.
+ */
+static int
+post_credit(struct perf *p, uint32_t qi)
+{
+	struct qpres *q = &p->q[qi];
+	uint32_t step = p->rslots / 4 > 0 ? p->rslots / 4 : 1;
+	uint8_t *src = q->buf + p->credit_off;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)src, 8, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = ((uint64_t)qi << 40) | ((1ull << 40) - 2),
+				 .sg_list = &sge, .num_sge = 1, .opcode = RK_WR_RDMA_WRITE,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	char why[128];
+	int rc;
+
+	if (!p->credits || q->taken - q->credited < step)
+		return 0;
+	rk_put_be64(src, q->taken);
+	wr.wr.rdma.remote_addr = p->remote.qp[qi].va + p->credit_off;
+	wr.wr.rdma.rkey = p->remote.qp[qi].rkey;
+	rc = rk_post_send(q->qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 0;               /* the send queue is full of credits: next time */
+	if (rc != 0)
+		return fail(p, "post_send (credit): %s", post_error(q->qp, rc, why, sizeof(why)));
+	q->credited = q->taken;
 	return 0;
 }
 
@@ -676,6 +803,8 @@ iw_fence(struct perf *p)
 	uint32_t want = 0;
 	uint64_t until = now_ns() + (uint64_t)(p->o.timeout_s * 1e9);
 
+	p->last_event_ns = 0;
+
 	for (uint32_t i = 0; i < p->o.qps; i++) {
 		struct qpres *q = &p->q[i];
 		struct rk_sge sge = { (uint64_t)(uintptr_t)q->buf, 1, q->mr->lkey };
@@ -703,8 +832,9 @@ iw_fence(struct perf *p)
 			if (check_wc(p, &wc[k]) != 0)
 				return -1;
 		want -= (uint32_t)n;
-		if (now_ns() > until)
-			return fail(p, "no answer to the closing READ within %g s", p->o.timeout_s);
+		/* The READ waits behind all data still in the stream: bounded by progress. */
+		if (watchdog(p, n) != 0)
+			return -1;
 		perf_idle(p, n);
 	}
 	return 0;
@@ -739,7 +869,8 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 				struct qpres *q = &p->q[i];
 
 				while (q->posted - q->done < window &&
-				       (o->duration_s > 0 || q->posted < o->iters)) {
+				       (o->duration_s > 0 || q->posted < o->iters) &&
+				       credit_ok(p, i)) {
 					int rc = post_one(p, i, size, slots);
 
 					if (rc < 0)
@@ -870,7 +1001,7 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 	struct qpres *q = &p->q[0];
 	static unsigned int spins;
 	struct rk_wc wc;
-	int work = 0;
+	int work = 0, done = 0;
 
 	for (;;) {
 		int n;
@@ -903,14 +1034,15 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 		}
 		if (++spins % 16 != 0)
 			continue;
-		if (drain_scq(p, &work) != 0)
+		if (drain_scq(p, &done) != 0)
 			return -1;
 		if (server && oob_due(p))
 			return 0;
-		if (watchdog(p, work) != 0)
+		/* lwIP's frames are no progress: they may be retransmissions. */
+		if (watchdog(p, done) != 0)
 			return -1;
-		perf_idle(p, work);
-		work = 0;
+		perf_idle(p, work + done);
+		work = done = 0;
 	}
 }
 
@@ -922,7 +1054,7 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 	volatile uint8_t *last = q->buf + size + size - 1;
 
 	for (;;) {
-		int work = 0;
+		int done = 0, frames;
 
 		if (*last == mark) {
 			if (p->o.verify && !check(q->buf + size, size - 1, key) &&
@@ -932,14 +1064,15 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 			p->last_event_ns = 0;
 			return 1;
 		}
-		if (drain_scq(p, &work) != 0)
+		if (drain_scq(p, &done) != 0)
 			return -1;
-		work += rk_progress(p->ctx);
+		frames = rk_progress(p->ctx);
 		if (server && oob_due(p))
 			return 0;
-		if (watchdog(p, work) != 0)
+		/* Frames are no progress: they may be retransmissions. */
+		if (watchdog(p, done) != 0)
 			return -1;
-		perf_idle(p, work);
+		perf_idle(p, done + (frames > 0 ? frames : 0));
 	}
 }
 
@@ -1061,7 +1194,13 @@ server_bw(struct perf *p, uint32_t size)
 			q->recvd++;
 			if (post_recv_slot(p, qi, slot) != 0)
 				return -1;
+			q->taken++;
+			if (post_credit(p, qi) != 0)
+				return -1;
 		}
+		/* The credit Writes' completions. */
+		if (p->credits && drain_scq(p, &n) != 0)
+			return -1;
 		/* The client's end message: take the completions still waiting first. */
 		if (ending && n == 0)
 			return 0;
@@ -1143,11 +1282,36 @@ prepare_phase(struct perf *p, uint32_t size)
 
 /* ------------------------------------------------------------ reporting */
 
+/*
+ * The counters of the context and the port; over iWARP also the engine's
+ * (the RoCE ones stay 0 there): stream bytes, FPDUs, Terminates.
+ */
+static unsigned int
+all_counters(const struct perf *p, struct rk_io_counter *c, unsigned int max)
+{
+	const struct rk_iw_stats *w = p->ctx != NULL ? rk_context_iw_stats(p->ctx) : NULL;
+	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
+					   c, max);
+
+	if (w != NULL) {
+		const struct rk_io_counter iw[] = {
+			{ "stream_rx_bytes", w->rx_bytes }, { "stream_tx_bytes", w->tx_bytes },
+			{ "rx_fpdus", w->rx_fpdus }, { "tx_fpdus", w->tx_fpdus },
+			{ "placed_bytes", w->placed_bytes }, { "terminate_sent", w->term_sent },
+			{ "terminate_rcvd", w->term_rcvd },
+		};
+
+		for (unsigned int i = 0; i < sizeof(iw) / sizeof(iw[0]) && n < max; i++)
+			c[n++] = iw[i];
+	}
+	return n;
+}
+
 static json_t *
 counters_json(struct perf *p)
 {
 	struct rk_io_counter c[64];
-	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+	unsigned int n = all_counters(p, c, 64);
 	json_t *o = json_object(), *qo = json_object();
 
 	for (unsigned int i = 0; i < n; i++)
@@ -1172,7 +1336,7 @@ static void
 print_counters(struct perf *p)
 {
 	struct rk_io_counter c[64];
-	unsigned int n = rk_io_hw_counters(p->io, rk_context_stats(p->ctx), c, 64);
+	unsigned int n = all_counters(p, c, 64);
 
 	printf(" counters:\n");
 	for (unsigned int i = 0; i < n; i++)
@@ -1380,18 +1544,33 @@ fill_hello(struct perf *p)
 		rk_io_dpdk_mac(p->io, h->mac);
 	if (p->o.iwarp)
 		h->mode |= OOB_HELLO_F_IWARP;
+	if (p->credits)
+		h->mode |= OOB_HELLO_F_CREDITS;
 	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
 	h->ip_version = p->o.have_ip6 ? 6 : 4;
 	memcpy(h->ip6, p->o.ip6, 16);
 	h->ext = p->o.have_ip6;
 }
 
-/* Receive a hello and its extension, if one is announced. */
+/*
+ * Receive a hello and its extension, if one is announced. The client may
+ * get a refusal instead (OOB_REFUSE_LEN): -ECONNREFUSED, with p->refusal
+ * (version 0 and no text when cut short).
+ */
 static int
 recv_hello(struct perf *p, uint8_t *b)
 {
-	int rc = oob_recv(p->fd, b, OOB_HELLO_LEN, p->o.oob_timeout_s, serve, p);
+	int rc = oob_recv(p->fd, b, 4, p->o.oob_timeout_s, serve, p);
 
+	if (rc != 0)
+		return rc;
+	if (!p->o.server && oob_is_refusal(b)) {
+		memset(&p->refusal, 0, sizeof(p->refusal));
+		if (oob_recv(p->fd, b + 4, OOB_REFUSE_LEN - 4, p->o.oob_timeout_s, serve, p) == 0)
+			oob_decode_refusal(&p->refusal, b);
+		return -ECONNREFUSED;
+	}
+	rc = oob_recv(p->fd, b + 4, OOB_HELLO_LEN - 4, p->o.oob_timeout_s, serve, p);
 	if (rc != 0)
 		return rc;
 	oob_decode_hello(&p->remote, b);
@@ -1403,29 +1582,45 @@ recv_hello(struct perf *p, uint8_t *b)
 	return oob_decode_hello_ext(&p->remote, b + OOB_HELLO_LEN);
 }
 
-/* Both ends must run RoCEv2 over the same IP version. */
+/*
+ * Both ends must run RoCEv2 over the same IP version. The message names
+ * client and server: the server sends it to the client as its refusal.
+ */
 static int
 check_family(struct perf *p)
 {
 	int mine = p->o.have_ip6 ? 6 : 4, theirs = p->remote.ip_version == 6 ? 6 : 4;
 
 	if (mine != theirs)
-		return fail(p, "the peer runs RoCEv2 over IPv%d, this end over IPv%d "
-			    "(give both --ip or both --ip6)", theirs, mine);
+		return fail(p, "the client runs RoCEv2 over IPv%d, the server over IPv%d "
+			    "(give both --ip or both --ip6)", p->o.server ? theirs : mine,
+			    p->o.server ? mine : theirs);
 	return 0;
 }
 
-/* Both ends must run the same transport; the flag is taken off the mode. */
+/*
+ * Both ends must run the same transport; the flags are taken off the mode.
+ * The server sends credits when the client asks for them (adopt() checks
+ * the test); a client that asked needs a server that answers likewise.
+ */
 static int
 check_transport(struct perf *p)
 {
 	bool theirs = (p->remote.mode & OOB_HELLO_F_IWARP) != 0;
+	bool credits = (p->remote.mode & OOB_HELLO_F_CREDITS) != 0;
 
-	p->remote.mode &= (uint8_t)~OOB_HELLO_F_IWARP;
+	bool client = p->o.server ? theirs : p->o.iwarp;
+
+	p->remote.mode &= (uint8_t)~(OOB_HELLO_F_IWARP | OOB_HELLO_F_CREDITS);
 	if (theirs != p->o.iwarp)
-		return fail(p, "the peer runs %s, this end %s (give both or neither "
-			    "--transport iwarp)", theirs ? "iWARP" : "RoCEv2",
-			    p->o.iwarp ? "iWARP" : "RoCEv2");
+		return fail(p, "the client runs %s, the server %s (give both or neither "
+			    "--transport iwarp)", client ? "iWARP" : "RoCEv2",
+			    client ? "RoCEv2" : "iWARP");
+	if (p->o.server)
+		p->credits = credits;
+	else if (p->credits && !credits)
+		return fail(p, "the server does not flow-control SENDs over iWARP (an older "
+			    "rk-perf?)");
 	return 0;
 }
 
@@ -1434,7 +1629,8 @@ static int
 adopt(struct perf *p, const struct perf_hello *h)
 {
 	if (h->verb > VERB_ATOMIC || h->mode > MODE_LAT || h->qps == 0 ||
-	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES)
+	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES ||
+	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)))
 		return fail(p, "bad parameters from the client");
 	p->o.verb = h->verb;
 	p->o.mode = h->mode;
@@ -1451,6 +1647,50 @@ adopt(struct perf *p, const struct perf_hello *h)
 	return 0;
 }
 
+/*
+ * Server: send the client a refusal with @p reason (an errno value) and
+ * the message of the failure in p->err, instead of the hello; then let
+ * the client read it (our FIN first, its close), so that closing with
+ * unread bytes does not reset the connection under it. @return -1.
+ */
+static int
+refuse(struct perf *p, int reason)
+{
+	struct perf_refusal r = { .reason = reason };
+	const char *why = p->err[0] != '\0' ? p->err : "failed";
+	uint8_t b[OOB_REFUSE_LEN];
+
+	if (!p->o.server || p->fd < 0)
+		return -1;
+	/* Our messages fit the text field; a longer one is cut. */
+	memcpy(r.text, why, strnlen(why, sizeof(r.text) - 1));
+	oob_encode_refusal(&r, b);
+	if (oob_send(p->fd, b, sizeof(b)) == 0 && shutdown(p->fd, SHUT_WR) == 0)
+		wait_eof(p->fd, 1000);
+	return -1;
+}
+
+/* Client: what the server's refusal (or its close without one) says. */
+static int
+refused(struct perf *p, int rc)
+{
+	const struct perf_refusal *r = &p->refusal;
+
+	if (rc == -ECONNREFUSED && r->version == 0)
+		return fail(p, "the server refused the connection and closed before saying why "
+			    "(see its error)");
+	if (rc == -ECONNREFUSED && r->version != OOB_REFUSE_VERSION)
+		return fail(p, "the server refused the connection (a refusal of version %u, "
+			    "unknown here; see its error)", r->version);
+	if (rc == -ECONNREFUSED && r->reason == EHOSTUNREACH)
+		return fail(p, "the server cannot reach this end over RDMA: %s", r->text);
+	if (rc == -ECONNREFUSED)
+		return fail(p, "the server refused the connection: %s", r->text);
+	/* A close without a refusal: an older server, or one that stopped. */
+	return fail(p, "the server closed the connection without an answer (%ssee its "
+		    "error)", p->o.have_ip6 ? "an older one, without IPv6? " : "");
+}
+
 static int
 exchange(struct perf *p)
 {
@@ -1461,24 +1701,45 @@ exchange(struct perf *p)
 
 	if (p->o.server) {
 		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		if (rc == -EADDRINUSE)
+			return fail(p, "TCP port %u is in use (another rk-perf server?): give "
+				    "another with -p", p->o.tcp_port);
+		if (rc == -ETIMEDOUT)
+			return fail(p, "no client connected to TCP port %u within %g s",
+				    p->o.tcp_port, p->o.oob_timeout_s);
 		if (rc != 0)
-			return fail(p, "no client connected to TCP port %u within %g s: %s",
-				    p->o.tcp_port, p->o.oob_timeout_s, strerror(-rc));
+			return fail(p, "cannot take a client on TCP port %u: %s", p->o.tcp_port,
+				    strerror(-rc));
 		rc = recv_hello(p, b);
-		if (rc == -EPROTO)
-			return fail(p, "the client's hello extension is of an unknown version");
-		if (rc != 0)
-			return fail(p, "no parameters from the client: %s", strerror(-rc));
-		if (check_transport(p) != 0 || check_family(p) != 0 ||
-		    adopt(p, &p->remote) != 0 || create_resources(p) != 0)
-			return -1;
+		if (rc == -EPROTO) {
+			fail(p, "the client's hello extension is of an unknown version");
+			return refuse(p, EPROTO);
+		}
+		if (rc != 0) {
+			fail(p, "no parameters from the client: %s", strerror(-rc));
+			return refuse(p, EPROTO);
+		}
+		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0)
+			return refuse(p, EINVAL);
+		if (create_resources(p) != 0)
+			return refuse(p, ENOMEM);
+		/* Credits land in the client's buffer, laid out as ours. */
+		for (uint32_t i = 0; i < p->o.qps && p->credits; i++)
+			if (p->remote.qp[i].len < p->credit_off + 8) {
+				fail(p, "bad parameters from the client");
+				return refuse(p, EINVAL);
+			}
 		fill_hello(p);
 	} else {
+		p->credits = p->o.iwarp && p->o.verb == VERB_SEND && p->o.mode == MODE_BW;
 		if (create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
 				 serve, p);
+		if (rc == -ECONNREFUSED)
+			return fail(p, "no server listened on %s:%u within %g s (connection "
+				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
 		if (rc != 0)
 			return fail(p, "cannot reach the server %s:%u within %g s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
@@ -1487,15 +1748,10 @@ exchange(struct perf *p)
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
 		rc = recv_hello(p, b);
-		if (rc == -ECONNRESET && p->o.have_ip6)
-			return fail(p, "the server closed the connection before answering "
-				    "(not over IPv6? see its error)");
+		if (rc == -ECONNREFUSED || rc == -ECONNRESET)
+			return refused(p, rc);
 		if (rc == -EPROTO)
 			return fail(p, "the server's hello extension is of an unknown version");
-		if (rc == -ECONNRESET)
-			return fail(p, "the server closed the connection before answering "
-				    "(it could not reach %u.%u.%u.%u? see its error)", p->o.ip[0],
-				    p->o.ip[1], p->o.ip[2], p->o.ip[3]);
 		if (rc != 0)
 			return fail(p, "no answer from the server: %s", strerror(-rc));
 		if (check_transport(p) != 0 || check_family(p) != 0)
@@ -1506,12 +1762,19 @@ exchange(struct perf *p)
 	if (p->o.iwarp) {
 		/* lwIP resolves its peers itself; the TCP handshake proves the path. */
 		if (iw_init_qps(p) != 0)
-			return -1;
+			return refuse(p, EINVAL);
 		if (p->o.server) {
 			rc = perf_iw_listen(p->iw, &p->o, (uint16_t)(p->o.tcp_port + 1));
-			if (rc != 0)
-				return fail(p, "cannot listen on TCP port %u: %s",
-					    p->o.tcp_port + 1, strerror(-rc));
+			if (rc == -EADDRINUSE) {
+				fail(p, "TCP port %u of the server, for the data connections (-p + 1), "
+				     "is in use: give another -p", p->o.tcp_port + 1);
+				return refuse(p, EADDRINUSE);
+			}
+			if (rc != 0) {
+				fail(p, "the server cannot listen on TCP port %u (-p + 1): %s",
+				     p->o.tcp_port + 1, strerror(-rc));
+				return refuse(p, -rc);
+			}
 			p->local.ext = p->remote.ext;
 			n = oob_encode_hello_all(&p->local, b);
 			if ((rc = oob_send(p->fd, b, n)) != 0)
@@ -1530,16 +1793,18 @@ exchange(struct perf *p)
 	else
 		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
 					(uint32_t)(p->o.arp_timeout_s * 1e3));
-	if (rc != 0)
-		return fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
-			    ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
-			    p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+	if (rc != 0) {
+		fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
+		     ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
+		     p->o.dev != NULL ? p->o.dev : "port 0", p->o.arp_timeout_s);
+		return refuse(p, EHOSTUNREACH);
+	}
 	if (memcmp(p->peer_mac, p->remote.mac, 6) != 0)
 		fprintf(stderr, "rk-perf: note: %s and the out-of-band exchange disagree on "
 			"the MAC of %s; using %s's\n", p->o.have_ip6 ? "ND" : "ARP", ip,
 			p->o.have_ip6 ? "ND" : "ARP");
 	if (connect_qps(p) != 0)
-		return -1;
+		return refuse(p, EINVAL);
 	if (p->o.server) {
 		/* An extension only to a client that sent one (it reads it). */
 		p->local.ext = p->remote.ext;
@@ -1570,14 +1835,16 @@ usage(FILE *f)
 		"  -q, --qp N             QPs (bw tests; default 1, at most 64)\n"
 		"  -m, --mtu N            path MTU 256, 512, 1024, 2048, 4096 (default 1024)\n"
 		"  -t, --tx-depth N       outstanding sends per QP (default 128)\n"
-		"  -r, --rx-depth N       receives posted per QP (default 512)\n"
+		"  -r, --rx-depth N       receives posted per QP (default 512); iWARP send_bw:\n"
+		"                         the client sends only into these (credits, no RNR)\n"
 		"  -A, --atomic_type T    FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -F, --CPU-freq         accepted for perftest compatibility\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
 		"      --report_gbits     bandwidth in Gb/s\n"
 		"      --json             results as JSON on stdout\n"
 		"      --verify           check all data\n"
-		"      --counters         print the NIC-style counters at the end\n"
+		"      --counters         print the NIC-style counters at the end, also after\n"
+		"                         an error\n"
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
 		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
 		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
@@ -1589,7 +1856,8 @@ usage(FILE *f)
 		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
 		"      --seed N           seed of --tx-drop-rate (default 1)\n"
 		"      --oob-timeout S    TCP connect/accept and message timeout (default 20)\n"
-		"      --timeout S        data phase: fail after S seconds without progress (10)\n"
+		"      --timeout S        data phase: fail after S seconds without progress, i.e.\n"
+		"                         nothing acknowledged, received or completed (10)\n"
 		"      --arp-timeout S    ARP resolution timeout (default 3)\n"
 		"      --link-timeout S   wait for link up (default 10)\n"
 		"      --transport T      roce (RoCEv2, default) or iwarp (MPA Rev 2, RFC 6581\n"
@@ -2011,8 +2279,14 @@ run:
 	rc = rc != 0 ? 1 : 0;
 	if (p->o.json)
 		print_json(p, rc);
-	if (rc != 0)
+	if (rc != 0) {
+		/* What stdout had before the error stays before it. */
+		fflush(stdout);
 		fprintf(stderr, "rk-perf: error: %s\n", p->err[0] ? p->err : "failed");
+		/* The counters tell most about a failed run: after the error, as usual on stdout. */
+		if (p->o.counters && !p->o.json)
+			print_counters(p);
+	}
 	/* Let the last ACKs leave before the port goes away. */
 	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
 		perf_idle(p, rk_progress(p->ctx));

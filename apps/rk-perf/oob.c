@@ -320,6 +320,42 @@ oob_decode_msg(struct perf_msg *m, const uint8_t *b)
 	memcpy(m->text, b + 12 + 8 * PERF_MAX_QPS, sizeof(m->text) - 1);
 }
 
+static const uint8_t refuse_magic[3] = { 'R', 'K', 'R' };
+
+void
+oob_encode_refusal(const struct perf_refusal *r, uint8_t *b)
+{
+	memset(b, 0, OOB_REFUSE_LEN);
+	memcpy(b, refuse_magic, 3);
+	b[3] = OOB_REFUSE_VERSION;
+	rk_put_be32(b + 4, (uint32_t)r->reason);
+	memcpy(b + 8, r->text, strnlen(r->text, sizeof(r->text) - 1));
+}
+
+bool
+oob_is_refusal(const uint8_t *b)
+{
+	return memcmp(b, refuse_magic, 3) == 0;
+}
+
+int
+oob_decode_refusal(struct perf_refusal *r, const uint8_t *b)
+{
+	memset(r, 0, sizeof(*r));
+	if (!oob_is_refusal(b))
+		return -EPROTO;
+	r->version = b[3];
+	if (r->version != OOB_REFUSE_VERSION)
+		return -EPROTO;
+	r->reason = (int32_t)rk_get_be32(b + 4);
+	memcpy(r->text, b + 8, sizeof(r->text) - 1);
+	/* Only what prints: the peer's bytes go to a terminal. */
+	for (size_t i = 0; r->text[i] != '\0'; i++)
+		if ((unsigned char)r->text[i] < 0x20 || (unsigned char)r->text[i] > 0x7e)
+			r->text[i] = '?';
+	return 0;
+}
+
 bool
 recording_writable(const char *prog, const char *path)
 {

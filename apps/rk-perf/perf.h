@@ -148,11 +148,50 @@ void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
 #define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)
 
 /*
+ * Refusal: what a server sends instead of its hello when it will not run
+ * with the client (transport or address family not its own, parameters
+ * it cannot take, a port in use, the client's address unreachable), then
+ * closes. "RKR" + version 1, the reason as an errno value (network order:
+ * EPROTO a hello it cannot read, EINVAL incompatible options, EADDRINUSE
+ * a port in use, EHOSTUNREACH the client unreachable over RDMA, ENOMEM),
+ * the server's message (128 bytes, NUL-padded). A hello starts with its
+ * verb (0..3), never 'R', so 4 bytes tell the two apart; an older client
+ * reads a refusal as a hello cut short by the close, as before.
+ */
+#define OOB_REFUSE_LEN (4 + 4 + 128)
+#define OOB_REFUSE_VERSION 1
+
+struct perf_refusal {
+	uint8_t version;                /* as received (decode) */
+	int32_t reason;                 /* an errno value */
+	char text[128];                 /* NUL-terminated */
+};
+
+/* Encode a refusal of version OOB_REFUSE_VERSION into OOB_REFUSE_LEN bytes. */
+void oob_encode_refusal(const struct perf_refusal *r, uint8_t *buf);
+/* Whether the first 4 bytes of what a server sent announce a refusal (any version). */
+bool oob_is_refusal(const uint8_t *buf);
+/*
+ * Decode OOB_REFUSE_LEN bytes; the text always ends in a NUL.
+ * @return 0, -EPROTO for an unknown version (r->version says which) or
+ *         bytes that are no refusal.
+ */
+int oob_decode_refusal(struct perf_refusal *r, const uint8_t *buf);
+
+/*
  * Mode byte flag of an iWARP client's or server's hello: a RoCE peer
  * refuses it as bad parameters (mode out of range), an iWARP peer refuses
  * a hello without it.
  */
 #define OOB_HELLO_F_IWARP 0x40
+/*
+ * Mode byte flag of an iWARP send_bw hello: the client keeps a credit word
+ * after its slots and sends only into receives the server counted as
+ * posted; the server, answering with the flag, RDMA-Writes that count.
+ * An older server refuses it as bad parameters (mode out of range); to a
+ * client without it, the server sends no credits.
+ */
+#define OOB_HELLO_F_CREDITS 0x20
 
 /* iwarp.c: one TCP connection per QP (lwIP on the port, or kernel sockets). */
 struct perf_iw;

@@ -62,7 +62,10 @@ rk_comp_outstanding(const struct rk_ib_qp *qp)
 static void
 advance_psn(struct rk_ib_qp *qp, struct comp_ctx *c, uint32_t psn)
 {
-	if (rk_psn_diff(psn, qp->comp.psn) > 0) {
+	int32_t d = rk_psn_diff(psn, qp->comp.psn);
+
+	if (d > 0) {
+		RK_QP_ADD(qp, comp_acked_pkts, (uint64_t)d);
 		qp->comp.psn = psn;
 		c->progress = true;
 	}

@@ -131,6 +131,12 @@ struct rk_ib_stats {
 	uint64_t resp_atomic_reqs;      /**< ATOMIC requests executed */
 	uint64_t req_retry_exceeded;    /**< transport retries exhausted (RETRY_EXC_ERR) */
 	uint64_t req_rnr_retry_exceeded;/**< RNR retries exhausted (RNR_RETRY_EXC_ERR) */
+	/**
+	 * Request packets acknowledged: how far the completer's oldest
+	 * unacknowledged PSN moved (ACKs, READ responses, ATOMIC
+	 * acknowledges), also inside a long message that has not completed.
+	 */
+	uint64_t comp_acked_pkts;
 };
 
 /* ------------------------------------------------------------------ device */

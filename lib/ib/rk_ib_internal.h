@@ -194,6 +194,8 @@ struct rk_ib_qp {
 
 /* Count an event of a QP on the device and on the QP. */
 #define RK_QP_COUNT(qp, field) ((qp)->dev->stats.field++, (qp)->stats.field++)
+/* Add @p n to a counter of a QP on the device and on the QP. */
+#define RK_QP_ADD(qp, field, n) ((qp)->dev->stats.field += (n), (qp)->stats.field += (n))
 
 struct rk_ib_dev {
 	struct rk_ib_dev_attr attr;

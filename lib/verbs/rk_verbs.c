@@ -618,6 +618,20 @@ rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned in
 	return (int)rk_counters_from_stats(rk_ib_qp_stats(qp->ib), out, max);
 }
 
+uint64_t
+rk_qp_progress(const struct rk_qp *qp)
+{
+	const struct rk_ib_stats *s;
+
+	if (qp == NULL)
+		return 0;
+	if (rk_vi_is(qp->context))
+		return rk_vi_qp_progress(qp);
+	s = rk_ib_qp_stats(qp->ib);
+	return s->comp_acked_pkts + s->resp_send_reqs + s->resp_write_reqs + s->resp_read_reqs +
+	       s->resp_atomic_reqs;
+}
+
 const char *
 rk_wc_status_str(enum rk_wc_status status)
 {

@@ -428,6 +428,19 @@ unsigned int rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_count
  */
 int rk_query_qp_counters(const struct rk_qp *qp, struct rk_counter *out, unsigned int max);
 
+/**
+ * How far @p qp has got, for a watchdog that must tell a slow transfer
+ * from a dead peer: a count that grows only with forward movement, also
+ * inside one long message that has not completed yet. RoCE: request
+ * packets acknowledged (ACKs, READ responses, ATOMIC acknowledges) plus
+ * new requests executed as responder; retransmissions, duplicates and
+ * NAKs do not count. iWARP: bytes its stream took from the QP and gave
+ * to it (a TCP send buffer takes more only as the peer acknowledges).
+ * Compare two readings; the value itself means nothing.
+ * @return the count; 0 for NULL.
+ */
+uint64_t rk_qp_progress(const struct rk_qp *qp);
+
 /** Name of a completion status, as ibv_wc_status_str(): "success", ... */
 const char *rk_wc_status_str(enum rk_wc_status status);
 

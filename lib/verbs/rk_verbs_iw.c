@@ -29,6 +29,7 @@ struct rk_iw_vqp {
 	struct rk_qp_cap cap;
 	int sq_sig_all;
 	uint32_t off, len;              /* bytes of stage not yet taken by the stream */
+	uint64_t moved;                 /* bytes the stream took and gave: rk_qp_progress() */
 	uint8_t stage[IW_STAGE];
 };
 
@@ -440,6 +441,7 @@ pump_tx(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 		if (n == 0)
 			break;
 		v->off += (uint32_t)n;
+		v->moved += (uint64_t)n;
 		moved += n;
 	}
 	/* After a Terminate or MPA reject went out in full (RFC 5040 5.3 (verify §)). */
@@ -462,6 +464,7 @@ pump(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 		if (n <= 0)
 			break;
 		moved += n;
+		v->moved += (uint64_t)n;
 		if (rk_iw_rx(v->eng, ctx->iw_rxbuf, (size_t)n, now) == -EPIPE)
 			break;
 	}
@@ -537,6 +540,12 @@ rk_vi_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
 	return rc;
+}
+
+uint64_t
+rk_vi_qp_progress(const struct rk_qp *qp)
+{
+	return qp->iw->moved;
 }
 
 const struct rk_iw_stats *

@@ -27,5 +27,6 @@ int rk_vi_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr *
 int rk_vi_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr);
 int rk_vi_progress(struct rk_context *ctx);
 uint64_t rk_vi_next_event_ns(struct rk_context *ctx);
+uint64_t rk_vi_qp_progress(const struct rk_qp *qp);
 
 #endif /* RK_VERBS_IW_H */

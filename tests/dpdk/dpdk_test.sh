@@ -9,6 +9,9 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
+#                                              stopped peer fails in time
+#   dpdk_test.sh RK_PERF RK_INSPECT rxdepth    send_bw with -r 2..7, RoCE and iWARP
 #   dpdk_test.sh RK_PERF RK_INSPECT iwarp      --transport iwarp (lwIP TCP on the port): write,
 #                                              read, send, 1 B..4 MiB, MTU 1024/1500, TX drops;
 #                                              tshark's MPA dissector: every FPDU CRC good
@@ -256,8 +259,10 @@ memif6)
 	rc=$?
 	wait "$sp"
 	rs=$?
-	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && grep -q "over IPv6, this end over IPv4" "$tmp/mix.srv"; then
-		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.srv")"
+	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && grep -q "over IPv6, the server over IPv4" "$tmp/mix.srv" &&
+	   grep -q "the server refused the connection: .* over IPv6, the server over IPv4" \
+		"$tmp/mix.cli"; then
+		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.cli")"
 	else
 		bad "memif6 family mismatch: client exit $rc, server exit $rs"
 		tail -2 "$tmp/mix.srv" "$tmp/mix.cli"
@@ -323,7 +328,95 @@ drop)
 	done
 	pair "drop-send_lat" "$S" "$C" "send_lat -n 300 --verify --tx-drop-every 23"
 	;;
+watchdog)
+	# --timeout bounds a time without progress, not a message: one 4 MiB
+	# message slowed by TX drops past --timeout 0.5 must pass (its packets
+	# are acknowledged all along), and a peer that stops is still reported
+	# within the timeout.
+	s="rk-w$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	for t in write_bw:0.05 send_bw:0.05 read_bw:0.07; do
+		name="watchdog-slow-${t%%:*}"
+		pair "$name" "$S" "$C" "${t%%:*} -m 1024 -s 4194304 -n 1 --verify --timeout 0.5 \
+			--tx-drop-rate ${t#*:} --seed 7" || continue
+		# Slower than the timeout, or the run proves nothing.
+		avg=$(awk '$1 == 4194304 && $2 == 1 {print $4}' "$tmp/$name.cli.log")
+		if [ -n "$avg" ] && [ "$(echo "4 / $avg > 0.5" | bc -l)" = 1 ]; then
+			echo "     $name: the message took $(echo "scale=2; 4 / $avg" | bc -l) s"
+		else
+			bad "$name: the message took under 0.5 s (${avg:-?} MB/s): no test of --timeout"
+		fi
+	done
+	# stopped NAME ARGS: the server stops (SIGSTOP) once the client runs;
+	# the client must fail with a message of its own within the timeout
+	# (1 s), plus the 2 s it waits for the server to close at the end.
+	stopped() {
+		local name=$1 args=$2 sp cp rp rc t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $args $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1 &
+		cp=$!
+		pids+=("$cp")
+		for _ in $(seq 150); do
+			grep -q "iterations" "$tmp/$name.cli.log" && break
+			sleep 0.1
+		done
+		rp=$(pgrep -P "$sp" -x rk-perf)
+		[ -n "$rp" ] && kill -STOP "$rp"
+		t0=$(date +%s.%N)
+		wait "$cp"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ -n "$rp" ]; then
+			kill -CONT "$rp"
+			kill "$rp" 2>/dev/null
+		fi
+		wait "$sp"
+		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 4.5" | bc)" = 1 ] &&
+		   grep -Eq "rk-perf: error: (no progress for 1 s|.*transport retry counter exceeded)" \
+			"$tmp/$name.cli.log"; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.cli.log")"
+		else
+			bad "$name: client exit $rc in $dt s after the server stopped (pid ${rp:-none})"
+			grep -h "rk-perf" "$tmp/$name.cli.log" | tail -3
+		fi
+	}
+	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
+	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	;;
+rxdepth)
+	# Small -r (receives per QP) in send_bw: RoCE has RNR NAKs to wait for
+	# a receive; iWARP has none (a SEND without a receive is a Terminate),
+	# so the client sends only into receives the server's credits count.
+	s="rk-r$$.sock"
+	S=$(memif_eal server "$s")
+	C=$(memif_eal client "$s")
+	# (RoCE: no 1-byte SENDs, where tshark's InfiniBand dissector takes
+	# some payloads for an EtherType and calls the frame malformed.)
+	for r in 2 4 7; do
+		pair "rxdepth-roce-r$r" "$S" "$C" "send_bw -r $r --sizes 64,256,4096,65536 -n 300 --verify"
+		pair "rxdepth-iwarp-r$r" "$S" "$C" \
+			"send_bw --transport iwarp -r $r --sizes 1,256,4096,65536 -n 300 --verify"
+	done
+	pair "rxdepth-iwarp-r2-4qp" "$S" "$C" \
+		"send_bw --transport iwarp -r 2 -q 4 --sizes 1,4096 -n 300 --verify"
+	pair "rxdepth-iwarp-r3-D" "$S" "$C" "send_bw --transport iwarp -r 3 -s 64 -D 1 --verify"
+	;;
 errors)
+	says() { # name file text: the file has the text
+		if grep -qF -- "$3" "$2"; then
+			ok "$1 says: $3"
+		else
+			bad "$1: no '$3' in: $(grep rk-perf "$2" | tail -2)"
+		fi
+	}
 	expect() { # name want_rc max_seconds cmd...
 		local name=$1 want=$2 max=$3 t0 rc dt
 		shift 3
@@ -368,6 +461,89 @@ errors)
 	pids+=($!)
 	expect "unreachable peer (ARP)" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
 		write_bw --ip 198.18.0.2 -p $p2 --arp-timeout 2 127.0.0.1
+	wait
+	# The server says it could not reach the client, and the client hears why.
+	says "unreachable peer (ARP), client" "$tmp/err.out" \
+		"the server cannot reach this end over RDMA: peer 198.18.0.2 did not answer ARP"
+	says "unreachable peer (ARP), server" "$tmp/null.srv" \
+		"rk-perf: error: peer 198.18.0.2 did not answer ARP"
+
+	# --counters on a failed run: printed after the error (stdout, as on
+	# success), on both ends: the server's show its unanswered ARP requests.
+	counters_after_error() { # name file least-port_xmit_packets
+		local e c x
+		e=$(grep -n "rk-perf: error" "$2" | head -1 | cut -d: -f1)
+		c=$(grep -n "^ counters:" "$2" | head -1 | cut -d: -f1)
+		x=$(awk '$1 == "port_xmit_packets" {print $2}' "$2")
+		if [ -n "$e" ] && [ -n "$c" ] && [ "$c" -gt "$e" ] && [ -n "$x" ] && [ "$x" -ge "$3" ]; then
+			ok "$1: counters after the error (port_xmit_packets $x)"
+		else
+			bad "$1: error at line ${e:-none}, counters at line ${c:-none}, port_xmit_packets ${x:-none}"
+		fi
+	}
+	p5=$((TCP_PORT + 505))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+		-p $p5 --arp-timeout 1 --counters >"$tmp/cnt.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	expect "failed run with --counters" 1 20 "$perf" $EAL -l $CORE_C --vdev=net_null0 -- \
+		write_bw --ip 198.18.0.2 -p $p5 --arp-timeout 1 --counters 127.0.0.1
+	cp "$tmp/err.out" "$tmp/cnt.cli"
+	wait "$sp"
+	counters_after_error "failed run with --counters, client" "$tmp/cnt.cli" 0
+	counters_after_error "failed run with --counters, server" "$tmp/cnt.srv" 1
+
+	# A server that refuses the client tells it why (a refusal instead of
+	# its hello), and the client says that, not that it cannot reach it.
+	refusal() { # name want-text server-args... :: client-args...
+		local name=$1 want=$2 sargs=() sp rs
+		shift 2
+		while [ "$1" != "::" ]; do sargs+=("$1"); shift; done
+		shift
+		timeout -k 10 30 "$perf" $EAL -l $CORE_S "${sargs[@]}" >"$tmp/ref.srv" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		expect "$name" 1 20 "$perf" $EAL -l $CORE_C "$@"
+		wait "$sp"
+		rs=$?
+		[ $rs -eq 1 ] || bad "$name: server exit $rs (want 1)"
+		says "$name, client" "$tmp/err.out" "rk-perf: error: the server refused the connection: $want"
+		says "$name, server" "$tmp/ref.srv" "rk-perf: error: $want"
+		if grep -qi "reach" "$tmp/err.out"; then
+			bad "$name: the client blames reachability: $(grep rk-perf "$tmp/err.out")"
+		fi
+	}
+	p3=$((TCP_PORT + 502))
+	refusal "transport mismatch, iWARP server" \
+		"the client runs RoCEv2, the server iWARP (give both or neither --transport iwarp)" \
+		-- write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $p3 :: \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.2 -p $p3 127.0.0.1
+	refusal "transport mismatch, RoCE server" \
+		"the client runs iWARP, the server RoCEv2 (give both or neither --transport iwarp)" \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p3 :: \
+		-- write_bw --transport iwarp --tcp kernel --ip 198.18.0.2 -p $p3 127.0.0.1
+	refusal "address family mismatch" \
+		"the client runs RoCEv2 over IPv6, the server over IPv4 (give both --ip or both --ip6)" \
+		--vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p3 :: \
+		--vdev=net_null0 -- write_bw --ip6 2001:2::2 -p $p3 127.0.0.1
+	# Port in use: a first server holds TCP port p4; a second one on p4
+	# says so at once; an iWARP server whose data port (-p + 1) is p4
+	# refuses its client, saying so to both.
+	p4=$((TCP_PORT + 504))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S -- write_bw --transport iwarp --tcp kernel \
+		--ip 198.18.0.1 -p $p4 --oob-timeout 15 >"$tmp/holder.srv" 2>&1 &
+	hp=$!
+	pids+=("$hp")
+	sleep 1
+	expect "server port in use" 1 5 "$perf" $EAL -l $CORE_C -- write_bw --transport iwarp \
+		--tcp kernel --ip 198.18.0.1 -p $p4
+	says "server port in use" "$tmp/err.out" \
+		"rk-perf: error: TCP port $p4 is in use (another rk-perf server?): give another with -p"
+	refusal "iWARP data port in use" \
+		"TCP port $p4 of the server, for the data connections (-p + 1), is in use: give another -p" \
+		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $((p4 - 1)) :: \
+		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.2 -p $((p4 - 1)) 127.0.0.1
+	kill "$hp" 2>/dev/null
 	wait
 	;;
 replay)
@@ -547,7 +723,7 @@ iwarp-loss)
 	FAMILY_CHECK=""
 	;;
 *)
-	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|errors|replay|ipv6|lwip|iwarp|iwarp-loss" >&2
+	echo "usage: dpdk_test.sh RK_PERF RK_INSPECT memif|memif6|afpacket|drop|watchdog|rxdepth|errors|replay|ipv6|lwip|iwarp|iwarp-loss" >&2
 	exit 2
 	;;
 esac

@@ -3,7 +3,8 @@
  * rk-perf's out-of-band hello: an IPv4 hello is byte for byte the format
  * before the extension; an IPv6 hello carries the versioned extension and
  * round-trips; an older peer's range check refuses it; a bad extension is
- * -EPROTO. No EAL: the encoders are pure.
+ * -EPROTO. A server's refusal round-trips and is told from a hello by its
+ * first 4 bytes. No EAL: the encoders are pure.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -114,6 +115,39 @@ main(void)
 	oob_decode_hello(&d, b);
 	CHECK(n == OOB_HELLO_MAX_LEN && oob_decode_hello_ext(&d, b + OOB_HELLO_LEN) == 0 &&
 	      d.ip_version == 4, "extension on an IPv4 hello: family 4");
+
+	/* The refusal a server sends instead of its hello. */
+	{
+		static uint8_t r[OOB_REFUSE_LEN];
+		struct perf_refusal in = { .reason = EADDRINUSE }, out;
+
+		snprintf(in.text, sizeof(in.text), "TCP port 18516 is in use");
+		oob_encode_refusal(&in, r);
+		CHECK(oob_is_refusal(r) && oob_decode_refusal(&out, r) == 0 &&
+		      out.version == OOB_REFUSE_VERSION && out.reason == EADDRINUSE &&
+		      strcmp(out.text, in.text) == 0, "refusal round-trips reason and text");
+		sample(&h);
+		for (int v = VERB_WRITE; v <= VERB_ATOMIC; v++) {
+			h.verb = (uint8_t)v;
+			oob_encode_hello_all(&h, b);
+			CHECK(!oob_is_refusal(b), "a hello is never taken for a refusal");
+		}
+		CHECK(r[0] > VERB_ATOMIC, "an older client sees no verb in a refusal");
+		memset(in.text, 'x', sizeof(in.text));     /* no NUL: cut to 127 bytes */
+		oob_encode_refusal(&in, r);
+		CHECK(oob_decode_refusal(&out, r) == 0 && strlen(out.text) == sizeof(out.text) - 1,
+		      "a text without NUL is cut, decoded with one");
+		r[8] = '\n';
+		r[9] = (uint8_t)0xc3;
+		CHECK(oob_decode_refusal(&out, r) == 0 && out.text[0] == '?' && out.text[1] == '?',
+		      "control and non-ASCII bytes of the peer's text are not printed");
+		r[3] = 2;
+		CHECK(oob_is_refusal(r) && oob_decode_refusal(&out, r) == -EPROTO && out.version == 2,
+		      "a refusal of an unknown version: -EPROTO, version kept");
+		memset(r, 0, sizeof(r));
+		CHECK(!oob_is_refusal(r) && oob_decode_refusal(&out, r) == -EPROTO,
+		      "zero bytes are no refusal");
+	}
 
 	printf("oob_hello: %s\n", failures == 0 ? "all checks passed" : "FAILED");
 	return failures == 0 ? 0 : 1;

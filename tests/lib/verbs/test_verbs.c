@@ -21,6 +21,7 @@ struct node {
 static struct rk_sim_clock clk;
 static struct rk_sim_link *link_;
 static struct node n[2];
+static uint32_t inflight;       /* requester window of the next open_nodes(); 0: default */
 
 static void
 open_nodes(void)
@@ -30,7 +31,7 @@ open_nodes(void)
 
 	link_ = rk_sim_link_create(&lc);
 	for (int i = 0; i < 2; i++) {
-		struct rk_device_attr da = { .ip_version = 4 };
+		struct rk_device_attr da = { .ip_version = 4, .max_inflight_pkts = inflight };
 		struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .sq_sig_all = 1,
 					      .cap = { 16, 16, 1, 1, 0 } };
 
@@ -89,6 +90,30 @@ close_nodes(void)
 		assert_int_equal(rk_close_device(n[i].ctx), 0);
 	}
 	rk_sim_link_destroy(link_);
+}
+
+/* One step of both nodes (node 1 only when @p peer_runs); false when nothing is due. */
+static bool
+step(bool peer_runs)
+{
+	uint64_t t = UINT64_MAX;
+
+	rk_progress(n[0].ctx);
+	if (peer_runs)
+		rk_progress(n[1].ctx);
+	/* A silent peer sends nothing, and what it is sent waits in the link. */
+	for (int d = 0; d < (peer_runs ? 2 : 1); d++) {
+		uint64_t x = peer_runs ? rk_sim_link_next_ns(link_, (unsigned int)d) : UINT64_MAX;
+
+		t = x < t ? x : t;
+		x = rk_next_event_ns(n[d].ctx);
+		t = x < t ? x : t;
+	}
+	if (t == UINT64_MAX)
+		return false;
+	if (t > clk.now_ns)
+		clk.now_ns = t;
+	return true;
 }
 
 /* Poll cq, advancing virtual time, until one completion or a deadline. */
@@ -296,6 +321,66 @@ test_qp_counters(void **state)
 	close_nodes();
 }
 
+/*
+ * rk_qp_progress() moves inside one long WRITE before it completes (the
+ * requester's acknowledged packets, the responder's executed requests),
+ * and stays put while the peer is silent and the requester only retries.
+ */
+static void
+test_qp_progress(void **state)
+{
+	struct rk_sge ss = { 0, 40960, 0 };
+	struct rk_send_wr wr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+				 .opcode = RK_WR_RDMA_WRITE, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	struct rk_counter c[64];
+	struct rk_wc wc;
+	uint64_t mid = 0, before;
+	int k, i;
+
+	(void)state;
+	inflight = 8;           /* 40 packets at MTU 1024 need five windows */
+	open_nodes();
+	inflight = 0;
+	ss.addr = (uint64_t)(uintptr_t)n[0].mem;
+	ss.lkey = n[0].mr->lkey;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(n[1].mem + 4096);
+	wr.wr.rdma.rkey = n[1].mr->rkey;
+	assert_int_equal(rk_qp_progress(n[0].qp), 0);
+	assert_int_equal(rk_qp_progress(n[1].qp), 0);
+	assert_int_equal(rk_qp_progress(NULL), 0);
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	for (i = 0; i < 1000 && mid == 0; i++) {
+		assert_true(step(true));
+		mid = rk_qp_progress(n[0].qp);
+	}
+	/* Part of the message is acknowledged, the message is not complete. */
+	assert_true(mid > 0 && mid < 40);
+	assert_true(rk_qp_progress(n[1].qp) >= mid);
+	assert_int_equal(rk_poll_cq(n[0].cq, 1, &wc), 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	assert_int_equal(rk_qp_progress(n[0].qp), 40);
+	assert_int_equal(rk_qp_progress(n[1].qp), 40);
+
+	/* The peer stops: retransmissions, but no progress, until retries run out. */
+	ss.length = 4096;
+	before = rk_qp_progress(n[0].qp);
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	for (i = 0; i < 100000 && rk_poll_cq(n[0].cq, 1, &wc) == 0; i++) {
+		assert_int_equal(rk_qp_progress(n[0].qp), before);
+		assert_true(step(false));
+	}
+	assert_int_equal(wc.status, RK_WC_RETRY_EXC_ERR);
+	k = rk_query_qp_counters(n[0].qp, c, 64);
+	assert_true(k > 0);
+	for (i = 0; i < k && strcmp(c[i].name, "retransmitted_pkts") != 0; i++)
+		;
+	assert_true(i < k && c[i].value > 0);
+	assert_int_equal(rk_qp_progress(n[0].qp), before);
+	close_nodes();
+}
+
 int
 main(void)
 {
@@ -303,6 +388,7 @@ main(void)
 		cmocka_unit_test(test_send_recv_write_read),
 		cmocka_unit_test(test_bad_wr_and_errors),
 		cmocka_unit_test(test_qp_counters),
+		cmocka_unit_test(test_qp_progress),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -288,10 +288,27 @@ data_ops(bool crc, bool markers, bool p2p)
 	rk_test_fill(n[0].mem, MEM);
 	rk_test_fill(n[1].mem, MEM);
 
-	/* RDMA WRITE: 5000 bytes into node 1 at 8192 (several FPDUs). */
-	post_rdma(&n[0], 1, RK_WR_RDMA_WRITE, 0, 5000,
-		  (uint64_t)(uintptr_t)(n[1].mem + 8192), n[1].mr->rkey);
-	run();
+	/*
+	 * RDMA WRITE: 5000 bytes into node 1 at 8192 (several FPDUs). While
+	 * node 1 does not read, the stream stops taking bytes and
+	 * rk_qp_progress() stops; once it reads, both sides move.
+	 */
+	{
+		uint64_t p0 = rk_qp_progress(n[0].qp), p1 = rk_qp_progress(n[1].qp), stuck;
+
+		post_rdma(&n[0], 1, RK_WR_RDMA_WRITE, 0, 5000,
+			  (uint64_t)(uintptr_t)(n[1].mem + 8192), n[1].mr->rkey);
+		for (int i = 0; i < 10; i++)
+			rk_progress(n[0].ctx);
+		stuck = rk_qp_progress(n[0].qp);
+		assert_true(stuck > p0 && stuck - p0 <= PIPE_CAP);
+		rk_progress(n[0].ctx);
+		assert_int_equal(rk_qp_progress(n[0].qp), stuck);
+		run();
+		assert_true(rk_qp_progress(n[0].qp) >= p0 + 5000);
+		assert_true(rk_qp_progress(n[1].qp) >= p1 + 5000);
+		assert_int_equal(rk_qp_progress(NULL), 0);
+	}
 	assert_int_equal(poll_n(n[0].scq, wc, 1), 1);
 	assert_int_equal(wc[0].wr_id, 1);
 	assert_int_equal(wc[0].status, RK_WC_SUCCESS);
