@@ -1855,6 +1855,10 @@ usage(FILE *f)
 		"      --tx-drop-every N  drop every Nth RoCE frame sent\n"
 		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
 		"      --seed N           seed of --tx-drop-rate (default 1)\n"
+		"      --tx-copy          copy every payload into its frame; by default a port\n"
+		"                         whose driver copies frames out (memif, af_packet,\n"
+		"                         pcap, tap, null) reads payloads of 512 B and more\n"
+		"                         where they lie\n"
 		"      --oob-timeout S    TCP connect/accept and message timeout (default 20)\n"
 		"      --timeout S        data phase: fail after S seconds without progress, i.e.\n"
 		"                         nothing acknowledged, received or completed (10)\n"
@@ -1909,7 +1913,7 @@ parse_args(struct perf *p, int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
-	       O_TRANSPORT, O_TCP, O_NETMASK };
+	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -1926,6 +1930,7 @@ parse_args(struct perf *p, int argc, char **argv)
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
 		{ "ip6", 1, NULL, O_IP6 }, { "transport", 1, NULL, O_TRANSPORT },
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
+		{ "tx-copy", 0, NULL, O_TX_COPY },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
@@ -2078,6 +2083,9 @@ parse_args(struct perf *p, int argc, char **argv)
 				BAD("--tx-drop-every: expected N >= 2, got '%s'", optarg);
 			o->tx_drop_every = (uint32_t)v;
 			break;
+		case O_TX_COPY:
+			o->tx_copy = true;
+			break;
 		case O_DROP_RATE:
 			if (parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
 				BAD("--tx-drop-rate: expected 0..0.5, got '%s'", optarg);
@@ -2225,6 +2233,7 @@ main(int argc, char **argv)
 	cfg.tx_drop_every = p->o.tx_drop_every;
 	cfg.tx_drop_rate = p->o.tx_drop_rate;
 	cfg.tx_drop_seed = p->o.seed;
+	cfg.tx_copy = p->o.tx_copy;
 	if (!recording_writable("rk-perf", p->o.pcap_path)) {
 		rk_io_dpdk_eal_cleanup();
 		return 1;

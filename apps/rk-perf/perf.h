@@ -40,6 +40,7 @@ struct perf_opts {
 	enum rk_io_idle idle;
 	uint32_t tx_drop_every;
 	double tx_drop_rate;
+	bool tx_copy;                   /* --tx-copy: no payloads by reference */
 	uint64_t seed;
 	uint16_t vlan;
 	double oob_timeout_s;           /* TCP connect/accept and every OOB message */

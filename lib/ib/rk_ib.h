@@ -362,6 +362,36 @@ unsigned int rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_fr
 				rk_ib_emit_fn emit, void *ctx, unsigned int budget);
 
 /**
+ * A frame whose payload was not copied: @p hdr_len bytes of headers at
+ * @p frame (the buffer rk_ib_frame_fn lent, or the device's own), then
+ * @p payload_len bytes of payload at @p payload (registered memory of the
+ * sender's SGE or of a READ's region), then @p trailer_len bytes at
+ * @p trailer (the pad, 0-3 zero bytes, and the 4-byte ICRC, already
+ * computed over all of it). Every pointer is valid until
+ * rk_ib_poll_tx_sg() returns, no longer: by then the callee must have
+ * handed the bytes to a device that copies them, or copied them.
+ */
+typedef void (*rk_ib_emit_sg_fn)(void *ctx, const uint8_t *frame, uint32_t hdr_len,
+				 const uint8_t *payload, uint32_t payload_len,
+				 const uint8_t *trailer, uint32_t trailer_len);
+
+/** Payloads from this many bytes up go to emit_sg() in rk_ib_poll_tx_sg(). */
+#define RK_IB_SG_MIN 512u
+
+/**
+ * rk_ib_poll_tx_into, with the payload of each frame that carries at least
+ * RK_IB_SG_MIN bytes from one contiguous piece of registered memory (one
+ * SGE, or a READ's region) passed to @p emit_sg by reference instead of
+ * being copied into the frame: a backend whose device copies frames out
+ * anyway (a virtual port) saves a copy of every large payload. Other
+ * frames go to @p emit as before. @p emit_sg NULL: rk_ib_poll_tx_into.
+ * @return frames emitted.
+ */
+unsigned int rk_ib_poll_tx_sg(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
+			      rk_ib_emit_fn emit, rk_ib_emit_sg_fn emit_sg, void *ctx,
+			      unsigned int budget);
+
+/**
  * Earliest time a timer of the device expires (retransmission, RNR wait,
  * ACK coalescing), in ns; UINT64_MAX when none is armed. Frames waiting in
  * rk_ib_poll_tx are not timers: check rk_ib_tx_pending().

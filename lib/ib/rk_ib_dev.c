@@ -559,11 +559,19 @@ unsigned int
 rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 		   rk_ib_emit_fn emit, void *ctx, unsigned int budget)
 {
+	return rk_ib_poll_tx_sg(dev, now_ns, frame, emit, NULL, ctx, budget);
+}
+
+unsigned int
+rk_ib_poll_tx_sg(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
+		 rk_ib_emit_fn emit, rk_ib_emit_sg_fn emit_sg, void *ctx, unsigned int budget)
+{
 	uint8_t *f = NULL;
 	unsigned int n = 0;
 
 	if (dev == NULL || emit == NULL)
 		return 0;
+	dev->sg_allowed = emit_sg != NULL;
 	if (dev->attr.tx_rate_bps != 0) {
 		if (now_ns < dev->tx_next_ns)
 			return 0;
@@ -593,6 +601,7 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 					break;
 				if (f == NULL && (frame == NULL || (f = frame(ctx)) == NULL))
 					f = dev->txbuf;
+				dev->sg_used = false;
 				if (resp)
 					len = rk_resp_emit_owed(qp, f);
 				if (len <= 0)
@@ -604,7 +613,12 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 				if (dev->attr.tx_rate_bps != 0)
 					dev->tx_next_ns = now_ns + (uint64_t)len * 8 *
 							  1000000000ull / dev->attr.tx_rate_bps;
-				emit(ctx, f, (uint32_t)len);
+				if (dev->sg_used)
+					emit_sg(ctx, f, (uint32_t)len - dev->sg_len - dev->sg_trailer_len,
+						dev->sg_payload, dev->sg_len, dev->sg_trailer,
+						dev->sg_trailer_len);
+				else
+					emit(ctx, f, (uint32_t)len);
 				f = NULL;       /* the buffer is the caller's again */
 				n++;
 			}
@@ -613,6 +627,8 @@ rk_ib_poll_tx_into(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 		}
 		dev->tx_rr = dev->tx_rr + 1 < dev->nlive ? dev->tx_rr + 1 : 0;
 	}
+	dev->sg_allowed = false;
+	dev->sg_used = false;
 	return n;
 }
 

@@ -218,6 +218,14 @@ struct rk_ib_dev {
 	struct rk_ib_pd *pds;           /* every object, freed with the device */
 	struct rk_ib_cq *cqs;
 	struct rk_ib_srq *srqs;
+	/*
+	 * rk_ib_poll_tx_sg: sg_allowed while it polls; a builder that left the
+	 * payload where it lies sets sg_used and describes it here.
+	 */
+	bool sg_allowed, sg_used;
+	const uint8_t *sg_payload;
+	uint32_t sg_len, sg_trailer_len;
+	uint8_t sg_trailer[8];
 	uint8_t txbuf[RK_IB_MAX_FRAME];
 };
 
@@ -254,6 +262,13 @@ uint32_t rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off
 #define RK_IB_CRC_AT_SOURCE_MIN 512u
 uint32_t rk_ib_frame_finish(uint8_t *f, uint32_t bth_off, uint32_t payload_end,
 			    rk_crc32_state crc);
+/*
+ * Finish a frame whose payload stays at @p payload (rk_ib_poll_tx_sg): the
+ * ICRC over the headers in f (up to hdr_end), the payload and the pad; the
+ * pad and ICRC go to the device's trailer. @return the frame's length.
+ */
+uint32_t rk_ib_frame_finish_sg(struct rk_ib_dev *dev, uint8_t *f, uint32_t bth_off,
+			       uint32_t hdr_end, const uint8_t *payload, uint32_t plen);
 
 /* Requester (rk_req.c). */
 uint8_t *rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i,

@@ -100,6 +100,25 @@ rk_ib_frame_finish(uint8_t *f, uint32_t bth_off, uint32_t payload_end, rk_crc32_
 	return end + RK_ICRC_LEN;
 }
 
+uint32_t
+rk_ib_frame_finish_sg(struct rk_ib_dev *dev, uint8_t *f, uint32_t bth_off, uint32_t hdr_end,
+		      const uint8_t *payload, uint32_t plen)
+{
+	uint32_t pad = (4 - ((hdr_end - bth_off + plen) & 3)) & 3;
+	rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, hdr_end - ETH_HLEN);
+
+	crc = rk_crc32_update(crc, payload, plen);
+	memset(dev->sg_trailer, 0, pad);
+	if (pad > 0)
+		crc = rk_crc32_update(crc, dev->sg_trailer, pad);
+	rk_put_le32(dev->sg_trailer + pad, rk_crc32_final(crc));
+	dev->sg_used = true;
+	dev->sg_payload = payload;
+	dev->sg_len = plen;
+	dev->sg_trailer_len = pad + RK_ICRC_LEN;
+	return hdr_end + plen + pad + RK_ICRC_LEN;
+}
+
 /*
  * Host address of [off, off + len) of SGE i of w. The L_Key is looked up
  * on every use, never cached: once rk_ib_mr_dereg returns, no
@@ -149,6 +168,24 @@ gather(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint8_t *dst, 
 		off = 0;
 	}
 	return true;
+}
+
+/*
+ * [off, off + len) of the message when it lies inside one SGE, through its
+ * L_Key now; NULL when it spans SGEs or the MR is gone (the copying path
+ * then decides).
+ */
+static const uint8_t *
+sge_piece(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t off, uint32_t len)
+{
+	for (uint32_t i = 0; i < (uint32_t)w->wr.num_sge; i++) {
+		uint32_t sl = w->sge[i].length;
+
+		if (off < sl)
+			return len <= sl - off ? rk_req_sge_ptr(qp, w, i, off, len, 0) : NULL;
+		off -= sl;
+	}
+	return NULL;
 }
 
 /* ---------------------------------------------------------------- policy */
@@ -349,6 +386,14 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 	b = rk_ib_frame_begin(qp, ah, f, ib_len);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
+	if (qp->dev->sg_allowed && plen >= RK_IB_SG_MIN && !w->inline_data) {
+		/* The payload in one SGE: the device reads it where it lies. */
+		const uint8_t *src = sge_piece(qp, w, off, plen);
+
+		if (src != NULL)
+			return (int)rk_ib_frame_finish_sg(qp->dev, f, bth_off, bth_off + hdr, src,
+							  plen);
+	}
 	if (plen >= RK_IB_CRC_AT_SOURCE_MIN) {
 		rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, bth_off - ETH_HLEN + hdr);
 

@@ -849,6 +849,8 @@ build_resp(struct rk_ib_qp *qp, uint8_t *f, uint8_t opcode, uint32_t psn, uint8_
 	b = rk_ib_frame_begin(qp, &qp->attr.ah_attr, f, hdr + plen + bth.pad_cnt + RK_ICRC_LEN);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
+	if (qp->dev->sg_allowed && plen >= RK_IB_SG_MIN)
+		return (int)rk_ib_frame_finish_sg(qp->dev, f, bth_off, bth_off + hdr, payload, plen);
 	if (plen >= RK_IB_CRC_AT_SOURCE_MIN) {
 		/* The READ data's CRC from the region, then the copy. */
 		rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, bth_off - ETH_HLEN + hdr);

@@ -83,6 +83,15 @@ struct rk_io_dpdk {
 	struct rte_mbuf *rx_cur;        /* frame shown by rx_view() until rx_done() */
 	struct rte_mbuf *rx_free[RX_BURST];     /* done with, freed in bulk when idle or full */
 	uint16_t rx_free_n;
+	/*
+	 * By-reference payloads (ops_tx_commit_sg): the driver copies frames
+	 * out inside tx_burst, so an mbuf may point at registered memory for
+	 * the length of one engine call; ext_pool holds the mbufs that do
+	 * (and the trailers'), ext_shinfo is their shared buffer information.
+	 */
+	bool tx_sg;
+	struct rte_mempool *ext_pool;
+	struct rte_mbuf_ext_shared_info ext_shinfo;
 	rk_io_frame_fn hook;            /* IPv4 frames for us and ARP replies (lwIP) */
 	void *hook_ctx;
 	uint8_t scratch[SCRATCH];
@@ -262,9 +271,11 @@ tx_once(struct rk_io_dpdk *io)
 		if (run > io->txq_n)
 			run = io->txq_n;
 		want = run > UINT16_MAX ? UINT16_MAX : (uint16_t)run;
+		/* Every segment: the driver frees a chain segment by segment. */
 		if (io->recording)
 			for (uint16_t i = 0; i < want; i++)
-				rte_mbuf_refcnt_update(q[i], 1);
+				for (struct rte_mbuf *g = q[i]; g != NULL; g = g->next)
+					rte_mbuf_refcnt_update(g, 1);
 		n = rte_eth_tx_burst(io->port, 0, q, want);
 		tx_handed(io, q, want, n);
 		io->txq_head += n;
@@ -441,6 +452,108 @@ ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 	return 0;
 }
 
+/* The external buffer belongs to the engine's caller: nothing to free. */
+static void
+ext_free(void *addr, void *opaque)
+{
+	(void)addr;
+	(void)opaque;
+}
+
+/*
+ * Headers in the lent mbuf, the payload in an external-buffer mbuf over
+ * the registered memory, pad and ICRC in a third: the driver copies the
+ * three into its ring in tx_burst. Where the port would keep the mbufs
+ * (not tx_sg), or an mbuf is short, the pieces are copied together.
+ */
+static int
+ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
+		 uint32_t plen, const uint8_t *trailer, uint32_t tlen)
+{
+	struct rk_io_dpdk *io = arg;
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
+	struct rte_mbuf *m = io->tx_lent, *x[2];
+	uint8_t *p;
+
+	if (m == NULL || frame != rte_pktmbuf_mtod(m, uint8_t *) + tag || hdr_len < ETH_HLEN ||
+	    (uint64_t)hdr_len + plen + tlen > RK_IB_MAX_FRAME || tlen > 64)
+		return -EINVAL;
+	if (!io->tx_sg || rte_pktmbuf_alloc_bulk(io->ext_pool, x, 2) != 0) {
+		/* One frame, copied together: exactly what tx_commit queues. */
+		memcpy(frame + hdr_len, payload, plen);
+		memcpy(frame + hdr_len + plen, trailer, tlen);
+		return ops_tx_commit(arg, frame, hdr_len + plen + tlen);
+	}
+	/* Lost on the wire: the mbuf stays lent for the next frame. */
+	if (drop_injected(io)) {
+		rte_pktmbuf_free_bulk(x, 2);
+		return 0;
+	}
+	if (txq_reserve(io) != 0) {
+		rte_pktmbuf_free_bulk(x, 2);
+		return -ENOBUFS;
+	}
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	if (tag != 0) {
+		memmove(p, frame, 12);
+		rk_put_be16(p + 12, 0x8100);
+		rk_put_be16(p + 14, io->cfg.vlan_id & 0x0fff);
+	}
+	m->data_len = (uint16_t)(hdr_len + tag);
+	rte_mbuf_ext_refcnt_update(&io->ext_shinfo, 1);
+	rte_pktmbuf_attach_extbuf(x[0], (void *)(uintptr_t)payload, RTE_BAD_IOVA, (uint16_t)plen,
+				  &io->ext_shinfo);
+	x[0]->data_len = (uint16_t)plen;
+	memcpy(rte_pktmbuf_mtod(x[1], uint8_t *), trailer, tlen);
+	x[1]->data_len = (uint16_t)tlen;
+	m->next = x[0];
+	x[0]->next = x[1];
+	m->nb_segs = 3;
+	m->pkt_len = hdr_len + tag + plen + tlen;
+	io->tx_lent = NULL;
+	io->st.tx_by_ref++;
+	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
+	if (io->txq_n >= TX_BATCH)
+		tx_once(io);
+	return 0;
+}
+
+/*
+ * Frames still queued that point at the caller's memory get a copy of it:
+ * the memory is the caller's again once the engine call returns.
+ */
+static void
+own_queued(struct rk_io_dpdk *io)
+{
+	uint32_t kept = 0, n = io->txq_n;
+
+	for (uint32_t k = 0; k < n; k++) {
+		struct rte_mbuf *m = io->txq[(io->txq_head + k) & (io->txq_size - 1)], *c;
+		uint32_t len = rte_pktmbuf_pkt_len(m);
+		const uint8_t *r;
+
+		if (m->nb_segs > 1 && RTE_MBUF_HAS_EXTBUF(m->next)) {
+			c = rte_pktmbuf_alloc(io->pool);
+			if (c != NULL && rte_pktmbuf_append(c, (uint16_t)len) != NULL &&
+			    (r = rte_pktmbuf_read(m, 0, len, rte_pktmbuf_mtod(c, uint8_t *))) != NULL) {
+				if (r != rte_pktmbuf_mtod(c, uint8_t *))
+					memcpy(rte_pktmbuf_mtod(c, uint8_t *), r, len);
+				io->st.tx_by_ref_copied++;
+			} else {
+				/* No mbuf to copy into: lost, as from a full queue. */
+				rte_pktmbuf_free(c);
+				c = NULL;
+				io->st.tx_dropped_full++;
+			}
+			rte_pktmbuf_free(m);
+			m = c;
+		}
+		if (m != NULL)
+			io->txq[(io->txq_head + kept++) & (io->txq_size - 1)] = m;
+	}
+	io->txq_n = kept;
+}
+
 static void
 ops_flush(void *arg)
 {
@@ -448,6 +561,8 @@ ops_flush(void *arg)
 
 	/* Over half full: spin a little so the next batch finds room. */
 	flush_tx(io, io->txq_size / 2, TX_SPIN_NS);
+	if (io->tx_sg && io->txq_n > 0)
+		own_queued(io);
 }
 
 static unsigned int
@@ -991,6 +1106,7 @@ const struct rk_io_ops rk_io_dpdk_ops = {
 	.tx_commit = ops_tx_commit,
 	.rx_view = ops_rx_view,
 	.rx_done = ops_rx_done,
+	.tx_commit_sg = ops_tx_commit_sg,
 };
 
 /* ------------------------------------------------------------ idle, misc */
@@ -1168,6 +1284,8 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 			{ "rx_non_roce", io->st.rx_other },
 			{ "rx_arp", io->st.rx_arp },
 			{ "rx_nd", io->st.rx_nd },
+			{ "tx_payload_by_ref", io->st.tx_by_ref },
+			{ "tx_payload_by_ref_copied", io->st.tx_by_ref_copied },
 		};
 
 		for (unsigned int i = 0; i < sizeof(p) / sizeof(p[0]) && n < max; i++)
@@ -1177,6 +1295,34 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 }
 
 /* ------------------------------------------------------------ open/close */
+
+/*
+ * Whether the port's driver copies every frame out of its mbufs inside
+ * tx_burst and frees them before returning (so an mbuf may point at the
+ * engine caller's memory for the length of one call): net_memif in copy
+ * mode, net_af_packet, net_pcap, net_tap, net_null. Not net_ring (it
+ * passes the mbufs on), net_af_xdp (its copy mode takes one segment) or a
+ * NIC (it reads them later, by DMA).
+ */
+static bool
+tx_copies_out(const struct rte_eth_dev_info *info)
+{
+	static const char *const copying[] = { "net_memif", "net_af_packet", "net_pcap",
+					       "net_tap", "net_null" };
+	const struct rte_devargs *da;
+	bool known = false;
+
+	if (info->driver_name == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof(copying) / sizeof(copying[0]); i++)
+		known = known || strcmp(info->driver_name, copying[i]) == 0;
+	if (!known)
+		return false;
+	/* memif zero-copy hands the client's mbufs to the peer. */
+	da = rte_dev_devargs(info->device);
+	return strcmp(info->driver_name, "net_memif") != 0 || da == NULL || da->args == NULL ||
+	       strstr(da->args, "zero-copy=yes") == NULL;
+}
 
 /*
  * Whether a port is a memif client: the only kind restarted while its link
@@ -1371,6 +1517,16 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		memcpy(io->mac, cfg->mac, 6);
 	}
 	memif_check(io->port, &info);
+	if (!cfg->tx_copy && tx_copies_out(&info)) {
+		snprintf(pool_name, sizeof(pool_name), "rk_io_x%u", io->port);
+		/* Two mbufs (payload, trailer) for every frame the queue can hold. */
+		io->ext_pool = rte_pktmbuf_pool_create(pool_name, 2 * io->txq_size + 2 * TX_BATCH + 63,
+						       64, 0, RTE_PKTMBUF_HEADROOM + 64,
+						       (int)SOCKET_ID_ANY);
+		io->ext_shinfo.free_cb = ext_free;
+		rte_mbuf_ext_refcnt_set(&io->ext_shinfo, 1);
+		io->tx_sg = io->ext_pool != NULL;
+	}
 	io->has_ip4 = (cfg->ip[0] | cfg->ip[1] | cfg->ip[2] | cfg->ip[3]) != 0;
 	for (int i = 0; i < 16; i++)
 		io->has_ip6 |= cfg->ip6[i] != 0;
@@ -1401,6 +1557,7 @@ fail:
 		rte_eth_dev_close(io->port);
 		rte_mempool_free(io->pool);
 	}
+	rte_mempool_free(io->ext_pool);
 	rte_free(io->txq);
 	rte_free(io);
 	errno = rc < 0 ? -rc : rc;
@@ -1433,6 +1590,7 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 	rte_eth_dev_stop(io->port);
 	rte_eth_dev_close(io->port);
 	rte_mempool_free(io->pool);
+	rte_mempool_free(io->ext_pool);
 	rte_free(io->txq);
 	rte_free(io);
 	return rc;

@@ -96,6 +96,14 @@ struct rk_io_dpdk_cfg {
 	uint32_t tx_drop_every;         /**< drop every Nth RoCE frame sent; 0: none */
 	double tx_drop_rate;            /**< drop RoCE frames sent with this probability */
 	uint64_t tx_drop_seed;          /**< seed of the rate; 0: 1 */
+	/**
+	 * Copy every payload into its frame even on a port whose driver
+	 * copies frames out in tx_burst (net_memif in copy mode,
+	 * net_af_packet, net_pcap, net_tap, net_null), where large payloads
+	 * otherwise go by reference: an external-buffer mbuf over the
+	 * registered memory (rk_io_ops.tx_commit_sg). For comparisons.
+	 */
+	bool tx_copy;
 };
 
 /** Port counters (monotonic). */
@@ -114,6 +122,8 @@ struct rk_io_dpdk_stats {
 	uint64_t idle_sleeps;
 	uint64_t rx_hooked;             /**< handed to the frame hook (rk_io_dpdk_set_frame_hook) */
 	uint64_t tx_raw;                /**< queued by rk_io_dpdk_tx_raw */
+	uint64_t tx_by_ref;             /**< frames whose payload the device read in place */
+	uint64_t tx_by_ref_copied;      /**< ... copied after all: still queued when the call ended */
 };
 
 /** One counter with a NIC hardware counter name (mlx5/rxe style). */

@@ -446,6 +446,33 @@ emit_commit(void *arg, const uint8_t *frame, uint32_t len)
 		ctx->tx_frames++;
 }
 
+/* A frame whose payload stays in registered memory (rk_ib_poll_tx_sg). */
+static void
+emit_commit_sg(void *arg, const uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
+	       uint32_t plen, const uint8_t *trailer, uint32_t tlen)
+{
+	struct rk_context *ctx = arg;
+	int rc;
+
+	if (ctx->tx_lent != NULL && frame == ctx->tx_lent) {
+		rc = ctx->ops->tx_commit_sg(ctx->io, ctx->tx_lent, hdr_len, payload, plen, trailer,
+					    tlen);
+	} else if ((size_t)hdr_len + plen + tlen <= sizeof(ctx->rxbuf)) {
+		/* No lent buffer: put the pieces together (rxbuf is idle while sending). */
+		memcpy(ctx->rxbuf, frame, hdr_len);
+		memcpy(ctx->rxbuf + hdr_len, payload, plen);
+		memcpy(ctx->rxbuf + hdr_len + plen, trailer, tlen);
+		rc = ctx->ops->tx(ctx->io, ctx->rxbuf, hdr_len + plen + tlen);
+	} else {
+		rc = -EMSGSIZE;
+	}
+	ctx->tx_lent = NULL;
+	if (rc < 0)
+		ctx->tx_errors++;
+	else
+		ctx->tx_frames++;
+}
+
 static unsigned int
 transmit(struct rk_context *ctx, uint64_t now)
 {
@@ -461,7 +488,9 @@ transmit(struct rk_context *ctx, uint64_t now)
 			return 0;
 	}
 	if (ctx->ops->tx_frame != NULL && ctx->ops->tx_commit != NULL)
-		n = rk_ib_poll_tx_into(ctx->dev, now, frame_tx, emit_commit, ctx, budget);
+		n = rk_ib_poll_tx_sg(ctx->dev, now, frame_tx, emit_commit,
+				     ctx->ops->tx_commit_sg != NULL ? emit_commit_sg : NULL, ctx,
+				     budget);
 	else
 		n = rk_ib_poll_tx(ctx->dev, now, emit_tx, ctx, budget);
 

@@ -90,6 +90,21 @@ struct rk_io_ops {
 	 */
 	int (*rx_view)(void *io, const uint8_t **frame);
 	void (*rx_done)(void *io);
+	/**
+	 * Optional (NULL: payloads are copied into the frame), with
+	 * tx_frame/tx_commit: queue a frame in three pieces, @p hdr_len bytes
+	 * of headers built in the lent buffer @p frame, @p payload_len bytes
+	 * of payload at @p payload (registered memory, not copied), and
+	 * @p trailer_len bytes (pad and ICRC) at @p trailer; 0 or a negative
+	 * errno, as tx_commit. Only @p frame outlives the call: the payload
+	 * and the trailer are valid until the verbs call that sends them
+	 * (rk_post_send, rk_poll_cq, rk_progress) returns, so by then the
+	 * backend must have handed them to a device that copies them, or
+	 * copied them itself. Used for payloads of RK_IB_SG_MIN bytes and
+	 * more in one SGE (or one READ region).
+	 */
+	int (*tx_commit_sg)(void *io, uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
+			    uint32_t payload_len, const uint8_t *trailer, uint32_t trailer_len);
 };
 
 /** Transport of a context (ibv_transport_type). */

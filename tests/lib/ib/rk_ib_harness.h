@@ -51,6 +51,13 @@ struct h_opts {
 struct harness {
 	struct h_side a, b;
 	uint64_t now;
+	/*
+	 * Take frames through rk_ib_poll_tx_sg (large payloads by reference,
+	 * put together here) instead of rk_ib_poll_tx: set by h_init when the
+	 * environment has RK_TEST_SG=1, so every test also runs that path.
+	 */
+	bool sg;
+	unsigned int sg_frames;         /* frames that came by reference */
 	struct h_frame q[H_MAXQ];
 	unsigned int n;
 };
