@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <pcap/pcap.h>
 
@@ -74,7 +75,7 @@ usage(FILE *f)
 		"  -V, --version          print the version\n"
 		"\n"
 		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
-		"2 bad usage or an unreadable/corrupt capture.\n",
+		"2 bad usage, or an unreadable, corrupt or truncated capture.\n",
 		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT);
 }
 
@@ -550,15 +551,16 @@ bare_read(pcap_t *p, struct app *a)
 /*
  * Open the capture on a stream with a 1 MiB buffer: libpcap reads record
  * by record through stdio, and the default 4 KiB buffer costs one read(2)
- * per few frames.
+ * per few frames. @p seekable is set when ftello() works on the stream.
  */
 static pcap_t *
-open_capture(const char *file, char *errbuf)
+open_capture(const char *file, char *errbuf, bool *seekable)
 {
 	static char iobuf[1 << 20];
 	FILE *f;
 	pcap_t *p;
 
+	*seekable = false;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
 	else
@@ -568,10 +570,41 @@ open_capture(const char *file, char *errbuf)
 		return NULL;
 	}
 	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	/* One seek makes stdio keep the file offset, so the ftello() per
+	 * record that locates a bad record costs no system call. */
+	*seekable = fseek(f, 0, SEEK_CUR) == 0;
 	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (p == NULL && f != stdin)
 		fclose(f);
 	return p;
+}
+
+/*
+ * Why reading stopped before the end, with the record it stopped at:
+ * libpcap's message, the record (pcap: its number; pcapng: the block after
+ * the last frame, which need not hold a frame) and its byte offset when the
+ * stream has one. A short read at the end of the file is a record cut by
+ * the end of the file, be it the last one (a capture stopped mid-write) or
+ * an earlier one whose length runs past the end: libpcap cannot tell them
+ * apart, and neither are a complete capture.
+ */
+static void
+describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
+		    bool at_eof, off_t off)
+{
+	char where[96], at[40] = "";
+
+	if (off >= 0)
+		snprintf(at, sizeof(at), " (byte %lld)", (long long)off);
+	/* pcapng section headers carry major version 1, pcap files 2. */
+	if (pcap_major_version(p) == 1)
+		snprintf(where, sizeof(where), "the block after frame %" PRIu64 "%s", frames, at);
+	else
+		snprintf(where, sizeof(where), "record %" PRIu64 "%s", frames + 1, at);
+	snprintf(buf, len, "%s capture: %s %s (libpcap: %s); the %" PRIu64 " frame%s "
+		 "before it are reported", at_eof ? "truncated" : "corrupt", where,
+		 at_eof ? "runs past the end of the file" : "cannot be read",
+		 pcap_geterr(p), frames, frames == 1 ? "" : "s");
 }
 
 int
@@ -583,8 +616,10 @@ main(int argc, char **argv)
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	const char *read_error = NULL;
-	char read_error_buf[PCAP_ERRBUF_SIZE + 64];
-	bool at_eof = false;
+	char read_error_buf[PCAP_ERRBUF_SIZE + 256];
+	bool at_eof = false, seekable = false;
+	off_t rec_off = -1;
+	FILE *pf = NULL;
 	int rc, status = 0;
 	static char outbuf[1 << 16];
 
@@ -604,7 +639,7 @@ main(int argc, char **argv)
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	} else {
-		p = open_capture(a.file, errbuf);
+		p = open_capture(a.file, errbuf, &seekable);
 	}
 	if (p == NULL) {
 		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, errbuf);
@@ -629,25 +664,29 @@ main(int argc, char **argv)
 		return EXIT_BAD;
 	}
 
+	/* Where the next record starts, to name it if it cannot be read. */
+	if (seekable) {
+		pf = pcap_file(p);
+		rec_off = pf != NULL ? ftello(pf) : -1;
+	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		frame(&a, h, data);
 		if (a.count != 0 && a.tot.frames >= a.count)
 			break;
+		if (rec_off >= 0)
+			rec_off = ftello(pf);
 	}
 	if (rc == -1) {
 		FILE *f = pcap_file(p);
 
-		/* A record cut at the end of the file (a capture stopped
-		 * mid-write) keeps everything before it; anything else
-		 * is a corrupt file. */
+		/* Whatever was read before a bad record is still reported,
+		 * but the capture is not complete: exit 2 either way. */
 		at_eof = f != NULL && feof(f);
-		snprintf(read_error_buf, sizeof(read_error_buf), "%s%s", pcap_geterr(p),
-			 at_eof ? " (cut final record)" : "");
+		describe_read_error(read_error_buf, sizeof(read_error_buf), p,
+				    a.tot.frames, at_eof, rec_off);
 		read_error = read_error_buf;
-		fprintf(stderr, "rk-inspect: %s: after frame %" PRIu64 ": %s\n", a.file,
-			a.tot.frames, read_error);
-		if (!at_eof)
-			status = EXIT_BAD;
+		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+		status = EXIT_BAD;
 	}
 	rk_insp_iw_finish(&a.iw);
 	iwarp_totals(&a);
