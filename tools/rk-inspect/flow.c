@@ -1241,9 +1241,14 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (!(fl & RK_OPF_READ_RESP))
 		return;
 	if (h >= 0) {
-		int32_t d = tr->x->n != 0 ? chain_skip(tr->x, psn) : -1;
+		int32_t d = -1;
 
-		/* The replay verdict as it stands; LATE is the other. */
+		/* The replay verdict as read_response() will count it; LATE is
+		 * the other. A MIDDLE or LAST outside a response joins it. */
+		if (tr->x->n != 0)
+			d = chain_skip(tr->x, psn);
+		else if (!(fl & RK_OPF_FIRST) && m->state != MSG_INSIDE)
+			d = 0;
 		if (chain_add(tr, h, r, 1)) {
 			res->note = d < 0 ? RK_INSP_SEQ_DUP : d > 0 ? RK_INSP_SEQ_GAP :
 				    RK_INSP_SEQ_IN_ORDER;
@@ -1425,12 +1430,12 @@ rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (flow->req.x != NULL && flow->req.x->n != 0) {
 		chain_settle(flow, RK_INSP_VERDICT_GO_BACK);
 		if (cb != NULL)
-			cb(ctx, &flow->req, RK_INSP_VERDICT_GO_BACK);
+			cb(ctx, flow, &flow->req, RK_INSP_VERDICT_GO_BACK);
 	}
 	if (flow->resp.x != NULL && flow->resp.x->n != 0) {
 		resp_settle(t, flow, RK_INSP_VERDICT_GO_BACK);
 		if (cb != NULL)
-			cb(ctx, &flow->resp, RK_INSP_VERDICT_GO_BACK);
+			cb(ctx, flow, &flow->resp, RK_INSP_VERDICT_GO_BACK);
 	}
 }
 

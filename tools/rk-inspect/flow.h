@@ -241,8 +241,9 @@ struct rk_insp_flow *rk_insp_flow_packet(struct rk_insp_flows *t,
 					 struct rk_findings *found,
 					 struct rk_insp_seq_result *res);
 
-/** Told the verdict on the pending packets of sequence @p chain. */
-typedef void rk_insp_settled_fn(void *ctx, const void *chain, enum rk_insp_verdict v);
+/** Told the verdict on the pending packets of sequence @p chain of @p flow. */
+typedef void rk_insp_settled_fn(void *ctx, struct rk_insp_flow *flow, const void *chain,
+				enum rk_insp_verdict v);
 
 /**
  * Decide the pending verdicts of @p flow without the packets that would

@@ -398,8 +398,9 @@ hold_resolve(struct app *a, const void *chain, enum rk_insp_verdict v)
 }
 
 static void
-settled(void *ctx, const void *chain, enum rk_insp_verdict v)
+settled(void *ctx, struct rk_insp_flow *flow, const void *chain, enum rk_insp_verdict v)
 {
+	(void)flow;
 	hold_resolve(ctx, chain, v);
 }
 
