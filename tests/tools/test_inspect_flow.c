@@ -1031,6 +1031,49 @@ test_reorder_read_response(void **state)
 	assert_int_equal(f->read_resp_messages, 2);
 }
 
+/*
+ * Late packets scattered over the window, then a retransmission right
+ * after the last of them: taken as one go-back-N run, it would have lost
+ * most of the packets between them. On a flow already seen reordering
+ * they are late packets, and the retransmission starts an episode.
+ */
+static void
+test_reorder_scattered_then_go_back(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	/* Reordering seen once: 4 comes after 5. */
+	for (uint32_t p = 0; p < 4; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 4, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 6, 8);
+	assert_int_equal(f->req.reordered, 1);
+	/* 10, 15 and 20 come late, after 30. */
+	for (uint32_t p = 7; p < 31; p++)
+		if (p != 10 && p != 15 && p != 20)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.gaps, 3);
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 15, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 20, 8);
+	assert_true(x->res.pending);
+	/* The requester goes back to 21 (a NAK not in the capture). */
+	send_op(x, false, RK_OP_SEND_ONLY, 21, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_true(x->res.rtx_start);
+	for (uint32_t p = 22; p < 31; p++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.duplicates, 10);
+	assert_int_equal(f->req.reordered, 4);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define T1024(fn) cmocka_unit_test_setup_teardown(fn, setup_pmtu1024, teardown)
 
@@ -1069,6 +1112,7 @@ main(void)
 		T1024(test_reorder_read_request),
 		T(test_loss_then_go_back_unchanged),
 		T1024(test_reorder_read_response),
+		T(test_reorder_scattered_then_go_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -482,6 +482,7 @@ struct rk_insp_seqx {
 	unsigned int nevs, evs_cap;
 	unsigned int n, n_rtx; /* chain packets, those at holes of go-back-N runs */
 	struct pend_pkt *pkt;  /* CHAIN_MAX, allocated with the first chain */
+	struct rk_insp_msg_state vm; /* READ responses: the state a replay would leave */
 };
 
 static void request_message(struct rk_insp_msg_state *m, const struct rk_insp_roce *r,
@@ -741,7 +742,7 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 		return RK_INSP_VERDICT_NONE;
 	if (d > 0 && !run && nak_names(t, flow, psn))
 		return RK_INSP_VERDICT_LATE;
-	if (d > 0 && !run && tr->reordered > 0) {
+	if (!run && tr->reordered > 0) {
 		uint32_t lost = (uint32_t)d;
 
 		for (unsigned int i = 1; i < x->n; i++) {
@@ -1138,6 +1139,43 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 	}
 }
 
+/*
+ * The sequence note read_response() gives @p r after state @p m, which it
+ * advances the same way (counters aside).
+ */
+static enum rk_insp_seq_note
+resp_note(struct rk_insp_msg_state *m, const struct rk_insp_roce *r, uint32_t *missing)
+{
+	enum rk_insp_seq_note note = RK_INSP_SEQ_IN_ORDER;
+	uint32_t psn = r->psn;
+
+	*missing = 0;
+	if (r->opflags & RK_OPF_FIRST) {
+		if (m->rr_seen && rk_insp_psn_diff(psn, m->next_psn) < 0)
+			note = RK_INSP_SEQ_DUP;
+		m->state = MSG_INSIDE;
+	} else {
+		int32_t d;
+
+		if (m->state != MSG_INSIDE) {
+			m->state = MSG_INSIDE;
+			m->next_psn = psn;
+		}
+		d = rk_insp_psn_diff(psn, m->next_psn);
+		if (d > 0) {
+			note = RK_INSP_SEQ_GAP;
+			*missing = (uint32_t)d;
+		} else if (d < 0) {
+			note = RK_INSP_SEQ_DUP;
+		}
+	}
+	m->next_psn = rk_insp_psn_add(psn, 1);
+	m->rr_seen = true;
+	if (r->opflags & RK_OPF_LAST)
+		m->state = MSG_IDLE;
+	return note;
+}
+
 /* The verdict on the pending chain of READ responses is known: count it. */
 static void
 resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, enum rk_insp_verdict v)
@@ -1213,7 +1251,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		flow->atomic_acks++;
 	/* A READ response at a PSN counted missing: a replay, or late (see
 	 * "Holes and verdicts"); the next READ response tells. */
-	if ((fl & RK_OPF_READ_RESP) && m->rr_seen && rk_insp_psn_diff(psn, m->next_psn) < 0)
+	if ((fl & RK_OPF_READ_RESP) && m->rr_seen && rk_insp_psn_diff(psn, tr->last) <= 0)
 		h = hole_at(tr, psn);
 	if ((fl & RK_OPF_READ_RESP) && tr->x != NULL && tr->x->n != 0) {
 		enum rk_insp_verdict v = resp_verdict(flow, psn, h >= 0);
@@ -1222,7 +1260,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			resp_settle(t, flow, v);
 			res->resolved = v;
 			res->chain = tr;
-			h = m->rr_seen && rk_insp_psn_diff(psn, m->next_psn) < 0 ?
+			h = m->rr_seen && rk_insp_psn_diff(psn, tr->last) <= 0 ?
 			    hole_at(tr, psn) : -1;
 		}
 	}
@@ -1241,18 +1279,17 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (!(fl & RK_OPF_READ_RESP))
 		return;
 	if (h >= 0) {
-		int32_t d = -1;
-
+		struct rk_insp_seqx *x = tr->x;
+		struct rk_insp_msg_state vm = x->n != 0 ? x->vm : *m;
+		uint32_t missing;
 		/* The replay verdict as read_response() will count it; LATE is
-		 * the other. A MIDDLE or LAST outside a response joins it. */
-		if (tr->x->n != 0)
-			d = chain_skip(tr->x, psn);
-		else if (!(fl & RK_OPF_FIRST) && m->state != MSG_INSIDE)
-			d = 0;
+		 * the other. */
+		enum rk_insp_seq_note note = resp_note(&vm, r, &missing);
+
 		if (chain_add(tr, h, r, 1)) {
-			res->note = d < 0 ? RK_INSP_SEQ_DUP : d > 0 ? RK_INSP_SEQ_GAP :
-				    RK_INSP_SEQ_IN_ORDER;
-			res->missing = d > 0 ? (uint32_t)d : 0;
+			x->vm = vm;
+			res->note = note;
+			res->missing = missing;
 			res->pending = true;
 			res->chain = tr;
 			return;
