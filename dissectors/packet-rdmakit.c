@@ -50,7 +50,7 @@ static int hf_syndrome = -1, hf_nak = -1, hf_nak_code = -1, hf_rnr = -1, hf_rnr_
 static int hf_msn = -1, hf_payload_len = -1;
 static int hf_flow = -1, hf_peer_qp = -1, hf_peer_src = -1;
 static int hf_psn_expected = -1, hf_lost = -1, hf_dup = -1, hf_rtx = -1, hf_gbn = -1;
-static int hf_ooo = -1, hf_seq_resp = -1;
+static int hf_ooo = -1, hf_seq_resp = -1, hf_not_lost = -1;
 static int hf_ack_first = -1, hf_ack_last = -1, hf_ack_count = -1, hf_ack_rtt = -1;
 static int hf_ack_frame = -1, hf_read_rt = -1, hf_read_frame = -1;
 static int hf_msg_data = -1, hf_ddp_msg_data = -1;
@@ -303,7 +303,7 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 	/* Sequence analysis, in the manner of tcp.analysis. */
 	at = proto_tree_add_subtree(rt, tvb, 0, 0, ett_analysis, &it, "Sequence analysis");
 	proto_item_set_generated(it);
-	if (o->seq == RKW_SEQ_GAP || o->seq == RKW_SEQ_DUP ||
+	if (o->seq == RKW_SEQ_GAP || o->seq == RKW_SEQ_DUP || o->seq == RKW_SEQ_LATE ||
 	    (o->seq == RKW_SEQ_IN_ORDER && !o->seq_is_resp)) {
 		it = proto_tree_add_uint(at, hf_psn_expected, tvb, pkt->bth_off + 9, 3, o->expected);
 		proto_item_set_generated(it);
@@ -325,18 +325,24 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 	if (o->seq == RKW_SEQ_DUP) {
 		it = proto_tree_add_boolean(at, hf_dup, tvb, pkt->bth_off + 9, 3, TRUE);
 		proto_item_set_generated(it);
-		if (o->out_of_order) {
-			it = proto_tree_add_boolean(at, hf_ooo, tvb, pkt->bth_off + 9, 3, TRUE);
-			proto_item_set_generated(it);
-			expert_add_info(pinfo, it, &ei_ooo);
-			col_append_str(pinfo->cinfo, COL_INFO, " [out of order]");
-		} else {
-			it = proto_tree_add_boolean(at, hf_rtx, tvb, pkt->bth_off + 9, 3, TRUE);
-			proto_item_set_generated(it);
-			expert_add_info(pinfo, it, &ei_rtx);
-			col_append_str(pinfo->cinfo, COL_INFO, " [retransmission]");
-		}
+		it = proto_tree_add_boolean(at, hf_rtx, tvb, pkt->bth_off + 9, 3, TRUE);
+		proto_item_set_generated(it);
+		expert_add_info(pinfo, it, &ei_rtx);
+		col_append_str(pinfo->cinfo, COL_INFO, " [retransmission]");
 		tap->rtx = true;
+	}
+	/* A late packet (a late copy in a go-back-N run is a retransmission
+	 * too): the PSNs it fills were not lost. */
+	if (o->out_of_order) {
+		it = proto_tree_add_boolean(at, hf_ooo, tvb, pkt->bth_off + 9, 3, TRUE);
+		proto_item_set_generated(it);
+		expert_add_info(pinfo, it, &ei_ooo);
+		col_append_str(pinfo->cinfo, COL_INFO, " [out of order]");
+	}
+	if (o->not_lost != 0) {
+		it = proto_tree_add_uint(at, hf_not_lost, tvb, pkt->bth_off + 9, 3, o->not_lost);
+		proto_item_set_generated(it);
+		tap->not_lost = o->not_lost;
 	}
 	if (o->rtx_start) {
 		it = proto_tree_add_boolean(at, hf_gbn, tvb, pkt->bth_off + 9, 3, TRUE);
@@ -671,7 +677,8 @@ proto_register_rdmakit(void)
 		{ &hf_lost, { "Lost PSNs", "rdmakit.analysis.lost", FT_UINT32, BASE_DEC, NULL, 0, "PSNs skipped before this packet", HFILL } },
 		{ &hf_dup, { "Duplicate PSN", "rdmakit.analysis.duplicate", FT_BOOLEAN, BASE_NONE, NULL, 0, "PSN behind the expected one", HFILL } },
 		{ &hf_rtx, { "Retransmission", "rdmakit.analysis.retransmission", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
-		{ &hf_ooo, { "Out of order", "rdmakit.analysis.out_of_order", FT_BOOLEAN, BASE_NONE, NULL, 0, "A PSN reported lost that arrived soon after, with no NAK between", HFILL } },
+		{ &hf_ooo, { "Out of order", "rdmakit.analysis.out_of_order", FT_BOOLEAN, BASE_NONE, NULL, 0, "Came after later PSNs (reordered), as the packets after it show: not lost", HFILL } },
+		{ &hf_not_lost, { "PSNs not lost", "rdmakit.analysis.not_lost", FT_UINT32, BASE_DEC, NULL, 0, "PSNs reported lost before that came late with this packet", HFILL } },
 		{ &hf_gbn, { "Go-back-N", "rdmakit.analysis.go_back_n", FT_BOOLEAN, BASE_NONE, NULL, 0, "First packet of a go-back-N retransmission episode", HFILL } },
 		{ &hf_ack_first, { "ACK covers from PSN", "rdmakit.ack.first_psn", FT_UINT24, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_ack_last, { "ACK covers to PSN", "rdmakit.ack.last_psn", FT_UINT24, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -737,7 +744,7 @@ proto_register_rdmakit(void)
 		{ &ei_lost, { "rdmakit.expert.lost", PI_SEQUENCE, PI_WARN, "PSNs lost", EXPFILL } },
 		{ &ei_rtx, { "rdmakit.expert.retransmission", PI_SEQUENCE, PI_NOTE, "Retransmission (PSN behind the expected one) [IBTA Vol1 9.7.5.1 (verify §)]", EXPFILL } },
 		{ &ei_gbn, { "rdmakit.expert.go_back_n", PI_SEQUENCE, PI_WARN, "Go-back-N episode starts [IBTA Vol1 9.7.5.1 (verify §)]", EXPFILL } },
-		{ &ei_ooo, { "rdmakit.expert.out_of_order", PI_SEQUENCE, PI_WARN, "Out of order: a lost PSN arrived late [IBTA Vol1 9.7.1 (verify §)]", EXPFILL } },
+		{ &ei_ooo, { "rdmakit.expert.out_of_order", PI_SEQUENCE, PI_WARN, "Out of order: a PSN reported lost arrived late [IBTA Vol1 9.7.1 (verify §)]", EXPFILL } },
 		{ &ei_nak, { "rdmakit.expert.nak", PI_SEQUENCE, PI_WARN, "NAK", EXPFILL } },
 		{ &ei_rnr, { "rdmakit.expert.rnr", PI_SEQUENCE, PI_NOTE, "RNR NAK", EXPFILL } },
 		{ &ei_cnp, { "rdmakit.expert.cnp", PI_SEQUENCE, PI_NOTE, "Congestion notification packet [IBTA Vol1 A17.9.3]", EXPFILL } },

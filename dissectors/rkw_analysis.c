@@ -22,8 +22,9 @@
 #define RKW_RD_RING 128
 /* TCP segments remembered per direction to map FPDUs back to frames. */
 #define RKW_SEG_RING 256
-/* A lost PSN that shows up this soon, with no NAK between, was reordered. */
-#define RKW_OOO_NS 3000000u
+/* Frames of one sequence waiting for a verdict: flow.c takes it before
+ * its chain grows longer. */
+#define RKW_PEND_MAX 64
 
 struct rkw_key {
 	uint8_t src[16], dst[16];
@@ -57,8 +58,8 @@ struct rkw_qp {
 	} rd[RKW_RD_RING];
 	unsigned int rd_head, rd_n;
 	struct rkw_msg msg[2][2]; /* [requests, responses][first transmissions, go-back-N run] */
-	uint64_t gap_ts;
-	bool nak_since_gap;
+	uint32_t pend[2][RKW_PEND_MAX]; /* [requests, READ responses]: frames waiting */
+	unsigned int npend[2];
 };
 
 struct rkw_iwmsg {
@@ -476,20 +477,6 @@ cm_mad(struct rkw_state *s, const struct rk_pkt *pkt, uint32_t dest_qp)
 	}
 }
 
-static bool
-psn_in_lost(const struct rk_insp_flow *flow, uint32_t psn)
-{
-	if (flow == NULL)
-		return false;
-	for (unsigned int i = 0; i < flow->nlost; i++) {
-		int32_t d = rk_insp_psn_diff(psn, flow->lost[i].psn);
-
-		if (d >= 0 && (uint32_t)d < flow->lost[i].len)
-			return true;
-	}
-	return false;
-}
-
 /*
  * Message lengths: first transmissions and the current go-back-N run are
  * summed apart (a run may restart mid-message); whether a LAST ends a
@@ -528,6 +515,53 @@ msg_account(struct rkw_msg m[2], struct rkw_roce *o, uint32_t opflags, const uin
 	}
 }
 
+/* Missing PSNs flow.c counts on sequence @p c (0 requests, 1 responses). */
+static uint64_t
+seq_missing(const struct rk_insp_flow *flow, int c)
+{
+	if (flow == NULL)
+		return 0;
+	return c ? flow->resp.missing : flow->req.missing + flow->req.rtx_missing;
+}
+
+/*
+ * The verdict on the frames of sequence @p c waiting in @p q: their records
+ * become what it says. @p not_lost PSNs reported lost came late with them.
+ * @return the READ response messages the verdict ended in them.
+ */
+static unsigned int
+pend_settle(struct rkw_state *s, struct rkw_qp *q, int c, enum rk_insp_verdict v,
+	    uint64_t not_lost)
+{
+	unsigned int msgs = 0;
+
+	for (unsigned int i = 0; i < q->npend[c]; i++) {
+		struct rkw_frame *f = rkw_lookup(s, q->pend[c][i]);
+		struct rkw_roce *o;
+
+		if (f == NULL)
+			continue;
+		o = &f->roce;
+		if (v == RK_INSP_VERDICT_LATE) {
+			o->seq = o->pending_rtx ? RKW_SEQ_DUP : RKW_SEQ_LATE;
+			o->out_of_order = true;
+			o->rtx_start = false;
+			o->missing = 0;
+			if (i == 0)
+				o->not_lost = not_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)not_lost;
+		}
+		/* rk-inspect counts a READ response message on a late LAST, and
+		 * on a replayed one unless it went back. */
+		if (c == 1 && o->pending_last &&
+		    (v == RK_INSP_VERDICT_LATE || o->seq != RKW_SEQ_DUP)) {
+			o->msg_end = true;
+			msgs++;
+		}
+	}
+	q->npend[c] = 0;
+	return msgs;
+}
+
 static void
 roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt, uint32_t num)
 {
@@ -537,8 +571,9 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	struct rk_insp_flow *flow;
 	struct rkw_roce *o = &rec->roce;
 	struct rkw_qp *q, *f;
-	bool lost_before;
-	uint64_t msgs_before;
+	uint64_t msgs_before, missing_before = 0, own = 0;
+	unsigned int settled_msgs = 0;
+	int c;
 	/* The payload, when every byte of it was captured. */
 	const uint8_t *payload = pkt->payload_off + (uint64_t)pkt->payload_len <= pkt->caplen ?
 				 pkt->frame + pkt->payload_off : NULL;
@@ -547,35 +582,45 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	rk_insp_roce_from_pkt(&r, pkt, num);
 	if (r.opcode == 0x64 && r.transport == 3) /* UD SEND Only: maybe a MAD */
 		cm_mad(s, pkt, r.key.dest_qp);
-	lost_before = psn_in_lost(rk_insp_flow_find(&s->flows, &r.key), r.psn);
 	memset(&found, 0, sizeof(found));
 	flow = rk_insp_flow_find(&s->flows, &r.key);
+	c = (r.opflags & RK_OPF_RESP) != 0;
+	missing_before = seq_missing(flow, c);
 	msgs_before = flow != NULL ? flow->messages + flow->read_resp_messages : 0;
 	flow = rk_insp_flow_packet(&s->flows, &r, &found, &seq);
 	if (flow == NULL)
 		return;
+	q = qp_of(s, flow, &r);
+	if (seq.resolved != RK_INSP_VERDICT_NONE) {
+		/* What this packet counted itself, to tell it from what the
+		 * verdict took back. */
+		if (!seq.pending && (seq.note == RK_INSP_SEQ_GAP || seq.note == RK_INSP_SEQ_DUP))
+			own = seq.missing;
+		settled_msgs = pend_settle(s, q, c, seq.resolved,
+					   seq.resolved == RK_INSP_VERDICT_LATE &&
+					   missing_before + own > seq_missing(flow, c) ?
+					   missing_before + own - seq_missing(flow, c) : 0);
+	}
 	/* Counted by rk-inspect as a message here (READ requests included). */
-	o->msg_end = flow->messages + flow->read_resp_messages > msgs_before;
+	o->msg_end = flow->messages + flow->read_resp_messages > msgs_before + settled_msgs;
 	if (found.count != 0) {
 		o->found = g_memdup2(&found, sizeof(found));
 		rk_insp_flow_count_findings(flow, &found);
 	}
-	q = qp_of(s, flow, &r);
 	o->flow = q->idx;
 	o->seq = (uint8_t)seq.note;
 	o->seq_is_resp = (r.opflags & RK_OPF_RESP) != 0;
 	o->missing = seq.missing;
 	o->rtx_start = seq.rtx_start;
 	o->expected = seq.expected;
+	if (seq.pending) {
+		o->pending_rtx = seq.pending_rtx;
+		o->pending_last = (r.opflags & RK_OPF_LAST) != 0;
+		if (q->npend[c] < RKW_PEND_MAX)
+			q->pend[c][q->npend[c]++] = num;
+	}
 
 	if (r.opflags & RK_OPF_REQ) {
-		if (seq.note == RK_INSP_SEQ_GAP) {
-			q->gap_ts = s->cur_ts;
-			q->nak_since_gap = false;
-		} else if (seq.note == RK_INSP_SEQ_DUP && lost_before && !q->nak_since_gap &&
-			   s->cur_ts - q->gap_ts < RKW_OOO_NS) {
-			o->out_of_order = true;
-		}
 		q->req[q->req_head].psn = r.psn;
 		q->req[q->req_head].frame = num;
 		q->req[q->req_head].ts = s->cur_ts;
@@ -622,8 +667,6 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	if (f == NULL)
 		goto peer;
 	o->req_flow = f->idx;
-	if (o->nak)
-		f->nak_since_gap = true;
 	if (r.opflags & (RK_OPF_ACK | RK_OPF_ATOMIC_ACK) && !o->rnr) {
 		/* A NAK's PSN is the one expected next: it covers those before. */
 		uint32_t last = o->nak ? rk_insp_psn_add(r.psn, RK_INSP_PSN_MASK) : r.psn;
@@ -1003,8 +1046,20 @@ rkw_feed(struct rkw_state *s, uint32_t num, const uint8_t *frame, uint32_t caple
 	return NULL;
 }
 
+/* A verdict still open at the end: retransmissions, as rk-inspect says. */
+static void
+settled(void *ctx, struct rk_insp_flow *flow, const void *chain, enum rk_insp_verdict v)
+{
+	struct rkw_state *s = ctx;
+	struct rkw_qp *q = g_hash_table_lookup(s->qps, flow);
+
+	if (q != NULL)
+		pend_settle(s, q, chain == &flow->resp, v, 0);
+}
+
 void
 rkw_finish(struct rkw_state *s)
 {
+	rk_insp_flows_settle(&s->flows, settled, s);
 	rk_insp_iw_finish(&s->iw);
 }

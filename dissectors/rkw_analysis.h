@@ -11,7 +11,9 @@
  * statistics tap.
  *
  * Frames must be fed once each, in capture order (Wireshark's first pass);
- * the records are then read any number of times, in any order.
+ * the records are then read any number of times, in any order. The record
+ * of a packet that fills PSNs reported lost changes when a later packet
+ * tells whether it was a retransmission or came late (out of order).
  * Uses GLib containers; no Wireshark API, so it is testable alone.
  */
 #ifndef RKW_ANALYSIS_H
@@ -42,6 +44,7 @@ enum rkw_seq {
 	RKW_SEQ_GAP,        /**< ahead of the expected PSN: PSNs lost */
 	RKW_SEQ_DUP,        /**< behind it: retransmission (or duplicate) */
 	RKW_SEQ_RESYNC,
+	RKW_SEQ_LATE,       /**< seen after later PSNs: neither lost nor resent */
 };
 
 /** Per-frame result for a packet with a BTH. */
@@ -52,9 +55,15 @@ struct rkw_roce {
 	uint8_t seq;             /**< enum rkw_seq */
 	bool seq_is_resp;        /**< sequence is the responder's (ACK/READ resp) */
 	bool rtx_start;          /**< first packet of a go-back-N episode */
-	bool out_of_order;       /**< fills a PSN reported lost, soon, no NAK between */
+	bool out_of_order;       /**< came after later PSNs (RKW_SEQ_LATE, or DUP for a
+				      late copy in a go-back-N run) */
 	uint32_t expected;       /**< PSN expected before this packet */
 	uint32_t missing;        /**< PSNs skipped */
+	uint32_t not_lost;       /**< PSNs reported lost before that came late with it */
+	/* Until a later packet of the sequence decides (rk-inspect's verdict,
+	 * flow.h), a record holds the retransmission verdict; these say what
+	 * the other would change. */
+	bool pending_rtx, pending_last;
 
 	bool ack_range;          /**< ACK: the requests it covers */
 	uint32_t ack_first, ack_last, ack_count;

@@ -20,6 +20,7 @@ struct rkw_tapinfo {
 	uint32_t msgs;          /**< messages completed here */
 	uint64_t msg_len;       /**< its bytes (sum when several iWARP messages) */
 	uint32_t lost;          /**< PSNs lost before this packet */
+	uint32_t not_lost;      /**< PSNs reported lost before that came late with it */
 	bool rtx;               /**< retransmission (PSN behind the expected one) */
 	bool gbn;               /**< first packet of a go-back-N episode */
 	bool nak, rnr;

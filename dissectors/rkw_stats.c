@@ -87,6 +87,8 @@ stats_packet(void *tapdata, packet_info *pinfo _U_, epan_dissect_t *edt _U_, con
 	r->messages += ti->msgs;
 	r->msg_bytes += ti->msg_len;
 	r->lost += ti->lost;
+	/* Late packets take back what earlier frames reported lost. */
+	r->lost -= ti->not_lost < r->lost ? ti->not_lost : r->lost;
 	r->rtx += ti->rtx;
 	r->gbn += ti->gbn;
 	r->naks += ti->nak;

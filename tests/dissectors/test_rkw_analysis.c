@@ -4,8 +4,8 @@
  * frames built with rk_build are fed in order and the per-frame records
  * checked: ACK coverage and request-to-ACK time, duplicate ACKs, loss, NAK
  * and go-back-N, READ request-to-response time and message lengths, QP
- * pairing from CM REQ/REP MADs, DETH-free traffic pairing, the
- * out-of-order heuristic.
+ * pairing from CM REQ/REP MADs, DETH-free traffic pairing, packets that
+ * show up late (out of order) told from retransmissions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -203,7 +203,7 @@ test_loss_nak_go_back(void **state)
 	r = pkt(f, true, RK_OP_SEND_MIDDLE, 202, false, NULL, NULL, 1024, 1000);
 	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
 	assert_true(r->roce.rtx_start);
-	assert_false(r->roce.out_of_order);   /* a NAK came between */
+	assert_false(r->roce.out_of_order);
 	r = pkt(f, true, RK_OP_SEND_LAST, 203, true, NULL, NULL, 100, 1000);
 	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
 	assert_false(r->roce.rtx_start);
@@ -215,6 +215,12 @@ test_loss_nak_go_back(void **state)
 	assert_false(r->roce.ack_range);
 }
 
+/*
+ * A packet that shows up after later PSNs, then the flow goes on where it
+ * stood: out of order, not a retransmission, however late it came and
+ * even with a NAK between (the responder NAKed it before it came). The
+ * frames after it lose nothing.
+ */
 static void
 test_out_of_order(void **state)
 {
@@ -224,15 +230,59 @@ test_out_of_order(void **state)
 	pkt(f, true, RK_OP_SEND_ONLY, 400, false, NULL, NULL, 8, 1000);
 	r = pkt(f, true, RK_OP_SEND_ONLY, 402, false, NULL, NULL, 8, 1000);
 	assert_int_equal(r->roce.missing, 1);
-	/* 401 shows up 2 us later with no NAK: reordered, not resent */
-	r = pkt(f, true, RK_OP_SEND_ONLY, 401, false, NULL, NULL, 8, 2000);
-	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
+	ack(f, 401, 0x60, 1000);                          /* frame 3: NAK 401 */
+	/* 401 shows up 4 ms later: its verdict waits for the next request */
+	pkt(f, true, RK_OP_SEND_ONLY, 401, false, NULL, NULL, 8, 4000000);
+	r = pkt(f, true, RK_OP_SEND_ONLY, 403, false, NULL, NULL, 8, 1000);
+	assert_int_equal(r->roce.seq, RKW_SEQ_IN_ORDER);
+	assert_int_equal(r->roce.missing, 0);
+	r = rkw_lookup(f->s, 4);
 	assert_true(r->roce.out_of_order);
-	/* a lost PSN seen again only after 3 ms is a retransmission */
-	r = pkt(f, true, RK_OP_SEND_ONLY, 404, false, NULL, NULL, 8, 1000);
-	assert_int_equal(r->roce.missing, 1);
-	r = pkt(f, true, RK_OP_SEND_ONLY, 403, false, NULL, NULL, 8, 4000000);
+	assert_false(r->roce.rtx_start);
+	assert_int_equal(r->roce.missing, 0);
+	assert_int_equal(r->roce.seq, RKW_SEQ_LATE);
+	assert_int_equal(r->roce.not_lost, 1);   /* the statistics take it back */
+	/* The gap frame says what was missing then. */
+	assert_int_equal(rkw_lookup(f->s, 2)->roce.missing, 1);
+}
+
+/*
+ * A copy inside a go-back-N run shows up late: out of order (and still a
+ * retransmission); the run goes on where it stood, so the frames after it
+ * lose nothing and start no episode.
+ */
+static void
+test_out_of_order_in_go_back(void **state)
+{
+	struct feeder *f = *state;
+	const struct rkw_frame *r;
+	static const uint32_t run[] = { 3, 4, 5, 7, 8, 6, 9, 10 };
+	uint32_t late = 0, after = 0;
+
+	for (uint32_t p = 0; p < 10; p++)
+		pkt(f, true, RK_OP_RDMA_WRITE_ONLY, p, false, NULL, NULL, 0, 1000);
+	ack(f, 3, 0x60, 1000);
+	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++) {
+		r = pkt(f, true, RK_OP_RDMA_WRITE_ONLY, run[i], false, NULL, NULL, 0, 1000);
+		if (run[i] == 6)
+			late = f->num;
+		if (run[i] == 9)
+			after = f->num;
+	}
+	assert_int_equal(r->roce.seq, RKW_SEQ_IN_ORDER);
+	r = rkw_lookup(f->s, late);
+	assert_true(r->roce.out_of_order);
+	assert_false(r->roce.rtx_start);
 	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
+	assert_int_equal(r->roce.not_lost, 1);
+	r = rkw_lookup(f->s, after);
+	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
+	assert_int_equal(r->roce.missing, 0);
+	assert_false(r->roce.rtx_start);
+	assert_false(r->roce.out_of_order);
+	/* The first packet of the run is its start. */
+	r = rkw_lookup(f->s, 12);
+	assert_true(r->roce.rtx_start);
 	assert_false(r->roce.out_of_order);
 }
 
@@ -353,6 +403,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_ack_coverage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_loss_nak_go_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_out_of_order_in_go_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_latency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cm_pairing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_rdma, setup, teardown),

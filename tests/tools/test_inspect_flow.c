@@ -3,7 +3,8 @@
  * Tests of the rk-inspect per-QP analysis (tools/rk-inspect/flow.c): PSN
  * gaps, duplicates and go-back-N episodes, READ PSN reservation (known,
  * inferred and unknown PMTU), 24-bit wrap, coalesced ACKs, READ responses,
- * and the stateful findings msg.length.mismatch / msg.opcode.sequence.
+ * the stateful findings msg.length.mismatch / msg.opcode.sequence, and
+ * packets that show up late (reordered) told from retransmissions.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -790,6 +791,289 @@ test_max_flows(void **state)
 	assert_int_equal(x->t.untracked_packets, 100);
 }
 
+
+/*
+ * Reordering (doc/inspect.md: a gap is a packet the capture did not see).
+ * A packet that shows up after later PSNs fills PSNs counted missing: it
+ * was not lost, and the packets after it are no gaps.
+ */
+
+/* A first transmission shows up late: no gap, no retransmission. */
+static void
+test_reorder_first_transmission(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	for (uint32_t p = 10; p < 12; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 13, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	send_op(x, false, RK_OP_SEND_ONLY, 14, 8);
+	/* 12, late: its verdict waits for the next request. */
+	f = send_op(x, false, RK_OP_SEND_ONLY, 12, 8);
+	assert_true(x->res.pending);
+	assert_false(x->res.pending_rtx);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);   /* the other verdict */
+	assert_non_null(x->res.chain);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 15, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 16, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.duplicates, 0);
+	assert_int_equal(f->req.rtx_episodes, 0);
+	assert_int_equal(f->req.reordered, 1);
+	assert_int_equal(f->messages, 7);
+}
+
+/*
+ * A copy inside a go-back-N run shows up late: the packets after it are
+ * no gaps inside the run (they were counted as such, and as a second
+ * episode, when the late copy moved the run back).
+ */
+static void
+test_reorder_inside_go_back(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = 0; p < 10; p++)
+		send_op(x, false, RK_OP_RDMA_WRITE_ONLY, p, 0);
+	/* The run from 3; the copy of 6 comes after 8. */
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 3, 0);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 4, 0);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 5, 0);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 7, 0);
+	assert_int_equal(x->res.missing, 1);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 8, 0);
+	send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 6, 0);
+	assert_true(x->res.pending);
+	assert_true(x->res.pending_rtx);
+	f = send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 9, 0);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_int_equal(x->res.missing, 0);
+	assert_false(x->res.rtx_start);
+	f = send_op(x, false, RK_OP_RDMA_WRITE_ONLY, 10, 0);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.rtx_gaps, 0);
+	assert_int_equal(f->req.rtx_missing, 0);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.duplicates, 7);   /* 3..9 resent, 6 late among them */
+	assert_int_equal(f->req.reordered, 1);
+	assert_int_equal(f->messages, 11);
+}
+
+/*
+ * The original shows up after the go-back-N run that its absence caused
+ * (the responder NAKed it, the requester resent it): the run stays a run,
+ * the original is late, nothing was lost.
+ */
+static void
+test_reorder_after_its_retransmission(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = 0; p < 10; p++)
+		if (p != 5)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	aeth_op(x, true, RK_OP_ACKNOWLEDGE, 5, 0, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, 4);
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	assert_true(x->res.pending);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_SEND_ONLY, 6, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_GO_BACK);
+	for (uint32_t p = 7; p < 11; p++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.missing, 1);      /* not yet seen */
+	assert_int_equal(f->req.duplicates, 5);
+	/* The original of 5, at last. */
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.duplicates, 5);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.reordered, 1);
+	assert_int_equal(f->messages, 12);
+}
+
+/*
+ * A late packet, then the requester's own go-back to its PSN (it was
+ * NAKed before it came): one episode, no loss.
+ */
+static void
+test_reorder_then_go_back_to_it(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 12, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 13, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_SEND_ONLY, 12, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 13, 8);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	assert_int_equal(x->res.missing, 0);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.duplicates, 3);
+	assert_int_equal(f->req.reordered, 1);
+}
+
+/* A late READ request (3 PSNs at PMTU 1024) fills every PSN it reserves. */
+static void
+test_reorder_read_request(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_SEND_ONLY, 19, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 23, 8);   /* READ 20..22 not seen yet */
+	assert_int_equal(x->res.missing, 3);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 20, 0, 3000);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 24, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.reordered, 1);
+	assert_int_equal(f->read_requests, 1);
+	assert_int_equal(f->messages, 4);
+}
+
+/*
+ * Real loss: the packets resent after a first transmission was lost are
+ * a go-back-N run, counted as before (the lost PSN stays missing), and
+ * so is the verdict still open at the end of the capture.
+ */
+static void
+test_loss_then_go_back_unchanged(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	for (uint32_t p = 0; p < 8; p++)
+		if (p != 3)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 3, 8);
+	assert_true(x->res.pending);
+	assert_true(x->res.rtx_start);
+	for (uint32_t p = 4; p < 8; p++) {
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+		if (p == 4)
+			assert_int_equal(x->res.resolved, RK_INSP_VERDICT_GO_BACK);
+		assert_false(x->res.pending);
+		assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
+	}
+	assert_int_equal(f->req.gaps, 1);
+	assert_int_equal(f->req.missing, 1);
+	assert_int_equal(f->req.duplicates, 5);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.reordered, 0);
+	assert_int_equal(f->messages, 8);
+
+	/* Lost again, resent as the capture ends: no request to tell. */
+	send_op(x, false, RK_OP_SEND_ONLY, 9, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 8, 8);
+	assert_true(x->res.pending);
+	rk_insp_flow_settle(&x->t, f, NULL, NULL);
+	assert_int_equal(f->req.gaps, 2);
+	assert_int_equal(f->req.missing, 2);
+	assert_int_equal(f->req.duplicates, 6);
+	assert_int_equal(f->req.rtx_episodes, 2);
+	assert_int_equal(f->req.reordered, 0);
+	assert_int_equal(f->messages, 10);
+}
+
+/* A READ response packet shows up late: no gap, nor after it. */
+static void
+test_reorder_read_response(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 30, 0, 5120); /* 30..34 */
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 30, 1024, 0x1f, 1);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 31, 1024);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 33, 1024);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_GAP);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 32, 1024);
+	assert_true(x->res.pending);
+	f = aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 34, 1024, 0x1f, 1);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->resp.missing, 0);
+	assert_int_equal(f->resp.duplicates, 0);
+	assert_int_equal(f->resp.reordered, 1);
+	assert_int_equal(f->read_resp_messages, 1);
+	/* The next READ goes on in order. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 35, 0, 64);
+	f = aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_ONLY, 35, 64, 0x1f, 2);
+	assert_int_equal(x->res.note, RK_INSP_SEQ_IN_ORDER);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->read_resp_messages, 2);
+}
+
+/*
+ * Late packets scattered over the window, then a retransmission right
+ * after the last of them: taken as one go-back-N run, it would have lost
+ * most of the packets between them. On a flow already seen reordering
+ * they are late packets, and the retransmission starts an episode.
+ */
+static void
+test_reorder_scattered_then_go_back(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f = NULL;
+
+	/* Reordering seen once: 4 comes after 5. */
+	for (uint32_t p = 0; p < 4; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 4, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 6, 8);
+	assert_int_equal(f->req.reordered, 1);
+	/* 10, 15 and 20 come late, after 30. */
+	for (uint32_t p = 7; p < 31; p++)
+		if (p != 10 && p != 15 && p != 20)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.gaps, 3);
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 15, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 20, 8);
+	assert_true(x->res.pending);
+	/* The requester goes back to 21 (a NAK not in the capture). */
+	send_op(x, false, RK_OP_SEND_ONLY, 21, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_true(x->res.rtx_start);
+	for (uint32_t p = 22; p < 31; p++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+	assert_int_equal(f->req.rtx_episodes, 1);
+	assert_int_equal(f->req.duplicates, 10);
+	assert_int_equal(f->req.reordered, 4);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define T1024(fn) cmocka_unit_test_setup_teardown(fn, setup_pmtu1024, teardown)
 
@@ -821,6 +1105,14 @@ main(void)
 		T(test_counters),
 		T(test_many_flows),
 		T(test_max_flows),
+		T(test_reorder_first_transmission),
+		T(test_reorder_inside_go_back),
+		T(test_reorder_after_its_retransmission),
+		T(test_reorder_then_go_back_to_it),
+		T1024(test_reorder_read_request),
+		T(test_loss_then_go_back_unchanged),
+		T1024(test_reorder_read_response),
+		T(test_reorder_scattered_then_go_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,15 +56,45 @@ enum rk_insp_seq_note {
 	RK_INSP_SEQ_GAP,       /**< ahead of the expected PSN */
 	RK_INSP_SEQ_DUP,       /**< behind the expected PSN (retransmission) */
 	RK_INSP_SEQ_RESYNC,    /**< accepted after a READ of unknown length in PSNs */
+	RK_INSP_SEQ_LATE,      /**< out of order: seen after later PSNs, it fills
+				    PSNs counted missing (a reorder, not a loss) */
 };
 
-/** Result of rk_insp_flow_packet for one packet. */
+/**
+ * Verdict on a request that fills PSNs counted missing: the first packet
+ * of a go-back-N run that resends them, or the packet itself arriving
+ * late. The flow's next request tells (rk_insp_flow_packet()).
+ */
+enum rk_insp_verdict {
+	RK_INSP_VERDICT_NONE = 0,
+	RK_INSP_VERDICT_GO_BACK,  /**< a retransmission: the PSNs stay missing */
+	RK_INSP_VERDICT_LATE,     /**< reordered: the PSNs were not lost */
+};
+
+/**
+ * Result of rk_insp_flow_packet for one packet.
+ *
+ * When @c pending is set, the packet fills PSNs counted missing and its
+ * verdict waits for the next packet of its sequence (requests, or READ
+ * responses, of the flow): @c note, @c missing and @c rtx_start hold the
+ * retransmission verdict (RK_INSP_VERDICT_GO_BACK); the other is
+ * RK_INSP_SEQ_LATE with @c rtx = @c pending_rtx. @c chain names the
+ * sequence. When @c resolved is set, this packet decided the verdict on
+ * every packet of sequence @c chain pending until now (before its own).
+ */
 struct rk_insp_seq_result {
 	enum rk_insp_seq_note note;
 	uint32_t missing;      /**< PSNs skipped (GAP, or DUP inside a go-back-N run) */
 	bool rtx_start;        /**< first packet of a go-back-N episode */
 	uint32_t expected;     /**< the PSN expected before this packet */
+	bool rtx;              /**< LATE: a retransmitted copy, late in its go-back-N run */
+	bool pending;          /**< verdict decided by a later packet */
+	bool pending_rtx;      /**< @c rtx of the LATE verdict */
+	enum rk_insp_verdict resolved; /**< verdict on the earlier pending packets */
+	const void *chain;     /**< the sequence @c pending or @c resolved is about */
 };
+
+struct rk_insp_seqx;
 
 /** One PSN sequence (requests or responses) of a flow. */
 struct rk_insp_psn_track {
@@ -81,8 +111,12 @@ struct rk_insp_psn_track {
 	uint64_t duplicates;   /**< packets behind the expected PSN */
 	uint64_t rtx_episodes; /**< times the sequence went back (go-back-N) */
 	uint64_t resyncs;      /**< times a READ of unknown span forced a resync */
+	uint64_t reordered;    /**< packets seen late (LATE): not lost, not resent */
 	uint32_t resync_psn;   /**< PSN of the READ that caused the resync */
 	uint32_t resync_len;   /**< its DMALen */
+	/* PSNs counted missing and not seen since, and the packets waiting
+	 * for a verdict: allocated at the first gap, NULL until then. */
+	struct rk_insp_seqx *x;
 };
 
 /** Message state of one sequence (opcode sequence and length checks). */
@@ -206,6 +240,21 @@ struct rk_insp_flow *rk_insp_flow_packet(struct rk_insp_flows *t,
 					 const struct rk_insp_roce *r,
 					 struct rk_findings *found,
 					 struct rk_insp_seq_result *res);
+
+/** Told the verdict on the pending packets of sequence @p chain of @p flow. */
+typedef void rk_insp_settled_fn(void *ctx, struct rk_insp_flow *flow, const void *chain,
+				enum rk_insp_verdict v);
+
+/**
+ * Decide the pending verdicts of @p flow without the packets that would
+ * (end of capture, output held too long): retransmissions, as when the
+ * next packet continued them. @p cb, when not NULL, is told each one.
+ */
+void rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
+			 rk_insp_settled_fn *cb, void *ctx);
+
+/** rk_insp_flow_settle() on every flow (end of capture). */
+void rk_insp_flows_settle(struct rk_insp_flows *t, rk_insp_settled_fn *cb, void *ctx);
 
 /** Add the findings of @p f to the counters of @p flow. */
 void rk_insp_flow_count_findings(struct rk_insp_flow *flow,

@@ -49,7 +49,7 @@ struct rk_insp_report {
 	const struct rk_insp_flows *flows;
 	const struct rk_insp_iw *iw;
 	const char *read_error;        /**< NULL, or why reading stopped early */
-	bool read_error_at_eof;        /**< the error was a cut final record */
+	bool read_error_at_eof;        /**< a short read at the end of the file (truncated) */
 	uint32_t pmtu_option;
 	bool icrc_checked;
 };

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include <pcap/pcap.h>
 
@@ -22,6 +23,29 @@
 
 #define EXIT_FINDINGS 1
 #define EXIT_BAD 2
+
+/*
+ * Output that waits: a packet filling PSNs counted missing gets its verdict
+ * (retransmission or out of order) from a later packet of its sequence
+ * (flow.h, rk_insp_seq_result), so its line is kept in both versions, and
+ * every line after it waits, in order.
+ */
+struct held {
+	char *text[2];                /* [0] the retransmission verdict or the only text, [1] LATE */
+	size_t len[2];
+	const void *chain;            /* waiting for the verdict on this sequence, or NULL */
+	struct rk_insp_flow *flow;    /* its flow */
+};
+
+struct hold {
+	struct held *e;
+	size_t head, n, cap;          /* waiting: e[head..n) */
+	size_t bytes;
+};
+
+/* Past these the oldest waiting verdict is taken as a retransmission. */
+#define HOLD_MAX_LINES (1u << 16)
+#define HOLD_MAX_BYTES (16u << 20)
 
 struct app {
 	/* options */
@@ -45,6 +69,7 @@ struct app {
 	uint64_t ts0;
 	bool print_packets;
 	bool warned_untracked;
+	struct hold hold;
 };
 
 static void
@@ -74,7 +99,7 @@ usage(FILE *f)
 		"  -V, --version          print the version\n"
 		"\n"
 		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
-		"2 bad usage or an unreadable/corrupt capture.\n",
+		"2 bad usage, or an unreadable, corrupt or truncated capture.\n",
 		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT);
 }
 
@@ -328,6 +353,146 @@ map_linktype(int dlt, enum rk_linktype *out)
 }
 
 static void
+hold_write(struct app *a, const char *t, size_t len)
+{
+	fwrite(t, 1, len, a->out);
+}
+
+/* Write the waiting output up to the first line whose verdict is open. */
+static void
+hold_flush(struct app *a)
+{
+	struct hold *h = &a->hold;
+
+	while (h->head < h->n && h->e[h->head].chain == NULL) {
+		struct held *e = &h->e[h->head++];
+
+		hold_write(a, e->text[0], e->len[0]);
+		h->bytes -= e->len[0];
+		free(e->text[0]);
+	}
+	if (h->head == h->n)
+		h->head = h->n = 0;
+}
+
+/* The verdict on the waiting packets of @p chain: keep the text that says it. */
+static void
+hold_resolve(struct app *a, const void *chain, enum rk_insp_verdict v)
+{
+	struct hold *h = &a->hold;
+
+	for (size_t i = h->head; i < h->n; i++) {
+		struct held *e = &h->e[i];
+		int keep = v == RK_INSP_VERDICT_LATE;
+
+		if (e->chain != chain)
+			continue;
+		free(e->text[!keep]);
+		h->bytes -= e->len[!keep];
+		e->text[0] = e->text[keep];
+		e->len[0] = e->len[keep];
+		e->text[1] = NULL;
+		e->chain = NULL;
+	}
+	hold_flush(a);
+}
+
+static void
+settled(void *ctx, struct rk_insp_flow *flow, const void *chain, enum rk_insp_verdict v)
+{
+	(void)flow;
+	hold_resolve(ctx, chain, v);
+}
+
+/* Queue one line (two for a verdict pending on @p chain of @p flow). */
+static void
+hold_push(struct app *a, char *t0, size_t l0, char *t1, size_t l1, const void *chain,
+	  struct rk_insp_flow *flow)
+{
+	struct hold *h = &a->hold;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 256;
+		struct held *n;
+
+		if (h->head != 0) {
+			/* Reuse the room already written out. */
+			memmove(h->e, h->e + h->head, (h->n - h->head) * sizeof(*h->e));
+			h->n -= h->head;
+			h->head = 0;
+		} else if ((n = realloc(h->e, cap * sizeof(*n))) != NULL) {
+			h->e = n;
+			h->cap = cap;
+		}
+	}
+	if (h->n == h->cap) {
+		/* Out of memory: decide now, lines in order still. */
+		rk_insp_flows_settle(&a->flows, settled, a);
+		if (t0 != NULL)
+			hold_write(a, t0, l0);
+		free(t0);
+		free(t1);
+		return;
+	}
+	h->e[h->n++] = (struct held){ .text = { t0, t1 }, .len = { l0, l1 }, .chain = chain,
+				      .flow = flow };
+	h->bytes += l0 + l1;
+	hold_flush(a);
+	/* A flow gone quiet must not hold the rest for ever. */
+	while (h->head < h->n && (h->n - h->head > HOLD_MAX_LINES || h->bytes > HOLD_MAX_BYTES)) {
+		const void *oldest = h->e[h->head].chain;
+
+		rk_insp_flow_settle(&a->flows, h->e[h->head].flow, settled, a);
+		if (h->head < h->n && h->e[h->head].chain == oldest)
+			hold_resolve(a, oldest, RK_INSP_VERDICT_GO_BACK);
+	}
+}
+
+/* Where a line goes: standard output, or a buffer while earlier ones wait. */
+static FILE *
+out_begin(struct app *a, char **buf, size_t *len, bool wait)
+{
+	FILE *f;
+
+	if (!wait && a->hold.head == a->hold.n)
+		return a->out;
+	*buf = NULL;
+	*len = 0;
+	f = open_memstream(buf, len);
+	if (f == NULL) {
+		/* No memory to wait with: decide now. */
+		rk_insp_flows_settle(&a->flows, settled, a);
+		return a->out;
+	}
+	return f;
+}
+
+/* The line written to @p f by out_begin(): nothing to do, or a string. */
+static bool
+out_end(struct app *a, FILE *f, char **buf, size_t *len)
+{
+	if (f == a->out)
+		return false;
+	if (fclose(f) != 0) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
+	return true;
+}
+
+/* A line of a frame that does not wait for a verdict itself. */
+#define OUT_LINE(a, stmt_with_f) do {					\
+	char *buf_;							\
+	size_t len_;							\
+	FILE *f = out_begin((a), &buf_, &len_, false);			\
+									\
+	stmt_with_f;							\
+	if (out_end((a), f, &buf_, &len_))				\
+		hold_push((a), buf_, len_, NULL, 0, NULL, NULL);	\
+} while (0)
+
+static void
 count_findings(struct app *a, const struct rk_findings *f)
 {
 	for (unsigned int i = 0; i < f->count; i++) {
@@ -365,9 +530,9 @@ on_iw_event(void *ctx, const struct rk_insp_iw_event *ev)
 	if (!a->print_packets)
 		return;
 	if (a->mode == RK_INSP_PACKETS_JSON)
-		rk_insp_json_line(a->out, rk_insp_iw_json(ev));
+		OUT_LINE(a, rk_insp_json_line(f, rk_insp_iw_json(ev)));
 	else
-		rk_insp_print_iw_line(a->out, ev);
+		OUT_LINE(a, rk_insp_print_iw_line(f, ev));
 }
 
 /*
@@ -381,9 +546,19 @@ other_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame 
 	if (!a->print_packets || (pkt->findings.count == 0 && pkt->findings.dropped == 0))
 		return;
 	if (a->mode == RK_INSP_PACKETS_JSON)
-		rk_insp_json_line(a->out, rk_insp_frame_json(fr, pkt));
+		OUT_LINE(a, rk_insp_json_line(f, rk_insp_frame_json(fr, pkt)));
 	else
-		rk_insp_print_frame_line(a->out, fr, pkt);
+		OUT_LINE(a, rk_insp_print_frame_line(f, fr, pkt));
+}
+
+static void
+roce_line(const struct app *a, FILE *f, const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
+	  const struct rk_insp_seq_result *seq, const struct rk_findings *found)
+{
+	if (a->mode == RK_INSP_PACKETS_JSON)
+		rk_insp_json_line(f, rk_insp_roce_json(fr, pkt, seq, found));
+	else
+		rk_insp_print_roce_line(f, fr, pkt, seq, found);
 }
 
 static void
@@ -417,10 +592,38 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	count_findings(a, &found);
 	if (!a->print_packets)
 		return;
-	if (a->mode == RK_INSP_PACKETS_JSON)
-		rk_insp_json_line(a->out, rk_insp_roce_json(fr, pkt, &seq, &found));
-	else
-		rk_insp_print_roce_line(a->out, fr, pkt, &seq, &found);
+	if (seq.resolved != RK_INSP_VERDICT_NONE)
+		hold_resolve(a, seq.chain, seq.resolved);
+	if (seq.pending) {
+		/* Both verdicts now; a later packet of its sequence picks one. */
+		struct rk_insp_seq_result late = seq;
+		char *buf[2] = { NULL, NULL };
+		size_t len[2] = { 0, 0 };
+
+		late.note = RK_INSP_SEQ_LATE;
+		late.rtx = seq.pending_rtx;
+		late.rtx_start = false;
+		late.missing = 0;
+		for (int i = 0; i < 2; i++) {
+			FILE *f = out_begin(a, &buf[i], &len[i], true);
+
+			if (f == a->out) {
+				/* Out of memory: every verdict was just taken as
+				 * a retransmission, this one too. */
+				if (i == 1)
+					hold_write(a, buf[0], len[0]);
+				else
+					roce_line(a, f, fr, pkt, &seq, &found);
+				free(buf[0]);
+				return;
+			}
+			roce_line(a, f, fr, pkt, i ? &late : &seq, &found);
+			out_end(a, f, &buf[i], &len[i]);
+		}
+		hold_push(a, buf[0], len[0], buf[1], len[1], seq.chain, flow);
+		return;
+	}
+	OUT_LINE(a, roce_line(a, f, fr, pkt, &seq, &found));
 }
 
 static void
@@ -484,7 +687,7 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			a->tot.pfc_frames++;
 		if (a->print_packets && a->mode == RK_INSP_LINES) {
 			count_findings(a, &pkt.findings);
-			rk_insp_print_mac_control_line(a->out, &fr, &pkt);
+			OUT_LINE(a, rk_insp_print_mac_control_line(f, &fr, &pkt));
 		} else {
 			other_frame(a, &pkt, &fr);
 		}
@@ -550,15 +753,16 @@ bare_read(pcap_t *p, struct app *a)
 /*
  * Open the capture on a stream with a 1 MiB buffer: libpcap reads record
  * by record through stdio, and the default 4 KiB buffer costs one read(2)
- * per few frames.
+ * per few frames. @p seekable is set when ftello() works on the stream.
  */
 static pcap_t *
-open_capture(const char *file, char *errbuf)
+open_capture(const char *file, char *errbuf, bool *seekable)
 {
 	static char iobuf[1 << 20];
 	FILE *f;
 	pcap_t *p;
 
+	*seekable = false;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
 	else
@@ -568,10 +772,41 @@ open_capture(const char *file, char *errbuf)
 		return NULL;
 	}
 	setvbuf(f, iobuf, _IOFBF, sizeof(iobuf));
+	/* One seek makes stdio keep the file offset, so the ftello() per
+	 * record that locates a bad record costs no system call. */
+	*seekable = fseek(f, 0, SEEK_CUR) == 0;
 	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	if (p == NULL && f != stdin)
 		fclose(f);
 	return p;
+}
+
+/*
+ * Why reading stopped before the end, with the record it stopped at:
+ * libpcap's message, the record (pcap: its number; pcapng: the block after
+ * the last frame, which need not hold a frame) and its byte offset when the
+ * stream has one. A short read at the end of the file is a record cut by
+ * the end of the file, be it the last one (a capture stopped mid-write) or
+ * an earlier one whose length runs past the end: libpcap cannot tell them
+ * apart, and neither are a complete capture.
+ */
+static void
+describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
+		    bool at_eof, off_t off)
+{
+	char where[96], at[40] = "";
+
+	if (off >= 0)
+		snprintf(at, sizeof(at), " (byte %lld)", (long long)off);
+	/* pcapng section headers carry major version 1, pcap files 2. */
+	if (pcap_major_version(p) == 1)
+		snprintf(where, sizeof(where), "the block after frame %" PRIu64 "%s", frames, at);
+	else
+		snprintf(where, sizeof(where), "record %" PRIu64 "%s", frames + 1, at);
+	snprintf(buf, len, "%s capture: %s %s (libpcap: %s); the %" PRIu64 " frame%s "
+		 "before it are reported", at_eof ? "truncated" : "corrupt", where,
+		 at_eof ? "runs past the end of the file" : "cannot be read",
+		 pcap_geterr(p), frames, frames == 1 ? "" : "s");
 }
 
 int
@@ -583,8 +818,10 @@ main(int argc, char **argv)
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	const char *read_error = NULL;
-	char read_error_buf[PCAP_ERRBUF_SIZE + 64];
-	bool at_eof = false;
+	char read_error_buf[PCAP_ERRBUF_SIZE + 256];
+	bool at_eof = false, seekable = false;
+	off_t rec_off = -1;
+	FILE *pf = NULL;
 	int rc, status = 0;
 	static char outbuf[1 << 16];
 
@@ -604,7 +841,7 @@ main(int argc, char **argv)
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	} else {
-		p = open_capture(a.file, errbuf);
+		p = open_capture(a.file, errbuf, &seekable);
 	}
 	if (p == NULL) {
 		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, errbuf);
@@ -629,26 +866,33 @@ main(int argc, char **argv)
 		return EXIT_BAD;
 	}
 
+	/* Where the next record starts, to name it if it cannot be read. */
+	if (seekable) {
+		pf = pcap_file(p);
+		rec_off = pf != NULL ? ftello(pf) : -1;
+	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		frame(&a, h, data);
 		if (a.count != 0 && a.tot.frames >= a.count)
 			break;
+		if (rec_off >= 0)
+			rec_off = ftello(pf);
 	}
 	if (rc == -1) {
 		FILE *f = pcap_file(p);
 
-		/* A record cut at the end of the file (a capture stopped
-		 * mid-write) keeps everything before it; anything else
-		 * is a corrupt file. */
+		/* Whatever was read before a bad record is still reported,
+		 * but the capture is not complete: exit 2 either way. */
 		at_eof = f != NULL && feof(f);
-		snprintf(read_error_buf, sizeof(read_error_buf), "%s%s", pcap_geterr(p),
-			 at_eof ? " (cut final record)" : "");
+		describe_read_error(read_error_buf, sizeof(read_error_buf), p,
+				    a.tot.frames, at_eof, rec_off);
 		read_error = read_error_buf;
-		fprintf(stderr, "rk-inspect: %s: after frame %" PRIu64 ": %s\n", a.file,
-			a.tot.frames, read_error);
-		if (!at_eof)
-			status = EXIT_BAD;
+		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+		status = EXIT_BAD;
 	}
+	/* Verdicts still open at the end: taken as retransmissions. */
+	rk_insp_flows_settle(&a.flows, a.print_packets ? settled : NULL, &a);
+	hold_flush(&a);
 	rk_insp_iw_finish(&a.iw);
 	iwarp_totals(&a);
 
@@ -684,6 +928,7 @@ main(int argc, char **argv)
 
 	rk_insp_iw_fini(&a.iw);
 	rk_insp_flows_fini(&a.flows);
+	free(a.hold.e);
 	pcap_close(p);
 	return status;
 }

@@ -195,6 +195,9 @@ sb_seq(struct sbuf *b, const struct rk_insp_seq_result *seq)
 	case RK_INSP_SEQ_RESYNC:
 		sb_printf(b, " [resync]");
 		break;
+	case RK_INSP_SEQ_LATE:
+		sb_printf(b, seq->rtx ? " [retransmission, out of order]" : " [out of order]");
+		break;
 	default:
 		break;
 	}
@@ -496,6 +499,8 @@ seq_note_name(enum rk_insp_seq_note n)
 		return "retransmission";
 	case RK_INSP_SEQ_RESYNC:
 		return "resync";
+	case RK_INSP_SEQ_LATE:
+		return "out_of_order";
 	default:
 		return "none";
 	}
@@ -544,6 +549,8 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 			json_object_set_new(s, "missing", json_integer(seq->missing));
 		if (seq->rtx_start)
 			json_object_set_new(s, "go_back", json_true());
+		if (seq->note == RK_INSP_SEQ_LATE && seq->rtx)
+			json_object_set_new(s, "retransmission", json_true());
 		json_object_set_new(o, "sequence", s);
 	}
 	json_object_set_new(o, "findings", findings_json(found));
@@ -747,6 +754,7 @@ psn_track_json(const struct rk_insp_psn_track *t, bool requests)
 				    json_integer((json_int_t)t->rtx_episodes));
 		json_object_set_new(o, "resyncs", json_integer((json_int_t)t->resyncs));
 	}
+	json_object_set_new(o, "reordered", json_integer((json_int_t)t->reordered));
 	return o;
 }
 
@@ -1046,19 +1054,28 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *
 	if (f->ops_other)
 		fprintf(out, ", other=%" PRIu64, f->ops_other);
 	fputc('\n', out);
-	if (f->req.valid)
+	if (f->req.valid) {
 		fprintf(out, "    request PSN %u..%u: gaps=%" PRIu64 " (missing %" PRIu64
 			": %" PRIu64 " first transmission, %" PRIu64 " retransmission)"
-			" duplicates=%" PRIu64 " go-back=%" PRIu64 " resyncs=%" PRIu64 "\n",
+			" duplicates=%" PRIu64 " go-back=%" PRIu64 " resyncs=%" PRIu64,
 			f->req.first, f->req.last, f->req.gaps + f->req.rtx_gaps,
 			f->req.missing + f->req.rtx_missing, f->req.missing,
 			f->req.rtx_missing, f->req.duplicates, f->req.rtx_episodes,
 			f->req.resyncs);
-	if (f->resp.valid)
+		/* Shown when seen, so captures in order read as before. */
+		if (f->req.reordered != 0)
+			fprintf(out, " reordered=%" PRIu64, f->req.reordered);
+		fputc('\n', out);
+	}
+	if (f->resp.valid) {
 		fprintf(out, "    response PSN %u..%u: ACK=%" PRIu64 " atomic ACK=%" PRIu64
-			" READ responses=%" PRIu64 " gaps=%" PRIu64 " duplicates=%" PRIu64 "\n",
+			" READ responses=%" PRIu64 " gaps=%" PRIu64 " duplicates=%" PRIu64,
 			f->resp.first, f->resp.last, f->acks, f->atomic_acks,
 			f->read_resp_messages, f->resp.gaps, f->resp.duplicates);
+		if (f->resp.reordered != 0)
+			fprintf(out, " reordered=%" PRIu64, f->resp.reordered);
+		fputc('\n', out);
+	}
 	if (f->naks_total || f->rnr_naks) {
 		fprintf(out, "    NAK=%" PRIu64, f->naks_total);
 		for (int i = 0; i < 32; i++)
