@@ -169,6 +169,9 @@ struct rk_context {
 	uint64_t rx_frames, tx_frames, tx_errors;
 	uint32_t live;                  /* PDs, MRs, CQs, SRQs, QPs not destroyed */
 	uint8_t *tx_lent;               /* buffer lent by tx_frame() for the frame being built */
+	bool quiet;                     /* the last full progress pass sent nothing */
+	bool tx_blocked;                /* the last transmit pass found the device ring full */
+	uint32_t quiet_polls;           /* empty polls while quiet (every 4th is full) */
 	uint8_t rxbuf[RK_IB_MAX_FRAME + 256];
 };
 
@@ -390,7 +393,11 @@ int rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **ba
 /**
  * Run the transport once: receive up to 256 frames from the backend, run
  * expired timers, transmit up to 256 frames (fewer when the backend's
- * tx_room() says its device queue is full).
+ * tx_room() says its device queue is full). When nothing arrives and the
+ * previous pass had nothing to send, three calls in four return after the
+ * receive check alone (no clock read): timers fire up to three calls
+ * late, never early. rk_post_send, rk_post_recv, rk_modify_qp and
+ * rk_next_event_ns make the next call a full one.
  * iWARP contexts: for every connected QP, read what its stream has
  * (up to 1 MiB), run the MPA set-up timer, write what the stream takes;
  * close streams the engine is done with.

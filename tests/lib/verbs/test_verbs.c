@@ -22,6 +22,16 @@ static struct rk_sim_clock clk;
 static struct rk_sim_link *link_;
 static struct node n[2];
 static uint32_t inflight;       /* requester window of the next open_nodes(); 0: default */
+static const struct rk_io_ops *node_ops = &rk_sim_io_ops;     /* of the next open_nodes() */
+static unsigned int clock_reads;
+
+/* The simulator's backend, counting the clock reads. */
+static uint64_t
+counted_now(void *io)
+{
+	clock_reads++;
+	return rk_sim_io_ops.now_ns(io);
+}
 
 static void
 open_nodes(void)
@@ -39,7 +49,7 @@ open_nodes(void)
 		da.ip[10] = da.ip[11] = 0xff;
 		da.ip[15] = (uint8_t)(i + 1);
 		n[i].port = (struct rk_sim_port){ link_, (unsigned int)i, &clk };
-		n[i].ctx = rk_open_device(&rk_sim_io_ops, &n[i].port, &da);
+		n[i].ctx = rk_open_device(node_ops, &n[i].port, &da);
 		assert_non_null(n[i].ctx);
 		n[i].pd = rk_alloc_pd(n[i].ctx);
 		n[i].cq = rk_create_cq(n[i].ctx, 64, NULL);
@@ -381,6 +391,65 @@ test_qp_progress(void **state)
 	close_nodes();
 }
 
+/*
+ * With nothing to do, rk_progress reads the clock and runs timers and the
+ * transmit pass on one call in four; a timer that expires is still served
+ * within four calls, never before it is due, and a post goes out at once.
+ */
+static void
+test_quiet_polls(void **state)
+{
+	static struct rk_io_ops counted;
+	struct rk_sge ss = { 0, 512, 0 };
+	struct rk_send_wr wr = { .wr_id = 1, .sg_list = &ss, .num_sge = 1,
+				 .opcode = RK_WR_RDMA_WRITE, .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	const struct rk_sim_link_stats *ls;
+	uint64_t sent;
+	int i;
+
+	(void)state;
+	counted = rk_sim_io_ops;
+	counted.now_ns = counted_now;
+	node_ops = &counted;
+	open_nodes();
+	node_ops = &rk_sim_io_ops;
+	ls = rk_sim_link_stats(link_, 0);
+	ss.addr = (uint64_t)(uintptr_t)n[0].mem;
+	ss.lkey = n[0].mr->lkey;
+	wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)(n[1].mem + 4096);
+	wr.wr.rdma.rkey = n[1].mr->rkey;
+
+	/* Posted while quiet: out in the post itself. */
+	for (i = 0; i < 8; i++)
+		rk_progress(n[0].ctx);
+	sent = ls->sent;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(ls->sent, sent + 1);
+
+	/* The peer is silent: 400 empty polls before the ACK timeout. */
+	rk_progress(n[0].ctx);          /* the full pass after the post */
+	clock_reads = 0;
+	for (i = 0; i < 400; i++)
+		rk_progress(n[0].ctx);
+	assert_int_equal(ls->sent, sent + 1);
+	assert_true(clock_reads >= 100 && clock_reads <= 101);
+
+	/* Past the timeout (4.096 us * 2^10): resent within four polls. */
+	clk.now_ns += 4300000;
+	for (i = 0; i < 4 && ls->sent == sent + 1; i++)
+		rk_progress(n[0].ctx);
+	assert_int_equal(ls->sent, sent + 2);
+	assert_true(i <= 4);
+	/* Asked for the next event, the next poll is a full one. */
+	clk.now_ns += 4300000 * 2;      /* the second timeout, doubled or not */
+	(void)rk_next_event_ns(n[0].ctx);
+	clk.now_ns += 100000000;
+	rk_progress(n[0].ctx);
+	assert_true(ls->sent >= sent + 3);
+	close_nodes();
+}
+
 int
 main(void)
 {
@@ -389,6 +458,7 @@ main(void)
 		cmocka_unit_test(test_bad_wr_and_errors),
 		cmocka_unit_test(test_qp_counters),
 		cmocka_unit_test(test_qp_progress),
+		cmocka_unit_test(test_quiet_polls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
