@@ -68,7 +68,7 @@ if [ "$do_build" = 1 ]; then
 		}
 	fi
 	ninja -C "$build" bench/bench_icrc bench/gen-capture bench/pcap_loop bench/runstat \
-		bench/bench_engine || {
+		bench/bench_engine bench/bench_hop || {
 		echo "run-bench: build of the benchmarks failed" >&2
 		exit 2
 	}
@@ -102,6 +102,24 @@ grep -q '^@result libpcap_loop' "$log" || status=1
 echo "==== bench_rc.sh"
 "$here/bench_rc.sh" "$build/tools/rk-sim/rk-sim" "$rc_ops" "$build/bench/bench_engine" | tee -a "$log" | grep -v '^@'
 grep -q '^@result rc_write64k_vs_floor' "$log" || status=1
+
+echo "==== bench_hop"
+if hop=$("$build/bench/bench_hop"); then
+	echo "$hop"
+	echo "$hop" | awk '
+		$1 == "hop:" && $2 == "send64" {
+			print "@result hop_send64_stack_ns", $4, "- -"
+			print "@result hop_send64_floor_ns", $8, "- -"
+			print "@result hop_send64_raw_ns", $6, "- -" }
+		$1 == "hop:" && $2 == "idle_poll_ns" { print "@result hop_idle_poll_ns", $3, "- -" }
+		$1 == "hop:" && $2 == "write4k" {
+			print "@result hop_write4k_stack_ns", $4, "- -"
+			print "@result hop_write4k_floor_ns", $8, "- -" }' >>"$log"
+	grep -q '^@result hop_send64_stack_ns' "$log" || status=1
+else
+	echo "run-bench: bench_hop failed" >&2
+	status=1
+fi
 
 if [ "$dpdk" = 1 ] && [ -x "$build/apps/rk-perf" ] && [ -x "$build/bench/memif_raw" ]; then
 	echo "==== bench_dpdk.sh"
@@ -173,6 +191,12 @@ BEGIN {
 	label["iwarp_roce_write64k_gbps"] = "  RoCEv2 WRITE 64 KiB, same run, Gb/s"
 	label["iwarp_raw_memif1514_gbps"] = "  raw memif 1514 B frames, Gb/s"
 	label["iwarp_write64k_4qp_vs_1qp"] = "  iWARP 4 QPs (4 TCP conns) / 1 QP"
+	label["hop_send64_stack_ns"] = "SEND 64 B hop, stack CPU (no port), ns"
+	label["hop_send64_floor_ns"] = "  raw hop + ICRC check and make, ns"
+	label["hop_send64_raw_ns"] = "  raw hop (copies only), ns"
+	label["hop_idle_poll_ns"] = "  empty rk_poll_cq, ns"
+	label["hop_write4k_stack_ns"] = "WRITE 4 KiB frame, both ends, stack CPU, ns"
+	label["hop_write4k_floor_ns"] = "  3 copies + 2 ICRCs of the frame, ns"
 	label["dpdk_qp10k_mib"] = "10,000 RC QPs (depth 128), MiB"
 	label["dpdk_qp10k_rss_mib"] = "  of it resident (RSS), MiB"
 	label["plugin_vs_tshark_fields"] = "tshark+plugin / tshark, -T fields (CPU)"

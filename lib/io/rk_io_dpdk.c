@@ -419,13 +419,38 @@ ops_tx_frame(void *arg)
 	return rte_pktmbuf_mtod(io->tx_lent, uint8_t *) + tag;
 }
 
+/*
+ * Queue the lent mbuf, its first segment holding @p seg_len bytes of the
+ * frame built at @p frame (@p pkt_len in all, with any chained segments).
+ */
+static void
+queue_lent(struct rk_io_dpdk *io, uint8_t *frame, uint32_t seg_len, uint32_t pkt_len)
+{
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
+	struct rte_mbuf *m = io->tx_lent;
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+
+	if (tag != 0) {
+		/* 802.1Q: the MACs move up 4 bytes; TPID 0x8100, PCP 0, VID. */
+		memmove(p, frame, 12);
+		rk_put_be16(p + 12, 0x8100);
+		rk_put_be16(p + 14, io->cfg.vlan_id & 0x0fff);
+	}
+	m->data_len = (uint16_t)(seg_len + tag);
+	m->pkt_len = pkt_len + tag;
+	io->tx_lent = NULL;
+	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
+	/* A burst's worth: the peer starts on it while the engine builds the rest. */
+	if (io->txq_n >= TX_BATCH)
+		tx_once(io);
+}
+
 static int
 ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 {
 	struct rk_io_dpdk *io = arg;
 	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
 	struct rte_mbuf *m = io->tx_lent;
-	uint8_t *p;
 
 	if (m == NULL || frame != rte_pktmbuf_mtod(m, uint8_t *) + tag || len < ETH_HLEN ||
 	    len > RK_IB_MAX_FRAME)
@@ -435,20 +460,7 @@ ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 		return 0;
 	if (txq_reserve(io) != 0)
 		return -ENOBUFS;
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (tag != 0) {
-		/* 802.1Q: the MACs move up 4 bytes; TPID 0x8100, PCP 0, VID. */
-		memmove(p, frame, 12);
-		rk_put_be16(p + 12, 0x8100);
-		rk_put_be16(p + 14, io->cfg.vlan_id & 0x0fff);
-	}
-	m->data_len = (uint16_t)(len + tag);
-	m->pkt_len = len + tag;
-	io->tx_lent = NULL;
-	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
-	/* A burst's worth: the peer starts on it while the engine builds the rest. */
-	if (io->txq_n >= TX_BATCH)
-		tx_once(io);
+	queue_lent(io, frame, len, len);
 	return 0;
 }
 
@@ -473,7 +485,6 @@ ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *pay
 	struct rk_io_dpdk *io = arg;
 	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0;
 	struct rte_mbuf *m = io->tx_lent, *x[2];
-	uint8_t *p;
 
 	if (m == NULL || frame != rte_pktmbuf_mtod(m, uint8_t *) + tag || hdr_len < ETH_HLEN ||
 	    (uint64_t)hdr_len + plen + tlen > RK_IB_MAX_FRAME || tlen > 64)
@@ -493,13 +504,6 @@ ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *pay
 		rte_pktmbuf_free_bulk(x, 2);
 		return -ENOBUFS;
 	}
-	p = rte_pktmbuf_mtod(m, uint8_t *);
-	if (tag != 0) {
-		memmove(p, frame, 12);
-		rk_put_be16(p + 12, 0x8100);
-		rk_put_be16(p + 14, io->cfg.vlan_id & 0x0fff);
-	}
-	m->data_len = (uint16_t)(hdr_len + tag);
 	rte_mbuf_ext_refcnt_update(&io->ext_shinfo, 1);
 	rte_pktmbuf_attach_extbuf(x[0], (void *)(uintptr_t)payload, RTE_BAD_IOVA, (uint16_t)plen,
 				  &io->ext_shinfo);
@@ -509,12 +513,8 @@ ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *pay
 	m->next = x[0];
 	x[0]->next = x[1];
 	m->nb_segs = 3;
-	m->pkt_len = hdr_len + tag + plen + tlen;
-	io->tx_lent = NULL;
 	io->st.tx_by_ref++;
-	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
-	if (io->txq_n >= TX_BATCH)
-		tx_once(io);
+	queue_lent(io, frame, hdr_len, hdr_len + plen + tlen);
 	return 0;
 }
 
