@@ -80,9 +80,15 @@ ia_oob_open(struct ia *a)
 
 	if (a->o.server_host == NULL) {
 		rc = oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
+		if (rc == -EADDRINUSE)
+			return ia_fail(a, "TCP port %u is in use: give another with -p",
+				       a->o.tcp_port);
+		if (rc == -ETIMEDOUT)
+			return ia_fail(a, "no client connected to TCP port %u within %g s",
+				       a->o.tcp_port, a->o.oob_timeout_s);
 		if (rc != 0)
-			return ia_fail(a, "no client connected to TCP port %u within %g s: %s",
-				       a->o.tcp_port, a->o.oob_timeout_s, strerror(-rc));
+			return ia_fail(a, "cannot take a client on TCP port %u: %s",
+				       a->o.tcp_port, strerror(-rc));
 	} else {
 		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
 				 ia_serve, a);

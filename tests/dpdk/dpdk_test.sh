@@ -569,6 +569,19 @@ errors)
 		"TCP port $p4 of the server, for the data connections (-p + 1), is in use: give another -p" \
 		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $((p4 - 1)) :: \
 		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.2 -p $((p4 - 1)) 127.0.0.1
+	# rk-interop, as a perftest server on the same port, says so too.
+	interop="${perf%/*}/rk-interop"
+	if [ -x "$interop" ]; then
+		timeout -k 5 20 "$interop" $EAL -l $CORE_C --vdev=net_null0 -- write_bw \
+			--ip 198.18.0.1 -p $p4 >"$tmp/ia.out" 2>&1
+		rc=$?
+		if [ $rc -ne 0 ] && [ $rc -ne 124 ] &&
+		   grep -qF "TCP port $p4 is in use: give another with -p" "$tmp/ia.out"; then
+			ok "rk-interop server port in use: exit $rc: $(grep rk-interop "$tmp/ia.out" | tail -1)"
+		else
+			bad "rk-interop server port in use: exit $rc: $(tail -2 "$tmp/ia.out")"
+		fi
+	fi
 	kill "$hp" 2>/dev/null
 	wait
 	;;
