@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
 #include "rk_pkt.h"
@@ -41,15 +42,6 @@ struct side {
 
 static struct side s[2];
 static uint64_t rx_bad;
-
-static double
-cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void
 deliver(void *ctx, const uint8_t *frame, uint32_t len)
@@ -133,7 +125,7 @@ engine_slice(double slice, double *used)
 {
 	static uint64_t posted, done;
 	uint64_t start_done = done;
-	double t0 = cpu_s(), t;
+	double t0 = bench_cpu_s(), t;
 	struct rk_wc wc[64];
 
 	do {
@@ -166,7 +158,7 @@ engine_slice(double slice, double *used)
 					done++;
 				}
 		}
-		t = cpu_s();
+		t = bench_cpu_s();
 	} while (t - t0 < slice);
 	*used = t - t0;
 	return done - start_done;
@@ -179,7 +171,7 @@ floor_pkts(uint64_t pkts)
 	static uint8_t pkt[HDR + MTU + 4];
 	static volatile uint32_t mtu = MTU;     /* a length known at run time, as the engine's */
 	volatile uint32_t sink = 0;
-	double t0 = cpu_s();
+	double t0 = bench_cpu_s();
 
 	for (uint64_t i = 0; i < pkts; i++) {
 		/* glibc's memcpy, as the engine uses, not an inlined rep movs. */
@@ -188,15 +180,7 @@ floor_pkts(uint64_t pkts)
 		sink ^= rk_crc32(pkt + 14, HDR - 14 + MTU);
 	}
 	(void)sink;
-	return cpu_s() - t0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
+	return bench_cpu_s() - t0;
 }
 
 int
@@ -232,7 +216,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	memcpy(sorted, r, sizeof(r[0]) * (size_t)rounds);
-	qsort(sorted, (size_t)rounds, sizeof(sorted[0]), cmp_double);
+	qsort(sorted, (size_t)rounds, sizeof(sorted[0]), bench_cmp_double);
 	printf("engine: write64k_vs_floor %.3f rounds ", sorted[rounds / 2]);
 	for (int i = 0; i < rounds; i++)
 		printf("%s%.2f", i ? "," : "", r[i]);

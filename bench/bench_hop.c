@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "rk_byteorder.h"
 #include "rk_pkt.h"
 #include "rk_verbs.h"
@@ -154,15 +155,6 @@ struct side {
 };
 
 static struct side s[2];
-
-static double
-cpu_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void
 die(const char *what)
@@ -326,12 +318,12 @@ stack_lat_slice(double slice, double *used)
 {
 	static uint64_t it;
 	uint64_t start = it;
-	double t0 = cpu_s(), t;
+	double t0 = bench_cpu_s(), t;
 
 	do {
 		for (int k = 0; k < 256; k++, it++)
 			stack_hop(&s[(it & 1) ^ 1], it);
-		t = cpu_s();
+		t = bench_cpu_s();
 	} while (t - t0 < slice);
 	*used = t - t0;
 	printf("send64: %" PRIu64 " hops\n", it - start);
@@ -345,7 +337,7 @@ raw_lat_slice(uint32_t flen, bool icrc, double slice, double *used)
 	static uint8_t frame[SLOT], out[SLOT];
 	static volatile uint32_t vlen;          /* a length known at run time */
 	uint64_t hops = 0;
-	double t0 = cpu_s(), t;
+	double t0 = bench_cpu_s(), t;
 
 	vlen = flen;
 	memset(frame, 0x5a, sizeof(frame));
@@ -371,7 +363,7 @@ raw_lat_slice(uint32_t flen, bool icrc, double slice, double *used)
 					    rk_rocev2_icrc(m->lent + 14, (uint32_t)len - 14 - 4));
 			mp_tx_commit(m, m->lent, (uint32_t)len);
 		}
-		t = cpu_s();
+		t = bench_cpu_s();
 	} while (t - t0 < slice);
 	/* Take the frame off the link again. */
 	s[hops & 1].port.head++;
@@ -384,7 +376,7 @@ stack_bw_slice(double slice, double *used, uint64_t *frames)
 {
 	static uint64_t posted, done;
 	uint64_t start = done, f0 = rk_context_stats(s[0].ctx)->tx_frames;
-	double t0 = cpu_s(), t;
+	double t0 = bench_cpu_s(), t;
 	struct rk_wc wc[64];
 
 	do {
@@ -412,26 +404,11 @@ stack_bw_slice(double slice, double *used, uint64_t *frames)
 					done++;
 				}
 		}
-		t = cpu_s();
+		t = bench_cpu_s();
 	} while (t - t0 < slice);
 	*used = t - t0;
 	*frames = rk_context_stats(s[0].ctx)->tx_frames - f0;
 	return done - start;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int
@@ -473,7 +450,7 @@ main(int argc, char **argv)
 		       r + 1, st[r], rw[r], fl[r], rt[r]);
 	}
 	printf("hop: send64 stack_ns %.1f raw_ns %.1f floor_ns %.1f ratio %.2f\n",
-	       median(st, rounds), median(rw, rounds), median(fl, rounds), median(rt, rounds));
+	       bench_median(st, rounds), bench_median(rw, rounds), bench_median(fl, rounds), bench_median(rt, rounds));
 	/* A frame arriving mid-poll waits for the rest of it: the empty poll's cost. */
 	for (int k = 0; k < 64; k++) {          /* the last SEND, its ACKs */
 		struct rk_wc wc;
@@ -489,17 +466,17 @@ main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		struct rk_wc wc;
 		uint64_t n = 0;
-		double t0 = cpu_s(), t;
+		double t0 = bench_cpu_s(), t;
 
 		do {
 			for (int k = 0; k < 1024; k++, n++)
 				if (rk_poll_cq(s[1].rcq, 1, &wc) != 0)
 					die("idle poll: a completion from nowhere");
-			t = cpu_s();
+			t = bench_cpu_s();
 		} while (t - t0 < slice / 4);
 		st[r] = (t - t0) * 1e9 / (double)n;
 	}
-	printf("hop: idle_poll_ns %.1f\n", median(st, rounds));
+	printf("hop: idle_poll_ns %.1f\n", bench_median(st, rounds));
 	teardown();
 	if (strcmp(only, "send") == 0)
 		return 0;
@@ -523,7 +500,7 @@ write:
 		       "ratio %.2f\n", r + 1, st[r], rw[r], fl[r], rt[r]);
 	}
 	printf("hop: write4k stack_ns %.1f raw_ns %.1f floor_ns %.1f ratio %.2f\n",
-	       median(st, rounds), median(rw, rounds), median(fl, rounds), median(rt, rounds));
+	       bench_median(st, rounds), bench_median(rw, rounds), bench_median(fl, rounds), bench_median(rt, rounds));
 	if (memcmp(s[1].buf + BW_SIZE, s[0].buf, BW_SIZE) != 0)
 		die("WRITE: the target does not hold the source's bytes");
 	teardown();
