@@ -16,6 +16,8 @@ before the damage are still analysed (-j totals.frames, read_error):
   header     the file ends inside the last record header (pcap only)
   corrupt    record 100 claims a length above libpcap's maximum (not at the
              end of the file)
+  cut after 1  one RoCEv2 frame, then the file ends inside record 2: "the 1
+             frame before it is reported"
   clean      the undamaged file: exit 0, no read_error
   stdin      the cut file through a pipe: record number, no offset
 
@@ -105,6 +107,14 @@ def main():
     cases.append(("pcap corrupt", write("corrupt.pcap", bytes(bad)),
                   2, [f"record {K} ", f"byte {off_k}", "corrupt"], K - 1))
     cases.append(("pcap clean", os.path.join(pcaps, SRC), 0, [], nrec))
+    # One frame before the damage: "frame ... is", not "frames ... are". The
+    # first RoCEv2 frame (UDP port 4791), so the lines mode has a line to print.
+    i = next(i for i, (_, _, b) in enumerate(recs)
+             if len(b) > 38 and b[12:14] == b"\x08\x00" and b[23] == 17 and
+             b[36:38] == b"\x12\xb7")
+    one = data[:24] + recs[i][1] + recs[i][2] + recs[i + 1][1] + recs[i + 1][2][:10]
+    cases.append(("pcap cut after 1", write("cut1.pcap", one),
+                  2, ["record 2 ", f"byte {24 + 16 + len(recs[i][2])}", "the 1 frame before it is reported"], 1))
     # pcapng
     ng_last = ng_offs[-1]
     cases.append(("pcapng cut", write("cut.pcapng", ng[:ng_last + 40]),

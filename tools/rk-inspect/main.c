@@ -803,10 +803,11 @@ describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
 		snprintf(where, sizeof(where), "the block after frame %" PRIu64 "%s", frames, at);
 	else
 		snprintf(where, sizeof(where), "record %" PRIu64 "%s", frames + 1, at);
-	snprintf(buf, len, "%s capture: %s %s (libpcap: %s); the %" PRIu64 " frame%s "
-		 "before it are reported", at_eof ? "truncated" : "corrupt", where,
+	snprintf(buf, len, "%s capture: %s %s (libpcap: %s); the %" PRIu64 " %s "
+		 "before it %s reported", at_eof ? "truncated" : "corrupt", where,
 		 at_eof ? "runs past the end of the file" : "cannot be read",
-		 pcap_geterr(p), frames, frames == 1 ? "" : "s");
+		 pcap_geterr(p), frames, frames == 1 ? "frame" : "frames",
+		 frames == 1 ? "is" : "are");
 }
 
 int
