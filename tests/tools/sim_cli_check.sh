@@ -12,14 +12,19 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0
 fail=0
 
-# $1 expected exit status, $2 text stderr must hold, then rk-sim's arguments
+# $1 expected exit status, $2 text stderr must hold, then rk-sim's arguments.
+# Every message is rk-sim's own: "rk-sim: ", not the path it ran as.
 expect() {
 	want_rc=$1 want=$2
 	shift 2
 	timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
+	first=$(head -1 "$tmp/err")
 	if [ $rc -ne "$want_rc" ] || { [ -n "$want" ] && ! grep -qF -- "$want" "$tmp/err"; }; then
-		echo "FAIL rk-sim $*: exit $rc, stderr '$(head -1 "$tmp/err")', expected $want_rc '$want'"
+		echo "FAIL rk-sim $*: exit $rc, stderr '$first', expected $want_rc '$want'"
+		fail=$((fail + 1))
+	elif [ -n "$first" ] && [ "${first#rk-sim: }" = "$first" ]; then
+		echo "FAIL rk-sim $*: stderr '$first' does not start with 'rk-sim: '"
 		fail=$((fail + 1))
 	else
 		pass=$((pass + 1))
@@ -56,6 +61,21 @@ expect 2 "unexpected argument 'stray'" -o 10 stray
 expect 2 "bench -n needs a whole number" bench -n -1
 expect 2 "usage: rk-sim matrix" matrix --bogus
 expect 2 "matrix -o needs a whole number" matrix -o -1
+expect 2 "rk-sim: unknown option --bogus" --bogus
+expect 2 "rk-sim: unknown option -z" -z
+expect 2 "rk-sim: option --max-size needs an argument" --max-size
+expect 2 "rk-sim: option -m needs an argument" -m
+expect 2 "rk-sim: option --fixed-size takes no argument" --fixed-size=1
+# A file that cannot be made: its path once, then why.
+for o in -w -W; do
+	expect 1 "rk-sim: $tmp/no/x.pcap: No such file or directory" -o 10 $o "$tmp/no/x.pcap"
+	if [ "$(grep -o "$tmp/no/x.pcap" "$tmp/err" | wc -l)" != 1 ]; then
+		echo "FAIL rk-sim $o $tmp/no/x.pcap: stderr '$(head -1 "$tmp/err")' names the path more than once"
+		fail=$((fail + 1))
+	else
+		pass=$((pass + 1))
+	fi
+done
 if [ -w /dev/full ]; then
 	expect 1 "writing /dev/full failed" -o 10 -w /dev/full
 fi

@@ -37,6 +37,8 @@ static int
 pcap_out_open(struct pcap_out *o, const char *path)
 {
 #ifdef RK_HAVE_PCAP
+	FILE *f;
+
 	o->path = path;
 	o->dead = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
 						       PCAP_TSTAMP_PRECISION_NANO);
@@ -44,9 +46,19 @@ pcap_out_open(struct pcap_out *o, const char *path)
 		fprintf(stderr, "rk-sim: %s: libpcap could not start a writer\n", path);
 		return -1;
 	}
-	o->d = pcap_dump_open(o->dead, path);
+	/* Opened here, not by pcap_dump_open, whose message repeats the path. */
+	f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+	if (f == NULL) {
+		fprintf(stderr, "rk-sim: %s: %s\n", path, strerror(errno));
+		pcap_close(o->dead);
+		o->dead = NULL;
+		return -1;
+	}
+	o->d = pcap_dump_fopen(o->dead, f);
 	if (o->d == NULL) {
 		fprintf(stderr, "rk-sim: %s: %s\n", path, pcap_geterr(o->dead));
+		if (f != stdout)
+			fclose(f);
 		pcap_close(o->dead);
 		o->dead = NULL;
 		return -1;
@@ -205,9 +217,9 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 }
 
 static void
-usage(void)
+usage(FILE *out)
 {
-	printf("usage: rk-sim [options]          run a checked workload between two RC QPs\n"
+	fprintf(out, "usage: rk-sim [options]          run a checked workload between two RC QPs\n"
 	       "       rk-sim bench [-n N]       engine speed without I/O\n"
 	       "       rk-sim matrix [-o N]      the impairment matrix, goodput per cell\n"
 	       "options:\n"
@@ -299,6 +311,21 @@ parse_after_colon(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
 	return parse_u64(opt, c + 1, false, lo, hi, out);
 }
 
+/* The option getopt refused: the long form as typed, or the short letter. */
+static const char *
+opt_name(int argc, char **argv, char *buf, size_t len)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(buf, len, "-%c", optopt);
+	else
+		snprintf(buf, len, "%s", arg);
+	return buf;
+}
+
 #define NS_MAX 1000000000000ull         /* 1000 s */
 
 static int
@@ -328,9 +355,12 @@ run_workload(int argc, char **argv)
 	const char *drop_dir = "both";
 	uint64_t v = 0;
 	bool ok = true;
+	char name[64];
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, "s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vh", lo, NULL)) != -1) {
+	/* getopt's own messages start with the path rk-sim ran as: print ours. */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': ok = parse_u64("--seed", optarg, false, 0, UINT64_MAX, &cfg.seed); break;
 		case 'o': ok = parse_u64("--ops", optarg, false, 1, 1000000000, &v); cfg.ops = (uint32_t)v; break;
@@ -383,8 +413,23 @@ run_workload(int argc, char **argv)
 		case 'v': cfg.log = log_line; break;
 		case '6': cfg.ip_version = 6; break;
 		case 'X': cfg.recover = true; cfg.max_reconnects = 1000; break;
-		case 'h': usage(); return 0;
-		default: usage(); return 2;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "rk-sim: option %s needs an argument\n",
+				opt_name(argc, argv, name, sizeof(name)));
+			usage(stderr);
+			return 2;
+		default:
+			if (optind > 0 && optind <= argc &&
+			    strncmp(argv[optind - 1], "--", 2) == 0 &&
+			    strchr(argv[optind - 1], '=') != NULL)
+				fprintf(stderr, "rk-sim: option %s takes no argument\n",
+					opt_name(argc, argv, name, sizeof(name)));
+			else
+				fprintf(stderr, "rk-sim: unknown option %s\n",
+					opt_name(argc, argv, name, sizeof(name)));
+			usage(stderr);
+			return 2;
 		}
 		if (!ok)
 			return 2;
