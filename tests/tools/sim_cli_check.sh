@@ -3,7 +3,8 @@
 # rk-sim's command line: every bad number, probability or argument ends
 # at once with exit 2 and a message naming the option (no run, no crash);
 # a recording that cannot be written is an error, not a success; the link
-# counters it prints balance under loss, reordering, delay and duplication.
+# counters it prints balance under loss, reordering, delay and duplication,
+# and each endpoint reports the corrupted frames it dropped itself.
 # usage: sim_cli_check.sh RK_SIM
 set -u
 sim=$1
@@ -104,6 +105,41 @@ if [ -n "${2:-}" ]; then
 		expect 1 "writing /dev/full failed" -o 10 -W /dev/full
 	fi
 fi
+# Each endpoint counts the corrupted frames it dropped itself: the
+# requester (A) those of B>A, the responder (B) those of A>B, never more
+# than the link corrupted that way. READs make B>A the busier direction.
+expect 0 "" -c 0.02 -O read -o 300
+# $1 the line's label: that endpoint's "bad ICRC dropped" plus "malformed
+# dropped" (0 when not printed), "-" when the line has no ICRC count.
+drops() {
+	awk -v l="$1:" '$1 == l {
+		n = "-"; m = 0
+		if (match($0, /bad ICRC dropped [0-9]+/))
+			n = substr($0, RSTART + 17, RLENGTH - 17)
+		if (match($0, /malformed dropped [0-9]+/))
+			m = substr($0, RSTART + 18, RLENGTH - 18)
+		print n, m
+	}' "$tmp/out"
+}
+corrupted() {
+	awk -v l="$1:" '$1 == "link" && $2 == l {
+		for (i = 3; i < NF; i++) if ($i == "corrupted") print $(i + 1) }' "$tmp/out"
+}
+# $1 endpoint, $2 the direction it receives
+check_drops() {
+	c=$(corrupted "$2")
+	set -- "$1" "$2" $(drops "$1")
+	if [ "$3" != - ] && [ "$3" -gt 0 ] && [ $(($3 + $4)) -le "$c" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rk-sim -c 0.02 -O read: the $1 dropped $3 for bad ICRC and $4" \
+			"malformed, the link corrupted $c $2"
+		grep -E '^(link|requester|responder)' "$tmp/out"
+		fail=$((fail + 1))
+	fi
+}
+check_drops responder 'A>B'
+check_drops requester 'B>A'
 # Good options still run.
 expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
 # The link counters balance in both directions: every frame sent, and

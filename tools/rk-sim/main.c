@@ -204,14 +204,22 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 		       r->link[d].lost, r->link[d].dup, r->link[d].reordered, r->link[d].corrupted,
 		       r->link[d].mtu_drops, r->link[d].periodic_drops, r->link[d].overflow,
 		       r->link[d].rx_dropped, r->link[d].in_flight);
+	/*
+	 * Each endpoint's own drops: A (requester) receives B>A, B (responder)
+	 * A>B. Not every corrupted frame is dropped: a flip in a field the
+	 * ICRC masks (TTL, checksums, traffic class) goes through.
+	 */
 	printf("requester:   packets %" PRIu64 " (retransmitted %" PRIu64 "), timeouts %" PRIu64
 	       ", NAK-SEQ retries %" PRIu64 ", READ re-issues %" PRIu64 ", RNR retries %" PRIu64
-	       "\n", r->stats[0].req_pkts, r->stats[0].req_retx_pkts,
+	       ", bad ICRC dropped %" PRIu64 ", malformed dropped %" PRIu64 "\n",
+	       r->stats[0].req_pkts, r->stats[0].req_retx_pkts,
 	       r->stats[0].req_retransmit_timeouts, r->stats[0].req_nak_seq_retries,
-	       r->stats[0].req_read_retries, r->stats[0].req_rnr_retries);
+	       r->stats[0].req_read_retries, r->stats[0].req_rnr_retries,
+	       r->stats[0].rx_drop_icrc, r->stats[0].rx_drop_malformed);
 	printf("responder:   duplicates %" PRIu64 ", NAK-SEQ %" PRIu64 ", RNR NAK %" PRIu64
-	       ", bad ICRC dropped %" PRIu64 "\n", r->stats[1].resp_dup, r->stats[1].resp_nak_seq,
-	       r->stats[1].resp_rnr_nak, r->stats[1].rx_drop_icrc + r->stats[0].rx_drop_icrc);
+	       ", bad ICRC dropped %" PRIu64 ", malformed dropped %" PRIu64 "\n",
+	       r->stats[1].resp_dup, r->stats[1].resp_nak_seq, r->stats[1].resp_rnr_nak,
+	       r->stats[1].rx_drop_icrc, r->stats[1].rx_drop_malformed);
 	printf("QP state:    %zu bytes (without work queues and registered memory)\n",
 	       r->qp_state_bytes);
 }
