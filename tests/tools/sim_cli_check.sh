@@ -140,6 +140,22 @@ check_drops() {
 }
 check_drops responder 'A>B'
 check_drops requester 'B>A'
+# Out of memory is a failed run (1), not bad usage (2). Under a limit of
+# address space, where the build can start under one (not ASan's).
+if (ulimit -v 2000000 && "$sim" -o 1 -m 0 >/dev/null 2>&1); then
+	(ulimit -v 2000000 && exec timeout 60 "$sim" -o 1 -F -O write -m 1073741824) \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 1 ] && grep -q "^rk-sim: out of memory" "$tmp/err"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rk-sim -m 1073741824 under ulimit -v 2000000: exit $rc," \
+			"stderr '$(head -1 "$tmp/err")', expected 1 'rk-sim: out of memory'"
+		fail=$((fail + 1))
+	fi
+else
+	echo "SKIP out of memory: rk-sim does not start under ulimit -v"
+fi
 # Good options still run.
 expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
 # The link counters balance in both directions: every frame sent, and

@@ -259,7 +259,9 @@ usage(FILE *out)
 	       "  -w, --pcap FILE       write every frame sent to FILE (before impairment)\n"
 	       "  -W, --pcap-rx FILE    write every frame delivered to FILE (after loss,\n"
 	       "                        duplication, reordering and corruption)\n"
-	       "  -v, --verbose         one line per completion\n");
+	       "  -v, --verbose         one line per completion\n"
+	       "exit status: 0 every check passed; 1 a check failed, the run stopped (virtual\n"
+	       "time limit, out of memory) or a recording could not be written; 2 bad usage\n");
 }
 
 /* --------------------------------------------------------------- options */
@@ -492,7 +494,8 @@ run_workload(int argc, char **argv)
 			"out of memory");
 		pcap_out_close(&pcap);
 		pcap_out_close(&pcap_rx);
-		return 2;
+		/* A refused configuration is bad usage; memory is the machine's. */
+		return rc == -EINVAL ? 2 : 1;
 	}
 	print_result(&r, rc);
 	{
