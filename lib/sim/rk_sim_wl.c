@@ -53,6 +53,7 @@ struct wl {
 	struct rk_mr *lmr, *region_mr, *rbuf_mr;
 	uint8_t *model;
 	uint32_t depth, slot_size;
+	uint32_t rslot_size;            /* receive buffer: slot_size with SENDs, else 8 */
 	struct slot *slots;
 	uint32_t next_slot;
 	uint64_t posted, completed_id;
@@ -206,13 +207,35 @@ static int
 post_recv(struct wl *w, uint32_t k)
 {
 	struct rk_sge sge = {
-		(uint64_t)(uintptr_t)(w->rbuf.p + (size_t)k * w->slot_size), w->slot_size,
+		(uint64_t)(uintptr_t)(w->rbuf.p + (size_t)k * w->rslot_size), w->rslot_size,
 		w->rbuf_mr->lkey,
 	};
 	struct rk_recv_wr wr = { .wr_id = k, .sg_list = &sge, .num_sge = 1 };
 	struct rk_recv_wr *bad;
 
 	return rk_post_recv(w->qp[1], &wr, &bad);
+}
+
+/* The sizes of a run's buffers. */
+struct plan {
+	uint32_t depth, slot_size, rslot_size;
+	size_t region_len;
+};
+
+static void
+plan(const struct rk_sim_wl_cfg *c, struct plan *p)
+{
+	uint32_t opmask = c->opmask ? c->opmask : (1u << RK_SIM_OP_COUNT) - 1;
+
+	p->depth = c->depth ? c->depth : 16;
+	/* Never more operations outstanding than the run has: fewer slots. */
+	if (c->ops != 0 && p->depth > c->ops)
+		p->depth = c->ops;
+	p->slot_size = c->max_size < 8 ? 8 : c->max_size;
+	/* Only SENDs place data in receive buffers; WRITE_IMM just takes one. */
+	p->rslot_size = opmask & (1u << RK_SIM_SEND | 1u << RK_SIM_SEND_IMM) ? p->slot_size : 8;
+	/* A multiple of 64: the region ends on a page, so it starts 8-aligned. */
+	p->region_len = ((size_t)p->slot_size * 2 + (1u << 16) + 63) & ~(size_t)63;
 }
 
 static int
@@ -228,11 +251,15 @@ setup(struct wl *w)
 		.rx_tap = c->rx_tap,
 		.rx_tap_ctx = c->rx_tap_ctx,
 	};
+	struct plan pl;
 	size_t region_len;
 	int rc;
 
-	w->depth = c->depth ? c->depth : 16;
-	w->slot_size = c->max_size < 8 ? 8 : c->max_size;
+	plan(c, &pl);
+	w->depth = pl.depth;
+	w->slot_size = pl.slot_size;
+	w->rslot_size = pl.rslot_size;
+	region_len = pl.region_len;
 	w->rng = c->seed ^ 0xa0761d6478bd642full;
 	w->opmask = c->opmask ? c->opmask : (1u << RK_SIM_OP_COUNT) - 1;
 	w->link = rk_sim_link_create(&lc);
@@ -269,11 +296,9 @@ setup(struct wl *w)
 	for (int i = 0; i < 2; i++)
 		if ((rc = connect_qp(w, i)) != 0)
 			return rc;
-	/* A multiple of 64: the region ends on a page, so it starts 8-aligned. */
-	region_len = ((size_t)w->slot_size * 2 + (1u << 16) + 63) & ~(size_t)63;
 	if (guard_alloc(&w->lbuf, (size_t)w->slot_size * w->depth) != 0 ||
 	    guard_alloc(&w->region, region_len) != 0 ||
-	    guard_alloc(&w->rbuf, (size_t)w->slot_size * w->depth) != 0)
+	    guard_alloc(&w->rbuf, (size_t)w->rslot_size * w->depth) != 0)
 		return -ENOMEM;
 	w->model = malloc(region_len);
 	w->tmp = malloc(w->slot_size);
@@ -289,7 +314,6 @@ setup(struct wl *w)
 	}
 	gen_bytes(UINT64_MAX, w->region.p, (uint32_t)region_len);
 	memcpy(w->model, w->region.p, region_len);
-	memset(w->rbuf.p, 0xee, w->rbuf.len);
 	w->lmr = rk_reg_mr(w->pd[0], w->lbuf.p, w->lbuf.len, RK_ACCESS_LOCAL_WRITE);
 	w->region_mr = rk_reg_mr(w->pd[1], w->region.p, w->region.len,
 				 RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
@@ -558,7 +582,7 @@ check_recv_wc(struct wl *w, const struct rk_wc *wc)
 	}
 	e = w->rq[w->rq_head % w->rq_cap];
 	w->rq_head++;
-	buf = w->rbuf.p + (size_t)wc->wr_id * w->slot_size;
+	buf = w->rbuf.p + (size_t)wc->wr_id * w->rslot_size;
 	if (e.op == RK_SIM_WRITE_IMM) {
 		if (wc->opcode != RK_WC_RECV_RDMA_WITH_IMM || wc->imm_data != (uint32_t)e.id ||
 		    wc->byte_len != e.len)

@@ -156,6 +156,30 @@ if (ulimit -v 2000000 && "$sim" -o 1 -m 0 >/dev/null 2>&1); then
 else
 	echo "SKIP out of memory: rk-sim does not start under ulimit -v"
 fi
+# Memory: one 64 MiB operation takes its buffer at A (and a receive buffer
+# at B for a SEND), the target region of twice its size and the model of
+# it, and frames on the link: at most 8 times the message, not 16 buffers
+# of it at each end. Peak resident size of rk-sim, measured from outside;
+# not under ASan, whose shadow and quarantine are not rk-sim's.
+if ! { command -v ldd >/dev/null && ldd "$sim" 2>/dev/null | grep -q libasan; }; then
+	for op in write send read; do
+		kib=$(python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, timeout=60).returncode
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss if r == 0 else "exit %d" % r)' \
+			"$sim" -o 1 -F -O $op -m 67108864 2>"$tmp/err")
+		case $kib in
+		*[!0-9]* | '') ok=false ;;
+		*) ok=$([ "$kib" -le $((8 * 65536)) ] && echo true || echo false) ;;
+		esac
+		if $ok; then
+			pass=$((pass + 1))
+		else
+			echo "FAIL rk-sim -o 1 -F -O $op -m 67108864: peak resident $kib KiB," \
+				"more than 8 x 64 MiB ($(head -1 "$tmp/err"))"
+			fail=$((fail + 1))
+		fi
+	done
+fi
 # Good options still run.
 expect 0 "" -o 20 -l 0.01 -r 0.1:5000 -b 0.1:3 -u 0.01 -c 0.01 -j 100 -D 1000 -Q 1000
 # The link counters balance in both directions: every frame sent, and
