@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The checked workload. A model of B's target region is updated when each
- * operation is posted (RC executes in order); READ results are predicted
- * from the model at post time, which holds because a WRITE or ATOMIC that
- * overlaps an outstanding READ is posted with RK_SEND_FENCE.
+ * operation completes (RC executes and completes in order), so a READ's
+ * result is the model when it completes: a WRITE or ATOMIC posted after
+ * it that overlaps it is posted with RK_SEND_FENCE, so it executes later.
+ * An ATOMIC's original value is the model with the outstanding operations
+ * before it applied. Payloads are a pure function of the operation, so
+ * received messages are checked against it without a copy.
  */
 #include "rk_sim_wl.h"
 
@@ -29,8 +32,8 @@ struct slot {
 	uint64_t id;
 	uint32_t len;
 	uint64_t roff;                  /* offset in B's region */
-	uint64_t expect_orig;           /* ATOMIC */
-	uint8_t *expect;                /* READ: predicted bytes */
+	uint64_t expect_orig;           /* ATOMIC: the value it returns */
+	uint64_t result;                /* ATOMIC: the value it leaves */
 };
 
 struct recv_expect {
@@ -49,9 +52,8 @@ struct wl {
 	struct rk_pd *pd[2];
 	struct rk_cq *scq[2], *rcq[2];
 	struct rk_qp *qp[2];
-	struct guarded lbuf, region, rbuf;
+	struct guarded lbuf, region, rbuf, model;
 	struct rk_mr *lmr, *region_mr, *rbuf_mr;
-	uint8_t *model;
 	uint32_t depth, slot_size;
 	uint32_t rslot_size;            /* receive buffer: slot_size with SENDs, else 8 */
 	struct slot *slots;
@@ -62,7 +64,6 @@ struct wl {
 	uint32_t rq_cap;
 	uint64_t rng;
 	uint32_t opmask;
-	uint8_t *tmp;                   /* slot_size bytes for checking SENDs */
 	bool need_recover;              /* a RETRY_EXC_ERR arrived (cfg.recover) */
 	uint64_t first_lost_id;         /* the operation that failed */
 	uint32_t psn_epoch;             /* connections made, to vary the PSNs */
@@ -89,17 +90,59 @@ rnd(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* The payload of operation id: a pure function, so it can be checked later. */
-static void
-gen_bytes(uint64_t id, uint8_t *p, uint32_t len)
+/* Bytes 8j..8j+7 of operation id's payload, least significant first. */
+static uint64_t
+gen_word(uint64_t id, uint64_t j)
 {
-	uint64_t s = id * 0x2545f4914f6cdd1dull + 1, v = 0;
+	uint64_t s = id * 0x2545f4914f6cdd1dull + 1 + j * 0x9e3779b97f4a7c15ull;
 
-	for (uint32_t i = 0; i < len; i++) {
-		if ((i & 7) == 0)
-			v = rnd(&s);
-		p[i] = (uint8_t)(v >> ((i & 7) * 8));
+	return rnd(&s);
+}
+
+/*
+ * Bytes off..off+len of the payload of operation id: a pure function, so
+ * it can be checked later, from any offset.
+ */
+static void
+gen_bytes_at(uint64_t id, uint64_t off, uint8_t *p, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		uint64_t pos = off + i, v = gen_word(id, pos / 8);
+		unsigned int b = (unsigned int)(pos % 8);
+
+		if (b == 0 && len - i >= 8) {
+			for (unsigned int k = 0; k < 8; k++)
+				p[i + k] = (uint8_t)(v >> (k * 8));
+			i += 8;
+			continue;
+		}
+		for (; b < 8 && i < len; b++)
+			p[i++] = (uint8_t)(v >> (b * 8));
 	}
+}
+
+static void
+gen_bytes(uint64_t id, uint8_t *p, size_t len)
+{
+	gen_bytes_at(id, 0, p, len);
+}
+
+/* Whether @p p holds the first @p len payload bytes of operation id. */
+static bool
+gen_equal(uint64_t id, const uint8_t *p, uint32_t len)
+{
+	uint8_t chunk[4096];
+
+	for (uint32_t off = 0; off < len; off += sizeof(chunk)) {
+		uint32_t n = len - off < sizeof(chunk) ? len - off : (uint32_t)sizeof(chunk);
+
+		gen_bytes_at(id, off, chunk, n);
+		if (memcmp(chunk, p + off, n) != 0)
+			return false;
+	}
+	return true;
 }
 
 static void fail(struct wl *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -252,14 +295,12 @@ setup(struct wl *w)
 		.rx_tap_ctx = c->rx_tap_ctx,
 	};
 	struct plan pl;
-	size_t region_len;
 	int rc;
 
 	plan(c, &pl);
 	w->depth = pl.depth;
 	w->slot_size = pl.slot_size;
 	w->rslot_size = pl.rslot_size;
-	region_len = pl.region_len;
 	w->rng = c->seed ^ 0xa0761d6478bd642full;
 	w->opmask = c->opmask ? c->opmask : (1u << RK_SIM_OP_COUNT) - 1;
 	w->link = rk_sim_link_create(&lc);
@@ -296,24 +337,22 @@ setup(struct wl *w)
 	for (int i = 0; i < 2; i++)
 		if ((rc = connect_qp(w, i)) != 0)
 			return rc;
+	/*
+	 * Mapped, not malloc'd: a size too large for the machine is an error
+	 * returned (ASan's malloc aborts), and pages never used take no memory.
+	 */
 	if (guard_alloc(&w->lbuf, (size_t)w->slot_size * w->depth) != 0 ||
-	    guard_alloc(&w->region, region_len) != 0 ||
-	    guard_alloc(&w->rbuf, (size_t)w->rslot_size * w->depth) != 0)
+	    guard_alloc(&w->region, pl.region_len) != 0 ||
+	    guard_alloc(&w->rbuf, (size_t)w->rslot_size * w->depth) != 0 ||
+	    guard_alloc(&w->model, pl.region_len) != 0)
 		return -ENOMEM;
-	w->model = malloc(region_len);
-	w->tmp = malloc(w->slot_size);
 	w->slots = calloc(w->depth, sizeof(*w->slots));
 	w->rq_cap = w->depth * 2 + 1;
 	w->rq = calloc(w->rq_cap, sizeof(*w->rq));
-	if (w->model == NULL || w->tmp == NULL || w->slots == NULL || w->rq == NULL)
+	if (w->slots == NULL || w->rq == NULL)
 		return -ENOMEM;
-	for (uint32_t k = 0; k < w->depth; k++) {
-		w->slots[k].expect = malloc(w->slot_size);
-		if (w->slots[k].expect == NULL)
-			return -ENOMEM;
-	}
-	gen_bytes(UINT64_MAX, w->region.p, (uint32_t)region_len);
-	memcpy(w->model, w->region.p, region_len);
+	gen_bytes(UINT64_MAX, w->region.p, pl.region_len);
+	memcpy(w->model.p, w->region.p, pl.region_len);
 	w->lmr = rk_reg_mr(w->pd[0], w->lbuf.p, w->lbuf.len, RK_ACCESS_LOCAL_WRITE);
 	w->region_mr = rk_reg_mr(w->pd[1], w->region.p, w->region.len,
 				 RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
@@ -355,12 +394,8 @@ teardown(struct wl *w)
 	guard_free(&w->lbuf);
 	guard_free(&w->region);
 	guard_free(&w->rbuf);
-	if (w->slots != NULL)
-		for (uint32_t k = 0; k < w->depth; k++)
-			free(w->slots[k].expect);
+	guard_free(&w->model);
 	free(w->slots);
-	free(w->model);
-	free(w->tmp);
 	free(w->rq);
 }
 
@@ -399,6 +434,36 @@ overlaps_read(struct wl *w, uint64_t off, uint64_t len)
 	return false;
 }
 
+/*
+ * The 8 bytes at @p off as the next operation posted finds them: the model
+ * (completed operations) with the outstanding ones applied in order.
+ */
+static uint64_t
+pending_value(struct wl *w, uint64_t off)
+{
+	uint8_t b[8];
+	uint64_t v;
+
+	memcpy(b, w->model.p + off, 8);
+	for (uint64_t id = w->completed_id; id < w->posted; id++) {
+		uint32_t k = (uint32_t)(id % w->depth);
+		const struct slot *s = &w->slots[k];
+		const uint8_t *src;
+
+		if (s->op == RK_SIM_WRITE || s->op == RK_SIM_WRITE_IMM)
+			src = w->lbuf.p + (size_t)k * w->slot_size;
+		else if (s->op == RK_SIM_CMP_SWP || s->op == RK_SIM_FETCH_ADD)
+			src = (const uint8_t *)&s->result;
+		else
+			continue;
+		for (uint64_t i = 0; i < 8; i++)
+			if (off + i >= s->roff && off + i < s->roff + s->len)
+				b[i] = src[off + i - s->roff];
+	}
+	memcpy(&v, b, 8);
+	return v;
+}
+
 static int
 post_one(struct wl *w)
 {
@@ -435,14 +500,12 @@ post_one(struct wl *w)
 		if (s->op == RK_SIM_READ) {
 			wr.opcode = RK_WR_RDMA_READ;
 			memset(local, 0xcc, s->len);
-			memcpy(s->expect, w->model + s->roff, s->len);
 		} else {
 			wr.opcode = s->op == RK_SIM_WRITE ? RK_WR_RDMA_WRITE :
 							    RK_WR_RDMA_WRITE_WITH_IMM;
 			gen_bytes(s->id, local, s->len);
 			if (overlaps_read(w, s->roff, s->len))
 				wr.send_flags |= RK_SEND_FENCE;
-			memcpy(w->model + s->roff, local, s->len);
 		}
 		break;
 	default: {
@@ -450,20 +513,16 @@ post_one(struct wl *w)
 
 		s->len = 8;
 		s->roff = (rnd(&w->rng) % (w->region.len / 8)) * 8;
-		memcpy(&orig, w->model + s->roff, 8);
+		orig = pending_value(w, s->roff);
 		if (s->op == RK_SIM_CMP_SWP) {
 			cmp = (rnd(&w->rng) & 1) ? orig : orig ^ 1;
 			swap = rnd(&w->rng);
 			wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
-			if (orig == cmp)
-				memcpy(w->model + s->roff, &swap, 8);
+			s->result = orig == cmp ? swap : orig;
 		} else {
-			uint64_t v;
-
 			add = rnd(&w->rng);
-			v = orig + add;
 			wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
-			memcpy(w->model + s->roff, &v, 8);
+			s->result = orig + add;
 		}
 		s->expect_orig = orig;
 		wr.wr.atomic.remote_addr = rbase + s->roff;
@@ -543,8 +602,9 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 	}
 	if (wc->opcode != expect_wc_op[s->op])
 		fail(w, "op %" PRIu64 ": wc opcode %d", wc->wr_id, wc->opcode);
+	/* Every operation before this one has completed: the model is its view. */
 	if (s->op == RK_SIM_READ) {
-		if (wc->byte_len != s->len || memcmp(local, s->expect, s->len) != 0)
+		if (wc->byte_len != s->len || memcmp(local, w->model.p + s->roff, s->len) != 0)
 			fail(w, "op %" PRIu64 ": READ of %u bytes returned wrong data", s->id, s->len);
 		w->res->bytes_verified += s->len;
 	} else if (s->op == RK_SIM_CMP_SWP || s->op == RK_SIM_FETCH_ADD) {
@@ -554,7 +614,10 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 		if (got != s->expect_orig)
 			fail(w, "op %" PRIu64 ": %s returned %#" PRIx64 ", expected %#" PRIx64,
 			     s->id, rk_sim_op_name(s->op), got, s->expect_orig);
+		memcpy(w->model.p + s->roff, &s->result, 8);
 		w->res->bytes_verified += 8;
+	} else if (s->op == RK_SIM_WRITE || s->op == RK_SIM_WRITE_IMM) {
+		memcpy(w->model.p + s->roff, local, s->len);
 	}
 	if (w->cfg->log != NULL) {
 		snprintf(line, sizeof(line), "%12.6f ms  op %6" PRIu64 " %-9s %8u B  ok",
@@ -594,8 +657,7 @@ check_recv_wc(struct wl *w, const struct rk_wc *wc)
 			fail(w, "op %" PRIu64 ": receive completion wrong (len %u, expected %u)",
 			     e.id, wc->byte_len, e.len);
 		} else {
-			gen_bytes(e.id, w->tmp, e.len);
-			if (memcmp(w->tmp, buf, e.len) != 0)
+			if (!gen_equal(e.id, buf, e.len))
 				fail(w, "op %" PRIu64 ": SEND payload differs", e.id);
 			w->res->bytes_verified += e.len;
 		}
@@ -683,7 +745,7 @@ recover(struct wl *w)
 		const struct slot *s = &w->slots[id % w->depth];
 
 		if (s->op != RK_SIM_READ && s->op != RK_SIM_SEND && s->op != RK_SIM_SEND_IMM)
-			memcpy(w->model + s->roff, w->region.p + s->roff, s->len);
+			memcpy(w->model.p + s->roff, w->region.p + s->roff, s->len);
 	}
 	w->psn_epoch++;
 	for (int i = 0; i < 2; i++) {
@@ -762,10 +824,10 @@ rk_sim_wl_run(const struct rk_sim_wl_cfg *cfg, struct rk_sim_wl_result *res)
 		}
 	}
 	if (w.rc == 0) {
-		if (memcmp(w.region.p, w.model, w.region.len) != 0) {
+		if (memcmp(w.region.p, w.model.p, w.region.len) != 0) {
 			size_t i = 0;
 
-			while (w.region.p[i] == w.model[i])
+			while (w.region.p[i] == w.model.p[i])
 				i++;
 			fail(&w, "target region differs from the model at offset %zu", i);
 		}
