@@ -259,7 +259,7 @@ post_recv(struct wl *w, uint32_t k)
 	return rk_post_recv(w->qp[1], &wr, &bad);
 }
 
-/* The sizes of a run's buffers. */
+/* The sizes of a run's buffers, for setup and rk_sim_wl_mem_need. */
 struct plan {
 	uint32_t depth, slot_size, rslot_size;
 	size_t region_len;
@@ -279,6 +279,16 @@ plan(const struct rk_sim_wl_cfg *c, struct plan *p)
 	p->rslot_size = opmask & (1u << RK_SIM_SEND | 1u << RK_SIM_SEND_IMM) ? p->slot_size : 8;
 	/* A multiple of 64: the region ends on a page, so it starts 8-aligned. */
 	p->region_len = ((size_t)p->slot_size * 2 + (1u << 16) + 63) & ~(size_t)63;
+}
+
+size_t
+rk_sim_wl_mem_need(const struct rk_sim_wl_cfg *cfg)
+{
+	struct plan p;
+
+	plan(cfg, &p);
+	return (size_t)p.depth * p.slot_size + (size_t)p.depth * p.rslot_size +
+	       2 * p.region_len;
 }
 
 static int

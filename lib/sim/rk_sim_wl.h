@@ -13,6 +13,7 @@
 #define RK_SIM_WL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rk_sim.h"
@@ -90,6 +91,15 @@ struct rk_sim_wl_result {
 	struct rk_ib_stats stats[2];    /**< A's and B's transport counters */
 	size_t qp_state_bytes;
 };
+
+/**
+ * Bytes of buffers a run of @p cfg maps and may use: at A a buffer of
+ * max_size per operation that can be outstanding (depth, or ops if fewer),
+ * at B as many receive buffers when SENDs are in the mix, and the target
+ * region of 2 x max_size + 64 KiB and its model. Frames on the link (at
+ * most max_queue per direction) are not counted.
+ */
+size_t rk_sim_wl_mem_need(const struct rk_sim_wl_cfg *cfg);
 
 /**
  * Run the workload to completion or first error.

@@ -140,6 +140,13 @@ check_drops() {
 }
 check_drops responder 'A>B'
 check_drops requester 'B>A'
+# A workload whose buffers exceed the machine's memory is refused at once
+# (1), saying how much it needs, before it writes any recording.
+expect 1 "of buffers, more than the" -m 1073741824 -d 1024 -w "$tmp/big.pcap"
+if [ -e "$tmp/big.pcap" ]; then
+	echo "FAIL a refused workload left a recording"
+	fail=$((fail + 1))
+fi
 # Out of memory is a failed run (1), not bad usage (2). Under a limit of
 # address space, where the build can start under one (not ASan's).
 if (ulimit -v 2000000 && "$sim" -o 1 -m 0 >/dev/null 2>&1); then

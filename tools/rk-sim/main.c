@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #ifdef RK_HAVE_PCAP
@@ -233,7 +234,9 @@ usage(FILE *out)
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
-	       "  -m, --max-size N      largest message in bytes (default 65536)\n"
+	       "  -m, --max-size N      largest message in bytes (default 65536, at most 2^30);\n"
+	       "                        memory: N per --depth at A and, with SENDs, at B,\n"
+	       "                        and 4 N for the target region and its model\n"
 	       "  -O, --op-mix LIST     send,send_imm,write,write_imm,read,cas,faa|all\n"
 	       "  -M, --mtu N           path MTU 256..4096 (default 1024)\n"
 	       "  -d, --depth N         outstanding work requests (default 16)\n"
@@ -463,6 +466,18 @@ run_workload(int argc, char **argv)
 		fprintf(stderr, "rk-sim: --drop-every direction must be a2b, b2a or both\n");
 		return 2;
 	}
+	/* Refused at once, not swapped or killed halfway through the run. */
+	{
+		long pages = sysconf(_SC_PHYS_PAGES), pg = sysconf(_SC_PAGESIZE);
+		double need = (double)rk_sim_wl_mem_need(&cfg), have = (double)pages * (double)pg;
+
+		if (pages > 0 && pg > 0 && need > have) {
+			fprintf(stderr, "rk-sim: the workload needs up to %.0f MiB of buffers, more "
+				"than the %.0f MiB of memory here: lower --max-size or --depth "
+				"(see --max-size in --help)\n", need / (1 << 20), have / (1 << 20));
+			return 1;
+		}
+	}
 	if (pcap_path != NULL) {
 		if (pcap_out_open(&pcap, pcap_path) != 0)
 			return 1;
@@ -490,8 +505,12 @@ run_workload(int argc, char **argv)
 		printf("periodic:    every %u-th frame lost, %s\n", drop_every, drop_dir);
 	rc = rk_sim_wl_run(&cfg, &r);
 	if (rc == -EINVAL || rc == -ENOMEM) {
-		fprintf(stderr, "rk-sim: %s\n", rc == -EINVAL ? "the workload's configuration was refused" :
-			"out of memory");
+		if (rc == -EINVAL)
+			fprintf(stderr, "rk-sim: the workload's configuration was refused\n");
+		else
+			fprintf(stderr, "rk-sim: out of memory: the workload needs up to %.0f MiB "
+				"of buffers (see --max-size in --help)\n",
+				(double)rk_sim_wl_mem_need(&cfg) / (1 << 20));
 		pcap_out_close(&pcap);
 		pcap_out_close(&pcap_rx);
 		/* A refused configuration is bad usage; memory is the machine's. */

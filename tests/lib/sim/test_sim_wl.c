@@ -255,10 +255,35 @@ test_periodic_every_op(void **state)
 			}
 }
 
+/*
+ * The memory a run needs: a buffer per outstanding operation at A, receive
+ * buffers of that size at B only with SENDs, no more slots than operations,
+ * and the region (2 x max_size + 64 KiB) and its model.
+ */
+static void
+test_mem_need(void **state)
+{
+	const size_t region = 2 * (size_t)MIB + 65536;
+	struct rk_sim_wl_cfg cfg = { .ops = 1000, .max_size = MIB, .depth = 16 };
+
+	(void)state;
+	assert_int_equal(rk_sim_wl_mem_need(&cfg), 32 * (size_t)MIB + 2 * region);
+	cfg.opmask = 1u << RK_SIM_WRITE | 1u << RK_SIM_WRITE_IMM | 1u << RK_SIM_READ;
+	assert_int_equal(rk_sim_wl_mem_need(&cfg), 16 * (size_t)MIB + 16 * 8 + 2 * region);
+	cfg.ops = 1;
+	assert_int_equal(rk_sim_wl_mem_need(&cfg), (size_t)MIB + 8 + 2 * region);
+	cfg.opmask = 1u << RK_SIM_SEND;
+	cfg.max_size = 1u << 30;
+	cfg.ops = 1000;
+	cfg.depth = 0;          /* 16 */
+	assert_int_equal(rk_sim_wl_mem_need(&cfg),
+			 32 * ((size_t)1 << 30) + 2 * (2 * ((size_t)1 << 30) + 65536));
+}
+
 int
 main(void)
 {
-	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 6];
+	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 7];
 	const char *s = getenv("RK_TEST_SEED");
 	size_t n = 0;
 
@@ -273,5 +298,6 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_recover_after_retry_exc);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_read_37);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_every_op);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mem_need);
 	return _cmocka_run_group_tests("sim_wl", tests, n, NULL, NULL);
 }
