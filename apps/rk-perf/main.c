@@ -1848,7 +1848,8 @@ usage(FILE *f)
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
 		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
 		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
-		"                         (--ip or --ip6 is required; the peer uses the same)\n"
+		"                         (one of --ip and --ip6 is required; the peer gives\n"
+		"                         the same kind)\n"
 		"      --vlan ID          802.1Q tag on every frame\n"
 		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
@@ -1869,7 +1870,8 @@ usage(FILE *f)
 		"                         port -p + 1; no atomics; -m: interface MTU, MSS at\n"
 		"                         most 1460; default 1500)\n"
 		"      --tcp B            iWARP's TCP: lwip (on the DPDK port, default) or\n"
-		"                         kernel (sockets to SERVER, no DPDK port used)\n"
+		"                         kernel (sockets to SERVER, no DPDK port used, so\n"
+		"                         no -w, --vlan, --tx-drop-*, --tx-copy)\n"
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help\n"
 		"\n"
@@ -1959,20 +1961,27 @@ parse_args(struct perf *p, int argc, char **argv)
 			break;
 		case 'a': o->all_sizes = true; break;
 		case O_SIZES: {
-			char buf[512], *tok, *save = NULL;
+			const char *tok = optarg;
 
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			p->nsizes = 0;
-			for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (p->nsizes == PERF_MAX_SIZES ||
-				    parse_u64(tok, 1, 64u * MIB, &v) != 0)
+			if (*optarg == '\0')
+				BAD("--sizes: empty list");
+			/* Every entry, empty ones too: "1,,2" is a typo, not two sizes. */
+			for (p->nsizes = 0;; tok++) {
+				size_t len = strcspn(tok, ",");
+				char num[24];
+
+				if (len == 0)
+					BAD("--sizes: empty entry in '%s'", optarg);
+				snprintf(num, sizeof(num), "%.*s", (int)len, tok);
+				if (p->nsizes == PERF_MAX_SIZES || len >= sizeof(num) ||
+				    parse_u64(num, 1, 64u * MIB, &v) != 0)
 					BAD("--sizes: expected up to %d sizes of 1..67108864 bytes",
 					    PERF_MAX_SIZES);
 				p->sizes[p->nsizes++] = (uint32_t)v;
+				tok += len;
+				if (*tok == '\0')
+					break;
 			}
-			if (p->nsizes == 0)
-				BAD("--sizes: empty list");
 			list_set = true;
 			break;
 		}
@@ -2034,7 +2043,11 @@ parse_args(struct perf *p, int argc, char **argv)
 				BAD("--ip6: expected an IPv6 address, got '%s'", optarg);
 			o->have_ip6 = true;
 			break;
-		case 'w': o->pcap_path = optarg; break;
+		case 'w':
+			if (*optarg == '\0')
+				BAD("--pcap: expected a file name, got ''");
+			o->pcap_path = optarg;
+			break;
 		case O_TRANSPORT:
 			if (strcmp(optarg, "iwarp") == 0)
 				o->iwarp = true;
@@ -2140,6 +2153,8 @@ parse_args(struct perf *p, int argc, char **argv)
 	if (!o->have_ip && !o->have_ip6)
 		BAD("--ip A.B.C.D or --ip6 ADDR is required (this endpoint's address, "
 		    "e.g. 198.18.0.1)");
+	if (o->have_ip && o->have_ip6)
+		BAD("--ip and --ip6 exclude each other: RoCEv2 runs over one IP version");
 	if (o->mode == MODE_LAT && o->qps != 1)
 		BAD("latency tests use one QP (-q 1)");
 	if ((o->all_sizes ? 1 : 0) + (size_set ? 1 : 0) + (list_set ? 1 : 0) > 1)
@@ -2184,6 +2199,15 @@ parse_args(struct perf *p, int argc, char **argv)
 			BAD("--transport iwarp: -m is the interface MTU, 1024 or more (default 1500)");
 		if (o->tcp_kernel && o->pcap_path != NULL)
 			BAD("--tcp kernel has no DPDK port to record (-w): record with tcpdump");
+		/* What these change happens on the DPDK port, which kernel sockets skip. */
+		if (o->tcp_kernel && (o->tx_drop_every != 0 || o->tx_drop_rate > 0))
+			BAD("--tcp kernel has no DPDK port to drop frames on (--tx-drop-every, "
+			    "--tx-drop-rate): use --tcp lwip");
+		if (o->tcp_kernel && o->vlan != 0)
+			BAD("--tcp kernel has no DPDK port to tag frames on (--vlan): give the "
+			    "kernel a VLAN interface");
+		if (o->tcp_kernel && o->tx_copy)
+			BAD("--tcp kernel has no DPDK port to copy payloads on (--tx-copy)");
 		if (!o->tcp_kernel && !perf_iw_has_lwip())
 			BAD("this rk-perf was built without lwIP (liblwip-dev): use --tcp kernel");
 	}

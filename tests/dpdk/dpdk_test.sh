@@ -465,6 +465,27 @@ errors)
 	expect "bad ip6" 2 5 "$perf" write_bw --ip6 2001:2::x
 	expect "unspecified ip6" 2 5 "$perf" write_bw --ip6 ::
 	expect "bad option" 2 5 "$perf" write_bw --frobnicate
+	# Options that would be ignored are refused (--oob-timeout 1: a build
+	# that accepts them fails fast for want of a client).
+	usage_error() { # name text args...
+		local name=$1 text=$2
+		shift 2
+		expect "$name" 2 5 "$perf" "$@" --oob-timeout 1
+		says "$name" "$tmp/err.out" "$text"
+	}
+	for o in "--tx-drop-every 7" "--tx-drop-rate 0.1" "--vlan 100" "--tx-copy"; do
+		# shellcheck disable=SC2086
+		usage_error "--tcp kernel with $o" "rk-perf: --tcp kernel has no DPDK port" \
+			write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 $o
+	done
+	usage_error "--ip with --ip6" "rk-perf: --ip and --ip6 exclude each other" \
+		write_bw --ip 198.18.0.1 --ip6 2001:2::1
+	for l in 1,,2 ,1 1,2,; do
+		usage_error "--sizes $l" "rk-perf: --sizes: empty entry in '$l'" \
+			write_bw --ip 198.18.0.1 --sizes "$l"
+	done
+	usage_error "empty -w" "rk-perf: --pcap: expected a file name" \
+		write_bw --ip 198.18.0.1 -w ""
 	# memif with no peer: the link never comes up.
 	expect "memif no peer" 1 15 "$perf" $EAL -l 0 \
 		--vdev=net_memif0,role=client,socket=rk-none$$.sock -- write_bw \
