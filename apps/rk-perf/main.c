@@ -1740,6 +1740,9 @@ exchange(struct perf *p)
 		if (rc == -ECONNREFUSED)
 			return fail(p, "no server listened on %s:%u within %g s (connection "
 				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
+		if (oob_resolve_failed(rc))
+			return fail(p, "cannot resolve the server name %s: %s", p->o.server_host,
+				    oob_strerror(rc));
 		if (rc != 0)
 			return fail(p, "cannot reach the server %s:%u within %g s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,

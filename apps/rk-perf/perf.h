@@ -108,8 +108,19 @@ int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void 
  * before the port opens, so the error names the file, not the port.
  */
 bool recording_writable(const char *prog, const char *path);
+/*
+ * Connect to host:port, retrying until the server listens or timeout_s
+ * passes. @return 0, -errno, or, when the resolver cannot resolve @p host,
+ * an error for which oob_resolve_failed() holds (its words: oob_strerror()).
+ */
 int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 		void (*serve)(void *), void *arg);
+/* Resolver errors of oob_connect(): -(OOB_EAI_BASE + |getaddrinfo's code|). */
+#define OOB_EAI_BASE 4096
+/* Whether an oob_connect() error says the host name did not resolve. */
+bool oob_resolve_failed(int rc);
+/* The text of an oob_* error: gai_strerror() for the resolver's, else strerror(). */
+const char *oob_strerror(int rc);
 int oob_send(int fd, const void *buf, size_t len);
 /* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
 int oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg);

@@ -498,6 +498,21 @@ errors)
 	# A peer that never answers the TCP exchange (nothing listens).
 	expect "no server" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
 		--ip 198.18.0.2 --oob-timeout 3 -p 1 127.0.0.1
+	# A SERVER name that does not resolve: the resolver's words, not a route.
+	# (rk-interop shares the exchange's code.)
+	for t in rk-perf rk-interop; do
+		[ -x "${perf%/*}/$t" ] || continue
+		timeout -k 5 15 "${perf%/*}/$t" $EAL -l 0 --vdev=net_null0 -- write_bw \
+			--ip 198.18.0.2 --oob-timeout 3 nosuchhost.invalid >"$tmp/err.out" 2>&1
+		rc=$?
+		if [ $rc -eq 1 ] && ! grep -q "route to host" "$tmp/err.out"; then
+			ok "unresolvable server ($t): exit $rc"
+		else
+			bad "unresolvable server ($t): exit $rc (want 1, not blamed on a route): $(grep "$t" "$tmp/err.out")"
+		fi
+		says "unresolvable server ($t)" "$tmp/err.out" \
+			"$t: error: cannot resolve the server name nosuchhost.invalid: "
+	done
 	# Server with no client: accept times out.
 	expect "no client" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
 		--ip 198.18.0.1 --oob-timeout 3 -p $((TCP_PORT + 500))
