@@ -293,14 +293,39 @@ wait_eof(int fd, int ms)
 	}
 }
 
+/*
+ * Why the retries of a RETRY_EXC_ERR went unanswered: the frames this end
+ * dropped on purpose, when it did; else the peer.
+ */
+static const char *
+retry_cause(const struct perf *p, char *buf, size_t len)
+{
+	uint64_t n = p->io != NULL ? rk_io_dpdk_stats(p->io)->tx_dropped_injected : 0;
+
+	if (n == 0)
+		return "the peer stopped answering";
+	/* Go-back-N resends the same frames in order, so a period can hit one PSN every time. */
+	if (p->o.tx_drop_every != 0)
+		snprintf(buf, len, "this end dropped %" PRIu64 " frames (--tx-drop-every %u): "
+			 "the retries may have kept losing the same packet to the period "
+			 "(--tx-drop-rate with --seed has none)", n, p->o.tx_drop_every);
+	else
+		snprintf(buf, len, "this end dropped %" PRIu64 " frames (--tx-drop-rate %g): "
+			 "the retries may have been lost to them", n, p->o.tx_drop_rate);
+	return buf;
+}
+
 static int
 check_wc(struct perf *p, const struct rk_wc *wc)
 {
+	char why[224];
+
 	if (wc->status == RK_WC_SUCCESS)
 		return 0;
-	return fail(p, "QP %#x: work completion error: %s (wr_id %#" PRIx64 ")%s", wc->qp_num,
+	return fail(p, "QP %#x: work completion error: %s (wr_id %#" PRIx64 ")%s%s", wc->qp_num,
 		    rk_wc_status_str(wc->status), wc->wr_id,
-		    wc->status == RK_WC_RETRY_EXC_ERR ? ": the peer stopped answering" : "");
+		    wc->status == RK_WC_RETRY_EXC_ERR ? ": " : "",
+		    wc->status == RK_WC_RETRY_EXC_ERR ? retry_cause(p, why, sizeof(why)) : "");
 }
 
 /* The peer's RoCEv2 address as text (IPv4 or IPv6, per its hello). */
@@ -1856,8 +1881,12 @@ usage(FILE *f)
 		"      --vlan ID          802.1Q tag on every frame\n"
 		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
-		"      --tx-drop-every N  drop every Nth RoCE frame sent\n"
-		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
+		"      --tx-drop-every N  drop every Nth frame sent (RoCE; over iWARP/lwIP, TCP\n"
+		"                         segments). RoCE resends go-back-N, the same frames in\n"
+		"                         order: with a small N the retries can lose the same\n"
+		"                         packet every time until the retry counter is exceeded\n"
+		"      --tx-drop-rate P   drop frames sent (as above) with probability P (seeded;\n"
+		"                         no such pattern)\n"
 		"      --seed N           seed of --tx-drop-rate (default 1)\n"
 		"      --tx-copy          copy every payload into its frame; by default a port\n"
 		"                         whose driver copies frames out (memif, af_packet,\n"
