@@ -75,6 +75,22 @@ struct perf {
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
 	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
+	/* This end's command line, for the server's note on what the client replaced. */
+	uint32_t given;                 /* GIVEN_* bits */
+	struct perf_opts own;
+	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
+};
+
+/* Options of the client's that a server takes (adopt()), when given on its command line. */
+enum {
+	GIVEN_SIZE = 1 << 0,            /* -s, -a, --sizes */
+	GIVEN_RUN = 1 << 1,             /* -n, -D */
+	GIVEN_QPS = 1 << 2,
+	GIVEN_MTU = 1 << 3,
+	GIVEN_TX_DEPTH = 1 << 4,
+	GIVEN_RX_DEPTH = 1 << 5,
+	GIVEN_ATOMIC = 1 << 6,          /* -A */
+	GIVEN_VERIFY = 1 << 7,
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -1493,9 +1509,96 @@ client_phases(struct perf *p)
 	return 0;
 }
 
+/* "-s N", "-a" or "--sizes A,B,..." for a size list. */
+static const char *
+sizes_str(const uint32_t *sizes, uint32_t n, char *buf, size_t len)
+{
+	size_t k;
+	bool all = n == 23;
+
+	for (uint32_t i = 0; i < n && all; i++)
+		all = sizes[i] == 2u << i;
+	if (all)
+		return "-a";
+	k = (size_t)snprintf(buf, len, "%s", n == 1 ? "-s " : "--sizes ");
+	for (uint32_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%u", i > 0 ? "," : "", sizes[i]);
+	return buf;
+}
+
+static const char *
+run_str(const struct perf_opts *o, char *buf, size_t len)
+{
+	if (o->duration_s > 0)
+		snprintf(buf, len, "-D %g", o->duration_s);
+	else
+		snprintf(buf, len, "-n %" PRIu64, o->iters);
+	return buf;
+}
+
+/* Append "; " and a formatted item to the note in @p line (@p k bytes so far). */
+static void note_item(char *line, size_t len, size_t *k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+note_item(char *line, size_t len, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*k > 0 && *k < len)
+		*k += (size_t)snprintf(line + *k, len - *k, "; ");
+	if (*k >= len)
+		return;
+	va_start(ap, fmt);
+	*k += (size_t)vsnprintf(line + *k, len - *k, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Server: one line on what the client's parameters (adopt()) replaced of
+ * this end's command line, so a server started as write_bw that ran the
+ * client's read_bw, or one given --verify whose client checks nothing,
+ * says so.
+ */
+static void
+note_adopted(const struct perf *p)
+{
+	static const char *const verbs[] = { "write", "read", "send", "atomic" };
+	const struct perf_opts *o = &p->o, *g = &p->own;
+	char line[768], a[160], b[160];
+	size_t k = 0, n = sizeof(line);
+
+	if (o->verb != g->verb || o->mode != g->mode)
+		note_item(line, n, &k, "%s_%s, not %s_%s", verbs[o->verb],
+			  o->mode == MODE_BW ? "bw" : "lat", verbs[g->verb],
+			  g->mode == MODE_BW ? "bw" : "lat");
+	if ((p->given & GIVEN_SIZE) && o->verb != VERB_ATOMIC &&
+	    (p->nsizes != p->own_nsizes ||
+	     memcmp(p->sizes, p->own_sizes, p->nsizes * sizeof(p->sizes[0])) != 0))
+		note_item(line, n, &k, "%s, not %s", sizes_str(p->sizes, p->nsizes, a, sizeof(a)),
+			  sizes_str(p->own_sizes, p->own_nsizes, b, sizeof(b)));
+	if ((p->given & GIVEN_RUN) && strcmp(run_str(o, a, sizeof(a)), run_str(g, b, sizeof(b))) != 0)
+		note_item(line, n, &k, "%s, not %s", a, b);
+	if ((p->given & GIVEN_QPS) && o->qps != g->qps)
+		note_item(line, n, &k, "-q %u, not %u", o->qps, g->qps);
+	if ((p->given & GIVEN_MTU) && o->mtu != g->mtu)
+		note_item(line, n, &k, "-m %u, not %u", o->mtu, g->mtu);
+	if ((p->given & GIVEN_TX_DEPTH) && o->tx_depth != g->tx_depth)
+		note_item(line, n, &k, "-t %u, not %u", o->tx_depth, g->tx_depth);
+	if ((p->given & GIVEN_RX_DEPTH) && o->rx_depth != g->rx_depth)
+		note_item(line, n, &k, "-r %u, not %u", o->rx_depth, g->rx_depth);
+	if ((p->given & GIVEN_ATOMIC) && o->atomic_cas != g->atomic_cas)
+		note_item(line, n, &k, "-A %s", o->atomic_cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
+	if ((p->given & GIVEN_VERIFY) && !o->verify)
+		note_item(line, n, &k, "no --verify: the data is not checked");
+	if (k > 0)
+		fprintf(stderr, "rk-perf: note: the client's parameters apply: %s\n", line);
+}
+
 static int
 server_phases(struct perf *p)
 {
+	note_adopted(p);
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		printf(" waiting for the client's phases\n");
@@ -1907,6 +2010,11 @@ usage(FILE *f)
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help\n"
 		"\n"
+		"The server runs the client's test, -s/-a/--sizes, -n/-D, -q, -m, -t, -r, -A\n"
+		"and --verify, and notes on stderr those it was given otherwise (-r as well,\n"
+		"unlike perftest: both ends lay out buffers and iWARP credits from it). The\n"
+		"rest is each end's own; --transport and the IP version must match.\n"
+		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
 		"(peer unreachable, timeout, completion error, data mismatch), 2 bad usage.\n");
 }
@@ -1984,6 +2092,17 @@ parse_args(struct perf *p, int argc, char **argv)
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
 	while ((c = getopt_long(argc, argv, "s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 's': case 'a': case O_SIZES: p->given |= GIVEN_SIZE; break;
+		case 'n': case 'D': p->given |= GIVEN_RUN; break;
+		case 'q': p->given |= GIVEN_QPS; break;
+		case 'm': p->given |= GIVEN_MTU; break;
+		case 't': p->given |= GIVEN_TX_DEPTH; break;
+		case 'r': p->given |= GIVEN_RX_DEPTH; break;
+		case 'A': p->given |= GIVEN_ATOMIC; break;
+		case O_VERIFY: p->given |= GIVEN_VERIFY; break;
+		default: break;
+		}
 		switch (c) {
 		case 's':
 			if (parse_u64(optarg, 1, 64u * MIB, &v) != 0)
@@ -2243,6 +2362,9 @@ parse_args(struct perf *p, int argc, char **argv)
 		if (!o->tcp_kernel && !perf_iw_has_lwip())
 			BAD("this rk-perf was built without lwIP (liblwip-dev): use --tcp kernel");
 	}
+	p->own = *o;
+	memcpy(p->own_sizes, p->sizes, sizeof(p->sizes));
+	p->own_nsizes = p->nsizes;
 	return 0;
 }
 

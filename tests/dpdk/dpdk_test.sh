@@ -621,6 +621,42 @@ errors)
 	kill "$hp" 2>/dev/null
 	wait
 
+	# two NAME "SERVER ARGS" "CLIENT ARGS": an rk-perf pair over memif that
+	# may differ in its options; $tmp/NAME.srv and .cli, both must exit 0.
+	two() {
+		local name=$1 sp rc rs
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 30 "$perf" $EAL -l $CORE_S $(memif_eal server "rk-e$$.sock") -- $2 \
+			$SRV_ADDR -p $TCP_PORT >"$tmp/$name.srv" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 30 "$perf" $EAL -l $CORE_C $(memif_eal client "rk-e$$.sock") -- $3 \
+			$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/$name.cli" 2>&1
+		rc=$?
+		wait "$sp"
+		rs=$?
+		if [ $rc -ne 0 ] || [ $rs -ne 0 ]; then
+			bad "$name: client exit $rc, server exit $rs"
+			grep -h "rk-perf" "$tmp/$name.cli" "$tmp/$name.srv" | head -4
+			return 1
+		fi
+	}
+	# The server runs the client's parameters and says which of its own
+	# they replaced; with the same options it says nothing.
+	if two adopted "write_bw --verify -m 4096 -s 4096 -n 5" "read_bw -s 4096 -n 5"; then
+		says "server that ran the client's parameters" "$tmp/adopted.srv" \
+			"rk-perf: note: the client's parameters apply: read_bw, not write_bw; -m 1024, not 4096; no --verify: the data is not checked"
+	fi
+	if two same "write_bw --verify -s 4096 -n 5" "write_bw --verify -s 4096 -n 5"; then
+		if grep -q "note: the client's" "$tmp/same.srv"; then
+			bad "server given the client's parameters: $(grep note "$tmp/same.srv")"
+		else
+			ok "server given the client's parameters: no note"
+		fi
+	fi
+
 	# Every 2nd frame dropped: go-back-N's resends lose the same packet each
 	# time, and the client's error says the drops may be why, not the peer.
 	s="rk-e$$.sock"
