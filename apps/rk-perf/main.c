@@ -1117,13 +1117,18 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 	}
 }
 
+/*
+ * The warm-up iterations come first and are numbered as the rest (keys,
+ * marks, the server's count), so --verify checks them too; -D times only
+ * what follows them.
+ */
 static int
 run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 {
 	struct perf_opts *o = &p->o;
-	uint64_t cap = o->duration_s > 0 ? 10000000 : o->iters, it;
-	uint64_t t_begin = now_ns(), t_end = t_begin + (uint64_t)(o->duration_s * 1e9);
-	uint64_t next_line = t_begin + 1000000000ull;
+	uint64_t cap = o->duration_s > 0 ? 10000000 : o->iters, it, nlat = 0;
+	uint64_t warm = perf_warmup(o, msg_bytes(p, size));
+	uint64_t t_begin = 0, t_end = 0, next_line = 0;
 	double *lat = malloc(cap * sizeof(double));
 	struct qpres *q = &p->q[0];
 	int rc = 0;
@@ -1131,10 +1136,15 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 	if (lat == NULL)
 		return fail(p, "out of memory");
 	q->posted = q->done = 0;
-	for (it = 0; it < cap && rc == 0; it++) {
+	for (it = 0; nlat < cap && rc == 0; it++) {
 		uint64_t t0, t1;
 
-		if (o->duration_s > 0 && now_ns() >= t_end)
+		if (it == warm) {
+			t_begin = now_ns();
+			t_end = t_begin + (uint64_t)(o->duration_s * 1e9);
+			next_line = t_begin + 1000000000ull;
+		}
+		if (o->duration_s > 0 && it >= warm && now_ns() >= t_end)
 			break;
 		t0 = now_ns();
 		if (o->verb == VERB_SEND) {
@@ -1169,10 +1179,12 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 			p->last_event_ns = 0;
 		}
 		t1 = now_ns();
+		if (it < warm)
+			continue;
 		/* Ping-pong tests report half the round trip, as perftest. */
-		lat[it] = (double)(t1 - t0) / 1e3 /
-			  (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
-		progress_line(p, t_begin, &next_line, it + 1, (it + 1) * (uint64_t)size);
+		lat[nlat++] = (double)(t1 - t0) / 1e3 /
+			   (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
+		progress_line(p, t_begin, &next_line, nlat, nlat * (uint64_t)size);
 	}
 	if (rc == 0) {
 		/* The final ACKs of our sends: drain before the server stops. */
@@ -1183,8 +1195,9 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 				break;
 		q->posted = it;
 		r->bytes = size;
-		r->iters = it;
-		lat_stats(lat, it, r);
+		r->iters = nlat;
+		r->warmup = it - nlat;
+		lat_stats(lat, nlat, r);
 	}
 	free(lat);
 	return rc;
@@ -1418,6 +1431,7 @@ add_json_result(struct perf *p, const struct perf_result *r)
 		json_object_set_new(j, "p99_us", json_real(r->p99));
 		json_object_set_new(j, "p99_9_us", json_real(r->p999));
 		json_object_set_new(j, "max_us", json_real(r->t_max));
+		json_object_set_new(j, "warmup_iterations", json_integer((json_int_t)r->warmup));
 	}
 	json_array_append_new(p->jresults, j);
 }
@@ -1441,6 +1455,10 @@ print_json(struct perf *p, int status)
 							"iwarp-lwip"));
 	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	/* The client's: a server learns the count per size only (warmup_iterations). */
+	if (p->o.mode == MODE_LAT && !p->o.server)
+		json_object_set_new(j, "warmup", json_integer((json_int_t)(p->o.warmup_set ?
+								 p->o.warmup : PERF_WARMUP_ITERS)));
 	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
 						   "spin-then-sleep"));
 	json_object_set_new(j, "results", p->jresults);
@@ -1483,6 +1501,8 @@ client_phases(struct perf *p)
 		m = (struct perf_msg){ .type = MSG_END, .size = size, .status = rc != 0 };
 		for (uint32_t q = 0; q < p->o.qps; q++)
 			m.iters[q] = p->q[q].posted;
+		if (p->o.mode == MODE_LAT)
+			m.iters[1] = r.warmup;  /* one QP: the slot is free (struct perf_msg) */
 		if (send_msg(p, &m) != 0)
 			return -1;
 		if (rc != 0)
@@ -1642,6 +1662,11 @@ server_phases(struct perf *p)
 		if (p->o.json) {
 			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
 
+			/* The client's warm-up, as its own result counts it. */
+			if (p->o.mode == MODE_LAT && m.iters[1] <= m.iters[0]) {
+				r.iters -= m.iters[1];
+				r.warmup = m.iters[1];
+			}
 			add_json_result(p, &r);
 		}
 	}
@@ -1963,6 +1988,9 @@ usage(FILE *f)
 		"      --sizes LIST       sizes to run, e.g. 1,4096,1048576\n"
 		"  -n, --iters N          iterations per QP (default 5000 bw, 1000 lat)\n"
 		"  -D, --duration S       run each size for S seconds instead\n"
+		"      --warmup N         latency tests: N iterations per size before the\n"
+		"                         measured ones, not counted (default 2048, at most\n"
+		"                         128 MiB of messages; 0: none); the client's applies\n"
 		"  -q, --qp N             QPs (bw tests; default 1, at most 64)\n"
 		"  -m, --mtu N            path MTU 256, 512, 1024, 2048, 4096 (default 1024)\n"
 		"  -t, --tx-depth N       outstanding sends per QP (default 128)\n"
@@ -2055,7 +2083,7 @@ parse_args(struct perf *p, int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
-	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY };
+	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -2072,7 +2100,7 @@ parse_args(struct perf *p, int argc, char **argv)
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
 		{ "ip6", 1, NULL, O_IP6 }, { "transport", 1, NULL, O_TRANSPORT },
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
-		{ "tx-copy", 0, NULL, O_TX_COPY },
+		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
@@ -2250,6 +2278,12 @@ parse_args(struct perf *p, int argc, char **argv)
 		case O_TX_COPY:
 			o->tx_copy = true;
 			break;
+		case O_WARMUP:
+			if (parse_u64(optarg, 0, 1ull << 38, &o->warmup) != 0)
+				BAD("--warmup: expected a count of iterations (0: none), got '%s'",
+				    optarg);
+			o->warmup_set = true;
+			break;
 		case O_DROP_RATE:
 			if (parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
 				BAD("--tx-drop-rate: expected 0..0.5, got '%s'", optarg);
@@ -2312,6 +2346,9 @@ parse_args(struct perf *p, int argc, char **argv)
 		BAD("-a, -s and --sizes exclude each other");
 	if (o->duration_s > 0 && iters_set)
 		BAD("-D and -n exclude each other");
+	if (o->warmup_set && o->mode != MODE_LAT)
+		BAD("--warmup goes with the latency tests (write_lat, read_lat, send_lat, "
+		    "atomic_lat)");
 	if (!iters_set)
 		o->iters = o->mode == MODE_BW ? 5000 : 1000;
 	if (o->verb == VERB_ATOMIC) {
