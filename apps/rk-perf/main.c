@@ -1461,6 +1461,19 @@ print_json(struct perf *p, int status)
 								 p->o.warmup : PERF_WARMUP_ITERS)));
 	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
 						   "spin-then-sleep"));
+	/* This end's own (never the client's): what it did to the frames it sent. */
+	json_object_set_new(j, "tx_copy", json_boolean(p->o.tx_copy));
+	json_object_set_new(j, "tx_drop_every", json_integer(p->o.tx_drop_every));
+	json_object_set_new(j, "tx_drop_rate", json_real(p->o.tx_drop_rate));
+	/* JSON integers are signed 64-bit here: a larger seed as its decimal string. */
+	if (p->o.seed <= INT64_MAX) {
+		json_object_set_new(j, "seed", json_integer((json_int_t)p->o.seed));
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%" PRIu64, p->o.seed);
+		json_object_set_new(j, "seed", json_string(seed));
+	}
 	json_object_set_new(j, "results", p->jresults);
 	p->jresults = NULL;
 	if (p->ctx != NULL)

@@ -683,7 +683,7 @@ r = d["results"][0]
 sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 			ok "$1: $3"
 		else
-			bad "$1: not $3 in $2: $(grep -E '"(warmup|iterations|warmup_iterations|sent_pkts)"' "$2" | tr -d ' \n')"
+			bad "$1: not $3 in $2: $(grep -E '"(warmup|iterations|warmup_iterations|sent_pkts|tx_[a-z_]*|seed)"' "$2" | tr -d ' \n')"
 		fi
 	}
 	if two warmup "read_lat -n 300 --json" "read_lat -n 300 --json"; then
@@ -714,6 +714,14 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 	done
 	usage_error "--warmup with a bw test" "rk-perf: --warmup goes with the latency tests" \
 		write_bw --ip 198.18.0.1 --warmup 10
+	# --json records each end's own TX options.
+	if two json-tx "write_bw -s 4096 -n 20 --json --tx-drop-every 50" \
+		"write_bw -s 4096 -n 20 --json --tx-copy --tx-drop-rate 0.01 --seed 7"; then
+		json_check "--json TX options, client" "$tmp/json-tx.cli" \
+			'd["tx_copy"] is True and d["tx_drop_every"] == 0 and d["tx_drop_rate"] == 0.01 and d["seed"] == 7'
+		json_check "--json TX options, server" "$tmp/json-tx.srv" \
+			'd["tx_copy"] is False and d["tx_drop_every"] == 50 and d["tx_drop_rate"] == 0 and d["seed"] == 1'
+	fi
 
 	# Every 2nd frame dropped: go-back-N's resends lose the same packet each
 	# time, and the client's error says the drops may be why, not the peer.
