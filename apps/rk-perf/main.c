@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -551,6 +552,20 @@ iw_init_qps(struct perf *p)
 	return 0;
 }
 
+/* The IPv4 address of host @p name as a dotted quad; 0 or -1. */
+static int
+ipv4_of(const char *name, char *buf, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+
+	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+		return -1;
+	inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)res->ai_addr)->sin_addr,
+		  buf, (socklen_t)len);
+	freeaddrinfo(res);
+	return 0;
+}
+
 /*
  * iWARP: one TCP connection per QP, on the exchange's port + 1. The client
  * connects QP i only once QP i-1 is in RTS, so the server, which attaches
@@ -564,10 +579,14 @@ iw_establish(struct perf *p)
 	char host[INET_ADDRSTRLEN];
 	int rc;
 
-	if (p->o.tcp_kernel)
-		snprintf(host, sizeof(host), "%s", p->o.server_host != NULL ? p->o.server_host : "");
-	else
+	if (!p->o.tcp_kernel)
 		inet_ntop(AF_INET, p->remote.ip, host, sizeof(host));
+	else if (p->o.server)
+		host[0] = '\0';
+	/* Kernel sockets (lib/tcp) take a dotted quad: SERVER may be a name. */
+	else if (ipv4_of(p->o.server_host, host, sizeof(host)) != 0)
+		return fail(p, "--tcp kernel: the server %s has no IPv4 address for the data "
+			    "connections (they run over IPv4)", p->o.server_host);
 	for (uint32_t i = 0; i < p->o.qps; i++) {
 		struct rk_qp *qp = p->q[i].qp;
 

@@ -528,6 +528,22 @@ errors)
 		says "unresolvable server ($t)" "$tmp/err.out" \
 			"$t: error: cannot resolve the server name nosuchhost.invalid: "
 	done
+	# --tcp kernel to a SERVER given by name: the data connections too.
+	TCP_PORT=$((TCP_PORT + 1))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S -- write_bw --transport iwarp --tcp kernel \
+		--ip 198.18.0.1 -p $TCP_PORT -n 5 --verify --oob-timeout 5 >"$tmp/kname.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	timeout -k 10 30 "$perf" $EAL -l $CORE_C -- write_bw --transport iwarp --tcp kernel \
+		--ip 198.18.0.2 -p $TCP_PORT -n 5 --verify --oob-timeout 5 localhost >"$tmp/kname.cli" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ] && grep -q "verify: all data checked" "$tmp/kname.cli"; then
+		ok "--tcp kernel to localhost: verified"
+	else
+		bad "--tcp kernel to localhost: client exit $rc, server exit $rs: $(grep -h rk-perf "$tmp/kname.cli" "$tmp/kname.srv")"
+	fi
 	# Server with no client: accept times out.
 	expect "no client" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
 		--ip 198.18.0.1 --oob-timeout 3 -p $((TCP_PORT + 500))
