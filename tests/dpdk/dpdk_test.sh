@@ -495,7 +495,7 @@ errors)
 	done
 	usage_error "--ip with --ip6" "rk-perf: --ip and --ip6 exclude each other" \
 		write_bw --ip 198.18.0.1 --ip6 2001:2::1
-	for l in 1,,2 ,1 1,2,; do
+	for l in "1,,2" ",1" "1,2,"; do
 		usage_error "--sizes $l" "rk-perf: --sizes: empty entry in '$l'" \
 			write_bw --ip 198.18.0.1 --sizes "$l"
 	done
@@ -658,12 +658,12 @@ errors)
 		local name=$1 sp rc rs
 		TCP_PORT=$((TCP_PORT + 1))
 		# shellcheck disable=SC2086
-		timeout -k 10 30 "$perf" $EAL -l $CORE_S $(memif_eal server "rk-e$$.sock") -- $2 \
+		timeout -k 10 30 "$perf" $EAL -l $CORE_S "$(memif_eal server "rk-e$$.sock")" -- $2 \
 			$SRV_ADDR -p $TCP_PORT >"$tmp/$name.srv" 2>&1 &
 		sp=$!
 		pids+=("$sp")
 		# shellcheck disable=SC2086
-		timeout -k 10 30 "$perf" $EAL -l $CORE_C $(memif_eal client "rk-e$$.sock") -- $3 \
+		timeout -k 10 30 "$perf" $EAL -l $CORE_C "$(memif_eal client "rk-e$$.sock")" -- $3 \
 			$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/$name.cli" 2>&1
 		rc=$?
 		wait "$sp"
@@ -744,13 +744,13 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 	s="rk-e$$.sock"
 	TCP_PORT=$((TCP_PORT + 510))
 	# shellcheck disable=SC2086
-	timeout -k 10 30 "$perf" $EAL -l $CORE_S $(memif_eal server "$s") -- write_bw -s 65536 \
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S "$(memif_eal server "$s")" -- write_bw -s 65536 \
 		-n 100 --tx-drop-every 2 $SRV_ADDR -p $TCP_PORT >"$tmp/drop2.srv" 2>&1 &
 	sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
 	expect "--tx-drop-every 2 at 64 KiB" 1 20 timeout -k 5 25 "$perf" $EAL -l $CORE_C \
-		$(memif_eal client "$s") -- write_bw -s 65536 -n 100 --tx-drop-every 2 $CLI_ADDR \
+		"$(memif_eal client "$s")" -- write_bw -s 65536 -n 100 --tx-drop-every 2 $CLI_ADDR \
 		-p $TCP_PORT 127.0.0.1
 	wait "$sp"
 	says "--tx-drop-every 2 at 64 KiB" "$tmp/err.out" \
