@@ -92,6 +92,9 @@ ia_oob_open(struct ia *a)
 	} else {
 		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
 				 ia_serve, a);
+		if (oob_resolve_failed(rc))
+			return ia_fail(a, "cannot resolve the server name %s: %s",
+				       a->o.server_host, oob_strerror(rc));
 		if (rc != 0)
 			return ia_fail(a, "cannot reach %s:%u within %g s: %s",
 				       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s,

@@ -12,6 +12,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <netdb.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -75,6 +76,22 @@ struct perf {
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
 	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
+	/* This end's command line, for the server's note on what the client replaced. */
+	uint32_t given;                 /* GIVEN_* bits */
+	struct perf_opts own;
+	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
+};
+
+/* Options of the client's that a server takes (adopt()), when given on its command line. */
+enum {
+	GIVEN_SIZE = 1 << 0,            /* -s, -a, --sizes */
+	GIVEN_RUN = 1 << 1,             /* -n, -D */
+	GIVEN_QPS = 1 << 2,
+	GIVEN_MTU = 1 << 3,
+	GIVEN_TX_DEPTH = 1 << 4,
+	GIVEN_RX_DEPTH = 1 << 5,
+	GIVEN_ATOMIC = 1 << 6,          /* -A */
+	GIVEN_VERIFY = 1 << 7,
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -293,14 +310,39 @@ wait_eof(int fd, int ms)
 	}
 }
 
+/*
+ * Why the retries of a RETRY_EXC_ERR went unanswered: the frames this end
+ * dropped on purpose, when it did; else the peer.
+ */
+static const char *
+retry_cause(const struct perf *p, char *buf, size_t len)
+{
+	uint64_t n = p->io != NULL ? rk_io_dpdk_stats(p->io)->tx_dropped_injected : 0;
+
+	if (n == 0)
+		return "the peer stopped answering";
+	/* Go-back-N resends the same frames in order, so a period can hit one PSN every time. */
+	if (p->o.tx_drop_every != 0)
+		snprintf(buf, len, "this end dropped %" PRIu64 " frames (--tx-drop-every %u): "
+			 "the retries may have kept losing the same packet to the period "
+			 "(--tx-drop-rate with --seed has none)", n, p->o.tx_drop_every);
+	else
+		snprintf(buf, len, "this end dropped %" PRIu64 " frames (--tx-drop-rate %g): "
+			 "the retries may have been lost to them", n, p->o.tx_drop_rate);
+	return buf;
+}
+
 static int
 check_wc(struct perf *p, const struct rk_wc *wc)
 {
+	char why[224];
+
 	if (wc->status == RK_WC_SUCCESS)
 		return 0;
-	return fail(p, "QP %#x: work completion error: %s (wr_id %#" PRIx64 ")%s", wc->qp_num,
+	return fail(p, "QP %#x: work completion error: %s (wr_id %#" PRIx64 ")%s%s", wc->qp_num,
 		    rk_wc_status_str(wc->status), wc->wr_id,
-		    wc->status == RK_WC_RETRY_EXC_ERR ? ": the peer stopped answering" : "");
+		    wc->status == RK_WC_RETRY_EXC_ERR ? ": " : "",
+		    wc->status == RK_WC_RETRY_EXC_ERR ? retry_cause(p, why, sizeof(why)) : "");
 }
 
 /* The peer's RoCEv2 address as text (IPv4 or IPv6, per its hello). */
@@ -510,6 +552,20 @@ iw_init_qps(struct perf *p)
 	return 0;
 }
 
+/* The IPv4 address of host @p name as a dotted quad; 0 or -1. */
+static int
+ipv4_of(const char *name, char *buf, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+
+	if (getaddrinfo(name, NULL, &hints, &res) != 0)
+		return -1;
+	inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)res->ai_addr)->sin_addr,
+		  buf, (socklen_t)len);
+	freeaddrinfo(res);
+	return 0;
+}
+
 /*
  * iWARP: one TCP connection per QP, on the exchange's port + 1. The client
  * connects QP i only once QP i-1 is in RTS, so the server, which attaches
@@ -523,10 +579,14 @@ iw_establish(struct perf *p)
 	char host[INET_ADDRSTRLEN];
 	int rc;
 
-	if (p->o.tcp_kernel)
-		snprintf(host, sizeof(host), "%s", p->o.server_host != NULL ? p->o.server_host : "");
-	else
+	if (!p->o.tcp_kernel)
 		inet_ntop(AF_INET, p->remote.ip, host, sizeof(host));
+	else if (p->o.server)
+		host[0] = '\0';
+	/* Kernel sockets (lib/tcp) take a dotted quad: SERVER may be a name. */
+	else if (ipv4_of(p->o.server_host, host, sizeof(host)) != 0)
+		return fail(p, "--tcp kernel: the server %s has no IPv4 address for the data "
+			    "connections (they run over IPv4)", p->o.server_host);
 	for (uint32_t i = 0; i < p->o.qps; i++) {
 		struct rk_qp *qp = p->q[i].qp;
 
@@ -1076,13 +1136,18 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 	}
 }
 
+/*
+ * The warm-up iterations come first and are numbered as the rest (keys,
+ * marks, the server's count), so --verify checks them too; -D times only
+ * what follows them.
+ */
 static int
 run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 {
 	struct perf_opts *o = &p->o;
-	uint64_t cap = o->duration_s > 0 ? 10000000 : o->iters, it;
-	uint64_t t_begin = now_ns(), t_end = t_begin + (uint64_t)(o->duration_s * 1e9);
-	uint64_t next_line = t_begin + 1000000000ull;
+	uint64_t cap = o->duration_s > 0 ? 10000000 : o->iters, it, nlat = 0;
+	uint64_t warm = perf_warmup(o, msg_bytes(p, size));
+	uint64_t t_begin = 0, t_end = 0, next_line = 0;
 	double *lat = malloc(cap * sizeof(double));
 	struct qpres *q = &p->q[0];
 	int rc = 0;
@@ -1090,10 +1155,15 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 	if (lat == NULL)
 		return fail(p, "out of memory");
 	q->posted = q->done = 0;
-	for (it = 0; it < cap && rc == 0; it++) {
+	for (it = 0; nlat < cap && rc == 0; it++) {
 		uint64_t t0, t1;
 
-		if (o->duration_s > 0 && now_ns() >= t_end)
+		if (it == warm) {
+			t_begin = now_ns();
+			t_end = t_begin + (uint64_t)(o->duration_s * 1e9);
+			next_line = t_begin + 1000000000ull;
+		}
+		if (o->duration_s > 0 && it >= warm && now_ns() >= t_end)
 			break;
 		t0 = now_ns();
 		if (o->verb == VERB_SEND) {
@@ -1128,10 +1198,12 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 			p->last_event_ns = 0;
 		}
 		t1 = now_ns();
+		if (it < warm)
+			continue;
 		/* Ping-pong tests report half the round trip, as perftest. */
-		lat[it] = (double)(t1 - t0) / 1e3 /
-			  (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
-		progress_line(p, t_begin, &next_line, it + 1, (it + 1) * (uint64_t)size);
+		lat[nlat++] = (double)(t1 - t0) / 1e3 /
+			   (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
+		progress_line(p, t_begin, &next_line, nlat, nlat * (uint64_t)size);
 	}
 	if (rc == 0) {
 		/* The final ACKs of our sends: drain before the server stops. */
@@ -1142,8 +1214,9 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 				break;
 		q->posted = it;
 		r->bytes = size;
-		r->iters = it;
-		lat_stats(lat, it, r);
+		r->iters = nlat;
+		r->warmup = it - nlat;
+		lat_stats(lat, nlat, r);
 	}
 	free(lat);
 	return rc;
@@ -1377,6 +1450,7 @@ add_json_result(struct perf *p, const struct perf_result *r)
 		json_object_set_new(j, "p99_us", json_real(r->p99));
 		json_object_set_new(j, "p99_9_us", json_real(r->p999));
 		json_object_set_new(j, "max_us", json_real(r->t_max));
+		json_object_set_new(j, "warmup_iterations", json_integer((json_int_t)r->warmup));
 	}
 	json_array_append_new(p->jresults, j);
 }
@@ -1400,8 +1474,25 @@ print_json(struct perf *p, int status)
 							"iwarp-lwip"));
 	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	/* The client's: a server learns the count per size only (warmup_iterations). */
+	if (p->o.mode == MODE_LAT && !p->o.server)
+		json_object_set_new(j, "warmup", json_integer((json_int_t)(p->o.warmup_set ?
+								 p->o.warmup : PERF_WARMUP_ITERS)));
 	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
 						   "spin-then-sleep"));
+	/* This end's own (never the client's): what it did to the frames it sent. */
+	json_object_set_new(j, "tx_copy", json_boolean(p->o.tx_copy));
+	json_object_set_new(j, "tx_drop_every", json_integer(p->o.tx_drop_every));
+	json_object_set_new(j, "tx_drop_rate", json_real(p->o.tx_drop_rate));
+	/* JSON integers are signed 64-bit here: a larger seed as its decimal string. */
+	if (p->o.seed <= INT64_MAX) {
+		json_object_set_new(j, "seed", json_integer((json_int_t)p->o.seed));
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%" PRIu64, p->o.seed);
+		json_object_set_new(j, "seed", json_string(seed));
+	}
 	json_object_set_new(j, "results", p->jresults);
 	p->jresults = NULL;
 	if (p->ctx != NULL)
@@ -1442,6 +1533,8 @@ client_phases(struct perf *p)
 		m = (struct perf_msg){ .type = MSG_END, .size = size, .status = rc != 0 };
 		for (uint32_t q = 0; q < p->o.qps; q++)
 			m.iters[q] = p->q[q].posted;
+		if (p->o.mode == MODE_LAT)
+			m.iters[1] = r.warmup;  /* one QP: the slot is free (struct perf_msg) */
 		if (send_msg(p, &m) != 0)
 			return -1;
 		if (rc != 0)
@@ -1468,9 +1561,96 @@ client_phases(struct perf *p)
 	return 0;
 }
 
+/* "-s N", "-a" or "--sizes A,B,..." for a size list. */
+static const char *
+sizes_str(const uint32_t *sizes, uint32_t n, char *buf, size_t len)
+{
+	size_t k;
+	bool all = n == 23;
+
+	for (uint32_t i = 0; i < n && all; i++)
+		all = sizes[i] == 2u << i;
+	if (all)
+		return "-a";
+	k = (size_t)snprintf(buf, len, "%s", n == 1 ? "-s " : "--sizes ");
+	for (uint32_t i = 0; i < n && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, "%s%u", i > 0 ? "," : "", sizes[i]);
+	return buf;
+}
+
+static const char *
+run_str(const struct perf_opts *o, char *buf, size_t len)
+{
+	if (o->duration_s > 0)
+		snprintf(buf, len, "-D %g", o->duration_s);
+	else
+		snprintf(buf, len, "-n %" PRIu64, o->iters);
+	return buf;
+}
+
+/* Append "; " and a formatted item to the note in @p line (@p k bytes so far). */
+static void note_item(char *line, size_t len, size_t *k, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static void
+note_item(char *line, size_t len, size_t *k, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (*k > 0 && *k < len)
+		*k += (size_t)snprintf(line + *k, len - *k, "; ");
+	if (*k >= len)
+		return;
+	va_start(ap, fmt);
+	*k += (size_t)vsnprintf(line + *k, len - *k, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Server: one line on what the client's parameters (adopt()) replaced of
+ * this end's command line, so a server started as write_bw that ran the
+ * client's read_bw, or one given --verify whose client checks nothing,
+ * says so.
+ */
+static void
+note_adopted(const struct perf *p)
+{
+	static const char *const verbs[] = { "write", "read", "send", "atomic" };
+	const struct perf_opts *o = &p->o, *g = &p->own;
+	char line[768], a[160], b[160];
+	size_t k = 0, n = sizeof(line);
+
+	if (o->verb != g->verb || o->mode != g->mode)
+		note_item(line, n, &k, "%s_%s, not %s_%s", verbs[o->verb],
+			  o->mode == MODE_BW ? "bw" : "lat", verbs[g->verb],
+			  g->mode == MODE_BW ? "bw" : "lat");
+	if ((p->given & GIVEN_SIZE) && o->verb != VERB_ATOMIC &&
+	    (p->nsizes != p->own_nsizes ||
+	     memcmp(p->sizes, p->own_sizes, p->nsizes * sizeof(p->sizes[0])) != 0))
+		note_item(line, n, &k, "%s, not %s", sizes_str(p->sizes, p->nsizes, a, sizeof(a)),
+			  sizes_str(p->own_sizes, p->own_nsizes, b, sizeof(b)));
+	if ((p->given & GIVEN_RUN) && strcmp(run_str(o, a, sizeof(a)), run_str(g, b, sizeof(b))) != 0)
+		note_item(line, n, &k, "%s, not %s", a, b);
+	if ((p->given & GIVEN_QPS) && o->qps != g->qps)
+		note_item(line, n, &k, "-q %u, not %u", o->qps, g->qps);
+	if ((p->given & GIVEN_MTU) && o->mtu != g->mtu)
+		note_item(line, n, &k, "-m %u, not %u", o->mtu, g->mtu);
+	if ((p->given & GIVEN_TX_DEPTH) && o->tx_depth != g->tx_depth)
+		note_item(line, n, &k, "-t %u, not %u", o->tx_depth, g->tx_depth);
+	if ((p->given & GIVEN_RX_DEPTH) && o->rx_depth != g->rx_depth)
+		note_item(line, n, &k, "-r %u, not %u", o->rx_depth, g->rx_depth);
+	if ((p->given & GIVEN_ATOMIC) && o->atomic_cas != g->atomic_cas)
+		note_item(line, n, &k, "-A %s", o->atomic_cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
+	if ((p->given & GIVEN_VERIFY) && !o->verify)
+		note_item(line, n, &k, "no --verify: the data is not checked");
+	if (k > 0)
+		fprintf(stderr, "rk-perf: note: the client's parameters apply: %s\n", line);
+}
+
 static int
 server_phases(struct perf *p)
 {
+	note_adopted(p);
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		printf(" waiting for the client's phases\n");
@@ -1514,6 +1694,11 @@ server_phases(struct perf *p)
 		if (p->o.json) {
 			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
 
+			/* The client's warm-up, as its own result counts it. */
+			if (p->o.mode == MODE_LAT && m.iters[1] <= m.iters[0]) {
+				r.iters -= m.iters[1];
+				r.warmup = m.iters[1];
+			}
 			add_json_result(p, &r);
 		}
 	}
@@ -1740,6 +1925,9 @@ exchange(struct perf *p)
 		if (rc == -ECONNREFUSED)
 			return fail(p, "no server listened on %s:%u within %g s (connection "
 				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
+		if (oob_resolve_failed(rc))
+			return fail(p, "cannot resolve the server name %s: %s", p->o.server_host,
+				    oob_strerror(rc));
 		if (rc != 0)
 			return fail(p, "cannot reach the server %s:%u within %g s: %s",
 				    p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s,
@@ -1832,6 +2020,9 @@ usage(FILE *f)
 		"      --sizes LIST       sizes to run, e.g. 1,4096,1048576\n"
 		"  -n, --iters N          iterations per QP (default 5000 bw, 1000 lat)\n"
 		"  -D, --duration S       run each size for S seconds instead\n"
+		"      --warmup N         latency tests: N iterations per size before the\n"
+		"                         measured ones, not counted (default 2048, at most\n"
+		"                         128 MiB of messages; 0: none); the client's applies\n"
 		"  -q, --qp N             QPs (bw tests; default 1, at most 64)\n"
 		"  -m, --mtu N            path MTU 256, 512, 1024, 2048, 4096 (default 1024)\n"
 		"  -t, --tx-depth N       outstanding sends per QP (default 128)\n"
@@ -1848,12 +2039,17 @@ usage(FILE *f)
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
 		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
 		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
-		"                         (--ip or --ip6 is required; the peer uses the same)\n"
+		"                         (one of --ip and --ip6 is required; the peer gives\n"
+		"                         the same kind)\n"
 		"      --vlan ID          802.1Q tag on every frame\n"
 		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
-		"      --tx-drop-every N  drop every Nth RoCE frame sent\n"
-		"      --tx-drop-rate P   drop RoCE frames sent with probability P (seeded)\n"
+		"      --tx-drop-every N  drop every Nth frame sent (RoCE; over iWARP/lwIP, TCP\n"
+		"                         segments). RoCE resends go-back-N, the same frames in\n"
+		"                         order: with a small N the retries can lose the same\n"
+		"                         packet every time until the retry counter is exceeded\n"
+		"      --tx-drop-rate P   drop frames sent (as above) with probability P (seeded;\n"
+		"                         no such pattern)\n"
 		"      --seed N           seed of --tx-drop-rate (default 1)\n"
 		"      --tx-copy          copy every payload into its frame; by default a port\n"
 		"                         whose driver copies frames out (memif, af_packet,\n"
@@ -1869,9 +2065,15 @@ usage(FILE *f)
 		"                         port -p + 1; no atomics; -m: interface MTU, MSS at\n"
 		"                         most 1460; default 1500)\n"
 		"      --tcp B            iWARP's TCP: lwip (on the DPDK port, default) or\n"
-		"                         kernel (sockets to SERVER, no DPDK port used)\n"
+		"                         kernel (sockets to SERVER, no DPDK port used, so\n"
+		"                         no -w, --vlan, --tx-drop-*, --tx-copy)\n"
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help\n"
+		"\n"
+		"The server runs the client's test, -s/-a/--sizes, -n/-D, -q, -m, -t, -r, -A\n"
+		"and --verify, and notes on stderr those it was given otherwise (-r as well,\n"
+		"unlike perftest: both ends lay out buffers and iWARP credits from it). The\n"
+		"rest is each end's own; --transport and the IP version must match.\n"
 		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
 		"(peer unreachable, timeout, completion error, data mismatch), 2 bad usage.\n");
@@ -1913,7 +2115,7 @@ parse_args(struct perf *p, int argc, char **argv)
 {
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
-	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY };
+	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -1930,7 +2132,7 @@ parse_args(struct perf *p, int argc, char **argv)
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
 		{ "ip6", 1, NULL, O_IP6 }, { "transport", 1, NULL, O_TRANSPORT },
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
-		{ "tx-copy", 0, NULL, O_TX_COPY },
+		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
 		{ NULL, 0, NULL, 0 },
 	};
 	static const char *const tests[] = { "write_bw", "write_lat", "read_bw", "read_lat",
@@ -1951,6 +2153,17 @@ parse_args(struct perf *p, int argc, char **argv)
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
 	while ((c = getopt_long(argc, argv, "s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
 		switch (c) {
+		case 's': case 'a': case O_SIZES: p->given |= GIVEN_SIZE; break;
+		case 'n': case 'D': p->given |= GIVEN_RUN; break;
+		case 'q': p->given |= GIVEN_QPS; break;
+		case 'm': p->given |= GIVEN_MTU; break;
+		case 't': p->given |= GIVEN_TX_DEPTH; break;
+		case 'r': p->given |= GIVEN_RX_DEPTH; break;
+		case 'A': p->given |= GIVEN_ATOMIC; break;
+		case O_VERIFY: p->given |= GIVEN_VERIFY; break;
+		default: break;
+		}
+		switch (c) {
 		case 's':
 			if (parse_u64(optarg, 1, 64u * MIB, &v) != 0)
 				BAD("--size: expected 1..67108864, got '%s'", optarg);
@@ -1959,20 +2172,27 @@ parse_args(struct perf *p, int argc, char **argv)
 			break;
 		case 'a': o->all_sizes = true; break;
 		case O_SIZES: {
-			char buf[512], *tok, *save = NULL;
+			const char *tok = optarg;
 
-			snprintf(buf, sizeof(buf), "%s", optarg);
-			p->nsizes = 0;
-			for (tok = strtok_r(buf, ",", &save); tok != NULL;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (p->nsizes == PERF_MAX_SIZES ||
-				    parse_u64(tok, 1, 64u * MIB, &v) != 0)
+			if (*optarg == '\0')
+				BAD("--sizes: empty list");
+			/* Every entry, empty ones too: "1,,2" is a typo, not two sizes. */
+			for (p->nsizes = 0;; tok++) {
+				size_t len = strcspn(tok, ",");
+				char num[24];
+
+				if (len == 0)
+					BAD("--sizes: empty entry in '%s'", optarg);
+				snprintf(num, sizeof(num), "%.*s", (int)len, tok);
+				if (p->nsizes == PERF_MAX_SIZES || len >= sizeof(num) ||
+				    parse_u64(num, 1, 64u * MIB, &v) != 0)
 					BAD("--sizes: expected up to %d sizes of 1..67108864 bytes",
 					    PERF_MAX_SIZES);
 				p->sizes[p->nsizes++] = (uint32_t)v;
+				tok += len;
+				if (*tok == '\0')
+					break;
 			}
-			if (p->nsizes == 0)
-				BAD("--sizes: empty list");
 			list_set = true;
 			break;
 		}
@@ -2034,7 +2254,11 @@ parse_args(struct perf *p, int argc, char **argv)
 				BAD("--ip6: expected an IPv6 address, got '%s'", optarg);
 			o->have_ip6 = true;
 			break;
-		case 'w': o->pcap_path = optarg; break;
+		case 'w':
+			if (*optarg == '\0')
+				BAD("--pcap: expected a file name, got ''");
+			o->pcap_path = optarg;
+			break;
 		case O_TRANSPORT:
 			if (strcmp(optarg, "iwarp") == 0)
 				o->iwarp = true;
@@ -2085,6 +2309,12 @@ parse_args(struct perf *p, int argc, char **argv)
 			break;
 		case O_TX_COPY:
 			o->tx_copy = true;
+			break;
+		case O_WARMUP:
+			if (parse_u64(optarg, 0, 1ull << 38, &o->warmup) != 0)
+				BAD("--warmup: expected a count of iterations (0: none), got '%s'",
+				    optarg);
+			o->warmup_set = true;
 			break;
 		case O_DROP_RATE:
 			if (parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
@@ -2140,12 +2370,17 @@ parse_args(struct perf *p, int argc, char **argv)
 	if (!o->have_ip && !o->have_ip6)
 		BAD("--ip A.B.C.D or --ip6 ADDR is required (this endpoint's address, "
 		    "e.g. 198.18.0.1)");
+	if (o->have_ip && o->have_ip6)
+		BAD("--ip and --ip6 exclude each other: RoCEv2 runs over one IP version");
 	if (o->mode == MODE_LAT && o->qps != 1)
 		BAD("latency tests use one QP (-q 1)");
 	if ((o->all_sizes ? 1 : 0) + (size_set ? 1 : 0) + (list_set ? 1 : 0) > 1)
 		BAD("-a, -s and --sizes exclude each other");
 	if (o->duration_s > 0 && iters_set)
 		BAD("-D and -n exclude each other");
+	if (o->warmup_set && o->mode != MODE_LAT)
+		BAD("--warmup goes with the latency tests (write_lat, read_lat, send_lat, "
+		    "atomic_lat)");
 	if (!iters_set)
 		o->iters = o->mode == MODE_BW ? 5000 : 1000;
 	if (o->verb == VERB_ATOMIC) {
@@ -2184,9 +2419,21 @@ parse_args(struct perf *p, int argc, char **argv)
 			BAD("--transport iwarp: -m is the interface MTU, 1024 or more (default 1500)");
 		if (o->tcp_kernel && o->pcap_path != NULL)
 			BAD("--tcp kernel has no DPDK port to record (-w): record with tcpdump");
+		/* What these change happens on the DPDK port, which kernel sockets skip. */
+		if (o->tcp_kernel && (o->tx_drop_every != 0 || o->tx_drop_rate > 0))
+			BAD("--tcp kernel has no DPDK port to drop frames on (--tx-drop-every, "
+			    "--tx-drop-rate): use --tcp lwip");
+		if (o->tcp_kernel && o->vlan != 0)
+			BAD("--tcp kernel has no DPDK port to tag frames on (--vlan): give the "
+			    "kernel a VLAN interface");
+		if (o->tcp_kernel && o->tx_copy)
+			BAD("--tcp kernel has no DPDK port to copy payloads on (--tx-copy)");
 		if (!o->tcp_kernel && !perf_iw_has_lwip())
 			BAD("this rk-perf was built without lwIP (liblwip-dev): use --tcp kernel");
 	}
+	p->own = *o;
+	memcpy(p->own_sizes, p->sizes, sizeof(p->sizes));
+	p->own_nsizes = p->nsizes;
 	return 0;
 }
 

@@ -100,8 +100,10 @@ oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 
 	snprintf(ps, sizeof(ps), "%u", port);
 	rc = getaddrinfo(host, ps, &hints, &res);
+	if (rc == EAI_SYSTEM)
+		return -errno;
 	if (rc != 0)
-		return rc == EAI_NONAME ? -EHOSTUNREACH : -EINVAL;
+		return -(OOB_EAI_BASE + (rc < 0 ? -rc : rc));
 	/* The server may start after us: retry until the deadline. */
 	for (;;) {
 		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -145,6 +147,24 @@ oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 	}
 	freeaddrinfo(res);
 	return rc;
+}
+
+bool
+oob_resolve_failed(int rc)
+{
+	return rc <= -OOB_EAI_BASE;
+}
+
+const char *
+oob_strerror(int rc)
+{
+	int g;
+
+	if (!oob_resolve_failed(rc))
+		return strerror(-rc);
+	/* Back to the resolver's code, whichever sign this libc gives its codes. */
+	g = -rc - OOB_EAI_BASE;
+	return gai_strerror(EAI_NONAME < 0 ? -g : g);
 }
 
 int

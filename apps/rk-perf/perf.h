@@ -41,6 +41,8 @@ struct perf_opts {
 	uint32_t tx_drop_every;
 	double tx_drop_rate;
 	bool tx_copy;                   /* --tx-copy: no payloads by reference */
+	uint64_t warmup;                /* latency tests: --warmup, when warmup_set */
+	bool warmup_set;
 	uint64_t seed;
 	uint16_t vlan;
 	double oob_timeout_s;           /* TCP connect/accept and every OOB message */
@@ -95,6 +97,11 @@ struct perf_msg {
 	uint32_t type;
 	uint32_t size;
 	int32_t status;                 /* 0 ok, else an error (verify failed ...) */
+	/*
+	 * MSG_END: iterations per QP. A latency test has one QP: iters[0]
+	 * counts all iterations run, iters[1] the warm-up among them (0 from
+	 * a client without warm-up).
+	 */
 	uint64_t iters[PERF_MAX_QPS];
 	char text[128];
 };
@@ -108,8 +115,19 @@ int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void 
  * before the port opens, so the error names the file, not the port.
  */
 bool recording_writable(const char *prog, const char *path);
+/*
+ * Connect to host:port, retrying until the server listens or timeout_s
+ * passes. @return 0, -errno, or, when the resolver cannot resolve @p host,
+ * an error for which oob_resolve_failed() holds (its words: oob_strerror()).
+ */
 int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 		void (*serve)(void *), void *arg);
+/* Resolver errors of oob_connect(): -(OOB_EAI_BASE + |getaddrinfo's code|). */
+#define OOB_EAI_BASE 4096
+/* Whether an oob_connect() error says the host name did not resolve. */
+bool oob_resolve_failed(int rc);
+/* The text of an oob_* error: gai_strerror() for the resolver's, else strerror(). */
+const char *oob_strerror(int rc);
 int oob_send(int fd, const void *buf, size_t len);
 /* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
 int oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg);
@@ -222,7 +240,21 @@ struct perf_result {
 	double bw_peak_Bps, bw_avg_Bps, msg_rate;
 	/* latency, us */
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
+	uint64_t warmup;                /* latency: iterations run first, not in the above */
 };
+
+/*
+ * Latency warm-up, per size: the first pass over a port's rings is slow
+ * (memif under --no-huge: page faults in both processes on each of its
+ * 1024 slots per direction, about 10x the steady round trip). read_lat
+ * and atomic_lat fill one slot each way per iteration, so 2048 cover the
+ * rings twice; large messages fill them in fewer, so at most 128 MiB of
+ * messages. --warmup N sets the count (0: none).
+ */
+#define PERF_WARMUP_ITERS 2048
+#define PERF_WARMUP_BYTES (128u << 20)
+/* Warm-up iterations of a latency phase of messages of @p bytes. */
+uint64_t perf_warmup(const struct perf_opts *o, uint32_t bytes);
 
 /* report.c */
 const char *perf_test_title(const struct perf_opts *o);

@@ -25,6 +25,16 @@ perf_test_title(const struct perf_opts *o)
 	return t[o->verb][o->mode];
 }
 
+uint64_t
+perf_warmup(const struct perf_opts *o, uint32_t bytes)
+{
+	uint64_t n = PERF_WARMUP_BYTES / (bytes > 0 ? bytes : 1);
+
+	if (o->warmup_set)
+		return o->warmup;
+	return n > PERF_WARMUP_ITERS ? PERF_WARMUP_ITERS : n > 0 ? n : 1;
+}
+
 static void
 print_addr(const char *who, const struct perf_hello *h, uint32_t i)
 {
@@ -64,6 +74,17 @@ report_header(const struct perf_opts *o, const struct perf_hello *local,
 	printf(" rdma_cm QPs\t : OFF\n");
 	printf(" Data ex. method : Ethernet\n");
 	printf(" Idle policy     : %s\n", o->idle == RK_IO_IDLE_SPIN ? "spin" : "spin-then-sleep");
+	/* The client runs the warm-up; a server serves whatever comes. */
+	if (o->mode == MODE_LAT && !o->server) {
+		if (!o->warmup_set)
+			printf(" Warm-up         : %u iterations per size, not measured (at most "
+			       "%u MiB of messages)\n", PERF_WARMUP_ITERS, PERF_WARMUP_BYTES >> 20);
+		else if (o->warmup > 0)
+			printf(" Warm-up         : %llu iterations per size, not measured\n",
+			       (unsigned long long)o->warmup);
+		else
+			printf(" Warm-up         : none\n");
+	}
 	printf("%s\n", RULE);
 	for (uint32_t i = 0; i < o->qps; i++)
 		print_addr("local", local, i);
