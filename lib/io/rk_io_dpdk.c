@@ -132,6 +132,13 @@ wall_ns(const struct rk_io_dpdk *io)
 	return (uint64_t)((int64_t)rk_io_dpdk_now_ns() + io->wall_off_ns);
 }
 
+/* Whether the caller's cancel flag (cfg.cancel) is set. */
+static bool
+cancelled(const volatile sig_atomic_t *flag)
+{
+	return flag != NULL && *flag != 0;
+}
+
 /* ------------------------------------------------------------------- EAL */
 
 int
@@ -160,6 +167,8 @@ rk_io_dpdk_open_strerror(int err)
 		return "the port did not start (is the peer running?)";
 	case ENODEV:
 		return "no such DPDK port (check --vdev and -d)";
+	case EINTR:
+		return "interrupted while the port waited for its peer (is the peer running?)";
 	default:
 		return strerror(err);
 	}
@@ -1223,6 +1232,8 @@ rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac
 	for (;;) {
 		if (rk_io_dpdk_neigh_lookup(io, ip, mac) == 0)
 			return 0;
+		if (cancelled(io->cfg.cancel))
+			return -EINTR;
 		now = rk_io_dpdk_now_ns();
 		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
@@ -1344,7 +1355,8 @@ memif_client(const struct rte_eth_dev_info *info)
 }
 
 static int
-wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down)
+wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down,
+	  const volatile sig_atomic_t *cancel)
 {
 	uint64_t start = rk_io_dpdk_now_ns();
 	struct rte_eth_link link;
@@ -1357,6 +1369,8 @@ wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down)
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
 			return 0;
+		if (cancelled(cancel))
+			return -EINTR;
 		now = rk_io_dpdk_now_ns();
 		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
@@ -1493,6 +1507,10 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		if (rc == 0 || rk_io_dpdk_now_ns() - t0 >=
 			       (uint64_t)io->cfg.link_timeout_ms * 1000000ull)
 			break;
+		if (cancelled(cfg->cancel)) {
+			rc = -EINTR;
+			goto fail;
+		}
 		rte_delay_us_sleep(100000);
 	}
 	if (rc != 0) {
@@ -1531,7 +1549,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	for (int i = 0; i < 16; i++)
 		io->has_ip6 |= cfg->ip6[i] != 0;
 	io->any_dst = !io->has_ip4 && !io->has_ip6;
-	rc = wait_link(io->port, io->cfg.link_timeout_ms, memif_client(&info));
+	rc = wait_link(io->port, io->cfg.link_timeout_ms, memif_client(&info), cfg->cancel);
 	if (rc != 0)
 		goto fail_stop;
 	if (cfg->pcapng_path != NULL) {

@@ -43,6 +43,7 @@
 #ifndef RK_IO_DPDK_H
 #define RK_IO_DPDK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -104,6 +105,16 @@ struct rk_io_dpdk_cfg {
 	 * registered memory (rk_io_ops.tx_commit_sg). For comparisons.
 	 */
 	bool tx_copy;
+	/**
+	 * A flag that cancels this backend's waits once it reads non-zero,
+	 * e.g. set by a SIGINT/SIGTERM handler; NULL: waits run to their
+	 * timeout. Read every 10 to 100 ms by rk_io_dpdk_open() (the start
+	 * retry of a memif client, the link wait: it then fails with EINTR)
+	 * and on every pass of rk_io_dpdk_resolve() and
+	 * rk_io_dpdk_resolve_addr() (-EINTR). The pointer is kept: the flag
+	 * must outlive the backend.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 /** Port counters (monotonic). */
@@ -145,7 +156,8 @@ int rk_io_dpdk_eal_init(int argc, char **argv);
 
 /**
  * Words for why rk_io_dpdk_open() failed, from its errno: ETIMEDOUT (link
- * still down), ENOTCONN (port did not start), ENODEV (no such port), else
+ * still down), ENOTCONN (port did not start), ENODEV (no such port), EINTR
+ * (cfg.cancel was set while the port started or waited for its link), else
  * strerror(). For messages; the peer of a memif or af_packet link being
  * absent is the usual cause of the first two.
  */
@@ -175,11 +187,13 @@ void rk_io_dpdk_split_args(int argc, char **argv, const char *prog,
 /**
  * Configure and start a port: one RX and one TX queue, a mempool of mbufs
  * large enough for RK_IB_MAX_FRAME, promiscuous mode, then wait for link
- * up (memif needs its peer; the wait ends after link_timeout_ms).
+ * up (memif needs its peer; the wait ends after link_timeout_ms, or
+ * when cfg.cancel is set).
  * @return the backend (the io pointer of rk_io_dpdk_ops), or NULL with
  *         errno: ENODEV (no such port), ETIMEDOUT (link stayed down),
  *         ENOTCONN (the port would not start within the link timeout,
- *         e.g. a memif client whose server is absent),
+ *         e.g. a memif client whose server is absent), EINTR (cfg.cancel
+ *         set before the port started or its link came up),
  *         ENOMEM, EINVAL, or the ethdev error.
  */
 struct rk_io_dpdk *rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg);
@@ -205,8 +219,9 @@ uint16_t rk_io_dpdk_port(const struct rk_io_dpdk *io);
 /**
  * Resolve an IPv4 address to a MAC with ARP (RFC 826): send a request,
  * serve the port (answering ARP, queueing RoCE frames for rx()) and retry
- * every 200 ms until the answer or @p timeout_ms.
- * @return 0 with @p mac filled, -ETIMEDOUT, -EIO (cannot transmit).
+ * every 200 ms until the answer, @p timeout_ms, or cfg.cancel.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EINTR (cfg.cancel set),
+ *         -EIO (cannot transmit).
  */
 int rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
 		       uint32_t timeout_ms);
@@ -229,8 +244,9 @@ int rk_io_dpdk_solicit(struct rk_io_dpdk *io, const uint8_t ip[16]);
 
 /**
  * rk_io_dpdk_resolve() for either family: solicit every 200 ms and serve
- * the port until the answer or @p timeout_ms.
- * @return 0 with @p mac filled, -ETIMEDOUT, -EADDRNOTAVAIL, -EIO.
+ * the port until the answer, @p timeout_ms, or cfg.cancel.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EINTR (cfg.cancel set),
+ *         -EADDRNOTAVAIL, -EIO.
  */
 int rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6],
 			    uint32_t timeout_ms);
