@@ -217,19 +217,18 @@ perf_idle(struct perf *p, int work)
 		usleep(1);      /* kernel sockets, no port: let the peer run */
 }
 
-static void
+/* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
+static int
 serve(void *arg)
 {
 	struct perf *p = arg;
 	int n = p->ctx != NULL ? rk_progress(p->ctx) :
 		p->io != NULL ? rk_io_dpdk_service(p->io) : 0;
 
-	if (stop_requested) {
-		fprintf(stderr, "rk-perf: interrupted\n");
-		exit(1);
-	}
-
+	if (stop_requested)
+		return 1;
 	perf_idle(p, n);
+	return 0;
 }
 
 static int
@@ -254,6 +253,8 @@ recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
 	if (rc == -ETIMEDOUT)
 		return fail(p, "peer sent nothing for %.0f s on the out-of-band connection",
 			    timeout_s);
+	if (rc == -EINTR)
+		return fail(p, "interrupted");
 	if (rc != 0)
 		return fail(p, "out-of-band connection lost: %s", strerror(-rc));
 	oob_decode_msg(m, b);
@@ -532,7 +533,9 @@ iw_establish(struct perf *p)
 
 		if (p->o.server) {
 			while ((rc = perf_iw_accept(p->iw, &p->o, qp)) == 0) {
-				if (now_ns() > until || stop_requested)
+				if (stop_requested)
+					return fail(p, "interrupted");
+				if (now_ns() > until)
 					return fail(p, "the client's TCP connection %u of %u did not "
 						    "come within %g s", i + 1, p->o.qps,
 						    p->o.oob_timeout_s);
@@ -556,7 +559,9 @@ iw_establish(struct perf *p)
 				return fail(p, "QP %u: the iWARP connection to %s:%u failed "
 					    "(MPA %s)", i, host, port,
 					    e != NULL ? rk_iw_state_name[rk_iw_qp_state(e)] : "?");
-			if (now_ns() > until || stop_requested)
+			if (stop_requested)
+				return fail(p, "interrupted");
+			if (now_ns() > until)
 				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %g s",
 					    i, host, port, p->o.oob_timeout_s);
 			perf_idle(p, rk_progress(p->ctx));
@@ -1684,6 +1689,8 @@ refused(struct perf *p, int rc)
 			    "unknown here; see its error)", r->version);
 	if (rc == -ECONNREFUSED && r->reason == EHOSTUNREACH)
 		return fail(p, "the server cannot reach this end over RDMA: %s", r->text);
+	if (rc == -ECONNREFUSED && r->reason == EINTR)
+		return fail(p, "the server stopped before the run: %s", r->text);
 	if (rc == -ECONNREFUSED)
 		return fail(p, "the server refused the connection: %s", r->text);
 	/* A close without a refusal: an older server, or one that stopped. */
@@ -1701,6 +1708,8 @@ exchange(struct perf *p)
 
 	if (p->o.server) {
 		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -EADDRINUSE)
 			return fail(p, "TCP port %u is in use (another rk-perf server?): give "
 				    "another with -p", p->o.tcp_port);
@@ -1711,6 +1720,10 @@ exchange(struct perf *p)
 			return fail(p, "cannot take a client on TCP port %u: %s", p->o.tcp_port,
 				    strerror(-rc));
 		rc = recv_hello(p, b);
+		if (rc == -EINTR) {
+			fail(p, "interrupted");
+			return refuse(p, EINTR);
+		}
 		if (rc == -EPROTO) {
 			fail(p, "the client's hello extension is of an unknown version");
 			return refuse(p, EPROTO);
@@ -1737,6 +1750,8 @@ exchange(struct perf *p)
 		fill_hello(p);
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
 				 serve, p);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -ECONNREFUSED)
 			return fail(p, "no server listened on %s:%u within %g s (connection "
 				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
@@ -1748,6 +1763,8 @@ exchange(struct perf *p)
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
 		rc = recv_hello(p, b);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -ECONNREFUSED || rc == -ECONNRESET)
 			return refused(p, rc);
 		if (rc == -EPROTO)
@@ -1793,6 +1810,10 @@ exchange(struct perf *p)
 	else
 		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
 					(uint32_t)(p->o.arp_timeout_s * 1e3));
+	if (rc == -EINTR) {
+		fail(p, "interrupted");
+		return refuse(p, EINTR);
+	}
 	if (rc != 0) {
 		fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
 		     ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
@@ -1874,7 +1895,8 @@ usage(FILE *f)
 		"  -h, --help\n"
 		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
-		"(peer unreachable, timeout, completion error, data mismatch), 2 bad usage.\n");
+		"(peer unreachable, timeout, completion error, data mismatch, SIGINT or\n"
+		"SIGTERM: \"interrupted\"), 2 bad usage.\n");
 }
 
 static int
@@ -2234,6 +2256,7 @@ main(int argc, char **argv)
 	cfg.tx_drop_rate = p->o.tx_drop_rate;
 	cfg.tx_drop_seed = p->o.seed;
 	cfg.tx_copy = p->o.tx_copy;
+	cfg.cancel = &stop_requested;
 	if (!recording_writable("rk-perf", p->o.pcap_path)) {
 		rk_io_dpdk_eal_cleanup();
 		return 1;
@@ -2243,8 +2266,12 @@ main(int argc, char **argv)
 	p->io = rk_io_dpdk_open(&cfg);
 	if (p->io == NULL) {
 		rc = errno;
-		fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
-			p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
+		if (rc == EINTR)
+			fprintf(stderr, "rk-perf: error: interrupted: port %s was still waiting "
+				"for its peer\n", p->o.dev != NULL ? p->o.dev : "0");
+		else
+			fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
+				p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}

@@ -99,8 +99,13 @@ struct perf_msg {
 	char text[128];
 };
 
-/* oob.c: TCP, every call bounded by a timeout; 0 or -errno. */
-int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg);
+/*
+ * oob.c: TCP, every call bounded by a timeout; 0 or -errno. While they
+ * wait, the calls run serve(arg) between polls (the RDMA side's progress);
+ * serve returns 0 to go on, non-zero to stop the wait with -EINTR (a
+ * signal asked to stop).
+ */
+int oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 
 /*
  * Whether the recording @p path (NULL: none) can be created; if not, says
@@ -109,10 +114,10 @@ int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void 
  */
 bool recording_writable(const char *prog, const char *path);
 int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
-		void (*serve)(void *), void *arg);
+		int (*serve)(void *), void *arg);
 int oob_send(int fd, const void *buf, size_t len);
 /* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
-int oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg);
+int oob_recv(int fd, void *buf, size_t len, double timeout_s, int (*serve)(void *), void *arg);
 /* Whether a message waits (non-blocking). */
 bool oob_readable(int fd);
 void oob_encode_hello(const struct perf_hello *h, uint8_t *buf);

@@ -8,7 +8,8 @@
 #                                              the TCP exchange over ::1
 #   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
-#   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers, SIGINT/SIGTERM
+#                                              before the data phase: clear, bounded
 #   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
 #                                              stopped peer fails in time
 #   dpdk_test.sh RK_PERF RK_INSPECT rxdepth    send_bw with -r 2..7, RoCE and iWARP
@@ -584,6 +585,67 @@ errors)
 	fi
 	kill "$hp" 2>/dev/null
 	wait
+
+	# SIGINT/SIGTERM in a wait before the data phase (link, memif start,
+	# TCP accept or connect, ARP, RDMA-CM): exit 1 at once with a message,
+	# not 142 three seconds later (the SIGALRM fallback of the handler).
+	# interrupted NAME SIG WANT-TEXT CMD...: CMD gets SIG after 1.5 s.
+	interrupted() {
+		local name=$1 sig=$2 want=$3 pid rc t0 dt
+		shift 3
+		"$@" >"$tmp/int.out" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		sleep 1.5
+		t0=$(date +%s.%N)
+		kill -"$sig" "$pid"
+		wait "$pid"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ $rc -eq 1 ] && [ "$(echo "$dt < 1.5" | bc)" = 1 ] &&
+		   grep -qF -- "$want" "$tmp/int.out"; then
+			ok "$name: SIG$sig: exit 1 in ${dt%??????} s: $(grep -F -- "$want" "$tmp/int.out" | tail -1)"
+		else
+			bad "$name: SIG$sig: exit $rc (want 1) in $dt s, want '$want': $(tail -2 "$tmp/int.out")"
+		fi
+	}
+	interrupted "link wait, memif server" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S "$(memif_eal server "rk-int$$.sock")" -- write_bw \
+		--ip 198.18.0.1 -p $((TCP_PORT + 510)) --link-timeout 10
+	interrupted "link wait, memif client" TERM "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_C "$(memif_eal client "rk-int$$.sock")" -- write_bw \
+		--ip 198.18.0.2 -p $((TCP_PORT + 510)) --link-timeout 10 127.0.0.1
+	interrupted "TCP accept" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+		-p $((TCP_PORT + 511)) --oob-timeout 10
+	interrupted "TCP connect" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_C --vdev=net_null0 -- write_bw --ip 198.18.0.2 \
+		-p $((TCP_PORT + 512)) --oob-timeout 10 127.0.0.1
+	# ARP (net_null: no answer): the server stops and tells the client why.
+	p6=$((TCP_PORT + 513))
+	"$perf" $EAL -l $CORE_C --vdev=net_null0 -- write_bw --ip 198.18.0.2 -p $p6 \
+		--arp-timeout 10 127.0.0.1 >"$tmp/int.cli" 2>&1 &
+	cp=$!
+	pids+=("$cp")
+	interrupted "ARP wait, server" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p6 \
+		--arp-timeout 10
+	wait "$cp"
+	rc=$?
+	[ $rc -eq 1 ] || bad "ARP wait: client exit $rc (want 1)"
+	says "ARP wait, client of an interrupted server" "$tmp/int.cli" \
+		"rk-perf: error: the server stopped before the run: interrupted"
+	if [ -x "$interop" ]; then
+		interrupted "rk-interop link wait" INT "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_S "$(memif_eal server "rk-int$$.sock")" -- \
+			rc_pingpong --ip 198.18.0.1 -p $((TCP_PORT + 514))
+		interrupted "rk-interop RDMA-CM accept" TERM "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_S --vdev=net_null0 -- rping --ip 198.18.0.1 \
+			-p $((TCP_PORT + 515))
+		interrupted "rk-interop ARP wait" INT "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_C --vdev=net_null0 -- rping --ip 198.18.0.2 \
+			-p $((TCP_PORT + 516)) 198.18.0.1
+	fi
 	;;
 replay)
 	# pcap_replay checks placement, completions and counters itself; the
