@@ -75,6 +75,7 @@ struct perf {
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
 	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
+	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -255,9 +256,15 @@ recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
 			    timeout_s);
 	if (rc == -EINTR)
 		return fail(p, "interrupted");
+	if (rc == -ECONNRESET)
+		return fail(p, "the %s closed the out-of-band connection: it stopped (see its "
+			    "output)", p->o.server ? "client" : "server");
 	if (rc != 0)
 		return fail(p, "out-of-band connection lost: %s", strerror(-rc));
 	oob_decode_msg(m, b);
+	if (!p->o.server && m->type == MSG_ABORT)
+		return fail(p, "the server stopped: %s", m->text[0] != '\0' ? m->text :
+			    "no reason given");
 	if (want != 0 && m->type != want)
 		return fail(p, "unexpected out-of-band message %u (expected %u)", m->type, want);
 	return 0;
@@ -274,6 +281,21 @@ oob_due(struct perf *p)
 		return false;
 	next = now + 200000;
 	return oob_readable(p->fd);
+}
+
+/*
+ * Client, in a phase: the server sent something (it sends nothing then
+ * unless it stopped: MSG_ABORT says why) or closed the connection.
+ */
+static int
+server_stopped(struct perf *p)
+{
+	struct perf_msg m;
+
+	if (recv_msg(p, &m, p->o.oob_timeout_s, 0) != 0)
+		return -1;
+	return fail(p, "unexpected out-of-band message %u from the server during the run",
+		    m.type);
 }
 
 /* Wait until the peer closes @p fd (EOF), an error, or @p ms pass. */
@@ -337,6 +359,9 @@ watchdog(struct perf *p, int events)
 {
 	uint64_t now = now_ns();
 
+	/* A server that stopped says so, or closes: no need to wait for the timeout. */
+	if (!p->o.server && oob_due(p))
+		return server_stopped(p);
 	if (events > 0 || p->last_event_ns == 0) {
 		p->last_event_ns = now;
 		return 0;
@@ -561,6 +586,8 @@ iw_establish(struct perf *p)
 					    e != NULL ? rk_iw_state_name[rk_iw_qp_state(e)] : "?");
 			if (stop_requested)
 				return fail(p, "interrupted");
+			if (oob_due(p))
+				return server_stopped(p);
 			if (now_ns() > until)
 				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %g s",
 					    i, host, port, p->o.oob_timeout_s);
@@ -1445,6 +1472,9 @@ client_phases(struct perf *p)
 		if (rc == 0 && p->err[0] != '\0')
 			rc = -1;        /* a verification failure */
 		m = (struct perf_msg){ .type = MSG_END, .size = size, .status = rc != 0 };
+		/* Why, for the server's message (an older server ignores it). */
+		if (rc != 0)
+			snprintf(m.text, sizeof(m.text), "%.127s", p->err);
 		for (uint32_t q = 0; q < p->o.qps; q++)
 			m.iters[q] = p->q[q].posted;
 		if (send_msg(p, &m) != 0)
@@ -1508,7 +1538,8 @@ server_phases(struct perf *p)
 		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
 			return -1;
 		if (m.status != 0)
-			return fail(p, "the client stopped with an error");
+			return fail(p, "the client stopped with an error%s%s",
+				    m.text[0] != '\0' ? ": " : "", m.text);
 		server_verify(p, size, &m, &res);
 		if (send_msg(p, &res) != 0)
 			return -1;
@@ -1796,6 +1827,7 @@ exchange(struct perf *p)
 			n = oob_encode_hello_all(&p->local, b);
 			if ((rc = oob_send(p->fd, b, n)) != 0)
 				return fail(p, "out-of-band send failed: %s", strerror(-rc));
+			p->hello_sent = true;
 		}
 		return iw_establish(p);
 	}
@@ -1832,8 +1864,24 @@ exchange(struct perf *p)
 		n = oob_encode_hello_all(&p->local, b);
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
+		p->hello_sent = true;
 	}
 	return 0;
+}
+
+/*
+ * Server, after its hello: tell the client why this end stops (it would
+ * otherwise see only the close, or nothing until its --timeout).
+ */
+static void
+abort_client(struct perf *p)
+{
+	struct perf_msg m = { .type = MSG_ABORT, .status = 1 };
+
+	if (!p->o.server || !p->hello_sent || p->fd < 0)
+		return;
+	snprintf(m.text, sizeof(m.text), "%.127s", p->err[0] != '\0' ? p->err : "failed");
+	(void)send_msg(p, &m);
 }
 
 /* --------------------------------------------------------------- options */
@@ -2313,6 +2361,8 @@ run:
 	if (rc == 0)
 		rc = p->o.server ? server_phases(p) : client_phases(p);
 	rc = rc != 0 ? 1 : 0;
+	if (rc != 0)
+		abort_client(p);
 	if (p->o.json)
 		print_json(p, rc);
 	if (rc != 0) {

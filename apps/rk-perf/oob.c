@@ -321,6 +321,10 @@ oob_decode_msg(struct perf_msg *m, const uint8_t *b)
 	for (int i = 0; i < PERF_MAX_QPS; i++)
 		m->iters[i] = rk_get_be64(b + 12 + 8 * i);
 	memcpy(m->text, b + 12 + 8 * PERF_MAX_QPS, sizeof(m->text) - 1);
+	/* The peer's text goes to a terminal. */
+	for (size_t i = 0; m->text[i] != '\0'; i++)
+		if ((unsigned char)m->text[i] < 0x20 || (unsigned char)m->text[i] > 0x7e)
+			m->text[i] = '?';
 }
 
 static const uint8_t refuse_magic[3] = { 'R', 'K', 'R' };

@@ -82,13 +82,24 @@ struct perf_hello {
 	uint8_t ip6[16];
 };
 
-/* Per-phase control messages. */
+/*
+ * Per-phase control messages. The server sends nothing while the client
+ * runs a phase, so the client takes anything readable then (a message, the
+ * close) as the server stopping.
+ */
 enum perf_msg_type {
 	MSG_PHASE = 1,  /* client: start size N */
 	MSG_READY,      /* server: buffers prepared, receives posted */
-	MSG_END,        /* client: done, iterations per QP */
+	MSG_END,        /* client: done, iterations per QP; status != 0: text says why */
 	MSG_RESULT,     /* server: verification result */
 	MSG_BYE,
+	/*
+	 * server: it stopped after its hello (interrupted, an error of its
+	 * own), text says why; then it closes. Sent at any time: a client
+	 * reads it during its phases too. An older client reads none then and
+	 * sees it, or the close, at its next message, as it saw the close.
+	 */
+	MSG_ABORT,
 };
 
 struct perf_msg {
@@ -150,6 +161,7 @@ size_t oob_hello_ext_len(const uint8_t *hello);
  */
 int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
+/* Decode OOB_MSG_LEN bytes; the text ends in a NUL, unprintable bytes as '?'. */
 void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
 #define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)
 

@@ -11,7 +11,8 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers, SIGINT/SIGTERM
 #                                              before the data phase: clear, bounded
 #   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
-#                                              stopped peer fails in time
+#                                              stopped peer fails in time; a killed or
+#                                              interrupted peer is seen at once
 #   dpdk_test.sh RK_PERF RK_INSPECT rxdepth    send_bw with -r 2..7, RoCE and iWARP
 #   dpdk_test.sh RK_PERF RK_INSPECT iwarp      --transport iwarp (lwIP TCP on the port): write,
 #                                              read, send, 1 B..4 MiB, MTU 1024/1500, TX drops;
@@ -417,6 +418,57 @@ watchdog)
 	}
 	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
 	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	# gone NAME WHO SIG ARGS WANT OTHER-WANT: WHO (srv or cli) gets SIG once
+	# the client runs; the other end must fail at once (within 3 s, far
+	# below --timeout 10) saying WANT, and WHO say OTHER-WANT (if any): a
+	# client watches its TCP connection in the data phase, and an end that
+	# stops tells the other why.
+	gone() {
+		local name=$1 who=$2 sig=$3 args=$4 want=$5 want2=$6 sp cp vp rp rc t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $args $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1 &
+		cp=$!
+		pids+=("$cp")
+		for _ in $(seq 150); do
+			grep -q "iterations" "$tmp/$name.cli.log" && break
+			sleep 0.1
+		done
+		if [ "$who" = srv ]; then vp=$sp; rp=$cp; else vp=$cp; rp=$sp; fi
+		vp=$(pgrep -P "$vp" -x rk-perf)
+		[ -n "$vp" ] && kill -"$sig" "$vp"
+		t0=$(date +%s.%N)
+		wait "$rp"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		{ wait "$sp" "$cp"; } 2>/dev/null
+		local other=cli
+		[ "$who" = cli ] && other=srv
+		if [ -n "$vp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 3" | bc)" = 1 ] &&
+		   grep -qF "rk-perf: error: $want" "$tmp/$name.$other.log" &&
+		   { [ -z "$want2" ] || grep -qF "rk-perf: error: $want2" "$tmp/$name.$who.log"; }; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.$other.log")"
+		else
+			bad "$name: $other exit $rc in $dt s after SIG$sig to the $who (pid ${vp:-none}), want '$want'"
+			grep -h "rk-perf: error" "$tmp/$name.cli.log" "$tmp/$name.srv.log" | tail -3
+		fi
+	}
+	gone server-killed-roce srv KILL "write_bw -s 65536 -D 10" \
+		"the server closed the out-of-band connection" ""
+	gone server-interrupted-roce srv INT "write_bw -s 65536 -D 10" \
+		"the server stopped: interrupted" "interrupted"
+	gone server-interrupted-lat srv TERM "send_lat -D 10" \
+		"the server stopped: interrupted" "interrupted"
+	gone server-killed-iwarp srv KILL "write_bw --transport iwarp -s 65536 -D 10" \
+		"the server closed the out-of-band connection" ""
+	gone client-interrupted-roce cli INT "write_bw -s 65536 -D 10" \
+		"the client stopped with an error: interrupted" "interrupted"
 	;;
 rxdepth)
 	# Small -r (receives per QP) in send_bw: RoCE has RNR NAKs to wait for
