@@ -135,6 +135,7 @@ struct rk_io_dpdk_stats {
 	uint64_t tx_raw;                /**< queued by rk_io_dpdk_tx_raw */
 	uint64_t tx_by_ref;             /**< frames whose payload the device read in place */
 	uint64_t tx_by_ref_copied;      /**< ... copied after all: still queued when the call ended */
+	uint64_t tx_refused;            /**< frames tx_burst handed back (ring full), each time; sent later */
 };
 
 /** One counter with a NIC hardware counter name (mlx5/rxe style). */
@@ -312,6 +313,27 @@ int rk_io_dpdk_ip4(const struct rk_io_dpdk *io, uint8_t ip[4]);
 /** The port counters. */
 const struct rk_io_dpdk_stats *rk_io_dpdk_stats(const struct rk_io_dpdk *io);
 
+/**
+ * Whether the port can send (and so receive) a frame of @p frame_len
+ * bytes: from the destination MAC, no FCS, without the 802.1Q tag (added
+ * here when cfg.vlan_id is set). Frames over the limit do not fail: the
+ * port drops them, so a program checks its largest frame first.
+ * Known limits: net_af_packet's frame slots (its framesz= devarg, 2048 by
+ * default): a sent frame gets framesz less 32 bytes (DPDK 22.11 frees
+ * larger frames and counts them only in the driver's oerrors,
+ * port_xmit_errors here), a received one framesz less 66 (the kernel cuts
+ * larger ones), so frames of framesz - 66 bytes pass; the MTU of its
+ * kernel interface (mtu + 14 bytes, plus the tag; the kernel drops larger
+ * frames uncounted); any other driver's dev_info max_mtu.
+ * @param why  when not NULL: for -EMSGSIZE, what bounds the port and what
+ *             to change ("net_af_packet0 takes frames of at most 1982
+ *             bytes: give framesz=4096,blocksz=4096 in --vdev"), at most
+ *             @p len bytes with the NUL; else "".
+ * @return 0 (fits, or no limit known), -EMSGSIZE.
+ */
+int rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *why,
+			   size_t len);
+
 /** Monotonic time, ns (TSC based; the same clock as rk_io_dpdk_ops.now_ns). */
 uint64_t rk_io_dpdk_now_ns(void);
 
@@ -322,7 +344,10 @@ uint64_t rk_io_dpdk_now_ns(void);
  * local_ack_timeout_err, rnr_nak_retry_err, duplicate_request,
  * implied_nak_seq_err, ...; per port when @p ib is the context's, per QP
  * with rk_ib_qp_stats()), then, when @p io is not NULL, the port's
- * (port_xmit_packets, port_rcv_data, port_xmit_discards, ...).
+ * (port_xmit_packets, port_rcv_data, port_xmit_discards: frames this
+ * backend dropped, port_xmit_errors: frames the driver took and dropped,
+ * from its rte_eth_stats oerrors, e.g. net_af_packet's over its frame
+ * size; ...). Reads the driver's statistics (rte_eth_stats_get()).
  * @return the number of entries written (at most @p max).
  */
 unsigned int rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
