@@ -1660,6 +1660,37 @@ check_transport(struct perf *p)
 	return 0;
 }
 
+/*
+ * The run's largest frame must fit the port: net_af_packet, say, drops
+ * larger ones without an error (the run then fails with retries
+ * exhausted). Full-MTU packets only for messages of an MTU or more.
+ */
+static int
+check_frame_size(struct perf *p)
+{
+	uint32_t payload = 0, frame;
+	char why[192];
+
+	if (p->io == NULL)
+		return 0;
+	for (uint32_t i = 0; i < p->nsizes; i++)
+		if (msg_bytes(p, p->sizes[i]) > payload)
+			payload = msg_bytes(p, p->sizes[i]);
+	if (p->o.iwarp) {
+		/* lwIP's segments fill its interface MTU (at most 1500). */
+		frame = 14 + (p->o.mtu > 1500 ? 1500 : p->o.mtu);
+	} else {
+		payload = payload > p->o.mtu ? p->o.mtu : (payload + 3) & ~3u;
+		/* Ethernet, IP, UDP, BTH, RETH (AtomicETH: 28), payload, ICRC. */
+		frame = 14 + (p->o.have_ip6 ? 40 : 20) + 8 + 12 +
+			(p->o.verb == VERB_ATOMIC ? 28 : 16 + payload) + 4;
+	}
+	if (rk_io_dpdk_check_frame(p->io, frame, why, sizeof(why)) == 0)
+		return 0;
+	/* Short: a server's refusal carries 127 bytes of it. */
+	return fail(p, "frames of %u bytes (-m %u): %s", frame, p->o.mtu, why);
+}
+
 /* The server takes the client's parameters. */
 static int
 adopt(struct perf *p, const struct perf_hello *h)
@@ -1763,7 +1794,8 @@ exchange(struct perf *p)
 			fail(p, "no parameters from the client: %s", strerror(-rc));
 			return refuse(p, EPROTO);
 		}
-		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0)
+		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0 ||
+		    check_frame_size(p) != 0)
 			return refuse(p, EINVAL);
 		if (create_resources(p) != 0)
 			return refuse(p, ENOMEM);
@@ -1776,7 +1808,7 @@ exchange(struct perf *p)
 		fill_hello(p);
 	} else {
 		p->credits = p->o.iwarp && p->o.verb == VERB_SEND && p->o.mode == MODE_BW;
-		if (create_resources(p) != 0)
+		if (check_frame_size(p) != 0 || create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,

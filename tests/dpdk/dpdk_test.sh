@@ -6,7 +6,10 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT memif      every opcode, sizes 1 B..4 MiB, MTU 1024/4096
 #   dpdk_test.sh RK_PERF RK_INSPECT memif6     the same over IPv6 (2001:2::/48, ND),
 #                                              the TCP exchange over ::1
-#   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
+#   dpdk_test.sh RK_PERF RK_INSPECT afpacket [AFP_LIMITS]
+#                                              the same over a veth pair in a namespace;
+#                                              frames over net_af_packet's framesz or the
+#                                              interface MTU: refused, port_xmit_errors
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
 #   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers, SIGINT/SIGTERM
 #                                              before the data phase: clear, bounded
@@ -329,6 +332,68 @@ afpacket)
 	ip -n "$nsb" addr add 198.18.1.2/24 dev rkob
 	ip -n "$nsa" link set rkoa up
 	ip -n "$nsb" link set rkob up
+	# A third pair at the kernel's default MTU (1500) for the limits below.
+	ip link add rkwa netns "$nsa" type veth peer name rkwb netns "$nsb"
+	ip -n "$nsa" link set rkwa up
+	ip -n "$nsb" link set rkwb up
+	# Frames over net_af_packet's slots (framesz, 2048 by default, less 32
+	# bytes out, 66 in) or the interface's MTU vanish: DPDK frees a frame
+	# over its slot (only its oerrors count it: port_xmit_errors), the
+	# receiving kernel cuts one over its slot, and drops one over the MTU.
+	# rk-perf refuses such runs at once, saying what to change.
+	if [ -n "${4:-}" ]; then
+		# shellcheck disable=SC2086
+		if timeout -k 5 30 ip netns exec "$nsa" "$4" $EAL -l $CORE_C \
+			--vdev=net_af_packet0,iface=rkva \
+			--vdev=net_af_packet1,iface=rkwa,framesz=8192,blocksz=8192 -- rkwa \
+			>"$tmp/afp_limits.log" 2>&1; then
+			ok "afp_limits: $(grep -c '^ok' "$tmp/afp_limits.log") checks passed"
+		else
+			bad "afp_limits: exit $?"
+			grep -v '^ok' "$tmp/afp_limits.log" | head -8
+		fi
+	fi
+	# too_big NAME WANT SERVER-VDEV-ARGS CLIENT-VDEV-ARGS IFACE-SUFFIX ARGS: both
+	# ends exit 1 within 10 s, the client saying WANT.
+	too_big() {
+		local name=$1 want=$2 sv=$3 cv=$4 i=$5 args=$6 sp rc rs t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		timeout -k 5 30 ip netns exec "$nsa" "$perf" $EAL -l $CORE_S \
+			--vdev=net_af_packet0,iface=rk${i}a$sv -- $args $SRV_ADDR -p $TCP_PORT \
+			--oob-timeout 5 >"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 5 30 ip netns exec "$nsb" "$perf" $EAL -l $CORE_C \
+			--vdev=net_af_packet0,iface=rk${i}b$cv -- $args $CLI_ADDR -p $TCP_PORT \
+			--timeout 3 198.18.1.1 >"$tmp/$name.cli.log" 2>&1
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		wait "$sp"
+		rs=$?
+		if [ $rc -eq 1 ] && [ "$(echo "$dt < 10" | bc)" = 1 ] &&
+		   grep -qF -- "rk-perf: error: $want" "$tmp/$name.cli.log"; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.cli.log")"
+		else
+			bad "$name: client exit $rc in $dt s, server exit $rs; want '$want'"
+			grep -h "rk-perf: error" "$tmp/$name.cli.log" "$tmp/$name.srv.log" | head -3
+		fi
+	}
+	too_big afpacket-framesz-client \
+		"frames of 2122 bytes (-m 2048): net_af_packet0 takes frames of at most 1982 bytes: give framesz=4096,blocksz=4096 in --vdev" \
+		"" "" v "write_bw -m 2048 -n 20 --verify"
+	too_big afpacket-framesz-server \
+		"the server refused the connection: frames of 4170 bytes (-m 4096): net_af_packet0 takes frames of at most 1982 bytes: give framesz=8192,blocksz=8192 in --vdev" \
+		"" ",blocksz=8192,framesz=8192" v "read_bw -m 4096 -n 20 --verify"
+	too_big afpacket-mtu-client \
+		"frames of 4170 bytes (-m 4096): interface rkwb of net_af_packet0 has MTU 1500: give it 4156 (ip link set rkwb mtu 4156)" \
+		",blocksz=8192,framesz=8192" ",blocksz=8192,framesz=8192" w "write_bw -m 4096 -n 20 --verify"
+	# Messages under the MTU make smaller frames: these still run.
+	pair afpacket-framesz-small-messages "--vdev=net_af_packet0,iface=rkva" \
+		"--vdev=net_af_packet0,iface=rkvb" "write_bw -m 2048 --sizes 64,1024,1908 -n 20 --verify" \
+		"ip netns exec $nsa" "ip netns exec $nsb" 198.18.1.1
 	AFP="qpairs=1,blocksz=16384,framesz=8192,framecnt=1024"
 	run_matrix afpacket "--vdev=net_af_packet0,iface=rkva,$AFP" \
 		"--vdev=net_af_packet0,iface=rkvb,$AFP" "ip netns exec $nsa" \
