@@ -2353,6 +2353,8 @@ main(int argc, char **argv)
 			fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
 				p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
 		rk_io_dpdk_eal_cleanup();
+		json_decref(p->jresults);
+		free(p);
 		return 1;
 	}
 	if (p->o.iwarp) {
