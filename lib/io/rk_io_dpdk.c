@@ -1507,16 +1507,16 @@ int
 rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *why, size_t len)
 {
 	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0, want;
+	uint32_t slot = io->afp_framesz > AFP_FRAME_HDR ? io->afp_framesz - AFP_FRAME_HDR : 0;
 
 	if (why != NULL && len > 0)
 		why[0] = '\0';
-	if (io->afp_framesz != 0 && frame_len > io->afp_framesz - AFP_FRAME_HDR) {
+	if (io->afp_framesz != 0 && frame_len > slot) {
 		/* A power of two, as the slots must tile the blocks. */
 		want = rte_align32pow2(frame_len + AFP_FRAME_HDR);
 		if (why != NULL)
 			snprintf(why, len, "%s takes frames of at most %u bytes: give "
-				 "framesz=%u,blocksz=%u in --vdev", io->name,
-				 io->afp_framesz - AFP_FRAME_HDR, want,
+				 "framesz=%u,blocksz=%u in --vdev", io->name, slot, want,
 				 want > io->afp_blocksz ? want : io->afp_blocksz);
 		return -EMSGSIZE;
 	}
