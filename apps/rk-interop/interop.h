@@ -65,7 +65,10 @@ struct ia {
 
 /* main.c */
 int ia_fail(struct ia *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ia_serve(void *arg);
+/* The out-of-band waits' callback (oob.c): progress; 1 once a signal asked to stop. */
+int ia_serve(void *arg);
+/* -1 with "interrupted" once SIGINT/SIGTERM asked to stop, else 0. */
+int ia_check_stop(struct ia *a);
 /* Connect or accept the TCP exchange (by role); 0 or -1 with a message. */
 int ia_oob_open(struct ia *a);
 /* Bounded reads and writes on the exchange; 0 or -1 with a message. */

@@ -60,17 +60,22 @@ ia_fail(struct ia *a, const char *fmt, ...)
 	return -1;
 }
 
-void
+int
 ia_serve(void *arg)
 {
 	struct ia *a = arg;
 	int n = a->ctx != NULL ? rk_progress(a->ctx) : rk_io_dpdk_service(a->io);
 
-	if (stop_requested) {
-		fprintf(stderr, "rk-interop: interrupted\n");
-		exit(1);
-	}
+	if (stop_requested)
+		return 1;
 	rk_io_dpdk_idle(a->io, n);
+	return 0;
+}
+
+int
+ia_check_stop(struct ia *a)
+{
+	return stop_requested ? ia_fail(a, "interrupted") : 0;
 }
 
 int
@@ -80,6 +85,8 @@ ia_oob_open(struct ia *a)
 
 	if (a->o.server_host == NULL) {
 		rc = oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
+		if (rc == -EINTR)
+			return ia_fail(a, "interrupted");
 		if (rc == -EADDRINUSE)
 			return ia_fail(a, "TCP port %u is in use: give another with -p",
 				       a->o.tcp_port);
@@ -92,6 +99,8 @@ ia_oob_open(struct ia *a)
 	} else {
 		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
 				 ia_serve, a);
+		if (rc == -EINTR)
+			return ia_fail(a, "interrupted");
 		if (oob_resolve_failed(rc))
 			return ia_fail(a, "cannot resolve the server name %s: %s",
 				       a->o.server_host, oob_strerror(rc));
@@ -123,6 +132,8 @@ ia_oob_read(struct ia *a, void *buf, size_t len)
 			       a->o.oob_timeout_s);
 	if (rc == -ECONNRESET)
 		return ia_fail(a, "the peer closed the out-of-band connection (see its error)");
+	if (rc == -EINTR)
+		return ia_fail(a, "interrupted");
 	if (rc != 0)
 		return ia_fail(a, "out-of-band connection lost: %s", strerror(-rc));
 	return 0;
@@ -133,6 +144,8 @@ ia_resolve(struct ia *a, const uint8_t ip[4], uint8_t mac[6])
 {
 	int rc = rk_io_dpdk_resolve(a->io, ip, mac, 3000);
 
+	if (rc == -EINTR)
+		return ia_fail(a, "interrupted");
 	if (rc != 0)
 		return ia_fail(a, "peer %u.%u.%u.%u did not answer ARP within 3 s (unreachable)",
 			       ip[0], ip[1], ip[2], ip[3]);
@@ -514,12 +527,17 @@ main(int argc, char **argv)
 	cfg.port_name = a->o.dev;
 	memcpy(cfg.ip, a->o.ip, 4);
 	cfg.pcapng_path = a->o.pcap_path;
+	cfg.cancel = &stop_requested;
 	if (!recording_writable("rk-interop", a->o.pcap_path))
 		return 1;
 	a->io = rk_io_dpdk_open(&cfg);
 	if (a->io == NULL) {
-		fprintf(stderr, "rk-interop: cannot open port %s: %s\n",
-			a->o.dev != NULL ? a->o.dev : "0", rk_io_dpdk_open_strerror(errno));
+		if (errno == EINTR)
+			fprintf(stderr, "rk-interop: error: interrupted: port %s was still "
+				"waiting for its peer\n", a->o.dev != NULL ? a->o.dev : "0");
+		else
+			fprintf(stderr, "rk-interop: cannot open port %s: %s\n",
+				a->o.dev != NULL ? a->o.dev : "0", rk_io_dpdk_open_strerror(errno));
 		return 1;
 	}
 	/* The port's sockets are open: the exchange may now move elsewhere. */

@@ -242,6 +242,9 @@ cm_pump(struct rp *r)
 	struct rk_cm_msg m;
 	int n = rk_progress(a->ctx), act, seen = 0;
 
+	/* Every CM wait passes here: SIGINT/SIGTERM ends it. */
+	if (ia_check_stop(a) != 0)
+		return -1;
 	if (n > 0)
 		a->last_progress_ns = now;
 	while (cm_next(a, &m)) {
@@ -672,6 +675,9 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 	struct rk_cm_msg m;
 	int act, seen = 0, work = rk_progress(a->ctx);
 
+	/* Every CM wait passes here: SIGINT/SIGTERM ends it. */
+	if (ia_check_stop(a) != 0)
+		return -1;
 	if (work > 0)
 		a->last_progress_ns = now;
 	while (cm_next(a, &m)) {

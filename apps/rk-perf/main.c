@@ -80,6 +80,7 @@ struct perf {
 	uint32_t given;                 /* GIVEN_* bits */
 	struct perf_opts own;
 	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
+	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
 };
 
 /* Options of the client's that a server takes (adopt()), when given on its command line. */
@@ -234,19 +235,18 @@ perf_idle(struct perf *p, int work)
 		usleep(1);      /* kernel sockets, no port: let the peer run */
 }
 
-static void
+/* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
+static int
 serve(void *arg)
 {
 	struct perf *p = arg;
 	int n = p->ctx != NULL ? rk_progress(p->ctx) :
 		p->io != NULL ? rk_io_dpdk_service(p->io) : 0;
 
-	if (stop_requested) {
-		fprintf(stderr, "rk-perf: interrupted\n");
-		exit(1);
-	}
-
+	if (stop_requested)
+		return 1;
 	perf_idle(p, n);
+	return 0;
 }
 
 static int
@@ -271,9 +271,17 @@ recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
 	if (rc == -ETIMEDOUT)
 		return fail(p, "peer sent nothing for %.0f s on the out-of-band connection",
 			    timeout_s);
+	if (rc == -EINTR)
+		return fail(p, "interrupted");
+	if (rc == -ECONNRESET)
+		return fail(p, "the %s closed the out-of-band connection: it stopped (see its "
+			    "output)", p->o.server ? "client" : "server");
 	if (rc != 0)
 		return fail(p, "out-of-band connection lost: %s", strerror(-rc));
 	oob_decode_msg(m, b);
+	if (!p->o.server && m->type == MSG_ABORT)
+		return fail(p, "the server stopped: %s", m->text[0] != '\0' ? m->text :
+			    "no reason given");
 	if (want != 0 && m->type != want)
 		return fail(p, "unexpected out-of-band message %u (expected %u)", m->type, want);
 	return 0;
@@ -290,6 +298,21 @@ oob_due(struct perf *p)
 		return false;
 	next = now + 200000;
 	return oob_readable(p->fd);
+}
+
+/*
+ * Client, in a phase: the server sent something (it sends nothing then
+ * unless it stopped: MSG_ABORT says why) or closed the connection.
+ */
+static int
+server_stopped(struct perf *p)
+{
+	struct perf_msg m;
+
+	if (recv_msg(p, &m, p->o.oob_timeout_s, 0) != 0)
+		return -1;
+	return fail(p, "unexpected out-of-band message %u from the server during the run",
+		    m.type);
 }
 
 /* Wait until the peer closes @p fd (EOF), an error, or @p ms pass. */
@@ -378,6 +401,9 @@ watchdog(struct perf *p, int events)
 {
 	uint64_t now = now_ns();
 
+	/* A server that stopped says so, or closes: no need to wait for the timeout. */
+	if (!p->o.server && oob_due(p))
+		return server_stopped(p);
 	if (events > 0 || p->last_event_ns == 0) {
 		p->last_event_ns = now;
 		return 0;
@@ -592,7 +618,9 @@ iw_establish(struct perf *p)
 
 		if (p->o.server) {
 			while ((rc = perf_iw_accept(p->iw, &p->o, qp)) == 0) {
-				if (now_ns() > until || stop_requested)
+				if (stop_requested)
+					return fail(p, "interrupted");
+				if (now_ns() > until)
 					return fail(p, "the client's TCP connection %u of %u did not "
 						    "come within %g s", i + 1, p->o.qps,
 						    p->o.oob_timeout_s);
@@ -616,7 +644,11 @@ iw_establish(struct perf *p)
 				return fail(p, "QP %u: the iWARP connection to %s:%u failed "
 					    "(MPA %s)", i, host, port,
 					    e != NULL ? rk_iw_state_name[rk_iw_qp_state(e)] : "?");
-			if (now_ns() > until || stop_requested)
+			if (stop_requested)
+				return fail(p, "interrupted");
+			if (oob_due(p))
+				return server_stopped(p);
+			if (now_ns() > until)
 				return fail(p, "QP %u: no TCP/MPA connection to %s:%u within %g s",
 					    i, host, port, p->o.oob_timeout_s);
 			perf_idle(p, rk_progress(p->ctx));
@@ -1531,6 +1563,9 @@ client_phases(struct perf *p)
 		if (rc == 0 && p->err[0] != '\0')
 			rc = -1;        /* a verification failure */
 		m = (struct perf_msg){ .type = MSG_END, .size = size, .status = rc != 0 };
+		/* Why, for the server's message (an older server ignores it). */
+		if (rc != 0)
+			snprintf(m.text, sizeof(m.text), "%.127s", p->err);
 		for (uint32_t q = 0; q < p->o.qps; q++)
 			m.iters[q] = p->q[q].posted;
 		if (p->o.mode == MODE_LAT)
@@ -1683,7 +1718,8 @@ server_phases(struct perf *p)
 		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
 			return -1;
 		if (m.status != 0)
-			return fail(p, "the client stopped with an error");
+			return fail(p, "the client stopped with an error%s%s",
+				    m.text[0] != '\0' ? ": " : "", m.text);
 		server_verify(p, size, &m, &res);
 		if (send_msg(p, &res) != 0)
 			return -1;
@@ -1809,6 +1845,37 @@ check_transport(struct perf *p)
 	return 0;
 }
 
+/*
+ * The run's largest frame must fit the port: net_af_packet, say, drops
+ * larger ones without an error (the run then fails with retries
+ * exhausted). Full-MTU packets only for messages of an MTU or more.
+ */
+static int
+check_frame_size(struct perf *p)
+{
+	uint32_t payload = 0, frame;
+	char why[192];
+
+	if (p->io == NULL)
+		return 0;
+	for (uint32_t i = 0; i < p->nsizes; i++)
+		if (msg_bytes(p, p->sizes[i]) > payload)
+			payload = msg_bytes(p, p->sizes[i]);
+	if (p->o.iwarp) {
+		/* lwIP's segments fill its interface MTU (at most 1500). */
+		frame = 14 + (p->o.mtu > 1500 ? 1500 : p->o.mtu);
+	} else {
+		payload = payload > p->o.mtu ? p->o.mtu : (payload + 3) & ~3u;
+		/* Ethernet, IP, UDP, BTH, RETH (AtomicETH: 28), payload, ICRC. */
+		frame = 14 + (p->o.have_ip6 ? 40 : 20) + 8 + 12 +
+			(p->o.verb == VERB_ATOMIC ? 28 : 16 + payload) + 4;
+	}
+	if (rk_io_dpdk_check_frame(p->io, frame, why, sizeof(why)) == 0)
+		return 0;
+	/* Short: a server's refusal carries 127 bytes of it. */
+	return fail(p, "frames of %u bytes (-m %u): %s", frame, p->o.mtu, why);
+}
+
 /* The server takes the client's parameters. */
 static int
 adopt(struct perf *p, const struct perf_hello *h)
@@ -1869,6 +1936,8 @@ refused(struct perf *p, int rc)
 			    "unknown here; see its error)", r->version);
 	if (rc == -ECONNREFUSED && r->reason == EHOSTUNREACH)
 		return fail(p, "the server cannot reach this end over RDMA: %s", r->text);
+	if (rc == -ECONNREFUSED && r->reason == EINTR)
+		return fail(p, "the server stopped before the run: %s", r->text);
 	if (rc == -ECONNREFUSED)
 		return fail(p, "the server refused the connection: %s", r->text);
 	/* A close without a refusal: an older server, or one that stopped. */
@@ -1886,6 +1955,8 @@ exchange(struct perf *p)
 
 	if (p->o.server) {
 		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -EADDRINUSE)
 			return fail(p, "TCP port %u is in use (another rk-perf server?): give "
 				    "another with -p", p->o.tcp_port);
@@ -1896,6 +1967,10 @@ exchange(struct perf *p)
 			return fail(p, "cannot take a client on TCP port %u: %s", p->o.tcp_port,
 				    strerror(-rc));
 		rc = recv_hello(p, b);
+		if (rc == -EINTR) {
+			fail(p, "interrupted");
+			return refuse(p, EINTR);
+		}
 		if (rc == -EPROTO) {
 			fail(p, "the client's hello extension is of an unknown version");
 			return refuse(p, EPROTO);
@@ -1904,7 +1979,8 @@ exchange(struct perf *p)
 			fail(p, "no parameters from the client: %s", strerror(-rc));
 			return refuse(p, EPROTO);
 		}
-		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0)
+		if (check_transport(p) != 0 || check_family(p) != 0 || adopt(p, &p->remote) != 0 ||
+		    check_frame_size(p) != 0)
 			return refuse(p, EINVAL);
 		if (create_resources(p) != 0)
 			return refuse(p, ENOMEM);
@@ -1917,11 +1993,13 @@ exchange(struct perf *p)
 		fill_hello(p);
 	} else {
 		p->credits = p->o.iwarp && p->o.verb == VERB_SEND && p->o.mode == MODE_BW;
-		if (create_resources(p) != 0)
+		if (check_frame_size(p) != 0 || create_resources(p) != 0)
 			return -1;
 		fill_hello(p);
 		rc = oob_connect(p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s, &p->fd,
 				 serve, p);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -ECONNREFUSED)
 			return fail(p, "no server listened on %s:%u within %g s (connection "
 				    "refused)", p->o.server_host, p->o.tcp_port, p->o.oob_timeout_s);
@@ -1936,6 +2014,8 @@ exchange(struct perf *p)
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
 		rc = recv_hello(p, b);
+		if (rc == -EINTR)
+			return fail(p, "interrupted");
 		if (rc == -ECONNREFUSED || rc == -ECONNRESET)
 			return refused(p, rc);
 		if (rc == -EPROTO)
@@ -1967,6 +2047,7 @@ exchange(struct perf *p)
 			n = oob_encode_hello_all(&p->local, b);
 			if ((rc = oob_send(p->fd, b, n)) != 0)
 				return fail(p, "out-of-band send failed: %s", strerror(-rc));
+			p->hello_sent = true;
 		}
 		return iw_establish(p);
 	}
@@ -1981,6 +2062,10 @@ exchange(struct perf *p)
 	else
 		rc = rk_io_dpdk_resolve(p->io, p->remote.ip, p->peer_mac,
 					(uint32_t)(p->o.arp_timeout_s * 1e3));
+	if (rc == -EINTR) {
+		fail(p, "interrupted");
+		return refuse(p, EINTR);
+	}
 	if (rc != 0) {
 		fail(p, "peer %s did not answer %s on %s within %g s (unreachable)",
 		     ip, p->o.have_ip6 ? "neighbour discovery" : "ARP",
@@ -1999,8 +2084,24 @@ exchange(struct perf *p)
 		n = oob_encode_hello_all(&p->local, b);
 		if ((rc = oob_send(p->fd, b, n)) != 0)
 			return fail(p, "out-of-band send failed: %s", strerror(-rc));
+		p->hello_sent = true;
 	}
 	return 0;
+}
+
+/*
+ * Server, after its hello: tell the client why this end stops (it would
+ * otherwise see only the close, or nothing until its --timeout).
+ */
+static void
+abort_client(struct perf *p)
+{
+	struct perf_msg m = { .type = MSG_ABORT, .status = 1 };
+
+	if (!p->o.server || !p->hello_sent || p->fd < 0)
+		return;
+	snprintf(m.text, sizeof(m.text), "%.127s", p->err[0] != '\0' ? p->err : "failed");
+	(void)send_msg(p, &m);
 }
 
 /* --------------------------------------------------------------- options */
@@ -2076,7 +2177,8 @@ usage(FILE *f)
 		"rest is each end's own; --transport and the IP version must match.\n"
 		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
-		"(peer unreachable, timeout, completion error, data mismatch), 2 bad usage.\n");
+		"(peer unreachable, timeout, completion error, data mismatch, SIGINT or\n"
+		"SIGTERM: \"interrupted\"), 2 bad usage.\n");
 }
 
 static int
@@ -2481,6 +2583,7 @@ main(int argc, char **argv)
 	cfg.tx_drop_rate = p->o.tx_drop_rate;
 	cfg.tx_drop_seed = p->o.seed;
 	cfg.tx_copy = p->o.tx_copy;
+	cfg.cancel = &stop_requested;
 	if (!recording_writable("rk-perf", p->o.pcap_path)) {
 		rk_io_dpdk_eal_cleanup();
 		return 1;
@@ -2490,9 +2593,15 @@ main(int argc, char **argv)
 	p->io = rk_io_dpdk_open(&cfg);
 	if (p->io == NULL) {
 		rc = errno;
-		fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
-			p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
+		if (rc == EINTR)
+			fprintf(stderr, "rk-perf: error: interrupted: port %s was still waiting "
+				"for its peer\n", p->o.dev != NULL ? p->o.dev : "0");
+		else
+			fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
+				p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
 		rk_io_dpdk_eal_cleanup();
+		json_decref(p->jresults);
+		free(p);
 		return 1;
 	}
 	if (p->o.iwarp) {
@@ -2533,6 +2642,8 @@ run:
 	if (rc == 0)
 		rc = p->o.server ? server_phases(p) : client_phases(p);
 	rc = rc != 0 ? 1 : 0;
+	if (rc != 0)
+		abort_client(p);
 	if (p->o.json)
 		print_json(p, rc);
 	if (rc != 0) {

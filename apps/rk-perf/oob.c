@@ -3,7 +3,8 @@
  * Out-of-band exchange over TCP (perftest's "Data ex. method: Ethernet"):
  * fixed-size messages in network byte order. Every wait is bounded and
  * keeps the RDMA side progressing through the serve callback, so a peer
- * waiting here still answers ARP, ACKs and READ requests.
+ * waiting here still answers ARP, ACKs and READ requests; a serve that
+ * returns non-zero (a signal asked to stop) ends the wait with -EINTR.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,9 +39,9 @@ tune(int fd)
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 }
 
-/* Wait for fd events for up to ms, serving the port in 1 ms slices. */
+/* Wait for fd events until @p deadline, serving the port between polls. */
 static int
-wait_fd(int fd, short ev, double deadline, void (*serve)(void *), void *arg)
+wait_fd(int fd, short ev, double deadline, int (*serve)(void *), void *arg)
 {
 	for (;;) {
 		struct pollfd p = { .fd = fd, .events = ev };
@@ -52,13 +53,13 @@ wait_fd(int fd, short ev, double deadline, void (*serve)(void *), void *arg)
 			return -errno;
 		if (mono_s() > deadline)
 			return -ETIMEDOUT;
-		if (serve != NULL)
-			serve(arg);
+		if (serve != NULL && serve(arg) != 0)
+			return -EINTR;
 	}
 }
 
 int
-oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg)
+oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
 				  .sin6_addr = IN6ADDR_ANY_INIT };
@@ -91,7 +92,7 @@ oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), 
 
 int
 oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
-	    void (*serve)(void *), void *arg)
+	    int (*serve)(void *), void *arg)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
 	double deadline = mono_s() + timeout_s;
@@ -118,7 +119,7 @@ oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 			err = errno;
 		} else {
 			rc = wait_fd(fd, POLLOUT, deadline, serve, arg);
-			if (rc == -ETIMEDOUT) {
+			if (rc == -ETIMEDOUT || rc == -EINTR) {
 				close(fd);
 				break;
 			}
@@ -138,12 +139,14 @@ oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 			break;
 		}
 		/* Serve the port while the peer comes up (about 100 ms). */
-		for (double t = mono_s() + 0.1; mono_s() < t;) {
-			if (serve != NULL)
-				serve(arg);
-			else
+		for (double t = mono_s() + 0.1; mono_s() < t && rc != -EINTR;) {
+			if (serve == NULL)
 				usleep(10000);
+			else if (serve(arg) != 0)
+				rc = -EINTR;
 		}
+		if (rc == -EINTR)
+			break;
 	}
 	freeaddrinfo(res);
 	return rc;
@@ -187,7 +190,7 @@ oob_send(int fd, const void *buf, size_t len)
 }
 
 int
-oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg)
+oob_recv(int fd, void *buf, size_t len, double timeout_s, int (*serve)(void *), void *arg)
 {
 	double deadline = mono_s() + timeout_s;
 	uint8_t *p = buf;
@@ -338,6 +341,10 @@ oob_decode_msg(struct perf_msg *m, const uint8_t *b)
 	for (int i = 0; i < PERF_MAX_QPS; i++)
 		m->iters[i] = rk_get_be64(b + 12 + 8 * i);
 	memcpy(m->text, b + 12 + 8 * PERF_MAX_QPS, sizeof(m->text) - 1);
+	/* The peer's text goes to a terminal. */
+	for (size_t i = 0; m->text[i] != '\0'; i++)
+		if ((unsigned char)m->text[i] < 0x20 || (unsigned char)m->text[i] > 0x7e)
+			m->text[i] = '?';
 }
 
 static const uint8_t refuse_magic[3] = { 'R', 'K', 'R' };

@@ -84,13 +84,24 @@ struct perf_hello {
 	uint8_t ip6[16];
 };
 
-/* Per-phase control messages. */
+/*
+ * Per-phase control messages. The server sends nothing while the client
+ * runs a phase, so the client takes anything readable then (a message, the
+ * close) as the server stopping.
+ */
 enum perf_msg_type {
 	MSG_PHASE = 1,  /* client: start size N */
 	MSG_READY,      /* server: buffers prepared, receives posted */
-	MSG_END,        /* client: done, iterations per QP */
+	MSG_END,        /* client: done, iterations per QP; status != 0: text says why */
 	MSG_RESULT,     /* server: verification result */
 	MSG_BYE,
+	/*
+	 * server: it stopped after its hello (interrupted, an error of its
+	 * own), text says why; then it closes. Sent at any time: a client
+	 * reads it during its phases too. An older client reads none then and
+	 * sees it, or the close, at its next message, as it saw the close.
+	 */
+	MSG_ABORT,
 };
 
 struct perf_msg {
@@ -106,8 +117,13 @@ struct perf_msg {
 	char text[128];
 };
 
-/* oob.c: TCP, every call bounded by a timeout; 0 or -errno. */
-int oob_listen(uint16_t port, double timeout_s, int *fd_out, void (*serve)(void *), void *arg);
+/*
+ * oob.c: TCP, every call bounded by a timeout; 0 or -errno. While they
+ * wait, the calls run serve(arg) between polls (the RDMA side's progress);
+ * serve returns 0 to go on, non-zero to stop the wait with -EINTR (a
+ * signal asked to stop).
+ */
+int oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 
 /*
  * Whether the recording @p path (NULL: none) can be created; if not, says
@@ -121,7 +137,7 @@ bool recording_writable(const char *prog, const char *path);
  * an error for which oob_resolve_failed() holds (its words: oob_strerror()).
  */
 int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
-		void (*serve)(void *), void *arg);
+		int (*serve)(void *), void *arg);
 /* Resolver errors of oob_connect(): -(OOB_EAI_BASE + |getaddrinfo's code|). */
 #define OOB_EAI_BASE 4096
 /* Whether an oob_connect() error says the host name did not resolve. */
@@ -130,7 +146,7 @@ bool oob_resolve_failed(int rc);
 const char *oob_strerror(int rc);
 int oob_send(int fd, const void *buf, size_t len);
 /* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
-int oob_recv(int fd, void *buf, size_t len, double timeout_s, void (*serve)(void *), void *arg);
+int oob_recv(int fd, void *buf, size_t len, double timeout_s, int (*serve)(void *), void *arg);
 /* Whether a message waits (non-blocking). */
 bool oob_readable(int fd);
 void oob_encode_hello(const struct perf_hello *h, uint8_t *buf);
@@ -163,6 +179,7 @@ size_t oob_hello_ext_len(const uint8_t *hello);
  */
 int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
+/* Decode OOB_MSG_LEN bytes; the text ends in a NUL, unprintable bytes as '?'. */
 void oob_decode_msg(struct perf_msg *m, const uint8_t *buf);
 #define OOB_MSG_LEN (12 + 8 * PERF_MAX_QPS + 128)
 

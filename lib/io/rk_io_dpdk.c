@@ -8,10 +8,14 @@
 #include "rk_io_dpdk.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <rte_cycles.h>
 #include <rte_dev.h>
@@ -48,6 +52,15 @@
 #define ARP_LEN 28
 #define FRAME_MIN 60            /* Ethernet minimum without FCS */
 #define SCRATCH (RK_IB_MAX_FRAME + 256)
+/*
+ * net_af_packet: its slots of framesz bytes (2048 by default) hold a sent
+ * frame after a 32-byte header (DPDK frees larger ones), a received one
+ * after 66 bytes (TPACKET_ALIGN(TPACKET2_HDRLEN + 16) less the Ethernet
+ * header; the kernel cuts larger ones; a received 802.1Q tag goes to the
+ * slot's header). So frames of framesz - 66 bytes pass both ways.
+ */
+#define AFP_FRAME_HDR 66
+#define AFP_FRAMESZ 2048
 
 /* A neighbour: IPv6 address, or IPv4 as ::ffff:a.b.c.d. */
 struct neigh {
@@ -94,6 +107,14 @@ struct rk_io_dpdk {
 	struct rte_mbuf_ext_shared_info ext_shinfo;
 	rk_io_frame_fn hook;            /* IPv4 frames for us and ARP replies (lwIP) */
 	void *hook_ctx;
+	/* What bounds the frames the port sends (rk_io_dpdk_check_frame()). */
+	char name[RTE_ETH_NAME_MAX_LEN];
+	uint32_t afp_framesz, afp_blocksz;      /* net_af_packet's devargs; 0: not one */
+	char ifname[IF_NAMESIZE];       /* its kernel interface ... */
+	uint32_t if_mtu;                /* ... and that one's MTU; 0: unknown */
+	uint16_t max_mtu;               /* dev_info; UINT16_MAX: none given */
+	bool oerrors_refused;           /* the driver counts frames it hands back as oerrors */
+	uint64_t oerrors_base;          /* the driver's oerrors when the port started */
 	uint8_t scratch[SCRATCH];
 	uint8_t hook_buf[SCRATCH];
 };
@@ -132,6 +153,13 @@ wall_ns(const struct rk_io_dpdk *io)
 	return (uint64_t)((int64_t)rk_io_dpdk_now_ns() + io->wall_off_ns);
 }
 
+/* Whether the caller's cancel flag (cfg.cancel) is set. */
+static bool
+cancelled(const volatile sig_atomic_t *flag)
+{
+	return flag != NULL && *flag != 0;
+}
+
 /* ------------------------------------------------------------------- EAL */
 
 int
@@ -160,6 +188,8 @@ rk_io_dpdk_open_strerror(int err)
 		return "the port did not start (is the peer running?)";
 	case ENODEV:
 		return "no such DPDK port (check --vdev and -d)";
+	case EINTR:
+		return "interrupted while the port waited for its peer (is the peer running?)";
 	default:
 		return strerror(err);
 	}
@@ -277,6 +307,7 @@ tx_once(struct rk_io_dpdk *io)
 				for (struct rte_mbuf *g = q[i]; g != NULL; g = g->next)
 					rte_mbuf_refcnt_update(g, 1);
 		n = rte_eth_tx_burst(io->port, 0, q, want);
+		io->st.tx_refused += want - n;
 		tx_handed(io, q, want, n);
 		io->txq_head += n;
 		io->txq_n -= n;
@@ -1223,6 +1254,8 @@ rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac
 	for (;;) {
 		if (rk_io_dpdk_neigh_lookup(io, ip, mac) == 0)
 			return 0;
+		if (cancelled(io->cfg.cancel))
+			return -EINTR;
 		now = rk_io_dpdk_now_ns();
 		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
@@ -1261,6 +1294,26 @@ rk_io_dpdk_gid(const struct rk_io_dpdk *io, unsigned int index, uint8_t gid[16])
 	return -ENOENT;
 }
 
+/*
+ * Frames the driver took and then dropped: its oerrors since the port
+ * started (net_af_packet: frames over its frame slot). 22.11's memif also
+ * counts the frames it hands back when its ring is full, which wait in
+ * our queue and go out later: those are not errors.
+ */
+static uint64_t
+driver_tx_errors(const struct rk_io_dpdk *io)
+{
+	struct rte_eth_stats es;
+	uint64_t e;
+
+	if (rte_eth_stats_get(io->port, &es) != 0 || es.oerrors < io->oerrors_base)
+		return 0;
+	e = es.oerrors - io->oerrors_base;
+	if (io->oerrors_refused)
+		e = e > io->st.tx_refused ? e - io->st.tx_refused : 0;
+	return e;
+}
+
 unsigned int
 rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 		  struct rk_io_counter *out, unsigned int max)
@@ -1278,6 +1331,7 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 			{ "port_xmit_data", io->st.tx_bytes },
 			{ "port_rcv_data", io->st.rx_bytes },
 			{ "port_xmit_discards", io->st.tx_dropped_full },
+			{ "port_xmit_errors", driver_tx_errors(io) },
 			{ "port_xmit_wait", io->st.tx_ring_full },
 			{ "port_rcv_errors", io->st.rx_too_long },
 			{ "tx_injected_drops", io->st.tx_dropped_injected },
@@ -1344,7 +1398,8 @@ memif_client(const struct rte_eth_dev_info *info)
 }
 
 static int
-wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down)
+wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down,
+	  const volatile sig_atomic_t *cancel)
 {
 	uint64_t start = rk_io_dpdk_now_ns();
 	struct rte_eth_link link;
@@ -1357,6 +1412,8 @@ wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down)
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
 			return 0;
+		if (cancelled(cancel))
+			return -EINTR;
 		now = rk_io_dpdk_now_ns();
 		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
 			return -ETIMEDOUT;
@@ -1394,6 +1451,91 @@ memif_check(uint16_t port, const struct rte_eth_dev_info *info)
 			"rk_io: port %u: memif bsize=%lu splits frames over %lu bytes; "
 			"DPDK's memif can corrupt them when its ring fills: add bsize=%u\n",
 			port, bsize, bsize, RK_IO_MEMIF_BSIZE);
+}
+
+/* A numeric devarg "key=N" of @p args, or @p dflt. */
+static unsigned long
+devarg_ul(const char *args, const char *key, unsigned long dflt)
+{
+	size_t kl = strlen(key);
+
+	for (const char *a = args; a != NULL && *a != '\0'; a = strchr(a, ',')) {
+		a += *a == ',';
+		if (strncmp(a, key, kl) == 0 && a[kl] == '=')
+			return strtoul(a + kl + 1, NULL, 0);
+	}
+	return dflt;
+}
+
+/*
+ * Note what bounds the port's frames: net_af_packet's slots (framesz;
+ * 22.11 frees larger frames and counts them in oerrors only, the
+ * receiving end's kernel cuts them) and the MTU of its kernel interface
+ * (the kernel drops larger frames without a trace, PACKET_LOSS); else the
+ * driver's max_mtu.
+ */
+static void
+frame_limits(struct rk_io_dpdk *io, const struct rte_eth_dev_info *info)
+{
+	const struct rte_devargs *da = rte_dev_devargs(info->device);
+	const char *args = da != NULL ? da->args : NULL;
+	struct ifreq ifr;
+	int fd;
+
+	if (rte_eth_dev_get_name_by_port(io->port, io->name) != 0)
+		snprintf(io->name, sizeof(io->name), "port %u", io->port);
+	io->max_mtu = info->max_mtu;
+	io->oerrors_refused = info->driver_name != NULL &&
+			      strcmp(info->driver_name, "net_memif") == 0;
+	if (info->driver_name == NULL || strcmp(info->driver_name, "net_af_packet") != 0)
+		return;
+	io->afp_framesz = (uint32_t)devarg_ul(args, "framesz", AFP_FRAMESZ);
+	io->afp_blocksz = (uint32_t)devarg_ul(args, "blocksz", (unsigned long)getpagesize());
+	if (info->if_index == 0 || if_indextoname(info->if_index, io->ifname) == NULL)
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", io->ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0 && ifr.ifr_mtu > 0)
+		io->if_mtu = (uint32_t)ifr.ifr_mtu;
+	close(fd);
+}
+
+int
+rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *why, size_t len)
+{
+	uint32_t tag = io->cfg.vlan_id != 0 ? VLAN_HLEN : 0, want;
+	uint32_t slot = io->afp_framesz > AFP_FRAME_HDR ? io->afp_framesz - AFP_FRAME_HDR : 0;
+
+	if (why != NULL && len > 0)
+		why[0] = '\0';
+	if (io->afp_framesz != 0 && frame_len > slot) {
+		/* A power of two, as the slots must tile the blocks. */
+		want = rte_align32pow2(frame_len + AFP_FRAME_HDR);
+		if (why != NULL)
+			snprintf(why, len, "%s takes frames of at most %u bytes: give "
+				 "framesz=%u,blocksz=%u in --vdev", io->name, slot, want,
+				 want > io->afp_blocksz ? want : io->afp_blocksz);
+		return -EMSGSIZE;
+	}
+	/* The kernel allows mtu + 14 bytes, plus 4 for an 802.1Q tag. */
+	if (io->if_mtu != 0 && frame_len > io->if_mtu + ETH_HLEN) {
+		if (why != NULL)
+			snprintf(why, len, "interface %s of %s has MTU %u: give it %u (ip link "
+				 "set %s mtu %u)", io->ifname, io->name, io->if_mtu,
+				 frame_len - ETH_HLEN, io->ifname, frame_len - ETH_HLEN);
+		return -EMSGSIZE;
+	}
+	if (io->max_mtu != 0 && io->max_mtu != UINT16_MAX &&
+	    frame_len > (uint32_t)io->max_mtu + ETH_HLEN) {
+		if (why != NULL)
+			snprintf(why, len, "%s takes an MTU of at most %u (frames of %u bytes)",
+				 io->name, io->max_mtu, io->max_mtu + ETH_HLEN + tag);
+		return -EMSGSIZE;
+	}
+	return 0;
 }
 
 struct rk_io_dpdk *
@@ -1493,6 +1635,10 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		if (rc == 0 || rk_io_dpdk_now_ns() - t0 >=
 			       (uint64_t)io->cfg.link_timeout_ms * 1000000ull)
 			break;
+		if (cancelled(cfg->cancel)) {
+			rc = -EINTR;
+			goto fail;
+		}
 		rte_delay_us_sleep(100000);
 	}
 	if (rc != 0) {
@@ -1517,6 +1663,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		memcpy(io->mac, cfg->mac, 6);
 	}
 	memif_check(io->port, &info);
+	frame_limits(io, &info);
 	if (!cfg->tx_copy && tx_copies_out(&info)) {
 		snprintf(pool_name, sizeof(pool_name), "rk_io_x%u", io->port);
 		/* Two mbufs (payload, trailer) for every frame the queue can hold. */
@@ -1531,9 +1678,15 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	for (int i = 0; i < 16; i++)
 		io->has_ip6 |= cfg->ip6[i] != 0;
 	io->any_dst = !io->has_ip4 && !io->has_ip6;
-	rc = wait_link(io->port, io->cfg.link_timeout_ms, memif_client(&info));
+	rc = wait_link(io->port, io->cfg.link_timeout_ms, memif_client(&info), cfg->cancel);
 	if (rc != 0)
 		goto fail_stop;
+	{
+		struct rte_eth_stats es;
+
+		if (rte_eth_stats_get(io->port, &es) == 0)
+			io->oerrors_base = es.oerrors;
+	}
 	if (cfg->pcapng_path != NULL) {
 		struct timespec rt;
 		char ifname[64];

@@ -43,6 +43,7 @@
 #ifndef RK_IO_DPDK_H
 #define RK_IO_DPDK_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -105,6 +106,16 @@ struct rk_io_dpdk_cfg {
 	 * registered memory (rk_io_ops.tx_commit_sg). For comparisons.
 	 */
 	bool tx_copy;
+	/**
+	 * A flag that cancels this backend's waits once it reads non-zero,
+	 * e.g. set by a SIGINT/SIGTERM handler; NULL: waits run to their
+	 * timeout. Read every 10 to 100 ms by rk_io_dpdk_open() (the start
+	 * retry of a memif client, the link wait: it then fails with EINTR)
+	 * and on every pass of rk_io_dpdk_resolve() and
+	 * rk_io_dpdk_resolve_addr() (-EINTR). The pointer is kept: the flag
+	 * must outlive the backend.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 /** Port counters (monotonic). */
@@ -125,6 +136,7 @@ struct rk_io_dpdk_stats {
 	uint64_t tx_raw;                /**< queued by rk_io_dpdk_tx_raw */
 	uint64_t tx_by_ref;             /**< frames whose payload the device read in place */
 	uint64_t tx_by_ref_copied;      /**< ... copied after all: still queued when the call ended */
+	uint64_t tx_refused;            /**< frames tx_burst handed back (ring full), each time; sent later */
 };
 
 /** One counter with a NIC hardware counter name (mlx5/rxe style). */
@@ -146,7 +158,8 @@ int rk_io_dpdk_eal_init(int argc, char **argv);
 
 /**
  * Words for why rk_io_dpdk_open() failed, from its errno: ETIMEDOUT (link
- * still down), ENOTCONN (port did not start), ENODEV (no such port), else
+ * still down), ENOTCONN (port did not start), ENODEV (no such port), EINTR
+ * (cfg.cancel was set while the port started or waited for its link), else
  * strerror(). For messages; the peer of a memif or af_packet link being
  * absent is the usual cause of the first two.
  */
@@ -176,11 +189,13 @@ void rk_io_dpdk_split_args(int argc, char **argv, const char *prog,
 /**
  * Configure and start a port: one RX and one TX queue, a mempool of mbufs
  * large enough for RK_IB_MAX_FRAME, promiscuous mode, then wait for link
- * up (memif needs its peer; the wait ends after link_timeout_ms).
+ * up (memif needs its peer; the wait ends after link_timeout_ms, or
+ * when cfg.cancel is set).
  * @return the backend (the io pointer of rk_io_dpdk_ops), or NULL with
  *         errno: ENODEV (no such port), ETIMEDOUT (link stayed down),
  *         ENOTCONN (the port would not start within the link timeout,
- *         e.g. a memif client whose server is absent),
+ *         e.g. a memif client whose server is absent), EINTR (cfg.cancel
+ *         set before the port started or its link came up),
  *         ENOMEM, EINVAL, or the ethdev error.
  */
 struct rk_io_dpdk *rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg);
@@ -206,8 +221,9 @@ uint16_t rk_io_dpdk_port(const struct rk_io_dpdk *io);
 /**
  * Resolve an IPv4 address to a MAC with ARP (RFC 826): send a request,
  * serve the port (answering ARP, queueing RoCE frames for rx()) and retry
- * every 200 ms until the answer or @p timeout_ms.
- * @return 0 with @p mac filled, -ETIMEDOUT, -EIO (cannot transmit).
+ * every 200 ms until the answer, @p timeout_ms, or cfg.cancel.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EINTR (cfg.cancel set),
+ *         -EIO (cannot transmit).
  */
 int rk_io_dpdk_resolve(struct rk_io_dpdk *io, const uint8_t ip[4], uint8_t mac[6],
 		       uint32_t timeout_ms);
@@ -230,8 +246,9 @@ int rk_io_dpdk_solicit(struct rk_io_dpdk *io, const uint8_t ip[16]);
 
 /**
  * rk_io_dpdk_resolve() for either family: solicit every 200 ms and serve
- * the port until the answer or @p timeout_ms.
- * @return 0 with @p mac filled, -ETIMEDOUT, -EADDRNOTAVAIL, -EIO.
+ * the port until the answer, @p timeout_ms, or cfg.cancel.
+ * @return 0 with @p mac filled, -ETIMEDOUT, -EINTR (cfg.cancel set),
+ *         -EADDRNOTAVAIL, -EIO.
  */
 int rk_io_dpdk_resolve_addr(struct rk_io_dpdk *io, const uint8_t ip[16], uint8_t mac[6],
 			    uint32_t timeout_ms);
@@ -297,6 +314,27 @@ int rk_io_dpdk_ip4(const struct rk_io_dpdk *io, uint8_t ip[4]);
 /** The port counters. */
 const struct rk_io_dpdk_stats *rk_io_dpdk_stats(const struct rk_io_dpdk *io);
 
+/**
+ * Whether the port can send (and so receive) a frame of @p frame_len
+ * bytes: from the destination MAC, no FCS, without the 802.1Q tag (added
+ * here when cfg.vlan_id is set). Frames over the limit do not fail: the
+ * port drops them, so a program checks its largest frame first.
+ * Known limits: net_af_packet's frame slots (its framesz= devarg, 2048 by
+ * default): a sent frame gets framesz less 32 bytes (DPDK 22.11 frees
+ * larger frames and counts them only in the driver's oerrors,
+ * port_xmit_errors here), a received one framesz less 66 (the kernel cuts
+ * larger ones), so frames of framesz - 66 bytes pass; the MTU of its
+ * kernel interface (mtu + 14 bytes, plus the tag; the kernel drops larger
+ * frames uncounted); any other driver's dev_info max_mtu.
+ * @param why  when not NULL: for -EMSGSIZE, what bounds the port and what
+ *             to change ("net_af_packet0 takes frames of at most 1982
+ *             bytes: give framesz=4096,blocksz=4096 in --vdev"), at most
+ *             @p len bytes with the NUL; else "".
+ * @return 0 (fits, or no limit known), -EMSGSIZE.
+ */
+int rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *why,
+			   size_t len);
+
 /** Monotonic time, ns (TSC based; the same clock as rk_io_dpdk_ops.now_ns). */
 uint64_t rk_io_dpdk_now_ns(void);
 
@@ -307,7 +345,10 @@ uint64_t rk_io_dpdk_now_ns(void);
  * local_ack_timeout_err, rnr_nak_retry_err, duplicate_request,
  * implied_nak_seq_err, ...; per port when @p ib is the context's, per QP
  * with rk_ib_qp_stats()), then, when @p io is not NULL, the port's
- * (port_xmit_packets, port_rcv_data, port_xmit_discards, ...).
+ * (port_xmit_packets, port_rcv_data, port_xmit_discards: frames this
+ * backend dropped, port_xmit_errors: frames the driver took and dropped,
+ * from its rte_eth_stats oerrors, e.g. net_af_packet's over its frame
+ * size; ...). Reads the driver's statistics (rte_eth_stats_get()).
  * @return the number of entries written (at most @p max).
  */
 unsigned int rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,

@@ -6,11 +6,16 @@
 #   dpdk_test.sh RK_PERF RK_INSPECT memif      every opcode, sizes 1 B..4 MiB, MTU 1024/4096
 #   dpdk_test.sh RK_PERF RK_INSPECT memif6     the same over IPv6 (2001:2::/48, ND),
 #                                              the TCP exchange over ::1
-#   dpdk_test.sh RK_PERF RK_INSPECT afpacket   the same over a veth pair in a namespace
+#   dpdk_test.sh RK_PERF RK_INSPECT afpacket [AFP_LIMITS]
+#                                              the same over a veth pair in a namespace;
+#                                              frames over net_af_packet's framesz or the
+#                                              interface MTU: refused, port_xmit_errors
 #   dpdk_test.sh RK_PERF RK_INSPECT drop       TX drops (every Nth, seeded rate): data intact
-#   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers: clear, bounded
+#   dpdk_test.sh RK_PERF RK_INSPECT errors     bad options, unreachable peers, SIGINT/SIGTERM
+#                                              before the data phase: clear, bounded
 #   dpdk_test.sh RK_PERF RK_INSPECT watchdog   --timeout: a slow 4 MiB message passes, a
-#                                              stopped peer fails in time
+#                                              stopped peer fails in time; a killed or
+#                                              interrupted peer is seen at once
 #   dpdk_test.sh RK_PERF RK_INSPECT rxdepth    send_bw with -r 2..7, RoCE and iWARP
 #   dpdk_test.sh RK_PERF RK_INSPECT iwarp      --transport iwarp (lwIP TCP on the port): write,
 #                                              read, send, 1 B..4 MiB, MTU 1024/1500, TX drops;
@@ -339,6 +344,68 @@ afpacket)
 	ip -n "$nsb" addr add 198.18.1.2/24 dev rkob
 	ip -n "$nsa" link set rkoa up
 	ip -n "$nsb" link set rkob up
+	# A third pair at the kernel's default MTU (1500) for the limits below.
+	ip link add rkwa netns "$nsa" type veth peer name rkwb netns "$nsb"
+	ip -n "$nsa" link set rkwa up
+	ip -n "$nsb" link set rkwb up
+	# Frames over net_af_packet's slots (framesz, 2048 by default, less 32
+	# bytes out, 66 in) or the interface's MTU vanish: DPDK frees a frame
+	# over its slot (only its oerrors count it: port_xmit_errors), the
+	# receiving kernel cuts one over its slot, and drops one over the MTU.
+	# rk-perf refuses such runs at once, saying what to change.
+	if [ -n "${4:-}" ]; then
+		# shellcheck disable=SC2086
+		if timeout -k 5 30 ip netns exec "$nsa" "$4" $EAL -l $CORE_C \
+			--vdev=net_af_packet0,iface=rkva \
+			--vdev=net_af_packet1,iface=rkwa,framesz=8192,blocksz=8192 -- rkwa \
+			>"$tmp/afp_limits.log" 2>&1; then
+			ok "afp_limits: $(grep -c '^ok' "$tmp/afp_limits.log") checks passed"
+		else
+			bad "afp_limits: exit $?"
+			grep -v '^ok' "$tmp/afp_limits.log" | head -8
+		fi
+	fi
+	# too_big NAME WANT SERVER-VDEV-ARGS CLIENT-VDEV-ARGS IFACE-SUFFIX ARGS: both
+	# ends exit 1 within 10 s, the client saying WANT.
+	too_big() {
+		local name=$1 want=$2 sv=$3 cv=$4 i=$5 args=$6 sp rc rs t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		t0=$(date +%s.%N)
+		# shellcheck disable=SC2086
+		timeout -k 5 30 ip netns exec "$nsa" "$perf" $EAL -l $CORE_S \
+			--vdev=net_af_packet0,iface=rk${i}a$sv -- $args $SRV_ADDR -p $TCP_PORT \
+			--oob-timeout 5 >"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 5 30 ip netns exec "$nsb" "$perf" $EAL -l $CORE_C \
+			--vdev=net_af_packet0,iface=rk${i}b$cv -- $args $CLI_ADDR -p $TCP_PORT \
+			--timeout 3 198.18.1.1 >"$tmp/$name.cli.log" 2>&1
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		wait "$sp"
+		rs=$?
+		if [ $rc -eq 1 ] && [ "$(echo "$dt < 10" | bc)" = 1 ] &&
+		   grep -qF -- "rk-perf: error: $want" "$tmp/$name.cli.log"; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.cli.log")"
+		else
+			bad "$name: client exit $rc in $dt s, server exit $rs; want '$want'"
+			grep -h "rk-perf: error" "$tmp/$name.cli.log" "$tmp/$name.srv.log" | head -3
+		fi
+	}
+	too_big afpacket-framesz-client \
+		"frames of 2122 bytes (-m 2048): net_af_packet0 takes frames of at most 1982 bytes: give framesz=4096,blocksz=4096 in --vdev" \
+		"" "" v "write_bw -m 2048 -n 20 --verify"
+	too_big afpacket-framesz-server \
+		"the server refused the connection: frames of 4170 bytes (-m 4096): net_af_packet0 takes frames of at most 1982 bytes: give framesz=8192,blocksz=8192 in --vdev" \
+		"" ",blocksz=8192,framesz=8192" v "read_bw -m 4096 -n 20 --verify"
+	too_big afpacket-mtu-client \
+		"frames of 4170 bytes (-m 4096): interface rkwb of net_af_packet0 has MTU 1500: give it 4156 (ip link set rkwb mtu 4156)" \
+		",blocksz=8192,framesz=8192" ",blocksz=8192,framesz=8192" w "write_bw -m 4096 -n 20 --verify"
+	# Messages under the MTU make smaller frames: these still run.
+	pair afpacket-framesz-small-messages "--vdev=net_af_packet0,iface=rkva" \
+		"--vdev=net_af_packet0,iface=rkvb" "write_bw -m 2048 --sizes 64,1024,1908 -n 20 --verify" \
+		"ip netns exec $nsa" "ip netns exec $nsb" 198.18.1.1
 	AFP="qpairs=1,blocksz=16384,framesz=8192,framecnt=1024"
 	run_matrix afpacket "--vdev=net_af_packet0,iface=rkva,$AFP" \
 		"--vdev=net_af_packet0,iface=rkvb,$AFP" "ip netns exec $nsa" \
@@ -431,6 +498,57 @@ watchdog)
 	}
 	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
 	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	# gone NAME WHO SIG ARGS WANT OTHER-WANT: WHO (srv or cli) gets SIG once
+	# the client runs; the other end must fail at once (within 3 s, far
+	# below --timeout 10) saying WANT, and WHO say OTHER-WANT (if any): a
+	# client watches its TCP connection in the data phase, and an end that
+	# stops tells the other why.
+	gone() {
+		local name=$1 who=$2 sig=$3 args=$4 want=$5 want2=$6 sp cp vp rp rc t0 dt
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $args $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1 &
+		cp=$!
+		pids+=("$cp")
+		for _ in $(seq 150); do
+			grep -q "iterations" "$tmp/$name.cli.log" && break
+			sleep 0.1
+		done
+		if [ "$who" = srv ]; then vp=$sp; rp=$cp; else vp=$cp; rp=$sp; fi
+		vp=$(pgrep -P "$vp" -x rk-perf)
+		[ -n "$vp" ] && kill -"$sig" "$vp"
+		t0=$(date +%s.%N)
+		wait "$rp"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		{ wait "$sp" "$cp"; } 2>/dev/null
+		local other=cli
+		[ "$who" = cli ] && other=srv
+		if [ -n "$vp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 3" | bc)" = 1 ] &&
+		   grep -qF "rk-perf: error: $want" "$tmp/$name.$other.log" &&
+		   { [ -z "$want2" ] || grep -qF "rk-perf: error: $want2" "$tmp/$name.$who.log"; }; then
+			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.$other.log")"
+		else
+			bad "$name: $other exit $rc in $dt s after SIG$sig to the $who (pid ${vp:-none}), want '$want'"
+			grep -h "rk-perf: error" "$tmp/$name.cli.log" "$tmp/$name.srv.log" | tail -3
+		fi
+	}
+	gone server-killed-roce srv KILL "write_bw -s 65536 -D 10" \
+		"the server closed the out-of-band connection" ""
+	gone server-interrupted-roce srv INT "write_bw -s 65536 -D 10" \
+		"the server stopped: interrupted" "interrupted"
+	gone server-interrupted-lat srv TERM "send_lat -D 10" \
+		"the server stopped: interrupted" "interrupted"
+	gone server-killed-iwarp srv KILL "write_bw --transport iwarp -s 65536 -D 10" \
+		"the server closed the out-of-band connection" ""
+	gone client-interrupted-roce cli INT "write_bw -s 65536 -D 10" \
+		"the client stopped with an error: interrupted" "interrupted"
 	;;
 rxdepth)
 	# Small -r (receives per QP) in send_bw: RoCE has RNR NAKs to wait for
@@ -757,6 +875,67 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 		"work completion error: transport retry counter exceeded"
 	says "--tx-drop-every 2 at 64 KiB" "$tmp/err.out" \
 		"(--tx-drop-every 2): the retries may have kept losing the same packet to the period (--tx-drop-rate with --seed has none)"
+
+	# SIGINT/SIGTERM in a wait before the data phase (link, memif start,
+	# TCP accept or connect, ARP, RDMA-CM): exit 1 at once with a message,
+	# not 142 three seconds later (the SIGALRM fallback of the handler).
+	# interrupted NAME SIG WANT-TEXT CMD...: CMD gets SIG after 1.5 s.
+	interrupted() {
+		local name=$1 sig=$2 want=$3 pid rc t0 dt
+		shift 3
+		"$@" >"$tmp/int.out" 2>&1 &
+		pid=$!
+		pids+=("$pid")
+		sleep 1.5
+		t0=$(date +%s.%N)
+		kill -"$sig" "$pid"
+		wait "$pid"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ $rc -eq 1 ] && [ "$(echo "$dt < 1.5" | bc)" = 1 ] &&
+		   grep -qF -- "$want" "$tmp/int.out"; then
+			ok "$name: SIG$sig: exit 1 in ${dt%??????} s: $(grep -F -- "$want" "$tmp/int.out" | tail -1)"
+		else
+			bad "$name: SIG$sig: exit $rc (want 1) in $dt s, want '$want': $(tail -2 "$tmp/int.out")"
+		fi
+	}
+	interrupted "link wait, memif server" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S "$(memif_eal server "rk-int$$.sock")" -- write_bw \
+		--ip 198.18.0.1 -p $((TCP_PORT + 510)) --link-timeout 10
+	interrupted "link wait, memif client" TERM "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_C "$(memif_eal client "rk-int$$.sock")" -- write_bw \
+		--ip 198.18.0.2 -p $((TCP_PORT + 510)) --link-timeout 10 127.0.0.1
+	interrupted "TCP accept" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 \
+		-p $((TCP_PORT + 511)) --oob-timeout 10
+	interrupted "TCP connect" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_C --vdev=net_null0 -- write_bw --ip 198.18.0.2 \
+		-p $((TCP_PORT + 512)) --oob-timeout 10 127.0.0.1
+	# ARP (net_null: no answer): the server stops and tells the client why.
+	p6=$((TCP_PORT + 513))
+	"$perf" $EAL -l $CORE_C --vdev=net_null0 -- write_bw --ip 198.18.0.2 -p $p6 \
+		--arp-timeout 10 127.0.0.1 >"$tmp/int.cli" 2>&1 &
+	cp=$!
+	pids+=("$cp")
+	interrupted "ARP wait, server" INT "rk-perf: error: interrupted" \
+		"$perf" $EAL -l $CORE_S --vdev=net_null0 -- write_bw --ip 198.18.0.1 -p $p6 \
+		--arp-timeout 10
+	wait "$cp"
+	rc=$?
+	[ $rc -eq 1 ] || bad "ARP wait: client exit $rc (want 1)"
+	says "ARP wait, client of an interrupted server" "$tmp/int.cli" \
+		"rk-perf: error: the server stopped before the run: interrupted"
+	if [ -x "$interop" ]; then
+		interrupted "rk-interop link wait" INT "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_S "$(memif_eal server "rk-int$$.sock")" -- \
+			rc_pingpong --ip 198.18.0.1 -p $((TCP_PORT + 514))
+		interrupted "rk-interop RDMA-CM accept" TERM "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_S --vdev=net_null0 -- rping --ip 198.18.0.1 \
+			-p $((TCP_PORT + 515))
+		interrupted "rk-interop ARP wait" INT "rk-interop: error: interrupted" \
+			"$interop" $EAL -l $CORE_C --vdev=net_null0 -- rping --ip 198.18.0.2 \
+			-p $((TCP_PORT + 516)) 198.18.0.1
+	fi
 	;;
 replay)
 	# pcap_replay checks placement, completions and counters itself; the

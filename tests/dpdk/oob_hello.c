@@ -4,7 +4,8 @@
  * before the extension; an IPv6 hello carries the versioned extension and
  * round-trips; an older peer's range check refuses it; a bad extension is
  * -EPROTO. A server's refusal round-trips and is told from a hello by its
- * first 4 bytes. No EAL: the encoders are pure.
+ * first 4 bytes; so does the abort message of a server that stops. No
+ * EAL: the encoders are pure.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -147,6 +148,22 @@ main(void)
 		memset(r, 0, sizeof(r));
 		CHECK(!oob_is_refusal(r) && oob_decode_refusal(&out, r) == -EPROTO,
 		      "zero bytes are no refusal");
+	}
+
+	/* The abort a server sends when it stops after its hello. */
+	{
+		static uint8_t mb[OOB_MSG_LEN];
+		struct perf_msg in = { .type = MSG_ABORT, .status = 1 }, out;
+
+		snprintf(in.text, sizeof(in.text), "interrupted");
+		oob_encode_msg(&in, mb);
+		oob_decode_msg(&out, mb);
+		CHECK(out.type == MSG_ABORT && MSG_ABORT == 6 && out.status == 1 &&
+		      strcmp(out.text, "interrupted") == 0, "abort round-trips type, status, text");
+		mb[12 + 8 * PERF_MAX_QPS] = '\033';
+		oob_decode_msg(&out, mb);
+		CHECK(out.text[0] == '?' && strcmp(out.text + 1, "nterrupted") == 0,
+		      "control bytes of a message's text are not printed");
 	}
 
 	printf("oob_hello: %s\n", failures == 0 ? "all checks passed" : "FAILED");
