@@ -100,6 +100,7 @@ static const value_string fpdu_kind_vals[] = {
 	{ 2, "FPDU" },
 	{ 3, "Framing lost" },
 	{ 4, "Framing regained at a marker" },
+	{ 5, "TCP retransmission differs from the first copy" },
 	{ 0, NULL },
 };
 

@@ -48,6 +48,9 @@ RK_FINDING(RK_F_MPA_STREAM_UNKNOWN, "mpa.stream.unknown", RK_SEV_NOTE,
 RK_FINDING(RK_F_MPA_SYNC_LOST, "mpa.sync.lost", RK_SEV_NOTE,
 	   "RFC 5044 4.3 (verify §)",
 	   "bytes missing from the capture: FPDU framing lost until the next usable marker")
+RK_FINDING(RK_F_TCP_RTX_CONFLICT, "tcp.retransmission.conflict", RK_SEV_ERROR,
+	   "RFC 9293 3.4",
+	   "bytes sent again at the same TCP sequence numbers differ from the first copy")
 RK_FINDING(RK_F_DDP_DV_BAD, "ddp.dv.bad", RK_SEV_ERROR,
 	   "RFC 5041 4.1, 7.2 (verify §); Terminate 1/1/0x04, 1/2/0x06",
 	   "DDP version (DV) is not 1")

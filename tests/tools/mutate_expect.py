@@ -16,6 +16,9 @@ the expected ones (same IDs, same counts), and nothing to crash:
   UDP payload shorter than a BTH        bth.headers.too_short
   wrong MPA CRC (siw with CRC)          mpa.crc.bad
   broken marker (FPDUPTR off by 4)      mpa.marker.fpduptr + mpa.crc.bad
+  a retransmitted TCP segment (siw,     tcp.retransmission.conflict; the
+  5% loss) with one byte changed        unmutated copy: every retransmitted
+                                        byte compared, none differing
   FPDU headers split across two TCP     no new finding, and the same FPDUs
   segments at every offset              decoded field for field
   IP version 5, IPv4 header length 4,   ip.version.mismatch, ip.header.bad,
@@ -321,6 +324,47 @@ def mpa_crc_wrong(pc, gen):
         i, off, seq, plen, _ = big[10]
         recs[i][2][off + plen - 1] ^= 0x01
     return expect("mpa_crc_wrong", src, m, {"mpa.crc.bad": 1})
+
+
+@case
+def rtx_conflict(pc, gen):
+    src = os.path.join(pc, "iwarp", "siw_write_bw_loss5.pcap")
+    base = json.loads(inspect(src, "-j"))
+    dirs = [d for c in base["connections"] for d in c["directions"]]
+    if not any(d["retransmitted_bytes"] for d in dirs):
+        print("FAIL rtx_conflict: no retransmitted bytes in the unmutated capture")
+        return False
+    for d in dirs:
+        if (d["retransmitted_bytes_compared"] != d["retransmitted_bytes"]
+                or d["retransmission_conflicts"] != 0):
+            print(f"FAIL rtx_conflict: unmutated direction {d['from']}: "
+                  f"{d['retransmitted_bytes_compared']} of {d['retransmitted_bytes']} "
+                  f"retransmitted bytes compared, {d['retransmission_conflicts']} conflicts")
+            return False
+
+    def m(recs):
+        # A data segment whose every byte an earlier segment of its
+        # direction already carried (the streams here stay far from the
+        # 32-bit wrap).
+        seen = {}
+        for i, off, seq, plen, port in tcp_frames(recs):
+            if plen == 0:
+                continue
+            spans = seen.setdefault(port, [])
+            if plen >= 8 and any(a <= seq and seq + plen <= b for a, b in spans):
+                recs[i][2][off + plen // 2] ^= 0x10
+                return
+            spans.append((seq, seq + plen))
+            spans.sort()
+            merged = [spans[0]]
+            for a, b in spans[1:]:
+                if a <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+                else:
+                    merged.append((a, b))
+            seen[port] = merged
+        raise AssertionError("no retransmitted segment")
+    return expect("rtx_conflict", src, m, {"tcp.retransmission.conflict": 1})
 
 
 @case

@@ -26,6 +26,9 @@ struct sink {
 	uint32_t gap_bytes;
 	int ends;
 	bool rst;
+	int conflicts;          /* conflict() calls */
+	uint32_t conflict_seq;  /* the last one's first differing byte */
+	uint32_t conflict_n;    /* and its count of differing bytes */
 };
 
 static void
@@ -68,10 +71,21 @@ sink_end(void *ctx, bool rst)
 	s->rst = rst;
 }
 
+static void
+sink_conflict(void *ctx, uint32_t seq, uint32_t ndiff)
+{
+	struct sink *s = ctx;
+
+	s->conflicts++;
+	s->conflict_seq = seq;
+	s->conflict_n = ndiff;
+}
+
 static const struct rk_insp_tcp_ops ops = {
 	.data = sink_data,
 	.gap = sink_gap,
 	.end = sink_end,
+	.conflict = sink_conflict,
 };
 
 static const uint8_t text[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
@@ -643,7 +657,180 @@ test_random_overlaps(void **state)
 	assert_int_equal(s.len, starts[n - 1] + lens[n - 1]);
 	assert_memory_equal(s.out, stream, s.len);
 	assert_null(d.ooo);
+	/* Every repeated byte was compared, and all were equal. */
+	assert_true(d.rtx_bytes > 0);
+	assert_int_equal(d.rtx_checked, d.rtx_bytes);
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_conflicts, 0);
 	rk_insp_tcp_fini(&d);
+}
+
+/* Feed @p len bytes of @p p as a segment at stream offset @p off. */
+static void
+seg_bytes(struct rk_insp_tcp_dir *d, struct sink *s, uint32_t isn, uint32_t off,
+	  const char *p, uint32_t len)
+{
+	rk_insp_tcp_segment(d, isn + 1 + off, RK_INSP_TCP_ACK, (const uint8_t *)p, len,
+			    &ops, s);
+}
+
+/* A retransmission of delivered bytes with other values: reported once per
+ * segment, at its first differing byte; the first copy stays. */
+static void
+test_conflict_behind_next(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 4000;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 8, RK_INSP_TCP_ACK);
+	seg(&d, &s, isn, 2, 4, RK_INSP_TCP_ACK);        /* same bytes */
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_checked, 4);
+	seg_bytes(&d, &s, isn, 2, "cXeY", 4);           /* d and f differ */
+	assert_int_equal(s.conflicts, 1);
+	assert_int_equal(s.conflict_seq, isn + 1 + 3);
+	assert_int_equal(s.conflict_n, 2);
+	/* Partly old, partly new: the old part is compared, the new delivered. */
+	seg_bytes(&d, &s, isn, 6, "gZij", 4);
+	assert_int_equal(s.conflicts, 2);
+	assert_int_equal(s.conflict_seq, isn + 1 + 7);
+	assert_int_equal(s.conflict_n, 1);
+	expect(&s, "abcdefghij");
+	assert_int_equal(d.rtx_conflicts, 2);
+	assert_int_equal(d.rtx_conflict_bytes, 3);
+	assert_int_equal(d.rtx_checked, 10);
+	rk_insp_tcp_fini(&d);
+}
+
+/* Overlaps with bytes still queued ahead of a hole, and queued bytes that
+ * a later in-order segment covers, are compared too. */
+static void
+test_conflict_queued(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0xfffffff0u;     /* across the 32-bit wrap */
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 10, 6, RK_INSP_TCP_ACK);       /* "klmnop" queued */
+	seg_bytes(&d, &s, isn, 12, "mNopqr", 6);        /* n differs */
+	assert_int_equal(s.conflicts, 1);
+	assert_int_equal(s.conflict_seq, isn + 1 + 13);
+	assert_int_equal(s.conflict_n, 1);
+	/* In order up to 14: its bytes 10..13 meet the queued copy; 12 differs. */
+	seg_bytes(&d, &s, isn, 0, "abcdefghijkXmn", 14);
+	assert_int_equal(s.conflicts, 2);
+	assert_int_equal(s.conflict_seq, isn + 1 + 11);
+	assert_int_equal(s.conflict_n, 1);
+	assert_int_equal(s.len, 18);
+	assert_memory_equal(s.out + 14, "opqr", 4);
+	assert_int_equal(d.rtx_checked, d.rtx_bytes);
+	rk_insp_tcp_fini(&d);
+}
+
+/* Counting sink for long streams. */
+static void
+long_data(void *ctx, uint32_t seq, const uint8_t *p, uint32_t len)
+{
+	struct sink *s = ctx;
+
+	(void)p;
+	if (s->have_seq)
+		assert_int_equal(seq, s->next_seq);
+	s->have_seq = true;
+	s->next_seq = seq + len;
+	s->len += len;
+}
+
+static const struct rk_insp_tcp_ops long_ops = {
+	.data = long_data,
+	.gap = sink_gap,
+	.conflict = sink_conflict,
+};
+
+/* Retransmit 1400 bytes around stream offset @p at with that byte changed:
+ * exactly one conflict, at that byte. */
+static void
+conflict_at(struct rk_insp_tcp_dir *d, struct sink *s, uint32_t isn,
+	    const uint8_t *stream, uint32_t at)
+{
+	uint8_t copy[1400];
+	uint32_t off = at - 700;
+
+	memcpy(copy, stream + off, sizeof(copy));
+	copy[at - off] ^= 0x5a;
+	s->conflicts = 0;
+	rk_insp_tcp_segment(d, isn + 1 + off, 0, copy, sizeof(copy), &long_ops, s);
+	assert_int_equal(s->conflicts, 1);
+	assert_int_equal(s->conflict_seq, isn + 1 + at);
+	assert_int_equal(s->conflict_n, 1);
+}
+
+/* The history grows with the stream, wraps as a ring once full, and
+ * keeps the last RK_INSP_TCP_HISTORY_DEFAULT bytes: a change inside it is
+ * found at its exact byte, an older one goes unchecked, a gap forgets it. */
+static void
+test_conflict_history_window(void **state)
+{
+	const uint32_t total = RK_INSP_TCP_HISTORY_DEFAULT + 40000, mss = 1460;
+	uint8_t *stream = malloc(total), copy[2 * 1460];
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0xffff0000u, off;
+	uint64_t checked;
+
+	(void)state;
+	assert_non_null(stream);
+	for (uint32_t i = 0; i < total; i++)
+		stream[i] = (uint8_t)rnd();
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &long_ops, &s);
+	for (off = 0; off < total; off += mss) {
+		uint32_t n = total - off < mss ? total - off : mss;
+
+		rk_insp_tcp_segment(&d, isn + 1 + off, 0, stream + off, n, &long_ops, &s);
+		if (off == 14 * mss) {
+			/* While it grows (4, 8, 16, 32 KiB so far): bytes moved
+			 * by each growth step are still the stream's. */
+			assert_int_equal(d.hist_cap, 32768);
+			conflict_at(&d, &s, isn, stream, 4096);
+			conflict_at(&d, &s, isn, stream, 8191);
+			conflict_at(&d, &s, isn, stream, 16384 + 3);
+		}
+	}
+	assert_int_equal(s.len, total);
+	assert_int_equal(d.hist_cap, RK_INSP_TCP_HISTORY_DEFAULT);
+	/* Full and wrapped: the ring's index 0 is at stream offset 65535 for
+	 * this ISN; the oldest kept byte is at total - 256 KiB = 40000. */
+	conflict_at(&d, &s, isn, stream, 65535);
+	conflict_at(&d, &s, isn, stream, 65534);
+	conflict_at(&d, &s, isn, stream, total - 700);
+	conflict_at(&d, &s, isn, stream, 40000 + 17);
+	/* Older than the history: not compared, not reported. */
+	off = 1000;
+	memcpy(copy, stream + off, 1400);
+	copy[5] ^= 1;
+	checked = d.rtx_checked;
+	s.conflicts = 0;
+	rk_insp_tcp_segment(&d, isn + 1 + off, 0, copy, 1400, &long_ops, &s);
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_checked, checked);
+	/* A hole the capture never fills: the bytes before it are forgotten. */
+	rk_insp_tcp_lost(&d, isn + 1 + total, 500, &long_ops, &s);
+	off = total - 1400;
+	memcpy(copy, stream + off, 1400);
+	copy[0] ^= 1;
+	rk_insp_tcp_segment(&d, isn + 1 + off, 0, copy, 1400, &long_ops, &s);
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_checked, checked);
+	rk_insp_tcp_fini(&d);
+	free(stream);
 }
 
 int
@@ -671,6 +858,9 @@ main(void)
 		cmocka_unit_test(test_adjacent_segments_coalesce),
 		cmocka_unit_test(test_range_cap_gap),
 		cmocka_unit_test(test_random_overlaps),
+		cmocka_unit_test(test_conflict_behind_next),
+		cmocka_unit_test(test_conflict_queued),
+		cmocka_unit_test(test_conflict_history_window),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

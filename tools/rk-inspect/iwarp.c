@@ -440,10 +440,38 @@ on_end(void *ctx, bool rst)
 	}
 }
 
+/* The same sequence numbers carried other bytes: one of the two ends
+ * keeps data the other end never sent as it was first (RFC 9293 3.4). */
+static void
+on_conflict(void *ctx, uint32_t seq, uint32_t ndiff)
+{
+	struct rk_insp_iw_dctx *dc = ctx;
+	struct rk_insp_iw_conn *c = dc->conn;
+	struct rk_insp_iw *t = c->table;
+	struct rk_insp_iw_event ev;
+
+	if (c->state == CONN_NOT_IWARP)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RK_INSP_IW_TCP_CONFLICT;
+	ev.frame = t->cur_frame;
+	ev.ts_ns = t->cur_ts_ns;
+	ev.conn = c;
+	ev.dir = dc->dir;
+	ev.tcp_seq = seq;
+	ev.stream_len = ndiff;
+	rk_findings_add(&ev.findings, RK_F_TCP_RTX_CONFLICT, 0);
+	rk_insp_iw_count_findings(c, &ev.findings);
+	t->events++;
+	if (t->emit != NULL)
+		t->emit(t->emit_ctx, &ev);
+}
+
 static const struct rk_insp_tcp_ops follow_ops = {
 	.data = on_data,
 	.gap = on_gap,
 	.end = on_end,
+	.conflict = on_conflict,
 };
 
 bool

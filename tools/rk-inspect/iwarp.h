@@ -26,6 +26,7 @@ enum rk_insp_iw_ev_kind {
 	RK_INSP_IW_FPDU,
 	RK_INSP_IW_SYNC_LOST,   /**< framing lost (gap, not MPA, cut short) */
 	RK_INSP_IW_RESYNC,      /**< framing regained at a marker */
+	RK_INSP_IW_TCP_CONFLICT, /**< a retransmission's bytes differ from the first copy */
 };
 
 /** MPA CRC verdict of one FPDU. */
@@ -45,7 +46,8 @@ struct rk_insp_iw_event {
 	const struct rk_insp_iw_conn *conn;
 	int dir;                    /**< 0: initiator to responder */
 	uint32_t tcp_seq;           /**< sequence number of the unit's first byte */
-	uint32_t stream_len;        /**< bytes the unit took in the stream (markers too) */
+	uint32_t stream_len;        /**< bytes the unit took in the stream (markers too);
+	                                 TCP_CONFLICT: bytes that differ, from tcp_seq on */
 	const char *lost_reason;    /**< SYNC_LOST: "gap", "not_mpa", "truncated", ... */
 
 	/* MPA Request / Reply (RFC 5044 7.1, RFC 6581) */

@@ -371,6 +371,11 @@ rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev)
 	case RK_INSP_IW_RESYNC:
 		sb_printf(&b, " MPA framing regained at seq %u", ev->tcp_seq);
 		break;
+	case RK_INSP_IW_TCP_CONFLICT:
+		sb_printf(&b, " TCP retransmission differs from the first copy: %u byte%s, "
+			  "first at seq %u", ev->stream_len, ev->stream_len == 1 ? "" : "s",
+			  ev->tcp_seq);
+		break;
 	case RK_INSP_IW_FPDU:
 		sb_printf(&b, " FPDU ULPDU_Length=%u", ev->ulpdu_len);
 		if (!m->ddp_ok) {
@@ -621,6 +626,10 @@ rk_insp_iw_json(const struct rk_insp_iw_event *ev)
 	case RK_INSP_IW_RESYNC:
 		json_object_set_new(o, "unit", json_string("resync"));
 		break;
+	case RK_INSP_IW_TCP_CONFLICT:
+		json_object_set_new(o, "unit", json_string("tcp_rtx_conflict"));
+		json_object_set_new(o, "differing_bytes", json_integer(ev->stream_len));
+		break;
 	case RK_INSP_IW_FPDU: {
 		json_t *mpa = json_object();
 
@@ -858,6 +867,10 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 	json_object_set_new(o, "tcp_payload_bytes", json_integer((json_int_t)x->payload_bytes));
 	json_object_set_new(o, "stream_bytes", json_integer((json_int_t)x->tcp.delivered));
 	json_object_set_new(o, "retransmitted_bytes", json_integer((json_int_t)x->tcp.rtx_bytes));
+	json_object_set_new(o, "retransmitted_bytes_compared",
+			    json_integer((json_int_t)x->tcp.rtx_checked));
+	json_object_set_new(o, "retransmission_conflicts",
+			    json_integer((json_int_t)x->tcp.rtx_conflicts));
 	json_object_set_new(o, "out_of_order_segments",
 			    json_integer((json_int_t)x->tcp.ooo_segments));
 	json_object_set_new(o, "out_of_order_bytes",
@@ -1116,6 +1129,10 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 			d == 0 ? "initiator" : "responder", x->packets, x->tcp.delivered,
 			x->tcp.ooo_segments, x->tcp.ooo_data, x->tcp.rtx_bytes,
 			x->tcp.gaps, x->tcp.gap_bytes);
+		if (x->tcp.rtx_bytes != 0)
+			fprintf(out, "      retransmitted bytes compared with the first copy: %"
+				PRIu64 ", segments differing: %" PRIu64 "\n",
+				x->tcp.rtx_checked, x->tcp.rtx_conflicts);
 		if (x->mpa_seen)
 			fprintf(out, "      MPA Rev=%u markers=%s CRC=%s%s PD_Length=%u\n",
 				x->rev, x->markers ? "yes" : "no", x->crc ? "yes" : "no",

@@ -39,6 +39,7 @@ rk_insp_tcp_init(struct rk_insp_tcp_dir *d, uint32_t max_ooo)
 	memset(d, 0, sizeof(*d));
 	d->max_ooo = max_ooo != 0 ? max_ooo : RK_INSP_TCP_MAX_OOO_DEFAULT;
 	d->max_segs = RK_INSP_TCP_MAX_SEGS_DEFAULT;
+	d->hist_max = RK_INSP_TCP_HISTORY_DEFAULT;
 }
 
 void
@@ -51,6 +52,10 @@ rk_insp_tcp_fini(struct rk_insp_tcp_dir *d)
 	d->nooo = 0;
 	d->ooo_slots = 0;
 	d->ooo_bytes = 0;
+	free(d->hist);
+	d->hist = NULL;
+	d->hist_cap = 0;
+	d->hist_len = 0;
 }
 
 static uint32_t
@@ -59,12 +64,141 @@ seg_end(const struct rk_insp_tcp_seg *s)
 	return s->seq + s->len;
 }
 
+/* Copy @p n bytes at sequence number @p seq into or out of a ring of
+ * @p cap bytes (a power of two). */
+static void
+ring_put(uint8_t *ring, uint32_t cap, uint32_t seq, const uint8_t *p, uint32_t n)
+{
+	while (n > 0) {
+		uint32_t i = seq & (cap - 1), k = cap - i < n ? cap - i : n;
+
+		memcpy(ring + i, p, k);
+		seq += k;
+		p += k;
+		n -= k;
+	}
+}
+
+static void
+ring_get(const uint8_t *ring, uint32_t cap, uint32_t seq, uint8_t *p, uint32_t n)
+{
+	while (n > 0) {
+		uint32_t i = seq & (cap - 1), k = cap - i < n ? cap - i : n;
+
+		memcpy(p, ring + i, k);
+		seq += k;
+		p += k;
+		n -= k;
+	}
+}
+
+/* Keep the bytes about to be delivered at next. The ring starts small and
+ * doubles with the stream, so short connections stay cheap; without
+ * memory the history just stays shorter. */
+static void
+hist_push(struct rk_insp_tcp_dir *d, const uint8_t *p, uint32_t len)
+{
+	uint32_t want = d->hist_len + len, seq = d->next;
+
+	if (d->hist_max == 0)
+		return;
+	if (d->hist_cap < d->hist_max && want > d->hist_cap) {
+		uint32_t cap = d->hist_cap != 0 ? d->hist_cap : 4096;
+		uint8_t *g;
+
+		while (cap < want && cap < d->hist_max)
+			cap *= 2;
+		g = malloc(cap);
+		if (g != NULL) {
+			uint32_t keep = d->hist_len;
+			uint8_t *tmp = keep != 0 ? malloc(keep) : NULL;
+
+			if (keep != 0 && tmp == NULL) {
+				keep = 0;
+			} else if (keep != 0) {
+				ring_get(d->hist, d->hist_cap, d->next - keep, tmp, keep);
+				ring_put(g, cap, d->next - keep, tmp, keep);
+			}
+			free(tmp);
+			free(d->hist);
+			d->hist = g;
+			d->hist_cap = cap;
+			d->hist_len = keep;
+		}
+	}
+	if (d->hist == NULL)
+		return;
+	if (len > d->hist_cap) {
+		p += len - d->hist_cap;
+		seq += len - d->hist_cap;
+		len = d->hist_cap;
+	}
+	ring_put(d->hist, d->hist_cap, seq, p, len);
+	d->hist_len = d->hist_len + len > d->hist_cap ? d->hist_cap : d->hist_len + len;
+}
+
+/* Compare @p n bytes at @p seq with the first copy @p first. */
+static void
+compare(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p,
+	const uint8_t *first, uint32_t n)
+{
+	d->rtx_checked += n;
+	if (memcmp(p, first, n) == 0)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (p[i] == first[i])
+			continue;
+		if (d->diff_n++ == 0)
+			d->diff_seq = seq + i;
+		d->rtx_conflict_bytes++;
+	}
+}
+
+/* Compare [seq, seq + n), all behind next, with the delivered bytes still
+ * in the history; older bytes go unchecked. */
+static void
+hist_compare(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t n)
+{
+	uint32_t oldest = d->next - d->hist_len;
+	int32_t skip = rk_insp_seq_diff(oldest, seq);
+
+	if (skip > 0) {
+		if ((uint32_t)skip >= n)
+			return;
+		seq += (uint32_t)skip;
+		p += skip;
+		n -= (uint32_t)skip;
+	}
+	while (n > 0) {
+		uint32_t i = seq & (d->hist_cap - 1);
+		uint32_t k = d->hist_cap - i < n ? d->hist_cap - i : n;
+
+		compare(d, seq, p, d->hist + i, k);
+		seq += k;
+		p += k;
+		n -= k;
+	}
+}
+
+/* Report the differences found since the last call, once. */
+static void
+report_conflict(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *ctx)
+{
+	if (d->diff_n == 0)
+		return;
+	d->rtx_conflicts++;
+	if (ops != NULL && ops->conflict != NULL)
+		ops->conflict(ctx, d->diff_seq, d->diff_n);
+	d->diff_n = 0;
+}
+
 static void
 deliver(struct rk_insp_tcp_dir *d, const uint8_t *p, uint32_t len,
 	const struct rk_insp_tcp_ops *ops, void *ctx)
 {
 	if (len == 0)
 		return;
+	hist_push(d, p, len);
 	if (ops != NULL && ops->data != NULL)
 		ops->data(ctx, d->next, p, len);
 	d->next += len;
@@ -84,6 +218,8 @@ declare_gap(struct rk_insp_tcp_dir *d, uint32_t upto,
 	d->gaps++;
 	d->gap_bytes += (uint32_t)n;
 	d->next = upto;
+	/* The history holds bytes up to next only. */
+	d->hist_len = 0;
 }
 
 /* Drop entries [i, i + n) of the queue array (the ranges are freed by the
@@ -111,6 +247,7 @@ drain(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops, void *ctx)
 		uint32_t covered = d->next - s->seq;
 
 		d->ooo_bytes -= SEG_COST(s->cap);
+		hist_compare(d, s->seq, s->buf + s->off, covered < s->len ? covered : s->len);
 		if (covered < s->len) {
 			d->rtx_bytes += covered;
 			deliver(d, s->buf + s->off + covered, s->len - covered, ops, ctx);
@@ -318,6 +455,7 @@ queue_insert(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t
 
 				if (ov > len)
 					ov = len;
+				compare(d, seq, p, e->buf + e->off + (seq - e->seq), ov);
 				d->rtx_bytes += ov;
 				seq += ov;
 				p += ov;
@@ -400,6 +538,7 @@ add_data(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t len
 	if (off < 0) {
 		uint32_t behind = (uint32_t)-(int64_t)off;
 
+		hist_compare(d, seq, p, behind < len ? behind : len);
 		if (behind >= len) {
 			d->rtx_bytes += len;
 			d->rtx_segments++;
@@ -431,16 +570,16 @@ add_data(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t len
 		skip_to_queue(d, ops, ctx);
 }
 
-void
-rk_insp_tcp_segment(struct rk_insp_tcp_dir *d, uint32_t seq, uint8_t flags,
-		    const uint8_t *data, uint32_t len,
-		    const struct rk_insp_tcp_ops *ops, void *ctx)
+static void
+segment(struct rk_insp_tcp_dir *d, uint32_t seq, uint8_t flags,
+	const uint8_t *data, uint32_t len, const struct rk_insp_tcp_ops *ops, void *ctx)
 {
 	d->segments++;
 	if (data == NULL)
 		len = 0;
 	if (d->state == RK_INSP_TCP_CLOSED) {
 		if (len > 0 && rk_insp_seq_diff(seq + len, d->next) <= 0) {
+			hist_compare(d, seq, data, len);
 			d->rtx_bytes += len;
 			d->rtx_segments++;
 		} else if (len > 0) {
@@ -497,6 +636,15 @@ rk_insp_tcp_segment(struct rk_insp_tcp_dir *d, uint32_t seq, uint8_t flags,
 }
 
 void
+rk_insp_tcp_segment(struct rk_insp_tcp_dir *d, uint32_t seq, uint8_t flags,
+		    const uint8_t *data, uint32_t len,
+		    const struct rk_insp_tcp_ops *ops, void *ctx)
+{
+	segment(d, seq, flags, data, len, ops, ctx);
+	report_conflict(d, ops, ctx);
+}
+
+void
 rk_insp_tcp_flush(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops,
 		  void *ctx)
 {
@@ -507,6 +655,7 @@ rk_insp_tcp_flush(struct rk_insp_tcp_dir *d, const struct rk_insp_tcp_ops *ops,
 		declare_gap(d, d->fin_seq, ops, ctx);
 		end_if_fin(d, ops, ctx);
 	}
+	report_conflict(d, ops, ctx);
 }
 
 void
@@ -518,4 +667,5 @@ rk_insp_tcp_lost(struct rk_insp_tcp_dir *d, uint32_t seq, uint32_t len,
 	declare_gap(d, seq + len, ops, ctx);
 	drain(d, ops, ctx);
 	end_if_fin(d, ops, ctx);
+	report_conflict(d, ops, ctx);
 }

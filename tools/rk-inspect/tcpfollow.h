@@ -4,7 +4,9 @@
  * In-order byte stream of one TCP direction, rebuilt from captured
  * segments (RFC 9293 3.4, 3.10.7): out-of-order segments are buffered up
  * to a bounded size, retransmitted and overlapping bytes are dropped
- * (first copy wins), 32-bit sequence wrap is handled by modular
+ * (first copy wins) after they are compared with the first copy (the
+ * last RK_INSP_TCP_HISTORY_DEFAULT delivered bytes are kept for that, and
+ * queued bytes), 32-bit sequence wrap is handled by modular
  * arithmetic, SYN and FIN consume one sequence number each, and a hole
  * that can never fill is reported as a gap so the consumer can resync.
  *
@@ -29,6 +31,12 @@
 #define RK_INSP_TCP_MAX_OOO_DEFAULT (1u << 20)
 
 /**
+ * Delivered bytes kept per direction to compare retransmissions with,
+ * bytes (a power of two). The buffer grows with the stream up to this.
+ */
+#define RK_INSP_TCP_HISTORY_DEFAULT (256u << 10)
+
+/**
  * Default cap on queued byte ranges per direction: past it the oldest hole
  * is declared a gap, so insertion stays cheap whatever the input order.
  */
@@ -42,6 +50,13 @@ struct rk_insp_tcp_ops {
 	void (*gap)(void *ctx, uint32_t seq, uint32_t len);
 	/** The stream ended: FIN reached in order, or RST. */
 	void (*end)(void *ctx, bool rst);
+	/**
+	 * A segment carried bytes already seen (delivered or queued) with
+	 * other values: @p ndiff of its bytes differ, the first at sequence
+	 * number @p seq. Called at most once per segment; the first copy
+	 * stays the stream's.
+	 */
+	void (*conflict)(void *ctx, uint32_t seq, uint32_t ndiff);
 };
 
 struct rk_insp_tcp_seg;
@@ -72,11 +87,24 @@ struct rk_insp_tcp_dir {
 	uint32_t max_segs;      /**< cap on nooo */
 	uint32_t ooo_bytes;     /**< bytes held (buffers plus bookkeeping) */
 
+	/* The last hist_len delivered bytes: byte at sequence number s sits
+	 * at hist[s & (hist_cap - 1)]; NULL until the first delivery. */
+	uint8_t *hist;
+	uint32_t hist_cap;      /**< bytes of hist, a power of two */
+	uint32_t hist_len;      /**< valid bytes, ending at next */
+	uint32_t hist_max;      /**< cap on hist_cap */
+	/* Differences found while one segment is handled, reported at its end. */
+	uint32_t diff_seq;
+	uint32_t diff_n;
+
 	/* statistics */
 	uint64_t segments;      /**< segments seen (any flags) */
 	uint64_t delivered;     /**< bytes handed to data() */
 	uint64_t rtx_bytes;     /**< bytes seen again (retransmission/overlap) */
 	uint64_t rtx_segments;  /**< segments wholly behind next */
+	uint64_t rtx_checked;   /**< bytes seen again and compared with the first copy */
+	uint64_t rtx_conflicts; /**< segments whose repeated bytes differ from the first copy */
+	uint64_t rtx_conflict_bytes; /**< bytes of those that differ */
 	uint64_t ooo_segments;  /**< segments that arrived ahead of next */
 	uint64_t ooo_data;      /**< bytes of those segments (new bytes only) */
 	uint64_t gaps;          /**< holes declared */
