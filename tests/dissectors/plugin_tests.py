@@ -211,6 +211,45 @@ def rk_json(o, cap):
     return json.loads(p.stdout)
 
 
+def rtx_conflict_check(env, o):
+    """A retransmitted TCP segment of the siw loss capture with one byte
+    changed: the plugin raises tcp.retransmission.conflict on the frame
+    rk-inspect names, and nowhere else."""
+    src = os.path.join(o["pcaps"], "iwarp", "siw_write_bw_loss5.pcap")
+    out = env.run(["-r", env.place(src), "-Y", "tcp.analysis.retransmission && tcp.len >= 8",
+                   "-T", "fields", "-e", "frame.number", "-e", "frame.cap_len",
+                   "-e", "tcp.len"]).stdout.split("\n")
+    data = open(src, "rb").read()
+    recs = pcap_records(data)
+    for line in out:
+        if not line:
+            continue
+        n, caplen, tlen = (int(x) for x in line.split("\t"))
+        off, incl = recs[n - 1]
+        mut = bytearray(data)
+        mut[off + caplen - tlen + tlen // 2] ^= 0x10
+        cap = os.path.join(env.tmp, "rtx_conflict.pcap")
+        with open(cap, "wb") as f:
+            f.write(mut)
+        os.chmod(cap, 0o644)
+        p = subprocess.run([o["rk_inspect"], "--packets-json", cap],
+                           stdout=subprocess.PIPE, text=True)
+        units = [json.loads(x) for x in p.stdout.splitlines() if '"tcp_rtx_conflict"' in x]
+        if not units:
+            continue        # the first copy was not in the capture
+        want = sorted({u["frame"] for u in units})
+        got = env.run(["-r", cap, "-Y", 'rdmakit.finding == "tcp.retransmission.conflict"',
+                       "-T", "fields", "-e", "frame.number"]).stdout.split()
+        if [int(x) for x in got] != want or want != [n]:
+            print("FAIL rtx_conflict: frame %d changed; rk-inspect names %s, plugin %s"
+                  % (n, want, got))
+            return 1
+        print("ok   rtx_conflict: plugin and rk-inspect flag frame %d" % n)
+        return 0
+    print("FAIL rtx_conflict: no retransmission whose first copy is captured")
+    return 1
+
+
 def mode_crosscheck(env, o):
     failed = 0
     checked = {"lost": 0, "retransmissions": 0, "naks": 0, "fpdus": 0}
@@ -269,6 +308,7 @@ def mode_crosscheck(env, o):
                 if k in checked and lossy:
                     checked[k] += v
         print("ok   %s: %d flows agree" % (name, len(want)))
+    failed += rtx_conflict_check(env, o)
     # The captures have loss: make sure the comparison compared something.
     for k, v in checked.items():
         if v == 0:
