@@ -561,6 +561,22 @@ main(int argc, char **argv)
 		free(a);
 		return rc;
 	}
+	{
+		/* The largest frame sent: Ethernet, IPv4, UDP, BTH, RETH and a
+		 * payload up to the MTU (or AtomicETH, 28 bytes), ICRC. */
+		uint32_t payload = a->o.size < a->o.mtu ? a->o.size : a->o.mtu;
+		uint32_t xeth = 16 + ((payload + 3) & ~3u);
+		uint32_t frame = 14 + 20 + 8 + 12 + (xeth > 28 ? xeth : 28) + 4;
+		char why[192];
+
+		if (rk_io_dpdk_check_frame(a->io, frame, why, sizeof(why)) != 0) {
+			fprintf(stderr, "rk-interop: error: frames of %u bytes (-m %u): %s\n",
+				frame, a->o.mtu, why);
+			rk_io_dpdk_close(a->io);
+			free(a);
+			return 1;
+		}
+	}
 	rk_io_dpdk_mac(a->io, da.mac);
 	ia_gid_v4(da.ip, a->o.ip);
 	da.ip_version = 4;

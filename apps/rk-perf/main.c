@@ -1505,6 +1505,24 @@ print_json(struct perf *p, int status)
 							p->o.tcp_kernel ? "iwarp-kernel-tcp" :
 							"iwarp-lwip"));
 	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
+	json_object_set_new(j, "rx_depth", json_integer(p->o.rx_depth));
+	{
+		json_t *sz = json_array();
+
+		for (uint32_t i = 0; i < p->nsizes; i++)
+			json_array_append_new(sz, json_integer(p->sizes[i]));
+		json_object_set_new(j, "sizes", sz);
+	}
+	/* -n or -D, whichever ran (the client's, on both ends). */
+	json_object_set_new(j, "iterations_per_qp", p->o.duration_s > 0 ? json_null() :
+			    json_integer((json_int_t)p->o.iters));
+	json_object_set_new(j, "duration_s", p->o.duration_s > 0 ?
+			    json_real(p->o.duration_s) : json_null());
+	if (p->o.verb == VERB_ATOMIC)
+		json_object_set_new(j, "atomic", json_string(p->o.atomic_cas ? "cmp_and_swp" :
+							     "fetch_and_add"));
+	json_object_set_new(j, "ip_version", json_integer(p->o.have_ip6 ? 6 : 4));
+	json_object_set_new(j, "vlan", p->o.vlan != 0 ? json_integer(p->o.vlan) : json_null());
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
 	/* The client's: a server learns the count per size only (warmup_iterations). */
 	if (p->o.mode == MODE_LAT && !p->o.server)
@@ -2167,7 +2185,8 @@ usage(FILE *f)
 		"                         most 1460; default 1500)\n"
 		"      --tcp B            iWARP's TCP: lwip (on the DPDK port, default) or\n"
 		"                         kernel (sockets to SERVER, no DPDK port used, so\n"
-		"                         no -w, --vlan, --tx-drop-*, --tx-copy)\n"
+		"                         no -w, -d, --vlan, --idle, --tx-drop-*, --tx-copy,\n"
+		"                         --arp-timeout, --link-timeout, --netmask)\n"
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help\n"
 		"\n"
@@ -2242,6 +2261,8 @@ parse_args(struct perf *p, int argc, char **argv)
 	struct perf_opts *o = &p->o;
 	bool size_set = false, iters_set = false, list_set = false, tcp_set = false;
 	bool mtu_set = false;
+	/* The first option given that acts on the DPDK port only. */
+	const char *port_opt = NULL;
 	uint64_t v;
 	double d;
 	int c, ti;
@@ -2344,7 +2365,10 @@ parse_args(struct perf *p, int argc, char **argv)
 				BAD("--port: expected a TCP port, got '%s'", optarg);
 			o->tcp_port = (uint16_t)v;
 			break;
-		case 'd': o->dev = optarg; break;
+		case 'd':
+			o->dev = optarg;
+			port_opt = port_opt != NULL ? port_opt : "-d";
+			break;
 		case 'I':
 			if (inet_pton(AF_INET, optarg, o->ip) != 1)
 				BAD("--ip: expected an IPv4 address, got '%s'", optarg);
@@ -2397,6 +2421,7 @@ parse_args(struct perf *p, int argc, char **argv)
 			o->vlan = (uint16_t)v;
 			break;
 		case O_IDLE:
+			port_opt = port_opt != NULL ? port_opt : "--idle";
 			if (strcmp(optarg, "spin") == 0)
 				o->idle = RK_IO_IDLE_SPIN;
 			else if (strcmp(optarg, "adaptive") == 0 || strcmp(optarg, "sleep") == 0)
@@ -2439,6 +2464,8 @@ parse_args(struct perf *p, int argc, char **argv)
 				o->arp_timeout_s = d;
 			else
 				o->link_timeout_ms = (uint32_t)(d * 1e3);
+			if ((c == O_ARP_TO || c == O_LINK_TO) && port_opt == NULL)
+				port_opt = c == O_ARP_TO ? "--arp-timeout" : "--link-timeout";
 			break;
 		case '?':
 			if (optopt != 0)
@@ -2530,6 +2557,11 @@ parse_args(struct perf *p, int argc, char **argv)
 			    "kernel a VLAN interface");
 		if (o->tcp_kernel && o->tx_copy)
 			BAD("--tcp kernel has no DPDK port to copy payloads on (--tx-copy)");
+		if (o->tcp_kernel && o->netmask != NULL)
+			BAD("--tcp kernel uses the kernel's interfaces: --netmask sets lwIP's");
+		if (o->tcp_kernel && port_opt != NULL)
+			BAD("--tcp kernel has no DPDK port for %s to act on: use --tcp lwip",
+			    port_opt);
 		if (!o->tcp_kernel && !perf_iw_has_lwip())
 			BAD("this rk-perf was built without lwIP (liblwip-dev): use --tcp kernel");
 	}

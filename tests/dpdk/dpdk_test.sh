@@ -426,6 +426,20 @@ afpacket)
 	too_big afpacket-mtu-client \
 		"frames of 4170 bytes (-m 4096): interface rkwb of net_af_packet0 has MTU 1500: give it 4156 (ip link set rkwb mtu 4156)" \
 		",blocksz=8192,framesz=8192" ",blocksz=8192,framesz=8192" w "write_bw -m 4096 -n 20 --verify"
+	# rk-interop checks the same before it waits for a peer.
+	interop="${perf%/*}/rk-interop"
+	if [ -x "$interop" ]; then
+		# shellcheck disable=SC2086
+		timeout -k 5 20 ip netns exec "$nsa" "$interop" $EAL -l $CORE_C \
+			--vdev=net_af_packet0,iface=rkva -- write_bw -m 4096 -s 65536 \
+			--ip 198.18.1.1 >"$tmp/ia-afp.out" 2>&1
+		rc=$?
+		if [ $rc -eq 1 ] && grep -qF "rk-interop: error: frames of 4170 bytes (-m 4096): net_af_packet0 takes frames of at most 1982 bytes" "$tmp/ia-afp.out"; then
+			ok "rk-interop af_packet frame size: exit 1: $(grep 'rk-interop: error' "$tmp/ia-afp.out")"
+		else
+			bad "rk-interop af_packet frame size: exit $rc: $(tail -2 "$tmp/ia-afp.out")"
+		fi
+	fi
 	# Messages under the MTU make smaller frames: these still run.
 	pair afpacket-framesz-small-messages "--vdev=net_af_packet0,iface=rkva" \
 		"--vdev=net_af_packet0,iface=rkvb" "write_bw -m 2048 --sizes 64,1024,1908 -n 20 --verify" \
@@ -630,11 +644,14 @@ errors)
 		expect "$name" 2 5 "$perf" "$@" --oob-timeout 1
 		says "$name" "$tmp/err.out" "$text"
 	}
-	for o in "--tx-drop-every 7" "--tx-drop-rate 0.1" "--vlan 100" "--tx-copy"; do
+	for o in "--tx-drop-every 7" "--tx-drop-rate 0.1" "--vlan 100" "--tx-copy" \
+		"-d net_memif0" "--idle spin" "--arp-timeout 2" "--link-timeout 2"; do
 		# shellcheck disable=SC2086
 		usage_error "--tcp kernel with $o" "rk-perf: --tcp kernel has no DPDK port" \
 			write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 $o
 	done
+	usage_error "--tcp kernel with --netmask" "rk-perf: --tcp kernel uses the kernel's interfaces" \
+		write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 --netmask 255.255.0.0
 	usage_error "--ip with --ip6" "rk-perf: --ip and --ip6 exclude each other" \
 		write_bw --ip 198.18.0.1 --ip6 2001:2::1
 	for l in "1,,2" ",1" "1,2,"; do
@@ -876,9 +893,9 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 	if two json-tx "write_bw -s 4096 -n 20 --json --tx-drop-every 50" \
 		"write_bw -s 4096 -n 20 --json --tx-copy --tx-drop-rate 0.01 --seed 7"; then
 		json_check "--json TX options, client" "$tmp/json-tx.cli" \
-			'd["tx_copy"] is True and d["tx_drop_every"] == 0 and d["tx_drop_rate"] == 0.01 and d["seed"] == 7'
+			'd["tx_copy"] is True and d["tx_drop_every"] == 0 and d["tx_drop_rate"] == 0.01 and d["seed"] == 7 and d["sizes"] == [4096] and d["iterations_per_qp"] == 20 and d["duration_s"] is None and d["vlan"] is None and d["ip_version"] == 4 and d["rx_depth"] == 512'
 		json_check "--json TX options, server" "$tmp/json-tx.srv" \
-			'd["tx_copy"] is False and d["tx_drop_every"] == 50 and d["tx_drop_rate"] == 0 and d["seed"] == 1'
+			'd["tx_copy"] is False and d["tx_drop_every"] == 50 and d["tx_drop_rate"] == 0 and d["seed"] == 1 and d["sizes"] == [4096] and d["iterations_per_qp"] == 20 and d["duration_s"] is None'
 	fi
 
 	# Every 2nd frame dropped: go-back-N's resends lose the same packet each
