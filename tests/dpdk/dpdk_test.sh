@@ -494,11 +494,11 @@ watchdog)
 			bad "$name: the message took under 0.5 s (${avg:-?} MB/s): no test of --timeout"
 		fi
 	done
-	# stopped NAME ARGS: the server stops (SIGSTOP) once the client runs;
-	# the client must fail with a message of its own within the timeout
-	# (1 s), plus the 2 s it waits for the server to close at the end.
-	stopped() {
-		local name=$1 args=$2 sp cp rp rc t0 dt
+	# running_pair NAME ARGS: start a server and a client in the background
+	# (their timeout wrappers' PIDs in sp and cp) and return once the client
+	# prints its table header, at most 15 s.
+	running_pair() {
+		local name=$1 args=$2
 		TCP_PORT=$((TCP_PORT + 1))
 		# shellcheck disable=SC2086
 		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
@@ -514,6 +514,13 @@ watchdog)
 			grep -q "iterations" "$tmp/$name.cli.log" && break
 			sleep 0.1
 		done
+	}
+	# stopped NAME ARGS: the server stops (SIGSTOP) once the client runs;
+	# the client must fail with a message of its own within the timeout
+	# (1 s), plus the 2 s it waits for the server to close at the end.
+	stopped() {
+		local name=$1 args=$2 sp cp rp rc t0 dt
+		running_pair "$name" "$args"
 		rp=$(pgrep -P "$sp" -x rk-perf)
 		[ -n "$rp" ] && kill -STOP "$rp"
 		t0=$(date +%s.%N)
@@ -543,21 +550,7 @@ watchdog)
 	# stops tells the other why.
 	gone() {
 		local name=$1 who=$2 sig=$3 args=$4 want=$5 want2=$6 sp cp vp rp rc t0 dt
-		TCP_PORT=$((TCP_PORT + 1))
-		# shellcheck disable=SC2086
-		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $args $SRV_ADDR -p $TCP_PORT \
-			>"$tmp/$name.srv.log" 2>&1 &
-		sp=$!
-		pids+=("$sp")
-		# shellcheck disable=SC2086
-		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $args $CLI_ADDR -p $TCP_PORT \
-			127.0.0.1 >"$tmp/$name.cli.log" 2>&1 &
-		cp=$!
-		pids+=("$cp")
-		for _ in $(seq 150); do
-			grep -q "iterations" "$tmp/$name.cli.log" && break
-			sleep 0.1
-		done
+		running_pair "$name" "$args"
 		if [ "$who" = srv ]; then vp=$sp; rp=$cp; else vp=$cp; rp=$sp; fi
 		vp=$(pgrep -P "$vp" -x rk-perf)
 		[ -n "$vp" ] && kill -"$sig" "$vp"

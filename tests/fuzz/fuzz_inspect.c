@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <getopt.h>
+#include <sanitizer/common_interface_defs.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fd < 0 || devnull < 0 || saved_stderr < 0 ||
 		    freopen("/dev/null", "w", stdout) == NULL)
 			__builtin_trap();
+		/* Sanitizer reports go to the real stderr, not to the /dev/null
+		 * that stands in for it while rk-inspect runs. */
+		__sanitizer_set_report_fd((void *)(intptr_t)saved_stderr);
 	}
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, data + 1, size - 1, 0) != (ssize_t)(size - 1))
 		__builtin_trap();
@@ -48,8 +52,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	optind = 0; /* full getopt re-initialisation between runs */
 	/* rk-inspect's own messages about bad files are expected: silence them
-	 * during the run only, so libFuzzer's and the sanitizers' reports of a
-	 * crash are still seen (a crash inside also leaves its input saved). */
+	 * during the run only (a crash inside still leaves its input saved, and
+	 * the sanitizer's report reaches the saved stderr). */
 	fflush(stderr);
 	dup2(devnull, 2);
 	rc = rk_inspect_main(argc, argv);

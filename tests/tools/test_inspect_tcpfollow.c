@@ -734,6 +734,47 @@ test_conflict_queued(void **state)
 	rk_insp_tcp_fini(&d);
 }
 
+/* A segment exactly 2^31 behind next is behind it, far older than any
+ * history: nothing compared (a signed 32-bit distance there wrapped and
+ * read outside the ring). After the FIN the last data byte is still
+ * compared, and the FIN's own sequence number holds no byte. */
+static void
+test_conflict_far_behind_and_fin(void **state)
+{
+	struct rk_insp_tcp_dir d;
+	struct sink s = { 0 };
+	uint32_t isn = 0x7ffffff0u;
+
+	(void)state;
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	seg(&d, &s, isn, 0, 10, RK_INSP_TCP_ACK);
+	rk_insp_tcp_segment(&d, d.next - 0x80000000u, RK_INSP_TCP_ACK,
+			    (const uint8_t *)"xxxxxxxx", 8, &ops, &s);
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_checked, 0);
+	assert_int_equal(d.rtx_segments, 1);
+	seg(&d, &s, isn, 10, 2, RK_INSP_TCP_ACK | RK_INSP_TCP_FIN);     /* "kl" + FIN */
+	assert_int_equal(s.ends, 1);
+	seg_bytes(&d, &s, isn, 11, "Q?", 2);    /* 'l' changed, then the FIN's number */
+	assert_int_equal(s.conflicts, 1);
+	assert_int_equal(s.conflict_seq, isn + 1 + 11);
+	assert_int_equal(s.conflict_n, 1);
+	assert_int_equal(d.rtx_checked, 1);
+	expect(&s, "abcdefghijkl");
+	rk_insp_tcp_fini(&d);
+	/* The same before any byte was delivered: no history at all. */
+	memset(&s, 0, sizeof(s));
+	rk_insp_tcp_init(&d, 0);
+	rk_insp_tcp_segment(&d, isn, RK_INSP_TCP_SYN, NULL, 0, &ops, &s);
+	rk_insp_tcp_segment(&d, d.next - 0x80000000u, RK_INSP_TCP_ACK,
+			    (const uint8_t *)"xxxxxxxx", 8, &ops, &s);
+	assert_int_equal(s.conflicts, 0);
+	assert_int_equal(d.rtx_checked, 0);
+	assert_null(d.hist);
+	rk_insp_tcp_fini(&d);
+}
+
 /* Counting sink for long streams. */
 static void
 long_data(void *ctx, uint32_t seq, const uint8_t *p, uint32_t len)
@@ -861,6 +902,7 @@ main(void)
 		cmocka_unit_test(test_conflict_behind_next),
 		cmocka_unit_test(test_conflict_queued),
 		cmocka_unit_test(test_conflict_history_window),
+		cmocka_unit_test(test_conflict_far_behind_and_fin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

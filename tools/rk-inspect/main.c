@@ -15,6 +15,7 @@
 
 #include <pcap/pcap.h>
 
+#include "rk_cli.h"
 #include "flow.h"
 #include "inspect.h"
 #include "iwarp.h"
@@ -147,21 +148,6 @@ list_findings(FILE *f)
 	}
 }
 
-/* The option getopt refused: the long form as typed, or the short letter. */
-static const char *
-opt_name(int argc, char **argv, char *buf, size_t len)
-{
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-
-	if (strncmp(arg, "--", 2) == 0)
-		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
-	else if (optopt > 0 && optopt < 128)
-		snprintf(buf, len, "-%c", optopt);
-	else
-		snprintf(buf, len, "%s", arg);
-	return buf;
-}
-
 static int
 parse_args(struct app *a, int argc, char **argv)
 {
@@ -280,17 +266,17 @@ parse_args(struct app *a, int argc, char **argv)
 			exit(0);
 		case ':':
 			fprintf(stderr, "rk-inspect: option %s needs an argument\n",
-				opt_name(argc, argv, buf, sizeof(buf)));
+				rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
 			return -1;
 		default:
 			if (optind > 0 && optind <= argc &&
 			    strncmp(argv[optind - 1], "--", 2) == 0 &&
 			    strchr(argv[optind - 1], '=') != NULL)
 				fprintf(stderr, "rk-inspect: option %s takes no argument\n",
-					opt_name(argc, argv, buf, sizeof(buf)));
+					rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
 			else
 				fprintf(stderr, "rk-inspect: unknown option %s\n",
-					opt_name(argc, argv, buf, sizeof(buf)));
+					rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
 			return -1;
 		}
 	}

@@ -135,6 +135,7 @@ hist_push(struct rk_insp_tcp_dir *d, const uint8_t *p, uint32_t len)
 	}
 	ring_put(d->hist, d->hist_cap, seq, p, len);
 	d->hist_len = d->hist_len + len > d->hist_cap ? d->hist_cap : d->hist_len + len;
+	d->hist_end = seq + len;
 }
 
 /* Compare @p n bytes at @p seq with the first copy @p first. */
@@ -154,21 +155,31 @@ compare(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p,
 	}
 }
 
-/* Compare [seq, seq + n), all behind next, with the delivered bytes still
- * in the history; older bytes go unchecked. */
+/*
+ * Compare [seq, seq + n), all behind next, with the delivered bytes still
+ * in the history, [hist_end - hist_len, hist_end); the rest goes
+ * unchecked. Distances are taken back from next, unsigned and in 64 bits:
+ * seq may be up to 2^31 behind, where a signed 32-bit difference wraps.
+ */
 static void
 hist_compare(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t n)
 {
-	uint32_t oldest = d->next - d->hist_len;
-	int32_t skip = rk_insp_seq_diff(oldest, seq);
+	uint64_t back = d->next - seq;              /* seq's distance, 1..2^31 */
+	uint64_t end_back = d->next - d->hist_end;  /* 1 after a FIN, else 0 */
+	uint64_t oldest_back = end_back + d->hist_len;
 
-	if (skip > 0) {
-		if ((uint32_t)skip >= n)
+	if (d->hist == NULL || d->hist_len == 0 || n == 0 || back <= end_back)
+		return;
+	if (back > oldest_back) {
+		if (back - oldest_back >= n)
 			return;
-		seq += (uint32_t)skip;
-		p += skip;
-		n -= (uint32_t)skip;
+		seq += (uint32_t)(back - oldest_back);
+		p += back - oldest_back;
+		n -= (uint32_t)(back - oldest_back);
+		back = oldest_back;
 	}
+	if (n > back - end_back)
+		n = (uint32_t)(back - end_back);
 	while (n > 0) {
 		uint32_t i = seq & (d->hist_cap - 1);
 		uint32_t k = d->hist_cap - i < n ? d->hist_cap - i : n;

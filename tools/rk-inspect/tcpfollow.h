@@ -91,7 +91,9 @@ struct rk_insp_tcp_dir {
 	 * at hist[s & (hist_cap - 1)]; NULL until the first delivery. */
 	uint8_t *hist;
 	uint32_t hist_cap;      /**< bytes of hist, a power of two */
-	uint32_t hist_len;      /**< valid bytes, ending at next */
+	uint32_t hist_len;      /**< valid bytes, ending at hist_end */
+	uint32_t hist_end;      /**< sequence number after the last kept byte
+	                             (next, or next - 1 after the FIN) */
 	uint32_t hist_max;      /**< cap on hist_cap */
 	/* Differences found while one segment is handled, reported at its end. */
 	uint32_t diff_seq;

@@ -19,6 +19,7 @@
 #include <pcap/pcap.h>
 #endif
 
+#include "rk_cli.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
 #include "rk_pkt.h"
@@ -324,21 +325,6 @@ parse_after_colon(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
 	return parse_u64(opt, c + 1, false, lo, hi, out);
 }
 
-/* The option getopt refused: the long form as typed, or the short letter. */
-static const char *
-opt_name(int argc, char **argv, char *buf, size_t len)
-{
-	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-
-	if (strncmp(arg, "--", 2) == 0)
-		snprintf(buf, len, "%.*s", (int)strcspn(arg, "="), arg);
-	else if (optopt > 0 && optopt < 128)
-		snprintf(buf, len, "-%c", optopt);
-	else
-		snprintf(buf, len, "%s", arg);
-	return buf;
-}
-
 #define NS_MAX 1000000000000ull         /* 1000 s */
 
 static int
@@ -429,7 +415,7 @@ run_workload(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		case ':':
 			fprintf(stderr, "rk-sim: option %s needs an argument\n",
-				opt_name(argc, argv, name, sizeof(name)));
+				rk_cli_opt_name(argc, argv, name, sizeof(name)));
 			usage(stderr);
 			return 2;
 		default:
@@ -437,10 +423,10 @@ run_workload(int argc, char **argv)
 			    strncmp(argv[optind - 1], "--", 2) == 0 &&
 			    strchr(argv[optind - 1], '=') != NULL)
 				fprintf(stderr, "rk-sim: option %s takes no argument\n",
-					opt_name(argc, argv, name, sizeof(name)));
+					rk_cli_opt_name(argc, argv, name, sizeof(name)));
 			else
 				fprintf(stderr, "rk-sim: unknown option %s\n",
-					opt_name(argc, argv, name, sizeof(name)));
+					rk_cli_opt_name(argc, argv, name, sizeof(name)));
 			usage(stderr);
 			return 2;
 		}
