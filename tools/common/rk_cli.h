@@ -30,4 +30,26 @@ rk_cli_opt_name(int argc, char **argv, char *buf, size_t len)
 	return buf;
 }
 
+/**
+ * Print why getopt_long() refused an option, as "PROG: option --x needs
+ * an argument" (@p c is ':', with an optstring starting with ':'),
+ * "PROG: option --x takes no argument" (a flag given "=value") or
+ * "PROG: unknown option --x", on stderr. Call it right after getopt_long()
+ * returned ':' or '?'.
+ */
+static inline void
+rk_cli_bad_option(const char *prog, int c, int argc, char **argv)
+{
+	char name[64];
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+	rk_cli_opt_name(argc, argv, name, sizeof(name));
+	if (c == ':')
+		fprintf(stderr, "%s: option %s needs an argument\n", prog, name);
+	else if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+		fprintf(stderr, "%s: option %s takes no argument\n", prog, name);
+	else
+		fprintf(stderr, "%s: unknown option %s\n", prog, name);
+}
+
 #endif /* RK_CLI_H */

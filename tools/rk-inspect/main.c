@@ -169,7 +169,6 @@ parse_args(struct app *a, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	bool mode_set = false, mode_clash = false;
-	char buf[64];
 	int c, rc;
 	uint64_t v;
 
@@ -265,18 +264,8 @@ parse_args(struct app *a, int argc, char **argv)
 			printf("rk-inspect %s (schema %s)\n", RK_INSP_VERSION, RK_INSP_SCHEMA);
 			exit(0);
 		case ':':
-			fprintf(stderr, "rk-inspect: option %s needs an argument\n",
-				rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
-			return -1;
 		default:
-			if (optind > 0 && optind <= argc &&
-			    strncmp(argv[optind - 1], "--", 2) == 0 &&
-			    strchr(argv[optind - 1], '=') != NULL)
-				fprintf(stderr, "rk-inspect: option %s takes no argument\n",
-					rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
-			else
-				fprintf(stderr, "rk-inspect: unknown option %s\n",
-					rk_cli_opt_name(argc, argv, buf, sizeof(buf)));
+			rk_cli_bad_option("rk-inspect", c, argc, argv);
 			return -1;
 		}
 	}

@@ -64,28 +64,24 @@ seg_end(const struct rk_insp_tcp_seg *s)
 	return s->seq + s->len;
 }
 
-/* Copy @p n bytes at sequence number @p seq into or out of a ring of
- * @p cap bytes (a power of two). */
+/* Bytes from sequence number @p seq on that sit contiguously in a ring of
+ * @p cap bytes (a power of two), at most @p n. */
+static uint32_t
+ring_run(uint32_t cap, uint32_t seq, uint32_t n)
+{
+	uint32_t room = cap - (seq & (cap - 1));
+
+	return room < n ? room : n;
+}
+
+/* Copy @p n bytes at sequence number @p seq into a ring of @p cap bytes. */
 static void
 ring_put(uint8_t *ring, uint32_t cap, uint32_t seq, const uint8_t *p, uint32_t n)
 {
 	while (n > 0) {
-		uint32_t i = seq & (cap - 1), k = cap - i < n ? cap - i : n;
+		uint32_t k = ring_run(cap, seq, n);
 
-		memcpy(ring + i, p, k);
-		seq += k;
-		p += k;
-		n -= k;
-	}
-}
-
-static void
-ring_get(const uint8_t *ring, uint32_t cap, uint32_t seq, uint8_t *p, uint32_t n)
-{
-	while (n > 0) {
-		uint32_t i = seq & (cap - 1), k = cap - i < n ? cap - i : n;
-
-		memcpy(p, ring + i, k);
+		memcpy(ring + (seq & (cap - 1)), p, k);
 		seq += k;
 		p += k;
 		n -= k;
@@ -110,20 +106,18 @@ hist_push(struct rk_insp_tcp_dir *d, const uint8_t *p, uint32_t len)
 			cap *= 2;
 		g = malloc(cap);
 		if (g != NULL) {
-			uint32_t keep = d->hist_len;
-			uint8_t *tmp = keep != 0 ? malloc(keep) : NULL;
+			/* Each run of the old ring lands where its bytes' sequence
+			 * numbers put them in the new one. */
+			for (uint32_t s = d->next - d->hist_len, n = d->hist_len; n > 0;) {
+				uint32_t k = ring_run(d->hist_cap, s, n);
 
-			if (keep != 0 && tmp == NULL) {
-				keep = 0;
-			} else if (keep != 0) {
-				ring_get(d->hist, d->hist_cap, d->next - keep, tmp, keep);
-				ring_put(g, cap, d->next - keep, tmp, keep);
+				ring_put(g, cap, s, d->hist + (s & (d->hist_cap - 1)), k);
+				s += k;
+				n -= k;
 			}
-			free(tmp);
 			free(d->hist);
 			d->hist = g;
 			d->hist_cap = cap;
-			d->hist_len = keep;
 		}
 	}
 	if (d->hist == NULL)
@@ -181,10 +175,9 @@ hist_compare(struct rk_insp_tcp_dir *d, uint32_t seq, const uint8_t *p, uint32_t
 	if (n > back - end_back)
 		n = (uint32_t)(back - end_back);
 	while (n > 0) {
-		uint32_t i = seq & (d->hist_cap - 1);
-		uint32_t k = d->hist_cap - i < n ? d->hist_cap - i : n;
+		uint32_t k = ring_run(d->hist_cap, seq, n);
 
-		compare(d, seq, p, d->hist + i, k);
+		compare(d, seq, p, d->hist + (seq & (d->hist_cap - 1)), k);
 		seq += k;
 		p += k;
 		n -= k;

@@ -354,7 +354,6 @@ run_workload(int argc, char **argv)
 	const char *drop_dir = "both";
 	uint64_t v = 0;
 	bool ok = true;
-	char name[64];
 	int c, rc;
 
 	/* getopt's own messages start with the path rk-sim ran as: print ours. */
@@ -414,19 +413,8 @@ run_workload(int argc, char **argv)
 		case 'X': cfg.recover = true; cfg.max_reconnects = 1000; break;
 		case 'h': usage(stdout); return 0;
 		case ':':
-			fprintf(stderr, "rk-sim: option %s needs an argument\n",
-				rk_cli_opt_name(argc, argv, name, sizeof(name)));
-			usage(stderr);
-			return 2;
 		default:
-			if (optind > 0 && optind <= argc &&
-			    strncmp(argv[optind - 1], "--", 2) == 0 &&
-			    strchr(argv[optind - 1], '=') != NULL)
-				fprintf(stderr, "rk-sim: option %s takes no argument\n",
-					rk_cli_opt_name(argc, argv, name, sizeof(name)));
-			else
-				fprintf(stderr, "rk-sim: unknown option %s\n",
-					rk_cli_opt_name(argc, argv, name, sizeof(name)));
+			rk_cli_bad_option("rk-sim", c, argc, argv);
 			usage(stderr);
 			return 2;
 		}
