@@ -30,6 +30,7 @@
 #include <arpa/inet.h>
 
 #include "interop.h"
+#include "rk_cli.h"
 #include "perf.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -350,7 +351,7 @@ parse_args(struct ia *a, int argc, char **argv)
 			       .mpa_rev = 2 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -436,11 +437,7 @@ parse_args(struct ia *a, int argc, char **argv)
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default:
-			if (optopt != 0)
-				fprintf(stderr, "rk-interop: option -%c: unknown or missing its value\n",
-					optopt);
-			else
-				fprintf(stderr, "rk-interop: unknown option '%s'\n", argv[optind - 1]);
+			rk_cli_bad_option("rk-interop", c, argc, argv);
 			usage(stderr);
 			return 2;
 		}

@@ -27,6 +27,7 @@
 #include <arpa/inet.h>
 
 #include "perf.h"
+#include "rk_cli.h"
 
 #define MIB (1024u * 1024u)
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
@@ -2274,7 +2275,7 @@ parse_args(struct perf *p, int argc, char **argv)
 	};
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
-	while ((c = getopt_long(argc, argv, "s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'a': case O_SIZES: p->given |= GIVEN_SIZE; break;
 		case 'n': case 'D': p->given |= GIVEN_RUN; break;
@@ -2337,7 +2338,8 @@ parse_args(struct perf *p, int argc, char **argv)
 		case 'm':
 			/* 1500: an Ethernet MTU, for --transport iwarp (checked below). */
 			if (parse_u64(optarg, 256, 4096, &v) != 0 || ((v & (v - 1)) != 0 && v != 1500))
-				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
+				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096 (--transport iwarp: "
+				    "1024, 1500, 2048 or 4096), got '%s'", optarg);
 			o->mtu = (uint32_t)v;
 			mtu_set = true;
 			break;
@@ -2467,11 +2469,9 @@ parse_args(struct perf *p, int argc, char **argv)
 			if ((c == O_ARP_TO || c == O_LINK_TO) && port_opt == NULL)
 				port_opt = c == O_ARP_TO ? "--arp-timeout" : "--link-timeout";
 			break;
+		case ':':
 		case '?':
-			if (optopt != 0)
-				fprintf(stderr, "rk-perf: option -%c: unknown or missing its value\n", optopt);
-			else
-				fprintf(stderr, "rk-perf: unknown option '%s'\n", argv[optind - 1]);
+			rk_cli_bad_option("rk-perf", c, argc, argv);
 			usage(stderr);
 			return 2;
 		default:
@@ -2528,12 +2528,13 @@ parse_args(struct perf *p, int argc, char **argv)
 	if (o->mode == MODE_LAT && o->verb == VERB_WRITE && p->sizes[0] < 1)
 		BAD("write_lat needs a size of at least 1");
 	if (!o->iwarp && o->mtu == 1500)
-		BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '1500'");
+		BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '1500' (an Ethernet MTU: "
+		    "for --transport iwarp)");
 	/* iWARP: the interface MTU, Ethernet's unless asked (MSS 1460). */
 	if (o->iwarp && !mtu_set)
 		o->mtu = 1500;
 	if (!o->iwarp && (tcp_set || o->netmask != NULL))
-		BAD("--tcp and --netmask go with --transport iwarp");
+		BAD("%s goes with --transport iwarp", tcp_set ? "--tcp" : "--netmask");
 	if (o->iwarp) {
 		/* RFC 7306 atomics are not negotiated by rk-perf's MPA set-up. */
 		if (o->verb == VERB_ATOMIC)
@@ -2545,7 +2546,8 @@ parse_args(struct perf *p, int argc, char **argv)
 			BAD("--transport iwarp: the data connections use TCP port -p + 1, so -p "
 			    "must be below 65535");
 		if (o->mtu < 1024)
-			BAD("--transport iwarp: -m is the interface MTU, 1024 or more (default 1500)");
+			BAD("--transport iwarp: -m is the interface MTU: 1024, 1500, 2048 or 4096 "
+			    "(default 1500)");
 		if (o->tcp_kernel && o->pcap_path != NULL)
 			BAD("--tcp kernel has no DPDK port to record (-w): record with tcpdump");
 		/* What these change happens on the DPDK port, which kernel sockets skip. */

@@ -643,6 +643,27 @@ errors)
 		usage_error "--tcp kernel with $o" "rk-perf: --tcp kernel has no DPDK port" \
 			write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 $o
 	done
+	# getopt's refusals name the option as typed (a long-only option used
+	# to come out as "-" and a control character).
+	for a in "-s:option -s needs an argument" "--warmup:option --warmup needs an argument" \
+		"--verify=1:option --verify takes no argument" "--no-such:unknown option --no-such"; do
+		expect "refused ${a%%:*}" 2 5 "$perf" write_bw --ip 198.18.0.1 "${a%%:*}"
+		says "refused ${a%%:*}" "$tmp/err.out" "rk-perf: ${a#*:}"
+	done
+	interop="${perf%/*}/rk-interop"
+	if [ -x "$interop" ]; then
+		timeout 5 "$interop" write_bw --size >"$tmp/ia-opt.out" 2>&1
+		rc=$?
+		if [ $rc -eq 2 ] && grep -qF "rk-interop: option --size needs an argument" "$tmp/ia-opt.out"; then
+			ok "rk-interop refused --size: exit 2: $(head -1 "$tmp/ia-opt.out")"
+		else
+			bad "rk-interop refused --size: exit $rc: $(head -1 "$tmp/ia-opt.out")"
+		fi
+	fi
+	usage_error "--tcp without iwarp" "rk-perf: --tcp goes with --transport iwarp" \
+		write_bw --ip 198.18.0.1 --tcp kernel
+	usage_error "-m 9000" "(--transport iwarp: 1024, 1500, 2048 or 4096), got '9000'" \
+		write_bw --ip 198.18.0.1 -m 9000
 	usage_error "--tcp kernel with --netmask" "rk-perf: --tcp kernel uses the kernel's interfaces" \
 		write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 --netmask 255.255.0.0
 	usage_error "--ip with --ip6" "rk-perf: --ip and --ip6 exclude each other" \
