@@ -12,6 +12,9 @@
 #   - 64 B SEND messages per second (rk-perf send_bw);
 #   - SEND/RECV ping-pong half round trip, 64 B (rk-perf send_lat, median)
 #     / raw ping-pong of the same 122 B frame (memif_raw ping/pong), target <= 1.5;
+#   - the software-ICRC ceiling of both: the same raw runs with a RoCEv2
+#     ICRC made on every frame sent and checked on every frame received
+#     (memif_raw --icrc), what no stack with a software ICRC can beat here;
 #   - memory of 10,000 RC QPs with send and receive queues of 128 on one
 #     port (bench_qpmem through lib/verbs), target <= 256 MiB.
 #
@@ -105,7 +108,7 @@ pair_ratios() {
 # two runs a minute apart; raw ping-pong flips between ~0.2 and ~0.8 us),
 # so each ratio is the median over rounds of measurement / reference taken
 # back to back. Best against best is printed too, for information.
-raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l=""
+raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l="" ic_t="" ic_l=""
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -116,6 +119,14 @@ while [ $r -lt "$rounds" ]; do
 		raw_t="$raw_t ${v:--}"
 	else
 		raw_t="$raw_t -"
+		status=1
+	fi
+	if raw_pair raw_icrc_tput "--icrc rx" "--icrc tx $wframe $secs"; then
+		v=$(sed -n 's/^raw_rx: .* \([0-9.]*\) Gb\/s$/\1/p' "$tmp/raw_icrc_tput.srv")
+		echo "raw memif + ICRC made and checked, $wframe B frames, ${secs} s: $v Gb/s"
+		ic_t="$ic_t ${v:--}"
+	else
+		ic_t="$ic_t -"
 		status=1
 	fi
 	if perf_pair write write_bw -m 4096 -s 65536 -D "$secs" --report_gbits --counters; then
@@ -144,6 +155,14 @@ while [ $r -lt "$rounds" ]; do
 		raw_l="$raw_l -"
 		status=1
 	fi
+	if raw_pair raw_icrc_lat "--icrc pong" "--icrc ping $sframe 20000"; then
+		v=$(sed -n 's/^raw_pingpong: .* \([0-9.]*\) us$/\1/p' "$tmp/raw_icrc_lat.cli")
+		echo "raw memif ping-pong + ICRC made and checked: median half round trip $v us"
+		ic_l="$ic_l ${v:--}"
+	else
+		ic_l="$ic_l -"
+		status=1
+	fi
 	if perf_pair lat send_lat -s 64 -n 20000; then
 		# t_typical is perftest's median.
 		v=$(awk '$1 == 64 && NF >= 9 {print $5}' "$tmp/lat.cli")
@@ -165,7 +184,14 @@ w_rounds=$(pair_ratios "$rc_t" "$raw_t" | tr '\n' ' ')
 l_rounds=$(pair_ratios "$rc_l" "$raw_l" | tr '\n' ' ')
 w_ratio=$(pair_ratios "$rc_t" "$raw_t" | median)
 l_ratio=$(pair_ratios "$rc_l" "$raw_l" | median)
+# The ceiling against raw, and the stack against the ceiling.
+wc_ratio=$(pair_ratios "$ic_t" "$raw_t" | median)
+wf_ratio=$(pair_ratios "$rc_t" "$ic_t" | median)
+lc_ratio=$(pair_ratios "$ic_l" "$raw_l" | median)
+lf_ratio=$(pair_ratios "$rc_l" "$ic_l" | median)
 echo "rounds, WRITE / raw: ${w_rounds:-?}; SEND/RECV / raw ping-pong: ${l_rounds:-?}"
+echo "rounds, raw + ICRC / raw: WRITE-size frames $(pair_ratios "$ic_t" "$raw_t" | tr '\n' ' ')" \
+	"ping-pong $(pair_ratios "$ic_l" "$raw_l" | tr '\n' ' ')"
 echo "best of $rounds: raw ${raw_gbps:-?} Gb/s, WRITE ${rc_gbps:-?} Gb/s, SEND ${mpps:-?} M/s," \
 	"raw ping-pong ${raw_us:-?} us, SEND/RECV ${rc_us:-?} us"
 
@@ -181,6 +207,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }
 	echo "@result dpdk_write64k_best $(ratio "$rc_gbps" "$raw_gbps") - -"
 [ -n "${rc_gbps:-}" ] && echo "@result dpdk_write64k_gbps $rc_gbps - -"
 [ -n "${raw_gbps:-}" ] && echo "@result dpdk_raw_memif_gbps $raw_gbps - -"
+[ -n "${wc_ratio:-}" ] && echo "@result dpdk_write64k_icrc_ceiling $wc_ratio - -"
+[ -n "${wf_ratio:-}" ] && echo "@result dpdk_write64k_vs_ceiling $wf_ratio - -"
 [ -n "${naks:-}" ] && echo "@result dpdk_write64k_naks $naks == 0"
 [ -n "${mpps:-}" ] &&
 	echo "@result dpdk_send64_msgs_per_s $(awk -v m="$mpps" 'BEGIN {printf "%.0f", m * 1e6}') - -"
@@ -188,6 +216,8 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }
 [ -n "${l_rounds:-}" ] && echo "@result dpdk_send_lat_rounds $(echo $l_rounds | tr ' ' ',') - -"
 [ -n "${raw_us:-}" ] && [ -n "${rc_us:-}" ] &&
 	echo "@result dpdk_send_lat_best $(ratio "$rc_us" "$raw_us") - -"
+[ -n "${lc_ratio:-}" ] && echo "@result dpdk_send_lat_icrc_floor $lc_ratio - -"
+[ -n "${lf_ratio:-}" ] && echo "@result dpdk_send_lat_vs_floor $lf_ratio - -"
 [ -n "${rc_us:-}" ] && echo "@result dpdk_send_lat_us $rc_us - -"
 [ -n "${raw_us:-}" ] && echo "@result dpdk_raw_pingpong_us $raw_us - -"
 echo "$qm" | sed -n 's/^qpmem: .* rss_mib \([0-9.]*\) heap_mib \([0-9.]*\) .*/\1 \2/p' |

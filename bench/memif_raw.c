@@ -12,6 +12,12 @@
  *   memif_raw [EAL options] -- ping SIZE N       N one-frame ping-pongs; prints the median
  *                                                half round trip: "raw_pingpong: SIZE B T us"
  *
+ * With --icrc before the mode, every frame also carries a RoCEv2 ICRC
+ * (Annex A17.3.3): made with rk_rocev2_icrc() over the frame in its mbuf
+ * before tx_burst, checked on every frame received (rx, pong, ping; a bad
+ * one fails the run). That is the work a stack with a software ICRC cannot
+ * avoid, so these runs are the ceiling any such stack can reach here.
+ *
  * Everything busy-polls (each process needs a core of its own); every
  * mode gives up after 10 s without traffic. Uses port 0.
  */
@@ -27,6 +33,9 @@
 #include <rte_mbuf.h>
 #include <rte_pause.h>
 
+#include "rk_byteorder.h"
+#include "rk_pkt.h"
+
 #define BURST 32
 #define IDLE_NS 10000000000ull
 #define END_NS 300000000ull     /* rx: the stream ended after this much silence */
@@ -36,6 +45,9 @@
  * (22.11's memif server can fault reading the rings of a departed client).
  */
 #define ETHERTYPE_END 0x88b5
+
+static bool with_icrc;          /* --icrc */
+static uint64_t icrc_bad;
 
 static uint64_t
 now_ns(void)
@@ -117,6 +129,38 @@ copy_frame(struct rte_mempool *mp, const uint8_t *f, uint32_t len)
 	return m;
 }
 
+/* The ICRC over IP header .. payload, in the frame's last 4 bytes (as rk_pkt). */
+static uint32_t
+frame_icrc(const uint8_t *f, uint32_t len)
+{
+	return len >= 14 + 40 + 4 ? rk_rocev2_icrc(f + 14, len - 14 - 4) : 0;
+}
+
+static void
+icrc_make(uint8_t *f, uint32_t len)
+{
+	if (with_icrc && len >= 14 + 40 + 4)
+		rk_put_le32(f + len - 4, frame_icrc(f, len));
+}
+
+static void
+icrc_check(const uint8_t *f, uint32_t len)
+{
+	if (with_icrc && (len < 14 + 40 + 4 || frame_icrc(f, len) != rk_get_le32(f + len - 4)))
+		icrc_bad++;
+}
+
+/* copy_frame(), then the ICRC made over the copy when --icrc. */
+static struct rte_mbuf *
+send_frame(struct rte_mempool *mp, const uint8_t *f, uint32_t len)
+{
+	struct rte_mbuf *m = copy_frame(mp, f, len);
+
+	if (m != NULL)
+		icrc_make(rte_pktmbuf_mtod(m, uint8_t *), len);
+	return m;
+}
+
 static bool
 is_end(struct rte_mbuf *m)
 {
@@ -163,7 +207,7 @@ run_tx(struct rte_mempool *mp, uint32_t len, double seconds)
 	t_end = now_ns() + (uint64_t)(seconds * 1e9);
 	while (now_ns() < t_end) {
 		while (n < BURST) {
-			q[n] = copy_frame(mp, f, len);
+			q[n] = send_frame(mp, f, len);
 			if (q[n] == NULL)
 				break;
 			n++;
@@ -184,6 +228,7 @@ run_tx(struct rte_mempool *mp, uint32_t len, double seconds)
 static int
 run_rx(void)
 {
+	static uint8_t f[9216];
 	struct rte_mbuf *b[BURST];
 	uint64_t frames = 0, bytes = 0, first = 0, last = 0, start = now_ns();
 
@@ -202,6 +247,14 @@ run_rx(void)
 				last = now;
 				frames++;
 				bytes += rte_pktmbuf_pkt_len(b[i]);
+				if (with_icrc) {
+					uint32_t len = rte_pktmbuf_pkt_len(b[i]);
+
+					if (len > sizeof(f))
+						icrc_bad++;
+					else
+						icrc_check(rte_pktmbuf_read(b[i], 0, len, f), len);
+				}
 			}
 			rte_pktmbuf_free_bulk(b, n);
 			continue;
@@ -215,7 +268,9 @@ run_rx(void)
 
 	printf("raw_rx: %" PRIu64 " frames %" PRIu64 " bytes %.3f s %.3f Gb/s\n", frames, bytes,
 	       s, s > 0 ? (double)bytes * 8 / s / 1e9 : 0);
-	return frames > 0 ? 0 : 1;
+	if (icrc_bad > 0)
+		fprintf(stderr, "memif_raw: %" PRIu64 " frames with a bad ICRC\n", icrc_bad);
+	return frames > 0 && icrc_bad == 0 ? 0 : 1;
 }
 
 /*
@@ -239,23 +294,29 @@ run_pong(struct rte_mempool *mp)
 			return 0;
 		}
 		for (uint16_t i = 0; i < n; i++) {
-			uint32_t len = rte_pktmbuf_pkt_len(b[i]);
-			const uint8_t *p = rte_pktmbuf_read(b[i], 0, len < sizeof(f) ? len : sizeof(f), f);
+			uint32_t len = rte_pktmbuf_pkt_len(b[i]) < sizeof(f) ? rte_pktmbuf_pkt_len(b[i])
+									     : (uint32_t)sizeof(f);
+			const uint8_t *p = rte_pktmbuf_read(b[i], 0, len, f);
 			uint8_t t[6];
 
 			if (p != f)
 				memcpy(f, p, len);
 			rte_pktmbuf_free(b[i]);
+			icrc_check(f, len);
 			memcpy(t, f, 6);
 			memcpy(f, f + 6, 6);
 			memcpy(f + 6, t, 6);
-			b[i] = copy_frame(mp, f, len);
+			b[i] = send_frame(mp, f, len);
 			if (b[i] == NULL)
 				return 1;
 		}
 		while (k < n)
 			k = (uint16_t)(k + rte_eth_tx_burst(0, 0, b + k, (uint16_t)(n - k)));
 		last = now_ns();
+		if (icrc_bad > 0) {
+			fprintf(stderr, "memif_raw: pong got a frame with a bad ICRC\n");
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -279,7 +340,7 @@ run_ping(struct rte_mempool *mp, uint32_t len, uint32_t iters)
 		return 1;
 	build_frame(f, len);
 	for (uint32_t it = 0; it < iters; it++) {
-		struct rte_mbuf *m = copy_frame(mp, f, len);
+		struct rte_mbuf *m = send_frame(mp, f, len);
 		uint64_t t0 = now_ns(), got = 0;
 
 		if (m == NULL)
@@ -291,7 +352,13 @@ run_ping(struct rte_mempool *mp, uint32_t len, uint32_t iters)
 			uint16_t n = rte_eth_rx_burst(0, 0, b, BURST);
 
 			for (uint16_t i = 0; i < n; i++) {
-				rte_pktmbuf_read(b[i], 0, rte_pktmbuf_pkt_len(b[i]), f);
+				uint32_t l = rte_pktmbuf_pkt_len(b[i]) < sizeof(f)
+						     ? rte_pktmbuf_pkt_len(b[i]) : (uint32_t)sizeof(f);
+				const uint8_t *p = rte_pktmbuf_read(b[i], 0, l, f);
+
+				if (p != f)
+					memcpy(f, p, l);
+				icrc_check(f, l);
 				got++;
 			}
 			rte_pktmbuf_free_bulk(b, n);
@@ -301,6 +368,10 @@ run_ping(struct rte_mempool *mp, uint32_t len, uint32_t iters)
 			}
 		}
 		rtt[it] = now_ns() - t0;
+		if (icrc_bad > 0) {
+			fprintf(stderr, "memif_raw: ping %u came back with a bad ICRC\n", it);
+			return 1;
+		}
 		build_frame(f, len);
 	}
 	send_end(mp);
@@ -317,9 +388,13 @@ main(int argc, char **argv)
 	int n = rte_eal_init(argc, argv), rc = 2;
 	const char *mode;
 
+	if (n >= 0 && argc - n >= 3 && strcmp(argv[n + 1], "--icrc") == 0) {
+		with_icrc = true;
+		n++;
+	}
 	if (n < 0 || argc - n < 2) {
-		fprintf(stderr, "usage: memif_raw [EAL options] -- tx SIZE SECONDS | rx | pong | "
-			"ping SIZE N\n");
+		fprintf(stderr, "usage: memif_raw [EAL options] -- [--icrc] tx SIZE SECONDS | rx | "
+			"pong | ping SIZE N\n");
 		return 2;
 	}
 	argv += n + 1;
