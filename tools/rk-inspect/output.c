@@ -1065,7 +1065,9 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *
 				f->ops[i].count);
 	}
 	if (f->ops_other)
-		fprintf(out, ", other=%" PRIu64, f->ops_other);
+		fprintf(out, "%s other=%" PRIu64, f->nops ? "," : "", f->ops_other);
+	if (f->nops == 0 && f->ops_other == 0)
+		fputs(" none", out);
 	fputc('\n', out);
 	if (f->req.valid) {
 		fprintf(out, "    request PSN %u..%u: gaps=%" PRIu64 " (missing %" PRIu64
@@ -1121,6 +1123,7 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 		c->dir[0].packets + c->dir[1].packets, c->dir[0].bytes + c->dir[1].bytes);
 	for (int d = 0; d < 2; d++) {
 		const struct rk_insp_iw_dir *x = &c->dir[d];
+		int n_ops = 0;
 
 		fprintf(out, "    %s: %" PRIu64 " packets, stream %" PRIu64 " bytes, "
 			"out of order %" PRIu64 " segments (%" PRIu64 " bytes), "
@@ -1141,10 +1144,12 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 			" sync lost=%" PRIu64 " terminates=%" PRIu64 "\n",
 			x->fpdus, x->messages, x->crc_errors, x->sync_lost, x->terminates);
 		fprintf(out, "      opcodes:");
-		for (int i = 0, n = 0; i < 16; i++)
+		for (int i = 0; i < 16; i++)
 			if (x->rdmap_ops[i])
-				fprintf(out, "%s %s=%" PRIu64, n++ ? "," : "",
+				fprintf(out, "%s %s=%" PRIu64, n_ops++ ? "," : "",
 					rk_rdmap_opcode_name((uint8_t)i), x->rdmap_ops[i]);
+		if (n_ops == 0)
+			fputs(" none", out);
 		fputc('\n', out);
 		for (uint64_t i = 0; i < x->terminates && i < 4; i++) {
 			const char *txt = rk_rdmap_term_text(x->term[i].layer,

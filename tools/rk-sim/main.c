@@ -192,8 +192,9 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 		       " operations lost (not counted in payload)\n", r->reconnects, r->ops_lost);
 	for (int i = 0; i < RK_SIM_OP_COUNT; i++)
 		printf("  %-10s %" PRIu64 "\n", rk_sim_op_name((enum rk_sim_op)i), r->per_op[i]);
-	printf("payload:     %" PRIu64 " bytes, %" PRIu64 " bytes verified\n", r->payload_bytes,
-	       r->bytes_verified);
+	/* WRITEs overlap in one target region, checked whole at the end. */
+	printf("payload:     %" PRIu64 " bytes; compared %" PRIu64 " bytes (SEND and READ data, "
+	       "atomic results, the WRITE target region)\n", r->payload_bytes, r->bytes_verified);
 	printf("virtual:     %.6f s, goodput %.3f Gbit/s\n", s,
 	       s > 0 ? (double)r->payload_bytes * 8 / s / 1e9 : 0.0);
 	/* sent + dup = delivered + lost + mtu-drops + overflow + rx-dropped + in-flight */
