@@ -26,82 +26,17 @@ set -u
 build=$1
 secs=${2:-3}
 rounds=${3:-3}
-perf=$build/apps/rk-perf
-raw=$build/bench/memif_raw
 qpmem=$build/bench/bench_qpmem
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/rk-bench-dpdk.XXXXXX") || exit 2
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-
-# Hugepages when free, anonymous memory otherwise; no PCI scan.
-if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
-	MEM="--in-memory"
-else
-	MEM="--no-huge -m 512 --no-shconf"
-fi
-EAL="$MEM --no-pci --log-level=*:critical"
-CS=$(($(nproc) > 1 ? 1 : 0))
-n=0
-# Every frame in one memif buffer (RK_IO_MEMIF_BSIZE in lib/io).
-vdev() { # role
-	echo "--vdev=net_memif0,role=$1,socket=rk-bench-$$-$n.sock,bsize=9216"
-}
-
-# pair NAME "SERVER CMD ARGS" "CLIENT CMD ARGS": server on CPU 1, client on
-# CPU 0, each with its own memif end; logs in $tmp/NAME.{srv,cli}.
-pair() {
-	n=$((n + 1))
-	# shellcheck disable=SC2086
-	timeout 60 $2 >"$tmp/$1.srv" 2>&1 &
-	sp=$!
-	pids="$pids $sp"
-	# shellcheck disable=SC2086
-	timeout 60 $3 >"$tmp/$1.cli" 2>&1
-	rc=$?
-	wait "$sp"
-	rs=$?
-	if [ $rc -ne 0 ] || [ $rs -ne 0 ]; then
-		echo "bench_dpdk: $1 failed (client $rc, server $rs)" >&2
-		tail -n 3 "$tmp/$1.cli" "$tmp/$1.srv" >&2
-		return 1
-	fi
-}
-
-perf_pair() { # NAME TEST ARGS...
-	name=$1
-	t=$2
-	shift 2
-	port=$((21000 + ($$ + n) % 20000))
-	pair "$name" \
-		"$perf $EAL -l $CS $(vdev server) -- $t --ip 198.18.0.1 -p $port --idle spin $*" \
-		"$perf $EAL -l 0 $(vdev client) -- $t --ip 198.18.0.2 -p $port --idle spin $* 127.0.0.1"
-}
-
-raw_pair() { # NAME "SERVER MODE" "CLIENT MODE"
-	pair "$1" "$raw $EAL -l $CS $(vdev server) -- $2" "$raw $EAL -l 0 $(vdev client) -- $3"
-}
+bench_name=bench_dpdk
+pair_timeout=60
+# shellcheck source=memif_pairs.sh
+. "$(dirname "$0")/memif_pairs.sh"
 
 status=0
 # The size of a WRITE Middle frame at MTU 4096 (Ethernet + IPv4 + UDP + BTH + 4096 + ICRC).
 wframe=$((14 + 20 + 8 + 12 + 4096 + 4))
 # A 64 B SEND Only frame.
 sframe=$((14 + 20 + 8 + 12 + 64 + 4))
-
-# max / min / median of the numbers on stdin (empty when none).
-max() { awk 'NF { if (!n++ || $1 + 0 > m) m = $1 + 0 } END { if (n) print m }'; }
-min() { awk 'NF { if (!n++ || $1 + 0 < m) m = $1 + 0 } END { if (n) print m }'; }
-median() { sort -g | awk 'NF { v[n++] = $1 } END { if (n) print (n % 2 ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) }'; }
-# pair_ratios "A1 A2 .." "B1 B2 ..": A_i / B_i, one a line (rounds where both ran).
-pair_ratios() {
-	awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
-		for (i = 1; i <= n; i++) if (x[i] != "-" && y[i] != "-" && y[i] + 0 > 0)
-			printf "%.3f\n", x[i] / y[i] }'
-}
 
 # Each measurement right after its reference, $rounds times: other work on
 # the machine comes and goes within seconds (raw memif moved 15x between
@@ -113,22 +48,11 @@ r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
 	echo "-- round $r of $rounds"
-	if raw_pair raw_tput "rx" "tx $wframe $secs"; then
-		v=$(sed -n 's/^raw_rx: .* \([0-9.]*\) Gb\/s$/\1/p' "$tmp/raw_tput.srv")
-		echo "raw memif, $wframe B frames, ${secs} s: $v Gb/s"
-		raw_t="$raw_t ${v:--}"
-	else
-		raw_t="$raw_t -"
-		status=1
-	fi
-	if raw_pair raw_icrc_tput "--icrc rx" "--icrc tx $wframe $secs"; then
-		v=$(sed -n 's/^raw_rx: .* \([0-9.]*\) Gb\/s$/\1/p' "$tmp/raw_icrc_tput.srv")
-		echo "raw memif + ICRC made and checked, $wframe B frames, ${secs} s: $v Gb/s"
-		ic_t="$ic_t ${v:--}"
-	else
-		ic_t="$ic_t -"
-		status=1
-	fi
+	raw_tput raw_tput "rx" "tx $wframe $secs" "raw memif, $wframe B frames, ${secs} s"
+	raw_t="$raw_t $v"
+	raw_tput raw_icrc_tput "--icrc rx" "--icrc tx $wframe $secs" \
+		"raw memif + ICRC made and checked, $wframe B frames, ${secs} s"
+	ic_t="$ic_t $v"
 	if perf_pair write write_bw -m 4096 -s 65536 -D "$secs" --report_gbits --counters; then
 		v=$(awk '$1 == 65536 && NF == 5 {print $4}' "$tmp/write.cli")
 		k=$(awk '$1 == "packet_seq_err" {print $2}' "$tmp/write.cli")
@@ -147,22 +71,11 @@ while [ $r -lt "$rounds" ]; do
 	else
 		status=1
 	fi
-	if raw_pair raw_lat "pong" "ping $sframe 20000"; then
-		v=$(sed -n 's/^raw_pingpong: .* \([0-9.]*\) us$/\1/p' "$tmp/raw_lat.cli")
-		echo "raw memif ping-pong, $sframe B frames: median half round trip $v us"
-		raw_l="$raw_l ${v:--}"
-	else
-		raw_l="$raw_l -"
-		status=1
-	fi
-	if raw_pair raw_icrc_lat "--icrc pong" "--icrc ping $sframe 20000"; then
-		v=$(sed -n 's/^raw_pingpong: .* \([0-9.]*\) us$/\1/p' "$tmp/raw_icrc_lat.cli")
-		echo "raw memif ping-pong + ICRC made and checked: median half round trip $v us"
-		ic_l="$ic_l ${v:--}"
-	else
-		ic_l="$ic_l -"
-		status=1
-	fi
+	raw_lat raw_lat "pong" "ping $sframe 20000" "raw memif ping-pong, $sframe B frames"
+	raw_l="$raw_l $v"
+	raw_lat raw_icrc_lat "--icrc pong" "--icrc ping $sframe 20000" \
+		"raw memif ping-pong + ICRC made and checked"
+	ic_l="$ic_l $v"
 	if perf_pair lat send_lat -s 64 -n 20000; then
 		# t_typical is perftest's median.
 		v=$(awk '$1 == 64 && NF >= 9 {print $5}' "$tmp/lat.cli")
@@ -173,7 +86,6 @@ while [ $r -lt "$rounds" ]; do
 		status=1
 	fi
 done
-nums() { echo "$1" | tr ' ' '\n' | grep -v '^-*$'; }
 raw_gbps=$(nums "$raw_t" | max)
 rc_gbps=$(nums "$rc_t" | max)
 naks=$(nums "$naks_t" | max)
