@@ -57,6 +57,7 @@ struct perf {
 	struct qpres q[PERF_MAX_QPS];
 	struct perf_hello local, remote;
 	int fd;
+	int lfd;                        /* server: the OOB listening socket until accept */
 	uint32_t sizes[PERF_MAX_SIZES];
 	uint32_t nsizes, max_size;
 	size_t buf_len;                 /* per QP */
@@ -1973,12 +1974,10 @@ exchange(struct perf *p)
 	int rc;
 
 	if (p->o.server) {
-		rc = oob_listen(p->o.tcp_port, p->o.oob_timeout_s, &p->fd, serve, p);
+		rc = oob_accept(p->lfd, p->o.oob_timeout_s, &p->fd, serve, p);
+		p->lfd = -1;
 		if (rc == -EINTR)
 			return fail(p, "interrupted");
-		if (rc == -EADDRINUSE)
-			return fail(p, "TCP port %u is in use (another rk-perf server?): give "
-				    "another with -p", p->o.tcp_port);
 		if (rc == -ETIMEDOUT)
 			return fail(p, "no client connected to TCP port %u within %g s",
 				    p->o.tcp_port, p->o.oob_timeout_s);
@@ -2587,6 +2586,7 @@ main(int argc, char **argv)
 	if (p == NULL)
 		return 1;
 	p->fd = -1;
+	p->lfd = -1;
 	rk_io_dpdk_split_args(argc, argv, "rk-perf", &args);
 	rc = parse_args(p, args.app_argc, args.app_argv);
 	if (rc != 0) {
@@ -2622,6 +2622,19 @@ main(int argc, char **argv)
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}
+	/* Before the port waits for its link: a taken -p is said at once. */
+	if (p->o.server && (rc = oob_listen_open(p->o.tcp_port, &p->lfd)) != 0) {
+		if (rc == -EADDRINUSE)
+			fprintf(stderr, "rk-perf: error: TCP port %u is in use (another rk-perf "
+				"server?): give another with -p\n", p->o.tcp_port);
+		else
+			fprintf(stderr, "rk-perf: error: cannot listen on TCP port %u: %s\n",
+				p->o.tcp_port, strerror(-rc));
+		rk_io_dpdk_eal_cleanup();
+		json_decref(p->jresults);
+		free(p);
+		return 1;
+	}
 	if (p->o.iwarp && p->o.tcp_kernel)
 		goto open_iwarp;        /* kernel sockets: no DPDK port */
 	p->io = rk_io_dpdk_open(&cfg);
@@ -2633,6 +2646,8 @@ main(int argc, char **argv)
 		else
 			fprintf(stderr, "rk-perf: cannot open port %s: %s\n",
 				p->o.dev != NULL ? p->o.dev : "0", rk_io_dpdk_open_strerror(rc));
+		if (p->lfd >= 0)
+			close(p->lfd);
 		rk_io_dpdk_eal_cleanup();
 		json_decref(p->jresults);
 		free(p);
@@ -2720,6 +2735,8 @@ out:
 	}
 	if (p->fd >= 0)
 		close(p->fd);
+	if (p->lfd >= 0)
+		close(p->lfd);
 	/*
 	 * No rte_eal_cleanup(): the ports are closed and the recording is
 	 * written; with --no-huge, 22.11's cleanup sometimes reports

@@ -59,11 +59,11 @@ wait_fd(int fd, short ev, double deadline, int (*serve)(void *), void *arg)
 }
 
 int
-oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+oob_listen_open(uint16_t port, int *ls_out)
 {
 	struct sockaddr_in6 a = { .sin6_family = AF_INET6, .sin6_port = htons(port),
 				  .sin6_addr = IN6ADDR_ANY_INIT };
-	int one = 1, zero = 0, ls, fd, rc;
+	int one = 1, zero = 0, ls, rc;
 
 	ls = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (ls < 0)
@@ -75,6 +75,15 @@ oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), v
 		close(ls);
 		return rc;
 	}
+	*ls_out = ls;
+	return 0;
+}
+
+int
+oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+{
+	int fd, rc;
+
 	rc = wait_fd(ls, POLLIN, mono_s() + timeout_s, serve, arg);
 	if (rc != 0) {
 		close(ls);
@@ -88,6 +97,14 @@ oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), v
 	tune(fd);
 	*fd_out = fd;
 	return 0;
+}
+
+int
+oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+{
+	int ls = -1, rc = oob_listen_open(port, &ls);
+
+	return rc != 0 ? rc : oob_accept(ls, timeout_s, fd_out, serve, arg);
 }
 
 int

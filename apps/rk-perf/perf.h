@@ -123,6 +123,15 @@ struct perf_msg {
  * serve returns 0 to go on, non-zero to stop the wait with -EINTR (a
  * signal asked to stop).
  */
+/*
+ * Bind and listen on TCP @p port (IPv6 and IPv4-mapped) into *ls_out: done
+ * before the DPDK port waits for its link, so a port already taken
+ * (-EADDRINUSE) is reported at once rather than after the link wait.
+ */
+int oob_listen_open(uint16_t port, int *ls_out);
+/* Accept one client on the listening socket @p ls, then close @p ls. */
+int oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
+/* oob_listen_open() then oob_accept(). */
 int oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 
 /*

@@ -805,6 +805,12 @@ errors)
 		--tcp kernel --ip 198.18.0.1 -p $p4
 	says "server port in use" "$tmp/err.out" \
 		"rk-perf: error: TCP port $p4 is in use (another rk-perf server?): give another with -p"
+	# ... before its port waits for a link that has no peer (30 s here).
+	expect "server port in use, memif with no peer" 1 10 "$perf" $EAL -l $CORE_S \
+		--vdev=net_memif0,role=server,socket=rk-held$$.sock -- write_bw \
+		--ip 198.18.0.1 -p $p4 --link-timeout 30
+	says "server port in use, memif with no peer" "$tmp/err.out" \
+		"rk-perf: error: TCP port $p4 is in use (another rk-perf server?): give another with -p"
 	refusal "iWARP data port in use" \
 		"TCP port $p4 of the server, for the data connections (-p + 1), is in use: give another -p" \
 		-- send_bw --transport iwarp --tcp kernel --ip 198.18.0.1 -p $((p4 - 1)) :: \
