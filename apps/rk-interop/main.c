@@ -518,8 +518,9 @@ main(int argc, char **argv)
 
 	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
 	if (rc < 0) {
-		fprintf(stderr, "rk-interop: DPDK EAL initialisation failed: %s\n", strerror(-rc));
-		return 1;
+		fprintf(stderr, "rk-interop: DPDK EAL initialisation failed: %s\n",
+			rk_io_dpdk_eal_strerror(rc));
+		return rk_io_dpdk_eal_usage_error(rc) ? 2 : 1;
 	}
 	cfg.port_name = a->o.dev;
 	memcpy(cfg.ip, a->o.ip, 4);

@@ -2603,8 +2603,9 @@ main(int argc, char **argv)
 
 	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
 	if (rc < 0) {
-		fprintf(stderr, "rk-perf: DPDK EAL initialisation failed: %s\n", strerror(-rc));
-		return 1;
+		fprintf(stderr, "rk-perf: DPDK EAL initialisation failed: %s\n",
+			rk_io_dpdk_eal_strerror(rc));
+		return rk_io_dpdk_eal_usage_error(rc) ? 2 : 1;
 	}
 	cfg.port_name = p->o.dev;
 	memcpy(cfg.ip, p->o.ip, 4);

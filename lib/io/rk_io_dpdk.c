@@ -172,6 +172,25 @@ rk_io_dpdk_eal_init(int argc, char **argv)
 	return rc;
 }
 
+bool
+rk_io_dpdk_eal_usage_error(int err)
+{
+	return err == -EINVAL || err == -ENODEV;
+}
+
+const char *
+rk_io_dpdk_eal_strerror(int err)
+{
+	switch (-err) {
+	case EINVAL:
+		return "the EAL options (before --) are not valid, see its message above";
+	case ENODEV:
+		return "a --vdev or -a device is not valid or has no driver (see above)";
+	default:
+		return strerror(-err);
+	}
+}
+
 void
 rk_io_dpdk_eal_cleanup(void)
 {

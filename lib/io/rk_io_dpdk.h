@@ -157,6 +157,18 @@ struct rk_io_dpdk;
 int rk_io_dpdk_eal_init(int argc, char **argv);
 
 /**
+ * Whether an rk_io_dpdk_eal_init() error means the EAL options themselves
+ * were wrong (EINVAL: an option or value the EAL does not take, after it
+ * printed its usage; ENODEV: a --vdev or -a device it cannot parse or has
+ * no driver for), a usage error for the caller, rather than the machine
+ * refusing (memory, hugepages, permissions).
+ */
+bool rk_io_dpdk_eal_usage_error(int err);
+
+/** Words for an rk_io_dpdk_eal_init() error (negative errno), for messages. */
+const char *rk_io_dpdk_eal_strerror(int err);
+
+/**
  * Words for why rk_io_dpdk_open() failed, from its errno: ETIMEDOUT (link
  * still down), ENOTCONN (port did not start), ENODEV (no such port), EINTR
  * (cfg.cancel was set while the port started or waited for its link), else

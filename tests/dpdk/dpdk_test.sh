@@ -629,6 +629,12 @@ errors)
 	expect "bad ip6" 2 5 "$perf" write_bw --ip6 2001:2::x
 	expect "unspecified ip6" 2 5 "$perf" write_bw --ip6 ::
 	expect "bad option" 2 5 "$perf" write_bw --frobnicate
+	# EAL options it refuses are usage errors too (2), named as such.
+	expect "bad EAL option" 2 5 "$perf" --frobnicate-eal -- write_bw --ip 198.18.0.2 127.0.0.1
+	says "bad EAL option" "$tmp/err.out" "the EAL options (before --) are not valid"
+	expect "bad EAL device" 2 5 "$perf" $EAL --vdev=net_nosuch0 -- write_bw --ip 198.18.0.2 \
+		127.0.0.1
+	says "bad EAL device" "$tmp/err.out" "a --vdev or -a device is not valid or has no driver"
 	# Options that would be ignored are refused (--oob-timeout 1: a build
 	# that accepts them fails fast for want of a client).
 	usage_error() { # name text args...
@@ -830,6 +836,17 @@ errors)
 	fi
 	kill "$hp" 2>/dev/null
 	wait
+	if [ -x "$interop" ]; then
+		timeout -k 5 20 "$interop" --frobnicate-eal -- write_bw --ip 198.18.0.1 \
+			>"$tmp/ia.out" 2>&1
+		rc=$?
+		if [ $rc -eq 2 ] &&
+		   grep -qF "rk-interop: DPDK EAL initialisation failed: the EAL options (before --) are not valid" "$tmp/ia.out"; then
+			ok "rk-interop bad EAL option: exit 2"
+		else
+			bad "rk-interop bad EAL option: exit $rc: $(grep rk-interop "$tmp/ia.out" | tail -1)"
+		fi
+	fi
 
 	# two NAME "SERVER ARGS" "CLIENT ARGS": an rk-perf pair over memif that
 	# may differ in its options; $tmp/NAME.srv and .cli, both must exit 0.
