@@ -55,8 +55,8 @@ expect 2 "--queue needs a whole number" -Q -1
 expect 2 "--delay needs a whole number" -D -5
 expect 2 "--drop-every needs a whole number" -e x
 expect 2 "direction must be a2b, b2a or both" -e 5:sideways
-expect 2 "MTU must be" -M 100
-expect 2 "MTU must be" -M 1024abc
+expect 2 "rk-sim: --mtu needs 256, 512, 1024, 2048 or 4096, not '100'" -M 100
+expect 2 "rk-sim: --mtu needs 256, 512, 1024, 2048 or 4096, not '1024abc'" -M 1024abc
 expect 2 "names no operation" -O ,
 expect 2 "unexpected argument 'stray'" -o 10 stray
 expect 2 "bench -n needs a whole number" bench -n -1
@@ -239,5 +239,19 @@ else
 	echo "FAIL no frame was in flight at the end of any run: the check proves nothing"
 	fail=$((fail + 1))
 fi
+# The workload line says what was run: fixed sizes, the periodic loss.
+says() { # text args...: rk-sim ARGS exits 0 and prints TEXT on stdout
+	want=$1
+	shift
+	if timeout 20 "$sim" "$@" >"$tmp/out" 2>"$tmp/err" && grep -qF -- "$want" "$tmp/out"; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rk-sim $*: no '$want' in: $(head -2 "$tmp/out" | tr '\n' ';')"
+		fail=$((fail + 1))
+	fi
+}
+says "sizes 4096 (fixed)," -o 20 -F -m 4096
+says "sizes 0..4096," -o 20 -m 4096
+says "periodic:    1 frame in every 50 lost, a2b" -o 20 -e 50:a2b
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

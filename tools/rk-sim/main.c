@@ -243,15 +243,17 @@ usage(FILE *out)
 	       "  -M, --mtu N           path MTU 256..4096 (default 1024)\n"
 	       "  -d, --depth N         outstanding work requests (default 16)\n"
 	       "  -l, --loss P          loss probability per frame\n"
-	       "  -b, --burst P:LEN     a loss starts a burst of LEN frames with probability P\n"
-	       "  -r, --reorder P:NS    hold a frame back by NS with probability P\n"
+	       "  -b, --burst P[:LEN]   a loss starts a burst of LEN frames (default 4) with\n"
+	       "                        probability P\n"
+	       "  -r, --reorder P[:NS]  hold a frame back by NS (default 10000) with\n"
+	       "                        probability P\n"
 	       "  -u, --dup P           duplicate a frame with probability P\n"
 	       "  -c, --corrupt P       flip one byte (bad ICRC) with probability P\n"
 	       "  -D, --delay NS        one-way delay (default 2000)\n"
 	       "  -j, --jitter NS       extra random delay\n"
 	       "  -R, --rate BPS        link rate in bit/s\n"
 	       "  -L, --link-mtu N      drop frames with more IP bytes\n"
-	       "  -e, --drop-every N[:DIR]  lose every N-th frame sent; DIR a2b (requests),\n"
+	       "  -e, --drop-every N[:DIR]  lose every Nth frame sent; DIR a2b (requests),\n"
 	       "                        b2a (responses, ACKs) or both (default)\n"
 	       "  -F, --fixed-size      every operation is --max-size bytes\n"
 	       "  -C, --retry-cnt N     transport retry count 1..7 (default 7)\n"
@@ -374,7 +376,8 @@ run_workload(int argc, char **argv)
 			cfg.mtu = m == 256 ? RK_MTU_256 : m == 512 ? RK_MTU_512 : m == 1024 ?
 				  RK_MTU_1024 : m == 2048 ? RK_MTU_2048 : m == 4096 ? RK_MTU_4096 : 0;
 			if (cfg.mtu == 0) {
-				fprintf(stderr, "rk-sim: MTU must be 256, 512, 1024, 2048 or 4096\n");
+				fprintf(stderr, "rk-sim: --mtu needs 256, 512, 1024, 2048 or 4096, "
+					"not '%s'\n", optarg);
 				return 2;
 			}
 			break;
@@ -472,12 +475,13 @@ run_workload(int argc, char **argv)
 		cfg.rx_tap = pcap_tap;
 		cfg.rx_tap_ctx = &pcap_rx;
 	}
-	printf("workload:    seed %" PRIu64 ", %u operations, sizes 0..%u, loss %g, burst %g:%u, "
+	printf("workload:    seed %" PRIu64 ", %u operations, sizes %s%u%s, loss %g, burst %g:%u, "
 	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns\n", cfg.seed, cfg.ops,
-	       cfg.max_size, cfg.impair.loss, cfg.impair.burst, cfg.impair.burst_len,
+	       cfg.fixed_size ? "" : "0..", cfg.max_size, cfg.fixed_size ? " (fixed)" : "",
+	       cfg.impair.loss, cfg.impair.burst, cfg.impair.burst_len,
 	       cfg.impair.reorder, cfg.impair.dup, cfg.impair.corrupt, cfg.impair.delay_ns);
 	if (drop_every != 0)
-		printf("periodic:    every %u-th frame lost, %s\n", drop_every, drop_dir);
+		printf("periodic:    1 frame in every %u lost, %s\n", drop_every, drop_dir);
 	rc = rk_sim_wl_run(&cfg, &r);
 	if (rc == -EINVAL || rc == -ENOMEM) {
 		if (rc == -EINVAL)
