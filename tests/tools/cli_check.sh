@@ -43,6 +43,15 @@ expect_err "missing short argument" 2 "rk-inspect: option -c needs an argument" 
 expect_err "count out of range" 2 "rk-inspect: -c 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"
 expect_err "two modes" 2 "exclude each other" "$rk" -s -j "$cap"
+expect_err "bare read with a mode" 2 "rk-inspect: --bare-read decodes nothing" \
+	"$rk" --bare-read -j "$cap"
+expect_err "list-findings with a file" 2 "rk-inspect: --list-findings takes no capture file" \
+	"$rk" --list-findings "$cap"
+if "$rk" --bare-read "$cap" | grep -q "^frames 257 bytes 211856 first-byte parity [01]$"; then
+	ok
+else
+	bad "--bare-read: $("$rk" --bare-read "$cap" 2>&1 | head -1)"
+fi
 
 # The same mode twice is not an error.
 if "$rk" -s -s "$cap" >"$tmp/ss" 2>"$tmp/err" && "$rk" -s "$cap" | cmp -s - "$tmp/ss"; then

@@ -168,7 +168,7 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool mode_set = false, mode_clash = false;
+	bool mode_set = false, mode_clash = false, list = false;
 	int c, rc;
 	uint64_t v;
 
@@ -255,8 +255,8 @@ parse_args(struct app *a, int argc, char **argv)
 			a->bare_read = true;
 			break;
 		case OPT_LIST_FINDINGS:
-			list_findings(stdout);
-			exit(0);
+			list = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -269,9 +269,23 @@ parse_args(struct app *a, int argc, char **argv)
 			return -1;
 		}
 	}
+	if (list) {
+		if (optind != argc) {
+			fprintf(stderr, "rk-inspect: --list-findings takes no capture file "
+				"('%s')\n", argv[optind]);
+			return -1;
+		}
+		list_findings(stdout);
+		exit(0);
+	}
 	if (mode_clash) {
 		fprintf(stderr, "rk-inspect: --summary, --json and --packets-json "
 			"exclude each other\n");
+		return -1;
+	}
+	if (a->bare_read && mode_set) {
+		fprintf(stderr, "rk-inspect: --bare-read decodes nothing: it takes no "
+			"--summary, --json or --packets-json\n");
 		return -1;
 	}
 	if (optind != argc - 1) {
@@ -719,9 +733,10 @@ bare_read(pcap_t *p, struct app *a)
 		if (a->count != 0 && a->tot.frames >= a->count)
 			break;
 	}
+	/* The parity keeps the first-byte reads from being optimised away. */
 	if (!a->quiet)
-		fprintf(a->out, "frames %" PRIu64 " bytes %" PRIu64 " (%" PRIu64 ")\n",
-			a->tot.frames, a->tot.bytes, sum & 1);
+		fprintf(a->out, "frames %" PRIu64 " bytes %" PRIu64 " first-byte parity %" PRIu64
+			"\n", a->tot.frames, a->tot.bytes, sum & 1);
 	return rc == -1 ? -1 : 0;
 }
 
