@@ -47,7 +47,17 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 4 && strcmp(argv[1], "--buffer") == 0) {
-		bufsize = strtoul(argv[2], NULL, 0);
+		char *end;
+
+		errno = 0;
+		bufsize = strtoul(argv[2], &end, 10);
+		/* 1 B .. 1 GiB; strtoul takes "-5" as a huge number. */
+		if (end == argv[2] || *end != '\0' || errno != 0 || argv[2][0] == '-' ||
+		    bufsize == 0 || bufsize > (1ul << 30)) {
+			fprintf(stderr, "pcap_loop: --buffer needs a byte count from 1 to 1073741824, "
+				"not '%s'\n", argv[2]);
+			return 2;
+		}
 		file = argv[3];
 	} else if (argc == 2) {
 		file = argv[1];

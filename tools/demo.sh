@@ -96,7 +96,7 @@ print("%-30s %8d RDMA frames, ICRC bad %d, findings: %s" % (sys.argv[1], t["rdma
 done
 
 banner "bundled captures of Linux rxe and siw peers"
-"$RK" --summary pcaps/roce/rxe_write_bw_loss5.pcap | head -12
-"$RK" --summary pcaps/iwarp/siwcrc_rping.pcap | head -8
+"$RK" --summary pcaps/roce/rxe_write_bw_loss5.pcap
+"$RK" --summary pcaps/iwarp/siwcrc_rping.pcap
 echo
 echo "recordings and logs: $OUT; rk-perf: $PERF --help; rk-inspect: $RK --help"
