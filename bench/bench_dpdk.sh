@@ -14,7 +14,9 @@
 #     / raw ping-pong of the same 122 B frame (memif_raw ping/pong), target <= 1.5;
 #   - the software-ICRC ceiling of both: the same raw runs with a RoCEv2
 #     ICRC made on every frame sent and checked on every frame received
-#     (memif_raw --icrc), what no stack with a software ICRC can beat here;
+#     (memif_raw --icrc): three passes over each frame on the busier
+#     core, as many as a RoCE receiver must make (memif's copy, the ICRC,
+#     the copy into registered memory);
 #   - memory of 10,000 RC QPs with send and receive queues of 128 on one
 #     port (bench_qpmem through lib/verbs), target <= 256 MiB.
 #

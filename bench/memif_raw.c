@@ -15,8 +15,10 @@
  * With --icrc before the mode, every frame also carries a RoCEv2 ICRC
  * (Annex A17.3.3): made with rk_rocev2_icrc() over the frame in its mbuf
  * before tx_burst, checked on every frame received (rx, pong, ping; a bad
- * one fails the run). That is the work a stack with a software ICRC cannot
- * avoid, so these runs are the ceiling any such stack can reach here.
+ * one fails the run). The busier core then makes three passes over each
+ * frame (the sender's copy into the mbuf, the ICRC, memif's copy), as
+ * many as a RoCE receiver cannot avoid (memif's copy, the ICRC check, the
+ * copy into registered memory): the ceiling of a software-ICRC stack here.
  *
  * Everything busy-polls (each process needs a core of its own); every
  * mode gives up after 10 s without traffic. Uses port 0.
