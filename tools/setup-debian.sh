@@ -21,6 +21,8 @@ PKGS=(
 	liblwip-dev
 	# captures and namespaces in tests
 	tcpdump iproute2 util-linux
+	# a slowed endpoint in the DPDK error tests
+	strace
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -8,8 +8,12 @@
  *   rk-perf [EAL options --] TEST [options]            server
  *   rk-perf [EAL options --] TEST [options] SERVER     client
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE     /* sched_getaffinity */
+#endif
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <netdb.h>
@@ -33,6 +37,9 @@
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
 #define KEY_SERVER ((uint64_t)1 << 39)
 #define KEY_READ ((uint64_t)1 << 38)
+/* Kernel sockets' idle policy: as the port's adaptive default (lib/io). */
+#define PERF_KERNEL_SPIN_NS 100000
+#define PERF_KERNEL_SLEEP_NS 50000
 
 struct qpres {
 	struct rk_qp *qp;
@@ -74,6 +81,7 @@ struct perf {
 	json_t *jresults;
 	char err[256];
 	uint64_t last_event_ns;         /* watchdog: last progress seen; 0: restart */
+	uint64_t idle_since_ns;         /* kernel sockets: first idle poll of this wait; 0: busy */
 	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
 	struct perf_iw *iw;             /* --transport iwarp */
@@ -222,6 +230,16 @@ nslots(const struct perf *p, uint32_t size)
 	return n == 0 ? 1 : (uint32_t)n;
 }
 
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 /*
  * The idle policy after one poll of a loop; over iWARP, lwIP's frames move
  * here too (every loop of the data phase passes by).
@@ -229,12 +247,42 @@ nslots(const struct perf *p, uint32_t size)
 static void
 perf_idle(struct perf *p, int work)
 {
+	uint64_t now;
+
 	if (p->iw != NULL)
 		work += perf_iw_poll(p->iw);
-	if (p->io != NULL)
+	if (p->io != NULL) {
 		rk_io_dpdk_idle(p->io, work);
-	else if (work == 0)
-		usleep(1);      /* kernel sockets, no port: let the peer run */
+		return;
+	}
+	/*
+	 * Kernel sockets, no port: the port's adaptive policy. A sleep per
+	 * idle poll from the start would add a timer wake-up (tens of us to
+	 * a tick) to every round trip; spinning forever would hold a core
+	 * while a peer is absent.
+	 */
+	if (work > 0) {
+		p->idle_since_ns = 0;
+		return;
+	}
+	now = now_ns();
+	if (p->idle_since_ns == 0)
+		p->idle_since_ns = now;
+	if (now - p->idle_since_ns < PERF_KERNEL_SPIN_NS) {
+		cpu_relax();
+		return;
+	}
+	struct timespec ts = { 0, PERF_KERNEL_SLEEP_NS };
+
+	nanosleep(&ts, NULL);
+}
+
+/* A wait ended with an event: restart the watchdog and the idle spin. */
+static void
+perf_event(struct perf *p)
+{
+	p->last_event_ns = 0;
+	p->idle_since_ns = 0;
 }
 
 /* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
@@ -389,14 +437,27 @@ progress_mark(const struct perf *p)
 
 	for (uint32_t i = 0; i < p->o.qps; i++)
 		m += rk_qp_progress(p->q[i].qp);
+	/*
+	 * A server only answers: a READ responder whose responses were lost
+	 * sees nothing move until the requester asks again, so any frame
+	 * from the client shows it alive (a stopped one sends none).
+	 */
+	if (p->o.server && p->io != NULL) {
+		uint64_t rx, tx, tx_err;
+
+		perf_iw_stats(p->iw, &rx, &tx, &tx_err);
+		m += rk_io_dpdk_stats(p->io)->rx_roce + rx;
+	}
 	return m;
 }
 
 /*
  * Data-phase watchdog: @p events (completions, receives) or any forward
  * movement of a QP (packets acknowledged, requests executed, stream bytes)
- * counts as progress; frames alone do not, as retransmissions to a dead
- * peer are frames too. The QPs are read every 10 ms, not on every spin.
+ * counts as progress; on a client frames alone do not, as its
+ * retransmissions to a dead peer are frames too (a server counts those it
+ * receives: progress_mark()). The QPs are read every 10 ms, not on every
+ * spin.
  */
 static int
 watchdog(struct perf *p, int events)
@@ -1112,10 +1173,18 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 		n = rk_poll_cq(p->rcq, 1, &wc);
 		if (n < 0)
 			return fail(p, "poll_cq: %s", strerror(-n));
+		/*
+		 * Spins count receives too: a reply waiting at the first poll
+		 * of every wait (a slow end, a fast peer) must not leave the
+		 * send CQ undrained until it overruns.
+		 */
+		spins++;
 		if (n == 1) {
 			uint32_t slot = (uint32_t)(wc.wr_id & 0xffffffff);
 
 			if (check_wc(p, &wc) != 0)
+				return -1;
+			if (spins % 16 == 0 && drain_scq(p, &done) != 0)
 				return -1;
 			if (p->o.verify && (wc.byte_len != size ||
 					    !check(q->rbuf + (size_t)slot * p->max_size, size, key)) &&
@@ -1123,10 +1192,10 @@ wait_recv(struct perf *p, uint32_t size, uint64_t key, bool server)
 				fail(p, "verify: message %" PRIu64 " has wrong data",
 				     key & (((uint64_t)1 << 38) - 1));
 			q->recvd++;
-			p->last_event_ns = 0;
+			perf_event(p);
 			return post_recv_slot(p, 0, slot) != 0 ? -1 : 1;
 		}
-		if (++spins % 16 != 0)
+		if (spins % 16 != 0)
 			continue;
 		if (drain_scq(p, &done) != 0)
 			return -1;
@@ -1155,7 +1224,7 @@ wait_mark(struct perf *p, uint32_t size, uint8_t mark, uint64_t key, bool server
 			    q->verify_errors++ == 0)
 				fail(p, "verify: WRITE %" PRIu64 " has wrong data",
 				     key & (((uint64_t)1 << 38) - 1));
-			p->last_event_ns = 0;
+			perf_event(p);
 			return 1;
 		}
 		if (drain_scq(p, &done) != 0)
@@ -1229,7 +1298,7 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 					perf_idle(p, 0);
 				}
 			}
-			p->last_event_ns = 0;
+			perf_event(p);
 		}
 		t1 = now_ns();
 		if (it < warm)
@@ -1315,6 +1384,9 @@ server_bw(struct perf *p, uint32_t size)
 			ending = true;
 		if (stop_requested)
 			return fail(p, "interrupted");
+		/* A client that stopped (SIGSTOP, a dead host) sends no end message. */
+		if (!ending && watchdog(p, n) != 0)
+			return -1;
 		perf_idle(p, n);
 	}
 }
@@ -1577,7 +1649,7 @@ client_phases(struct perf *p)
 		m = (struct perf_msg){ .type = MSG_PHASE, .size = size };
 		if (send_msg(p, &m) != 0 || recv_msg(p, &res, p->o.oob_timeout_s, MSG_READY) != 0)
 			return -1;
-		p->last_event_ns = 0;
+		perf_event(p);
 		rc = p->o.mode == MODE_BW ? run_bw_client(p, size, &r) :
 					    run_lat_client(p, size, &r);
 		if (rc == 0 && p->err[0] != '\0')
@@ -1728,7 +1800,7 @@ server_phases(struct perf *p)
 		m.type = MSG_READY;
 		if (send_msg(p, &m) != 0)
 			return -1;
-		p->last_event_ns = 0;
+		perf_event(p);
 		if (p->o.mode == MODE_LAT && (p->o.verb == VERB_SEND || p->o.verb == VERB_WRITE))
 			rc = server_lat(p, size);
 		else
@@ -2575,6 +2647,20 @@ parse_args(struct perf *p, int argc, char **argv)
 
 /* ------------------------------------------------------------------ main */
 
+/* Whether the EAL options chose the cores (-l, -c, --lcores, --main-lcore). */
+static bool
+lcores_given(const struct rk_io_dpdk_args *a)
+{
+	for (int i = 1; i < a->eal_argc; i++) {
+		const char *s = a->eal_argv[i];
+
+		if (strncmp(s, "-l", 2) == 0 || strncmp(s, "-c", 2) == 0 ||
+		    strncmp(s, "--lcores", 8) == 0 || strncmp(s, "--main-lcore", 12) == 0)
+			return true;
+	}
+	return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -2582,6 +2668,7 @@ main(int argc, char **argv)
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	struct rk_device_attr da = { 0 };
 	struct rk_io_dpdk_args args;
+	cpu_set_t cpus;
 	int rc;
 
 	if (p == NULL)
@@ -2602,12 +2689,21 @@ main(int argc, char **argv)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	p->jresults = json_array();
 
+	sched_getaffinity(0, sizeof(cpus), &cpus);
 	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
 	if (rc < 0) {
 		fprintf(stderr, "rk-perf: DPDK EAL initialisation failed: %s\n",
 			rk_io_dpdk_eal_strerror(rc));
 		return rk_io_dpdk_eal_usage_error(rc) ? 2 : 1;
 	}
+	/*
+	 * The EAL pins this thread to its main lcore (core 0 by default):
+	 * two kernel-socket ends on one machine would share that core and
+	 * each round trip wait for the scheduler. No port polls here, so
+	 * unless a core was asked for, run where the shell allowed.
+	 */
+	if (p->o.iwarp && p->o.tcp_kernel && !lcores_given(&args))
+		sched_setaffinity(0, sizeof(cpus), &cpus);
 	cfg.port_name = p->o.dev;
 	memcpy(cfg.ip, p->o.ip, 4);
 	memcpy(cfg.ip6, p->o.ip6, 16);

@@ -543,6 +543,35 @@ watchdog)
 	}
 	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
 	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	# client_stopped NAME ARGS: the client stops (SIGSTOP) once it runs; the
+	# server, which in a bw test only answers, must fail within its own
+	# --timeout (1 s) plus 2 s of slack, not wait for a message that never comes.
+	client_stopped() {
+		local name=$1 args=$2 sp cp rp rc t0 dt
+		running_pair "$name" "$args"
+		rp=$(pgrep -P "$cp" -x rk-perf)
+		[ -n "$rp" ] && kill -STOP "$rp"
+		t0=$(date +%s.%N)
+		wait "$sp"
+		rc=$?
+		dt=$(echo "$(date +%s.%N) - $t0" | bc)
+		if [ -n "$rp" ]; then
+			kill -CONT "$rp"
+			kill "$rp" 2>/dev/null
+		fi
+		wait "$cp"
+		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 3" | bc)" = 1 ] &&
+		   grep -q "rk-perf: error: no progress for 1 s" "$tmp/$name.srv.log"; then
+			ok "$name: server exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.srv.log")"
+		else
+			bad "$name: server exit $rc in $dt s after the client stopped (pid ${rp:-none})"
+			grep -h "rk-perf" "$tmp/$name.srv.log" | tail -3
+		fi
+	}
+	client_stopped watchdog-client-stopped-write "write_bw -s 65536 -D 20 --timeout 1"
+	client_stopped watchdog-client-stopped-read "read_bw -s 65536 -D 20 --timeout 1"
+	client_stopped watchdog-client-stopped-send "send_bw -s 4096 -D 20 --timeout 1"
+	client_stopped watchdog-client-stopped-iwarp "write_bw --transport iwarp -s 65536 -D 20 --timeout 1"
 	# gone NAME WHO SIG ARGS WANT OTHER-WANT: WHO (srv or cli) gets SIG once
 	# the client runs; the other end must fail at once (within 3 s, far
 	# below --timeout 10) saying WANT, and WHO say OTHER-WANT (if any): a
@@ -722,6 +751,55 @@ errors)
 		ok "--tcp kernel to localhost: verified"
 	else
 		bad "--tcp kernel to localhost: client exit $rc, server exit $rs: $(grep -h rk-perf "$tmp/kname.cli" "$tmp/kname.srv")"
+	fi
+	# --tcp kernel without EAL core options: the process keeps the cores
+	# it was started with (the EAL would pin both ends to core 0, where
+	# each round trip waits for the scheduler).
+	TCP_PORT=$((TCP_PORT + 1))
+	timeout -k 10 30 "$perf" write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 \
+		-p $TCP_PORT --oob-timeout 5 >"$tmp/kaff.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	want=$(taskset -p $$ | awk '{print $NF}')
+	got=""
+	for _ in $(seq 50); do
+		rp=$(pgrep -P "$sp" -x rk-perf) && [ -n "$(ss -Hltn "sport = :$TCP_PORT")" ] && {
+			got=$(taskset -p "$rp" | awk '{print $NF}')
+			break
+		}
+		sleep 0.1
+	done
+	kill "$sp" 2>/dev/null
+	[ -n "${rp:-}" ] && kill "$rp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	if [ -n "$got" ] && [ "$got" = "$want" ]; then
+		ok "--tcp kernel keeps the shell's cores (mask $got)"
+	else
+		bad "--tcp kernel: CPU mask ${got:-unread}, the shell's $want: $(tail -2 "$tmp/kaff.srv")"
+	fi
+	# A slow ping-pong end (under strace) finds every reply waiting at its
+	# first poll: its send completions must still be drained, not overrun
+	# the send CQ (-t 16: 80 entries, so 300 iterations overran it).
+	if command -v strace >/dev/null; then
+		TCP_PORT=$((TCP_PORT + 1))
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S -- send_lat --transport iwarp --tcp kernel \
+			--ip 198.18.0.1 -p $TCP_PORT -n 300 -t 16 --warmup 0 --verify \
+			>"$tmp/kslow.srv" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		timeout -k 10 60 strace -f -o /dev/null "$perf" $EAL -l $CORE_C -- send_lat \
+			--transport iwarp --tcp kernel --ip 198.18.0.2 -p $TCP_PORT -n 300 -t 16 \
+			--warmup 0 --verify 127.0.0.1 >"$tmp/kslow.cli" 2>&1
+		rc=$?
+		wait "$sp"
+		rs=$?
+		if [ $rc -eq 0 ] && [ $rs -eq 0 ] && grep -q "verify: all data checked" "$tmp/kslow.cli"; then
+			ok "send_lat with a slow client (strace): verified, no CQ overrun"
+		else
+			bad "send_lat with a slow client: client exit $rc, server exit $rs: $(grep -h 'rk-perf' "$tmp/kslow.cli" "$tmp/kslow.srv" | tail -2)"
+		fi
+	else
+		echo "skip send_lat with a slow client: no strace (tools/setup-debian.sh installs it)"
 	fi
 	# Server with no client: accept times out.
 	expect "no client" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
