@@ -845,6 +845,14 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	}
 	if (!(h[0] & 1) && memcmp(h, io->mac, 6) != 0 && !io->any_dst)
 		return K_OTHER;         /* unicast to someone else (promiscuous port) */
+	/*
+	 * Only our VLAN, as a NIC's VLAN filter: untagged (or priority-tagged,
+	 * VID 0) without --vlan, that VID with it.
+	 */
+	if ((l3 != ETH_HLEN ? (rk_get_be16(h + 14) & 0x0fff) : 0) != io->cfg.vlan_id) {
+		io->st.rx_vlan_mismatch++;
+		return K_OTHER;
+	}
 	/* ARP and ND are recorded here, before the answer they may cause. */
 	if (type == 0x0806 && len >= l3 + ARP_LEN) {
 		if (io->recording)
@@ -1355,6 +1363,7 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 			{ "port_rcv_errors", io->st.rx_too_long },
 			{ "tx_injected_drops", io->st.tx_dropped_injected },
 			{ "rx_non_roce", io->st.rx_other },
+			{ "rx_vlan_mismatch", io->st.rx_vlan_mismatch },
 			{ "rx_arp", io->st.rx_arp },
 			{ "rx_nd", io->st.rx_nd },
 			{ "tx_payload_by_ref", io->st.tx_by_ref },

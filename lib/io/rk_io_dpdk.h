@@ -85,7 +85,7 @@ struct rk_io_dpdk_cfg {
 	 */
 	uint8_t ip6[16];
 	uint8_t mac[6];                 /**< the endpoint's MAC when not all zero (set on the port if it can) */
-	uint16_t vlan_id;               /**< 1..4094: tag every frame sent; 0: untagged */
+	uint16_t vlan_id;               /**< 1..4094: tag every frame sent, take only this VLAN's; 0: untagged */
 	uint32_t nb_mbufs;              /**< mempool size; 0: 4095 */
 	uint16_t nb_desc;               /**< RX and TX descriptors; 0: 1024 */
 	uint32_t tx_queue;              /**< frames queued while the ring is full; 0: 512, max 32768 */
@@ -123,6 +123,7 @@ struct rk_io_dpdk_stats {
 	uint64_t rx_frames, rx_bytes;   /**< all frames taken from the port */
 	uint64_t rx_roce;               /**< handed to the engine */
 	uint64_t rx_arp, rx_other;      /**< ARP; neither ARP, ND nor RoCEv2 for us */
+	uint64_t rx_vlan_mismatch;      /**< of rx_other: another VLAN than cfg.vlan_id (0: untagged) */
 	uint64_t rx_nd, tx_nd;          /**< valid NS/NA received; NS/NA sent */
 	uint64_t rx_multiseg;           /**< frames in more than one mbuf */
 	uint64_t rx_too_long;           /**< larger than the engine's buffer: dropped */
