@@ -1540,7 +1540,12 @@ add_json_result(struct perf *p, const struct perf_result *r)
 
 	json_object_set_new(j, "bytes", json_integer(r->bytes));
 	json_object_set_new(j, "iterations", json_integer((json_int_t)r->iters));
-	if (p->o.mode == MODE_BW) {
+	/* A server measures nothing: the client times every phase. */
+	if (p->o.server) {
+		if (p->o.mode == MODE_LAT)
+			json_object_set_new(j, "warmup_iterations",
+					    json_integer((json_int_t)r->warmup));
+	} else if (p->o.mode == MODE_BW) {
 		json_object_set_new(j, "seconds", json_real(r->seconds));
 		json_object_set_new(j, "bw_peak_gbps", json_real(r->bw_peak_Bps * 8e-9));
 		json_object_set_new(j, "bw_avg_gbps", json_real(r->bw_avg_Bps * 8e-9));
@@ -1822,6 +1827,10 @@ server_phases(struct perf *p)
 		if (p->o.json) {
 			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
 
+			/* All QPs', as the client's result counts them. */
+			if (p->o.mode == MODE_BW)
+				for (uint32_t q = 1; q < p->o.qps; q++)
+					r.iters += m.iters[q];
 			/* The client's warm-up, as its own result counts it. */
 			if (p->o.mode == MODE_LAT && m.iters[1] <= m.iters[0]) {
 				r.iters -= m.iters[1];

@@ -843,6 +843,25 @@ errors)
 	counters_after_error "failed run with --counters, client" "$tmp/cnt.cli" 0
 	counters_after_error "failed run with --counters, server" "$tmp/cnt.srv" 1
 
+	# Different VLANs on the two ends: the client drops the server's ARP
+	# requests (a NIC's VLAN filter), so they get no answer, and counts them.
+	p6=$((TCP_PORT + 506))
+	timeout -k 10 30 "$perf" $EAL -l $CORE_S "$(memif_eal server "rk-v$$.sock")" -- write_bw \
+		--ip 198.18.0.1 -p $p6 --vlan 100 --arp-timeout 1 --counters >"$tmp/vlan.srv" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	expect "VLAN 200 client, VLAN 100 server" 1 20 "$perf" $EAL -l $CORE_C \
+		"$(memif_eal client "rk-v$$.sock")" -- write_bw --ip 198.18.0.2 -p $p6 --vlan 200 \
+		--arp-timeout 1 --counters 127.0.0.1
+	says "VLAN 200 client, VLAN 100 server" "$tmp/err.out" "did not answer ARP"
+	wait "$sp"
+	v=$(awk '$1 == "rx_vlan_mismatch" {print $2}' "$tmp/err.out")
+	if [ "${v:-0}" -gt 0 ]; then
+		ok "VLAN mismatch: the client dropped and counted $v frames of VLAN 100"
+	else
+		bad "VLAN mismatch: client rx_vlan_mismatch ${v:-missing}"
+	fi
+
 	# A server that refuses the client tells it why (a refusal instead of
 	# its hello), and the client says that, not that it cannot reach it.
 	refusal() { # name want-text server-args... :: client-args...
@@ -1011,6 +1030,19 @@ sys.exit(0 if eval(sys.argv[2]) else 1)' "$2" "$3" 2>/dev/null; then
 			'd["tx_copy"] is True and d["tx_drop_every"] == 0 and d["tx_drop_rate"] == 0.01 and d["seed"] == 7 and d["sizes"] == [4096] and d["iterations_per_qp"] == 20 and d["duration_s"] is None and d["vlan"] is None and d["ip_version"] == 4 and d["rx_depth"] == 512'
 		json_check "--json TX options, server" "$tmp/json-tx.srv" \
 			'd["tx_copy"] is False and d["tx_drop_every"] == 50 and d["tx_drop_rate"] == 0 and d["seed"] == 1 and d["sizes"] == [4096] and d["iterations_per_qp"] == 20 and d["duration_s"] is None'
+	fi
+
+	# A server's results: the client's iteration count over all QPs, and no
+	# bandwidth or latency of its own (it measures nothing).
+	if two json-q2 "write_bw -q 2 -s 4096 -n 20 --json" "write_bw -q 2 -s 4096 -n 20 --json"; then
+		json_check "--json -q 2, client" "$tmp/json-q2.cli" \
+			'r["iterations"] == 40 and r["bw_avg_gbps"] > 0'
+		json_check "--json -q 2, server" "$tmp/json-q2.srv" \
+			'r["iterations"] == 40 and sorted(r) == ["bytes", "iterations"]'
+	fi
+	if two json-lat "send_lat -n 50 --warmup 10 --json" "send_lat -n 50 --warmup 10 --json"; then
+		json_check "--json send_lat, server" "$tmp/json-lat.srv" \
+			'r["iterations"] == 50 and r["warmup_iterations"] == 10 and "p99_us" not in r'
 	fi
 
 	# Every 2nd frame dropped: go-back-N's resends lose the same packet each
