@@ -37,9 +37,6 @@
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
 #define KEY_SERVER ((uint64_t)1 << 39)
 #define KEY_READ ((uint64_t)1 << 38)
-/* Kernel sockets' idle policy: as the port's adaptive default (lib/io). */
-#define PERF_KERNEL_SPIN_NS 100000
-#define PERF_KERNEL_SLEEP_NS 50000
 
 struct qpres {
 	struct rk_qp *qp;
@@ -230,16 +227,6 @@ nslots(const struct perf *p, uint32_t size)
 	return n == 0 ? 1 : (uint32_t)n;
 }
 
-static inline void
-cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ volatile("yield");
-#endif
-}
-
 /*
  * The idle policy after one poll of a loop; over iWARP, lwIP's frames move
  * here too (every loop of the data phase passes by).
@@ -247,8 +234,6 @@ cpu_relax(void)
 static void
 perf_idle(struct perf *p, int work)
 {
-	uint64_t now;
-
 	if (p->iw != NULL)
 		work += perf_iw_poll(p->iw);
 	if (p->io != NULL) {
@@ -261,20 +246,7 @@ perf_idle(struct perf *p, int work)
 	 * a tick) to every round trip; spinning forever would hold a core
 	 * while a peer is absent.
 	 */
-	if (work > 0) {
-		p->idle_since_ns = 0;
-		return;
-	}
-	now = now_ns();
-	if (p->idle_since_ns == 0)
-		p->idle_since_ns = now;
-	if (now - p->idle_since_ns < PERF_KERNEL_SPIN_NS) {
-		cpu_relax();
-		return;
-	}
-	struct timespec ts = { 0, PERF_KERNEL_SLEEP_NS };
-
-	nanosleep(&ts, NULL);
+	rk_io_idle_adaptive(&p->idle_since_ns, work, 0, 0);
 }
 
 /* A wait ended with an event: restart the watchdog and the idle spin. */

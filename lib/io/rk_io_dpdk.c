@@ -1172,8 +1172,6 @@ const struct rk_io_ops rk_io_dpdk_ops = {
 void
 rk_io_dpdk_idle(struct rk_io_dpdk *io, int work)
 {
-	uint64_t now;
-
 	if (work > 0) {
 		io->idle_since_ns = 0;
 		return;
@@ -1195,18 +1193,31 @@ rk_io_dpdk_idle(struct rk_io_dpdk *io, int work)
 		rte_pause();
 		return;
 	}
+	if (rk_io_idle_adaptive(&io->idle_since_ns, 0, io->cfg.spin_us, io->cfg.sleep_us))
+		io->st.idle_sleeps++;
+}
+
+bool
+rk_io_idle_adaptive(uint64_t *idle_since_ns, int work, uint32_t spin_us, uint32_t sleep_us)
+{
+	uint64_t now;
+
+	if (work > 0) {
+		*idle_since_ns = 0;
+		return false;
+	}
 	now = rk_io_dpdk_now_ns();
-	if (io->idle_since_ns == 0)
-		io->idle_since_ns = now;
-	if (now - io->idle_since_ns < (uint64_t)io->cfg.spin_us * 1000) {
+	if (*idle_since_ns == 0)
+		*idle_since_ns = now;
+	if (now - *idle_since_ns < (uint64_t)(spin_us != 0 ? spin_us : 100) * 1000) {
 		rte_pause();
-		return;
+		return false;
 	}
 	/* Idle for a while: give the core away (two-core machines). */
-	struct timespec ts = { 0, (long)io->cfg.sleep_us * 1000 };
+	struct timespec ts = { 0, (long)(sleep_us != 0 ? sleep_us : 50) * 1000 };
 
 	nanosleep(&ts, NULL);
-	io->st.idle_sleeps++;
+	return true;
 }
 
 void

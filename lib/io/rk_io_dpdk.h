@@ -287,6 +287,17 @@ int rk_io_dpdk_service(struct rk_io_dpdk *io);
  */
 void rk_io_dpdk_idle(struct rk_io_dpdk *io, int work);
 
+/**
+ * One step of the adaptive (spin-then-sleep) policy, for loops with no
+ * port too (kernel sockets): @p work > 0 clears @p idle_since_ns (0:
+ * busy); else the first idle poll is noted there, later ones spin (a CPU
+ * pause) until @p spin_us have passed since, then sleep @p sleep_us each.
+ * 0 for either: the port's defaults (100, 50). Needs rte_eal_init().
+ * @return true when it slept.
+ */
+bool rk_io_idle_adaptive(uint64_t *idle_since_ns, int work, uint32_t spin_us,
+			 uint32_t sleep_us);
+
 /** Change the idle policy at run time. */
 void rk_io_dpdk_set_idle(struct rk_io_dpdk *io, enum rk_io_idle idle);
 

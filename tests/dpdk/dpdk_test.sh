@@ -515,63 +515,45 @@ watchdog)
 			sleep 0.1
 		done
 	}
-	# stopped NAME ARGS: the server stops (SIGSTOP) once the client runs;
-	# the client must fail with a message of its own within the timeout
-	# (1 s), plus the 2 s it waits for the server to close at the end.
+	# stopped WHO NAME ARGS: WHO (srv or cli) stops (SIGSTOP) once the
+	# client runs; the other end must fail with exit 1, saying there was
+	# no progress for its --timeout (1 s), within LIMIT seconds: a client
+	# also waits 2 s for the server to close at the end (4.5); a bw server
+	# only answers, and watches the client alone (3).
 	stopped() {
-		local name=$1 args=$2 sp cp rp rc t0 dt
+		local who=$1 name=$2 args=$3 sp cp vp wp rp other lim want rc t0 dt
 		running_pair "$name" "$args"
-		rp=$(pgrep -P "$sp" -x rk-perf)
+		if [ "$who" = srv ]; then
+			vp=$sp wp=$cp other=cli lim=4.5
+			want="rk-perf: error: (no progress for 1 s|.*transport retry counter exceeded)"
+		else
+			vp=$cp wp=$sp other=srv lim=3 want="rk-perf: error: no progress for 1 s"
+		fi
+		rp=$(pgrep -P "$vp" -x rk-perf)
 		[ -n "$rp" ] && kill -STOP "$rp"
 		t0=$(date +%s.%N)
-		wait "$cp"
+		wait "$wp"
 		rc=$?
 		dt=$(echo "$(date +%s.%N) - $t0" | bc)
 		if [ -n "$rp" ]; then
 			kill -CONT "$rp"
 			kill "$rp" 2>/dev/null
 		fi
-		wait "$sp"
-		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 4.5" | bc)" = 1 ] &&
-		   grep -Eq "rk-perf: error: (no progress for 1 s|.*transport retry counter exceeded)" \
-			"$tmp/$name.cli.log"; then
-			ok "$name: exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.cli.log")"
+		wait "$vp"
+		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < $lim" | bc)" = 1 ] &&
+		   grep -Eq "$want" "$tmp/$name.$other.log"; then
+			ok "$name: $other exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.$other.log")"
 		else
-			bad "$name: client exit $rc in $dt s after the server stopped (pid ${rp:-none})"
-			grep -h "rk-perf" "$tmp/$name.cli.log" | tail -3
+			bad "$name: $other exit $rc in $dt s after the $who stopped (pid ${rp:-none})"
+			grep -h "rk-perf" "$tmp/$name.$other.log" | tail -3
 		fi
 	}
-	stopped watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
-	stopped watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
-	# client_stopped NAME ARGS: the client stops (SIGSTOP) once it runs; the
-	# server, which in a bw test only answers, must fail within its own
-	# --timeout (1 s) plus 2 s of slack, not wait for a message that never comes.
-	client_stopped() {
-		local name=$1 args=$2 sp cp rp rc t0 dt
-		running_pair "$name" "$args"
-		rp=$(pgrep -P "$cp" -x rk-perf)
-		[ -n "$rp" ] && kill -STOP "$rp"
-		t0=$(date +%s.%N)
-		wait "$sp"
-		rc=$?
-		dt=$(echo "$(date +%s.%N) - $t0" | bc)
-		if [ -n "$rp" ]; then
-			kill -CONT "$rp"
-			kill "$rp" 2>/dev/null
-		fi
-		wait "$cp"
-		if [ -n "$rp" ] && [ $rc -eq 1 ] && [ "$(echo "$dt < 3" | bc)" = 1 ] &&
-		   grep -q "rk-perf: error: no progress for 1 s" "$tmp/$name.srv.log"; then
-			ok "$name: server exit 1 in ${dt%??????} s: $(grep 'rk-perf: error' "$tmp/$name.srv.log")"
-		else
-			bad "$name: server exit $rc in $dt s after the client stopped (pid ${rp:-none})"
-			grep -h "rk-perf" "$tmp/$name.srv.log" | tail -3
-		fi
-	}
-	client_stopped watchdog-client-stopped-write "write_bw -s 65536 -D 20 --timeout 1"
-	client_stopped watchdog-client-stopped-read "read_bw -s 65536 -D 20 --timeout 1"
-	client_stopped watchdog-client-stopped-send "send_bw -s 4096 -D 20 --timeout 1"
-	client_stopped watchdog-client-stopped-iwarp "write_bw --transport iwarp -s 65536 -D 20 --timeout 1"
+	stopped srv watchdog-stopped-roce "write_bw -s 1048576 -D 20 --timeout 1"
+	stopped srv watchdog-stopped-iwarp "write_bw --transport iwarp -s 1048576 -D 20 --timeout 1"
+	stopped cli watchdog-client-stopped-write "write_bw -s 65536 -D 20 --timeout 1"
+	stopped cli watchdog-client-stopped-read "read_bw -s 65536 -D 20 --timeout 1"
+	stopped cli watchdog-client-stopped-send "send_bw -s 4096 -D 20 --timeout 1"
+	stopped cli watchdog-client-stopped-iwarp "write_bw --transport iwarp -s 65536 -D 20 --timeout 1"
 	# gone NAME WHO SIG ARGS WANT OTHER-WANT: WHO (srv or cli) gets SIG once
 	# the client runs; the other end must fail at once (within 3 s, far
 	# below --timeout 10) saying WANT, and WHO say OTHER-WANT (if any): a
