@@ -1,11 +1,17 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# Sourced by run.sh (rxe) and siw.sh (siw), after they set $here: the lab
-# script, guest commands bounded on our side, and the checks that make a
-# suite report skipped (77) with the reason when the lab cannot run here.
-peer=${RDMA_PEER:-$here/../../../shared/interop/rdma-peer}
+# Sourced by run.sh (rxe) and siw.sh (siw), after they set $here and
+# $LAB_NS: the lab tool, guest commands bounded on our side, and the checks
+# that make a suite report skipped (77) with the reason when the lab cannot
+# run here.
+#
+# The lab is the project's own tools/rk-lab/rk-lab; RDMA_PEER may name
+# another tool with the same commands (up, down, exec, link, loss, status).
+peer=${RDMA_PEER:-$(cd "$here/../.." && pwd)/tools/rk-lab/rk-lab}
+# Which lab: its namespace, told to either tool.
+export RK_LAB_NS=$LAB_NS RDMA_PEER_NS=$LAB_NS
 
-# A guest command, bounded on our side as well: rdma-peer's exec waits
-# without limit for a free command port when earlier commands hold them.
+# A guest command, bounded on our side as well: the lab's exec waits
+# without limit for a free command channel when earlier commands hold them.
 pexec() { # SECS GUEST CMD
 	local t=$1
 	shift
@@ -16,9 +22,41 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 lab_checks() { # RK_INTEROP
 	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
-	[ -x "$peer" ] || skip "no rdma-peer lab script at $peer (set RDMA_PEER)"
+	[ -x "$peer" ] || skip "no lab tool at $peer"
 	[ -x "$1" ] || skip "rk-interop not built"
 	[ -c /dev/net/tun ] || skip "no /dev/net/tun"
 	ip netns list >/dev/null 2>&1 || skip "no network namespace support"
-	command -v qemu-system-x86_64 >/dev/null || skip "QEMU is not installed (rdma-peer deps needs apt)"
+	command -v qemu-system-x86_64 >/dev/null || skip "QEMU is not installed (run tools/setup-debian.sh)"
+	command -v python3 >/dev/null || skip "python3 is not installed"
+	case $LAB_NS in *[!A-Za-z0-9_.-]*) skip "lab namespace '$LAB_NS' is not a plain name" ;; esac
+}
+
+# lab_up LOG [up args]: boots the lab; a lab that cannot start for want of
+# something outside the project (the package mirror, QEMU, tun) is a skip.
+lab_up() {
+	local log=$1
+	shift
+	# 9>&-: QEMU daemonizes; it must not inherit (and keep) the run's lock.
+	"$peer" up --guests 1 "$@" >"$log" 2>&1 9>&- && return 0
+	tail -5 "$log"
+	if grep -qiE "apt|download|install|mirror|resolve|qemu|tun" "$log"; then
+		skip "the lab did not start: $(grep -iE 'error|fail' "$log" | tail -1)"
+	fi
+	echo "FAIL: the lab did not come up"
+	exit 1
+}
+
+lab_running() {
+	ip netns list | grep -qw "^$LAB_NS" && "$peer" status 2>/dev/null | grep -q "guest1.*running"
+}
+
+# The lab's first bridge (guest1's), whichever tool built the lab.
+lab_bridge() {
+	ip -n "$LAB_NS" -o link show type bridge | awk -F': ' 'NR == 1 { sub(/@.*/, "", $2); print $2 }'
+}
+
+# The guest's package versions, one line.
+lab_versions() {
+	pexec 20 1 'uname -r; cat /etc/rk-lab/manifest /etc/rdma-peer/manifest 2>/dev/null |
+		grep -E "^ *(perftest|rdmacm-utils|ibverbs-providers) "' 2>/dev/null | tr -s ' \n' ' '
 }

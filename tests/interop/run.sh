@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Interoperability with Linux Soft-RoCE (rxe): rdma-core's and perftest's
-# tools in a QEMU guest of the rdma-peer lab against rk-interop on the
-# lab's free veth end dpdk0 (net_af_packet), in both roles.
+# tools in a QEMU guest of the project's lab (tools/rk-lab) against
+# rk-interop on the lab's host port dpdk0 (net_af_packet), in both roles.
 #
 #   run.sh RK_INTEROP RK_INSPECT [quick|full]
 #
 # quick (the default, for CI): every tool in both roles at MTU 1024 with a
 # small and a large message, the RC tools again under 1% and 5% loss, the
 # misbehaving-peer cases (one process serving a good and a bad peer among
-# them), then a compact MTU 4096 set. full runs the whole matrix again at
-# MTU 4096, with more sizes. MTU 4096 needs a lab this script booted (it
+# them), then a compact MTU 4096 set (with 1% and 5% loss). full runs the
+# whole matrix again at MTU 4096 (every tool in both roles, 1 B to 1 MiB,
+# under 0%, 1% and 5% loss). MTU 4096 needs a lab this script booted (it
 # reboots it with --mtu 9000) whose guest NIC takes big frames; otherwise
 # that part is reported skipped with the reason.
 #
@@ -20,24 +21,26 @@
 # reason when the lab cannot run here (not root, no QEMU, no namespaces,
 # no /dev/net/tun, the guest image cannot be built offline).
 #
-# Environment: RDMA_PEER (path of the rdma-peer script), RDMA_PEER_NS and
-# RDMA_PEER_RUN (which lab: namespace and runtime directory, passed on to
-# rdma-peer; default rdmalab, /run/rdma-peer), RK_INTEROP_KEEP=1
-# keeps the recordings, RK_INTEROP_KEEP_LAB=1 leaves a lab this script
-# booted running, RK_INTEROP_MTU=4096 runs at path MTU 4096 (a lab up with
-# --mtu 9000) from the start, RK_INTEROP_NO4096=1 leaves out the MTU 4096
-# part, RK_INTEROP_ONLY=REGEX runs only the cases whose "NAME ROLE"
-# matches (e.g. '-R/.* rk-server').
+# Environment: RK_LAB_NS (the lab's namespace, default rklab; RDMA_PEER_NS
+# is taken too), RDMA_PEER (another lab tool with rk-lab's commands),
+# RK_INTEROP_KEEP=1 keeps the recordings, RK_INTEROP_KEEP_LAB=1 leaves a
+# lab this script booted running, RK_INTEROP_MTU=4096 runs everything at
+# path MTU 4096 from the start (it boots the lab with --mtu 9000, or uses
+# a running one up with --mtu 9000; with full this is the whole MTU 4096
+# matrix: every tool in both roles, 1 B to 1 MiB, 0%, 1% and 5% loss),
+# RK_INTEROP_NO4096=1 leaves out the MTU 4096 part, RK_INTEROP_ONLY=REGEX
+# runs only the cases whose "NAME ROLE" matches (e.g. '-R/.* rk-server').
 set -u
 rki=$1
 rk=$2
 level=${3:-quick}
 here=$(cd "$(dirname "$0")" && pwd)
+LAB_NS=${RK_LAB_NS:-${RDMA_PEER_NS:-rklab}}
 # shellcheck source=lab-common.sh
 . "$here/lab-common.sh"
 lab_checks "$rki"
 
-NS=${RDMA_PEER_NS:-rdmalab}
+NS=$LAB_NS
 OOB_NS=rkoob$$
 OOB_IF=rko$$
 OOB_IP=198.18.0.101
@@ -47,8 +50,7 @@ G1=198.18.0.11
 tmp=$(mktemp -d /tmp/rk-interop.XXXXXX)
 booted=0
 # One run per lab: the lock follows the namespace, so runs in other labs
-# (RDMA_PEER_NS, with their own RDMA_PEER_RUN) proceed in parallel.
-case $NS in *[!A-Za-z0-9_.-]*) skip "RDMA_PEER_NS '$NS' is not a plain name" ;; esac
+# (RK_LAB_NS) proceed in parallel.
 lock=/run/rk-interop-$NS.lock
 exec 9>"$lock"
 flock -w 600 9 || skip "another interop run holds $lock"
@@ -64,24 +66,12 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-lab_up() { # [extra up args]
-	# 9>&-: QEMU daemonizes; it must not inherit (and keep) our lock.
-	if ! "$peer" up --guests 1 "$@" >"$tmp/up.log" 2>&1 9>&-; then
-		tail -5 "$tmp/up.log"
-		if grep -qiE "apt|download|resolve|mirror|kvm|qemu|tun" "$tmp/up.log"; then
-			skip "the lab did not start: $(grep -iE 'error|fail' "$tmp/up.log" | tail -1)"
-		fi
-		echo "FAIL: rdma-peer up failed"
-		exit 1
-	fi
-}
-
 # The lab: reuse a running one (leave it running), else boot ours.
-if ip netns list | grep -qw "^$NS" && "$peer" status 2>/dev/null | grep -q "guest1.*running"; then
-	echo "using the running lab"
+if lab_running; then
+	echo "using the running lab $NS"
 else
 	booted=1
-	lab_up
+	if [ "$PMTU" = 4096 ]; then lab_up "$tmp/up.log" --mtu 9000; else lab_up "$tmp/up.log"; fi
 fi
 mtu_of_lab() { ip -n "$NS" link show dpdk0 2>/dev/null | sed -n 's/.* mtu \([0-9]*\).*/\1/p'; }
 
@@ -94,7 +84,7 @@ oob_up() {
 	ip netns exec "$OOB_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 	ip link add "$OOB_IF" netns "$OOB_NS" address 52:54:00:18:00:65 mtu "$(mtu_of_lab)" \
 		type veth peer name "${OOB_IF}b" netns "$NS" mtu "$(mtu_of_lab)" || return 1
-	ip -n "$NS" link set "${OOB_IF}b" master labbr0 up
+	ip -n "$NS" link set "${OOB_IF}b" master "$(lab_bridge)" up
 	ip -n "$OOB_NS" addr add "$OOB_IP/24" dev "$OOB_IF"
 	ip -n "$OOB_NS" link set "$OOB_IF" up
 }
@@ -259,7 +249,7 @@ rping() { # SIZE
 
 lossy() { # PCT
 	local LOSSY=1
-	timeout -k 5 60 "$peer" loss "$1" >/dev/null || { echo "FAIL: rdma-peer loss $1"; fail=$((fail + 1)); return; }
+	timeout -k 5 60 "$peer" loss "$1" >/dev/null || { echo "FAIL: lab loss $1"; fail=$((fail + 1)); return; }
 	both "rc_pingpong~$1%" "ibv_rc_pingpong -d rxe0 -g 1 -n 100 -m $PMTU" "rc_pingpong -n 100 --timeout 30 -u 18"
 	both "write_bw/65536~$1%" "ib_write_bw -d rxe0 -x 1 -F -n 100 -s 65536" \
 		"write_bw -n 100 -s 65536 --timeout 30"
@@ -340,7 +330,7 @@ pair() { # NAME FAULT-ARGS EXPECT-REGEX
 	fi
 }
 
-echo "== rdmakit vs rxe: $level; lab MTU $(mtu_of_lab); $(pexec 20 1 'uname -r; dpkg-query -W -f="\${Version}" perftest 2>/dev/null || true' 2>/dev/null | tr '\n' ' ')"
+echo "== rdmakit vs rxe: $level; lab MTU $(mtu_of_lab); $(lab_versions)"
 printf '%-4s %-22s %-9s %-6s %6s  %-22s %s\n' RES CASE ROLE ETHMTU TIME RECORDING "rk-interop"
 skips=()
 # MTU 4096 needs a guest NIC that takes frames above 1518 bytes. QEMU's
@@ -356,18 +346,32 @@ skip_part() { # WHAT REASON
 	echo "${skips[-1]}"
 }
 
-# The compact MTU 4096 set of quick: the RC tools at 1 MiB, both roles.
+# The compact MTU 4096 set of quick: the RC tools at 1 MiB and 1 B, both
+# roles, both exchanges, then 64 KiB WRITEs and READs under 1% and 5% loss.
 matrix4096() {
 	local t
 	both rc_pingpong "ibv_rc_pingpong -d rxe0 -g 1 -n 50 -m $PMTU" "rc_pingpong -n 50"
 	for t in write_bw read_bw send_bw; do
 		both "$t/1048576" "ib_$t -d rxe0 -x 1 -F -n 20 -s 1048576" "$t -n 20 -s 1048576"
 	done
+	both "write_lat/1" "ib_write_lat -d rxe0 -x 1 -F -n 50 -s 1" "write_lat -n 50 -s 1"
 	both "send_lat/65536" "ib_send_lat -d rxe0 -x 1 -F -n 50 -s 65536" "send_lat -n 50 -s 65536"
 	TOOL_HOST="" case_ "write_bw-R/65536" rk-client "ib_write_bw -d rxe0 -R -F -n 50 -s 65536" \
 		"write_bw -R -n 50 -s 65536"
 	TOOL_HOST=" $RK_IP" case_ "read_bw-R/65536" rk-server "ib_read_bw -d rxe0 -R -F -n 50 -s 65536" \
 		"read_bw -R -n 50 -s 65536"
+	lossy_compact 1 write_bw
+	lossy_compact 5 read_bw
+}
+
+# One bandwidth tool at 64 KiB in both roles under PCT % loss (the
+# settings of lossy below).
+lossy_compact() { # PCT TOOL
+	local LOSSY=1 extra="--timeout 30"
+	[ "$2" = read_bw ] && extra="$extra -t 4 -u 18"
+	timeout -k 5 60 "$peer" loss "$1" >/dev/null || { echo "FAIL: lab loss $1"; fail=$((fail + 1)); return; }
+	both "$2/65536~$1%" "ib_$2 -d rxe0 -x 1 -F -n 100 -s 65536" "$2 -n 100 -s 65536 $extra"
+	timeout -k 5 60 "$peer" loss off >/dev/null
 }
 
 if [ "$PMTU" = 4096 ] && ! big_frames_ok; then
@@ -392,13 +396,15 @@ if [ "$PMTU" != 4096 ] && [ "${RK_INTEROP_NO4096:-}" = "" ]; then
 	else
 		"$peer" down >/dev/null 2>&1
 		ip netns del "$OOB_NS" 2>/dev/null
-		lab_up --mtu 9000
+		lab_up "$tmp/up.log" --mtu 9000
 		oob_up || { echo "FAIL: cannot attach the exchange namespace"; exit 1; }
 		PMTU=4096
 		if ! big_frames_ok; then
 			skip_part "MTU 4096" "the guest drops frames above 1518 bytes (lab NIC without host_mtu)"
 		elif [ "$level" = full ]; then
-			matrix 1 4096 1048576
+			matrix 1 4096 65536 1048576
+			lossy 1
+			lossy 5
 		else
 			matrix4096
 		fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Interoperability with Linux soft-iWARP (siw): rping and perftest's
-# ib_{write,read,send}_bw -R in a QEMU guest of the rdma-peer lab against
+# ib_{write,read,send}_bw -R in a QEMU guest of the project's lab (tools/rk-lab) against
 # rk-interop --transport iwarp (lwIP TCP on the lab's free veth end dpdk0,
 # net_af_packet), in both roles: MPA revision 1 and 2, CRC off and on
 # (asked by us, and required by the siw-crc build), markers asked by us
@@ -19,15 +19,16 @@
 # cannot run here (not root, no QEMU, no namespaces, no /dev/net/tun, the
 # guest image cannot be built offline, rk-interop built without lwIP).
 #
-# Environment: RDMA_PEER (path of the rdma-peer script), RDMA_PEER_NS and
-# RDMA_PEER_RUN (the lab: default rklabsiw and /run/rdma-peer-siw, apart
-# from the rxe suite's), RK_SIW_KEEP=1 keeps the recordings,
+# Environment: RK_LAB_NS (the lab's namespace, default rklabsiw, apart
+# from the rxe suite's; RDMA_PEER_NS is taken too), RDMA_PEER (another lab
+# tool with rk-lab's commands), RK_SIW_KEEP=1 keeps the recordings,
 # RK_SIW_KEEP_LAB=1 leaves a lab this script booted running,
 # RK_SIW_ONLY=REGEX runs only the cases whose "NAME ROLE" matches.
 set -u
 rki=$1
 rk=$2
 here=$(cd "$(dirname "$0")" && pwd)
+LAB_NS=${RK_LAB_NS:-${RDMA_PEER_NS:-rklabsiw}}
 # shellcheck source=lab-common.sh
 . "$here/lab-common.sh"
 lab_checks "$rki"
@@ -35,14 +36,13 @@ lab_checks "$rki"
 command -v tshark >/dev/null || skip "tshark is not installed (the MPA CRC check needs it)"
 command -v python3 >/dev/null || skip "python3 is not installed"
 
-export RDMA_PEER_NS=${RDMA_PEER_NS:-rklabsiw}
-export RDMA_PEER_RUN=${RDMA_PEER_RUN:-/run/rdma-peer-siw}
-NS=$RDMA_PEER_NS
+# The other lab tool keeps its runtime state per lab only when told.
+export RDMA_PEER_RUN=${RDMA_PEER_RUN:-/run/rdma-peer-$LAB_NS}
+NS=$LAB_NS
 RK_IP=198.18.0.100
 G1=198.18.0.11
 tmp=$(mktemp -d /tmp/rk-siw.XXXXXX)
 booted=0
-case $NS in *[!A-Za-z0-9_.-]*) skip "RDMA_PEER_NS '$NS' is not a plain name" ;; esac
 lock=/run/rk-interop-$NS.lock
 exec 9>"$lock"
 flock -w 600 9 || skip "another interop run holds $lock"
@@ -57,19 +57,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-if ip netns list | grep -qw "^$NS" && "$peer" status 2>/dev/null | grep -q "guest1.*running"; then
+if lab_running; then
 	echo "using the running lab $NS"
 else
 	booted=1
-	# 9>&-: QEMU daemonizes; it must not inherit (and keep) our lock.
-	if ! "$peer" up --guests 1 --rdma siw >"$tmp/up.log" 2>&1 9>&-; then
-		tail -5 "$tmp/up.log"
-		if grep -qiE "apt|download|resolve|mirror|kvm|qemu|tun|siw" "$tmp/up.log"; then
-			skip "the lab did not start: $(grep -iE 'error|fail' "$tmp/up.log" | tail -1)"
-		fi
-		echo "FAIL: rdma-peer up failed"
-		exit 1
-	fi
+	lab_up "$tmp/up.log" --rdma siw
 fi
 
 if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
@@ -85,7 +77,7 @@ LINK=none
 
 link() { # siw | siw-crc
 	[ "$LINK" = "$1" ] && return 0
-	"$peer" link all "$1" >"$tmp/link.log" 2>&1 || { echo "FAIL: rdma-peer link all $1"; cat "$tmp/link.log"; exit 1; }
+	"$peer" link all "$1" >"$tmp/link.log" 2>&1 || { echo "FAIL: lab link all $1"; cat "$tmp/link.log"; exit 1; }
 	LINK=$1
 }
 
@@ -218,8 +210,7 @@ bw() { # NAME VERB SIZE ITERS RKARGS
 		"$2 -n $4 -s $3 $5"
 }
 
-manifest=$(pexec 20 1 'uname -r; grep -E "^ *(perftest|rdmacm-utils|ibverbs-providers) " /etc/rdma-peer/manifest' 2>/dev/null | tr -s ' \n' ' ')
-echo "== rdmakit vs siw: $manifest"
+echo "== rdmakit vs siw: $(lab_versions)"
 printf '%-4s %-20s %-9s %-7s %6s  %-40s %s\n' RES CASE ROLE LINK TIME RECORDING "rk-interop"
 
 link siw
@@ -274,7 +265,7 @@ if timeout -k 5 60 "$peer" loss 1 >/dev/null; then
 	done
 	timeout -k 5 60 "$peer" loss off >/dev/null
 else
-	echo "FAIL: rdma-peer loss 1"
+	echo "FAIL: lab loss 1"
 	fail=$((fail + 1))
 fi
 
