@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install every Debian 12 package rdmakit builds, tests and benchmarks with.
-# Run as root on a fresh machine; safe to run again. With the interop lab
-# beside the checkout it also installs the lab's packages (--no-lab: not).
+# Run as root on a fresh machine; safe to run again. It also installs the
+# host packages of the interop lab, tools/rk-lab (--no-lab: not).
 set -euo pipefail
 
 PKGS=(
@@ -46,12 +46,13 @@ else
 	apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-# The interop lab (Linux rxe/siw in QEMU guests) installs its own host
-# packages (QEMU, socat, nftables, kernel headers) when it sits beside the
-# checkout; without it the interop suite reports skipped.
+# The interop lab (Linux rxe and siw in QEMU guests, tools/rk-lab): QEMU,
+# socat, nftables, the build tools and the headers of Debian's current
+# kernel for siw.ko. The guest image itself is built by the first
+# "rk-lab up" (or "rk-lab build"), from Debian's mirror, and cached.
 # --no-lab skips it (the demo needs no lab).
-lab=${RDMA_PEER:-$(dirname "$0")/../../shared/interop/rdma-peer}
-if [ "${1:-}" != --no-lab ] && [ -x "$lab" ]; then
-	echo "setup-debian.sh: interop lab packages ($lab deps)"
-	"$lab" deps || echo "setup-debian.sh: the lab's packages did not install; interop tests will skip"
+if [ "${1:-}" != --no-lab ]; then
+	echo "setup-debian.sh: interop lab packages (tools/rk-lab/rk-lab deps)"
+	"$(dirname "$0")/rk-lab/rk-lab" deps ||
+		echo "setup-debian.sh: the lab's packages did not install; the interop suites will skip"
 fi

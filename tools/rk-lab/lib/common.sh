@@ -7,7 +7,7 @@
 : "${RK_LAB_MEM:=768}"  # MiB per guest
 : "${RK_LAB_SMP:=1}"    # vCPUs per guest: TCG runs one host thread per vCPU
 CTL_PORTS=4             # command channels per guest (virtio-serial ports)
-IMAGE_FORMAT=1          # bump when the image layout changes
+IMAGE_FORMAT=2          # bump when the image layout changes
 
 # The lab network, 198.18.0.0/24 (RFC 2544 benchmarking range):
 #   guest N      198.18.0.(10+N)   52:54:00:18:00:(10+N in hex)
@@ -24,7 +24,7 @@ bridge_name() { echo "rkbr$(($1 - 1))"; }
 GUEST_PACKAGES=(busybox-static dash bash kmod iproute2
 	ibverbs-utils ibverbs-providers libibverbs1 librdmacm1
 	rdmacm-utils perftest libibumad3)
-HOST_PACKAGES=(qemu-system-x86 socat tcpdump nftables kmod cpio gzip
+HOST_PACKAGES=(qemu-system-x86 tcpdump nftables kmod cpio gzip
 	xz-utils make gcc binutils iproute2 util-linux python3)
 # Loaded at boot, with their dependencies.
 GUEST_MODULES=(virtio_pci virtio_net virtio_console ib_uverbs rdma_ucm

@@ -1,10 +1,18 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-lab build: the guest image from Debian's own packages, cached.
 #
+# The initramfs is three gzip'd cpio archives one after the other (the
+# kernel unpacks them in turn): the userland, the kernel's modules, and a
+# small top layer (init, configuration, manifest). The first two are
+# cached under a name that says what they hold, so a rebuild repacks only
+# what changed.
+#
 # $RK_LAB_CACHE/
 #   debs/          every .deb fetched (kept: a rebuild needs no mirror)
 #   siw/<kver>/    siw.ko and siw-crc.ko built for that kernel
-#   image/         vmlinuz, initrd.img, manifest, key (what it was built from)
+#   layers/        userland-<hash>.cpio.gz, modules-<kver>-<hash>.cpio.gz
+#   image/         vmlinuz, initrd.img, manifest, key (what it was built
+#                  from), build-seconds
 
 # The versioned image package behind linux-image-amd64 (the stock kernel).
 kernel_package() {
@@ -73,19 +81,126 @@ guest_closure() {
 		grep -v '^[ <]' | sort -u
 }
 
-# Copies the modules NAMES... with their dependencies from the unpacked
-# kernel tree KROOT into ROOT.
-copy_modules() { # KROOT ROOT KVER NAMES...
-	local kroot=$1 root=$2 kver=$3 m f rel
-	shift 3
-	for m in "$@"; do
+# The .deb file names (apt-get download's naming) of the candidates of
+# NAMES..., one a line; downloads those not in debs/ yet.
+fetch_closure() {
+	local files=() want=() p v a f
+	while read -r p v a; do
+		f="${p}_${v//:/%3a}_$a.deb"
+		files+=("$f")
+		[ -s "$RK_LAB_CACHE/debs/$f" ] || want+=("$p=$v")
+	done < <(apt-cache show --no-all-versions "$@" 2>/dev/null |
+		awk '/^Package:/ { p = $2 } /^Version:/ { v = $2 } /^Architecture:/ { print p, v, $2 }')
+	if [ ${#want[@]} -gt 0 ]; then
+		(cd "$RK_LAB_CACHE/debs" && "${APT[@]}" -qq download "${want[@]}" >&2) ||
+			die "cannot download the guest packages"
+	fi
+	printf '%s\n' "${files[@]}"
+}
+
+# Writes the gzip'd newc cpio archive of directory DIR to FILE.
+pack() { # DIR FILE
+	(cd "$1" && find . -print0 | LC_ALL=C sort -z |
+		cpio --null -o -H newc --owner=0:0 --quiet | gzip -1) >"$2.tmp" &&
+		mv "$2.tmp" "$2"
+}
+
+# The userland layer of the .deb files DEBS...: each unpacked with
+# dpkg-deb -x (no maintainer scripts; nothing is installed on the host),
+# documentation left out, busybox applets for what no package provides.
+userland_layer() { # DEBS...
+	local layer dir d applet
+	layer="$RK_LAB_CACHE/layers/userland-$(printf '%s\n' "$@" | sha256sum | cut -c1-16).cpio.gz"
+	if [ ! -s "$layer" ]; then
+		dir="$RK_LAB_CACHE/work/userland"
+		rm -rf "$dir" && mkdir -p "$dir"
+		for d in "$@"; do dpkg-deb -x "$RK_LAB_CACHE/debs/$d" "$dir"; done
+		rm -rf "$dir"/usr/share/{doc,man,info,locale,lintian,bug,bash-completion,zsh} "$dir/var"
+		# /bin/sh is dash: busybox's sh would run its own ip and tc
+		# applets ahead of iproute2's.
+		ln -sf dash "$dir/bin/sh"
+		local -A have=()
+		for d in "$dir"/{bin,sbin,usr/bin,usr/sbin}/*; do have[${d##*/}]=1; done
+		for applet in $("$dir/bin/busybox" --list); do
+			[ -n "${have[$applet]:-}" ] || ln -s /bin/busybox "$dir/bin/$applet"
+		done
+		pack "$dir" "$layer"
+		rm -rf "$dir"
+	fi
+	echo "$layer"
+}
+
+# The module layer: the modules the guest loads, their dependencies and
+# siw.ko (siw-crc.ko beside it, for "rk-lab link ... siw-crc"), taken from
+# the kernel package; vmlinuz is left in the cache's work directory.
+modules_layer() { # KDEB KVER
+	local kdeb=$1 kver=$2 layer dir kroot m f rel
+	f="$RK_LAB_CACHE/siw/$kver"
+	layer="$RK_LAB_CACHE/layers/modules-$kver-$({
+		printf '%s\n' "$kdeb" "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"
+		cat "$f/siw.ko" "$f/siw-crc.ko"
+	} | sha256sum | cut -c1-16).cpio.gz"
+	if [ -s "$layer" ] && [ -s "$RK_LAB_CACHE/layers/vmlinuz-$kver" ]; then
+		echo "$layer"
+		return 0
+	fi
+	dir="$RK_LAB_CACHE/work/modules" kroot="$RK_LAB_CACHE/work/kernel"
+	rm -rf "$dir" "$kroot" && mkdir -p "$dir" "$kroot"
+	# Only the kernel and the module directories the guest can need.
+	dpkg-deb --fsys-tarfile "$kdeb" | tar -x -C "$kroot" --wildcards \
+		"./boot/vmlinuz-$kver" "./lib/modules/$kver/modules.*" \
+		"./lib/modules/$kver/kernel/drivers/infiniband/*" \
+		"./lib/modules/$kver/kernel/drivers/net/*" \
+		"./lib/modules/$kver/kernel/drivers/virtio/*" \
+		"./lib/modules/$kver/kernel/drivers/char/*" \
+		"./lib/modules/$kver/kernel/net/*" \
+		"./lib/modules/$kver/kernel/crypto/*" \
+		"./lib/modules/$kver/kernel/lib/*" \
+		"./lib/modules/$kver/kernel/arch/*" || die "cannot unpack $kdeb"
+	mkdir -p "$kroot/lib/modules/$kver/extra"
+	cp "$f/siw.ko" "$kroot/lib/modules/$kver/extra/"
+	depmod -b "$kroot" "$kver"
+	for m in "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"; do
 		modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null |
 			awk '$1 == "insmod" { print $2 }'
-	done | sort -u | while read -r f; do
-		rel=${f#"$kroot"/}
-		mkdir -p "$root/${rel%/*}"
-		cp "$f" "$root/$rel"
+	done | sort -u | while read -r m; do
+		rel=${m#"$kroot"/}
+		mkdir -p "$dir/${rel%/*}"
+		cp "$m" "$dir/$rel"
 	done
+	cp "$kroot/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$dir/lib/modules/$kver/"
+	depmod -b "$dir" "$kver"
+	mkdir -p "$dir/usr/lib/rk-lab"
+	cp "$f/siw-crc.ko" "$dir/usr/lib/rk-lab/"
+	pack "$dir" "$layer"
+	cp "$kroot/boot/vmlinuz-$kver" "$RK_LAB_CACHE/layers/vmlinuz-$kver"
+	rm -rf "$dir" "$kroot"
+	echo "$layer"
+}
+
+# The top layer: init, the guest's configuration and the manifest.
+top_layer() { # FILE KPKG KDEBVER DEBS...
+	local file=$1 kpkg=$2 kdeb=$3 dir="$RK_LAB_CACHE/work/top" d v
+	shift 3
+	rm -rf "$dir"
+	mkdir -p "$dir"/{proc,sys,dev,tmp,run,root,etc/rk-lab}
+	install -m 0755 "$LAB_DIR/guest/init" "$dir/init"
+	printf '%s\n' "${GUEST_MODULES[@]}" >"$dir/etc/rk-lab/modules"
+	echo 'root:x:0:0:root:/root:/bin/bash' >"$dir/etc/passwd"
+	echo 'root:x:0:' >"$dir/etc/group"
+	printf '127.0.0.1 localhost\n%s guest1\n%s guest2\n' "$(guest_ip 1)" "$(guest_ip 2)" >"$dir/etc/hosts"
+	{
+		echo "kernel $kpkg $kdeb"
+		echo "siw built from linux-source-${kpkg#linux-image-} $kdeb" | sed 's/\.0-[0-9]*-amd64//'
+		for d in "$@"; do # NAME_VERSION_ARCH.deb
+			v=${d#*_}
+			v=${v%_*}
+			echo "${d%%_*} ${v//%3a/:}"
+		done
+	} >"$dir/etc/rk-lab/manifest"
+	pack "$dir" "$file"
+	cp "$dir/etc/rk-lab/manifest" "$RK_LAB_CACHE/work/manifest"
+	rm -rf "$dir"
 }
 
 image_key() { # KPKG KVER-DEB
@@ -100,7 +215,7 @@ cmd_build() {
 	[ "${1:-}" = --force ] && force=1
 	apt_install "${HOST_PACKAGES[@]}"
 	apt_refresh
-	local kpkg kver kdeb img key t0=$SECONDS
+	local kpkg kver kdeb img key t0=$SECONDS t=$SECONDS
 	kpkg=$(kernel_package)
 	[ -n "$kpkg" ] || die "linux-image-amd64 does not resolve (apt lists?)"
 	kver=${kpkg#linux-image-}
@@ -111,73 +226,34 @@ cmd_build() {
 		return 0
 	fi
 	say "building the guest image ($kpkg $kdeb)"
-	mkdir -p "$RK_LAB_CACHE/debs"
+	step() {
+		say "  $1: $((SECONDS - t)) s"
+		t=$SECONDS
+	}
+	mkdir -p "$RK_LAB_CACHE/debs" "$RK_LAB_CACHE/layers" "$RK_LAB_CACHE/work" "$img"
 	build_siw "$kver" "$kdeb"
-
-	local work="$RK_LAB_CACHE/work" root kroot kdebfile names d
-	rm -rf "$work"
-	root="$work/root" kroot="$work/kernel"
-	mkdir -p "$root" "$kroot"
-	kdebfile=$(fetch_deb "$kpkg" "$kdeb")
+	step "siw.ko and siw-crc.ko"
+	local names debs userland modules
 	names=$(guest_closure)
 	[ -n "$names" ] || die "cannot resolve the guest packages"
 	# shellcheck disable=SC2086
-	(cd "$RK_LAB_CACHE/debs" && "${APT[@]}" -qq download $names >&2) ||
-		die "cannot download the guest packages"
-
-	# Userland: each package of the closure unpacked (no maintainer scripts;
-	# nothing is installed on the host), documentation left out.
-	for d in $names; do
-		dpkg-deb -x "$(ls -t "$RK_LAB_CACHE/debs/${d}_"*.deb | head -n1)" "$root"
-	done
-	rm -rf "$root"/usr/share/{doc,man,info,locale,lintian,bug,bash-completion,zsh} "$root/var"
-
-	# Kernel: the image package unpacked aside, the wanted modules copied.
-	dpkg-deb -x "$kdebfile" "$kroot"
-	mkdir -p "$kroot/lib/modules/$kver/extra"
-	cp "$RK_LAB_CACHE/siw/$kver/siw.ko" "$kroot/lib/modules/$kver/extra/"
-	depmod -b "$kroot" "$kver"
-	copy_modules "$kroot" "$root" "$kver" "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"
-	cp "$kroot/lib/modules/$kver"/modules.{order,builtin,builtin.modinfo} "$root/lib/modules/$kver/"
-	depmod -b "$root" "$kver"
-	mkdir -p "$root/usr/lib/rk-lab"
-	cp "$RK_LAB_CACHE/siw/$kver/siw-crc.ko" "$root/usr/lib/rk-lab/"
-
-	# /bin/sh is dash: busybox's sh would prefer its own ip and tc applets
-	# to iproute2's. Busybox fills in only what no package provides.
-	ln -sf dash "$root/bin/sh"
-	local have applet
-	have=$(cd "$root" && ls bin sbin usr/bin usr/sbin 2>/dev/null)
-	for applet in $("$root/bin/busybox" --list); do
-		grep -qxF -- "$applet" <<<"$have" || ln -s /bin/busybox "$root/bin/$applet"
-	done
-	mkdir -p "$root"/{proc,sys,dev,tmp,run,root,etc/rk-lab}
-	printf '%s\n' "${GUEST_MODULES[@]}" >"$root/etc/rk-lab/modules"
-	echo 'root:x:0:0:root:/root:/bin/bash' >"$root/etc/passwd"
-	echo 'root:x:0:' >"$root/etc/group"
-	{
-		echo '127.0.0.1 localhost'
-		echo "$(guest_ip 1) guest1"
-		echo "$(guest_ip 2) guest2"
-	} >"$root/etc/hosts"
-	install -m 0755 "$LAB_DIR/guest/init" "$root/init"
-	{
-		echo "kernel $kpkg $kdeb"
-		echo "siw built from linux-source-${kver%%.0-*} $kdeb"
-		for d in $names; do
-			dpkg-deb -f "$(ls -t "$RK_LAB_CACHE/debs/${d}_"*.deb | head -n1)" Package Version |
-				paste -sd' ' | sed 's/Package: //; s/ Version://'
-		done
-	} >"$root/etc/rk-lab/manifest"
-
-	mkdir -p "$img"
-	(cd "$root" && find . -print0 | LC_ALL=C sort -z |
-		cpio --null -o -H newc --owner=0:0 --quiet | gzip -1) >"$work/initrd.img"
-	cp "$kroot/boot/vmlinuz-$kver" "$img/vmlinuz"
-	mv "$work/initrd.img" "$img/initrd.img"
-	cp "$root/etc/rk-lab/manifest" "$img/manifest"
+	debs=$(fetch_closure $names)
+	step "packages resolved and fetched"
+	# shellcheck disable=SC2086
+	userland=$(userland_layer $debs)
+	step "userland layer"
+	modules=$(modules_layer "$(fetch_deb "$kpkg" "$kdeb")" "$kver")
+	step "module layer"
+	# shellcheck disable=SC2086
+	top_layer "$RK_LAB_CACHE/work/top.cpio.gz" "$kpkg" "$kdeb" $debs
+	cat "$userland" "$modules" "$RK_LAB_CACHE/work/top.cpio.gz" >"$img/initrd.img.tmp"
+	cp "$RK_LAB_CACHE/layers/vmlinuz-$kver" "$img/vmlinuz.tmp"
+	mv "$RK_LAB_CACHE/work/manifest" "$img/manifest"
+	mv "$img/vmlinuz.tmp" "$img/vmlinuz"
+	mv "$img/initrd.img.tmp" "$img/initrd.img"
 	echo "$key" >"$img/key"
-	rm -rf "$work"
+	rm -rf "$RK_LAB_CACHE/work"
+	step "top layer, image"
 	echo $((SECONDS - t0)) >"$img/build-seconds"
 	say "image built in $((SECONDS - t0)) s: $(du -h "$img/initrd.img" | cut -f1) initramfs, $(du -h "$img/vmlinuz" | cut -f1) kernel"
 }
