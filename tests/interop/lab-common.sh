@@ -60,3 +60,23 @@ lab_versions() {
 	pexec 20 1 'uname -r; cat /etc/rk-lab/manifest /etc/rdma-peer/manifest 2>/dev/null |
 		grep -E "^ *(perftest|rdmacm-utils|ibverbs-providers) "' 2>/dev/null | tr -s ' \n' ' '
 }
+
+# A suite that boots the lab records its PID in $LAB_OWNER; a lab whose
+# recorded owner is gone (a run killed by its time limit cannot clean up)
+# is taken down and booted afresh, never reused as someone's running lab.
+# Likewise the exchange namespaces (rkoobPID) of runs that are gone.
+LAB_OWNER=/run/rk-interop-$LAB_NS.owner
+lab_reap_stale() {
+	local owner ns
+	owner=$(cat "$LAB_OWNER" 2>/dev/null)
+	if [ -n "$owner" ] && [ ! -d "/proc/$owner" ]; then
+		echo "taking down the lab $LAB_NS left by run $owner"
+		"$peer" down >/dev/null 2>&1 9>&-
+		rm -f "$LAB_OWNER"
+	fi
+	for ns in $(ip netns list | awk '$1 ~ /^rkoob[0-9]+$/ { print $1 }'); do
+		[ -d "/proc/${ns#rkoob}" ] || ip netns del "$ns" 2>/dev/null
+	done
+}
+lab_own() { echo $$ >"$LAB_OWNER"; }
+lab_disown() { rm -f "$LAB_OWNER"; }

@@ -60,6 +60,7 @@ cleanup() {
 	ip netns del "$OOB_NS" 2>/dev/null
 	if [ "$booted" = 1 ] && [ -z "${RK_INTEROP_KEEP_LAB:-}" ]; then
 		"$peer" down >/dev/null 2>&1
+		lab_disown
 	fi
 	[ -n "${RK_INTEROP_KEEP:-}" ] && echo "recordings kept in $tmp" || rm -rf "$tmp"
 }
@@ -67,10 +68,12 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 # The lab: reuse a running one (leave it running), else boot ours.
+lab_reap_stale
 if lab_running; then
 	echo "using the running lab $NS"
 else
 	booted=1
+	lab_own
 	if [ "$PMTU" = 4096 ]; then lab_up "$tmp/up.log" --mtu 9000; else lab_up "$tmp/up.log"; fi
 fi
 mtu_of_lab() { ip -n "$NS" link show dpdk0 2>/dev/null | sed -n 's/.* mtu \([0-9]*\).*/\1/p'; }

@@ -51,16 +51,19 @@ cleanup() {
 	timeout -k 5 60 "$peer" loss off >/dev/null 2>&1
 	if [ "$booted" = 1 ] && [ -z "${RK_SIW_KEEP_LAB:-}" ]; then
 		"$peer" down >/dev/null 2>&1
+		lab_disown
 	fi
 	[ -n "${RK_SIW_KEEP:-}" ] && echo "recordings kept in $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
+lab_reap_stale
 if lab_running; then
 	echo "using the running lab $NS"
 else
 	booted=1
+	lab_own
 	lab_up "$tmp/up.log" --rdma siw
 fi
 

@@ -5,7 +5,7 @@
 : "${RK_LAB_RUN:=/run/rk-lab/$RK_LAB_NS}"
 : "${RK_LAB_CACHE:=${XDG_CACHE_HOME:-$HOME/.cache}/rk-lab}"
 : "${RK_LAB_MEM:=768}"  # MiB per guest
-: "${RK_LAB_SMP:=1}"    # vCPUs per guest: TCG runs one host thread per vCPU
+: "${RK_LAB_SMP:=2}"    # vCPUs per guest (perftest spins on its CQ beside rxe's work)
 CTL_PORTS=4             # command channels per guest (virtio-serial ports)
 IMAGE_FORMAT=2          # bump when the image layout changes
 
