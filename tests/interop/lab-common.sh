@@ -31,15 +31,19 @@ lab_checks() { # RK_INTEROP
 	case $LAB_NS in *[!A-Za-z0-9_.-]*) skip "lab namespace '$LAB_NS' is not a plain name" ;; esac
 }
 
-# lab_up LOG [up args]: boots the lab; a lab that cannot start for want of
-# something outside the project (the package mirror, QEMU, tun) is a skip.
+# lab_up LOG [up args]: boots the lab. rk-lab exits 3 when this machine
+# cannot run it (no root, tun, QEMU or package mirror): a skip, with the
+# reason; any other failure fails the suite.
 lab_up() {
-	local log=$1
+	local log=$1 rc=0
 	shift
 	# 9>&-: QEMU daemonizes; it must not inherit (and keep) the run's lock.
-	"$peer" up --guests 1 "$@" >"$log" 2>&1 9>&- && return 0
+	"$peer" up --guests 1 "$@" >"$log" 2>&1 9>&- || rc=$?
+	[ $rc = 0 ] && return 0
 	tail -5 "$log"
-	if grep -qiE "apt|download|install|mirror|resolve|qemu|tun" "$log"; then
+	if [ $rc = 3 ]; then
+		skip "the lab cannot run here: $(grep 'unavailable:' "$log" | tail -1)"
+	elif [ -n "${RDMA_PEER:-}" ] && grep -qiE "apt|download|mirror|resolve|kvm|qemu|tun" "$log"; then
 		skip "the lab did not start: $(grep -iE 'error|fail' "$log" | tail -1)"
 	fi
 	echo "FAIL: the lab did not come up"

@@ -38,7 +38,13 @@ die() {
 	say "error: $*"
 	exit 1
 }
-need_root() { [ "$(id -u)" = 0 ] || die "needs root (namespaces, taps, QEMU)"; }
+# Exit status 3: this machine cannot run the lab (no root, no tun, no
+# package mirror, no QEMU), as opposed to a lab that failed (1).
+unavailable() {
+	say "unavailable: $*"
+	exit 3
+}
+need_root() { [ "$(id -u)" = 0 ] || unavailable "needs root (namespaces, taps, QEMU)"; }
 in_ns() { ip netns exec "$RK_LAB_NS" "$@"; }
 ns_exists() { [ -e "/run/netns/$RK_LAB_NS" ]; }
 
@@ -64,7 +70,7 @@ apt_lists_fresh() {
 	[ -n "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -mmin -1440 2>/dev/null | head -n1)" ]
 }
 apt_refresh() {
-	apt_lists_fresh || "${APT[@]}" -qq update >&2 || die "apt-get update failed (no mirror?)"
+	apt_lists_fresh || "${APT[@]}" -qq update >&2 || unavailable "apt-get update failed (no package mirror?)"
 }
 pkg_installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
 apt_install() {
@@ -74,5 +80,5 @@ apt_install() {
 	apt_refresh
 	say "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive "${APT[@]}" -y -qq --no-install-recommends \
-		install "${missing[@]}" >&2 || die "cannot install ${missing[*]}"
+		install "${missing[@]}" >&2 || unavailable "cannot install ${missing[*]}"
 }

@@ -27,7 +27,7 @@ fetch_deb() {
 	f=$(ls "$RK_LAB_CACHE/debs/${pkg}_${ver/*:/}_"*.deb 2>/dev/null | head -n1)
 	if [ -z "$f" ]; then
 		(cd "$RK_LAB_CACHE/debs" && "${APT[@]}" -qq download "$pkg=$ver" >&2) ||
-			die "cannot download $pkg $ver"
+			unavailable "cannot download $pkg $ver"
 		f=$(ls "$RK_LAB_CACHE/debs/${pkg}_${ver/*:/}_"*.deb | head -n1)
 	fi
 	echo "$f"
@@ -93,7 +93,7 @@ fetch_closure() {
 		awk '/^Package:/ { p = $2 } /^Version:/ { v = $2 } /^Architecture:/ { print p, v, $2 }')
 	if [ ${#want[@]} -gt 0 ]; then
 		(cd "$RK_LAB_CACHE/debs" && "${APT[@]}" -qq download "${want[@]}" >&2) ||
-			die "cannot download the guest packages"
+			unavailable "cannot download the guest packages"
 	fi
 	printf '%s\n' "${files[@]}"
 }
@@ -215,7 +215,7 @@ cmd_build() {
 	[ "${1:-}" = --force ] && force=1
 	apt_install "${HOST_PACKAGES[@]}"
 	apt_refresh
-	local kpkg kver kdeb img key t0=$SECONDS t=$SECONDS
+	local kpkg kver kdeb img key lock t0=$SECONDS t=$SECONDS
 	kpkg=$(kernel_package)
 	[ -n "$kpkg" ] || die "linux-image-amd64 does not resolve (apt lists?)"
 	kver=${kpkg#linux-image-}
@@ -223,6 +223,15 @@ cmd_build() {
 	img="$RK_LAB_CACHE/image"
 	key=$(image_key "$kpkg" "$kdeb")
 	if [ $force = 0 ] && [ -s "$img/initrd.img" ] && [ "$(cat "$img/key" 2>/dev/null)" = "$key" ]; then
+		return 0
+	fi
+	# One build at a time per cache; a build that waited finds the image
+	# another one made.
+	mkdir -p "$RK_LAB_CACHE"
+	exec {lock}>"$RK_LAB_CACHE/.build.lock"
+	flock "$lock"
+	if [ $force = 0 ] && [ -s "$img/initrd.img" ] && [ "$(cat "$img/key" 2>/dev/null)" = "$key" ]; then
+		exec {lock}>&-
 		return 0
 	fi
 	say "building the guest image ($kpkg $kdeb)"
@@ -255,5 +264,6 @@ cmd_build() {
 	rm -rf "$RK_LAB_CACHE/work"
 	step "top layer, image"
 	echo $((SECONDS - t0)) >"$img/build-seconds"
+	exec {lock}>&-
 	say "image built in $((SECONDS - t0)) s: $(du -h "$img/initrd.img" | cut -f1) initramfs, $(du -h "$img/vmlinuz" | cut -f1) kernel"
 }

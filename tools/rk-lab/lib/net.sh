@@ -47,7 +47,7 @@ net_tap() { # GUEST BRIDGE-INDEX MTU
 
 net_up() { # GUESTS MTU PORTS(0|1) SPLIT(0|1)
 	local guests=$1 mtu=$2 ports=$3 split=$4 g
-	ns_exists || ip netns add "$RK_LAB_NS" || die "cannot create namespace $RK_LAB_NS"
+	ns_exists || ip netns add "$RK_LAB_NS" || unavailable "cannot create namespace $RK_LAB_NS"
 	in_ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	in_ns ip link set lo up
 	net_guard

@@ -111,7 +111,8 @@ cmd_up() {
 	if [ $split = 1 ] && { [ "$guests" != 2 ] || [ $ports = 0 ]; }; then
 		die "--split needs --guests 2 and the host ports"
 	fi
-	[ -c /dev/net/tun ] || die "no /dev/net/tun"
+	[ -c /dev/net/tun ] || unavailable "no /dev/net/tun"
+	command -v qemu-system-x86_64 >/dev/null || apt_install qemu-system-x86
 	local want="$split $mtu"
 	if ns_exists && [ -s "$RK_LAB_RUN/shape" ] && [ "$(cat "$RK_LAB_RUN/shape")" != "$want" ]; then
 		die "the lab runs with another topology or MTU: rk-lab down first"
