@@ -110,7 +110,11 @@ pack() { # DIR FILE
 # documentation left out, busybox applets for what no package provides.
 userland_layer() { # DEBS...
 	local layer dir d applet
-	layer="$RK_LAB_CACHE/layers/userland-$(printf '%s\n' "$@" | sha256sum | cut -c1-16).cpio.gz"
+	# Named after its .debs and the code that makes it.
+	layer="$RK_LAB_CACHE/layers/userland-$({
+		printf '%s\n' "$@"
+		declare -f userland_layer pack
+	} | sha256sum | cut -c1-16).cpio.gz"
 	if [ ! -s "$layer" ]; then
 		dir="$RK_LAB_CACHE/work/userland"
 		rm -rf "$dir" && mkdir -p "$dir"
@@ -139,6 +143,7 @@ modules_layer() { # KDEB KVER
 	layer="$RK_LAB_CACHE/layers/modules-$kver-$({
 		printf '%s\n' "$kdeb" "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"
 		cat "$f/siw.ko" "$f/siw-crc.ko"
+		declare -f modules_layer pack
 	} | sha256sum | cut -c1-16).cpio.gz"
 	if [ -s "$layer" ] && [ -s "$RK_LAB_CACHE/layers/vmlinuz-$kver" ]; then
 		echo "$layer"
@@ -155,14 +160,18 @@ modules_layer() { # KDEB KVER
 		"./lib/modules/$kver/kernel/drivers/char/*" \
 		"./lib/modules/$kver/kernel/net/*" \
 		"./lib/modules/$kver/kernel/crypto/*" \
+		"./lib/modules/$kver/kernel/fs/*" \
 		"./lib/modules/$kver/kernel/lib/*" \
 		"./lib/modules/$kver/kernel/arch/*" || die "cannot unpack $kdeb"
 	mkdir -p "$kroot/lib/modules/$kver/extra"
 	cp "$f/siw.ko" "$kroot/lib/modules/$kver/extra/"
 	depmod -b "$kroot" "$kver"
+	# A module whose dependencies are not all here is an error, not a
+	# guest without it (rdma_ucm needs configfs, under fs/).
 	for m in "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"; do
-		modprobe -d "$kroot" -S "$kver" --show-depends "$m" 2>/dev/null |
-			awk '$1 == "insmod" { print $2 }'
+		modprobe -d "$kroot" -S "$kver" --show-depends "$m" >"$kroot/deps" 2>&1 ||
+			die "module $m of $kver: $(cat "$kroot/deps")"
+		awk '$1 == "insmod" { print $2 }' "$kroot/deps"
 	done | sort -u | while read -r m; do
 		rel=${m#"$kroot"/}
 		mkdir -p "$dir/${rel%/*}"
@@ -203,10 +212,15 @@ top_layer() { # FILE KPKG KDEBVER DEBS...
 	rm -rf "$dir"
 }
 
+# What an image is made from: the kernel, guest/init, the package and
+# module lists, and the code that builds it.
 image_key() { # KPKG KVER-DEB
 	echo "format $IMAGE_FORMAT; kernel $1 $2;" \
 		"init $(sha256sum "$LAB_DIR/guest/init" | cut -c1-12);" \
-		"packages $(printf '%s ' "${GUEST_PACKAGES[@]}" | sha256sum | cut -c1-12)"
+		"recipe $({
+			printf '%s\n' "${GUEST_PACKAGES[@]}" "${GUEST_MODULES[@]}" "${GUEST_OPTIONAL_MODULES[@]}"
+			declare -f cmd_build userland_layer modules_layer top_layer pack
+		} | sha256sum | cut -c1-12)"
 }
 
 cmd_build() {
@@ -262,6 +276,10 @@ cmd_build() {
 	mv "$img/initrd.img.tmp" "$img/initrd.img"
 	echo "$key" >"$img/key"
 	rm -rf "$RK_LAB_CACHE/work"
+	# Layers of earlier recipes or versions are not needed again.
+	for d in "$RK_LAB_CACHE"/layers/*.cpio.gz; do
+		[ "$d" = "$userland" ] || [ "$d" = "$modules" ] || rm -f "$d"
+	done
 	step "top layer, image"
 	echo $((SECONDS - t0)) >"$img/build-seconds"
 	exec {lock}>&-
