@@ -84,3 +84,29 @@ lab_reap_stale() {
 }
 lab_own() { echo $$ >"$LAB_OWNER"; }
 lab_disown() { rm -f "$LAB_OWNER"; }
+
+# tool_wait_listening SECS TOOLCMD: before rk-interop connects to a tool
+# the guest runs as the server, wait (at most SECS) until the tool
+# listens: under TCG on a busy host a tool can take seconds to start, and
+# a client that meets refusals retries with new QPs. RDMA-CM tools (rping,
+# perftest -R) listen with an RDMA-CM ID (rdma res show cm_id), the others
+# on a TCP port (ss).
+tool_wait_listening() { # SECS TOOLCMD
+	local port=18515 probe
+	case "$2" in
+	*rping*) port=7174 ;;
+	*ib_* | *ibv_*) ;;
+	*) # not a listening tool
+		sleep 1.5
+		return 0
+		;;
+	esac
+	[[ "$2" =~ \ -p\ ([0-9]+) ]] && port=${BASH_REMATCH[1]}
+	case "$2" in
+	*rping* | *" -R "*) probe="rdma res show cm_id | grep -q 'LISTEN.*:$port\\b'" ;;
+	*) probe="ss -ltnH 'sport = :$port' | grep -q ." ;;
+	esac
+	pexec "$1" 1 "for i in \$(seq $((5 * $1))); do $probe && exit 0; sleep 0.2; done; exit 1" \
+		>/dev/null 2>&1 || sleep 1.5
+	sleep 0.3
+}

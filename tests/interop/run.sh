@@ -140,7 +140,7 @@ case_() {
 	if [ "$role" = rk-client ]; then
 		pexec 120 1 "$tool" >"$f.tool" 2>&1 &
 		tp=$!
-		sleep 1.5
+		tool_wait_listening 30 "$tool"
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 		rc=$?
@@ -302,7 +302,8 @@ pair() { # NAME FAULT-ARGS EXPECT-REGEX
 	tp1=$!
 	pexec 120 1 "ib_read_bw -d rxe0 -x 1 -F -n 200 -s 65536 -p 18516" >"$f.tool2" 2>&1 &
 	tp2=$!
-	sleep 1.5
+	tool_wait_listening 30 "ib_read_bw -p 18515"
+	tool_wait_listening 30 "ib_read_bw -p 18516"
 	timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) read_bw -n 200 -s 65536 $fault \
 		--pair-port 18516 --timeout 30 -m "$PMTU" -I "$RK_IP" --oob-netns "$OOB_NS" \
 		-w "$f.pcapng" "$G1" >"$f.rk" 2>&1

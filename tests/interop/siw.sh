@@ -160,7 +160,7 @@ case_() {
 		# A server whose client was refused waits for the next one: TOOL_T ends it.
 		pexec "${TOOL_T:-120}" 1 "$tool" >"$f.tool" 2>&1 &
 		tp=$!
-		sleep 1.5
+		tool_wait_listening 30 "$tool"
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
 			-w "$f.pcapng" "$G1" >"$f.rk" 2>&1
 		rc=$?
