@@ -110,3 +110,23 @@ tool_wait_listening() { # SECS TOOLCMD
 		>/dev/null 2>&1 || sleep 1.5
 	sleep 0.3
 }
+
+# rk_wait_listening SECS [NETNS PORT]: after starting rk-interop as the
+# server, wait (at most SECS) until it can take the tool's connection:
+# its TCP exchange socket listening in NETNS, or, without one (RDMA-CM,
+# or iWARP over lwIP on the DPDK port), until rk-interop answers ARP for
+# 198.18.0.100 on the lab link, seen from the guest. DPDK's start takes
+# seconds under TCG on a busy host.
+rk_wait_listening() { # SECS [NETNS PORT]
+	local i
+	if [ -n "${2:-}" ]; then
+		for ((i = 0; i < 5 * $1; i++)); do
+			ip netns exec "$2" ss -ltnH "sport = :$3" 2>/dev/null | grep -q . && break
+			sleep 0.2
+		done
+	else
+		pexec "$1" 1 "for i in \$(seq $1); do arping -q -c 1 -w 1 -I eth0 198.18.0.100 && exit 0; done; exit 1" \
+			>/dev/null 2>&1
+	fi
+	sleep 0.3
+}

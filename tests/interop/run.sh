@@ -149,7 +149,11 @@ case_() {
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
 			--oob-netns "$OOB_NS" -w "$f.pcapng" >"$f.rk" 2>&1 &
 		rp=$!
-		sleep 1.5
+		if [ "${TOOL_HOST- $OOB_IP}" = " $OOB_IP" ]; then
+			rk_wait_listening 30 "$OOB_NS" 18515
+		else
+			rk_wait_listening 30
+		fi
 		pexec 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1
 		trc=$?
 		wait "$rp"; rc=$?

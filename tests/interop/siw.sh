@@ -169,7 +169,7 @@ case_() {
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $args --transport iwarp -I "$RK_IP" \
 			-w "$f.pcapng" >"$f.rk" 2>&1 &
 		rp=$!
-		sleep 1.5
+		rk_wait_listening 30
 		pexec 120 1 "$tool $RK_IP" >"$f.tool" 2>&1
 		trc=$?
 		wait "$rp"; rc=$?
