@@ -61,7 +61,7 @@ vm_start() { # GUEST RDMA MTU ACCEL
 		}
 }
 
-# Waits for guest N's ready line; fails on a silent console after 45 s
+# Waits for guest N's ready line; fails on a silent console after 120 s
 # (a hung early boot), a dead QEMU or SECS without the line.
 vm_wait() { # GUEST SECS
 	local g=$1 t0=$SECONDS log
@@ -73,8 +73,8 @@ vm_wait() { # GUEST SECS
 			tail -n 20 "$log" >&2
 			return 1
 		}
-		if [ $((SECONDS - t0)) -gt 45 ] && [ ! -s "$log" ]; then
-			say "guest$g: no console output in 45 s"
+		if [ $((SECONDS - t0)) -gt 120 ] && [ ! -s "$log" ]; then
+			say "guest$g: no console output in 120 s"
 			return 1
 		fi
 		sleep 0.2
@@ -130,7 +130,7 @@ cmd_up() {
 			vm_start $g "$rdma" "$mtu" "$accel" || ok=0
 		done
 		for ((g = 1; g <= guests; g++)); do
-			vm_wait $g 150 || {
+			vm_wait $g 300 || {
 				ok=0
 				vm_stop $g
 			}
