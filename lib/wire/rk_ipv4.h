@@ -16,8 +16,8 @@
  *
  * ECN codepoints (RFC 3168 5): 0 Not-ECT, 1 ECT(1), 2 ECT(0), 3 CE.
  * Accessors take a pointer to the first header byte, read or write exactly
- * the field's bits, and leave every other bit alone. Addresses are copied
- * as 4 bytes in network order.
+ * the field's bits, and leave every other bit alone. Addresses are read as
+ * pointers into the header and written as 4 bytes, in network order.
  */
 #ifndef RK_IPV4_H
 #define RK_IPV4_H
@@ -99,15 +99,16 @@ rk_ipv4_set_ecn(uint8_t *ip, uint8_t v)
 static inline void rk_ipv4_set_total_len(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 2, v); }
 static inline void rk_ipv4_set_id(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 4, v); }
 static inline void rk_ipv4_set_frag(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 6, v); }
+/** Replace the bits @p mask of bytes 6-7 (flags, fragment offset) by those of @p v. */
 static inline void
-rk_ipv4_set_frag_bits_(uint8_t *ip, uint16_t mask, uint16_t v)
+rk_ipv4_set_frag_bits(uint8_t *ip, uint16_t mask, uint16_t v)
 {
 	rk_put_be16(ip + 6, (uint16_t)((rk_get_be16(ip + 6) & ~mask) | (v & mask)));
 }
-static inline void rk_ipv4_set_reserved(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits_(ip, RK_IPV4_RESERVED, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_df(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits_(ip, RK_IPV4_DF, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_mf(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits_(ip, RK_IPV4_MF, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_frag_off(uint8_t *ip, uint16_t v) { rk_ipv4_set_frag_bits_(ip, RK_IPV4_FRAG_OFF_MASK, v); }
+static inline void rk_ipv4_set_reserved(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_RESERVED, v ? 0xffff : 0); }
+static inline void rk_ipv4_set_df(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_DF, v ? 0xffff : 0); }
+static inline void rk_ipv4_set_mf(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_MF, v ? 0xffff : 0); }
+static inline void rk_ipv4_set_frag_off(uint8_t *ip, uint16_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_FRAG_OFF_MASK, v); }
 static inline void rk_ipv4_set_ttl(uint8_t *ip, uint8_t v) { ip[8] = v; }
 static inline void rk_ipv4_set_protocol(uint8_t *ip, uint8_t v) { ip[9] = v; }
 static inline void rk_ipv4_set_hdr_csum(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 10, v); }

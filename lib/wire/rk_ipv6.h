@@ -14,7 +14,8 @@
  * DSCP and ECN are the Traffic Class (RFC 8200 7) as RFC 2474 3 and
  * RFC 3168 5 split it; ECN codepoints are enum rk_ecn of rk_ipv4.h.
  * Accessors take a pointer to the first header byte, read or write exactly
- * the field's bits, and leave every other bit alone. The field table splits
+ * the field's bits, and leave every other bit alone; addresses are read as
+ * pointers into the header and written as 16 bytes. The field table splits
  * each 16-byte address in two 8-byte halves (hi: bytes 0-7, lo: 8-15).
  */
 #ifndef RK_IPV6_H
@@ -38,9 +39,9 @@
 #define RK_IPV6_ECN_SHIFT 20
 #define RK_IPV6_FLOW_MASK 0x000fffffu
 
-static inline uint32_t rk_ipv6_word0_(const uint8_t *ip) { return rk_get_be32(ip); }
+/** Replace the bits @p mask of the first 32-bit word by those of @p v. */
 static inline void
-rk_ipv6_set_word0_bits_(uint8_t *ip, uint32_t mask, uint32_t v)
+rk_ipv6_set_word0_bits(uint8_t *ip, uint32_t mask, uint32_t v)
 {
 	rk_put_be32(ip, (rk_get_be32(ip) & ~mask) | (v & mask));
 }
@@ -50,19 +51,19 @@ static inline uint8_t rk_ipv6_version(const uint8_t *ip) { return ip[0] >> 4; }
 static inline uint8_t
 rk_ipv6_tclass(const uint8_t *ip)
 {
-	return (uint8_t)((rk_ipv6_word0_(ip) & RK_IPV6_TCLASS_MASK) >> RK_IPV6_TCLASS_SHIFT);
+	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_TCLASS_MASK) >> RK_IPV6_TCLASS_SHIFT);
 }
 static inline uint8_t
 rk_ipv6_dscp(const uint8_t *ip)
 {
-	return (uint8_t)((rk_ipv6_word0_(ip) & RK_IPV6_DSCP_MASK) >> RK_IPV6_DSCP_SHIFT);
+	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_DSCP_MASK) >> RK_IPV6_DSCP_SHIFT);
 }
 static inline uint8_t
 rk_ipv6_ecn(const uint8_t *ip)
 {
-	return (uint8_t)((rk_ipv6_word0_(ip) & RK_IPV6_ECN_MASK) >> RK_IPV6_ECN_SHIFT);
+	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_ECN_MASK) >> RK_IPV6_ECN_SHIFT);
 }
-static inline uint32_t rk_ipv6_flow_label(const uint8_t *ip) { return rk_ipv6_word0_(ip) & RK_IPV6_FLOW_MASK; }
+static inline uint32_t rk_ipv6_flow_label(const uint8_t *ip) { return rk_get_be32(ip) & RK_IPV6_FLOW_MASK; }
 static inline uint16_t rk_ipv6_payload_len(const uint8_t *ip) { return rk_get_be16(ip + 4); }
 static inline uint8_t rk_ipv6_next_header(const uint8_t *ip) { return ip[6]; }
 static inline uint8_t rk_ipv6_hop_limit(const uint8_t *ip) { return ip[7]; }
@@ -72,27 +73,27 @@ static inline const uint8_t *rk_ipv6_dst(const uint8_t *ip) { return ip + 24; }
 static inline void
 rk_ipv6_set_version(uint8_t *ip, uint8_t v)
 {
-	rk_ipv6_set_word0_bits_(ip, RK_IPV6_VERSION_MASK, (uint32_t)v << 28);
+	rk_ipv6_set_word0_bits(ip, RK_IPV6_VERSION_MASK, (uint32_t)v << 28);
 }
 static inline void
 rk_ipv6_set_tclass(uint8_t *ip, uint8_t v)
 {
-	rk_ipv6_set_word0_bits_(ip, RK_IPV6_TCLASS_MASK, (uint32_t)v << RK_IPV6_TCLASS_SHIFT);
+	rk_ipv6_set_word0_bits(ip, RK_IPV6_TCLASS_MASK, (uint32_t)v << RK_IPV6_TCLASS_SHIFT);
 }
 static inline void
 rk_ipv6_set_dscp(uint8_t *ip, uint8_t v)
 {
-	rk_ipv6_set_word0_bits_(ip, RK_IPV6_DSCP_MASK, (uint32_t)v << RK_IPV6_DSCP_SHIFT);
+	rk_ipv6_set_word0_bits(ip, RK_IPV6_DSCP_MASK, (uint32_t)v << RK_IPV6_DSCP_SHIFT);
 }
 static inline void
 rk_ipv6_set_ecn(uint8_t *ip, uint8_t v)
 {
-	rk_ipv6_set_word0_bits_(ip, RK_IPV6_ECN_MASK, (uint32_t)v << RK_IPV6_ECN_SHIFT);
+	rk_ipv6_set_word0_bits(ip, RK_IPV6_ECN_MASK, (uint32_t)v << RK_IPV6_ECN_SHIFT);
 }
 static inline void
 rk_ipv6_set_flow_label(uint8_t *ip, uint32_t v)
 {
-	rk_ipv6_set_word0_bits_(ip, RK_IPV6_FLOW_MASK, v);
+	rk_ipv6_set_word0_bits(ip, RK_IPV6_FLOW_MASK, v);
 }
 static inline void rk_ipv6_set_payload_len(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 4, v); }
 static inline void rk_ipv6_set_next_header(uint8_t *ip, uint8_t v) { ip[6] = v; }

@@ -502,6 +502,19 @@ parse_ipv4(struct parse_ctx *c, uint32_t off)
 	parse_udp_tcp(c, off + ihl, off + tot);
 }
 
+/* The fields an IPv6 header and a GRH share (same layout, IBTA Vol1 8.3). */
+static void
+ipv6_fields(struct rk_pkt *pkt, const uint8_t *ip)
+{
+	pkt->l3_len = RK_IPV6_HLEN;
+	pkt->dscp = rk_ipv6_dscp(ip);
+	pkt->ecn = rk_ipv6_ecn(ip);
+	pkt->flow_label = rk_ipv6_flow_label(ip);
+	pkt->ttl = rk_ipv6_hop_limit(ip);
+	memcpy(pkt->src_ip, rk_ipv6_src(ip), 16);
+	memcpy(pkt->dst_ip, rk_ipv6_dst(ip), 16);
+}
+
 static void
 parse_ipv6(struct parse_ctx *c, uint32_t off)
 {
@@ -528,14 +541,8 @@ parse_ipv6(struct parse_ctx *c, uint32_t off)
 	}
 	pkt->layers |= RK_L_IPV6;
 	pkt->ip_version = 6;
-	pkt->l3_len = RK_IPV6_HLEN;
-	pkt->dscp = rk_ipv6_dscp(ip);
-	pkt->ecn = rk_ipv6_ecn(ip);
-	pkt->flow_label = rk_ipv6_flow_label(ip);
-	pkt->ttl = rk_ipv6_hop_limit(ip);
+	ipv6_fields(pkt, ip);
 	pkt->ip_proto = rk_ipv6_next_header(ip);
-	memcpy(pkt->src_ip, rk_ipv6_src(ip), 16);
-	memcpy(pkt->dst_ip, rk_ipv6_dst(ip), 16);
 	/* Extension headers are outside RoCEv2 (CA17-11 area): L4 only when next. */
 	parse_udp_tcp(c, off + RK_IPV6_HLEN, end);
 }
@@ -556,13 +563,7 @@ parse_grh(struct parse_ctx *c, uint32_t off, uint32_t *end)
 		return false;
 	g = pkt->frame + off;
 	pkt->layers |= RK_L_GRH;
-	pkt->l3_len = GRH_LEN;
-	pkt->dscp = rk_ipv6_dscp(g);
-	pkt->ecn = rk_ipv6_ecn(g);
-	pkt->flow_label = rk_ipv6_flow_label(g);
-	pkt->ttl = rk_ipv6_hop_limit(g);
-	memcpy(pkt->src_ip, rk_ipv6_src(g), 16);
-	memcpy(pkt->dst_ip, rk_ipv6_dst(g), 16);
+	ipv6_fields(pkt, g);
 	if (rk_ipv6_next_header(g) != GRH_NXTHDR_IBA)
 		return false;
 	*end = off + GRH_LEN + rk_ipv6_payload_len(g);
