@@ -27,6 +27,7 @@
 #include <pcap/pcap.h>
 
 #include "rk_build.h"
+#include "rk_ipv4.h"
 #include "rk_opcode.h"
 #include "rk_pkt.h"
 
@@ -340,7 +341,7 @@ step(struct gen *g, struct ep *e)
 	struct rk_bth_fields b = { .p_key = 0xffff };
 	struct rk_xeth_fields x = { 0 };
 	uint32_t plen = 0;
-	uint8_t ecn = 2;        /* ECT(0): RoCEv2 with DCQCN */
+	uint8_t ecn = RK_ECN_ECT0;      /* RoCEv2 with DCQCN */
 	int rc;
 
 	if (e->cnp_pending) {
@@ -389,7 +390,7 @@ step(struct gen *g, struct ep *e)
 		b.ack_req = last && e->ack_req;
 		b.se = last && e->type == MSG_SEND;
 		if (plen > 0 && chance(g, 1, 4000)) {
-			ecn = 3;        /* CE: congestion on the way */
+			ecn = RK_ECN_CE;        /* congestion on the way */
 			e->cnp_pending = true;
 			g->st.ce++;
 		}

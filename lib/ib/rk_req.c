@@ -10,10 +10,10 @@
 
 #include "rk_ib_internal.h"
 
-#define ETH_HLEN 14
-#define IPV4_HLEN 20
-#define IPV6_HLEN 40
-#define UDP_HLEN 8
+#include "rk_eth.h"
+#include "rk_ipv4.h"
+#include "rk_ipv6.h"
+#include "rk_udp.h"
 
 /* ---------------------------------------------------------------- frames */
 
@@ -22,50 +22,36 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		  uint32_t ib_len)
 {
 	const struct rk_ib_dev *dev = qp->dev;
-	uint8_t *ip = f + ETH_HLEN, *udp;
+	uint8_t *ip = f + RK_ETH_HLEN, *udp;
+	uint8_t ttl = ah->hop_limit ? ah->hop_limit : 64;
 
-	memcpy(f, ah->dmac, 6);
-	memcpy(f + 6, dev->attr.mac, 6);
+	rk_eth_write(f, ah->dmac, dev->attr.mac, 0, 0,
+		     dev->attr.ip_version == 4 ? RK_ETHERTYPE_IPV4 : RK_ETHERTYPE_IPV6);
 	if (dev->attr.ip_version == 4) {
-		uint32_t total = IPV4_HLEN + UDP_HLEN + ib_len;
-
-		rk_put_be16(f + 12, 0x0800);
-		ip[0] = 0x45;
-		ip[1] = (uint8_t)(ah->dscp << 2);    /* ECN 00: no congestion control */
-		rk_put_be16(ip + 2, (uint16_t)total);
-		rk_put_be16(ip + 4, 0);             /* constant: retransmissions identical */
-		rk_put_be16(ip + 6, 0x4000);        /* DF, CA17-7 */
-		ip[8] = ah->hop_limit ? ah->hop_limit : 64;
-		ip[9] = 17;
-		memcpy(ip + 12, dev->attr.ip + 12, 4);
-		memcpy(ip + 16, ah->dip + 12, 4);
-		{
-			/* RFC 1071 over the fields just written (per packet: no byte loop). */
-			uint32_t sum = (0x45u << 8 | ip[1]) + total + 0x4000u +
-				       ((uint32_t)ip[8] << 8 | 17u) +
-				       rk_get_be16(ip + 12) + rk_get_be16(ip + 14) +
-				       rk_get_be16(ip + 16) + rk_get_be16(ip + 18);
-
-			sum = (sum & 0xffff) + (sum >> 16);
-			sum = (sum & 0xffff) + (sum >> 16);
-			rk_put_be16(ip + 10, (uint16_t)~sum);
-		}
-		udp = ip + IPV4_HLEN;
+		ip[0] = 4 << 4 | RK_IPV4_HLEN / 4;
+		/* ECN 00: no congestion control */
+		rk_ipv4_set_tos(ip, (uint8_t)(ah->dscp << RK_IPV4_DSCP_SHIFT));
+		rk_ipv4_set_total_len(ip, (uint16_t)(RK_IPV4_HLEN + RK_UDP_HLEN + ib_len));
+		rk_ipv4_set_id(ip, 0);                  /* constant: retransmissions identical */
+		rk_ipv4_set_frag(ip, RK_IPV4_DF);       /* DF, CA17-7 */
+		rk_ipv4_set_ttl(ip, ttl);
+		rk_ipv4_set_protocol(ip, RK_IPPROTO_UDP);
+		rk_ipv4_set_src(ip, dev->attr.ip + 12);
+		rk_ipv4_set_dst(ip, ah->dip + 12);
+		rk_ipv4_fill_csum(ip);
+		udp = ip + RK_IPV4_HLEN;
 	} else {
-		rk_put_be16(f + 12, 0x86dd);
-		rk_put_be32(ip, 6u << 28 | (uint32_t)ah->dscp << 22);
-		rk_put_be16(ip + 4, (uint16_t)(UDP_HLEN + ib_len));
-		ip[6] = 17;
-		ip[7] = ah->hop_limit ? ah->hop_limit : 64;
-		memcpy(ip + 8, dev->attr.ip, 16);
-		memcpy(ip + 24, ah->dip, 16);
-		udp = ip + IPV6_HLEN;
+		rk_ipv6_set_word0(ip, ah->dscp, RK_ECN_NOT_ECT, 0);
+		rk_ipv6_set_payload_len(ip, (uint16_t)(RK_UDP_HLEN + ib_len));
+		rk_ipv6_set_next_header(ip, RK_IPPROTO_UDP);
+		rk_ipv6_set_hop_limit(ip, ttl);
+		rk_ipv6_set_src(ip, dev->attr.ip);
+		rk_ipv6_set_dst(ip, ah->dip);
+		udp = ip + RK_IPV6_HLEN;
 	}
-	rk_put_be16(udp, qp->sport);
-	rk_put_be16(udp + 2, RK_ROCEV2_UDP_PORT);
-	rk_put_be16(udp + 4, (uint16_t)(UDP_HLEN + ib_len));
-	rk_put_be16(udp + 6, 0);                    /* A17.3.2.4 allows 0 */
-	return udp + UDP_HLEN;
+	/* Checksum 0: A17.3.2.4 allows it. */
+	rk_udp_write(udp, qp->sport, RK_ROCEV2_UDP_PORT, (uint16_t)(RK_UDP_HLEN + ib_len));
+	return udp + RK_UDP_HLEN;
 }
 
 /* Zero the pad, append the ICRC (Annex A17.3.3); return the frame length. */
@@ -77,7 +63,7 @@ rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off, uint32_
 
 	(void)qp;
 	memset(f + payload_end, 0, pad);
-	rk_put_le32(f + end, rk_rocev2_icrc(f + ETH_HLEN, end - ETH_HLEN));
+	rk_put_le32(f + end, rk_rocev2_icrc(f + RK_ETH_HLEN, end - RK_ETH_HLEN));
 	return end + RK_ICRC_LEN;
 }
 
@@ -105,7 +91,7 @@ rk_ib_frame_finish_sg(struct rk_ib_dev *dev, uint8_t *f, uint32_t bth_off, uint3
 		      const uint8_t *payload, uint32_t plen)
 {
 	uint32_t pad = (4 - ((hdr_end - bth_off + plen) & 3)) & 3;
-	rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, hdr_end - ETH_HLEN);
+	rk_crc32_state crc = rk_rocev2_icrc_begin(f + RK_ETH_HLEN, hdr_end - RK_ETH_HLEN);
 
 	crc = rk_crc32_update(crc, payload, plen);
 	memset(dev->sg_trailer, 0, pad);
@@ -395,7 +381,7 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 							  plen);
 	}
 	if (plen >= RK_IB_CRC_AT_SOURCE_MIN) {
-		rk_crc32_state crc = rk_rocev2_icrc_begin(f + ETH_HLEN, bth_off - ETH_HLEN + hdr);
+		rk_crc32_state crc = rk_rocev2_icrc_begin(f + RK_ETH_HLEN, bth_off - RK_ETH_HLEN + hdr);
 
 		if (!gather(qp, w, off, b + hdr, plen, &crc))
 			return -1;

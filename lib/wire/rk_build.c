@@ -5,8 +5,12 @@
 #include <string.h>
 
 #include "rk_byteorder.h"
+#include "rk_eth.h"
+#include "rk_ipv4.h"
+#include "rk_ipv6.h"
 #include "rk_opcode.h"
 #include "rk_pkt.h"
+#include "rk_udp.h"
 #include "rk_xeth.h"
 
 int
@@ -77,18 +81,92 @@ rk_inet_csum_fold(const uint8_t *p, uint32_t len)
 }
 
 int
+rk_build_ip_headers(uint8_t *out, uint32_t cap, const struct rk_l2l4_hdr *h, uint8_t proto,
+		    uint32_t l4_len)
+{
+	uint32_t l2 = RK_ETH_HLEN + (h->vlan ? RK_VLAN_HLEN : 0);
+	uint32_t l3 = h->ip_version == 4 ? RK_IPV4_HLEN : RK_IPV6_HLEN;
+	uint8_t *ip = out + l2;
+
+	if (h->ip_version != 4 && h->ip_version != 6)
+		return -EINVAL;
+	if ((uint64_t)l4_len + (h->ip_version == 4 ? l3 : 0) > 0xffff)
+		return -EMSGSIZE;
+	if (cap < l2 + l3)
+		return -ENOSPC;
+	rk_eth_write(out, h->dst_mac, h->src_mac, h->vlan, rk_vlan_make_tci(h->pcp, h->dei, h->vid),
+		     h->ip_version == 4 ? RK_ETHERTYPE_IPV4 : RK_ETHERTYPE_IPV6);
+	if (h->ip_version == 4) {
+		ip[0] = 0;
+		rk_ipv4_set_version(ip, 4);
+		rk_ipv4_set_ihl(ip, RK_IPV4_HLEN / 4);
+		rk_ipv4_set_tos(ip, 0);
+		rk_ipv4_set_dscp(ip, h->dscp);
+		rk_ipv4_set_ecn(ip, h->ecn);
+		rk_ipv4_set_total_len(ip, (uint16_t)(l3 + l4_len));
+		rk_ipv4_set_id(ip, h->ip_id);
+		rk_ipv4_set_frag(ip, h->df ? RK_IPV4_DF : 0);
+		rk_ipv4_set_ttl(ip, h->ttl);
+		rk_ipv4_set_protocol(ip, proto);
+		rk_ipv4_set_src(ip, h->src_ip + 12);
+		rk_ipv4_set_dst(ip, h->dst_ip + 12);
+		rk_ipv4_fill_csum(ip);
+	} else {
+		rk_ipv6_set_word0(ip, h->dscp, h->ecn, h->flow_label);
+		rk_ipv6_set_payload_len(ip, (uint16_t)l4_len);
+		rk_ipv6_set_next_header(ip, proto);
+		rk_ipv6_set_hop_limit(ip, h->ttl);
+		rk_ipv6_set_src(ip, h->src_ip);
+		rk_ipv6_set_dst(ip, h->dst_ip);
+	}
+	return (int)(l2 + l3);
+}
+
+int
+rk_build_udp_headers(uint8_t *out, uint32_t cap, const struct rk_l2l4_hdr *h,
+		     uint32_t payload_len)
+{
+	int off;
+
+	if ((uint64_t)payload_len + RK_UDP_HLEN > 0xffff)
+		return -EMSGSIZE;
+	off = rk_build_ip_headers(out, cap, h, RK_IPPROTO_UDP, RK_UDP_HLEN + payload_len);
+	if (off < 0)
+		return off;
+	if (cap < (uint32_t)off + RK_UDP_HLEN)
+		return -ENOSPC;
+	rk_udp_write(out + off, h->src_port, h->dst_port, (uint16_t)(RK_UDP_HLEN + payload_len));
+	return off + RK_UDP_HLEN;
+}
+
+int
 rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
 		const struct rk_bth_fields *bth, const struct rk_xeth_fields *x,
 		const void *payload, uint32_t len)
 {
 	struct rk_bth_fields b = *bth;
-	uint32_t l2 = 14 + (a->vlan ? 4 : 0);
-	uint32_t l3 = a->ip_version == 4 ? 20 : 40;
+	uint32_t l2 = RK_ETH_HLEN + (a->vlan ? RK_VLAN_HLEN : 0);
+	uint32_t l3 = a->ip_version == 4 ? RK_IPV4_HLEN : RK_IPV6_HLEN;
 	uint32_t pad = (4 - (len & 3)) & 3;
 	const struct rk_opcode_info *op = rk_opcode_info(b.opcode);
 	uint32_t hdr = (op->flags & RK_OPF_VALID) ? op->hdr_len : RK_BTH_LEN;
-	uint64_t total = (uint64_t)l2 + l3 + 8 + hdr + len + pad + RK_ICRC_LEN;
+	uint64_t total = (uint64_t)l2 + l3 + RK_UDP_HLEN + hdr + len + pad + RK_ICRC_LEN;
 	uint32_t ip_len = (uint32_t)total - l2;
+	struct rk_l2l4_hdr h = {
+		.vlan = a->vlan,
+		.pcp = (uint8_t)((a->vlan_tci & RK_VLAN_PCP_MASK) >> RK_VLAN_PCP_SHIFT),
+		.dei = (a->vlan_tci & RK_VLAN_DEI) != 0,
+		.vid = a->vlan_tci & RK_VLAN_VID_MASK,
+		.ip_version = a->ip_version,
+		.dscp = a->dscp,
+		.ecn = a->ecn,
+		.ttl = a->ttl ? a->ttl : 64,
+		.flow_label = a->flow_label,
+		.df = a->df,
+		.ip_id = a->ip_id,
+		.src_port = a->src_port ? a->src_port : 0xc000,
+		.dst_port = RK_ROCEV2_UDP_PORT,
+	};
 	uint8_t *p = out;
 	struct rk_pkt pkt;
 
@@ -96,43 +174,13 @@ rk_build_rocev2(uint8_t *out, uint32_t cap, const struct rk_roce_addr *a,
 		return -EINVAL;
 	if (total > cap || ip_len > 0xffff)
 		return -ENOSPC;
-	memcpy(p, a->dst_mac, 6);
-	memcpy(p + 6, a->src_mac, 6);
-	p += 12;
-	if (a->vlan) {
-		rk_put_be16(p, 0x8100);
-		rk_put_be16(p + 2, a->vlan_tci);
-		p += 4;
-	}
-	rk_put_be16(p, a->ip_version == 4 ? 0x0800 : 0x86dd);
-	p += 2;
-	if (a->ip_version == 4) {
-		p[0] = 0x45;
-		p[1] = (uint8_t)(a->dscp << 2 | (a->ecn & 3));
-		rk_put_be16(p + 2, (uint16_t)ip_len);
-		rk_put_be16(p + 4, a->ip_id);
-		rk_put_be16(p + 6, a->df ? 0x4000 : 0);
-		p[8] = a->ttl ? a->ttl : 64;
-		p[9] = 17;
-		rk_put_be16(p + 10, 0);
-		memcpy(p + 12, a->src_ip + 12, 4);
-		memcpy(p + 16, a->dst_ip + 12, 4);
-		rk_put_be16(p + 10, (uint16_t)~rk_inet_csum_fold(p, 20));
-	} else {
-		rk_put_be32(p, 6u << 28 | (uint32_t)a->dscp << 22 | (uint32_t)(a->ecn & 3) << 20 |
-			       (a->flow_label & 0xfffff));
-		rk_put_be16(p + 4, (uint16_t)(ip_len - 40));
-		p[6] = 17;
-		p[7] = a->ttl ? a->ttl : 64;
-		memcpy(p + 8, a->src_ip, 16);
-		memcpy(p + 24, a->dst_ip, 16);
-	}
-	p += l3;
-	rk_put_be16(p, a->src_port ? a->src_port : 0xc000);
-	rk_put_be16(p + 2, RK_ROCEV2_UDP_PORT);
-	rk_put_be16(p + 4, (uint16_t)(ip_len - l3));
-	rk_put_be16(p + 6, 0);
-	p += 8;
+	memcpy(h.dst_mac, a->dst_mac, 6);
+	memcpy(h.src_mac, a->src_mac, 6);
+	memcpy(h.src_ip, a->src_ip, 16);
+	memcpy(h.dst_ip, a->dst_ip, 16);
+	if (rk_build_udp_headers(p, cap, &h, ip_len - l3 - RK_UDP_HLEN) < 0)
+		return -ENOSPC;
+	p += l2 + l3 + RK_UDP_HLEN;
 	b.pad_cnt = (uint8_t)pad;
 	if (rk_build_ib_headers(p, (uint32_t)(cap - (p - out)), &b, x) < 0)
 		return -ENOSPC;
@@ -209,14 +257,12 @@ mac_control(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_t opcod
 {
 	static const uint8_t dst[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
 
-	if (cap < 60)
+	if (cap < RK_ETH_FRAME_MIN)
 		return -ENOSPC;
-	memset(out, 0, 60);
-	memcpy(out, dst, 6);
-	memcpy(out + 6, src_mac, 6);
-	rk_put_be16(out + 12, RK_ETHERTYPE_MAC_CONTROL);
-	rk_put_be16(out + 14, opcode);
-	return 60;
+	memset(out, 0, RK_ETH_FRAME_MIN);
+	rk_eth_write(out, dst, src_mac, 0, 0, RK_ETHERTYPE_MAC_CONTROL);
+	rk_put_be16(out + RK_ETH_HLEN, opcode);
+	return RK_ETH_FRAME_MIN;
 }
 
 int
@@ -225,7 +271,7 @@ rk_build_pause(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_t qu
 	int n = mac_control(out, cap, src_mac, 0x0001);
 
 	if (n > 0)
-		rk_put_be16(out + 16, quanta);
+		rk_put_be16(out + RK_ETH_HLEN + 2, quanta);
 	return n;
 }
 
@@ -237,8 +283,8 @@ rk_build_pfc(uint8_t *out, uint32_t cap, const uint8_t src_mac[6],
 
 	if (n < 0)
 		return n;
-	rk_put_be16(out + 16, class_enable);
+	rk_put_be16(out + RK_ETH_HLEN + 2, class_enable);
 	for (int i = 0; i < 8; i++)
-		rk_put_be16(out + 18 + 2 * i, quanta[i]);
+		rk_put_be16(out + RK_ETH_HLEN + 4 + 2 * i, quanta[i]);
 	return n;
 }

@@ -31,6 +31,48 @@ struct rk_roce_addr {
 	uint16_t ip_id;
 };
 
+/**
+ * Every field of an Ethernet [802.1Q] / IPv4 or IPv6 / UDP header stack,
+ * written as given (no defaults): a generator sets each one.
+ */
+struct rk_l2l4_hdr {
+	uint8_t dst_mac[6], src_mac[6];
+	bool vlan;              /**< add one 802.1Q tag (TPID 0x8100) */
+	uint8_t pcp, dei;       /**< tag: priority (3 bits), drop eligible (1 bit) */
+	uint16_t vid;           /**< tag: VLAN ID (12 bits) */
+	uint8_t ip_version;     /**< 4 or 6 */
+	uint8_t src_ip[16], dst_ip[16]; /**< IPv4: last 4 bytes (::ffff:a.b.c.d form) */
+	uint8_t dscp;           /**< 6 bits (RFC 2474 3) */
+	uint8_t ecn;            /**< 2 bits (RFC 3168 5): enum rk_ecn, CE = 3 */
+	uint8_t ttl;            /**< IPv4 Time to Live, IPv6 Hop Limit */
+	uint32_t flow_label;    /**< IPv6 only, 20 bits */
+	bool df;                /**< IPv4 Don't Fragment */
+	uint16_t ip_id;         /**< IPv4 Identification */
+	uint16_t src_port, dst_port; /**< UDP ports */
+};
+
+/**
+ * Write the Ethernet header (with the 802.1Q tag when @p h->vlan) and the
+ * IPv4 (20 bytes, no options, header checksum computed, RFC 791 3.1) or
+ * IPv6 (RFC 8200 3) header of a packet carrying @p l4_len bytes of
+ * protocol @p proto after the IP header.
+ * @return bytes written (the offset of the L4 header), -EINVAL for a bad
+ *         ip_version, -EMSGSIZE when @p l4_len does not fit the IP length
+ *         field, or -ENOSPC when @p cap is too small.
+ */
+int rk_build_ip_headers(uint8_t *out, uint32_t cap, const struct rk_l2l4_hdr *h,
+			uint8_t proto, uint32_t l4_len);
+
+/**
+ * Write the Ethernet [802.1Q] / IP / UDP headers (RFC 768; checksum 0) of
+ * a UDP datagram of @p payload_len payload bytes: rk_build_ip_headers()
+ * with protocol 17, then the UDP header.
+ * @return bytes written (the offset of the UDP payload), or the errors of
+ *         rk_build_ip_headers().
+ */
+int rk_build_udp_headers(uint8_t *out, uint32_t cap, const struct rk_l2l4_hdr *h,
+			 uint32_t payload_len);
+
 /** Host-order values of every extended header; only those the opcode uses are written. */
 struct rk_xeth_fields {
 	uint32_t rdeth_ee_cnxt;
@@ -98,7 +140,11 @@ int rk_build_pause(uint8_t *out, uint32_t cap, const uint8_t src_mac[6], uint16_
 int rk_build_pfc(uint8_t *out, uint32_t cap, const uint8_t src_mac[6],
 		 uint8_t class_enable, const uint16_t quanta[8]);
 
-/** Internet checksum (RFC 1071) of @p len bytes, folded, not inverted. */
+/**
+ * Internet checksum (RFC 1071) of @p len bytes, folded, not inverted: for
+ * pseudo-header sums (TCP, ICMPv6). The IPv4 header checksum is
+ * rk_ipv4_csum() of rk_ipv4.h.
+ */
 uint16_t rk_inet_csum_fold(const uint8_t *p, uint32_t len);
 
 #endif /* RK_BUILD_H */

@@ -13,17 +13,16 @@
 #include "rk_bth.h"
 #include "rk_byteorder.h"
 #include "rk_crc.h"
+#include "rk_eth.h"
+#include "rk_ipv4.h"
+#include "rk_ipv6.h"
+#include "rk_tcp_hdr.h"
+#include "rk_udp.h"
 #include "rk_xeth.h"
 
-#define ETH_HLEN 14
-#define ETHERTYPE_IPV4 0x0800
-#define ETHERTYPE_IPV6 0x86dd
-#define ETHERTYPE_VLAN 0x8100
-#define ETHERTYPE_QINQ 0x88a8
-#define IPPROTO_UDP_ 17
-#define IPPROTO_TCP_ 6
 #define LRH_LEN 8
-#define GRH_LEN 40
+#define GRH_LEN RK_IPV6_HLEN    /* the GRH has the IPv6 header's layout */
+#define GRH_NXTHDR_IBA 0x1b     /* GRH NxtHdr of IBA transport (IBTA Vol1 8.3) */
 #define ERF_HLEN 16
 #define ERF_TYPE_ETH 2
 #define ERF_TYPE_COLOR_ETH 10
@@ -94,11 +93,9 @@ static const uint8_t ones8[8] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff
 static void
 mask_grh(uint8_t *h)
 {
-	h[0] |= 0x0f;
-	h[1] = 0xff;
-	h[2] = 0xff;
-	h[3] = 0xff;
-	h[7] = 0xff;
+	rk_ipv6_set_tclass(h, 0xff);
+	rk_ipv6_set_flow_label(h, RK_IPV6_FLOW_MASK);
+	rk_ipv6_set_hop_limit(h, 0xff);
 }
 
 /*
@@ -123,18 +120,15 @@ icrc_v2_head(const uint8_t *ip, uint32_t ip_hlen, uint32_t len, uint32_t *done)
 	if (len <= ICRC_ONE_CALL_MAX)
 		hl = len;
 	memcpy(h, ip, hl);
-	if ((ip[0] >> 4) == 4) {
-		/* IPv4: TOS, TTL and header checksum. */
-		h[1] = 0xff;
-		h[8] = 0xff;
-		h[10] = 0xff;
-		h[11] = 0xff;
+	if (rk_ipv4_version(ip) == 4) {
+		rk_ipv4_set_tos(h, 0xff);
+		rk_ipv4_set_ttl(h, 0xff);
+		rk_ipv4_set_hdr_csum(h, 0xffff);
 	} else {
 		mask_grh(h);
 	}
-	h[ip_hlen + 6] = 0xff; /* UDP checksum */
-	h[ip_hlen + 7] = 0xff;
-	h[ip_hlen + 8 + 4] = 0xff; /* BTH FECN, BECN, Resv6a */
+	rk_udp_set_csum(h + ip_hlen, 0xffff);
+	h[ip_hlen + RK_UDP_HLEN + 4] = 0xff; /* BTH FECN, BECN, Resv6a */
 	*done = hl;
 	return rk_crc32_update(ICRC_SEED_AFTER_ONES, h, hl);
 }
@@ -146,7 +140,7 @@ icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 	uint32_t hl;
 	rk_crc32_state crc;
 
-	if (ip_hlen > 60 || len < ip_hlen + 8 + RK_BTH_LEN)
+	if (ip_hlen > RK_IPV4_HLEN_MAX || len < ip_hlen + RK_UDP_HLEN + RK_BTH_LEN)
 		return 0;
 	crc = icrc_v2_head(ip, ip_hlen, len, &hl);
 	if (len > hl)
@@ -160,15 +154,16 @@ rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len)
 	uint32_t ip_hlen, hl;
 	rk_crc32_state crc;
 
-	if (ip == NULL || len < 20)
+	if (ip == NULL || len < RK_IPV4_HLEN)
 		return rk_crc32_init();
-	if ((ip[0] >> 4) == 4)
-		ip_hlen = (uint32_t)(ip[0] & 0x0f) * 4;
-	else if ((ip[0] >> 4) == 6)
-		ip_hlen = GRH_LEN;
+	if (rk_ipv4_version(ip) == 4)
+		ip_hlen = rk_ipv4_hlen(ip);
+	else if (rk_ipv4_version(ip) == 6)
+		ip_hlen = RK_IPV6_HLEN;
 	else
 		return rk_crc32_init();
-	if (ip_hlen < 20 || ip_hlen > 60 || len < ip_hlen + 8 + RK_BTH_LEN)
+	if (ip_hlen < RK_IPV4_HLEN || ip_hlen > RK_IPV4_HLEN_MAX ||
+	    len < ip_hlen + RK_UDP_HLEN + RK_BTH_LEN)
 		return rk_crc32_init();
 	crc = icrc_v2_head(ip, ip_hlen, len, &hl);
 	if (len > hl)
@@ -179,15 +174,15 @@ rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len)
 uint32_t
 rk_rocev2_icrc(const uint8_t *ip, uint32_t len)
 {
-	if (ip == NULL || len < 20)
+	if (ip == NULL || len < RK_IPV4_HLEN)
 		return 0;
-	switch (ip[0] >> 4) {
+	switch (rk_ipv4_version(ip)) {
 	case 4:
-		return icrc_v2(ip, (uint32_t)(ip[0] & 0x0f) * 4, len);
+		return icrc_v2(ip, rk_ipv4_hlen(ip), len);
 	case 6:
-		if (len < GRH_LEN || ip[6] != IPPROTO_UDP_)
+		if (len < RK_IPV6_HLEN || rk_ipv6_next_header(ip) != RK_IPPROTO_UDP)
 			return 0;
-		return icrc_v2(ip, GRH_LEN, len);
+		return icrc_v2(ip, RK_IPV6_HLEN, len);
 	default:
 		return 0;
 	}
@@ -396,45 +391,47 @@ parse_udp_tcp(struct parse_ctx *c, uint32_t off, uint32_t end)
 	struct rk_pkt *pkt = c->pkt;
 
 	pkt->l4_off = off;
-	if (pkt->ip_proto == IPPROTO_UDP_) {
+	if (pkt->ip_proto == RK_IPPROTO_UDP) {
+		const uint8_t *u = pkt->frame + off;
 		uint16_t ulen;
 
-		if (end < off + 8 || !captured(pkt, off, 8))
+		if (end < off + RK_UDP_HLEN || !captured(pkt, off, RK_UDP_HLEN))
 			return;
 		pkt->layers |= RK_L_UDP;
-		pkt->src_port = rk_get_be16(pkt->frame + off);
-		pkt->dst_port = rk_get_be16(pkt->frame + off + 2);
-		ulen = rk_get_be16(pkt->frame + off + 4);
+		pkt->src_port = rk_udp_src_port(u);
+		pkt->dst_port = rk_udp_dst_port(u);
+		ulen = rk_udp_len(u);
 		if (pkt->dst_port != RK_ROCEV2_UDP_PORT)
 			return;
 		pkt->kind = RK_PKT_ROCEV2;
 		if (ulen != end - off) {
 			finding(pkt, RK_F_UDP_LEN, off + 4);
-			if (ulen >= 8 && ulen < end - off)
+			if (ulen >= RK_UDP_HLEN && ulen < end - off)
 				end = off + ulen;
 		}
-		pkt->l4_payload_off = off + 8;
-		pkt->l4_payload_len = end - off - 8;
-		pkt->bth_off = off + 8;
+		pkt->l4_payload_off = off + RK_UDP_HLEN;
+		pkt->l4_payload_len = end - off - RK_UDP_HLEN;
+		pkt->bth_off = off + RK_UDP_HLEN;
 		parse_bth(c, end, 2);
-	} else if (pkt->ip_proto == IPPROTO_TCP_) {
+	} else if (pkt->ip_proto == RK_IPPROTO_TCP) {
+		const uint8_t *t = pkt->frame + off;
 		uint32_t doff;
 
-		if (end < off + 20 || !captured(pkt, off, 20))
+		if (end < off + RK_TCP_HLEN || !captured(pkt, off, RK_TCP_HLEN))
 			return;
-		doff = (uint32_t)(pkt->frame[off + 12] >> 4) * 4;
-		if (doff < 20 || off + doff > end) {
+		doff = rk_tcp_hlen(t);
+		if (doff < RK_TCP_HLEN || off + doff > end) {
 			finding(pkt, RK_F_TCP_HDR_BAD, off + 12);
 			return;
 		}
 		pkt->layers |= RK_L_TCP;
 		pkt->kind = RK_PKT_TCP;
-		pkt->src_port = rk_get_be16(pkt->frame + off);
-		pkt->dst_port = rk_get_be16(pkt->frame + off + 2);
-		pkt->tcp_seq = rk_get_be32(pkt->frame + off + 4);
-		pkt->tcp_ack = rk_get_be32(pkt->frame + off + 8);
-		pkt->tcp_flags = pkt->frame[off + 13];
-		pkt->tcp_window = rk_get_be16(pkt->frame + off + 14);
+		pkt->src_port = rk_tcp_src_port(t);
+		pkt->dst_port = rk_tcp_dst_port(t);
+		pkt->tcp_seq = rk_tcp_seq(t);
+		pkt->tcp_ack = rk_tcp_ack_num(t);
+		pkt->tcp_flags = rk_tcp_flags(t);
+		pkt->tcp_window = rk_tcp_window(t);
 		pkt->l4_payload_off = off + doff;
 		pkt->l4_payload_len = end - off - doff;
 		if (pkt->l4_payload_len > 0)
@@ -445,8 +442,8 @@ parse_udp_tcp(struct parse_ctx *c, uint32_t off, uint32_t end)
 static bool
 is_rocev2_udp(const struct rk_pkt *pkt, uint32_t off)
 {
-	return pkt->ip_proto == IPPROTO_UDP_ && (uint64_t)off + 4 <= pkt->caplen &&
-	       rk_get_be16(pkt->frame + off + 2) == RK_ROCEV2_UDP_PORT;
+	return pkt->ip_proto == RK_IPPROTO_UDP && (uint64_t)off + 4 <= pkt->caplen &&
+	       rk_udp_dst_port(pkt->frame + off) == RK_ROCEV2_UDP_PORT;
 }
 
 static void
@@ -458,20 +455,20 @@ parse_ipv4(struct parse_ctx *c, uint32_t off)
 	uint16_t frag;
 
 	pkt->l3_off = off;
-	if (!on_wire(pkt, off, 20)) {
+	if (!on_wire(pkt, off, RK_IPV4_HLEN)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off);
 		return;
 	}
-	if (!captured(pkt, off, 20))
+	if (!captured(pkt, off, RK_IPV4_HLEN))
 		return;
 	ip = pkt->frame + off;
-	if ((ip[0] >> 4) != 4) {
+	if (rk_ipv4_version(ip) != 4) {
 		finding(pkt, RK_F_IP_VERSION, off);
 		return;
 	}
-	ihl = (uint32_t)(ip[0] & 0x0f) * 4;
-	tot = rk_get_be16(ip + 2);
-	if (ihl < 20 || tot < ihl || !on_wire(pkt, off, tot)) {
+	ihl = rk_ipv4_hlen(ip);
+	tot = rk_ipv4_total_len(ip);
+	if (ihl < RK_IPV4_HLEN || tot < ihl || !on_wire(pkt, off, tot)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off);
 		return;
 	}
@@ -480,29 +477,42 @@ parse_ipv4(struct parse_ctx *c, uint32_t off)
 	pkt->layers |= RK_L_IPV4;
 	pkt->ip_version = 4;
 	pkt->l3_len = ihl;
-	pkt->dscp = ip[1] >> 2;
-	pkt->ecn = ip[1] & 3;
-	pkt->ttl = ip[8];
-	pkt->ip_proto = ip[9];
-	ipv4_mapped(pkt->src_ip, ip + 12);
-	ipv4_mapped(pkt->dst_ip, ip + 16);
-	frag = rk_get_be16(ip + 6);
-	if ((frag & 0x1fff) != 0) {
+	pkt->dscp = rk_ipv4_dscp(ip);
+	pkt->ecn = rk_ipv4_ecn(ip);
+	pkt->ttl = rk_ipv4_ttl(ip);
+	pkt->ip_proto = rk_ipv4_protocol(ip);
+	ipv4_mapped(pkt->src_ip, rk_ipv4_src(ip));
+	ipv4_mapped(pkt->dst_ip, rk_ipv4_dst(ip));
+	frag = rk_ipv4_frag(ip);
+	if ((frag & RK_IPV4_FRAG_OFF_MASK) != 0) {
 		/* Not the first fragment: no L4 header here. */
-		if (pkt->ip_proto == IPPROTO_UDP_)
+		if (pkt->ip_proto == RK_IPPROTO_UDP)
 			pkt->kind = RK_PKT_OTHER;
 		return;
 	}
 	if (is_rocev2_udp(pkt, off + ihl)) {
-		if (ihl > 20)
+		if (ihl > RK_IPV4_HLEN)
 			finding(pkt, RK_F_IPV4_OPTIONS, off);
-		if (frag & 0x2000) {
+		if (frag & RK_IPV4_MF) {
 			finding(pkt, RK_F_IPV4_FRAGMENT, off + 6);
 			pkt->kind = RK_PKT_ROCEV2;
 			return;
 		}
 	}
 	parse_udp_tcp(c, off + ihl, off + tot);
+}
+
+/* The fields an IPv6 header and a GRH share (same layout, IBTA Vol1 8.3). */
+static void
+ipv6_fields(struct rk_pkt *pkt, const uint8_t *ip)
+{
+	pkt->l3_len = RK_IPV6_HLEN;
+	pkt->dscp = rk_ipv6_dscp(ip);
+	pkt->ecn = rk_ipv6_ecn(ip);
+	pkt->flow_label = rk_ipv6_flow_label(ip);
+	pkt->ttl = rk_ipv6_hop_limit(ip);
+	memcpy(pkt->src_ip, rk_ipv6_src(ip), 16);
+	memcpy(pkt->dst_ip, rk_ipv6_dst(ip), 16);
 }
 
 static void
@@ -513,34 +523,28 @@ parse_ipv6(struct parse_ctx *c, uint32_t off)
 	uint32_t end;
 
 	pkt->l3_off = off;
-	if (!on_wire(pkt, off, GRH_LEN)) {
+	if (!on_wire(pkt, off, RK_IPV6_HLEN)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off);
 		return;
 	}
-	if (!captured(pkt, off, GRH_LEN))
+	if (!captured(pkt, off, RK_IPV6_HLEN))
 		return;
 	ip = pkt->frame + off;
-	if ((ip[0] >> 4) != 6) {
+	if (rk_ipv6_version(ip) != 6) {
 		finding(pkt, RK_F_IP_VERSION, off);
 		return;
 	}
-	end = off + GRH_LEN + rk_get_be16(ip + 4);
+	end = off + RK_IPV6_HLEN + rk_ipv6_payload_len(ip);
 	if (!on_wire(pkt, off, end - off)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off + 4);
 		return;
 	}
 	pkt->layers |= RK_L_IPV6;
 	pkt->ip_version = 6;
-	pkt->l3_len = GRH_LEN;
-	pkt->dscp = (uint8_t)(((ip[0] & 0x0f) << 2) | (ip[1] >> 6));
-	pkt->ecn = (ip[1] >> 4) & 3;
-	pkt->flow_label = rk_get_be24(ip + 1) & 0xfffff;
-	pkt->ttl = ip[7];
-	pkt->ip_proto = ip[6];
-	memcpy(pkt->src_ip, ip + 8, 16);
-	memcpy(pkt->dst_ip, ip + 24, 16);
+	ipv6_fields(pkt, ip);
+	pkt->ip_proto = rk_ipv6_next_header(ip);
 	/* Extension headers are outside RoCEv2 (CA17-11 area): L4 only when next. */
-	parse_udp_tcp(c, off + GRH_LEN, end);
+	parse_udp_tcp(c, off + RK_IPV6_HLEN, end);
 }
 
 /* GRH (RoCEv1, native IB with LNH = 3): same layout as an IPv6 header. */
@@ -559,16 +563,10 @@ parse_grh(struct parse_ctx *c, uint32_t off, uint32_t *end)
 		return false;
 	g = pkt->frame + off;
 	pkt->layers |= RK_L_GRH;
-	pkt->l3_len = GRH_LEN;
-	pkt->dscp = (uint8_t)(((g[0] & 0x0f) << 2) | (g[1] >> 6));
-	pkt->ecn = (g[1] >> 4) & 3;
-	pkt->flow_label = rk_get_be24(g + 1) & 0xfffff;
-	pkt->ttl = g[7];
-	memcpy(pkt->src_ip, g + 8, 16);
-	memcpy(pkt->dst_ip, g + 24, 16);
-	if (g[6] != 0x1b) /* next header: IBA transport */
+	ipv6_fields(pkt, g);
+	if (rk_ipv6_next_header(g) != GRH_NXTHDR_IBA)
 		return false;
-	*end = off + GRH_LEN + rk_get_be16(g + 4);
+	*end = off + GRH_LEN + rk_ipv6_payload_len(g);
 	/* PayLen must not claim bytes past the frame's end on the wire. */
 	if (!on_wire(pkt, off, *end - off)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off + 4);
@@ -610,20 +608,20 @@ parse_ethertype(struct parse_ctx *c, uint16_t type, uint32_t off)
 {
 	struct rk_pkt *pkt = c->pkt;
 
-	while ((type == ETHERTYPE_VLAN || type == ETHERTYPE_QINQ) && pkt->n_vlan < 2) {
-		if (!captured(pkt, off, 4))
+	while (rk_ethertype_is_vlan(type) && pkt->n_vlan < 2) {
+		if (!captured(pkt, off, RK_VLAN_HLEN))
 			return;
 		pkt->layers |= RK_L_VLAN;
-		pkt->vlan_tci[pkt->n_vlan++] = rk_get_be16(pkt->frame + off);
-		type = rk_get_be16(pkt->frame + off + 2);
-		off += 4;
+		pkt->vlan_tci[pkt->n_vlan++] = rk_vlan_tci(pkt->frame + off);
+		type = rk_vlan_ethertype(pkt->frame + off);
+		off += RK_VLAN_HLEN;
 	}
 	pkt->ethertype = type;
 	switch (type) {
-	case ETHERTYPE_IPV4:
+	case RK_ETHERTYPE_IPV4:
 		parse_ipv4(c, off);
 		break;
-	case ETHERTYPE_IPV6:
+	case RK_ETHERTYPE_IPV6:
 		parse_ipv6(c, off);
 		break;
 	case RK_ETHERTYPE_ROCEV1: {
@@ -650,16 +648,16 @@ parse_eth(struct parse_ctx *c, uint32_t off)
 	struct rk_pkt *pkt = c->pkt;
 
 	pkt->l2_off = off;
-	if (!on_wire(pkt, off, ETH_HLEN)) {
+	if (!on_wire(pkt, off, RK_ETH_HLEN)) {
 		finding(pkt, RK_F_FRAME_MALFORMED, off);
 		return;
 	}
-	if (!captured(pkt, off, ETH_HLEN))
+	if (!captured(pkt, off, RK_ETH_HLEN))
 		return;
 	pkt->layers |= RK_L_ETH;
-	memcpy(pkt->dst_mac, pkt->frame + off, 6);
-	memcpy(pkt->src_mac, pkt->frame + off + 6, 6);
-	parse_ethertype(c, rk_get_be16(pkt->frame + off + 12), off + ETH_HLEN);
+	rk_eth_dst(pkt->frame + off, pkt->dst_mac);
+	rk_eth_src(pkt->frame + off, pkt->src_mac);
+	parse_ethertype(c, rk_eth_ethertype(pkt->frame + off), off + RK_ETH_HLEN);
 }
 
 /* Native InfiniBand: LRH, optional GRH, BTH ... ICRC, VCRC. */
@@ -855,9 +853,9 @@ rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
 	case RK_LINK_IPV6:
 		if (!captured(pkt, 0, 1))
 			break;
-		if ((frame[0] >> 4) == 4 && link != RK_LINK_IPV6)
+		if (rk_ipv4_version(frame) == 4 && link != RK_LINK_IPV6)
 			parse_ipv4(&c, 0);
-		else if ((frame[0] >> 4) == 6 && link != RK_LINK_IPV4)
+		else if (rk_ipv6_version(frame) == 6 && link != RK_LINK_IPV4)
 			parse_ipv6(&c, 0);
 		else
 			finding(pkt, RK_F_IP_VERSION, 0);

@@ -26,9 +26,11 @@
 #include "rk_build.h"
 #include "rk_byteorder.h"
 #include "rk_ddp.h"
+#include "rk_ipv4.h"
 #include "rk_mpa.h"
 #include "rk_opcode.h"
 #include "rk_rdmap.h"
+#include "rk_tcp_hdr.h"
 #include "rk_xeth.h"
 
 static pcap_dumper_t *dumper;
@@ -270,32 +272,29 @@ static uint32_t
 tcp_frame(uint8_t *buf, const struct tcp_ep *s, const struct tcp_ep *d, uint32_t seq,
 	  uint8_t flags, const uint8_t *data, uint32_t len)
 {
-	uint8_t *ip = buf + 14, *tcp = ip + 20;
-	uint32_t tot = 20 + 20 + len;
+	struct rk_l2l4_hdr h = { .ip_version = 4, .ttl = 64, .df = true };
+	uint8_t *tcp;
+	int off;
 
-	memcpy(buf, d->mac, 6);
-	memcpy(buf + 6, s->mac, 6);
-	rk_put_be16(buf + 12, 0x0800);
-	memset(ip, 0, 20);
-	ip[0] = 0x45;
-	rk_put_be16(ip + 2, (uint16_t)tot);
-	ip[6] = 0x40;
-	ip[8] = 64;
-	ip[9] = 6;
-	memcpy(ip + 12, s->ip, 4);
-	memcpy(ip + 16, d->ip, 4);
-	rk_put_be16(ip + 10, (uint16_t)~rk_inet_csum_fold(ip, 20));
-	memset(tcp, 0, 20);
-	rk_put_be16(tcp, s->port);
-	rk_put_be16(tcp + 2, d->port);
-	rk_put_be32(tcp + 4, seq);
-	rk_put_be32(tcp + 8, (flags & 0x10) ? d->seq : 0);
-	tcp[12] = 5 << 4;
-	tcp[13] = flags;
-	rk_put_be16(tcp + 14, 65535);
+	memcpy(h.dst_mac, d->mac, 6);
+	memcpy(h.src_mac, s->mac, 6);
+	memcpy(h.src_ip + 12, s->ip, 4);
+	memcpy(h.dst_ip + 12, d->ip, 4);
+	off = rk_build_ip_headers(buf, 70000, &h, RK_IPPROTO_TCP, RK_TCP_HLEN + len);
+	if (off < 0)
+		abort();
+	tcp = buf + off;
+	memset(tcp, 0, RK_TCP_HLEN);
+	rk_tcp_set_src_port(tcp, s->port);
+	rk_tcp_set_dst_port(tcp, d->port);
+	rk_tcp_set_seq(tcp, seq);
+	rk_tcp_set_ack_num(tcp, (flags & RK_TCP_ACK) ? d->seq : 0);
+	rk_tcp_set_doff(tcp, RK_TCP_HLEN / 4);
+	rk_tcp_set_flags(tcp, flags);
+	rk_tcp_set_window(tcp, 65535);
 	if (len > 0)
-		memcpy(tcp + 20, data, len);
-	return 14 + tot;
+		memcpy(tcp + RK_TCP_HLEN, data, len);
+	return (uint32_t)off + RK_TCP_HLEN + len;
 }
 
 static void

@@ -3,6 +3,11 @@
 #include "rk_field_check.h"
 
 #include "rk_bth.h"
+#include "rk_eth.h"
+#include "rk_ipv4.h"
+#include "rk_ipv6.h"
+#include "rk_tcp_hdr.h"
+#include "rk_udp.h"
 #include "rk_xeth.h"
 
 static const struct rk_header_desc *const descs[] = {
@@ -11,12 +16,24 @@ static const struct rk_header_desc *const descs[] = {
 	&rk_immdt_desc, &rk_ieth_desc,
 };
 
+static const struct rk_header_desc *const l2l4_descs[] = {
+	&rk_eth_desc, &rk_vlan_desc, &rk_ipv4_desc, &rk_ipv6_desc, &rk_udp_desc, &rk_tcp_desc,
+};
+
 static void
 test_every_ib_header_table(void **state)
 {
 	(void)state;
 	for (size_t i = 0; i < sizeof(descs) / sizeof(descs[0]); i++)
 		rk_test_header_desc(descs[i], 64);
+}
+
+static void
+test_every_l2l4_header_table(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(l2l4_descs) / sizeof(l2l4_descs[0]); i++)
+		rk_test_header_desc(l2l4_descs[i], 64);
 }
 
 static void
@@ -50,6 +67,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_ib_header_table),
+		cmocka_unit_test(test_every_l2l4_header_table),
 		cmocka_unit_test(test_generic_get_set),
 	};
 
