@@ -398,7 +398,10 @@ rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 
 		if (bad_wr != NULL)
 			*bad_wr = wr;
-		if (qp == NULL || !qp_alive(qp))
+		/* The SGE list is checked before any opcode rule reads it. */
+		if (qp == NULL || !qp_alive(qp) || wr->num_sge < 0 ||
+		    (uint32_t)wr->num_sge > qp->max_send_sge ||
+		    (wr->num_sge > 0 && wr->sg_list == NULL))
 			return -EINVAL;
 		switch (wr->opcode) {
 		case RK_WR_RDMA_WRITE:
@@ -420,8 +423,7 @@ rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 			ok = false;
 			break;
 		}
-		if (!ok || wr->num_sge < 0 || (uint32_t)wr->num_sge > qp->max_send_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL))
+		if (!ok)
 			return -EINVAL;
 		for (int i = 0; i < wr->num_sge; i++)
 			len += wr->sg_list[i].length;
