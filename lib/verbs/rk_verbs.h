@@ -93,35 +93,16 @@ struct rk_device_attr {
 	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay */
 };
 
-struct rk_iw_vqp;
-
+/*
+ * Public handles: each is embedded in a private object of lib/verbs
+ * (rk_verbs_priv.h); the fields below are the caller's to read.
+ */
 struct rk_context {
 	enum rk_transport_type transport;
-	/* RK_TRANSPORT_TYPE_IWARP only (ops and dev are NULL then) */
-	const struct rk_stream_ops *sops;
-	void *env;
-	struct rk_iw_dev *iw;
-	struct rk_iw_vqp *iw_qps;       /* QPs with a stream attached */
-	uint8_t *iw_rxbuf;
-	uint32_t iw_next_qpn;
-	/* RK_TRANSPORT_TYPE_IB */
-	const struct rk_io_ops *ops;
-	void *io;
-	struct rk_ib_dev *dev;
-	uint64_t rx_frames, tx_frames, tx_errors;
-	uint32_t live;                  /* PDs, MRs, CQs, SRQs, QPs not destroyed */
-	uint8_t *tx_lent;               /* buffer lent by tx_frame() for the frame being built */
-	bool quiet;                     /* the last full progress pass sent nothing */
-	bool tx_blocked;                /* the last transmit pass found the device ring full */
-	uint32_t quiet_polls;           /* empty polls while quiet (every 4th is full) */
-	uint8_t rxbuf[RK_IB_MAX_FRAME + 256];
 };
 
 struct rk_pd {
 	struct rk_context *context;
-	struct rk_ib_pd *ib;
-	struct rk_iw_pd *iw;             /**< iWARP contexts (ib is NULL) */
-	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_mr {
@@ -131,17 +112,13 @@ struct rk_mr {
 	size_t length;
 	uint32_t lkey;
 	uint32_t rkey;
-	struct rk_ib_mr *ib;
-	struct rk_iw_mr *iw;             /**< iWARP contexts (ib is NULL) */
+	struct rk_iw_mr *iw;             /**< iWARP contexts: the engine's region (else NULL) */
 };
 
 struct rk_cq {
 	struct rk_context *context;
 	void *cq_context;
 	int cqe;
-	struct rk_ib_cq *ib;
-	struct rk_iw_cq *iw;             /**< iWARP contexts (ib is NULL) */
-	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_srq_init_attr {
@@ -157,7 +134,6 @@ struct rk_srq {
 	struct rk_context *context;
 	void *srq_context;
 	struct rk_pd *pd;
-	struct rk_ib_srq *ib;
 };
 
 struct rk_qp_init_attr {
@@ -180,8 +156,6 @@ struct rk_qp {
 	uint32_t qp_num;
 	enum rk_qp_state state;         /**< as of the last modify/query */
 	enum rk_qp_type qp_type;
-	struct rk_ib_qp *ib;
-	struct rk_iw_vqp *iw;           /**< iWARP contexts (ib is NULL) */
 };
 
 /**
@@ -299,6 +273,15 @@ int rk_qp_connect_stream(struct rk_qp *qp, void *stream, const struct rk_iw_conn
  * RoCE QPs.
  */
 struct rk_iw_qp *rk_qp_iw(const struct rk_qp *qp);
+
+/**
+ * The engine device of a RoCE context (for rk_ib_dev_set_tx_rate() and
+ * other lib/ib calls), or NULL for NULL and iWARP contexts.
+ */
+struct rk_ib_dev *rk_context_ib(const struct rk_context *ctx);
+
+/** The engine QP of a RoCE QP (rk_ib_qp_*()), or NULL for NULL and iWARP QPs. */
+struct rk_ib_qp *rk_qp_ib(const struct rk_qp *qp);
 
 /**
  * Modify a QP (ibv_modify_qp): the attribute mask rules of

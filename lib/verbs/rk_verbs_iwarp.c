@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Verbs over lib/iwarp: the public handles wrap rk_iw_* objects, and the
- * progress loop moves bytes between each QP and its stream (one QP, one
- * MPA/TCP connection, RFC 5044).
+ * The iWARP transport of the verbs API: the handles joined to rk_iw_*
+ * objects, and the progress loop moving bytes between each QP and its
+ * stream (one QP, one MPA/TCP connection, RFC 5044).
  */
-#include "rk_verbs_iw.h"
+#include "rk_verbs_priv.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -17,9 +17,19 @@
 #define IW_RXBUF (64u * 1024)
 #define IW_STAGE (64u * 1024)
 
-struct rk_iw_vqp {
-	struct rk_qp *vqp;
-	struct rk_iw_vqp *next;         /* ctx->iw_qps, once connected */
+struct iwarp_ctx {
+	struct rk_vctx v;
+	const struct rk_stream_ops *sops;
+	void *env;
+	struct rk_iw_dev *iw;
+	struct iwarp_qp *qps;           /* QPs with a stream attached */
+	uint8_t *rxbuf;
+	uint32_t next_qpn;
+};
+
+struct iwarp_qp {
+	struct rk_vqp v;
+	struct iwarp_qp *next;          /* ctx->qps, once connected */
 	struct rk_iw_qp *eng;           /* NULL until rk_qp_connect_stream() */
 	void *stream;
 	bool stream_open;
@@ -33,11 +43,23 @@ struct rk_iw_vqp {
 	uint8_t stage[IW_STAGE];
 };
 
+static struct iwarp_ctx *
+iwarp_ctx(const struct rk_context *ctx)
+{
+	return rk_container_of(rk_vctx(ctx), struct iwarp_ctx, v);
+}
+
+static struct iwarp_qp *
+iwarp_qp(const struct rk_vqp *qp)
+{
+	return rk_container_of(qp, struct iwarp_qp, v);
+}
+
 struct rk_context *
 rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk_device_attr *attr)
 {
 	struct rk_iw_dev_attr da = { 0 };
-	struct rk_context *ctx;
+	struct iwarp_ctx *ctx;
 
 	if (ops == NULL || ops->send == NULL || ops->recv == NULL || ops->close == NULL ||
 	    ops->now_ns == NULL || attr == NULL) {
@@ -54,8 +76,8 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return NULL;
-	ctx->iw_rxbuf = malloc(IW_RXBUF);
-	if (ctx->iw_rxbuf == NULL) {
+	ctx->rxbuf = malloc(IW_RXBUF);
+	if (ctx->rxbuf == NULL) {
 		free(ctx);
 		errno = ENOMEM;
 		return NULL;
@@ -64,199 +86,123 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 	if (ctx->iw == NULL) {
 		int e = errno;
 
-		free(ctx->iw_rxbuf);
+		free(ctx->rxbuf);
 		free(ctx);
 		errno = e;
 		return NULL;
 	}
-	ctx->transport = RK_TRANSPORT_TYPE_IWARP;
+	ctx->v.pub.transport = RK_TRANSPORT_TYPE_IWARP;
+	ctx->v.ops = &rk_iwarp_transport_ops;
 	ctx->sops = ops;
 	ctx->env = env;
-	return ctx;
+	return &ctx->v.pub;
 }
 
-int
-rk_vi_close_device(struct rk_context *ctx)
+static void
+iwarp_close_device(struct rk_vctx *v)
 {
-	if (ctx->live != 0)
-		return -EBUSY;
+	struct iwarp_ctx *ctx = rk_container_of(v, struct iwarp_ctx, v);
+
 	rk_iw_dev_destroy(ctx->iw);
-	free(ctx->iw_rxbuf);
+	free(ctx->rxbuf);
 	free(ctx);
-	return 0;
 }
 
-struct rk_pd *
-rk_vi_alloc_pd(struct rk_context *ctx)
+static int
+iwarp_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
 {
-	struct rk_pd *pd = calloc(1, sizeof(*pd));
-
-	if (pd == NULL)
-		return NULL;
-	pd->iw = rk_iw_pd_alloc(ctx->iw);
-	if (pd->iw == NULL) {
-		free(pd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	pd->context = ctx;
-	ctx->live++;
-	return pd;
+	pd->iw = rk_iw_pd_alloc(rk_container_of(v, struct iwarp_ctx, v)->iw);
+	return pd->iw != NULL ? 0 : -ENOMEM;
 }
 
-int
-rk_vi_dealloc_pd(struct rk_pd *pd)
+static int
+iwarp_dealloc_pd(struct rk_vpd *pd)
 {
-	int rc;
-
-	if (pd->iw_users != 0)
-		return -EBUSY;
-	rc = rk_iw_pd_free(pd->iw);
-	if (rc == 0) {
-		pd->context->live--;
-		free(pd);
-	}
-	return rc;
+	return rk_iw_pd_free(pd->iw);
 }
 
-struct rk_mr *
-rk_vi_reg_mr(struct rk_pd *pd, void *addr, size_t length, int access)
+static int
+iwarp_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
 {
-	struct rk_mr *mr = calloc(1, sizeof(*mr));
-
-	if (mr == NULL)
-		return NULL;
-	mr->iw = rk_iw_mr_reg(pd->iw, addr, length, (unsigned int)access);
-	if (mr->iw == NULL) {
-		int e = errno;
-
-		free(mr);
-		errno = e;
-		return NULL;
-	}
-	mr->context = pd->context;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->length = length;
+	mr->pub.iw = rk_iw_mr_reg(pd->iw, mr->pub.addr, mr->pub.length, access);
+	if (mr->pub.iw == NULL)
+		return errno != 0 ? -errno : -ENOMEM;
 	/* One STag names the region locally and remotely (RFC 5040 2.x, siw). */
-	mr->lkey = mr->rkey = rk_iw_mr_stag(mr->iw);
-	mr->context->live++;
-	return mr;
-}
-
-int
-rk_vi_dereg_mr(struct rk_mr *mr)
-{
-	int rc = rk_iw_mr_dereg(mr->iw);
-
-	if (rc != 0)
-		return rc;
-	mr->context->live--;
-	free(mr);
+	mr->pub.lkey = mr->pub.rkey = rk_iw_mr_stag(mr->pub.iw);
 	return 0;
 }
 
-struct rk_cq *
-rk_vi_create_cq(struct rk_context *ctx, int cqe, void *cq_context)
+static int
+iwarp_dereg_mr(struct rk_vmr *mr)
 {
-	struct rk_cq *cq = calloc(1, sizeof(*cq));
-
-	if (cq == NULL)
-		return NULL;
-	cq->iw = rk_iw_cq_create(ctx->iw, (uint32_t)cqe);
-	if (cq->iw == NULL) {
-		int e = errno;
-
-		free(cq);
-		errno = e;
-		return NULL;
-	}
-	cq->context = ctx;
-	cq->cq_context = cq_context;
-	cq->cqe = cqe;
-	ctx->live++;
-	return cq;
+	return rk_iw_mr_dereg(mr->pub.iw);
 }
 
-int
-rk_vi_destroy_cq(struct rk_cq *cq)
+static int
+iwarp_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
 {
-	int rc;
-
-	if (cq->iw_users != 0)
-		return -EBUSY;
-	rc = rk_iw_cq_destroy(cq->iw);
-	if (rc == 0) {
-		cq->context->live--;
-		free(cq);
-	}
-	return rc;
+	cq->iw = rk_iw_cq_create(rk_container_of(v, struct iwarp_ctx, v)->iw,
+				 (uint32_t)cq->pub.cqe);
+	return cq->iw != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
 }
 
-int
-rk_vi_poll_cq(struct rk_cq *cq, int num, struct rk_wc *wc)
+static int
+iwarp_destroy_cq(struct rk_vcq *cq)
+{
+	return rk_iw_cq_destroy(cq->iw);
+}
+
+static int iwarp_progress(struct rk_vctx *v);
+
+static int
+iwarp_poll_cq(struct rk_vcq *cq, int num, struct rk_wc *wc)
 {
 	int n, m;
 
 	if (num <= 0) {
-		rk_vi_progress(cq->context);
+		iwarp_progress(rk_vctx(cq->pub.context));
 		return 0;
 	}
 	n = rk_iw_cq_poll(cq->iw, num, wc);
 	if (n < 0 || n == num)
 		return n;
-	rk_vi_progress(cq->context);
+	iwarp_progress(rk_vctx(cq->pub.context));
 	m = rk_iw_cq_poll(cq->iw, num - n, wc + n);
 	return m < 0 ? m : n + m;
 }
 
-struct rk_qp *
-rk_vi_create_qp(struct rk_pd *pd, struct rk_qp_init_attr *attr)
+static struct rk_vqp *
+iwarp_create_qp(struct rk_vpd *pd, const struct rk_qp_init_attr *attr)
 {
-	struct rk_iw_vqp *v;
-	struct rk_qp *qp;
+	struct iwarp_ctx *ctx = iwarp_ctx(pd->pub.context);
+	struct iwarp_qp *v;
 
 	if (attr->qp_type != RK_QPT_RC || attr->srq != NULL) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	if (attr->send_cq->context != pd->context || attr->recv_cq->context != pd->context ||
+	if (attr->send_cq->context != pd->pub.context ||
+	    attr->recv_cq->context != pd->pub.context ||
 	    attr->cap.max_send_wr == 0 || attr->cap.max_send_wr > 65536 ||
 	    attr->cap.max_recv_wr == 0 || attr->cap.max_recv_wr > 65536 ||
 	    attr->cap.max_send_sge > RK_IW_MAX_SGE || attr->cap.max_recv_sge > RK_IW_MAX_SGE) {
 		errno = EINVAL;
 		return NULL;
 	}
-	qp = calloc(1, sizeof(*qp));
 	v = calloc(1, sizeof(*v));
-	if (qp == NULL || v == NULL) {
-		free(qp);
-		free(v);
+	if (v == NULL) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	v->vqp = qp;
 	v->state = RK_QPS_RESET;
 	v->cap = attr->cap;
 	v->sq_sig_all = attr->sq_sig_all;
-	qp->iw = v;
-	qp->context = pd->context;
-	qp->qp_context = attr->qp_context;
-	qp->pd = pd;
-	qp->send_cq = attr->send_cq;
-	qp->recv_cq = attr->recv_cq;
-	qp->qp_num = ++pd->context->iw_next_qpn & 0xffffff;
-	qp->state = RK_QPS_RESET;
-	qp->qp_type = RK_QPT_RC;
-	pd->iw_users++;
-	attr->send_cq->iw_users++;
-	attr->recv_cq->iw_users++;
-	qp->context->live++;
-	return qp;
+	v->v.pub.qp_num = ++ctx->next_qpn & 0xffffff;
+	return &v->v;
 }
 
 static enum rk_qp_state
-vi_state(const struct rk_iw_vqp *v)
+vi_state(const struct iwarp_qp *v)
 {
 	if (v->eng == NULL)
 		return v->state;
@@ -272,7 +218,7 @@ vi_state(const struct rk_iw_vqp *v)
 }
 
 static void
-stream_close(struct rk_context *ctx, struct rk_iw_vqp *v)
+stream_close(struct iwarp_ctx *ctx, struct iwarp_qp *v)
 {
 	if (!v->stream_open)
 		return;
@@ -283,28 +229,25 @@ stream_close(struct rk_context *ctx, struct rk_iw_vqp *v)
 
 /* The LLP ended or was ended by us: the engine flushes what is outstanding. */
 static void
-stream_end(struct rk_context *ctx, struct rk_iw_vqp *v)
+stream_end(struct iwarp_ctx *ctx, struct iwarp_qp *v)
 {
 	stream_close(ctx, v);
 	rk_iw_llp_closed(v->eng);
 }
 
-int
-rk_qp_connect_stream(struct rk_qp *qp, void *stream, const struct rk_iw_conn_attr *conn)
+static int
+iwarp_connect_stream(struct rk_vqp *vq, void *stream, const struct rk_iw_conn_attr *conn)
 {
+	struct iwarp_ctx *ctx = iwarp_ctx(vq->pub.context);
+	struct iwarp_qp *v = iwarp_qp(vq);
+	struct rk_qp *qp = &vq->pub;
 	struct rk_iw_qp_init_attr ia;
-	struct rk_context *ctx;
-	struct rk_iw_vqp *v;
 
-	if (qp == NULL || conn == NULL || qp->iw == NULL)
-		return -EINVAL;
-	v = qp->iw;
-	ctx = qp->context;
 	if (v->eng != NULL || v->state == RK_QPS_ERR)
 		return -EINVAL;
 	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = qp->send_cq->iw;
-	ia.recv_cq = qp->recv_cq->iw;
+	ia.send_cq = rk_vcq(qp->send_cq)->iw;
+	ia.recv_cq = rk_vcq(qp->recv_cq)->iw;
 	ia.cap = v->cap;
 	ia.sq_sig_all = v->sq_sig_all;
 	ia.conn = *conn;
@@ -313,37 +256,37 @@ rk_qp_connect_stream(struct rk_qp *qp, void *stream, const struct rk_iw_conn_att
 	ia.conn.ord = v->ord;
 	ia.qp_context = qp->qp_context;
 	ia.qp_num = qp->qp_num;
-	v->eng = rk_iw_qp_create(qp->pd->iw, &ia, ctx->sops->now_ns(ctx->env));
+	v->eng = rk_iw_qp_create(rk_vpd(qp->pd)->iw, &ia, ctx->sops->now_ns(ctx->env));
 	if (v->eng == NULL)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
 	v->stream = stream;
 	v->stream_open = true;
-	v->next = ctx->iw_qps;
-	ctx->iw_qps = v;
+	v->next = ctx->qps;
+	ctx->qps = v;
 	qp->state = vi_state(v);
 	return 0;
 }
 
-struct rk_iw_qp *
-rk_qp_iw(const struct rk_qp *qp)
+static struct rk_iw_qp *
+iwarp_qp_iw(const struct rk_vqp *qp)
 {
-	return qp != NULL && qp->iw != NULL ? qp->iw->eng : NULL;
+	return iwarp_qp(qp)->eng;
 }
 
-int
-rk_vi_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask)
+static int
+iwarp_modify_qp(struct rk_vqp *vq, struct rk_qp_attr *attr, int attr_mask)
 {
 	const int ignored = RK_QP_ACCESS_FLAGS | RK_QP_PKEY_INDEX | RK_QP_PORT;
 	const int rd = RK_QP_MAX_QP_RD_ATOMIC | RK_QP_MAX_DEST_RD_ATOMIC;
-	struct rk_iw_vqp *v = qp->iw;
+	struct iwarp_qp *v = iwarp_qp(vq);
 
 	if (attr == NULL || (attr_mask & ~(RK_QP_STATE | ignored | rd)) != 0)
 		return -EINVAL;
 	if ((attr_mask & RK_QP_STATE) && attr->qp_state == RK_QPS_ERR) {
 		if (v->eng != NULL && v->stream_open)
-			stream_end(qp->context, v);
+			stream_end(iwarp_ctx(vq->pub.context), v);
 		v->state = RK_QPS_ERR;
-		qp->state = RK_QPS_ERR;
+		vq->pub.state = RK_QPS_ERR;
 		return 0;
 	}
 	/* The connection, not modify, takes the QP to RTR/RTS (rdma_cm's way). */
@@ -364,43 +307,40 @@ rk_vi_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask)
 		v->access = attr->qp_access_flags;
 	if (attr_mask & RK_QP_STATE)
 		v->state = RK_QPS_INIT;
-	qp->state = v->state;
+	vq->pub.state = v->state;
 	return 0;
 }
 
-int
-rk_vi_query_qp(struct rk_qp *qp, struct rk_qp_attr *attr, struct rk_qp_init_attr *init_attr)
+static int
+iwarp_query_qp(struct rk_vqp *vq, struct rk_qp_attr *attr, int attr_mask,
+	       struct rk_qp_init_attr *init_attr)
 {
-	struct rk_iw_vqp *v = qp->iw;
+	struct iwarp_qp *v = iwarp_qp(vq);
 	const struct rk_iw_negotiated *neg = v->eng != NULL ? rk_iw_qp_negotiated(v->eng) : NULL;
 
+	(void)attr_mask;
 	memset(attr, 0, sizeof(*attr));
 	attr->qp_state = attr->cur_qp_state = vi_state(v);
 	attr->qp_access_flags = v->access;
 	attr->cap = v->cap;
 	attr->max_rd_atomic = neg != NULL ? (uint8_t)neg->ord : v->ord;
 	attr->max_dest_rd_atomic = neg != NULL ? (uint8_t)neg->ird : v->ird;
-	qp->state = attr->qp_state;
 	if (init_attr != NULL) {
 		memset(init_attr, 0, sizeof(*init_attr));
-		init_attr->qp_context = qp->qp_context;
-		init_attr->send_cq = qp->send_cq;
-		init_attr->recv_cq = qp->recv_cq;
 		init_attr->cap = v->cap;
-		init_attr->qp_type = RK_QPT_RC;
 		init_attr->sq_sig_all = v->sq_sig_all;
 	}
 	return 0;
 }
 
-int
-rk_vi_destroy_qp(struct rk_qp *qp)
+static void
+iwarp_destroy_qp(struct rk_vqp *vq)
 {
-	struct rk_context *ctx = qp->context;
-	struct rk_iw_vqp *v = qp->iw, **pp;
+	struct iwarp_ctx *ctx = iwarp_ctx(vq->pub.context);
+	struct iwarp_qp *v = iwarp_qp(vq), **pp;
 
 	if (v->eng != NULL) {
-		for (pp = &ctx->iw_qps; *pp != NULL; pp = &(*pp)->next) {
+		for (pp = &ctx->qps; *pp != NULL; pp = &(*pp)->next) {
 			if (*pp == v) {
 				*pp = v->next;
 				break;
@@ -409,18 +349,12 @@ rk_vi_destroy_qp(struct rk_qp *qp)
 		stream_close(ctx, v);
 		rk_iw_qp_destroy(v->eng);
 	}
-	qp->pd->iw_users--;
-	qp->send_cq->iw_users--;
-	qp->recv_cq->iw_users--;
-	ctx->live--;
 	free(v);
-	free(qp);
-	return 0;
 }
 
 /* Hand the engine's bytes to the stream; what it does not take waits in the stage. */
 static long
-pump_tx(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
+pump_tx(struct iwarp_ctx *ctx, struct iwarp_qp *v, uint64_t now)
 {
 	long moved = 0, n;
 
@@ -451,7 +385,7 @@ pump_tx(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 }
 
 static long
-pump(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
+pump(struct iwarp_ctx *ctx, struct iwarp_qp *v, uint64_t now)
 {
 	long moved = 0, n = 0;
 
@@ -460,12 +394,12 @@ pump(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 		return 0;
 	}
 	while (moved < (long)IW_RX_BUDGET) {
-		n = ctx->sops->recv(v->stream, ctx->iw_rxbuf, IW_RXBUF);
+		n = ctx->sops->recv(v->stream, ctx->rxbuf, IW_RXBUF);
 		if (n <= 0)
 			break;
 		moved += n;
 		v->moved += (uint64_t)n;
-		if (rk_iw_rx(v->eng, ctx->iw_rxbuf, (size_t)n, now) == -EPIPE)
+		if (rk_iw_rx(v->eng, ctx->rxbuf, (size_t)n, now) == -EPIPE)
 			break;
 	}
 	if (n < 0) {
@@ -476,25 +410,27 @@ pump(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 	return moved + pump_tx(ctx, v, now);
 }
 
-int
-rk_vi_progress(struct rk_context *ctx)
+static int
+iwarp_progress(struct rk_vctx *vc)
 {
+	struct iwarp_ctx *ctx = rk_container_of(vc, struct iwarp_ctx, v);
 	uint64_t now = ctx->sops->now_ns(ctx->env);
 	long moved = 0;
 
-	for (struct rk_iw_vqp *v = ctx->iw_qps; v != NULL; v = v->next) {
+	for (struct iwarp_qp *v = ctx->qps; v != NULL; v = v->next) {
 		moved += pump(ctx, v, now);
-		v->vqp->state = vi_state(v);
+		v->v.pub.state = vi_state(v);
 	}
 	return moved > INT_MAX ? INT_MAX : (int)moved;
 }
 
-uint64_t
-rk_vi_next_event_ns(struct rk_context *ctx)
+static uint64_t
+iwarp_next_event_ns(struct rk_vctx *vc)
 {
+	struct iwarp_ctx *ctx = rk_container_of(vc, struct iwarp_ctx, v);
 	uint64_t now = ctx->sops->now_ns(ctx->env);
 
-	for (struct rk_iw_vqp *v = ctx->iw_qps; v != NULL; v = v->next) {
+	for (struct iwarp_qp *v = ctx->qps; v != NULL; v = v->next) {
 		if (!v->stream_open)
 			continue;
 		if (v->off < v->len || rk_iw_tx_pending(v->eng) || rk_iw_want_close(v->eng))
@@ -503,11 +439,12 @@ rk_vi_next_event_ns(struct rk_context *ctx)
 	return UINT64_MAX;
 }
 
-int
-rk_vi_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
+static int
+iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
 {
+	struct iwarp_ctx *ctx = iwarp_ctx(vq->pub.context);
 	const struct rk_send_wr *bad = NULL;
-	struct rk_iw_vqp *v = qp->iw;
+	struct iwarp_qp *v = iwarp_qp(vq);
 	int rc;
 
 	if (v->eng == NULL) {
@@ -519,16 +456,16 @@ rk_vi_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
 	/* The doorbell: hand out what the stream takes now. */
-	pump_tx(qp->context, v, qp->context->sops->now_ns(qp->context->env));
-	qp->state = vi_state(v);
+	pump_tx(ctx, v, ctx->sops->now_ns(ctx->env));
+	vq->pub.state = vi_state(v);
 	return rc;
 }
 
-int
-rk_vi_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+static int
+iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
 {
 	const struct rk_recv_wr *bad = NULL;
-	struct rk_iw_vqp *v = qp->iw;
+	struct iwarp_qp *v = iwarp_qp(vq);
 	int rc;
 
 	if (v->eng == NULL) {
@@ -542,16 +479,40 @@ rk_vi_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad
 	return rc;
 }
 
-uint64_t
-rk_vi_qp_progress(const struct rk_qp *qp)
+static uint64_t
+iwarp_qp_progress(const struct rk_vqp *vq)
 {
-	return qp->iw->moved;
+	return iwarp_qp(vq)->moved;
 }
 
-const struct rk_iw_stats *
-rk_context_iw_stats(const struct rk_context *ctx)
+static const struct rk_iw_stats *
+iwarp_stats(const struct rk_vctx *v)
 {
-	if (ctx == NULL || ctx->transport != RK_TRANSPORT_TYPE_IWARP)
-		return NULL;
-	return rk_iw_dev_stats(ctx->iw);
+	return rk_iw_dev_stats(rk_container_of(v, struct iwarp_ctx, v)->iw);
 }
+
+/* No SRQs, AHs or per-QP counters (RFC 5040 has no such objects here). */
+const struct rk_transport_ops rk_iwarp_transport_ops = {
+	.name = "iwarp",
+	.type = RK_TRANSPORT_TYPE_IWARP,
+	.close_device = iwarp_close_device,
+	.alloc_pd = iwarp_alloc_pd,
+	.dealloc_pd = iwarp_dealloc_pd,
+	.reg_mr = iwarp_reg_mr,
+	.dereg_mr = iwarp_dereg_mr,
+	.create_cq = iwarp_create_cq,
+	.destroy_cq = iwarp_destroy_cq,
+	.poll_cq = iwarp_poll_cq,
+	.create_qp = iwarp_create_qp,
+	.modify_qp = iwarp_modify_qp,
+	.query_qp = iwarp_query_qp,
+	.destroy_qp = iwarp_destroy_qp,
+	.post_send = iwarp_post_send,
+	.post_recv = iwarp_post_recv,
+	.connect_stream = iwarp_connect_stream,
+	.qp_iw = iwarp_qp_iw,
+	.progress = iwarp_progress,
+	.next_event_ns = iwarp_next_event_ns,
+	.iw_stats = iwarp_stats,
+	.qp_progress = iwarp_qp_progress,
+};
