@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The iWARP QP's transmit side: FPDUs out of the SQ, responses and Terminates (RFC 5040, RFC 5041). */
+/*
+ * The iWARP QP's transmit side: FPDUs out of the SQ, Read and Atomic
+ * responses, Terminates (RFC 5040, RFC 5041).
+ */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
