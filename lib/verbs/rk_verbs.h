@@ -5,7 +5,7 @@
  * engine (lib/ib): open a device on an I/O backend, allocate PDs, register
  * memory, create CQs, SRQs, AHs and QPs, modify them through the IBTA state
  * machine, post work and poll completions. Types and enum values are those
- * of rk_ib_types.h, numbered as IBV_*.
+ * of rk_rdma_types.h, numbered as IBV_*.
  *
  * Differences from libibverbs:
  *   - calls return 0 or a negative errno (not a positive errno); creators
@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "rk_ib.h"
-#include "rk_ib_types.h"
+#include "rk_rdma_types.h"
 #include "rk_io.h"
 #include "rk_iw.h"
 
