@@ -344,4 +344,6 @@ void rk_iw_timers(struct rk_iw_qp *qp, uint64_t now_ns);
  */
 int rk_iw_qp_terminate(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code);
 
+#include "rk_iw_stream.h"
+
 #endif /* RK_IW_H */

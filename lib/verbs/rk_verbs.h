@@ -55,31 +55,7 @@ enum rk_transport_type {
 	RK_TRANSPORT_TYPE_IWARP = 1,    /**< MPA/DDP/RDMAP over byte streams (lib/iwarp) */
 };
 
-/**
- * A byte-stream backend for iWARP contexts: one stream is one connected
- * TCP connection (or a test pipe), opened by the caller (connect/accept
- * are the caller's, as rdma_cm's are) and handed to one QP with
- * rk_qp_connect_stream(). All calls are nonblocking.
- */
-struct rk_stream_ops {
-	const char *name;
-	/**
-	 * Queue up to @p len bytes of @p stream. @return bytes taken (0 when
-	 * the send buffer is full or the connection is not yet established),
-	 * or a negative errno once the connection is gone.
-	 */
-	long (*send)(void *stream, const uint8_t *buf, size_t len);
-	/**
-	 * Take up to @p cap received bytes, in order. @return bytes (0 when
-	 * none wait), or a negative errno after the peer's FIN (-EPIPE) or a
-	 * failure: the stream has ended.
-	 */
-	long (*recv)(void *stream, uint8_t *buf, size_t cap);
-	/** Close (FIN) and release @p stream; called once per attached stream. */
-	void (*close)(void *stream);
-	/** Current time in ns (monotonic or virtual), for the MPA set-up timer. */
-	uint64_t (*now_ns)(void *env);
-};
+/* struct rk_stream_ops, the byte streams of iWARP contexts: rk_iw_stream.h. */
 
 /** Device attributes given to rk_open_device(). */
 struct rk_device_attr {

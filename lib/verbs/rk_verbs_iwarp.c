@@ -14,8 +14,6 @@
 
 /* Bytes read from one stream per progress pass, so one busy QP cannot starve the rest. */
 #define IW_RX_BUDGET (1u << 20)
-#define IW_RXBUF (64u * 1024)
-#define IW_STAGE (64u * 1024)
 
 struct iwarp_ctx {
 	struct rk_vctx v;
@@ -23,7 +21,6 @@ struct iwarp_ctx {
 	void *env;
 	struct rk_iw_dev *iw;
 	struct iwarp_qp *qps;           /* QPs with a stream attached */
-	uint8_t *rxbuf;
 	uint32_t next_qpn;
 };
 
@@ -31,16 +28,12 @@ struct iwarp_qp {
 	struct rk_vqp v;
 	struct iwarp_qp *next;          /* ctx->qps, once connected */
 	struct rk_iw_qp *eng;           /* NULL until rk_qp_connect_stream() */
-	void *stream;
-	bool stream_open;
 	enum rk_qp_state state;         /* before connecting: RESET, INIT or ERR */
 	uint8_t ird, ord;               /* 0: engine default */
 	unsigned int access;
 	struct rk_qp_cap cap;
 	int sq_sig_all;
-	uint32_t off, len;              /* bytes of stage not yet taken by the stream */
-	uint64_t moved;                 /* bytes the stream took and gave: rk_qp_progress() */
-	uint8_t stage[IW_STAGE];
+	struct rk_iw_link link;         /* the stream, once connected */
 };
 
 static struct iwarp_ctx *
@@ -76,17 +69,10 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 	ctx = calloc(1, sizeof(*ctx));
 	if (ctx == NULL)
 		return NULL;
-	ctx->rxbuf = malloc(IW_RXBUF);
-	if (ctx->rxbuf == NULL) {
-		free(ctx);
-		errno = ENOMEM;
-		return NULL;
-	}
 	ctx->iw = rk_iw_dev_create(&da);
 	if (ctx->iw == NULL) {
 		int e = errno;
 
-		free(ctx->rxbuf);
 		free(ctx);
 		errno = e;
 		return NULL;
@@ -104,7 +90,6 @@ iwarp_close_device(struct rk_vctx *v)
 	struct iwarp_ctx *ctx = rk_container_of(v, struct iwarp_ctx, v);
 
 	rk_iw_dev_destroy(ctx->iw);
-	free(ctx->rxbuf);
 	free(ctx);
 }
 
@@ -217,24 +202,6 @@ vi_state(const struct iwarp_qp *v)
 	}
 }
 
-static void
-stream_close(struct iwarp_ctx *ctx, struct iwarp_qp *v)
-{
-	if (!v->stream_open)
-		return;
-	ctx->sops->close(v->stream);
-	v->stream_open = false;
-	v->off = v->len = 0;
-}
-
-/* The LLP ended or was ended by us: the engine flushes what is outstanding. */
-static void
-stream_end(struct iwarp_ctx *ctx, struct iwarp_qp *v)
-{
-	stream_close(ctx, v);
-	rk_iw_llp_closed(v->eng);
-}
-
 static int
 iwarp_connect_stream(struct rk_vqp *vq, void *stream, const struct rk_iw_conn_attr *conn)
 {
@@ -259,8 +226,7 @@ iwarp_connect_stream(struct rk_vqp *vq, void *stream, const struct rk_iw_conn_at
 	v->eng = rk_iw_qp_create(rk_vpd(qp->pd)->iw, &ia, ctx->sops->now_ns(ctx->env));
 	if (v->eng == NULL)
 		return errno == ENOMEM ? -ENOMEM : -EINVAL;
-	v->stream = stream;
-	v->stream_open = true;
+	rk_iw_link_init(&v->link, v->eng, ctx->sops, stream);
 	v->next = ctx->qps;
 	ctx->qps = v;
 	qp->state = vi_state(v);
@@ -283,8 +249,8 @@ iwarp_modify_qp(struct rk_vqp *vq, struct rk_qp_attr *attr, int attr_mask)
 	if (attr == NULL || (attr_mask & ~(RK_QP_STATE | ignored | rd)) != 0)
 		return -EINVAL;
 	if ((attr_mask & RK_QP_STATE) && attr->qp_state == RK_QPS_ERR) {
-		if (v->eng != NULL && v->stream_open)
-			stream_end(iwarp_ctx(vq->pub.context), v);
+		if (v->eng != NULL && !v->link.closed)
+			rk_iw_link_end(&v->link);
 		v->state = RK_QPS_ERR;
 		vq->pub.state = RK_QPS_ERR;
 		return 0;
@@ -346,68 +312,24 @@ iwarp_destroy_qp(struct rk_vqp *vq)
 				break;
 			}
 		}
-		stream_close(ctx, v);
+		rk_iw_link_close(&v->link);
 		rk_iw_qp_destroy(v->eng);
 	}
 	free(v);
 }
 
-/* Hand the engine's bytes to the stream; what it does not take waits in the stage. */
+/* One QP's round; a closed stream still runs the MPA set-up timer. */
 static long
-pump_tx(struct iwarp_ctx *ctx, struct iwarp_qp *v, uint64_t now)
+pump(struct iwarp_qp *v, uint64_t now)
 {
-	long moved = 0, n;
+	long n;
 
-	if (!v->stream_open)
-		return 0;
-	for (;;) {
-		if (v->off == v->len) {
-			v->off = v->len = 0;
-			v->len = (uint32_t)rk_iw_tx(v->eng, v->stage, sizeof(v->stage), now);
-			if (v->len == 0)
-				break;
-		}
-		n = ctx->sops->send(v->stream, v->stage + v->off, v->len - v->off);
-		if (n < 0) {
-			stream_end(ctx, v);
-			return moved;
-		}
-		if (n == 0)
-			break;
-		v->off += (uint32_t)n;
-		v->moved += (uint64_t)n;
-		moved += n;
-	}
-	/* After a Terminate or MPA reject went out in full (RFC 5040 5.3 (verify §)). */
-	if (v->off == v->len && rk_iw_want_close(v->eng))
-		stream_end(ctx, v);
-	return moved;
-}
-
-static long
-pump(struct iwarp_ctx *ctx, struct iwarp_qp *v, uint64_t now)
-{
-	long moved = 0, n = 0;
-
-	if (!v->stream_open) {
+	if (v->link.closed) {
 		rk_iw_timers(v->eng, now);
 		return 0;
 	}
-	while (moved < (long)IW_RX_BUDGET) {
-		n = ctx->sops->recv(v->stream, ctx->rxbuf, IW_RXBUF);
-		if (n <= 0)
-			break;
-		moved += n;
-		v->moved += (uint64_t)n;
-		if (rk_iw_rx(v->eng, ctx->rxbuf, (size_t)n, now) == -EPIPE)
-			break;
-	}
-	if (n < 0) {
-		stream_end(ctx, v);
-		return moved;
-	}
-	rk_iw_timers(v->eng, now);
-	return moved + pump_tx(ctx, v, now);
+	n = rk_iw_link_pump(&v->link, IW_RX_BUDGET, now);
+	return n > 0 ? n : 0;
 }
 
 static int
@@ -418,7 +340,7 @@ iwarp_progress(struct rk_vctx *vc)
 	long moved = 0;
 
 	for (struct iwarp_qp *v = ctx->qps; v != NULL; v = v->next) {
-		moved += pump(ctx, v, now);
+		moved += pump(v, now);
 		v->v.pub.state = vi_state(v);
 	}
 	return moved > INT_MAX ? INT_MAX : (int)moved;
@@ -431,9 +353,7 @@ iwarp_next_event_ns(struct rk_vctx *vc)
 	uint64_t now = ctx->sops->now_ns(ctx->env);
 
 	for (struct iwarp_qp *v = ctx->qps; v != NULL; v = v->next) {
-		if (!v->stream_open)
-			continue;
-		if (v->off < v->len || rk_iw_tx_pending(v->eng) || rk_iw_want_close(v->eng))
+		if (rk_iw_link_busy(&v->link))
 			return now;
 	}
 	return UINT64_MAX;
@@ -456,7 +376,7 @@ iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **ba
 	if (rc != 0 && bad_wr != NULL)
 		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
 	/* The doorbell: hand out what the stream takes now. */
-	pump_tx(ctx, v, ctx->sops->now_ns(ctx->env));
+	rk_iw_link_tx(&v->link, ctx->sops->now_ns(ctx->env));
 	vq->pub.state = vi_state(v);
 	return rc;
 }
@@ -482,7 +402,9 @@ iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, struct rk_recv_wr **ba
 static uint64_t
 iwarp_qp_progress(const struct rk_vqp *vq)
 {
-	return iwarp_qp(vq)->moved;
+	const struct iwarp_qp *v = iwarp_qp(vq);
+
+	return v->eng != NULL ? v->link.rx_bytes + v->link.tx_bytes : 0;
 }
 
 static const struct rk_iw_stats *
