@@ -269,6 +269,10 @@ struct rk_ib_qp *rk_qp_ib(const struct rk_qp *qp);
  * PKEY_INDEX and PORT accepted and ignored: remote access is per region
  * in iWARP) or to ERR at any time (the stream is closed, outstanding work
  * completes with RK_WC_WR_FLUSH_ERR). Other states and attributes: -EINVAL.
+ *
+ * RoCE: a path MTU whose packets (up to 80 bytes of headers around the
+ * payload) exceed the backend's MTU (struct rk_io_ops mtu) is refused
+ * with -EINVAL, as rxe refuses one above the port's active MTU.
  * @return 0 or -EINVAL.
  */
 int rk_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask);

@@ -227,12 +227,36 @@ roce_create_qp(struct rk_vpd *pd, const struct rk_qp_init_attr *attr)
 	return &qp->v;
 }
 
+/*
+ * Headers a RoCEv2 packet may carry around its payload inside the IP MTU:
+ * IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 (rxe reserves the same 80).
+ */
+#define ROCE_MAX_HDR 80
+
+/* The largest path MTU the link carries; RK_MTU_4096 when it is not known. */
+static enum rk_mtu
+link_mtu(const struct roce_ctx *ctx)
+{
+	uint32_t ip_mtu = ctx->ops->mtu != NULL ? ctx->ops->mtu(ctx->io) : 0;
+	enum rk_mtu m = RK_MTU_4096;
+
+	if (ip_mtu == 0)
+		return RK_MTU_4096;
+	while (m > RK_MTU_256 && ip_mtu < (128u << m) + ROCE_MAX_HDR)
+		m--;
+	return m;
+}
+
 static int
 roce_modify_qp(struct rk_vqp *v, struct rk_qp_attr *attr, int attr_mask)
 {
 	struct roce_qp *qp = roce_qp(v);
 	int rc;
 
+	/* A path MTU larger than the port carries is refused (rxe: -EINVAL). */
+	if (attr != NULL && (attr_mask & RK_QP_PATH_MTU) && attr->path_mtu >= RK_MTU_256 &&
+	    attr->path_mtu <= RK_MTU_4096 && attr->path_mtu > link_mtu(roce_ctx(v->pub.context)))
+		return -EINVAL;
 	roce_ctx(v->pub.context)->quiet = false;
 	rc = rk_ib_qp_modify(qp->ib, attr, attr_mask);
 	v->pub.state = rk_ib_qp_state(qp->ib);

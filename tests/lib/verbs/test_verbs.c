@@ -288,6 +288,57 @@ test_zero_length_mr(void **state)
 	close_nodes();
 }
 
+/* A 1500-byte Ethernet link: RoCEv2 carries a path MTU of 1024 at most. */
+static uint32_t
+mtu_1500(void *io)
+{
+	(void)io;
+	return 1500;
+}
+
+static struct rk_io_ops mtu_ops;
+
+/*
+ * The path MTU is held against the link (issue 21): modify-QP refuses a
+ * path MTU larger than the backend's MTU carries, with -EINVAL as rxe,
+ * and takes one that fits.
+ */
+static void
+test_path_mtu_link(void **state)
+{
+	struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct rk_qp_attr a = { .qp_state = RK_QPS_INIT };
+	struct rk_qp *qp;
+
+	(void)state;
+	mtu_ops = rk_sim_io_ops;
+	mtu_ops.mtu = mtu_1500;
+	node_ops = &mtu_ops;
+	open_nodes();
+	node_ops = &rk_sim_io_ops;
+	qa.send_cq = qa.recv_cq = n[0].cq;
+	qp = rk_create_qp(n[0].pd, &qa);
+	assert_non_null(qp);
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+				      RK_QP_ACCESS_FLAGS), 0);
+	a = (struct rk_qp_attr){ .qp_state = RK_QPS_RTR, .path_mtu = RK_MTU_2048,
+				 .dest_qp_num = n[1].qp->qp_num, .rq_psn = 1 };
+	a.ah_attr.dmac[5] = 2;
+	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+	a.ah_attr.dip[15] = 2;
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				      RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				      RK_QP_MIN_RNR_TIMER), -EINVAL);
+	assert_int_equal(qp->state, RK_QPS_INIT);
+	a.path_mtu = RK_MTU_1024;
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				      RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				      RK_QP_MIN_RNR_TIMER), 0);
+	assert_int_equal(qp->state, RK_QPS_RTR);
+	assert_int_equal(rk_destroy_qp(qp), 0);
+	close_nodes();
+}
+
 static uint64_t
 counter(const struct rk_counter *c, int count, const char *name)
 {
@@ -511,6 +562,7 @@ main(void)
 		cmocka_unit_test(test_send_recv_write_read),
 		cmocka_unit_test(test_bad_wr_and_errors),
 		cmocka_unit_test(test_zero_length_mr),
+		cmocka_unit_test(test_path_mtu_link),
 		cmocka_unit_test(test_qp_counters),
 		cmocka_unit_test(test_qp_progress),
 		cmocka_unit_test(test_quiet_polls),
