@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 static const struct rk_transport_ops *
 tops(const struct rk_context *ctx)
@@ -23,6 +24,15 @@ fail_null(void *obj, int rc)
 	free(obj);
 	errno = -rc;
 	return NULL;
+}
+
+int
+rk_verbs_key_seed(uint64_t given, uint64_t *seed)
+{
+	*seed = given;
+	if (given == 0 && getrandom(seed, sizeof(*seed), 0) != (ssize_t)sizeof(*seed))
+		return -EIO;
+	return 0;
 }
 
 int

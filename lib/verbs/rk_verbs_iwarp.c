@@ -10,7 +10,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 /* Bytes read from one stream per progress pass, so one busy QP cannot starve the rest. */
 #define IW_RX_BUDGET (1u << 20)
@@ -60,9 +59,7 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 		return NULL;
 	}
 	da.max_mr = attr->max_mr;
-	da.key_seed = attr->key_seed;
-	if (da.key_seed == 0 && getrandom(&da.key_seed, sizeof(da.key_seed), 0) !=
-				(ssize_t)sizeof(da.key_seed)) {
+	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
 		errno = EIO;
 		return NULL;
 	}
@@ -111,7 +108,7 @@ iwarp_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
 {
 	mr->pub.iw = rk_iw_mr_reg(pd->iw, mr->pub.addr, mr->pub.length, access);
 	if (mr->pub.iw == NULL)
-		return errno != 0 ? -errno : -ENOMEM;
+		return rk_verbs_created(NULL);
 	/* One STag names the region locally and remotely (RFC 5040 2.x, siw). */
 	mr->pub.lkey = mr->pub.rkey = rk_iw_mr_stag(mr->pub.iw);
 	return 0;
@@ -128,7 +125,7 @@ iwarp_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
 {
 	cq->iw = rk_iw_cq_create(rk_container_of(v, struct iwarp_ctx, v)->iw,
 				 (uint32_t)cq->pub.cqe);
-	return cq->iw != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
+	return rk_verbs_created(cq->iw);
 }
 
 static int

@@ -12,6 +12,7 @@
 #ifndef RK_VERBS_PRIV_H
 #define RK_VERBS_PRIV_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -149,6 +150,19 @@ struct rk_transport_ops {
 	int (*qp_counters)(const struct rk_vqp *qp, struct rk_counter *out, unsigned int max);
 	uint64_t (*qp_progress)(const struct rk_vqp *qp);
 };
+
+/**
+ * The device key secret: @p given, or drawn from getrandom() when 0.
+ * @return 0, or -EIO when no random bytes were had.
+ */
+int rk_verbs_key_seed(uint64_t given, uint64_t *seed);
+
+/** An engine creator's result as 0 or -errno (ENOMEM when errno is unset). */
+static inline int
+rk_verbs_created(const void *created)
+{
+	return created != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
+}
 
 extern const struct rk_transport_ops rk_roce_transport_ops;
 extern const struct rk_transport_ops rk_iwarp_transport_ops;

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #define RX_BUDGET 256
 #define TX_BUDGET 256
@@ -62,9 +61,7 @@ rk_open_device(const struct rk_io_ops *ops, void *io, const struct rk_device_att
 	da.max_mr = attr->max_mr;
 	da.max_inflight_pkts = attr->max_inflight_pkts;
 	da.ack_delay_ns = attr->ack_delay_ns;
-	da.key_seed = attr->key_seed;
-	if (da.key_seed == 0 && getrandom(&da.key_seed, sizeof(da.key_seed), 0) !=
-				(ssize_t)sizeof(da.key_seed)) {
+	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
 		errno = EIO;
 		return NULL;
 	}
@@ -95,18 +92,11 @@ roce_close_device(struct rk_vctx *v)
 	free(ctx);
 }
 
-/* The engine's creators set errno: hand it back as -errno. */
-static int
-neg_errno(const void *created)
-{
-	return created != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
-}
-
 static int
 roce_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
 {
 	pd->ib = rk_ib_pd_alloc(rk_container_of(v, struct roce_ctx, v)->dev);
-	return neg_errno(pd->ib);
+	return rk_verbs_created(pd->ib);
 }
 
 static int
@@ -120,7 +110,7 @@ roce_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
 {
 	mr->ib = rk_ib_mr_reg(pd->ib, mr->pub.addr, mr->pub.length, access);
 	if (mr->ib == NULL)
-		return neg_errno(NULL);
+		return rk_verbs_created(NULL);
 	mr->pub.lkey = rk_ib_mr_lkey(mr->ib);
 	mr->pub.rkey = rk_ib_mr_rkey(mr->ib);
 	return 0;
@@ -137,7 +127,7 @@ roce_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
 {
 	cq->ib = rk_ib_cq_create(rk_container_of(v, struct roce_ctx, v)->dev,
 				 (uint32_t)cq->pub.cqe);
-	return neg_errno(cq->ib);
+	return rk_verbs_created(cq->ib);
 }
 
 static int
@@ -161,7 +151,7 @@ static int
 roce_create_srq(struct rk_vpd *pd, struct rk_vsrq *srq, const struct rk_srq_init_attr *attr)
 {
 	srq->ib = rk_ib_srq_create(pd->ib, attr->attr.max_wr, attr->attr.max_sge);
-	return neg_errno(srq->ib);
+	return rk_verbs_created(srq->ib);
 }
 
 static int
