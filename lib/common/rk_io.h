@@ -69,6 +69,13 @@ struct rk_io_ops {
 	 */
 	int (*tx_commit_sg)(void *io, uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
 			    uint32_t payload_len, const uint8_t *trailer, uint32_t trailer_len);
+	/**
+	 * Optional: the link's MTU in bytes (the largest IP packet a frame
+	 * carries, 1500 on plain Ethernet), or 0 when unknown. NULL: unknown,
+	 * no limit. The verbs layer refuses a QP path MTU whose RoCEv2 packets
+	 * would not fit (rk_modify_qp(), as rxe does).
+	 */
+	uint32_t (*mtu)(void *io);
 };
 
 #endif /* RK_IO_H */

@@ -64,7 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rk_ib_types.h"
+#include "rk_rdma_types.h"
 #include "rk_pkt.h"
 #include "rk_psn.h"
 

@@ -8,21 +8,13 @@
 #include <string.h>
 
 #include "rk_ib_internal.h"
+#include "rk_rdma_obj.h"
 
 #define DEFAULT_MAX_QP 64
 #define DEFAULT_MAX_MR 1024
 #define MAX_MR_LIMIT 65536
 #define DEFAULT_WINDOW 256
 #define DEFAULT_ACKREQ_EVERY 16
-
-/* Remove obj from the singly linked list at head. */
-#define UNLINK(type, head, obj) do { \
-	type **pp_ = &(head); \
-	while (*pp_ != NULL && *pp_ != (obj)) \
-		pp_ = &(*pp_)->next; \
-	if (*pp_ != NULL) \
-		*pp_ = (obj)->next; \
-} while (0)
 
 static uint64_t
 splitmix64(uint64_t *s)
@@ -148,8 +140,7 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 		struct rk_ib_cq *cq = dev->cqs;
 
 		dev->cqs = cq->next;
-		rk_wc_ring_fini(&cq->ring);
-		free(cq);
+		rk_cq_free(cq, offsetof(struct rk_ib_cq, ring));
 	}
 	while (dev->pds != NULL) {
 		struct rk_ib_pd *pd = dev->pds;
@@ -210,7 +201,7 @@ rk_ib_pd_free(struct rk_ib_pd *pd)
 		return -EINVAL;
 	if (pd->refs != 0)
 		return -EBUSY;
-	UNLINK(struct rk_ib_pd, pd->dev->pds, pd);
+	RK_LIST_UNLINK(struct rk_ib_pd, pd->dev->pds, pd);
 	free(pd);
 	return 0;
 }
@@ -223,13 +214,10 @@ rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
 	uint32_t slot;
 	uint16_t ltag, rtag;
 
-	if (pd == NULL || (addr == NULL && len > 0) ||
-	    (access & ~(unsigned int)(RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
-				      RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC |
-				      RK_ACCESS_REMOTE_INVALIDATE)) ||
-	    ((access & (RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & RK_ACCESS_LOCAL_WRITE)) ||
-	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr) {
+	if (pd == NULL ||
+	    !rk_mr_args_valid(addr, len, access,
+			      RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+			      RK_ACCESS_REMOTE_ATOMIC | RK_ACCESS_REMOTE_INVALIDATE)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -349,18 +337,13 @@ rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe)
 {
 	struct rk_ib_cq *cq;
 
-	if (dev == NULL || cqe == 0 || cqe > (1u << 20)) {
+	if (dev == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
+	cq = rk_cq_alloc(sizeof(*cq), offsetof(struct rk_ib_cq, ring), cqe);
 	if (cq == NULL)
 		return NULL;
-	if (rk_wc_ring_init(&cq->ring, cqe) != 0) {
-		free(cq);
-		errno = ENOMEM;
-		return NULL;
-	}
 	cq->dev = dev;
 	cq->next = dev->cqs;
 	dev->cqs = cq;
@@ -374,9 +357,8 @@ rk_ib_cq_destroy(struct rk_ib_cq *cq)
 		return -EINVAL;
 	if (cq->refs != 0)
 		return -EBUSY;
-	UNLINK(struct rk_ib_cq, cq->dev->cqs, cq);
-	rk_wc_ring_fini(&cq->ring);
-	free(cq);
+	RK_LIST_UNLINK(struct rk_ib_cq, cq->dev->cqs, cq);
+	rk_cq_free(cq, offsetof(struct rk_ib_cq, ring));
 	return 0;
 }
 
@@ -389,9 +371,7 @@ rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
 int
 rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
 {
-	if (cq == NULL || n < 0 || (wc == NULL && n > 0))
-		return -EINVAL;
-	return rk_wc_ring_poll(&cq->ring, n, wc);
+	return rk_cq_poll_ring(cq != NULL ? &cq->ring : NULL, n, wc);
 }
 
 uint32_t
@@ -439,7 +419,7 @@ rk_ib_srq_destroy(struct rk_ib_srq *srq)
 	if (srq->refs != 0)
 		return -EBUSY;
 	srq->pd->refs--;
-	UNLINK(struct rk_ib_srq, srq->dev->srqs, srq);
+	RK_LIST_UNLINK(struct rk_ib_srq, srq->dev->srqs, srq);
 	free(srq->rq.ring);
 	free(srq);
 	return 0;

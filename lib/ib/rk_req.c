@@ -201,7 +201,9 @@ check_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
 	unsigned int need = wr_is_rd_atomic(w->wr.opcode) ? RK_ACCESS_LOCAL_WRITE : 0;
 
 	for (int i = 0; i < w->wr.num_sge; i++) {
-		if (rk_req_sge_ptr(qp, w, (uint32_t)i, 0, w->sge[i].length, need) == NULL)
+		/* A piece of no bytes needs no address (a zero-length MR may sit at NULL). */
+		if (w->sge[i].length != 0 &&
+		    rk_req_sge_ptr(qp, w, (uint32_t)i, 0, w->sge[i].length, need) == NULL)
 			return RK_WC_LOC_PROT_ERR;
 	}
 	if (qp->type == RK_QPT_UD && w->length > qp->pmtu)

@@ -159,7 +159,9 @@ fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
 	rq->cons++;
 	r->have_rwqe = true;
 	for (uint32_t i = 0; i < r->rwqe.num_sge; i++) {
-		if (rwqe_ptr(qp, &r->rwqe.sge[i], 0, r->rwqe.sge[i].length) == NULL)
+		/* A piece of no bytes needs no address (a zero-length MR may sit at NULL). */
+		if (r->rwqe.sge[i].length != 0 &&
+		    rwqe_ptr(qp, &r->rwqe.sge[i], 0, r->rwqe.sge[i].length) == NULL)
 			return RK_WC_LOC_PROT_ERR;
 	}
 	return RK_WC_SUCCESS;

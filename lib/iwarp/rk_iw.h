@@ -18,7 +18,7 @@
  * Time enters as now_ns only for the MPA set-up timeout.
  *
  * Work requests, completions, SGEs and access flags are lib/ib's
- * (rk_ib_types.h), so the verbs layer can put a QP on either engine. An
+ * (rk_rdma_types.h), so the verbs layer can put a QP on either engine. An
  * STag is both the L_Key and the R_Key of a region (as in Linux siw):
  * 24-bit index and 8-bit key, resolved again on every use (a deregistered
  * region is never touched again).
@@ -79,7 +79,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "rk_ib_types.h"
+#include "rk_rdma_types.h"
 #include "rk_mpa.h"
 
 struct rk_iw_dev;
@@ -343,5 +343,7 @@ void rk_iw_timers(struct rk_iw_qp *qp, uint64_t now_ns);
  * @return 0, or -EINVAL past RTS.
  */
 int rk_iw_qp_terminate(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code);
+
+#include "rk_iw_stream.h"
 
 #endif /* RK_IW_H */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rk_iw_internal.h"
+#include "rk_rdma_obj.h"
 
 struct rk_iw_dev *
 rk_iw_dev_create(const struct rk_iw_dev_attr *attr)
@@ -47,8 +48,7 @@ rk_iw_dev_destroy(struct rk_iw_dev *dev)
 		struct rk_iw_cq *cq = dev->cqs;
 
 		dev->cqs = cq->next;
-		rk_wc_ring_fini(&cq->ring);
-		free(cq);
+		rk_cq_free(cq, offsetof(struct rk_iw_cq, ring));
 	}
 	while (dev->pds != NULL) {
 		struct rk_iw_pd *pd = dev->pds;
@@ -88,18 +88,11 @@ rk_iw_pd_alloc(struct rk_iw_dev *dev)
 int
 rk_iw_pd_free(struct rk_iw_pd *pd)
 {
-	struct rk_iw_pd **pp;
-
 	if (pd == NULL)
 		return -EINVAL;
 	if (pd->users > 0)
 		return -EBUSY;
-	for (pp = &pd->dev->pds; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == pd) {
-			*pp = pd->next;
-			break;
-		}
-	}
+	RK_LIST_UNLINK(struct rk_iw_pd, pd->dev->pds, pd);
 	free(pd);
 	return 0;
 }
@@ -129,10 +122,8 @@ rk_iw_mr_reg(struct rk_iw_pd *pd, void *addr, size_t len, unsigned int access)
 	struct rk_iw_mr *mr;
 	uint32_t slot = 0;
 
-	if (pd == NULL || (addr == NULL && len > 0) ||
-	    ((access & (RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_ATOMIC)) &&
-	     !(access & RK_ACCESS_LOCAL_WRITE)) ||
-	    (uint64_t)(uintptr_t)addr + len < (uint64_t)(uintptr_t)addr) {
+	/* Rights bits beyond the known ones are ignored here (RFC 5040 has no more). */
+	if (pd == NULL || !rk_mr_args_valid(addr, len, access, ~0u)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -211,18 +202,13 @@ rk_iw_cq_create(struct rk_iw_dev *dev, uint32_t cqe)
 {
 	struct rk_iw_cq *cq;
 
-	if (dev == NULL || cqe == 0 || cqe > (1u << 20)) {
+	if (dev == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	cq = calloc(1, sizeof(*cq));
+	cq = rk_cq_alloc(sizeof(*cq), offsetof(struct rk_iw_cq, ring), cqe);
 	if (cq == NULL)
 		return NULL;
-	if (rk_wc_ring_init(&cq->ring, cqe) != 0) {
-		free(cq);
-		errno = ENOMEM;
-		return NULL;
-	}
 	cq->dev = dev;
 	cq->next = dev->cqs;
 	dev->cqs = cq;
@@ -232,20 +218,12 @@ rk_iw_cq_create(struct rk_iw_dev *dev, uint32_t cqe)
 int
 rk_iw_cq_destroy(struct rk_iw_cq *cq)
 {
-	struct rk_iw_cq **pp;
-
 	if (cq == NULL)
 		return -EINVAL;
 	if (cq->users > 0)
 		return -EBUSY;
-	for (pp = &cq->dev->cqs; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == cq) {
-			*pp = cq->next;
-			break;
-		}
-	}
-	rk_wc_ring_fini(&cq->ring);
-	free(cq);
+	RK_LIST_UNLINK(struct rk_iw_cq, cq->dev->cqs, cq);
+	rk_cq_free(cq, offsetof(struct rk_iw_cq, ring));
 	return 0;
 }
 
@@ -258,7 +236,5 @@ rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc)
 int
 rk_iw_cq_poll(struct rk_iw_cq *cq, int n, struct rk_wc *wc)
 {
-	if (cq == NULL || n < 0 || (wc == NULL && n > 0))
-		return -EINVAL;
-	return rk_wc_ring_poll(&cq->ring, n, wc);
+	return rk_cq_poll_ring(cq != NULL ? &cq->ring : NULL, n, wc);
 }

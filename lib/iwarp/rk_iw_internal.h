@@ -166,4 +166,49 @@ struct rk_iw_qp {
 struct rk_iw_mr *rk_iw_stag_lookup(struct rk_iw_dev *dev, uint32_t stag);
 void rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc);
 
+/* Terminate codes used here (T5; RFC 5040 7, RFC 5041 7.2, RFC 5044 8). */
+enum {
+	L_RDMAP = RK_TERM_LAYER_RDMAP, L_DDP = RK_TERM_LAYER_DDP, L_LLP = RK_TERM_LAYER_LLP,
+};
+#define ET_RDMAP_LOCAL 0
+#define ET_RDMAP_PROT 1
+#define ET_RDMAP_OP 2
+#define ET_DDP_TAGGED 1
+#define ET_DDP_UNTAGGED 2
+#define ET_LLP_MPA 0
+
+#define DEFAULT_IRD_ORD 8
+
+/* Remote access check results (rk_iw_remote_check). */
+enum { ACC_OK, ACC_STAG, ACC_PD, ACC_RIGHTS, ACC_WRAP, ACC_BOUNDS };
+
+static inline struct iw_swqe *
+rk_iw_sq_at(struct rk_iw_qp *qp, uint32_t c)
+{
+	return &qp->sq[c % qp->sq_size];
+}
+
+static inline struct iw_rwqe *
+rk_iw_rq_at(struct rk_iw_qp *qp, uint32_t c)
+{
+	return &qp->rq[c % qp->rq_size];
+}
+
+/* Shared by rk_iw_qp.c, rk_iw_mpa.c, rk_iw_rx.c and rk_iw_tx.c. */
+void rk_iw_close_now(struct rk_iw_qp *qp, enum rk_iw_close_reason why);
+void rk_iw_flush_all(struct rk_iw_qp *qp, enum rk_wc_status first);
+size_t rk_iw_mpa_rx(struct rk_iw_qp *qp, const uint8_t *p, size_t len);
+struct iw_out *rk_iw_out_head(struct rk_iw_qp *qp);
+void rk_iw_queue_term(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code,
+		      const struct rk_rdmap_msg *m, const uint8_t *seg, uint16_t seg_len);
+int rk_iw_remote_check(struct rk_iw_qp *qp, uint32_t stag, uint64_t to, uint64_t n,
+		       unsigned int need, struct rk_iw_mr **out);
+void rk_iw_rq_complete_head(struct rk_iw_qp *qp, enum rk_wc_status st, uint32_t byte_len,
+			    enum rk_wc_opcode op, unsigned int flags, uint32_t imm_inv);
+int rk_iw_sge_copy(struct rk_iw_qp *qp, const struct rk_sge *sge, int nsge, uint64_t off,
+		   uint8_t *buf, uint32_t n, bool to_sge);
+void rk_iw_sq_complete(struct rk_iw_qp *qp);
+void rk_iw_term_acc(struct rk_iw_qp *qp, int acc, bool rdmap_layer, const struct rk_rdmap_msg *m,
+		    const uint8_t *seg, uint16_t len);
+
 #endif /* RK_IW_INTERNAL_H */

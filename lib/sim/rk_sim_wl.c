@@ -330,7 +330,7 @@ setup(struct wl *w)
 		if (w->ctx[i] == NULL)
 			return -ENOMEM;
 		if (c->paced)
-			rk_ib_dev_set_tx_rate(w->ctx[i]->dev, lc.dir[i].rate_bps);
+			rk_ib_dev_set_tx_rate(rk_context_ib(w->ctx[i]), lc.dir[i].rate_bps);
 		w->pd[i] = rk_alloc_pd(w->ctx[i]);
 		w->scq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
 		w->rcq[i] = rk_create_cq(w->ctx[i], (int)w->depth * 2, NULL);
@@ -373,7 +373,7 @@ setup(struct wl *w)
 	for (uint32_t k = 0; k < w->depth; k++)
 		if ((rc = post_recv(w, k)) != 0)
 			return rc;
-	w->res->qp_state_bytes = rk_ib_qp_state_size(w->qp[0]->ib);
+	w->res->qp_state_bytes = rk_ib_qp_state_size(rk_qp_ib(w->qp[0]));
 	return 0;
 }
 

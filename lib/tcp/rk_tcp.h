@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_tcp.h
- * One small byte-stream interface over the TCPs iWARP runs on, and the
- * glue that moves bytes between a stream and an iWARP QP (lib/iwarp).
+ * The TCPs iWARP runs on, behind the one byte-stream interface of
+ * lib/iwarp (struct rk_stream_ops), whose pump (struct rk_iw_link) moves
+ * bytes between a connection and an iWARP QP.
  *
  * Backends:
  *   - kernel sockets (rk_tcp_sock_*): nonblocking, for hosts without a
@@ -22,28 +23,17 @@
 
 struct rk_tcp;
 
-/** Operations of one connection. Errors are negative errno values. */
-struct rk_tcp_ops {
-	const char *name;
-	/**
-	 * Queue up to @p len bytes. @return bytes taken (0 when the send
-	 * buffer is full or the connection is not yet established), or
-	 * -EPIPE / -ECONNRESET once it is gone.
-	 */
-	long (*send)(struct rk_tcp *t, const uint8_t *buf, size_t len);
-	/**
-	 * Take up to @p cap received bytes. @return bytes (0 when none are
-	 * waiting), -EPIPE after the peer's FIN, -ECONNRESET and others on
-	 * failure.
-	 */
-	long (*recv)(struct rk_tcp *t, uint8_t *buf, size_t cap);
-	/** Close (FIN) and free the connection. */
-	void (*close)(struct rk_tcp *t);
-};
-
-/** A connection: backends embed this first. */
+/**
+ * A connection: backends embed this first. Its ops are the one byte-stream
+ * interface (struct rk_stream_ops, rk_iw_stream.h), called with the
+ * connection itself as the stream: a struct rk_tcp can be handed to
+ * rk_qp_connect_stream() or rk_iw_link_init() as it is. Errors are
+ * negative errno values: send() gives -EPIPE / -ECONNRESET once the
+ * connection is gone, recv() -EPIPE after the peer's FIN; close() sends
+ * FIN and frees the connection. now_ns is a monotonic clock.
+ */
 struct rk_tcp {
-	const struct rk_tcp_ops *ops;
+	const struct rk_stream_ops *ops;
 };
 
 /* ------------------------------------------------------ kernel sockets */
@@ -76,28 +66,13 @@ int rk_tcp_sock_fd(const struct rk_tcp *t);
 
 /* ------------------------------------------------------- iWARP glue */
 
-/** Moves bytes between one QP and one connection. */
-struct rk_iw_tcp_link {
-	struct rk_iw_qp *qp;
-	struct rk_tcp *tcp;
-	uint32_t off, len;          /* bytes of stage not yet taken by the TCP */
-	bool closed;                /* the TCP is closed (by either side) */
-	uint64_t rx_bytes, tx_bytes;
-	uint8_t stage[65536];       /* taken from rk_iw_tx, not yet sent */
-	uint8_t rbuf[65536];
-};
+/* The former name of the link between a QP and a connection. */
+#define rk_iw_tcp_link rk_iw_link
 
-/** Join @p qp and @p tcp (neither is owned by the link). */
-void rk_iw_tcp_link_init(struct rk_iw_tcp_link *l, struct rk_iw_qp *qp, struct rk_tcp *tcp);
+/** Join @p qp and @p tcp (rk_iw_link_init() with the connection's own ops). */
+void rk_iw_tcp_link_init(struct rk_iw_link *l, struct rk_iw_qp *qp, struct rk_tcp *tcp);
 
-/**
- * One round: received bytes into the QP, the QP's bytes into the TCP (what
- * the TCP does not take waits in the link). When the QP wants the stream
- * closed (after a Terminate) the TCP is closed once everything was sent;
- * when the TCP ends, the QP is told (rk_iw_llp_closed).
- * @return bytes moved in both directions (0: idle), or -EPIPE once the
- *         link is closed.
- */
-long rk_iw_tcp_pump(struct rk_iw_tcp_link *l, uint64_t now_ns);
+/** rk_iw_link_pump() with no receive budget: everything waiting is read. */
+long rk_iw_tcp_pump(struct rk_iw_link *l, uint64_t now_ns);
 
 #endif /* RK_TCP_H */

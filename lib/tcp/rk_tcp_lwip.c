@@ -80,7 +80,7 @@ struct rk_lwip_listener {
 	struct lw_conn *first, *last;
 };
 
-static const struct rk_tcp_ops lw_ops;
+static const struct rk_stream_ops lw_ops;
 static volatile int init_done;
 static bool started;
 static uint64_t last_tick_ns;   /* of tcp_tmr from rk_lwip_if_poll */
@@ -617,7 +617,7 @@ rk_tcp_lwip_mpa_align(struct rk_tcp *t)
 }
 
 static long
-lw_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
+lw_send(void *t, const uint8_t *buf, size_t len)
 {
 	struct lw_conn *c = (struct lw_conn *)t;
 	long n = 0;
@@ -645,7 +645,7 @@ lw_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
 }
 
 static long
-lw_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
+lw_recv(void *t, uint8_t *buf, size_t cap)
 {
 	struct lw_conn *c = (struct lw_conn *)t;
 	uint32_t n, first;
@@ -673,7 +673,7 @@ lw_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
 }
 
 static void
-lw_close(struct rk_tcp *t)
+lw_close(void *t)
 {
 	struct lw_conn *c = (struct lw_conn *)t;
 
@@ -691,9 +691,17 @@ lw_close(struct rk_tcp *t)
 	free(c);
 }
 
-static const struct rk_tcp_ops lw_ops = {
+static uint64_t
+lw_now_ns(void *env)
+{
+	(void)env;
+	return mono_ns();
+}
+
+static const struct rk_stream_ops lw_ops = {
 	.name = "lwip",
 	.send = lw_send,
 	.recv = lw_recv,
 	.close = lw_close,
+	.now_ns = lw_now_ns,
 };

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rk_tcp.h"
@@ -18,7 +19,7 @@ struct sock_conn {
 	int fd;
 };
 
-static const struct rk_tcp_ops sock_ops;
+static const struct rk_stream_ops sock_ops;
 
 static int
 set_nonblock(int fd)
@@ -142,7 +143,7 @@ rk_tcp_sock_fd(const struct rk_tcp *t)
 }
 
 static long
-sock_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
+sock_send(void *t, const uint8_t *buf, size_t len)
 {
 	struct sock_conn *c = (struct sock_conn *)t;
 	ssize_t n;
@@ -159,7 +160,7 @@ sock_send(struct rk_tcp *t, const uint8_t *buf, size_t len)
 }
 
 static long
-sock_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
+sock_recv(void *t, uint8_t *buf, size_t cap)
 {
 	struct sock_conn *c = (struct sock_conn *)t;
 	ssize_t n = recv(c->fd, buf, cap, MSG_DONTWAIT);
@@ -174,7 +175,7 @@ sock_recv(struct rk_tcp *t, uint8_t *buf, size_t cap)
 }
 
 static void
-sock_close(struct rk_tcp *t)
+sock_close(void *t)
 {
 	struct sock_conn *c = (struct sock_conn *)t;
 
@@ -182,9 +183,20 @@ sock_close(struct rk_tcp *t)
 	free(c);
 }
 
-static const struct rk_tcp_ops sock_ops = {
+static uint64_t
+sock_now_ns(void *env)
+{
+	struct timespec ts;
+
+	(void)env;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const struct rk_stream_ops sock_ops = {
 	.name = "kernel",
 	.send = sock_send,
 	.recv = sock_recv,
 	.close = sock_close,
+	.now_ns = sock_now_ns,
 };

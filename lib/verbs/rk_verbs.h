@@ -5,7 +5,7 @@
  * engine (lib/ib): open a device on an I/O backend, allocate PDs, register
  * memory, create CQs, SRQs, AHs and QPs, modify them through the IBTA state
  * machine, post work and poll completions. Types and enum values are those
- * of rk_ib_types.h, numbered as IBV_*.
+ * of rk_rdma_types.h, numbered as IBV_*.
  *
  * Differences from libibverbs:
  *   - calls return 0 or a negative errno (not a positive errno); creators
@@ -45,7 +45,7 @@
 #include <stdint.h>
 
 #include "rk_ib.h"
-#include "rk_ib_types.h"
+#include "rk_rdma_types.h"
 #include "rk_io.h"
 #include "rk_iw.h"
 
@@ -55,31 +55,7 @@ enum rk_transport_type {
 	RK_TRANSPORT_TYPE_IWARP = 1,    /**< MPA/DDP/RDMAP over byte streams (lib/iwarp) */
 };
 
-/**
- * A byte-stream backend for iWARP contexts: one stream is one connected
- * TCP connection (or a test pipe), opened by the caller (connect/accept
- * are the caller's, as rdma_cm's are) and handed to one QP with
- * rk_qp_connect_stream(). All calls are nonblocking.
- */
-struct rk_stream_ops {
-	const char *name;
-	/**
-	 * Queue up to @p len bytes of @p stream. @return bytes taken (0 when
-	 * the send buffer is full or the connection is not yet established),
-	 * or a negative errno once the connection is gone.
-	 */
-	long (*send)(void *stream, const uint8_t *buf, size_t len);
-	/**
-	 * Take up to @p cap received bytes, in order. @return bytes (0 when
-	 * none wait), or a negative errno after the peer's FIN (-EPIPE) or a
-	 * failure: the stream has ended.
-	 */
-	long (*recv)(void *stream, uint8_t *buf, size_t cap);
-	/** Close (FIN) and release @p stream; called once per attached stream. */
-	void (*close)(void *stream);
-	/** Current time in ns (monotonic or virtual), for the MPA set-up timer. */
-	uint64_t (*now_ns)(void *env);
-};
+/* struct rk_stream_ops, the byte streams of iWARP contexts: rk_iw_stream.h. */
 
 /** Device attributes given to rk_open_device(). */
 struct rk_device_attr {
@@ -93,35 +69,16 @@ struct rk_device_attr {
 	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay */
 };
 
-struct rk_iw_vqp;
-
+/*
+ * Public handles: each is embedded in a private object of lib/verbs
+ * (rk_verbs_priv.h); the fields below are the caller's to read.
+ */
 struct rk_context {
 	enum rk_transport_type transport;
-	/* RK_TRANSPORT_TYPE_IWARP only (ops and dev are NULL then) */
-	const struct rk_stream_ops *sops;
-	void *env;
-	struct rk_iw_dev *iw;
-	struct rk_iw_vqp *iw_qps;       /* QPs with a stream attached */
-	uint8_t *iw_rxbuf;
-	uint32_t iw_next_qpn;
-	/* RK_TRANSPORT_TYPE_IB */
-	const struct rk_io_ops *ops;
-	void *io;
-	struct rk_ib_dev *dev;
-	uint64_t rx_frames, tx_frames, tx_errors;
-	uint32_t live;                  /* PDs, MRs, CQs, SRQs, QPs not destroyed */
-	uint8_t *tx_lent;               /* buffer lent by tx_frame() for the frame being built */
-	bool quiet;                     /* the last full progress pass sent nothing */
-	bool tx_blocked;                /* the last transmit pass found the device ring full */
-	uint32_t quiet_polls;           /* empty polls while quiet (every 4th is full) */
-	uint8_t rxbuf[RK_IB_MAX_FRAME + 256];
 };
 
 struct rk_pd {
 	struct rk_context *context;
-	struct rk_ib_pd *ib;
-	struct rk_iw_pd *iw;             /**< iWARP contexts (ib is NULL) */
-	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_mr {
@@ -131,17 +88,13 @@ struct rk_mr {
 	size_t length;
 	uint32_t lkey;
 	uint32_t rkey;
-	struct rk_ib_mr *ib;
-	struct rk_iw_mr *iw;             /**< iWARP contexts (ib is NULL) */
+	struct rk_iw_mr *iw;             /**< iWARP contexts: the engine's region (else NULL) */
 };
 
 struct rk_cq {
 	struct rk_context *context;
 	void *cq_context;
 	int cqe;
-	struct rk_ib_cq *ib;
-	struct rk_iw_cq *iw;             /**< iWARP contexts (ib is NULL) */
-	uint32_t iw_users;              /* iWARP QPs using it */
 };
 
 struct rk_srq_init_attr {
@@ -157,7 +110,6 @@ struct rk_srq {
 	struct rk_context *context;
 	void *srq_context;
 	struct rk_pd *pd;
-	struct rk_ib_srq *ib;
 };
 
 struct rk_qp_init_attr {
@@ -180,8 +132,6 @@ struct rk_qp {
 	uint32_t qp_num;
 	enum rk_qp_state state;         /**< as of the last modify/query */
 	enum rk_qp_type qp_type;
-	struct rk_ib_qp *ib;
-	struct rk_iw_vqp *iw;           /**< iWARP contexts (ib is NULL) */
 };
 
 /**
@@ -301,6 +251,15 @@ int rk_qp_connect_stream(struct rk_qp *qp, void *stream, const struct rk_iw_conn
 struct rk_iw_qp *rk_qp_iw(const struct rk_qp *qp);
 
 /**
+ * The engine device of a RoCE context (for rk_ib_dev_set_tx_rate() and
+ * other lib/ib calls), or NULL for NULL and iWARP contexts.
+ */
+struct rk_ib_dev *rk_context_ib(const struct rk_context *ctx);
+
+/** The engine QP of a RoCE QP (rk_ib_qp_*()), or NULL for NULL and iWARP QPs. */
+struct rk_ib_qp *rk_qp_ib(const struct rk_qp *qp);
+
+/**
  * Modify a QP (ibv_modify_qp): the attribute mask rules of
  * rk_ib_qp_modify() (IBTA 11.2.4.2 (verify §)).
  *
@@ -310,6 +269,10 @@ struct rk_iw_qp *rk_qp_iw(const struct rk_qp *qp);
  * PKEY_INDEX and PORT accepted and ignored: remote access is per region
  * in iWARP) or to ERR at any time (the stream is closed, outstanding work
  * completes with RK_WC_WR_FLUSH_ERR). Other states and attributes: -EINVAL.
+ *
+ * RoCE: a path MTU whose packets (up to 80 bytes of headers around the
+ * payload) exceed the backend's MTU (struct rk_io_ops mtu) is refused
+ * with -EINVAL, as rxe refuses one above the port's active MTU.
  * @return 0 or -EINVAL.
  */
 int rk_modify_qp(struct rk_qp *qp, struct rk_qp_attr *attr, int attr_mask);

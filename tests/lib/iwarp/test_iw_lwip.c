@@ -351,7 +351,7 @@ test_lwip_pair(void **state)
 		      (unsigned long long)n.frames_out, (unsigned long long)n.frames_in);
 
 	/* Close: the child checks its data when the stream ends. */
-	n.link->tcp->ops->close(n.link->tcp);
+	n.link->ops->close(n.link->stream);
 	n.link->closed = true;
 	rk_iw_llp_closed(n.qp);
 	while (waitpid(pid, &status, WNOHANG) == 0) {

@@ -7,6 +7,7 @@
  */
 #include "rk_test.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "rk_iw_harness.h"
@@ -760,6 +761,35 @@ test_ext_ops(void **state)
 	free(p);
 }
 
+/*
+ * An atomic WR whose sg_list is NULL is refused with -EINVAL before any
+ * SGE is read (issue 21: the length of sg_list[0] was read first).
+ */
+static void
+test_atomic_null_sg_list(void **state)
+{
+	struct iw_pair *p = calloc(1, sizeof(*p));
+	struct rk_iw_conn_attr ci, cr;
+	const struct rk_send_wr *bad = NULL;
+	struct rk_send_wr wr;
+	enum rk_wr_opcode ops[2] = { RK_WR_ATOMIC_FETCH_AND_ADD, RK_WR_ATOMIC_CMP_AND_SWP };
+
+	(void)state;
+	iwp_conn_default(&ci, RK_IW_INITIATOR);
+	iwp_conn_default(&cr, RK_IW_RESPONDER);
+	iwp_init(p, &ci, &cr, true);
+	iwp_run(p);
+	for (int i = 0; i < 2; i++) {
+		wr = (struct rk_send_wr){ .wr_id = 9, .sg_list = NULL, .num_sge = 1,
+					  .opcode = ops[i], .send_flags = RK_SEND_SIGNALED };
+		assert_int_equal(rk_iw_post_send(p->qp[0], &wr, &bad), -EINVAL);
+		assert_ptr_equal(bad, &wr);
+	}
+	assert_int_equal(rk_iw_qp_state(p->qp[0]), RK_IW_RTS);
+	iwp_fini(p);
+	free(p);
+}
+
 /* Private data both ways, with and without the RFC 6581 words. */
 static void
 test_private_data(void **state)
@@ -812,6 +842,7 @@ main(void)
 		cmocka_unit_test(test_responder_waits),
 		cmocka_unit_test(test_ird_ord),
 		cmocka_unit_test(test_ext_ops),
+		cmocka_unit_test(test_atomic_null_sg_list),
 		cmocka_unit_test(test_private_data),
 	};
 

@@ -234,6 +234,111 @@ test_bad_wr_and_errors(void **state)
 	close_nodes();
 }
 
+/*
+ * A zero-length region at a NULL address (issue 21): a zero-byte SEND and
+ * a zero-byte READ naming it succeed and leave both QPs in RTS; pieces of
+ * no bytes need no address.
+ */
+static void
+test_zero_length_mr(void **state)
+{
+	struct rk_mr *z[2];
+	struct rk_sge s0 = { 0, 0, 0 }, s1 = { 0, 0, 0 };
+	struct rk_recv_wr rwr = { .wr_id = 7, .sg_list = &s1, .num_sge = 1 };
+	struct rk_recv_wr *rbad;
+	struct rk_send_wr wr = { .wr_id = 1, .sg_list = &s0, .num_sge = 1, .opcode = RK_WR_SEND,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	struct rk_wc wc;
+	struct rk_qp_attr a;
+
+	(void)state;
+	open_nodes();
+	for (int i = 0; i < 2; i++) {
+		z[i] = rk_reg_mr(n[i].pd, NULL, 0, RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				 RK_ACCESS_REMOTE_READ);
+		assert_non_null(z[i]);
+	}
+	s0.lkey = z[0]->lkey;
+	s1.lkey = z[1]->lkey;
+	assert_int_equal(rk_post_recv(n[1].qp, &rwr, &rbad), 0);
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[1].cq, &wc), 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	assert_int_equal(wc.opcode, RK_WC_RECV);
+	assert_int_equal(wc.byte_len, 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 1);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	wr = (struct rk_send_wr){ .wr_id = 2, .sg_list = &s0, .num_sge = 1,
+				  .opcode = RK_WR_RDMA_READ };
+	wr.wr.rdma.remote_addr = 0;
+	wr.wr.rdma.rkey = z[1]->rkey;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	assert_int_equal(wait_wc(n[0].cq, &wc), 1);
+	assert_int_equal(wc.wr_id, 2);
+	assert_int_equal(wc.status, RK_WC_SUCCESS);
+	assert_int_equal(wc.opcode, RK_WC_RDMA_READ);
+	assert_int_equal(wc.byte_len, 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(rk_query_qp(n[i].qp, &a, RK_QP_STATE, NULL), 0);
+		assert_int_equal(a.qp_state, RK_QPS_RTS);
+		assert_int_equal(rk_dereg_mr(z[i]), 0);
+	}
+	close_nodes();
+}
+
+/* A 1500-byte Ethernet link: RoCEv2 carries a path MTU of 1024 at most. */
+static uint32_t
+mtu_1500(void *io)
+{
+	(void)io;
+	return 1500;
+}
+
+static struct rk_io_ops mtu_ops;
+
+/*
+ * The path MTU is held against the link (issue 21): modify-QP refuses a
+ * path MTU larger than the backend's MTU carries, with -EINVAL as rxe,
+ * and takes one that fits.
+ */
+static void
+test_path_mtu_link(void **state)
+{
+	struct rk_qp_init_attr qa = { .qp_type = RK_QPT_RC, .cap = { 4, 4, 1, 1, 0 } };
+	struct rk_qp_attr a = { .qp_state = RK_QPS_INIT };
+	struct rk_qp *qp;
+
+	(void)state;
+	mtu_ops = rk_sim_io_ops;
+	mtu_ops.mtu = mtu_1500;
+	node_ops = &mtu_ops;
+	open_nodes();
+	node_ops = &rk_sim_io_ops;
+	qa.send_cq = qa.recv_cq = n[0].cq;
+	qp = rk_create_qp(n[0].pd, &qa);
+	assert_non_null(qp);
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+				      RK_QP_ACCESS_FLAGS), 0);
+	a = (struct rk_qp_attr){ .qp_state = RK_QPS_RTR, .path_mtu = RK_MTU_2048,
+				 .dest_qp_num = n[1].qp->qp_num, .rq_psn = 1 };
+	a.ah_attr.dmac[5] = 2;
+	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+	a.ah_attr.dip[15] = 2;
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				      RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				      RK_QP_MIN_RNR_TIMER), -EINVAL);
+	assert_int_equal(qp->state, RK_QPS_INIT);
+	a.path_mtu = RK_MTU_1024;
+	assert_int_equal(rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				      RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				      RK_QP_MIN_RNR_TIMER), 0);
+	assert_int_equal(qp->state, RK_QPS_RTR);
+	assert_int_equal(rk_destroy_qp(qp), 0);
+	close_nodes();
+}
+
 static uint64_t
 counter(const struct rk_counter *c, int count, const char *name)
 {
@@ -456,6 +561,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_send_recv_write_read),
 		cmocka_unit_test(test_bad_wr_and_errors),
+		cmocka_unit_test(test_zero_length_mr),
+		cmocka_unit_test(test_path_mtu_link),
 		cmocka_unit_test(test_qp_counters),
 		cmocka_unit_test(test_qp_progress),
 		cmocka_unit_test(test_quiet_polls),

@@ -525,6 +525,54 @@ test_modify_err_flushes(void **state)
 }
 
 /* What an iWARP context refuses, and the checks before a stream is attached. */
+/*
+ * A zero-length region at a NULL address (issue 21): a zero-byte Send and
+ * a zero-byte Read naming it succeed and leave both QPs in RTS.
+ */
+static void
+test_zero_length_mr(void **state)
+{
+	struct rk_mr *z[2];
+	struct rk_sge s0 = { 0, 0, 0 }, s1 = { 0, 0, 0 };
+	struct rk_recv_wr rwr = { .wr_id = 7, .sg_list = &s1, .num_sge = 1 };
+	struct rk_recv_wr *rbad = NULL;
+	struct rk_send_wr wr = { .wr_id = 1, .sg_list = &s0, .num_sge = 1, .opcode = RK_WR_SEND };
+	struct rk_send_wr *bad = NULL;
+	struct rk_wc wc[2];
+
+	(void)state;
+	connect_pair(true, false, true);
+	for (int i = 0; i < 2; i++) {
+		z[i] = rk_reg_mr(n[i].pd, NULL, 0, RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				 RK_ACCESS_REMOTE_READ);
+		assert_non_null(z[i]);
+	}
+	s0.lkey = z[0]->lkey;
+	s1.lkey = z[1]->lkey;
+	assert_int_equal(rk_post_recv(n[1].qp, &rwr, &rbad), 0);
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	wr = (struct rk_send_wr){ .wr_id = 2, .sg_list = &s0, .num_sge = 1,
+				  .opcode = RK_WR_RDMA_READ };
+	wr.wr.rdma.remote_addr = 0;
+	wr.wr.rdma.rkey = z[1]->rkey;
+	assert_int_equal(rk_post_send(n[0].qp, &wr, &bad), 0);
+	run();
+	assert_int_equal(poll_n(n[1].rcq, wc, 1), 1);
+	assert_int_equal(wc[0].status, RK_WC_SUCCESS);
+	assert_int_equal(wc[0].byte_len, 0);
+	assert_int_equal(poll_n(n[0].scq, wc, 2), 2);
+	assert_int_equal(wc[0].wr_id, 1);
+	assert_int_equal(wc[0].status, RK_WC_SUCCESS);
+	assert_int_equal(wc[1].wr_id, 2);
+	assert_int_equal(wc[1].status, RK_WC_SUCCESS);
+	assert_int_equal(wc[1].byte_len, 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(qstate(n[i].qp), RK_QPS_RTS);
+		assert_int_equal(rk_dereg_mr(z[i]), 0);
+	}
+	close_pair();
+}
+
 static void
 test_api_limits(void **state)
 {
@@ -598,6 +646,7 @@ main(void)
 		cmocka_unit_test(test_remote_access_error),
 		cmocka_unit_test(test_modify_err_flushes),
 		cmocka_unit_test(test_api_limits),
+		cmocka_unit_test(test_zero_length_mr),
 	};
 
 	rk_test_seed();

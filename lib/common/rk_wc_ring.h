@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "rk_ib_types.h"
+#include "rk_rdma_types.h"
 
 struct rk_wc_ring {
 	struct rk_wc *wc;

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Verbs internals: the transport operations behind the public calls (one
+ * const table per transport, as rdma-core's verbs_context_ops) and the
+ * private objects the public handles are embedded in.
+ *
+ * rk_verbs.c checks arguments, keeps the bookkeeping every transport
+ * shares (live objects of a context, users of a PD or CQ, the public
+ * fields) and dispatches; a transport (rk_verbs_roce.c, rk_verbs_iwarp.c)
+ * only joins the handles to its engine.
+ */
+#ifndef RK_VERBS_PRIV_H
+#define RK_VERBS_PRIV_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk_verbs.h"
+
+#define rk_container_of(ptr, type, member) \
+	((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+
+struct rk_transport_ops;
+
+struct rk_vctx {
+	struct rk_context pub;
+	const struct rk_transport_ops *ops;
+	uint32_t live;                  /* PDs, MRs, CQs, SRQs, AHs, QPs not destroyed */
+};
+
+struct rk_vpd {
+	struct rk_pd pub;
+	union {
+		struct rk_ib_pd *ib;
+		struct rk_iw_pd *iw;
+	};
+	uint32_t users;                 /* QPs using it (the engine counts MRs) */
+};
+
+struct rk_vmr {
+	struct rk_mr pub;
+	struct rk_ib_mr *ib;            /* RoCE (pub.iw on iWARP) */
+};
+
+struct rk_vcq {
+	struct rk_cq pub;
+	union {
+		struct rk_ib_cq *ib;
+		struct rk_iw_cq *iw;
+	};
+	uint32_t users;                 /* QPs using it */
+};
+
+struct rk_vsrq {
+	struct rk_srq pub;
+	struct rk_ib_srq *ib;
+};
+
+/* A transport's QP embeds this (its size differs per transport). */
+struct rk_vqp {
+	struct rk_qp pub;
+};
+
+static inline struct rk_vctx *
+rk_vctx(const struct rk_context *ctx)
+{
+	return rk_container_of(ctx, struct rk_vctx, pub);
+}
+
+static inline struct rk_vpd *
+rk_vpd(const struct rk_pd *pd)
+{
+	return rk_container_of(pd, struct rk_vpd, pub);
+}
+
+static inline struct rk_vmr *
+rk_vmr(const struct rk_mr *mr)
+{
+	return rk_container_of(mr, struct rk_vmr, pub);
+}
+
+static inline struct rk_vcq *
+rk_vcq(const struct rk_cq *cq)
+{
+	return rk_container_of(cq, struct rk_vcq, pub);
+}
+
+static inline struct rk_vsrq *
+rk_vsrq(const struct rk_srq *srq)
+{
+	return rk_container_of(srq, struct rk_vsrq, pub);
+}
+
+static inline struct rk_vqp *
+rk_vqp(const struct rk_qp *qp)
+{
+	return rk_container_of(qp, struct rk_vqp, pub);
+}
+
+/*
+ * One transport. Arguments arrive checked (non-NULL handles of this
+ * transport's context); errors are negative errno values, creators return
+ * them too and rk_verbs.c sets errno. An operation left NULL is not
+ * supported: rk_verbs.c answers EOPNOTSUPP (or the documented default).
+ */
+struct rk_transport_ops {
+	const char *name;
+	enum rk_transport_type type;
+	/** Release the context's engine and the context (nothing is live). */
+	void (*close_device)(struct rk_vctx *ctx);
+	/** Give @p pd its engine PD. */
+	int (*alloc_pd)(struct rk_vctx *ctx, struct rk_vpd *pd);
+	/** 0 or -EBUSY while the engine still has objects on it. */
+	int (*dealloc_pd)(struct rk_vpd *pd);
+	/** Register pub.addr/pub.length; set the keys. */
+	int (*reg_mr)(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access);
+	int (*dereg_mr)(struct rk_vmr *mr);
+	int (*create_cq)(struct rk_vctx *ctx, struct rk_vcq *cq);
+	int (*destroy_cq)(struct rk_vcq *cq);
+	/** Poll, running progress when fewer than @p num wait. */
+	int (*poll_cq)(struct rk_vcq *cq, int num, struct rk_wc *wc);
+	int (*create_srq)(struct rk_vpd *pd, struct rk_vsrq *srq,
+			  const struct rk_srq_init_attr *attr);
+	int (*destroy_srq)(struct rk_vsrq *srq);
+	int (*post_srq_recv)(struct rk_vsrq *srq, struct rk_recv_wr *wr,
+			     struct rk_recv_wr **bad_wr);
+	/** Hold what an address handle needs of @p pd. */
+	int (*create_ah)(struct rk_vpd *pd, struct rk_ah *ah);
+	void (*destroy_ah)(struct rk_vpd *pd, struct rk_ah *ah);
+	/** A QP in RESET with its public fields set; NULL with errno. */
+	struct rk_vqp *(*create_qp)(struct rk_vpd *pd, const struct rk_qp_init_attr *attr);
+	int (*modify_qp)(struct rk_vqp *qp, struct rk_qp_attr *attr, int attr_mask);
+	int (*query_qp)(struct rk_vqp *qp, struct rk_qp_attr *attr, int attr_mask,
+			struct rk_qp_init_attr *init_attr);
+	void (*destroy_qp)(struct rk_vqp *qp);
+	int (*post_send)(struct rk_vqp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr);
+	int (*post_recv)(struct rk_vqp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr);
+	/** Attach a byte stream (iWARP); NULL: -EINVAL. */
+	int (*connect_stream)(struct rk_vqp *qp, void *stream, const struct rk_iw_conn_attr *conn);
+	/** The engine QP of a stream transport; NULL: none. */
+	struct rk_iw_qp *(*qp_iw)(const struct rk_vqp *qp);
+	int (*progress)(struct rk_vctx *ctx);
+	uint64_t (*next_event_ns)(struct rk_vctx *ctx);
+	/** RoCE engine counters; NULL: all zero. */
+	const struct rk_ib_stats *(*stats)(const struct rk_vctx *ctx);
+	/** iWARP engine counters; NULL: none. */
+	const struct rk_iw_stats *(*iw_stats)(const struct rk_vctx *ctx);
+	/** Per-QP counters; NULL: -EOPNOTSUPP. */
+	int (*qp_counters)(const struct rk_vqp *qp, struct rk_counter *out, unsigned int max);
+	uint64_t (*qp_progress)(const struct rk_vqp *qp);
+};
+
+/**
+ * The device key secret: @p given, or drawn from getrandom() when 0.
+ * @return 0, or -EIO when no random bytes were had.
+ */
+int rk_verbs_key_seed(uint64_t given, uint64_t *seed);
+
+/** An engine creator's result as 0 or -errno (ENOMEM when errno is unset). */
+static inline int
+rk_verbs_created(const void *created)
+{
+	return created != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
+}
+
+extern const struct rk_transport_ops rk_roce_transport_ops;
+extern const struct rk_transport_ops rk_iwarp_transport_ops;
+
+#endif /* RK_VERBS_PRIV_H */
