@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "flow.h"
-#include "iwarp.h"
-#include "psn.h"
+#include "rk_insp_flow.h"
+#include "rk_insp_iwarp.h"
+#include "rk_psn.h"
 #include "rk_bth.h"
 #include "rk_cm.h"
 #include "rk_xeth.h"
@@ -669,18 +669,18 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	o->req_flow = f->idx;
 	if (r.opflags & (RK_OPF_ACK | RK_OPF_ATOMIC_ACK) && !o->rnr) {
 		/* A NAK's PSN is the one expected next: it covers those before. */
-		uint32_t last = o->nak ? rk_insp_psn_add(r.psn, RK_INSP_PSN_MASK) : r.psn;
+		uint32_t last = o->nak ? rk_psn_add(r.psn, RK_PSN_MASK) : r.psn;
 		uint32_t first;
 		int32_t span;
 
 		if (f->acked_valid) {
-			first = rk_insp_psn_add(f->acked, 1);
+			first = rk_psn_add(f->acked, 1);
 		} else {
 			unsigned int oldest = (f->req_head + RKW_REQ_RING - f->req_n) % RKW_REQ_RING;
 
 			first = f->req_n != 0 ? f->req[oldest].psn : last;
 		}
-		span = rk_insp_psn_diff(last, first);
+		span = rk_psn_diff(last, first);
 		o->ack_range = true;
 		o->ack_first = first;
 		o->ack_last = last;
@@ -715,7 +715,7 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 			uint32_t last = r.psn;
 
 			/* Responses acknowledge everything up to the READ. */
-			if (!f->acked_valid || rk_insp_psn_diff(last, f->acked) > 0) {
+			if (!f->acked_valid || rk_psn_diff(last, f->acked) > 0) {
 				f->acked = last;
 				f->acked_valid = true;
 			}

@@ -4,13 +4,13 @@
  * (gaps, duplicates, go-back-N episodes, READ PSN reservation), message
  * tracking (opcode sequence and length findings) and AETH accounting.
  */
-#include "flow.h"
+#include "rk_insp_flow.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "psn.h"
+#include "rk_psn.h"
 #include "rk_bth.h"
 #include "rk_opcode.h"
 #include "rk_xeth.h"
@@ -530,7 +530,7 @@ gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, 
 		if (x == NULL)
 			return;
 	}
-	while (old < x->nevs && rk_insp_psn_diff(top, x->evs[old].psn) > GAP_AGE_MAX)
+	while (old < x->nevs && rk_psn_diff(top, x->evs[old].psn) > GAP_AGE_MAX)
 		old++;
 	if (old != 0) {
 		memmove(x->evs, x->evs + old, (x->nevs - old) * sizeof(x->evs[0]));
@@ -563,7 +563,7 @@ hole_at(const struct rk_insp_psn_track *tr, uint32_t psn)
 		return -1;
 	for (unsigned int i = 0; i < x->nevs; i++) {
 		const struct gap_ev *e = &x->evs[i];
-		int32_t off = rk_insp_psn_diff(psn, e->psn);
+		int32_t off = rk_psn_diff(psn, e->psn);
 
 		if (off >= 0 && (uint32_t)off < e->len &&
 		    !((e->late | e->pend) >> off & 1))
@@ -638,7 +638,7 @@ chain_settle(struct rk_insp_flow *flow, enum rk_insp_verdict v)
 	 * judged, since findings can no longer go to their frames. */
 	for (unsigned int i = 0; i < x->n; i++) {
 		const struct pend_pkt *pp = &x->pkt[i];
-		int32_t dr = rk_insp_psn_diff(pp->r.psn, tr->next);
+		int32_t dr = rk_psn_diff(pp->r.psn, tr->next);
 		struct rk_findings scratch;
 
 		tr->duplicates++;
@@ -650,8 +650,8 @@ chain_settle(struct rk_insp_flow *flow, enum rk_insp_verdict v)
 			tr->rtx_missing += (uint32_t)dr;
 			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true);
 		}
-		tr->next = rk_insp_psn_add(pp->r.psn, pp->span);
-		if (rk_insp_psn_diff(tr->next, tr->hw) > 0)
+		tr->next = rk_psn_add(pp->r.psn, pp->span);
+		if (rk_psn_diff(tr->next, tr->hw) > 0)
 			tr->hw = tr->next;
 		memset(&scratch, 0, sizeof(scratch));
 		request_message(&flow->rtx_msg, &pp->r, false, dr != 0, &scratch, 0);
@@ -670,7 +670,7 @@ chain_add(struct rk_insp_psn_track *tr, int h, const struct rk_insp_roce *r, uin
 {
 	struct rk_insp_seqx *x = tr->x;
 	struct gap_ev *e = &x->evs[h];
-	uint32_t off = (uint32_t)rk_insp_psn_diff(r->psn, e->psn);
+	uint32_t off = (uint32_t)rk_psn_diff(r->psn, e->psn);
 
 	if (x->pkt == NULL && (x->pkt = calloc(CHAIN_MAX, sizeof(*x->pkt))) == NULL)
 		return false;
@@ -689,7 +689,7 @@ chain_skip(const struct rk_insp_seqx *x, uint32_t psn)
 {
 	const struct pend_pkt *last = &x->pkt[x->n - 1];
 
-	return rk_insp_psn_diff(psn, rk_insp_psn_add(last->r.psn, last->span));
+	return rk_psn_diff(psn, rk_psn_add(last->r.psn, last->span));
 }
 
 /* Whether the peer of @p flow's requester NAKed @p psn lately. */
@@ -731,7 +731,7 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 	int32_t d = chain_skip(x, psn);
 	bool run = x->pkt[0].r.psn == tr->next && tr->next != tr->hw;
 
-	if (rk_insp_psn_diff(psn, tr->hw) >= 0)
+	if (rk_psn_diff(psn, tr->hw) >= 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 	if (d < 0)
 		return run && psn != x->pkt[0].r.psn ? RK_INSP_VERDICT_GO_BACK :
@@ -747,8 +747,8 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 
 		for (unsigned int i = 1; i < x->n; i++) {
 			const struct pend_pkt *a = &x->pkt[i - 1];
-			int32_t k = rk_insp_psn_diff(x->pkt[i].r.psn,
-						     rk_insp_psn_add(a->r.psn, a->span));
+			int32_t k = rk_psn_diff(x->pkt[i].r.psn,
+						     rk_psn_add(a->r.psn, a->span));
 
 			if (k > 0)
 				lost += (uint32_t)k;
@@ -783,14 +783,14 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 		tr->valid = true;
 		tr->first = psn;
 		tr->last = psn;
-		tr->hw = rk_insp_psn_add(psn, span);
+		tr->hw = rk_psn_add(psn, span);
 		tr->next = tr->hw;
 		tr->resync = span_unknown;
 		res->note = RK_INSP_SEQ_FIRST;
 		res->expected = psn;
 		return;
 	}
-	d = rk_insp_psn_diff(psn, tr->hw);
+	d = rk_psn_diff(psn, tr->hw);
 	h = d < 0 ? hole_at(tr, psn) : -1;
 	if (tr->x != NULL && tr->x->n != 0) {
 		enum rk_insp_verdict v = chain_verdict(t, flow, psn, h >= 0);
@@ -799,7 +799,7 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 			chain_settle(flow, v);
 			res->resolved = v;
 			res->chain = tr;
-			d = rk_insp_psn_diff(psn, tr->hw);
+			d = rk_psn_diff(psn, tr->hw);
 			h = d < 0 ? hole_at(tr, psn) : -1;
 		}
 	}
@@ -819,7 +819,7 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 		}
 		/* A run that stops short of the highest PSN is not a loss: an
 		 * ACK may have covered the rest. */
-		tr->hw = rk_insp_psn_add(psn, span);
+		tr->hw = rk_psn_add(psn, span);
 		tr->next = tr->hw;
 		tr->last = psn;
 		tr->resync = span_unknown;
@@ -827,7 +827,7 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 	}
 	res->note = RK_INSP_SEQ_DUP;
 	res->expected = tr->next;
-	dr = rk_insp_psn_diff(psn, tr->next);
+	dr = rk_psn_diff(psn, tr->next);
 	x = tr->x;
 	if (h >= 0) {
 		bool rtx = x->evs[h].rtx;
@@ -860,10 +860,10 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 		tr->rtx_missing += (uint32_t)dr;
 		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true);
 	}
-	tr->next = rk_insp_psn_add(psn, span);
+	tr->next = rk_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than
 	 * the first copy did when the PMTU was unknown. */
-	if (rk_insp_psn_diff(tr->next, tr->hw) > 0)
+	if (rk_psn_diff(tr->next, tr->hw) > 0)
 		tr->hw = tr->next;
 }
 
@@ -911,25 +911,25 @@ lost_take(struct rk_insp_flow *flow, uint32_t psn)
 {
 	for (unsigned int i = 0; i < flow->nlost; i++) {
 		struct rk_insp_psn_range *g = &flow->lost[i];
-		int32_t off = rk_insp_psn_diff(psn, g->psn);
+		int32_t off = rk_psn_diff(psn, g->psn);
 
 		if (off < 0 || (uint32_t)off >= g->len)
 			continue;
 		if (off == 0) {
-			g->psn = rk_insp_psn_add(g->psn, 1);
+			g->psn = rk_psn_add(g->psn, 1);
 			g->len--;
 		} else if ((uint32_t)off == g->len - 1) {
 			g->len--;
 		} else if (lost_room(flow)) {
 			/* Split: the tail becomes a range of its own. */
 			g = &flow->lost[i];     /* the array may have moved */
-			flow->lost[flow->nlost].psn = rk_insp_psn_add(psn, 1);
+			flow->lost[flow->nlost].psn = rk_psn_add(psn, 1);
 			flow->lost[flow->nlost].len = g->len - (uint32_t)off - 1;
 			flow->nlost++;
 			g->len = (uint32_t)off;
 		} else {
 			/* No room to split: keep the part the run reaches next. */
-			g->psn = rk_insp_psn_add(psn, 1);
+			g->psn = rk_psn_add(psn, 1);
 			g->len -= (uint32_t)off + 1;
 		}
 		if (g->len == 0) {
@@ -1071,7 +1071,7 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 	 * packet replays an earlier READ (duplicate READ request). ACKs and
 	 * NAKs may carry the same PSN as a later READ response, so only READ
 	 * responses are compared with each other. */
-	if ((fl & RK_OPF_FIRST) && m->rr_seen && rk_insp_psn_diff(psn, m->next_psn) < 0) {
+	if ((fl & RK_OPF_FIRST) && m->rr_seen && rk_psn_diff(psn, m->next_psn) < 0) {
 		tr->duplicates++;
 		res->note = RK_INSP_SEQ_DUP;
 	}
@@ -1085,7 +1085,7 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 		m->got_len = r->payload_len;
 		m->tainted = r->truncated;
 		m->len_known = false;
-		m->next_psn = rk_insp_psn_add(psn, 1);
+		m->next_psn = rk_psn_add(psn, 1);
 		m->rr_seen = true;
 		if (path != NULL) {
 			/* The request came from this packet's destination. */
@@ -1112,14 +1112,14 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 			m->next_psn = psn;
 			m->rr_seen = true;
 		}
-		d = rk_insp_psn_diff(psn, m->next_psn);
+		d = rk_psn_diff(psn, m->next_psn);
 		if (d > 0) {
 			tr->gaps++;
 			tr->missing += (uint32_t)d;
 			res->note = RK_INSP_SEQ_GAP;
 			res->missing = (uint32_t)d;
 			m->tainted = true;
-			gap_add(tr, rk_insp_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false);
+			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false);
 		} else if (d < 0) {
 			tr->duplicates++;
 			res->note = RK_INSP_SEQ_DUP;
@@ -1128,7 +1128,7 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 		m->got_len += r->payload_len;
 		if (r->truncated)
 			m->tainted = true;
-		m->next_psn = rk_insp_psn_add(psn, 1);
+		m->next_psn = rk_psn_add(psn, 1);
 	}
 	if (fl & RK_OPF_LAST) {
 		if (m->len_known && !m->tainted && m->got_len != m->expected_len)
@@ -1151,7 +1151,7 @@ resp_note(struct rk_insp_msg_state *m, const struct rk_insp_roce *r, uint32_t *m
 
 	*missing = 0;
 	if (r->opflags & RK_OPF_FIRST) {
-		if (m->rr_seen && rk_insp_psn_diff(psn, m->next_psn) < 0)
+		if (m->rr_seen && rk_psn_diff(psn, m->next_psn) < 0)
 			note = RK_INSP_SEQ_DUP;
 		m->state = MSG_INSIDE;
 	} else {
@@ -1161,7 +1161,7 @@ resp_note(struct rk_insp_msg_state *m, const struct rk_insp_roce *r, uint32_t *m
 			m->state = MSG_INSIDE;
 			m->next_psn = psn;
 		}
-		d = rk_insp_psn_diff(psn, m->next_psn);
+		d = rk_psn_diff(psn, m->next_psn);
 		if (d > 0) {
 			note = RK_INSP_SEQ_GAP;
 			*missing = (uint32_t)d;
@@ -1169,7 +1169,7 @@ resp_note(struct rk_insp_msg_state *m, const struct rk_insp_roce *r, uint32_t *m
 			note = RK_INSP_SEQ_DUP;
 		}
 	}
-	m->next_psn = rk_insp_psn_add(psn, 1);
+	m->next_psn = rk_psn_add(psn, 1);
 	m->rr_seen = true;
 	if (r->opflags & RK_OPF_LAST)
 		m->state = MSG_IDLE;
@@ -1228,7 +1228,7 @@ resp_verdict(const struct rk_insp_flow *flow, uint32_t psn, bool at_hole)
 	if (d == 0)
 		return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
 	if (psn == flow->resp_msg.next_psn || d < 0 ||
-	    rk_insp_psn_diff(psn, flow->resp.last) > 0)
+	    rk_psn_diff(psn, flow->resp.last) > 0)
 		return RK_INSP_VERDICT_LATE;
 	return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
 }
@@ -1251,7 +1251,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		flow->atomic_acks++;
 	/* A READ response at a PSN counted missing: a replay, or late (see
 	 * "Holes and verdicts"); the next READ response tells. */
-	if ((fl & RK_OPF_READ_RESP) && m->rr_seen && rk_insp_psn_diff(psn, tr->last) <= 0)
+	if ((fl & RK_OPF_READ_RESP) && m->rr_seen && rk_psn_diff(psn, tr->last) <= 0)
 		h = hole_at(tr, psn);
 	if ((fl & RK_OPF_READ_RESP) && tr->x != NULL && tr->x->n != 0) {
 		enum rk_insp_verdict v = resp_verdict(flow, psn, h >= 0);
@@ -1260,7 +1260,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			resp_settle(t, flow, v);
 			res->resolved = v;
 			res->chain = tr;
-			h = m->rr_seen && rk_insp_psn_diff(psn, tr->last) <= 0 ?
+			h = m->rr_seen && rk_psn_diff(psn, tr->last) <= 0 ?
 			    hole_at(tr, psn) : -1;
 		}
 	}
@@ -1272,7 +1272,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		tr->last = psn;
 		res->note = RK_INSP_SEQ_FIRST;
 	} else {
-		if (rk_insp_psn_diff(psn, tr->last) > 0)
+		if (rk_psn_diff(psn, tr->last) > 0)
 			tr->last = psn;
 		res->note = RK_INSP_SEQ_IN_ORDER;
 	}
@@ -1307,7 +1307,7 @@ static void
 learn_pmtu_from_read(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		     struct rk_insp_path **path, int *dir, uint32_t psn)
 {
-	int32_t span = rk_insp_psn_diff(psn, flow->req.resync_psn);
+	int32_t span = rk_psn_diff(psn, flow->req.resync_psn);
 	uint32_t found = 0;
 	int n = 0;
 
@@ -1400,7 +1400,7 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 
 		/* Learn the PMTU first: this packet may be a READ too. */
 		if (flow->req.valid && flow->req.resync &&
-		    rk_insp_psn_diff(r->psn, flow->req.hw) > 0)
+		    rk_psn_diff(r->psn, flow->req.hw) > 0)
 			learn_pmtu_from_read(t, flow, &path, &dir, r->psn);
 		if (fl & RK_OPF_READ_REQ) {
 			span = read_span(t, flow, path, r->dma_len, &unknown);
