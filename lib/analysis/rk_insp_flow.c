@@ -54,6 +54,10 @@ struct rk_insp_path {
 	 * the peer's requester will resend from. */
 	uint32_t naks[2][NAK_RING];
 	unsigned int nak_pos[2], nak_n[2];
+	/* The highest PSN each side's responder has acknowledged (ACK, or the
+	 * PSN before a NAK): its peer's requester need not resend up to it. */
+	uint32_t acked[2];
+	bool acked_valid[2];
 };
 
 static void seqx_free(struct rk_insp_seqx *x);
@@ -435,6 +439,35 @@ find_read(const struct rk_insp_path *p, int dir, uint32_t psn)
 }
 
 /*
+ * The first PSN of the READ (requested by side @p dir of @p path) whose
+ * response PSNs hold @p psn: the latest one starting at or before it, as a
+ * re-issued READ starts inside the first one's span. @return false when
+ * no remembered READ holds @p psn.
+ */
+static bool
+read_start(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+	   const struct rk_insp_path *p, int dir, uint32_t psn, uint32_t *start)
+{
+	int32_t best = -1;
+
+	if (p == NULL)
+		return false;
+	for (unsigned int i = 0; i < READ_RING; i++) {
+		const struct pending_read *pr = &p->reads[dir][i];
+		int32_t off = rk_psn_diff(psn, pr->psn);
+		bool unknown;
+
+		if (!pr->used || off < 0 || (best >= 0 && off >= best))
+			continue;
+		if ((uint32_t)off < read_span(t, flow, p, pr->dma_len, &unknown) && !unknown) {
+			best = off;
+			*start = pr->psn;
+		}
+	}
+	return best >= 0;
+}
+
+/*
  * Holes and verdicts.
  *
  * A gap counts PSNs missing the moment a later PSN shows up: their packets
@@ -469,6 +502,7 @@ struct gap_ev {
 	uint64_t late;         /* PSNs (bit i: psn + i) whose packet came late */
 	uint64_t pend;         /* PSNs claimed by the pending chain */
 	bool rtx;              /* a gap inside a go-back-N run */
+	bool uncounted;        /* PSNs a run skipped as acknowledged: not missing */
 };
 
 /* A packet of the pending chain, and the PSNs it reserves. */
@@ -485,6 +519,8 @@ struct rk_insp_seqx {
 	struct rk_insp_msg_state vm; /* READ responses: the state a replay would leave */
 };
 
+static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+			uint32_t from, uint32_t to);
 static void request_message(struct rk_insp_msg_state *m, const struct rk_insp_roce *r,
 			    bool checkable, bool taint, struct rk_findings *found,
 			    uint32_t off_hint);
@@ -518,7 +554,8 @@ gap_drop(struct rk_insp_seqx *x, unsigned int i)
  * @p top, the sequence's next new PSN, first.
  */
 static void
-gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, bool rtx)
+gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, bool rtx,
+	bool uncounted)
 {
 	struct rk_insp_seqx *x = tr->x;
 	unsigned int old = 0;
@@ -550,7 +587,8 @@ gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, 
 			x->evs_cap = cap;
 		}
 	}
-	x->evs[x->nevs++] = (struct gap_ev){ .psn = psn, .len = len, .rtx = rtx };
+	x->evs[x->nevs++] = (struct gap_ev){ .psn = psn, .len = len, .rtx = rtx,
+					     .uncounted = uncounted };
 }
 
 /* The oldest gap with @p psn still a hole (neither late nor claimed), or -1. */
@@ -591,11 +629,12 @@ chain_late(struct rk_insp_psn_track *tr)
 			i++;
 			continue;
 		}
-		*missing -= n < *missing ? n : *missing;
+		if (!e->uncounted)
+			*missing -= n < *missing ? n : *missing;
 		e->late |= e->pend;
 		e->pend = 0;
 		if (e->late == psn_mask(e->len)) {
-			if (*gaps > 0)
+			if (*gaps > 0 && !e->uncounted)
 				(*gaps)--;
 			gap_drop(x, i);
 			continue;
@@ -615,7 +654,7 @@ chain_unclaim(struct rk_insp_seqx *x)
 
 /* The verdict on the pending chain of requests is known: count it. */
 static void
-chain_settle(struct rk_insp_flow *flow, enum rk_insp_verdict v)
+chain_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, enum rk_insp_verdict v)
 {
 	struct rk_insp_psn_track *tr = &flow->req;
 	struct rk_insp_seqx *x = tr->x;
@@ -645,10 +684,13 @@ chain_settle(struct rk_insp_flow *flow, enum rk_insp_verdict v)
 		if (dr < 0) {
 			tr->rtx_episodes++;
 			flow->rtx_msg.state = MSG_UNKNOWN;
+		} else if (dr > 0 && acked_range(t, flow, tr->next, pp->r.psn)) {
+			/* Skipped what an ACK covered: no loss. */
+			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, true);
 		} else if (dr > 0) {
 			tr->rtx_gaps++;
 			tr->rtx_missing += (uint32_t)dr;
-			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true);
+			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
 		}
 		tr->next = rk_psn_add(pp->r.psn, pp->span);
 		if (rk_psn_diff(tr->next, tr->hw) > 0)
@@ -706,6 +748,23 @@ nak_names(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32
 		if (p->naks[!dir][i] == psn)
 			return true;
 	return false;
+}
+
+/*
+ * Whether the responder of @p flow's requests has acknowledged PSNs
+ * [@p from, @p to): a requester that skips them in a go-back-N run lost
+ * nothing, it resends only what is not acknowledged (IBTA Vol1 9.7.5.1.1).
+ */
+static bool
+acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t from,
+	    uint32_t to)
+{
+	int dir;
+	const struct rk_insp_path *p = path_lookup(t, &flow->key, &dir);
+
+	(void)from;
+	return p != NULL && p->acked_valid[!dir] &&
+	       rk_psn_diff(p->acked[!dir], rk_psn_add(to, RK_PSN_MASK)) >= 0;
 }
 
 /*
@@ -796,7 +855,7 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 		enum rk_insp_verdict v = chain_verdict(t, flow, psn, h >= 0);
 
 		if (v != RK_INSP_VERDICT_NONE) {
-			chain_settle(flow, v);
+			chain_settle(t, flow, v);
 			res->resolved = v;
 			res->chain = tr;
 			d = rk_psn_diff(psn, tr->hw);
@@ -813,7 +872,7 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 			res->missing = (uint32_t)d;
 			tr->gaps++;
 			tr->missing += (uint32_t)d;
-			gap_add(tr, tr->hw, tr->hw, (uint32_t)d, false);
+			gap_add(tr, tr->hw, tr->hw, (uint32_t)d, false, false);
 		} else {
 			res->note = RK_INSP_SEQ_IN_ORDER;
 		}
@@ -835,7 +894,8 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 		/* The go-back-N verdict as it stands; LATE is the other. */
 		if (x->n == 0) {
 			res->rtx_start = dr < 0;
-			res->missing = dr > 0 ? (uint32_t)dr : 0;
+			res->missing = dr > 0 && !acked_range(t, flow, tr->next, psn) ?
+				       (uint32_t)dr : 0;
 		} else {
 			d = chain_skip(x, psn);
 			res->missing = d > 0 ? (uint32_t)d : 0;
@@ -854,11 +914,15 @@ track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const struct r
 	if (dr < 0) {
 		res->rtx_start = true;
 		tr->rtx_episodes++;
+	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
+		/* The run skips what an ACK covered meanwhile: no loss (a
+		 * late copy may still come). */
+		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, true);
 	} else if (dr > 0) {
 		res->missing = (uint32_t)dr;
 		tr->rtx_gaps++;
 		tr->rtx_missing += (uint32_t)dr;
-		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true);
+		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
 	}
 	tr->next = rk_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than
@@ -1058,9 +1122,9 @@ count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
 
 /* The READ response sequence and message state, for one READ response. */
 static void
-read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int dir,
-	      const struct rk_insp_roce *r, struct rk_findings *found,
-	      struct rk_insp_seq_result *res)
+read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
+	      const struct rk_insp_path *path, int dir, const struct rk_insp_roce *r,
+	      struct rk_findings *found, struct rk_insp_seq_result *res)
 {
 	struct rk_insp_psn_track *tr = &flow->resp;
 	struct rk_insp_msg_state *m = &flow->resp_msg;
@@ -1111,6 +1175,21 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 			m->got_len = 0;
 			m->next_psn = psn;
 			m->rr_seen = true;
+		} else if (rk_psn_diff(psn, m->next_psn) > 0) {
+			uint32_t cur, start;
+
+			/* A response to another READ than the open one (whose
+			 * tail may come late): its own PSNs before this one are
+			 * missing, not those of the READs in between. */
+			if (read_start(t, flow, path, !dir, psn, &start) &&
+			    (!read_start(t, flow, path, !dir,
+					 rk_psn_add(m->next_psn, RK_PSN_MASK), &cur) ||
+			     cur != start)) {
+				m->len_known = false;
+				m->got_len = 0;
+				m->tainted = true;
+				m->next_psn = start;
+			}
 		}
 		d = rk_psn_diff(psn, m->next_psn);
 		if (d > 0) {
@@ -1119,7 +1198,7 @@ read_response(struct rk_insp_flow *flow, const struct rk_insp_path *path, int di
 			res->note = RK_INSP_SEQ_GAP;
 			res->missing = (uint32_t)d;
 			m->tainted = true;
-			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false);
+			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false, false);
 		} else if (d < 0) {
 			tr->duplicates++;
 			res->note = RK_INSP_SEQ_DUP;
@@ -1207,7 +1286,7 @@ resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, enum rk_in
 		struct rk_findings scratch;
 
 		memset(&scratch, 0, sizeof(scratch));
-		read_response(flow, path, dir, &x->pkt[i].r, &scratch, &scratch_res);
+		read_response(t, flow, path, dir, &x->pkt[i].r, &scratch, &scratch_res);
 	}
 	x->n = 0;
 	x->n_rtx = 0;
@@ -1223,13 +1302,18 @@ static enum rk_insp_verdict
 resp_verdict(const struct rk_insp_flow *flow, uint32_t psn, bool at_hole)
 {
 	const struct rk_insp_seqx *x = flow->resp.x;
+	const struct rk_insp_msg_state *m = &flow->resp_msg;
 	int32_t d = chain_skip(x, psn);
+	/* The chain goes on from the open response: it is that response
+	 * (a replay), unless the response's own next packet follows. */
+	bool run = m->state == MSG_INSIDE && x->pkt[0].r.psn == m->next_psn;
 
 	if (d == 0)
 		return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
-	if (psn == flow->resp_msg.next_psn || d < 0 ||
-	    rk_psn_diff(psn, flow->resp.last) > 0)
+	if (psn == m->next_psn)
 		return RK_INSP_VERDICT_LATE;
+	if (d < 0 || rk_psn_diff(psn, flow->resp.last) > 0)
+		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 	return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
 }
 
@@ -1295,7 +1379,7 @@ response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			return;
 		}
 	}
-	read_response(flow, path, dir, r, found, res);
+	read_response(t, flow, path, dir, r, found, res);
 }
 
 /*
@@ -1326,6 +1410,29 @@ learn_pmtu_from_read(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		*path = path_get(t, &flow->key, dir);
 	if (*path != NULL && (*path)->pmtu == 0)
 		(*path)->pmtu = found;
+}
+
+/* The PSNs an ACK or NAK of this side's responder acknowledges. */
+static void
+note_acked(struct rk_insp_flows *t, const struct rk_insp_roce *r, struct rk_insp_path **path,
+	   int *dir)
+{
+	enum rk_aeth_kind k = rk_aeth_kind(r->syndrome);
+	uint32_t psn = r->psn;
+
+	if (k == RK_AETH_RESERVED)
+		return;
+	/* A NAK names the PSN expected next: those before it arrived. */
+	if (k != RK_AETH_ACK)
+		psn = rk_psn_add(psn, RK_PSN_MASK);
+	if (*path == NULL)
+		*path = path_get(t, &r->key, dir);
+	if (*path == NULL)
+		return;
+	if (!(*path)->acked_valid[*dir] || rk_psn_diff(psn, (*path)->acked[*dir]) > 0) {
+		(*path)->acked[*dir] = psn;
+		(*path)->acked_valid[*dir] = true;
+	}
 }
 
 struct rk_insp_flow *
@@ -1443,6 +1550,8 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 			}
 		}
 	} else if (fl & RK_OPF_RESP) {
+		if (r->has_aeth && !(fl & RK_OPF_READ_RESP))
+			note_acked(t, r, &path, &dir);
 		if (r->has_aeth && (rk_aeth_kind(r->syndrome) == RK_AETH_RNR_NAK ||
 				    (rk_aeth_kind(r->syndrome) == RK_AETH_NAK &&
 				     (r->syndrome & RK_AETH_VALUE_MASK) == RK_AETH_NAK_PSN_SEQ_ERR))) {
@@ -1465,7 +1574,7 @@ rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		    rk_insp_settled_fn *cb, void *ctx)
 {
 	if (flow->req.x != NULL && flow->req.x->n != 0) {
-		chain_settle(flow, RK_INSP_VERDICT_GO_BACK);
+		chain_settle(t, flow, RK_INSP_VERDICT_GO_BACK);
 		if (cb != NULL)
 			cb(ctx, flow, &flow->req, RK_INSP_VERDICT_GO_BACK);
 	}
