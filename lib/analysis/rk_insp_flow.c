@@ -777,9 +777,10 @@ acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint
  * chain does not explain: new PSNs, a jump back, the next PSN of the run
  * the chain interrupted. A chain that starts at the next PSN of the
  * current run is that run, unless the run's own copy of the chain's first
- * packet follows. On a flow that has already shown reordering, a run that
- * would have lost more packets than the chain holds is taken as late
- * packets too.
+ * packet follows; on a flow that has not shown reordering yet, so is a
+ * chain further on in the run (the run lost the packets in between). On a flow that has already shown
+ * reordering, a run that would have lost more packets than the chain
+ * holds is taken as late packets too.
  */
 static enum rk_insp_verdict
 chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t psn,
@@ -789,7 +790,10 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 	const struct rk_insp_seqx *x = tr->x;
 	int32_t d = chain_skip(x, psn);
 	bool run = x->pkt[0].r.psn == tr->next && tr->next != tr->hw;
+	/* Or it goes on from a run further on, past PSNs lost in the run. */
+	bool after_loss = tr->next != tr->hw && rk_psn_diff(x->pkt[0].r.psn, tr->next) > 0;
 
+	run = run || (after_loss && tr->reordered == 0);
 	if (rk_psn_diff(psn, tr->hw) >= 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 	if (d < 0)
