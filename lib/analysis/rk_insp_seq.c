@@ -526,7 +526,8 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 				       (uint32_t)dr : 0;
 		} else {
 			d = chain_skip(x, psn);
-			res->missing = d > 0 ? (uint32_t)d : 0;
+			res->missing = d > 0 && !acked_range(t, flow, tr->next, psn) ?
+				       (uint32_t)d : 0;
 		}
 		if (chain_add(tr, h, r, span)) {
 			res->pending = true;
