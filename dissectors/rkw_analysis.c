@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * First-pass analysis for the Wireshark plugin: rk-inspect's flow and
- * iWARP analysis run once per frame in capture order, and what each frame
- * needs to show is stored in a per-frame record.
+ * First-pass analysis for the Wireshark plugin: lib/analysis (rk-inspect's
+ * flow, iWARP and request/response analysis) runs once per frame in
+ * capture order, and what each frame needs to show is stored in a
+ * per-frame record.
  */
 #include "rkw_analysis.h"
 
@@ -20,7 +21,7 @@
 
 /* TCP segments remembered per direction to map FPDUs back to frames. */
 #define RKW_SEG_RING 256
-/* Frames of one sequence waiting for a verdict: flow.c takes it before
+/* Frames of one sequence waiting for a verdict: the flow analysis takes it before
  * its chain grows longer. */
 #define RKW_PEND_MAX 64
 
@@ -81,9 +82,6 @@ struct rkw_state {
 	uint32_t cur_num;
 	uint64_t cur_ts;
 };
-
-_Static_assert((int)RKW_PEER_TRAFFIC == (int)RK_INSP_PEER_TRAFFIC &&
-	       (int)RKW_PEER_CM == (int)RK_INSP_PEER_CM, "peer sources as lib/analysis's");
 
 /* The plugin's record of the flow whose analysis is @p an. */
 static struct rkw_qp *
@@ -432,7 +430,7 @@ cm_mad(struct rkw_state *s, const struct rk_pkt *pkt, uint32_t dest_qp)
 /*
  * Message lengths: first transmissions and the current go-back-N run are
  * summed apart (a run may restart mid-message); whether a LAST ends a
- * message is rk-inspect's decision (flow.c's message counters).
+ * message is rk-inspect's decision (the flow analysis's message counters).
  */
 static void
 msg_account(struct rkw_msg m[2], struct rkw_roce *o, uint32_t opflags, const uint8_t *payload,
@@ -467,7 +465,7 @@ msg_account(struct rkw_msg m[2], struct rkw_roce *o, uint32_t opflags, const uin
 	}
 }
 
-/* Missing PSNs flow.c counts on sequence @p c (0 requests, 1 responses). */
+/* Missing PSNs the flow analysis counts on sequence @p c (0 requests, 1 responses). */
 static uint64_t
 seq_missing(const struct rk_insp_flow *flow, int c)
 {
@@ -627,14 +625,14 @@ peer:
 
 		if (d != NULL) {
 			o->peer_qp = rk_deth_src_qp(d);
-			o->peer_src = RKW_PEER_DETH;
+			o->peer_src = RK_INSP_PEER_DETH;
 		}
 	} else if (q->an.peer == NULL) {
 		uint32_t qpn;
 
 		if (rk_insp_cm_peer(&s->cm, &q->ikey, &qpn)) {
 			o->peer_qp = qpn;
-			o->peer_src = RKW_PEER_CM;
+			o->peer_src = RK_INSP_PEER_CM;
 		}
 	} else {
 		o->peer_qp = qp_from_an(q->an.peer)->key.qp;
