@@ -294,7 +294,7 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 		it = proto_tree_add_uint(rt, hf_flow, tvb, 0, 0, o->flow);
 		proto_item_set_generated(it);
 	}
-	if (o->peer_src != RKW_PEER_NONE) {
+	if (o->peer_src != RK_INSP_PEER_NONE) {
 		it = proto_tree_add_uint(rt, hf_peer_qp, tvb, 0, 0, o->peer_qp);
 		proto_item_set_generated(it);
 		it = proto_tree_add_uint(rt, hf_peer_src, tvb, 0, 0, o->peer_src);

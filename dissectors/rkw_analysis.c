@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * First-pass analysis for the Wireshark plugin: rk-inspect's flow and
- * iWARP analysis run once per frame in capture order, and what each frame
- * needs to show is stored in a per-frame record.
+ * First-pass analysis for the Wireshark plugin: lib/analysis (rk-inspect's
+ * flow, iWARP and request/response analysis) runs once per frame in
+ * capture order, and what each frame needs to show is stored in a
+ * per-frame record.
  */
 #include "rkw_analysis.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "flow.h"
-#include "iwarp.h"
-#include "psn.h"
+#include "rk_insp_flow.h"
+#include "rk_insp_iwarp.h"
+#include "rk_insp_qp.h"
+#include "rk_psn.h"
 #include "rk_bth.h"
 #include "rk_cm.h"
 #include "rk_xeth.h"
 
-/* Requests remembered per flow for ACK coverage and request-to-ACK times. */
-#define RKW_REQ_RING 1024
-/* READ requests remembered per flow. */
-#define RKW_RD_RING 128
 /* TCP segments remembered per direction to map FPDUs back to frames. */
 #define RKW_SEG_RING 256
-/* Frames of one sequence waiting for a verdict: flow.c takes it before
+/* Frames of one sequence waiting for a verdict: the flow analysis takes it before
  * its chain grows longer. */
 #define RKW_PEND_MAX 64
 
@@ -43,20 +42,8 @@ struct rkw_msg {
 struct rkw_qp {
 	uint32_t idx;
 	struct rkw_key key;
-	struct rkw_qp *peer;
-	uint8_t peer_src;
-	struct {
-		uint32_t psn, frame;
-		uint64_t ts;
-	} req[RKW_REQ_RING];
-	unsigned int req_head, req_n;
-	bool acked_valid;
-	uint32_t acked;          /* last PSN a response covered */
-	struct {
-		uint32_t psn, frame;
-		uint64_t ts;
-	} rd[RKW_RD_RING];
-	unsigned int rd_head, rd_n;
+	struct rk_insp_flow_key ikey;
+	struct rk_insp_qp an;    /* requests, ACK coverage, pairing (lib/analysis) */
 	struct rkw_msg msg[2][2]; /* [requests, responses][first transmissions, go-back-N run] */
 	uint32_t pend[2][RKW_PEND_MAX]; /* [requests, READ responses]: frames waiting */
 	unsigned int npend[2];
@@ -89,18 +76,19 @@ struct rkw_state {
 	GHashTable *frames;      /* frame number -> struct rkw_frame */
 	GHashTable *qps;         /* struct rk_insp_flow * -> struct rkw_qp */
 	GHashTable *hostpairs;   /* src+dst (32 bytes) -> GPtrArray of struct rkw_qp */
-	GHashTable *cm_peer;     /* struct rkw_key of a flow -> sender's QPN + 1 */
-	GHashTable *cm_req;      /* LocalCommID -> struct rkw_cmreq */
+	struct rk_insp_cm cm;    /* QPs the CM REQ/REP MADs named */
 	GHashTable *tdirs;       /* struct rkw_key -> struct rkw_tdir */
 	GPtrArray *flowinfo;     /* struct rkw_flow_info, index - 1 */
 	uint32_t cur_num;
 	uint64_t cur_ts;
 };
 
-struct rkw_cmreq {
-	uint8_t src[16], dst[16];
-	uint32_t qpn;
-};
+/* The plugin's record of the flow whose analysis is @p an. */
+static struct rkw_qp *
+qp_from_an(struct rk_insp_qp *an)
+{
+	return an == NULL ? NULL : (struct rkw_qp *)((char *)an - offsetof(struct rkw_qp, an));
+}
 
 static guint
 key_hash(gconstpointer p)
@@ -246,8 +234,7 @@ rkw_new(const struct rkw_opts *opts)
 	s->frames = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, frame_free);
 	s->qps = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, qp_free);
 	s->hostpairs = g_hash_table_new_full(pair_hash, pair_equal, g_free, ptrarray_free);
-	s->cm_peer = g_hash_table_new_full(key_hash, key_equal, g_free, NULL);
-	s->cm_req = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	rk_insp_cm_init(&s->cm);
 	s->tdirs = g_hash_table_new_full(key_hash, key_equal, g_free, tdir_free);
 	s->flowinfo = g_ptr_array_new_with_free_func(g_free);
 	return s;
@@ -263,8 +250,7 @@ rkw_free(struct rkw_state *s)
 	g_hash_table_destroy(s->frames);
 	g_hash_table_destroy(s->qps);
 	g_hash_table_destroy(s->hostpairs);
-	g_hash_table_destroy(s->cm_peer);
-	g_hash_table_destroy(s->cm_req);
+	rk_insp_cm_fini(&s->cm);
 	g_hash_table_destroy(s->tdirs);
 	g_ptr_array_free(s->flowinfo, TRUE);
 	g_free(s);
@@ -358,6 +344,7 @@ qp_of(struct rkw_state *s, const struct rk_insp_flow *flow, const struct rk_insp
 		return q;
 	q = g_malloc0(sizeof(*q));
 	key_from_insp(&q->key, &r->key);
+	q->ikey = r->key;
 	if (r->key.lid) {
 		snprintf(a, sizeof(a), "LID %u", r->key.src[14] << 8 | r->key.src[15]);
 		snprintf(b, sizeof(b), "LID %u", r->key.dst[14] << 8 | r->key.dst[15]);
@@ -379,16 +366,6 @@ qp_of(struct rkw_state *s, const struct rk_insp_flow *flow, const struct rk_insp
 	return q;
 }
 
-static void
-pair_qps(struct rkw_qp *a, struct rkw_qp *b, uint8_t src)
-{
-	if (a->peer != NULL && a->peer_src >= src)
-		return;
-	a->peer = b;
-	b->peer = a;
-	a->peer_src = b->peer_src = src;
-}
-
 /* The request flow answered by response flow @p r (same QP, other way). */
 static struct rkw_qp *
 request_flow(struct rkw_state *s, struct rkw_qp *r, uint32_t psn)
@@ -396,11 +373,12 @@ request_flow(struct rkw_state *s, struct rkw_qp *r, uint32_t psn)
 	uint8_t pair[32];
 	GPtrArray *list;
 	struct rkw_qp *best = NULL;
-	gpointer cm;
+	uint32_t cm_qpn;
+	bool cm;
 
-	if (r->peer != NULL)
-		return r->peer;
-	cm = g_hash_table_lookup(s->cm_peer, &r->key);
+	if (r->an.peer != NULL)
+		return qp_from_an(r->an.peer);
+	cm = rk_insp_cm_peer(&s->cm, &r->ikey, &cm_qpn);
 	memcpy(pair, r->key.dst, 16);
 	memcpy(pair + 16, r->key.src, 16);
 	list = g_hash_table_lookup(s->hostpairs, pair);
@@ -409,31 +387,25 @@ request_flow(struct rkw_state *s, struct rkw_qp *r, uint32_t psn)
 	for (unsigned int i = 0; i < list->len; i++) {
 		struct rkw_qp *q = g_ptr_array_index(list, i);
 
-		if (q->key.kind != r->key.kind || (q->peer != NULL && q->peer != r))
+		if (q->key.kind != r->key.kind || (q->an.peer != NULL && q->an.peer != &r->an))
 			continue;
-		if (cm != NULL && q->key.qp == GPOINTER_TO_UINT(cm) - 1) {
-			pair_qps(q, r, RKW_PEER_CM);
+		if (cm && q->key.qp == cm_qpn) {
+			rk_insp_qp_pair(&q->an, &r->an, RK_INSP_PEER_CM);
 			return q;
 		}
-		for (unsigned int j = 0; j < q->req_n; j++) {
-			unsigned int k = (q->req_head + RKW_REQ_RING - 1 - j) % RKW_REQ_RING;
-
-			if (q->req[k].psn == psn) {
-				best = q;
-				break;
-			}
-		}
-		if (best != NULL)
+		if (rk_insp_qp_sent(&q->an, psn)) {
+			best = q;
 			break;
+		}
 	}
 	if (best == NULL && list->len == 1) {
 		struct rkw_qp *q = g_ptr_array_index(list, 0);
 
-		if (q->key.kind == r->key.kind && q->peer == NULL && q->req_n != 0)
+		if (q->key.kind == r->key.kind && q->an.peer == NULL && q->an.req_n != 0)
 			best = q;
 	}
 	if (best != NULL)
-		pair_qps(best, r, RKW_PEER_TRAFFIC);
+		rk_insp_qp_pair(&best->an, &r->an, RK_INSP_PEER_TRAFFIC);
 	return best;
 }
 
@@ -446,41 +418,19 @@ cm_mad(struct rkw_state *s, const struct rk_pkt *pkt, uint32_t dest_qp)
 	if (dest_qp != 1 || pkt->payload_off + pkt->payload_len > pkt->caplen ||
 	    rk_cm_decode(pkt->frame + pkt->payload_off, pkt->payload_len, &msg) != 0)
 		return;
-	if (msg.hdr.attr_id == RK_CM_REQ) {
-		struct rkw_cmreq *rq = g_new0(struct rkw_cmreq, 1);
-
-		memcpy(rq->src, pkt->src_ip, 16);
-		memcpy(rq->dst, pkt->dst_ip, 16);
-		rq->qpn = msg.req.local_qpn;
-		g_hash_table_replace(s->cm_req, GUINT_TO_POINTER(msg.req.local_comm_id), rq);
-	} else if (msg.hdr.attr_id == RK_CM_REP) {
-		uint32_t qpn = msg.rep.local_qpn;
-		struct rkw_cmreq *rq = g_hash_table_lookup(s->cm_req,
-							   GUINT_TO_POINTER(msg.rep.remote_comm_id));
-		struct rkw_key k;
-
-		if (rq == NULL)
-			return;
-		/* Requester -> responder traffic goes to the REP's QPN. */
-		memset(&k, 0, sizeof(k));
-		memcpy(k.src, rq->src, 16);
-		memcpy(k.dst, rq->dst, 16);
-		k.qp = qpn;
-		k.kind = (uint32_t)pkt->kind << 8;
-		g_hash_table_replace(s->cm_peer, g_memdup2(&k, sizeof(k)),
-				     GUINT_TO_POINTER(rq->qpn + 1));
-		memcpy(k.src, rq->dst, 16);
-		memcpy(k.dst, rq->src, 16);
-		k.qp = rq->qpn;
-		g_hash_table_replace(s->cm_peer, g_memdup2(&k, sizeof(k)),
-				     GUINT_TO_POINTER(qpn + 1));
-	}
+	/* Out of memory only loses the pairing. */
+	if (msg.hdr.attr_id == RK_CM_REQ)
+		(void)rk_insp_cm_req(&s->cm, pkt->src_ip, pkt->dst_ip, msg.req.local_comm_id,
+				     msg.req.local_qpn);
+	else if (msg.hdr.attr_id == RK_CM_REP)
+		(void)rk_insp_cm_rep(&s->cm, msg.rep.remote_comm_id, msg.rep.local_qpn,
+				     (uint8_t)pkt->kind);
 }
 
 /*
  * Message lengths: first transmissions and the current go-back-N run are
  * summed apart (a run may restart mid-message); whether a LAST ends a
- * message is rk-inspect's decision (flow.c's message counters).
+ * message is rk-inspect's decision (the flow analysis's message counters).
  */
 static void
 msg_account(struct rkw_msg m[2], struct rkw_roce *o, uint32_t opflags, const uint8_t *payload,
@@ -515,7 +465,7 @@ msg_account(struct rkw_msg m[2], struct rkw_roce *o, uint32_t opflags, const uin
 	}
 }
 
-/* Missing PSNs flow.c counts on sequence @p c (0 requests, 1 responses). */
+/* Missing PSNs the flow analysis counts on sequence @p c (0 requests, 1 responses). */
 static uint64_t
 seq_missing(const struct rk_insp_flow *flow, int c)
 {
@@ -621,20 +571,8 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	}
 
 	if (r.opflags & RK_OPF_REQ) {
-		q->req[q->req_head].psn = r.psn;
-		q->req[q->req_head].frame = num;
-		q->req[q->req_head].ts = s->cur_ts;
-		q->req_head = (q->req_head + 1) % RKW_REQ_RING;
-		if (q->req_n < RKW_REQ_RING)
-			q->req_n++;
-		if (r.opflags & RK_OPF_READ_REQ) {
-			q->rd[q->rd_head].psn = r.psn;
-			q->rd[q->rd_head].frame = num;
-			q->rd[q->rd_head].ts = s->cur_ts;
-			q->rd_head = (q->rd_head + 1) % RKW_RD_RING;
-			if (q->rd_n < RKW_RD_RING)
-				q->rd_n++;
-		}
+		rk_insp_qp_request(&q->an, r.psn, num, s->cur_ts,
+				   (r.opflags & RK_OPF_READ_REQ) != 0);
 		if (r.opflags & (RK_OPF_SEND | RK_OPF_WRITE))
 			msg_account(q->msg[0], o, r.opflags, payload, r.payload_len,
 				    s->opts.keep_payload, num);
@@ -668,77 +606,37 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 		goto peer;
 	o->req_flow = f->idx;
 	if (r.opflags & (RK_OPF_ACK | RK_OPF_ATOMIC_ACK) && !o->rnr) {
-		/* A NAK's PSN is the one expected next: it covers those before. */
-		uint32_t last = o->nak ? rk_insp_psn_add(r.psn, RK_INSP_PSN_MASK) : r.psn;
-		uint32_t first;
-		int32_t span;
+		struct rk_insp_qp_ack ack;
 
-		if (f->acked_valid) {
-			first = rk_insp_psn_add(f->acked, 1);
-		} else {
-			unsigned int oldest = (f->req_head + RKW_REQ_RING - f->req_n) % RKW_REQ_RING;
-
-			first = f->req_n != 0 ? f->req[oldest].psn : last;
-		}
-		span = rk_insp_psn_diff(last, first);
+		rk_insp_qp_ack(&f->an, r.psn, o->nak, s->cur_ts, &ack);
 		o->ack_range = true;
-		o->ack_first = first;
-		o->ack_last = last;
-		o->ack_count = span >= 0 ? (uint32_t)span + 1 : 0;
-		if (span >= 0 || !f->acked_valid) {
-			f->acked = last;
-			f->acked_valid = true;
-		}
-		if (!o->nak) {
-			for (unsigned int j = 0; j < f->req_n; j++) {
-				unsigned int k = (f->req_head + RKW_REQ_RING - 1 - j) % RKW_REQ_RING;
-
-				if (f->req[k].psn == r.psn) {
-					o->ack_req_frame = f->req[k].frame;
-					o->ack_rtt_ns = s->cur_ts - f->req[k].ts;
-					break;
-				}
-			}
-		}
+		o->ack_first = ack.first;
+		o->ack_last = ack.last;
+		o->ack_count = ack.count;
+		o->ack_req_frame = ack.req_frame;
+		o->ack_rtt_ns = ack.rtt_ns;
 	}
-	if (r.opflags & RK_OPF_READ_RESP && r.opflags & RK_OPF_FIRST) {
-		for (unsigned int j = 0; j < f->rd_n; j++) {
-			unsigned int k = (f->rd_head + RKW_RD_RING - 1 - j) % RKW_RD_RING;
-
-			if (f->rd[k].psn == r.psn) {
-				o->read_req_frame = f->rd[k].frame;
-				o->read_rt_ns = s->cur_ts - f->rd[k].ts;
-				break;
-			}
-		}
-		if (r.opflags & RK_OPF_LAST || r.opflags & RK_OPF_FIRST) {
-			uint32_t last = r.psn;
-
-			/* Responses acknowledge everything up to the READ. */
-			if (!f->acked_valid || rk_insp_psn_diff(last, f->acked) > 0) {
-				f->acked = last;
-				f->acked_valid = true;
-			}
-		}
-	}
+	if (r.opflags & RK_OPF_READ_RESP && r.opflags & RK_OPF_FIRST)
+		(void)rk_insp_qp_read_response(&f->an, r.psn, s->cur_ts, &o->read_req_frame,
+					       &o->read_rt_ns);
 peer:
 	if (r.transport == RK_TR_UD) {
 		const uint8_t *d = rk_insp_xeth(pkt, RK_HDR_DETH, RK_DETH_LEN);
 
 		if (d != NULL) {
 			o->peer_qp = rk_deth_src_qp(d);
-			o->peer_src = RKW_PEER_DETH;
+			o->peer_src = RK_INSP_PEER_DETH;
 		}
-	} else if (q->peer == NULL) {
-		gpointer cm = g_hash_table_lookup(s->cm_peer, &q->key);
+	} else if (q->an.peer == NULL) {
+		uint32_t qpn;
 
-		if (cm != NULL) {
-			o->peer_qp = GPOINTER_TO_UINT(cm) - 1;
-			o->peer_src = RKW_PEER_CM;
+		if (rk_insp_cm_peer(&s->cm, &q->ikey, &qpn)) {
+			o->peer_qp = qpn;
+			o->peer_src = RK_INSP_PEER_CM;
 		}
 	} else {
-		o->peer_qp = q->peer->key.qp;
-		o->peer_src = q->peer_src;
+		o->peer_qp = qp_from_an(q->an.peer)->key.qp;
+		o->peer_src = q->an.peer_src;
 	}
 }
 

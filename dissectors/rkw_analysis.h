@@ -2,13 +2,14 @@
 /**
  * @file rkw_analysis.h
  * Capture analysis behind the Wireshark plugin: every frame is parsed with
- * rk_pkt_parse() and run through rk-inspect's per-QP analysis (flow.c) and
- * iWARP connection follower (iwarp.c, tcpfollow.c), so the plugin and
- * rk-inspect count the same things. This module adds what a packet view
- * needs on top: a record per frame (sequence verdict, ACK coverage,
- * request/response times, message lengths, the FPDUs touching the frame),
- * QP pairing (CM REQ/REP MADs, else the traffic) and a flow index for the
- * statistics tap.
+ * rk_pkt_parse() and run through lib/analysis, rk-inspect's analysis: the
+ * per-QP analysis (rk_insp_flow.h), the iWARP connection follower
+ * (rk_insp_iwarp.h) and the request/response view (rk_insp_qp.h: ACK
+ * coverage, request/response times, QP pairing from CM REQ/REP MADs or the
+ * traffic), so the plugin and rk-inspect count the same things. This
+ * module keeps what a packet view needs: a record per frame (sequence
+ * verdict, ACK coverage, times, message lengths and payloads, the FPDUs
+ * touching the frame) and a flow index for the statistics tap.
  *
  * Frames must be fed once each, in capture order (Wireshark's first pass);
  * the records are then read any number of times, in any order. The record
@@ -25,16 +26,9 @@
 #include <glib.h>
 
 #include "rk_finding.h"
+#include "rk_insp_qp.h"
 #include "rk_pkt.h"
 #include "rk_rdmap.h"
-
-/** Where the peer QP number of a flow came from. */
-enum rkw_peer_src {
-	RKW_PEER_NONE = 0,
-	RKW_PEER_TRAFFIC,   /**< responses seen on the reverse flow */
-	RKW_PEER_CM,        /**< CM REQ/REP MADs (IBTA Vol1 12.6) */
-	RKW_PEER_DETH,      /**< UD: the DETH SrcQP of this packet */
-};
 
 /** Sequence verdict of a RoCE packet (rk-inspect's rk_insp_seq_note). */
 enum rkw_seq {
@@ -51,7 +45,7 @@ enum rkw_seq {
 struct rkw_roce {
 	uint32_t flow;           /**< flow index (1-based), 0 if untracked */
 	uint32_t peer_qp;        /**< the sender's own QP number, when known */
-	uint8_t peer_src;        /**< enum rkw_peer_src */
+	uint8_t peer_src;        /**< enum rk_insp_peer_src */
 	uint8_t seq;             /**< enum rkw_seq */
 	bool seq_is_resp;        /**< sequence is the responder's (ACK/READ resp) */
 	bool rtx_start;          /**< first packet of a go-back-N episode */
@@ -83,7 +77,7 @@ struct rkw_roce {
 	bool nak, rnr;
 	uint8_t nak_code, rnr_timer;
 
-	struct rk_findings *found; /**< stateful findings (msg.*) of flow.c, or NULL */
+	struct rk_findings *found; /**< stateful findings (msg.*) of the flow analysis, or NULL */
 };
 
 /** One MPA frame or FPDU as seen from one TCP segment. */

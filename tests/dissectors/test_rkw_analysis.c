@@ -153,7 +153,7 @@ test_ack_coverage(void **state)
 	assert_int_equal(r->roce.ack_rtt_ns, 10000);
 	assert_false(r->roce.nak);
 	/* The ACK names B's QP as its sender, from the traffic. */
-	assert_int_equal(r->roce.peer_src, RKW_PEER_TRAFFIC);
+	assert_int_equal(r->roce.peer_src, RK_INSP_PEER_TRAFFIC);
 	assert_int_equal(r->roce.peer_qp, QB);
 	assert_int_equal(r->roce.req_flow, 1);
 	assert_int_not_equal(r->roce.flow, 1);
@@ -366,7 +366,7 @@ test_cm_pairing(void **state)
 	mad(f, false, 0x0013, 99, 66, 0x44);    /* a REP for another REQ: ignored */
 	mad(f, false, 0x0013, 88, 77, QB);      /* REP from B, its QP QB */
 	r = pkt(f, true, RK_OP_SEND_ONLY, 1, true, NULL, NULL, 4, 1000);
-	assert_int_equal(r->roce.peer_src, RKW_PEER_CM);
+	assert_int_equal(r->roce.peer_src, RK_INSP_PEER_CM);
 	assert_int_equal(r->roce.peer_qp, 0x33);
 }
 

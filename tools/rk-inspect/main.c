@@ -16,9 +16,9 @@
 #include <pcap/pcap.h>
 
 #include "rk_cli.h"
-#include "flow.h"
+#include "rk_insp_flow.h"
 #include "inspect.h"
-#include "iwarp.h"
+#include "rk_insp_iwarp.h"
 #include "output.h"
 #include "rk_pkt.h"
 

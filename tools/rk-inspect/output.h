@@ -13,9 +13,9 @@
 
 #include <jansson.h>
 
-#include "flow.h"
+#include "rk_insp_flow.h"
 #include "inspect.h"
-#include "iwarp.h"
+#include "rk_insp_iwarp.h"
 #include "rk_pkt.h"
 
 /** Where a packet sits in the capture. */

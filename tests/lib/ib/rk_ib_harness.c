@@ -292,22 +292,24 @@ h_craft(struct harness *h, struct h_frame *f, const struct h_side *from,
 	const struct h_side *to, uint8_t opcode, uint32_t psn, bool ack_req,
 	const struct rk_xeth_fields *x, const void *payload, uint32_t len)
 {
-	struct rk_roce_addr a = { .ip_version = 4, .df = true };
-	struct rk_bth_fields b = {
+	struct rk_probe_target t = { .ip_version = 4, .dest_qp = rk_ib_qp_num(to->qp) };
+	struct rk_probe_intent in = {
 		.opcode = opcode,
-		.p_key = 0xffff,
-		.dest_qp = rk_ib_qp_num(to->qp),
+		.psn_off = (int32_t)psn,   /* from PSN 0: the PSN itself */
 		.ack_req = ack_req,
-		.psn = psn,
+		.x = x,
+		.payload = payload,
+		.len = len,
+		.pad_cnt = -1,
 	};
 	int n;
 
 	(void)h;
-	memcpy(a.dst_mac, to->mac, 6);
-	memcpy(a.src_mac, from->mac, 6);
-	memcpy(a.src_ip, from->ip, 16);
-	memcpy(a.dst_ip, to->ip, 16);
-	n = rk_build_rocev2(f->data, sizeof(f->data), &a, &b, x, payload, len);
+	memcpy(t.dst_mac, to->mac, 6);
+	memcpy(t.src_mac, from->mac, 6);
+	memcpy(t.src_ip, from->ip, 16);
+	memcpy(t.dst_ip, to->ip, 16);
+	n = rk_probe_craft(&t, &in, f->data, sizeof(f->data));
 	assert_true(n > 0);
 	f->len = (uint32_t)n;
 }

@@ -13,6 +13,7 @@
 #include "rk_build.h"
 #include "rk_ib.h"
 #include "rk_pkt.h"
+#include "rk_probe.h"
 #include "rk_xeth.h"
 
 #define H_MEM (1u << 20)

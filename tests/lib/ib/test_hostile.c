@@ -74,12 +74,7 @@ wc_a(struct rk_wc *wc)
 static void
 set_padcnt(struct h_frame *f, uint8_t pad)
 {
-	struct rk_pkt p;
-
-	h_parse(f, &p);
-	f->data[p.bth_off + 1] = (uint8_t)((f->data[p.bth_off + 1] & ~0x30) | (pad << 4));
-	h_parse(f, &p);
-	rk_pkt_fix_icrc(&p, f->data);
+	assert_int_equal(rk_probe_set_pad_cnt(f->data, f->len, pad), 0);
 }
 
 static bool

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* lib/ib/rk_psn.h: 24-bit modular PSN arithmetic. */
+/* lib/wire/rk_psn.h: 24-bit modular PSN arithmetic. */
 #include "rk_test.h"
 
 #include "rk_psn.h"

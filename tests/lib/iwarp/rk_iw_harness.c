@@ -152,7 +152,7 @@ rp_event(const struct rk_mpa_event *ev, void *ctx)
 	memset(r, 0, sizeof(*r));
 	r->crc_ok = !ev->fpdu.crc_checked || ev->fpdu.crc_ok;
 	r->markers_ok = ev->fpdu.markers_ok;
-	if (!m->ddp_ok)
+	if (rk_probe_iw_answer(m, &r->ans) != 0)
 		return;
 	r->opcode = m->opcode;
 	r->t = m->t;
@@ -312,54 +312,3 @@ rp_fini(struct raw_peer *rp)
 }
 
 /* ------------------------------------------------------------ builders */
-
-uint16_t
-ul_write(uint8_t *u, uint32_t stag, uint64_t to, bool last, const void *data, uint32_t n)
-{
-	struct rk_ddp_tagged_fields d = { 0 };
-
-	d.t = 1;
-	d.l = last;
-	d.dv = 1;
-	d.rsvd_ulp = 0x40 | RK_RDMAP_WRITE;
-	d.stag = stag;
-	d.to = to;
-	rk_ddp_tagged_pack(u, &d);
-	if (n > 0)
-		memcpy(u + RK_DDP_TAGGED_LEN, data, n);
-	return (uint16_t)(RK_DDP_TAGGED_LEN + n);
-}
-
-uint16_t
-ul_untagged(uint8_t *u, uint8_t op, uint32_t qn, uint32_t msn, uint32_t mo, bool last)
-{
-	struct rk_ddp_untagged_fields d = { 0 };
-
-	d.l = last;
-	d.dv = 1;
-	d.rsvd_ulp = (uint64_t)(0x40 | op) << 32;
-	d.qn = qn;
-	d.msn = msn;
-	d.mo = mo;
-	rk_ddp_untagged_pack(u, &d);
-	return RK_DDP_UNTAGGED_LEN;
-}
-
-uint16_t
-ul_send(uint8_t *u, uint8_t op, uint32_t msn, uint32_t mo, bool last, uint32_t inv,
-	const void *data, uint32_t n)
-{
-	ul_untagged(u, op, RK_RDMAP_QN_SEND, msn, mo, last);
-	rk_rdmap_set_inval_stag(u, inv);
-	if (n > 0)
-		memcpy(u + RK_DDP_UNTAGGED_LEN, data, n);
-	return (uint16_t)(RK_DDP_UNTAGGED_LEN + n);
-}
-
-uint16_t
-ul_read_req(uint8_t *u, uint32_t msn, const struct rk_rdmap_read_req_fields *rr)
-{
-	ul_untagged(u, RK_RDMAP_READ_REQ, RK_RDMAP_QN_READ_REQ, msn, 0, true);
-	rk_rdmap_read_req_pack(u + RK_DDP_UNTAGGED_LEN, rr);
-	return RK_DDP_UNTAGGED_LEN + RK_RDMAP_READ_REQ_LEN;
-}

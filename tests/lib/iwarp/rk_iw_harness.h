@@ -13,6 +13,7 @@
 
 #include "rk_iw.h"
 #include "rk_mpa.h"
+#include "rk_probe.h"
 #include "rk_rdmap.h"
 
 #define IWP_WIRE_MAX (4u << 20)
@@ -65,6 +66,7 @@ struct rp_msg {
 	uint64_t immdt;
 	struct rk_rdmap_atomic_resp_fields aresp;
 	bool crc_ok, markers_ok;
+	struct rk_probe_answer ans; /* classified (lib/probe) */
 };
 
 #define RP_MSGS_MAX 256
@@ -108,14 +110,8 @@ void rp_pump(struct raw_peer *rp);
 
 void rp_fini(struct raw_peer *rp);
 
-/* ULPDU builders (return the ULPDU length). */
-uint16_t ul_write(uint8_t *u, uint32_t stag, uint64_t to, bool last, const void *data,
-		  uint32_t n);
-uint16_t ul_send(uint8_t *u, uint8_t op, uint32_t msn, uint32_t mo, bool last, uint32_t inv,
-		 const void *data, uint32_t n);
-uint16_t ul_read_req(uint8_t *u, uint32_t msn, const struct rk_rdmap_read_req_fields *rr);
-uint16_t ul_untagged(uint8_t *u, uint8_t op, uint32_t qn, uint32_t msn, uint32_t mo,
-		     bool last);
+/* ULPDUs by intent: rk_probe_iw_write(), _send(), _read_req(),
+ * _untagged() (lib/probe). */
 
 /* Poll everything from a CQ (up to @p n). */
 int iw_poll_all(struct rk_iw_cq *cq, struct rk_wc *wc, int n);

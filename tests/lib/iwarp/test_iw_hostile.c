@@ -99,9 +99,10 @@ expect_term(struct dut *d, uint8_t layer, uint8_t etype, uint8_t code)
 	assert_int_equal(t->msn, 1);
 	assert_int_equal(t->mo, 0);
 	assert_int_equal(t->l, 1);
-	assert_int_equal(t->term.layer, layer);
-	assert_int_equal(t->term.etype, etype);
-	assert_int_equal(t->term.err_code, code);
+	assert_int_equal(t->ans.kind, RK_PROBE_TERMINATE);
+	assert_int_equal(t->ans.term_layer, layer);
+	assert_int_equal(t->ans.term_etype, etype);
+	assert_int_equal(t->ans.term_code, code);
 	for (unsigned int i = 0; i + 1 < d->rp.nmsgs; i++)
 		assert_int_not_equal(d->rp.msgs[i].opcode, RK_RDMAP_TERMINATE);
 	assert_int_equal(rk_iw_qp_state(d->rp.qp), RK_IW_CLOSED);
@@ -115,7 +116,7 @@ expect_term(struct dut *d, uint8_t layer, uint8_t etype, uint8_t code)
 	/* The stream is dead: more bytes are refused, nothing more is sent. */
 	{
 		uint8_t u[64], junk[32];
-		uint16_t n = ul_write(u, rk_iw_mr_stag(d->wmr), (uintptr_t)d->wbuf, true, junk, 4);
+		uint16_t n = rk_probe_iw_write(u, rk_iw_mr_stag(d->wmr), (uintptr_t)d->wbuf, true, junk, 4);
 
 		(void)n;
 		assert_int_equal(rk_iw_rx(d->rp.qp, u, 8, d->rp.now), -EPIPE);
@@ -136,7 +137,7 @@ static void
 good_write(struct dut *d)
 {
 	uint8_t u[64], data[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
-	uint16_t n = ul_write(u, rk_iw_mr_stag(d->wmr), (uintptr_t)d->wbuf + 200, true, data, 8);
+	uint16_t n = rk_probe_iw_write(u, rk_iw_mr_stag(d->wmr), (uintptr_t)d->wbuf + 200, true, data, 8);
 
 	rp_send(&d->rp, u, n, false, 0);
 	assert_memory_equal(d->wbuf + 200, data, 8);
@@ -160,7 +161,7 @@ test_bad_crc(void **state)
 
 		dut_up(&d, NULL, NULL, false, 1);
 		good_write(&d);
-		n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, sizeof(data));
+		n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, sizeof(data));
 		rp_send(&d.rp, u, n, true, split);
 		t = expect_term(&d, RK_TERM_LAYER_LLP, 0, 0x02);
 		/* Headers of a corrupt FPDU are not echoed. */
@@ -192,7 +193,7 @@ test_bad_marker(void **state)
 	dut_up(&d, &c, NULL, false, 0);
 	assert_true(d.rp.markers_to_dut);
 	good_write(&d);
-	n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 500);
+	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 500);
 	tx = (struct rk_mpa_tx){ true, true, d.rp.seq, d.rp.seq0 };
 	w = rk_mpa_fpdu_build(f, sizeof(f), u, n, &tx);
 	assert_true(w > 0);
@@ -266,7 +267,7 @@ test_tagged_errors(void **state)
 			code = 0x02;
 			break;
 		}
-		n = ul_write(u, stag, to, true, data, sizeof(data));
+		n = rk_probe_iw_write(u, stag, to, true, data, sizeof(data));
 		rp_send(&d.rp, u, n, false, 7);
 		t = expect_term(&d, layer, etype, code);
 		/* The offending DDP header comes back, with its segment length. */
@@ -317,58 +318,58 @@ test_untagged_errors(void **state)
 		good_write(&d);
 		switch (k) {
 		case 0:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
 			break;
 		case 1:
-			n = ul_send(u, RK_RDMAP_SEND, 6, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 6, 0, true, 0, data, 10);
 			break;
 		case 2:
 			/* First segment fine, the second claims MO 5 after 10 bytes. */
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, false, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, false, 0, data, 10);
 			rp_send(&d.rp, u, n, false, 0);
-			n = ul_send(u, RK_RDMAP_SEND, 1, 5, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 5, true, 0, data, 10);
 			break;
 		case 3:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, false, 0, data, 100);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, false, 0, data, 100);
 			rp_send(&d.rp, u, n, false, 0);
-			n = ul_send(u, RK_RDMAP_SEND, 1, 100, true, 0, data, 100);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 100, true, 0, data, 100);
 			break;
 		case 4:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
 			rk_ddp_set_qn(u, 1);
 			break;
 		case 5:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
 			rk_ddp_set_dv(u, 0);
 			break;
 		case 6:
-			n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
+			n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
 			rk_ddp_set_dv(u, 2);
 			break;
 		case 7:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
 			rk_rdmap_set_rv(u, 2);
 			break;
 		case 8:
-			n = ul_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND, 1, 0, true, 0, data, 10);
 			rk_rdmap_set_opcode(u, 12);
 			break;
 		case 9:
-			n = ul_send(u, RK_RDMAP_IMMDT, 1, 0, true, 0, data, 8);
+			n = rk_probe_iw_send(u, RK_RDMAP_IMMDT, 1, 0, true, 0, data, 8);
 			break;
 		case 10:
-			n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
+			n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
 			rk_rdmap_set_opcode(u, RK_RDMAP_SEND);
 			break;
 		case 11:
-			n = ul_send(u, RK_RDMAP_SEND_INV, 1, 0, true, rk_iw_mr_stag(d.wmr), data, 10);
+			n = rk_probe_iw_send(u, RK_RDMAP_SEND_INV, 1, 0, true, rk_iw_mr_stag(d.wmr), data, 10);
 			break;
 		case 12:
-			n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
+			n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 10);
 			rk_rdmap_set_opcode(u, RK_RDMAP_READ_RESP);
 			break;
 		default:
-			n = ul_untagged(u, RK_RDMAP_ATOMIC_REQ, RK_RDMAP_QN_ATOMIC_REQ, 1, 0, true);
+			n = rk_probe_iw_untagged(u, RK_RDMAP_ATOMIC_REQ, RK_RDMAP_QN_ATOMIC_REQ, 1, 0, true);
 			memset(u + n, 0, RK_RDMAP_ATOMIC_REQ_LEN);
 			n += RK_RDMAP_ATOMIC_REQ_LEN;
 			break;
@@ -413,33 +414,33 @@ test_read_errors(void **state)
 		case 0:
 			/* IRD is 2: three Reads before any response is taken. */
 			for (uint32_t i = 1; i <= 2; i++) {
-				n = ul_read_req(u, i, &rr);
+				n = rk_probe_iw_read_req(u, i, &rr);
 				rp_send(&d.rp, u, n, false, 0);
 			}
-			n = ul_read_req(u, 3, &rr);
+			n = rk_probe_iw_read_req(u, 3, &rr);
 			etype = 2;
 			code = 0x07;
 			break;
 		case 1:
 			rr.src_stag ^= 0x80;
-			n = ul_read_req(u, 1, &rr);
+			n = rk_probe_iw_read_req(u, 1, &rr);
 			code = 0x00;
 			break;
 		case 2:
 			rr.rdma_rd_sz = sizeof(d.rbuf) + 1;
-			n = ul_read_req(u, 1, &rr);
+			n = rk_probe_iw_read_req(u, 1, &rr);
 			code = 0x01;
 			break;
 		case 3:
 			/* A source without REMOTE_READ. */
 			rr.src_stag = rk_iw_mr_stag(d.wmr);
 			rr.src_to = (uintptr_t)d.wbuf;
-			n = ul_read_req(u, 1, &rr);
+			n = rk_probe_iw_read_req(u, 1, &rr);
 			code = 0x02;
 			break;
 		default:
 			/* RDMAP-RR-01: four stray payload bytes. */
-			n = ul_read_req(u, 1, &rr);
+			n = rk_probe_iw_read_req(u, 1, &rr);
 			memset(u + n, 0, 4);
 			n += 4;
 			etype = 2;
@@ -485,7 +486,7 @@ test_read_response(void **state)
 	rr.rdma_rd_sz = sizeof(d.rbuf);
 	rr.src_stag = rk_iw_mr_stag(d.rmr);
 	rr.src_to = (uintptr_t)d.rbuf;
-	n = ul_read_req(u, 1, &rr);
+	n = rk_probe_iw_read_req(u, 1, &rr);
 	rp_send(&d.rp, u, n, false, 0);
 	rp_pump(&d.rp);
 	assert_true(d.rp.nmsgs >= 3);
@@ -523,7 +524,7 @@ test_read_source_gone(void **state)
 	rr.rdma_rd_sz = 64;
 	rr.src_stag = rk_iw_mr_stag(d.rmr);
 	rr.src_to = (uintptr_t)d.rbuf;
-	n = ul_read_req(u, 1, &rr);
+	n = rk_probe_iw_read_req(u, 1, &rr);
 	rp_send(&d.rp, u, n, false, 0);
 	assert_int_equal(rk_iw_mr_dereg(d.rmr), 0);
 	t = expect_term(&d, RK_TERM_LAYER_RDMAP, 1, 0x00);
@@ -572,12 +573,12 @@ test_term_received(void **state)
 	(void)state;
 	dut_up(&d, NULL, NULL, false, 2);
 	good_write(&d);
-	n = ul_untagged(u, RK_RDMAP_TERMINATE, RK_RDMAP_QN_TERMINATE, 1, 0, true);
+	n = rk_probe_iw_untagged(u, RK_RDMAP_TERMINATE, RK_RDMAP_QN_TERMINATE, 1, 0, true);
 	rk_rdmap_term_pack(u + n, &t);
 	n += RK_RDMAP_TERM_CTRL_LEN;
 	rp_send(&d.rp, u, n, false, 0);
 	/* A Write after it is not placed; the engine sends nothing at all. */
-	n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
+	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
 	rp_send(&d.rp, u, n, false, 0);
 	rp_pump(&d.rp);
 	assert_int_equal(d.rp.nmsgs, 0);
@@ -763,7 +764,7 @@ test_wrong_rtr(void **state)
 	assert_int_equal(d.rp.reply.ird_ord.rtr_read, 1);
 	assert_int_equal(rk_iw_qp_state(d.rp.qp), RK_IW_RTR_WAIT);
 	/* A Write instead of the zero-length Read Request. */
-	n = ul_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
+	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
 	rp_send(&d.rp, u, n, false, 0);
 	expect_term(&d, RK_TERM_LAYER_LLP, 0, 0x07);
 	assert_untouched(&d);
@@ -784,7 +785,7 @@ test_truncated(void **state)
 		good_write(&d);
 		memset(&rr, 0, sizeof(rr));
 		/* A Read Request cut to @len bytes. */
-		ul_read_req(u, 1, &rr);
+		rk_probe_iw_read_req(u, 1, &rr);
 		rp_send(&d.rp, u, len, false, 1);
 		rp_pump(&d.rp);
 		assert_true(d.rp.nmsgs >= 1);

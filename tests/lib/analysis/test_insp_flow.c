@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the rk-inspect per-QP analysis (tools/rk-inspect/flow.c): PSN
+ * Tests of the per-QP analysis (lib/analysis/rk_insp_flow.c): PSN
  * gaps, duplicates and go-back-N episodes, READ PSN reservation (known,
  * inferred and unknown PMTU), 24-bit wrap, coalesced ACKs, READ responses,
  * the stateful findings msg.length.mismatch / msg.opcode.sequence, and
@@ -14,8 +14,9 @@
 
 #include <cmocka.h>
 
-#include "flow.h"
-#include "psn.h"
+#include "rk_insp_flow.h"
+#include "rk_insp_tcp.h"
+#include "rk_psn.h"
 #include "rk_opcode.h"
 #include "rk_xeth.h"
 
@@ -50,7 +51,7 @@ pkt(bool back, uint8_t op, uint32_t psn, uint32_t payload)
 	r.opcode = op;
 	r.opflags = oi->flags;
 	r.transport = oi->transport;
-	r.psn = psn & RK_INSP_PSN_MASK;
+	r.psn = psn & RK_PSN_MASK;
 	r.payload_len = payload;
 	r.wirelen = 58 + payload;
 	r.icrc = RK_ICRC_GOOD;
@@ -142,13 +143,13 @@ static void
 test_psn_helpers(void **state)
 {
 	(void)state;
-	assert_int_equal(rk_insp_psn_diff(5, 3), 2);
-	assert_int_equal(rk_insp_psn_diff(3, 5), -2);
-	assert_int_equal(rk_insp_psn_diff(0, 0xffffff), 1);
-	assert_int_equal(rk_insp_psn_diff(0xffffff, 0), -1);
-	assert_int_equal(rk_insp_psn_diff(0x7fffff, 0), 0x7fffff);
-	assert_int_equal(rk_insp_psn_diff(0x800000, 0), -0x800000);
-	assert_int_equal(rk_insp_psn_add(0xffffff, 2), 1);
+	assert_int_equal(rk_psn_diff(5, 3), 2);
+	assert_int_equal(rk_psn_diff(3, 5), -2);
+	assert_int_equal(rk_psn_diff(0, 0xffffff), 1);
+	assert_int_equal(rk_psn_diff(0xffffff, 0), -1);
+	assert_int_equal(rk_psn_diff(0x7fffff, 0), 0x7fffff);
+	assert_int_equal(rk_psn_diff(0x800000, 0), -0x800000);
+	assert_int_equal(rk_psn_add(0xffffff, 2), 1);
 	assert_int_equal(rk_insp_seq_diff(1, 0xffffffffu), 2);
 }
 
@@ -237,8 +238,8 @@ write_run(struct fx *x, uint32_t base, uint32_t from, uint32_t to,
 					RK_OP_RDMA_WRITE_MIDDLE, RK_OP_RDMA_WRITE_LAST };
 	struct rk_insp_flow *f = NULL;
 
-	for (uint32_t p = from; p != to; p = rk_insp_psn_add(p, 1)) {
-		uint32_t i = (uint32_t)rk_insp_psn_diff(p, base) & 3;
+	for (uint32_t p = from; p != to; p = rk_psn_add(p, 1)) {
+		uint32_t i = (uint32_t)rk_psn_diff(p, base) & 3;
 		bool drop = false;
 
 		for (size_t k = 0; k < nskip; k++)
@@ -318,32 +319,32 @@ test_loss_inside_go_back(void **state)
 {
 	struct fx *x = *state;
 	const uint32_t base = 0xfffff0;       /* 10 messages: wraps at PSN 16 */
-	const uint32_t end = rk_insp_psn_add(base, 40);
-	const uint32_t first_lost[] = { rk_insp_psn_add(base, 11),   /* a LAST */
-					rk_insp_psn_add(base, 22) };
-	const uint32_t rtx_lost[] = { rk_insp_psn_add(base, 14),
-				      rk_insp_psn_add(base, 17) };
+	const uint32_t end = rk_psn_add(base, 40);
+	const uint32_t first_lost[] = { rk_psn_add(base, 11),   /* a LAST */
+					rk_psn_add(base, 22) };
+	const uint32_t rtx_lost[] = { rk_psn_add(base, 14),
+				      rk_psn_add(base, 17) };
 	struct rk_insp_flow *f;
 
 	f = write_run(x, base, base, end, first_lost, 2);
 	assert_int_equal(f->messages, 9);
 	/* Episode 1 from the first hole; two packets lost during it. */
-	f = write_run(x, base, first_lost[0], rk_insp_psn_add(base, 14), NULL, 0);
-	f = write_run(x, base, rk_insp_psn_add(base, 14), end, rtx_lost, 2);
+	f = write_run(x, base, first_lost[0], rk_psn_add(base, 14), NULL, 0);
+	f = write_run(x, base, rk_psn_add(base, 14), end, rtx_lost, 2);
 	assert_int_equal(f->req.rtx_episodes, 1);
 	assert_int_equal(f->req.rtx_missing, 2);
 	assert_int_equal(f->req.rtx_gaps, 2);
 	/* Episode 2 from base+16 loses base+17 as well. */
-	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_insp_psn_add(base, 16), 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_psn_add(base, 16), 1024);
 	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
 	assert_true(x->res.rtx_start);
 	assert_int_equal(f->req.rtx_episodes, 2);
-	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_insp_psn_add(base, 18), 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, rk_psn_add(base, 18), 1024);
 	assert_int_equal(x->res.note, RK_INSP_SEQ_DUP);
 	assert_false(x->res.rtx_start);
 	assert_int_equal(x->res.missing, 1);
-	assert_int_equal(x->res.expected, rk_insp_psn_add(base, 17));
-	f = write_run(x, base, rk_insp_psn_add(base, 19), end, NULL, 0);
+	assert_int_equal(x->res.expected, rk_psn_add(base, 17));
+	f = write_run(x, base, rk_psn_add(base, 19), end, NULL, 0);
 	assert_int_equal(f->req.gaps, 2);
 	assert_int_equal(f->req.missing, 2);
 	assert_int_equal(f->req.rtx_gaps, 3);

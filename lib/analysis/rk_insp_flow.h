@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
- * @file flow.h
- * Per-QP analysis of RoCEv1/v2 and native IB packets for rk-inspect.
+ * @file rk_insp_flow.h
+ * Per-QP analysis of RoCEv1/v2 and native IB packets in a capture.
  *
  * A flow is one direction of a QP: (source address, destination address,
  * DestQP). It carries two PSN sequences: the requests of the sender's

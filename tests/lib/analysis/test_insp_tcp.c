@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Tests of the rk-inspect TCP direction follower (tools/rk-inspect/tcpfollow.c):
+ * Tests of the TCP direction follower (lib/analysis/rk_insp_tcp.c):
  * every reorder, overlap, wrap, SYN/FIN/RST and gap case it handles.
  */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "tcpfollow.h"
+#include "rk_insp_tcp.h"
 
 /* What the follower delivered: the byte stream with '#' for gap bytes. */
 struct sink {

@@ -1,17 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * iWARP glue of rk-inspect: TCP connection table, per-direction stream
- * following (tcpfollow.c), classification by the MPA key at the start of
+ * iWARP connections in a capture: TCP connection table, per-direction
+ * stream following (rk_insp_tcp.c), classification by the MPA key at the start of
  * the stream (RFC 5044 7.1), and the MPA deframer of lib/wire (rk_mpa.h),
  * whose events become per-connection counters and output events.
  */
-#include "iwarp.h"
+#include "rk_insp_iwarp.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "psn.h"
 
 /* Both MPA keys start with this: enough to tell MPA from anything else,
  * and a wrong key after it is the deframer's mpa.key.bad to report. */

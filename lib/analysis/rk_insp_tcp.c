@@ -3,12 +3,10 @@
  * TCP direction follower: in-order delivery from captured segments.
  * All sequence comparisons are signed 32-bit differences (RFC 9293 3.4).
  */
-#include "tcpfollow.h"
+#include "rk_insp_tcp.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "psn.h"
 
 /* Segments further ahead than this are not part of the stream (port
  * reuse, garbage): at most half of the sequence space is meaningful, and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
- * @file tcpfollow.h
+ * @file rk_insp_tcp.h
  * In-order byte stream of one TCP direction, rebuilt from captured
  * segments (RFC 9293 3.4, 3.10.7): out-of-order segments are buffered up
  * to a bounded size, retransmitted and overlapping bytes are dropped
@@ -21,6 +21,16 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+/**
+ * Signed distance from TCP sequence number @p b to @p a (RFC 9293 3.4):
+ * positive when @p a is ahead. Never compare sequence numbers with < or >.
+ */
+static inline int32_t
+rk_insp_seq_diff(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b);
+}
 
 #define RK_INSP_TCP_FIN 0x01
 #define RK_INSP_TCP_SYN 0x02

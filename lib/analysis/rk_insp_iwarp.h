@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
- * @file iwarp.h
- * iWARP connections for rk-inspect: TCP connections are followed from
+ * @file rk_insp_iwarp.h
+ * iWARP connections in a capture: TCP connections are followed from
  * their SYN; one whose stream starts with an MPA Request (RFC 5044 7.1)
  * is an iWARP connection, and each direction's in-order byte stream
- * (tcpfollow.h) goes through the MPA deframer, whose FPDUs are decoded
+ * (rk_insp_tcp.h) goes through the MPA deframer, whose FPDUs are decoded
  * as DDP/RDMAP (rk_rdmap_parse) and reported as events.
  */
 #ifndef RK_INSP_IWARP_H
@@ -17,7 +17,7 @@
 #include "rk_mpa.h"
 #include "rk_pkt.h"
 #include "rk_rdmap.h"
-#include "tcpfollow.h"
+#include "rk_insp_tcp.h"
 
 /** Event kinds reported to the output. */
 enum rk_insp_iw_ev_kind {
@@ -101,7 +101,7 @@ struct rk_insp_iw_conn {
 	uint8_t addr[2][16];        /**< [0] initiator (sent the SYN), [1] responder */
 	uint16_t port[2];
 	uint8_t ip_version;
-	uint8_t state;              /**< enum in iwarp.c */
+	uint8_t state;              /**< enum in rk_insp_iwarp.c */
 	uint64_t first_frame, last_frame;
 	uint64_t frames_before;     /**< frames before it was known to be iWARP */
 	uint64_t bytes_before;

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internals shared by the files of the per-QP analysis: the flow table
+ * (rk_insp_flow.c), the PSN sequences (rk_insp_seq.c) and the message
+ * state (rk_insp_msg.c). Not installed; not for the users of the library.
+ */
+#ifndef RK_INSP_FLOW_INT_H
+#define RK_INSP_FLOW_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_insp_flow.h"
+#include "rk_opcode.h"
+
+/* Outstanding READ requests remembered per host pair and direction, to
+ * match READ responses (by PSN) to the DMALen they must total. */
+#define READ_RING 32
+
+/* NAK PSNs remembered per host pair and direction. */
+#define NAK_RING 8
+
+/* Spans beyond this would make modular PSN comparisons meaningless; such
+ * DMALen values are already reported as reth.dma_len.over_2g. */
+#define MAX_READ_SPAN (1u << 22)
+
+/* Bits of the bitmap that counts untracked flows: 1 MiB, next to the
+ * hundreds of MiB the full table already holds. */
+#define UNTRACKED_BITS (1u << 23)
+
+/* The smallest IBA path MTU: a READ of at most this many bytes takes one PSN
+ * whatever the PMTU. */
+#define MIN_PMTU 256u
+
+struct pending_read {
+	uint32_t psn;
+	uint32_t dma_len;
+	uint8_t used;
+};
+
+/* One unordered host pair: PMTU seen on any QP between the two hosts, and
+ * the READ requests each side sent. */
+struct rk_insp_path {
+	uint8_t a[16], b[16];   /* a sorts before b */
+	uint8_t lid;
+	struct rk_insp_path *hnext;
+	struct rk_insp_path *next;
+	uint32_t pmtu;
+	struct pending_read reads[2][READ_RING]; /* [0]: requester a, [1]: b */
+	unsigned int rpos[2];
+	/* PSNs of the last NAKs (sequence error, RNR) each side sent: where
+	 * the peer's requester will resend from. */
+	uint32_t naks[2][NAK_RING];
+	unsigned int nak_pos[2], nak_n[2];
+	/* The highest PSN each side's responder has acknowledged (ACK, or the
+	 * PSN before a NAK): its peer's requester need not resend up to it. */
+	uint32_t acked[2];
+	bool acked_valid[2];
+};
+
+enum msg_st {
+	MSG_UNKNOWN = 0,
+	MSG_IDLE = 1,
+	MSG_INSIDE = 2,
+};
+
+/* Bits of the opcode flags that name the message kind. */
+#define MSG_KINDS (RK_OPF_SEND | RK_OPF_WRITE | RK_OPF_READ_RESP)
+
+static inline bool
+is_first_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_FIRST;
+}
+
+static inline bool
+is_last_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_LAST;
+}
+
+static inline bool
+is_only(uint32_t fl)
+{
+	return (fl & RK_OPF_ONLY) == RK_OPF_ONLY;
+}
+
+/* The host pair of @p k (rk_insp_flow.c); @p dir is 0 when its source is side a. */
+struct rk_insp_path *rk_insp_path_lookup(const struct rk_insp_flows *t,
+					 const struct rk_insp_flow_key *k, int *dir);
+
+/* rk_insp_seq.c: the PSN sequences of a flow. */
+uint32_t rk_insp_read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+			   const struct rk_insp_path *path, uint32_t dma_len, bool *unknown);
+void rk_insp_read_remember(struct rk_insp_path *p, int dir, uint32_t psn, uint32_t dma_len);
+void rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow,
+			   const struct rk_insp_roce *r, uint32_t span, bool span_unknown,
+			   struct rk_insp_seq_result *res);
+void rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
+		      struct rk_insp_path *path, int dir, const struct rk_insp_roce *r,
+		      struct rk_findings *found, struct rk_insp_seq_result *res);
+void rk_insp_chain_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
+			  enum rk_insp_verdict v);
+void rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
+			 enum rk_insp_verdict v);
+void rk_insp_seqx_free(struct rk_insp_seqx *x);
+
+/* rk_insp_msg.c: message state and the PSNs of lost first transmissions. */
+void rk_insp_request_message(struct rk_insp_msg_state *m, const struct rk_insp_roce *r,
+			     bool checkable, bool taint, struct rk_findings *found,
+			     uint32_t off_hint);
+void rk_insp_lost_add(struct rk_insp_flow *flow, uint32_t psn, uint32_t len);
+bool rk_insp_lost_take(struct rk_insp_flow *flow, uint32_t psn);
+
+#endif /* RK_INSP_FLOW_INT_H */

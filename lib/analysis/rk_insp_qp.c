@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Requests and their responses per flow: ACK coverage, request-to-ACK and
+ * READ request-to-response times, and QP pairing (CM REQ/REP, traffic).
+ */
+#include "rk_insp_qp.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_psn.h"
+
+struct rk_insp_cm_req {
+	uint8_t src[16], dst[16];
+	uint32_t comm_id;
+	uint32_t qpn;
+};
+
+struct rk_insp_cm_peer {
+	struct rk_insp_flow_key key;
+	uint32_t qpn;
+};
+
+static void
+ring_add(struct rk_insp_qp_req *ring, unsigned int size, unsigned int *head, unsigned int *n,
+	 uint32_t psn, uint32_t frame, uint64_t ts_ns)
+{
+	ring[*head] = (struct rk_insp_qp_req){ .psn = psn, .frame = frame, .ts_ns = ts_ns };
+	*head = (*head + 1) % size;
+	if (*n < size)
+		(*n)++;
+}
+
+/* The newest entry of @p ring with PSN @p psn, or NULL. */
+static const struct rk_insp_qp_req *
+ring_find(const struct rk_insp_qp_req *ring, unsigned int size, unsigned int head,
+	  unsigned int n, uint32_t psn)
+{
+	for (unsigned int j = 0; j < n; j++) {
+		unsigned int k = (head + size - 1 - j) % size;
+
+		if (ring[k].psn == psn)
+			return &ring[k];
+	}
+	return NULL;
+}
+
+void
+rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns, bool read)
+{
+	ring_add(q->req, RK_INSP_QP_REQ_RING, &q->req_head, &q->req_n, psn, frame, ts_ns);
+	if (read)
+		ring_add(q->rd, RK_INSP_QP_READ_RING, &q->rd_head, &q->rd_n, psn, frame, ts_ns);
+}
+
+bool
+rk_insp_qp_sent(const struct rk_insp_qp *q, uint32_t psn)
+{
+	return ring_find(q->req, RK_INSP_QP_REQ_RING, q->req_head, q->req_n, psn) != NULL;
+}
+
+void
+rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_ns,
+	       struct rk_insp_qp_ack *out)
+{
+	uint32_t last = nak ? rk_psn_sub(psn, 1) : psn;
+	uint32_t first;
+	int32_t span;
+
+	memset(out, 0, sizeof(*out));
+	if (req->acked_valid) {
+		first = rk_psn_add(req->acked, 1);
+	} else {
+		unsigned int oldest = (req->req_head + RK_INSP_QP_REQ_RING - req->req_n) %
+				      RK_INSP_QP_REQ_RING;
+
+		first = req->req_n != 0 ? req->req[oldest].psn : last;
+	}
+	span = rk_psn_diff(last, first);
+	out->first = first;
+	out->last = last;
+	out->count = span >= 0 ? (uint32_t)span + 1 : 0;
+	/* A stale ACK (behind the last one) moves nothing back. */
+	if (span >= 0 || !req->acked_valid) {
+		req->acked = last;
+		req->acked_valid = true;
+	}
+	if (!nak) {
+		const struct rk_insp_qp_req *rq = ring_find(req->req, RK_INSP_QP_REQ_RING,
+							    req->req_head, req->req_n, psn);
+
+		if (rq != NULL) {
+			out->req_frame = rq->frame;
+			out->rtt_ns = ts_ns - rq->ts_ns;
+		}
+	}
+}
+
+bool
+rk_insp_qp_read_response(struct rk_insp_qp *req, uint32_t psn, uint64_t ts_ns,
+			 uint32_t *req_frame, uint64_t *rt_ns)
+{
+	const struct rk_insp_qp_req *rq = ring_find(req->rd, RK_INSP_QP_READ_RING, req->rd_head,
+						    req->rd_n, psn);
+
+	if (rq != NULL) {
+		*req_frame = rq->frame;
+		*rt_ns = ts_ns - rq->ts_ns;
+	}
+	if (!req->acked_valid || rk_psn_diff(psn, req->acked) > 0) {
+		req->acked = psn;
+		req->acked_valid = true;
+	}
+	return rq != NULL;
+}
+
+void
+rk_insp_qp_pair(struct rk_insp_qp *a, struct rk_insp_qp *b, enum rk_insp_peer_src src)
+{
+	if (a->peer != NULL && a->peer_src >= src)
+		return;
+	a->peer = b;
+	b->peer = a;
+	a->peer_src = b->peer_src = (uint8_t)src;
+}
+
+void
+rk_insp_cm_init(struct rk_insp_cm *cm)
+{
+	memset(cm, 0, sizeof(*cm));
+}
+
+void
+rk_insp_cm_fini(struct rk_insp_cm *cm)
+{
+	free(cm->req);
+	free(cm->peer);
+	memset(cm, 0, sizeof(*cm));
+}
+
+/* Room for one more of @p n entries of @p size bytes in @p *arr; false out of memory. */
+static bool
+room(void **arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	unsigned int c;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	c = *cap ? *cap * 2 : 8;
+	p = realloc(*arr, (size_t)c * size);
+	if (p == NULL)
+		return false;
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
+int
+rk_insp_cm_req(struct rk_insp_cm *cm, const uint8_t src[16], const uint8_t dst[16],
+	       uint32_t comm_id, uint32_t qpn)
+{
+	struct rk_insp_cm_req *rq = NULL;
+
+	for (unsigned int i = 0; i < cm->nreq; i++)
+		if (cm->req[i].comm_id == comm_id)
+			rq = &cm->req[i];
+	if (rq == NULL) {
+		if (cm->nreq == RK_INSP_CM_MAX) {
+			memmove(cm->req, cm->req + 1, (cm->nreq - 1) * sizeof(*cm->req));
+			cm->nreq--;
+		}
+		if (!room((void **)&cm->req, cm->nreq, &cm->req_cap, sizeof(*cm->req)))
+			return -ENOMEM;
+		rq = &cm->req[cm->nreq++];
+	}
+	memcpy(rq->src, src, 16);
+	memcpy(rq->dst, dst, 16);
+	rq->comm_id = comm_id;
+	rq->qpn = qpn;
+	return 0;
+}
+
+static int
+peer_set(struct rk_insp_cm *cm, const struct rk_insp_flow_key *k, uint32_t qpn)
+{
+	for (unsigned int i = 0; i < cm->npeer; i++) {
+		if (memcmp(&cm->peer[i].key, k, sizeof(*k)) == 0) {
+			cm->peer[i].qpn = qpn;
+			return 0;
+		}
+	}
+	if (!room((void **)&cm->peer, cm->npeer, &cm->peer_cap, sizeof(*cm->peer)))
+		return -ENOMEM;
+	cm->peer[cm->npeer].key = *k;
+	cm->peer[cm->npeer].qpn = qpn;
+	cm->npeer++;
+	return 0;
+}
+
+int
+rk_insp_cm_rep(struct rk_insp_cm *cm, uint32_t remote_comm_id, uint32_t qpn, uint8_t kind)
+{
+	const struct rk_insp_cm_req *rq = NULL;
+	struct rk_insp_flow_key k;
+	int rc;
+
+	for (unsigned int i = 0; i < cm->nreq; i++)
+		if (cm->req[i].comm_id == remote_comm_id)
+			rq = &cm->req[i];
+	if (rq == NULL)
+		return -ENOENT;
+	/* Requester -> responder traffic goes to the REP's QPN. */
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, rq->src, 16);
+	memcpy(k.dst, rq->dst, 16);
+	k.dest_qp = qpn;
+	k.kind = kind;
+	rc = peer_set(cm, &k, rq->qpn);
+	if (rc != 0)
+		return rc;
+	memcpy(k.src, rq->dst, 16);
+	memcpy(k.dst, rq->src, 16);
+	k.dest_qp = rq->qpn;
+	return peer_set(cm, &k, qpn);
+}
+
+bool
+rk_insp_cm_peer(const struct rk_insp_cm *cm, const struct rk_insp_flow_key *key, uint32_t *qpn)
+{
+	struct rk_insp_flow_key k;
+
+	/* CM pairs are learnt with IP addresses (RoCE): never for LIDs. */
+	if (key->lid)
+		return false;
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, key->src, 16);
+	memcpy(k.dst, key->dst, 16);
+	k.dest_qp = key->dest_qp;
+	k.kind = key->kind;
+	for (unsigned int i = 0; i < cm->npeer; i++) {
+		if (memcmp(&cm->peer[i].key, &k, sizeof(k)) == 0) {
+			*qpn = cm->peer[i].qpn;
+			return true;
+		}
+	}
+	return false;
+}

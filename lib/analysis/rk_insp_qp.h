@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_insp_qp.h
+ * What a response says of the requests it answers, per flow of a capture:
+ * the requests an ACK covers (ACK coverage), the time from a request to
+ * the ACK naming its PSN (RTT) and from a READ request to its first
+ * response (READ latency), and which flows are the two directions of one
+ * connection (QP pairing, from CM REQ/REP or from the traffic).
+ *
+ * A struct rk_insp_qp belongs to one flow (struct rk_insp_flow, one
+ * direction of a QP); the caller keeps one per flow, embedded in its own
+ * record, and hands the request flow to the calls about responses.
+ * Times are the caller's (capture timestamps, ns); frames are its numbers.
+ * The CM table pairs QPs from the REQ/REP MADs the caller decoded (lib/cm
+ * stays out of this library). libc only; no allocation but the CM table's.
+ */
+#ifndef RK_INSP_QP_H
+#define RK_INSP_QP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_insp_flow.h"
+
+/** Requests remembered per flow for ACK coverage and request-to-ACK times. */
+#define RK_INSP_QP_REQ_RING 1024
+/** READ requests remembered per flow. */
+#define RK_INSP_QP_READ_RING 128
+
+/** Where the peer of a flow came from (order: the stronger source wins). */
+enum rk_insp_peer_src {
+	RK_INSP_PEER_NONE = 0,
+	RK_INSP_PEER_TRAFFIC,   /**< responses seen on the reverse flow */
+	RK_INSP_PEER_CM,        /**< CM REQ/REP MADs (IBTA Vol1 12.6) */
+	RK_INSP_PEER_DETH,      /**< UD: the DETH SrcQP of the packet */
+};
+
+/** One request remembered: its PSN, frame and time. */
+struct rk_insp_qp_req {
+	uint32_t psn, frame;
+	uint64_t ts_ns;
+};
+
+/** Request history and pairing of one flow. Zero-initialise. */
+struct rk_insp_qp {
+	struct rk_insp_qp_req req[RK_INSP_QP_REQ_RING];
+	unsigned int req_head, req_n;
+	struct rk_insp_qp_req rd[RK_INSP_QP_READ_RING];
+	unsigned int rd_head, rd_n;
+	bool acked_valid;
+	uint32_t acked;             /**< last PSN a response covered */
+	struct rk_insp_qp *peer;    /**< the other direction, once paired */
+	uint8_t peer_src;           /**< enum rk_insp_peer_src */
+};
+
+/** What an ACK, NAK or atomic ACK covers, and the request it names. */
+struct rk_insp_qp_ack {
+	uint32_t first, last;       /**< PSNs [first, last] it acknowledges */
+	uint32_t count;             /**< last - first + 1, 0 when it goes back */
+	uint32_t req_frame;         /**< frame of the request with PSN last, 0 if unknown */
+	uint64_t rtt_ns;            /**< that request to this response (with req_frame) */
+};
+
+/**
+ * Remember request @p psn (frame @p frame at @p ts_ns) of flow @p q;
+ * @p read: a READ request (its responses' latency is measured).
+ */
+void rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns,
+			bool read);
+
+/** Whether flow @p q sent a request with PSN @p psn lately (pairing by traffic). */
+bool rk_insp_qp_sent(const struct rk_insp_qp *q, uint32_t psn);
+
+/**
+ * An ACK (@p nak false) or NAK with PSN @p psn at @p ts_ns answers the
+ * requests of flow @p req. A NAK's PSN is the one expected next: it covers
+ * those before (IBTA Vol1 9.7.5.1.1, coalesced ACKs 9.7.5.1.2). Fills
+ * @p out; the request naming the ACK's PSN gives the RTT (not for a NAK).
+ */
+void rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_ns,
+		    struct rk_insp_qp_ack *out);
+
+/**
+ * A READ response FIRST or ONLY with PSN @p psn at @p ts_ns answers the
+ * READ request of flow @p req with that PSN: @p req_frame and @p rt_ns
+ * (request to first response) are set when it is remembered. It also
+ * acknowledges the requests before the READ (IBTA Vol1 9.7.5.1.2).
+ * @return whether the READ request was found.
+ */
+bool rk_insp_qp_read_response(struct rk_insp_qp *req, uint32_t psn, uint64_t ts_ns,
+			      uint32_t *req_frame, uint64_t *rt_ns);
+
+/**
+ * Pair flows @p a and @p b as the two directions of one connection, unless
+ * @p a is already paired from a source at least as strong as @p src.
+ */
+void rk_insp_qp_pair(struct rk_insp_qp *a, struct rk_insp_qp *b, enum rk_insp_peer_src src);
+
+/** CM REQs awaiting their REP, and the QPNs the REPs named. */
+struct rk_insp_cm {
+	struct rk_insp_cm_req *req;
+	unsigned int nreq, req_cap;
+	struct rk_insp_cm_peer *peer;
+	unsigned int npeer, peer_cap;
+};
+
+/** Most REQs remembered; past it the oldest is forgotten. */
+#define RK_INSP_CM_MAX 4096
+
+/** Initialise @p cm (nothing allocated yet). */
+void rk_insp_cm_init(struct rk_insp_cm *cm);
+
+/** Free what @p cm holds. */
+void rk_insp_cm_fini(struct rk_insp_cm *cm);
+
+/**
+ * A CM REQ (IBTA Vol1 12.6.5) from @p src to @p dst (16-byte addresses,
+ * as in struct rk_insp_flow_key) with LocalCommID @p comm_id and Local QPN
+ * @p qpn. A REQ with the same LocalCommID replaces the earlier one.
+ * @return 0, or -ENOMEM.
+ */
+int rk_insp_cm_req(struct rk_insp_cm *cm, const uint8_t src[16], const uint8_t dst[16],
+		   uint32_t comm_id, uint32_t qpn);
+
+/**
+ * A CM REP (IBTA Vol1 12.6.8) answering the REQ with LocalCommID
+ * @p remote_comm_id, with Local QPN @p qpn, carried in packets of kind
+ * @p kind (enum rk_pkt_kind): the flows requester -> responder (DestQP
+ * @p qpn) and back (DestQP the REQ's QPN) are a pair.
+ * @return 0, -ENOENT when the REQ is not known, or -ENOMEM.
+ */
+int rk_insp_cm_rep(struct rk_insp_cm *cm, uint32_t remote_comm_id, uint32_t qpn, uint8_t kind);
+
+/**
+ * The sender's own QPN of flow @p key, when a CM REP named it.
+ * @return whether it is known.
+ */
+bool rk_insp_cm_peer(const struct rk_insp_cm *cm, const struct rk_insp_flow_key *key,
+		     uint32_t *qpn);
+
+#endif /* RK_INSP_QP_H */

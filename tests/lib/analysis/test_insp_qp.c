@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Tests of lib/analysis/rk_insp_qp.c: ACK coverage (coalesced, stale, NAK),
+ * request-to-ACK and READ request-to-response times across the 24-bit
+ * wrap, pairing by traffic and by CM REQ/REP, and the CM table's limits.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "rk_insp_qp.h"
+#include "rk_pkt.h"
+
+static struct rk_insp_qp *
+new_qp(void)
+{
+	struct rk_insp_qp *q = calloc(1, sizeof(*q));
+
+	assert_non_null(q);
+	return q;
+}
+
+static void
+test_ack_coverage(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+
+	(void)state;
+	for (uint32_t i = 0; i < 5; i++)
+		rk_insp_qp_request(q, 100 + i, 10 + i, 1000 * i, false);
+	/* The first ACK covers from the oldest request on. */
+	rk_insp_qp_ack(q, 101, false, 5000, &a);
+	assert_int_equal(a.first, 100);
+	assert_int_equal(a.last, 101);
+	assert_int_equal(a.count, 2);
+	assert_int_equal(a.req_frame, 11);
+	assert_int_equal(a.rtt_ns, 4000);
+	/* Coalesced: one ACK for three requests. */
+	rk_insp_qp_ack(q, 104, false, 6000, &a);
+	assert_int_equal(a.first, 102);
+	assert_int_equal(a.last, 104);
+	assert_int_equal(a.count, 3);
+	assert_int_equal(a.req_frame, 14);
+	assert_int_equal(a.rtt_ns, 2000);
+	/* A stale ACK covers nothing and moves nothing back. */
+	rk_insp_qp_ack(q, 102, false, 7000, &a);
+	assert_int_equal(a.count, 0);
+	assert_int_equal(q->acked, 104);
+	/* A NAK names the PSN expected next: it covers the ones before. */
+	rk_insp_qp_request(q, 105, 15, 7000, false);
+	rk_insp_qp_request(q, 106, 16, 7100, false);
+	rk_insp_qp_ack(q, 106, true, 8000, &a);
+	assert_int_equal(a.first, 105);
+	assert_int_equal(a.last, 105);
+	assert_int_equal(a.count, 1);
+	assert_int_equal(a.req_frame, 0);
+	free(q);
+}
+
+static void
+test_ack_wrap(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+
+	(void)state;
+	rk_insp_qp_request(q, 0xfffffe, 1, 0, false);
+	rk_insp_qp_request(q, 0xffffff, 2, 10, false);
+	rk_insp_qp_request(q, 0, 3, 20, false);
+	rk_insp_qp_ack(q, 0, false, 50, &a);
+	assert_int_equal(a.first, 0xfffffe);
+	assert_int_equal(a.last, 0);
+	assert_int_equal(a.count, 3);
+	assert_int_equal(a.req_frame, 3);
+	assert_int_equal(a.rtt_ns, 30);
+	/* A NAK at PSN 0 after the wrap covers up to 0xffffff. */
+	q->acked_valid = false;
+	rk_insp_qp_ack(q, 0, true, 60, &a);
+	assert_int_equal(a.last, 0xffffff);
+	free(q);
+}
+
+static void
+test_read_latency(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	uint32_t frame = 0;
+	uint64_t rt = 0;
+
+	(void)state;
+	rk_insp_qp_request(q, 7, 70, 1000, false);
+	rk_insp_qp_request(q, 8, 80, 2000, true);
+	assert_false(rk_insp_qp_read_response(q, 7, 3000, &frame, &rt));
+	assert_int_equal(frame, 0);
+	assert_true(rk_insp_qp_read_response(q, 8, 4500, &frame, &rt));
+	assert_int_equal(frame, 80);
+	assert_int_equal(rt, 2500);
+	/* The response acknowledges the requests up to the READ. */
+	assert_true(q->acked_valid);
+	assert_int_equal(q->acked, 8);
+	/* A retransmitted READ: the newest copy gives the time. */
+	rk_insp_qp_request(q, 8, 90, 9000, true);
+	assert_true(rk_insp_qp_read_response(q, 8, 9400, &frame, &rt));
+	assert_int_equal(frame, 90);
+	assert_int_equal(rt, 400);
+	free(q);
+}
+
+static void
+test_ring_forgets(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+
+	(void)state;
+	for (uint32_t i = 0; i < RK_INSP_QP_REQ_RING + 10; i++)
+		rk_insp_qp_request(q, i, i + 1, i, false);
+	assert_false(rk_insp_qp_sent(q, 5));
+	assert_true(rk_insp_qp_sent(q, 10));
+	assert_true(rk_insp_qp_sent(q, RK_INSP_QP_REQ_RING + 9));
+	assert_int_equal(q->req_n, RK_INSP_QP_REQ_RING);
+	free(q);
+}
+
+static void
+test_pairing(void **state)
+{
+	struct rk_insp_qp *a = new_qp(), *b = new_qp(), *c = new_qp();
+
+	(void)state;
+	rk_insp_qp_pair(a, b, RK_INSP_PEER_TRAFFIC);
+	assert_ptr_equal(a->peer, b);
+	assert_ptr_equal(b->peer, a);
+	assert_int_equal(a->peer_src, RK_INSP_PEER_TRAFFIC);
+	/* Traffic does not undo a pairing; CM overrides traffic. */
+	rk_insp_qp_pair(a, c, RK_INSP_PEER_TRAFFIC);
+	assert_ptr_equal(a->peer, b);
+	rk_insp_qp_pair(a, c, RK_INSP_PEER_CM);
+	assert_ptr_equal(a->peer, c);
+	assert_ptr_equal(c->peer, a);
+	assert_int_equal(c->peer_src, RK_INSP_PEER_CM);
+	free(a);
+	free(b);
+	free(c);
+}
+
+static void
+addr(uint8_t a[16], uint8_t last)
+{
+	memset(a, 0, 16);
+	a[10] = 0xff;
+	a[11] = 0xff;
+	a[12] = 198;
+	a[13] = 18;
+	a[15] = last;
+}
+
+static void
+test_cm(void **state)
+{
+	struct rk_insp_cm cm;
+	struct rk_insp_flow_key k;
+	uint8_t h1[16], h2[16];
+	uint32_t qpn = 0;
+
+	(void)state;
+	rk_insp_cm_init(&cm);
+	addr(h1, 1);
+	addr(h2, 2);
+	assert_int_equal(rk_insp_cm_rep(&cm, 0x1234, 0x22, RK_PKT_ROCEV2), -ENOENT);
+	assert_int_equal(rk_insp_cm_req(&cm, h1, h2, 0x1234, 0x99), 0);
+	/* A REQ resent with the same LocalCommID replaces the first. */
+	assert_int_equal(rk_insp_cm_req(&cm, h1, h2, 0x1234, 0x11), 0);
+	assert_int_equal(cm.nreq, 1);
+	assert_int_equal(rk_insp_cm_rep(&cm, 0x1234, 0x22, RK_PKT_ROCEV2), 0);
+	memset(&k, 0, sizeof(k));
+	memcpy(k.src, h1, 16);
+	memcpy(k.dst, h2, 16);
+	k.dest_qp = 0x22;
+	k.kind = RK_PKT_ROCEV2;
+	assert_true(rk_insp_cm_peer(&cm, &k, &qpn));
+	assert_int_equal(qpn, 0x11);
+	memcpy(k.src, h2, 16);
+	memcpy(k.dst, h1, 16);
+	k.dest_qp = 0x11;
+	assert_true(rk_insp_cm_peer(&cm, &k, &qpn));
+	assert_int_equal(qpn, 0x22);
+	/* Another DestQP, another kind, or LIDs: not named. */
+	k.dest_qp = 0x12;
+	assert_false(rk_insp_cm_peer(&cm, &k, &qpn));
+	k.dest_qp = 0x11;
+	k.kind = RK_PKT_ROCEV1;
+	assert_false(rk_insp_cm_peer(&cm, &k, &qpn));
+	k.kind = RK_PKT_ROCEV2;
+	k.lid = 1;
+	assert_false(rk_insp_cm_peer(&cm, &k, &qpn));
+	/* Past the limit the oldest REQ is forgotten. */
+	for (uint32_t i = 0; i < RK_INSP_CM_MAX; i++)
+		assert_int_equal(rk_insp_cm_req(&cm, h1, h2, 0x10000 + i, i), 0);
+	assert_int_equal(cm.nreq, RK_INSP_CM_MAX);
+	assert_int_equal(rk_insp_cm_rep(&cm, 0x1234, 0x22, RK_PKT_ROCEV2), -ENOENT);
+	assert_int_equal(rk_insp_cm_rep(&cm, 0x10001, 0x33, RK_PKT_ROCEV2), 0);
+	rk_insp_cm_fini(&cm);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ack_coverage),
+		cmocka_unit_test(test_ack_wrap),
+		cmocka_unit_test(test_read_latency),
+		cmocka_unit_test(test_ring_forgets),
+		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_cm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
