@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The simulated link: per direction a min-heap of frames keyed by
- * (delivery time, sequence number), so equal times keep send order.
+ * The simulated link: per direction an impairment stage of one rule
+ * (lib/impair) and its queue of frames keyed by (delivery time, sequence
+ * number), so equal times keep send order; serialisation at the link's
+ * rate is the link's own.
  */
 #include "rk_sim.h"
+
+#include "rk_impair.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -12,22 +16,12 @@
 #define ETH_HLEN 14
 #define DEFAULT_MAX_QUEUE 65536
 
-struct sim_frame {
-	uint64_t t;
-	uint64_t seq;
-	uint32_t len;
-	uint8_t *data;
-};
-
 struct sim_dir {
 	struct rk_sim_impair imp;
 	struct rk_sim_link_stats st;
-	struct sim_frame *heap;
-	uint32_t n, cap;
-	uint64_t rng;
-	uint64_t seq;
+	struct rk_impair *stage;        /* one rule: every frame */
+	struct rk_impair_queue q;
 	uint64_t busy_until;
-	uint32_t burst_left;
 };
 
 struct rk_sim_link {
@@ -37,104 +31,26 @@ struct rk_sim_link {
 	void *tap_ctx, *rx_tap_ctx;
 };
 
-static uint64_t
-rnd(struct sim_dir *d)
-{
-	/* xorshift64* */
-	uint64_t x = d->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	d->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
-}
-
-static bool
-chance(struct sim_dir *d, double p)
-{
-	if (p <= 0)
-		return false;
-	return (double)(rnd(d) >> 11) * (1.0 / 9007199254740992.0) < p;
-}
-
-static bool
-before(const struct sim_frame *a, const struct sim_frame *b)
-{
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
-}
-
+/* One copy onto the wire, due at @p t. */
 static int
-push(struct rk_sim_link *l, struct sim_dir *d, const uint8_t *f, uint32_t len, uint64_t t,
-     bool corrupt)
+push(struct rk_sim_link *l, struct sim_dir *d, const struct rk_impair_verdict *v,
+     const struct rk_impair_copy *c, const uint8_t *f, uint32_t len, uint64_t t)
 {
-	struct sim_frame x;
-	uint32_t i;
+	uint8_t *copy;
 
-	if (d->n >= l->max_queue) {
+	if (d->q.n >= l->max_queue) {
 		d->st.overflow++;
 		return 0;
 	}
-	if (d->n == d->cap) {
-		uint32_t cap = d->cap ? d->cap * 2 : 256;
-		struct sim_frame *h = realloc(d->heap, cap * sizeof(*h));
-
-		if (h == NULL) {
-			d->st.overflow++;       /* counted, so the counters balance */
-			return -ENOMEM;
-		}
-		d->heap = h;
-		d->cap = cap;
-	}
-	x.t = t;
-	x.seq = d->seq++;
-	x.len = len;
-	x.data = malloc(len ? len : 1);
-	if (x.data == NULL) {
-		d->st.overflow++;
+	if (rk_impair_queue_push(&d->q, t, f, len, &copy) != 0) {
+		d->st.overflow++;       /* counted, so the counters balance */
 		return -ENOMEM;
 	}
-	memcpy(x.data, f, len);
-	if (corrupt && len > ETH_HLEN) {
-		uint32_t at = ETH_HLEN + (uint32_t)(rnd(d) % (len - ETH_HLEN));
-
-		x.data[at] ^= (uint8_t)(1u << (rnd(d) % 8));
+	rk_impair_apply(d->stage, v, c, copy, len);
+	if (c->corrupt && len > ETH_HLEN)
 		d->st.corrupted++;
-	}
-	for (i = d->n++; i > 0; i = (i - 1) / 2) {
-		struct sim_frame *p = &d->heap[(i - 1) / 2];
-
-		if (!before(&x, p))
-			break;
-		d->heap[i] = *p;
-	}
-	d->heap[i] = x;
-	d->st.in_flight = d->n;
+	d->st.in_flight = d->q.n;
 	return 0;
-}
-
-static struct sim_frame
-pop(struct sim_dir *d)
-{
-	struct sim_frame top = d->heap[0], last = d->heap[--d->n];
-	uint32_t i = 0;
-
-	for (;;) {
-		uint32_t c = 2 * i + 1;
-
-		if (c >= d->n)
-			break;
-		if (c + 1 < d->n && before(&d->heap[c + 1], &d->heap[c]))
-			c++;
-		if (!before(&d->heap[c], &last))
-			break;
-		d->heap[i] = d->heap[c];
-		i = c;
-	}
-	if (d->n > 0)
-		d->heap[i] = last;
-	d->st.in_flight = d->n;
-	return top;
 }
 
 struct rk_sim_link *
@@ -155,8 +71,23 @@ rk_sim_link_create(const struct rk_sim_link_cfg *cfg)
 	l->rx_tap = cfg->rx_tap;
 	l->rx_tap_ctx = cfg->rx_tap_ctx;
 	for (int i = 0; i < 2; i++) {
-		l->d[i].imp = cfg->dir[i];
-		l->d[i].rng = (cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1))) | 1;
+		const struct rk_sim_impair *im = &cfg->dir[i];
+		struct rk_impair_rule r = {
+			.mtu = im->mtu, .drop_every = im->drop_every, .loss = im->loss,
+			.burst = im->burst, .burst_len = im->burst_len, .dup = im->dup,
+			.delay_ns = im->delay_ns, .jitter_ns = im->jitter_ns,
+			.reorder = im->reorder, .reorder_ns = im->reorder_ns,
+			.corrupt = im->corrupt, .rng = RK_IMPAIR_RNG_XORSHIFT64S,
+			.seed = (cfg->seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(i + 1))) | 1,
+		};
+
+		l->d[i].imp = *im;
+		l->d[i].stage = rk_impair_create(&r, 1);
+		if (l->d[i].stage == NULL) {
+			rk_sim_link_destroy(l);
+			errno = EINVAL;
+			return NULL;
+		}
 	}
 	return l;
 }
@@ -167,9 +98,8 @@ rk_sim_link_destroy(struct rk_sim_link *l)
 	if (l == NULL)
 		return;
 	for (int i = 0; i < 2; i++) {
-		for (uint32_t k = 0; k < l->d[i].n; k++)
-			free(l->d[i].heap[k].data);
-		free(l->d[i].heap);
+		rk_impair_queue_clear(&l->d[i].q);
+		rk_impair_destroy(l->d[i].stage);
 	}
 	free(l);
 }
@@ -180,8 +110,9 @@ rk_sim_link_send(struct rk_sim_link *l, unsigned int dir, const uint8_t *frame, 
 {
 	struct sim_dir *d;
 	const struct rk_sim_impair *im;
+	struct rk_impair_verdict v;
 	uint64_t t;
-	int copies = 1, rc = 0;
+	int rc = 0;
 
 	if (l == NULL || dir > 1 || (frame == NULL && len > 0))
 		return -EINVAL;
@@ -196,41 +127,30 @@ rk_sim_link_send(struct rk_sim_link *l, unsigned int dir, const uint8_t *frame, 
 	if (im->rate_bps != 0)
 		t += (uint64_t)len * 8 * 1000000000ull / im->rate_bps;
 	d->busy_until = t;
-	if (im->mtu != 0 && len > ETH_HLEN && len - ETH_HLEN > im->mtu) {
+	rk_impair_decide(d->stage, frame, len, &v);
+	switch (v.drop) {
+	case RK_IMPAIR_DROP_MTU:
 		d->st.mtu_drops++;
 		return 0;
-	}
-	/* Periodic loss counts every frame sent, as a switch's policer would. */
-	if (im->drop_every != 0 && d->st.sent % im->drop_every == 0) {
-		d->st.lost++;
+	case RK_IMPAIR_DROP_PERIODIC:
 		d->st.periodic_drops++;
-		return 0;
-	}
-	if (d->burst_left > 0) {
-		d->burst_left--;
+		/* fall through */
+	case RK_IMPAIR_DROP_BURST:
+	case RK_IMPAIR_DROP_LOSS:
 		d->st.lost++;
 		return 0;
+	case RK_IMPAIR_PASS:
+		break;
 	}
-	if (chance(d, im->loss)) {
-		if (im->burst_len > 1 && chance(d, im->burst))
-			d->burst_left = im->burst_len - 1;
-		d->st.lost++;
-		return 0;
-	}
-	if (chance(d, im->dup)) {
-		copies = 2;
+	if (v.copies == 2)
 		d->st.dup++;
-	}
-	for (int c = 0; c < copies && rc == 0; c++) {
-		uint64_t at = t + im->delay_ns;
+	for (unsigned int c = 0; c < v.copies && rc == 0; c++) {
+		struct rk_impair_copy cp;
 
-		if (im->jitter_ns != 0)
-			at += rnd(d) % (im->jitter_ns + 1);
-		if (chance(d, im->reorder)) {
-			at += im->reorder_ns;
+		rk_impair_next_copy(d->stage, &v, &cp);
+		if (cp.reordered)
 			d->st.reordered++;
-		}
-		rc = push(l, d, frame, len, at, chance(d, im->corrupt));
+		rc = push(l, d, &v, &cp, frame, len, t + cp.delay_ns);
 	}
 	return rc;
 }
@@ -240,35 +160,29 @@ rk_sim_link_recv(struct rk_sim_link *l, unsigned int dir, uint64_t now_ns, uint8
 		 uint32_t cap)
 {
 	struct sim_dir *d;
-	struct sim_frame f;
 	int rc;
 
 	if (l == NULL || dir > 1)
 		return -EINVAL;
 	d = &l->d[dir];
-	if (d->n == 0 || d->heap[0].t > now_ns)
+	rc = rk_impair_queue_pop(&d->q, now_ns, buf, cap);
+	if (rc == 0)
 		return 0;
-	f = pop(d);
-	if (f.len > cap) {
-		rc = -ENOSPC;
+	d->st.in_flight = d->q.n;
+	if (rc < 0) {
 		d->st.rx_dropped++;
 	} else {
-		memcpy(buf, f.data, f.len);
-		rc = (int)f.len;
 		d->st.delivered++;
 		if (l->rx_tap != NULL)
-			l->rx_tap(l->rx_tap_ctx, dir, now_ns, buf, f.len);
+			l->rx_tap(l->rx_tap_ctx, dir, now_ns, buf, (uint32_t)rc);
 	}
-	free(f.data);
 	return rc;
 }
 
 uint64_t
 rk_sim_link_next_ns(const struct rk_sim_link *l, unsigned int dir)
 {
-	const struct sim_dir *d = &l->d[dir & 1];
-
-	return d->n == 0 ? UINT64_MAX : d->heap[0].t;
+	return rk_impair_queue_next_ns(&l->d[dir & 1].q);
 }
 
 const struct rk_sim_link_stats *

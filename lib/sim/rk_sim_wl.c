@@ -34,6 +34,8 @@ struct slot {
 	uint64_t roff;                  /* offset in B's region */
 	uint64_t expect_orig;           /* ATOMIC: the value it returns */
 	uint64_t result;                /* ATOMIC: the value it leaves */
+	uint32_t psn;                   /* its first PSN */
+	uint64_t posted_ns;             /* virtual time it was posted */
 };
 
 struct recv_expect {
@@ -67,6 +69,7 @@ struct wl {
 	bool need_recover;              /* a RETRY_EXC_ERR arrived (cfg.recover) */
 	uint64_t first_lost_id;         /* the operation that failed */
 	uint32_t psn_epoch;             /* connections made, to vary the PSNs */
+	uint32_t next_psn;              /* A's PSN for the next operation */
 	int rc;
 };
 
@@ -238,6 +241,8 @@ connect_qp(struct wl *w, int i)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTS;
 	a.sq_psn = ((i == 0 ? 0xffff00u : 0xfff000u) + w->psn_epoch * 0x3c5a71u) & 0xffffff;
+	if (i == 0)
+		w->next_psn = a.sq_psn;
 	a.timeout = c->timeout ? c->timeout : 12;
 	a.retry_cnt = c->retry_cnt ? c->retry_cnt : 7;
 	a.rnr_retry = 7;
@@ -559,8 +564,19 @@ post_one(struct wl *w)
 		w->rq[w->rq_tail % w->rq_cap] = (struct recv_expect){ s->id, s->op, s->len };
 		w->rq_tail++;
 	}
-	w->res->per_op[s->op]++;
-	w->res->payload_bytes += s->len;
+	/*
+	 * PSNs it takes: one per packet of the message, or of the READ's
+	 * response (IBTA Vol1 9.7.1); one for an atomic.
+	 */
+	s->psn = w->next_psn;
+	s->posted_ns = w->clock.now_ns;
+	{
+		uint32_t mtu = 128u << (w->cfg->mtu ? w->cfg->mtu : RK_MTU_1024);
+		uint32_t pkts = s->op == RK_SIM_CMP_SWP || s->op == RK_SIM_FETCH_ADD || s->len == 0 ?
+				1 : (s->len + mtu - 1) / mtu;
+
+		w->next_psn = (w->next_psn + pkts) & 0xffffff;
+	}
 	w->posted++;
 	w->next_slot = (k + 1) % w->depth;
 	return 1;
@@ -570,6 +586,68 @@ static const enum rk_wc_opcode expect_wc_op[RK_SIM_OP_COUNT] = {
 	RK_WC_SEND, RK_WC_SEND, RK_WC_RDMA_WRITE, RK_WC_RDMA_WRITE, RK_WC_RDMA_READ,
 	RK_WC_COMP_SWAP, RK_WC_FETCH_ADD,
 };
+
+/*
+ * Latency histogram: exact below 32 ns, else 32 buckets per power of two
+ * (within 1/32 of the value). Percentiles report a bucket's upper bound.
+ */
+static unsigned int
+lat_bucket(uint64_t ns)
+{
+	unsigned int e;
+
+	if (ns < 32)
+		return (unsigned int)ns;
+	e = 63u - (unsigned int)__builtin_clzll(ns);    /* 5..63 */
+	return 32 * (e - 4) + (unsigned int)((ns >> (e - 5)) & 31);
+}
+
+static uint64_t
+lat_bucket_top(unsigned int b)
+{
+	unsigned int e;
+
+	if (b < 32)
+		return b;
+	e = b / 32 + 4;
+	return ((32ull + (b & 31)) << (e - 5)) + ((1ull << (e - 5)) - 1);
+}
+
+static void
+latency_add(struct rk_sim_wl_result *r, uint64_t ns)
+{
+	unsigned int b = lat_bucket(ns);
+
+	if (b < RK_SIM_LAT_BUCKETS)
+		r->lat_hist[b]++;
+	if (ns > r->lat_max_ns)
+		r->lat_max_ns = ns;
+}
+
+uint64_t
+rk_sim_wl_latency(const struct rk_sim_wl_result *r, double q)
+{
+	uint64_t n = 0, want, seen = 0;
+
+	for (unsigned int b = 0; b < RK_SIM_LAT_BUCKETS; b++)
+		n += r->lat_hist[b];
+	if (n == 0)
+		return 0;
+	if (q >= 1.0)
+		return r->lat_max_ns;
+	want = (uint64_t)(q * (double)n);
+	if (want >= n)
+		want = n - 1;
+	for (unsigned int b = 0; b < RK_SIM_LAT_BUCKETS; b++) {
+		seen += r->lat_hist[b];
+		if (seen > want) {
+			uint64_t top = lat_bucket_top(b);
+
+			return top < r->lat_max_ns ? top : r->lat_max_ns;
+		}
+	}
+	return r->lat_max_ns;
+}
 
 static void
 check_send_wc(struct wl *w, const struct rk_wc *wc)
@@ -585,8 +663,13 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 			     (w->need_recover && wc->status == RK_WC_WR_FLUSH_ERR));
 
 		if (!lost) {
-			fail(w, "op %" PRIu64 " (%s): completion status %s", wc->wr_id,
-			     rk_sim_op_name(s->op), rk_wc_status_str(wc->status));
+			const struct rk_ib_stats *st = rk_context_stats(w->ctx[0]);
+
+			fail(w, "op %" PRIu64 " (%s, first PSN 0x%06x): completion status %s, after %" PRIu64
+			     " retransmission timeouts and %" PRIu64 " NAK-SEQ retries",
+			     wc->wr_id, rk_sim_op_name(s->op), s->psn,
+			     rk_wc_status_str(wc->status), st->req_retransmit_timeouts,
+			     st->req_nak_seq_retries);
 			return;
 		}
 		if (w->cfg->log != NULL) {
@@ -601,8 +684,6 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 		s->busy = false;
 		w->completed_id++;
 		w->res->ops_lost++;
-		w->res->payload_bytes -= s->len;
-		w->res->per_op[s->op]--;
 		return;
 	}
 	if (wc->wr_id != w->completed_id || !s->busy || s->id != wc->wr_id) {
@@ -637,6 +718,9 @@ check_send_wc(struct wl *w, const struct rk_wc *wc)
 	s->busy = false;
 	w->completed_id++;
 	w->res->completed++;
+	w->res->per_op[s->op]++;
+	w->res->payload_bytes += s->len;
+	latency_add(w->res, w->clock.now_ns - s->posted_ns);
 }
 
 static void

@@ -76,11 +76,21 @@ struct rk_sim_wl_cfg {
 	void *log_ctx;
 };
 
+/** Buckets of rk_sim_wl_result.lat_hist: up to 2^63 ns. */
+#define RK_SIM_LAT_BUCKETS (32 * 60)
+
 struct rk_sim_wl_result {
 	uint64_t completed;             /**< send completions checked */
 	uint64_t recv_completed;
 	uint64_t per_op[RK_SIM_OP_COUNT];  /**< completed operations of each kind */
 	uint64_t payload_bytes;         /**< bytes the completed operations moved */
+	/**
+	 * Virtual time from post to completion of each completed operation:
+	 * exact below 32 ns, else in buckets of 1/32 of a power of two (read
+	 * with rk_sim_wl_latency()); the largest exactly.
+	 */
+	uint64_t lat_hist[RK_SIM_LAT_BUCKETS];
+	uint64_t lat_max_ns;
 	uint64_t bytes_verified;        /**< bytes compared (messages, READs, region) */
 	uint64_t errors;
 	uint64_t reconnects;            /**< recoveries from RETRY_EXC_ERR (cfg.recover) */
@@ -100,6 +110,14 @@ struct rk_sim_wl_result {
  * most max_queue per direction) are not counted.
  */
 size_t rk_sim_wl_mem_need(const struct rk_sim_wl_cfg *cfg);
+
+/**
+ * The @p q quantile (0..1; 0.5 the median, 1 the largest) of the
+ * operations' latencies in @p r, in ns: the upper bound of the histogram
+ * bucket that holds it (at most 1/32 above), never above the largest.
+ * 0 when no operation completed.
+ */
+uint64_t rk_sim_wl_latency(const struct rk_sim_wl_result *r, double q);
 
 /**
  * Run the workload to completion or first error.

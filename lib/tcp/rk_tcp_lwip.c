@@ -73,6 +73,15 @@ struct lw_conn {
 	bool in_hdr;                    /* its length is not known yet */
 	uint8_t hdr[20];
 	uint32_t hdr_have, rec_left;
+	/* Loss recovery lwIP 2.1.3 lacks (lw_ack_seen, lw_probe): sender side. */
+	uint32_t dupacks;               /* ACKs of pcb->lastack, whatever their window */
+	uint32_t dupacks_at_rexmit;     /* dupacks when the hole was last re-sent */
+	bool in_recovery;
+	uint32_t recover;               /* snd_nxt when recovery began (RFC 6582) */
+	uint32_t seen_lastack;          /* lastack at the last progress check */
+	uint64_t progress_ns;           /* when lastack last moved (or data was first unacked) */
+	uint64_t probe_ns;              /* wait before re-sending the oldest segment */
+	uint64_t rexmits;               /* segments re-sent by this recovery */
 };
 
 struct rk_lwip_listener {
@@ -81,6 +90,11 @@ struct rk_lwip_listener {
 };
 
 static const struct rk_stream_ops lw_ops;
+static struct lw_conn *conn_of_frame(const uint8_t *frame, uint32_t len, uint32_t *ackno,
+				     uint8_t *flags, uint32_t *payload);
+static void lw_ack_seen(struct lw_conn *c, uint32_t prev_lastack, uint32_t ack, uint8_t flags,
+			uint32_t payload);
+static void lw_probe(uint64_t now);
 static volatile int init_done;
 static bool started;
 static uint64_t last_tick_ns;   /* of tcp_tmr from rk_lwip_if_poll */
@@ -234,9 +248,18 @@ rk_lwip_if_input(struct rk_lwip_if *nif, const uint8_t *frame, uint32_t len)
 	 */
 	p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_RAM);
 	if (p != NULL) {
+		uint32_t ack = 0, payload = 0, prev = 0;
+		uint8_t flags = 0;
+		struct lw_conn *c = conn_of_frame(frame, len, &ack, &flags, &payload);
+
+		if (c != NULL && c->pcb != NULL)
+			prev = c->pcb->lastack;
 		pbuf_take(p, frame, (u16_t)len);
 		if (nif->netif->input(p, nif->netif) != ERR_OK)
 			pbuf_free(p);
+		/* c is still ours: freed only by lw_close, under this lock. */
+		if (c != NULL)
+			lw_ack_seen(c, prev, ack, flags, payload);
 	}
 	UNLOCK_TCPIP_CORE();
 }
@@ -260,6 +283,7 @@ rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 		last_tick_ns = now;
 		tcp_tmr();
 	}
+	lw_probe(now);
 	while (n < budget && nif->qcount > 0) {
 		struct qframe *f = &nif->q[nif->qhead];
 
@@ -270,6 +294,152 @@ rk_lwip_if_poll(struct rk_lwip_if *nif, unsigned int budget)
 	}
 	UNLOCK_TCPIP_CORE();
 	return n;
+}
+
+/* ---------------------------------------------------------- recovery */
+
+/*
+ * Loss recovery on top of lwIP 2.1.3's Reno (lib/tcp/README.md): its
+ * fast retransmit needs three duplicate ACKs carrying an unchanged window,
+ * happens once per recovery, and ends at the first partial ACK; anything
+ * else waits for the retransmission timer (140 ms and more with our ticks).
+ * Here, under the core lock, with lwIP's own machinery (tcp_rexmit moves
+ * the oldest unacknowledged segment back to the unsent queue, tcp_output
+ * sends it):
+ * - duplicate ACKs are counted whatever window they carry; the oldest
+ *   segment is re-sent at 3, or at one less than the segments in flight
+ *   when fewer than 4 are (RFC 5827 early retransmit); it is sent again
+ *   when as many more duplicates arrived as segments were in flight (the
+ *   retransmission was lost);
+ * - a partial ACK (below the highest sequence sent when recovery began)
+ *   re-sends the next hole at once (RFC 6582 3.2 step 5);
+ * - when the oldest segment has not been acknowledged for LW_PROBE_MS
+ *   (doubling up to LW_PROBE_MAX_MS while nothing moves), it is re-sent:
+ *   a tail loss, or a window with too few segments for any duplicate.
+ */
+#define LW_PROBE_MS 10
+#define LW_PROBE_MAX_MS 320
+
+/* The connection a segment from the peer belongs to, NULL when none of ours. */
+static struct lw_conn *
+conn_of_frame(const uint8_t *frame, uint32_t len, uint32_t *ackno, uint8_t *flags,
+	      uint32_t *payload)
+{
+	uint32_t ihl, doff, tot;
+	uint16_t sport, dport;
+	const uint8_t *th;
+
+	if (len < 14 + 20 + 20 || frame[12] != 0x08 || frame[13] != 0x00 || frame[14 + 9] != 6)
+		return NULL;
+	ihl = 4u * (frame[14] & 0x0f);
+	tot = (uint32_t)frame[16] << 8 | frame[17];
+	if (ihl < 20 || len < 14 + ihl + 20 || tot < ihl + 20)
+		return NULL;
+	th = frame + 14 + ihl;
+	doff = 4u * (th[12] >> 4);
+	if (doff < 20 || tot < ihl + doff)
+		return NULL;
+	sport = (uint16_t)(th[0] << 8 | th[1]);
+	dport = (uint16_t)(th[2] << 8 | th[3]);
+	*ackno = (uint32_t)th[8] << 24 | (uint32_t)th[9] << 16 | (uint32_t)th[10] << 8 | th[11];
+	*flags = th[13];
+	*payload = tot - ihl - doff;
+	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next)
+		if (pcb->local_port == dport && pcb->remote_port == sport &&
+		    pcb->callback_arg != NULL)
+			return pcb->callback_arg;
+	return NULL;
+}
+
+static uint32_t
+segs_in_flight(const struct tcp_pcb *pcb)
+{
+	uint32_t n = 0;
+
+	for (const struct tcp_seg *s = pcb->unacked; s != NULL; s = s->next)
+		n++;
+	return n;
+}
+
+/* Send the oldest unacknowledged segment again (fast retransmit the first time). */
+static void
+lw_resend_oldest(struct lw_conn *c)
+{
+	struct tcp_pcb *pcb = c->pcb;
+
+	if (!c->in_recovery) {
+		c->in_recovery = true;
+		c->recover = pcb->snd_nxt;
+	}
+	if (!(pcb->flags & TF_INFR))
+		tcp_rexmit_fast(pcb);   /* ssthresh, cwnd, TF_INFR as lwIP sets them */
+	else if (tcp_rexmit(pcb) != ERR_OK)
+		return;
+	c->rexmits++;
+	c->dupacks_at_rexmit = c->dupacks;
+	tcp_output(pcb);
+}
+
+/*
+ * After lwIP took a segment of @p c with ACK number @p ack; @p prev_lastack
+ * is the connection's lastack before. Under the core lock.
+ */
+static void
+lw_ack_seen(struct lw_conn *c, uint32_t prev_lastack, uint32_t ack, uint8_t flags,
+	    uint32_t payload)
+{
+	struct tcp_pcb *pcb = c->pcb;
+	uint32_t n, thresh;
+
+	if (pcb == NULL || !(flags & TCP_ACK) || (flags & (TCP_SYN | TCP_FIN | TCP_RST)) ||
+	    pcb->state != ESTABLISHED)
+		return;
+	if (pcb->unacked == NULL) {
+		c->dupacks = 0;
+		c->in_recovery = false;
+		return;
+	}
+	if (TCP_SEQ_GT(pcb->lastack, prev_lastack)) {
+		c->dupacks = 0;
+		c->dupacks_at_rexmit = 0;
+		if (c->in_recovery && TCP_SEQ_LT(pcb->lastack, c->recover))
+			lw_resend_oldest(c);    /* partial ACK: the next hole */
+		else
+			c->in_recovery = false;
+		return;
+	}
+	if (ack != pcb->lastack || payload != 0)
+		return;
+	c->dupacks++;
+	n = segs_in_flight(pcb);
+	thresh = n < 4 && pcb->unsent == NULL ? (n > 1 ? n - 1 : 1) : 3;
+	if (!c->in_recovery ? c->dupacks >= thresh && c->dupacks_at_rexmit == 0 :
+			      c->dupacks - c->dupacks_at_rexmit >= (n > thresh ? n : thresh))
+		lw_resend_oldest(c);
+}
+
+/* The probe timer of every connection (see above). Under the core lock. */
+static void
+lw_probe(uint64_t now)
+{
+	for (struct tcp_pcb *pcb = tcp_active_pcbs; pcb != NULL; pcb = pcb->next) {
+		struct lw_conn *c = pcb->callback_arg;
+
+		if (c == NULL || c->pcb != pcb || pcb->state != ESTABLISHED)
+			continue;
+		if (pcb->unacked == NULL || pcb->lastack != c->seen_lastack) {
+			c->seen_lastack = pcb->lastack;
+			c->progress_ns = now;
+			c->probe_ns = LW_PROBE_MS * 1000000ull;
+			continue;
+		}
+		if (now - c->progress_ns < c->probe_ns)
+			continue;
+		c->progress_ns = now;
+		if (c->probe_ns < LW_PROBE_MAX_MS * 1000000ull)
+			c->probe_ns *= 2;
+		lw_resend_oldest(c);
+	}
 }
 
 /* ---------------------------------------------------------- connections */

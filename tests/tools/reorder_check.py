@@ -36,11 +36,17 @@ import subprocess
 import sys
 import tempfile
 
+# The link these cases were chosen on: as fast as rk-sim's -R allows
+# (10 Tbit/s), close to the unlimited rate that was its default. At the
+# default 100 Gbit/s, reordered_s1 shows rk-inspect counting late frames
+# as missing (issue 21's reorder heuristic; not this test's subject).
+FAST = ["-R", "10000000000000"]
+
 CASES = [
-    ("reordered_s1", ["-s", "1", "-o", "300", "-O", "all", "-r", "0.01:2000"], "exact"),
-    ("reordered_s3", ["-s", "3", "-o", "300", "-O", "all", "-r", "0.01:2000"], "exact"),
-    ("heavy_s1", ["-s", "1", "-o", "300", "-O", "all", "-r", "0.05:2000"], "heavy"),
-    ("lost_s4", ["-s", "4", "-o", "300", "-O", "all", "-l", "0.01"], "lost"),
+    ("reordered_s1", ["-s", "1", "-o", "300", "-O", "all", "-r", "0.01:2000"] + FAST, "exact"),
+    ("reordered_s3", ["-s", "3", "-o", "300", "-O", "all", "-r", "0.01:2000"] + FAST, "exact"),
+    ("heavy_s1", ["-s", "1", "-o", "300", "-O", "all", "-r", "0.05:2000"] + FAST, "heavy"),
+    ("lost_s4", ["-s", "4", "-o", "300", "-O", "all", "-l", "0.01"] + FAST, "lost"),
 ]
 
 

@@ -51,9 +51,12 @@ expect 2 "--reorder needs a probability" -r 2:100
 expect 2 "--reorder NS needs a whole number" -r 0.1:-3
 expect 2 "--burst needs a probability" -b 2:3
 expect 2 "--rate needs a whole number" -R -1
+expect 2 "--rate needs a whole number from 1" -R 0
 expect 2 "--queue needs a whole number" -Q -1
 expect 2 "--delay needs a whole number" -D -5
 expect 2 "--drop-every needs a whole number" -e x
+expect 2 "--drop-every needs a whole number from 2" -e 0
+expect 2 "--drop-every needs a whole number from 2" -e 0:a2b
 expect 2 "direction must be a2b, b2a or both" -e 5:sideways
 expect 2 "rk-sim: --mtu needs 256, 512, 1024, 2048 or 4096, not '100'" -M 100
 expect 2 "rk-sim: --mtu needs 256, 512, 1024, 2048 or 4096, not '1024abc'" -M 1024abc
@@ -253,5 +256,70 @@ says() { # text args...: rk-sim ARGS exits 0 and prints TEXT on stdout
 says "sizes 4096 (fixed)," -o 20 -F -m 4096
 says "sizes 0..4096," -o 20 -m 4096
 says "periodic:    1 frame in every 50 lost, a2b" -o 20 -e 50:a2b
+# The link has a rate unless -R says another: 100 Gbit/s, said in --help
+# and in the workload line, and no goodput above it.
+says "100 Gbit/s" --help
+says "rate 100 Gbit/s" -o 200
+gp=$(sed -n 's/^virtual: .*goodput \([0-9.]*\) Gbit\/s/\1/p' "$tmp/out")
+if [ -n "$gp" ] && awk -v g="$gp" 'BEGIN { exit !(g > 1 && g <= 100) }'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim -o 200: goodput '$gp' Gbit/s over a 100 Gbit/s link"
+	fail=$((fail + 1))
+fi
+says "rate 25 Gbit/s" -o 20 -R 25000000000
+# Latency percentiles and the retransmission amplification: a clean link
+# needs no retransmission (1.000), a lossy one more than one frame per frame.
+says "amplification: 1.000 (" -o 200
+lat=$(sed -n 's/^latency: *p50 \([0-9.]*\) us, p99 \([0-9.]*\) us, max \([0-9.]*\) us.*/\1 \2 \3/p' "$tmp/out")
+# shellcheck disable=SC2086
+if [ -n "$lat" ] && awk -v a="${lat%% *}" -v m="${lat##* }" -v b="$(echo $lat | cut -d' ' -f2)" \
+	'BEGIN { exit !(a > 0 && a <= b && b <= m) }'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim -o 200: latency line '$lat' (p50 <= p99 <= max, all > 0)"
+	fail=$((fail + 1))
+fi
+says "amplification: " -o 300 -l 0.05 -s 7
+amp=$(sed -n 's/^amplification: \([0-9.]*\) .*/\1/p' "$tmp/out")
+if [ -n "$amp" ] && awk -v a="$amp" 'BEGIN { exit !(a > 1.0) }'; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim -o 300 -l 0.05: amplification '$amp', expected above 1"
+	fail=$((fail + 1))
+fi
+# A failed run: the operations listed per kind are the completed ones
+# (they add up to "completed"), and the result names the PSN and the
+# timeouts that ended it.
+expect 1 "" -o 300 -l 0.5 -C 1
+sum=$(awk '/^  [A-Z_]+ +[0-9]+$/ { n += $2 } END { print n + 0 }' "$tmp/out")
+done_n=$(sed -n 's/^operations: *\([0-9]*\) completed.*/\1/p' "$tmp/out")
+if [ "$sum" = "$done_n" ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim -o 300 -l 0.5 -C 1: per-operation list adds up to $sum, $done_n completed"
+	fail=$((fail + 1))
+fi
+if grep -Eq '^result: .*first PSN 0x[0-9a-f]{6}\): .*after [0-9]+ retransmission timeouts' "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim -o 300 -l 0.5 -C 1: result names no PSN or timeouts: $(grep '^result' "$tmp/out")"
+	fail=$((fail + 1))
+fi
+# The matrix: the same operations in every cell, so a clean link is not
+# slower than a lossy one, and cells without lost operations moved the
+# same bytes.
+timeout 120 "$sim" matrix -o 300 >"$tmp/out" 2>"$tmp/err"
+if awk 'NR > 2 && $NF == "ok" { cell = $1 " " $2; b = $(NF - 5); g = $(NF - 3)
+		if ($(NF - 1) == 0) { if (bytes == "") bytes = b; else if (b != bytes) bad = bad " " cell ": bytes " b }
+		if (cell == "loss 0") g0 = g
+		else if ($1 == "loss" && g0 != "" && g > g0 + 0) bad = bad " " cell " faster than loss 0" }
+	END { if (bad != "" || bytes == "" || g0 == "") { print bad; exit 1 } }' "$tmp/out"; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim matrix -o 300: cells differ in work:"
+	cat "$tmp/out"
+	fail=$((fail + 1))
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -190,6 +190,7 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 	if (r->reconnects != 0)
 		printf("reconnects:  %" PRIu64 " after RETRY_EXC_ERR, %" PRIu64
 		       " operations lost (not counted in payload)\n", r->reconnects, r->ops_lost);
+	/* Completed ones, so the list adds up to the line above. */
 	for (int i = 0; i < RK_SIM_OP_COUNT; i++)
 		printf("  %-10s %" PRIu64 "\n", rk_sim_op_name((enum rk_sim_op)i), r->per_op[i]);
 	/* WRITEs overlap in one target region, checked whole at the end. */
@@ -197,6 +198,10 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 	       "atomic results, the WRITE target region)\n", r->payload_bytes, r->bytes_verified);
 	printf("virtual:     %.6f s, goodput %.3f Gbit/s\n", s,
 	       s > 0 ? (double)r->payload_bytes * 8 / s / 1e9 : 0.0);
+	if (r->completed != 0)
+		printf("latency:     p50 %.3f us, p99 %.3f us, max %.3f us (post to completion, "
+		       "virtual time)\n", (double)rk_sim_wl_latency(r, 0.5) / 1e3,
+		       (double)rk_sim_wl_latency(r, 0.99) / 1e3, (double)r->lat_max_ns / 1e3);
 	/* sent + dup = delivered + lost + mtu-drops + overflow + rx-dropped + in-flight */
 	for (int d = 0; d < 2; d++)
 		printf("link %s:   sent %" PRIu64 " delivered %" PRIu64 " lost %" PRIu64
@@ -219,6 +224,14 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 	       r->stats[0].req_retransmit_timeouts, r->stats[0].req_nak_seq_retries,
 	       r->stats[0].req_read_retries, r->stats[0].req_rnr_retries,
 	       r->stats[0].rx_drop_icrc, r->stats[0].rx_drop_malformed);
+	/* What loss cost: each request packet sent, over those a clean link needs. */
+	{
+		uint64_t first = r->stats[0].req_pkts - r->stats[0].req_retx_pkts;
+
+		printf("amplification: %.3f (request frames sent %" PRIu64 " / needed %" PRIu64
+		       ", first transmissions)\n", first ? (double)r->stats[0].req_pkts /
+		       (double)first : 0.0, r->stats[0].req_pkts, first);
+	}
 	printf("responder:   duplicates %" PRIu64 ", NAK-SEQ %" PRIu64 ", RNR NAK %" PRIu64
 	       ", bad ICRC dropped %" PRIu64 ", malformed dropped %" PRIu64 "\n",
 	       r->stats[1].resp_dup, r->stats[1].resp_nak_seq, r->stats[1].resp_rnr_nak,
@@ -251,9 +264,10 @@ usage(FILE *out)
 	       "  -c, --corrupt P       flip one byte (bad ICRC) with probability P\n"
 	       "  -D, --delay NS        one-way delay (default 2000)\n"
 	       "  -j, --jitter NS       extra random delay\n"
-	       "  -R, --rate BPS        link rate in bit/s\n"
+	       "  -R, --rate BPS        link rate in bit/s, at least 1 (default 100000000000:\n"
+	       "                        100 Gbit/s; frames are serialised at this rate)\n"
 	       "  -L, --link-mtu N      drop frames with more IP bytes\n"
-	       "  -e, --drop-every N[:DIR]  lose every Nth frame sent; DIR a2b (requests),\n"
+	       "  -e, --drop-every N[:DIR]  lose every Nth frame sent (N >= 2); DIR a2b (requests),\n"
 	       "                        b2a (responses, ACKs) or both (default)\n"
 	       "  -F, --fixed-size      every operation is --max-size bytes\n"
 	       "  -C, --retry-cnt N     transport retry count 1..7 (default 7)\n"
@@ -329,6 +343,8 @@ parse_after_colon(const char *opt, const char *s, uint64_t lo, uint64_t hi, uint
 }
 
 #define NS_MAX 1000000000000ull         /* 1000 s */
+/* A link with no rate would be infinitely fast: 100 Gbit/s unless -R says. */
+#define DEFAULT_RATE_BPS 100000000000ull
 
 static int
 run_workload(int argc, char **argv)
@@ -348,7 +364,8 @@ run_workload(int argc, char **argv)
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_sim_wl_cfg cfg = {
-		.seed = 1, .ops = 1000, .max_size = 65536, .impair = { .delay_ns = 2000 },
+		.seed = 1, .ops = 1000, .max_size = 65536,
+		.impair = { .delay_ns = 2000, .rate_bps = DEFAULT_RATE_BPS },
 	};
 	struct rk_sim_wl_result r;
 	struct pcap_out pcap = { 0 }, pcap_rx = { 0 };
@@ -398,11 +415,11 @@ run_workload(int argc, char **argv)
 		case 'c': ok = parse_prob("--corrupt", optarg, false, &cfg.impair.corrupt); break;
 		case 'D': ok = parse_u64("--delay", optarg, false, 0, NS_MAX, &cfg.impair.delay_ns); break;
 		case 'j': ok = parse_u64("--jitter", optarg, false, 0, NS_MAX, &cfg.impair.jitter_ns); break;
-		case 'R': ok = parse_u64("--rate", optarg, false, 0, 10000000000000ull, &cfg.impair.rate_bps); break;
+		case 'R': ok = parse_u64("--rate", optarg, false, 1, 10000000000000ull, &cfg.impair.rate_bps); break;
 		case 'L': ok = parse_u64("--link-mtu", optarg, false, 0, 65535, &v); cfg.impair.mtu = (uint32_t)v; break;
 		case 't': ok = parse_u64("--timeout", optarg, false, 1, 31, &v); cfg.timeout = (uint8_t)v; break;
 		case 'e':
-			ok = parse_u64("--drop-every", optarg, true, 0, 1000000000, &v);
+			ok = parse_u64("--drop-every", optarg, true, 2, 1000000000, &v);
 			drop_every = (uint32_t)v;
 			drop_dir = strchr(optarg, ':') ? strchr(optarg, ':') + 1 : "both";
 			break;
@@ -476,10 +493,11 @@ run_workload(int argc, char **argv)
 		cfg.rx_tap_ctx = &pcap_rx;
 	}
 	printf("workload:    seed %" PRIu64 ", %u operations, sizes %s%u%s, loss %g, burst %g:%u, "
-	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns\n", cfg.seed, cfg.ops,
-	       cfg.fixed_size ? "" : "0..", cfg.max_size, cfg.fixed_size ? " (fixed)" : "",
-	       cfg.impair.loss, cfg.impair.burst, cfg.impair.burst_len,
-	       cfg.impair.reorder, cfg.impair.dup, cfg.impair.corrupt, cfg.impair.delay_ns);
+	       "reorder %g, dup %g, corrupt %g, delay %" PRIu64 " ns, rate %g Gbit/s\n",
+	       cfg.seed, cfg.ops, cfg.fixed_size ? "" : "0..", cfg.max_size,
+	       cfg.fixed_size ? " (fixed)" : "", cfg.impair.loss, cfg.impair.burst,
+	       cfg.impair.burst_len, cfg.impair.reorder, cfg.impair.dup, cfg.impair.corrupt,
+	       cfg.impair.delay_ns, (double)cfg.impair.rate_bps / 1e9);
 	if (drop_every != 0)
 		printf("periodic:    1 frame in every %u lost, %s\n", drop_every, drop_dir);
 	rc = rk_sim_wl_run(&cfg, &r);
@@ -724,23 +742,27 @@ run_bench(int argc, char **argv)
 
 /* --------------------------------------------------------------- matrix */
 
+#define MATRIX_MAX_SIZE (1u << 18)
+
 static int
 run_matrix(int argc, char **argv)
 {
+#define CELL_LINK .delay_ns = 2000, .rate_bps = DEFAULT_RATE_BPS
+	/* Every cell runs the same operations (seed, sizes): only the link differs. */
 	static const struct {
 		const char *name;
 		struct rk_sim_impair imp;
-		uint32_t max_size;
 	} cells[] = {
-		{ "loss 0", { .delay_ns = 2000 }, 1u << 20 },
-		{ "loss 0.1%", { .loss = 0.001, .delay_ns = 2000 }, 1u << 20 },
-		{ "loss 1%", { .loss = 0.01, .delay_ns = 2000 }, 1u << 20 },
-		{ "loss 5%", { .loss = 0.05, .delay_ns = 2000 }, 1u << 18 },
-		{ "loss 20%", { .loss = 0.20, .delay_ns = 2000 }, 1u << 16 },
-		{ "reorder 5%", { .reorder = 0.05, .reorder_ns = 20000, .delay_ns = 2000 }, 1u << 20 },
-		{ "dup 5%", { .dup = 0.05, .delay_ns = 2000 }, 1u << 20 },
-		{ "corrupt 2%", { .corrupt = 0.02, .delay_ns = 2000 }, 1u << 20 },
+		{ "loss 0", { CELL_LINK } },
+		{ "loss 0.1%", { .loss = 0.001, CELL_LINK } },
+		{ "loss 1%", { .loss = 0.01, CELL_LINK } },
+		{ "loss 5%", { .loss = 0.05, CELL_LINK } },
+		{ "loss 20%", { .loss = 0.20, CELL_LINK } },
+		{ "reorder 5%", { .reorder = 0.05, .reorder_ns = 20000, CELL_LINK } },
+		{ "dup 5%", { .dup = 0.05, CELL_LINK } },
+		{ "corrupt 2%", { .corrupt = 0.02, CELL_LINK } },
 	};
+#undef CELL_LINK
 	uint32_t ops = 100000;
 	int fails = 0;
 
@@ -754,11 +776,13 @@ run_matrix(int argc, char **argv)
 		return 2;
 	ops = (uint32_t)v;
 	/* A RETRY_EXC_ERR is a correct outcome at high loss: reconnect and go on. */
+	printf("seed 1, %u operations of 0..%u bytes in every cell, link %g Gbit/s, delay 2 us\n",
+	       ops, MATRIX_MAX_SIZE, (double)DEFAULT_RATE_BPS / 1e9);
 	printf("%-12s %8s %14s %12s %10s %10s %8s %s\n", "cell", "ops", "bytes", "virtual s",
 	       "Gbit/s", "reconnect", "lost-op", "result");
 	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
 		struct rk_sim_wl_cfg cfg = {
-			.seed = 1 + i, .ops = ops, .max_size = cells[i].max_size,
+			.seed = 1, .ops = ops, .max_size = MATRIX_MAX_SIZE,
 			.impair = cells[i].imp, .timeout = 10, .window = 64,
 			.recover = true, .max_reconnects = 1000,
 		};

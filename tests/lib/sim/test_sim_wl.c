@@ -148,6 +148,60 @@ test_mtu_drop_is_reported(void **state)
 }
 
 /*
+ * A failed run: the operations counted per kind are the completed ones
+ * (not those posted), the payload is theirs, and the error names the
+ * failed operation's first PSN and the timeouts that ended it.
+ */
+static void
+test_failed_run_reports(void **state)
+{
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 1, .ops = 300, .max_size = 65536, .retry_cnt = 1,
+		.impair = { .loss = 0.5, .delay_ns = 2000 },
+	};
+	struct rk_sim_wl_result r;
+	uint64_t sum = 0;
+
+	(void)state;
+	assert_int_equal(rk_sim_wl_run(&cfg, &r), -EIO);
+	for (int op = 0; op < RK_SIM_OP_COUNT; op++)
+		sum += r.per_op[op];
+	assert_int_equal(sum, r.completed);
+	if (r.completed == 0)
+		assert_int_equal(r.payload_bytes, 0);
+	/* Op 0 starts at A's first PSN, 0xffff00 (connect_qp). */
+	assert_non_null(strstr(r.first_error, "first PSN 0x"));
+	assert_non_null(strstr(r.first_error, "retransmission timeouts"));
+	assert_true(r.stats[0].req_retransmit_timeouts > 0);
+}
+
+/* Latency per operation: every completed one in the histogram, p50 <= p99 <= max. */
+static void
+test_latency(void **state)
+{
+	struct rk_sim_wl_cfg cfg = {
+		.seed = 2, .ops = 500, .max_size = 65536,
+		.impair = { .delay_ns = 2000, .rate_bps = 100000000000ull },
+	};
+	struct rk_sim_wl_result r;
+	uint64_t n = 0, p50, p99;
+
+	(void)state;
+	assert_int_equal(rk_sim_wl_run(&cfg, &r), 0);
+	for (unsigned int b = 0; b < RK_SIM_LAT_BUCKETS; b++)
+		n += r.lat_hist[b];
+	assert_int_equal(n, r.completed);
+	p50 = rk_sim_wl_latency(&r, 0.5);
+	p99 = rk_sim_wl_latency(&r, 0.99);
+	/* At least a round trip of 2 x 2 us. */
+	assert_true(p50 >= 4000);
+	assert_true(p50 <= p99);
+	assert_true(p99 <= r.lat_max_ns);
+	assert_int_equal(rk_sim_wl_latency(&r, 1.0), r.lat_max_ns);
+	assert_true(r.lat_max_ns <= r.virtual_ns);
+}
+
+/*
  * Retry exhaustion mid-run: with retry_cnt 1 and 30% loss each way the
  * requester gives up often. The run reconnects and still completes every
  * operation it counts, with every byte outside the lost operations checked.
@@ -283,7 +337,7 @@ test_mem_need(void **state)
 int
 main(void)
 {
-	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 7];
+	struct CMUnitTest tests[sizeof(cells) / sizeof(cells[0]) + 9];
 	const char *s = getenv("RK_TEST_SEED");
 	size_t n = 0;
 
@@ -295,6 +349,8 @@ main(void)
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_deterministic);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_ipv6);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_mtu_drop_is_reported);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_failed_run_reports);
+	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_latency);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_recover_after_retry_exc);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_read_37);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_periodic_every_op);

@@ -1,0 +1,659 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The impairment stage (lib/impair): each impairment, rule matching, the
+ * counters per rule, determinism, lib/io's TX drop sequence, the queue and
+ * the rk_io_ops wrapper.
+ */
+#include "rk_test.h"
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "rk_impair.h"
+
+#define N 100000
+
+/* A RoCEv2 frame (IPv4 or IPv6, UDP 4791, BTH) of @p len bytes in @p f. */
+static uint32_t
+roce_frame(uint8_t *f, uint32_t len, bool v6, uint8_t opcode, uint32_t qpn, uint32_t psn,
+	   uint8_t ecn)
+{
+	uint32_t ip = 14, udp = v6 ? ip + 40 : ip + 20, bth = udp + 8;
+
+	memset(f, 0, len);
+	f[12] = v6 ? 0x86 : 0x08;
+	f[13] = v6 ? 0xdd : 0x00;
+	if (v6) {
+		f[ip] = 0x60 | 0;
+		f[ip + 1] = (uint8_t)(ecn << 4);
+		f[ip + 6] = 17;
+	} else {
+		uint32_t sum = 0;
+
+		f[ip] = 0x45;
+		f[ip + 1] = ecn;
+		f[ip + 2] = (uint8_t)((len - ip) >> 8);
+		f[ip + 3] = (uint8_t)(len - ip);
+		f[ip + 8] = 64;
+		f[ip + 9] = 17;
+		f[ip + 12] = 198, f[ip + 13] = 18, f[ip + 15] = 1;
+		f[ip + 16] = 198, f[ip + 17] = 18, f[ip + 19] = 2;
+		for (int i = 0; i < 20; i += 2)
+			sum += (uint32_t)(f[ip + i] << 8 | f[ip + i + 1]);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		f[ip + 10] = (uint8_t)(~sum >> 8);
+		f[ip + 11] = (uint8_t)~sum;
+	}
+	f[udp + 2] = 4791 >> 8;
+	f[udp + 3] = 4791 & 0xff;
+	f[bth] = opcode;
+	f[bth + 5] = (uint8_t)(qpn >> 16), f[bth + 6] = (uint8_t)(qpn >> 8), f[bth + 7] = (uint8_t)qpn;
+	f[bth + 9] = (uint8_t)(psn >> 16), f[bth + 10] = (uint8_t)(psn >> 8), f[bth + 11] = (uint8_t)psn;
+	return len;
+}
+
+/* An IPv4 TCP segment's frame (no BTH). */
+static uint32_t
+tcp_frame(uint8_t *f, uint32_t len)
+{
+	memset(f, 0, len);
+	f[12] = 0x08;
+	f[14] = 0x45;
+	f[14 + 9] = 6;
+	return len;
+}
+
+static bool
+ipv4_sum_ok(const uint8_t *f)
+{
+	uint32_t sum = 0;
+
+	for (int i = 0; i < 20; i += 2)
+		sum += (uint32_t)(f[14 + i] << 8 | f[14 + i + 1]);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+static uint8_t fr[256];
+
+/* Offer @p n copies of fr; the number of frames that passed (copies counted). */
+static uint64_t
+offer(struct rk_impair *st, uint32_t n, uint32_t len)
+{
+	uint64_t out = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct rk_impair_verdict v;
+
+		rk_impair_decide(st, fr, len, &v);
+		for (unsigned int k = 0; k < v.copies; k++) {
+			struct rk_impair_copy c;
+
+			rk_impair_next_copy(st, &v, &c);
+		}
+		out += v.copies;
+	}
+	return out;
+}
+
+static void
+test_no_rule_passes(void **state)
+{
+	struct rk_impair *st = rk_impair_create(NULL, 0);
+	struct rk_impair_verdict v;
+
+	(void)state;
+	assert_non_null(st);
+	rk_impair_decide(st, fr, 100, &v);
+	assert_int_equal(v.rule, -1);
+	assert_int_equal(v.copies, 1);
+	assert_null(rk_impair_stats(st, 0));
+	rk_impair_destroy(st);
+	/* A probability out of range is refused. */
+	{
+		struct rk_impair_rule r = { .loss = 1.5 };
+
+		errno = 0;
+		assert_null(rk_impair_create(&r, 1));
+		assert_int_equal(errno, EINVAL);
+	}
+}
+
+static void
+test_loss_rate_and_seed(void **state)
+{
+	struct rk_impair_rule r = { .loss = 0.1, .seed = 42 };
+	struct rk_impair *a = rk_impair_create(&r, 1), *b = rk_impair_create(&r, 1);
+	uint64_t pa;
+
+	(void)state;
+	pa = offer(a, N, 100);
+	assert_true(pa > N * 0.89 && pa < N * 0.91);
+	assert_int_equal(rk_impair_stats(a, 0)->lost, N - pa);
+	assert_int_equal(rk_impair_stats(a, 0)->matched, N);
+	/* Same seed: the same decisions, frame by frame. */
+	rk_impair_destroy(a);
+	a = rk_impair_create(&r, 1);
+	for (int i = 0; i < 10000; i++) {
+		struct rk_impair_verdict va, vb;
+
+		rk_impair_decide(a, fr, 100, &va);
+		rk_impair_decide(b, fr, 100, &vb);
+		assert_int_equal(va.copies, vb.copies);
+	}
+	rk_impair_destroy(a);
+	rk_impair_destroy(b);
+	/* Another seed: another sequence. */
+	r.seed = 43;
+	a = rk_impair_create(&r, 1);
+	r.seed = 42;
+	b = rk_impair_create(&r, 1);
+	{
+		int differ = 0;
+
+		for (int i = 0; i < 1000; i++) {
+			struct rk_impair_verdict va, vb;
+
+			rk_impair_decide(a, fr, 100, &va);
+			rk_impair_decide(b, fr, 100, &vb);
+			differ += va.copies != vb.copies;
+		}
+		assert_true(differ > 0);
+	}
+	rk_impair_destroy(a);
+	rk_impair_destroy(b);
+}
+
+static void
+test_burst(void **state)
+{
+	struct rk_impair_rule r = { .loss = 0.01, .burst = 1.0, .burst_len = 5, .seed = 3 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	const struct rk_impair_rule_stats *s;
+	int run = 0, runs = 0;
+
+	(void)state;
+	/* Every loss opens a burst: losses come in runs of 5 (or longer, when joined). */
+	for (int i = 0; i < N; i++) {
+		struct rk_impair_verdict v;
+
+		rk_impair_decide(st, fr, 100, &v);
+		if (v.copies == 0) {
+			if (run == 0)
+				assert_int_equal(v.drop, RK_IMPAIR_DROP_LOSS);
+			else if (run < 5)
+				assert_int_equal(v.drop, RK_IMPAIR_DROP_BURST);
+			run++;
+		} else if (run > 0) {
+			assert_true(run % 5 == 0);
+			runs++;
+			run = 0;
+		}
+	}
+	s = rk_impair_stats(st, 0);
+	assert_true(runs > 100);
+	/* 4 more per loss that opened a burst; the last one may be cut short. */
+	assert_true(s->burst_drops <= (s->lost - s->burst_drops) * 4 &&
+		    s->burst_drops + 4 >= (s->lost - s->burst_drops) * 4);
+	rk_impair_destroy(st);
+}
+
+static void
+test_drop_every(void **state)
+{
+	struct rk_impair_rule r = { .drop_every = 7 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+
+	(void)state;
+	for (int i = 1; i <= 70; i++) {
+		struct rk_impair_verdict v;
+
+		rk_impair_decide(st, fr, 100, &v);
+		assert_int_equal(v.copies, i % 7 == 0 ? 0 : 1);
+		if (i % 7 == 0)
+			assert_int_equal(v.drop, RK_IMPAIR_DROP_PERIODIC);
+	}
+	assert_int_equal(rk_impair_stats(st, 0)->periodic_drops, 10);
+	assert_int_equal(rk_impair_stats(st, 0)->lost, 10);
+	rk_impair_destroy(st);
+}
+
+static void
+test_mtu(void **state)
+{
+	struct rk_impair_rule r = { .mtu = 1000 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	struct rk_impair_verdict v;
+
+	(void)state;
+	rk_impair_decide(st, fr, 14 + 1000, &v);
+	assert_int_equal(v.copies, 1);
+	rk_impair_decide(st, fr, 14 + 1001, &v);
+	assert_int_equal(v.copies, 0);
+	assert_int_equal(v.drop, RK_IMPAIR_DROP_MTU);
+	assert_int_equal(rk_impair_stats(st, 0)->mtu_drops, 1);
+	rk_impair_destroy(st);
+}
+
+static void
+test_dup(void **state)
+{
+	struct rk_impair_rule r = { .dup = 0.2, .seed = 9 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	uint64_t out;
+
+	(void)state;
+	out = offer(st, N, 100);
+	assert_int_equal(out, N + rk_impair_stats(st, 0)->dup);
+	assert_true(rk_impair_stats(st, 0)->dup > N * 0.19 && rk_impair_stats(st, 0)->dup < N * 0.21);
+	rk_impair_destroy(st);
+}
+
+static void
+test_delay_jitter_reorder(void **state)
+{
+	struct rk_impair_rule r = { .delay_ns = 1000, .jitter_ns = 50, .reorder = 0.1,
+				    .reorder_ns = 100000, .seed = 5 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	uint64_t held = 0, lo = UINT64_MAX, hi = 0;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		struct rk_impair_verdict v;
+		struct rk_impair_copy c;
+		uint64_t d;
+
+		rk_impair_decide(st, fr, 100, &v);
+		rk_impair_next_copy(st, &v, &c);
+		d = c.delay_ns - (c.reordered ? 100000 : 0);
+		assert_true(d >= 1000 && d <= 1050);
+		lo = d < lo ? d : lo;
+		hi = d > hi ? d : hi;
+		held += c.reordered;
+	}
+	assert_int_equal(lo, 1000);
+	assert_int_equal(hi, 1050);
+	assert_int_equal(held, rk_impair_stats(st, 0)->reordered);
+	assert_true(held > N * 0.09 && held < N * 0.11);
+	rk_impair_destroy(st);
+}
+
+static void
+test_corrupt(void **state)
+{
+	struct rk_impair_rule r = { .corrupt = 1.0, .seed = 11 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	uint8_t f[120];
+
+	(void)state;
+	for (int i = 0; i < 1000; i++) {
+		struct rk_impair_verdict v;
+		struct rk_impair_copy c;
+		int bits = 0;
+
+		roce_frame(f, sizeof(f), false, 4, 17, 1, 0);
+		memcpy(fr, f, sizeof(f));
+		rk_impair_decide(st, f, sizeof(f), &v);
+		rk_impair_next_copy(st, &v, &c);
+		assert_true(c.corrupt);
+		rk_impair_apply(st, &v, &c, f, sizeof(f));
+		/* One bit flipped, never in the Ethernet header. */
+		assert_memory_equal(f, fr, 14);
+		for (size_t k = 14; k < sizeof(f); k++)
+			bits += __builtin_popcount(f[k] ^ fr[k]);
+		assert_int_equal(bits, 1);
+	}
+	assert_int_equal(rk_impair_stats(st, 0)->corrupted, 1000);
+	rk_impair_destroy(st);
+}
+
+static void
+test_ecn_ce(void **state)
+{
+	struct rk_impair_rule r = { .ecn_ce = 1.0 };
+	struct rk_impair *st = rk_impair_create(&r, 1);
+	struct rk_impair_verdict v;
+	struct rk_impair_copy c;
+	uint8_t f[100];
+
+	(void)state;
+	/* IPv4 ECT(0) and ECT(1): CE, and the header checksum still holds. */
+	for (uint8_t ect = 1; ect <= 2; ect++) {
+		roce_frame(f, sizeof(f), false, 4, 17, 1, ect);
+		assert_true(ipv4_sum_ok(f));
+		rk_impair_decide(st, f, sizeof(f), &v);
+		rk_impair_next_copy(st, &v, &c);
+		rk_impair_apply(st, &v, &c, f, sizeof(f));
+		assert_int_equal(f[15] & 3, 3);
+		assert_true(ipv4_sum_ok(f));
+	}
+	/* Not-ECT: untouched (RFC 3168 5). */
+	roce_frame(f, sizeof(f), false, 4, 17, 1, 0);
+	memcpy(fr, f, sizeof(f));
+	rk_impair_decide(st, f, sizeof(f), &v);
+	rk_impair_next_copy(st, &v, &c);
+	rk_impair_apply(st, &v, &c, f, sizeof(f));
+	assert_memory_equal(f, fr, sizeof(f));
+	/* IPv6 ECT(0). */
+	roce_frame(f, sizeof(f), true, 4, 17, 1, 2);
+	rk_impair_decide(st, f, sizeof(f), &v);
+	rk_impair_next_copy(st, &v, &c);
+	rk_impair_apply(st, &v, &c, f, sizeof(f));
+	assert_int_equal((f[15] >> 4) & 3, 3);
+	assert_int_equal(rk_impair_stats(st, 0)->ce_marked, 3);
+	rk_impair_destroy(st);
+	/* A share of frames. */
+	r.ecn_ce = 0.25;
+	r.seed = 8;
+	st = rk_impair_create(&r, 1);
+	for (int i = 0; i < 10000; i++) {
+		roce_frame(f, sizeof(f), false, 4, 17, 1, 2);
+		rk_impair_decide(st, f, sizeof(f), &v);
+		rk_impair_next_copy(st, &v, &c);
+		rk_impair_apply(st, &v, &c, f, sizeof(f));
+	}
+	assert_true(rk_impair_stats(st, 0)->ce_marked > 2300 &&
+		    rk_impair_stats(st, 0)->ce_marked < 2700);
+	rk_impair_destroy(st);
+}
+
+static void
+test_match(void **state)
+{
+	uint8_t f[100];
+	struct rk_impair_match all = { 0 };
+	struct rk_impair_match qp = { .by_qp = true, .qp_min = 0x10, .qp_max = 0x1f };
+	struct rk_impair_match op = { .by_opcode = true, .opcode_min = 0x0c, .opcode_max = 0x10 };
+	struct rk_impair_match psn = { .by_psn = true, .psn_min = 0xfffff0, .psn_max = 0x10 };
+	struct rk_impair_match tcp = { .ip_proto = 6 };
+
+	(void)state;
+	roce_frame(f, sizeof(f), false, 0x0c, 0x12, 5, 0);
+	assert_true(rk_impair_match_frame(&all, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&qp, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&op, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&psn, f, sizeof(f)));
+	assert_false(rk_impair_match_frame(&tcp, f, sizeof(f)));
+	roce_frame(f, sizeof(f), true, 0x11, 0x20, 0x11, 0);
+	assert_false(rk_impair_match_frame(&qp, f, sizeof(f)));
+	assert_false(rk_impair_match_frame(&op, f, sizeof(f)));
+	assert_false(rk_impair_match_frame(&psn, f, sizeof(f)));
+	roce_frame(f, sizeof(f), true, 0x10, 0x1f, 0xfffff0, 0);
+	assert_true(rk_impair_match_frame(&qp, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&op, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&psn, f, sizeof(f)));
+	/* Several conditions: all must hold. */
+	{
+		struct rk_impair_match both = qp;
+
+		both.by_psn = true, both.psn_min = 0, both.psn_max = 100;
+		assert_false(rk_impair_match_frame(&both, f, sizeof(f)));
+	}
+	/* A 802.1Q tag is looked through. */
+	{
+		uint8_t t[104];
+
+		roce_frame(f, sizeof(f), false, 0x0c, 0x12, 5, 0);
+		memcpy(t, f, 12);
+		t[12] = 0x81, t[13] = 0, t[14] = 0, t[15] = 5;
+		memcpy(t + 16, f + 12, sizeof(f) - 12);
+		assert_true(rk_impair_match_frame(&qp, t, sizeof(t)));
+	}
+	/* Not RoCE: no range holds; the protocol condition does. */
+	tcp_frame(f, sizeof(f));
+	assert_false(rk_impair_match_frame(&qp, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&tcp, f, sizeof(f)));
+	assert_true(rk_impair_match_frame(&all, f, sizeof(f)));
+	/* Too short for a BTH. */
+	roce_frame(f, sizeof(f), false, 0x0c, 0x12, 5, 0);
+	assert_false(rk_impair_match_frame(&qp, f, 14 + 20 + 8 + 11));
+}
+
+static void
+test_first_rule_wins_counters_per_rule(void **state)
+{
+	struct rk_impair_rule rules[] = {
+		{ .match = { .by_qp = true, .qp_min = 1, .qp_max = 1 }, .drop_every = 2 },
+		{ .match = { .by_opcode = true, .opcode_min = 0x10, .opcode_max = 0x10 },
+		  .dup = 1.0 },
+		{ .loss = 0 },
+	};
+	struct rk_impair *st = rk_impair_create(rules, 3);
+	struct rk_impair_verdict v;
+	uint8_t f[80];
+
+	(void)state;
+	for (int i = 0; i < 10; i++) {
+		roce_frame(f, sizeof(f), false, 0x10, 1, (uint32_t)i, 0);     /* rule 0 */
+		rk_impair_decide(st, f, sizeof(f), &v);
+		assert_int_equal(v.rule, 0);
+		roce_frame(f, sizeof(f), false, 0x10, 2, (uint32_t)i, 0);     /* rule 1 */
+		rk_impair_decide(st, f, sizeof(f), &v);
+		assert_int_equal(v.rule, 1);
+		assert_int_equal(v.copies, 2);
+		tcp_frame(f, sizeof(f));                                        /* rule 2 */
+		rk_impair_decide(st, f, sizeof(f), &v);
+		assert_int_equal(v.rule, 2);
+		assert_int_equal(v.copies, 1);
+	}
+	assert_int_equal(rk_impair_rules(st), 3);
+	assert_int_equal(rk_impair_stats(st, 0)->matched, 10);
+	assert_int_equal(rk_impair_stats(st, 0)->periodic_drops, 5);
+	assert_int_equal(rk_impair_stats(st, 1)->matched, 10);
+	assert_int_equal(rk_impair_stats(st, 1)->dup, 10);
+	assert_int_equal(rk_impair_stats(st, 1)->periodic_drops, 0);
+	assert_int_equal(rk_impair_stats(st, 2)->matched, 10);
+	assert_int_equal(rk_impair_stats(st, 2)->lost, 0);
+	rk_impair_destroy(st);
+}
+
+/*
+ * lib/io's TX drops (lib/io/rk_io_dpdk.c, drop_injected()) as they are:
+ * a frame is dropped when the count of frames offered reaches a multiple
+ * of --tx-drop-every, else when a splitmix64 draw from the --seed state
+ * (0 taken as 1) falls under --tx-drop-rate. The stage with one rule must
+ * drop the same frames.
+ */
+struct io_ref {
+	uint32_t every;
+	double rate;
+	uint64_t count, rng;
+};
+
+static uint64_t
+io_ref_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static bool
+io_ref_drop(struct io_ref *r)
+{
+	if (r->every != 0 && ++r->count % r->every == 0)
+		return true;
+	return r->rate > 0 && (double)(io_ref_next(&r->rng) >> 11) * 0x1p-53 < r->rate;
+}
+
+static void
+test_lib_io_tx_drop_sequence(void **state)
+{
+	static const struct {
+		uint32_t every;
+		double rate;
+		uint64_t seed;
+	} cases[] = {
+		{ 10, 0, 1 }, { 0, 0.05, 1 }, { 0, 0.05, 0 }, { 0, 0.01, 12345 },
+		{ 7, 0.02, 99 }, { 2, 0.5, 7 }, { 0, 0.5, 0xdeadbeef },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct io_ref ref = { .every = cases[i].every, .rate = cases[i].rate,
+				      .rng = cases[i].seed != 0 ? cases[i].seed : 1 };
+		/* What lib/io would set up from its configuration. */
+		struct rk_impair_rule r = {
+			.drop_every = cases[i].every, .loss = cases[i].rate,
+			.rng = RK_IMPAIR_RNG_SPLITMIX64,
+			.seed = cases[i].seed != 0 ? cases[i].seed : 1,
+		};
+		struct rk_impair *st = rk_impair_create(&r, 1);
+		uint64_t drops = 0;
+
+		for (int k = 0; k < N; k++) {
+			struct rk_impair_verdict v;
+			bool want = io_ref_drop(&ref);
+
+			rk_impair_decide(st, fr, 100, &v);
+			assert_int_equal(v.copies == 0, want);
+			drops += want;
+		}
+		assert_int_equal(rk_impair_stats(st, 0)->lost, drops);
+		assert_true(drops > 0);
+		rk_impair_destroy(st);
+	}
+}
+
+static void
+test_queue(void **state)
+{
+	struct rk_impair_queue q = { 0 };
+	uint8_t a[3] = { 1, 2, 3 }, b[1] = { 9 }, buf[8];
+	uint8_t *copy;
+
+	(void)state;
+	assert_int_equal(rk_impair_queue_next_ns(&q), UINT64_MAX);
+	assert_int_equal(rk_impair_queue_push(&q, 50, a, 3, &copy), 0);
+	copy[0] = 7;    /* the stored copy is writable */
+	assert_int_equal(rk_impair_queue_push(&q, 10, b, 1, NULL), 0);
+	for (uint8_t i = 0; i < 5; i++)
+		assert_int_equal(rk_impair_queue_push(&q, 30, &i, 1, NULL), 0);
+	assert_int_equal(rk_impair_queue_next_ns(&q), 10);
+	assert_int_equal(rk_impair_queue_pop(&q, 9, buf, sizeof(buf)), 0);
+	assert_int_equal(rk_impair_queue_pop(&q, 10, buf, sizeof(buf)), 1);
+	assert_int_equal(buf[0], 9);
+	/* Equal times: the order they came in. */
+	for (uint8_t i = 0; i < 5; i++) {
+		assert_int_equal(rk_impair_queue_pop(&q, 30, buf, sizeof(buf)), 1);
+		assert_int_equal(buf[0], i);
+	}
+	assert_int_equal(rk_impair_queue_pop(&q, 100, buf, 2), -ENOSPC);
+	assert_int_equal(q.n, 0);
+	assert_int_equal(rk_impair_queue_push(&q, 1, a, 3, &copy), 0);
+	rk_impair_queue_clear(&q);
+	assert_int_equal(rk_impair_queue_next_ns(&q), UINT64_MAX);
+}
+
+/* A loopback backend: what tx() takes, rx() returns; a settable clock. */
+struct loop {
+	struct rk_impair_queue q;
+	uint64_t now, sent, flushes;
+};
+
+static int
+loop_tx(void *io, const uint8_t *frame, uint32_t len)
+{
+	struct loop *l = io;
+
+	l->sent++;
+	return rk_impair_queue_push(&l->q, 0, frame, len, NULL);
+}
+
+static int
+loop_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	return rk_impair_queue_pop(&((struct loop *)io)->q, UINT64_MAX - 1, buf, cap);
+}
+
+static uint64_t
+loop_now(void *io)
+{
+	return ((struct loop *)io)->now;
+}
+
+static void
+loop_flush(void *io)
+{
+	((struct loop *)io)->flushes++;
+}
+
+static const struct rk_io_ops loop_ops = {
+	.name = "loop", .tx = loop_tx, .rx = loop_rx, .now_ns = loop_now, .flush = loop_flush,
+};
+
+static void
+test_io_wrapper(void **state)
+{
+	struct loop l = { 0 };
+	struct rk_impair_rule tx = { .drop_every = 2, .delay_ns = 100 };
+	struct rk_impair_rule rx = { .dup = 1.0 };
+	struct rk_impair_io_cfg cfg = { .inner = &loop_ops, .inner_io = &l, .tx_rules = &tx,
+					.n_tx_rules = 1, .rx_rules = &rx, .n_rx_rules = 1 };
+	struct rk_impair_io *io = rk_impair_io_create(&cfg);
+	uint8_t buf[256];
+
+	(void)state;
+	assert_non_null(io);
+	assert_string_equal(rk_impair_io_ops.name, "impair");
+	for (uint8_t i = 0; i < 10; i++) {
+		fr[20] = i;
+		assert_int_equal(rk_impair_io_ops.tx(io, fr, 60), 0);
+	}
+	/* Every second frame lost; the rest held for 100 ns. */
+	assert_int_equal(l.sent, 0);
+	assert_int_equal(rk_impair_io_stats(io)->tx_held, 5);
+	l.now = 99;
+	rk_impair_io_ops.flush(io);
+	assert_int_equal(l.sent, 0);
+	l.now = 100;
+	rk_impair_io_ops.flush(io);
+	assert_int_equal(l.sent, 5);
+	assert_int_equal(l.flushes, 2);
+	/* RX duplicates each: 0, 0, 2, 2, ... */
+	for (uint8_t i = 0; i < 10; i++) {
+		assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 60);
+		assert_int_equal(buf[20], (i / 2) * 2);
+	}
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 0);
+	assert_int_equal(rk_impair_stats(rk_impair_io_stage(io, false), 0)->periodic_drops, 5);
+	assert_int_equal(rk_impair_stats(rk_impair_io_stage(io, true), 0)->dup, 5);
+	assert_int_equal(rk_impair_io_ops.now_ns(io), 100);
+	rk_impair_io_destroy(io);
+	rk_impair_queue_clear(&l.q);
+	/* No inner backend, or a bad rule: refused. */
+	cfg.inner = NULL;
+	assert_null(rk_impair_io_create(&cfg));
+	cfg.inner = &loop_ops;
+	rx.loss = -1;
+	errno = 0;
+	assert_null(rk_impair_io_create(&cfg));
+	assert_int_equal(errno, EINVAL);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_rule_passes),
+		cmocka_unit_test(test_loss_rate_and_seed),
+		cmocka_unit_test(test_burst),
+		cmocka_unit_test(test_drop_every),
+		cmocka_unit_test(test_mtu),
+		cmocka_unit_test(test_dup),
+		cmocka_unit_test(test_delay_jitter_reorder),
+		cmocka_unit_test(test_corrupt),
+		cmocka_unit_test(test_ecn_ce),
+		cmocka_unit_test(test_match),
+		cmocka_unit_test(test_first_rule_wins_counters_per_rule),
+		cmocka_unit_test(test_lib_io_tx_drop_sequence),
+		cmocka_unit_test(test_queue),
+		cmocka_unit_test(test_io_wrapper),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
