@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completer (IBTA Vol1 9.7.5.1 and 9.9 (verify §); rxe_comp.c role): ACK,
+ * Completer (IBTA Vol1 ch. 9; rxe_comp.c role): ACK,
  * NAK, RNR NAK, READ response and ATOMIC acknowledge processing, in-order
  * work completions, coalesced ACKs retiring several WQEs, implicit ACKs
  * from READ responses, transport retry (local ACK timeout, NAK-SEQ,
@@ -127,7 +127,7 @@ comp_error(struct rk_ib_qp *qp, enum rk_wc_status st)
 	rk_ib_qp_to_error(qp);
 }
 
-/* Forward progress: fresh retry budgets, restart the ACK timer (9.7.6.1.x (verify §)). */
+/* Forward progress: fresh retry budgets, restart the ACK timer (IBTA Vol1 ch. 9). */
 static void
 on_progress(struct rk_ib_qp *qp, uint64_t now)
 {
@@ -231,7 +231,7 @@ chk_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
 	}
 }
 
-/* READ response (IBTA 9.7.5.1.x (verify §)): in order, implicit ACK of earlier WQEs. */
+/* READ response (IBTA Vol1 ch. 9): in order, implicit ACK of earlier WQEs. */
 static enum rk_comp_state
 do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 {

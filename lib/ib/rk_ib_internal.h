@@ -119,7 +119,7 @@ struct comp_state {
 	uint32_t retry_hi;              /* ... the highest such PSN */
 };
 
-/* Responder resource: one READ or ATOMIC (IBTA 9.7.5.1.x (verify §)). */
+/* Responder resource: one READ or ATOMIC (IBTA Vol1 ch. 9). */
 enum { RES_NONE = 0, RES_READ, RES_ATOMIC };
 
 struct resp_res {
@@ -301,7 +301,7 @@ bool rk_comp_outstanding(const struct rk_ib_qp *qp);
 
 /*
  * Most PSNs a requester may have outstanding: fewer than 2^23, or the
- * 24-bit PSN comparison (IBTA 9.7.1 (verify §)) no longer tells old from new.
+ * 24-bit PSN comparison (IBTA Vol1 ch. 9) no longer tells old from new.
  */
 #define RK_IB_MAX_OUTSTANDING_PSNS ((1u << 23) - 1)
 

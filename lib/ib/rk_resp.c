@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Responder (IBTA Vol1 9.7.4.1, 9.7.5 and 9.7.6 (verify §); rxe_resp.c
+ * Responder (IBTA Vol1 ch. 9; rxe_resp.c
  * role). One state function per check, in rxe's order: PSN, opcode
  * sequence, QP access, resources (receive WQE, responder resources),
  * length (C9-92, C9-94), R_Key (C9-88), execute, complete, acknowledge;
@@ -10,7 +10,7 @@
  *
  * READ data is fetched when its response packets are built, not when the
  * request arrives; the requester orders a later WRITE over the same bytes
- * with RK_SEND_FENCE (IBTA 10.8.3.3 ordering (verify §)).
+ * with RK_SEND_FENCE (IBTA Vol1 ch. 10 ordering rules).
  *
  * No host address outlives a packet: R_Keys (WRITE continuation packets,
  * every READ response) and receive SGE L_Keys are looked up again each
@@ -253,7 +253,7 @@ msg_start(uint32_t flags)
 	return (flags & (RK_OPF_FIRST | RK_OPF_READ_REQ)) != 0;
 }
 
-/* PSN classification: expected, duplicate or invalid (IBTA 9.7.4.1 (verify §)). */
+/* PSN classification: expected, duplicate or invalid (IBTA Vol1 ch. 9; C9-105). */
 static enum rk_resp_state
 chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
@@ -317,7 +317,7 @@ fail(struct rk_ib_qp *qp, struct resp_ctx *c, uint8_t code)
 	return RK_RESP_ST_NAK_FATAL;
 }
 
-/* Opcode sequence (IBTA 9.7.4.1.4 (verify §), OPSEQ-01/02, BTH-OPC-02). */
+/* Opcode sequence (IBTA Vol1 ch. 9, OPSEQ-01/02, BTH-OPC-02). */
 static enum rk_resp_state
 chk_op_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
@@ -355,7 +355,7 @@ chk_op_valid(struct rk_ib_qp *qp, struct resp_ctx *c)
 	return RK_RESP_ST_CHK_RESOURCE;
 }
 
-/* Receive WQE (RNR NAK when none, 9.7.5.2.8 (verify §)) and responder resources. */
+/* Receive WQE (RNR NAK when none, IBTA Vol1 ch. 9) and responder resources. */
 static enum rk_resp_state
 chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 {

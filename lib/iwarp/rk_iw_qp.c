@@ -140,7 +140,7 @@ close_now(struct rk_iw_qp *qp, enum rk_iw_close_reason why)
 }
 
 /*
- * Queue a Terminate (RFC 5040 4.8 (verify §)) for an error in the peer's
+ * Queue a Terminate (RFC 5040 4.8) for an error in the peer's
  * FPDU @p seg (NULL when no header is to be echoed, as for CRC and marker
  * errors whose headers cannot be trusted), then stop receiving.
  */
@@ -268,7 +268,7 @@ rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint
 	qp->max_send_sge = init->cap.max_send_sge == 0 ? 1 : init->cap.max_send_sge;
 	qp->max_recv_sge = init->cap.max_recv_sge == 0 ? 1 : init->cap.max_recv_sge;
 	for (int q = 0; q < IW_NQ; q++) {
-		qp->msn_rx[q] = 1;   /* RFC 5041 5.x: the first MSN is 1 (verify §) */
+		qp->msn_rx[q] = 1;   /* RFC 5041 4.3: the first MSN is 1 */
 		qp->msn_tx[q] = 1;
 	}
 	qp->rx_seq = c->rx_isn;
@@ -685,7 +685,7 @@ mpa_request(struct rk_iw_qp *qp)
 	frame_out(qp, &rep, TXM_MPA);
 	start_fpdus(qp);
 	/* RFC 5044 7.1.2 / RFC 6581: the Responder sends no FPDU before the
-	 * Initiator's first one (its RTR when peer-to-peer) (verify §). */
+	 * Initiator's first one (its RTR when peer-to-peer). */
 	qp->state = RK_IW_RTR_WAIT;
 }
 
@@ -838,7 +838,7 @@ rx_read_resp(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *s
 	struct iw_out *o = out_head(qp);
 	struct iw_swqe *w;
 
-	/* RFC 5040 5.2.2: a Read Response answers the oldest Read (verify §). */
+	/* RFC 5040 5: a Read Response answers the oldest Read. */
 	if (o == NULL || o->kind == OUT_ATOMIC) {
 		queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x06, m, seg, len);
 		return;

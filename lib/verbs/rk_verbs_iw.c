@@ -444,7 +444,7 @@ pump_tx(struct rk_context *ctx, struct rk_iw_vqp *v, uint64_t now)
 		v->moved += (uint64_t)n;
 		moved += n;
 	}
-	/* After a Terminate or MPA reject went out in full (RFC 5040 5.3 (verify §)). */
+	/* After a Terminate or MPA reject went out in full (RFC 5040 5). */
 	if (v->off == v->len && rk_iw_want_close(v->eng))
 		stream_end(ctx, v);
 	return moved;

@@ -381,7 +381,7 @@ is_pmtu_value(uint32_t v)
 	return v == 256 || v == 512 || v == 1024 || v == 2048 || v == 4096;
 }
 
-/* PSNs a READ request reserves (IBTA Vol1 9.7.4.1.2 (verify §)): one per
+/* PSNs a READ request reserves (IBTA Vol1 ch. 9): one per
  * response packet, ceil(DMALen / PMTU), at least one. */
 static uint32_t
 read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -964,7 +964,7 @@ is_only(uint32_t fl)
 
 /*
  * Opcode sequence and message length of the request side (IBTA Vol1
- * 9.7.4.1.4 (verify §), C9-92). @p checkable: the packet continues the
+ * ch. 9, C9-92). @p checkable: the packet continues the
  * sequence with no gap, so a missing FIRST or LAST cannot be explained by
  * lost packets.
  */
