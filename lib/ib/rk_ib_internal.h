@@ -13,6 +13,7 @@
 #include "rk_build.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
+#include "rk_ib_reason.h"
 #include "rk_wc_ring.h"
 #include "rk_xeth.h"
 
@@ -190,6 +191,8 @@ struct rk_ib_qp {
 	struct resp_res *res;
 	uint32_t nres;
 	struct rk_ib_stats stats;       /* this QP's share of dev->stats */
+	struct rk_ib_reason_stats reasons;
+	enum rk_ib_reason last_reason;
 };
 
 /* Count an event of a QP on the device and on the QP. */
@@ -235,6 +238,9 @@ struct rk_ib_mr *rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey);
 bool rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc);
 void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from,
 		 const char *to);
+
+/* rk_ib_reason.c: count reason @p r on the QP and trace it. */
+void rk_ib_reason_count(struct rk_ib_qp *qp, enum rk_ib_reason r);
 
 /* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
 void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);
