@@ -274,7 +274,7 @@ struct rk_qp *rk_create_qp(struct rk_pd *pd, struct rk_qp_init_attr *attr);
  * next rk_progress(), a Responder waits for it. @p conn chooses the role,
  * Rev (0: 2), enhanced/p2p RTR negotiation, CRC (on when either side asks,
  * RFC 5044 7.1.1), markers wanted from the peer, private data (at most 512
- * bytes, 508 with enhanced), TCP ISNs (for the marker grid, RFC 5044 6.1)
+ * bytes, 508 with enhanced), TCP ISNs (for the marker grid, RFC 5044 4.3)
  * and EMSS (FPDUs fit in it; 0: 1460). Its ird/ord are ignored: IRD is the
  * QP's max_dest_rd_atomic and ORD its max_rd_atomic as last set with
  * rk_modify_qp() (0: 8, at most RK_IW_MAX_IRD_ORD), carried in the RFC
