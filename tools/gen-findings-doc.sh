@@ -16,8 +16,9 @@ errors the connection); **warning** breaks a SHOULD or sets a reserved field;
 **note** is worth knowing but no violation (a frame cut by the snap length).
 
 Clause numbers are given only where verified against the text (Annex A17's
-CA17-x, IBTA C9-x where Linux rxe cites them); elsewhere the section is named,
-given alone (RFC 7306, IBTA Vol1 ch. 9) where its number is not confirmed.
+CA17-x, IBTA C9-x where Linux rxe cites them); elsewhere the section, or only
+the RFC or IBTA chapter (RFC 7306, IBTA Vol1 ch. 9) where its number is not
+confirmed. The rules behind them: doc/spec-rules.md.
 
 HDR
 "$1" --list-findings
