@@ -253,7 +253,7 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 		if (o->nak) {
 			it = proto_tree_add_boolean(rt, hf_nak, tvb, aoff, 1, TRUE);
 			proto_tree_add_uint(rt, hf_nak_code, tvb, aoff, 1, o->nak_code);
-			expert_add_info_format(pinfo, it, &ei_nak, "NAK: %s (code %u) [IBTA Vol1 9.3.5, 9.7.5.1 (verify §)]",
+			expert_add_info_format(pinfo, it, &ei_nak, "NAK: %s (code %u) [IBTA Vol1 9.3, ch. 9]",
 					       rk_aeth_nak_name(o->nak_code), o->nak_code);
 			col_append_fstr(pinfo->cinfo, COL_INFO, " [NAK %s]",
 					rk_aeth_nak_name(o->nak_code));
@@ -263,7 +263,7 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 			it = proto_tree_add_boolean(rt, hf_rnr, tvb, aoff, 1, TRUE);
 			proto_tree_add_uint(rt, hf_rnr_timer, tvb, aoff, 1, o->rnr_timer);
 			expert_add_info_format(pinfo, it, &ei_rnr,
-					       "RNR NAK: receiver not ready, wait %.2f ms [IBTA Vol1 9.7.5.2.8 (verify §)]",
+					       "RNR NAK: receiver not ready, wait %.2f ms [IBTA Vol1 ch. 9]",
 					       (double)rk_rnr_timer_ns(o->rnr_timer) / 1e6);
 			col_append_str(pinfo->cinfo, COL_INFO, " [RNR NAK]");
 			tap->rnr = true;
@@ -317,7 +317,7 @@ roce_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rk_p
 		it = proto_tree_add_uint(at, hf_lost, tvb, pkt->bth_off + 9, 3, o->missing);
 		proto_item_set_generated(it);
 		expert_add_info_format(pinfo, it, &ei_lost,
-				       "Previous %u PSN%s not captured (lost) [IBTA Vol1 9.7.4.1.3 (verify §)]",
+				       "Previous %u PSN%s not captured (lost) [IBTA Vol1 ch. 9]",
 				       o->missing, o->missing == 1 ? "" : "s");
 		col_append_fstr(pinfo->cinfo, COL_INFO, " [%u PSN%s lost]", o->missing,
 				o->missing == 1 ? "" : "s");
@@ -462,7 +462,7 @@ fpdu_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rkw_
 	case 3: /* framing lost */
 		it = proto_tree_add_string(ft, hf_mpa_lost, tvb, off, len,
 					   u->lost_reason != NULL ? u->lost_reason : "?");
-		expert_add_info_format(pinfo, it, &ei_sync_lost, "MPA framing lost (%s) [RFC 5044 5 (verify §)]",
+		expert_add_info_format(pinfo, it, &ei_sync_lost, "MPA framing lost (%s) [RFC 5044 6]",
 				       u->lost_reason != NULL ? u->lost_reason : "?");
 		break;
 	case 2: /* FPDU */
@@ -510,7 +510,7 @@ fpdu_tree(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, const struct rkw_
 			proto_tree_add_uint(ft, hf_term_code, tvb, off, len, u->term.err_code);
 			it = proto_tree_add_string(ft, hf_term_text, tvb, off, len, txt);
 			expert_add_info_format(pinfo, it, &ei_term,
-					       "Terminate: %s (layer %u, etype %u, code 0x%02x) [RFC 5040 4.8 (verify §)]",
+					       "Terminate: %s (layer %u, etype %u, code 0x%02x) [RFC 5040 4.8]",
 					       txt, u->term.layer, u->term.etype, u->term.err_code);
 			col_append_fstr(pinfo->cinfo, COL_INFO, " [Terminate: %s]", txt);
 		}
@@ -654,8 +654,8 @@ proto_register_rdmakit(void)
 		{ &hf_opcode, { "OpCode", "rdmakit.bth.opcode", FT_UINT8, BASE_HEX, NULL, 0, "BTH OpCode (IBTA Vol1 9.2)", HFILL } },
 		{ &hf_opname, { "Operation", "rdmakit.bth.opname", FT_STRING, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_pkey, { "P_Key", "rdmakit.bth.p_key", FT_UINT16, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_fecn, { "FECN", "rdmakit.bth.fecn", FT_BOOLEAN, BASE_NONE, NULL, 0, "Forward explicit congestion notification (Annex A17.9, verify §)", HFILL } },
-		{ &hf_becn, { "BECN", "rdmakit.bth.becn", FT_BOOLEAN, BASE_NONE, NULL, 0, "Backward explicit congestion notification (Annex A17.9, verify §)", HFILL } },
+		{ &hf_fecn, { "FECN", "rdmakit.bth.fecn", FT_BOOLEAN, BASE_NONE, NULL, 0, "Forward explicit congestion notification (IBTA Annex A17 A17.9)", HFILL } },
+		{ &hf_becn, { "BECN", "rdmakit.bth.becn", FT_BOOLEAN, BASE_NONE, NULL, 0, "Backward explicit congestion notification (IBTA Annex A17 A17.9)", HFILL } },
 		{ &hf_destqp, { "DestQP", "rdmakit.bth.destqp", FT_UINT24, BASE_HEX, NULL, 0, NULL, HFILL } },
 		{ &hf_ackreq, { "AckReq", "rdmakit.bth.ackreq", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_psn, { "PSN", "rdmakit.bth.psn", FT_UINT24, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -663,7 +663,7 @@ proto_register_rdmakit(void)
 		{ &hf_icrc, { "ICRC", "rdmakit.icrc", FT_UINT32, BASE_HEX, NULL, 0, "Invariant CRC as carried", HFILL } },
 		{ &hf_icrc_status, { "ICRC status", "rdmakit.icrc.status", FT_UINT8, BASE_DEC, VALS(icrc_status_vals), 0, "ICRC verdict (Annex A17.3.3)", HFILL } },
 		{ &hf_icrc_expected, { "Expected ICRC", "rdmakit.icrc.expected", FT_UINT32, BASE_HEX, NULL, 0, NULL, HFILL } },
-		{ &hf_syndrome, { "Syndrome", "rdmakit.aeth.syndrome", FT_UINT8, BASE_HEX, NULL, 0, "AETH syndrome (IBTA Vol1 9.3.5, verify §)", HFILL } },
+		{ &hf_syndrome, { "Syndrome", "rdmakit.aeth.syndrome", FT_UINT8, BASE_HEX, NULL, 0, "AETH syndrome (IBTA Vol1 9.3)", HFILL } },
 		{ &hf_msn, { "MSN", "rdmakit.aeth.msn", FT_UINT24, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_nak, { "NAK", "rdmakit.analysis.nak", FT_BOOLEAN, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_nak_code, { "NAK code", "rdmakit.aeth.nak_code", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -705,7 +705,7 @@ proto_register_rdmakit(void)
 		{ &hf_fpdu_end, { "Completes in frame", "rdmakit.fpdu.last_frame", FT_FRAMENUM, BASE_NONE, NULL, 0, NULL, HFILL } },
 		{ &hf_mpa_ulpdu_len, { "ULPDU_Length", "rdmakit.mpa.ulpdu_length", FT_UINT16, BASE_DEC, NULL, 0, NULL, HFILL } },
 		{ &hf_mpa_pad, { "Pad", "rdmakit.mpa.pad", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
-		{ &hf_mpa_markers, { "Markers removed", "rdmakit.mpa.markers", FT_UINT16, BASE_DEC, NULL, 0, "Markers inside this FPDU (RFC 5044 4.3, verify §)", HFILL } },
+		{ &hf_mpa_markers, { "Markers removed", "rdmakit.mpa.markers", FT_UINT16, BASE_DEC, NULL, 0, "Markers inside this FPDU (RFC 5044 4.3)", HFILL } },
 		{ &hf_mpa_crc, { "CRC", "rdmakit.mpa.crc", FT_UINT32, BASE_HEX, NULL, 0, "MPA CRC32c as carried", HFILL } },
 		{ &hf_mpa_crc_status, { "CRC status", "rdmakit.mpa.crc.status", FT_UINT8, BASE_DEC, VALS(mpa_crc_status_vals), 0, "MPA CRC32c verdict (RFC 5044 4.4)", HFILL } },
 		{ &hf_mpa_rev, { "Rev", "rdmakit.mpa.rev", FT_UINT8, BASE_DEC, NULL, 0, NULL, HFILL } },
@@ -743,14 +743,14 @@ proto_register_rdmakit(void)
 	static gint *ett[] = { &ett_rdmakit, &ett_analysis, &ett_fpdu, &ett_msg };
 	static ei_register_info ei_fixed[] = {
 		{ &ei_lost, { "rdmakit.expert.lost", PI_SEQUENCE, PI_WARN, "PSNs lost", EXPFILL } },
-		{ &ei_rtx, { "rdmakit.expert.retransmission", PI_SEQUENCE, PI_NOTE, "Retransmission (PSN behind the expected one) [IBTA Vol1 9.7.5.1 (verify §)]", EXPFILL } },
-		{ &ei_gbn, { "rdmakit.expert.go_back_n", PI_SEQUENCE, PI_WARN, "Go-back-N episode starts [IBTA Vol1 9.7.5.1 (verify §)]", EXPFILL } },
-		{ &ei_ooo, { "rdmakit.expert.out_of_order", PI_SEQUENCE, PI_WARN, "Out of order: a PSN reported lost arrived late [IBTA Vol1 9.7.1 (verify §)]", EXPFILL } },
+		{ &ei_rtx, { "rdmakit.expert.retransmission", PI_SEQUENCE, PI_NOTE, "Retransmission (PSN behind the expected one) [IBTA Vol1 ch. 9]", EXPFILL } },
+		{ &ei_gbn, { "rdmakit.expert.go_back_n", PI_SEQUENCE, PI_WARN, "Go-back-N episode starts [IBTA Vol1 ch. 9]", EXPFILL } },
+		{ &ei_ooo, { "rdmakit.expert.out_of_order", PI_SEQUENCE, PI_WARN, "Out of order: a PSN reported lost arrived late [IBTA Vol1 ch. 9]", EXPFILL } },
 		{ &ei_nak, { "rdmakit.expert.nak", PI_SEQUENCE, PI_WARN, "NAK", EXPFILL } },
 		{ &ei_rnr, { "rdmakit.expert.rnr", PI_SEQUENCE, PI_NOTE, "RNR NAK", EXPFILL } },
 		{ &ei_cnp, { "rdmakit.expert.cnp", PI_SEQUENCE, PI_NOTE, "Congestion notification packet [IBTA Vol1 A17.9.3]", EXPFILL } },
-		{ &ei_fecn, { "rdmakit.expert.fecn", PI_SEQUENCE, PI_NOTE, "FECN set: congestion on the forward path [IBTA Vol1 A17.9 (verify §)]", EXPFILL } },
-		{ &ei_becn, { "rdmakit.expert.becn", PI_SEQUENCE, PI_NOTE, "BECN set [IBTA Vol1 A17.9 (verify §)]", EXPFILL } },
+		{ &ei_fecn, { "rdmakit.expert.fecn", PI_SEQUENCE, PI_NOTE, "FECN set: congestion on the forward path [IBTA Annex A17 A17.9]", EXPFILL } },
+		{ &ei_becn, { "rdmakit.expert.becn", PI_SEQUENCE, PI_NOTE, "BECN set [IBTA Annex A17 A17.9]", EXPFILL } },
 		{ &ei_term, { "rdmakit.expert.terminate", PI_RESPONSE_CODE, PI_ERROR, "Terminate", EXPFILL } },
 		{ &ei_msg_incomplete, { "rdmakit.expert.msg_incomplete", PI_SEQUENCE, PI_NOTE, "Message incomplete in the capture", EXPFILL } },
 		{ &ei_fpdu_spans, { "rdmakit.expert.fpdu_spans", PI_REASSEMBLE, PI_CHAT, "MPA unit spans TCP segments", EXPFILL } },

@@ -3,7 +3,7 @@
 #
 # Re-records the reference captures of pcaps/roce and pcaps/iwarp with the
 # rdma-peer lab (two QEMU guests running Debian's kernel with rdma_rxe and
-# siw, inside netns "rdmalab"; see ../shared/interop/README.md).  Guest1
+# siw, inside netns "rdmalab"; see doc/interop.md).  Guest1
 # (198.18.0.11, 2001:2::11) is always the server, guest2 (198.18.0.12,
 # 2001:2::12) the client.  One pcap per test goes to OUTDIR/<name>.pcap, the
 # commands and their output to OUTDIR/logs/<name>.log.  With NAME arguments
@@ -15,7 +15,7 @@
 # Copy the results into pcaps/roce (rxe_*) and pcaps/iwarp (siw*_*).
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-P=${RDMA_PEER:-$HERE/../../shared/interop/rdma-peer}
+P=${RDMA_PEER:?set RDMA_PEER to the rdma-peer lab script (doc/interop.md)}
 OUT=${1:?usage: record-captures.sh OUTDIR [NAME...]}; shift
 mkdir -p "$OUT/logs"
 OUT=$(cd "$OUT" && pwd)

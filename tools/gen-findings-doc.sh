@@ -16,8 +16,9 @@ errors the connection); **warning** breaks a SHOULD or sets a reserved field;
 **note** is worth knowing but no violation (a frame cut by the snap length).
 
 Clause numbers are given only where verified against the text (Annex A17's
-CA17-x, IBTA C9-x where Linux rxe cites them); elsewhere the section is named,
-marked "(verify §)" where its number is not confirmed.
+CA17-x, IBTA C9-x where Linux rxe cites them); elsewhere the section, or only
+the RFC or IBTA chapter (RFC 7306, IBTA Vol1 ch. 9) where its number is not
+confirmed. The rules behind them: doc/spec-rules.md.
 
 HDR
 "$1" --list-findings
@@ -28,7 +29,7 @@ cat <<'FTR'
 * Linux siw (6.1) sent non-zero MPA pad bytes after the one 2-byte SEND
   each side of a perftest `-R` run makes (pad `00 40` after payload `33 00`:
   probably the bytes that follow the message in the sender's buffer): `mpa.pad.nonzero`, 2 per
-  perftest siw capture. RFC 5044 section 4.1 (verify §) has the sender set
+  perftest siw capture. RFC 5044 4.1 has the sender set
   pad bytes to zero and the receiver ignore them, so it is a warning.
 * Linux rxe and the NIC in the public RoCEv2 capture raise no finding. The
   NIC sets BTH Resv6a bit 4 on SEND packets; byte 4 of the BTH is variant

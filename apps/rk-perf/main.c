@@ -32,6 +32,7 @@
 
 #include "perf.h"
 #include "rk_cli.h"
+#include "rk_iw_xstats.h"
 
 #define MIB (1024u * 1024u)
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
@@ -1444,17 +1445,9 @@ all_counters(const struct perf *p, struct rk_io_counter *c, unsigned int max)
 	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
 					   c, max);
 
-	if (w != NULL) {
-		const struct rk_io_counter iw[] = {
-			{ "stream_rx_bytes", w->rx_bytes }, { "stream_tx_bytes", w->tx_bytes },
-			{ "rx_fpdus", w->rx_fpdus }, { "tx_fpdus", w->tx_fpdus },
-			{ "placed_bytes", w->placed_bytes }, { "terminate_sent", w->term_sent },
-			{ "terminate_rcvd", w->term_rcvd },
-		};
-
-		for (unsigned int i = 0; i < sizeof(iw) / sizeof(iw[0]) && n < max; i++)
-			c[n++] = iw[i];
-	}
+	for (unsigned int i = 0; w != NULL && i < rk_iw_xstats.n && n < max; i++)
+		c[n++] = (struct rk_io_counter){ rk_iw_xstats.desc[i].name,
+						 rk_xstat_value(&rk_iw_xstats, i, w) };
 	return n;
 }
 

@@ -271,7 +271,7 @@ on_mpa_event(const struct rk_mpa_event *mev, void *ctx)
 		d->reject = rr->r;
 		d->pd_len = rr->pd_len;
 		/* This frame's M and C set the options of the opposite
-		 * direction (RFC 5044 7.1.1 (verify §)). */
+		 * direction (RFC 5044 7.1.1). */
 		if (o->deframer != NULL)
 			rk_mpa_stream_apply_peer(o->deframer, rr);
 		if (mev->kind == RK_MPA_EV_REQUEST) {

@@ -87,7 +87,7 @@ rk_insp_lost_take(struct rk_insp_flow *flow, uint32_t psn)
 
 /*
  * Opcode sequence and message length of the request side (IBTA Vol1
- * 9.7.4.1.4 (verify §), C9-92). @p checkable: the packet continues the
+ * ch. 9, C9-92). @p checkable: the packet continues the
  * sequence with no gap, so a missing FIRST or LAST cannot be explained by
  * lost packets.
  */

@@ -12,7 +12,7 @@
 #include "rk_psn.h"
 #include "rk_xeth.h"
 
-/* PSNs a READ request reserves (IBTA Vol1 9.7.4.1.2 (verify §)): one per
+/* PSNs a READ request reserves (IBTA Vol1 ch. 9): one per
  * response packet, ceil(DMALen / PMTU), at least one. */
 uint32_t
 rk_insp_read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,

@@ -31,7 +31,7 @@
 #define RK_MAD_METHOD_SEND 0x03
 #define RK_GSI_QKEY 0x80010000u         /**< well-known Q_Key of QP1 */
 
-/** CM attribute IDs (Table 104 (verify §)). */
+/** CM attribute IDs (IBTA Vol1 ch. 12). */
 enum rk_cm_attr {
 	RK_CM_REQ = 0x0010,
 	RK_CM_MRA = 0x0011,
@@ -166,7 +166,7 @@ struct rk_cm_msg {
 	};
 };
 
-/** REJ reasons used here (Table 112 (verify §)). */
+/** REJ reasons used here (IBTA Vol1 ch. 12). */
 enum rk_cm_rej_reason {
 	RK_CM_REJ_TIMEOUT = 1,
 	RK_CM_REJ_INVALID_COMM_ID = 5,
@@ -372,7 +372,7 @@ int rk_cm_disconnect(struct rk_cm_conn *c, uint64_t tid, uint64_t now_ns,
 
 /**
  * Run the timer: resend the last request while retries last, then give up
- * (RK_CM_EV_TIMEOUT, CLOSED; a DREQ timeout just closes, 12.9.7 (verify §)).
+ * (RK_CM_EV_TIMEOUT, CLOSED; a DREQ timeout just closes, IBTA Vol1 ch. 12).
  * @return action bits, 0 when nothing was due.
  */
 int rk_cm_timer(struct rk_cm_conn *c, uint64_t now_ns, uint8_t out[RK_MAD_LEN]);

@@ -188,7 +188,7 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 	    p->qpn > 0xffffff || p->psn > 0xffffff)
 		return -EINVAL;
 	c->local = *p;
-	/* Never issue more than the other side accepts (12.7.29/30 (verify §)). */
+	/* Never issue more than the other side accepts (IBTA Vol1 ch. 12). */
 	c->local.responder_resources = min8(p->responder_resources, c->peer.initiator_depth);
 	c->local.initiator_depth = min8(p->initiator_depth, c->peer.responder_resources);
 	/* The REP has no MTU: the REQ's path MTU is the connection's. */

@@ -21,7 +21,7 @@ enum rk_qp_type {
 	RK_QPT_UD = 4,
 };
 
-/** QP states (IBV_QPS_*), IBTA Vol1 10.3.1 (verify §). */
+/** QP states (IBV_QPS_*), IBTA Vol1 ch. 10. */
 enum rk_qp_state {
 	RK_QPS_RESET,
 	RK_QPS_INIT,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Completer (IBTA Vol1 9.7.5.1 and 9.9 (verify §); rxe_comp.c role): ACK,
+ * Completer (IBTA Vol1 ch. 9; rxe_comp.c role): ACK,
  * NAK, RNR NAK, READ response and ATOMIC acknowledge processing, in-order
  * work completions, coalesced ACKs retiring several WQEs, implicit ACKs
  * from READ responses, transport retry (local ACK timeout, NAK-SEQ,
@@ -127,7 +127,7 @@ comp_error(struct rk_ib_qp *qp, enum rk_wc_status st)
 	rk_ib_qp_to_error(qp);
 }
 
-/* Forward progress: fresh retry budgets, restart the ACK timer (9.7.6.1.x (verify §)). */
+/* Forward progress: fresh retry budgets, restart the ACK timer (IBTA Vol1 ch. 9). */
 static void
 on_progress(struct rk_ib_qp *qp, uint64_t now)
 {
@@ -187,15 +187,19 @@ read_stream_restarted(struct rk_ib_qp *qp, uint32_t psn)
 static enum rk_comp_state
 chk_psn(struct rk_ib_qp *qp, struct comp_ctx *c)
 {
-	if (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD)
+	if (qp->state != RK_QPS_RTS && qp->state != RK_QPS_SQD) {
+		rk_ib_reason_count(qp, RK_IB_R_COMP_QP_STATE);
 		return RK_COMP_ST_DROP;
+	}
 	/* A response for a PSN never sent is a ghost: ignore it (RETRY-GHOST-01). */
 	if (!qp->req.sent_any || rk_psn_diff(c->psn, qp->req.max_sent_psn) > 0) {
 		RK_QP_COUNT(qp, comp_ghost_acks);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_GHOST);
 		return RK_COMP_ST_DROP;
 	}
 	if (rk_psn_diff(c->psn, qp->comp.psn) < 0) {
 		RK_QP_COUNT(qp, comp_dup_resp);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_DUP);
 		return RK_COMP_ST_DROP;
 	}
 	return RK_COMP_ST_CHK_ACK;
@@ -204,7 +208,6 @@ chk_psn(struct rk_ib_qp *qp, struct comp_ctx *c)
 static enum rk_comp_state
 chk_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
 {
-	(void)qp;
 	if (c->flags & RK_OPF_READ_RESP)
 		return RK_COMP_ST_READ;
 	if (c->flags & RK_OPF_ATOMIC_ACK)
@@ -224,14 +227,16 @@ chk_ack(struct rk_ib_qp *qp, struct comp_ctx *c)
 			return RK_COMP_ST_NAK_FATAL;
 		default:
 			/* T4: code 4 (invalid RD request) is RD only; 4..31 are reserved on RC. */
+			rk_ib_reason_count(qp, RK_IB_R_COMP_AETH_RESERVED);
 			return RK_COMP_ST_DROP;
 		}
 	default:
+		rk_ib_reason_count(qp, RK_IB_R_COMP_AETH_RESERVED);
 		return RK_COMP_ST_DROP;
 	}
 }
 
-/* READ response (IBTA 9.7.5.1.x (verify §)): in order, implicit ACK of earlier WQEs. */
+/* READ response (IBTA Vol1 ch. 9): in order, implicit ACK of earlier WQEs. */
 static enum rk_comp_state
 do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 {
@@ -369,6 +374,7 @@ do_nak_seq(struct rk_ib_qp *qp, struct comp_ctx *c)
 	RK_QP_COUNT(qp, req_nak_seq_retries);
 	if (qp->comp.retry_left == 0) {
 		RK_QP_COUNT(qp, req_retry_exceeded);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -390,6 +396,7 @@ do_rnr(struct rk_ib_qp *qp, struct comp_ctx *c)
 	RK_QP_COUNT(qp, req_rnr_retries);
 	if (qp->comp.rnr_left == 0) {
 		RK_QP_COUNT(qp, req_rnr_retry_exceeded);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_RNR_RETRY_EXCEEDED);
 		comp_error(qp, RK_WC_RNR_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -416,7 +423,14 @@ do_nak_fatal(struct rk_ib_qp *qp, struct comp_ctx *c)
 		[RK_AETH_NAK_REMOTE_ACCESS_ERR] = RK_WC_REM_ACCESS_ERR,
 		[RK_AETH_NAK_REMOTE_OP_ERR] = RK_WC_REM_OP_ERR,
 	};
+	static const enum rk_ib_reason why[] = {
+		[RK_AETH_NAK_INVALID_REQUEST] = RK_IB_R_COMP_NAK_INV,
+		[RK_AETH_NAK_REMOTE_ACCESS_ERR] = RK_IB_R_COMP_NAK_RACC,
+		[RK_AETH_NAK_REMOTE_OP_ERR] = RK_IB_R_COMP_NAK_ROP,
+	};
 	struct sq_wqe *w;
+
+	rk_ib_reason_count(qp, why[c->syndrome & RK_AETH_VALUE_MASK]);
 
 	while ((w = head_wqe(qp)) != NULL && rk_psn_diff(w->last_psn, c->psn) < 0)
 		retire_head(qp, w, wr_is_rd_atomic(w->wr.opcode) ? RK_WC_WR_FLUSH_ERR :
@@ -439,6 +453,7 @@ do_retry(struct rk_ib_qp *qp, struct comp_ctx *c)
 	RK_QP_COUNT(qp, req_read_retries);
 	if (qp->comp.retry_left == 0) {
 		RK_QP_COUNT(qp, req_retry_exceeded);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return RK_COMP_ST_DONE;
 	}
@@ -524,6 +539,7 @@ rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 	RK_QP_COUNT(qp, req_retransmit_timeouts);
 	if (qp->comp.retry_left == 0) {
 		RK_QP_COUNT(qp, req_retry_exceeded);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
 		comp_error(qp, RK_WC_RETRY_EXC_ERR);
 		return;
 	}

@@ -50,7 +50,7 @@
  *     same slot with probability 2^-16 per registration. Only MRs
  *     registered with REMOTE access are reachable that way.
  *   - A READ needs all its response PSNs outstanding at once, and fewer
- *     than 2^23 PSNs may be (IBTA 9.7.1 (verify §)): a READ of 2^23 PSNs or
+ *     than 2^23 PSNs may be (IBTA Vol1 ch. 9): a READ of 2^23 PSNs or
  *     more (over 2^31 - 256 bytes at PMTU 256) is refused by
  *     rk_ib_post_send (-EINVAL) rather than split, and a READ that would
  *     cross the limit waits for completions.
@@ -191,7 +191,7 @@ void rk_ib_pd_release(struct rk_ib_pd *pd);
  * The VA of byte i is (uint64_t)(uintptr_t)addr + i, as in libibverbs.
  * L_Key and R_Key are distinct, and a keyed permutation of the table slot
  * and a per-registration random tag: a key says nothing about the next one.
- * REMOTE_WRITE or REMOTE_ATOMIC require LOCAL_WRITE (IBTA 10.6.3 (verify §)).
+ * REMOTE_WRITE or REMOTE_ATOMIC require LOCAL_WRITE (IBTA Vol1 ch. 10).
  * @return the MR, or NULL with errno EINVAL or ENOMEM (table full).
  */
 struct rk_ib_mr *rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len,
@@ -225,7 +225,7 @@ int rk_ib_cq_destroy(struct rk_ib_cq *cq);
  * Take up to @p n completions, oldest first.
  * @return completions written to @p wc (0..n), or -EOVERFLOW once the CQ
  *         overran (completions were lost; the CQ is unusable, as in IBTA
- *         11.4.2.1 (verify §)).
+ *         Vol1 ch. 11).
  */
 int rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc);
 
@@ -284,7 +284,7 @@ void *rk_ib_qp_context(const struct rk_ib_qp *qp);
 extern const char *const rk_qp_state_name[RK_QPS_COUNT];
 
 /**
- * Modify a QP (IBTA Vol1 10.3.1 and 11.2.4.2 (verify §); libibverbs
+ * Modify a QP (IBTA Vol1 ch. 10 and 11.2.5; libibverbs
  * ibv_modify_qp): @p mask (enum rk_qp_attr_mask) selects the attributes of
  * @p attr to apply. Each transition has required and optional attributes
  * (RESET->INIT: PKEY_INDEX, PORT and ACCESS_FLAGS for RC/UC, QKEY for UD;
@@ -328,7 +328,7 @@ typedef void (*rk_ib_emit_fn)(void *ctx, const uint8_t *frame, uint32_t len);
  * RoCEv2 with a usable BTH (truncated, too short for the opcode's headers,
  * unknown DestQP, bad ICRC, wrong P_Key or transport) are dropped and
  * counted before any length arithmetic. Requests go to the QP's responder
- * (IBTA 9.7.5 and 9.7.6 (verify §)), responses to its completer.
+ * (IBTA Vol1 ch. 9), responses to its completer.
  * @return 0 when the frame was consumed (even if it was dropped by the
  *         protocol), -EINVAL for NULL arguments.
  */

@@ -430,13 +430,13 @@ rk_ib_srq_destroy(struct rk_ib_srq *srq)
 static bool
 pkey_match(uint16_t a, uint16_t b)
 {
-	/* Same partition, and at least one full member (IBTA 10.9.3 (verify §)). */
+	/* Same partition, and at least one full member (IBTA Vol1 ch. 10 partitioning). */
 	return (a & 0x7fff) == (b & 0x7fff) && ((a | b) & 0x8000);
 }
 
 /*
- * Connected service: only the QP's peer may talk to it (IBTA 9.6.1.5 source
- * checks for RC/UC (verify §); rxe check_addr): the source IP must be the
+ * Connected service: only the QP's peer may talk to it (IBTA Vol1 ch. 9 source
+ * checks for RC/UC; rxe check_addr): the source IP must be the
  * AV's destination and the destination IP ours. MACs are not compared: a
  * routed peer's frames carry a router's MAC.
  */

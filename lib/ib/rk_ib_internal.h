@@ -13,6 +13,7 @@
 #include "rk_build.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
+#include "rk_ib_reason.h"
 #include "rk_wc_ring.h"
 #include "rk_xeth.h"
 
@@ -119,7 +120,7 @@ struct comp_state {
 	uint32_t retry_hi;              /* ... the highest such PSN */
 };
 
-/* Responder resource: one READ or ATOMIC (IBTA 9.7.5.1.x (verify §)). */
+/* Responder resource: one READ or ATOMIC (IBTA Vol1 ch. 9). */
 enum { RES_NONE = 0, RES_READ, RES_ATOMIC };
 
 struct resp_res {
@@ -190,6 +191,8 @@ struct rk_ib_qp {
 	struct resp_res *res;
 	uint32_t nres;
 	struct rk_ib_stats stats;       /* this QP's share of dev->stats */
+	struct rk_ib_reason_stats reasons;
+	enum rk_ib_reason last_reason;
 };
 
 /* Count an event of a QP on the device and on the QP. */
@@ -235,6 +238,9 @@ struct rk_ib_mr *rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey);
 bool rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc);
 void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from,
 		 const char *to);
+
+/* rk_ib_reason.c: count reason @p r on the QP and trace it. */
+void rk_ib_reason_count(struct rk_ib_qp *qp, enum rk_ib_reason r);
 
 /* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
 void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);
@@ -301,7 +307,7 @@ bool rk_comp_outstanding(const struct rk_ib_qp *qp);
 
 /*
  * Most PSNs a requester may have outstanding: fewer than 2^23, or the
- * 24-bit PSN comparison (IBTA 9.7.1 (verify §)) no longer tells old from new.
+ * 24-bit PSN comparison (IBTA Vol1 ch. 9) no longer tells old from new.
  */
 #define RK_IB_MAX_OUTSTANDING_PSNS ((1u << 23) - 1)
 

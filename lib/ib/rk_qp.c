@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * QP objects and the QP state machine: RESET, INIT, RTR, RTS, SQD, SQE, ERR
- * (IBTA Vol1 10.3.1 and 11.2.4.2 (verify §)); the attribute table has the
+ * (IBTA Vol1 ch. 10 and 11.2.5); the attribute table has the
  * shape of the kernel's ib_modify_qp_is_ok(). Posting and flushing.
  */
 #include <errno.h>
@@ -235,7 +235,7 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	qp->attr.path_mtu = RK_MTU_4096;
 	qp->pmtu = 4096;
 	qp->p_key = 0xffff;
-	/* A17.9.4 (verify §): the UDP source port is per-QP entropy, constant. */
+	/* IBTA Annex A17 A17.9.4: the UDP source port is per-QP entropy, constant. */
 	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e37u) & 0x3fff));
 	pd->refs++;
 	qp->scq->refs++;
@@ -371,7 +371,7 @@ rk_ib_sq_flush(struct rk_ib_qp *qp)
 	qp->req.rd_atomic = 0;
 }
 
-/* Flush every outstanding WQE, oldest first (IBTA 10.3.1 error state (verify §)). */
+/* Flush every outstanding WQE, oldest first (IBTA Vol1 ch. 10 error state). */
 void
 rk_ib_qp_flush(struct rk_ib_qp *qp)
 {
@@ -741,7 +741,7 @@ rk_ib_srq_post_recv(struct rk_ib_srq *srq, const struct rk_recv_wr *wr,
 	return 0;
 }
 
-/* UC/UD send queue error: the SQ flushes, the RQ keeps working (IBTA 10.3.1 (verify §)). */
+/* UC/UD send queue error: the SQ flushes, the RQ keeps working (IBTA Vol1 ch. 10). */
 void
 rk_ib_qp_to_sqe(struct rk_ib_qp *qp)
 {

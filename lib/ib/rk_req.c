@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Requester (IBTA Vol1 9.7.4 and 9.7.5.1 (verify §); rxe_req.c role):
+ * Requester (IBTA Vol1 ch. 9; rxe_req.c role):
  * work requests to packets, segmentation at the path MTU, PSN assignment
  * modulo 2^24, the AckReq policy, the READ/ATOMIC initiator depth, the
  * in-flight window, and go-back-N seeking. A packet is a pure function of
@@ -192,8 +192,8 @@ rd_atomic_limit(const struct rk_ib_qp *qp)
 }
 
 /*
- * Check the SGEs against their L_Keys before the first packet (IBTA 10.6.3
- * (verify §)); every later use looks them up again (rk_req_sge_ptr).
+ * Check the SGEs against their L_Keys before the first packet (IBTA Vol1
+ * ch. 10); every later use looks them up again (rk_req_sge_ptr).
  */
 static enum rk_wc_status
 check_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
@@ -254,7 +254,7 @@ rk_req_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
 
 /*
  * Go back (or forward) to PSN psn: the next packet sent is the one with that
- * PSN, from the WQE that owns it (go-back-N, IBTA 9.7.5.1.x (verify §)).
+ * PSN, from the WQE that owns it (go-back-N, IBTA Vol1 ch. 9).
  */
 void
 rk_req_seek(struct rk_ib_qp *qp, uint32_t psn)

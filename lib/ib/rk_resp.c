@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Responder (IBTA Vol1 9.7.4.1, 9.7.5 and 9.7.6 (verify §); rxe_resp.c
+ * Responder (IBTA Vol1 ch. 9; rxe_resp.c
  * role). One state function per check, in rxe's order: PSN, opcode
  * sequence, QP access, resources (receive WQE, responder resources),
  * length (C9-92, C9-94), R_Key (C9-88), execute, complete, acknowledge;
@@ -10,7 +10,7 @@
  *
  * READ data is fetched when its response packets are built, not when the
  * request arrives; the requester orders a later WRITE over the same bytes
- * with RK_SEND_FENCE (IBTA 10.8.3.3 ordering (verify §)).
+ * with RK_SEND_FENCE (IBTA Vol1 ch. 10 ordering rules).
  *
  * No host address outlives a packet: R_Keys (WRITE continuation packets,
  * every READ response) and receive SGE L_Keys are looked up again each
@@ -71,6 +71,7 @@ struct resp_ctx {
 	uint32_t len;                   /* payload bytes, without pad */
 	uint64_t now;
 	uint8_t nak_code;               /* for NAK_FATAL */
+	enum rk_ib_reason reason;       /* why NAK_FATAL or DROP (rk_ib_reason.h) */
 	enum rk_wc_status rwc_status;   /* receive WQE status on NAK_FATAL */
 	uint8_t *target;                /* resolved RETH/AtomicETH address */
 	uint32_t dma_len;
@@ -81,6 +82,14 @@ static bool
 is_rc(const struct rk_ib_qp *qp)
 {
 	return qp->type == RK_QPT_RC;
+}
+
+/* A silent drop, and why. */
+static enum rk_resp_state
+drop(struct resp_ctx *c, enum rk_ib_reason why)
+{
+	c->reason = why;
+	return RK_RESP_ST_DROP;
 }
 
 static uint8_t
@@ -255,7 +264,7 @@ msg_start(uint32_t flags)
 	return (flags & (RK_OPF_FIRST | RK_OPF_READ_REQ)) != 0;
 }
 
-/* PSN classification: expected, duplicate or invalid (IBTA 9.7.4.1 (verify §)). */
+/* PSN classification: expected, duplicate or invalid (IBTA Vol1 ch. 9; C9-105). */
 static enum rk_resp_state
 chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
@@ -279,7 +288,7 @@ chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 			r->drop_msg = true;
 			r->msg = MSG_NONE;
 			r->epsn = rk_psn_add(c->psn, 1);
-			return RK_RESP_ST_DROP;
+			return drop(c, RK_IB_R_RESP_UC_MSG_LOST);
 		}
 		r->drop_msg = false;
 		r->msg = MSG_NONE;
@@ -303,8 +312,9 @@ supported(const struct rk_ib_qp *qp, uint32_t flags, uint8_t opcode)
 }
 
 static enum rk_resp_state
-fail(struct rk_ib_qp *qp, struct resp_ctx *c, uint8_t code)
+fail(struct rk_ib_qp *qp, struct resp_ctx *c, uint8_t code, enum rk_ib_reason why)
 {
+	c->reason = why;
 	if (!is_rc(qp) && c->rwc_status == RK_WC_LOC_PROT_ERR) {
 		/* A receive WQE whose memory is gone: a local error, not class D. */
 		c->nak_code = code;
@@ -319,26 +329,26 @@ fail(struct rk_ib_qp *qp, struct resp_ctx *c, uint8_t code)
 	return RK_RESP_ST_NAK_FATAL;
 }
 
-/* Opcode sequence (IBTA 9.7.4.1.4 (verify §), OPSEQ-01/02, BTH-OPC-02). */
+/* Opcode sequence (IBTA Vol1 ch. 9, OPSEQ-01/02, BTH-OPC-02). */
 static enum rk_resp_state
 chk_op_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
 	struct resp_state *r = &qp->resp;
 
 	if (!supported(qp, c->flags, c->opcode))
-		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_OPCODE);
 	switch (r->msg) {
 	case MSG_SEND:
 		if (!(c->flags & RK_OPF_SEND) || msg_start(c->flags))
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_OPSEQ_LAST);
 		break;
 	case MSG_WRITE:
 		if (!(c->flags & RK_OPF_WRITE) || msg_start(c->flags))
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_OPSEQ_LAST);
 		break;
 	default:
 		if (!msg_start(c->flags) && !(c->flags & RK_OPF_ATOMIC))
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_OPSEQ_FIRST);
 		break;
 	}
 	return RK_RESP_ST_CHK_OP_VALID;
@@ -353,11 +363,11 @@ chk_op_valid(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (((c->flags & RK_OPF_WRITE) && !(acc & RK_ACCESS_REMOTE_WRITE)) ||
 	    ((c->flags & RK_OPF_READ_REQ) && !(acc & RK_ACCESS_REMOTE_READ)) ||
 	    ((c->flags & RK_OPF_ATOMIC) && !(acc & RK_ACCESS_REMOTE_ATOMIC)))
-		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_QP_ACCESS);
 	return RK_RESP_ST_CHK_RESOURCE;
 }
 
-/* Receive WQE (RNR NAK when none, 9.7.5.2.8 (verify §)) and responder resources. */
+/* Receive WQE (RNR NAK when none, IBTA Vol1 ch. 9) and responder resources. */
 static enum rk_resp_state
 chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
@@ -371,11 +381,11 @@ chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 		if (empty) {
 			if (is_rc(qp))
 				return RK_RESP_ST_RNR;
-			return fail(qp, c, 0);
+			return fail(qp, c, 0, RK_IB_R_RESP_RWQE_NONE);
 		}
 		if (st != RK_WC_SUCCESS) {
 			c->rwc_status = st;
-			return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR);
+			return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR, RK_IB_R_RESP_RWQE_BAD);
 		}
 	}
 	if (c->flags & (RK_OPF_READ_REQ | RK_OPF_ATOMIC)) {
@@ -387,10 +397,11 @@ chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 		 * requester, which keeps to max_rd_atomic, completed it already.
 		 */
 		if (qp->nres == 0)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_RD_ATOMIC_NONE);
 		old = &qp->res[r->res_head % qp->nres];
 		if (old->pending && !old->answered)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST,
+				    RK_IB_R_RESP_RD_ATOMIC_EXCEEDED);
 	}
 	return RK_RESP_ST_CHK_LENGTH;
 }
@@ -406,37 +417,37 @@ chk_length(struct rk_ib_qp *qp, struct resp_ctx *c)
 	const uint8_t *h;
 
 	if ((with_pad & 3) != 0 || pad > with_pad)
-		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_LEN_PAD);
 	len = with_pad - pad;
 	c->len = len;
 	c->payload = pkt->frame + pkt->payload_off;
 	if (f & (RK_OPF_READ_REQ | RK_OPF_ATOMIC)) {
 		if (with_pad != 0)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_LEN_RD_ATOMIC);
 	} else if ((f & RK_OPF_LAST) == 0) {
 		if (len != pmtu || pad != 0)            /* FIRST, MIDDLE: exactly PMTU */
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_LEN_NOT_PMTU);
 	} else if ((f & RK_OPF_FIRST) == 0) {
 		if (len == 0 || len > pmtu)             /* LAST: 1..PMTU */
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_LEN_LAST);
 	} else if (len > pmtu) {                        /* ONLY: 0..PMTU */
-		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_LEN_OVER_PMTU);
 	}
 	if ((h = rk_pkt_xeth(pkt, RK_HDR_RETH)) != NULL)
 		c->dma_len = rk_reth_dma_len(h);
 	if (f & RK_OPF_READ_REQ) {
 		if (c->dma_len > 0x80000000u)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_DMALEN);
 		c->nres = c->dma_len == 0 ? 1 : (c->dma_len + pmtu - 1) / pmtu;
 	} else if (f & RK_OPF_ATOMIC) {
 		if (rk_atmeth_va(rk_pkt_xeth(pkt, RK_HDR_ATMETH)) & 7)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_ATOMIC_ALIGN);
 	} else if (f & RK_OPF_WRITE) {
 		/* DMALen must match the bytes that arrive (LEN-WR-01). */
 		uint64_t left = (f & RK_OPF_FIRST) ? c->dma_len : qp->resp.wr_left;
 
 		if ((f & RK_OPF_LAST) ? left != len : left <= len)
-			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+			return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_WRITE_LEN);
 	}
 	return RK_RESP_ST_CHK_RKEY;
 }
@@ -478,9 +489,14 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return RK_RESP_ST_EXECUTE;
 	}
 	mr = rk_ib_mr_by_rkey(qp->dev, rkey);
-	if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd || (mr->access & need) != need ||
-	    va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR);
+	if (mr == NULL || !mr->rkey_valid)
+		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY);
+	if (mr->pd != qp->pd)
+		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_PD);
+	if ((mr->access & need) != need)
+		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_ACCESS);
+	if (va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
+		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_BOUNDS);
 	return RK_RESP_ST_EXECUTE;
 }
 
@@ -497,7 +513,7 @@ exec_send(struct rk_ib_qp *qp, struct resp_ctx *c)
 	}
 	if ((uint64_t)base + r->off + c->len > rwqe_capacity(&r->rwqe)) {
 		c->rwc_status = RK_WC_LOC_LEN_ERR;      /* LEN-RQ-01 */
-		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+		return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST, RK_IB_R_RESP_RECV_LEN);
 	}
 	if (base != 0) {
 		uint8_t grh[UD_GRH_LEN] = { 0 };
@@ -510,12 +526,12 @@ exec_send(struct rk_ib_qp *qp, struct resp_ctx *c)
 			memcpy(grh, p->frame + p->l3_off, UD_GRH_LEN);
 		if (!scatter(qp, 0, grh, UD_GRH_LEN)) {
 			c->rwc_status = RK_WC_LOC_PROT_ERR;
-			return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR);
+			return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR, RK_IB_R_RESP_RECV_PROT);
 		}
 	}
 	if (!scatter(qp, base + r->off, c->payload, c->len)) {
 		c->rwc_status = RK_WC_LOC_PROT_ERR;
-		return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR);
+		return fail(qp, c, RK_AETH_NAK_REMOTE_OP_ERR, RK_IB_R_RESP_RECV_PROT);
 	}
 	r->off += c->len;
 	if (c->flags & RK_OPF_LAST) {
@@ -529,7 +545,8 @@ exec_send(struct rk_ib_qp *qp, struct resp_ctx *c)
 			if (mr == NULL || mr->pd != qp->pd || !mr->rkey_valid ||
 			    !(mr->access & RK_ACCESS_REMOTE_INVALIDATE)) {
 				c->rwc_status = RK_WC_REM_INV_REQ_ERR;
-				return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST);
+				return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST,
+					    RK_IB_R_RESP_INVALIDATE);
 			}
 			mr->rkey_valid = false;
 		}
@@ -664,19 +681,19 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 
 		res = res_find(qp, RES_READ, c->psn);
 		h = rk_pkt_xeth(c->pkt, RK_HDR_RETH);
-		if (res == NULL || h == NULL)
-			return RK_RESP_ST_DROP;         /* READ-DUP-03: no longer held */
+		if (res == NULL || h == NULL)           /* READ-DUP-03: no longer held */
+			return drop(c, RK_IB_R_RESP_DUP_READ_GONE);
 		off = (uint64_t)(uint32_t)rk_psn_diff(c->psn, res->first_psn) * qp->pmtu;
 		if (rk_reth_r_key(h) != res->r_key || rk_reth_va(h) != res->va + off ||
 		    (uint64_t)rk_reth_dma_len(h) + off != res->length)
-			return RK_RESP_ST_DROP;
+			return drop(c, RK_IB_R_RESP_DUP_READ_RANGE);
 		if (res->length > 0) {
 			/* The MR may have gone since: check it again. */
 			mr = rk_ib_mr_by_rkey(qp->dev, res->r_key);
 			if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd ||
 			    !(mr->access & RK_ACCESS_REMOTE_READ) ||
 			    mr_range(mr, res->va, res->length) == NULL)
-				return RK_RESP_ST_DROP;
+				return drop(c, RK_IB_R_RESP_DUP_READ_MR);
 		}
 		res->next_psn = c->psn;
 		rk_resp_res_pending(qp, res, true);
@@ -685,13 +702,13 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (c->flags & RK_OPF_ATOMIC) {
 		res = res_find(qp, RES_ATOMIC, c->psn);
 		if (res == NULL || res->first_psn != c->psn)
-			return RK_RESP_ST_DROP;         /* ATOM-DUP-02 */
+			return drop(c, RK_IB_R_RESP_DUP_ATOMIC_GONE);
 		res->next_psn = c->psn;
 		rk_resp_res_pending(qp, res, true);
 		return RK_RESP_ST_DONE;
 	}
 	if (!supported(qp, c->flags, c->opcode))
-		return RK_RESP_ST_DROP;
+		return drop(c, RK_IB_R_RESP_DUP_OPCODE);
 	/*
 	 * READ-NEXT-01: no request ever had a PSN inside a READ's response
 	 * range, so one there is out of sequence, not a duplicate.
@@ -708,9 +725,10 @@ static enum rk_resp_state
 nak_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 {
 	if (qp->resp.nak_sent)
-		return RK_RESP_ST_DROP;         /* PSN-GAP-02: one NAK per gap */
+		return drop(c, RK_IB_R_RESP_PSN_GAP_AGAIN);     /* one NAK per gap */
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_nak_seq);
+	rk_ib_reason_count(qp, RK_IB_R_RESP_PSN_GAP);
 	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, qp->resp.epsn, c->now);
 	return RK_RESP_ST_DONE;
 }
@@ -721,6 +739,7 @@ rnr(struct rk_ib_qp *qp, struct resp_ctx *c)
 	/* RNR-GEN-04: later packets of this window are dropped, not NAKed. */
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_rnr_nak);
+	rk_ib_reason_count(qp, RK_IB_R_RESP_RNR);
 	set_ack(qp, RK_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
 		c->psn, c->now);
 	return RK_RESP_ST_DONE;
@@ -770,6 +789,7 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 		/* UD-QKEY-01: a Q_Key mismatch is dropped and counted. */
 		if (d == NULL || rk_deth_q_key(d) != qp->attr.qkey) {
 			RK_QP_COUNT(qp, rx_drop_qkey);
+			rk_ib_reason_count(qp, RK_IB_R_RESP_UD_QKEY);
 			return;
 		}
 	}
@@ -812,10 +832,12 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 			next = rnr(qp, &c);
 			break;
 		case RK_RESP_ST_NAK_FATAL:
+			rk_ib_reason_count(qp, c.reason);
 			next = nak_fatal(qp, &c);
 			break;
 		case RK_RESP_ST_DROP:
 		default:
+			rk_ib_reason_count(qp, c.reason);
 			RK_QP_COUNT(qp, resp_drop);
 			next = RK_RESP_ST_DONE;
 			break;
@@ -892,6 +914,7 @@ res_lost(struct rk_ib_qp *qp, struct resp_res *res)
 	struct resp_state *r = &qp->resp;
 
 	RK_QP_COUNT(qp, resp_nak_fatal);
+	rk_ib_reason_count(qp, RK_IB_R_RESP_READ_MR_GONE);
 	r->ack_pending = true;
 	r->ack_syndrome = RK_AETH_TYPE_NAK | RK_AETH_NAK_REMOTE_ACCESS_ERR;
 	r->ack_psn = res->next_psn;

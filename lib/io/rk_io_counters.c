@@ -5,6 +5,7 @@
  * backend's own).
  */
 #include "rk_io_internal.h"
+#include "rk_io_xstats.h"
 
 const struct rk_io_dpdk_stats *
 rk_io_dpdk_stats(const struct rk_io_dpdk *io)
@@ -42,27 +43,11 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 	for (unsigned int i = 0; i < k && n < max; i++)
 		out[n++] = (struct rk_io_counter){ c[i].name, c[i].value };
 	if (io != NULL) {
-		struct rk_io_counter p[] = {
-			/* IB port counters (perfquery), then the backend's own */
-			{ "port_xmit_packets", io->st.tx_frames },
-			{ "port_rcv_packets", io->st.rx_frames },
-			{ "port_xmit_data", io->st.tx_bytes },
-			{ "port_rcv_data", io->st.rx_bytes },
-			{ "port_xmit_discards", io->st.tx_dropped_full },
-			{ "port_xmit_errors", driver_tx_errors(io) },
-			{ "port_xmit_wait", io->st.tx_ring_full },
-			{ "port_rcv_errors", io->st.rx_too_long },
-			{ "tx_injected_drops", io->st.tx_dropped_injected },
-			{ "rx_non_roce", io->st.rx_other },
-			{ "rx_vlan_mismatch", io->st.rx_vlan_mismatch },
-			{ "rx_arp", io->st.rx_arp },
-			{ "rx_nd", io->st.rx_nd },
-			{ "tx_payload_by_ref", io->st.tx_by_ref },
-			{ "tx_payload_by_ref_copied", io->st.tx_by_ref_copied },
-		};
+		struct rk_io_port_xstats x = { io->st, driver_tx_errors(io) };
 
-		for (unsigned int i = 0; i < sizeof(p) / sizeof(p[0]) && n < max; i++)
-			out[n++] = p[i];
+		for (unsigned int i = 0; i < rk_io_port_xstats.n && n < max; i++)
+			out[n++] = (struct rk_io_counter){ rk_io_port_xstats.desc[i].name,
+							   rk_xstat_value(&rk_io_port_xstats, i, &x) };
 	}
 	return n;
 }

@@ -23,7 +23,7 @@
  * 24-bit index and 8-bit key, resolved again on every use (a deregistered
  * region is never touched again).
  *
- * Terminate (RFC 5040 4.8, 5.x (verify §); codes as ../shared T5 and the
+ * Terminate (RFC 5040 4.8 and 5; codes as the RFC 6580 registry and the
  * IANA registry): the engine sends one Terminate for the first error it
  * sees in the peer's stream, with the layer that detected it (LLP/MPA for
  * CRC and marker errors, DDP for tagged/untagged buffer errors, RDMAP for

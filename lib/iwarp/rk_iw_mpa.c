@@ -145,7 +145,7 @@ mpa_request(struct rk_iw_qp *qp)
 	frame_out(qp, &rep, TXM_MPA);
 	start_fpdus(qp);
 	/* RFC 5044 7.1.2 / RFC 6581: the Responder sends no FPDU before the
-	 * Initiator's first one (its RTR when peer-to-peer) (verify §). */
+	 * Initiator's first one (its RTR when peer-to-peer). */
 	qp->state = RK_IW_RTR_WAIT;
 }
 

@@ -117,7 +117,7 @@ rk_iw_close_now(struct rk_iw_qp *qp, enum rk_iw_close_reason why)
 }
 
 /*
- * Queue a Terminate (RFC 5040 4.8 (verify §)) for an error in the peer's
+ * Queue a Terminate (RFC 5040 4.8) for an error in the peer's
  * FPDU @p seg (NULL when no header is to be echoed, as for CRC and marker
  * errors whose headers cannot be trusted), then stop receiving.
  */
@@ -245,7 +245,7 @@ rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint
 	qp->max_send_sge = init->cap.max_send_sge == 0 ? 1 : init->cap.max_send_sge;
 	qp->max_recv_sge = init->cap.max_recv_sge == 0 ? 1 : init->cap.max_recv_sge;
 	for (int q = 0; q < IW_NQ; q++) {
-		qp->msn_rx[q] = 1;   /* RFC 5041 5.x: the first MSN is 1 (verify §) */
+		qp->msn_rx[q] = 1;   /* RFC 5041 4.3: the first MSN is 1 */
 		qp->msn_tx[q] = 1;
 	}
 	qp->rx_seq = c->rx_isn;

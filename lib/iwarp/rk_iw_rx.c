@@ -63,7 +63,7 @@ rx_read_resp(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *s
 	struct iw_out *o = rk_iw_out_head(qp);
 	struct iw_swqe *w;
 
-	/* RFC 5040 5.2.2: a Read Response answers the oldest Read (verify §). */
+	/* RFC 5040 5: a Read Response answers the oldest Read. */
 	if (o == NULL || o->kind == OUT_ATOMIC) {
 		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x06, m, seg, len);
 		return;

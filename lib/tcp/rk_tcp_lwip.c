@@ -686,7 +686,7 @@ rk_tcp_lwip_connect(const char *ip, uint16_t port)
 /*
  * One record at a time (the MPA Request or Reply, then FPDUs without
  * markers), each starting a segment of its own: records of at most the MSS
- * then fill one segment each (RFC 5044 section 8 (verify §): FPDUs aligned
+ * then fill one segment each (RFC 5044 5: FPDUs aligned
  * with TCP segments), which receivers and analysers that look for an FPDU
  * at each segment start rely on. Runs under the core lock.
  */

@@ -5,6 +5,7 @@
  * then one call through the context's struct rk_transport_ops.
  */
 #include "rk_verbs_priv.h"
+#include "rk_ib_xstats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -427,35 +428,11 @@ rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_counter *out, unsi
 	if (s == NULL || out == NULL)
 		return 0;
 
-	const struct rk_counter c[] = {
-		/* mlx5 hw_counters names first, then rxe's, then ours */
-		{ "out_of_sequence", s->resp_nak_seq },
-		{ "packet_seq_err", s->req_nak_seq_retries },
-		{ "implied_nak_seq_err", s->req_read_retries },
-		{ "local_ack_timeout_err", s->req_retransmit_timeouts },
-		{ "rnr_nak_retry_err", s->req_rnr_retries },
-		{ "out_of_buffer", s->resp_rnr_nak },
-		{ "duplicate_request", s->resp_dup },
-		{ "rx_write_requests", s->resp_write_reqs },
-		{ "rx_read_requests", s->resp_read_reqs },
-		{ "rx_atomic_requests", s->resp_atomic_reqs },
-		{ "rx_send_requests", s->resp_send_reqs },
-		{ "rx_icrc_encapsulated", s->rx_drop_icrc },
-		{ "resp_remote_access_errors", s->resp_nak_fatal },
-		{ "retry_exceeded_err", s->req_retry_exceeded },
-		{ "retry_rnr_exceeded_err", s->req_rnr_retry_exceeded },
-		{ "sent_pkts", s->tx_frames },
-		{ "rcvd_pkts", s->rx_frames },
-		{ "retransmitted_pkts", s->req_retx_pkts },
-		{ "rx_dropped_unknown_qp", s->rx_drop_qp },
-		{ "rx_dropped_malformed", s->rx_drop_malformed },
-		{ "rx_dropped_state", s->rx_drop_state },
-		{ "rx_dropped_addr", s->rx_drop_addr },
-	};
 	unsigned int n = 0;
 
-	for (; n < sizeof(c) / sizeof(c[0]) && n < max; n++)
-		out[n] = c[n];
+	for (; n < rk_ib_xstats.n && n < max; n++)
+		out[n] = (struct rk_counter){ rk_ib_xstats.desc[n].name,
+					      rk_xstat_value(&rk_ib_xstats, n, s) };
 	return n;
 }
 

@@ -24,7 +24,7 @@
  * its last byte was handed to the stream (no end-to-end acknowledgement),
  * a Read when its response was placed; SEND_WITH_INV invalidates the
  * peer's STag (the region must allow RK_ACCESS_REMOTE_INVALIDATE); a
- * remote error arrives as a Terminate (RFC 5040 4.8 (verify §)): the
+ * remote error arrives as a Terminate (RFC 5040 4.8): the
  * first work request not yet complete gets RK_WC_REM_ACCESS_ERR (tagged
  * buffer or RDMAP protection), RK_WC_REM_INV_REQ_ERR (untagged buffer) or
  * RK_WC_REM_OP_ERR (others), the rest RK_WC_WR_FLUSH_ERR, and the QP is
@@ -171,7 +171,7 @@ int rk_dealloc_pd(struct rk_pd *pd);
 
 /**
  * Register memory (ibv_reg_mr). @p access is enum rk_access_flags;
- * remote write or atomic needs local write (IBTA 10.6.3 (verify §)).
+ * remote write or atomic needs local write (IBTA Vol1 ch. 10).
  * L_Key and R_Key differ and are not predictable from earlier keys.
  * @return the MR, or NULL with errno EINVAL or ENOMEM.
  */
@@ -224,7 +224,7 @@ struct rk_qp *rk_create_qp(struct rk_pd *pd, struct rk_qp_init_attr *attr);
  * next rk_progress(), a Responder waits for it. @p conn chooses the role,
  * Rev (0: 2), enhanced/p2p RTR negotiation, CRC (on when either side asks,
  * RFC 5044 7.1.1), markers wanted from the peer, private data (at most 512
- * bytes, 508 with enhanced), TCP ISNs (for the marker grid, RFC 5044 6.1)
+ * bytes, 508 with enhanced), TCP ISNs (for the marker grid, RFC 5044 4.3)
  * and EMSS (FPDUs fit in it; 0: 1460). Its ird/ord are ignored: IRD is the
  * QP's max_dest_rd_atomic and ORD its max_rd_atomic as last set with
  * rk_modify_qp() (0: 8, at most RK_IW_MAX_IRD_ORD), carried in the RFC
@@ -261,7 +261,7 @@ struct rk_ib_qp *rk_qp_ib(const struct rk_qp *qp);
 
 /**
  * Modify a QP (ibv_modify_qp): the attribute mask rules of
- * rk_ib_qp_modify() (IBTA 11.2.4.2 (verify §)).
+ * rk_ib_qp_modify() (IBTA Vol1 11.2.5).
  *
  * iWARP QPs (the connection comes from rk_qp_connect_stream()) take only:
  * RK_QP_MAX_QP_RD_ATOMIC (ORD) and RK_QP_MAX_DEST_RD_ATOMIC (IRD), before

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 #include "rk_ddp.h"
 
-#define DDP_REF "RFC 5041 4.1 (verify §)"
-#define DDP_T_REF "RFC 5041 4.2 (verify §)"
-#define DDP_U_REF "RFC 5041 4.3 (verify §)"
+#define DDP_REF "RFC 5041 4.1"
+#define DDP_T_REF "RFC 5041 4.2"
+#define DDP_U_REF "RFC 5041 4.3"
 
 static const struct rk_field ddp_tagged_fields[] = {
 	{ "T", "t", 0, 1, 0, RK_DDP_T, DDP_REF },

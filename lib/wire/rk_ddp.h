@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_ddp.h
- * Direct Data Placement headers (RFC 5041 section 4 (verify §)), carried
+ * Direct Data Placement headers (RFC 5041 4), carried
  * as the start of every MPA ULPDU. Big-endian on the wire.
  *
- * Tagged buffer model, 14 bytes (RFC 5041 4.2 (verify §)):
+ * Tagged buffer model, 14 bytes (RFC 5041 4.2):
  *
  *     byte 0       T(7)=1 L(6) Rsvd(5:2) DV(1:0)
  *     byte 1       RsvdULP (8 bits; RDMAP puts its control field here)
  *     bytes 2-5    STag
  *     bytes 6-13   TO (tagged offset, 64 bits)
  *
- * Untagged buffer model, 18 bytes (RFC 5041 4.3 (verify §)):
+ * Untagged buffer model, 18 bytes (RFC 5041 4.3):
  *
  *     byte 0       T(7)=0 L(6) Rsvd(5:2) DV(1:0)
  *     bytes 1-5    RsvdULP (40 bits; RDMAP: control byte, then a 32-bit
@@ -34,7 +34,7 @@
 
 #define RK_DDP_TAGGED_LEN 14
 #define RK_DDP_UNTAGGED_LEN 18
-/** The DDP version this library speaks (RFC 5041 4.1 (verify §)). */
+/** The DDP version this library speaks (RFC 5041 4.1). */
 #define RK_DDP_VERSION 1
 
 #define RK_DDP_T 0x80

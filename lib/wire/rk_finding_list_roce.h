@@ -3,7 +3,7 @@
  * Findings of the link, network and IBA transport layers.
  * RK_FINDING(enum symbol, stable ID, severity, spec reference, text)
  * Clause numbers are given only where verified (CA17-x from Annex A17,
- * C9-x where cited by Linux rxe); otherwise the section is named.
+ * C9-x where cited by Linux rxe); otherwise the section, or the chapter alone.
  * No include guard: this list is expanded several times.
  */
 RK_FINDING(RK_F_FRAME_TRUNCATED, "frame.truncated", RK_SEV_NOTE,
@@ -13,82 +13,82 @@ RK_FINDING(RK_F_FRAME_MALFORMED, "frame.malformed", RK_SEV_ERROR,
 	   "IEEE 802.3 / link layer",
 	   "frame shorter than its link-layer header")
 RK_FINDING(RK_F_IP_VERSION, "ip.version.mismatch", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-27",
+	   "IBTA Annex A17 (CA17-27)",
 	   "IP version field does not match the EtherType")
 RK_FINDING(RK_F_IP_HDR_BAD, "ip.header.bad", RK_SEV_ERROR,
 	   "RFC 791 / RFC 8200",
 	   "IP header length or total length inconsistent with the frame")
 RK_FINDING(RK_F_IPV4_OPTIONS, "ipv4.options", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-3, CA17-24",
+	   "IBTA Annex A17 (CA17-3, CA17-24)",
 	   "RoCEv2 IPv4 header carries options (IHL > 5)")
 RK_FINDING(RK_F_IPV4_FRAGMENT, "ipv4.fragment", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-7, CA17-8",
+	   "IBTA Annex A17 (CA17-7, CA17-8)",
 	   "RoCEv2 packet is an IPv4 fragment")
 RK_FINDING(RK_F_UDP_LEN, "udp.length.mismatch", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-21",
+	   "IBTA Annex A17 (CA17-21)",
 	   "UDP length does not match the IP payload length")
 RK_FINDING(RK_F_TCP_HDR_BAD, "tcp.header.bad", RK_SEV_ERROR,
 	   "RFC 9293 3.1",
 	   "TCP data offset below 5 words or past the end of the IP payload")
 RK_FINDING(RK_F_BTH_TOO_SHORT, "bth.headers.too_short", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2, A17.3",
+	   "IBTA Vol1 9.2; IBTA Annex A17 A17.3",
 	   "packet shorter than the BTH, the extended headers its opcode needs and the ICRC")
 RK_FINDING(RK_F_BTH_TVER, "bth.tver.nonzero", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2 BTH TVer; 9.6 header validation",
+	   "IBTA Vol1 9.2; IBTA Annex A17 (CA17-23)",
 	   "transport header version (TVer) is not 0")
 RK_FINDING(RK_F_BTH_OPCODE_RESERVED, "bth.opcode.reserved", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2.1 opcode table",
+	   "IBTA Vol1 9.2",
 	   "opcode is reserved or undefined")
 RK_FINDING(RK_F_BTH_OPCODE_UNSUPPORTED, "bth.opcode.unsupported_transport", RK_SEV_ERROR,
-	   "IBTA Vol1 A17.4 (RC, UC, UD, XRC, CNP over RoCE)",
+	   "IBTA Annex A17 A17.4",
 	   "opcode belongs to a transport RoCE does not carry (RD or manufacturer-specific)")
 RK_FINDING(RK_F_BTH_RESV, "bth.reserved.nonzero", RK_SEV_WARN,
-	   "IBTA Vol1 9.2 BTH Resv7",
+	   "IBTA Vol1 9.2",
 	   "reserved BTH bits (Resv7) set: senders must send 0")
 RK_FINDING(RK_F_BTH_PADCNT, "bth.padcnt.invalid", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2 BTH PadCnt; C9-92 area",
+	   "IBTA Vol1 9.2; IBTA Vol1 ch. 9 (C9-92)",
 	   "PadCnt not 0 on a FIRST, MIDDLE or payload-less packet, or larger than the payload")
 RK_FINDING(RK_F_BTH_PAYLOAD_UNALIGNED, "bth.payload.unaligned", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2 BTH PadCnt",
+	   "IBTA Vol1 9.2",
 	   "payload plus pad is not a multiple of 4 bytes")
 RK_FINDING(RK_F_BTH_PAYLOAD_OVER_PMTU, "bth.payload.over_pmtu", RK_SEV_ERROR,
-	   "IBTA Vol1 C9-92; A17 path MTU",
+	   "IBTA Vol1 ch. 9 (C9-92)",
 	   "payload larger than the path MTU")
 RK_FINDING(RK_F_BTH_PAYLOAD_UNEXPECTED, "bth.payload.unexpected", RK_SEV_ERROR,
-	   "IBTA Vol1 9.2.1 opcode table",
+	   "IBTA Vol1 9.2",
 	   "payload on an opcode that carries none (ACK, READ request, atomic, CNP)")
 RK_FINDING(RK_F_BTH_PAYLOAD_MISSING, "bth.payload.missing", RK_SEV_ERROR,
-	   "IBTA Vol1 C9-92",
+	   "IBTA Vol1 ch. 9 (C9-92)",
 	   "FIRST or MIDDLE packet with no payload")
 RK_FINDING(RK_F_BTH_DESTQP_ZERO, "bth.dest_qp.zero", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-33",
+	   "IBTA Annex A17 (CA17-33)",
 	   "DestQP 0 (QP0, subnet management) is not used on RoCE")
 RK_FINDING(RK_F_ICRC_BAD, "icrc.bad", RK_SEV_ERROR,
-	   "IBTA Vol1 A17 CA17-22; 7.8.1 ICRC",
+	   "IBTA Annex A17 (CA17-22)",
 	   "invariant CRC does not match the packet")
 RK_FINDING(RK_F_AETH_SYNDROME_RESERVED, "aeth.syndrome.reserved", RK_SEV_ERROR,
-	   "IBTA Vol1 9.3.5 AETH syndrome",
+	   "IBTA Vol1 9.3",
 	   "AETH syndrome uses the reserved type (bits 6:5 = 10) or reserved bit 7")
 RK_FINDING(RK_F_AETH_NAK_RESERVED, "aeth.nak.reserved", RK_SEV_ERROR,
-	   "IBTA Vol1 9.3.5 NAK codes",
+	   "IBTA Vol1 9.3",
 	   "NAK code is reserved, or Invalid RD Request on a transport without RD")
 RK_FINDING(RK_F_RETH_DMALEN_OVER, "reth.dma_len.over_2g", RK_SEV_ERROR,
-	   "IBTA Vol1 C9-94",
+	   "IBTA Vol1 ch. 9 (C9-94)",
 	   "RDMA READ DMA length above 2^31 bytes")
 RK_FINDING(RK_F_ATOMIC_VA_UNALIGNED, "atomic.va.unaligned", RK_SEV_ERROR,
-	   "IBTA Vol1 9.4.5 atomic operations",
+	   "IBTA Vol1 ch. 9",
 	   "atomic VA is not 8-byte aligned")
 RK_FINDING(RK_F_DETH_GSI_QKEY, "deth.q_key.gsi", RK_SEV_ERROR,
-	   "IBTA Vol1 13.x GSI Q_Key 0x80010000",
+	   "IBTA Vol1 ch. 13",
 	   "datagram to QP1 with a Q_Key other than 0x80010000")
 RK_FINDING(RK_F_CNP_FIELDS, "cnp.fields", RK_SEV_WARN,
-	   "IBTA Vol1 A17 CA17-44, figure 6",
+	   "IBTA Annex A17 (CA17-44)",
 	   "CNP with non-zero PSN, SE, M, PadCnt or reserved bytes")
 RK_FINDING(RK_F_MSG_LEN_MISMATCH, "msg.length.mismatch", RK_SEV_ERROR,
-	   "IBTA Vol1 C9-92",
+	   "IBTA Vol1 ch. 9 (C9-92)",
 	   "bytes in a WRITE or READ response message differ from the DMA length requested")
 RK_FINDING(RK_F_MSG_OPCODE_SEQUENCE, "msg.opcode.sequence", RK_SEV_ERROR,
-	   "IBTA Vol1 9.7.4.1.4 opcode sequence",
+	   "IBTA Vol1 ch. 9",
 	   "MIDDLE or LAST without a FIRST, or a new message before the LAST, with no PSN gap")
 RK_FINDING(RK_F_PFC_RESERVED, "pfc.reserved.nonzero", RK_SEV_WARN,
 	   "IEEE 802.1Qbb 36.1.3",

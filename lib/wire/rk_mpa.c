@@ -7,8 +7,8 @@
 
 /* Field tables. */
 
-#define RR_REF "RFC 5044 7.1.1 (verify §)"
-#define E_REF "RFC 6581 (verify §)"
+#define RR_REF "RFC 5044 7.1.1"
+#define E_REF "RFC 6581"
 
 static const struct rk_field mpa_rr_fields[] = {
 	{ "M", "m", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_M, RR_REF },
@@ -40,20 +40,20 @@ const struct rk_header_desc rk_mpa_ird_ord_desc = {
 };
 
 static const struct rk_field mpa_fpdu_hdr_fields[] = {
-	{ "ULPDU_Length", "ulpdu_len", 0, 2, 0, 0xffff, "RFC 5044 4.1 (verify §)" },
+	{ "ULPDU_Length", "ulpdu_len", 0, 2, 0, 0xffff, "RFC 5044 4.1" },
 };
 
 const struct rk_header_desc rk_mpa_fpdu_hdr_desc = {
-	"MPA FPDU", RK_MPA_HDR_LEN, mpa_fpdu_hdr_fields, 1, "RFC 5044 4.1 (verify §)",
+	"MPA FPDU", RK_MPA_HDR_LEN, mpa_fpdu_hdr_fields, 1, "RFC 5044 4.1",
 };
 
 static const struct rk_field mpa_marker_fields[] = {
-	{ "Reserved", "rsvd", 0, 2, 0, 0xffff, "RFC 5044 4.3 (verify §)" },
-	{ "FPDUPTR", "fpduptr", 2, 2, 0, 0xffff, "RFC 5044 4.3 (verify §)" },
+	{ "Reserved", "rsvd", 0, 2, 0, 0xffff, "RFC 5044 4.3" },
+	{ "FPDUPTR", "fpduptr", 2, 2, 0, 0xffff, "RFC 5044 4.3" },
 };
 
 const struct rk_header_desc rk_mpa_marker_desc = {
-	"MPA marker", RK_MPA_MARKER_LEN, mpa_marker_fields, 2, "RFC 5044 4.3 (verify §)",
+	"MPA marker", RK_MPA_MARKER_LEN, mpa_marker_fields, 2, "RFC 5044 4.3",
 };
 
 static const struct rk_field mpa_crc_fields[] = {
@@ -98,7 +98,7 @@ rr_decode(const uint8_t *buf, size_t pd_avail, struct rk_mpa_rr *rr,
 	rr->pd_len = rk_mpa_rr_pd_len(buf);
 	pd_avail = min_sz(pd_avail, rr->pd_len);
 
-	/* RFC 5044 7.1.1: only a Reply may reject (verify §). */
+	/* RFC 5044 7.1.1: only a Reply may reject. */
 	if (!rr->reply && rr->r)
 		add(f, RK_F_MPA_REQUEST_R_SET, RK_MPA_FLAGS_OFF);
 	if (rr->rev != RK_MPA_REV_1 && rr->rev != RK_MPA_REV_2)
@@ -525,7 +525,7 @@ frame_done(struct rk_mpa_stream *s, rk_mpa_event_cb cb, void *ctx, int *n_ev)
 	s->own_c = ev->rr.c;
 	s->params.rev = ev->rr.rev;
 	s->in_unit = false;
-	/* RFC 5044 4.3: the first marker precedes the first FPDU (verify §). */
+	/* RFC 5044 4.3: the first marker precedes the first FPDU. */
 	s->grid_valid = true;
 	s->marker_seq0 = s->next_seq;
 	s->state = ST_FPDU;
@@ -616,7 +616,7 @@ marker_done(struct rk_mpa_stream *s)
 	mi.at = s->mk_at;
 	mi.rsvd = rk_mpa_marker_rsvd(s->mk);
 	mi.fpduptr = rk_mpa_marker_fpduptr(s->mk);
-	/* RFC 5044 4.3: back to ULPDU_Length, 0 when it leads the FPDU (verify §). */
+	/* RFC 5044 4.3: back to ULPDU_Length, 0 when it leads the FPDU. */
 	mi.expected = s->mk_at == 0 ? 0 : (uint16_t)(s->mk_seq - s->hdr_seq);
 	mi.covered = s->mk_covered;
 	if (s->nmarkers < RK_MPA_FPDU_MARKERS_MAX)

@@ -5,7 +5,7 @@
  * Request/Reply frames, FPDU framing with pad, CRC32c and markers, an FPDU
  * builder, and a deframer that follows one direction of a TCP stream.
  *
- * MPA Request / Reply frame (RFC 5044 7.1.1 (verify §); RFC 6581):
+ * MPA Request / Reply frame (RFC 5044 7.1.1; RFC 6581):
  *
  *     bytes 0-15   Key: "MPA ID Req Frame" or "MPA ID Rep Frame" (ASCII, no NUL)
  *     byte 16      M(7) C(6) R(5) Enhanced(4) Res(3:0)
@@ -21,10 +21,10 @@
  *
  * M in a frame asks the *other* endpoint to put markers in the FPDUs it
  * sends to the frame's sender; C set in either frame turns CRC on in both
- * directions (RFC 5044 7.1.1 (verify §)). So one direction's markers are
+ * directions (RFC 5044 7.1.1). So one direction's markers are
  * decided by the frame travelling the opposite way.
  *
- * FPDU (RFC 5044 4.1 (verify §)), before markers are inserted:
+ * FPDU (RFC 5044 4.1), before markers are inserted:
  *
  *     bytes 0-1    ULPDU_Length: bytes of ULPDU (excludes itself, pad,
  *                  CRC and markers)
@@ -34,7 +34,7 @@
  *                  significant byte first, as iSCSI does (RFC 3720 B.4
  *                  vectors; Linux siw's crc32c digest bytes)
  *
- * Marker rule (RFC 5044 4.3 (verify §); what Wireshark's MPA dissector
+ * Marker rule (RFC 5044 4.3; what Wireshark's MPA dissector
  * implements): when markers are on for a direction, a 4-byte marker
  * (16-bit Reserved = 0, 16-bit FPDUPTR) sits at every TCP sequence number
  * S with (S - SeqStart) mod 512 == 0, where SeqStart is the sequence number

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_psn.h
- * 24-bit packet sequence number arithmetic (IBTA Vol1 9.7.1 (verify §)).
+ * 24-bit packet sequence number arithmetic (IBTA Vol1 ch. 9).
  *
  * PSNs are compared modulo 2^24 in a half window: a PSN less than 2^23
  * ahead of another is "after" it, anything else is "before". Every PSN

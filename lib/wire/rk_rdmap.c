@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#define R5040 "RFC 5040 4.2 (verify §)"
-#define R7306 "RFC 7306 (verify §)"
+#define R5040 "RFC 5040 4.2"
+#define R7306 "RFC 7306"
 
 /* RFC 5040 4.2 opcode table, with the RFC 7306 additions 8..11. */
 static const struct rk_rdmap_opcode_info opcode_table[16] = {
@@ -64,15 +64,15 @@ const struct rk_header_desc rk_rdmap_ctrl_desc = {
 
 static const struct rk_field rdmap_inval_fields[] = {
 	{ "Invalidate STag", "inval_stag", 2, 4, 0, 0xffffffffull,
-	  "RFC 5040 4.3 (verify §)" },
+	  "RFC 5040 4" },
 };
 
 const struct rk_header_desc rk_rdmap_inval_desc = {
 	"RDMAP Send with Invalidate", RK_DDP_UNTAGGED_LEN, rdmap_inval_fields, 1,
-	"RFC 5040 4.3 (verify §)",
+	"RFC 5040 4",
 };
 
-#define RR_REF "RFC 5040 4.4 (verify §)"
+#define RR_REF "RFC 5040 4.4"
 static const struct rk_field rdmap_read_req_fields[] = {
 	{ "Data Sink STag", "sink_stag", 0, 4, 0, 0xffffffffull, RR_REF },
 	{ "Data Sink Tagged Offset", "sink_to", 4, 8, 0, ~0ull, RR_REF },
@@ -86,7 +86,7 @@ const struct rk_header_desc rk_rdmap_read_req_desc = {
 	sizeof(rdmap_read_req_fields) / sizeof(rdmap_read_req_fields[0]), RR_REF,
 };
 
-#define TERM_REF "RFC 5040 4.8 (verify §)"
+#define TERM_REF "RFC 5040 4.8"
 static const struct rk_field rdmap_term_fields[] = {
 	{ "Layer", "layer", 0, 1, 0, 0xf0, TERM_REF },
 	{ "EType", "etype", 0, 1, 0, 0x0f, TERM_REF },
@@ -457,12 +457,12 @@ rk_rdmap_parse(const uint8_t *seg, size_t len, struct rk_rdmap_msg *m,
 	}
 	m->hdr_len = m->ddp_hdr_len;
 
-	/* RFC 5041 4.1: DV = 1; Rsvd sent as 0 (verify §). */
+	/* RFC 5041 4.1: DV = 1; Rsvd sent as 0. */
 	if (m->dv != RK_DDP_VERSION)
 		add(f, RK_F_DDP_DV_BAD, 0);
 	if (m->ddp_rsvd != 0)
 		add(f, RK_F_DDP_RESERVED, 0);
-	/* RFC 5040 4.2: RV = 1; Rsvd sent as 0 (verify §). */
+	/* RFC 5040 4.2: RV = 1; Rsvd sent as 0. */
 	if (m->rv != RK_RDMAP_VERSION)
 		add(f, RK_F_RDMAP_RV_BAD, RK_RDMAP_CTRL_OFF);
 	if (m->rdmap_rsvd != 0)
@@ -492,7 +492,7 @@ rk_rdmap_parse(const uint8_t *seg, size_t len, struct rk_rdmap_msg *m,
 
 	switch (m->opcode) {
 	case RK_RDMAP_READ_REQ:
-		/* RFC 5040 4.4: the segment is exactly DDP + 28 (verify §). */
+		/* RFC 5040 4.4: the segment is exactly DDP + 28. */
 		if (avail != RK_RDMAP_READ_REQ_LEN)
 			add(f, RK_F_RDMAP_READ_REQ_LENGTH, m->ddp_hdr_len);
 		if (avail < RK_RDMAP_READ_REQ_LEN)

@@ -7,7 +7,7 @@
  * DDP + RDMAP fields with findings. Big-endian on the wire.
  *
  * RDMAP control field: the RsvdULP byte of the DDP header (byte 1),
- * RFC 5040 4.2 (verify §):
+ * RFC 5040 4.2:
  *
  *     byte 1 of the DDP header   RV(7:6)=1 Rsvd(5:4) OpCode(3:0)
  *
@@ -15,7 +15,7 @@
  * of Send with Invalidate (opcodes 4, 6) and are reserved (0) otherwise.
  *
  * RDMA Read Request header, 28 bytes after the untagged DDP header
- * (RFC 5040 4.4 (verify §)):
+ * (RFC 5040 4.4):
  *
  *     bytes 0-3    Data Sink STag
  *     bytes 4-11   Data Sink Tagged Offset
@@ -23,7 +23,7 @@
  *     bytes 16-19  Data Source STag
  *     bytes 20-27  Data Source Tagged Offset
  *
- * Terminate header after the untagged DDP header (RFC 5040 4.8 (verify §);
+ * Terminate header after the untagged DDP header (RFC 5040 4.8;
  * layout as Linux siw and Wireshark read it):
  *
  *     bytes 0-3    Layer(31:28) EType(27:24) Error Code(23:16)
@@ -33,7 +33,7 @@
  *                  chosen by its own T bit)
  *     if R:        the terminated RDMAP header (28 bytes: a Read Request)
  *
- * RFC 7306 (verify § for all of it):
+ * RFC 7306:
  *  Atomic Request header, 52 bytes: Reserved(31:4) AOpCode(3:0) | Request
  *  Identifier | Remote STag | Remote TO (64) | Add or Swap Data (64) |
  *  Add or Swap Mask (64) | Compare Data (64) | Compare Mask (64).
@@ -53,7 +53,7 @@
 #include "rk_field.h"
 #include "rk_finding.h"
 
-/** The RDMAP version this library speaks, RV = 1 (RFC 5040 4.2 (verify §)). */
+/** The RDMAP version this library speaks, RV = 1 (RFC 5040 4.2). */
 #define RK_RDMAP_VERSION 1
 
 #define RK_RDMAP_CTRL_OFF 1       /* inside the DDP header */
@@ -70,7 +70,7 @@
 #define RK_RDMAP_ATOMIC_RESP_LEN 12
 #define RK_RDMAP_IMMDT_LEN 8
 
-/** RDMAP opcodes (RFC 5040 4.2, RFC 7306 (verify §)). */
+/** RDMAP opcodes (RFC 5040 4.3, RFC 7306). */
 enum rk_rdmap_opcode {
 	RK_RDMAP_WRITE = 0,
 	RK_RDMAP_READ_REQ = 1,
@@ -86,7 +86,7 @@ enum rk_rdmap_opcode {
 	RK_RDMAP_ATOMIC_RESP = 11,    /**< RFC 7306 Atomic Response */
 };
 
-/** Untagged queue numbers (RFC 5040 4.x; QN 3, 4 from RFC 7306 (verify §)). */
+/** Untagged queue numbers (RFC 5040 4; QN 3, 4 from RFC 7306). */
 enum rk_rdmap_qn {
 	RK_RDMAP_QN_SEND = 0,         /**< Send family, Immediate Data */
 	RK_RDMAP_QN_READ_REQ = 1,
@@ -249,7 +249,7 @@ static inline void rk_rdmap_atomic_set_swap_add_mask(uint8_t *h, uint64_t v) { r
 static inline void rk_rdmap_atomic_set_compare(uint8_t *h, uint64_t v) { rk_put_be64(h + 36, v); }
 static inline void rk_rdmap_atomic_set_compare_mask(uint8_t *h, uint64_t v) { rk_put_be64(h + 44, v); }
 
-/** RFC 7306 atomic operation codes (AOpCode) (verify §). */
+/** RFC 7306 atomic operation codes (AOpCode). */
 enum rk_rdmap_aopcode {
 	RK_RDMAP_AOP_FETCH_ADD = 0,
 	RK_RDMAP_AOP_SWAP = 1,
@@ -322,8 +322,8 @@ enum rk_term_layer {
 
 /**
  * Meaning of a Terminate Layer / EType / Error code triple, from the
- * table of RFC 5040 7, RFC 5041 7.2, RFC 5044 8 and RFC 6581 as
- * registered by IANA (RFC 6580) (verify §): e.g. (1, 2, 0x01) ->
+ * table of RFC 5040 4.8, RFC 5041 7.2, RFC 5044 8 and RFC 6581 as
+ * registered by IANA (RFC 6580): e.g. (1, 2, 0x01) ->
  * "invalid QN".
  * @return the text, or NULL when the triple is not in the table.
  */

@@ -15,7 +15,7 @@
  *  FETH   4 B  FLUSH extended header (IBTA 1.5), kept as one word
  *  CNP   16 B  reserved bytes after the BTH of opcode 0x81   A17.9.3
  *
- * Section numbers inside 9.3 follow the order of Vol1 1.2.1 (verify §); the
+ * Numbers inside 9.3 follow the headers' order in Vol1 1.2.1 (unconfirmed); the
  * field tables (rk_*_desc) cite the same numbers. Short prefixes: atmeth is
  * the AtomicETH, atmack the AtomicAckETH.
  */
@@ -87,7 +87,7 @@ static inline void rk_deth_set_src_qp(uint8_t *h, uint32_t v) { rk_put_be24(h + 
 static inline uint32_t rk_rdeth_ee_cnxt(const uint8_t *h) { return rk_get_be24(h + 1); }
 static inline uint32_t rk_xrceth_xrc_srq(const uint8_t *h) { return rk_get_be24(h + 1); }
 
-/* AETH syndrome (IBTA Vol1 9.3.5 (verify §)): bits 6:5 select the type. */
+/* AETH syndrome (IBTA Vol1 9.3): bits 6:5 select the type. */
 #define RK_AETH_TYPE_MASK 0x60
 #define RK_AETH_TYPE_ACK 0x00
 #define RK_AETH_TYPE_RNR_NAK 0x20
@@ -118,7 +118,7 @@ enum rk_aeth_kind rk_aeth_kind(uint8_t syndrome);
 
 /**
  * Credits (receive WQEs) a 5-bit ACK credit code stands for, IBTA Vol1 9.7.7.2
- * (verify §); the table doubles every two codes: 0,1,2,3,4,6,8,12,...,32768.
+ * (end-to-end credits); the table doubles every two codes: 0,1,2,3,4,6,8,12,...,32768.
  * Only the low 5 bits of @p code are used.
  * @return credits, or -1 for code 0x1F (credits not tracked).
  */
@@ -132,8 +132,8 @@ int32_t rk_aeth_credits(uint8_t code);
 uint8_t rk_aeth_credit_code(uint32_t credits);
 
 /**
- * Minimum RNR wait of a 5-bit RNR NAK timer code, in ns (IBTA Vol1 9.7.5.2.8
- * table (verify §)): code 0 is 655.36 ms, 1 is 0.01 ms, up to 31 = 491.52 ms.
+ * Minimum RNR wait of a 5-bit RNR NAK timer code, in ns (IBTA Vol1 ch. 9
+ * RNR timer table): code 0 is 655.36 ms, 1 is 0.01 ms, up to 31 = 491.52 ms.
  * Only the low 5 bits of @p code are used (the AETH field is 5 bits wide).
  */
 uint64_t rk_rnr_timer_ns(uint8_t code);

@@ -24,6 +24,7 @@
 #include "rk_ib.h"
 #include "rk_pkt.h"
 #include "rk_sim_wl.h"
+#include "rk_sim_xstats.h"
 
 /* ------------------------------------------------------------------ pcap */
 
@@ -203,15 +204,11 @@ print_result(const struct rk_sim_wl_result *r, int rc)
 		       "virtual time)\n", (double)rk_sim_wl_latency(r, 0.5) / 1e3,
 		       (double)rk_sim_wl_latency(r, 0.99) / 1e3, (double)r->lat_max_ns / 1e3);
 	/* sent + dup = delivered + lost + mtu-drops + overflow + rx-dropped + in-flight */
-	for (int d = 0; d < 2; d++)
-		printf("link %s:   sent %" PRIu64 " delivered %" PRIu64 " lost %" PRIu64
-		       " dup %" PRIu64 " reordered %" PRIu64 " corrupted %" PRIu64
-		       " mtu-drops %" PRIu64 " periodic %" PRIu64 " overflow %" PRIu64
-		       " rx-dropped %" PRIu64 " in-flight %" PRIu64 "\n",
-		       d == 0 ? "A>B" : "B>A", r->link[d].sent, r->link[d].delivered,
-		       r->link[d].lost, r->link[d].dup, r->link[d].reordered, r->link[d].corrupted,
-		       r->link[d].mtu_drops, r->link[d].periodic_drops, r->link[d].overflow,
-		       r->link[d].rx_dropped, r->link[d].in_flight);
+	for (int d = 0; d < 2; d++) {
+		printf("link %s:  ", d == 0 ? "A>B" : "B>A");
+		rk_xstats_print_inline(stdout, &rk_sim_link_xstats, &r->link[d]);
+		printf("\n");
+	}
 	/*
 	 * Each endpoint's own drops: A (requester) receives B>A, B (responder)
 	 * A>B. Not every corrupted frame is dropped: a flip in a field the
