@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_app_rdma.h"
 #include "rk_cm.h"
 #include "rk_io_dpdk.h"
 #include "rk_verbs.h"
@@ -60,7 +63,7 @@ struct ia {
 	struct rk_context *ctx;
 	int fd;
 	char err[256];
-	uint64_t last_progress_ns;
+	struct rk_app_watchdog wd;      /* data phases; timeout_s from o.timeout_s */
 };
 
 /* main.c */
@@ -83,10 +86,6 @@ enum rk_mtu ia_mtu_enum(uint32_t bytes);
 void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
 /* Whether a GID is IPv4-mapped; copies the address. */
 bool ia_gid_to_v4(const uint8_t gid[16], uint8_t ip[4]);
-
-/* The bytes of message @key (a pure function: the receiver can check). */
-void ia_fill(uint8_t *b, size_t len, uint64_t key);
-bool ia_check(const uint8_t *b, size_t len, uint64_t key);
 
 /* Dotted IPv4 text to 4 bytes; 0 or -1. */
 int ia_parse_v4(const char *s, uint8_t ip[4]);
