@@ -41,7 +41,8 @@ usage(FILE *f)
 		"Without \"--\", the EAL gets --in-memory --no-pci --log-level=*:warning\n"
 		"(--no-huge -m512 --no-shconf instead of --in-memory without free hugepages).\n"
 		"options (perftest's where they mean the same):\n"
-		"  -s, --size N           message size in bytes (default 65536 bw, 2 lat)\n"
+		"  -s, --size N           message size in bytes (default 65536 bw, 2 lat; atomics:\n"
+		"                         8 only)\n"
 		"  -a, --all              sizes 2 to 8388608\n"
 		"      --sizes LIST       sizes to run, e.g. 1,4096,1048576\n"
 		"  -n, --iters N          iterations per QP (default 5000 bw, 1000 lat)\n"
@@ -373,6 +374,14 @@ parse_args(struct perf *p, int argc, char **argv)
 		    "atomic_lat)");
 	if (!iters_set)
 		o->iters = o->mode == MODE_BW ? 5000 : 1000;
+	/* An atomic's operand is 8 bytes: another size would be run as 8 unsaid. */
+	for (uint32_t i = 0; o->verb == VERB_ATOMIC && list_set && i < p->nsizes; i++)
+		if (p->sizes[i] != 8)
+			BAD("%s moves 8 bytes (an atomic's operand), not %u: give -s 8 or no size",
+			    p->e->name, p->sizes[i]);
+	if (o->verb == VERB_ATOMIC && ((size_set && o->size != 8) || o->all_sizes))
+		BAD("%s moves 8 bytes (an atomic's operand)%s: give -s 8 or no size", p->e->name,
+		    o->all_sizes ? ", so -a has no sizes to run" : ", not the size of -s");
 	if (o->verb == VERB_ATOMIC) {
 		p->sizes[0] = 8;
 		p->nsizes = 1;

@@ -689,6 +689,17 @@ errors)
 		usage_error "--sizes $l" "rk-perf: --sizes: empty entry in '$l'" \
 			write_bw --ip 198.18.0.1 --sizes "$l"
 	done
+	# An atomic moves 8 bytes: another size is refused, not run as 8 B unsaid.
+	usage_error "atomic_bw -s 1024" "rk-perf: atomic_bw moves 8 bytes (an atomic's operand)" \
+		atomic_bw --ip 198.18.0.1 -s 1024
+	usage_error "atomic_lat --sizes 8,64" "rk-perf: atomic_lat moves 8 bytes (an atomic's operand), not 64" \
+		atomic_lat --ip 198.18.0.1 --sizes 8,64
+	usage_error "atomic_bw -a" "rk-perf: atomic_bw moves 8 bytes" atomic_bw --ip 198.18.0.1 -a
+	# A bad entry is named, whatever its place.
+	usage_error "--sizes 1,x7,3" "rk-perf: --sizes: entry 2, 'x7': expected a size of 1..67108864" \
+		write_bw --ip 198.18.0.1 --sizes 1,x7,3
+	usage_error "--sizes 64,99999999999" "rk-perf: --sizes: entry 2, '99999999999'" \
+		write_bw --ip 198.18.0.1 --sizes 64,99999999999
 	usage_error "empty -w" "rk-perf: --pcap: expected a file name" \
 		write_bw --ip 198.18.0.1 -w ""
 	# memif with no peer: the link never comes up.
