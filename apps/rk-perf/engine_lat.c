@@ -201,6 +201,7 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 	uint64_t warm = perf_warmup(o, msg_bytes(p, size));
 	uint64_t t_begin = 0, t_end = 0;
 	struct rk_app_progress line = { .prog = "rk-perf" };
+	double sum = 0;
 	double *lat = malloc(cap * sizeof(double));
 	struct qpres *q = &p->q[0];
 	int rc = 0;
@@ -226,7 +227,9 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 		/* Ping-pong tests report half the round trip, as perftest. */
 		lat[nlat++] = (double)(t1 - t0) / 1e3 /
 			   (o->verb == VERB_SEND || o->verb == VERB_WRITE ? 2 : 1);
-		rk_app_progress(&line, now_ns(), nlat, nlat * (uint64_t)size, -1);
+		sum += lat[nlat - 1];
+		/* The mean latency: ping-pongs of a few bytes make a rate of 0.000 Gb/s. */
+		rk_app_progress(&line, now_ns(), nlat, nlat * (uint64_t)size, sum / (double)nlat);
 	}
 	if (rc == 0) {
 		/* The final ACKs of our sends: drain before the server stops. */

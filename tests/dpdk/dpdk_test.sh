@@ -494,6 +494,16 @@ watchdog)
 			bad "$name: the message took under 0.5 s (${avg:-?} MB/s): no test of --timeout"
 		fi
 	done
+	# A latency test's progress line gives its mean latency (a ping-pong of
+	# 2 bytes moves too little for a rate: it printed 0.000 Gb/s).
+	if pair lat-progress "$S" "$C" "send_lat -D 2.5 --verify"; then
+		if grep -Eq "^rk-perf: +[0-9.]+ s +[0-9]+ iterations +[0-9.]+ us average" \
+			"$tmp/lat-progress.cli.log" && ! grep -q "Gb/s" "$tmp/lat-progress.cli.log"; then
+			ok "lat-progress: $(grep -m1 'us average' "$tmp/lat-progress.cli.log")"
+		else
+			bad "lat-progress: no mean latency in the progress line: $(grep -m1 '^rk-perf: .* s ' "$tmp/lat-progress.cli.log")"
+		fi
+	fi
 	# running_pair NAME ARGS: start a server and a client in the background
 	# (their timeout wrappers' PIDs in sp and cp) and return once the client
 	# prints its table header, at most 15 s.
