@@ -107,6 +107,12 @@ enum perf_msg_type {
 	 * sees it, or the close, at its next message, as it saw the close.
 	 */
 	MSG_ABORT,
+	/*
+	 * client, after a MSG_END with status != 0 whose text (127 bytes)
+	 * was cut: the next 127 bytes of why; more follow while a text fills
+	 * all 127. An older server has closed by then and reads none.
+	 */
+	MSG_END_TEXT,
 };
 
 struct perf_msg {
@@ -303,7 +309,7 @@ struct perf {
 	uint32_t rslots;                /* receive slots of max_size per QP */
 	uint8_t peer_mac[6];
 	json_t *jresults;
-	char err[256];
+	char err[512];
 	struct rk_app_watchdog wd;      /* data phase: last progress seen; 0: restart */
 	uint64_t idle_since_ns;         /* kernel sockets: first idle poll of this wait; 0: busy */
 	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */

@@ -129,6 +129,47 @@ wait_eof(int fd, int ms)
 	}
 }
 
+/* Client: the rest of an error cut in its MSG_END, 127 bytes a message. */
+static void
+send_end_text(struct perf *p)
+{
+	const size_t chunk = sizeof(((struct perf_msg *)NULL)->text) - 1;
+
+	for (size_t off = chunk; off <= strlen(p->err); off += chunk) {
+		struct perf_msg m = { .type = MSG_END_TEXT, .status = 1 };
+		uint8_t b[OOB_MSG_LEN];
+
+		snprintf(m.text, sizeof(m.text), "%s", p->err + off);
+		oob_encode_msg(&m, b);
+		if (rk_oob_send(p->fd, b, sizeof(b)) != 0)
+			return;
+	}
+}
+
+/*
+ * Server: the client's error of @p end, with the MSG_END_TEXT that follow
+ * a text cut at 127 bytes (an older client sends none: the wait ends at
+ * its close), into @p why.
+ */
+static void
+recv_end_text(struct perf *p, const struct perf_msg *end, char *why, size_t len)
+{
+	const size_t chunk = sizeof(end->text) - 1;
+	size_t k = (size_t)snprintf(why, len, "%s", end->text);
+	struct perf_msg m = *end;
+
+	while (strlen(m.text) == chunk && k + 1 < len) {
+		uint8_t b[OOB_MSG_LEN];
+
+		if (rk_oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, perf_serve, p) != 0)
+			return;
+		oob_decode_msg(&m, b);
+		if (m.type != MSG_END_TEXT)
+			return;
+		k += (size_t)snprintf(why + k, len - k, "%s", m.text);
+	}
+}
+
 int
 client_phases(struct perf *p)
 {
@@ -161,8 +202,10 @@ client_phases(struct perf *p)
 			m.iters[1] = r.warmup;  /* one QP: the slot is free (struct perf_msg) */
 		if (send_msg(p, &m) != 0)
 			return -1;
-		if (rc != 0)
+		if (rc != 0) {
+			send_end_text(p);
 			return -1;
+		}
 		if (recv_msg(p, &res, p->o.oob_timeout_s, MSG_RESULT) != 0)
 			return -1;
 		if (res.status != 0)
@@ -303,9 +346,13 @@ server_phases(struct perf *p)
 			return -1;
 		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
 			return -1;
-		if (m.status != 0)
+		if (m.status != 0) {
+			char why[sizeof(p->err)];
+
+			recv_end_text(p, &m, why, sizeof(why));
 			return fail(p, "the client stopped with an error%s%s",
-				    m.text[0] != '\0' ? ": " : "", m.text);
+				    why[0] != '\0' ? ": " : "", why);
+		}
 		p->e->verify(p, size, &m, &res);
 		if (send_msg(p, &res) != 0)
 			return -1;

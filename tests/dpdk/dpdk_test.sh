@@ -473,6 +473,27 @@ drop)
 	# ping-pong waits out a 67 ms ACK timeout, a warm-up would add 2048
 	# iterations of them.)
 	pair "drop-send_lat" "$S" "$C" "send_lat -n 300 --verify --tx-drop-every 23 --warmup 0"
+	# A client that fails (every 2nd frame dropped: retries exceeded) tells
+	# the server why, whole: the server's copy was cut at 127 characters.
+	TCP_PORT=$((TCP_PORT + 1))
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- write_bw -s 65536 -n 200 $SRV_ADDR \
+		-p $TCP_PORT >"$tmp/long-error.srv.log" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- write_bw -s 65536 -n 200 --tx-drop-every 2 \
+		$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/long-error.cli.log" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	why=$(sed -n 's/^rk-perf: error: //p' "$tmp/long-error.cli.log")
+	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && [ ${#why} -gt 127 ] &&
+	   grep -qF "rk-perf: error: the client stopped with an error: $why" "$tmp/long-error.srv.log"; then
+		ok "long client error: the server has all ${#why} characters"
+	else
+		bad "long client error: client exit $rc, server exit $rs, ${#why} characters: $(grep -h 'rk-perf: error' "$tmp/long-error.srv.log")"
+	fi
 	;;
 watchdog)
 	# --timeout bounds a time without progress, not a message: one 4 MiB
