@@ -29,6 +29,14 @@ rk_app_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
+int
+rk_app_fail(char *err, size_t len, const char *fmt, va_list ap)
+{
+	if (err[0] == '\0')
+		vsnprintf(err, len, fmt, ap);
+	return -1;
+}
+
 bool
 rk_app_watchdog_expired(struct rk_app_watchdog *w, uint64_t now_ns, int work)
 {

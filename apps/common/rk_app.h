@@ -9,6 +9,7 @@
 #define RK_APP_H
 
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -25,6 +26,15 @@ extern volatile sig_atomic_t rk_app_stop;
  * outlive the signal. SIGPIPE is ignored (the exchange's errors say it).
  */
 void rk_app_signals(void);
+
+/* -------------------------------------------------------------- errors */
+
+/**
+ * Keep the first error of a run: format into @p err (@p len bytes) unless
+ * it holds one already. @return -1, for "return fail(...)".
+ */
+int rk_app_fail(char *err, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* ------------------------------------------------------------ watchdog */
 

@@ -37,11 +37,9 @@ ia_fail(struct ia *a, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (a->err[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(a->err, sizeof(a->err), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	rk_app_fail(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

@@ -219,14 +219,10 @@ iw_fence(struct perf *p)
 		want++;
 	}
 	while (want > 0) {
-		struct rk_wc wc[16];
-		int n = rk_poll_cq(p->scq, 16, wc);
+		int n = 0;
 
-		if (n < 0)
-			return fail(p, "poll_cq: %s", strerror(-n));
-		for (int k = 0; k < n; k++)
-			if (check_wc(p, &wc[k]) != 0)
-				return -1;
+		if (drain_scq(p, &n) != 0)
+			return -1;
 		want -= (uint32_t)n;
 		/* The READ waits behind all data still in the stream: bounded by progress. */
 		if (watchdog(p, n) != 0)

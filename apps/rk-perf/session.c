@@ -23,11 +23,9 @@ fail(struct perf *p, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (p->err[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(p->err, sizeof(p->err), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	rk_app_fail(p->err, sizeof(p->err), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
