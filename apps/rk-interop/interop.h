@@ -82,6 +82,13 @@ int ia_resolve(struct ia *a, const uint8_t ip[4], uint8_t mac[6]);
 /* Watchdog of a data loop: -1 with a message after timeout_s without work. */
 int ia_watchdog(struct ia *a, int work);
 enum rk_mtu ia_mtu_enum(uint32_t bytes);
+/*
+ * A perftest send_bw server's completion @p wc: 0 when it is no receive
+ * (@p recv_bit clear in its wr_id), 1 a receive of @p size bytes (counted
+ * in *recvd), -1 with a message for another size.
+ */
+int ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
+		 uint64_t *recvd);
 /* 16-byte GID of an IPv4 address (::ffff:a.b.c.d). */
 void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
 /* Whether a GID is IPv4-mapped; copies the address. */

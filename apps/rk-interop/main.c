@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
@@ -147,6 +148,19 @@ ia_watchdog(struct ia *a, int work)
 		return ia_fail(a, "no progress for %.0f s: the peer stopped or is unreachable",
 			       a->o.timeout_s);
 	return 0;
+}
+
+int
+ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
+	     uint64_t *recvd)
+{
+	if (!(wc->wr_id & recv_bit))
+		return 0;
+	if (wc->byte_len != size)
+		return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", *recvd, wc->byte_len,
+			       size);
+	(*recvd)++;
+	return 1;
 }
 
 enum rk_mtu

@@ -679,12 +679,13 @@ run_send_server(struct pt *t)
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != RK_WC_SUCCESS)
 				return wc_error(t, &wc[i]);
-			if (!(wc[i].wr_id & PT_RECV))
+			int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
+
+			if (taken <= 0) {
+				if (taken < 0)
+					return -1;
 				continue;
-			if (wc[i].byte_len != t->size)
-				return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", t->recvd,
-					       wc[i].byte_len, t->size);
-			t->recvd++;
+			}
 			if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
 				return -1;
 		}
