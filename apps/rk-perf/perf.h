@@ -108,9 +108,10 @@ enum perf_msg_type {
 	 */
 	MSG_ABORT,
 	/*
-	 * client, after a MSG_END with status != 0 whose text (127 bytes)
-	 * was cut: the next 127 bytes of why; more follow while a text fills
-	 * all 127. An older server has closed by then and reads none.
+	 * after a MSG_END with status != 0 (client) or a MSG_ABORT (server)
+	 * whose text (127 bytes) was cut: the next 127 bytes of why; more
+	 * follow while a text fills all 127. An older peer has closed by
+	 * then and reads none.
 	 */
 	MSG_END_TEXT,
 };
@@ -314,6 +315,7 @@ struct perf {
 	uint64_t idle_since_ns;         /* kernel sockets: first idle poll of this wait; 0: busy */
 	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
 	uint64_t next_mark_ns;          /* watchdog: when to read it again */
+	bool moved;                     /* watchdog: progress seen in this phase */
 	struct perf_iw *iw;             /* --transport iwarp */
 	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
 	/* This end's command line, for the server's note on what the client replaced. */

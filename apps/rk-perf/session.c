@@ -56,6 +56,47 @@ send_msg(struct perf *p, const struct perf_msg *m)
 	return 0;
 }
 
+/* The rest of an error cut in a MSG_END or MSG_ABORT, 127 bytes a message. */
+static void
+send_end_text(struct perf *p)
+{
+	const size_t chunk = sizeof(((struct perf_msg *)NULL)->text) - 1;
+
+	for (size_t off = chunk; off <= strlen(p->err); off += chunk) {
+		struct perf_msg m = { .type = MSG_END_TEXT, .status = 1 };
+		uint8_t b[OOB_MSG_LEN];
+
+		snprintf(m.text, sizeof(m.text), "%s", p->err + off);
+		oob_encode_msg(&m, b);
+		if (rk_oob_send(p->fd, b, sizeof(b)) != 0)
+			return;
+	}
+}
+
+/*
+ * The peer's error of @p end (a MSG_END or MSG_ABORT), with the
+ * MSG_END_TEXT that follow a text cut at 127 bytes (an older peer sends
+ * none: the wait ends at its close), into @p why.
+ */
+static void
+recv_end_text(struct perf *p, const struct perf_msg *end, char *why, size_t len)
+{
+	const size_t chunk = sizeof(end->text) - 1;
+	size_t k = (size_t)snprintf(why, len, "%s", end->text);
+	struct perf_msg m = *end;
+
+	while (strlen(m.text) == chunk && k + 1 < len) {
+		uint8_t b[OOB_MSG_LEN];
+
+		if (rk_oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, perf_serve, p) != 0)
+			return;
+		oob_decode_msg(&m, b);
+		if (m.type != MSG_END_TEXT)
+			return;
+		k += (size_t)snprintf(why + k, len - k, "%s", m.text);
+	}
+}
+
 static int
 recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
 {
@@ -73,9 +114,12 @@ recv_msg(struct perf *p, struct perf_msg *m, double timeout_s, uint32_t want)
 	if (rc != 0)
 		return fail(p, "out-of-band connection lost: %s", strerror(-rc));
 	oob_decode_msg(m, b);
-	if (!p->o.server && m->type == MSG_ABORT)
-		return fail(p, "the server stopped: %s", m->text[0] != '\0' ? m->text :
-			    "no reason given");
+	if (!p->o.server && m->type == MSG_ABORT) {
+		char why[sizeof(p->err)];
+
+		recv_end_text(p, m, why, sizeof(why));
+		return fail(p, "the server stopped: %s", why[0] != '\0' ? why : "no reason given");
+	}
 	if (want != 0 && m->type != want)
 		return fail(p, "unexpected out-of-band message %u (expected %u)", m->type, want);
 	return 0;
@@ -127,47 +171,6 @@ wait_eof(int fd, int ms)
 	}
 }
 
-/* Client: the rest of an error cut in its MSG_END, 127 bytes a message. */
-static void
-send_end_text(struct perf *p)
-{
-	const size_t chunk = sizeof(((struct perf_msg *)NULL)->text) - 1;
-
-	for (size_t off = chunk; off <= strlen(p->err); off += chunk) {
-		struct perf_msg m = { .type = MSG_END_TEXT, .status = 1 };
-		uint8_t b[OOB_MSG_LEN];
-
-		snprintf(m.text, sizeof(m.text), "%s", p->err + off);
-		oob_encode_msg(&m, b);
-		if (rk_oob_send(p->fd, b, sizeof(b)) != 0)
-			return;
-	}
-}
-
-/*
- * Server: the client's error of @p end, with the MSG_END_TEXT that follow
- * a text cut at 127 bytes (an older client sends none: the wait ends at
- * its close), into @p why.
- */
-static void
-recv_end_text(struct perf *p, const struct perf_msg *end, char *why, size_t len)
-{
-	const size_t chunk = sizeof(end->text) - 1;
-	size_t k = (size_t)snprintf(why, len, "%s", end->text);
-	struct perf_msg m = *end;
-
-	while (strlen(m.text) == chunk && k + 1 < len) {
-		uint8_t b[OOB_MSG_LEN];
-
-		if (rk_oob_recv(p->fd, b, sizeof(b), p->o.oob_timeout_s, perf_serve, p) != 0)
-			return;
-		oob_decode_msg(&m, b);
-		if (m.type != MSG_END_TEXT)
-			return;
-		k += (size_t)snprintf(why + k, len - k, "%s", m.text);
-	}
-}
-
 int
 client_phases(struct perf *p)
 {
@@ -187,6 +190,7 @@ client_phases(struct perf *p)
 		if (send_msg(p, &m) != 0 || recv_msg(p, &res, p->o.oob_timeout_s, MSG_READY) != 0)
 			return -1;
 		perf_event(p);
+		p->moved = false;
 		rc = p->e->run(p, size, &r);
 		if (rc == 0 && p->err[0] != '\0')
 			rc = -1;        /* a verification failure */
@@ -339,6 +343,7 @@ server_phases(struct perf *p)
 		if (send_msg(p, &m) != 0)
 			return -1;
 		perf_event(p);
+		p->moved = false;
 		rc = p->e->serve(p, size);
 		if (rc != 0)
 			return -1;
@@ -735,5 +740,6 @@ abort_client(struct perf *p)
 	if (!p->o.server || !p->hello_sent || p->fd < 0)
 		return;
 	snprintf(m.text, sizeof(m.text), "%.127s", p->err[0] != '\0' ? p->err : "failed");
-	(void)send_msg(p, &m);
+	if (send_msg(p, &m) == 0)
+		send_end_text(p);
 }

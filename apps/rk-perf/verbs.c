@@ -74,6 +74,7 @@ perf_idle(struct perf *p, int work)
 void
 perf_event(struct perf *p)
 {
+	p->moved = true;
 	rk_app_watchdog_restart(&p->wd);
 	p->idle_since_ns = 0;
 }
@@ -172,12 +173,24 @@ watchdog(struct perf *p, int events)
 		p->next_mark_ns = now + 10000000ull;
 		if (m != p->mark) {
 			p->mark = m;
+			p->moved = true;
 			return rk_app_watchdog_expired(&p->wd, now, 1) ? -1 : 0;
 		}
 	}
 	if (rk_app_watchdog_expired(&p->wd, now, 0)) {
-		char ip[INET6_ADDRSTRLEN];
+		uint64_t dropped = p->io != NULL ? rk_io_dpdk_stats(p->io)->tx_dropped_injected : 0;
+		char ip[INET6_ADDRSTRLEN], why[224];
 
+		/* This end's drops, or a transfer that moved and then stalled, are no dead peer. */
+		if (dropped > 0)
+			return fail(p, "no progress for %g s (nothing acknowledged or received): %s; "
+				    "a lost frame waits for a retransmission timeout, which may "
+				    "exceed --timeout", p->o.timeout_s, retry_cause(p, why, sizeof(why)));
+		if (p->moved)
+			return fail(p, "no progress for %g s (nothing acknowledged or received) "
+				    "after the transfer had moved: the peer %s stopped, or a lost "
+				    "frame waits for a retransmission timeout longer than --timeout",
+				    p->o.timeout_s, peer_addr(p, ip, sizeof(ip)));
 		return fail(p, "no progress for %g s (nothing acknowledged or received): "
 			    "peer %s unreachable or stopped", p->o.timeout_s,
 			    peer_addr(p, ip, sizeof(ip)));

@@ -517,13 +517,48 @@ watchdog)
 	done
 	# A latency test's progress line gives its mean latency (a ping-pong of
 	# 2 bytes moves too little for a rate: it printed 0.000 Gb/s).
-	if pair lat-progress "$S" "$C" "send_lat -D 2.5 --verify"; then
-		if grep -Eq "^rk-perf: +[0-9.]+ s +[0-9]+ iterations +[0-9.]+ us average" \
-			"$tmp/lat-progress.cli.log" && ! grep -q "Gb/s" "$tmp/lat-progress.cli.log"; then
-			ok "lat-progress: $(grep -m1 'us average' "$tmp/lat-progress.cli.log")"
-		else
-			bad "lat-progress: no mean latency in the progress line: $(grep -m1 '^rk-perf: .* s ' "$tmp/lat-progress.cli.log")"
-		fi
+	# (No recording: the progress line is the point.)
+	# two_ends NAME SERVER-ARGS CLIENT-ARGS: a pair without recordings; the
+	# exit codes in rs and rc, the logs $tmp/NAME.srv.log and .cli.log.
+	two_ends() {
+		local name=$1 sargs=$2 cargs=$3 sp
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $sargs $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $cargs $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1
+		rc=$?
+		wait "$sp"
+		rs=$?
+	}
+	two_ends lat-progress "send_lat -D 2.5 --verify" "send_lat -D 2.5 --verify"
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ] &&
+	   grep -Eq "^rk-perf: +[0-9.]+ s +[0-9]+ iterations +[0-9.]+ us average" \
+		"$tmp/lat-progress.cli.log" && ! grep -q "Gb/s" "$tmp/lat-progress.cli.log"; then
+		ok "lat-progress: $(grep -m1 'us average' "$tmp/lat-progress.cli.log")"
+	else
+		bad "lat-progress: exit $rc/$rs, no mean latency in the progress line: $(grep -m1 '^rk-perf: .* s ' "$tmp/lat-progress.cli.log")"
+	fi
+	# One long iWARP message stalled by this end's drops (a lost TCP
+	# segment waits out lwIP's retransmission timeout, longer than
+	# --timeout 0.5): whichever end gives up says so, and neither blames a
+	# peer that was sending or answering all along as unreachable.
+	two_ends watchdog-long-iwarp \
+		"write_bw --transport iwarp -s 4194304 -n 1 --timeout 0.5 --verify" \
+		"write_bw --transport iwarp -s 4194304 -n 1 --timeout 0.5 --verify --tx-drop-rate 0.05 --seed 7"
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ]; then
+		bad "watchdog-long-iwarp: the message passed without a stall: no test of --timeout"
+	elif ! grep -q "unreachable or stopped" "$tmp/watchdog-long-iwarp.cli.log" \
+		"$tmp/watchdog-long-iwarp.srv.log" &&
+	     grep -Eq "rk-perf: error: .*(this end dropped [0-9]+ frames|after the transfer had moved)" \
+		"$tmp/watchdog-long-iwarp.cli.log"; then
+		ok "watchdog-long-iwarp: $(grep -h 'rk-perf: error' "$tmp/watchdog-long-iwarp.cli.log")"
+	else
+		bad "watchdog-long-iwarp: exit $rc/$rs: $(grep -h 'rk-perf: error' "$tmp/watchdog-long-iwarp.cli.log" "$tmp/watchdog-long-iwarp.srv.log")"
 	fi
 	# running_pair NAME ARGS: start a server and a client in the background
 	# (their timeout wrappers' PIDs in sp and cp) and return once the client
