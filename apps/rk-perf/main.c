@@ -586,6 +586,12 @@ run:
 		if (p->o.counters && !p->o.json)
 			print_counters(p);
 	}
+	/*
+	 * Out before the clean-up: after a signal, the SIGALRM guard (or a
+	 * second signal) ends the process without flushing stdout, and the
+	 * results or counters of a file or pipe would be lost.
+	 */
+	fflush(stdout);
 	/* Let the last ACKs leave before the port goes away. */
 	for (uint64_t t = now_ns() + 20000000ull; p->ctx != NULL && now_ns() < t;)
 		perf_idle(p, rk_progress(p->ctx));

@@ -560,6 +560,44 @@ watchdog)
 	else
 		bad "watchdog-long-iwarp: exit $rc/$rs: $(grep -h 'rk-perf: error' "$tmp/watchdog-long-iwarp.cli.log" "$tmp/watchdog-long-iwarp.srv.log")"
 	fi
+	# --counters on an interrupted client: printed after the error, and out
+	# before its clean-up, so a second signal (or the SIGALRM guard) that
+	# ends it in its wait for the server (stopped here) loses nothing.
+	TCP_PORT=$((TCP_PORT + 1))
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- write_bw -s 65536 -D 20 $SRV_ADDR \
+		-p $TCP_PORT >"$tmp/int-counters.srv.log" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- write_bw -s 65536 -D 20 --counters \
+		$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/int-counters.cli.log" 2>&1 &
+	cp=$!
+	pids+=("$cp")
+	for _ in $(seq 150); do
+		grep -q "iterations" "$tmp/int-counters.cli.log" && break
+		sleep 0.1
+	done
+	srp=$(pgrep -P "$sp" -x rk-perf)
+	crp=$(pgrep -P "$cp" -x rk-perf)
+	[ -n "$srp" ] && kill -STOP "$srp"
+	[ -n "$crp" ] && kill -INT "$crp"
+	for _ in $(seq 50); do
+		grep -q "rk-perf: error" "$tmp/int-counters.cli.log" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	[ -n "$crp" ] && kill -INT "$crp" 2>/dev/null
+	wait "$cp"
+	[ -n "$srp" ] && { kill -CONT "$srp"; kill "$srp" 2>/dev/null; }
+	wait "$sp" 2>/dev/null
+	if [ -n "$crp" ] && grep -q "rk-perf: error: interrupted" "$tmp/int-counters.cli.log" &&
+	   grep -q "^ counters:" "$tmp/int-counters.cli.log" &&
+	   grep -q "^ QP 0x" "$tmp/int-counters.cli.log"; then
+		ok "interrupted client with --counters: the counters are out"
+	else
+		bad "interrupted client with --counters: no counters (pid ${crp:-none}): $(tail -2 "$tmp/int-counters.cli.log")"
+	fi
 	# running_pair NAME ARGS: start a server and a client in the background
 	# (their timeout wrappers' PIDs in sp and cp) and return once the client
 	# prints its table header, at most 15 s.
