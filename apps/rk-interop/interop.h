@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_app_rdma.h"
 #include "rk_cm.h"
 #include "rk_io_dpdk.h"
 #include "rk_verbs.h"
@@ -60,7 +63,7 @@ struct ia {
 	struct rk_context *ctx;
 	int fd;
 	char err[256];
-	uint64_t last_progress_ns;
+	struct rk_app_watchdog wd;      /* data phases; timeout_s from o.timeout_s */
 };
 
 /* main.c */
@@ -79,14 +82,17 @@ int ia_resolve(struct ia *a, const uint8_t ip[4], uint8_t mac[6]);
 /* Watchdog of a data loop: -1 with a message after timeout_s without work. */
 int ia_watchdog(struct ia *a, int work);
 enum rk_mtu ia_mtu_enum(uint32_t bytes);
+/*
+ * A perftest send_bw server's completion @p wc: 0 when it is no receive
+ * (@p recv_bit clear in its wr_id), 1 a receive of @p size bytes (counted
+ * in *recvd), -1 with a message for another size.
+ */
+int ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
+		 uint64_t *recvd);
 /* 16-byte GID of an IPv4 address (::ffff:a.b.c.d). */
 void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
 /* Whether a GID is IPv4-mapped; copies the address. */
 bool ia_gid_to_v4(const uint8_t gid[16], uint8_t ip[4]);
-
-/* The bytes of message @key (a pure function: the receiver can check). */
-void ia_fill(uint8_t *b, size_t len, uint64_t key);
-bool ia_check(const uint8_t *b, size_t len, uint64_t key);
 
 /* Dotted IPv4 text to 4 bytes; 0 or -1. */
 int ia_parse_v4(const char *s, uint8_t ip[4]);

@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
@@ -31,33 +32,15 @@
 
 #include "interop.h"
 #include "rk_cli.h"
-#include "perf.h"
-
-static volatile sig_atomic_t stop_requested;
-
-static void
-on_signal(int sig)
-{
-	if (stop_requested)
-		_exit(128 + sig);
-	stop_requested = 1;
-	/*
-	 * A clean stop gets 3 s; then SIGALRM's default action ends the
-	 * process, so a loop that misses the flag cannot outlive the signal.
-	 */
-	alarm(3);
-}
 
 int
 ia_fail(struct ia *a, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (a->err[0] == '\0') {
-		va_start(ap, fmt);
-		vsnprintf(a->err, sizeof(a->err), fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	rk_app_fail(a->err, sizeof(a->err), fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
@@ -67,7 +50,7 @@ ia_serve(void *arg)
 	struct ia *a = arg;
 	int n = a->ctx != NULL ? rk_progress(a->ctx) : rk_io_dpdk_service(a->io);
 
-	if (stop_requested)
+	if (rk_app_stop)
 		return 1;
 	rk_io_dpdk_idle(a->io, n);
 	return 0;
@@ -76,7 +59,7 @@ ia_serve(void *arg)
 int
 ia_check_stop(struct ia *a)
 {
-	return stop_requested ? ia_fail(a, "interrupted") : 0;
+	return rk_app_stop ? ia_fail(a, "interrupted") : 0;
 }
 
 int
@@ -85,7 +68,7 @@ ia_oob_open(struct ia *a)
 	int rc;
 
 	if (a->o.server_host == NULL) {
-		rc = oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
+		rc = rk_oob_listen(a->o.tcp_port, a->o.oob_timeout_s, &a->fd, ia_serve, a);
 		if (rc == -EINTR)
 			return ia_fail(a, "interrupted");
 		if (rc == -EADDRINUSE)
@@ -98,13 +81,13 @@ ia_oob_open(struct ia *a)
 			return ia_fail(a, "cannot take a client on TCP port %u: %s",
 				       a->o.tcp_port, strerror(-rc));
 	} else {
-		rc = oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
+		rc = rk_oob_connect(a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s, &a->fd,
 				 ia_serve, a);
 		if (rc == -EINTR)
 			return ia_fail(a, "interrupted");
-		if (oob_resolve_failed(rc))
+		if (rk_oob_resolve_failed(rc))
 			return ia_fail(a, "cannot resolve the server name %s: %s",
-				       a->o.server_host, oob_strerror(rc));
+				       a->o.server_host, rk_oob_strerror(rc));
 		if (rc != 0)
 			return ia_fail(a, "cannot reach %s:%u within %g s: %s",
 				       a->o.server_host, a->o.tcp_port, a->o.oob_timeout_s,
@@ -116,7 +99,7 @@ ia_oob_open(struct ia *a)
 int
 ia_oob_write(struct ia *a, const void *buf, size_t len)
 {
-	int rc = oob_send(a->fd, buf, len);
+	int rc = rk_oob_send(a->fd, buf, len);
 
 	if (rc != 0)
 		return ia_fail(a, "out-of-band send failed: %s", strerror(-rc));
@@ -126,7 +109,7 @@ ia_oob_write(struct ia *a, const void *buf, size_t len)
 int
 ia_oob_read(struct ia *a, void *buf, size_t len)
 {
-	int rc = oob_recv(a->fd, buf, len, a->o.oob_timeout_s, ia_serve, a);
+	int rc = rk_oob_recv(a->fd, buf, len, a->o.oob_timeout_s, ia_serve, a);
 
 	if (rc == -ETIMEDOUT)
 		return ia_fail(a, "peer sent nothing for %.0f s on the out-of-band connection",
@@ -158,16 +141,26 @@ ia_watchdog(struct ia *a, int work)
 {
 	uint64_t now = rk_io_dpdk_now_ns();
 
-	if (stop_requested)
+	if (rk_app_stop)
 		return ia_fail(a, "interrupted");
-	if (work > 0 || a->last_progress_ns == 0) {
-		a->last_progress_ns = now;
-		return 0;
-	}
-	if ((double)(now - a->last_progress_ns) > a->o.timeout_s * 1e9)
+	a->wd.timeout_s = a->o.timeout_s;
+	if (rk_app_watchdog_expired(&a->wd, now, work))
 		return ia_fail(a, "no progress for %.0f s: the peer stopped or is unreachable",
 			       a->o.timeout_s);
 	return 0;
+}
+
+int
+ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
+	     uint64_t *recvd)
+{
+	if (!(wc->wr_id & recv_bit))
+		return 0;
+	if (wc->byte_len != size)
+		return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", *recvd, wc->byte_len,
+			       size);
+	(*recvd)++;
+	return 1;
 }
 
 enum rk_mtu
@@ -193,41 +186,6 @@ ia_gid_to_v4(const uint8_t gid[16], uint8_t ip[4])
 	if (memcmp(gid, prefix, 12) != 0)
 		return false;
 	memcpy(ip, gid + 12, 4);
-	return true;
-}
-
-static uint64_t
-xs(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-void
-ia_fill(uint8_t *b, size_t len, uint64_t key)
-{
-	uint64_t s = (key + 1) * 0x9e3779b97f4a7c15ull ^ 0xd1b54a32d192ed03ull;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = xs(&s);
-
-		memcpy(b + i, &v, len - i < 8 ? len - i : 8);
-	}
-}
-
-bool
-ia_check(const uint8_t *b, size_t len, uint64_t key)
-{
-	uint64_t s = (key + 1) * 0x9e3779b97f4a7c15ull ^ 0xd1b54a32d192ed03ull;
-
-	for (size_t i = 0; i < len; i += 8) {
-		uint64_t v = xs(&s);
-
-		if (memcmp(b + i, &v, len - i < 8 ? len - i : 8) != 0)
-			return false;
-	}
 	return true;
 }
 
@@ -303,20 +261,6 @@ usage(FILE *f)
 		"2 bad usage, 3 the peer refused the MPA markers asked for (--markers).\n");
 }
 
-static int
-parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
-		return -1;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 #define BAD(...) do { fprintf(stderr, "rk-interop: " __VA_ARGS__); fputc('\n', stderr); \
 		      return 2; } while (0)
 
@@ -354,34 +298,34 @@ parse_args(struct ia *a, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
+			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
 				BAD("--size: expected 1..8388608, got '%s'", optarg);
 			size_set = true;
 			break;
 		case 'n':
-			if (parse_u32(optarg, 1, 100000000, &o->iters) != 0)
+			if (rk_app_parse_u32(optarg, 1, 100000000, &o->iters) != 0)
 				BAD("--iters: expected a positive count, got '%s'", optarg);
 			break;
 		case 'm':
-			if (parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+			if (rk_app_parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
 				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
 			o->mtu = v;
 			break;
 		case 'r':
-			if (parse_u32(optarg, 2, 8192, &o->rx_depth) != 0)
+			if (rk_app_parse_u32(optarg, 2, 8192, &o->rx_depth) != 0)
 				BAD("--rx-depth: expected 2..8192, got '%s'", optarg);
 			break;
 		case 't':
-			if (parse_u32(optarg, 1, 8192, &o->tx_depth) != 0)
+			if (rk_app_parse_u32(optarg, 1, 8192, &o->tx_depth) != 0)
 				BAD("--tx-depth: expected 1..8192, got '%s'", optarg);
 			break;
 		case 'u':
-			if (parse_u32(optarg, 1, 31, &v) != 0)
+			if (rk_app_parse_u32(optarg, 1, 31, &v) != 0)
 				BAD("--qp-timeout: expected 1..31, got '%s'", optarg);
 			o->qp_timeout = (uint8_t)v;
 			break;
 		case 'p':
-			if (parse_u32(optarg, 1, 65535, &v) != 0)
+			if (rk_app_parse_u32(optarg, 1, 65535, &v) != 0)
 				BAD("--port: expected a TCP port, got '%s'", optarg);
 			o->tcp_port = (uint16_t)v;
 			port_set = true;
@@ -409,11 +353,11 @@ parse_args(struct ia *a, int argc, char **argv)
 		}
 		case O_BAD_RKEY: o->bad_rkey = true; break;
 		case O_PSN_SKEW:
-			if (parse_u32(optarg, 1, 0x7fffff, &o->psn_skew) != 0)
+			if (rk_app_parse_u32(optarg, 1, 0x7fffff, &o->psn_skew) != 0)
 				BAD("--psn-skew: expected 1..8388607, got '%s'", optarg);
 			break;
 		case O_PAIR_PORT:
-			if (parse_u32(optarg, 1, 65535, &v) != 0)
+			if (rk_app_parse_u32(optarg, 1, 65535, &v) != 0)
 				BAD("--pair-port: expected a TCP port, got '%s'", optarg);
 			o->pair_port = (uint16_t)v;
 			break;
@@ -425,7 +369,7 @@ parse_args(struct ia *a, int argc, char **argv)
 			break;
 		case O_IWARP: o->iwarp = true; break;
 		case O_MPA_REV:
-			if (parse_u32(optarg, 1, 2, &v) != 0)
+			if (rk_app_parse_u32(optarg, 1, 2, &v) != 0)
 				BAD("--mpa-rev: expected 1 or 2, got '%s'", optarg);
 			o->mpa_rev = (uint8_t)v;
 			break;
@@ -510,34 +454,22 @@ main(int argc, char **argv)
 	rc = parse_args(a, args.app_argc, args.app_argv);
 	if (rc != 0)
 		return rc;
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGPIPE, SIG_IGN);
+	rk_app_signals();
 	srand48((long)getpid() ^ (long)time(NULL));
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
-	rc = rk_io_dpdk_eal_init(args.eal_argc, args.eal_argv);
-	if (rc < 0) {
-		fprintf(stderr, "rk-interop: DPDK EAL initialisation failed: %s\n",
-			rk_io_dpdk_eal_strerror(rc));
-		return rk_io_dpdk_eal_usage_error(rc) ? 2 : 1;
-	}
+	rc = rk_app_eal_init("rk-interop", &args);
+	if (rc != 0)
+		return rc;
 	cfg.port_name = a->o.dev;
 	memcpy(cfg.ip, a->o.ip, 4);
 	cfg.pcapng_path = a->o.pcap_path;
-	cfg.cancel = &stop_requested;
-	if (!recording_writable("rk-interop", a->o.pcap_path))
+	cfg.cancel = &rk_app_stop;
+	if (!rk_app_recording_writable("rk-interop", a->o.pcap_path))
 		return 1;
-	a->io = rk_io_dpdk_open(&cfg);
-	if (a->io == NULL) {
-		if (errno == EINTR)
-			fprintf(stderr, "rk-interop: error: interrupted: port %s was still "
-				"waiting for its peer\n", a->o.dev != NULL ? a->o.dev : "0");
-		else
-			fprintf(stderr, "rk-interop: cannot open port %s: %s\n",
-				a->o.dev != NULL ? a->o.dev : "0", rk_io_dpdk_open_strerror(errno));
+	a->io = rk_app_port_open("rk-interop", &cfg);
+	if (a->io == NULL)
 		return 1;
-	}
 	/* The port's sockets are open: the exchange may now move elsewhere. */
 	if (a->o.oob_netns != NULL && (rc = enter_netns(a->o.oob_netns)) != 0) {
 		fprintf(stderr, "rk-interop: cannot enter network namespace %s: %s\n",
@@ -551,11 +483,8 @@ main(int argc, char **argv)
 		if (rc != 0)
 			fprintf(stderr, "rk-interop: error: %s\n", a->err[0] ? a->err : "failed");
 		rc = rc == 3 ? 3 : rc != 0 ? 1 : 0;
-		if (rk_io_dpdk_close(a->io) != 0) {
-			fprintf(stderr, "rk-interop: error: the recording %s is incomplete\n",
-				a->o.pcap_path);
+		if (rk_app_port_close("rk-interop", a->io, a->o.pcap_path) != 0)
 			rc = 1;
-		}
 		free(a);
 		return rc;
 	}
@@ -613,11 +542,8 @@ main(int argc, char **argv)
 	/* -EBUSY (a mode's error path kept objects) only leaves them to exit. */
 	(void)rk_close_device(a->ctx);
 	rc = rc != 0 ? 1 : 0;
-	if (rk_io_dpdk_close(a->io) != 0) {
-		fprintf(stderr, "rk-interop: error: the recording %s is incomplete\n",
-			a->o.pcap_path);
+	if (rk_app_port_close("rk-interop", a->io, a->o.pcap_path) != 0)
 		rc = 1;
-	}
 	free(a);
 	return rc;
 }

@@ -45,7 +45,6 @@
 #include <unistd.h>
 
 #include "interop.h"
-#include "perf.h"
 #include "rk_byteorder.h"
 
 #define PT_VERSION "6.06"
@@ -393,7 +392,7 @@ create(struct pt *t)
 		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
 	memset(t->buf, 0, t->buf_len);
 	/* What a reader of our region must get back. */
-	ia_fill(t->buf + t->region_off, t->region_len, 0x5eed);
+	rk_app_fill(t->buf + t->region_off, t->region_len, 0x5eed);
 	if (t->verb == PT_WRITE && t->lat)
 		memset(t->buf + t->region_off, 0, t->region_len);
 	if (t->pd == NULL)
@@ -481,22 +480,9 @@ connect_qp(struct pt *t)
 static void
 destroy(struct pt *t)
 {
-	if (t->cqp != NULL)
-		rk_destroy_qp(t->cqp);
-	if (t->cmr != NULL)
-		rk_dereg_mr(t->cmr);
-	if (t->ccq != NULL)
-		rk_destroy_cq(t->ccq);
-	if (t->qp != NULL)
-		rk_destroy_qp(t->qp);
-	if (t->mr != NULL)
-		rk_dereg_mr(t->mr);
-	if (t->rmr != NULL)
-		rk_dereg_mr(t->rmr);
-	if (t->cq != NULL)
-		rk_destroy_cq(t->cq);
-	if (t->pd != NULL)
-		rk_dealloc_pd(t->pd);
+	rk_app_release(&(struct rk_app_verbs_objs){
+		.qp = { t->cqp, t->qp }, .mr = { t->cmr, t->mr, t->rmr }, .cq = { t->ccq, t->cq },
+		.pd = t->pd });
 	free(t->buf);
 	free(t->rbuf);
 	free(t->ref);
@@ -606,7 +592,7 @@ bw_client_begin(struct pt *t)
 	if (t->verb == PT_READ && (t->ref = malloc(t->size)) == NULL)
 		return ia_fail(a, "out of memory");
 	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
-		ia_fill(t->buf + (size_t)s * t->size, t->size, s);
+		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
 	t->t0 = rk_io_dpdk_now_ns();
 	return 0;
 }
@@ -667,8 +653,8 @@ run_passive(struct pt *t)
 	if (t->cm)
 		return 0;
 
-	a->last_progress_ns = 0;
-	while (!oob_readable(a->fd)) {
+	rk_app_watchdog_restart(&a->wd);
+	while (!rk_oob_readable(a->fd)) {
 		int n = rk_progress(a->ctx);
 
 		if (ia_watchdog(a, n) != 0)
@@ -693,12 +679,13 @@ run_send_server(struct pt *t)
 		for (int i = 0; i < n; i++) {
 			if (wc[i].status != RK_WC_SUCCESS)
 				return wc_error(t, &wc[i]);
-			if (!(wc[i].wr_id & PT_RECV))
+			int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
+
+			if (taken <= 0) {
+				if (taken < 0)
+					return -1;
 				continue;
-			if (wc[i].byte_len != t->size)
-				return ia_fail(a, "SEND %" PRIu64 ": %u bytes, expected %u", t->recvd,
-					       wc[i].byte_len, t->size);
-			t->recvd++;
+			}
 			if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
 				return -1;
 		}
@@ -728,7 +715,7 @@ run_lat(struct pt *t)
 		return run_passive(t);
 	if (t->verb == PT_READ && (ref = malloc(t->size)) == NULL)
 		return ia_fail(a, "out of memory");
-	ia_fill(t->buf, t->size, 1);
+	rk_app_fill(t->buf, t->size, 1);
 	while (scnt < t->iters || rcnt < t->iters || sdone < scnt) {
 		int n = 0;
 		bool may_send;
@@ -947,7 +934,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
 			return -1;
 	} else {
-		(void)oob_send(a->fd, "done", 5);
+		(void)rk_oob_send(a->fd, "done", 5);
 	}
 	/* Checks only the server can make, now that the client said how much it did. */
 	if (!t->client && t->verb == PT_ATOMIC) {
@@ -958,7 +945,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 				       " FETCH_AND_ADDs of 1", delta, peer_iters);
 	}
 	if (!t->client && t->verb == PT_READ &&
-	    !ia_check(t->buf + t->region_off, t->region_len, 0x5eed))
+	    !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
 		return ia_fail(a, "READ-only buffer changed during the test");
 	if (t->client || t->lat) {
 		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
@@ -995,7 +982,7 @@ ia_perftest(struct ia *a)
 	pt_init(&t, a);
 	if (pt_setup(&t) != 0)
 		goto out;
-	a->last_progress_ns = 0;
+	rk_app_watchdog_restart(&a->wd);
 	sum0 = word_sum(t.buf + t.region_off, t.region_len);
 	if (t.lat)
 		rc = run_lat(&t);
@@ -1056,7 +1043,7 @@ ia_perftest_pair(struct ia *a)
 	}
 	if (bw_client_begin(&t[0]) != 0 || bw_client_begin(&t[1]) != 0)
 		goto out;
-	a->last_progress_ns = 0;
+	rk_app_watchdog_restart(&a->wd);
 	while (t[1].done < t[1].iters || (!dead0 && t[0].done < t[0].iters)) {
 		int work = 0;
 

@@ -98,7 +98,7 @@ post_send(struct pp *pp, uint64_t k)
 	struct rk_send_wr *bad;
 	int rc;
 
-	ia_fill(pp->sbuf, pp->size, k);
+	rk_app_fill(pp->sbuf, pp->size, k);
 	if (pp->ud) {
 		wr.wr.ud.ah = pp->ah;
 		wr.wr.ud.remote_qpn = pp->remote.qpn;
@@ -255,9 +255,9 @@ verify(struct pp *pp, const uint8_t *data, uint64_t r)
 					return false;
 			return true;
 		}
-		return ia_check(data, pp->size, r - 1);
+		return rk_app_check(data, pp->size, r - 1);
 	}
-	return ia_check(data, pp->size, r);
+	return rk_app_check(data, pp->size, r);
 }
 
 static int
@@ -336,18 +336,9 @@ run(struct pp *pp)
 static void
 destroy(struct pp *pp)
 {
-	if (pp->qp != NULL)
-		rk_destroy_qp(pp->qp);
-	if (pp->ah != NULL)
-		rk_destroy_ah(pp->ah);
-	if (pp->smr != NULL)
-		rk_dereg_mr(pp->smr);
-	if (pp->rmr != NULL)
-		rk_dereg_mr(pp->rmr);
-	if (pp->cq != NULL)
-		rk_destroy_cq(pp->cq);
-	if (pp->pd != NULL)
-		rk_dealloc_pd(pp->pd);
+	rk_app_release(&(struct rk_app_verbs_objs){ .qp = { pp->qp }, .ah = pp->ah,
+						    .mr = { pp->smr, pp->rmr }, .cq = { pp->cq },
+						    .pd = pp->pd });
 	free(pp->sbuf);
 	free(pp->rbuf);
 }

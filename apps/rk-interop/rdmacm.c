@@ -246,7 +246,7 @@ cm_pump(struct rp *r)
 	if (ia_check_stop(a) != 0)
 		return -1;
 	if (n > 0)
-		a->last_progress_ns = now;
+		a->wd.last_ns = now;
 	while (cm_next(a, &m)) {
 		if (r->conn.state == RK_CM_IDLE && r->server && m.hdr.attr_id == RK_CM_REQ) {
 			if (m.req.service_id != rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port))
@@ -289,7 +289,7 @@ rp_wait(struct rp *r, struct rk_wc *wc)
 {
 	struct ia *a = r->a;
 
-	a->last_progress_ns = 0;
+	rk_app_watchdog_restart(&a->wd);
 	for (;;) {
 		int n = rk_poll_cq(r->cq, 1, wc), act;
 
@@ -613,20 +613,9 @@ rp_disconnect(struct rp *r)
 static void
 rp_destroy(struct rp *r)
 {
-	if (r->qp != NULL)
-		rk_destroy_qp(r->qp);
-	if (r->start_mr != NULL)
-		rk_dereg_mr(r->start_mr);
-	if (r->sink_mr != NULL)
-		rk_dereg_mr(r->sink_mr);
-	if (r->tx_mr != NULL)
-		rk_dereg_mr(r->tx_mr);
-	if (r->rx_mr != NULL)
-		rk_dereg_mr(r->rx_mr);
-	if (r->cq != NULL)
-		rk_destroy_cq(r->cq);
-	if (r->pd != NULL)
-		rk_dealloc_pd(r->pd);
+	rk_app_release(&(struct rk_app_verbs_objs){
+		.qp = { r->qp }, .mr = { r->start_mr, r->sink_mr, r->tx_mr, r->rx_mr },
+		.cq = { r->cq }, .pd = r->pd });
 	free(r->start);
 	free(r->sink);
 }
@@ -679,7 +668,7 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 	if (ia_check_stop(a) != 0)
 		return -1;
 	if (work > 0)
-		a->last_progress_ns = now;
+		a->wd.last_ns = now;
 	while (cm_next(a, &m)) {
 		struct ia_cmc *c = NULL;
 

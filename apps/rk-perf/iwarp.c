@@ -30,41 +30,6 @@ struct perf_iw {
 	uint32_t next;                  /* QPs attached so far */
 };
 
-static long
-s_send(void *s, const uint8_t *b, size_t n)
-{
-	struct rk_tcp *t = s;
-
-	return t->ops->send(t, b, n);
-}
-
-static long
-s_recv(void *s, uint8_t *b, size_t cap)
-{
-	struct rk_tcp *t = s;
-
-	return t->ops->recv(t, b, cap);
-}
-
-static void
-s_close(void *s)
-{
-	struct rk_tcp *t = s;
-
-	t->ops->close(t);
-}
-
-static uint64_t
-s_now(void *env)
-{
-	(void)env;
-	return rk_io_dpdk_now_ns();
-}
-
-static const struct rk_stream_ops stream_ops = {
-	.name = "rk-perf-tcp", .send = s_send, .recv = s_recv, .close = s_close, .now_ns = s_now,
-};
-
 bool
 perf_iw_has_lwip(void)
 {
@@ -108,7 +73,7 @@ perf_iw_open(struct rk_io_dpdk *io, const struct perf_opts *o, struct rk_context
 		return NULL;
 #endif
 	}
-	*ctx = rk_open_device_iwarp(&stream_ops, w, &da);
+	*ctx = rk_open_device_iwarp(&rk_app_tcp_stream_ops, w, &da);
 	if (*ctx == NULL) {
 		snprintf(err, errlen, "cannot open the iWARP device: %s", strerror(errno));
 		perf_iw_close(w);

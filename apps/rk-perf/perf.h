@@ -9,6 +9,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_app_rdma.h"
 #include "rk_io_dpdk.h"
 #include "rk_verbs.h"
 
@@ -102,6 +107,13 @@ enum perf_msg_type {
 	 * sees it, or the close, at its next message, as it saw the close.
 	 */
 	MSG_ABORT,
+	/*
+	 * after a MSG_END with status != 0 (client) or a MSG_ABORT (server)
+	 * whose text (127 bytes) was cut: the next 127 bytes of why; more
+	 * follow while a text fills all 127. An older peer has closed by
+	 * then and reads none.
+	 */
+	MSG_END_TEXT,
 };
 
 struct perf_msg {
@@ -117,47 +129,7 @@ struct perf_msg {
 	char text[128];
 };
 
-/*
- * oob.c: TCP, every call bounded by a timeout; 0 or -errno. While they
- * wait, the calls run serve(arg) between polls (the RDMA side's progress);
- * serve returns 0 to go on, non-zero to stop the wait with -EINTR (a
- * signal asked to stop).
- */
-/*
- * Bind and listen on TCP @p port (IPv6 and IPv4-mapped) into *ls_out: done
- * before the DPDK port waits for its link, so a port already taken
- * (-EADDRINUSE) is reported at once rather than after the link wait.
- */
-int oob_listen_open(uint16_t port, int *ls_out);
-/* Accept one client on the listening socket @p ls, then close @p ls. */
-int oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
-/* oob_listen_open() then oob_accept(). */
-int oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
-
-/*
- * Whether the recording @p path (NULL: none) can be created; if not, says
- * so on stderr as "prog: cannot write the recording PATH: reason". Checked
- * before the port opens, so the error names the file, not the port.
- */
-bool recording_writable(const char *prog, const char *path);
-/*
- * Connect to host:port, retrying until the server listens or timeout_s
- * passes. @return 0, -errno, or, when the resolver cannot resolve @p host,
- * an error for which oob_resolve_failed() holds (its words: oob_strerror()).
- */
-int oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
-		int (*serve)(void *), void *arg);
-/* Resolver errors of oob_connect(): -(OOB_EAI_BASE + |getaddrinfo's code|). */
-#define OOB_EAI_BASE 4096
-/* Whether an oob_connect() error says the host name did not resolve. */
-bool oob_resolve_failed(int rc);
-/* The text of an oob_* error: gai_strerror() for the resolver's, else strerror(). */
-const char *oob_strerror(int rc);
-int oob_send(int fd, const void *buf, size_t len);
-/* Receive exactly len bytes; calls serve(arg) while waiting (progress). */
-int oob_recv(int fd, void *buf, size_t len, double timeout_s, int (*serve)(void *), void *arg);
-/* Whether a message waits (non-blocking). */
-bool oob_readable(int fd);
+/* proto.c: the messages above, in network byte order. */
 void oob_encode_hello(const struct perf_hello *h, uint8_t *buf);
 void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
 #define OOB_HELLO_LEN (4 + 4 * 5 + 4 * PERF_MAX_SIZES + 16 + 10 + PERF_MAX_QPS * 28)
@@ -290,5 +262,171 @@ void report_columns(const struct perf_opts *o);
 void report_line(const struct perf_opts *o, const struct perf_result *r);
 void report_footer(void);
 void lat_stats(double *us, uint64_t n, struct perf_result *r);
+
+/* ------------------------------------------------------- one run's state */
+
+#define MIB (1024u * 1024u)
+#define KEY_SERVER ((uint64_t)1 << 39)
+#define KEY_READ ((uint64_t)1 << 38)
+
+struct qpres {
+	struct rk_qp *qp;
+	uint8_t *buf;                   /* send source / RDMA target / atomic target */
+	struct rk_mr *mr;
+	uint8_t *rbuf;                  /* receive buffers (SEND tests) */
+	struct rk_mr *rmr;
+	uint32_t psn;
+	uint64_t posted, done, recvd;
+	uint64_t verify_errors;
+	/* iWARP SEND bw credits, counted over the whole run (see post_credit()). */
+	uint64_t sent;                  /* client: SENDs posted */
+	uint64_t taken, credited;       /* server: receives taken and reposted; last told */
+};
+
+struct perf_engine;
+
+struct perf {
+	struct perf_opts o;
+	const struct perf_engine *e;    /* the test: o.verb and o.mode */
+	struct rk_io_dpdk *io;
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	struct rk_cq *scq, *rcq;
+	struct qpres q[PERF_MAX_QPS];
+	struct perf_hello local, remote;
+	int fd;
+	int lfd;                        /* server: the OOB listening socket until accept */
+	uint32_t sizes[PERF_MAX_SIZES];
+	uint32_t nsizes, max_size;
+	size_t buf_len;                 /* per QP */
+	size_t data_len;                /* of buf_len, the message slots */
+	/*
+	 * iWARP SEND bw: the server RDMA-Writes its count of receives taken
+	 * (64-bit, network order) to credit_off in the client's buffer, the
+	 * page after the slots; the client sends only into posted receives.
+	 */
+	bool credits;
+	size_t credit_off;
+	uint32_t rslots;                /* receive slots of max_size per QP */
+	uint8_t peer_mac[6];
+	json_t *jresults;
+	char err[512];
+	struct rk_app_watchdog wd;      /* data phase: last progress seen; 0: restart */
+	uint64_t idle_since_ns;         /* kernel sockets: first idle poll of this wait; 0: busy */
+	uint64_t mark;                  /* watchdog: the QPs' rk_qp_progress() sum */
+	uint64_t next_mark_ns;          /* watchdog: when to read it again */
+	bool moved;                     /* watchdog: progress seen in this phase */
+	struct perf_iw *iw;             /* --transport iwarp */
+	struct perf_refusal refusal;    /* client: the server's, after recv_hello() -ECONNREFUSED */
+	/* This end's command line, for the server's note on what the client replaced. */
+	uint32_t given;                 /* GIVEN_* bits */
+	struct perf_opts own;
+	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
+	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
+};
+
+/* Options of the client's that a server takes (adopt()), when given on its command line. */
+enum {
+	GIVEN_SIZE = 1 << 0,            /* -s, -a, --sizes */
+	GIVEN_RUN = 1 << 1,             /* -n, -D */
+	GIVEN_QPS = 1 << 2,
+	GIVEN_MTU = 1 << 3,
+	GIVEN_TX_DEPTH = 1 << 4,
+	GIVEN_RX_DEPTH = 1 << 5,
+	GIVEN_ATOMIC = 1 << 6,          /* -A */
+	GIVEN_VERIFY = 1 << 7,
+};
+
+/*
+ * A test is an engine (engine_bw.c, engine_lat.c): the callbacks of one
+ * family over the resources of verbs.c, driven by the phases of
+ * session.c. Every callback that fails says why with fail() and
+ * returns -1.
+ */
+struct perf_engine {
+	const char *name;               /* the TEST argument: "write_bw" */
+	enum perf_verb verb;
+	enum perf_mode mode;
+	/* Both ends, before a phase of messages of @size: the memory's contents. */
+	void (*prepare)(struct perf *p, uint32_t size);
+	/*
+	 * Post message number q->posted of QP @qi into slot it % @slots:
+	 * 0, 1 (send queue full: poll first) or -1.
+	 */
+	int (*post)(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots);
+	/* Check what the completed message @it of QP @qi brought back (NULL: nothing). */
+	void (*complete)(struct perf *p, uint32_t qi, uint64_t it, uint32_t size, uint32_t slots);
+	/* Latency client: one iteration, number @it (NULL for bandwidth); 0 or -1. */
+	int (*round)(struct perf *p, uint32_t size, uint64_t it);
+	/* Client: run a phase (post, poll, complete) into *r; 0 or -1. */
+	int (*run)(struct perf *p, uint32_t size, struct perf_result *r);
+	/* Server: serve a phase until the client's end message waits; 0 or -1. */
+	int (*serve)(struct perf *p, uint32_t size);
+	/* Server: judge the phase by the client's end message into @res. */
+	void (*verify)(struct perf *p, uint32_t size, const struct perf_msg *end,
+		       struct perf_msg *res);
+};
+
+/* The tests, in the order of the usage line; NULL-terminated. */
+extern const struct perf_engine *const perf_engines[];
+/* The engine of a test (verb and mode in range), else NULL. */
+const struct perf_engine *perf_engine_of(enum perf_verb verb, enum perf_mode mode);
+
+/* session.c: the exchange and the phases of either role. */
+int fail(struct perf *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
+int perf_serve(void *arg);
+/* Whether the peer sent a message; a syscall, so asked at most every 200 us. */
+bool oob_due(struct perf *p);
+/* Client, in a phase: the server sent something or closed; -1 with why. */
+int server_stopped(struct perf *p);
+/* Wait until the peer closes @p fd (EOF), an error, or @p ms pass. */
+void wait_eof(int fd, int ms);
+int exchange(struct perf *p);
+int client_phases(struct perf *p);
+int server_phases(struct perf *p);
+/* Server, after its hello: tell the client why this end stops. */
+void abort_client(struct perf *p);
+
+/* verbs.c: resources, connection, progress and the watchdog. */
+static inline uint64_t
+now_ns(void)
+{
+	return rk_io_dpdk_now_ns();
+}
+uint32_t msg_bytes(const struct perf *p, uint32_t size);
+uint32_t nslots(const struct perf *p, uint32_t size);
+void perf_idle(struct perf *p, int work);
+void perf_event(struct perf *p);
+int check_wc(struct perf *p, const struct rk_wc *wc);
+const char *peer_addr(const struct perf *p, char *buf, size_t len);
+int watchdog(struct perf *p, int events);
+const char *post_error(struct rk_qp *qp, int rc, char *buf, size_t len);
+int post_recv_slot(struct perf *p, uint32_t qi, uint32_t slot);
+int drain_scq(struct perf *p, int *work);
+int create_resources(struct perf *p);
+int iw_init_qps(struct perf *p);
+int iw_establish(struct perf *p);
+int connect_qps(struct perf *p);
+void destroy_resources(struct perf *p);
+
+/* engine_bw.c, shared with the latency engines of READ and ATOMIC. */
+int run_bw_client(struct perf *p, uint32_t size, struct perf_result *r);
+void prepare_phase(struct perf *p, uint32_t size);
+int post_read(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots);
+int post_atomic(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots);
+void complete_read(struct perf *p, uint32_t qi, uint64_t it, uint32_t size, uint32_t slots);
+void complete_atomic(struct perf *p, uint32_t qi, uint64_t it, uint32_t size, uint32_t slots);
+void server_verify(struct perf *p, uint32_t size, const struct perf_msg *end,
+		   struct perf_msg *res);
+int server_bw(struct perf *p, uint32_t size);
+extern const struct perf_engine perf_write_bw, perf_read_bw, perf_send_bw, perf_atomic_bw;
+/* engine_lat.c */
+extern const struct perf_engine perf_write_lat, perf_read_lat, perf_send_lat, perf_atomic_lat;
+
+/* report.c: results as JSON, counters. */
+void add_json_result(struct perf *p, const struct perf_result *r);
+void print_json(struct perf *p, int status);
+void print_counters(struct perf *p);
 
 #endif /* RK_PERF_H */

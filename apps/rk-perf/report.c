@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* perftest's table layout (perftest_parameters.c / perftest_resources.c). */
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf.h"
+#include "rk_iw_xstats.h"
 
 #define RULE "---------------------------------------------------------------------------------------"
 
@@ -157,4 +159,165 @@ lat_stats(double *us, uint64_t n, struct perf_result *r)
 	r->t_typical = us[n / 2];
 	r->p99 = us[(uint64_t)ceil(0.99 * (double)n) - 1];
 	r->p999 = us[(uint64_t)ceil(0.999 * (double)n) - 1];
+}
+
+/* ---------------------------------------------- counters and JSON */
+
+/*
+ * The counters of the context and the port; over iWARP also the engine's
+ * (the RoCE ones stay 0 there): stream bytes, FPDUs, Terminates.
+ */
+static unsigned int
+all_counters(const struct perf *p, struct rk_io_counter *c, unsigned int max)
+{
+	const struct rk_iw_stats *w = p->ctx != NULL ? rk_context_iw_stats(p->ctx) : NULL;
+	unsigned int n = rk_io_hw_counters(p->io, p->ctx != NULL ? rk_context_stats(p->ctx) : NULL,
+					   c, max);
+
+	for (unsigned int i = 0; w != NULL && i < rk_iw_xstats.n && n < max; i++)
+		c[n++] = (struct rk_io_counter){ rk_iw_xstats.desc[i].name,
+						 rk_xstat_value(&rk_iw_xstats, i, w) };
+	return n;
+}
+
+static json_t *
+counters_json(struct perf *p)
+{
+	struct rk_io_counter c[64];
+	unsigned int n = all_counters(p, c, 64);
+	json_t *o = json_object(), *qo = json_object();
+
+	for (unsigned int i = 0; i < n; i++)
+		json_object_set_new(o, c[i].name, json_integer((json_int_t)c[i].value));
+	/* Per QP (rdma statistic's per-QP mode), keyed by QPN. */
+	for (uint32_t i = 0; i < p->o.qps && p->q[i].qp != NULL; i++) {
+		struct rk_counter qc[64];
+		int k = rk_query_qp_counters(p->q[i].qp, qc, 64);
+		json_t *e = json_object();
+		char key[16];
+
+		for (int j = 0; j < k; j++)
+			json_object_set_new(e, qc[j].name, json_integer((json_int_t)qc[j].value));
+		snprintf(key, sizeof(key), "%#x", p->q[i].qp->qp_num);
+		json_object_set_new(qo, key, e);
+	}
+	json_object_set_new(o, "qp", qo);
+	return o;
+}
+
+void
+print_counters(struct perf *p)
+{
+	struct rk_io_counter c[64];
+	unsigned int n = all_counters(p, c, 64);
+
+	printf(" counters:\n");
+	for (unsigned int i = 0; i < n; i++)
+		printf("   %-26s %" PRIu64 "\n", c[i].name, c[i].value);
+	/* Per QP: the counters that moved. */
+	for (uint32_t i = 0; i < p->o.qps && p->q[i].qp != NULL; i++) {
+		struct rk_counter qc[64];
+		int k = rk_query_qp_counters(p->q[i].qp, qc, 64);
+
+		printf(" QP %#x:", p->q[i].qp->qp_num);
+		for (int j = 0; j < k; j++)
+			if (qc[j].value != 0)
+				printf(" %s %" PRIu64, qc[j].name, qc[j].value);
+		printf("\n");
+	}
+}
+
+void
+add_json_result(struct perf *p, const struct perf_result *r)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "bytes", json_integer(r->bytes));
+	json_object_set_new(j, "iterations", json_integer((json_int_t)r->iters));
+	/* A server measures nothing: the client times every phase. */
+	if (p->o.server) {
+		if (p->o.mode == MODE_LAT)
+			json_object_set_new(j, "warmup_iterations",
+					    json_integer((json_int_t)r->warmup));
+	} else if (p->o.mode == MODE_BW) {
+		json_object_set_new(j, "seconds", json_real(r->seconds));
+		json_object_set_new(j, "bw_peak_gbps", json_real(r->bw_peak_Bps * 8e-9));
+		json_object_set_new(j, "bw_avg_gbps", json_real(r->bw_avg_Bps * 8e-9));
+		json_object_set_new(j, "bw_avg_MBps", json_real(r->bw_avg_Bps / 1048576.0));
+		json_object_set_new(j, "msg_rate_mpps", json_real(r->msg_rate / 1e6));
+	} else {
+		json_object_set_new(j, "t_min_us", json_real(r->t_min));
+		json_object_set_new(j, "t_max_us", json_real(r->t_max));
+		json_object_set_new(j, "t_typical_us", json_real(r->t_typical));
+		json_object_set_new(j, "t_avg_us", json_real(r->t_avg));
+		json_object_set_new(j, "t_stdev_us", json_real(r->t_stdev));
+		json_object_set_new(j, "p50_us", json_real(r->t_typical));
+		json_object_set_new(j, "p99_us", json_real(r->p99));
+		json_object_set_new(j, "p99_9_us", json_real(r->p999));
+		json_object_set_new(j, "max_us", json_real(r->t_max));
+		json_object_set_new(j, "warmup_iterations", json_integer((json_int_t)r->warmup));
+	}
+	json_array_append_new(p->jresults, j);
+}
+
+void
+print_json(struct perf *p, int status)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "test", json_string(p->e->name));
+	json_object_set_new(j, "role", json_string(p->o.server ? "server" : "client"));
+	json_object_set_new(j, "qps", json_integer(p->o.qps));
+	json_object_set_new(j, "mtu", json_integer(p->o.mtu));
+	json_object_set_new(j, "transport", json_string(!p->o.iwarp ? "rocev2" :
+							p->o.tcp_kernel ? "iwarp-kernel-tcp" :
+							"iwarp-lwip"));
+	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
+	json_object_set_new(j, "rx_depth", json_integer(p->o.rx_depth));
+	{
+		json_t *sz = json_array();
+
+		for (uint32_t i = 0; i < p->nsizes; i++)
+			json_array_append_new(sz, json_integer(p->sizes[i]));
+		json_object_set_new(j, "sizes", sz);
+	}
+	/* -n or -D, whichever ran (the client's, on both ends). */
+	json_object_set_new(j, "iterations_per_qp", p->o.duration_s > 0 ? json_null() :
+			    json_integer((json_int_t)p->o.iters));
+	json_object_set_new(j, "duration_s", p->o.duration_s > 0 ?
+			    json_real(p->o.duration_s) : json_null());
+	if (p->o.verb == VERB_ATOMIC)
+		json_object_set_new(j, "atomic", json_string(p->o.atomic_cas ? "cmp_and_swp" :
+							     "fetch_and_add"));
+	json_object_set_new(j, "ip_version", json_integer(p->o.have_ip6 ? 6 : 4));
+	json_object_set_new(j, "vlan", p->o.vlan != 0 ? json_integer(p->o.vlan) : json_null());
+	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	/* The client's: a server learns the count per size only (warmup_iterations). */
+	if (p->o.mode == MODE_LAT && !p->o.server)
+		json_object_set_new(j, "warmup", json_integer((json_int_t)(p->o.warmup_set ?
+								 p->o.warmup : PERF_WARMUP_ITERS)));
+	json_object_set_new(j, "idle", json_string(p->o.idle == RK_IO_IDLE_SPIN ? "spin" :
+						   "spin-then-sleep"));
+	/* This end's own (never the client's): what it did to the frames it sent. */
+	json_object_set_new(j, "tx_copy", json_boolean(p->o.tx_copy));
+	json_object_set_new(j, "tx_drop_every", json_integer(p->o.tx_drop_every));
+	json_object_set_new(j, "tx_drop_rate", json_real(p->o.tx_drop_rate));
+	/* JSON integers are signed 64-bit here: a larger seed as its decimal string. */
+	if (p->o.seed <= INT64_MAX) {
+		json_object_set_new(j, "seed", json_integer((json_int_t)p->o.seed));
+	} else {
+		char seed[24];
+
+		snprintf(seed, sizeof(seed), "%" PRIu64, p->o.seed);
+		json_object_set_new(j, "seed", json_string(seed));
+	}
+	json_object_set_new(j, "results", p->jresults);
+	p->jresults = NULL;
+	if (p->ctx != NULL)
+		json_object_set_new(j, "counters", counters_json(p));
+	json_object_set_new(j, "status", json_string(status == 0 ? "ok" : "error"));
+	if (status != 0)
+		json_object_set_new(j, "error", json_string(p->err));
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	putchar('\n');
+	json_decref(j);
 }

@@ -518,6 +518,27 @@ drop)
 	# ping-pong waits out a 67 ms ACK timeout, a warm-up would add 2048
 	# iterations of them.)
 	pair "drop-send_lat" "$S" "$C" "send_lat -n 300 --verify --tx-drop-every 23 --warmup 0"
+	# A client that fails (every 2nd frame dropped: retries exceeded) tells
+	# the server why, whole: the server's copy was cut at 127 characters.
+	TCP_PORT=$((TCP_PORT + 1))
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- write_bw -s 65536 -n 200 $SRV_ADDR \
+		-p $TCP_PORT >"$tmp/long-error.srv.log" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- write_bw -s 65536 -n 200 --tx-drop-every 2 \
+		$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/long-error.cli.log" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	why=$(sed -n 's/^rk-perf: error: //p' "$tmp/long-error.cli.log")
+	if [ $rc -eq 1 ] && [ $rs -eq 1 ] && [ ${#why} -gt 127 ] &&
+	   grep -qF "rk-perf: error: the client stopped with an error: $why" "$tmp/long-error.srv.log"; then
+		ok "long client error: the server has all ${#why} characters"
+	else
+		bad "long client error: client exit $rc, server exit $rs, ${#why} characters: $(grep -h 'rk-perf: error' "$tmp/long-error.srv.log")"
+	fi
 	;;
 watchdog)
 	# --timeout bounds a time without progress, not a message: one 4 MiB
@@ -539,6 +560,89 @@ watchdog)
 			bad "$name: the message took under 0.5 s (${avg:-?} MB/s): no test of --timeout"
 		fi
 	done
+	# A latency test's progress line gives its mean latency (a ping-pong of
+	# 2 bytes moves too little for a rate: it printed 0.000 Gb/s).
+	# (No recording: the progress line is the point.)
+	# two_ends NAME SERVER-ARGS CLIENT-ARGS: a pair without recordings; the
+	# exit codes in rs and rc, the logs $tmp/NAME.srv.log and .cli.log.
+	two_ends() {
+		local name=$1 sargs=$2 cargs=$3 sp
+		TCP_PORT=$((TCP_PORT + 1))
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- $sargs $SRV_ADDR -p $TCP_PORT \
+			>"$tmp/$name.srv.log" 2>&1 &
+		sp=$!
+		pids+=("$sp")
+		# shellcheck disable=SC2086
+		timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- $cargs $CLI_ADDR -p $TCP_PORT \
+			127.0.0.1 >"$tmp/$name.cli.log" 2>&1
+		rc=$?
+		wait "$sp"
+		rs=$?
+	}
+	two_ends lat-progress "send_lat -D 2.5 --verify" "send_lat -D 2.5 --verify"
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ] &&
+	   grep -Eq "^rk-perf: +[0-9.]+ s +[0-9]+ iterations +[0-9.]+ us average" \
+		"$tmp/lat-progress.cli.log" && ! grep -q "Gb/s" "$tmp/lat-progress.cli.log"; then
+		ok "lat-progress: $(grep -m1 'us average' "$tmp/lat-progress.cli.log")"
+	else
+		bad "lat-progress: exit $rc/$rs, no mean latency in the progress line: $(grep -m1 '^rk-perf: .* s ' "$tmp/lat-progress.cli.log")"
+	fi
+	# One long iWARP message stalled by this end's drops (a lost TCP
+	# segment waits out lwIP's retransmission timeout, longer than
+	# --timeout 0.5): whichever end gives up says so, and neither blames a
+	# peer that was sending or answering all along as unreachable.
+	two_ends watchdog-long-iwarp \
+		"write_bw --transport iwarp -s 4194304 -n 1 --timeout 0.5 --verify" \
+		"write_bw --transport iwarp -s 4194304 -n 1 --timeout 0.5 --verify --tx-drop-rate 0.05 --seed 7"
+	if [ $rc -eq 0 ] && [ $rs -eq 0 ]; then
+		bad "watchdog-long-iwarp: the message passed without a stall: no test of --timeout"
+	elif ! grep -q "unreachable or stopped" "$tmp/watchdog-long-iwarp.cli.log" \
+		"$tmp/watchdog-long-iwarp.srv.log" &&
+	     grep -Eq "rk-perf: error: .*(this end dropped [0-9]+ frames|after the transfer had moved)" \
+		"$tmp/watchdog-long-iwarp.cli.log"; then
+		ok "watchdog-long-iwarp: $(grep -h 'rk-perf: error' "$tmp/watchdog-long-iwarp.cli.log")"
+	else
+		bad "watchdog-long-iwarp: exit $rc/$rs: $(grep -h 'rk-perf: error' "$tmp/watchdog-long-iwarp.cli.log" "$tmp/watchdog-long-iwarp.srv.log")"
+	fi
+	# --counters on an interrupted client: printed after the error, and out
+	# before its clean-up, so a second signal (or the SIGALRM guard) that
+	# ends it in its wait for the server (stopped here) loses nothing.
+	TCP_PORT=$((TCP_PORT + 1))
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_S $S -- write_bw -s 65536 -D 20 $SRV_ADDR \
+		-p $TCP_PORT >"$tmp/int-counters.srv.log" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	# shellcheck disable=SC2086
+	timeout -k 10 60 "$perf" $EAL -l $CORE_C $C -- write_bw -s 65536 -D 20 --counters \
+		$CLI_ADDR -p $TCP_PORT 127.0.0.1 >"$tmp/int-counters.cli.log" 2>&1 &
+	cp=$!
+	pids+=("$cp")
+	for _ in $(seq 150); do
+		grep -q "iterations" "$tmp/int-counters.cli.log" && break
+		sleep 0.1
+	done
+	srp=$(pgrep -P "$sp" -x rk-perf)
+	crp=$(pgrep -P "$cp" -x rk-perf)
+	[ -n "$srp" ] && kill -STOP "$srp"
+	[ -n "$crp" ] && kill -INT "$crp"
+	for _ in $(seq 50); do
+		grep -q "rk-perf: error" "$tmp/int-counters.cli.log" && break
+		sleep 0.1
+	done
+	sleep 0.5
+	[ -n "$crp" ] && kill -INT "$crp" 2>/dev/null
+	wait "$cp"
+	[ -n "$srp" ] && { kill -CONT "$srp"; kill "$srp" 2>/dev/null; }
+	wait "$sp" 2>/dev/null
+	if [ -n "$crp" ] && grep -q "rk-perf: error: interrupted" "$tmp/int-counters.cli.log" &&
+	   grep -q "^ counters:" "$tmp/int-counters.cli.log" &&
+	   grep -q "^ QP 0x" "$tmp/int-counters.cli.log"; then
+		ok "interrupted client with --counters: the counters are out"
+	else
+		bad "interrupted client with --counters: no counters (pid ${crp:-none}): $(tail -2 "$tmp/int-counters.cli.log")"
+	fi
 	# running_pair NAME ARGS: start a server and a client in the background
 	# (their timeout wrappers' PIDs in sp and cp) and return once the client
 	# prints its table header, at most 15 s.
@@ -734,6 +838,17 @@ errors)
 		usage_error "--sizes $l" "rk-perf: --sizes: empty entry in '$l'" \
 			write_bw --ip 198.18.0.1 --sizes "$l"
 	done
+	# An atomic moves 8 bytes: another size is refused, not run as 8 B unsaid.
+	usage_error "atomic_bw -s 1024" "rk-perf: atomic_bw moves 8 bytes (an atomic's operand)" \
+		atomic_bw --ip 198.18.0.1 -s 1024
+	usage_error "atomic_lat --sizes 8,64" "rk-perf: atomic_lat moves 8 bytes (an atomic's operand), not 64" \
+		atomic_lat --ip 198.18.0.1 --sizes 8,64
+	usage_error "atomic_bw -a" "rk-perf: atomic_bw moves 8 bytes" atomic_bw --ip 198.18.0.1 -a
+	# A bad entry is named, whatever its place.
+	usage_error "--sizes 1,x7,3" "rk-perf: --sizes: entry 2, 'x7': expected a size of 1..67108864" \
+		write_bw --ip 198.18.0.1 --sizes 1,x7,3
+	usage_error "--sizes 64,99999999999" "rk-perf: --sizes: entry 2, '99999999999'" \
+		write_bw --ip 198.18.0.1 --sizes 64,99999999999
 	usage_error "empty -w" "rk-perf: --pcap: expected a file name" \
 		write_bw --ip 198.18.0.1 -w ""
 	# memif with no peer: the link never comes up.

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Option values of the apps (rk_app.h): numbers and size lists. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_app.h"
+
+int
+rk_app_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+rk_app_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (rk_app_parse_u64(s, min, max, &v) != 0)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int
+rk_app_parse_double(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min && v <= max))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+rk_app_parse_sizes(const char *s, uint32_t min, uint32_t max, uint32_t *sizes, uint32_t nmax,
+		   char *err, size_t errlen)
+{
+	uint32_t n = 0;
+
+	if (*s == '\0') {
+		snprintf(err, errlen, "empty list");
+		return -1;
+	}
+	for (const char *tok = s;; tok++) {
+		size_t len = strcspn(tok, ",");
+		char num[24];
+		uint64_t v;
+
+		if (len == 0) {
+			snprintf(err, errlen, "empty entry in '%s' (entry %u)", s, n + 1);
+			return -1;
+		}
+		if (n == nmax) {
+			snprintf(err, errlen, "'%s' has more than %u sizes", s, nmax);
+			return -1;
+		}
+		snprintf(num, sizeof(num), "%.*s", (int)len, tok);
+		if (len >= sizeof(num) || rk_app_parse_u64(num, min, max, &v) != 0) {
+			snprintf(err, errlen, "entry %u, '%.*s': expected a size of %u..%u bytes",
+				 n + 1, (int)(len > 40 ? 40 : len), tok, min, max);
+			return -1;
+		}
+		sizes[n++] = (uint32_t)v;
+		tok += len;
+		if (*tok == '\0')
+			return (int)n;
+	}
+}

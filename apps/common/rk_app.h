@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_app.h
+ * What the apps (rk-perf, rk-interop) share around their RDMA engines:
+ * the stop signals, the data-phase watchdog, the data patterns, option
+ * parsing, the progress line and the recording check.
+ */
+#ifndef RK_APP_H
+#define RK_APP_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------- signals */
+
+/** Set by the first SIGINT or SIGTERM once rk_app_signals() ran. */
+extern volatile sig_atomic_t rk_app_stop;
+/**
+ * SIGINT and SIGTERM ask to stop (rk_app_stop); a second one leaves at
+ * once (exit status 128 + signal), and 3 s after the first SIGALRM's
+ * default action ends the process, so a loop that misses the flag cannot
+ * outlive the signal. SIGPIPE is ignored (the exchange's errors say it).
+ */
+void rk_app_signals(void);
+
+/* -------------------------------------------------------------- errors */
+
+/**
+ * Keep the first error of a run: format into @p err (@p len bytes) unless
+ * it holds one already. @return -1, for "return fail(...)".
+ */
+int rk_app_fail(char *err, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
+/* ------------------------------------------------------------ watchdog */
+
+/**
+ * The data phases' "no progress" clock: restarted by any work, expired
+ * after @c timeout_s seconds without any.
+ */
+struct rk_app_watchdog {
+	uint64_t last_ns;               /* last progress; 0: not started */
+	double timeout_s;
+};
+
+/**
+ * Account one poll at @p now_ns that did @p work units of work (events,
+ * forward movement). @return true once timeout_s passed without work.
+ */
+bool rk_app_watchdog_expired(struct rk_app_watchdog *w, uint64_t now_ns, int work);
+/** Restart the clock at the next poll. */
+static inline void
+rk_app_watchdog_restart(struct rk_app_watchdog *w)
+{
+	w->last_ns = 0;
+}
+
+/* ------------------------------------------------------------ patterns */
+
+/**
+ * The bytes of message @p key: xorshift64 from a seed derived from the key,
+ * 8 bytes at a time in host order. A pure function, so the receiver of a
+ * message can check it without the sender's buffer.
+ */
+void rk_app_fill(uint8_t *b, size_t len, uint64_t key);
+/** Whether @p b holds rk_app_fill()'s bytes of message @p key. */
+bool rk_app_check(const uint8_t *b, size_t len, uint64_t key);
+
+/* ------------------------------------------------------------- options */
+
+/**
+ * Parse a whole decimal (or 0x hexadecimal) number in [min, max]; no sign,
+ * nothing after it. @return 0, or -1 without touching *out.
+ */
+int rk_app_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/** rk_app_parse_u64() into a 32-bit value. */
+int rk_app_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/** Parse a whole floating-point number in [min, max]; 0 or -1. */
+int rk_app_parse_double(const char *s, double min, double max, double *out);
+/**
+ * Parse a comma-separated list of at most @p max sizes of min..max bytes
+ * ("1,4096,1048576") into @p sizes. Empty entries are errors ("1,,2" is a
+ * typo, not two sizes).
+ * @param err  on error, why, naming the entry at fault (at most @p errlen bytes)
+ * @return the number of sizes, or -1
+ */
+int rk_app_parse_sizes(const char *s, uint32_t min, uint32_t max, uint32_t *sizes,
+		       uint32_t nmax, char *err, size_t errlen);
+
+/* ------------------------------------------------------------ progress */
+
+/** The once-a-second progress line of a data phase, on stderr. */
+struct rk_app_progress {
+	const char *prog;               /* prefix: "rk-perf" */
+	uint64_t t0_ns;                 /* start of the phase */
+	uint64_t next_ns;               /* next line due; 0: a second after t0_ns */
+};
+
+/**
+ * Print "PROG: S s  N iterations  X Gb/s" when a line is due (every second,
+ * from half a second on). With @p lat_us non-negative (latency tests, whose
+ * bytes move too slowly for a useful rate) the mean latency so far, in
+ * microseconds, replaces the rate. @return whether a line was printed.
+ */
+bool rk_app_progress(struct rk_app_progress *pr, uint64_t now_ns, uint64_t iters,
+		     uint64_t bytes, double lat_us);
+
+/* ----------------------------------------------------------- recording */
+
+/**
+ * Whether the recording @p path (NULL: none) can be created; if not, says
+ * so on stderr as "prog: cannot write the recording PATH: reason". Checked
+ * before a port opens, so the error names the file, not the port.
+ */
+bool rk_app_recording_writable(const char *prog, const char *path);
+
+#endif /* RK_APP_H */
