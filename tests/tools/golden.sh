@@ -12,7 +12,7 @@
 #   PCAP_DIR      optional: pcaps/ of the tree; its roce/*.pcap and
 #                 iwarp/*.pcap are checked against PCAP_DIR/golden/, and every
 #                 one of them must have its golden files
-#   PUBLIC_DIR    optional: the public captures (../shared/pcaps-public),
+#   PUBLIC_DIR    optional: the third-party public captures (pcaps/public),
 #                 golden files in PCAP_DIR/golden/ too
 #   --update      rewrite the golden files instead of comparing
 #
@@ -109,7 +109,7 @@ if [ -n "$pcapdir" ]; then
 		[ -f "$f" ] || continue
 		check "$f" 1 "lines summary json" "$pcapdir/golden"
 	done
-	# The public captures (shared/pcaps-public beside the clone), golden
+	# The third-party public captures (pcaps/public, not in git), golden
 	# files kept in pcaps/golden too.
 	if [ -n "$pubdir" ]; then
 		if [ -d "$pubdir" ]; then

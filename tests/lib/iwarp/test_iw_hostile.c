@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * lib/iwarp against a hand-driven peer: every error the engine must answer
- * with a Terminate (layer, EType and code of ../shared T5), the teardown
+ * with a Terminate (layer, EType and code of RFC 5040 4.8's table), the teardown
  * after it, nothing placed from the offending FPDU, MPA set-up failures,
  * and hostile byte streams that must never crash it.
  */
