@@ -136,6 +136,16 @@ cm_send(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
 	return 0;
 }
 
+/* A REQ for a path MTU above our -m: send the CM's REJ (reason 26) and say so. */
+static int
+ia_cm_refuse_mtu(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
+		 const uint8_t rej[RK_MAD_LEN], uint8_t req_mtu)
+{
+	(void)cm_send(a, peer_mac, peer_ip, rej);
+	return ia_fail(a, "the peer's REQ asks for path MTU %u, above --mtu %u: rejected (%s)",
+		       128u << req_mtu, a->o.mtu, rk_cm_rej_reason_name(RK_CM_REJ_INVALID_MTU));
+}
+
 /* The next queued CM MAD, decoded; false when none waits. */
 static bool
 cm_next(struct ia *a, struct rk_cm_msg *m)
@@ -481,6 +491,7 @@ rp_cm_accept(struct rp *r)
 	struct rk_cm_params p;
 	uint8_t out[RK_MAD_LEN];
 	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	int rc;
 
 	while (r->conn.state == RK_CM_IDLE) {
 		if (cm_pump(r) < 0)
@@ -492,7 +503,10 @@ rp_cm_accept(struct rp *r)
 	if (ia_resolve(a, r->peer_ip, r->peer_mac) != 0)
 		return -1;
 	p = rp_params(r);
-	if (rk_cm_accept(&r->conn, &p, rk_io_dpdk_now_ns(), out) < 0)
+	rc = rk_cm_accept(&r->conn, &p, rk_io_dpdk_now_ns(), out);
+	if (rc == -EMSGSIZE)
+		return ia_cm_refuse_mtu(a, r->peer_mac, r->peer_ip, out, r->conn.peer.path_mtu);
+	if (rc < 0)
 		return ia_fail(a, "cannot build the REP");
 	if (rp_connect_qp(r) != 0 || cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
 		return -1;
@@ -815,6 +829,7 @@ ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
 	uint8_t out[RK_MAD_LEN];
 	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	int rc;
 
 	while (c->conn.state == RK_CM_IDLE) {
 		if (ia_cm_pump(a, others, nothers, c) < 0)
@@ -825,7 +840,10 @@ ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 	}
 	if (ia_resolve(a, c->peer_ip, c->peer_mac) != 0)
 		return -1;
-	if (rk_cm_accept(&c->conn, &p, rk_io_dpdk_now_ns(), out) < 0)
+	rc = rk_cm_accept(&c->conn, &p, rk_io_dpdk_now_ns(), out);
+	if (rc == -EMSGSIZE)
+		return ia_cm_refuse_mtu(a, c->peer_mac, c->peer_ip, out, c->conn.peer.path_mtu);
+	if (rc < 0)
 		return ia_fail(a, "cannot build the REP");
 	if (cm_program_qp(a, c, qp, rq_psn) != 0 || cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
 		return -1;

@@ -345,12 +345,15 @@ int rk_cm_listen_req(struct rk_cm_conn *c, const struct rk_cm_msg *req, uint32_t
 /**
  * Passive side: accept with our parameters; negotiates responder resources
  * and initiator depth (each side's initiator depth at most the other's
- * responder resources); the path MTU is the REQ's (a REP cannot change
- * it; p->path_mtu is ignored). c->peer holds the
- * result to program the QP with (RTR: peer.qpn, rq_psn local.psn,
- * path_mtu, local.responder_resources; RTS: sq_psn peer.psn,
- * local.initiator_depth).
- * @return RK_CM_SEND (REP), -EINVAL.
+ * responder resources) and the path MTU: p->path_mtu is the largest we
+ * carry (enum rk_mtu; 0: any). The REP has no MTU field, so the smaller of
+ * the two is the REQ's when we carry it; when the REQ's is larger the REQ
+ * is rejected (REJ reason 26, Invalid Path MTU, IBTA Vol1 12.6.7).
+ * c->peer holds the result to program the QP with (RTR: peer.qpn, rq_psn
+ * local.psn, local.path_mtu, local.responder_resources; RTS: sq_psn
+ * peer.psn, local.initiator_depth).
+ * @return RK_CM_SEND (REP in @p out); -EMSGSIZE: @p out holds the REJ to
+ *         send and the connection is CLOSED; -EINVAL.
  */
 int rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns,
 		 uint8_t out[RK_MAD_LEN]);

@@ -187,11 +187,21 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 	if (c == NULL || p == NULL || out == NULL || c->state != RK_CM_REQ_RCVD ||
 	    p->qpn > 0xffffff || p->psn > 0xffffff)
 		return -EINVAL;
+	/*
+	 * The REP carries no MTU, so the REQ's path MTU is the connection's
+	 * when we carry it, and the REQ is rejected with Invalid Path MTU
+	 * when we do not (IBTA Vol1 12.6.7, REJ reason 26): a smaller MTU on
+	 * our side alone would leave the peer sending frames we cannot take.
+	 */
+	if (p->path_mtu != 0 && c->peer.path_mtu > p->path_mtu) {
+		int rc = rk_cm_reject(c, RK_CM_REJ_INVALID_MTU, out);
+
+		return rc < 0 ? rc : -EMSGSIZE;
+	}
 	c->local = *p;
 	/* Never issue more than the other side accepts (IBTA Vol1 ch. 12). */
 	c->local.responder_resources = min8(p->responder_resources, c->peer.initiator_depth);
 	c->local.initiator_depth = min8(p->initiator_depth, c->peer.responder_resources);
-	/* The REP has no MTU: the REQ's path MTU is the connection's. */
 	c->local.path_mtu = c->peer.path_mtu;
 	hdr(&m, RK_CM_REP, c->tid);
 	r->local_comm_id = c->local_comm_id;

@@ -298,8 +298,8 @@ test_pair(void **state)
 	uint64_t t;
 
 	(void)state;
-	pa.path_mtu = 5;
-	pb.path_mtu = 3;
+	pa.path_mtu = 3;
+	pb.path_mtu = 5;
 	memcpy(pa.private_data, "hello", 5);
 	pa.private_data_len = 5;
 	memcpy(ip.dst_ip + 12, gid_11 + 12, 4);
@@ -312,8 +312,8 @@ test_pair(void **state)
 	/* b accepts at most what a issues and a accepts: min both ways. */
 	assert_int_equal(b.local.responder_resources, 4);
 	assert_int_equal(b.local.initiator_depth, 2);
-	/* A REP cannot change the REQ's path MTU. */
-	assert_int_equal(b.local.path_mtu, 5);
+	/* The smaller of the two path MTUs: the REQ's 1024 under b's 4096. */
+	assert_int_equal(b.local.path_mtu, 3);
 	/* REP lost: a's timer resends the REQ; b answers with the same REP. */
 	t = rk_cm_timeout_ns(20);
 	assert_int_equal(rk_cm_timer(&a, t - 1, out), 0);
@@ -401,6 +401,51 @@ test_reject_and_timeout(void **state)
 	assert_int_equal(a.ignored, 1);
 }
 
+/*
+ * A REQ whose path MTU is larger than the passive side carries: rejected
+ * with Invalid Path MTU (IBTA Vol1 12.6.7, reason 26), never accepted at
+ * the REQ's MTU; the active side sees the reason. Equal MTUs connect.
+ */
+static void
+test_mtu_negotiation(void **state)
+{
+	struct rk_cm_conn a = { 0 }, b = { 0 };
+	struct rk_cm_params pa = params(0x101, 0x10, 1, 1, gid_12);
+	struct rk_cm_params pb = params(0x202, 0x20, 1, 1, gid_11);
+	struct rk_cm_ip_pd ip = { .ip_version = 4 };
+	struct rk_cm_msg m;
+	uint8_t out[RK_MAD_LEN];
+
+	(void)state;
+	pa.path_mtu = 5;        /* 4096 */
+	pb.path_mtu = 3;        /* 1024 */
+	assert_int_equal(rk_cm_connect(&a, &pa, 1, &ip, 5, 6, 0, out), RK_CM_SEND);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+	assert_int_equal(rk_cm_listen_req(&b, &m, 9, 0), RK_CM_EV_REQ);
+	memset(out, 0, sizeof(out));
+	assert_int_equal(rk_cm_accept(&b, &pb, 0, out), -EMSGSIZE);
+	assert_int_equal(b.state, RK_CM_CLOSED);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+	assert_int_equal(m.hdr.attr_id, RK_CM_REJ);
+	assert_int_equal(m.rej.reason, RK_CM_REJ_INVALID_MTU);
+	assert_true(rk_cm_conn_match(&a, &m));
+	assert_int_equal(rk_cm_rx(&a, &m, 1, out), RK_CM_EV_REJECTED);
+	assert_int_equal(a.rej_reason, RK_CM_REJ_INVALID_MTU);
+	assert_string_equal(rk_cm_rej_reason_name(a.rej_reason), "invalid path MTU");
+
+	/* The same MTU on both sides, and a passive side that names none. */
+	for (int any = 0; any < 2; any++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		pb.path_mtu = any ? 0 : 5;
+		assert_int_equal(rk_cm_connect(&a, &pa, 1, &ip, 5, 6, 0, out), RK_CM_SEND);
+		assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+		assert_int_equal(rk_cm_listen_req(&b, &m, 9, 0), RK_CM_EV_REQ);
+		assert_int_equal(rk_cm_accept(&b, &pb, 0, out), RK_CM_SEND);
+		assert_int_equal(b.local.path_mtu, 5);
+	}
+}
+
 int
 main(void)
 {
@@ -414,6 +459,7 @@ main(void)
 		cmocka_unit_test(test_crossing_dreq_vs_rxe),
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_reject_and_timeout),
+		cmocka_unit_test(test_mtu_negotiation),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
