@@ -422,7 +422,21 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		return NULL;
 	}
 	io->idle = cfg->idle;
-	io->rng = cfg->tx_drop_seed != 0 ? cfg->tx_drop_seed : 1;
+	/* The TX drop options: one rule of the impairment stage. */
+	if (cfg->tx_drop_every != 0 || cfg->tx_drop_rate > 0) {
+		struct rk_impair_rule r = {
+			.drop_every = cfg->tx_drop_every, .loss = cfg->tx_drop_rate,
+			.rng = RK_IMPAIR_RNG_SPLITMIX64,
+			.seed = cfg->tx_drop_seed != 0 ? cfg->tx_drop_seed : 1,
+		};
+
+		io->tx_drop = rk_impair_create(&r, 1);
+		if (io->tx_drop == NULL) {
+			rte_free(io->txq);
+			rte_free(io);
+			return NULL;
+		}
+	}
 	nb_desc = cfg->nb_desc != 0 ? cfg->nb_desc : 1024;
 
 	if (cfg->port_name != NULL) {
@@ -550,6 +564,7 @@ fail:
 		rte_mempool_free(io->pool);
 	}
 	rte_mempool_free(io->ext_pool);
+	rk_impair_destroy(io->tx_drop);
 	rte_free(io->txq);
 	rte_free(io);
 	errno = rc < 0 ? -rc : rc;
@@ -583,6 +598,7 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 	rte_eth_dev_close(io->port);
 	rte_mempool_free(io->pool);
 	rte_mempool_free(io->ext_pool);
+	rk_impair_destroy(io->tx_drop);
 	rte_free(io->txq);
 	rte_free(io);
 	return rc;
