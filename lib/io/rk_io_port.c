@@ -377,6 +377,20 @@ rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *wh
 	return 0;
 }
 
+/* Close the (stopped) port when it was set up, free what open() made. */
+static void
+port_free(struct rk_io_dpdk *io)
+{
+	if (io->pool != NULL) {
+		rte_eth_dev_close(io->port);
+		rte_mempool_free(io->pool);
+	}
+	rte_mempool_free(io->ext_pool);
+	rk_impair_destroy(io->tx_drop);
+	rte_free(io->txq);
+	rte_free(io);
+}
+
 struct rk_io_dpdk *
 rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 {
@@ -432,8 +446,10 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 
 		io->tx_drop = rk_impair_create(&r, 1);
 		if (io->tx_drop == NULL) {
-			rte_free(io->txq);
-			rte_free(io);
+			int err = errno;
+
+			port_free(io);
+			errno = err;
 			return NULL;
 		}
 	}
@@ -559,14 +575,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 fail_stop:
 	rte_eth_dev_stop(io->port);
 fail:
-	if (io->pool != NULL) {
-		rte_eth_dev_close(io->port);
-		rte_mempool_free(io->pool);
-	}
-	rte_mempool_free(io->ext_pool);
-	rk_impair_destroy(io->tx_drop);
-	rte_free(io->txq);
-	rte_free(io);
+	port_free(io);
 	errno = rc < 0 ? -rc : rc;
 	return NULL;
 }
@@ -595,11 +604,6 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 	if (io->recording)
 		rc = rk_pcapng_close(&io->pcap);
 	rte_eth_dev_stop(io->port);
-	rte_eth_dev_close(io->port);
-	rte_mempool_free(io->pool);
-	rte_mempool_free(io->ext_pool);
-	rk_impair_destroy(io->tx_drop);
-	rte_free(io->txq);
-	rte_free(io);
+	port_free(io);
 	return rc;
 }
