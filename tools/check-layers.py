@@ -12,6 +12,8 @@ import os
 import re
 import sys
 
+from srctree import c_sources
+
 CORE = ("common", "wire", "ib", "iwarp", "verbs", "cm")
 
 # directory -> the lib directories its files may include (itself implied).
@@ -67,30 +69,24 @@ def main():
             errors.append(f"lib/{d}: not in the layer table of tools/check-layers.py")
             continue
         allowed = {f"lib/{x}" for x in LAYERS[d] + (d,)}
-        for dirpath, _, files in os.walk(path):
-            for f in sorted(files):
-                if not f.endswith((".c", ".h")):
+        for _, rel, lines in c_sources(path, root):
+            for n, line in enumerate(lines, 1):
+                m = INCLUDE.match(line)
+                if not m:
                     continue
-                fp = os.path.join(dirpath, f)
-                rel = os.path.relpath(fp, root)
-                with open(fp, encoding="utf-8", errors="replace") as fh:
-                    for n, line in enumerate(fh, 1):
-                        m = INCLUDE.match(line)
-                        if not m:
-                            continue
-                        name = m.group(2)
-                        base = os.path.basename(name)
-                        if d in CORE and FORBIDDEN.match(name):
-                            errors.append(f"{rel}:{n}: core library includes <{name}>")
-                            continue
-                        places = homes.get(base)
-                        if not places or m.group(1) == "<" and "/" in name and not name.startswith("rk"):
-                            continue  # a system or third-party header
-                        if places & allowed:
-                            continue
-                        errors.append(f"{rel}:{n}: lib/{d} includes {name} from "
-                                      f"{', '.join(sorted(places))} (allowed: "
-                                      f"{', '.join(sorted(allowed))})")
+                name = m.group(2)
+                base = os.path.basename(name)
+                if d in CORE and FORBIDDEN.match(name):
+                    errors.append(f"{rel}:{n}: core library includes <{name}>")
+                    continue
+                places = homes.get(base)
+                if not places or m.group(1) == "<" and "/" in name and not name.startswith("rk"):
+                    continue  # a system or third-party header
+                if places & allowed:
+                    continue
+                errors.append(f"{rel}:{n}: lib/{d} includes {name} from "
+                              f"{', '.join(sorted(places))} (allowed: "
+                              f"{', '.join(sorted(allowed))})")
     for e in errors:
         print(e)
     print(f"check-layers: {len(errors)} violation(s)")

@@ -14,6 +14,8 @@ import os
 import re
 import sys
 
+from srctree import c_sources
+
 DIRS = ("lib", "apps", "tools", "dissectors")
 ID_RE = re.compile(r"\b([A-Z][A-Z0-9]{1,7}(?:-[A-Z0-9]{2,8})*)-(\d{2})((?:/\d{2})*)\b")
 NOT_RULES = re.compile(r"^(C9|CA17|CRC|EUI|UTF|ISO|IEEE)-")
@@ -62,26 +64,19 @@ def functions(lines):
 def scan(root):
     by_id, by_ref = {}, {}
     for d in DIRS:
-        for base, _, files in os.walk(os.path.join(root, d)):
-            for fn in sorted(files):
-                if not fn.endswith((".c", ".h")):
-                    continue
-                path = os.path.join(base, fn)
-                rel = os.path.relpath(path, root)
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    lines = f.read().split("\n")
-                owner = functions(lines)
-                for i, line in enumerate(lines):
-                    where = (rel, owner[i] or "(file scope)")
-                    for m in ID_RE.finditer(line):
-                        stem, first, more = m.group(1), m.group(2), m.group(3)
-                        for num in [first] + [x for x in more.split("/") if x]:
-                            rid = f"{stem}-{num}"
-                            if not NOT_RULES.match(rid):
-                                by_id.setdefault(rid, set()).add(where)
-                    for r in REF_RES:
-                        for m in r.finditer(line):
-                            by_ref.setdefault(m.group(0), set()).add(where)
+        for _, rel, lines in c_sources(os.path.join(root, d), root):
+            owner = functions(lines)
+            for i, line in enumerate(lines):
+                where = (rel, owner[i] or "(file scope)")
+                for m in ID_RE.finditer(line):
+                    stem, first, more = m.group(1), m.group(2), m.group(3)
+                    for num in [first] + [x for x in more.split("/") if x]:
+                        rid = f"{stem}-{num}"
+                        if not NOT_RULES.match(rid):
+                            by_id.setdefault(rid, set()).add(where)
+                for r in REF_RES:
+                    for m in r.finditer(line):
+                        by_ref.setdefault(m.group(0), set()).add(where)
     return by_id, by_ref
 
 

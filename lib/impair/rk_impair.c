@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rk_byteorder.h"
+#include "rk_rand.h"
 
 #define ETH_HLEN 14
 #define VLAN_HLEN 4
@@ -38,20 +39,9 @@ struct rk_impair_qframe {
 static uint64_t
 rnd(struct impair_rule *ir)
 {
-	uint64_t x = ir->rng;
-
-	if (ir->r.rng == RK_IMPAIR_RNG_SPLITMIX64) {
-		uint64_t z = (ir->rng += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		return z ^ (z >> 31);
-	}
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	ir->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	if (ir->r.rng == RK_IMPAIR_RNG_SPLITMIX64)
+		return rk_splitmix64(&ir->rng);
+	return rk_xorshift64s(&ir->rng);
 }
 
 /* True with probability p; draws nothing when p is 0. */

@@ -237,7 +237,11 @@ const struct rk_impair_io_stats *rk_impair_io_stats(const struct rk_impair_io *i
  * rk_io_ops over a struct rk_impair_io: tx() impairs and passes on (or
  * holds until due, released by later tx/rx/flush calls at the inner
  * backend's time); rx() takes the inner backend's frames, impairs them
- * and returns those due. flush and tx_room are passed on.
+ * and returns those due. flush and tx_room are passed on. tx_frame
+ * lends the inner backend's buffer (NULL when it lends none); tx_commit
+ * and tx_commit_sg commit a frame that passes untouched now to the inner
+ * backend as it is (the payload by reference), never commit a dropped
+ * one (the buffer is lent again) and send other fates by copy, as tx().
  */
 extern const struct rk_io_ops rk_impair_io_ops;
 

@@ -91,9 +91,42 @@ release_tx(struct rk_impair_io *io, uint64_t now)
 }
 
 /*
+ * One copy @p c of a frame of direction @p d at @p now: due now, to the
+ * inner backend (TX) or into @p rx_buf when empty (RX, @p got 0);
+ * delayed, held. Returns the length in @p rx_buf.
+ */
+static int
+put_copy(struct rk_impair_io *io, int d, uint64_t now, const struct rk_impair_verdict *v,
+	 const struct rk_impair_copy *c, const uint8_t *frame, uint32_t len, uint8_t *rx_buf,
+	 uint32_t rx_cap, int got)
+{
+	uint8_t *copy;
+
+	if (c->delay_ns == 0 && d == 1 && got == 0 && len <= rx_cap) {
+		memcpy(rx_buf, frame, len);
+		rk_impair_apply(io->stage[d], v, c, rx_buf, len);
+		return (int)len;
+	}
+	if (c->delay_ns == 0 && d == 0 && !c->corrupt && !c->ce) {
+		(void)io->inner->tx(io->inner_io, frame, len);
+		return got;
+	}
+	if (io->q[d].n >= io->max_queue ||
+	    rk_impair_queue_push(&io->q[d], now + c->delay_ns, frame, len, &copy) != 0) {
+		if (d == 0)
+			io->st.tx_overflow++;
+		else
+			io->st.rx_overflow++;
+		return got;
+	}
+	rk_impair_apply(io->stage[d], v, c, copy, len);
+	return got;
+}
+
+/*
  * Impair one frame of direction @p d at @p now: copies due now go to
- * @p out (TX: the inner backend; RX: the first into @p rx_buf, the rest
- * held), delayed ones are held. Returns the length put in @p rx_buf (RX).
+ * the inner backend (TX) or the first into @p rx_buf, the rest held (RX);
+ * delayed ones are held. Returns the length put in @p rx_buf (RX).
  */
 static int
 impair_frame(struct rk_impair_io *io, int d, uint64_t now, const uint8_t *frame, uint32_t len,
@@ -105,28 +138,9 @@ impair_frame(struct rk_impair_io *io, int d, uint64_t now, const uint8_t *frame,
 	rk_impair_decide(io->stage[d], frame, len, &v);
 	for (unsigned int k = 0; k < v.copies; k++) {
 		struct rk_impair_copy c;
-		uint8_t *copy;
 
 		rk_impair_next_copy(io->stage[d], &v, &c);
-		if (c.delay_ns == 0 && d == 1 && got == 0 && len <= rx_cap) {
-			memcpy(rx_buf, frame, len);
-			rk_impair_apply(io->stage[d], &v, &c, rx_buf, len);
-			got = (int)len;
-			continue;
-		}
-		if (c.delay_ns == 0 && d == 0 && !c.corrupt && !c.ce) {
-			(void)io->inner->tx(io->inner_io, frame, len);
-			continue;
-		}
-		if (io->q[d].n >= io->max_queue ||
-		    rk_impair_queue_push(&io->q[d], now + c.delay_ns, frame, len, &copy) != 0) {
-			if (d == 0)
-				io->st.tx_overflow++;
-			else
-				io->st.rx_overflow++;
-			continue;
-		}
-		rk_impair_apply(io->stage[d], &v, &c, copy, len);
+		got = put_copy(io, d, now, &v, &c, frame, len, rx_buf, rx_cap, got);
 	}
 	if (d == 0)
 		release_tx(io, now);
@@ -144,6 +158,94 @@ io_tx(void *arg, const uint8_t *frame, uint32_t len)
 	release_tx(io, now);
 	(void)impair_frame(io, 0, now, frame, len, NULL, 0);
 	/* An impaired frame is lost on the wire, not refused. */
+	return 0;
+}
+
+/* The inner backend's lent buffer, when it lends one (else tx() copies). */
+static uint8_t *
+io_tx_frame(void *arg)
+{
+	struct rk_impair_io *io = arg;
+
+	if (io->inner->tx_frame == NULL || io->inner->tx_commit == NULL)
+		return NULL;
+	return io->inner->tx_frame(io->inner_io);
+}
+
+/*
+ * A frame built in the inner backend's lent buffer: one copy due now,
+ * untouched, is committed there (no copy); a dropped frame is never
+ * committed, so the buffer is lent again; other fates (duplicated,
+ * delayed, corrupted, marked) go as tx() would, by copy.
+ */
+static int
+io_tx_commit(void *arg, uint8_t *frame, uint32_t len)
+{
+	struct rk_impair_io *io = arg;
+	uint64_t now = io->inner->now_ns(io->inner_io);
+	struct rk_impair_verdict v;
+	int rc = 0;
+
+	if (frame == NULL || io->inner->tx_commit == NULL)
+		return -EINVAL;
+	release_tx(io, now);
+	rk_impair_decide(io->stage[0], frame, len, &v);
+	for (unsigned int k = 0; k < v.copies; k++) {
+		struct rk_impair_copy c;
+
+		rk_impair_next_copy(io->stage[0], &v, &c);
+		if (v.copies == 1 && c.delay_ns == 0 && !c.corrupt && !c.ce)
+			rc = io->inner->tx_commit(io->inner_io, frame, len);
+		else
+			(void)put_copy(io, 0, now, &v, &c, frame, len, NULL, 0, 0);
+	}
+	release_tx(io, now);
+	return rc;
+}
+
+/*
+ * A frame in three pieces: passed on by reference when the inner backend
+ * takes them and the frame goes untouched now; else made whole in the
+ * lent buffer (which holds any frame the engine builds) and committed as
+ * above.
+ */
+static int
+io_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
+		uint32_t plen, const uint8_t *trailer, uint32_t tlen)
+{
+	struct rk_impair_io *io = arg;
+	uint64_t now = io->inner->now_ns(io->inner_io);
+	struct rk_impair_verdict v;
+	struct rk_impair_copy c;
+
+	if (frame == NULL || io->inner->tx_commit == NULL ||
+	    (uint64_t)hdr_len + plen + tlen > sizeof(io->scratch))
+		return -EINVAL;
+	if (io->inner->tx_commit_sg == NULL) {
+		memcpy(frame + hdr_len, payload, plen);
+		memcpy(frame + hdr_len + plen, trailer, tlen);
+		return io_tx_commit(arg, frame, hdr_len + plen + tlen);
+	}
+	release_tx(io, now);
+	/* The rules' predicates read the headers only. */
+	rk_impair_decide(io->stage[0], frame, hdr_len + plen + tlen, &v);
+	if (v.copies == 0)
+		return 0;
+	rk_impair_next_copy(io->stage[0], &v, &c);
+	if (v.copies == 1 && c.delay_ns == 0 && !c.corrupt && !c.ce)
+		return io->inner->tx_commit_sg(io->inner_io, frame, hdr_len, payload, plen,
+					       trailer, tlen);
+	/* Whole in scratch, then each copy as tx() would. */
+	memcpy(io->scratch, frame, hdr_len);
+	memcpy(io->scratch + hdr_len, payload, plen);
+	memcpy(io->scratch + hdr_len + plen, trailer, tlen);
+	for (unsigned int k = 0;;) {
+		(void)put_copy(io, 0, now, &v, &c, io->scratch, hdr_len + plen + tlen, NULL, 0, 0);
+		if (++k == v.copies)
+			break;
+		rk_impair_next_copy(io->stage[0], &v, &c);
+	}
+	release_tx(io, now);
 	return 0;
 }
 
@@ -203,4 +305,7 @@ const struct rk_io_ops rk_impair_io_ops = {
 	.now_ns = io_now,
 	.flush = io_flush,
 	.tx_room = io_tx_room,
+	.tx_frame = io_tx_frame,
+	.tx_commit = io_tx_commit,
+	.tx_commit_sg = io_tx_commit_sg,
 };

@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
+#include "rk_impair.h"
 #include "rk_io_dpdk.h"
 #include "rk_pcapng.h"
 
@@ -60,7 +61,7 @@ struct rk_io_dpdk {
 	int64_t wall_off_ns;            /* realtime - monotonic, for the recording */
 	enum rk_io_idle idle;
 	uint64_t idle_since_ns;         /* first empty poll of this idle period; 0: busy */
-	uint64_t drop_count, rng;
+	struct rk_impair *tx_drop;       /* the TX drop options; NULL: none */
 	struct rk_io_dpdk_stats st;
 	struct rte_mbuf *tx_lent;       /* lent to the engine by tx_frame() */
 	struct rte_mbuf *rx_cur;        /* frame shown by rx_view() until rx_done() */

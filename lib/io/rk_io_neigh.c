@@ -18,6 +18,18 @@
 #define ND_NA 136                /* ... Advertisement */
 #define ND_MSG_LEN 32            /* type..target (24) + one link-layer address option (8) */
 
+/* ICMPv6 NS/NA (RFC 4861 4.3, 4.4): byte offsets in the message. */
+enum {
+	ND_TYPE = 0, ND_CODE = 1, ND_CKSUM = 2, ND_FLAGS = 4, ND_TARGET = 8,
+	ND_OPTS = 24,            /* options: type, length in 8-byte units, value */
+};
+
+/* ARP over Ethernet/IPv4 (RFC 826): byte offsets in the ARP packet. */
+enum {
+	ARP_HTYPE = 0, ARP_PTYPE = 2, ARP_HLEN = 4, ARP_PLEN = 5, ARP_OPER = 6,
+	ARP_SHA = 8, ARP_SPA = 14, ARP_THA = 18, ARP_TPA = 24,
+};
+
 /* ------------------------------------------------------------------- ARP */
 
 static void
@@ -67,15 +79,15 @@ send_arp(struct rk_io_dpdk *io, uint16_t oper, const uint8_t dmac[6], const uint
 	uint8_t *a = f + RK_ETH_HLEN;
 
 	rk_eth_write(f, dmac, io->mac, 0, 0, RK_ETHERTYPE_ARP);
-	rk_put_be16(a, 1);
-	rk_put_be16(a + 2, RK_ETHERTYPE_IPV4);
-	a[4] = 6;
-	a[5] = 4;
-	rk_put_be16(a + 6, oper);
-	memcpy(a + 8, io->mac, 6);
-	memcpy(a + 14, io->cfg.ip, 4);
-	memcpy(a + 18, tha, 6);
-	memcpy(a + 24, tpa, 4);
+	rk_put_be16(a + ARP_HTYPE, 1);
+	rk_put_be16(a + ARP_PTYPE, RK_ETHERTYPE_IPV4);
+	a[ARP_HLEN] = RK_ETH_ALEN;
+	a[ARP_PLEN] = 4;
+	rk_put_be16(a + ARP_OPER, oper);
+	memcpy(a + ARP_SHA, io->mac, 6);
+	memcpy(a + ARP_SPA, io->cfg.ip, 4);
+	memcpy(a + ARP_THA, tha, 6);
+	memcpy(a + ARP_TPA, tpa, 4);
 	io->st.tx_arp++;
 	return rk_io_queue_frame(io, f, sizeof(f));
 }
@@ -83,18 +95,18 @@ send_arp(struct rk_io_dpdk *io, uint16_t oper, const uint8_t dmac[6], const uint
 void
 rk_io_handle_arp(struct rk_io_dpdk *io, const uint8_t *a)
 {
-	uint16_t oper = rk_get_be16(a + 6);
+	uint16_t oper = rk_get_be16(a + ARP_OPER);
 	uint8_t spa[16];
 
-	if (rk_get_be16(a) != 1 || rk_get_be16(a + 2) != RK_ETHERTYPE_IPV4 || a[4] != 6 ||
-	    a[5] != 4)
+	if (rk_get_be16(a + ARP_HTYPE) != 1 || rk_get_be16(a + ARP_PTYPE) != RK_ETHERTYPE_IPV4 ||
+	    a[ARP_HLEN] != RK_ETH_ALEN || a[ARP_PLEN] != 4)
 		return;
-	if (!io->has_ip4 || memcmp(a + 24, io->cfg.ip, 4) != 0)
+	if (!io->has_ip4 || memcmp(a + ARP_TPA, io->cfg.ip, 4) != 0)
 		return;                 /* not for us: no gratuitous learning */
-	mapped4(a + 14, spa);
-	neigh_learn(io, spa, a + 8);
+	mapped4(a + ARP_SPA, spa);
+	neigh_learn(io, spa, a + ARP_SHA);
 	if (oper == 1) {
-		send_arp(io, 2, a + 8, a + 8, a + 14);
+		send_arp(io, 2, a + ARP_SHA, a + ARP_SHA, a + ARP_SPA);
 		rk_io_tx_once(io);
 	}
 }
@@ -129,19 +141,19 @@ send_nd(struct rk_io_dpdk *io, uint8_t type, const uint8_t dmac[6], const uint8_
 	rk_ipv6_set_hop_limit(ip, 255);
 	rk_ipv6_set_src(ip, io->cfg.ip6);
 	rk_ipv6_set_dst(ip, dip);
-	icmp[0] = type;
+	icmp[ND_TYPE] = type;
 	/* NA flags: Solicited when answering, Override always (RFC 4861 7.2.4). */
 	if (type == ND_NA)
-		icmp[4] = (uint8_t)((solicited ? 0x40 : 0) | 0x20);
-	memcpy(icmp + 8, target, 16);
-	icmp[24] = type == ND_NS ? 1 : 2;
-	icmp[25] = 1;                   /* 8 bytes */
-	memcpy(icmp + 26, io->mac, 6);
+		icmp[ND_FLAGS] = (uint8_t)((solicited ? 0x40 : 0) | 0x20);
+	memcpy(icmp + ND_TARGET, target, 16);
+	icmp[ND_OPTS] = type == ND_NS ? 1 : 2;
+	icmp[ND_OPTS + 1] = 1;          /* 8 bytes */
+	memcpy(icmp + ND_OPTS + 2, io->mac, 6);
 	{
 		/* Already in network order, as the header field holds it. */
 		uint16_t ck = rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(void *)ip, icmp);
 
-		memcpy(icmp + 2, &ck, 2);
+		memcpy(icmp + ND_CKSUM, &ck, 2);
 	}
 	io->st.tx_nd++;
 	return rk_io_queue_frame(io, f, sizeof(f));
@@ -161,36 +173,35 @@ rk_io_handle_nd(struct rk_io_dpdk *io, struct rte_mbuf *m, uint32_t l3)
 	const uint8_t *lladdr = NULL;
 	static const uint8_t unspec[16];
 
-	if (len < RK_IPV6_HLEN + 24)
+	if (len < RK_IPV6_HLEN + ND_OPTS)
 		return;
 	n = len < sizeof(b) ? len : sizeof(b);
 	ip = rte_pktmbuf_read(m, l3, n, b);
 	if (ip == NULL)
 		return;
 	plen = rk_ipv6_payload_len(ip);
-	if (plen < 24 || RK_IPV6_HLEN + plen > n || rk_ipv6_hop_limit(ip) != 255)
+	if (plen < ND_OPTS || RK_IPV6_HLEN + plen > n || rk_ipv6_hop_limit(ip) != 255)
 		return;
 	icmp = ip + RK_IPV6_HLEN;
-	if ((icmp[0] != ND_NS && icmp[0] != ND_NA) || icmp[1] != 0 ||
+	if ((icmp[ND_TYPE] != ND_NS && icmp[ND_TYPE] != ND_NA) || icmp[ND_CODE] != 0 ||
 	    __rte_ipv6_udptcp_cksum((const struct rte_ipv6_hdr *)(const void *)ip, icmp) != 0xffff)
 		return;
 	io->st.rx_nd++;
-	/* Options after the 24-byte message: type, length in 8-byte units. */
-	for (uint32_t o = 24; o + 8 <= plen;) {
+	for (uint32_t o = ND_OPTS; o + 8 <= plen;) {
 		uint32_t ol = (uint32_t)icmp[o + 1] * 8;
 
 		if (ol == 0 || o + ol > plen)
 			return;
-		if ((icmp[0] == ND_NS && icmp[o] == 1) || (icmp[0] == ND_NA && icmp[o] == 2))
+		if ((icmp[ND_TYPE] == ND_NS && icmp[o] == 1) || (icmp[ND_TYPE] == ND_NA && icmp[o] == 2))
 			lladdr = icmp + o + 2;
 		o += ol;
 	}
-	if (icmp[0] == ND_NA) {
+	if (icmp[ND_TYPE] == ND_NA) {
 		if (lladdr != NULL)
-			neigh_learn(io, icmp + 8, lladdr);
+			neigh_learn(io, icmp + ND_TARGET, lladdr);
 		return;
 	}
-	if (!io->has_ip6 || memcmp(icmp + 8, io->cfg.ip6, 16) != 0)
+	if (!io->has_ip6 || memcmp(icmp + ND_TARGET, io->cfg.ip6, 16) != 0)
 		return;
 	/* From :: (address resolution during DAD): answer all-nodes, learn nothing. */
 	if (memcmp(rk_ipv6_src(ip), unspec, 16) == 0) {

@@ -377,6 +377,20 @@ rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *wh
 	return 0;
 }
 
+/* Close the (stopped) port when it was set up, free what open() made. */
+static void
+port_free(struct rk_io_dpdk *io)
+{
+	if (io->pool != NULL) {
+		rte_eth_dev_close(io->port);
+		rte_mempool_free(io->pool);
+	}
+	rte_mempool_free(io->ext_pool);
+	rk_impair_destroy(io->tx_drop);
+	rte_free(io->txq);
+	rte_free(io);
+}
+
 struct rk_io_dpdk *
 rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 {
@@ -422,7 +436,23 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		return NULL;
 	}
 	io->idle = cfg->idle;
-	io->rng = cfg->tx_drop_seed != 0 ? cfg->tx_drop_seed : 1;
+	/* The TX drop options: one rule of the impairment stage. */
+	if (cfg->tx_drop_every != 0 || cfg->tx_drop_rate > 0) {
+		struct rk_impair_rule r = {
+			.drop_every = cfg->tx_drop_every, .loss = cfg->tx_drop_rate,
+			.rng = RK_IMPAIR_RNG_SPLITMIX64,
+			.seed = cfg->tx_drop_seed != 0 ? cfg->tx_drop_seed : 1,
+		};
+
+		io->tx_drop = rk_impair_create(&r, 1);
+		if (io->tx_drop == NULL) {
+			int err = errno;
+
+			port_free(io);
+			errno = err;
+			return NULL;
+		}
+	}
 	nb_desc = cfg->nb_desc != 0 ? cfg->nb_desc : 1024;
 
 	if (cfg->port_name != NULL) {
@@ -545,13 +575,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 fail_stop:
 	rte_eth_dev_stop(io->port);
 fail:
-	if (io->pool != NULL) {
-		rte_eth_dev_close(io->port);
-		rte_mempool_free(io->pool);
-	}
-	rte_mempool_free(io->ext_pool);
-	rte_free(io->txq);
-	rte_free(io);
+	port_free(io);
 	errno = rc < 0 ? -rc : rc;
 	return NULL;
 }
@@ -580,10 +604,6 @@ rk_io_dpdk_close(struct rk_io_dpdk *io)
 	if (io->recording)
 		rc = rk_pcapng_close(&io->pcap);
 	rte_eth_dev_stop(io->port);
-	rte_eth_dev_close(io->port);
-	rte_mempool_free(io->pool);
-	rte_mempool_free(io->ext_pool);
-	rte_free(io->txq);
-	rte_free(io);
+	port_free(io);
 	return rc;
 }

@@ -168,32 +168,21 @@ rk_io_queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 /*
  * Fault injection on TX (cfg.tx_drop_every, cfg.tx_drop_rate): the one
  * place lib/io decides to lose a frame, asked once per frame sent. The
- * generator is seeded in rk_io_dpdk_open() (cfg.tx_drop_seed).
+ * decision is the impairment stage's (rk_impair.h), made in
+ * rk_io_dpdk_open().
  */
-static uint64_t
-next_rand(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Whether to lose the next frame on the wire (counted). */
 static bool
-tx_drop_injected(struct rk_io_dpdk *io)
+tx_drop_injected(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 {
-	if (io->cfg.tx_drop_every != 0 && ++io->drop_count % io->cfg.tx_drop_every == 0) {
-		io->st.tx_dropped_injected++;
-		return true;
-	}
-	if (io->cfg.tx_drop_rate > 0 &&
-	    (double)(next_rand(&io->rng) >> 11) * 0x1p-53 < io->cfg.tx_drop_rate) {
-		io->st.tx_dropped_injected++;
-		return true;
-	}
-	return false;
+	struct rk_impair_verdict v;
+
+	if (io->tx_drop == NULL)
+		return false;
+	rk_impair_decide(io->tx_drop, frame, len, &v);
+	if (v.copies != 0)
+		return false;
+	io->st.tx_dropped_injected++;
+	return true;
 }
 
 static int
@@ -202,7 +191,7 @@ ops_tx(void *arg, const uint8_t *frame, uint32_t len)
 	struct rk_io_dpdk *io = arg;
 
 	/* The frame is lost on the wire, not refused. */
-	if (tx_drop_injected(io))
+	if (tx_drop_injected(io, frame, len))
 		return 0;
 	return rk_io_queue_frame(io, frame, len);
 }
@@ -265,7 +254,7 @@ ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 	    len > RK_IB_MAX_FRAME)
 		return -EINVAL;
 	/* Lost on the wire: the mbuf stays lent for the next frame. */
-	if (tx_drop_injected(io))
+	if (tx_drop_injected(io, frame, len))
 		return 0;
 	if (txq_reserve(io) != 0)
 		return -ENOBUFS;
@@ -305,7 +294,7 @@ ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *pay
 		return ops_tx_commit(arg, frame, hdr_len + plen + tlen);
 	}
 	/* Lost on the wire: the mbuf stays lent for the next frame. */
-	if (tx_drop_injected(io)) {
+	if (tx_drop_injected(io, frame, hdr_len)) {
 		rte_pktmbuf_free_bulk(x, 2);
 		return 0;
 	}
@@ -701,7 +690,8 @@ rk_io_dpdk_tx_raw(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 		return -EINVAL;
 	/* The drop options apply to TCP segments (the TCP must recover). */
 	if (len >= RK_ETH_HLEN + RK_IPV4_HLEN && rk_eth_ethertype(frame) == RK_ETHERTYPE_IPV4 &&
-	    rk_ipv4_protocol(frame + RK_ETH_HLEN) == RK_IPPROTO_TCP && tx_drop_injected(io))
+	    rk_ipv4_protocol(frame + RK_ETH_HLEN) == RK_IPPROTO_TCP &&
+	    tx_drop_injected(io, frame, len))
 		return 0;
 	rc = rk_io_queue_frame(io, frame, len);
 	if (rc == 0)

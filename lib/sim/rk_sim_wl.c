@@ -19,6 +19,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "rk_rand.h"
+
 struct guarded {
 	uint8_t *base;                  /* mapping, guard pages included */
 	size_t map_len;
@@ -83,23 +85,13 @@ rk_sim_op_name(enum rk_sim_op op)
 	return (unsigned int)op < RK_SIM_OP_COUNT ? op_names[op] : "?";
 }
 
-static uint64_t
-rnd(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* Bytes 8j..8j+7 of operation id's payload, least significant first. */
 static uint64_t
 gen_word(uint64_t id, uint64_t j)
 {
 	uint64_t s = id * 0x2545f4914f6cdd1dull + 1 + j * 0x9e3779b97f4a7c15ull;
 
-	return rnd(&s);
+	return rk_splitmix64(&s);
 }
 
 /*
@@ -418,7 +410,7 @@ static uint32_t
 pick_size(struct wl *w)
 {
 	uint32_t max = w->cfg->max_size;
-	uint64_t r = rnd(&w->rng);
+	uint64_t r = rk_splitmix64(&w->rng);
 
 	if (w->cfg->fixed_size)
 		return max;
@@ -495,7 +487,7 @@ post_one(struct wl *w)
 	for (unsigned int i = 0; i < RK_SIM_OP_COUNT; i++)
 		if (w->opmask & (1u << i))
 			enabled[n++] = i;
-	s->op = (enum rk_sim_op)enabled[rnd(&w->rng) % n];
+	s->op = (enum rk_sim_op)enabled[rk_splitmix64(&w->rng) % n];
 	s->id = w->posted;
 	s->len = pick_size(w);
 	wr.wr_id = s->id;
@@ -509,7 +501,7 @@ post_one(struct wl *w)
 	case RK_SIM_WRITE:
 	case RK_SIM_WRITE_IMM:
 	case RK_SIM_READ:
-		s->roff = rnd(&w->rng) % (w->region.len - s->len + 1);
+		s->roff = rk_splitmix64(&w->rng) % (w->region.len - s->len + 1);
 		wr.wr.rdma.remote_addr = rbase + s->roff;
 		wr.wr.rdma.rkey = w->region_mr->rkey;
 		if (s->op == RK_SIM_READ) {
@@ -527,15 +519,15 @@ post_one(struct wl *w)
 		uint64_t orig, cmp = 0, swap = 0, add = 0;
 
 		s->len = 8;
-		s->roff = (rnd(&w->rng) % (w->region.len / 8)) * 8;
+		s->roff = (rk_splitmix64(&w->rng) % (w->region.len / 8)) * 8;
 		orig = pending_value(w, s->roff);
 		if (s->op == RK_SIM_CMP_SWP) {
-			cmp = (rnd(&w->rng) & 1) ? orig : orig ^ 1;
-			swap = rnd(&w->rng);
+			cmp = (rk_splitmix64(&w->rng) & 1) ? orig : orig ^ 1;
+			swap = rk_splitmix64(&w->rng);
 			wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
 			s->result = orig == cmp ? swap : orig;
 		} else {
-			add = rnd(&w->rng);
+			add = rk_splitmix64(&w->rng);
 			wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
 			s->result = orig + add;
 		}

@@ -635,6 +635,114 @@ test_io_wrapper(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/*
+ * A lending backend: the loopback (its tx() counts copies) with one
+ * buffer lent by tx_frame() until committed; tx_commit() and
+ * tx_commit_sg() count what they take (the sg payload by its address:
+ * never copied on the way).
+ */
+struct lend {
+	struct loop base;       /* first: loop_ops' functions take a lend */
+	uint8_t buf[4352];
+	bool lent;
+	uint64_t lends, commits, sg_commits;
+	const uint8_t *last_payload;
+};
+
+static uint8_t *
+lend_tx_frame(void *io)
+{
+	struct lend *l = io;
+
+	l->lends += !l->lent;
+	l->lent = true;
+	return l->buf;
+}
+
+static int
+lend_tx_commit(void *io, uint8_t *frame, uint32_t len)
+{
+	struct lend *l = io;
+
+	assert_ptr_equal(frame, l->buf);
+	assert_true(l->lent && len > 0);
+	l->lent = false;
+	l->commits++;
+	return 0;
+}
+
+static int
+lend_tx_commit_sg(void *io, uint8_t *frame, uint32_t hdr_len, const uint8_t *payload,
+		  uint32_t plen, const uint8_t *trailer, uint32_t tlen)
+{
+	struct lend *l = io;
+
+	(void)trailer;
+	(void)tlen;
+	assert_int_equal(lend_tx_commit(io, frame, hdr_len + plen), 0);
+	l->sg_commits++;
+	l->last_payload = payload;
+	return 0;
+}
+
+static const struct rk_io_ops lend_ops = {
+	.name = "lend", .tx = loop_tx, .rx = loop_rx, .now_ns = loop_now,
+	.tx_frame = lend_tx_frame, .tx_commit = lend_tx_commit,
+	.tx_commit_sg = lend_tx_commit_sg,
+};
+
+static void
+test_io_wrapper_lent_frames(void **state)
+{
+	static uint8_t payload[2048];
+	static const uint8_t icrc[4];
+	struct lend l = { 0 };
+	struct rk_impair_rule tx = { .drop_every = 3 };
+	struct rk_impair_io_cfg cfg = { .inner = &lend_ops, .inner_io = &l, .tx_rules = &tx,
+					.n_tx_rules = 1 };
+	struct rk_impair_io *io = rk_impair_io_create(&cfg);
+
+	(void)state;
+	assert_non_null(io);
+	/* Every third frame dropped: never committed, its buffer lent again. */
+	for (int i = 0; i < 9; i++) {
+		uint8_t *f = rk_impair_io_ops.tx_frame(io);
+
+		assert_ptr_equal(f, l.buf);
+		memcpy(f, fr, 60);
+		assert_int_equal(rk_impair_io_ops.tx_commit(io, f, 60), 0);
+		assert_int_equal(l.lent, (i + 1) % 3 == 0);
+	}
+	assert_int_equal(l.commits, 6);
+	/* 9 frames on 7 lends: a dropped frame's buffer carries the next. */
+	assert_int_equal(l.lends, 7);
+	/* The payload by reference, the same drops. */
+	for (int i = 0; i < 9; i++) {
+		uint8_t *f = rk_impair_io_ops.tx_frame(io);
+
+		memcpy(f, fr, 58);
+		assert_int_equal(rk_impair_io_ops.tx_commit_sg(io, f, 58, payload,
+							       sizeof(payload), icrc, 4), 0);
+	}
+	assert_int_equal(l.sg_commits, 6);
+	assert_ptr_equal(l.last_payload, payload);
+	assert_int_equal(l.base.sent, 0);
+	assert_int_equal(rk_impair_stats(rk_impair_io_stage(io, false), 0)->periodic_drops, 6);
+	assert_int_equal(rk_impair_stats(rk_impair_io_stage(io, false), 0)->matched, 18);
+	rk_impair_io_destroy(io);
+	/* A backend that lends nothing: tx_frame() says so, tx() copies. */
+	cfg.inner = &loop_ops;
+	{
+		struct loop lp = { 0 };
+
+		cfg.inner_io = &lp;
+		io = rk_impair_io_create(&cfg);
+		assert_non_null(io);
+		assert_null(rk_impair_io_ops.tx_frame(io));
+		rk_impair_io_destroy(io);
+	}
+}
+
 int
 main(void)
 {
@@ -653,6 +761,7 @@ main(void)
 		cmocka_unit_test(test_lib_io_tx_drop_sequence),
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_io_wrapper),
+		cmocka_unit_test(test_io_wrapper_lent_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
