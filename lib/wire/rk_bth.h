@@ -48,70 +48,24 @@ struct rk_bth_fields {
 	uint32_t psn;
 };
 
-static inline uint8_t rk_bth_opcode(const uint8_t *b) { return b[0]; }
-static inline uint8_t rk_bth_se(const uint8_t *b) { return !!(b[1] & RK_BTH_SE); }
-static inline uint8_t rk_bth_mig_req(const uint8_t *b) { return !!(b[1] & RK_BTH_MIG_REQ); }
-static inline uint8_t rk_bth_pad_cnt(const uint8_t *b) { return (b[1] & RK_BTH_PAD_MASK) >> RK_BTH_PAD_SHIFT; }
-static inline uint8_t rk_bth_tver(const uint8_t *b) { return b[1] & RK_BTH_TVER_MASK; }
-static inline uint16_t rk_bth_p_key(const uint8_t *b) { return rk_get_be16(b + 2); }
-static inline uint8_t rk_bth_fecn(const uint8_t *b) { return !!(b[4] & RK_BTH_FECN); }
-static inline uint8_t rk_bth_becn(const uint8_t *b) { return !!(b[4] & RK_BTH_BECN); }
-static inline uint8_t rk_bth_resv6a(const uint8_t *b) { return b[4] & RK_BTH_RESV6A_MASK; }
-static inline uint32_t rk_bth_dest_qp(const uint8_t *b) { return rk_get_be24(b + 5); }
-static inline uint8_t rk_bth_ack_req(const uint8_t *b) { return !!(b[8] & RK_BTH_ACK_REQ); }
-static inline uint8_t rk_bth_resv7(const uint8_t *b) { return b[8] & RK_BTH_RESV7_MASK; }
-static inline uint32_t rk_bth_psn(const uint8_t *b) { return rk_get_be24(b + 9); }
+/** The BTH fields, in wire order (rk_field.h explains the rows). */
+#define RK_BTH_FIELDS(X, T)                                                        \
+	X(rk_bth, opcode, "OpCode", "opcode", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.2")       \
+	X(rk_bth, se, "SE", "se", 1, 1, RK_BTH_SE, uint8_t, "IBTA Vol1 9.2")               \
+	X(rk_bth, mig_req, "M", "mig_req", 1, 1, RK_BTH_MIG_REQ, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, pad_cnt, "PadCnt", "pad_cnt", 1, 1, RK_BTH_PAD_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, tver, "TVer", "tver", 1, 1, RK_BTH_TVER_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, p_key, "P_Key", "p_key", 2, 2, 0xffff, uint16_t, "IBTA Vol1 9.2")       \
+	X(rk_bth, fecn, "FECN", "fecn", 4, 1, RK_BTH_FECN, uint8_t, "IBTA Vol1 A17.3.4")   \
+	X(rk_bth, becn, "BECN", "becn", 4, 1, RK_BTH_BECN, uint8_t, "IBTA Vol1 A17.3.4")   \
+	X(rk_bth, resv6a, "Resv6a", "resv6a", 4, 1, RK_BTH_RESV6A_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, dest_qp, "DestQP", "dest_qp", 5, 3, RK_QPN_MASK, uint32_t, "IBTA Vol1 9.2") \
+	X(rk_bth, ack_req, "AckReq", "ack_req", 8, 1, RK_BTH_ACK_REQ, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, resv7, "Resv7", "resv7", 8, 1, RK_BTH_RESV7_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(rk_bth, psn, "PSN", "psn", 9, 3, RK_PSN_MASK, uint32_t, "IBTA Vol1 9.2")
 
-static inline void rk_bth_set_opcode(uint8_t *b, uint8_t v) { b[0] = v; }
-static inline void
-rk_bth_set_se(uint8_t *b, uint8_t v)
-{
-	b[1] = (uint8_t)((b[1] & ~RK_BTH_SE) | (v ? RK_BTH_SE : 0));
-}
-static inline void
-rk_bth_set_mig_req(uint8_t *b, uint8_t v)
-{
-	b[1] = (uint8_t)((b[1] & ~RK_BTH_MIG_REQ) | (v ? RK_BTH_MIG_REQ : 0));
-}
-static inline void
-rk_bth_set_pad_cnt(uint8_t *b, uint8_t v)
-{
-	b[1] = (uint8_t)((b[1] & ~RK_BTH_PAD_MASK) |
-			 ((v << RK_BTH_PAD_SHIFT) & RK_BTH_PAD_MASK));
-}
-static inline void
-rk_bth_set_tver(uint8_t *b, uint8_t v)
-{
-	b[1] = (uint8_t)((b[1] & ~RK_BTH_TVER_MASK) | (v & RK_BTH_TVER_MASK));
-}
-static inline void rk_bth_set_p_key(uint8_t *b, uint16_t v) { rk_put_be16(b + 2, v); }
-static inline void
-rk_bth_set_fecn(uint8_t *b, uint8_t v)
-{
-	b[4] = (uint8_t)((b[4] & ~RK_BTH_FECN) | (v ? RK_BTH_FECN : 0));
-}
-static inline void
-rk_bth_set_becn(uint8_t *b, uint8_t v)
-{
-	b[4] = (uint8_t)((b[4] & ~RK_BTH_BECN) | (v ? RK_BTH_BECN : 0));
-}
-static inline void
-rk_bth_set_resv6a(uint8_t *b, uint8_t v)
-{
-	b[4] = (uint8_t)((b[4] & ~RK_BTH_RESV6A_MASK) | (v & RK_BTH_RESV6A_MASK));
-}
-static inline void rk_bth_set_dest_qp(uint8_t *b, uint32_t v) { rk_put_be24(b + 5, v); }
-static inline void
-rk_bth_set_ack_req(uint8_t *b, uint8_t v)
-{
-	b[8] = (uint8_t)((b[8] & ~RK_BTH_ACK_REQ) | (v ? RK_BTH_ACK_REQ : 0));
-}
-static inline void
-rk_bth_set_resv7(uint8_t *b, uint8_t v)
-{
-	b[8] = (uint8_t)((b[8] & ~RK_BTH_RESV7_MASK) | (v & RK_BTH_RESV7_MASK));
-}
-static inline void rk_bth_set_psn(uint8_t *b, uint32_t v) { rk_put_be24(b + 9, v); }
+/* rk_bth_opcode() ... rk_bth_psn(), rk_bth_set_opcode() ... rk_bth_set_psn(). */
+RK_BTH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 
 /** Decode the 12 BTH bytes at @p b into host-order fields. */
 void rk_bth_unpack(const uint8_t *b, struct rk_bth_fields *f);

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rk_byteorder.h"
+
 /** Descriptor of one wire field. */
 struct rk_field {
 	const char *name;     /**< spec name: "PSN", "DestQP", "AckReq" */
@@ -55,5 +57,133 @@ unsigned int rk_field_width(const struct rk_field *f);
 /** Find a field of @p h by spec name or key; NULL if absent. */
 const struct rk_field *rk_header_field(const struct rk_header_desc *h,
 				       const char *name);
+
+/** All bits of an @p n-byte container (n = 1..8). */
+#define RK_FIELD_ONES(n) ((n) >= 8 ? ~0ull : (1ull << (8 * (n))) - 1)
+
+/**
+ * The @p n-byte big-endian container at @p p (n = 1..8). With a constant
+ * @p n the switch folds to one rk_get_be*() load.
+ */
+static inline uint64_t
+rk_field_load_be(const uint8_t *p, unsigned int n)
+{
+	uint64_t v = 0;
+
+	switch (n) {
+	case 1:
+		return p[0];
+	case 2:
+		return rk_get_be16(p);
+	case 3:
+		return rk_get_be24(p);
+	case 4:
+		return rk_get_be32(p);
+	case 8:
+		return rk_get_be64(p);
+	default:
+		for (unsigned int i = 0; i < n; i++)
+			v = v << 8 | p[i];
+		return v;
+	}
+}
+
+/** Store the low @p n bytes of @p v big-endian at @p p (n = 1..8). */
+static inline void
+rk_field_store_be(uint8_t *p, unsigned int n, uint64_t v)
+{
+	switch (n) {
+	case 1:
+		p[0] = (uint8_t)v;
+		return;
+	case 2:
+		rk_put_be16(p, (uint16_t)v);
+		return;
+	case 3:
+		rk_put_be24(p, (uint32_t)v);
+		return;
+	case 4:
+		rk_put_be32(p, (uint32_t)v);
+		return;
+	case 8:
+		rk_put_be64(p, v);
+		return;
+	default:
+		for (unsigned int i = n; i-- > 0; v >>= 8)
+			p[i] = (uint8_t)v;
+	}
+}
+
+/**
+ * The bits @p mask of the @p n-byte big-endian container at @p h + @p off,
+ * shifted down to bit 0. Meant for constant arguments: it then compiles to
+ * the load, an AND and a shift.
+ */
+static inline uint64_t
+rk_field_get_be(const uint8_t *h, unsigned int off, unsigned int n, uint64_t mask)
+{
+	return (rk_field_load_be(h + off, n) & mask) >> __builtin_ctzll(mask);
+}
+
+/**
+ * Write @p v into the bits @p mask of the @p n-byte big-endian container at
+ * @p h + @p off; every other bit is kept. A one-bit field is a flag: any
+ * non-zero @p v sets it. A field that fills its container is stored
+ * without reading it first.
+ */
+static inline void
+rk_field_set_be(uint8_t *h, unsigned int off, unsigned int n, uint64_t mask, uint64_t v)
+{
+	uint64_t bits;
+
+	if (mask == RK_FIELD_ONES(n)) {
+		rk_field_store_be(h + off, n, v);
+		return;
+	}
+	bits = __builtin_popcountll(mask) == 1 ? (v ? mask : 0) :
+	       (v << __builtin_ctzll(mask)) & mask;
+	rk_field_store_be(h + off, n, (rk_field_load_be(h + off, n) & ~mask) | bits);
+}
+
+/*
+ * Field lists. Each header writes its fields once, as a list macro whose
+ * rows are
+ *
+ *     X(pfx, acc, "Name", "key", byte_off, nbytes, mask, type, "spec ref")
+ *
+ * (Name as the spec writes it, key for JSON and filters, the container of
+ * nbytes big-endian bytes at byte_off, the field's bits in it, the C type
+ * of its value). Passing RK_FIELD_ACCESSORS as X declares the static inline
+ * getter pfx_acc() (the field shifted down to bit 0; flags read 0 or 1) and
+ * setter pfx_set_acc() (touches only the field's bits); passing
+ * RK_FIELD_ROW makes the struct rk_field row. Rows written T(...) instead
+ * of X(...) (addresses, read as pointers) get a table row only.
+ */
+#define RK_FIELD_ACCESSORS(pfx, acc, name, key, off, nb, mask, type, ref)       \
+	static inline type pfx##_##acc(const uint8_t *h)                         \
+	{                                                                        \
+		return (type)rk_field_get_be(h, off, nb, mask);                  \
+	}                                                                        \
+	static inline void pfx##_set_##acc(uint8_t *h, type v)                   \
+	{                                                                        \
+		rk_field_set_be(h, off, nb, mask, v);                            \
+	}
+#define RK_FIELD_ROW(pfx, acc, nm, k, off, nb, m, type, ref) \
+	{ .name = nm, .key = k, .byte_off = off, .nbytes = nb, .mask = m, .spec_ref = ref },
+#define RK_FIELD_NONE(...)
+/** Copy every field of a list into @p f (struct members named as accessors). */
+#define RK_FIELD_UNPACK(pfx, acc, ...) f->acc = pfx##_##acc(h);
+/** Store every field of @p f through the list's setters. */
+#define RK_FIELD_PACK(pfx, acc, ...) pfx##_set_##acc(h, f->acc);
+
+/**
+ * Define the field table @p var (a struct rk_header_desc) of header @p nm,
+ * @p len bytes long, from the list macro @p LIST.
+ */
+#define RK_HEADER_DESC(var, nm, len, LIST, ref)                                  \
+	static const struct rk_field var##_fields[] = { LIST(RK_FIELD_ROW, RK_FIELD_ROW) }; \
+	const struct rk_header_desc var = {                                      \
+		nm, len, var##_fields, sizeof(var##_fields) / sizeof(var##_fields[0]), ref \
+	}
 
 #endif /* RK_FIELD_H */

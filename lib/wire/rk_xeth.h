@@ -43,49 +43,50 @@
 /** The Q_Key of the general services interface, QP1. */
 #define RK_GSI_Q_KEY 0x80010000u
 
-/* RETH */
-static inline uint64_t rk_reth_va(const uint8_t *h) { return rk_get_be64(h); }
-static inline uint32_t rk_reth_r_key(const uint8_t *h) { return rk_get_be32(h + 8); }
-static inline uint32_t rk_reth_dma_len(const uint8_t *h) { return rk_get_be32(h + 12); }
-static inline void rk_reth_set_va(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
-static inline void rk_reth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h + 8, v); }
-static inline void rk_reth_set_dma_len(uint8_t *h, uint32_t v) { rk_put_be32(h + 12, v); }
-
-/* AtomicETH */
-static inline uint64_t rk_atmeth_va(const uint8_t *h) { return rk_get_be64(h); }
-static inline uint32_t rk_atmeth_r_key(const uint8_t *h) { return rk_get_be32(h + 8); }
-static inline uint64_t rk_atmeth_swap_add(const uint8_t *h) { return rk_get_be64(h + 12); }
-static inline uint64_t rk_atmeth_compare(const uint8_t *h) { return rk_get_be64(h + 20); }
-static inline void rk_atmeth_set_va(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
-static inline void rk_atmeth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h + 8, v); }
-static inline void rk_atmeth_set_swap_add(uint8_t *h, uint64_t v) { rk_put_be64(h + 12, v); }
-static inline void rk_atmeth_set_compare(uint8_t *h, uint64_t v) { rk_put_be64(h + 20, v); }
-
+/* Field lists, in wire order (rk_field.h explains the rows). */
+#define RK_RDETH_FIELDS(X, T)                                                      \
+	X(rk_rdeth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.1")      \
+	X(rk_rdeth, ee_cnxt, "EECnxt", "ee_cnxt", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.1")
+#define RK_DETH_FIELDS(X, T)                                                       \
+	X(rk_deth, q_key, "Q_Key", "q_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.2") \
+	X(rk_deth, resv8, "Resv8", "resv8", 4, 1, 0xff, uint8_t, "IBTA Vol1 9.3.2")        \
+	X(rk_deth, src_qp, "SrcQP", "src_qp", 5, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.2")
+#define RK_XRCETH_FIELDS(X, T)                                                     \
+	X(rk_xrceth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3 XRCETH") \
+	X(rk_xrceth, xrc_srq, "XRCSRQ", "xrc_srq", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3 XRCETH")
+/* FETH: one 32-bit word, read with rk_get_be32(). */
+#define RK_FETH_FIELDS(X, T) \
+	T(rk_feth, feth, "FETH", "feth", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 1.5 FLUSH")
+#define RK_RETH_FIELDS(X, T)                                                       \
+	X(rk_reth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.3")                \
+	X(rk_reth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")  \
+	X(rk_reth, dma_len, "DMALen", "dma_len", 12, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")
+#define RK_ATMETH_FIELDS(X, T)                                                     \
+	X(rk_atmeth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")              \
+	X(rk_atmeth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.4") \
+	X(rk_atmeth, swap_add, "SwapAddData", "swap_add", 12, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4") \
+	X(rk_atmeth, compare, "CompareData", "compare", 20, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")
 /* AETH: syndrome byte then 24-bit MSN. */
-static inline uint8_t rk_aeth_syndrome(const uint8_t *h) { return h[0]; }
-static inline uint32_t rk_aeth_msn(const uint8_t *h) { return rk_get_be24(h + 1); }
-static inline void rk_aeth_set_syndrome(uint8_t *h, uint8_t v) { h[0] = v; }
-static inline void rk_aeth_set_msn(uint8_t *h, uint32_t v) { rk_put_be24(h + 1, v); }
+#define RK_AETH_FIELDS(X, T)                                                       \
+	X(rk_aeth, syndrome, "Syndrome", "syndrome", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.5") \
+	X(rk_aeth, msn, "MSN", "msn", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.5")
+#define RK_ATMACK_FIELDS(X, T) \
+	X(rk_atmack, orig_rem_dt, "OrigRemDt", "orig_rem_dt", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.6")
+#define RK_IMMDT_FIELDS(X, T) \
+	X(rk_immdt, imm, "ImmDt", "imm", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.7")
+#define RK_IETH_FIELDS(X, T) \
+	X(rk_ieth, r_key, "R_Key", "r_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.8")
 
-/* AtomicAckETH */
-static inline uint64_t rk_atmack_orig_rem_dt(const uint8_t *h) { return rk_get_be64(h); }
-static inline void rk_atmack_set_orig_rem_dt(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
-
-/* ImmDt, IETH */
-static inline uint32_t rk_immdt_imm(const uint8_t *h) { return rk_get_be32(h); }
-static inline void rk_immdt_set_imm(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
-static inline uint32_t rk_ieth_r_key(const uint8_t *h) { return rk_get_be32(h); }
-static inline void rk_ieth_set_r_key(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
-
-/* DETH */
-static inline uint32_t rk_deth_q_key(const uint8_t *h) { return rk_get_be32(h); }
-static inline uint32_t rk_deth_src_qp(const uint8_t *h) { return rk_get_be24(h + 5); }
-static inline void rk_deth_set_q_key(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
-static inline void rk_deth_set_src_qp(uint8_t *h, uint32_t v) { rk_put_be24(h + 5, v); }
-
-/* RDETH, XRCETH */
-static inline uint32_t rk_rdeth_ee_cnxt(const uint8_t *h) { return rk_get_be24(h + 1); }
-static inline uint32_t rk_xrceth_xrc_srq(const uint8_t *h) { return rk_get_be24(h + 1); }
+/* Accessors rk_<hdr>_<field>() and rk_<hdr>_set_<field>() of each list. */
+RK_RDETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_DETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_XRCETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_ATMETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_AETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_ATMACK_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_IMMDT_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_IETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 
 /* AETH syndrome (IBTA Vol1 9.3): bits 6:5 select the type. */
 #define RK_AETH_TYPE_MASK 0x60
