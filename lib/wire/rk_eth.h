@@ -43,15 +43,35 @@
 #define RK_VLAN_DEI 0x1000
 #define RK_VLAN_VID_MASK 0x0fff
 
-static inline void rk_eth_dst(const uint8_t *b, uint8_t mac[6]) { memcpy(mac, b, 6); }
-static inline void rk_eth_src(const uint8_t *b, uint8_t mac[6]) { memcpy(mac, b + 6, 6); }
-static inline uint16_t rk_eth_ethertype(const uint8_t *b) { return rk_get_be16(b + 12); }
-static inline void rk_eth_set_dst(uint8_t *b, const uint8_t mac[6]) { memcpy(b, mac, 6); }
-static inline void rk_eth_set_src(uint8_t *b, const uint8_t mac[6]) { memcpy(b + 6, mac, 6); }
-static inline void rk_eth_set_ethertype(uint8_t *b, uint16_t v) { rk_put_be16(b + 12, v); }
+#define RK_ETH_DST_OFF 0
+#define RK_ETH_SRC_OFF 6
+#define RK_MAC48_MASK 0xffffffffffffull
+
+/* Field lists, in wire order (rk_field.h explains the rows). */
+#define RK_ETH_FIELDS(X, T)                                                        \
+	T(rk_eth, dst, "Destination Address", "dst", RK_ETH_DST_OFF, RK_ETH_ALEN,       \
+	  RK_MAC48_MASK, void, "IEEE 802.3 3.2.3")                                       \
+	T(rk_eth, src, "Source Address", "src", RK_ETH_SRC_OFF, RK_ETH_ALEN,             \
+	  RK_MAC48_MASK, void, "IEEE 802.3 3.2.4")                                       \
+	X(rk_eth, ethertype, "EtherType", "ethertype", 12, 2, 0xffff, uint16_t, "IEEE 802.3 3.2.6")
+#define RK_VLAN_FIELDS(X, T)                                                       \
+	X(rk_vlan, pcp, "PCP", "pcp", 0, 2, RK_VLAN_PCP_MASK, uint8_t, "IEEE 802.1Q 9.6")  \
+	X(rk_vlan, dei, "DEI", "dei", 0, 2, RK_VLAN_DEI, uint8_t, "IEEE 802.1Q 9.6")        \
+	X(rk_vlan, vid, "VID", "vid", 0, 2, RK_VLAN_VID_MASK, uint16_t, "IEEE 802.1Q 9.6") \
+	X(rk_vlan, ethertype, "EtherType", "ethertype", 2, 2, 0xffff, uint16_t, "IEEE 802.1Q 9.5")
+
+/* rk_eth_ethertype(), rk_vlan_pcp() ... and their setters. */
+RK_ETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_VLAN_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
+/* Addresses are copied as 6 bytes. */
+static inline void rk_eth_dst(const uint8_t *b, uint8_t mac[6]) { memcpy(mac, b + RK_ETH_DST_OFF, 6); }
+static inline void rk_eth_src(const uint8_t *b, uint8_t mac[6]) { memcpy(mac, b + RK_ETH_SRC_OFF, 6); }
+static inline void rk_eth_set_dst(uint8_t *b, const uint8_t mac[6]) { memcpy(b + RK_ETH_DST_OFF, mac, 6); }
+static inline void rk_eth_set_src(uint8_t *b, const uint8_t mac[6]) { memcpy(b + RK_ETH_SRC_OFF, mac, 6); }
 
 /** Whether the destination address is a group (multicast or broadcast) one. */
-static inline int rk_eth_dst_is_group(const uint8_t *b) { return b[0] & 1; }
+static inline int rk_eth_dst_is_group(const uint8_t *b) { return b[RK_ETH_DST_OFF] & 1; }
 
 /** Whether @p type is the TPID of an 802.1Q or 802.1ad tag. */
 static inline int
@@ -60,34 +80,9 @@ rk_ethertype_is_vlan(uint16_t type)
 	return type == RK_ETHERTYPE_VLAN || type == RK_ETHERTYPE_QINQ;
 }
 
+/** The whole TCI (PCP, DEI and VID; bytes 0-1 of the tag). */
 static inline uint16_t rk_vlan_tci(const uint8_t *t) { return rk_get_be16(t); }
-static inline uint8_t
-rk_vlan_pcp(const uint8_t *t)
-{
-	return (uint8_t)((rk_get_be16(t) & RK_VLAN_PCP_MASK) >> RK_VLAN_PCP_SHIFT);
-}
-static inline uint8_t rk_vlan_dei(const uint8_t *t) { return !!(rk_get_be16(t) & RK_VLAN_DEI); }
-static inline uint16_t rk_vlan_vid(const uint8_t *t) { return rk_get_be16(t) & RK_VLAN_VID_MASK; }
-static inline uint16_t rk_vlan_ethertype(const uint8_t *t) { return rk_get_be16(t + 2); }
-
 static inline void rk_vlan_set_tci(uint8_t *t, uint16_t v) { rk_put_be16(t, v); }
-static inline void
-rk_vlan_set_pcp(uint8_t *t, uint8_t v)
-{
-	rk_put_be16(t, (uint16_t)((rk_get_be16(t) & ~RK_VLAN_PCP_MASK) |
-				  ((v << RK_VLAN_PCP_SHIFT) & RK_VLAN_PCP_MASK)));
-}
-static inline void
-rk_vlan_set_dei(uint8_t *t, uint8_t v)
-{
-	rk_put_be16(t, (uint16_t)((rk_get_be16(t) & ~RK_VLAN_DEI) | (v ? RK_VLAN_DEI : 0)));
-}
-static inline void
-rk_vlan_set_vid(uint8_t *t, uint16_t v)
-{
-	rk_put_be16(t, (uint16_t)((rk_get_be16(t) & ~RK_VLAN_VID_MASK) | (v & RK_VLAN_VID_MASK)));
-}
-static inline void rk_vlan_set_ethertype(uint8_t *t, uint16_t v) { rk_put_be16(t + 2, v); }
 
 /** The TCI of PCP @p pcp, DEI @p dei and VID @p vid (IEEE 802.1Q 9.6). */
 static inline uint16_t

@@ -52,68 +52,46 @@ enum rk_ecn {
 	RK_ECN_CE = 3,
 };
 
-static inline uint8_t rk_ipv4_version(const uint8_t *ip) { return ip[0] >> 4; }
-static inline uint8_t rk_ipv4_ihl(const uint8_t *ip) { return ip[0] & RK_IPV4_IHL_MASK; }
-/** Header length in bytes (IHL * 4). */
-static inline uint32_t rk_ipv4_hlen(const uint8_t *ip) { return (uint32_t)(ip[0] & RK_IPV4_IHL_MASK) * 4; }
-/** The whole second byte (the former TOS): DSCP and ECN together. */
-static inline uint8_t rk_ipv4_tos(const uint8_t *ip) { return ip[1]; }
-static inline uint8_t rk_ipv4_dscp(const uint8_t *ip) { return ip[1] >> RK_IPV4_DSCP_SHIFT; }
-static inline uint8_t rk_ipv4_ecn(const uint8_t *ip) { return ip[1] & RK_IPV4_ECN_MASK; }
-static inline uint16_t rk_ipv4_total_len(const uint8_t *ip) { return rk_get_be16(ip + 2); }
-static inline uint16_t rk_ipv4_id(const uint8_t *ip) { return rk_get_be16(ip + 4); }
-/** Flags and fragment offset together (bytes 6-7). */
-static inline uint16_t rk_ipv4_frag(const uint8_t *ip) { return rk_get_be16(ip + 6); }
-static inline uint8_t rk_ipv4_reserved(const uint8_t *ip) { return !!(rk_get_be16(ip + 6) & RK_IPV4_RESERVED); }
-static inline uint8_t rk_ipv4_df(const uint8_t *ip) { return !!(rk_get_be16(ip + 6) & RK_IPV4_DF); }
-static inline uint8_t rk_ipv4_mf(const uint8_t *ip) { return !!(rk_get_be16(ip + 6) & RK_IPV4_MF); }
-/** Fragment offset in 8-byte units. */
-static inline uint16_t rk_ipv4_frag_off(const uint8_t *ip) { return rk_get_be16(ip + 6) & RK_IPV4_FRAG_OFF_MASK; }
-static inline uint8_t rk_ipv4_ttl(const uint8_t *ip) { return ip[8]; }
-static inline uint8_t rk_ipv4_protocol(const uint8_t *ip) { return ip[9]; }
-static inline uint16_t rk_ipv4_hdr_csum(const uint8_t *ip) { return rk_get_be16(ip + 10); }
-static inline const uint8_t *rk_ipv4_src(const uint8_t *ip) { return ip + 12; }
-static inline const uint8_t *rk_ipv4_dst(const uint8_t *ip) { return ip + 16; }
+#define RK_IPV4_TOS_OFF 1
+#define RK_IPV4_FLAGS_OFF 6
+#define RK_IPV4_SRC_OFF 12
+#define RK_IPV4_DST_OFF 16
 
-static inline void
-rk_ipv4_set_version(uint8_t *ip, uint8_t v)
-{
-	ip[0] = (uint8_t)((ip[0] & ~RK_IPV4_VERSION_MASK) | ((v << 4) & RK_IPV4_VERSION_MASK));
-}
-static inline void
-rk_ipv4_set_ihl(uint8_t *ip, uint8_t v)
-{
-	ip[0] = (uint8_t)((ip[0] & ~RK_IPV4_IHL_MASK) | (v & RK_IPV4_IHL_MASK));
-}
-static inline void rk_ipv4_set_tos(uint8_t *ip, uint8_t v) { ip[1] = v; }
-static inline void
-rk_ipv4_set_dscp(uint8_t *ip, uint8_t v)
-{
-	ip[1] = (uint8_t)((ip[1] & ~RK_IPV4_DSCP_MASK) | ((v << RK_IPV4_DSCP_SHIFT) & RK_IPV4_DSCP_MASK));
-}
-static inline void
-rk_ipv4_set_ecn(uint8_t *ip, uint8_t v)
-{
-	ip[1] = (uint8_t)((ip[1] & ~RK_IPV4_ECN_MASK) | (v & RK_IPV4_ECN_MASK));
-}
-static inline void rk_ipv4_set_total_len(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 2, v); }
-static inline void rk_ipv4_set_id(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 4, v); }
-static inline void rk_ipv4_set_frag(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 6, v); }
-/** Replace the bits @p mask of bytes 6-7 (flags, fragment offset) by those of @p v. */
-static inline void
-rk_ipv4_set_frag_bits(uint8_t *ip, uint16_t mask, uint16_t v)
-{
-	rk_put_be16(ip + 6, (uint16_t)((rk_get_be16(ip + 6) & ~mask) | (v & mask)));
-}
-static inline void rk_ipv4_set_reserved(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_RESERVED, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_df(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_DF, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_mf(uint8_t *ip, uint8_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_MF, v ? 0xffff : 0); }
-static inline void rk_ipv4_set_frag_off(uint8_t *ip, uint16_t v) { rk_ipv4_set_frag_bits(ip, RK_IPV4_FRAG_OFF_MASK, v); }
-static inline void rk_ipv4_set_ttl(uint8_t *ip, uint8_t v) { ip[8] = v; }
-static inline void rk_ipv4_set_protocol(uint8_t *ip, uint8_t v) { ip[9] = v; }
-static inline void rk_ipv4_set_hdr_csum(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 10, v); }
-static inline void rk_ipv4_set_src(uint8_t *ip, const uint8_t a[4]) { memcpy(ip + 12, a, 4); }
-static inline void rk_ipv4_set_dst(uint8_t *ip, const uint8_t a[4]) { memcpy(ip + 16, a, 4); }
+/** The IPv4 fields, in wire order (rk_field.h explains the rows). */
+#define RK_IPV4_FIELDS(X, T)                                                       \
+	X(rk_ipv4, version, "Version", "version", 0, 1, RK_IPV4_VERSION_MASK, uint8_t, "RFC 791 3.1") \
+	X(rk_ipv4, ihl, "IHL", "ihl", 0, 1, RK_IPV4_IHL_MASK, uint8_t, "RFC 791 3.1")    \
+	X(rk_ipv4, dscp, "DSCP", "dscp", RK_IPV4_TOS_OFF, 1, RK_IPV4_DSCP_MASK, uint8_t, "RFC 2474 3") \
+	X(rk_ipv4, ecn, "ECN", "ecn", RK_IPV4_TOS_OFF, 1, RK_IPV4_ECN_MASK, uint8_t, "RFC 3168 5") \
+	X(rk_ipv4, total_len, "Total Length", "total_len", 2, 2, 0xffff, uint16_t, "RFC 791 3.1") \
+	X(rk_ipv4, id, "Identification", "id", 4, 2, 0xffff, uint16_t, "RFC 791 3.1")   \
+	X(rk_ipv4, reserved, "Reserved", "reserved", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_RESERVED, \
+	  uint8_t, "RFC 791 3.1")                                                        \
+	X(rk_ipv4, df, "DF", "df", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_DF, uint8_t, "RFC 791 3.1") \
+	X(rk_ipv4, mf, "MF", "mf", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_MF, uint8_t, "RFC 791 3.1") \
+	X(rk_ipv4, frag_off, "Fragment Offset", "frag_off", RK_IPV4_FLAGS_OFF, 2,       \
+	  RK_IPV4_FRAG_OFF_MASK, uint16_t, "RFC 791 3.1")                                \
+	X(rk_ipv4, ttl, "Time to Live", "ttl", 8, 1, 0xff, uint8_t, "RFC 791 3.1")       \
+	X(rk_ipv4, protocol, "Protocol", "protocol", 9, 1, 0xff, uint8_t, "RFC 791 3.1") \
+	X(rk_ipv4, hdr_csum, "Header Checksum", "hdr_csum", 10, 2, 0xffff, uint16_t, "RFC 791 3.1") \
+	T(rk_ipv4, src, "Source Address", "src", RK_IPV4_SRC_OFF, 4, 0xffffffff, void, "RFC 791 3.1") \
+	T(rk_ipv4, dst, "Destination Address", "dst", RK_IPV4_DST_OFF, 4, 0xffffffff, void, "RFC 791 3.1")
+
+/* rk_ipv4_version() ... rk_ipv4_hdr_csum() and their setters. */
+RK_IPV4_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
+/** Header length in bytes (IHL * 4). */
+static inline uint32_t rk_ipv4_hlen(const uint8_t *ip) { return (uint32_t)rk_ipv4_ihl(ip) * 4; }
+/** The whole second byte (the former TOS): DSCP and ECN together. */
+static inline uint8_t rk_ipv4_tos(const uint8_t *ip) { return ip[RK_IPV4_TOS_OFF]; }
+static inline void rk_ipv4_set_tos(uint8_t *ip, uint8_t v) { ip[RK_IPV4_TOS_OFF] = v; }
+/** Flags and fragment offset together (bytes 6-7). */
+static inline uint16_t rk_ipv4_frag(const uint8_t *ip) { return rk_get_be16(ip + RK_IPV4_FLAGS_OFF); }
+static inline void rk_ipv4_set_frag(uint8_t *ip, uint16_t v) { rk_put_be16(ip + RK_IPV4_FLAGS_OFF, v); }
+static inline const uint8_t *rk_ipv4_src(const uint8_t *ip) { return ip + RK_IPV4_SRC_OFF; }
+static inline const uint8_t *rk_ipv4_dst(const uint8_t *ip) { return ip + RK_IPV4_DST_OFF; }
+static inline void rk_ipv4_set_src(uint8_t *ip, const uint8_t a[4]) { memcpy(ip + RK_IPV4_SRC_OFF, a, 4); }
+static inline void rk_ipv4_set_dst(uint8_t *ip, const uint8_t a[4]) { memcpy(ip + RK_IPV4_DST_OFF, a, 4); }
 
 /**
  * The Header Checksum the IPv4 header at @p ip should carry (RFC 791 3.1,

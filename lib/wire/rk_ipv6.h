@@ -39,67 +39,45 @@
 #define RK_IPV6_ECN_SHIFT 20
 #define RK_IPV6_FLOW_MASK 0x000fffffu
 
-/** Replace the bits @p mask of the first 32-bit word by those of @p v. */
-static inline void
-rk_ipv6_set_word0_bits(uint8_t *ip, uint32_t mask, uint32_t v)
-{
-	rk_put_be32(ip, (rk_get_be32(ip) & ~mask) | (v & mask));
-}
+#define RK_IPV6_SRC_OFF 8
+#define RK_IPV6_DST_OFF 24
 
-static inline uint8_t rk_ipv6_version(const uint8_t *ip) { return ip[0] >> 4; }
+/** The IPv6 fields, in wire order (rk_field.h explains the rows). */
+#define RK_IPV6_FIELDS(X, T)                                                       \
+	X(rk_ipv6, version, "Version", "version", 0, 4, RK_IPV6_VERSION_MASK, uint8_t, "RFC 8200 3") \
+	X(rk_ipv6, dscp, "DSCP", "dscp", 0, 4, RK_IPV6_DSCP_MASK, uint8_t, "RFC 2474 3")  \
+	X(rk_ipv6, ecn, "ECN", "ecn", 0, 4, RK_IPV6_ECN_MASK, uint8_t, "RFC 3168 5")      \
+	X(rk_ipv6, flow_label, "Flow Label", "flow_label", 0, 4, RK_IPV6_FLOW_MASK, uint32_t, \
+	  "RFC 8200 3")                                                                  \
+	X(rk_ipv6, payload_len, "Payload Length", "payload_len", 4, 2, 0xffff, uint16_t, "RFC 8200 3") \
+	X(rk_ipv6, next_header, "Next Header", "next_header", 6, 1, 0xff, uint8_t, "RFC 8200 3") \
+	X(rk_ipv6, hop_limit, "Hop Limit", "hop_limit", 7, 1, 0xff, uint8_t, "RFC 8200 3") \
+	T(rk_ipv6, src_hi, "Source Address hi", "src_hi", RK_IPV6_SRC_OFF, 8, ~0ull, void, "RFC 8200 3") \
+	T(rk_ipv6, src_lo, "Source Address lo", "src_lo", RK_IPV6_SRC_OFF + 8, 8, ~0ull, void, \
+	  "RFC 8200 3")                                                                  \
+	T(rk_ipv6, dst_hi, "Destination Address hi", "dst_hi", RK_IPV6_DST_OFF, 8, ~0ull, void, \
+	  "RFC 8200 3")                                                                  \
+	T(rk_ipv6, dst_lo, "Destination Address lo", "dst_lo", RK_IPV6_DST_OFF + 8, 8, ~0ull, void, \
+	  "RFC 8200 3")
+
+/* rk_ipv6_version() ... rk_ipv6_hop_limit() and their setters. */
+RK_IPV6_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
 /** The Traffic Class (RFC 8200 7): DSCP and ECN together. */
 static inline uint8_t
 rk_ipv6_tclass(const uint8_t *ip)
 {
-	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_TCLASS_MASK) >> RK_IPV6_TCLASS_SHIFT);
-}
-static inline uint8_t
-rk_ipv6_dscp(const uint8_t *ip)
-{
-	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_DSCP_MASK) >> RK_IPV6_DSCP_SHIFT);
-}
-static inline uint8_t
-rk_ipv6_ecn(const uint8_t *ip)
-{
-	return (uint8_t)((rk_get_be32(ip) & RK_IPV6_ECN_MASK) >> RK_IPV6_ECN_SHIFT);
-}
-static inline uint32_t rk_ipv6_flow_label(const uint8_t *ip) { return rk_get_be32(ip) & RK_IPV6_FLOW_MASK; }
-static inline uint16_t rk_ipv6_payload_len(const uint8_t *ip) { return rk_get_be16(ip + 4); }
-static inline uint8_t rk_ipv6_next_header(const uint8_t *ip) { return ip[6]; }
-static inline uint8_t rk_ipv6_hop_limit(const uint8_t *ip) { return ip[7]; }
-static inline const uint8_t *rk_ipv6_src(const uint8_t *ip) { return ip + 8; }
-static inline const uint8_t *rk_ipv6_dst(const uint8_t *ip) { return ip + 24; }
-
-static inline void
-rk_ipv6_set_version(uint8_t *ip, uint8_t v)
-{
-	rk_ipv6_set_word0_bits(ip, RK_IPV6_VERSION_MASK, (uint32_t)v << 28);
+	return (uint8_t)rk_field_get_be(ip, 0, 4, RK_IPV6_TCLASS_MASK);
 }
 static inline void
 rk_ipv6_set_tclass(uint8_t *ip, uint8_t v)
 {
-	rk_ipv6_set_word0_bits(ip, RK_IPV6_TCLASS_MASK, (uint32_t)v << RK_IPV6_TCLASS_SHIFT);
+	rk_field_set_be(ip, 0, 4, RK_IPV6_TCLASS_MASK, v);
 }
-static inline void
-rk_ipv6_set_dscp(uint8_t *ip, uint8_t v)
-{
-	rk_ipv6_set_word0_bits(ip, RK_IPV6_DSCP_MASK, (uint32_t)v << RK_IPV6_DSCP_SHIFT);
-}
-static inline void
-rk_ipv6_set_ecn(uint8_t *ip, uint8_t v)
-{
-	rk_ipv6_set_word0_bits(ip, RK_IPV6_ECN_MASK, (uint32_t)v << RK_IPV6_ECN_SHIFT);
-}
-static inline void
-rk_ipv6_set_flow_label(uint8_t *ip, uint32_t v)
-{
-	rk_ipv6_set_word0_bits(ip, RK_IPV6_FLOW_MASK, v);
-}
-static inline void rk_ipv6_set_payload_len(uint8_t *ip, uint16_t v) { rk_put_be16(ip + 4, v); }
-static inline void rk_ipv6_set_next_header(uint8_t *ip, uint8_t v) { ip[6] = v; }
-static inline void rk_ipv6_set_hop_limit(uint8_t *ip, uint8_t v) { ip[7] = v; }
-static inline void rk_ipv6_set_src(uint8_t *ip, const uint8_t a[16]) { memcpy(ip + 8, a, 16); }
-static inline void rk_ipv6_set_dst(uint8_t *ip, const uint8_t a[16]) { memcpy(ip + 24, a, 16); }
+static inline const uint8_t *rk_ipv6_src(const uint8_t *ip) { return ip + RK_IPV6_SRC_OFF; }
+static inline const uint8_t *rk_ipv6_dst(const uint8_t *ip) { return ip + RK_IPV6_DST_OFF; }
+static inline void rk_ipv6_set_src(uint8_t *ip, const uint8_t a[16]) { memcpy(ip + RK_IPV6_SRC_OFF, a, 16); }
+static inline void rk_ipv6_set_dst(uint8_t *ip, const uint8_t a[16]) { memcpy(ip + RK_IPV6_DST_OFF, a, 16); }
 
 /**
  * Write the first word of an IPv6 header: Version 6, @p dscp (6 bits),

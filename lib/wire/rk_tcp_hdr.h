@@ -39,59 +39,38 @@
 #define RK_TCP_ECE 0x40
 #define RK_TCP_CWR 0x80
 
-static inline uint16_t rk_tcp_src_port(const uint8_t *t) { return rk_get_be16(t); }
-static inline uint16_t rk_tcp_dst_port(const uint8_t *t) { return rk_get_be16(t + 2); }
-static inline uint32_t rk_tcp_seq(const uint8_t *t) { return rk_get_be32(t + 4); }
-static inline uint32_t rk_tcp_ack_num(const uint8_t *t) { return rk_get_be32(t + 8); }
-static inline uint8_t rk_tcp_doff(const uint8_t *t) { return t[12] >> 4; }
-/** Header length in bytes (Data Offset * 4). */
-static inline uint32_t rk_tcp_hlen(const uint8_t *t) { return (uint32_t)(t[12] >> 4) * 4; }
-static inline uint8_t rk_tcp_reserved(const uint8_t *t) { return t[12] & RK_TCP_RESERVED_MASK; }
-/** All eight control bits of byte 13 (RK_TCP_FIN ... RK_TCP_CWR). */
-static inline uint8_t rk_tcp_flags(const uint8_t *t) { return t[13]; }
-static inline uint8_t rk_tcp_cwr(const uint8_t *t) { return !!(t[13] & RK_TCP_CWR); }
-static inline uint8_t rk_tcp_ece(const uint8_t *t) { return !!(t[13] & RK_TCP_ECE); }
-static inline uint8_t rk_tcp_urg(const uint8_t *t) { return !!(t[13] & RK_TCP_URG); }
-static inline uint8_t rk_tcp_ack(const uint8_t *t) { return !!(t[13] & RK_TCP_ACK); }
-static inline uint8_t rk_tcp_psh(const uint8_t *t) { return !!(t[13] & RK_TCP_PSH); }
-static inline uint8_t rk_tcp_rst(const uint8_t *t) { return !!(t[13] & RK_TCP_RST); }
-static inline uint8_t rk_tcp_syn(const uint8_t *t) { return !!(t[13] & RK_TCP_SYN); }
-static inline uint8_t rk_tcp_fin(const uint8_t *t) { return !!(t[13] & RK_TCP_FIN); }
-static inline uint16_t rk_tcp_window(const uint8_t *t) { return rk_get_be16(t + 14); }
-static inline uint16_t rk_tcp_csum(const uint8_t *t) { return rk_get_be16(t + 16); }
-static inline uint16_t rk_tcp_urg_ptr(const uint8_t *t) { return rk_get_be16(t + 18); }
+#define RK_TCP_FLAGS_OFF 13
 
-static inline void rk_tcp_set_src_port(uint8_t *t, uint16_t v) { rk_put_be16(t, v); }
-static inline void rk_tcp_set_dst_port(uint8_t *t, uint16_t v) { rk_put_be16(t + 2, v); }
-static inline void rk_tcp_set_seq(uint8_t *t, uint32_t v) { rk_put_be32(t + 4, v); }
-static inline void rk_tcp_set_ack_num(uint8_t *t, uint32_t v) { rk_put_be32(t + 8, v); }
-static inline void
-rk_tcp_set_doff(uint8_t *t, uint8_t v)
-{
-	t[12] = (uint8_t)((t[12] & ~RK_TCP_DOFF_MASK) | ((v << 4) & RK_TCP_DOFF_MASK));
-}
-static inline void
-rk_tcp_set_reserved(uint8_t *t, uint8_t v)
-{
-	t[12] = (uint8_t)((t[12] & ~RK_TCP_RESERVED_MASK) | (v & RK_TCP_RESERVED_MASK));
-}
-static inline void rk_tcp_set_flags(uint8_t *t, uint8_t v) { t[13] = v; }
-static inline void
-rk_tcp_set_flag(uint8_t *t, uint8_t bit, uint8_t v)
-{
-	t[13] = (uint8_t)((t[13] & ~bit) | (v ? bit : 0));
-}
-static inline void rk_tcp_set_cwr(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_CWR, v); }
-static inline void rk_tcp_set_ece(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_ECE, v); }
-static inline void rk_tcp_set_urg(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_URG, v); }
-static inline void rk_tcp_set_ack(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_ACK, v); }
-static inline void rk_tcp_set_psh(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_PSH, v); }
-static inline void rk_tcp_set_rst(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_RST, v); }
-static inline void rk_tcp_set_syn(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_SYN, v); }
-static inline void rk_tcp_set_fin(uint8_t *t, uint8_t v) { rk_tcp_set_flag(t, RK_TCP_FIN, v); }
-static inline void rk_tcp_set_window(uint8_t *t, uint16_t v) { rk_put_be16(t + 14, v); }
-static inline void rk_tcp_set_csum(uint8_t *t, uint16_t v) { rk_put_be16(t + 16, v); }
-static inline void rk_tcp_set_urg_ptr(uint8_t *t, uint16_t v) { rk_put_be16(t + 18, v); }
+/** The TCP fields, in wire order (rk_field.h explains the rows). */
+#define RK_TCP_FIELDS(X, T)                                                        \
+	X(rk_tcp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
+	X(rk_tcp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
+	X(rk_tcp, seq, "Sequence Number", "seq", 4, 4, 0xffffffff, uint32_t, "RFC 9293 3.1") \
+	X(rk_tcp, ack_num, "Acknowledgment Number", "ack_num", 8, 4, 0xffffffff, uint32_t, \
+	  "RFC 9293 3.1")                                                                \
+	X(rk_tcp, doff, "Data Offset", "doff", 12, 1, RK_TCP_DOFF_MASK, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, reserved, "Reserved", "reserved", 12, 1, RK_TCP_RESERVED_MASK, uint8_t, \
+	  "RFC 9293 3.1")                                                                \
+	X(rk_tcp, cwr, "CWR", "cwr", RK_TCP_FLAGS_OFF, 1, RK_TCP_CWR, uint8_t, "RFC 3168 6.1") \
+	X(rk_tcp, ece, "ECE", "ece", RK_TCP_FLAGS_OFF, 1, RK_TCP_ECE, uint8_t, "RFC 3168 6.1") \
+	X(rk_tcp, urg, "URG", "urg", RK_TCP_FLAGS_OFF, 1, RK_TCP_URG, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, ack, "ACK", "ack", RK_TCP_FLAGS_OFF, 1, RK_TCP_ACK, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, psh, "PSH", "psh", RK_TCP_FLAGS_OFF, 1, RK_TCP_PSH, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, rst, "RST", "rst", RK_TCP_FLAGS_OFF, 1, RK_TCP_RST, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, syn, "SYN", "syn", RK_TCP_FLAGS_OFF, 1, RK_TCP_SYN, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, fin, "FIN", "fin", RK_TCP_FLAGS_OFF, 1, RK_TCP_FIN, uint8_t, "RFC 9293 3.1") \
+	X(rk_tcp, window, "Window", "window", 14, 2, 0xffff, uint16_t, "RFC 9293 3.1")    \
+	X(rk_tcp, csum, "Checksum", "csum", 16, 2, 0xffff, uint16_t, "RFC 9293 3.1")      \
+	X(rk_tcp, urg_ptr, "Urgent Pointer", "urg_ptr", 18, 2, 0xffff, uint16_t, "RFC 9293 3.1")
+
+/* rk_tcp_src_port() ... rk_tcp_urg_ptr() and their setters. */
+RK_TCP_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
+/** Header length in bytes (Data Offset * 4). */
+static inline uint32_t rk_tcp_hlen(const uint8_t *t) { return (uint32_t)rk_tcp_doff(t) * 4; }
+/** All eight control bits of byte 13 (RK_TCP_FIN ... RK_TCP_CWR). */
+static inline uint8_t rk_tcp_flags(const uint8_t *t) { return t[RK_TCP_FLAGS_OFF]; }
+static inline void rk_tcp_set_flags(uint8_t *t, uint8_t v) { t[RK_TCP_FLAGS_OFF] = v; }
 
 /** Field table of the TCP header without options (RFC 9293 3.1). */
 extern const struct rk_header_desc rk_tcp_desc;

@@ -20,14 +20,15 @@
 
 #define RK_UDP_HLEN 8
 
-static inline uint16_t rk_udp_src_port(const uint8_t *u) { return rk_get_be16(u); }
-static inline uint16_t rk_udp_dst_port(const uint8_t *u) { return rk_get_be16(u + 2); }
-static inline uint16_t rk_udp_len(const uint8_t *u) { return rk_get_be16(u + 4); }
-static inline uint16_t rk_udp_csum(const uint8_t *u) { return rk_get_be16(u + 6); }
-static inline void rk_udp_set_src_port(uint8_t *u, uint16_t v) { rk_put_be16(u, v); }
-static inline void rk_udp_set_dst_port(uint8_t *u, uint16_t v) { rk_put_be16(u + 2, v); }
-static inline void rk_udp_set_len(uint8_t *u, uint16_t v) { rk_put_be16(u + 4, v); }
-static inline void rk_udp_set_csum(uint8_t *u, uint16_t v) { rk_put_be16(u + 6, v); }
+/** The UDP fields, in wire order (rk_field.h explains the rows). */
+#define RK_UDP_FIELDS(X, T)                                                        \
+	X(rk_udp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 768") \
+	X(rk_udp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 768") \
+	X(rk_udp, len, "Length", "len", 4, 2, 0xffff, uint16_t, "RFC 768")                \
+	X(rk_udp, csum, "Checksum", "csum", 6, 2, 0xffff, uint16_t, "RFC 768")
+
+/* rk_udp_src_port() ... rk_udp_csum() and their setters. */
+RK_UDP_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 
 /** Write a whole UDP header: ports, Length @p len (header included), checksum 0. */
 static inline void
