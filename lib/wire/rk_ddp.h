@@ -68,53 +68,43 @@ struct rk_ddp_untagged_fields {
 	uint32_t qn, msn, mo;
 };
 
-/* Control byte: both buffer models. */
-static inline uint8_t rk_ddp_t(const uint8_t *h) { return !!(h[0] & RK_DDP_T); }
-static inline uint8_t rk_ddp_l(const uint8_t *h) { return !!(h[0] & RK_DDP_L); }
-static inline uint8_t rk_ddp_rsvd(const uint8_t *h) { return (h[0] & RK_DDP_RSVD_MASK) >> RK_DDP_RSVD_SHIFT; }
-static inline uint8_t rk_ddp_dv(const uint8_t *h) { return h[0] & RK_DDP_DV_MASK; }
-/** First 8 bits of RsvdULP (byte 1), in both buffer models. */
-static inline uint8_t rk_ddp_rsvdulp8(const uint8_t *h) { return h[RK_DDP_RSVDULP_OFF]; }
+/* Field lists, in wire order (rk_field.h explains the rows). */
+/** Control byte: both buffer models. */
+#define RK_DDP_CTRL_FIELDS(X, T)                                                   \
+	X(rk_ddp, t, "T", "t", 0, 1, RK_DDP_T, uint8_t, "RFC 5041 4.1")                    \
+	X(rk_ddp, l, "L", "l", 0, 1, RK_DDP_L, uint8_t, "RFC 5041 4.1")                    \
+	X(rk_ddp, rsvd, "Rsvd", "rsvd", 0, 1, RK_DDP_RSVD_MASK, uint8_t, "RFC 5041 4.1")   \
+	X(rk_ddp, dv, "DV", "dv", 0, 1, RK_DDP_DV_MASK, uint8_t, "RFC 5041 4.1")
+/** Tagged buffer model; rsvdulp8 is RsvdULP's first 8 bits in both models. */
+#define RK_DDP_TAGGED_FIELDS(X, T)                                                 \
+	X(rk_ddp, rsvdulp8, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 1, 0xff, uint8_t,   \
+	  "RFC 5041 4.2")                                                                \
+	X(rk_ddp, stag, "STag", "stag", RK_DDP_STAG_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.2") \
+	X(rk_ddp, to, "TO", "to", RK_DDP_TO_OFF, 8, ~0ull, uint64_t, "RFC 5041 4.2")
+/** Untagged buffer model. */
+#define RK_DDP_UNTAGGED_FIELDS(X, T)                                               \
+	X(rk_ddp, rsvdulp40, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 5,                  \
+	  RK_DDP_RSVDULP40_MASK, uint64_t, "RFC 5041 4.3")                               \
+	X(rk_ddp, qn, "QN", "qn", RK_DDP_QN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")  \
+	X(rk_ddp, msn, "MSN", "msn", RK_DDP_MSN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3") \
+	X(rk_ddp, mo, "MO", "mo", RK_DDP_MO_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")
 
-/* Tagged buffer model. */
-static inline uint32_t rk_ddp_stag(const uint8_t *h) { return rk_get_be32(h + RK_DDP_STAG_OFF); }
-static inline uint64_t rk_ddp_to(const uint8_t *h) { return rk_get_be64(h + RK_DDP_TO_OFF); }
+/* rk_ddp_t() ... rk_ddp_mo() and their setters. */
+RK_DDP_CTRL_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_DDP_TAGGED_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_DDP_UNTAGGED_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 
-/* Untagged buffer model. */
 /** RsvdULP bits 8..39 of the untagged header (bytes 2-5). */
-static inline uint32_t rk_ddp_rsvdulp32(const uint8_t *h) { return rk_get_be32(h + RK_DDP_RSVDULP32_OFF); }
-static inline uint32_t rk_ddp_qn(const uint8_t *h) { return rk_get_be32(h + RK_DDP_QN_OFF); }
-static inline uint32_t rk_ddp_msn(const uint8_t *h) { return rk_get_be32(h + RK_DDP_MSN_OFF); }
-static inline uint32_t rk_ddp_mo(const uint8_t *h) { return rk_get_be32(h + RK_DDP_MO_OFF); }
-
-static inline void
-rk_ddp_set_t(uint8_t *h, uint8_t v)
+static inline uint32_t
+rk_ddp_rsvdulp32(const uint8_t *h)
 {
-	h[0] = (uint8_t)((h[0] & ~RK_DDP_T) | (v ? RK_DDP_T : 0));
+	return (uint32_t)rk_field_get_be(h, RK_DDP_RSVDULP32_OFF, 4, 0xffffffff);
 }
 static inline void
-rk_ddp_set_l(uint8_t *h, uint8_t v)
+rk_ddp_set_rsvdulp32(uint8_t *h, uint32_t v)
 {
-	h[0] = (uint8_t)((h[0] & ~RK_DDP_L) | (v ? RK_DDP_L : 0));
+	rk_field_set_be(h, RK_DDP_RSVDULP32_OFF, 4, 0xffffffff, v);
 }
-static inline void
-rk_ddp_set_rsvd(uint8_t *h, uint8_t v)
-{
-	h[0] = (uint8_t)((h[0] & ~RK_DDP_RSVD_MASK) |
-			 ((v << RK_DDP_RSVD_SHIFT) & RK_DDP_RSVD_MASK));
-}
-static inline void
-rk_ddp_set_dv(uint8_t *h, uint8_t v)
-{
-	h[0] = (uint8_t)((h[0] & ~RK_DDP_DV_MASK) | (v & RK_DDP_DV_MASK));
-}
-static inline void rk_ddp_set_rsvdulp8(uint8_t *h, uint8_t v) { h[RK_DDP_RSVDULP_OFF] = v; }
-static inline void rk_ddp_set_stag(uint8_t *h, uint32_t v) { rk_put_be32(h + RK_DDP_STAG_OFF, v); }
-static inline void rk_ddp_set_to(uint8_t *h, uint64_t v) { rk_put_be64(h + RK_DDP_TO_OFF, v); }
-static inline void rk_ddp_set_rsvdulp32(uint8_t *h, uint32_t v) { rk_put_be32(h + RK_DDP_RSVDULP32_OFF, v); }
-static inline void rk_ddp_set_qn(uint8_t *h, uint32_t v) { rk_put_be32(h + RK_DDP_QN_OFF, v); }
-static inline void rk_ddp_set_msn(uint8_t *h, uint32_t v) { rk_put_be32(h + RK_DDP_MSN_OFF, v); }
-static inline void rk_ddp_set_mo(uint8_t *h, uint32_t v) { rk_put_be32(h + RK_DDP_MO_OFF, v); }
 
 /** Header length implied by the T bit of the control byte at @p h: 14 or 18. */
 static inline unsigned int

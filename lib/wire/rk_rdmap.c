@@ -51,176 +51,70 @@ rk_rdmap_opcode_name(uint8_t opcode)
 
 /* Field tables. */
 
-static const struct rk_field rdmap_ctrl_fields[] = {
-	{ "RV", "rv", 1, 1, 0, RK_RDMAP_RV_MASK, R5040 },
-	{ "Rsvd", "rsvd", 1, 1, 0, RK_RDMAP_RSVD_MASK, R5040 },
-	{ "OpCode", "opcode", 1, 1, 0, RK_RDMAP_OPCODE_MASK, R5040 },
-};
+RK_HEADER_DESC(rk_rdmap_ctrl_desc, "RDMAP control", 2, RK_RDMAP_CTRL_FIELDS, R5040);
+RK_HEADER_DESC(rk_rdmap_inval_desc, "RDMAP Send with Invalidate", RK_DDP_UNTAGGED_LEN,
+	       RK_RDMAP_INVAL_FIELDS, "RFC 5040 4");
+RK_HEADER_DESC(rk_rdmap_read_req_desc, "RDMA Read Request", RK_RDMAP_READ_REQ_LEN,
+	       RK_RDMAP_READ_REQ_FIELDS, "RFC 5040 4.4");
+RK_HEADER_DESC(rk_rdmap_term_desc, "RDMAP Terminate", RK_RDMAP_TERM_CTRL_LEN,
+	       RK_RDMAP_TERM_FIELDS, "RFC 5040 4.8");
+RK_HEADER_DESC(rk_rdmap_atomic_req_desc, "RDMAP Atomic Request", RK_RDMAP_ATOMIC_REQ_LEN,
+	       RK_RDMAP_ATOMIC_REQ_FIELDS, R7306);
+RK_HEADER_DESC(rk_rdmap_atomic_resp_desc, "RDMAP Atomic Response", RK_RDMAP_ATOMIC_RESP_LEN,
+	       RK_RDMAP_ATOMIC_RESP_FIELDS, R7306);
+RK_HEADER_DESC(rk_rdmap_immdt_desc, "RDMAP Immediate Data", RK_RDMAP_IMMDT_LEN,
+	       RK_RDMAP_IMMDT_FIELDS, R7306);
 
-const struct rk_header_desc rk_rdmap_ctrl_desc = {
-	"RDMAP control", 2, rdmap_ctrl_fields,
-	sizeof(rdmap_ctrl_fields) / sizeof(rdmap_ctrl_fields[0]), R5040,
-};
-
-static const struct rk_field rdmap_inval_fields[] = {
-	{ "Invalidate STag", "inval_stag", 2, 4, 0, 0xffffffffull,
-	  "RFC 5040 4" },
-};
-
-const struct rk_header_desc rk_rdmap_inval_desc = {
-	"RDMAP Send with Invalidate", RK_DDP_UNTAGGED_LEN, rdmap_inval_fields, 1,
-	"RFC 5040 4",
-};
-
-#define RR_REF "RFC 5040 4.4"
-static const struct rk_field rdmap_read_req_fields[] = {
-	{ "Data Sink STag", "sink_stag", 0, 4, 0, 0xffffffffull, RR_REF },
-	{ "Data Sink Tagged Offset", "sink_to", 4, 8, 0, ~0ull, RR_REF },
-	{ "RDMA Read Message Size", "rdma_rd_sz", 12, 4, 0, 0xffffffffull, RR_REF },
-	{ "Data Source STag", "src_stag", 16, 4, 0, 0xffffffffull, RR_REF },
-	{ "Data Source Tagged Offset", "src_to", 20, 8, 0, ~0ull, RR_REF },
-};
-
-const struct rk_header_desc rk_rdmap_read_req_desc = {
-	"RDMA Read Request", RK_RDMAP_READ_REQ_LEN, rdmap_read_req_fields,
-	sizeof(rdmap_read_req_fields) / sizeof(rdmap_read_req_fields[0]), RR_REF,
-};
-
-#define TERM_REF "RFC 5040 4.8"
-static const struct rk_field rdmap_term_fields[] = {
-	{ "Layer", "layer", 0, 1, 0, 0xf0, TERM_REF },
-	{ "EType", "etype", 0, 1, 0, 0x0f, TERM_REF },
-	{ "Error Code", "err_code", 1, 1, 0, 0xff, TERM_REF },
-	{ "HdrCt M", "hdrct_m", 2, 1, 0, RK_RDMAP_TERM_M, TERM_REF },
-	{ "HdrCt D", "hdrct_d", 2, 1, 0, RK_RDMAP_TERM_D, TERM_REF },
-	{ "HdrCt R", "hdrct_r", 2, 1, 0, RK_RDMAP_TERM_R, TERM_REF },
-	{ "Reserved", "rsvd", 2, 2, 0, RK_RDMAP_TERM_RSVD_MASK, TERM_REF },
-};
-
-const struct rk_header_desc rk_rdmap_term_desc = {
-	"RDMAP Terminate", RK_RDMAP_TERM_CTRL_LEN, rdmap_term_fields,
-	sizeof(rdmap_term_fields) / sizeof(rdmap_term_fields[0]), TERM_REF,
-};
-
-static const struct rk_field rdmap_atomic_req_fields[] = {
-	{ "Reserved", "rsvd", 0, 4, 0, 0xfffffff0ull, R7306 },
-	{ "AOpCode", "aopcode", 0, 4, 0, RK_RDMAP_AOPCODE_MASK, R7306 },
-	{ "Request Identifier", "req_id", 4, 4, 0, 0xffffffffull, R7306 },
-	{ "Remote STag", "remote_stag", 8, 4, 0, 0xffffffffull, R7306 },
-	{ "Remote Tagged Offset", "remote_to", 12, 8, 0, ~0ull, R7306 },
-	{ "Add or Swap Data", "swap_add", 20, 8, 0, ~0ull, R7306 },
-	{ "Add or Swap Mask", "swap_add_mask", 28, 8, 0, ~0ull, R7306 },
-	{ "Compare Data", "compare", 36, 8, 0, ~0ull, R7306 },
-	{ "Compare Mask", "compare_mask", 44, 8, 0, ~0ull, R7306 },
-};
-
-const struct rk_header_desc rk_rdmap_atomic_req_desc = {
-	"RDMAP Atomic Request", RK_RDMAP_ATOMIC_REQ_LEN, rdmap_atomic_req_fields,
-	sizeof(rdmap_atomic_req_fields) / sizeof(rdmap_atomic_req_fields[0]), R7306,
-};
-
-static const struct rk_field rdmap_atomic_resp_fields[] = {
-	{ "Original Request Identifier", "req_id", 0, 4, 0, 0xffffffffull, R7306 },
-	{ "Original Remote Data Value", "orig_value", 4, 8, 0, ~0ull, R7306 },
-};
-
-const struct rk_header_desc rk_rdmap_atomic_resp_desc = {
-	"RDMAP Atomic Response", RK_RDMAP_ATOMIC_RESP_LEN, rdmap_atomic_resp_fields,
-	sizeof(rdmap_atomic_resp_fields) / sizeof(rdmap_atomic_resp_fields[0]), R7306,
-};
-
-static const struct rk_field rdmap_immdt_fields[] = {
-	{ "Immediate Data", "immdt", 0, 8, 0, ~0ull, R7306 },
-};
-
-const struct rk_header_desc rk_rdmap_immdt_desc = {
-	"RDMAP Immediate Data", RK_RDMAP_IMMDT_LEN, rdmap_immdt_fields, 1, R7306,
-};
-
-/* Pack / unpack. */
+/* Pack / unpack: every field of the list, struct members named as the accessors. */
 
 void
 rk_rdmap_read_req_unpack(const uint8_t *h, struct rk_rdmap_read_req_fields *f)
 {
-	f->sink_stag = rk_rdmap_sink_stag(h);
-	f->sink_to = rk_rdmap_sink_to(h);
-	f->rdma_rd_sz = rk_rdmap_rdma_rd_sz(h);
-	f->src_stag = rk_rdmap_src_stag(h);
-	f->src_to = rk_rdmap_src_to(h);
+	RK_RDMAP_READ_REQ_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_read_req_pack(uint8_t *h, const struct rk_rdmap_read_req_fields *f)
 {
-	rk_rdmap_set_sink_stag(h, f->sink_stag);
-	rk_rdmap_set_sink_to(h, f->sink_to);
-	rk_rdmap_set_rdma_rd_sz(h, f->rdma_rd_sz);
-	rk_rdmap_set_src_stag(h, f->src_stag);
-	rk_rdmap_set_src_to(h, f->src_to);
+	RK_RDMAP_READ_REQ_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_term_unpack(const uint8_t *h, struct rk_rdmap_term_fields *f)
 {
-	f->layer = rk_rdmap_term_layer(h);
-	f->etype = rk_rdmap_term_etype(h);
-	f->err_code = rk_rdmap_term_err_code(h);
-	f->m = rk_rdmap_term_m(h);
-	f->d = rk_rdmap_term_d(h);
-	f->r = rk_rdmap_term_r(h);
-	f->rsvd = rk_rdmap_term_rsvd(h);
+	RK_RDMAP_TERM_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_term_pack(uint8_t *h, const struct rk_rdmap_term_fields *f)
 {
-	h[0] = (uint8_t)((f->layer & 0x0f) << 4 | (f->etype & 0x0f));
-	h[1] = f->err_code;
-	rk_put_be16(h + 2, (uint16_t)((f->m ? RK_RDMAP_TERM_M << 8 : 0) |
-				      (f->d ? RK_RDMAP_TERM_D << 8 : 0) |
-				      (f->r ? RK_RDMAP_TERM_R << 8 : 0) |
-				      (f->rsvd & RK_RDMAP_TERM_RSVD_MASK)));
+	/* The fields cover all 32 bits of the control word. */
+	RK_RDMAP_TERM_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_atomic_req_unpack(const uint8_t *h, struct rk_rdmap_atomic_req_fields *f)
 {
-	f->rsvd = rk_rdmap_atomic_rsvd(h);
-	f->aopcode = rk_rdmap_atomic_aopcode(h);
-	f->req_id = rk_rdmap_atomic_req_id(h);
-	f->remote_stag = rk_rdmap_atomic_remote_stag(h);
-	f->remote_to = rk_rdmap_atomic_remote_to(h);
-	f->swap_add = rk_rdmap_atomic_swap_add(h);
-	f->swap_add_mask = rk_rdmap_atomic_swap_add_mask(h);
-	f->compare = rk_rdmap_atomic_compare(h);
-	f->compare_mask = rk_rdmap_atomic_compare_mask(h);
+	RK_RDMAP_ATOMIC_REQ_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_atomic_req_pack(uint8_t *h, const struct rk_rdmap_atomic_req_fields *f)
 {
-	rk_put_be32(h, f->rsvd << 4 | (f->aopcode & RK_RDMAP_AOPCODE_MASK));
-	rk_rdmap_atomic_set_req_id(h, f->req_id);
-	rk_rdmap_atomic_set_remote_stag(h, f->remote_stag);
-	rk_rdmap_atomic_set_remote_to(h, f->remote_to);
-	rk_rdmap_atomic_set_swap_add(h, f->swap_add);
-	rk_rdmap_atomic_set_swap_add_mask(h, f->swap_add_mask);
-	rk_rdmap_atomic_set_compare(h, f->compare);
-	rk_rdmap_atomic_set_compare_mask(h, f->compare_mask);
+	/* Reserved and AOpCode cover bytes 0-3. */
+	RK_RDMAP_ATOMIC_REQ_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_atomic_resp_unpack(const uint8_t *h, struct rk_rdmap_atomic_resp_fields *f)
 {
-	f->req_id = rk_rdmap_atomic_resp_req_id(h);
-	f->orig_value = rk_rdmap_atomic_resp_orig_value(h);
+	RK_RDMAP_ATOMIC_RESP_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
 }
 
 void
 rk_rdmap_atomic_resp_pack(uint8_t *h, const struct rk_rdmap_atomic_resp_fields *f)
 {
-	rk_rdmap_atomic_resp_set_req_id(h, f->req_id);
-	rk_rdmap_atomic_resp_set_orig_value(h, f->orig_value);
+	RK_RDMAP_ATOMIC_RESP_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
 }
 
 /* Terminate codes: spec-rules table T5 (IANA RFC 6580 registry). */

@@ -114,140 +114,89 @@ const struct rk_rdmap_opcode_info *rk_rdmap_opcode_info(uint8_t opcode);
 /** Name of an opcode, "reserved" for 12..15. */
 const char *rk_rdmap_opcode_name(uint8_t opcode);
 
-/* Control field: accessors take the DDP header (control at byte 1). */
-static inline uint8_t
-rk_rdmap_rv(const uint8_t *ddp)
-{
-	return (ddp[RK_RDMAP_CTRL_OFF] & RK_RDMAP_RV_MASK) >> RK_RDMAP_RV_SHIFT;
-}
-static inline uint8_t
-rk_rdmap_rsvd(const uint8_t *ddp)
-{
-	return (ddp[RK_RDMAP_CTRL_OFF] & RK_RDMAP_RSVD_MASK) >> RK_RDMAP_RSVD_SHIFT;
-}
-static inline uint8_t
-rk_rdmap_opcode(const uint8_t *ddp)
-{
-	return ddp[RK_RDMAP_CTRL_OFF] & RK_RDMAP_OPCODE_MASK;
-}
-static inline void
-rk_rdmap_set_rv(uint8_t *ddp, uint8_t v)
-{
-	ddp[RK_RDMAP_CTRL_OFF] = (uint8_t)((ddp[RK_RDMAP_CTRL_OFF] & ~RK_RDMAP_RV_MASK) |
-					   ((v << RK_RDMAP_RV_SHIFT) & RK_RDMAP_RV_MASK));
-}
-static inline void
-rk_rdmap_set_rsvd(uint8_t *ddp, uint8_t v)
-{
-	ddp[RK_RDMAP_CTRL_OFF] = (uint8_t)((ddp[RK_RDMAP_CTRL_OFF] & ~RK_RDMAP_RSVD_MASK) |
-					   ((v << RK_RDMAP_RSVD_SHIFT) & RK_RDMAP_RSVD_MASK));
-}
-static inline void
-rk_rdmap_set_opcode(uint8_t *ddp, uint8_t v)
-{
-	ddp[RK_RDMAP_CTRL_OFF] = (uint8_t)((ddp[RK_RDMAP_CTRL_OFF] & ~RK_RDMAP_OPCODE_MASK) |
-					   (v & RK_RDMAP_OPCODE_MASK));
-}
-/** Invalidate STag of Send with Invalidate: untagged DDP bytes 2-5. */
-static inline uint32_t rk_rdmap_inval_stag(const uint8_t *ddp) { return rk_ddp_rsvdulp32(ddp); }
-static inline void rk_rdmap_set_inval_stag(uint8_t *ddp, uint32_t v) { rk_ddp_set_rsvdulp32(ddp, v); }
-
-/* Read Request header: accessors take its first byte. */
-static inline uint32_t rk_rdmap_sink_stag(const uint8_t *h) { return rk_get_be32(h); }
-static inline uint64_t rk_rdmap_sink_to(const uint8_t *h) { return rk_get_be64(h + 4); }
-static inline uint32_t rk_rdmap_rdma_rd_sz(const uint8_t *h) { return rk_get_be32(h + 12); }
-static inline uint32_t rk_rdmap_src_stag(const uint8_t *h) { return rk_get_be32(h + 16); }
-static inline uint64_t rk_rdmap_src_to(const uint8_t *h) { return rk_get_be64(h + 20); }
-static inline void rk_rdmap_set_sink_stag(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
-static inline void rk_rdmap_set_sink_to(uint8_t *h, uint64_t v) { rk_put_be64(h + 4, v); }
-static inline void rk_rdmap_set_rdma_rd_sz(uint8_t *h, uint32_t v) { rk_put_be32(h + 12, v); }
-static inline void rk_rdmap_set_src_stag(uint8_t *h, uint32_t v) { rk_put_be32(h + 16, v); }
-static inline void rk_rdmap_set_src_to(uint8_t *h, uint64_t v) { rk_put_be64(h + 20, v); }
-
-/* Terminate control word: accessors take its first byte. */
+/* Terminate control word bits. */
 #define RK_RDMAP_TERM_M 0x80      /* byte 2 */
 #define RK_RDMAP_TERM_D 0x40
 #define RK_RDMAP_TERM_R 0x20
 #define RK_RDMAP_TERM_RSVD_MASK 0x1fff  /* of bytes 2-3 */
-
-static inline uint8_t rk_rdmap_term_layer(const uint8_t *h) { return h[0] >> 4; }
-static inline uint8_t rk_rdmap_term_etype(const uint8_t *h) { return h[0] & 0x0f; }
-static inline uint8_t rk_rdmap_term_err_code(const uint8_t *h) { return h[1]; }
-static inline uint8_t rk_rdmap_term_m(const uint8_t *h) { return !!(h[2] & RK_RDMAP_TERM_M); }
-static inline uint8_t rk_rdmap_term_d(const uint8_t *h) { return !!(h[2] & RK_RDMAP_TERM_D); }
-static inline uint8_t rk_rdmap_term_r(const uint8_t *h) { return !!(h[2] & RK_RDMAP_TERM_R); }
-static inline uint16_t
-rk_rdmap_term_rsvd(const uint8_t *h)
-{
-	return rk_get_be16(h + 2) & RK_RDMAP_TERM_RSVD_MASK;
-}
-/** DDP Segment Length: the 16 bits after the control word (present when D). */
-static inline uint16_t rk_rdmap_term_ddp_seg_len(const uint8_t *h) { return rk_get_be16(h + 4); }
-
-static inline void
-rk_rdmap_term_set_layer(uint8_t *h, uint8_t v)
-{
-	h[0] = (uint8_t)((h[0] & 0x0f) | ((v & 0x0f) << 4));
-}
-static inline void
-rk_rdmap_term_set_etype(uint8_t *h, uint8_t v)
-{
-	h[0] = (uint8_t)((h[0] & 0xf0) | (v & 0x0f));
-}
-static inline void rk_rdmap_term_set_err_code(uint8_t *h, uint8_t v) { h[1] = v; }
-static inline void
-rk_rdmap_term_set_m(uint8_t *h, uint8_t v)
-{
-	h[2] = (uint8_t)((h[2] & ~RK_RDMAP_TERM_M) | (v ? RK_RDMAP_TERM_M : 0));
-}
-static inline void
-rk_rdmap_term_set_d(uint8_t *h, uint8_t v)
-{
-	h[2] = (uint8_t)((h[2] & ~RK_RDMAP_TERM_D) | (v ? RK_RDMAP_TERM_D : 0));
-}
-static inline void
-rk_rdmap_term_set_r(uint8_t *h, uint8_t v)
-{
-	h[2] = (uint8_t)((h[2] & ~RK_RDMAP_TERM_R) | (v ? RK_RDMAP_TERM_R : 0));
-}
-static inline void
-rk_rdmap_term_set_rsvd(uint8_t *h, uint16_t v)
-{
-	uint16_t w = rk_get_be16(h + 2);
-
-	rk_put_be16(h + 2, (uint16_t)((w & ~RK_RDMAP_TERM_RSVD_MASK) |
-				      (v & RK_RDMAP_TERM_RSVD_MASK)));
-}
-static inline void rk_rdmap_term_set_ddp_seg_len(uint8_t *h, uint16_t v) { rk_put_be16(h + 4, v); }
-
-/* RFC 7306 Atomic Request header: accessors take its first byte. */
 #define RK_RDMAP_AOPCODE_MASK 0x0f
-static inline uint32_t rk_rdmap_atomic_rsvd(const uint8_t *h) { return rk_get_be32(h) >> 4; }
-static inline uint8_t rk_rdmap_atomic_aopcode(const uint8_t *h) { return h[3] & RK_RDMAP_AOPCODE_MASK; }
-static inline uint32_t rk_rdmap_atomic_req_id(const uint8_t *h) { return rk_get_be32(h + 4); }
-static inline uint32_t rk_rdmap_atomic_remote_stag(const uint8_t *h) { return rk_get_be32(h + 8); }
-static inline uint64_t rk_rdmap_atomic_remote_to(const uint8_t *h) { return rk_get_be64(h + 12); }
-static inline uint64_t rk_rdmap_atomic_swap_add(const uint8_t *h) { return rk_get_be64(h + 20); }
-static inline uint64_t rk_rdmap_atomic_swap_add_mask(const uint8_t *h) { return rk_get_be64(h + 28); }
-static inline uint64_t rk_rdmap_atomic_compare(const uint8_t *h) { return rk_get_be64(h + 36); }
-static inline uint64_t rk_rdmap_atomic_compare_mask(const uint8_t *h) { return rk_get_be64(h + 44); }
-static inline void
-rk_rdmap_atomic_set_rsvd(uint8_t *h, uint32_t v)
-{
-	rk_put_be32(h, (v << 4) | (rk_get_be32(h) & RK_RDMAP_AOPCODE_MASK));
-}
-static inline void
-rk_rdmap_atomic_set_aopcode(uint8_t *h, uint8_t v)
-{
-	h[3] = (uint8_t)((h[3] & ~RK_RDMAP_AOPCODE_MASK) | (v & RK_RDMAP_AOPCODE_MASK));
-}
-static inline void rk_rdmap_atomic_set_req_id(uint8_t *h, uint32_t v) { rk_put_be32(h + 4, v); }
-static inline void rk_rdmap_atomic_set_remote_stag(uint8_t *h, uint32_t v) { rk_put_be32(h + 8, v); }
-static inline void rk_rdmap_atomic_set_remote_to(uint8_t *h, uint64_t v) { rk_put_be64(h + 12, v); }
-static inline void rk_rdmap_atomic_set_swap_add(uint8_t *h, uint64_t v) { rk_put_be64(h + 20, v); }
-static inline void rk_rdmap_atomic_set_swap_add_mask(uint8_t *h, uint64_t v) { rk_put_be64(h + 28, v); }
-static inline void rk_rdmap_atomic_set_compare(uint8_t *h, uint64_t v) { rk_put_be64(h + 36, v); }
-static inline void rk_rdmap_atomic_set_compare_mask(uint8_t *h, uint64_t v) { rk_put_be64(h + 44, v); }
+
+/*
+ * Field lists, in wire order (rk_field.h explains the rows). The control
+ * field and the Invalidate STag are read through the DDP header (control
+ * at byte 1, Invalidate STag at bytes 2-5 of the untagged header); the
+ * other accessors take the RDMAP header's first byte.
+ */
+#define RK_RDMAP_CTRL_FIELDS(X, T)                                                 \
+	X(rk_rdmap, rv, "RV", "rv", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RV_MASK, uint8_t, "RFC 5040 4.2") \
+	X(rk_rdmap, rsvd, "Rsvd", "rsvd", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RSVD_MASK, uint8_t, \
+	  "RFC 5040 4.2")                                                                \
+	X(rk_rdmap, opcode, "OpCode", "opcode", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_OPCODE_MASK,  \
+	  uint8_t, "RFC 5040 4.2")
+#define RK_RDMAP_INVAL_FIELDS(X, T)                                                \
+	X(rk_rdmap, inval_stag, "Invalidate STag", "inval_stag", RK_DDP_RSVDULP32_OFF, 4,  \
+	  0xffffffff, uint32_t, "RFC 5040 4")
+#define RK_RDMAP_READ_REQ_FIELDS(X, T)                                             \
+	X(rk_rdmap, sink_stag, "Data Sink STag", "sink_stag", 0, 4, 0xffffffff, uint32_t,  \
+	  "RFC 5040 4.4")                                                                \
+	X(rk_rdmap, sink_to, "Data Sink Tagged Offset", "sink_to", 4, 8, ~0ull, uint64_t,  \
+	  "RFC 5040 4.4")                                                                \
+	X(rk_rdmap, rdma_rd_sz, "RDMA Read Message Size", "rdma_rd_sz", 12, 4, 0xffffffff, \
+	  uint32_t, "RFC 5040 4.4")                                                      \
+	X(rk_rdmap, src_stag, "Data Source STag", "src_stag", 16, 4, 0xffffffff, uint32_t, \
+	  "RFC 5040 4.4")                                                                \
+	X(rk_rdmap, src_to, "Data Source Tagged Offset", "src_to", 20, 8, ~0ull, uint64_t, \
+	  "RFC 5040 4.4")
+#define RK_RDMAP_TERM_FIELDS(X, T)                                                 \
+	X(rk_rdmap_term, layer, "Layer", "layer", 0, 1, 0xf0, uint8_t, "RFC 5040 4.8")     \
+	X(rk_rdmap_term, etype, "EType", "etype", 0, 1, 0x0f, uint8_t, "RFC 5040 4.8")     \
+	X(rk_rdmap_term, err_code, "Error Code", "err_code", 1, 1, 0xff, uint8_t, "RFC 5040 4.8") \
+	X(rk_rdmap_term, m, "HdrCt M", "hdrct_m", 2, 1, RK_RDMAP_TERM_M, uint8_t, "RFC 5040 4.8") \
+	X(rk_rdmap_term, d, "HdrCt D", "hdrct_d", 2, 1, RK_RDMAP_TERM_D, uint8_t, "RFC 5040 4.8") \
+	X(rk_rdmap_term, r, "HdrCt R", "hdrct_r", 2, 1, RK_RDMAP_TERM_R, uint8_t, "RFC 5040 4.8") \
+	X(rk_rdmap_term, rsvd, "Reserved", "rsvd", 2, 2, RK_RDMAP_TERM_RSVD_MASK, uint16_t, \
+	  "RFC 5040 4.8")
+#define RK_RDMAP_ATOMIC_REQ_FIELDS(X, T)                                           \
+	X(rk_rdmap_atomic, rsvd, "Reserved", "rsvd", 0, 4, 0xfffffff0, uint32_t, "RFC 7306") \
+	X(rk_rdmap_atomic, aopcode, "AOpCode", "aopcode", 0, 4, RK_RDMAP_AOPCODE_MASK, uint8_t, \
+	  "RFC 7306")                                                                    \
+	X(rk_rdmap_atomic, req_id, "Request Identifier", "req_id", 4, 4, 0xffffffff, uint32_t, \
+	  "RFC 7306")                                                                    \
+	X(rk_rdmap_atomic, remote_stag, "Remote STag", "remote_stag", 8, 4, 0xffffffff,    \
+	  uint32_t, "RFC 7306")                                                          \
+	X(rk_rdmap_atomic, remote_to, "Remote Tagged Offset", "remote_to", 12, 8, ~0ull,   \
+	  uint64_t, "RFC 7306")                                                          \
+	X(rk_rdmap_atomic, swap_add, "Add or Swap Data", "swap_add", 20, 8, ~0ull, uint64_t, \
+	  "RFC 7306")                                                                    \
+	X(rk_rdmap_atomic, swap_add_mask, "Add or Swap Mask", "swap_add_mask", 28, 8, ~0ull, \
+	  uint64_t, "RFC 7306")                                                          \
+	X(rk_rdmap_atomic, compare, "Compare Data", "compare", 36, 8, ~0ull, uint64_t, "RFC 7306") \
+	X(rk_rdmap_atomic, compare_mask, "Compare Mask", "compare_mask", 44, 8, ~0ull, uint64_t, \
+	  "RFC 7306")
+#define RK_RDMAP_ATOMIC_RESP_FIELDS(X, T)                                          \
+	X(rk_rdmap_atomic_resp, req_id, "Original Request Identifier", "req_id", 0, 4,     \
+	  0xffffffff, uint32_t, "RFC 7306")                                              \
+	X(rk_rdmap_atomic_resp, orig_value, "Original Remote Data Value", "orig_value", 4, 8, \
+	  ~0ull, uint64_t, "RFC 7306")
+#define RK_RDMAP_IMMDT_FIELDS(X, T) \
+	X(rk_rdmap, immdt, "Immediate Data", "immdt", 0, 8, ~0ull, uint64_t, "RFC 7306")
+
+/*
+ * rk_rdmap_rv(), rk_rdmap_inval_stag(), rk_rdmap_sink_stag(),
+ * rk_rdmap_term_layer(), rk_rdmap_atomic_req_id(),
+ * rk_rdmap_atomic_resp_orig_value(), rk_rdmap_immdt(), ... and setters.
+ */
+RK_RDMAP_CTRL_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_INVAL_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_READ_REQ_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_TERM_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_ATOMIC_REQ_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_ATOMIC_RESP_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_RDMAP_IMMDT_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
+/** DDP Segment Length: the 16 bits after the Terminate control word (present when D). */
+static inline uint16_t rk_rdmap_term_ddp_seg_len(const uint8_t *h) { return rk_get_be16(h + 4); }
+static inline void rk_rdmap_term_set_ddp_seg_len(uint8_t *h, uint16_t v) { rk_put_be16(h + 4, v); }
 
 /** RFC 7306 atomic operation codes (AOpCode). */
 enum rk_rdmap_aopcode {
@@ -255,16 +204,6 @@ enum rk_rdmap_aopcode {
 	RK_RDMAP_AOP_SWAP = 1,
 	RK_RDMAP_AOP_CMP_SWAP = 2,
 };
-
-/* RFC 7306 Atomic Response header. */
-static inline uint32_t rk_rdmap_atomic_resp_req_id(const uint8_t *h) { return rk_get_be32(h); }
-static inline uint64_t rk_rdmap_atomic_resp_orig_value(const uint8_t *h) { return rk_get_be64(h + 4); }
-static inline void rk_rdmap_atomic_resp_set_req_id(uint8_t *h, uint32_t v) { rk_put_be32(h, v); }
-static inline void rk_rdmap_atomic_resp_set_orig_value(uint8_t *h, uint64_t v) { rk_put_be64(h + 4, v); }
-
-/* RFC 7306 Immediate Data header. */
-static inline uint64_t rk_rdmap_immdt(const uint8_t *h) { return rk_get_be64(h); }
-static inline void rk_rdmap_set_immdt(uint8_t *h, uint64_t v) { rk_put_be64(h, v); }
 
 /** Read Request header in host order. */
 struct rk_rdmap_read_req_fields {
