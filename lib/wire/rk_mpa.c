@@ -7,55 +7,16 @@
 
 /* Field tables. */
 
-#define RR_REF "RFC 5044 7.1.1"
-#define E_REF "RFC 6581"
+RK_HEADER_DESC(rk_mpa_rr_desc, "MPA Request/Reply", RK_MPA_RR_HDR_LEN, RK_MPA_RR_FIELDS,
+	       "RFC 5044 7.1.1");
+RK_HEADER_DESC(rk_mpa_ird_ord_desc, "MPA IRD/ORD", RK_MPA_IRD_ORD_LEN, RK_MPA_IRD_ORD_FIELDS,
+	       "RFC 6581");
+RK_HEADER_DESC(rk_mpa_fpdu_hdr_desc, "MPA FPDU", RK_MPA_HDR_LEN, RK_MPA_FPDU_HDR_FIELDS,
+	       "RFC 5044 4.1");
+RK_HEADER_DESC(rk_mpa_marker_desc, "MPA marker", RK_MPA_MARKER_LEN, RK_MPA_MARKER_FIELDS,
+	       "RFC 5044 4.3");
 
-static const struct rk_field mpa_rr_fields[] = {
-	{ "M", "m", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_M, RR_REF },
-	{ "C", "c", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_C, RR_REF },
-	{ "R", "r", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_R, RR_REF },
-	{ "Enhanced", "enhanced", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_ENHANCED, E_REF },
-	{ "Res", "res", RK_MPA_FLAGS_OFF, 1, 0, RK_MPA_FLAG_RES_MASK, RR_REF },
-	{ "Rev", "rev", RK_MPA_REV_OFF, 1, 0, 0xff, RR_REF },
-	{ "PD_Length", "pd_len", RK_MPA_PD_LEN_OFF, 2, 0, 0xffff, RR_REF },
-};
-
-const struct rk_header_desc rk_mpa_rr_desc = {
-	"MPA Request/Reply", RK_MPA_RR_HDR_LEN, mpa_rr_fields,
-	sizeof(mpa_rr_fields) / sizeof(mpa_rr_fields[0]), RR_REF,
-};
-
-static const struct rk_field mpa_ird_ord_fields[] = {
-	{ "A", "p2p", 0, 2, 0, RK_MPA_IRD_P2P, E_REF },
-	{ "B", "rtr_send", 0, 2, 0, RK_MPA_IRD_RTR_SEND, E_REF },
-	{ "IRD", "ird", 0, 2, 0, RK_MPA_IRD_ORD_MASK, E_REF },
-	{ "C", "rtr_write", 2, 2, 0, RK_MPA_ORD_RTR_WRITE, E_REF },
-	{ "D", "rtr_read", 2, 2, 0, RK_MPA_ORD_RTR_READ, E_REF },
-	{ "ORD", "ord", 2, 2, 0, RK_MPA_IRD_ORD_MASK, E_REF },
-};
-
-const struct rk_header_desc rk_mpa_ird_ord_desc = {
-	"MPA IRD/ORD", RK_MPA_IRD_ORD_LEN, mpa_ird_ord_fields,
-	sizeof(mpa_ird_ord_fields) / sizeof(mpa_ird_ord_fields[0]), E_REF,
-};
-
-static const struct rk_field mpa_fpdu_hdr_fields[] = {
-	{ "ULPDU_Length", "ulpdu_len", 0, 2, 0, 0xffff, "RFC 5044 4.1" },
-};
-
-const struct rk_header_desc rk_mpa_fpdu_hdr_desc = {
-	"MPA FPDU", RK_MPA_HDR_LEN, mpa_fpdu_hdr_fields, 1, "RFC 5044 4.1",
-};
-
-static const struct rk_field mpa_marker_fields[] = {
-	{ "Reserved", "rsvd", 0, 2, 0, 0xffff, "RFC 5044 4.3" },
-	{ "FPDUPTR", "fpduptr", 2, 2, 0, 0xffff, "RFC 5044 4.3" },
-};
-
-const struct rk_header_desc rk_mpa_marker_desc = {
-	"MPA marker", RK_MPA_MARKER_LEN, mpa_marker_fields, 2, "RFC 5044 4.3",
-};
-
+/* The CRC is the one little-endian field (RFC 5044 4.4): no list, no accessors. */
 static const struct rk_field mpa_crc_fields[] = {
 	{ "CRC", "crc", 0, 4, 1, 0xffffffffull, "RFC 5044 4.4" },
 };

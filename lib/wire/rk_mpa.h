@@ -100,48 +100,40 @@
 /** Most markers one FPDU can contain (its leading one included). */
 #define RK_MPA_FPDU_MARKERS_MAX 132
 
-/* Request/Reply frame header accessors: pointer to the key's first byte. */
-static inline uint8_t rk_mpa_rr_m(const uint8_t *h) { return !!(h[RK_MPA_FLAGS_OFF] & RK_MPA_FLAG_M); }
-static inline uint8_t rk_mpa_rr_c(const uint8_t *h) { return !!(h[RK_MPA_FLAGS_OFF] & RK_MPA_FLAG_C); }
-static inline uint8_t rk_mpa_rr_r(const uint8_t *h) { return !!(h[RK_MPA_FLAGS_OFF] & RK_MPA_FLAG_R); }
-static inline uint8_t rk_mpa_rr_enhanced(const uint8_t *h) { return !!(h[RK_MPA_FLAGS_OFF] & RK_MPA_FLAG_ENHANCED); }
-static inline uint8_t rk_mpa_rr_res(const uint8_t *h) { return h[RK_MPA_FLAGS_OFF] & RK_MPA_FLAG_RES_MASK; }
-static inline uint8_t rk_mpa_rr_rev(const uint8_t *h) { return h[RK_MPA_REV_OFF]; }
-static inline uint16_t rk_mpa_rr_pd_len(const uint8_t *h) { return rk_get_be16(h + RK_MPA_PD_LEN_OFF); }
+/*
+ * Field lists, in wire order (rk_field.h explains the rows). Request/Reply
+ * accessors take the key's first byte, IRD/ORD ones the first private data
+ * byte, the others the FPDU's or the marker's first byte.
+ */
+#define RK_MPA_RR_FIELDS(X, T)                                                     \
+	X(rk_mpa_rr, m, "M", "m", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_M, uint8_t, "RFC 5044 7.1.1") \
+	X(rk_mpa_rr, c, "C", "c", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_C, uint8_t, "RFC 5044 7.1.1") \
+	X(rk_mpa_rr, r, "R", "r", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_R, uint8_t, "RFC 5044 7.1.1") \
+	X(rk_mpa_rr, enhanced, "Enhanced", "enhanced", RK_MPA_FLAGS_OFF, 1,                 \
+	  RK_MPA_FLAG_ENHANCED, uint8_t, "RFC 6581")                                      \
+	X(rk_mpa_rr, res, "Res", "res", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_RES_MASK, uint8_t, \
+	  "RFC 5044 7.1.1")                                                               \
+	X(rk_mpa_rr, rev, "Rev", "rev", RK_MPA_REV_OFF, 1, 0xff, uint8_t, "RFC 5044 7.1.1") \
+	X(rk_mpa_rr, pd_len, "PD_Length", "pd_len", RK_MPA_PD_LEN_OFF, 2, 0xffff, uint16_t, \
+	  "RFC 5044 7.1.1")
+#define RK_MPA_IRD_ORD_FIELDS(X, T)                                                \
+	X(rk_mpa, p2p, "A", "p2p", 0, 2, RK_MPA_IRD_P2P, uint8_t, "RFC 6581")               \
+	X(rk_mpa, rtr_send, "B", "rtr_send", 0, 2, RK_MPA_IRD_RTR_SEND, uint8_t, "RFC 6581") \
+	X(rk_mpa, ird, "IRD", "ird", 0, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")       \
+	X(rk_mpa, rtr_write, "C", "rtr_write", 2, 2, RK_MPA_ORD_RTR_WRITE, uint8_t, "RFC 6581") \
+	X(rk_mpa, rtr_read, "D", "rtr_read", 2, 2, RK_MPA_ORD_RTR_READ, uint8_t, "RFC 6581") \
+	X(rk_mpa, ord, "ORD", "ord", 2, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")
+#define RK_MPA_FPDU_HDR_FIELDS(X, T) \
+	X(rk_mpa, ulpdu_len, "ULPDU_Length", "ulpdu_len", 0, 2, 0xffff, uint16_t, "RFC 5044 4.1")
+#define RK_MPA_MARKER_FIELDS(X, T)                                                 \
+	X(rk_mpa_marker, rsvd, "Reserved", "rsvd", 0, 2, 0xffff, uint16_t, "RFC 5044 4.3")  \
+	X(rk_mpa_marker, fpduptr, "FPDUPTR", "fpduptr", 2, 2, 0xffff, uint16_t, "RFC 5044 4.3")
 
-static inline void
-rk_mpa_rr_set_flag(uint8_t *h, uint8_t flag, uint8_t v)
-{
-	h[RK_MPA_FLAGS_OFF] = (uint8_t)((h[RK_MPA_FLAGS_OFF] & ~flag) | (v ? flag : 0));
-}
-static inline void rk_mpa_rr_set_m(uint8_t *h, uint8_t v) { rk_mpa_rr_set_flag(h, RK_MPA_FLAG_M, v); }
-static inline void rk_mpa_rr_set_c(uint8_t *h, uint8_t v) { rk_mpa_rr_set_flag(h, RK_MPA_FLAG_C, v); }
-static inline void rk_mpa_rr_set_r(uint8_t *h, uint8_t v) { rk_mpa_rr_set_flag(h, RK_MPA_FLAG_R, v); }
-static inline void rk_mpa_rr_set_enhanced(uint8_t *h, uint8_t v) { rk_mpa_rr_set_flag(h, RK_MPA_FLAG_ENHANCED, v); }
-static inline void
-rk_mpa_rr_set_res(uint8_t *h, uint8_t v)
-{
-	h[RK_MPA_FLAGS_OFF] = (uint8_t)((h[RK_MPA_FLAGS_OFF] & ~RK_MPA_FLAG_RES_MASK) |
-					(v & RK_MPA_FLAG_RES_MASK));
-}
-static inline void rk_mpa_rr_set_rev(uint8_t *h, uint8_t v) { h[RK_MPA_REV_OFF] = v; }
-static inline void rk_mpa_rr_set_pd_len(uint8_t *h, uint16_t v) { rk_put_be16(h + RK_MPA_PD_LEN_OFF, v); }
-
-/* RFC 6581 IRD/ORD accessors: pointer to the first private data byte. */
-static inline uint8_t rk_mpa_p2p(const uint8_t *p) { return !!(rk_get_be16(p) & RK_MPA_IRD_P2P); }
-static inline uint8_t rk_mpa_rtr_send(const uint8_t *p) { return !!(rk_get_be16(p) & RK_MPA_IRD_RTR_SEND); }
-static inline uint16_t rk_mpa_ird(const uint8_t *p) { return rk_get_be16(p) & RK_MPA_IRD_ORD_MASK; }
-static inline uint8_t rk_mpa_rtr_write(const uint8_t *p) { return !!(rk_get_be16(p + 2) & RK_MPA_ORD_RTR_WRITE); }
-static inline uint8_t rk_mpa_rtr_read(const uint8_t *p) { return !!(rk_get_be16(p + 2) & RK_MPA_ORD_RTR_READ); }
-static inline uint16_t rk_mpa_ord(const uint8_t *p) { return rk_get_be16(p + 2) & RK_MPA_IRD_ORD_MASK; }
-
-/* FPDU header and marker accessors. */
-static inline uint16_t rk_mpa_ulpdu_len(const uint8_t *fpdu) { return rk_get_be16(fpdu); }
-static inline void rk_mpa_set_ulpdu_len(uint8_t *fpdu, uint16_t v) { rk_put_be16(fpdu, v); }
-static inline uint16_t rk_mpa_marker_rsvd(const uint8_t *mk) { return rk_get_be16(mk); }
-static inline uint16_t rk_mpa_marker_fpduptr(const uint8_t *mk) { return rk_get_be16(mk + 2); }
-static inline void rk_mpa_marker_set_rsvd(uint8_t *mk, uint16_t v) { rk_put_be16(mk, v); }
-static inline void rk_mpa_marker_set_fpduptr(uint8_t *mk, uint16_t v) { rk_put_be16(mk + 2, v); }
+/* rk_mpa_rr_m() ... rk_mpa_marker_fpduptr() and their setters. */
+RK_MPA_RR_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_MPA_IRD_ORD_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_MPA_FPDU_HDR_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+RK_MPA_MARKER_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 
 /** Pad bytes after a ULPDU of @p ulpdu_len bytes (RFC 5044 4.1): 0..3. */
 static inline uint8_t
