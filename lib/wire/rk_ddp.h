@@ -75,24 +75,31 @@ struct rk_ddp_untagged_fields {
 	X(rk_ddp, l, "L", "l", 0, 1, RK_DDP_L, uint8_t, "RFC 5041 4.1")                    \
 	X(rk_ddp, rsvd, "Rsvd", "rsvd", 0, 1, RK_DDP_RSVD_MASK, uint8_t, "RFC 5041 4.1")   \
 	X(rk_ddp, dv, "DV", "dv", 0, 1, RK_DDP_DV_MASK, uint8_t, "RFC 5041 4.1")
-/** Tagged buffer model; rsvdulp8 is RsvdULP's first 8 bits in both models. */
+/** Tagged buffer model. */
 #define RK_DDP_TAGGED_FIELDS(X, T)                                                 \
-	X(rk_ddp, rsvdulp8, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 1, 0xff, uint8_t,   \
-	  "RFC 5041 4.2")                                                                \
+	X(rk_ddp_tagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 1, 0xff,      \
+	  uint8_t, "RFC 5041 4.2")                                                       \
 	X(rk_ddp, stag, "STag", "stag", RK_DDP_STAG_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.2") \
 	X(rk_ddp, to, "TO", "to", RK_DDP_TO_OFF, 8, ~0ull, uint64_t, "RFC 5041 4.2")
 /** Untagged buffer model. */
 #define RK_DDP_UNTAGGED_FIELDS(X, T)                                               \
-	X(rk_ddp, rsvdulp40, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 5,                  \
+	X(rk_ddp_untagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 5,          \
 	  RK_DDP_RSVDULP40_MASK, uint64_t, "RFC 5041 4.3")                               \
 	X(rk_ddp, qn, "QN", "qn", RK_DDP_QN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")  \
 	X(rk_ddp, msn, "MSN", "msn", RK_DDP_MSN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3") \
 	X(rk_ddp, mo, "MO", "mo", RK_DDP_MO_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")
 
-/* rk_ddp_t() ... rk_ddp_mo() and their setters. */
+/*
+ * rk_ddp_t() ... rk_ddp_mo(), rk_ddp_tagged_rsvd_ulp() (8 bits),
+ * rk_ddp_untagged_rsvd_ulp() (40 bits) and their setters.
+ */
 RK_DDP_CTRL_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 RK_DDP_TAGGED_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
 RK_DDP_UNTAGGED_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
+
+/** First 8 bits of RsvdULP (byte 1), in both buffer models. */
+static inline uint8_t rk_ddp_rsvdulp8(const uint8_t *h) { return rk_ddp_tagged_rsvd_ulp(h); }
+static inline void rk_ddp_set_rsvdulp8(uint8_t *h, uint8_t v) { rk_ddp_tagged_set_rsvd_ulp(h, v); }
 
 /** RsvdULP bits 8..39 of the untagged header (bytes 2-5). */
 static inline uint32_t

@@ -177,6 +177,22 @@ rk_field_set_be(uint8_t *h, unsigned int off, unsigned int n, uint64_t mask, uin
 #define RK_FIELD_PACK(pfx, acc, ...) pfx##_set_##acc(h, f->acc);
 
 /**
+ * Define pfx_unpack(h, f) and pfx_pack(h, f): copy every field of the list
+ * @p LIST from the header at h into struct @p type, or back (its members
+ * are named as the accessors). Where the fields cover every bit of the
+ * header, as in all the lists that use it, packing writes every bit.
+ */
+#define RK_FIELD_PACK_FUNCS(pfx, type, LIST)                                     \
+	void pfx##_unpack(const uint8_t *h, type *f)                             \
+	{                                                                        \
+		LIST(RK_FIELD_UNPACK, RK_FIELD_NONE)                             \
+	}                                                                        \
+	void pfx##_pack(uint8_t *h, const type *f)                               \
+	{                                                                        \
+		LIST(RK_FIELD_PACK, RK_FIELD_NONE)                               \
+	}
+
+/**
  * Define the field table @p var (a struct rk_header_desc) of header @p nm,
  * @p len bytes long, from the list macro @p LIST.
  */

@@ -5,8 +5,6 @@
 #include "rk_bth.h"
 #include "rk_xeth.h"
 
-#include <string.h>
-
 RK_HEADER_DESC(rk_bth_desc, "BTH", RK_BTH_LEN, RK_BTH_FIELDS, "IBTA Vol1 9.2");
 RK_HEADER_DESC(rk_rdeth_desc, "RDETH", RK_RDETH_LEN, RK_RDETH_FIELDS, "IBTA Vol1 9.3.1");
 RK_HEADER_DESC(rk_deth_desc, "DETH", RK_DETH_LEN, RK_DETH_FIELDS, "IBTA Vol1 9.3.2");
@@ -19,19 +17,8 @@ RK_HEADER_DESC(rk_atmack_desc, "AtomicAckETH", RK_ATMACK_LEN, RK_ATMACK_FIELDS, 
 RK_HEADER_DESC(rk_immdt_desc, "ImmDt", RK_IMMDT_LEN, RK_IMMDT_FIELDS, "IBTA Vol1 9.3.7");
 RK_HEADER_DESC(rk_ieth_desc, "IETH", RK_IETH_LEN, RK_IETH_FIELDS, "IBTA Vol1 9.3.8");
 
-void
-rk_bth_unpack(const uint8_t *h, struct rk_bth_fields *f)
-{
-	RK_BTH_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
-}
-
-void
-rk_bth_pack(uint8_t *h, const struct rk_bth_fields *f)
-{
-	/* The fields cover all 96 bits: clear, then set each one. */
-	memset(h, 0, RK_BTH_LEN);
-	RK_BTH_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
-}
+/* rk_bth_unpack(), rk_bth_pack(): the fields cover all 96 bits. */
+RK_FIELD_PACK_FUNCS(rk_bth, struct rk_bth_fields, RK_BTH_FIELDS)
 
 enum rk_aeth_kind
 rk_aeth_kind(uint8_t syndrome)

@@ -65,57 +65,17 @@ RK_HEADER_DESC(rk_rdmap_atomic_resp_desc, "RDMAP Atomic Response", RK_RDMAP_ATOM
 RK_HEADER_DESC(rk_rdmap_immdt_desc, "RDMAP Immediate Data", RK_RDMAP_IMMDT_LEN,
 	       RK_RDMAP_IMMDT_FIELDS, R7306);
 
-/* Pack / unpack: every field of the list, struct members named as the accessors. */
-
-void
-rk_rdmap_read_req_unpack(const uint8_t *h, struct rk_rdmap_read_req_fields *f)
-{
-	RK_RDMAP_READ_REQ_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_read_req_pack(uint8_t *h, const struct rk_rdmap_read_req_fields *f)
-{
-	RK_RDMAP_READ_REQ_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_term_unpack(const uint8_t *h, struct rk_rdmap_term_fields *f)
-{
-	RK_RDMAP_TERM_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_term_pack(uint8_t *h, const struct rk_rdmap_term_fields *f)
-{
-	/* The fields cover all 32 bits of the control word. */
-	RK_RDMAP_TERM_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_atomic_req_unpack(const uint8_t *h, struct rk_rdmap_atomic_req_fields *f)
-{
-	RK_RDMAP_ATOMIC_REQ_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_atomic_req_pack(uint8_t *h, const struct rk_rdmap_atomic_req_fields *f)
-{
-	/* Reserved and AOpCode cover bytes 0-3. */
-	RK_RDMAP_ATOMIC_REQ_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_atomic_resp_unpack(const uint8_t *h, struct rk_rdmap_atomic_resp_fields *f)
-{
-	RK_RDMAP_ATOMIC_RESP_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
-}
-
-void
-rk_rdmap_atomic_resp_pack(uint8_t *h, const struct rk_rdmap_atomic_resp_fields *f)
-{
-	RK_RDMAP_ATOMIC_RESP_FIELDS(RK_FIELD_PACK, RK_FIELD_NONE)
-}
+/*
+ * rk_rdmap_read_req_unpack/_pack, rk_rdmap_term_unpack/_pack (the fields
+ * cover the 32-bit control word), rk_rdmap_atomic_req_unpack/_pack and
+ * rk_rdmap_atomic_resp_unpack/_pack.
+ */
+RK_FIELD_PACK_FUNCS(rk_rdmap_read_req, struct rk_rdmap_read_req_fields, RK_RDMAP_READ_REQ_FIELDS)
+RK_FIELD_PACK_FUNCS(rk_rdmap_term, struct rk_rdmap_term_fields, RK_RDMAP_TERM_FIELDS)
+RK_FIELD_PACK_FUNCS(rk_rdmap_atomic_req, struct rk_rdmap_atomic_req_fields,
+		    RK_RDMAP_ATOMIC_REQ_FIELDS)
+RK_FIELD_PACK_FUNCS(rk_rdmap_atomic_resp, struct rk_rdmap_atomic_resp_fields,
+		    RK_RDMAP_ATOMIC_RESP_FIELDS)
 
 /* Terminate codes: spec-rules table T5 (IANA RFC 6580 registry). */
 
