@@ -5,21 +5,6 @@
 #include "rk_bth.h"
 #include "rk_xeth.h"
 
-RK_HEADER_DESC(rk_bth_desc, "BTH", RK_BTH_LEN, RK_BTH_FIELDS, "IBTA Vol1 9.2");
-RK_HEADER_DESC(rk_rdeth_desc, "RDETH", RK_RDETH_LEN, RK_RDETH_FIELDS, "IBTA Vol1 9.3.1");
-RK_HEADER_DESC(rk_deth_desc, "DETH", RK_DETH_LEN, RK_DETH_FIELDS, "IBTA Vol1 9.3.2");
-RK_HEADER_DESC(rk_xrceth_desc, "XRCETH", RK_XRCETH_LEN, RK_XRCETH_FIELDS, "IBTA Vol1 9.3 XRCETH");
-RK_HEADER_DESC(rk_feth_desc, "FETH", RK_FETH_LEN, RK_FETH_FIELDS, "IBTA Vol1 1.5 FLUSH");
-RK_HEADER_DESC(rk_reth_desc, "RETH", RK_RETH_LEN, RK_RETH_FIELDS, "IBTA Vol1 9.3.3");
-RK_HEADER_DESC(rk_atmeth_desc, "AtomicETH", RK_ATMETH_LEN, RK_ATMETH_FIELDS, "IBTA Vol1 9.3.4");
-RK_HEADER_DESC(rk_aeth_desc, "AETH", RK_AETH_LEN, RK_AETH_FIELDS, "IBTA Vol1 9.3.5");
-RK_HEADER_DESC(rk_atmack_desc, "AtomicAckETH", RK_ATMACK_LEN, RK_ATMACK_FIELDS, "IBTA Vol1 9.3.6");
-RK_HEADER_DESC(rk_immdt_desc, "ImmDt", RK_IMMDT_LEN, RK_IMMDT_FIELDS, "IBTA Vol1 9.3.7");
-RK_HEADER_DESC(rk_ieth_desc, "IETH", RK_IETH_LEN, RK_IETH_FIELDS, "IBTA Vol1 9.3.8");
-
-/* rk_bth_unpack(), rk_bth_pack(): the fields cover all 96 bits. */
-RK_FIELD_PACK_FUNCS(rk_bth, struct rk_bth_fields, RK_BTH_FIELDS)
-
 enum rk_aeth_kind
 rk_aeth_kind(uint8_t syndrome)
 {
@@ -105,3 +90,19 @@ rk_aeth_nak_name(uint8_t code)
 		return "reserved";
 	}
 }
+
+/* Field tables (rk_field.h), generated from the lists of rk_bth.h and rk_xeth.h. */
+RK_HEADER_DESC(rk_bth_desc, "BTH", RK_BTH_LEN, RK_BTH_FIELDS, "IBTA Vol1 9.2");
+RK_HEADER_DESC(rk_rdeth_desc, "RDETH", RK_RDETH_LEN, RK_RDETH_FIELDS, "IBTA Vol1 9.3.1");
+RK_HEADER_DESC(rk_deth_desc, "DETH", RK_DETH_LEN, RK_DETH_FIELDS, "IBTA Vol1 9.3.2");
+RK_HEADER_DESC(rk_xrceth_desc, "XRCETH", RK_XRCETH_LEN, RK_XRCETH_FIELDS, "IBTA Vol1 9.3 XRCETH");
+RK_HEADER_DESC(rk_feth_desc, "FETH", RK_FETH_LEN, RK_FETH_FIELDS, "IBTA Vol1 1.5 FLUSH");
+RK_HEADER_DESC(rk_reth_desc, "RETH", RK_RETH_LEN, RK_RETH_FIELDS, "IBTA Vol1 9.3.3");
+RK_HEADER_DESC(rk_atmeth_desc, "AtomicETH", RK_ATMETH_LEN, RK_ATMETH_FIELDS, "IBTA Vol1 9.3.4");
+RK_HEADER_DESC(rk_aeth_desc, "AETH", RK_AETH_LEN, RK_AETH_FIELDS, "IBTA Vol1 9.3.5");
+RK_HEADER_DESC(rk_atmack_desc, "AtomicAckETH", RK_ATMACK_LEN, RK_ATMACK_FIELDS, "IBTA Vol1 9.3.6");
+RK_HEADER_DESC(rk_immdt_desc, "ImmDt", RK_IMMDT_LEN, RK_IMMDT_FIELDS, "IBTA Vol1 9.3.7");
+RK_HEADER_DESC(rk_ieth_desc, "IETH", RK_IETH_LEN, RK_IETH_FIELDS, "IBTA Vol1 9.3.8");
+
+/* rk_bth_unpack(), rk_bth_pack(): the fields cover all 96 bits. */
+RK_FIELD_PACK_FUNCS(rk_bth, struct rk_bth_fields, RK_BTH_FIELDS)

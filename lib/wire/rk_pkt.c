@@ -446,6 +446,31 @@ is_rocev2_udp(const struct rk_pkt *pkt, uint32_t off)
 	       rk_udp_dst_port(pkt->frame + off) == RK_ROCEV2_UDP_PORT;
 }
 
+/*
+ * The IP header at @p off: its fixed @p hlen bytes on the wire and
+ * captured, and Version @p version (bits 7:4 of byte 0 in IPv4 and IPv6).
+ * NULL otherwise, with a finding where the header is bad.
+ */
+static const uint8_t *
+ip_hdr(struct rk_pkt *pkt, uint32_t off, uint32_t hlen, uint8_t version)
+{
+	const uint8_t *ip;
+
+	pkt->l3_off = off;
+	if (!on_wire(pkt, off, hlen)) {
+		finding(pkt, RK_F_IP_HDR_BAD, off);
+		return NULL;
+	}
+	if (!captured(pkt, off, hlen))
+		return NULL;
+	ip = pkt->frame + off;
+	if (rk_ipv4_version(ip) != version) {
+		finding(pkt, RK_F_IP_VERSION, off);
+		return NULL;
+	}
+	return ip;
+}
+
 static void
 parse_ipv4(struct parse_ctx *c, uint32_t off)
 {
@@ -454,18 +479,9 @@ parse_ipv4(struct parse_ctx *c, uint32_t off)
 	uint32_t ihl, tot;
 	uint16_t frag;
 
-	pkt->l3_off = off;
-	if (!on_wire(pkt, off, RK_IPV4_HLEN)) {
-		finding(pkt, RK_F_IP_HDR_BAD, off);
+	ip = ip_hdr(pkt, off, RK_IPV4_HLEN, 4);
+	if (ip == NULL)
 		return;
-	}
-	if (!captured(pkt, off, RK_IPV4_HLEN))
-		return;
-	ip = pkt->frame + off;
-	if (rk_ipv4_version(ip) != 4) {
-		finding(pkt, RK_F_IP_VERSION, off);
-		return;
-	}
 	ihl = rk_ipv4_hlen(ip);
 	tot = rk_ipv4_total_len(ip);
 	if (ihl < RK_IPV4_HLEN || tot < ihl || !on_wire(pkt, off, tot)) {
@@ -522,18 +538,9 @@ parse_ipv6(struct parse_ctx *c, uint32_t off)
 	const uint8_t *ip;
 	uint32_t end;
 
-	pkt->l3_off = off;
-	if (!on_wire(pkt, off, RK_IPV6_HLEN)) {
-		finding(pkt, RK_F_IP_HDR_BAD, off);
+	ip = ip_hdr(pkt, off, RK_IPV6_HLEN, 6);
+	if (ip == NULL)
 		return;
-	}
-	if (!captured(pkt, off, RK_IPV6_HLEN))
-		return;
-	ip = pkt->frame + off;
-	if (rk_ipv6_version(ip) != 6) {
-		finding(pkt, RK_F_IP_VERSION, off);
-		return;
-	}
 	end = off + RK_IPV6_HLEN + rk_ipv6_payload_len(ip);
 	if (!on_wire(pkt, off, end - off)) {
 		finding(pkt, RK_F_IP_HDR_BAD, off + 4);
