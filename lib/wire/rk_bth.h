@@ -50,19 +50,19 @@ struct rk_bth_fields {
 
 /** The BTH fields, in wire order (rk_field.h explains the rows). */
 #define RK_BTH_FIELDS(X, T)                                                        \
-	X(rk_bth, opcode, "OpCode", "opcode", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.2")       \
-	X(rk_bth, se, "SE", "se", 1, 1, RK_BTH_SE, uint8_t, "IBTA Vol1 9.2")               \
-	X(rk_bth, mig_req, "M", "mig_req", 1, 1, RK_BTH_MIG_REQ, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, pad_cnt, "PadCnt", "pad_cnt", 1, 1, RK_BTH_PAD_MASK, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, tver, "TVer", "tver", 1, 1, RK_BTH_TVER_MASK, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, p_key, "P_Key", "p_key", 2, 2, 0xffff, uint16_t, "IBTA Vol1 9.2")       \
-	X(rk_bth, fecn, "FECN", "fecn", 4, 1, RK_BTH_FECN, uint8_t, "IBTA Vol1 A17.3.4")   \
-	X(rk_bth, becn, "BECN", "becn", 4, 1, RK_BTH_BECN, uint8_t, "IBTA Vol1 A17.3.4")   \
-	X(rk_bth, resv6a, "Resv6a", "resv6a", 4, 1, RK_BTH_RESV6A_MASK, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, dest_qp, "DestQP", "dest_qp", 5, 3, RK_QPN_MASK, uint32_t, "IBTA Vol1 9.2") \
-	X(rk_bth, ack_req, "AckReq", "ack_req", 8, 1, RK_BTH_ACK_REQ, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, resv7, "Resv7", "resv7", 8, 1, RK_BTH_RESV7_MASK, uint8_t, "IBTA Vol1 9.2") \
-	X(rk_bth, psn, "PSN", "psn", 9, 3, RK_PSN_MASK, uint32_t, "IBTA Vol1 9.2")
+	X(bth, opcode, "OpCode", "opcode", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.2")       \
+	X(bth, se, "SE", "se", 1, 1, RK_BTH_SE, uint8_t, "IBTA Vol1 9.2")               \
+	X(bth, mig_req, "M", "mig_req", 1, 1, RK_BTH_MIG_REQ, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, pad_cnt, "PadCnt", "pad_cnt", 1, 1, RK_BTH_PAD_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, tver, "TVer", "tver", 1, 1, RK_BTH_TVER_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, p_key, "P_Key", "p_key", 2, 2, 0xffff, uint16_t, "IBTA Vol1 9.2")       \
+	X(bth, fecn, "FECN", "fecn", 4, 1, RK_BTH_FECN, uint8_t, "IBTA Vol1 A17.3.4")   \
+	X(bth, becn, "BECN", "becn", 4, 1, RK_BTH_BECN, uint8_t, "IBTA Vol1 A17.3.4")   \
+	X(bth, resv6a, "Resv6a", "resv6a", 4, 1, RK_BTH_RESV6A_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, dest_qp, "DestQP", "dest_qp", 5, 3, RK_QPN_MASK, uint32_t, "IBTA Vol1 9.2") \
+	X(bth, ack_req, "AckReq", "ack_req", 8, 1, RK_BTH_ACK_REQ, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, resv7, "Resv7", "resv7", 8, 1, RK_BTH_RESV7_MASK, uint8_t, "IBTA Vol1 9.2") \
+	X(bth, psn, "PSN", "psn", 9, 3, RK_PSN_MASK, uint32_t, "IBTA Vol1 9.2")
 
 /* rk_bth_opcode() ... rk_bth_psn(), rk_bth_set_opcode() ... rk_bth_set_psn(). */
 RK_BTH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

@@ -13,6 +13,21 @@
 #include "rk_udp.h"
 #include "rk_xeth.h"
 
+/*
+ * The extended headers whose every accessor field is a member <hdr>_<field>
+ * of struct rk_xeth_fields (FETH and ImmDt are one word, done by hand).
+ * BUILD_HDR and PARSE_HDR copy one such header between the struct and the
+ * bytes at h, when the opcode carries it.
+ */
+#define XETH_LISTS(H)                                                          \
+	H(RDETH, RK_RDETH_FIELDS) H(DETH, RK_DETH_FIELDS) H(XRCETH, RK_XRCETH_FIELDS) \
+	H(RETH, RK_RETH_FIELDS) H(ATMETH, RK_ATMETH_FIELDS) H(AETH, RK_AETH_FIELDS)   \
+	H(ATMACK, RK_ATMACK_FIELDS) H(IETH, RK_IETH_FIELDS)
+#define XETH_PUT(pfx, acc, ...) rk_##pfx##_set_##acc(h, x->pfx##_##acc);
+#define XETH_GET(pfx, acc, ...) x->pfx##_##acc = rk_##pfx##_##acc(h);
+#define BUILD_HDR(id, LIST) if (AT(id)) { LIST(XETH_PUT, RK_FIELD_NONE) }
+#define PARSE_HDR(id, LIST) if (AT(id)) { LIST(XETH_GET, RK_FIELD_NONE) }
+
 int
 rk_build_ib_headers(uint8_t *out, uint32_t cap, const struct rk_bth_fields *bth,
 		    const struct rk_xeth_fields *x)
@@ -31,37 +46,11 @@ rk_build_ib_headers(uint8_t *out, uint32_t cap, const struct rk_bth_fields *bth,
 	if (!(op->flags & RK_OPF_VALID))
 		return (int)len;
 #define AT(hdr) ((op->hdrs & (1u << RK_HDR_##hdr)) ? (h = out + op->off[RK_HDR_##hdr]) : NULL)
-	if (AT(RDETH))
-		rk_put_be24(h + 1, x->rdeth_ee_cnxt);
-	if (AT(DETH)) {
-		rk_deth_set_q_key(h, x->deth_q_key);
-		rk_deth_set_src_qp(h, x->deth_src_qp);
-	}
-	if (AT(XRCETH))
-		rk_put_be24(h + 1, x->xrceth_xrc_srq);
+	XETH_LISTS(BUILD_HDR)
 	if (AT(FETH))
 		rk_put_be32(h, x->feth);
-	if (AT(RETH)) {
-		rk_reth_set_va(h, x->reth_va);
-		rk_reth_set_r_key(h, x->reth_r_key);
-		rk_reth_set_dma_len(h, x->reth_dma_len);
-	}
-	if (AT(ATMETH)) {
-		rk_atmeth_set_va(h, x->atmeth_va);
-		rk_atmeth_set_r_key(h, x->atmeth_r_key);
-		rk_atmeth_set_swap_add(h, x->atmeth_swap_add);
-		rk_atmeth_set_compare(h, x->atmeth_compare);
-	}
-	if (AT(AETH)) {
-		rk_aeth_set_syndrome(h, x->aeth_syndrome);
-		rk_aeth_set_msn(h, x->aeth_msn);
-	}
-	if (AT(ATMACK))
-		rk_atmack_set_orig_rem_dt(h, x->atmack_orig_rem_dt);
 	if (AT(IMMDT))
 		rk_immdt_set_imm(h, x->imm);
-	if (AT(IETH))
-		rk_ieth_set_r_key(h, x->ieth_r_key);
 #undef AT
 	return (int)len;
 }
@@ -217,37 +206,11 @@ rk_parse_ib_headers(const uint8_t *bth, uint32_t len, struct rk_bth_fields *b,
 	if (len < op->hdr_len)
 		return -EMSGSIZE;
 #define AT(hdr) ((op->hdrs & (1u << RK_HDR_##hdr)) ? (h = bth + op->off[RK_HDR_##hdr]) : NULL)
-	if (AT(RDETH))
-		x->rdeth_ee_cnxt = rk_rdeth_ee_cnxt(h);
-	if (AT(DETH)) {
-		x->deth_q_key = rk_deth_q_key(h);
-		x->deth_src_qp = rk_deth_src_qp(h);
-	}
-	if (AT(XRCETH))
-		x->xrceth_xrc_srq = rk_xrceth_xrc_srq(h);
+	XETH_LISTS(PARSE_HDR)
 	if (AT(FETH))
 		x->feth = rk_get_be32(h);
-	if (AT(RETH)) {
-		x->reth_va = rk_reth_va(h);
-		x->reth_r_key = rk_reth_r_key(h);
-		x->reth_dma_len = rk_reth_dma_len(h);
-	}
-	if (AT(ATMETH)) {
-		x->atmeth_va = rk_atmeth_va(h);
-		x->atmeth_r_key = rk_atmeth_r_key(h);
-		x->atmeth_swap_add = rk_atmeth_swap_add(h);
-		x->atmeth_compare = rk_atmeth_compare(h);
-	}
-	if (AT(AETH)) {
-		x->aeth_syndrome = rk_aeth_syndrome(h);
-		x->aeth_msn = rk_aeth_msn(h);
-	}
-	if (AT(ATMACK))
-		x->atmack_orig_rem_dt = rk_atmack_orig_rem_dt(h);
 	if (AT(IMMDT))
 		x->imm = rk_immdt_imm(h);
-	if (AT(IETH))
-		x->ieth_r_key = rk_ieth_r_key(h);
 #undef AT
 	return op->hdr_len;
 }

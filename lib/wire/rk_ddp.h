@@ -71,23 +71,23 @@ struct rk_ddp_untagged_fields {
 /* Field lists, in wire order (rk_field.h explains the rows). */
 /** Control byte: both buffer models. */
 #define RK_DDP_CTRL_FIELDS(X, T)                                                   \
-	X(rk_ddp, t, "T", "t", 0, 1, RK_DDP_T, uint8_t, "RFC 5041 4.1")                    \
-	X(rk_ddp, l, "L", "l", 0, 1, RK_DDP_L, uint8_t, "RFC 5041 4.1")                    \
-	X(rk_ddp, rsvd, "Rsvd", "rsvd", 0, 1, RK_DDP_RSVD_MASK, uint8_t, "RFC 5041 4.1")   \
-	X(rk_ddp, dv, "DV", "dv", 0, 1, RK_DDP_DV_MASK, uint8_t, "RFC 5041 4.1")
+	X(ddp, t, "T", "t", 0, 1, RK_DDP_T, uint8_t, "RFC 5041 4.1")                    \
+	X(ddp, l, "L", "l", 0, 1, RK_DDP_L, uint8_t, "RFC 5041 4.1")                    \
+	X(ddp, rsvd, "Rsvd", "rsvd", 0, 1, RK_DDP_RSVD_MASK, uint8_t, "RFC 5041 4.1")   \
+	X(ddp, dv, "DV", "dv", 0, 1, RK_DDP_DV_MASK, uint8_t, "RFC 5041 4.1")
 /** Tagged buffer model. */
 #define RK_DDP_TAGGED_FIELDS(X, T)                                                 \
-	X(rk_ddp_tagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 1, 0xff,      \
+	X(ddp_tagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 1, 0xff,      \
 	  uint8_t, "RFC 5041 4.2")                                                       \
-	X(rk_ddp, stag, "STag", "stag", RK_DDP_STAG_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.2") \
-	X(rk_ddp, to, "TO", "to", RK_DDP_TO_OFF, 8, ~0ull, uint64_t, "RFC 5041 4.2")
+	X(ddp, stag, "STag", "stag", RK_DDP_STAG_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.2") \
+	X(ddp, to, "TO", "to", RK_DDP_TO_OFF, 8, ~0ull, uint64_t, "RFC 5041 4.2")
 /** Untagged buffer model. */
 #define RK_DDP_UNTAGGED_FIELDS(X, T)                                               \
-	X(rk_ddp_untagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 5,          \
+	X(ddp_untagged, rsvd_ulp, "RsvdULP", "rsvd_ulp", RK_DDP_RSVDULP_OFF, 5,          \
 	  RK_DDP_RSVDULP40_MASK, uint64_t, "RFC 5041 4.3")                               \
-	X(rk_ddp, qn, "QN", "qn", RK_DDP_QN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")  \
-	X(rk_ddp, msn, "MSN", "msn", RK_DDP_MSN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3") \
-	X(rk_ddp, mo, "MO", "mo", RK_DDP_MO_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")
+	X(ddp, qn, "QN", "qn", RK_DDP_QN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")  \
+	X(ddp, msn, "MSN", "msn", RK_DDP_MSN_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3") \
+	X(ddp, mo, "MO", "mo", RK_DDP_MO_OFF, 4, 0xffffffff, uint32_t, "RFC 5041 4.3")
 
 /*
  * rk_ddp_t() ... rk_ddp_mo(), rk_ddp_tagged_rsvd_ulp() (8 bits),

@@ -49,16 +49,16 @@
 
 /* Field lists, in wire order (rk_field.h explains the rows). */
 #define RK_ETH_FIELDS(X, T)                                                        \
-	T(rk_eth, dst, "Destination Address", "dst", RK_ETH_DST_OFF, RK_ETH_ALEN,       \
+	T(eth, dst, "Destination Address", "dst", RK_ETH_DST_OFF, RK_ETH_ALEN,       \
 	  RK_MAC48_MASK, void, "IEEE 802.3 3.2.3")                                       \
-	T(rk_eth, src, "Source Address", "src", RK_ETH_SRC_OFF, RK_ETH_ALEN,             \
+	T(eth, src, "Source Address", "src", RK_ETH_SRC_OFF, RK_ETH_ALEN,             \
 	  RK_MAC48_MASK, void, "IEEE 802.3 3.2.4")                                       \
-	X(rk_eth, ethertype, "EtherType", "ethertype", 12, 2, 0xffff, uint16_t, "IEEE 802.3 3.2.6")
+	X(eth, ethertype, "EtherType", "ethertype", 12, 2, 0xffff, uint16_t, "IEEE 802.3 3.2.6")
 #define RK_VLAN_FIELDS(X, T)                                                       \
-	X(rk_vlan, pcp, "PCP", "pcp", 0, 2, RK_VLAN_PCP_MASK, uint8_t, "IEEE 802.1Q 9.6")  \
-	X(rk_vlan, dei, "DEI", "dei", 0, 2, RK_VLAN_DEI, uint8_t, "IEEE 802.1Q 9.6")        \
-	X(rk_vlan, vid, "VID", "vid", 0, 2, RK_VLAN_VID_MASK, uint16_t, "IEEE 802.1Q 9.6") \
-	X(rk_vlan, ethertype, "EtherType", "ethertype", 2, 2, 0xffff, uint16_t, "IEEE 802.1Q 9.5")
+	X(vlan, pcp, "PCP", "pcp", 0, 2, RK_VLAN_PCP_MASK, uint8_t, "IEEE 802.1Q 9.6")  \
+	X(vlan, dei, "DEI", "dei", 0, 2, RK_VLAN_DEI, uint8_t, "IEEE 802.1Q 9.6")        \
+	X(vlan, vid, "VID", "vid", 0, 2, RK_VLAN_VID_MASK, uint16_t, "IEEE 802.1Q 9.6") \
+	X(vlan, ethertype, "EtherType", "ethertype", 2, 2, 0xffff, uint16_t, "IEEE 802.1Q 9.5")
 
 /* rk_eth_ethertype(), rk_vlan_pcp() ... and their setters. */
 RK_ETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

@@ -151,20 +151,21 @@ rk_field_set_be(uint8_t *h, unsigned int off, unsigned int n, uint64_t mask, uin
  *
  *     X(pfx, acc, "Name", "key", byte_off, nbytes, mask, type, "spec ref")
  *
- * (Name as the spec writes it, key for JSON and filters, the container of
- * nbytes big-endian bytes at byte_off, the field's bits in it, the C type
- * of its value). Passing RK_FIELD_ACCESSORS as X declares the static inline
- * getter pfx_acc() (the field shifted down to bit 0; flags read 0 or 1) and
- * setter pfx_set_acc() (touches only the field's bits); passing
- * RK_FIELD_ROW makes the struct rk_field row. Rows written T(...) instead
- * of X(...) (addresses, read as pointers) get a table row only.
+ * (pfx names the header without "rk_"; Name as the spec writes it, key for
+ * JSON and filters, the container of nbytes big-endian bytes at byte_off,
+ * the field's bits in it, the C type of its value). Passing
+ * RK_FIELD_ACCESSORS as X declares the static inline getter rk_pfx_acc()
+ * (the field shifted down to bit 0; flags read 0 or 1) and setter
+ * rk_pfx_set_acc() (touches only the field's bits); passing RK_FIELD_ROW
+ * makes the struct rk_field row. Rows written T(...) instead of X(...)
+ * (addresses, read as pointers; reserved bytes) get a table row only.
  */
 #define RK_FIELD_ACCESSORS(pfx, acc, name, key, off, nb, mask, type, ref)       \
-	static inline type pfx##_##acc(const uint8_t *h)                         \
+	static inline type rk_##pfx##_##acc(const uint8_t *h)                    \
 	{                                                                        \
 		return (type)rk_field_get_be(h, off, nb, mask);                  \
 	}                                                                        \
-	static inline void pfx##_set_##acc(uint8_t *h, type v)                   \
+	static inline void rk_##pfx##_set_##acc(uint8_t *h, type v)              \
 	{                                                                        \
 		rk_field_set_be(h, off, nb, mask, v);                            \
 	}
@@ -172,22 +173,22 @@ rk_field_set_be(uint8_t *h, unsigned int off, unsigned int n, uint64_t mask, uin
 	{ .name = nm, .key = k, .byte_off = off, .nbytes = nb, .mask = m, .spec_ref = ref },
 #define RK_FIELD_NONE(...)
 /** Copy every field of a list into @p f (struct members named as accessors). */
-#define RK_FIELD_UNPACK(pfx, acc, ...) f->acc = pfx##_##acc(h);
+#define RK_FIELD_UNPACK(pfx, acc, ...) f->acc = rk_##pfx##_##acc(h);
 /** Store every field of @p f through the list's setters. */
-#define RK_FIELD_PACK(pfx, acc, ...) pfx##_set_##acc(h, f->acc);
+#define RK_FIELD_PACK(pfx, acc, ...) rk_##pfx##_set_##acc(h, f->acc);
 
 /**
- * Define pfx_unpack(h, f) and pfx_pack(h, f): copy every field of the list
+ * Define rk_pfx_unpack(h, f) and rk_pfx_pack(h, f): copy every field of the list
  * @p LIST from the header at h into struct @p type, or back (its members
  * are named as the accessors). Where the fields cover every bit of the
  * header, as in all the lists that use it, packing writes every bit.
  */
 #define RK_FIELD_PACK_FUNCS(pfx, type, LIST)                                     \
-	void pfx##_unpack(const uint8_t *h, type *f)                             \
+	void rk_##pfx##_unpack(const uint8_t *h, type *f)                        \
 	{                                                                        \
 		LIST(RK_FIELD_UNPACK, RK_FIELD_NONE)                             \
 	}                                                                        \
-	void pfx##_pack(uint8_t *h, const type *f)                               \
+	void rk_##pfx##_pack(uint8_t *h, const type *f)                          \
 	{                                                                        \
 		LIST(RK_FIELD_PACK, RK_FIELD_NONE)                               \
 	}

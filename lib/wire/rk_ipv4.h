@@ -59,23 +59,23 @@ enum rk_ecn {
 
 /** The IPv4 fields, in wire order (rk_field.h explains the rows). */
 #define RK_IPV4_FIELDS(X, T)                                                       \
-	X(rk_ipv4, version, "Version", "version", 0, 1, RK_IPV4_VERSION_MASK, uint8_t, "RFC 791 3.1") \
-	X(rk_ipv4, ihl, "IHL", "ihl", 0, 1, RK_IPV4_IHL_MASK, uint8_t, "RFC 791 3.1")    \
-	X(rk_ipv4, dscp, "DSCP", "dscp", RK_IPV4_TOS_OFF, 1, RK_IPV4_DSCP_MASK, uint8_t, "RFC 2474 3") \
-	X(rk_ipv4, ecn, "ECN", "ecn", RK_IPV4_TOS_OFF, 1, RK_IPV4_ECN_MASK, uint8_t, "RFC 3168 5") \
-	X(rk_ipv4, total_len, "Total Length", "total_len", 2, 2, 0xffff, uint16_t, "RFC 791 3.1") \
-	X(rk_ipv4, id, "Identification", "id", 4, 2, 0xffff, uint16_t, "RFC 791 3.1")   \
-	X(rk_ipv4, reserved, "Reserved", "reserved", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_RESERVED, \
+	X(ipv4, version, "Version", "version", 0, 1, RK_IPV4_VERSION_MASK, uint8_t, "RFC 791 3.1") \
+	X(ipv4, ihl, "IHL", "ihl", 0, 1, RK_IPV4_IHL_MASK, uint8_t, "RFC 791 3.1")    \
+	X(ipv4, dscp, "DSCP", "dscp", RK_IPV4_TOS_OFF, 1, RK_IPV4_DSCP_MASK, uint8_t, "RFC 2474 3") \
+	X(ipv4, ecn, "ECN", "ecn", RK_IPV4_TOS_OFF, 1, RK_IPV4_ECN_MASK, uint8_t, "RFC 3168 5") \
+	X(ipv4, total_len, "Total Length", "total_len", 2, 2, 0xffff, uint16_t, "RFC 791 3.1") \
+	X(ipv4, id, "Identification", "id", 4, 2, 0xffff, uint16_t, "RFC 791 3.1")   \
+	X(ipv4, reserved, "Reserved", "reserved", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_RESERVED, \
 	  uint8_t, "RFC 791 3.1")                                                        \
-	X(rk_ipv4, df, "DF", "df", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_DF, uint8_t, "RFC 791 3.1") \
-	X(rk_ipv4, mf, "MF", "mf", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_MF, uint8_t, "RFC 791 3.1") \
-	X(rk_ipv4, frag_off, "Fragment Offset", "frag_off", RK_IPV4_FLAGS_OFF, 2,       \
+	X(ipv4, df, "DF", "df", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_DF, uint8_t, "RFC 791 3.1") \
+	X(ipv4, mf, "MF", "mf", RK_IPV4_FLAGS_OFF, 2, RK_IPV4_MF, uint8_t, "RFC 791 3.1") \
+	X(ipv4, frag_off, "Fragment Offset", "frag_off", RK_IPV4_FLAGS_OFF, 2,       \
 	  RK_IPV4_FRAG_OFF_MASK, uint16_t, "RFC 791 3.1")                                \
-	X(rk_ipv4, ttl, "Time to Live", "ttl", 8, 1, 0xff, uint8_t, "RFC 791 3.1")       \
-	X(rk_ipv4, protocol, "Protocol", "protocol", 9, 1, 0xff, uint8_t, "RFC 791 3.1") \
-	X(rk_ipv4, hdr_csum, "Header Checksum", "hdr_csum", 10, 2, 0xffff, uint16_t, "RFC 791 3.1") \
-	T(rk_ipv4, src, "Source Address", "src", RK_IPV4_SRC_OFF, 4, 0xffffffff, void, "RFC 791 3.1") \
-	T(rk_ipv4, dst, "Destination Address", "dst", RK_IPV4_DST_OFF, 4, 0xffffffff, void, "RFC 791 3.1")
+	X(ipv4, ttl, "Time to Live", "ttl", 8, 1, 0xff, uint8_t, "RFC 791 3.1")       \
+	X(ipv4, protocol, "Protocol", "protocol", 9, 1, 0xff, uint8_t, "RFC 791 3.1") \
+	X(ipv4, hdr_csum, "Header Checksum", "hdr_csum", 10, 2, 0xffff, uint16_t, "RFC 791 3.1") \
+	T(ipv4, src, "Source Address", "src", RK_IPV4_SRC_OFF, 4, 0xffffffff, void, "RFC 791 3.1") \
+	T(ipv4, dst, "Destination Address", "dst", RK_IPV4_DST_OFF, 4, 0xffffffff, void, "RFC 791 3.1")
 
 /* rk_ipv4_version() ... rk_ipv4_hdr_csum() and their setters. */
 RK_IPV4_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

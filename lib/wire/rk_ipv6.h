@@ -44,20 +44,20 @@
 
 /** The IPv6 fields, in wire order (rk_field.h explains the rows). */
 #define RK_IPV6_FIELDS(X, T)                                                       \
-	X(rk_ipv6, version, "Version", "version", 0, 4, RK_IPV6_VERSION_MASK, uint8_t, "RFC 8200 3") \
-	X(rk_ipv6, dscp, "DSCP", "dscp", 0, 4, RK_IPV6_DSCP_MASK, uint8_t, "RFC 2474 3")  \
-	X(rk_ipv6, ecn, "ECN", "ecn", 0, 4, RK_IPV6_ECN_MASK, uint8_t, "RFC 3168 5")      \
-	X(rk_ipv6, flow_label, "Flow Label", "flow_label", 0, 4, RK_IPV6_FLOW_MASK, uint32_t, \
+	X(ipv6, version, "Version", "version", 0, 4, RK_IPV6_VERSION_MASK, uint8_t, "RFC 8200 3") \
+	X(ipv6, dscp, "DSCP", "dscp", 0, 4, RK_IPV6_DSCP_MASK, uint8_t, "RFC 2474 3")  \
+	X(ipv6, ecn, "ECN", "ecn", 0, 4, RK_IPV6_ECN_MASK, uint8_t, "RFC 3168 5")      \
+	X(ipv6, flow_label, "Flow Label", "flow_label", 0, 4, RK_IPV6_FLOW_MASK, uint32_t, \
 	  "RFC 8200 3")                                                                  \
-	X(rk_ipv6, payload_len, "Payload Length", "payload_len", 4, 2, 0xffff, uint16_t, "RFC 8200 3") \
-	X(rk_ipv6, next_header, "Next Header", "next_header", 6, 1, 0xff, uint8_t, "RFC 8200 3") \
-	X(rk_ipv6, hop_limit, "Hop Limit", "hop_limit", 7, 1, 0xff, uint8_t, "RFC 8200 3") \
-	T(rk_ipv6, src_hi, "Source Address hi", "src_hi", RK_IPV6_SRC_OFF, 8, ~0ull, void, "RFC 8200 3") \
-	T(rk_ipv6, src_lo, "Source Address lo", "src_lo", RK_IPV6_SRC_OFF + 8, 8, ~0ull, void, \
+	X(ipv6, payload_len, "Payload Length", "payload_len", 4, 2, 0xffff, uint16_t, "RFC 8200 3") \
+	X(ipv6, next_header, "Next Header", "next_header", 6, 1, 0xff, uint8_t, "RFC 8200 3") \
+	X(ipv6, hop_limit, "Hop Limit", "hop_limit", 7, 1, 0xff, uint8_t, "RFC 8200 3") \
+	T(ipv6, src_hi, "Source Address hi", "src_hi", RK_IPV6_SRC_OFF, 8, ~0ull, void, "RFC 8200 3") \
+	T(ipv6, src_lo, "Source Address lo", "src_lo", RK_IPV6_SRC_OFF + 8, 8, ~0ull, void, \
 	  "RFC 8200 3")                                                                  \
-	T(rk_ipv6, dst_hi, "Destination Address hi", "dst_hi", RK_IPV6_DST_OFF, 8, ~0ull, void, \
+	T(ipv6, dst_hi, "Destination Address hi", "dst_hi", RK_IPV6_DST_OFF, 8, ~0ull, void, \
 	  "RFC 8200 3")                                                                  \
-	T(rk_ipv6, dst_lo, "Destination Address lo", "dst_lo", RK_IPV6_DST_OFF + 8, 8, ~0ull, void, \
+	T(ipv6, dst_lo, "Destination Address lo", "dst_lo", RK_IPV6_DST_OFF + 8, 8, ~0ull, void, \
 	  "RFC 8200 3")
 
 /* rk_ipv6_version() ... rk_ipv6_hop_limit() and their setters. */

@@ -106,28 +106,28 @@
  * byte, the others the FPDU's or the marker's first byte.
  */
 #define RK_MPA_RR_FIELDS(X, T)                                                     \
-	X(rk_mpa_rr, m, "M", "m", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_M, uint8_t, "RFC 5044 7.1.1") \
-	X(rk_mpa_rr, c, "C", "c", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_C, uint8_t, "RFC 5044 7.1.1") \
-	X(rk_mpa_rr, r, "R", "r", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_R, uint8_t, "RFC 5044 7.1.1") \
-	X(rk_mpa_rr, enhanced, "Enhanced", "enhanced", RK_MPA_FLAGS_OFF, 1,                 \
+	X(mpa_rr, m, "M", "m", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_M, uint8_t, "RFC 5044 7.1.1") \
+	X(mpa_rr, c, "C", "c", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_C, uint8_t, "RFC 5044 7.1.1") \
+	X(mpa_rr, r, "R", "r", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_R, uint8_t, "RFC 5044 7.1.1") \
+	X(mpa_rr, enhanced, "Enhanced", "enhanced", RK_MPA_FLAGS_OFF, 1,                 \
 	  RK_MPA_FLAG_ENHANCED, uint8_t, "RFC 6581")                                      \
-	X(rk_mpa_rr, res, "Res", "res", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_RES_MASK, uint8_t, \
+	X(mpa_rr, res, "Res", "res", RK_MPA_FLAGS_OFF, 1, RK_MPA_FLAG_RES_MASK, uint8_t, \
 	  "RFC 5044 7.1.1")                                                               \
-	X(rk_mpa_rr, rev, "Rev", "rev", RK_MPA_REV_OFF, 1, 0xff, uint8_t, "RFC 5044 7.1.1") \
-	X(rk_mpa_rr, pd_len, "PD_Length", "pd_len", RK_MPA_PD_LEN_OFF, 2, 0xffff, uint16_t, \
+	X(mpa_rr, rev, "Rev", "rev", RK_MPA_REV_OFF, 1, 0xff, uint8_t, "RFC 5044 7.1.1") \
+	X(mpa_rr, pd_len, "PD_Length", "pd_len", RK_MPA_PD_LEN_OFF, 2, 0xffff, uint16_t, \
 	  "RFC 5044 7.1.1")
 #define RK_MPA_IRD_ORD_FIELDS(X, T)                                                \
-	X(rk_mpa, p2p, "A", "p2p", 0, 2, RK_MPA_IRD_P2P, uint8_t, "RFC 6581")               \
-	X(rk_mpa, rtr_send, "B", "rtr_send", 0, 2, RK_MPA_IRD_RTR_SEND, uint8_t, "RFC 6581") \
-	X(rk_mpa, ird, "IRD", "ird", 0, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")       \
-	X(rk_mpa, rtr_write, "C", "rtr_write", 2, 2, RK_MPA_ORD_RTR_WRITE, uint8_t, "RFC 6581") \
-	X(rk_mpa, rtr_read, "D", "rtr_read", 2, 2, RK_MPA_ORD_RTR_READ, uint8_t, "RFC 6581") \
-	X(rk_mpa, ord, "ORD", "ord", 2, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")
+	X(mpa, p2p, "A", "p2p", 0, 2, RK_MPA_IRD_P2P, uint8_t, "RFC 6581")               \
+	X(mpa, rtr_send, "B", "rtr_send", 0, 2, RK_MPA_IRD_RTR_SEND, uint8_t, "RFC 6581") \
+	X(mpa, ird, "IRD", "ird", 0, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")       \
+	X(mpa, rtr_write, "C", "rtr_write", 2, 2, RK_MPA_ORD_RTR_WRITE, uint8_t, "RFC 6581") \
+	X(mpa, rtr_read, "D", "rtr_read", 2, 2, RK_MPA_ORD_RTR_READ, uint8_t, "RFC 6581") \
+	X(mpa, ord, "ORD", "ord", 2, 2, RK_MPA_IRD_ORD_MASK, uint16_t, "RFC 6581")
 #define RK_MPA_FPDU_HDR_FIELDS(X, T) \
-	X(rk_mpa, ulpdu_len, "ULPDU_Length", "ulpdu_len", 0, 2, 0xffff, uint16_t, "RFC 5044 4.1")
+	X(mpa, ulpdu_len, "ULPDU_Length", "ulpdu_len", 0, 2, 0xffff, uint16_t, "RFC 5044 4.1")
 #define RK_MPA_MARKER_FIELDS(X, T)                                                 \
-	X(rk_mpa_marker, rsvd, "Reserved", "rsvd", 0, 2, 0xffff, uint16_t, "RFC 5044 4.3")  \
-	X(rk_mpa_marker, fpduptr, "FPDUPTR", "fpduptr", 2, 2, 0xffff, uint16_t, "RFC 5044 4.3")
+	X(mpa_marker, rsvd, "Reserved", "rsvd", 0, 2, 0xffff, uint16_t, "RFC 5044 4.3")  \
+	X(mpa_marker, fpduptr, "FPDUPTR", "fpduptr", 2, 2, 0xffff, uint16_t, "RFC 5044 4.3")
 
 /* rk_mpa_rr_m() ... rk_mpa_marker_fpduptr() and their setters. */
 RK_MPA_RR_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

@@ -128,58 +128,58 @@ const char *rk_rdmap_opcode_name(uint8_t opcode);
  * other accessors take the RDMAP header's first byte.
  */
 #define RK_RDMAP_CTRL_FIELDS(X, T)                                                 \
-	X(rk_rdmap, rv, "RV", "rv", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RV_MASK, uint8_t, "RFC 5040 4.2") \
-	X(rk_rdmap, rsvd, "Rsvd", "rsvd", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RSVD_MASK, uint8_t, \
+	X(rdmap, rv, "RV", "rv", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RV_MASK, uint8_t, "RFC 5040 4.2") \
+	X(rdmap, rsvd, "Rsvd", "rsvd", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_RSVD_MASK, uint8_t, \
 	  "RFC 5040 4.2")                                                                \
-	X(rk_rdmap, opcode, "OpCode", "opcode", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_OPCODE_MASK,  \
+	X(rdmap, opcode, "OpCode", "opcode", RK_RDMAP_CTRL_OFF, 1, RK_RDMAP_OPCODE_MASK,  \
 	  uint8_t, "RFC 5040 4.2")
 #define RK_RDMAP_INVAL_FIELDS(X, T)                                                \
-	X(rk_rdmap, inval_stag, "Invalidate STag", "inval_stag", RK_DDP_RSVDULP32_OFF, 4,  \
+	X(rdmap, inval_stag, "Invalidate STag", "inval_stag", RK_DDP_RSVDULP32_OFF, 4,  \
 	  0xffffffff, uint32_t, "RFC 5040 4")
 #define RK_RDMAP_READ_REQ_FIELDS(X, T)                                             \
-	X(rk_rdmap, sink_stag, "Data Sink STag", "sink_stag", 0, 4, 0xffffffff, uint32_t,  \
+	X(rdmap, sink_stag, "Data Sink STag", "sink_stag", 0, 4, 0xffffffff, uint32_t,  \
 	  "RFC 5040 4.4")                                                                \
-	X(rk_rdmap, sink_to, "Data Sink Tagged Offset", "sink_to", 4, 8, ~0ull, uint64_t,  \
+	X(rdmap, sink_to, "Data Sink Tagged Offset", "sink_to", 4, 8, ~0ull, uint64_t,  \
 	  "RFC 5040 4.4")                                                                \
-	X(rk_rdmap, rdma_rd_sz, "RDMA Read Message Size", "rdma_rd_sz", 12, 4, 0xffffffff, \
+	X(rdmap, rdma_rd_sz, "RDMA Read Message Size", "rdma_rd_sz", 12, 4, 0xffffffff, \
 	  uint32_t, "RFC 5040 4.4")                                                      \
-	X(rk_rdmap, src_stag, "Data Source STag", "src_stag", 16, 4, 0xffffffff, uint32_t, \
+	X(rdmap, src_stag, "Data Source STag", "src_stag", 16, 4, 0xffffffff, uint32_t, \
 	  "RFC 5040 4.4")                                                                \
-	X(rk_rdmap, src_to, "Data Source Tagged Offset", "src_to", 20, 8, ~0ull, uint64_t, \
+	X(rdmap, src_to, "Data Source Tagged Offset", "src_to", 20, 8, ~0ull, uint64_t, \
 	  "RFC 5040 4.4")
 #define RK_RDMAP_TERM_FIELDS(X, T)                                                 \
-	X(rk_rdmap_term, layer, "Layer", "layer", 0, 1, 0xf0, uint8_t, "RFC 5040 4.8")     \
-	X(rk_rdmap_term, etype, "EType", "etype", 0, 1, 0x0f, uint8_t, "RFC 5040 4.8")     \
-	X(rk_rdmap_term, err_code, "Error Code", "err_code", 1, 1, 0xff, uint8_t, "RFC 5040 4.8") \
-	X(rk_rdmap_term, m, "HdrCt M", "hdrct_m", 2, 1, RK_RDMAP_TERM_M, uint8_t, "RFC 5040 4.8") \
-	X(rk_rdmap_term, d, "HdrCt D", "hdrct_d", 2, 1, RK_RDMAP_TERM_D, uint8_t, "RFC 5040 4.8") \
-	X(rk_rdmap_term, r, "HdrCt R", "hdrct_r", 2, 1, RK_RDMAP_TERM_R, uint8_t, "RFC 5040 4.8") \
-	X(rk_rdmap_term, rsvd, "Reserved", "rsvd", 2, 2, RK_RDMAP_TERM_RSVD_MASK, uint16_t, \
+	X(rdmap_term, layer, "Layer", "layer", 0, 1, 0xf0, uint8_t, "RFC 5040 4.8")     \
+	X(rdmap_term, etype, "EType", "etype", 0, 1, 0x0f, uint8_t, "RFC 5040 4.8")     \
+	X(rdmap_term, err_code, "Error Code", "err_code", 1, 1, 0xff, uint8_t, "RFC 5040 4.8") \
+	X(rdmap_term, m, "HdrCt M", "hdrct_m", 2, 1, RK_RDMAP_TERM_M, uint8_t, "RFC 5040 4.8") \
+	X(rdmap_term, d, "HdrCt D", "hdrct_d", 2, 1, RK_RDMAP_TERM_D, uint8_t, "RFC 5040 4.8") \
+	X(rdmap_term, r, "HdrCt R", "hdrct_r", 2, 1, RK_RDMAP_TERM_R, uint8_t, "RFC 5040 4.8") \
+	X(rdmap_term, rsvd, "Reserved", "rsvd", 2, 2, RK_RDMAP_TERM_RSVD_MASK, uint16_t, \
 	  "RFC 5040 4.8")
 #define RK_RDMAP_ATOMIC_REQ_FIELDS(X, T)                                           \
-	X(rk_rdmap_atomic, rsvd, "Reserved", "rsvd", 0, 4, 0xfffffff0, uint32_t, "RFC 7306") \
-	X(rk_rdmap_atomic, aopcode, "AOpCode", "aopcode", 0, 4, RK_RDMAP_AOPCODE_MASK, uint8_t, \
+	X(rdmap_atomic, rsvd, "Reserved", "rsvd", 0, 4, 0xfffffff0, uint32_t, "RFC 7306") \
+	X(rdmap_atomic, aopcode, "AOpCode", "aopcode", 0, 4, RK_RDMAP_AOPCODE_MASK, uint8_t, \
 	  "RFC 7306")                                                                    \
-	X(rk_rdmap_atomic, req_id, "Request Identifier", "req_id", 4, 4, 0xffffffff, uint32_t, \
+	X(rdmap_atomic, req_id, "Request Identifier", "req_id", 4, 4, 0xffffffff, uint32_t, \
 	  "RFC 7306")                                                                    \
-	X(rk_rdmap_atomic, remote_stag, "Remote STag", "remote_stag", 8, 4, 0xffffffff,    \
+	X(rdmap_atomic, remote_stag, "Remote STag", "remote_stag", 8, 4, 0xffffffff,    \
 	  uint32_t, "RFC 7306")                                                          \
-	X(rk_rdmap_atomic, remote_to, "Remote Tagged Offset", "remote_to", 12, 8, ~0ull,   \
+	X(rdmap_atomic, remote_to, "Remote Tagged Offset", "remote_to", 12, 8, ~0ull,   \
 	  uint64_t, "RFC 7306")                                                          \
-	X(rk_rdmap_atomic, swap_add, "Add or Swap Data", "swap_add", 20, 8, ~0ull, uint64_t, \
+	X(rdmap_atomic, swap_add, "Add or Swap Data", "swap_add", 20, 8, ~0ull, uint64_t, \
 	  "RFC 7306")                                                                    \
-	X(rk_rdmap_atomic, swap_add_mask, "Add or Swap Mask", "swap_add_mask", 28, 8, ~0ull, \
+	X(rdmap_atomic, swap_add_mask, "Add or Swap Mask", "swap_add_mask", 28, 8, ~0ull, \
 	  uint64_t, "RFC 7306")                                                          \
-	X(rk_rdmap_atomic, compare, "Compare Data", "compare", 36, 8, ~0ull, uint64_t, "RFC 7306") \
-	X(rk_rdmap_atomic, compare_mask, "Compare Mask", "compare_mask", 44, 8, ~0ull, uint64_t, \
+	X(rdmap_atomic, compare, "Compare Data", "compare", 36, 8, ~0ull, uint64_t, "RFC 7306") \
+	X(rdmap_atomic, compare_mask, "Compare Mask", "compare_mask", 44, 8, ~0ull, uint64_t, \
 	  "RFC 7306")
 #define RK_RDMAP_ATOMIC_RESP_FIELDS(X, T)                                          \
-	X(rk_rdmap_atomic_resp, req_id, "Original Request Identifier", "req_id", 0, 4,     \
+	X(rdmap_atomic_resp, req_id, "Original Request Identifier", "req_id", 0, 4,     \
 	  0xffffffff, uint32_t, "RFC 7306")                                              \
-	X(rk_rdmap_atomic_resp, orig_value, "Original Remote Data Value", "orig_value", 4, 8, \
+	X(rdmap_atomic_resp, orig_value, "Original Remote Data Value", "orig_value", 4, 8, \
 	  ~0ull, uint64_t, "RFC 7306")
 #define RK_RDMAP_IMMDT_FIELDS(X, T) \
-	X(rk_rdmap, immdt, "Immediate Data", "immdt", 0, 8, ~0ull, uint64_t, "RFC 7306")
+	X(rdmap, immdt, "Immediate Data", "immdt", 0, 8, ~0ull, uint64_t, "RFC 7306")
 
 /*
  * rk_rdmap_rv(), rk_rdmap_inval_stag(), rk_rdmap_sink_stag(),

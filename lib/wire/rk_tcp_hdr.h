@@ -43,25 +43,25 @@
 
 /** The TCP fields, in wire order (rk_field.h explains the rows). */
 #define RK_TCP_FIELDS(X, T)                                                        \
-	X(rk_tcp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
-	X(rk_tcp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
-	X(rk_tcp, seq, "Sequence Number", "seq", 4, 4, 0xffffffff, uint32_t, "RFC 9293 3.1") \
-	X(rk_tcp, ack_num, "Acknowledgment Number", "ack_num", 8, 4, 0xffffffff, uint32_t, \
+	X(tcp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
+	X(tcp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 9293 3.1") \
+	X(tcp, seq, "Sequence Number", "seq", 4, 4, 0xffffffff, uint32_t, "RFC 9293 3.1") \
+	X(tcp, ack_num, "Acknowledgment Number", "ack_num", 8, 4, 0xffffffff, uint32_t, \
 	  "RFC 9293 3.1")                                                                \
-	X(rk_tcp, doff, "Data Offset", "doff", 12, 1, RK_TCP_DOFF_MASK, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, reserved, "Reserved", "reserved", 12, 1, RK_TCP_RESERVED_MASK, uint8_t, \
+	X(tcp, doff, "Data Offset", "doff", 12, 1, RK_TCP_DOFF_MASK, uint8_t, "RFC 9293 3.1") \
+	X(tcp, reserved, "Reserved", "reserved", 12, 1, RK_TCP_RESERVED_MASK, uint8_t, \
 	  "RFC 9293 3.1")                                                                \
-	X(rk_tcp, cwr, "CWR", "cwr", RK_TCP_FLAGS_OFF, 1, RK_TCP_CWR, uint8_t, "RFC 3168 6.1") \
-	X(rk_tcp, ece, "ECE", "ece", RK_TCP_FLAGS_OFF, 1, RK_TCP_ECE, uint8_t, "RFC 3168 6.1") \
-	X(rk_tcp, urg, "URG", "urg", RK_TCP_FLAGS_OFF, 1, RK_TCP_URG, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, ack, "ACK", "ack", RK_TCP_FLAGS_OFF, 1, RK_TCP_ACK, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, psh, "PSH", "psh", RK_TCP_FLAGS_OFF, 1, RK_TCP_PSH, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, rst, "RST", "rst", RK_TCP_FLAGS_OFF, 1, RK_TCP_RST, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, syn, "SYN", "syn", RK_TCP_FLAGS_OFF, 1, RK_TCP_SYN, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, fin, "FIN", "fin", RK_TCP_FLAGS_OFF, 1, RK_TCP_FIN, uint8_t, "RFC 9293 3.1") \
-	X(rk_tcp, window, "Window", "window", 14, 2, 0xffff, uint16_t, "RFC 9293 3.1")    \
-	X(rk_tcp, csum, "Checksum", "csum", 16, 2, 0xffff, uint16_t, "RFC 9293 3.1")      \
-	X(rk_tcp, urg_ptr, "Urgent Pointer", "urg_ptr", 18, 2, 0xffff, uint16_t, "RFC 9293 3.1")
+	X(tcp, cwr, "CWR", "cwr", RK_TCP_FLAGS_OFF, 1, RK_TCP_CWR, uint8_t, "RFC 3168 6.1") \
+	X(tcp, ece, "ECE", "ece", RK_TCP_FLAGS_OFF, 1, RK_TCP_ECE, uint8_t, "RFC 3168 6.1") \
+	X(tcp, urg, "URG", "urg", RK_TCP_FLAGS_OFF, 1, RK_TCP_URG, uint8_t, "RFC 9293 3.1") \
+	X(tcp, ack, "ACK", "ack", RK_TCP_FLAGS_OFF, 1, RK_TCP_ACK, uint8_t, "RFC 9293 3.1") \
+	X(tcp, psh, "PSH", "psh", RK_TCP_FLAGS_OFF, 1, RK_TCP_PSH, uint8_t, "RFC 9293 3.1") \
+	X(tcp, rst, "RST", "rst", RK_TCP_FLAGS_OFF, 1, RK_TCP_RST, uint8_t, "RFC 9293 3.1") \
+	X(tcp, syn, "SYN", "syn", RK_TCP_FLAGS_OFF, 1, RK_TCP_SYN, uint8_t, "RFC 9293 3.1") \
+	X(tcp, fin, "FIN", "fin", RK_TCP_FLAGS_OFF, 1, RK_TCP_FIN, uint8_t, "RFC 9293 3.1") \
+	X(tcp, window, "Window", "window", 14, 2, 0xffff, uint16_t, "RFC 9293 3.1")    \
+	X(tcp, csum, "Checksum", "csum", 16, 2, 0xffff, uint16_t, "RFC 9293 3.1")      \
+	X(tcp, urg_ptr, "Urgent Pointer", "urg_ptr", 18, 2, 0xffff, uint16_t, "RFC 9293 3.1")
 
 /* rk_tcp_src_port() ... rk_tcp_urg_ptr() and their setters. */
 RK_TCP_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

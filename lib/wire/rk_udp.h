@@ -22,10 +22,10 @@
 
 /** The UDP fields, in wire order (rk_field.h explains the rows). */
 #define RK_UDP_FIELDS(X, T)                                                        \
-	X(rk_udp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 768") \
-	X(rk_udp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 768") \
-	X(rk_udp, len, "Length", "len", 4, 2, 0xffff, uint16_t, "RFC 768")                \
-	X(rk_udp, csum, "Checksum", "csum", 6, 2, 0xffff, uint16_t, "RFC 768")
+	X(udp, src_port, "Source Port", "src_port", 0, 2, 0xffff, uint16_t, "RFC 768") \
+	X(udp, dst_port, "Destination Port", "dst_port", 2, 2, 0xffff, uint16_t, "RFC 768") \
+	X(udp, len, "Length", "len", 4, 2, 0xffff, uint16_t, "RFC 768")                \
+	X(udp, csum, "Checksum", "csum", 6, 2, 0xffff, uint16_t, "RFC 768")
 
 /* rk_udp_src_port() ... rk_udp_csum() and their setters. */
 RK_UDP_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)

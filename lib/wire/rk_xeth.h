@@ -43,39 +43,40 @@
 /** The Q_Key of the general services interface, QP1. */
 #define RK_GSI_Q_KEY 0x80010000u
 
-/* Field lists, in wire order (rk_field.h explains the rows). */
+/* Field lists, in wire order (rk_field.h explains the rows); reserved bytes
+ * are table rows only. */
 #define RK_RDETH_FIELDS(X, T)                                                      \
-	X(rk_rdeth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.1")      \
-	X(rk_rdeth, ee_cnxt, "EECnxt", "ee_cnxt", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.1")
+	T(rdeth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.1")      \
+	X(rdeth, ee_cnxt, "EECnxt", "ee_cnxt", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.1")
 #define RK_DETH_FIELDS(X, T)                                                       \
-	X(rk_deth, q_key, "Q_Key", "q_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.2") \
-	X(rk_deth, resv8, "Resv8", "resv8", 4, 1, 0xff, uint8_t, "IBTA Vol1 9.3.2")        \
-	X(rk_deth, src_qp, "SrcQP", "src_qp", 5, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.2")
+	X(deth, q_key, "Q_Key", "q_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.2") \
+	T(deth, resv8, "Resv8", "resv8", 4, 1, 0xff, uint8_t, "IBTA Vol1 9.3.2")        \
+	X(deth, src_qp, "SrcQP", "src_qp", 5, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.2")
 #define RK_XRCETH_FIELDS(X, T)                                                     \
-	X(rk_xrceth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3 XRCETH") \
-	X(rk_xrceth, xrc_srq, "XRCSRQ", "xrc_srq", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3 XRCETH")
+	T(xrceth, resv8, "Resv8", "resv8", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3 XRCETH") \
+	X(xrceth, xrc_srq, "XRCSRQ", "xrc_srq", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3 XRCETH")
 /* FETH: one 32-bit word, read with rk_get_be32(). */
 #define RK_FETH_FIELDS(X, T) \
-	T(rk_feth, feth, "FETH", "feth", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 1.5 FLUSH")
+	T(feth, feth, "FETH", "feth", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 1.5 FLUSH")
 #define RK_RETH_FIELDS(X, T)                                                       \
-	X(rk_reth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.3")                \
-	X(rk_reth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")  \
-	X(rk_reth, dma_len, "DMALen", "dma_len", 12, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")
+	X(reth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.3")                \
+	X(reth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")  \
+	X(reth, dma_len, "DMALen", "dma_len", 12, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.3")
 #define RK_ATMETH_FIELDS(X, T)                                                     \
-	X(rk_atmeth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")              \
-	X(rk_atmeth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.4") \
-	X(rk_atmeth, swap_add, "SwapAddData", "swap_add", 12, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4") \
-	X(rk_atmeth, compare, "CompareData", "compare", 20, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")
+	X(atmeth, va, "VA", "va", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")              \
+	X(atmeth, r_key, "R_Key", "r_key", 8, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.4") \
+	X(atmeth, swap_add, "SwapAddData", "swap_add", 12, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4") \
+	X(atmeth, compare, "CompareData", "compare", 20, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.4")
 /* AETH: syndrome byte then 24-bit MSN. */
 #define RK_AETH_FIELDS(X, T)                                                       \
-	X(rk_aeth, syndrome, "Syndrome", "syndrome", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.5") \
-	X(rk_aeth, msn, "MSN", "msn", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.5")
+	X(aeth, syndrome, "Syndrome", "syndrome", 0, 1, 0xff, uint8_t, "IBTA Vol1 9.3.5") \
+	X(aeth, msn, "MSN", "msn", 1, 3, 0xffffff, uint32_t, "IBTA Vol1 9.3.5")
 #define RK_ATMACK_FIELDS(X, T) \
-	X(rk_atmack, orig_rem_dt, "OrigRemDt", "orig_rem_dt", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.6")
+	X(atmack, orig_rem_dt, "OrigRemDt", "orig_rem_dt", 0, 8, ~0ull, uint64_t, "IBTA Vol1 9.3.6")
 #define RK_IMMDT_FIELDS(X, T) \
-	X(rk_immdt, imm, "ImmDt", "imm", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.7")
+	X(immdt, imm, "ImmDt", "imm", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.7")
 #define RK_IETH_FIELDS(X, T) \
-	X(rk_ieth, r_key, "R_Key", "r_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.8")
+	X(ieth, r_key, "R_Key", "r_key", 0, 4, 0xffffffff, uint32_t, "IBTA Vol1 9.3.8")
 
 /* Accessors rk_<hdr>_<field>() and rk_<hdr>_set_<field>() of each list. */
 RK_RDETH_FIELDS(RK_FIELD_ACCESSORS, RK_FIELD_NONE)
