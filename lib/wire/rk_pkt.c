@@ -447,24 +447,26 @@ is_rocev2_udp(const struct rk_pkt *pkt, uint32_t off)
 }
 
 /*
- * The IP header at @p off: its fixed @p hlen bytes on the wire and
- * captured, and Version @p version (bits 7:4 of byte 0 in IPv4 and IPv6).
- * NULL otherwise, with a finding where the header is bad.
+ * The L3 header at @p off (IPv4, IPv6 or GRH): its fixed @p hlen bytes on
+ * the wire (else finding @p short_id) and captured, and, unless @p version
+ * is 0, Version @p version (bits 7:4 of byte 0 in IPv4 and IPv6).
+ * NULL otherwise.
  */
 static const uint8_t *
-ip_hdr(struct rk_pkt *pkt, uint32_t off, uint32_t hlen, uint8_t version)
+l3_hdr(struct rk_pkt *pkt, uint32_t off, uint32_t hlen, uint8_t version,
+       enum rk_finding_id short_id)
 {
 	const uint8_t *ip;
 
 	pkt->l3_off = off;
 	if (!on_wire(pkt, off, hlen)) {
-		finding(pkt, RK_F_IP_HDR_BAD, off);
+		finding(pkt, short_id, off);
 		return NULL;
 	}
 	if (!captured(pkt, off, hlen))
 		return NULL;
 	ip = pkt->frame + off;
-	if (rk_ipv4_version(ip) != version) {
+	if (version != 0 && rk_ipv4_version(ip) != version) {
 		finding(pkt, RK_F_IP_VERSION, off);
 		return NULL;
 	}
@@ -479,7 +481,7 @@ parse_ipv4(struct parse_ctx *c, uint32_t off)
 	uint32_t ihl, tot;
 	uint16_t frag;
 
-	ip = ip_hdr(pkt, off, RK_IPV4_HLEN, 4);
+	ip = l3_hdr(pkt, off, RK_IPV4_HLEN, 4, RK_F_IP_HDR_BAD);
 	if (ip == NULL)
 		return;
 	ihl = rk_ipv4_hlen(ip);
@@ -538,7 +540,7 @@ parse_ipv6(struct parse_ctx *c, uint32_t off)
 	const uint8_t *ip;
 	uint32_t end;
 
-	ip = ip_hdr(pkt, off, RK_IPV6_HLEN, 6);
+	ip = l3_hdr(pkt, off, RK_IPV6_HLEN, 6, RK_F_IP_HDR_BAD);
 	if (ip == NULL)
 		return;
 	end = off + RK_IPV6_HLEN + rk_ipv6_payload_len(ip);
@@ -561,14 +563,10 @@ parse_grh(struct parse_ctx *c, uint32_t off, uint32_t *end)
 	struct rk_pkt *pkt = c->pkt;
 	const uint8_t *g;
 
-	pkt->l3_off = off;
-	if (!on_wire(pkt, off, GRH_LEN)) {
-		finding(pkt, RK_F_BTH_TOO_SHORT, off);
+	/* The GRH's IPVer is not checked. */
+	g = l3_hdr(pkt, off, GRH_LEN, 0, RK_F_BTH_TOO_SHORT);
+	if (g == NULL)
 		return false;
-	}
-	if (!captured(pkt, off, GRH_LEN))
-		return false;
-	g = pkt->frame + off;
 	pkt->layers |= RK_L_GRH;
 	ipv6_fields(pkt, g);
 	if (rk_ipv6_next_header(g) != GRH_NXTHDR_IBA)
