@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rk_byteorder.h"
 
@@ -180,16 +181,18 @@ rk_field_set_be(uint8_t *h, unsigned int off, unsigned int n, uint64_t mask, uin
 /**
  * Define rk_pfx_unpack(h, f) and rk_pfx_pack(h, f): copy every field of the list
  * @p LIST from the header at h into struct @p type, or back (its members
- * are named as the accessors). Where the fields cover every bit of the
- * header, as in all the lists that use it, packing writes every bit.
+ * are named as the accessors). Packing clears the @p len header bytes
+ * first (so the compiler folds each setter's read-modify-write into plain
+ * stores) and writes every bit.
  */
-#define RK_FIELD_PACK_FUNCS(pfx, type, LIST)                                     \
+#define RK_FIELD_PACK_FUNCS(pfx, type, LIST, len)                                \
 	void rk_##pfx##_unpack(const uint8_t *h, type *f)                        \
 	{                                                                        \
 		LIST(RK_FIELD_UNPACK, RK_FIELD_NONE)                             \
 	}                                                                        \
 	void rk_##pfx##_pack(uint8_t *h, const type *f)                          \
 	{                                                                        \
+		memset(h, 0, len);                                               \
 		LIST(RK_FIELD_PACK, RK_FIELD_NONE)                               \
 	}
 

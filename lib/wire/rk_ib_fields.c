@@ -105,4 +105,4 @@ RK_HEADER_DESC(rk_immdt_desc, "ImmDt", RK_IMMDT_LEN, RK_IMMDT_FIELDS, "IBTA Vol1
 RK_HEADER_DESC(rk_ieth_desc, "IETH", RK_IETH_LEN, RK_IETH_FIELDS, "IBTA Vol1 9.3.8");
 
 /* rk_bth_unpack(), rk_bth_pack(): the fields cover all 96 bits. */
-RK_FIELD_PACK_FUNCS(bth, struct rk_bth_fields, RK_BTH_FIELDS)
+RK_FIELD_PACK_FUNCS(bth, struct rk_bth_fields, RK_BTH_FIELDS, RK_BTH_LEN)

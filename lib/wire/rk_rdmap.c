@@ -70,12 +70,14 @@ RK_HEADER_DESC(rk_rdmap_immdt_desc, "RDMAP Immediate Data", RK_RDMAP_IMMDT_LEN,
  * cover the 32-bit control word), rk_rdmap_atomic_req_unpack/_pack and
  * rk_rdmap_atomic_resp_unpack/_pack.
  */
-RK_FIELD_PACK_FUNCS(rdmap_read_req, struct rk_rdmap_read_req_fields, RK_RDMAP_READ_REQ_FIELDS)
-RK_FIELD_PACK_FUNCS(rdmap_term, struct rk_rdmap_term_fields, RK_RDMAP_TERM_FIELDS)
+RK_FIELD_PACK_FUNCS(rdmap_read_req, struct rk_rdmap_read_req_fields, RK_RDMAP_READ_REQ_FIELDS,
+		    RK_RDMAP_READ_REQ_LEN)
+RK_FIELD_PACK_FUNCS(rdmap_term, struct rk_rdmap_term_fields, RK_RDMAP_TERM_FIELDS,
+		    RK_RDMAP_TERM_CTRL_LEN)
 RK_FIELD_PACK_FUNCS(rdmap_atomic_req, struct rk_rdmap_atomic_req_fields,
-		    RK_RDMAP_ATOMIC_REQ_FIELDS)
+		    RK_RDMAP_ATOMIC_REQ_FIELDS, RK_RDMAP_ATOMIC_REQ_LEN)
 RK_FIELD_PACK_FUNCS(rdmap_atomic_resp, struct rk_rdmap_atomic_resp_fields,
-		    RK_RDMAP_ATOMIC_RESP_FIELDS)
+		    RK_RDMAP_ATOMIC_RESP_FIELDS, RK_RDMAP_ATOMIC_RESP_LEN)
 
 /* Terminate codes: spec-rules table T5 (IANA RFC 6580 registry). */
 
