@@ -20,6 +20,19 @@ pexec() { # SECS GUEST CMD
 
 skip() { echo "SKIP: $*"; exit 77; }
 
+# A failed case's evidence: both exit codes, both logs (a tool's stdout is
+# block-buffered into a pipe, so its stderr lines come before its report:
+# the last lines alone can hide the error) and the guest kernel's last
+# lines (siw and rxe log refused connections and protocol errors there).
+case_evidence() { # RK_LOG RK_RC TOOL_LOG TOOL_RC
+	echo "---- rk-interop ($1, exit $2):"
+	grep -v '^TELEMETRY:' "$1" | tail -20
+	echo "---- tool (exit $4):"
+	tail -20 "$3"
+	echo "---- guest kernel:"
+	pexec 10 1 'dmesg | tail -8' 2>&1 | tail -8
+}
+
 lab_checks() { # RK_INTEROP
 	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
 	[ -x "$peer" ] || skip "no lab tool at $peer"

@@ -193,8 +193,7 @@ case_() {
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		echo "---- rk-interop ($f.rk):"; tail -5 "$f.rk"
-		echo "---- tool:"; tail -5 "$f.tool"
+		case_evidence "$f.rk" "$rc" "$f.tool" "$trc"
 	fi
 }
 
