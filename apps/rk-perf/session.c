@@ -493,7 +493,7 @@ check_transport(struct perf *p)
 static int
 check_frame_size(struct perf *p)
 {
-	uint32_t payload = 0, frame;
+	uint32_t payload = 0, frame, ip_mtu;
 	char why[192];
 
 	if (p->io == NULL)
@@ -510,10 +510,17 @@ check_frame_size(struct perf *p)
 		frame = 14 + (p->o.have_ip6 ? 40 : 20) + 8 + 12 +
 			(p->o.verb == VERB_ATOMIC ? 28 : 16 + payload) + 4;
 	}
-	if (rk_io_dpdk_check_frame(p->io, frame, why, sizeof(why)) == 0)
-		return 0;
-	/* Short: a server's refusal carries 127 bytes of it. */
-	return fail(p, "frames of %u bytes (-m %u): %s", frame, p->o.mtu, why);
+	if (rk_io_dpdk_check_frame(p->io, frame, why, sizeof(why)) != 0)
+		/* Short: a server's refusal carries 127 bytes of it. */
+		return fail(p, "frames of %u bytes (-m %u): %s", frame, p->o.mtu, why);
+	/* The path MTU itself must fit, whatever the message sizes:
+	 * rk_modify_qp() refuses it otherwise, as rxe does. */
+	ip_mtu = rk_io_dpdk_ip_mtu(p->io);
+	if (!p->o.iwarp && ip_mtu != 0 && ip_mtu < p->o.mtu + RK_ROCE_HDR_RESERVE)
+		return fail(p, "-m %u needs an IP MTU of %u (RoCE reserves %u bytes of headers); "
+			    "the port carries %u", p->o.mtu, p->o.mtu + RK_ROCE_HDR_RESERVE,
+			    RK_ROCE_HDR_RESERVE, ip_mtu);
+	return 0;
 }
 
 /* The server takes the client's parameters. */

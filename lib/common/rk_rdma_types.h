@@ -42,6 +42,14 @@ enum rk_mtu {
 	RK_MTU_4096 = 5,
 };
 
+/**
+ * Bytes of headers a RoCEv2 packet may carry around its payload inside
+ * the IP MTU: IPv6 40, UDP 8, BTH 12, RETH 16 and ICRC 4. A path MTU
+ * needs an IP MTU of at least its size plus this; Linux rxe reserves the
+ * same 80 bytes when it derives a port's active MTU from its netdev's.
+ */
+#define RK_ROCE_HDR_RESERVE 80u
+
 /** Memory region and QP access flags (IBV_ACCESS_*). */
 enum rk_access_flags {
 	RK_ACCESS_LOCAL_WRITE = 1,

@@ -298,6 +298,15 @@ io_tx_room(void *arg)
 	return io->inner->tx_room != NULL ? io->inner->tx_room(io->inner_io) : ~0u;
 }
 
+/* The impairment stage carries what its backend carries. */
+static uint32_t
+io_mtu(void *arg)
+{
+	struct rk_impair_io *io = arg;
+
+	return io->inner->mtu != NULL ? io->inner->mtu(io->inner_io) : 0;
+}
+
 const struct rk_io_ops rk_impair_io_ops = {
 	.name = "impair",
 	.tx = io_tx,
@@ -308,4 +317,5 @@ const struct rk_io_ops rk_impair_io_ops = {
 	.tx_frame = io_tx_frame,
 	.tx_commit = io_tx_commit,
 	.tx_commit_sg = io_tx_commit_sg,
+	.mtu = io_mtu,
 };

@@ -359,6 +359,17 @@ const struct rk_io_dpdk_stats *rk_io_dpdk_stats(const struct rk_io_dpdk *io);
 int rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *why,
 			   size_t len);
 
+/**
+ * The largest IP packet, in bytes, the port carries both ways: the
+ * smallest of the limits rk_io_dpdk_check_frame() knows (a
+ * net_af_packet slot less the Ethernet header and the tag, the kernel
+ * interface's MTU, the driver's max_mtu). rk_io_dpdk_ops' mtu, so that
+ * rk_modify_qp() refuses a path MTU whose packets would not fit, as
+ * Linux rxe refuses one above the port's active MTU.
+ * @return the IP MTU; 0 when the port states no limit.
+ */
+uint32_t rk_io_dpdk_ip_mtu(const struct rk_io_dpdk *io);
+
 /** Monotonic time, ns (TSC based; the same clock as rk_io_dpdk_ops.now_ns). */
 uint64_t rk_io_dpdk_now_ns(void);
 

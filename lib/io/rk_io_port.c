@@ -377,6 +377,20 @@ rk_io_dpdk_check_frame(const struct rk_io_dpdk *io, uint32_t frame_len, char *wh
 	return 0;
 }
 
+uint32_t
+rk_io_dpdk_ip_mtu(const struct rk_io_dpdk *io)
+{
+	uint32_t l2 = RK_ETH_HLEN + (io->cfg.vlan_id != 0 ? RK_VLAN_HLEN : 0), mtu = 0;
+
+	if (io->afp_framesz > AFP_FRAME_HDR + l2)
+		mtu = io->afp_framesz - AFP_FRAME_HDR - l2;
+	if (io->if_mtu != 0 && (mtu == 0 || io->if_mtu < mtu))
+		mtu = io->if_mtu;
+	if (io->max_mtu != 0 && io->max_mtu != UINT16_MAX && (mtu == 0 || io->max_mtu < mtu))
+		mtu = io->max_mtu;
+	return mtu;
+}
+
 /* Close the (stopped) port when it was set up, free what open() made. */
 static void
 port_free(struct rk_io_dpdk *io)

@@ -699,6 +699,12 @@ rk_io_dpdk_tx_raw(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 	return rc;
 }
 
+static uint32_t
+ops_mtu(void *arg)
+{
+	return rk_io_dpdk_ip_mtu(arg);
+}
+
 const struct rk_io_ops rk_io_dpdk_ops = {
 	.name = "dpdk",
 	.tx = ops_tx,
@@ -711,5 +717,6 @@ const struct rk_io_ops rk_io_dpdk_ops = {
 	.rx_view = ops_rx_view,
 	.rx_done = ops_rx_done,
 	.tx_commit_sg = ops_tx_commit_sg,
+	.mtu = ops_mtu,
 };
 

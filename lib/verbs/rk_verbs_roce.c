@@ -217,11 +217,6 @@ roce_create_qp(struct rk_vpd *pd, const struct rk_qp_init_attr *attr)
 	return &qp->v;
 }
 
-/*
- * Headers a RoCEv2 packet may carry around its payload inside the IP MTU:
- * IPv6 40 + UDP 8 + BTH 12 + RETH 16 + ICRC 4 (rxe reserves the same 80).
- */
-#define ROCE_MAX_HDR 80
 
 /* The largest path MTU the link carries; RK_MTU_4096 when it is not known. */
 static enum rk_mtu
@@ -232,7 +227,7 @@ link_mtu(const struct roce_ctx *ctx)
 
 	if (ip_mtu == 0)
 		return RK_MTU_4096;
-	while (m > RK_MTU_256 && ip_mtu < (128u << m) + ROCE_MAX_HDR)
+	while (m > RK_MTU_256 && ip_mtu < (128u << m) + RK_ROCE_HDR_RESERVE)
 		m--;
 	return m;
 }

@@ -102,6 +102,11 @@ main(int argc, char **argv)
 	CHECK(rc == -EMSGSIZE && strstr(why, want) != NULL, "MTU 1500: 1515 bytes do not: %s",
 	      why);
 
+	/* The IP MTU the verbs layer holds a path MTU against (rk_io_dpdk_ops' mtu). */
+	CHECK(rk_io_dpdk_ip_mtu(io0) == 1968 && rk_io_dpdk_ops.mtu(io0) == 1968,
+	      "framesz 2048: IP MTU %u (want 1968 = 1982 - 14)", rk_io_dpdk_ip_mtu(io0));
+	CHECK(rk_io_dpdk_ip_mtu(io1) == 1500, "MTU 1500: IP MTU %u", rk_io_dpdk_ip_mtu(io1));
+
 	/* A frame over the slot: the driver frees it; port_xmit_errors says so. */
 	e0 = counter(io0, "port_xmit_errors");
 	CHECK(e0 == 0, "port_xmit_errors starts at 0 (%" PRIu64 ")", e0);
