@@ -144,6 +144,13 @@ struct rk_insp_seqx {
 	unsigned int n, n_rtx; /* chain packets, those at holes of go-back-N runs */
 	struct pend_pkt *pkt;  /* CHAIN_MAX, allocated with the first chain */
 	struct rk_insp_msg_state vm; /* READ responses: the state a replay would leave */
+	/* READ responses: the state before a packet that went back at no
+	 * hole, while the next packet has not told whether it came late. */
+	struct rk_insp_msg_state back;
+	bool back_valid;
+	/* Requests: where the run stood before such a packet. */
+	uint32_t back_next;
+	bool back_next_valid;
 };
 
 static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -172,6 +179,15 @@ gap_drop(struct rk_insp_seqx *x, unsigned int i)
 	x->nevs--;
 }
 
+/* The track's extension, allocated on first use; NULL when out of memory. */
+static struct rk_insp_seqx *
+seqx_get(struct rk_insp_psn_track *tr)
+{
+	if (tr->x == NULL)
+		tr->x = calloc(1, sizeof(*tr->x));
+	return tr->x;
+}
+
 /*
  * Remember the gap of PSNs [psn, psn + len) just counted missing (@p rtx:
  * skipped inside a go-back-N run), forgetting the ones too far behind
@@ -184,13 +200,8 @@ gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, 
 	struct rk_insp_seqx *x = tr->x;
 	unsigned int old = 0;
 
-	if (len == 0 || len > GAP_PSNS_MAX)
+	if (len == 0 || len > GAP_PSNS_MAX || (x = seqx_get(tr)) == NULL)
 		return;
-	if (x == NULL) {
-		x = tr->x = calloc(1, sizeof(*tr->x));
-		if (x == NULL)
-			return;
-	}
 	while (old < x->nevs && rk_psn_diff(top, x->evs[old].psn) > GAP_AGE_MAX)
 		old++;
 	if (old != 0) {
@@ -477,6 +488,17 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		res->expected = psn;
 		return;
 	}
+	/*
+	 * The packet before went back at no hole: a go-back, or a late copy
+	 * of a packet already seen. When this one goes on where the run
+	 * stood, it was the late copy, and the run goes on. (Its line and
+	 * counts stay those of a retransmission: they are out already.)
+	 */
+	if (tr->x != NULL && tr->x->back_next_valid) {
+		tr->x->back_next_valid = false;
+		if (psn == tr->x->back_next && psn != tr->next)
+			tr->next = tr->x->back_next;
+	}
 	d = rk_psn_diff(psn, tr->hw);
 	h = d < 0 ? hole_at(tr, psn) : -1;
 	if (tr->x != NULL && tr->x->n != 0) {
@@ -543,6 +565,10 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	if (dr < 0) {
 		res->rtx_start = true;
 		tr->rtx_episodes++;
+		if (seqx_get(tr) != NULL) {
+			tr->x->back_next = tr->next;
+			tr->x->back_next_valid = true;
+		}
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
 		/* The run skips what an ACK covered meanwhile: no loss (a
 		 * late copy may still come). */
@@ -592,9 +618,22 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 {
 	struct rk_insp_psn_track *tr = &flow->resp;
 	struct rk_insp_msg_state *m = &flow->resp_msg;
+	struct rk_insp_msg_state before;
 	uint32_t fl = r->opflags;
 	uint32_t psn = r->psn;
 
+	/*
+	 * The packet before this one went back at no hole: a replay of a
+	 * re-issued READ, or a late copy from an earlier replay. When this
+	 * one goes on where the open response stood, it was the late copy
+	 * (a duplicate, as its line says) and the open response goes on.
+	 */
+	if (tr->x != NULL && tr->x->back_valid) {
+		tr->x->back_valid = false;
+		if (psn == tr->x->back.next_psn && psn != m->next_psn)
+			*m = tr->x->back;
+	}
+	before = *m;
 	/* A READ response starting at or before the previous READ response
 	 * packet replays an earlier READ (duplicate READ request). ACKs and
 	 * NAKs may carry the same PSN as a later READ response, so only READ
@@ -680,6 +719,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			flow->read_resp_messages++;
 		m->state = MSG_IDLE;
 	}
+	if (res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE && seqx_get(tr) != NULL) {
+		tr->x->back = before;
+		tr->x->back_valid = true;
+	}
 }
 
 /*
@@ -763,7 +806,8 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
  * when the response goes on where it stood, jumps back, or is new.
  */
 static enum rk_insp_verdict
-resp_verdict(const struct rk_insp_flow *flow, uint32_t psn, bool at_hole)
+resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+	     const struct rk_insp_path *path, int dir, uint32_t psn, bool at_hole)
 {
 	const struct rk_insp_seqx *x = flow->resp.x;
 	const struct rk_insp_msg_state *m = &flow->resp_msg;
@@ -778,7 +822,18 @@ resp_verdict(const struct rk_insp_flow *flow, uint32_t psn, bool at_hole)
 		return RK_INSP_VERDICT_LATE;
 	if (d < 0 || rk_psn_diff(psn, flow->resp.last) > 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
-	return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
+	if (at_hole && x->n < CHAIN_MAX)
+		return RK_INSP_VERDICT_NONE;
+	/* A replay runs to its LAST: the response of another READ after a
+	 * chain that stopped short of its LAST says the chain came late. */
+	if (!run && !(x->pkt[x->n - 1].r.opflags & RK_OPF_LAST)) {
+		uint32_t mine, theirs;
+
+		if (read_start(t, flow, path, !dir, x->pkt[x->n - 1].r.psn, &mine) &&
+		    read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
+			return RK_INSP_VERDICT_LATE;
+	}
+	return RK_INSP_VERDICT_GO_BACK;
 }
 
 /* Responses: ACK, atomic ACK and READ responses of this side's responder. */
@@ -802,7 +857,7 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if ((fl & RK_OPF_READ_RESP) && m->rr_seen && rk_psn_diff(psn, tr->last) <= 0)
 		h = hole_at(tr, psn);
 	if ((fl & RK_OPF_READ_RESP) && tr->x != NULL && tr->x->n != 0) {
-		enum rk_insp_verdict v = resp_verdict(flow, psn, h >= 0);
+		enum rk_insp_verdict v = resp_verdict(t, flow, path, dir, psn, h >= 0);
 
 		if (v != RK_INSP_VERDICT_NONE) {
 			rk_insp_resp_settle(t, flow, v);
@@ -856,9 +911,15 @@ rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			cb(ctx, flow, &flow->req, RK_INSP_VERDICT_GO_BACK);
 	}
 	if (flow->resp.x != NULL && flow->resp.x->n != 0) {
-		rk_insp_resp_settle(t, flow, RK_INSP_VERDICT_GO_BACK);
+		const struct rk_insp_seqx *x = flow->resp.x;
+		/* A replay runs to the LAST of its response: a chain that ends
+		 * short of one when the capture ends held late packets. */
+		enum rk_insp_verdict v = x->pkt[x->n - 1].r.opflags & RK_OPF_LAST ?
+					 RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
+
+		rk_insp_resp_settle(t, flow, v);
 		if (cb != NULL)
-			cb(ctx, flow, &flow->resp, RK_INSP_VERDICT_GO_BACK);
+			cb(ctx, flow, &flow->resp, v);
 	}
 }
 

@@ -43,15 +43,14 @@ for seed in (1, 2, 3, 5, 8):
     CASES.append((f"loss5_s{seed}", ["-s", str(seed), "-o", "300", "-l", "0.05", "-b", "0.2:8",
                                      "-R", "25000000000"]))
     CASES.append((f"loss1_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01"]))
+    # Light reordering at rk-sim's 100 Gb/s default, where a held packet
+    # can arrive inside a later replay or go-back-N run.
+    CASES.append((f"reorder1_100g_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.01:2000"]))
 # Open (--all): 5% of frames held 10 us on a link with no rate, where a
 # held frame is overtaken by its own retransmissions (the first run of
 # issue 21), and loss with reordering: counts improved, not yet right.
 OPEN = [("issue_reorder", ["-o", "2000", "-r", "0.05"])]
 for seed in (1, 2, 3, 5, 8):
-    # Light reordering at rk-sim's 100 Gb/s default: held READ responses
-    # still counted missing (the passing cases above run a 10 Tb/s link,
-    # as rk-sim's link had no rate when they were written).
-    OPEN.append((f"reorder1_100g_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.01:2000"]))
     OPEN.append((f"reorder5_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.05"]))
     OPEN.append((f"loss_reorder_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01",
                                            "-r", "0.02:3000"]))
