@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 
 #include "perf.h"
+#include "rk_iw_reason.h"
 
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
 
@@ -212,10 +213,15 @@ post_error(struct rk_qp *qp, int rc, char *buf, size_t len)
 	    a.qp_state != RK_QPS_ERR)
 		return strerror(-rc);
 	e = rk_qp_iw(qp) != NULL ? rk_iw_qp_error(rk_qp_iw(qp)) : NULL;
-	if (e != NULL && (e->reason == RK_IW_CLOSE_TERM_SENT || e->reason == RK_IW_CLOSE_TERM_RCVD))
-		snprintf(buf, len, "QP %#x is in the error state: %s a Terminate (layer %u, "
-			 "type %u, code %u)", qp->qp_num, e->reason == RK_IW_CLOSE_TERM_SENT ?
-			 "this end sent" : "the peer sent", e->layer, e->etype, e->code);
+	if (e != NULL && e->reason == RK_IW_CLOSE_TERM_SENT) {
+		enum rk_iw_reason why = rk_iw_qp_last_reason(rk_qp_iw(qp));
+
+		snprintf(buf, len, "QP %#x is in the error state: this end sent a Terminate "
+			 "(layer %u, type %u, code %u: %s, rule %s)", qp->qp_num, e->layer,
+			 e->etype, e->code, rk_iw_reason_name(why), rk_iw_reason_rule(why));
+	} else if (e != NULL && e->reason == RK_IW_CLOSE_TERM_RCVD)
+		snprintf(buf, len, "QP %#x is in the error state: the peer sent a Terminate "
+			 "(layer %u, type %u, code %u)", qp->qp_num, e->layer, e->etype, e->code);
 	else if (e != NULL && e->reason == RK_IW_CLOSE_LLP)
 		snprintf(buf, len, "QP %#x is in the error state: its TCP connection ended",
 			 qp->qp_num);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "rk_iw.h"
+#include "rk_iw_reason.h"
 #include "rk_mpa.h"
 #include "rk_rdmap.h"
 #include "rk_wc_ring.h"
@@ -114,6 +115,8 @@ struct rk_iw_qp {
 	uint8_t my_pd[RK_MPA_PD_MAX];
 	enum rk_iw_state state;
 	struct rk_iw_error err;
+	enum rk_iw_reason last_reason;  /* the Terminate's, RK_IW_R_NONE before */
+	struct rk_iw_reason_stats reasons;
 	struct rk_iw_negotiated neg;
 	bool neg_valid;
 	uint64_t deadline;
@@ -166,16 +169,13 @@ struct rk_iw_qp {
 struct rk_iw_mr *rk_iw_stag_lookup(struct rk_iw_dev *dev, uint32_t stag);
 void rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc);
 
-/* Terminate codes used here (T5; RFC 5040 7, RFC 5041 7.2, RFC 5044 8). */
+/* Terminate Layers and ETypes (RFC 5040 4.8, RFC 5041 7.2, RFC 5044 8). */
 enum {
 	L_RDMAP = RK_TERM_LAYER_RDMAP, L_DDP = RK_TERM_LAYER_DDP, L_LLP = RK_TERM_LAYER_LLP,
 };
-#define ET_RDMAP_LOCAL 0
 #define ET_RDMAP_PROT 1
-#define ET_RDMAP_OP 2
 #define ET_DDP_TAGGED 1
 #define ET_DDP_UNTAGGED 2
-#define ET_LLP_MPA 0
 
 #define DEFAULT_IRD_ORD 8
 
@@ -199,8 +199,9 @@ void rk_iw_close_now(struct rk_iw_qp *qp, enum rk_iw_close_reason why);
 void rk_iw_flush_all(struct rk_iw_qp *qp, enum rk_wc_status first);
 size_t rk_iw_mpa_rx(struct rk_iw_qp *qp, const uint8_t *p, size_t len);
 struct iw_out *rk_iw_out_head(struct rk_iw_qp *qp);
-void rk_iw_queue_term(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code,
-		      const struct rk_rdmap_msg *m, const uint8_t *seg, uint16_t seg_len);
+void rk_iw_queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, const struct rk_rdmap_msg *m,
+		      const uint8_t *seg, uint16_t seg_len);
+void rk_iw_queue_term_asked(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code);
 int rk_iw_remote_check(struct rk_iw_qp *qp, uint32_t stag, uint64_t to, uint64_t n,
 		       unsigned int need, struct rk_iw_mr **out);
 void rk_iw_rq_complete_head(struct rk_iw_qp *qp, enum rk_wc_status st, uint32_t byte_len,

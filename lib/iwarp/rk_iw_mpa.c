@@ -185,7 +185,7 @@ mpa_reply(struct rk_iw_qp *qp)
 	qp->neg.peer_ord = rep.ird_ord.ord;
 	if (qp->req_sent.ird_ord.p2p && rep.ird_ord.p2p) {
 		if (rk_mpa_rtr_check(&qp->req_sent, &rep, &f) != 0) {
-			rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x07, NULL, NULL, 0);
+			rk_iw_queue_term(qp, RK_IW_R_MPA_RTR, NULL, NULL, 0);
 			return;
 		}
 		qp->neg.p2p = true;
@@ -195,7 +195,7 @@ mpa_reply(struct rk_iw_qp *qp)
 	}
 	if (qp->neg.peer_ird < qp->neg.ord) {
 		if (qp->conn.strict_ird) {
-			rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x06, NULL, NULL, 0);
+			rk_iw_queue_term(qp, RK_IW_R_MPA_IRD, NULL, NULL, 0);
 			return;
 		}
 		qp->neg.ord = qp->neg.peer_ird;

@@ -117,13 +117,14 @@ rk_iw_close_now(struct rk_iw_qp *qp, enum rk_iw_close_reason why)
 }
 
 /*
- * Queue a Terminate (RFC 5040 4.8) for an error in the peer's
- * FPDU @p seg (NULL when no header is to be echoed, as for CRC and marker
- * errors whose headers cannot be trusted), then stop receiving.
+ * Queue a Terminate (RFC 5040 4.8) with the given codes for @p why, an
+ * error in the peer's FPDU @p seg (NULL when no header is to be echoed,
+ * as for CRC and marker errors whose headers cannot be trusted), count
+ * the reason, then stop receiving.
  */
-void
-rk_iw_queue_term(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code,
-		 const struct rk_rdmap_msg *m, const uint8_t *seg, uint16_t seg_len)
+static void
+queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, uint8_t layer, uint8_t etype,
+	   uint8_t code, const struct rk_rdmap_msg *m, const uint8_t *seg, uint16_t seg_len)
 {
 	struct rk_ddp_untagged_fields d;
 	struct rk_rdmap_term_fields t;
@@ -132,6 +133,8 @@ rk_iw_queue_term(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code
 
 	if (qp->rx_stop || qp->closed)
 		return;
+	qp->reasons.count[why]++;
+	qp->last_reason = why;
 	memset(&d, 0, sizeof(d));
 	d.l = 1;
 	d.dv = RK_DDP_VERSION;
@@ -172,6 +175,24 @@ rk_iw_queue_term(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code
 	qp->err.code = code;
 	qp->dev->stats.term_sent++;
 	rk_iw_flush_all(qp, RK_WC_WR_FLUSH_ERR);
+}
+
+void
+rk_iw_queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, const struct rk_rdmap_msg *m,
+		 const uint8_t *seg, uint16_t seg_len)
+{
+	uint8_t layer, etype, code;
+
+	if (why == RK_IW_R_NONE || rk_iw_reason_term(why, &layer, &etype, &code) != 0)
+		return;
+	queue_term(qp, why, layer, etype, code, m, seg, seg_len);
+}
+
+/* The consumer's own Terminate, with its codes (rk_iw_qp_terminate). */
+void
+rk_iw_queue_term_asked(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t code)
+{
+	queue_term(qp, RK_IW_R_LOCAL_ASKED, layer, etype, code, NULL, NULL, 0);
 }
 
 /* ------------------------------------------------------------ creation */

@@ -16,13 +16,19 @@ rk_iw_term_acc(struct rk_iw_qp *qp, int acc, bool rdmap_layer, const struct rk_r
 	       const uint8_t *seg, uint16_t len)
 {
 	/* Tagged placement errors are DDP's, Data Source / Atomic target RDMAP's. */
-	static const uint8_t ddp_code[] = { 0, 0x00, 0x02, 0, 0x03, 0x01 };
-	static const uint8_t rdmap_code[] = { 0, 0x00, 0x03, 0x02, 0x04, 0x01 };
+	static const enum rk_iw_reason ddp[] = {
+		[ACC_STAG] = RK_IW_R_DDP_STAG, [ACC_PD] = RK_IW_R_DDP_STAG_STREAM,
+		[ACC_WRAP] = RK_IW_R_DDP_TO_WRAP, [ACC_BOUNDS] = RK_IW_R_DDP_BOUNDS,
+	};
+	static const enum rk_iw_reason rdmap[] = {
+		[ACC_STAG] = RK_IW_R_RDMAP_STAG, [ACC_PD] = RK_IW_R_RDMAP_STAG_STREAM,
+		[ACC_RIGHTS] = RK_IW_R_RDMAP_RIGHTS, [ACC_WRAP] = RK_IW_R_RDMAP_TO_WRAP,
+		[ACC_BOUNDS] = RK_IW_R_RDMAP_BOUNDS,
+	};
 
-	if (acc == ACC_RIGHTS || rdmap_layer)
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_PROT, rdmap_code[acc], m, seg, len);
-	else
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_TAGGED, ddp_code[acc], m, seg, len);
+	if (acc <= ACC_OK || acc > ACC_BOUNDS)
+		return;
+	rk_iw_queue_term(qp, acc == ACC_RIGHTS || rdmap_layer ? rdmap[acc] : ddp[acc], m, seg, len);
 }
 
 struct iw_out *
@@ -65,16 +71,16 @@ rx_read_resp(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *s
 
 	/* RFC 5040 5: a Read Response answers the oldest Read. */
 	if (o == NULL || o->kind == OUT_ATOMIC) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x06, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_READ_RESP_UNEXPECTED, m, seg, len);
 		return;
 	}
 	if (m->stag != o->sink_stag) {
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_TAGGED, 0x00, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_READ_RESP_STAG, m, seg, len);
 		return;
 	}
 	if (m->to != o->sink_to + o->rcvd || m->payload_len > o->size - o->rcvd ||
 	    (m->l && o->rcvd + m->payload_len != o->size)) {
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_TAGGED, 0x01, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_READ_RESP_BOUNDS, m, seg, len);
 		return;
 	}
 	w = o->kind == OUT_READ ? rk_iw_sq_at(qp, o->sq_idx) : NULL;
@@ -86,7 +92,7 @@ rx_read_resp(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *s
 				w->done = true;
 				w->status = RK_WC_LOC_PROT_ERR;
 			}
-			rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_LOCAL, 0x00, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_LOCAL_SINK, m, seg, len);
 			return;
 		}
 		qp->dev->stats.placed_bytes += m->payload_len;
@@ -114,24 +120,24 @@ rx_send(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, u
 
 	if (qp->rq_head == qp->rq_tail) {
 		/* iWARP has no RNR: no buffer is fatal (DDP-MSN-02). */
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_UNTAGGED, 0x02, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_DDP_NO_BUFFER, m, seg, len);
 		return;
 	}
 	r = rk_iw_rq_at(qp, qp->rq_head);
 	if (imm && (m->payload_len != 0 || m->mo != 0 || !m->l)) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_RDMAP_IMMDT, m, seg, len);
 		return;
 	}
 	if ((uint64_t)m->mo + m->payload_len > r->len) {
 		rk_iw_rq_complete_head(qp, RK_WC_LOC_LEN_ERR, 0, RK_WC_RECV, 0, 0);
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_UNTAGGED, 0x05, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_DDP_TOO_LONG, m, seg, len);
 		return;
 	}
 	if (m->payload_len > 0) {
 		if (rk_iw_sge_copy(qp, r->sge, r->num_sge, m->mo, (uint8_t *)m->payload,
 			     m->payload_len, true) != 0) {
 			rk_iw_rq_complete_head(qp, RK_WC_LOC_PROT_ERR, 0, RK_WC_RECV, 0, 0);
-			rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_LOCAL, 0x00, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_LOCAL_SINK, m, seg, len);
 			return;
 		}
 		qp->dev->stats.placed_bytes += m->payload_len;
@@ -144,7 +150,7 @@ rx_send(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, u
 		if (mr == NULL || mr->pd != qp->pd ||
 		    !(mr->access & RK_ACCESS_REMOTE_INVALIDATE)) {
 			rk_iw_rq_complete_head(qp, RK_WC_REM_INV_REQ_ERR, 0, RK_WC_RECV, 0, 0);
-			rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_PROT, 0x09, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_RDMAP_INVALIDATE, m, seg, len);
 			return;
 		}
 		mr->invalidated = true;
@@ -177,12 +183,12 @@ rx_read_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *se
 	struct iw_irq *e;
 
 	if (m->payload_len != 0) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_READ_REQ_PAYLOAD, m, seg, len);
 		return;
 	}
 	if (qp->irq_count >= qp->neg.ird) {
 		/* More Reads than our IRD (RDMAP-RR-02). */
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x07, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_READ_REQ_IRD, m, seg, len);
 		return;
 	}
 	if (rr->rdma_rd_sz > 0) {
@@ -232,11 +238,11 @@ rx_atomic_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *
 	int acc;
 
 	if (m->payload_len != 0 || m->mo != 0 || !m->l || a->aopcode > RK_RDMAP_AOP_CMP_SWAP) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_ATOMIC_REQ_FORM, m, seg, len);
 		return;
 	}
 	if (qp->irq_count >= qp->neg.ird) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x07, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_ATOMIC_REQ_IRD, m, seg, len);
 		return;
 	}
 	acc = rk_iw_remote_check(qp, a->remote_stag, a->remote_to, 8, RK_ACCESS_REMOTE_ATOMIC, &mr);
@@ -277,14 +283,14 @@ rx_atomic_resp(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t 
 
 	if (o == NULL || o->kind != OUT_ATOMIC || o->req_id != m->u.atomic_resp.req_id ||
 	    m->payload_len != 0 || m->mo != 0 || !m->l) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x06, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_ATOMIC_RESP_UNEXPECTED, m, seg, len);
 		return;
 	}
 	w = rk_iw_sq_at(qp, o->sq_idx);
 	if (rk_iw_sge_copy(qp, w->sge, w->num_sge, 0, (uint8_t *)&v, 8, true) != 0) {
 		w->done = true;
 		w->status = RK_WC_LOC_PROT_ERR;
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_LOCAL, 0x00, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_LOCAL_SINK, m, seg, len);
 		return;
 	}
 	w->done = true;
@@ -348,35 +354,35 @@ rx_fpdu(struct rk_iw_qp *qp, const struct rk_mpa_fpdu *fp)
 	qp->dev->stats.rx_fpdus++;
 	/* LLP first: a bad CRC or marker means no header can be trusted. */
 	if (fp->crc_checked && !fp->crc_ok) {
-		rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x02, NULL, NULL, 0);
+		rk_iw_queue_term(qp, RK_IW_R_MPA_CRC, NULL, NULL, 0);
 		return;
 	}
 	if (!fp->markers_ok) {
-		rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x03, NULL, NULL, 0);
+		rk_iw_queue_term(qp, RK_IW_R_MPA_MARKER, NULL, NULL, 0);
 		return;
 	}
 	if (!m->ddp_ok) {
 		/* Shorter than a DDP header: nothing to interpret. */
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, NULL, NULL, 0);
+		rk_iw_queue_term(qp, RK_IW_R_RDMAP_SHORT, NULL, NULL, 0);
 		return;
 	}
 	if (m->dv != RK_DDP_VERSION) {
-		rk_iw_queue_term(qp, L_DDP, m->t ? ET_DDP_TAGGED : ET_DDP_UNTAGGED,
-			   m->t ? 0x04 : 0x06, m, seg, len);
+		rk_iw_queue_term(qp, m->t ? RK_IW_R_DDP_VERSION_T : RK_IW_R_DDP_VERSION_U, m, seg,
+				 len);
 		return;
 	}
 	if (m->rv != RK_RDMAP_VERSION) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x05, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_RDMAP_VERSION, m, seg, len);
 		return;
 	}
 	info = rk_rdmap_opcode_info(m->opcode);
 	if (info->name == NULL || info->tagged != (m->t != 0) ||
 	    (m->opcode >= RK_RDMAP_IMMDT && !qp->ext_ops)) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0x06, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_RDMAP_OPCODE, m, seg, len);
 		return;
 	}
 	if (!m->t && m->qn != info->qn) {
-		rk_iw_queue_term(qp, L_DDP, ET_DDP_UNTAGGED, 0x01, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_DDP_QN, m, seg, len);
 		return;
 	}
 	if (m->opcode == RK_RDMAP_TERMINATE) {
@@ -385,28 +391,28 @@ rx_fpdu(struct rk_iw_qp *qp, const struct rk_mpa_fpdu *fp)
 		return;
 	}
 	if (!m->rdmap_hdr_ok) {
-		rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, m, seg, len);
+		rk_iw_queue_term(qp, RK_IW_R_RDMAP_SHORT, m, seg, len);
 		return;
 	}
 	if (!m->t) {
 		q = m->qn;
 		if (m->msn != qp->msn_rx[q]) {
-			rk_iw_queue_term(qp, L_DDP, ET_DDP_UNTAGGED, 0x03, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_DDP_MSN, m, seg, len);
 			return;
 		}
 		if (m->mo != qp->mo_rx[q] || (info->single_segment && m->mo != 0)) {
-			rk_iw_queue_term(qp, L_DDP, ET_DDP_UNTAGGED, 0x04, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_DDP_MO, m, seg, len);
 			return;
 		}
 		if (info->single_segment && !m->l) {
-			rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_OP, 0xff, m, seg, len);
+			rk_iw_queue_term(qp, RK_IW_R_RDMAP_SINGLE_SEG, m, seg, len);
 			return;
 		}
 	}
 	if (qp->state == RK_IW_RTR_WAIT) {
 		if (qp->neg.p2p) {
 			if (!is_rtr(qp, m)) {
-				rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x07, m, seg, len);
+				rk_iw_queue_term(qp, RK_IW_R_MPA_RTR, m, seg, len);
 				return;
 			}
 			qp->state = RK_IW_RTS;
@@ -460,7 +466,7 @@ on_event(const struct rk_mpa_event *ev, void *ctx)
 	if (ev->kind == RK_MPA_EV_FPDU)
 		rx_fpdu(qp, &ev->fpdu);
 	else if (ev->kind == RK_MPA_EV_LOST_SYNC)
-		rk_iw_queue_term(qp, L_LLP, ET_LLP_MPA, 0x03, NULL, NULL, 0);
+		rk_iw_queue_term(qp, RK_IW_R_MPA_SYNC, NULL, NULL, 0);
 }
 
 int

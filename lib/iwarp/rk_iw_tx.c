@@ -156,7 +156,7 @@ local_fail(struct rk_iw_qp *qp, struct iw_swqe *w)
 {
 	w->done = true;
 	w->status = RK_WC_LOC_PROT_ERR;
-	rk_iw_queue_term(qp, L_RDMAP, ET_RDMAP_LOCAL, 0x00, NULL, NULL, 0);
+	rk_iw_queue_term(qp, RK_IW_R_LOCAL_SINK, NULL, NULL, 0);
 }
 
 /* The next FPDU of the SQ; false when the SQ has nothing to send now. */
@@ -408,6 +408,6 @@ rk_iw_qp_terminate(struct rk_iw_qp *qp, uint8_t layer, uint8_t etype, uint8_t co
 {
 	if (qp == NULL || (qp->state != RK_IW_RTS && qp->state != RK_IW_RTR_WAIT))
 		return -EINVAL;
-	rk_iw_queue_term(qp, layer, etype, code, NULL, NULL, 0);
+	rk_iw_queue_term_asked(qp, layer, etype, code);
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <errno.h>
 
 #include "rk_iw_harness.h"
+#include "rk_iw_reason.h"
 
 /* The DUT side of a raw-peer test: one region of each kind. */
 struct dut {
@@ -113,6 +114,20 @@ expect_term(struct dut *d, uint8_t layer, uint8_t etype, uint8_t code)
 	assert_int_equal(e->etype, etype);
 	assert_int_equal(e->code, code);
 	assert_int_equal(rk_iw_dev_stats(d->rp.dev)->term_sent, 1);
+	/* One reason counted, naming a rule, whose Terminate is the one sent. */
+	{
+		enum rk_iw_reason why = rk_iw_qp_last_reason(d->rp.qp);
+		uint8_t l, et, c;
+
+		assert_int_not_equal(why, RK_IW_R_NONE);
+		assert_int_equal(rk_iw_reason_term(why, &l, &et, &c), 0);
+		assert_int_equal(l, layer);
+		assert_int_equal(et, etype);
+		assert_int_equal(c, code);
+		assert_int_equal(rk_iw_qp_reason_stats(d->rp.qp)->count[why], 1);
+		assert_string_not_equal(rk_iw_reason_rule(why), "-");
+		assert_true(rk_xstats_find(&rk_iw_reason_xstats, rk_iw_reason_name(why)) >= 0);
+	}
 	/* The stream is dead: more bytes are refused, nothing more is sent. */
 	{
 		uint8_t u[64], junk[32];
@@ -289,21 +304,22 @@ test_untagged_errors(void **state)
 		const char *what;
 		uint8_t layer, etype, code;
 		int nrecv;
+		const char *reason;     /* what the engine counts (rk_iw_reason.h) */
 	} cases[] = {
-		{ "no receive posted", 1, 2, 0x02, 0 },
-		{ "MSN ahead", 1, 2, 0x03, 1 },
-		{ "MO wrong", 1, 2, 0x04, 1 },
-		{ "too long", 1, 2, 0x05, 1 },
-		{ "Send on QN 1", 1, 2, 0x01, 1 },
-		{ "untagged DV 0", 1, 2, 0x06, 1 },
-		{ "tagged DV 2", 1, 1, 0x04, 1 },
-		{ "RV 2", 0, 2, 0x05, 1 },
-		{ "opcode 12", 0, 2, 0x06, 1 },
-		{ "Immediate Data without RFC 7306", 0, 2, 0x06, 1 },
-		{ "tagged Send", 0, 2, 0x06, 1 },
-		{ "Invalidate a plain STag", 0, 1, 0x09, 1 },
-		{ "unsolicited Read Response", 0, 2, 0x06, 1 },
-		{ "Atomic without RFC 7306", 0, 2, 0x06, 1 },
+		{ "no receive posted", 1, 2, 0x02, 0, "ddp.untagged.no_buffer" },
+		{ "MSN ahead", 1, 2, 0x03, 1, "ddp.untagged.msn_range" },
+		{ "MO wrong", 1, 2, 0x04, 1, "ddp.untagged.mo" },
+		{ "too long", 1, 2, 0x05, 1, "ddp.untagged.too_long" },
+		{ "Send on QN 1", 1, 2, 0x01, 1, "ddp.untagged.qn" },
+		{ "untagged DV 0", 1, 2, 0x06, 1, "ddp.untagged.version" },
+		{ "tagged DV 2", 1, 1, 0x04, 1, "ddp.tagged.version" },
+		{ "RV 2", 0, 2, 0x05, 1, "rdmap.version" },
+		{ "opcode 12", 0, 2, 0x06, 1, "rdmap.opcode.unexpected" },
+		{ "Immediate Data without RFC 7306", 0, 2, 0x06, 1, "rdmap.opcode.unexpected" },
+		{ "tagged Send", 0, 2, 0x06, 1, "rdmap.opcode.unexpected" },
+		{ "Invalidate a plain STag", 0, 1, 0x09, 1, "rdmap.invalidate.stag" },
+		{ "unsolicited Read Response", 0, 2, 0x06, 1, "rdmap.read_resp.unexpected" },
+		{ "Atomic without RFC 7306", 0, 2, 0x06, 1, "rdmap.opcode.unexpected" },
 	};
 	uint8_t u[512], data[200];
 
@@ -377,6 +393,7 @@ test_untagged_errors(void **state)
 		rp_send(&d.rp, u, n, false, 3);
 		print_message("# %s\n", cases[k].what);
 		expect_term(&d, cases[k].layer, cases[k].etype, cases[k].code);
+		assert_string_equal(rk_iw_reason_name(rk_iw_qp_last_reason(d.rp.qp)), cases[k].reason);
 		assert_untouched(&d);
 		if (k == 11)
 			assert_false(rk_iw_mr_invalidated(d.wmr));
