@@ -214,11 +214,12 @@ post_error(struct rk_qp *qp, int rc, char *buf, size_t len)
 		return strerror(-rc);
 	e = rk_qp_iw(qp) != NULL ? rk_iw_qp_error(rk_qp_iw(qp)) : NULL;
 	if (e != NULL && e->reason == RK_IW_CLOSE_TERM_SENT) {
-		enum rk_iw_reason why = rk_iw_qp_last_reason(rk_qp_iw(qp));
+		const struct rk_iw_reason_info *why =
+			rk_iw_reason_info(rk_iw_qp_last_reason(rk_qp_iw(qp)));
 
 		snprintf(buf, len, "QP %#x is in the error state: this end sent a Terminate "
 			 "(layer %u, type %u, code %u: %s, rule %s)", qp->qp_num, e->layer,
-			 e->etype, e->code, rk_iw_reason_name(why), rk_iw_reason_rule(why));
+			 e->etype, e->code, why->name, why->rule);
 	} else if (e != NULL && e->reason == RK_IW_CLOSE_TERM_RCVD)
 		snprintf(buf, len, "QP %#x is in the error state: the peer sent a Terminate "
 			 "(layer %u, type %u, code %u)", qp->qp_num, e->layer, e->etype, e->code);

@@ -181,11 +181,10 @@ void
 rk_iw_queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, const struct rk_rdmap_msg *m,
 		 const uint8_t *seg, uint16_t seg_len)
 {
-	uint8_t layer, etype, code;
+	const struct rk_iw_reason_info *r = rk_iw_reason_info(why);
 
-	if (why == RK_IW_R_NONE || rk_iw_reason_term(why, &layer, &etype, &code) != 0)
-		return;
-	queue_term(qp, why, layer, etype, code, m, seg, seg_len);
+	if (why != RK_IW_R_NONE && r != NULL)
+		queue_term(qp, why, r->layer, r->etype, r->code, m, seg, seg_len);
 }
 
 /* The consumer's own Terminate, with its codes (rk_iw_qp_terminate). */

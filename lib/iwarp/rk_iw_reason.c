@@ -5,17 +5,12 @@
 #include "rk_iw_internal.h"
 #include "rk_iw_reason.h"
 
-struct reason_row {
-	const char *name, *rule, *cite;
-	uint8_t layer, etype, code;
-};
-
 #define ROW_(sym, name, rule, cite, layer, etype, code) \
 	[RK_IW_R_##sym] = { name, rule, cite, layer, etype, code },
 #define DESC_(sym, name, rule, cite, layer, etype, code) \
 	{ name, offsetof(struct rk_iw_reason_stats, count[RK_IW_R_##sym]), 0 },
 
-static const struct reason_row rows[RK_IW_REASON_COUNT] = { RK_IW_REASON_LIST(ROW_) };
+static const struct rk_iw_reason_info rows[RK_IW_REASON_COUNT] = { RK_IW_REASON_LIST(ROW_) };
 static const struct rk_xstat_desc reason_desc_all[] = { RK_IW_REASON_LIST(DESC_) };
 
 /* NONE (the first entry) is never counted: the table starts after it. */
@@ -24,41 +19,10 @@ const struct rk_xstat_table rk_iw_reason_xstats = {
 	RK_IW_REASON_COUNT - 1,
 };
 
-static const struct reason_row *
-row(enum rk_iw_reason r)
+const struct rk_iw_reason_info *
+rk_iw_reason_info(enum rk_iw_reason r)
 {
 	return (unsigned int)r < RK_IW_REASON_COUNT ? &rows[r] : NULL;
-}
-
-const char *
-rk_iw_reason_name(enum rk_iw_reason r)
-{
-	return row(r) != NULL ? row(r)->name : "?";
-}
-
-const char *
-rk_iw_reason_rule(enum rk_iw_reason r)
-{
-	return row(r) != NULL ? row(r)->rule : "?";
-}
-
-const char *
-rk_iw_reason_cite(enum rk_iw_reason r)
-{
-	return row(r) != NULL ? row(r)->cite : "?";
-}
-
-int
-rk_iw_reason_term(enum rk_iw_reason r, uint8_t *layer, uint8_t *etype, uint8_t *code)
-{
-	const struct reason_row *w = row(r);
-
-	if (w == NULL)
-		return -1;
-	*layer = w->layer;
-	*etype = w->etype;
-	*code = w->code;
-	return 0;
 }
 
 const struct rk_iw_reason_stats *

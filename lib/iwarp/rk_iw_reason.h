@@ -19,7 +19,8 @@
 
 #include "rk_xstats.h"
 
-/* X(symbol, name, rule ID, spec reference, Layer, EType, Error Code) */
+/* X(symbol, name, rule ID, spec reference, Layer, EType, Error Code):
+ * the fields of struct rk_iw_reason_info, in order. */
 #define RK_IW_REASON_LIST(X) \
 	X(NONE, "none", "-", "-", 0, 0, 0) \
 	/* MPA (Layer 2, LLP) */ \
@@ -82,18 +83,18 @@ extern const struct rk_xstat_table rk_iw_reason_xstats;
 
 struct rk_iw_qp;
 
-/** Dotted name of @p r ("ddp.untagged.no_buffer"), "?" when out of range. */
-const char *rk_iw_reason_name(enum rk_iw_reason r);
-/** Rule ID of doc/spec-rules.md that @p r enforces ("DDP-MSN-02"), "?" when out of range. */
-const char *rk_iw_reason_rule(enum rk_iw_reason r);
-/** Spec reference of @p r ("RFC 5041 7.2"), "?" when out of range. */
-const char *rk_iw_reason_cite(enum rk_iw_reason r);
-/**
- * The Terminate @p r sends: Layer (0 RDMAP, 1 DDP, 2 LLP), EType and
- * Error Code into @p layer, @p etype, @p code. @return 0, or -1 when @p r
- * is out of range (nothing written).
- */
-int rk_iw_reason_term(enum rk_iw_reason r, uint8_t *layer, uint8_t *etype, uint8_t *code);
+/** One row of the table: what a reason enforces and the Terminate it sends. */
+struct rk_iw_reason_info {
+	const char *name;       /**< dotted name: "ddp.untagged.no_buffer" */
+	const char *rule;       /**< rule ID of doc/spec-rules.md: "DDP-MSN-02" ("-": none) */
+	const char *cite;       /**< spec reference: "RFC 5041 7.2" */
+	uint8_t layer;          /**< Terminate Layer: 0 RDMAP, 1 DDP, 2 LLP (MPA) */
+	uint8_t etype;          /**< Terminate EType of that layer */
+	uint8_t code;           /**< Terminate Error Code */
+};
+
+/** The row of @p r; NULL when @p r is out of range. */
+const struct rk_iw_reason_info *rk_iw_reason_info(enum rk_iw_reason r);
 
 /** The QP's reason counters. */
 const struct rk_iw_reason_stats *rk_iw_qp_reason_stats(const struct rk_iw_qp *qp);
