@@ -146,6 +146,29 @@ enum rk_wc_opcode {
 	RK_WC_RECV_RDMA_WITH_IMM = (1 << 7) + 1,
 };
 
+/**
+ * The completion opcode of a send work request's opcode, as
+ * ibv_poll_cq() reports it: WRITE with Immediate completes as a WRITE,
+ * every SEND variant as a SEND.
+ */
+static inline enum rk_wc_opcode
+rk_wc_opcode_of(enum rk_wr_opcode op)
+{
+	switch (op) {
+	case RK_WR_RDMA_WRITE:
+	case RK_WR_RDMA_WRITE_WITH_IMM:
+		return RK_WC_RDMA_WRITE;
+	case RK_WR_RDMA_READ:
+		return RK_WC_RDMA_READ;
+	case RK_WR_ATOMIC_CMP_AND_SWP:
+		return RK_WC_COMP_SWAP;
+	case RK_WR_ATOMIC_FETCH_AND_ADD:
+		return RK_WC_FETCH_ADD;
+	default:
+		return RK_WC_SEND;
+	}
+}
+
 /** Work completion flags (IBV_WC_*). */
 enum rk_wc_flags {
 	RK_WC_GRH = 1 << 0,

@@ -156,6 +156,24 @@ go_back(struct rk_ib_qp *qp)
 }
 
 /*
+ * One transport retry (NAK-SEQ, READ re-issue or timeout): go back, or,
+ * after retry_cnt of them, complete the WQE with retry exceeded
+ * (RETRY-CNT-01, IBTA Vol1 ch. 9).
+ */
+static void
+retry_or_fail(struct rk_ib_qp *qp)
+{
+	if (qp->comp.retry_left == 0) {
+		RK_QP_COUNT(qp, req_retry_exceeded);
+		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
+		comp_error(qp, RK_WC_RETRY_EXC_ERR);
+		return;
+	}
+	qp->comp.retry_left--;
+	go_back(qp);
+}
+
+/*
  * A READ response beyond comp.psn while a re-issue from comp.psn is out.
  * Responses sent before the re-issue keep rising; once the PSN falls back
  * the responder has restarted from comp.psn (READ-DUP-02) and the head of
@@ -372,14 +390,7 @@ do_nak_seq(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_DROP;         /* a duplicate of the NAK already obeyed */
 	c->progress = false;
 	RK_QP_COUNT(qp, req_nak_seq_retries);
-	if (qp->comp.retry_left == 0) {
-		RK_QP_COUNT(qp, req_retry_exceeded);
-		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
-		comp_error(qp, RK_WC_RETRY_EXC_ERR);
-		return RK_COMP_ST_DONE;
-	}
-	qp->comp.retry_left--;
-	go_back(qp);
+	retry_or_fail(qp);
 	return RK_COMP_ST_DONE;
 }
 
@@ -451,14 +462,7 @@ do_retry(struct rk_ib_qp *qp, struct comp_ctx *c)
 	if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn)
 		return RK_COMP_ST_DONE;
 	RK_QP_COUNT(qp, req_read_retries);
-	if (qp->comp.retry_left == 0) {
-		RK_QP_COUNT(qp, req_retry_exceeded);
-		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
-		comp_error(qp, RK_WC_RETRY_EXC_ERR);
-		return RK_COMP_ST_DONE;
-	}
-	qp->comp.retry_left--;
-	go_back(qp);
+	retry_or_fail(qp);
 	return RK_COMP_ST_DONE;
 }
 
@@ -537,12 +541,5 @@ rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 	if (!rk_comp_outstanding(qp))
 		return;
 	RK_QP_COUNT(qp, req_retransmit_timeouts);
-	if (qp->comp.retry_left == 0) {
-		RK_QP_COUNT(qp, req_retry_exceeded);
-		rk_ib_reason_count(qp, RK_IB_R_COMP_RETRY_EXCEEDED);
-		comp_error(qp, RK_WC_RETRY_EXC_ERR);
-		return;
-	}
-	qp->comp.retry_left--;
-	go_back(qp);
+	retry_or_fail(qp);
 }

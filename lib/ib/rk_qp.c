@@ -42,27 +42,20 @@ struct qp_trans {
 #define RTS_OPT_UC (M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE))
 #define RTS_OPT_UD (M(CUR_STATE) | M(QKEY))
 
+/* What RESET to INIT requires, INIT to INIT may change. */
+#define INIT_ATTRS { \
+	[T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), \
+	[T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS), \
+	[T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY), \
+}
+
 static const struct qp_trans qp_table[RK_QPS_COUNT][RK_QPS_COUNT] = {
 	[RK_QPS_RESET] = {
 		[RK_QPS_RESET] = { .valid = true },
-		[RK_QPS_INIT] = {
-			.valid = true,
-			.req = {
-				[T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
-			},
-		},
+		[RK_QPS_INIT] = { .valid = true, .req = INIT_ATTRS },
 	},
 	[RK_QPS_INIT] = {
-		[RK_QPS_INIT] = {
-			.valid = true,
-			.opt = {
-				[T_RC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[T_UC] = M(PKEY_INDEX) | M(PORT) | M(ACCESS_FLAGS),
-				[T_UD] = M(PKEY_INDEX) | M(PORT) | M(QKEY),
-			},
-		},
+		[RK_QPS_INIT] = { .valid = true, .opt = INIT_ATTRS },
 		[RK_QPS_RTR] = {
 			.valid = true,
 			.req = {
@@ -307,24 +300,6 @@ rk_ib_qp_mem_size(const struct rk_ib_qp *qp)
 
 /* ------------------------------------------------------------ transitions */
 
-static enum rk_wc_opcode
-wc_opcode(enum rk_wr_opcode op)
-{
-	switch (op) {
-	case RK_WR_RDMA_WRITE:
-	case RK_WR_RDMA_WRITE_WITH_IMM:
-		return RK_WC_RDMA_WRITE;
-	case RK_WR_RDMA_READ:
-		return RK_WC_RDMA_READ;
-	case RK_WR_ATOMIC_CMP_AND_SWP:
-		return RK_WC_COMP_SWAP;
-	case RK_WR_ATOMIC_FETCH_AND_ADD:
-		return RK_WC_FETCH_ADD;
-	default:
-		return RK_WC_SEND;
-	}
-}
-
 void
 rk_comp_wqe_done(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st)
 {
@@ -332,7 +307,7 @@ rk_comp_wqe_done(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st)
 		struct rk_wc wc = {
 			.wr_id = w->wr.wr_id,
 			.status = st,
-			.opcode = wc_opcode(w->wr.opcode),
+			.opcode = rk_wc_opcode_of(w->wr.opcode),
 			.byte_len = w->length,
 			.qp_num = qp->qpn,
 		};

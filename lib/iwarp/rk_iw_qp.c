@@ -18,25 +18,6 @@ const char *const rk_iw_state_name[RK_IW_STATE_COUNT] = {
 	[RK_IW_CLOSED] = "CLOSED",
 };
 
-
-static enum rk_wc_opcode
-wc_opcode(enum rk_wr_opcode op)
-{
-	switch (op) {
-	case RK_WR_RDMA_WRITE:
-	case RK_WR_RDMA_WRITE_WITH_IMM:
-		return RK_WC_RDMA_WRITE;
-	case RK_WR_RDMA_READ:
-		return RK_WC_RDMA_READ;
-	case RK_WR_ATOMIC_CMP_AND_SWP:
-		return RK_WC_COMP_SWAP;
-	case RK_WR_ATOMIC_FETCH_AND_ADD:
-		return RK_WC_FETCH_ADD;
-	default:
-		return RK_WC_SEND;
-	}
-}
-
 /* Completions leave the SQ in posting order. */
 void
 rk_iw_sq_complete(struct rk_iw_qp *qp)
@@ -51,7 +32,7 @@ rk_iw_sq_complete(struct rk_iw_qp *qp)
 			memset(&wc, 0, sizeof(wc));
 			wc.wr_id = w->wr_id;
 			wc.status = w->status;
-			wc.opcode = wc_opcode(w->opcode);
+			wc.opcode = rk_wc_opcode_of(w->opcode);
 			wc.byte_len = w->opcode == RK_WR_RDMA_READ ? (uint32_t)w->len : 0;
 			wc.qp_num = qp->qp_num;
 			rk_iw_cq_push(qp->scq, &wc);
@@ -384,6 +365,16 @@ qp_alive(const struct rk_iw_qp *qp)
 	       qp->state == RK_IW_RTS;
 }
 
+/* A work request the QP can take: alive, a list of at most its SGEs. */
+static bool
+wr_ok(const struct rk_iw_qp *qp, int num_sge, const struct rk_sge *sg_list, bool send)
+{
+	if (qp == NULL || !qp_alive(qp) || num_sge < 0)
+		return false;
+	return (uint32_t)num_sge <= (send ? qp->max_send_sge : qp->max_recv_sge) &&
+	       (num_sge == 0 || sg_list != NULL);
+}
+
 int
 rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 		const struct rk_send_wr **bad_wr)
@@ -396,9 +387,7 @@ rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		/* The SGE list is checked before any opcode rule reads it. */
-		if (qp == NULL || !qp_alive(qp) || wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->max_send_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL))
+		if (!wr_ok(qp, wr->num_sge, wr->sg_list, true))
 			return -EINVAL;
 		switch (wr->opcode) {
 		case RK_WR_RDMA_WRITE:
@@ -466,9 +455,7 @@ rk_iw_post_recv(struct rk_iw_qp *qp, const struct rk_recv_wr *wr,
 
 		if (bad_wr != NULL)
 			*bad_wr = wr;
-		if (qp == NULL || !qp_alive(qp) || wr->num_sge < 0 ||
-		    (uint32_t)wr->num_sge > qp->max_recv_sge ||
-		    (wr->num_sge > 0 && wr->sg_list == NULL))
+		if (!wr_ok(qp, wr->num_sge, wr->sg_list, false))
 			return -EINVAL;
 		if (qp->rq_tail - qp->rq_head == qp->rq_size)
 			return -ENOMEM;
