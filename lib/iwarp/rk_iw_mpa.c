@@ -61,6 +61,26 @@ frame_out(struct rk_iw_qp *qp, const struct rk_mpa_rr *rr, uint8_t txm)
 	qp->tx_seq0 = qp->tx_seq;
 }
 
+/*
+ * What this end and the peer's Request or Reply @p f agree on, at MPA
+ * revision @p rev: enhanced set-up (RFC 6581) when both use it, CRC in
+ * both directions when either side asks (RFC 5044 7.1), markers towards
+ * the peer when it asks for them. @return whether set-up is enhanced.
+ */
+static bool
+negotiate(struct rk_iw_qp *qp, const struct rk_mpa_rr *f, uint8_t rev)
+{
+	memset(&qp->neg, 0, sizeof(qp->neg));
+	qp->neg.rev = rev;
+	qp->neg.enhanced = rev == 2 && f->has_ird_ord && qp->conn.enhanced;
+	qp->neg.crc = f->c || qp->conn.crc;
+	qp->neg.markers_tx = f->m;
+	qp->neg.markers_rx = qp->conn.markers_rx;
+	qp->neg.ird = qp->conn.ird;
+	qp->neg.ord = qp->conn.ord;
+	return qp->neg.enhanced;
+}
+
 /* Responder: answer the Request in rr_buf (RFC 5044 7.1.2, RFC 6581). */
 static void
 mpa_request(struct rk_iw_qp *qp)
@@ -79,18 +99,8 @@ mpa_request(struct rk_iw_qp *qp)
 	save_peer_pd(qp, &req);
 	reject = req.rev == 0 || req.rev > 2 || req.r ||
 		 rk_findings_has(&f, RK_F_MPA_ENHANCED_PD_SHORT);
-	memset(&qp->neg, 0, sizeof(qp->neg));
-	qp->neg.rev = req.rev < qp->conn.rev ? req.rev : qp->conn.rev;
-	if (qp->neg.rev == 0)
-		qp->neg.rev = qp->conn.rev;
-	enh = qp->neg.rev == 2 && req.has_ird_ord && qp->conn.enhanced;
-	qp->neg.enhanced = enh;
-	/* C: CRC in both directions when either side asks (RFC 5044 7.1). */
-	qp->neg.crc = req.c || qp->conn.crc;
-	qp->neg.markers_tx = req.m;
-	qp->neg.markers_rx = qp->conn.markers_rx;
-	qp->neg.ird = qp->conn.ird;
-	qp->neg.ord = qp->conn.ord;
+	enh = negotiate(qp, &req, req.rev < qp->conn.rev && req.rev != 0 ? req.rev :
+				  qp->conn.rev);
 	if (enh) {
 		qp->neg.peer_ird = req.ird_ord.ird;
 		qp->neg.peer_ord = req.ird_ord.ord;
@@ -168,15 +178,7 @@ mpa_reply(struct rk_iw_qp *qp)
 		rk_iw_close_now(qp, RK_IW_CLOSE_MPA_REJECTED);
 		return;
 	}
-	memset(&qp->neg, 0, sizeof(qp->neg));
-	qp->neg.rev = rep.rev;
-	enh = rep.rev == 2 && qp->conn.enhanced && rep.has_ird_ord;
-	qp->neg.enhanced = enh;
-	qp->neg.crc = rep.c || qp->conn.crc;
-	qp->neg.markers_tx = rep.m;
-	qp->neg.markers_rx = qp->conn.markers_rx;
-	qp->neg.ird = qp->conn.ird;
-	qp->neg.ord = qp->conn.ord;
+	enh = negotiate(qp, &rep, rep.rev);
 	start_fpdus(qp);
 	qp->state = RK_IW_RTS;
 	if (!enh)
