@@ -615,68 +615,44 @@ out:
 
 /* ------------------------------------------------------- perftest -R */
 
-/* One exchange message each way as SENDs on the exchange QP (client first). */
+/* -R exchange QP: a failed completion, its reposted receive, the wait. */
 static int
-pt_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+pt_comm_wc_fail(struct pt *t, const struct rk_wc *wc)
+{
+	char m[80];
+
+	if (iw_disconnected(t->cqp))
+		return ia_fail(t->a, "the peer closed the exchange connection");
+	snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
+		 wc->wr_id == 1 ? "receive" : "send", rk_wc_status_str(wc->status));
+	return iw_qp_fail(t->link_ctx, t->cqp, m);
+}
+
+static int
+pt_comm_repost(struct pt *t)
+{
+	/* After the last message the peer may already have closed. */
+	if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
+		return 0;
+	return iw_post_recv(t->link_ctx, t->cqp, 1, t->cbuf[1], sizeof(t->cbuf[1]),
+			    t->cmr->lkey);
+}
+
+static int
+pt_comm_idle(struct pt *t)
 {
 	struct iw *w = t->link_ctx;
-	struct ia *a = w->a;
-	bool sent = false, got = false;
-	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
 
-	while (!sent || !got) {
-		struct rk_wc wc;
-		int n;
-
-		if (!sent && (w->client || got)) {
-			memcpy(t->cbuf[0], mine, len);
-			if (iw_post(w, t->cqp, 2, RK_WR_SEND, t->cbuf[0], (uint32_t)len,
-				    t->cmr->lkey, 0, 0) != 0)
-				return ia_fail(a, "post_send (exchange QP) failed");
-			sent = true;
-		}
-		n = rk_poll_cq(t->ccq, 1, &wc);
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		if (n == 1) {
-			if (wc.status != RK_WC_SUCCESS) {
-				char m[80];
-
-				if (iw_disconnected(t->cqp))
-					return ia_fail(a, "the peer closed the exchange connection");
-				snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
-					 wc.wr_id == 1 ? "receive" : "send",
-					 rk_wc_status_str(wc.status));
-				return iw_qp_fail(w, t->cqp, m);
-			}
-			if (wc.wr_id == 1) {
-				if (wc.byte_len != len)
-					return ia_fail(a, "exchange message of %u bytes, expected %zu",
-						       wc.byte_len, len);
-				memcpy(theirs, t->cbuf[1], len);
-				got = true;
-				/* After the last message the peer may already have closed. */
-				if (rk_iw_qp_state(rk_qp_iw(t->cqp)) < RK_IW_TERMINATE &&
-				    iw_post_recv(w, t->cqp, 1, t->cbuf[1], sizeof(t->cbuf[1]),
-						 t->cmr->lkey) != 0)
-					return -1;
-			}
-			continue;
-		}
-		if (iw_disconnected(t->cqp))
-			return ia_fail(a, "the peer closed the exchange connection");
-		if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
-			return iw_qp_fail(w, t->cqp, "exchange QP");
-		if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
-		    rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && !iw_disconnected(t->qp))
-			return iw_qp_fail(w, t->qp, "data QP");
-		if (ia_watchdog(a, 1) != 0)
-			return -1;
-		(void)iw_pump(w);
-		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
-				       a->o.oob_timeout_s);
-	}
+	if (iw_disconnected(t->cqp))
+		return ia_fail(t->a, "the peer closed the exchange connection");
+	if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
+		return iw_qp_fail(w, t->cqp, "exchange QP");
+	if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
+	    rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && !iw_disconnected(t->qp))
+		return iw_qp_fail(w, t->qp, "data QP");
+	if (ia_watchdog(t->a, 1) != 0)
+		return -1;
+	(void)iw_pump(w);
 	return 0;
 }
 
@@ -709,8 +685,9 @@ pt_wc_error(struct pt *t, const struct rk_wc *wc)
 }
 
 static const struct pt_link_ops iw_link = {
-	.exchange = pt_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
-	.wc_fail = pt_wc_error, .send_idle_note = "", .usec_per_iter = false,
+	.exchange = pt_comm_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
+	.wc_fail = pt_wc_error, .comm_wc_fail = pt_comm_wc_fail, .comm_repost = pt_comm_repost,
+	.comm_idle = pt_comm_idle, .send_idle_note = "", .usec_per_iter = false,
 };
 
 /* Buffers, CQ and the data QP (INIT) made from *@p sp. */

@@ -62,63 +62,23 @@ comm_post_recv(struct pt *t)
 	return rc == 0 ? 0 : ia_fail(t->a, "post_recv (exchange QP): %s", strerror(-rc));
 }
 
-/* -R: one message each way as SENDs on the exchange QP (client first). */
 static int
-comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+comm_wc_fail(struct pt *t, const struct rk_wc *wc)
 {
-	struct ia *a = t->a;
+	return ia_fail(t->a, "exchange QP: completion error: %s", rk_wc_status_str(wc->status));
+}
+
+/* While the exchange waits: the CM of both connections, which must stay up. */
+static int
+comm_idle(struct pt *t)
+{
 	struct ia_cmc *cs[2] = { &t->comm, &t->data };
-	bool sent = false, got = false;
-	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	int act = ia_cm_pump(t->a, cs, 2, NULL);
 
-	if (len > sizeof(t->cbuf[0]))
-		return ia_fail(a, "exchange message too long");
-	while (!sent || !got) {
-		struct rk_wc wc;
-		int n, act;
-
-		if (!sent && (t->client || got)) {
-			struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[0], (uint32_t)len,
-					      t->cmr->lkey };
-			struct rk_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
-						 .opcode = RK_WR_SEND,
-						 .send_flags = RK_SEND_SIGNALED };
-			struct rk_send_wr *bad;
-			int rc;
-
-			memcpy(t->cbuf[0], mine, len);
-			rc = rk_post_send(t->cqp, &wr, &bad);
-			if (rc != 0)
-				return ia_fail(a, "post_send (exchange QP): %s", strerror(-rc));
-			sent = true;
-		}
-		n = rk_poll_cq(t->ccq, 1, &wc);
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		if (n == 1) {
-			if (wc.status != RK_WC_SUCCESS)
-				return ia_fail(a, "exchange QP: completion error: %s",
-					       rk_wc_status_str(wc.status));
-			if (wc.wr_id == 1) {
-				if (wc.byte_len != len)
-					return ia_fail(a, "exchange message of %u bytes, expected %zu",
-						       wc.byte_len, len);
-				memcpy(theirs, t->cbuf[1], len);
-				got = true;
-				if (comm_post_recv(t) != 0)
-					return -1;
-			}
-			continue;
-		}
-		act = ia_cm_pump(a, cs, 2, NULL);
-		if (act < 0)
-			return -1;
-		if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
-			return ia_fail(a, "the peer closed the RDMA-CM connection");
-		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
-				       a->o.oob_timeout_s);
-	}
+	if (act < 0)
+		return -1;
+	if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
+		return ia_fail(t->a, "the peer closed the RDMA-CM connection");
 	return 0;
 }
 
@@ -128,7 +88,7 @@ xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 	struct ia *a = t->a;
 
 	if (t->cm)
-		return comm_xchg(t, mine, theirs, len);
+		return pt_comm_xchg(t, mine, theirs, len);
 	if (t->client)
 		return ia_oob_write(a, mine, len) != 0 || ia_oob_read(a, theirs, len) != 0 ? -1 : 0;
 	return ia_oob_read(a, theirs, len) != 0 || ia_oob_write(a, mine, len) != 0 ? -1 : 0;
@@ -379,6 +339,7 @@ roce_qp_ended(struct pt *t)
 
 static const struct pt_link_ops roce_link = {
 	.exchange = xchg, .pump = roce_pump, .qp_ended = roce_qp_ended, .wc_fail = wc_error,
+	.comm_wc_fail = comm_wc_fail, .comm_repost = comm_post_recv, .comm_idle = comm_idle,
 	.send_idle_note = " (the client vanished mid-transfer?)", .usec_per_iter = true,
 };
 

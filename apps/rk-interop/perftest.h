@@ -41,6 +41,12 @@ struct pt_link_ops {
 	int (*qp_ended)(struct pt *t);
 	/* A failed work completion as a message; -1. */
 	int (*wc_fail)(struct pt *t, const struct rk_wc *wc);
+	/* -R exchange QP (pt_comm_xchg): a failed completion as a message (-1), */
+	int (*comm_wc_fail)(struct pt *t, const struct rk_wc *wc);
+	/* the receive reposted after a message (0 or -1), */
+	int (*comm_repost)(struct pt *t);
+	/* serving the connections while nothing completes (0, or -1 with a message). */
+	int (*comm_idle)(struct pt *t);
 	/* Appended to the send_bw server's "no SEND" timeout message. */
 	const char *send_idle_note;
 	/* Whether the client's result line ends with the time per iteration. */
@@ -101,6 +107,12 @@ struct pt {
  */
 int pt_preamble(struct pt *t, const char mtu[2], char rmtu[3], char rver[PT_VERSION_LEN + 1],
 		uint32_t *peer_cycle);
+/*
+ * -R: one exchange message each way as SENDs on the exchange QP t->cqp
+ * (the client first; wr_id 1 is its receive of t->cbuf[1]); 0 or -1 with
+ * a message, also after o.oob_timeout_s without the peer's.
+ */
+int pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len);
 /* Local slots, the exposed region, receive slots, their MRs (@p access) and the CQ. */
 int pt_alloc(struct pt *t, int access);
 int pt_post_recv(struct pt *t, uint32_t slot);

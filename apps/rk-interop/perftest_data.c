@@ -16,6 +16,60 @@
 #include "rk_byteorder.h"
 
 int
+pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+{
+	struct ia *a = t->a;
+	bool sent = false, got = false;
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	if (len > sizeof(t->cbuf[0]))
+		return ia_fail(a, "exchange message too long");
+	while (!sent || !got) {
+		struct rk_wc wc;
+		int n;
+
+		if (!sent && (t->client || got)) {
+			struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[0], (uint32_t)len,
+					      t->cmr->lkey };
+			struct rk_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+						 .opcode = RK_WR_SEND,
+						 .send_flags = RK_SEND_SIGNALED };
+			struct rk_send_wr *bad;
+			int rc;
+
+			memcpy(t->cbuf[0], mine, len);
+			rc = rk_post_send(t->cqp, &wr, &bad);
+			if (rc != 0)
+				return ia_fail(a, "post_send (exchange QP): %s", strerror(-rc));
+			sent = true;
+		}
+		n = rk_poll_cq(t->ccq, 1, &wc);
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc.status != RK_WC_SUCCESS)
+				return t->link->comm_wc_fail(t, &wc);
+			if (wc.wr_id == 1) {
+				if (wc.byte_len != len)
+					return ia_fail(a, "exchange message of %u bytes, expected %zu",
+						       wc.byte_len, len);
+				memcpy(theirs, t->cbuf[1], len);
+				got = true;
+				if (t->link->comm_repost(t) != 0)
+					return -1;
+			}
+			continue;
+		}
+		if (t->link->comm_idle(t) != 0)
+			return -1;
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
+				       a->o.oob_timeout_s);
+	}
+	return 0;
+}
+
+int
 pt_alloc(struct pt *t, int access)
 {
 	struct ia *a = t->a;
