@@ -89,6 +89,19 @@ enum rk_mtu ia_mtu_enum(uint32_t bytes);
  */
 int ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
 		 uint64_t *recvd);
+/* Where an RC QP sends and what it accepts (IBTA Vol1 11.2.4.2, Modify QP). */
+struct ia_rc_path {
+	enum rk_mtu mtu;
+	uint32_t dest_qpn, rq_psn, sq_psn;
+	uint8_t max_dest_rd_atomic, max_rd_atomic, hop_limit;
+	const uint8_t *dmac, *dgid;     /* 6 and 16 bytes */
+};
+/*
+ * @p qp (INIT) to RTR and RTS on @p p, with o.qp_timeout, 7 retries and
+ * RNR retries, min RNR timer 12. 0, or -1 with "modify QP to RTR: reason"
+ * (@p name_qp: "modify QP 0x.. to RTR: reason"; RTS the same).
+ */
+int ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp);
 /* 16-byte GID of an IPv4 address (::ffff:a.b.c.d). */
 void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
 /* Whether a GID is IPv4-mapped; copies the address. */

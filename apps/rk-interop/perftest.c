@@ -252,9 +252,7 @@ static int
 connect_qp(struct pt *t)
 {
 	struct ia *a = t->a;
-	struct rk_qp_attr at = { 0 };
 	uint8_t ip[4];
-	int rc;
 
 	if (!ia_gid_to_v4(t->remote.gid, ip))
 		return ia_fail(a, "the peer's GID is not an IPv4-mapped RoCEv2 GID (run perftest "
@@ -263,31 +261,14 @@ connect_qp(struct pt *t)
 		return -1;
 	if (t->bad_rkey)
 		t->remote.rkey ^= 0x5a5a00;
-	at.qp_state = RK_QPS_RTR;
-	at.path_mtu = (enum rk_mtu)t->mtu_enum;
-	at.dest_qp_num = t->remote.qpn;
-	at.rq_psn = t->remote.psn;
-	at.max_dest_rd_atomic = PT_OUT_READS;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, t->peer_mac, 6);
-	memcpy(at.ah_attr.dip, t->remote.gid, 16);
-	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (t->local.psn + t->psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS && t->remote.out_reads > 0 ?
-				     t->remote.out_reads : PT_OUT_READS);
-	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
-	return 0;
+	return ia_rc_connect(a, t->qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)t->mtu_enum, .dest_qpn = t->remote.qpn,
+		.rq_psn = t->remote.psn, .sq_psn = (t->local.psn + t->psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = PT_OUT_READS,
+		.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS &&
+					   t->remote.out_reads > 0 ? t->remote.out_reads :
+					   PT_OUT_READS),
+		.dmac = t->peer_mac, .dgid = t->remote.gid }, false);
 }
 
 /* ------------------------------------------------------------ data phase */

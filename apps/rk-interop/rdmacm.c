@@ -399,33 +399,17 @@ rp_connect_qp(struct rp *r)
 {
 	struct ia *a = r->a;
 	struct rk_cm_conn *c = &r->conn;
-	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
-	int rc;
+	uint8_t dgid[16];
 
-	at.path_mtu = (enum rk_mtu)c->peer.path_mtu;
-	at.dest_qp_num = c->peer.qpn;
+	ia_gid_v4(dgid, r->peer_ip);
 	/* Each side announces the PSN it expects (see rk_cm_params.psn). */
-	at.rq_psn = r->psn;
-	at.max_dest_rd_atomic = c->local.responder_resources ? c->local.responder_resources : 1;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, r->peer_mac, 6);
-	ia_gid_v4(at.ah_attr.dip, r->peer_ip);
-	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1;
-	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
-	return 0;
+	return ia_rc_connect(a, r->qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)c->peer.path_mtu, .dest_qpn = c->peer.qpn, .rq_psn = r->psn,
+		.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = c->local.responder_resources ?
+				      c->local.responder_resources : 1,
+		.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1,
+		.dmac = r->peer_mac, .dgid = dgid }, false);
 }
 
 static struct rk_cm_params
@@ -739,37 +723,54 @@ cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
 	return p;
 }
 
+int
+ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp)
+{
+	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
+	char name[16] = "";
+	int rc;
+
+	if (name_qp)
+		snprintf(name, sizeof(name), " %#x", qp->qp_num);
+	at.path_mtu = p->mtu;
+	at.dest_qp_num = p->dest_qpn;
+	at.rq_psn = p->rq_psn;
+	at.max_dest_rd_atomic = p->max_dest_rd_atomic;
+	at.min_rnr_timer = 12;
+	at.ah_attr.hop_limit = p->hop_limit;
+	memcpy(at.ah_attr.dmac, p->dmac, 6);
+	memcpy(at.ah_attr.dip, p->dgid, 16);
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return ia_fail(a, "modify QP%s to RTR: %s", name, strerror(-rc));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = RK_QPS_RTS;
+	at.sq_psn = p->sq_psn;
+	at.timeout = a->o.qp_timeout;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = p->max_rd_atomic;
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
+			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		return ia_fail(a, "modify QP%s to RTS: %s", name, strerror(-rc));
+	return 0;
+}
+
 /* RTR/RTS of @p qp from what the CM negotiated (Linux's PSN convention). */
 static int
 cm_program_qp(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn)
 {
-	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
 	uint8_t rr = c->conn.local.responder_resources, id = c->conn.local.initiator_depth;
-	int rc;
+	uint8_t dgid[16];
 
-	at.path_mtu = (enum rk_mtu)c->conn.peer.path_mtu;
-	at.dest_qp_num = c->conn.peer.qpn;
-	at.rq_psn = rq_psn;
-	at.max_dest_rd_atomic = rr != 0 ? rr : 1;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, c->peer_mac, 6);
-	ia_gid_v4(at.ah_attr.dip, c->peer_ip);
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP %#x to RTR: %s", qp->qp_num, strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = id != 0 ? id : 1;
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
-			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP %#x to RTS: %s", qp->qp_num, strerror(-rc));
-	return 0;
+	ia_gid_v4(dgid, c->peer_ip);
+	return ia_rc_connect(a, qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)c->conn.peer.path_mtu, .dest_qpn = c->conn.peer.qpn,
+		.rq_psn = rq_psn, .sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = rr != 0 ? rr : 1, .max_rd_atomic = id != 0 ? id : 1,
+		.dmac = c->peer_mac, .dgid = dgid }, true);
 }
 
 int
