@@ -113,6 +113,10 @@ int ia_parse_v4(const char *s, uint8_t ip[4]);
 /* rdmacm.c: QP1 (CM MADs) between the DPDK backend and the engine; rping. */
 extern const struct rk_io_ops ia_shim_ops;
 int ia_rping(struct ia *a);
+/* rping's text for ping @p n: "rdma-ping-N: " then letters A..z rotating, NUL last. */
+void ia_rping_text(uint8_t *b, uint32_t size, uint32_t n);
+/* rping's buffer advertisement: VA (8), R_Key/STag (4), length (4), big endian. */
+void ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size);
 
 /* One RDMA-CM connection over QP1 and the peer's addresses. */
 struct ia_cmc {

@@ -401,29 +401,6 @@ struct iw_rp {
 	uint64_t recvs;
 };
 
-/* rping's text for ping @p n: "rdma-ping-N: " then rotating letters, NUL last. */
-static void
-iw_rping_text(uint8_t *b, uint32_t size, uint32_t n)
-{
-	unsigned char c = (unsigned char)(65 + n % 58);
-	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
-
-	for (uint32_t i = (uint32_t)cc; i < size; i++) {
-		b[i] = c;
-		if (++c > 122)
-			c = 65;
-	}
-	b[size - 1] = 0;
-}
-
-static void
-rp_info(struct iw_rp *r, const uint8_t *buf, const struct rk_mr *mr)
-{
-	rk_put_be64(r->tx, (uint64_t)(uintptr_t)buf);
-	rk_put_be32(r->tx + 8, mr->rkey);
-	rk_put_be32(r->tx + 12, r->size);
-}
-
 /* Wait for the completion of @p id (our SEND completions pass by); 1, 0 (disconnected), -1. */
 static int
 rp_expect(struct iw_rp *r, uint64_t id, const char *what)
@@ -467,15 +444,15 @@ rp_client(struct iw_rp *r)
 	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
 		int rc;
 
-		iw_rping_text(r->start, r->size, ping);
+		ia_rping_text(r->start, r->size, ping);
 		memset(r->sink, 0, r->size);
-		rp_info(r, r->start, r->start_mr);
+		ia_rping_info(r->tx, r->start, r->start_mr->rkey, r->size);
 		if (rp_send_info(r) != 0)
 			return -1;
 		rc = rp_expect(r, IW_RECV, "the go-ahead after the READ");
 		if (rc <= 0)
 			goto stop;
-		rp_info(r, r->sink, r->sink_mr);
+		ia_rping_info(r->tx, r->sink, r->sink_mr->rkey, r->size);
 		if (rp_send_info(r) != 0)
 			return -1;
 		rc = rp_expect(r, IW_RECV, "the go-ahead after the WRITE");
@@ -522,7 +499,7 @@ rp_server(struct iw_rp *r)
 			    r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    (e = rp_expect(r, RK_WR_RDMA_READ, "the READ")) <= 0)
 			goto cut;
-		iw_rping_text(want, r->size, pings);
+		ia_rping_text(want, r->size, pings);
 		if (memcmp(want, r->sink, r->size) != 0) {
 			ia_fail(a, "ping %u: the READ brought other bytes than rping's text", pings);
 			goto out;

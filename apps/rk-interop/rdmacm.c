@@ -187,13 +187,11 @@ struct rp {
 	uint64_t recvs;
 };
 
-/* rping's text for ping @n: "rdma-ping-N: " then rotating letters, NUL last. */
-static void
-rping_text(uint8_t *b, uint32_t size, int n)
+void
+ia_rping_text(uint8_t *b, uint32_t size, uint32_t n)
 {
-	int start = 65 + n % 58;
-	int cc = snprintf((char *)b, size, "rdma-ping-%d: ", n);
-	unsigned char c = (unsigned char)start;
+	unsigned char c = (unsigned char)(65 + n % 58);
+	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
 
 	for (uint32_t i = (uint32_t)cc; i < size; i++) {
 		b[i] = c;
@@ -201,6 +199,14 @@ rping_text(uint8_t *b, uint32_t size, int n)
 			c = 65;
 	}
 	b[size - 1] = 0;
+}
+
+void
+ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size)
+{
+	rk_put_be64(info, (uint64_t)(uintptr_t)buf);
+	rk_put_be32(info + 8, rkey);
+	rk_put_be32(info + 12, size);
 }
 
 static int
@@ -228,14 +234,6 @@ rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32
 	wr.wr.rdma.rkey = rkey;
 	rc = rk_post_send(r->qp, &wr, &bad);
 	return rc == 0 ? 0 : ia_fail(r->a, "post_send: %s", strerror(-rc));
-}
-
-static void
-rp_info(struct rp *r, const uint8_t *buf, const struct rk_mr *mr)
-{
-	rk_put_be64(r->info_tx, (uint64_t)(uintptr_t)buf);
-	rk_put_be32(r->info_tx + 8, mr->rkey);
-	rk_put_be32(r->info_tx + 12, r->size);
 }
 
 /*
@@ -516,13 +514,13 @@ rp_client_loop(struct rp *r)
 	bool disc = false;
 
 	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
-		rping_text(r->start, r->size, (int)ping);
+		ia_rping_text(r->start, r->size, ping);
 		memset(r->sink, 0, r->size);
-		rp_info(r, r->start, r->start_mr);
+		ia_rping_info(r->info_tx, r->start, r->start_mr->rkey, r->size);
 		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
 		    rp_expect(r, RP_RECV, "the go-ahead after the READ", &disc) != 0 || disc)
 			goto out;
-		rp_info(r, r->sink, r->sink_mr);
+		ia_rping_info(r->info_tx, r->sink, r->sink_mr->rkey, r->size);
 		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
 		    rp_expect(r, RP_RECV, "the go-ahead after the WRITE", &disc) != 0 || disc)
 			goto out;
@@ -562,7 +560,7 @@ rp_server_loop(struct rp *r)
 		if (rp_post(r, RK_WR_RDMA_READ, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    rp_expect(r, RK_WR_RDMA_READ, "the READ", &disc) != 0 || disc)
 			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
-		rping_text(want, r->size, (int)pings);
+		ia_rping_text(want, r->size, pings);
 		if (memcmp(want, r->sink, r->size) != 0)
 			return ia_fail(a, "ping %u: the READ brought other bytes than rping's text",
 				       pings);
