@@ -89,6 +89,13 @@ enum rk_mtu ia_mtu_enum(uint32_t bytes);
  */
 int ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
 		 uint64_t *recvd);
+/*
+ * Post one signaled work request @p id on @p qp: @p op of @p len bytes at
+ * @p local (@p lkey), to @p raddr/@p rkey for RDMA operations. 0, 1 when
+ * the send queue is full, -1 with "post_send: reason".
+ */
+int ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
+		 const void *local, uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey);
 /* Where an RC QP sends and what it accepts (IBTA Vol1 11.2.4.2, Modify QP). */
 struct ia_rc_path {
 	enum rk_mtu mtu;

@@ -328,24 +328,6 @@ iw_post_recv(struct iw *w, struct rk_qp *qp, uint64_t id, void *buf, uint32_t le
 	return rc == 0 ? 0 : ia_fail(w->a, "post_recv: %s", strerror(-rc));
 }
 
-static int
-iw_post(struct iw *w, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op, const void *local,
-	uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
-	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-				 .send_flags = RK_SEND_SIGNALED };
-	struct rk_send_wr *bad;
-	int rc;
-
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	rc = rk_post_send(qp, &wr, &bad);
-	if (rc == -ENOMEM)
-		return 1;
-	return rc == 0 ? 0 : ia_fail(w->a, "post_send: %s", strerror(-rc));
-}
-
 /*
  * Wait for one completion on @p cq (1, in @p wc) while pumping. 0 when
  * @p qp's stream ended without error first (a disconnect; flushed work
@@ -432,8 +414,9 @@ rp_expect(struct iw_rp *r, uint64_t id, const char *what)
 static int
 rp_send_info(struct iw_rp *r)
 {
-	return iw_post(r->w, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO, r->tx_mr->lkey, 0, 0)
-	       == 0 ? 0 : ia_fail(r->w->a, "post_send: send queue full");
+	return ia_post_send(r->w->a, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO,
+			    r->tx_mr->lkey, 0, 0) == 0 ? 0 :
+	       ia_fail(r->w->a, "post_send: send queue full");
 }
 
 static int
@@ -495,8 +478,8 @@ rp_server(struct iw_rp *r)
 			ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len, len);
 			goto out;
 		}
-		if (iw_post(r->w, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
-			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		if (ia_post_send(a, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
+				 r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    (e = rp_expect(r, RK_WR_RDMA_READ, "the READ")) <= 0)
 			goto cut;
 		ia_rping_text(want, r->size, pings);
@@ -510,8 +493,8 @@ rp_server(struct iw_rp *r)
 		raddr = rk_get_be64(r->rx);
 		rkey = rk_get_be32(r->rx + 8);
 		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
-		if (iw_post(r->w, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
-			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		if (ia_post_send(a, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
+				 r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    (e = rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE")) <= 0)
 			goto cut;
 		if (rp_send_info(r) != 0)

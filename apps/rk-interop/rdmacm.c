@@ -220,20 +220,32 @@ rp_post_recv(struct rp *r)
 	return rc == 0 ? 0 : ia_fail(r->a, "post_recv: %s", strerror(-rc));
 }
 
-static int
-rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
-	uint64_t raddr, uint32_t rkey)
+int
+ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
+	     const void *local, uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
 	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
-	struct rk_send_wr wr = { .wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
+	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
 				 .send_flags = RK_SEND_SIGNALED };
 	struct rk_send_wr *bad;
 	int rc;
 
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	rc = rk_post_send(r->qp, &wr, &bad);
-	return rc == 0 ? 0 : ia_fail(r->a, "post_send: %s", strerror(-rc));
+	rc = rk_post_send(qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;
+	return rc == 0 ? 0 : ia_fail(a, "post_send: %s", strerror(-rc));
+}
+
+/* rping's post: a full send queue is an error too. */
+static int
+rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
+	uint64_t raddr, uint32_t rkey)
+{
+	int rc = ia_post_send(r->a, r->qp, op, op, local, len, lkey, raddr, rkey);
+
+	return rc > 0 ? ia_fail(r->a, "post_send: %s", strerror(ENOMEM)) : rc;
 }
 
 /*
