@@ -2,9 +2,32 @@
 /* rk_app_rdma.h: the port, verbs objects, an rk_tcp connection as a stream. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "rk_app.h"
 #include "rk_app_rdma.h"
 #include "rk_tcp.h"
+
+int
+rk_app_start(const char *prog, int argc, char **argv, struct rk_io_dpdk_args *args,
+	     int (*parse)(void *arg, int argc, char **argv), void *arg)
+{
+	long seed = (long)getpid() ^ (long)time(NULL);
+	int rc;
+
+	rk_io_dpdk_split_args(argc, argv, prog, args);
+	rc = parse(arg, args->app_argc, args->app_argv);
+	if (rc != 0)
+		return rc;
+	rk_app_signals();
+	srand((unsigned int)seed);
+	srand48(seed);
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	return 0;
+}
 
 int
 rk_app_eal_init(const char *prog, const struct rk_io_dpdk_args *args)

@@ -12,6 +12,16 @@
 #include "rk_verbs.h"
 
 /**
+ * The start of an app's main: rk_io_dpdk_split_args() of @p argv into
+ * @p args, @p parse(@p arg, ...) of the app's part, then catch SIGINT and
+ * SIGTERM (rk_app_signals()), seed rand() and lrand48() from the PID and
+ * the time, and set a 1 us timer slack (sleeps as short as asked, not
+ * 50 us later).
+ * @return 0, or parse's non-zero exit status (then nothing else is done)
+ */
+int rk_app_start(const char *prog, int argc, char **argv, struct rk_io_dpdk_args *args,
+		 int (*parse)(void *arg, int argc, char **argv), void *arg);
+/**
  * rk_io_dpdk_eal_init() on the EAL part of @p args; on failure says why on
  * stderr as "PROG: DPDK EAL initialisation failed: reason".
  * @return 0, or the exit status: 2 for EAL options in error, else 1

@@ -89,6 +89,26 @@ enum rk_mtu ia_mtu_enum(uint32_t bytes);
  */
 int ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t size,
 		 uint64_t *recvd);
+/*
+ * Post one signaled work request @p id on @p qp: @p op of @p len bytes at
+ * @p local (@p lkey), to @p raddr/@p rkey for RDMA operations. 0, 1 when
+ * the send queue is full, -1 with "post_send: reason".
+ */
+int ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
+		 const void *local, uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey);
+/* Where an RC QP sends and what it accepts (IBTA Vol1 11.2.4.2, Modify QP). */
+struct ia_rc_path {
+	enum rk_mtu mtu;
+	uint32_t dest_qpn, rq_psn, sq_psn;
+	uint8_t max_dest_rd_atomic, max_rd_atomic, hop_limit;
+	const uint8_t *dmac, *dgid;     /* 6 and 16 bytes */
+};
+/*
+ * @p qp (INIT) to RTR and RTS on @p p, with o.qp_timeout, 7 retries and
+ * RNR retries, min RNR timer 12. 0, or -1 with "modify QP to RTR: reason"
+ * (@p name_qp: "modify QP 0x.. to RTR: reason"; RTS the same).
+ */
+int ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp);
 /* 16-byte GID of an IPv4 address (::ffff:a.b.c.d). */
 void ia_gid_v4(uint8_t gid[16], const uint8_t ip[4]);
 /* Whether a GID is IPv4-mapped; copies the address. */
@@ -100,6 +120,10 @@ int ia_parse_v4(const char *s, uint8_t ip[4]);
 /* rdmacm.c: QP1 (CM MADs) between the DPDK backend and the engine; rping. */
 extern const struct rk_io_ops ia_shim_ops;
 int ia_rping(struct ia *a);
+/* rping's text for ping @p n: "rdma-ping-N: " then letters A..z rotating, NUL last. */
+void ia_rping_text(uint8_t *b, uint32_t size, uint32_t n);
+/* rping's buffer advertisement: VA (8), R_Key/STag (4), length (4), big endian. */
+void ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size);
 
 /* One RDMA-CM connection over QP1 and the peer's addresses. */
 struct ia_cmc {

@@ -44,19 +44,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interop.h"
+#include "perftest.h"
 #include "rk_byteorder.h"
 #include "rk_io_lwip.h"
 #include "rk_tcp_lwip.h"
 
 #define IW_INFO 16
 #define IW_RECV ((uint64_t)1 << 62)
-#define IW_VERSION "6.06"
-#define IW_KEY_LEN 56
-#define IW_CYCLE 4096u
-#define IW_CACHE_LINE 64u
-#define IW_OUT_READS 16u
-#define IW_SLOT_BUDGET (16u << 20)
 #define IW_FIRST_SEND_DELAY_MS 100
 
 /* How a QP is made (again, when a connection attempt is refused). */
@@ -334,24 +328,6 @@ iw_post_recv(struct iw *w, struct rk_qp *qp, uint64_t id, void *buf, uint32_t le
 	return rc == 0 ? 0 : ia_fail(w->a, "post_recv: %s", strerror(-rc));
 }
 
-static int
-iw_post(struct iw *w, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op, const void *local,
-	uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
-{
-	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
-	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
-				 .send_flags = RK_SEND_SIGNALED };
-	struct rk_send_wr *bad;
-	int rc;
-
-	wr.wr.rdma.remote_addr = raddr;
-	wr.wr.rdma.rkey = rkey;
-	rc = rk_post_send(qp, &wr, &bad);
-	if (rc == -ENOMEM)
-		return 1;
-	return rc == 0 ? 0 : ia_fail(w->a, "post_send: %s", strerror(-rc));
-}
-
 /*
  * Wait for one completion on @p cq (1, in @p wc) while pumping. 0 when
  * @p qp's stream ended without error first (a disconnect; flushed work
@@ -407,29 +383,6 @@ struct iw_rp {
 	uint64_t recvs;
 };
 
-/* rping's text for ping @p n: "rdma-ping-N: " then rotating letters, NUL last. */
-static void
-iw_rping_text(uint8_t *b, uint32_t size, uint32_t n)
-{
-	unsigned char c = (unsigned char)(65 + n % 58);
-	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
-
-	for (uint32_t i = (uint32_t)cc; i < size; i++) {
-		b[i] = c;
-		if (++c > 122)
-			c = 65;
-	}
-	b[size - 1] = 0;
-}
-
-static void
-rp_info(struct iw_rp *r, const uint8_t *buf, const struct rk_mr *mr)
-{
-	rk_put_be64(r->tx, (uint64_t)(uintptr_t)buf);
-	rk_put_be32(r->tx + 8, mr->rkey);
-	rk_put_be32(r->tx + 12, r->size);
-}
-
 /* Wait for the completion of @p id (our SEND completions pass by); 1, 0 (disconnected), -1. */
 static int
 rp_expect(struct iw_rp *r, uint64_t id, const char *what)
@@ -461,8 +414,9 @@ rp_expect(struct iw_rp *r, uint64_t id, const char *what)
 static int
 rp_send_info(struct iw_rp *r)
 {
-	return iw_post(r->w, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO, r->tx_mr->lkey, 0, 0)
-	       == 0 ? 0 : ia_fail(r->w->a, "post_send: send queue full");
+	return ia_post_send(r->w->a, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO,
+			    r->tx_mr->lkey, 0, 0) == 0 ? 0 :
+	       ia_fail(r->w->a, "post_send: send queue full");
 }
 
 static int
@@ -473,15 +427,15 @@ rp_client(struct iw_rp *r)
 	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
 		int rc;
 
-		iw_rping_text(r->start, r->size, ping);
+		ia_rping_text(r->start, r->size, ping);
 		memset(r->sink, 0, r->size);
-		rp_info(r, r->start, r->start_mr);
+		ia_rping_info(r->tx, r->start, r->start_mr->rkey, r->size);
 		if (rp_send_info(r) != 0)
 			return -1;
 		rc = rp_expect(r, IW_RECV, "the go-ahead after the READ");
 		if (rc <= 0)
 			goto stop;
-		rp_info(r, r->sink, r->sink_mr);
+		ia_rping_info(r->tx, r->sink, r->sink_mr->rkey, r->size);
 		if (rp_send_info(r) != 0)
 			return -1;
 		rc = rp_expect(r, IW_RECV, "the go-ahead after the WRITE");
@@ -524,11 +478,11 @@ rp_server(struct iw_rp *r)
 			ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len, len);
 			goto out;
 		}
-		if (iw_post(r->w, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
-			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		if (ia_post_send(a, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
+				 r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    (e = rp_expect(r, RK_WR_RDMA_READ, "the READ")) <= 0)
 			goto cut;
-		iw_rping_text(want, r->size, pings);
+		ia_rping_text(want, r->size, pings);
 		if (memcmp(want, r->sink, r->size) != 0) {
 			ia_fail(a, "ping %u: the READ brought other bytes than rping's text", pings);
 			goto out;
@@ -539,8 +493,8 @@ rp_server(struct iw_rp *r)
 		raddr = rk_get_be64(r->rx);
 		rkey = rk_get_be32(r->rx + 8);
 		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
-		if (iw_post(r->w, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
-			    r->sink_mr->lkey, raddr, rkey) != 0 ||
+		if (ia_post_send(a, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
+				 r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    (e = rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE")) <= 0)
 			goto cut;
 		if (rp_send_info(r) != 0)
@@ -621,411 +575,142 @@ out:
 
 /* ------------------------------------------------------- perftest -R */
 
-enum iw_verb { IW_WRITE, IW_READ, IW_SEND };
-
-struct iw_dest {
-	uint32_t out_reads, qpn, psn, rkey;
-	uint64_t vaddr;
-};
-
-struct iw_pt {
-	struct iw *w;
-	enum iw_verb verb;
-	uint32_t size, iters;
-	struct rk_pd *pd;
-	struct rk_cq *ccq, *cq;
-	struct rk_qp *cqp, *qp;
-	struct rk_mr *cmr, *mr, *rmr;
-	uint8_t cbuf[2][128];           /* exchange: [0] send, [1] receive */
-	uint8_t *buf, *rbuf;
-	size_t region_off, region_len, buf_len;
-	uint32_t slots, rslots;
-	struct iw_dest local, remote;
-	uint64_t posted, done, recvd;
-	double seconds;
-	uint32_t credit_step;           /* send_bw receiver: a credit Write every N receives */
-	struct iw_qp_spec dspec;        /* the data QP's */
-};
-
-/* One exchange message each way as SENDs on the exchange QP (client first). */
+/* -R exchange QP: a failed completion, its reposted receive, the wait. */
 static int
-pt_xchg(struct iw_pt *t, const void *mine, void *theirs, size_t len)
+pt_comm_wc_fail(struct pt *t, const struct rk_wc *wc)
 {
-	struct iw *w = t->w;
-	struct ia *a = w->a;
-	bool sent = false, got = false;
-	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	char m[80];
 
-	while (!sent || !got) {
-		struct rk_wc wc;
-		int n;
-
-		if (!sent && (w->client || got)) {
-			memcpy(t->cbuf[0], mine, len);
-			if (iw_post(w, t->cqp, 2, RK_WR_SEND, t->cbuf[0], (uint32_t)len,
-				    t->cmr->lkey, 0, 0) != 0)
-				return ia_fail(a, "post_send (exchange QP) failed");
-			sent = true;
-		}
-		n = rk_poll_cq(t->ccq, 1, &wc);
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		if (n == 1) {
-			if (wc.status != RK_WC_SUCCESS) {
-				char m[80];
-
-				if (iw_disconnected(t->cqp))
-					return ia_fail(a, "the peer closed the exchange connection");
-				snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
-					 wc.wr_id == 1 ? "receive" : "send",
-					 rk_wc_status_str(wc.status));
-				return iw_qp_fail(w, t->cqp, m);
-			}
-			if (wc.wr_id == 1) {
-				if (wc.byte_len != len)
-					return ia_fail(a, "exchange message of %u bytes, expected %zu",
-						       wc.byte_len, len);
-				memcpy(theirs, t->cbuf[1], len);
-				got = true;
-				/* After the last message the peer may already have closed. */
-				if (rk_iw_qp_state(rk_qp_iw(t->cqp)) < RK_IW_TERMINATE &&
-				    iw_post_recv(w, t->cqp, 1, t->cbuf[1], sizeof(t->cbuf[1]),
-						 t->cmr->lkey) != 0)
-					return -1;
-			}
-			continue;
-		}
-		if (iw_disconnected(t->cqp))
-			return ia_fail(a, "the peer closed the exchange connection");
-		if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
-			return iw_qp_fail(w, t->cqp, "exchange QP");
-		if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
-		    rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && !iw_disconnected(t->qp))
-			return iw_qp_fail(w, t->qp, "data QP");
-		if (ia_watchdog(a, 1) != 0)
-			return -1;
-		(void)iw_pump(w);
-		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
-				       a->o.oob_timeout_s);
-	}
-	return 0;
+	if (iw_disconnected(t->cqp))
+		return ia_fail(t->a, "the peer closed the exchange connection");
+	snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
+		 wc->wr_id == 1 ? "receive" : "send", rk_wc_status_str(wc->status));
+	return iw_qp_fail(t->link_ctx, t->cqp, m);
 }
 
-/* perftest's struct pingpong_dest, big endian (56 bytes); zeros until the data QP exists. */
 static int
-pt_keys(struct iw_pt *t, bool take)
+pt_comm_repost(struct pt *t)
 {
-	uint8_t mine[IW_KEY_LEN] = { 0 }, theirs[IW_KEY_LEN];
-	const struct iw_dest *l = &t->local;
+	/* After the last message the peer may already have closed. */
+	if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
+		return 0;
+	return iw_post_recv(t->link_ctx, t->cqp, 1, t->cbuf[1], sizeof(t->cbuf[1]),
+			    t->cmr->lkey);
+}
 
-	if (t->qp != NULL) {
-		rk_put_be32(mine + 4, l->out_reads);
-		rk_put_be32(mine + 8, l->qpn);
-		rk_put_be32(mine + 12, l->psn);
-		rk_put_be32(mine + 16, l->rkey);
-		rk_put_be64(mine + 24, l->vaddr);
-		rk_put_be32(mine + 52, 1);
-	}
-	if (pt_xchg(t, mine, theirs, sizeof(mine)) != 0)
+static int
+pt_comm_idle(struct pt *t)
+{
+	struct iw *w = t->link_ctx;
+
+	if (iw_disconnected(t->cqp))
+		return ia_fail(t->a, "the peer closed the exchange connection");
+	if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
+		return iw_qp_fail(w, t->cqp, "exchange QP");
+	if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
+	    rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && !iw_disconnected(t->qp))
+		return iw_qp_fail(w, t->qp, "data QP");
+	if (ia_watchdog(t->a, 1) != 0)
 		return -1;
-	if (take && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
-		t->remote.out_reads = rk_get_be32(theirs + 4);
-		t->remote.qpn = rk_get_be32(theirs + 8);
-		t->remote.psn = rk_get_be32(theirs + 12);
-		t->remote.rkey = rk_get_be32(theirs + 16);
-		t->remote.vaddr = rk_get_be64(theirs + 24);
-	}
+	(void)iw_pump(w);
 	return 0;
 }
 
 static int
-pt_preamble(struct iw_pt *t)
+pt_link_pump(struct pt *t, int work)
 {
-	struct ia *a = t->w->a;
-	char ver[16] = IW_VERSION, rver[17] = { 0 };
-	uint8_t mine[4], theirs[4];
-	char mtu[2] = { '3', 0 }, rmtu[3] = { 0 };
-
-	if (pt_xchg(t, ver, rver, 16) != 0)
-		return -1;
-	if (rver[0] < '5' || rver[0] > '9')
-		return ia_fail(a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
-			       rver);
-	rk_put_be32(mine, IW_CYCLE);
-	if (pt_xchg(t, mine, theirs, 4) != 0)
-		return -1;
-	rk_put_be32(mine, IW_CACHE_LINE);
-	if (pt_xchg(t, mine, theirs, 4) != 0)
-		return -1;
-	/* The MTU message means nothing to iWARP (TCP segments); perftest sends it anyway. */
-	return pt_xchg(t, mtu, rmtu, 2);
+	(void)work;     /* iw_pump() idles by its own work */
+	return iw_pump(t->link_ctx);
 }
 
 static int
-pt_create(struct iw_pt *t)
+pt_qp_ended(struct pt *t)
 {
-	struct iw *w = t->w;
-	struct ia *a = w->a;
+	if (rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE)
+		return iw_qp_fail(t->link_ctx, t->qp, "data QP");
+	return 0;
+}
+
+static int
+pt_wc_error(struct pt *t, const struct rk_wc *wc)
+{
+	char m[96];
+
+	snprintf(m, sizeof(m), "%s completion %" PRIu64 " (%s)",
+		 (wc->wr_id & PT_RECV) ? "receive" : "send", t->done,
+		 rk_wc_status_str(wc->status));
+	if (rk_iw_qp_error(rk_qp_iw(t->qp))->reason != RK_IW_CLOSE_NONE)
+		return iw_qp_fail(t->link_ctx, t->qp, m);
+	return ia_fail(t->a, "%s", m);
+}
+
+static const struct pt_link_ops iw_link = {
+	.exchange = pt_comm_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
+	.wc_fail = pt_wc_error, .comm_wc_fail = pt_comm_wc_fail, .comm_repost = pt_comm_repost,
+	.comm_idle = pt_comm_idle, .send_idle_note = "", .usec_per_iter = false,
+};
+
+/* Buffers, CQ and the data QP (INIT) made from *@p sp. */
+static int
+pt_create(struct pt *t, struct iw_qp_spec *sp)
+{
+	struct ia *a = t->a;
 	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
-	size_t blk = t->size > IW_CYCLE ? t->size : IW_CYCLE;
-	uint8_t rd = t->verb == IW_READ ? IW_OUT_READS : 1;
+	uint8_t rd = t->verb == PT_READ ? PT_OUT_READS : 1;
 
-	t->slots = a->o.tx_depth;
-	if ((uint64_t)t->slots * t->size > IW_SLOT_BUDGET)
-		t->slots = IW_SLOT_BUDGET / t->size;
-	if (t->slots == 0)
-		t->slots = 1;
-	t->region_off = ((size_t)t->slots * t->size + 4095) & ~(size_t)4095;
-	t->region_len = 2 * blk + IW_CACHE_LINE;
-	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
-	t->buf = aligned_alloc(4096, t->buf_len);
-	if (t->buf == NULL)
-		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
-	memset(t->buf, 0, t->buf_len);
-	/* What a reader of our region must get back (SEND: the credit word, zero). */
-	if (t->verb != IW_SEND)
-		rk_app_fill(t->buf + t->region_off, t->region_len, 0x5eed);
-	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, acc);
-	if (t->verb == IW_SEND) {
-		t->rslots = a->o.rx_depth;
-		if ((uint64_t)t->rslots * t->size > 4 * IW_SLOT_BUDGET)
-			t->rslots = 4 * IW_SLOT_BUDGET / t->size;
-		if (t->rslots < 2)
-			t->rslots = 2;
-		t->rbuf = calloc(t->rslots, t->size);
-		if (t->rbuf == NULL)
-			return ia_fail(a, "cannot allocate receive buffers");
-		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
-				   RK_ACCESS_LOCAL_WRITE);
-	}
-	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
-	if (t->mr == NULL || t->cq == NULL || (t->verb == IW_SEND && t->rmr == NULL))
-		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
-	t->dspec = (struct iw_qp_spec){ t->pd, t->cq, a->o.tx_depth, t->rslots + 1, rd, rd };
-	t->qp = iw_create_qp(w, &t->dspec);
+	if (pt_alloc(t, acc) != 0)
+		return -1;
+	*sp = (struct iw_qp_spec){ t->pd, t->cq, a->o.tx_depth, t->rslots + 1, rd, rd };
+	t->qp = iw_create_qp(t->link_ctx, sp);
 	if (t->qp == NULL)
 		return -1;
-	t->local = (struct iw_dest){ .out_reads = rd, .qpn = t->qp->qp_num,
+	t->local = (struct pt_dest){ .out_reads = rd, .qpn = t->qp->qp_num,
 				     .psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
 				     .vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off) };
 	return 0;
 }
 
-static int
-pt_post_recv(struct iw_pt *t, uint32_t slot)
+/* The bw client's window; send_bw's credits (iWARP has no RNR). */
+static void
+pt_flow(struct pt *t)
 {
-	return iw_post_recv(t->w, t->qp, IW_RECV | slot, t->rbuf + (size_t)slot * t->size,
-			    t->size, t->rmr->lkey);
-}
+	struct ia *a = t->a;
 
-static int
-pt_wc_error(struct iw_pt *t, const struct rk_wc *wc)
-{
-	char m[96];
-
-	snprintf(m, sizeof(m), "%s completion %" PRIu64 " (%s)",
-		 (wc->wr_id & IW_RECV) ? "receive" : "send", t->done,
-		 rk_wc_status_str(wc->status));
-	if (rk_iw_qp_error(rk_qp_iw(t->qp))->reason != RK_IW_CLOSE_NONE)
-		return iw_qp_fail(t->w, t->qp, m);
-	return ia_fail(t->w->a, "%s", m);
-}
-
-static int
-pt_bw_client(struct iw_pt *t)
-{
-	struct iw *w = t->w;
-	struct ia *a = w->a;
-	uint32_t window = a->o.tx_depth < t->slots ? a->o.tx_depth : t->slots;
-	uint8_t *ref = NULL;
-	uint64_t t0;
-	struct rk_wc wc[32];
-	int rc = -1;
-
-	if (t->verb == IW_READ) {
+	t->window = a->o.tx_depth < t->slots ? a->o.tx_depth : t->slots;
+	if (t->verb == PT_READ) {
 		/* Our IRD/ORD as negotiated bounds the READs in flight. */
 		const struct rk_iw_negotiated *ng = rk_iw_qp_negotiated(rk_qp_iw(t->qp));
 
-		if (ng != NULL && ng->ord > 0 && window > ng->ord)
-			window = ng->ord;
-		if ((ref = malloc(t->size)) == NULL)
-			return ia_fail(a, "out of memory");
+		if (ng != NULL && ng->ord > 0 && t->window > ng->ord)
+			t->window = ng->ord;
 	}
-	for (uint32_t s = 0; s < t->slots && t->verb != IW_READ; s++)
-		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
-	rk_app_watchdog_restart(&a->wd);
-	t0 = rk_io_dpdk_now_ns();
-	while (t->done < t->iters) {
-		int n;
-
-		while (t->posted < t->iters && t->posted - t->done < window) {
-			uint64_t it = t->posted;
-
-			/*
-			 * iWARP has no RNR: perftest's receiver Writes the count of
-			 * messages it took (32-bit, little endian) into the first word
-			 * of the region we advertised; stay below our rx_depth past it.
-			 */
-			if (t->verb == IW_SEND &&
-			    (uint32_t)(it + 1 - rk_get_le32(t->buf + t->region_off)) >= a->o.rx_depth)
-				break;
-			uint8_t *local = t->buf + (size_t)(it % t->slots) * t->size;
-			int p = iw_post(w, t->qp, it,
-					t->verb == IW_WRITE ? RK_WR_RDMA_WRITE :
-					t->verb == IW_READ ? RK_WR_RDMA_READ : RK_WR_SEND,
-					local, t->size, t->mr->lkey, t->remote.vaddr, t->remote.rkey);
-
-			if (p < 0)
-				goto out;
-			if (p > 0)
-				break;
-			t->posted++;
-		}
-		n = rk_poll_cq(t->cq, 32, wc);
-		if (n < 0) {
-			ia_fail(a, "poll_cq: %s", strerror(-n));
-			goto out;
-		}
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS) {
-				pt_wc_error(t, &wc[i]);
-				goto out;
-			}
-			if (t->verb == IW_READ) {
-				const uint8_t *local = t->buf +
-						       (size_t)(wc[i].wr_id % t->slots) * t->size;
-
-				if (wc[i].wr_id == 0) {
-					memcpy(ref, local, t->size);
-				} else if (memcmp(ref, local, t->size) != 0) {
-					ia_fail(a, "READ %" PRIu64 " returned other bytes than READ 0 "
-						"of the same unchanged remote buffer", wc[i].wr_id);
-					goto out;
-				}
-			}
-			t->done++;
-		}
-		if (rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE && n == 0) {
-			iw_qp_fail(w, t->qp, "data QP");
-			goto out;
-		}
-		n += iw_pump(w);
-		if (ia_watchdog(a, n) != 0)
-			goto out;
+	if (t->verb == PT_SEND) {
+		t->credits = true;
+		t->credit_step = t->iters / 3 > 16 ? 16 : t->iters / 3 > 0 ? t->iters / 3 : 1;
 	}
-	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
-	rc = 0;
-out:
-	free(ref);
-	return rc;
-}
-
-static int
-pt_send_server(struct iw_pt *t)
-{
-	struct ia *a = t->w->a;
-	struct rk_wc wc[32];
-
-	t->credit_step = t->iters / 3 > 16 ? 16 : t->iters / 3 > 0 ? t->iters / 3 : 1;
-	rk_app_watchdog_restart(&a->wd);
-	while (t->recvd < t->iters) {
-		int n = rk_poll_cq(t->cq, 32, wc);
-
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS)
-				return pt_wc_error(t, &wc[i]);
-			int taken = ia_take_send(a, &wc[i], IW_RECV, t->size, &t->recvd);
-
-			if (taken <= 0) {
-				if (taken < 0)
-					return -1;
-				continue;
-			}
-			if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
-				return -1;
-			/* perftest's sender waits for these (iWARP has no RNR). */
-			if (t->recvd % t->credit_step == 0 || t->recvd == t->iters) {
-				/* From our (unused) first local slot: registered memory. */
-				rk_put_le32(t->buf, (uint32_t)t->recvd);
-				if (iw_post(t->w, t->qp, 1u << 30, RK_WR_RDMA_WRITE, t->buf, 4,
-					    t->mr->lkey, t->remote.vaddr, t->remote.rkey) < 0)
-					return -1;
-			}
-		}
-		if (n == 0 && rk_iw_qp_state(rk_qp_iw(t->qp)) >= RK_IW_TERMINATE)
-			return iw_qp_fail(t->w, t->qp, "data QP");
-		n += iw_pump(t->w);
-		if (ia_watchdog(a, n) != 0)
-			return ia_fail(a, "no SEND for %.0f s after %" PRIu64 " of %u",
-				       a->o.timeout_s, t->recvd, t->iters);
-	}
-	return 0;
-}
-
-static void
-put_double(uint8_t *b, double d)
-{
-	uint64_t v;
-
-	memcpy(&v, &d, 8);
-	rk_put_be64(b, v);
-}
-
-/* The bw result exchange: size, iterations, peak and average MB/s, Mpps. */
-static int
-pt_reports(struct iw_pt *t, uint64_t *peer_iters)
-{
-	uint8_t mine[5][8], theirs[5][8];
-	double mbs = 0, rate = 0;
-	uint64_t iters = 0;
-
-	if (t->w->client && t->seconds > 0) {
-		iters = t->done;
-		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
-		rate = (double)t->done / t->seconds / 1e6;
-	}
-	rk_put_be64(mine[0], t->size);
-	rk_put_be64(mine[1], iters);
-	put_double(mine[2], mbs);
-	put_double(mine[3], mbs);
-	put_double(mine[4], rate);
-	for (int i = 0; i < 5; i++)
-		if (pt_xchg(t, mine[i], theirs[i], 8) != 0)
-			return -1;
-	*peer_iters = rk_get_be64(theirs[1]);
-	return 0;
-}
-
-static void
-pt_destroy(struct iw_pt *t)
-{
-	rk_app_release(&(struct rk_app_verbs_objs){
-		.qp = { t->cqp, t->qp }, .mr = { t->cmr, t->mr, t->rmr }, .cq = { t->ccq, t->cq },
-		.pd = t->pd });
-	free(t->buf);
-	free(t->rbuf);
 }
 
 static int
 iw_perftest(struct iw *w)
 {
 	struct ia *a = w->a;
-	struct iw_pt t = { .w = w, .size = a->o.size, .iters = a->o.iters };
+	struct pt t = { .a = a, .link = &iw_link, .link_ctx = w, .client = w->client,
+			.size = a->o.size, .iters = a->o.iters, .fd = -1 };
+	struct iw_qp_spec dspec;
+	char rmtu[3], rver[PT_VERSION_LEN + 1];
+	uint32_t cycle;
 	bool bw_report;
 	int barriers, rc = -1;
 	uint64_t peer_iters = 0;
 
 	switch (a->o.mode) {
-	case IA_WRITE_BW: t.verb = IW_WRITE; break;
-	case IA_READ_BW: t.verb = IW_READ; break;
-	case IA_SEND_BW: t.verb = IW_SEND; break;
+	case IA_WRITE_BW: t.verb = PT_WRITE; break;
+	case IA_READ_BW: t.verb = PT_READ; break;
+	case IA_SEND_BW: t.verb = PT_SEND; break;
 	default:
 		return ia_fail(a, "over iWARP: rping, write_bw, read_bw and send_bw only");
 	}
-	bw_report = t.verb != IW_SEND;
+	bw_report = t.verb != PT_SEND;
 	/* Over RDMA-CM two more barriers than over TCP; send_bw one more again. */
 	barriers = (bw_report ? 2 : 3) + 2;
 
@@ -1053,23 +738,25 @@ iw_perftest(struct iw *w)
 			goto out;
 	}
 	rc = -1;
-	if (pt_preamble(&t) != 0 || pt_keys(&t, false) != 0 || pt_create(&t) != 0)
+	/* The MTU message means nothing to iWARP (TCP segments); perftest sends it anyway. */
+	if (pt_preamble(&t, "3", rmtu, rver, &cycle) != 0 || pt_keys_bin(&t, NULL) != 0 ||
+	    pt_create(&t, &dspec) != 0)
 		goto out;
-	if ((rc = iw_connect(w, &t.qp, &t.dspec, "data connection", NULL)) != 0)
+	if ((rc = iw_connect(w, &t.qp, &dspec, "data connection", NULL)) != 0)
 		goto out;
 	t.local.qpn = t.qp->qp_num;
 	rc = -1;
 	iw_print_neg(w, t.qp, "data connection");
 	/* Receives go up before the last barrier, as perftest's server does. */
 	for (int i = 0; i < barriers; i++) {
-		if (i == barriers - 1 && t.verb == IW_SEND)
+		if (i == barriers - 1 && t.verb == PT_SEND)
 			for (uint32_t s = 0; s < t.rslots; s++)
 				if (pt_post_recv(&t, s) != 0)
 					goto out;
-		if (pt_keys(&t, true) != 0)
+		if (pt_keys_bin(&t, &t.remote) != 0)
 			goto out;
 	}
-	if (t.verb != IW_SEND && t.remote.rkey == 0 && t.remote.vaddr == 0) {
+	if (t.verb != PT_SEND && t.remote.rkey == 0 && t.remote.vaddr == 0) {
 		ia_fail(a, "the peer sent no STag/TO in its key messages");
 		goto out;
 	}
@@ -1080,18 +767,19 @@ iw_perftest(struct iw *w)
 	printf(" remote address: QPN %#06x STag %#010x TO %#016" PRIx64 " OUT_READS %u\n",
 	       t.remote.qpn, t.remote.rkey, t.remote.vaddr, t.remote.out_reads);
 	fflush(stdout);
+	pt_flow(&t);
 	if (w->client)
-		rc = pt_bw_client(&t);
-	else if (t.verb == IW_SEND)
+		rc = pt_run_bw_client(&t);
+	else if (t.verb == PT_SEND)
 		rc = pt_send_server(&t);
 	else
 		rc = 0;         /* passive: the next exchange message serves us */
 	if (rc != 0)
 		goto out;
 	rc = -1;
-	if (bw_report && (pt_keys(&t, false) != 0 || pt_reports(&t, &peer_iters) != 0))
+	if (bw_report && (pt_keys_bin(&t, NULL) != 0 || pt_reports(&t, &peer_iters) != 0))
 		goto out;
-	if (pt_keys(&t, false) != 0)
+	if (pt_keys_bin(&t, NULL) != 0)
 		goto out;
 	/*
 	 * Let perftest disconnect first: when our FIN follows our last message
@@ -1104,25 +792,8 @@ iw_perftest(struct iw *w)
 		while (!iw_disconnected(t.cqp) && rk_io_dpdk_now_ns() < until)
 			(void)iw_pump(w);
 	}
-	if (!w->client && t.verb == IW_READ &&
-	    !rk_app_check(t.buf + t.region_off, t.region_len, 0x5eed)) {
-		ia_fail(a, "READ-only buffer changed during the test");
+	if (pt_result(&t, 0, peer_iters) != 0)
 		goto out;
-	}
-	if (w->client) {
-		double mbs = t.seconds > 0 ? (double)t.size * (double)t.iters / t.seconds /
-					     1048576.0 : 0;
-
-		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec\n", t.size, t.iters,
-		       t.seconds, mbs);
-	} else if (t.verb == IW_SEND) {
-		printf(" #bytes %u  received %" PRIu64 " messages\n", t.size, t.recvd);
-	} else {
-		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t.size,
-		       peer_iters);
-	}
-	printf("result: ok (%s)\n", t.verb == IW_READ ? "READ data checked" :
-	       "completions and lengths checked");
 	rc = 0;
 out:
 	/* rdma_disconnect() of both: close the TCP connections. */
@@ -1135,7 +806,7 @@ out:
 		t.cqp = NULL;
 	}
 	iw_drain(w, 300);
-	pt_destroy(&t);
+	pt_release(&t);
 	return rc;
 }
 

@@ -24,8 +24,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -265,8 +263,9 @@ usage(FILE *f)
 		      return 2; } while (0)
 
 static int
-parse_args(struct ia *a, int argc, char **argv)
+parse_args(void *arg, int argc, char **argv)
 {
+	struct ia *a = arg;
 	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW, O_TRANSPORT, O_IWARP,
 	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK };
 	enum { O_PAIR_PORT = 512 };
@@ -450,13 +449,9 @@ main(int argc, char **argv)
 	if (a == NULL)
 		return 1;
 	a->fd = -1;
-	rk_io_dpdk_split_args(argc, argv, "rk-interop", &args);
-	rc = parse_args(a, args.app_argc, args.app_argv);
+	rc = rk_app_start("rk-interop", argc, argv, &args, parse_args, a);
 	if (rc != 0)
 		return rc;
-	rk_app_signals();
-	srand48((long)getpid() ^ (long)time(NULL));
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 
 	rc = rk_app_eal_init("rk-interop", &args);
 	if (rc != 0)

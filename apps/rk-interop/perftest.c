@@ -44,63 +44,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interop.h"
+#include "perftest.h"
 #include "rk_byteorder.h"
 
-#define PT_VERSION "6.06"
-#define PT_VERSION_LEN 16
 #define PT_KEY_LEN 108
-#define PT_CYCLE 4096u
-#define PT_CACHE_LINE 64u
-#define PT_OUT_READS 16u
-#define PT_SLOT_BUDGET (16u << 20)
-#define PT_RECV ((uint64_t)1 << 62)
-
-enum pt_verb { PT_WRITE, PT_READ, PT_SEND, PT_ATOMIC };
-
-struct pt_dest {
-	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
-	uint64_t vaddr;
-	uint8_t gid[16];
-};
-
-struct pt {
-	struct ia *a;
-	bool client, lat;
-	enum pt_verb verb;
-	uint32_t size, iters, mtu_enum;
-	struct rk_pd *pd;
-	struct rk_cq *cq;
-	struct rk_qp *qp;
-	uint8_t *buf;                   /* local source/sink slots, then the exposed region */
-	size_t buf_len, region_off, region_len;
-	uint32_t slots;                 /* local slots of @size at buf */
-	struct rk_mr *mr;
-	uint8_t *rbuf;                  /* receive slots (SEND tests) */
-	struct rk_mr *rmr;
-	uint32_t rslots;
-	struct pt_dest local, remote;
-	uint8_t peer_mac[6];
-	uint64_t posted, done, recvd;
-	double seconds;
-	/* -R: the exchange runs over SENDs on a first RDMA-CM connection. */
-	bool cm;
-	struct ia_cmc comm, data;
-	struct rk_cq *ccq;
-	struct rk_qp *cqp;
-	struct rk_mr *cmr;
-	uint8_t cbuf[2][128];           /* [0] send, [1] receive */
-	uint32_t comm_psn;
-	/* Faults injected on this connection (--bad-rkey, --psn-skew). */
-	bool bad_rkey;
-	uint32_t psn_skew;
-	/* bw client data loop, one step at a time (see bw_client_step). */
-	uint8_t *ref;                   /* READ 0's bytes */
-	uint64_t first;                 /* FETCH_AND_ADD 0's result */
-	uint32_t window;
-	uint64_t t0;
-	int fd;                         /* the TCP exchange (ia.fd while in use) */
-};
 
 /* ------------------------------------------------------------- exchange */
 
@@ -115,63 +62,23 @@ comm_post_recv(struct pt *t)
 	return rc == 0 ? 0 : ia_fail(t->a, "post_recv (exchange QP): %s", strerror(-rc));
 }
 
-/* -R: one message each way as SENDs on the exchange QP (client first). */
 static int
-comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+comm_wc_fail(struct pt *t, const struct rk_wc *wc)
 {
-	struct ia *a = t->a;
+	return ia_fail(t->a, "exchange QP: completion error: %s", rk_wc_status_str(wc->status));
+}
+
+/* While the exchange waits: the CM of both connections, which must stay up. */
+static int
+comm_idle(struct pt *t)
+{
 	struct ia_cmc *cs[2] = { &t->comm, &t->data };
-	bool sent = false, got = false;
-	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	int act = ia_cm_pump(t->a, cs, 2, NULL);
 
-	if (len > sizeof(t->cbuf[0]))
-		return ia_fail(a, "exchange message too long");
-	while (!sent || !got) {
-		struct rk_wc wc;
-		int n, act;
-
-		if (!sent && (t->client || got)) {
-			struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[0], (uint32_t)len,
-					      t->cmr->lkey };
-			struct rk_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
-						 .opcode = RK_WR_SEND,
-						 .send_flags = RK_SEND_SIGNALED };
-			struct rk_send_wr *bad;
-			int rc;
-
-			memcpy(t->cbuf[0], mine, len);
-			rc = rk_post_send(t->cqp, &wr, &bad);
-			if (rc != 0)
-				return ia_fail(a, "post_send (exchange QP): %s", strerror(-rc));
-			sent = true;
-		}
-		n = rk_poll_cq(t->ccq, 1, &wc);
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		if (n == 1) {
-			if (wc.status != RK_WC_SUCCESS)
-				return ia_fail(a, "exchange QP: completion error: %s",
-					       rk_wc_status_str(wc.status));
-			if (wc.wr_id == 1) {
-				if (wc.byte_len != len)
-					return ia_fail(a, "exchange message of %u bytes, expected %zu",
-						       wc.byte_len, len);
-				memcpy(theirs, t->cbuf[1], len);
-				got = true;
-				if (comm_post_recv(t) != 0)
-					return -1;
-			}
-			continue;
-		}
-		act = ia_cm_pump(a, cs, 2, NULL);
-		if (act < 0)
-			return -1;
-		if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
-			return ia_fail(a, "the peer closed the RDMA-CM connection");
-		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
-				       a->o.oob_timeout_s);
-	}
+	if (act < 0)
+		return -1;
+	if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
+		return ia_fail(t->a, "the peer closed the RDMA-CM connection");
 	return 0;
 }
 
@@ -181,7 +88,7 @@ xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 	struct ia *a = t->a;
 
 	if (t->cm)
-		return comm_xchg(t, mine, theirs, len);
+		return pt_comm_xchg(t, mine, theirs, len);
 	if (t->client)
 		return ia_oob_write(a, mine, len) != 0 || ia_oob_read(a, theirs, len) != 0 ? -1 : 0;
 	return ia_oob_read(a, theirs, len) != 0 || ia_oob_write(a, mine, len) != 0 ? -1 : 0;
@@ -231,40 +138,6 @@ decode_keys(struct pt_dest *d, const char msg[PT_KEY_LEN])
 	return d->qpn <= 0xffffff && d->psn <= 0xffffff ? 0 : -1;
 }
 
-/* -R: the key message as perftest's struct pingpong_dest, big endian (56 bytes). */
-#define PT_KEY_BIN_LEN 56
-
-static int
-hand_shake_bin(struct pt *t, struct pt_dest *out)
-{
-	uint8_t mine[PT_KEY_BIN_LEN] = { 0 }, theirs[PT_KEY_BIN_LEN];
-	const struct pt_dest *l = &t->local;
-
-	rk_put_be32(mine, l->lid);
-	rk_put_be32(mine + 4, l->out_reads);
-	rk_put_be32(mine + 8, l->qpn);
-	rk_put_be32(mine + 12, l->psn);
-	rk_put_be32(mine + 16, l->rkey);
-	rk_put_be64(mine + 24, l->vaddr);
-	memcpy(mine + 32, l->gid, 16);
-	rk_put_be32(mine + 48, l->srqn);
-	rk_put_be32(mine + 52, 1);
-	if (xchg(t, mine, theirs, sizeof(mine)) != 0)
-		return -1;
-	/* perftest sends zeros until its data QP exists: keep the last real one. */
-	if (out != NULL && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
-		out->lid = rk_get_be32(theirs);
-		out->out_reads = rk_get_be32(theirs + 4);
-		out->qpn = rk_get_be32(theirs + 8) & 0xffffff;
-		out->psn = rk_get_be32(theirs + 12) & 0xffffff;
-		out->rkey = rk_get_be32(theirs + 16);
-		out->vaddr = rk_get_be64(theirs + 24);
-		memcpy(out->gid, theirs + 32, 16);
-		out->srqn = rk_get_be32(theirs + 48);
-	}
-	return 0;
-}
-
 static int
 hand_shake(struct pt *t, struct pt_dest *out)
 {
@@ -272,7 +145,7 @@ hand_shake(struct pt *t, struct pt_dest *out)
 	struct pt_dest d;
 
 	if (t->cm)
-		return hand_shake_bin(t, out);
+		return pt_keys_bin(t, out);
 
 	encode_keys(&t->local, mine);
 	if (xchg(t, mine, theirs, sizeof(mine)) != 0)
@@ -288,29 +161,14 @@ static int
 preamble(struct pt *t)
 {
 	struct ia *a = t->a;
-	char ver[PT_VERSION_LEN] = PT_VERSION, rver[PT_VERSION_LEN + 1] = { 0 };
-	uint8_t mine[4], theirs[4];
-	char mtu[2], rmtu[3] = { 0 };
+	char mtu[2] = { (char)('0' + t->mtu_enum), '\0' }, rmtu[3], rver[PT_VERSION_LEN + 1];
+	uint32_t cycle;
 	unsigned int rm;
 
-	if (xchg(t, ver, rver, PT_VERSION_LEN) != 0)
+	if (pt_preamble(t, mtu, rmtu, rver, &cycle) != 0)
 		return -1;
-	if (rver[0] < '5' || rver[0] > '9')
-		return ia_fail(a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
-			       rver);
-	rk_put_be32(mine, PT_CYCLE);
-	if (xchg(t, mine, theirs, 4) != 0)
-		return -1;
-	if (rk_get_be32(theirs) != PT_CYCLE)
-		fprintf(stderr, "rk-interop: note: the peer's cycle buffer is %u\n",
-			rk_get_be32(theirs));
-	rk_put_be32(mine, PT_CACHE_LINE);
-	if (xchg(t, mine, theirs, 4) != 0)
-		return -1;
-	mtu[0] = (char)('0' + t->mtu_enum);
-	mtu[1] = '\0';
-	if (xchg(t, mtu, rmtu, 2) != 0)
-		return -1;
+	if (cycle != PT_CYCLE)
+		fprintf(stderr, "rk-interop: note: the peer's cycle buffer is %u\n", cycle);
 	if (sscanf(rmtu, "%u", &rm) != 1 || rm < RK_MTU_256 || rm > RK_MTU_4096)
 		return ia_fail(a, "the peer's MTU \"%.2s\" is not an IB MTU", rmtu);
 	if (rm < t->mtu_enum)
@@ -322,18 +180,6 @@ preamble(struct pt *t)
 }
 
 /* ------------------------------------------------------------ resources */
-
-static int
-post_recv(struct pt *t, uint32_t slot)
-{
-	struct rk_sge sge = { (uint64_t)(uintptr_t)(t->rbuf + (size_t)slot * t->size), t->size,
-			      t->rmr->lkey };
-	struct rk_recv_wr wr = { .wr_id = PT_RECV | slot, .sg_list = &sge, .num_sge = 1 };
-	struct rk_recv_wr *bad;
-	int rc = rk_post_recv(t->qp, &wr, &bad);
-
-	return rc == 0 ? 0 : ia_fail(t->a, "post_recv: %s", strerror(-rc));
-}
 
 /* -R: PD, and the RC QP of the exchange with one receive posted. */
 static int
@@ -369,8 +215,6 @@ create(struct pt *t)
 	struct ia *a = t->a;
 	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
 			   RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC;
-	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
-	size_t blk = bytes > PT_CYCLE ? bytes : PT_CYCLE;
 	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
 	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
 				 .qp_access_flags = RK_ACCESS_REMOTE_WRITE |
@@ -378,47 +222,16 @@ create(struct pt *t)
 						    RK_ACCESS_REMOTE_ATOMIC };
 	int rc;
 
-	/* Local slots (READ/ATOMIC results need one each), then the region the peer uses. */
-	t->slots = t->lat ? 1 : a->o.tx_depth;
-	if ((uint64_t)t->slots * bytes > PT_SLOT_BUDGET)
-		t->slots = PT_SLOT_BUDGET / bytes;
-	if (t->slots == 0)
-		t->slots = 1;
-	t->region_off = ((size_t)t->slots * bytes + 4095) & ~(size_t)4095;
-	t->region_len = 2 * blk + PT_CACHE_LINE;
-	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
-	t->buf = aligned_alloc(4096, t->buf_len);
-	if (t->buf == NULL)
-		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
-	memset(t->buf, 0, t->buf_len);
-	/* What a reader of our region must get back. */
-	rk_app_fill(t->buf + t->region_off, t->region_len, 0x5eed);
-	if (t->verb == PT_WRITE && t->lat)
-		memset(t->buf + t->region_off, 0, t->region_len);
 	if (t->pd == NULL)
 		t->pd = rk_alloc_pd(a->ctx);
 	if (t->pd == NULL)
 		return ia_fail(a, "alloc_pd: %s", strerror(errno));
-	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, access);
-	if (t->verb == PT_SEND) {
-		t->rslots = a->o.rx_depth;
-		if ((uint64_t)t->rslots * t->size > 4 * PT_SLOT_BUDGET)
-			t->rslots = 4 * PT_SLOT_BUDGET / t->size;
-		if (t->rslots < 2)
-			t->rslots = 2;
-		t->rbuf = calloc(t->rslots, t->size);
-		if (t->rbuf == NULL)
-			return ia_fail(a, "cannot allocate receive buffers");
-		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
-				   RK_ACCESS_LOCAL_WRITE);
-	}
-	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
+	if (pt_alloc(t, access) != 0)
+		return -1;
 	ia.send_cq = ia.recv_cq = t->cq;
 	ia.cap = (struct rk_qp_cap){ .max_send_wr = a->o.tx_depth,
 				     .max_recv_wr = t->rslots + 1, .max_send_sge = 1,
 				     .max_recv_sge = 1 };
-	if (t->mr == NULL || t->cq == NULL || (t->verb == PT_SEND && t->rmr == NULL))
-		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
 	t->qp = rk_create_qp(t->pd, &ia);
 	if (t->qp == NULL)
 		return ia_fail(a, "create_qp: %s", strerror(errno));
@@ -439,9 +252,7 @@ static int
 connect_qp(struct pt *t)
 {
 	struct ia *a = t->a;
-	struct rk_qp_attr at = { 0 };
 	uint8_t ip[4];
-	int rc;
 
 	if (!ia_gid_to_v4(t->remote.gid, ip))
 		return ia_fail(a, "the peer's GID is not an IPv4-mapped RoCEv2 GID (run perftest "
@@ -450,42 +261,14 @@ connect_qp(struct pt *t)
 		return -1;
 	if (t->bad_rkey)
 		t->remote.rkey ^= 0x5a5a00;
-	at.qp_state = RK_QPS_RTR;
-	at.path_mtu = (enum rk_mtu)t->mtu_enum;
-	at.dest_qp_num = t->remote.qpn;
-	at.rq_psn = t->remote.psn;
-	at.max_dest_rd_atomic = PT_OUT_READS;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, t->peer_mac, 6);
-	memcpy(at.ah_attr.dip, t->remote.gid, 16);
-	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (t->local.psn + t->psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS && t->remote.out_reads > 0 ?
-				     t->remote.out_reads : PT_OUT_READS);
-	rc = rk_modify_qp(t->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
-	return 0;
-}
-
-static void
-destroy(struct pt *t)
-{
-	rk_app_release(&(struct rk_app_verbs_objs){
-		.qp = { t->cqp, t->qp }, .mr = { t->cmr, t->mr, t->rmr }, .cq = { t->ccq, t->cq },
-		.pd = t->pd });
-	free(t->buf);
-	free(t->rbuf);
-	free(t->ref);
+	return ia_rc_connect(a, t->qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)t->mtu_enum, .dest_qpn = t->remote.qpn,
+		.rq_psn = t->remote.psn, .sq_psn = (t->local.psn + t->psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = PT_OUT_READS,
+		.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS &&
+					   t->remote.out_reads > 0 ? t->remote.out_reads :
+					   PT_OUT_READS),
+		.dmac = t->peer_mac, .dgid = t->remote.gid }, false);
 }
 
 /* ------------------------------------------------------------ data phase */
@@ -500,81 +283,11 @@ wc_error(struct pt *t, const struct rk_wc *wc)
 		       wc->status == RK_WC_REM_ACCESS_ERR ? " (the peer refused the R_Key/VA)" : "");
 }
 
-static int
-post_op(struct pt *t, uint64_t it, uint32_t msg_key)
+/* RoCE's bw client window: tx_depth, for READ/ATOMIC at most a result slot each. */
+static void
+roce_window(struct pt *t)
 {
-	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
-	uint32_t slot = (uint32_t)(it % t->slots);
-	uint8_t *local = t->buf + (size_t)slot * bytes;
-	struct rk_sge sge = { (uint64_t)(uintptr_t)local, bytes, t->mr->lkey };
-	struct rk_send_wr wr = { .wr_id = it, .sg_list = &sge, .num_sge = 1,
-				 .send_flags = RK_SEND_SIGNALED };
-	struct rk_send_wr *bad;
-	int rc;
-
-	(void)msg_key;
-	switch (t->verb) {
-	case PT_WRITE:
-		wr.opcode = RK_WR_RDMA_WRITE;
-		wr.wr.rdma.remote_addr = t->remote.vaddr;
-		wr.wr.rdma.rkey = t->remote.rkey;
-		break;
-	case PT_READ:
-		wr.opcode = RK_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = t->remote.vaddr;
-		wr.wr.rdma.rkey = t->remote.rkey;
-		break;
-	case PT_SEND:
-		wr.opcode = RK_WR_SEND;
-		break;
-	case PT_ATOMIC:
-		wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
-		wr.wr.atomic.remote_addr = t->remote.vaddr;
-		wr.wr.atomic.rkey = t->remote.rkey;
-		wr.wr.atomic.compare_add = 1;
-		break;
-	}
-	rc = rk_post_send(t->qp, &wr, &bad);
-	if (rc == -ENOMEM)
-		return 1;
-	if (rc != 0)
-		return ia_fail(t->a, "post_send: %s", strerror(-rc));
-	t->posted++;
-	return 0;
-}
-
-/* What a completed READ or ATOMIC brought back. */
-static int
-check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
-{
-	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
-	const uint8_t *local = t->buf + (size_t)(it % t->slots) * bytes;
-
-	if (t->verb == PT_READ) {
-		if (it == 0)
-			memcpy(ref, local, bytes);
-		else if (memcmp(ref, local, bytes) != 0)
-			return ia_fail(t->a, "READ %" PRIu64 " returned other bytes than READ 0 "
-				       "of the same unchanged remote buffer", it);
-	} else if (t->verb == PT_ATOMIC) {
-		uint64_t orig;
-
-		memcpy(&orig, local, 8);
-		if (it == 0)
-			*first = orig;
-		else if (orig != *first + it)
-			return ia_fail(t->a, "FETCH_AND_ADD %" PRIu64 " returned %#" PRIx64
-				       ", expected %#" PRIx64, it, orig, *first + it);
-	}
-	return 0;
-}
-
-static int
-bw_client_begin(struct pt *t)
-{
-	struct ia *a = t->a;
-
-	t->window = a->o.tx_depth;
+	t->window = t->a->o.tx_depth;
 	if (t->verb == PT_READ || t->verb == PT_ATOMIC)
 		t->window = t->slots < t->window ? t->slots : t->window;
 	/*
@@ -589,59 +302,27 @@ bw_client_begin(struct pt *t)
 		if (t->window > cap)
 			t->window = cap;
 	}
-	if (t->verb == PT_READ && (t->ref = malloc(t->size)) == NULL)
-		return ia_fail(a, "out of memory");
-	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
-		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
-	t->t0 = rk_io_dpdk_now_ns();
-	return 0;
-}
-
-/* Post what the window allows, reap completions: their count, or -1 with a message. */
-static int
-bw_client_step(struct pt *t)
-{
-	struct rk_wc wc[32];
-	int n, rc;
-
-	while (t->posted < t->iters && t->posted - t->done < t->window) {
-		rc = post_op(t, t->posted, 0);
-		if (rc < 0)
-			return -1;
-		if (rc > 0)
-			break;
-	}
-	n = rk_poll_cq(t->cq, 32, wc);
-	if (n < 0)
-		return ia_fail(t->a, "poll_cq: %s", strerror(-n));
-	for (int i = 0; i < n; i++) {
-		if (wc[i].status != RK_WC_SUCCESS)
-			return wc_error(t, &wc[i]);
-		if (check_result(t, wc[i].wr_id, t->ref, &t->first) != 0)
-			return -1;
-		t->done++;
-	}
-	if (t->done == t->iters)
-		t->seconds = (double)(rk_io_dpdk_now_ns() - t->t0) * 1e-9;
-	return n;
 }
 
 static int
-run_bw_client(struct pt *t)
+roce_pump(struct pt *t, int work)
 {
-	struct ia *a = t->a;
-
-	if (bw_client_begin(t) != 0)
-		return -1;
-	while (t->done < t->iters) {
-		int n = bw_client_step(t);
-
-		if (n < 0 || ia_watchdog(a, n) != 0)
-			return -1;
-		rk_io_dpdk_idle(a->io, n);
-	}
+	rk_io_dpdk_idle(t->a->io, work);
 	return 0;
 }
+
+static int
+roce_qp_ended(struct pt *t)
+{
+	(void)t;
+	return 0;       /* a broken QP shows as failed completions */
+}
+
+static const struct pt_link_ops roce_link = {
+	.exchange = xchg, .pump = roce_pump, .qp_ended = roce_qp_ended, .wc_fail = wc_error,
+	.comm_wc_fail = comm_wc_fail, .comm_repost = comm_post_recv, .comm_idle = comm_idle,
+	.send_idle_note = " (the client vanished mid-transfer?)", .usec_per_iter = true,
+};
 
 /* Passive side of write/read/atomic: serve until the client's next message. */
 static int
@@ -660,38 +341,6 @@ run_passive(struct pt *t)
 		if (ia_watchdog(a, n) != 0)
 			return ia_fail(a, "the client neither sent frames nor finished for %.0f s "
 				       "(vanished mid-transfer?)", a->o.timeout_s);
-		rk_io_dpdk_idle(a->io, n);
-	}
-	return 0;
-}
-
-static int
-run_send_server(struct pt *t)
-{
-	struct ia *a = t->a;
-	struct rk_wc wc[32];
-
-	while (t->recvd < t->iters) {
-		int n = rk_poll_cq(t->cq, 32, wc);
-
-		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS)
-				return wc_error(t, &wc[i]);
-			int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
-
-			if (taken <= 0) {
-				if (taken < 0)
-					return -1;
-				continue;
-			}
-			if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
-				return -1;
-		}
-		if (ia_watchdog(a, n) != 0)
-			return ia_fail(a, "no SEND for %.0f s after %" PRIu64 " of %u (the client "
-				       "vanished mid-transfer?)", a->o.timeout_s, t->recvd, t->iters);
 		rk_io_dpdk_idle(a->io, n);
 	}
 	return 0;
@@ -731,7 +380,7 @@ run_lat(struct pt *t)
 
 			if (t->verb == PT_WRITE)
 				*post_byte = (uint8_t)(scnt + 1);
-			rc = post_op(t, scnt, 0);
+			rc = pt_post_op(t, scnt);
 			if (rc < 0)
 				goto fail;
 			if (rc == 0)
@@ -754,10 +403,10 @@ run_lat(struct pt *t)
 					goto fail;
 				}
 				rcnt++;
-				if (post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+				if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
 					goto fail;
 			} else {
-				if (check_result(t, wc[i].wr_id, ref, &first) != 0)
+				if (pt_check_result(t, wc[i].wr_id, ref, &first) != 0)
 					goto fail;
 				sdone++;
 				if (t->verb == PT_READ)
@@ -786,57 +435,11 @@ fail:
 	return -1;
 }
 
-static uint64_t
-word_sum(const uint8_t *b, size_t len)
-{
-	uint64_t s = 0, v;
-
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		memcpy(&v, b + i, 8);
-		s += v;
-	}
-	return s;
-}
-
-static void
-put_double(uint8_t *b, double d)
-{
-	uint64_t v;
-
-	memcpy(&v, &d, 8);
-	rk_put_be64(b, v);
-}
-
-/* The bw result exchange: size, iterations, peak, average (MB/s), Mpps. */
-static int
-xchg_reports(struct pt *t, uint64_t *peer_iters)
-{
-	uint8_t mine[5][8], theirs[5][8];
-	double mbs = 0, rate = 0;
-	uint64_t iters = 0;
-
-	if (t->client && t->seconds > 0) {
-		iters = t->done;
-		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
-		rate = (double)t->done / t->seconds / 1e6;
-	}
-	rk_put_be64(mine[0], t->verb == PT_ATOMIC ? 8 : t->size);
-	rk_put_be64(mine[1], iters);
-	put_double(mine[2], mbs);
-	put_double(mine[3], mbs);
-	put_double(mine[4], rate);
-	for (int i = 0; i < 5; i++)
-		if (xchg(t, mine[i], theirs[i], 8) != 0)
-			return -1;
-	*peer_iters = rk_get_be64(theirs[1]);
-	return 0;
-}
-
 static void
 pt_init(struct pt *t, struct ia *a)
 {
-	*t = (struct pt){ .a = a, .client = a->o.server_host != NULL, .size = a->o.size,
-			  .iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu),
+	*t = (struct pt){ .a = a, .link = &roce_link, .client = a->o.server_host != NULL,
+			  .size = a->o.size, .iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu),
 			  .bad_rkey = a->o.bad_rkey, .psn_skew = a->o.psn_skew, .fd = -1 };
 	switch (a->o.mode) {
 	case IA_WRITE_BW: t->verb = PT_WRITE; break;
@@ -897,13 +500,14 @@ pt_setup(struct pt *t)
 	for (int i = 0; i < barriers; i++) {
 		if (i == barriers - 1 && t->verb == PT_SEND)
 			for (uint32_t s = 0; s < t->rslots; s++)
-				if (post_recv(t, s) != 0)
+				if (pt_post_recv(t, s) != 0)
 					return -1;
 		if (hand_shake(t, t->cm ? &t->remote : NULL) != 0)
 			return -1;
 	}
 	if (t->cm && t->remote.rkey == 0 && t->remote.vaddr == 0 && t->verb != PT_SEND)
 		return ia_fail(a, "the peer sent no R_Key/VA in its key messages");
+	roce_window(t);
 	printf(" local address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64 "\n",
 	       t->local.qpn, t->local.psn, t->local.rkey, t->local.vaddr);
 	printf(" remote address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64
@@ -922,7 +526,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 	uint64_t peer_iters = 0;
 
 	if (pt_bw_report(t)) {
-		if (hand_shake(t, NULL) != 0 || xchg_reports(t, &peer_iters) != 0)
+		if (hand_shake(t, NULL) != 0 || pt_reports(t, &peer_iters) != 0)
 			return -1;
 	}
 	/* perftest's write_lat closes without the last barrier. */
@@ -936,36 +540,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 	} else {
 		(void)rk_oob_send(a->fd, "done", 5);
 	}
-	/* Checks only the server can make, now that the client said how much it did. */
-	if (!t->client && t->verb == PT_ATOMIC) {
-		uint64_t delta = word_sum(t->buf + t->region_off, t->region_len) - sum0;
-
-		if (delta != peer_iters)
-			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
-				       " FETCH_AND_ADDs of 1", delta, peer_iters);
-	}
-	if (!t->client && t->verb == PT_READ &&
-	    !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
-		return ia_fail(a, "READ-only buffer changed during the test");
-	if (t->client || t->lat) {
-		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
-					      1048576.0 : 0;
-
-		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  %.1f usec/iter\n",
-		       t->size, t->iters, t->seconds, mbs,
-		       t->iters > 0 ? t->seconds * 1e6 / t->iters : 0.0);
-	} else if (t->verb == PT_SEND) {
-		printf(" #bytes %u  received %" PRIu64 " messages\n", t->size, t->recvd);
-	} else if (pt_bw_report(t)) {
-		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t->size,
-		       peer_iters);
-	}
-	printf("result: ok (%s)\n",
-	       t->verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
-	       t->verb == PT_READ ? "READ data checked" :
-	       t->verb == PT_WRITE && t->lat ? "ping-pong counters checked" :
-	       "completions and lengths checked");
-	return 0;
+	return pt_result(t, sum0, peer_iters);
 }
 
 static int ia_perftest_pair(struct ia *a);
@@ -983,19 +558,19 @@ ia_perftest(struct ia *a)
 	if (pt_setup(&t) != 0)
 		goto out;
 	rk_app_watchdog_restart(&a->wd);
-	sum0 = word_sum(t.buf + t.region_off, t.region_len);
+	sum0 = pt_word_sum(t.buf + t.region_off, t.region_len);
 	if (t.lat)
 		rc = run_lat(&t);
 	else if (t.client)
-		rc = run_bw_client(&t);
+		rc = pt_run_bw_client(&t);
 	else if (t.verb == PT_SEND)
-		rc = run_send_server(&t);
+		rc = pt_send_server(&t);
 	else
 		rc = run_passive(&t);
 	if (rc == 0)
 		rc = pt_finish(&t, sum0);
 out:
-	destroy(&t);
+	pt_release(&t);
 	return rc;
 }
 
@@ -1041,7 +616,7 @@ ia_perftest_pair(struct ia *a)
 		err_prefix(a, "connection 2: ");
 		goto out;
 	}
-	if (bw_client_begin(&t[0]) != 0 || bw_client_begin(&t[1]) != 0)
+	if (pt_bw_client_begin(&t[0]) != 0 || pt_bw_client_begin(&t[1]) != 0)
 		goto out;
 	rk_app_watchdog_restart(&a->wd);
 	while (t[1].done < t[1].iters || (!dead0 && t[0].done < t[0].iters)) {
@@ -1052,7 +627,7 @@ ia_perftest_pair(struct ia *a)
 
 			if ((i == 0 && dead0) || t[i].done == t[i].iters)
 				continue;
-			n = bw_client_step(&t[i]);
+			n = pt_bw_client_step(&t[i]);
 			if (n < 0 && i == 1) {
 				err_prefix(a, "connection 2: ");
 				goto out;
@@ -1108,7 +683,7 @@ out:
 	for (int i = 0; i < 2; i++)
 		if (t[i].fd >= 0 && t[i].fd != a->fd)
 			close(t[i].fd);
-	destroy(&t[0]);
-	destroy(&t[1]);
+	pt_release(&t[0]);
+	pt_release(&t[1]);
 	return rc;
 }

@@ -167,44 +167,31 @@ connect_qp(struct pp *pp)
 			       "tool with -g and the index of its IPv4 GID, e.g. -g 1)");
 	if (ia_resolve(a, ip, pp->peer_mac) != 0)
 		return -1;
+	if (!pp->ud)
+		return ia_rc_connect(a, pp->qp, &(struct ia_rc_path){
+			.mtu = ia_mtu_enum(a->o.mtu), .dest_qpn = pp->remote.qpn,
+			.rq_psn = pp->remote.psn,
+			.sq_psn = (pp->local.psn + a->o.psn_skew) & 0xffffff,
+			.max_dest_rd_atomic = 1, .max_rd_atomic = 1, .hop_limit = 1,
+			.dmac = pp->peer_mac, .dgid = pp->remote.gid }, false);
+	/* UD: RTR and RTS carry no peer; the AH does. */
 	at.qp_state = RK_QPS_RTR;
-	if (pp->ud) {
+	rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE);
+	{
 		struct rk_ah_attr ah = { .hop_limit = 1 };
 
-		rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE);
 		memcpy(ah.dmac, pp->peer_mac, 6);
 		memcpy(ah.dip, pp->remote.gid, 16);
 		pp->ah = rk_create_ah(pp->pd, &ah);
 		if (pp->ah == NULL)
 			return ia_fail(a, "create_ah: %s", strerror(errno));
-	} else {
-		at.path_mtu = ia_mtu_enum(a->o.mtu);
-		at.dest_qp_num = pp->remote.qpn;
-		at.rq_psn = pp->remote.psn;
-		at.max_dest_rd_atomic = 1;
-		at.min_rnr_timer = 12;
-		at.ah_attr.hop_limit = 1;
-		memcpy(at.ah_attr.dmac, pp->peer_mac, 6);
-		memcpy(at.ah_attr.dip, pp->remote.gid, 16);
-		rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
-				  RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
-				  RK_QP_MIN_RNR_TIMER);
 	}
 	if (rc != 0)
 		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
 	memset(&at, 0, sizeof(at));
 	at.qp_state = RK_QPS_RTS;
 	at.sq_psn = (pp->local.psn + a->o.psn_skew) & 0xffffff;
-	if (pp->ud) {
-		rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN);
-	} else {
-		at.timeout = a->o.qp_timeout;
-		at.retry_cnt = 7;
-		at.rnr_retry = 7;
-		at.max_rd_atomic = 1;
-		rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
-				  RK_QP_RNR_RETRY | RK_QP_SQ_PSN | RK_QP_MAX_QP_RD_ATOMIC);
-	}
+	rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN);
 	if (rc != 0)
 		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
 	return 0;

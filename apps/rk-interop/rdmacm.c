@@ -187,13 +187,11 @@ struct rp {
 	uint64_t recvs;
 };
 
-/* rping's text for ping @n: "rdma-ping-N: " then rotating letters, NUL last. */
-static void
-rping_text(uint8_t *b, uint32_t size, int n)
+void
+ia_rping_text(uint8_t *b, uint32_t size, uint32_t n)
 {
-	int start = 65 + n % 58;
-	int cc = snprintf((char *)b, size, "rdma-ping-%d: ", n);
-	unsigned char c = (unsigned char)start;
+	unsigned char c = (unsigned char)(65 + n % 58);
+	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
 
 	for (uint32_t i = (uint32_t)cc; i < size; i++) {
 		b[i] = c;
@@ -201,6 +199,14 @@ rping_text(uint8_t *b, uint32_t size, int n)
 			c = 65;
 	}
 	b[size - 1] = 0;
+}
+
+void
+ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size)
+{
+	rk_put_be64(info, (uint64_t)(uintptr_t)buf);
+	rk_put_be32(info + 8, rkey);
+	rk_put_be32(info + 12, size);
 }
 
 static int
@@ -214,28 +220,32 @@ rp_post_recv(struct rp *r)
 	return rc == 0 ? 0 : ia_fail(r->a, "post_recv: %s", strerror(-rc));
 }
 
-static int
-rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
-	uint64_t raddr, uint32_t rkey)
+int
+ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
+	     const void *local, uint32_t len, uint32_t lkey, uint64_t raddr, uint32_t rkey)
 {
 	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, lkey };
-	struct rk_send_wr wr = { .wr_id = op, .sg_list = &sge, .num_sge = 1, .opcode = op,
+	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
 				 .send_flags = RK_SEND_SIGNALED };
 	struct rk_send_wr *bad;
 	int rc;
 
 	wr.wr.rdma.remote_addr = raddr;
 	wr.wr.rdma.rkey = rkey;
-	rc = rk_post_send(r->qp, &wr, &bad);
-	return rc == 0 ? 0 : ia_fail(r->a, "post_send: %s", strerror(-rc));
+	rc = rk_post_send(qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;
+	return rc == 0 ? 0 : ia_fail(a, "post_send: %s", strerror(-rc));
 }
 
-static void
-rp_info(struct rp *r, const uint8_t *buf, const struct rk_mr *mr)
+/* rping's post: a full send queue is an error too. */
+static int
+rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
+	uint64_t raddr, uint32_t rkey)
 {
-	rk_put_be64(r->info_tx, (uint64_t)(uintptr_t)buf);
-	rk_put_be32(r->info_tx + 8, mr->rkey);
-	rk_put_be32(r->info_tx + 12, r->size);
+	int rc = ia_post_send(r->a, r->qp, op, op, local, len, lkey, raddr, rkey);
+
+	return rc > 0 ? ia_fail(r->a, "post_send: %s", strerror(ENOMEM)) : rc;
 }
 
 /*
@@ -399,33 +409,17 @@ rp_connect_qp(struct rp *r)
 {
 	struct ia *a = r->a;
 	struct rk_cm_conn *c = &r->conn;
-	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
-	int rc;
+	uint8_t dgid[16];
 
-	at.path_mtu = (enum rk_mtu)c->peer.path_mtu;
-	at.dest_qp_num = c->peer.qpn;
+	ia_gid_v4(dgid, r->peer_ip);
 	/* Each side announces the PSN it expects (see rk_cm_params.psn). */
-	at.rq_psn = r->psn;
-	at.max_dest_rd_atomic = c->local.responder_resources ? c->local.responder_resources : 1;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, r->peer_mac, 6);
-	ia_gid_v4(at.ah_attr.dip, r->peer_ip);
-	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTR: %s", strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1;
-	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-			  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP to RTS: %s", strerror(-rc));
-	return 0;
+	return ia_rc_connect(a, r->qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)c->peer.path_mtu, .dest_qpn = c->peer.qpn, .rq_psn = r->psn,
+		.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = c->local.responder_resources ?
+				      c->local.responder_resources : 1,
+		.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1,
+		.dmac = r->peer_mac, .dgid = dgid }, false);
 }
 
 static struct rk_cm_params
@@ -532,13 +526,13 @@ rp_client_loop(struct rp *r)
 	bool disc = false;
 
 	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
-		rping_text(r->start, r->size, (int)ping);
+		ia_rping_text(r->start, r->size, ping);
 		memset(r->sink, 0, r->size);
-		rp_info(r, r->start, r->start_mr);
+		ia_rping_info(r->info_tx, r->start, r->start_mr->rkey, r->size);
 		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
 		    rp_expect(r, RP_RECV, "the go-ahead after the READ", &disc) != 0 || disc)
 			goto out;
-		rp_info(r, r->sink, r->sink_mr);
+		ia_rping_info(r->info_tx, r->sink, r->sink_mr->rkey, r->size);
 		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
 		    rp_expect(r, RP_RECV, "the go-ahead after the WRITE", &disc) != 0 || disc)
 			goto out;
@@ -578,7 +572,7 @@ rp_server_loop(struct rp *r)
 		if (rp_post(r, RK_WR_RDMA_READ, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
 		    rp_expect(r, RK_WR_RDMA_READ, "the READ", &disc) != 0 || disc)
 			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
-		rping_text(want, r->size, (int)pings);
+		ia_rping_text(want, r->size, pings);
 		if (memcmp(want, r->sink, r->size) != 0)
 			return ia_fail(a, "ping %u: the READ brought other bytes than rping's text",
 				       pings);
@@ -739,37 +733,54 @@ cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
 	return p;
 }
 
+int
+ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp)
+{
+	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
+	char name[16] = "";
+	int rc;
+
+	if (name_qp)
+		snprintf(name, sizeof(name), " %#x", qp->qp_num);
+	at.path_mtu = p->mtu;
+	at.dest_qp_num = p->dest_qpn;
+	at.rq_psn = p->rq_psn;
+	at.max_dest_rd_atomic = p->max_dest_rd_atomic;
+	at.min_rnr_timer = 12;
+	at.ah_attr.hop_limit = p->hop_limit;
+	memcpy(at.ah_attr.dmac, p->dmac, 6);
+	memcpy(at.ah_attr.dip, p->dgid, 16);
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+	if (rc != 0)
+		return ia_fail(a, "modify QP%s to RTR: %s", name, strerror(-rc));
+	memset(&at, 0, sizeof(at));
+	at.qp_state = RK_QPS_RTS;
+	at.sq_psn = p->sq_psn;
+	at.timeout = a->o.qp_timeout;
+	at.retry_cnt = 7;
+	at.rnr_retry = 7;
+	at.max_rd_atomic = p->max_rd_atomic;
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
+			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	if (rc != 0)
+		return ia_fail(a, "modify QP%s to RTS: %s", name, strerror(-rc));
+	return 0;
+}
+
 /* RTR/RTS of @p qp from what the CM negotiated (Linux's PSN convention). */
 static int
 cm_program_qp(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn)
 {
-	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
 	uint8_t rr = c->conn.local.responder_resources, id = c->conn.local.initiator_depth;
-	int rc;
+	uint8_t dgid[16];
 
-	at.path_mtu = (enum rk_mtu)c->conn.peer.path_mtu;
-	at.dest_qp_num = c->conn.peer.qpn;
-	at.rq_psn = rq_psn;
-	at.max_dest_rd_atomic = rr != 0 ? rr : 1;
-	at.min_rnr_timer = 12;
-	memcpy(at.ah_attr.dmac, c->peer_mac, 6);
-	ia_gid_v4(at.ah_attr.dip, c->peer_ip);
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-	if (rc != 0)
-		return ia_fail(a, "modify QP %#x to RTR: %s", qp->qp_num, strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = id != 0 ? id : 1;
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
-			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
-	if (rc != 0)
-		return ia_fail(a, "modify QP %#x to RTS: %s", qp->qp_num, strerror(-rc));
-	return 0;
+	ia_gid_v4(dgid, c->peer_ip);
+	return ia_rc_connect(a, qp, &(struct ia_rc_path){
+		.mtu = (enum rk_mtu)c->conn.peer.path_mtu, .dest_qpn = c->conn.peer.qpn,
+		.rq_psn = rq_psn, .sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = rr != 0 ? rr : 1, .max_rd_atomic = id != 0 ? id : 1,
+		.dmac = c->peer_mac, .dgid = dgid }, true);
 }
 
 int

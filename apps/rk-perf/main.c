@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -110,8 +108,9 @@ usage(FILE *f)
 }
 
 static int
-parse_args(struct perf *p, int argc, char **argv)
+parse_args(void *arg, int argc, char **argv)
 {
+	struct perf *p = arg;
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
 	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP };
@@ -471,17 +470,12 @@ main(int argc, char **argv)
 		return 1;
 	p->fd = -1;
 	p->lfd = -1;
-	rk_io_dpdk_split_args(argc, argv, "rk-perf", &args);
-	rc = parse_args(p, args.app_argc, args.app_argv);
+	rc = rk_app_start("rk-perf", argc, argv, &args, parse_args, p);
 	if (rc != 0) {
 		free(p);
 		return rc;
 	}
 	p->wd.timeout_s = p->o.timeout_s;
-	rk_app_signals();
-	srand((unsigned int)(getpid() ^ time(NULL)));
-	/* Sleeps of the idle policy: as short as asked, not 50 us later. */
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	p->jresults = json_array();
 
 	sched_getaffinity(0, sizeof(cpus), &cpus);

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The data phases of perftest's bw/lat tools, shared by the RoCE peer
+ * (perftest.c) and the iWARP one (iwarp.c): buffers, the binary key
+ * message, the bw client and send_bw server loops, the result exchange
+ * and the result lines. Connection set-up, QP creation and the preamble
+ * stay with each transport, which reaches them through struct pt_link_ops.
+ */
+#ifndef RK_INTEROP_PERFTEST_H
+#define RK_INTEROP_PERFTEST_H
+
+#include "interop.h"
+
+#define PT_VERSION "6.06"
+#define PT_VERSION_LEN 16
+#define PT_CYCLE 4096u
+#define PT_CACHE_LINE 64u
+#define PT_OUT_READS 16u
+#define PT_SLOT_BUDGET (16u << 20)
+#define PT_RECV ((uint64_t)1 << 62)
+/* -R: perftest's struct pingpong_dest, big endian (56 bytes). */
+#define PT_KEY_BIN_LEN 56
+
+enum pt_verb { PT_WRITE, PT_READ, PT_SEND, PT_ATOMIC };
+
+struct pt_dest {
+	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
+	uint64_t vaddr;
+	uint8_t gid[16];
+};
+
+struct pt;
+
+/* What a transport does for the shared data phases. */
+struct pt_link_ops {
+	/* One exchange message each way (the client first); 0 or -1 with a message. */
+	int (*exchange)(struct pt *t, const void *mine, void *theirs, size_t len);
+	/* Serve the port after a loop round that did @p work; extra work done. */
+	int (*pump)(struct pt *t, int work);
+	/* Nonzero (with a message) when the data QP ended under us. */
+	int (*qp_ended)(struct pt *t);
+	/* A failed work completion as a message; -1. */
+	int (*wc_fail)(struct pt *t, const struct rk_wc *wc);
+	/* -R exchange QP (pt_comm_xchg): a failed completion as a message (-1), */
+	int (*comm_wc_fail)(struct pt *t, const struct rk_wc *wc);
+	/* the receive reposted after a message (0 or -1), */
+	int (*comm_repost)(struct pt *t);
+	/* serving the connections while nothing completes (0, or -1 with a message). */
+	int (*comm_idle)(struct pt *t);
+	/* Appended to the send_bw server's "no SEND" timeout message. */
+	const char *send_idle_note;
+	/* Whether the client's result line ends with the time per iteration. */
+	bool usec_per_iter;
+};
+
+struct pt {
+	struct ia *a;
+	const struct pt_link_ops *link;
+	void *link_ctx;                 /* the transport's own state */
+	bool client, lat;
+	enum pt_verb verb;
+	uint32_t size, iters, mtu_enum;
+	struct rk_pd *pd;
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	uint8_t *buf;                   /* local source/sink slots, then the exposed region */
+	size_t buf_len, region_off, region_len;
+	uint32_t slots;                 /* local slots of @size at buf */
+	struct rk_mr *mr;
+	uint8_t *rbuf;                  /* receive slots (SEND tests) */
+	struct rk_mr *rmr;
+	uint32_t rslots;
+	struct pt_dest local, remote;
+	uint8_t peer_mac[6];
+	uint64_t posted, done, recvd;
+	double seconds;
+	/* -R: the exchange runs over SENDs on a first RDMA-CM connection. */
+	bool cm;
+	struct ia_cmc comm, data;
+	struct rk_cq *ccq;
+	struct rk_qp *cqp;
+	struct rk_mr *cmr;
+	uint8_t cbuf[2][128];           /* [0] send, [1] receive */
+	uint32_t comm_psn;
+	/* Faults injected on this connection (--bad-rkey, --psn-skew). */
+	bool bad_rkey;
+	uint32_t psn_skew;
+	/* bw client data loop, one step at a time (see pt_bw_client_step). */
+	uint8_t *ref;                   /* READ 0's bytes */
+	uint64_t first;                 /* FETCH_AND_ADD 0's result */
+	uint32_t window;                /* operations in flight; set by the transport's setup */
+	uint64_t t0;
+	int fd;                         /* the TCP exchange (ia.fd while in use) */
+	/*
+	 * send_bw without RNR (iWARP): the sender stays below rx_depth
+	 * messages past the count the receiver RDMA-Writes (32-bit, little
+	 * endian) into the first word of its region, every @credit_step receives.
+	 */
+	bool credits;
+	uint32_t credit_step;
+};
+
+/*
+ * The exchange's first steps: version (the peer's into @p rver, checked),
+ * cycle buffer (the peer's into *@p peer_cycle), cache line, and the MTU
+ * message (@p mtu, the peer's into @p rmtu). 0 or -1 with a message.
+ */
+int pt_preamble(struct pt *t, const char mtu[2], char rmtu[3], char rver[PT_VERSION_LEN + 1],
+		uint32_t *peer_cycle);
+/*
+ * -R: one exchange message each way as SENDs on the exchange QP t->cqp
+ * (the client first; wr_id 1 is its receive of t->cbuf[1]); 0 or -1 with
+ * a message, also after o.oob_timeout_s without the peer's.
+ */
+int pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len);
+/* Local slots, the exposed region, receive slots, their MRs (@p access) and the CQ. */
+int pt_alloc(struct pt *t, int access);
+int pt_post_recv(struct pt *t, uint32_t slot);
+/* The binary key message (zeros while the QP is NULL); the peer's real one into *@p out. */
+int pt_keys_bin(struct pt *t, struct pt_dest *out);
+/* Post operation @p it of the test; 0, 1 when the send queue is full, -1 with a message. */
+int pt_post_op(struct pt *t, uint64_t it);
+/* Check what the completed READ or FETCH_AND_ADD @p it brought back; 0 or -1. */
+int pt_check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first);
+int pt_bw_client_begin(struct pt *t);
+/* Post what the window allows, reap completions: their count, or -1 with a message. */
+int pt_bw_client_step(struct pt *t);
+int pt_run_bw_client(struct pt *t);
+int pt_send_server(struct pt *t);
+/* The bw result exchange: size, iterations, peak, average (MB/s), Mpps. */
+int pt_reports(struct pt *t, uint64_t *peer_iters);
+/* Sum of the 64-bit words of @p b. */
+uint64_t pt_word_sum(const uint8_t *b, size_t len);
+/* Server-side checks (@p sum0: the region's word sum before), result lines; 0 or -1. */
+int pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters);
+void pt_release(struct pt *t);
+
+#endif /* RK_INTEROP_PERFTEST_H */

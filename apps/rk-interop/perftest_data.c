@@ -1,0 +1,448 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * perftest's data phases for both transports (see perftest.h): the bw
+ * client keeps up to t->window operations outstanding and checks what
+ * READs and FETCH_AND_ADDs return, the send_bw server counts and reposts
+ * receives (and, without RNR, Writes its credits), then the result
+ * exchange and the result lines.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perftest.h"
+#include "rk_byteorder.h"
+
+int
+pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
+{
+	struct ia *a = t->a;
+	bool sent = false, got = false;
+	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+
+	if (len > sizeof(t->cbuf[0]))
+		return ia_fail(a, "exchange message too long");
+	while (!sent || !got) {
+		struct rk_wc wc;
+		int n;
+
+		if (!sent && (t->client || got)) {
+			struct rk_sge sge = { (uint64_t)(uintptr_t)t->cbuf[0], (uint32_t)len,
+					      t->cmr->lkey };
+			struct rk_send_wr wr = { .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+						 .opcode = RK_WR_SEND,
+						 .send_flags = RK_SEND_SIGNALED };
+			struct rk_send_wr *bad;
+			int rc;
+
+			memcpy(t->cbuf[0], mine, len);
+			rc = rk_post_send(t->cqp, &wr, &bad);
+			if (rc != 0)
+				return ia_fail(a, "post_send (exchange QP): %s", strerror(-rc));
+			sent = true;
+		}
+		n = rk_poll_cq(t->ccq, 1, &wc);
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		if (n == 1) {
+			if (wc.status != RK_WC_SUCCESS)
+				return t->link->comm_wc_fail(t, &wc);
+			if (wc.wr_id == 1) {
+				if (wc.byte_len != len)
+					return ia_fail(a, "exchange message of %u bytes, expected %zu",
+						       wc.byte_len, len);
+				memcpy(theirs, t->cbuf[1], len);
+				got = true;
+				if (t->link->comm_repost(t) != 0)
+					return -1;
+			}
+			continue;
+		}
+		if (t->link->comm_idle(t) != 0)
+			return -1;
+		if ((double)rk_io_dpdk_now_ns() > deadline)
+			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
+				       a->o.oob_timeout_s);
+	}
+	return 0;
+}
+
+int
+pt_alloc(struct pt *t, int access)
+{
+	struct ia *a = t->a;
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	size_t blk = bytes > PT_CYCLE ? bytes : PT_CYCLE;
+
+	/* Local slots (READ/ATOMIC results need one each), then the region the peer uses. */
+	t->slots = t->lat ? 1 : a->o.tx_depth;
+	if ((uint64_t)t->slots * bytes > PT_SLOT_BUDGET)
+		t->slots = PT_SLOT_BUDGET / bytes;
+	if (t->slots == 0)
+		t->slots = 1;
+	t->region_off = ((size_t)t->slots * bytes + 4095) & ~(size_t)4095;
+	t->region_len = 2 * blk + PT_CACHE_LINE;
+	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
+	t->buf = aligned_alloc(4096, t->buf_len);
+	if (t->buf == NULL)
+		return ia_fail(a, "cannot allocate %zu bytes", t->buf_len);
+	memset(t->buf, 0, t->buf_len);
+	/*
+	 * What a reader of our region must get back; zeros where the peer
+	 * writes what we poll (write_lat's counters, send_bw's credit word).
+	 */
+	if (t->verb != PT_SEND && !(t->verb == PT_WRITE && t->lat))
+		rk_app_fill(t->buf + t->region_off, t->region_len, 0x5eed);
+	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, access);
+	if (t->verb == PT_SEND) {
+		t->rslots = a->o.rx_depth;
+		if ((uint64_t)t->rslots * t->size > 4 * PT_SLOT_BUDGET)
+			t->rslots = 4 * PT_SLOT_BUDGET / t->size;
+		if (t->rslots < 2)
+			t->rslots = 2;
+		t->rbuf = calloc(t->rslots, t->size);
+		if (t->rbuf == NULL)
+			return ia_fail(a, "cannot allocate receive buffers");
+		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
+				   RK_ACCESS_LOCAL_WRITE);
+	}
+	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
+	if (t->mr == NULL || t->cq == NULL || (t->verb == PT_SEND && t->rmr == NULL))
+		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
+	return 0;
+}
+
+int
+pt_post_recv(struct pt *t, uint32_t slot)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)(t->rbuf + (size_t)slot * t->size), t->size,
+			      t->rmr->lkey };
+	struct rk_recv_wr wr = { .wr_id = PT_RECV | slot, .sg_list = &sge, .num_sge = 1 };
+	struct rk_recv_wr *bad;
+	int rc = rk_post_recv(t->qp, &wr, &bad);
+
+	return rc == 0 ? 0 : ia_fail(t->a, "post_recv: %s", strerror(-rc));
+}
+
+int
+pt_keys_bin(struct pt *t, struct pt_dest *out)
+{
+	uint8_t mine[PT_KEY_BIN_LEN] = { 0 }, theirs[PT_KEY_BIN_LEN];
+	const struct pt_dest *l = &t->local;
+
+	if (t->qp != NULL) {
+		rk_put_be32(mine, l->lid);
+		rk_put_be32(mine + 4, l->out_reads);
+		rk_put_be32(mine + 8, l->qpn);
+		rk_put_be32(mine + 12, l->psn);
+		rk_put_be32(mine + 16, l->rkey);
+		rk_put_be64(mine + 24, l->vaddr);
+		memcpy(mine + 32, l->gid, 16);
+		rk_put_be32(mine + 48, l->srqn);
+		rk_put_be32(mine + 52, 1);
+	}
+	if (t->link->exchange(t, mine, theirs, sizeof(mine)) != 0)
+		return -1;
+	/* perftest sends zeros until its data QP exists: keep the last real one. */
+	if (out != NULL && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
+		out->lid = rk_get_be32(theirs);
+		out->out_reads = rk_get_be32(theirs + 4);
+		out->qpn = rk_get_be32(theirs + 8) & 0xffffff;
+		out->psn = rk_get_be32(theirs + 12) & 0xffffff;
+		out->rkey = rk_get_be32(theirs + 16);
+		out->vaddr = rk_get_be64(theirs + 24);
+		memcpy(out->gid, theirs + 32, 16);
+		out->srqn = rk_get_be32(theirs + 48);
+	}
+	return 0;
+}
+
+/* 0 posted, 1 the send queue is full, -1 with a message. */
+static int
+post(struct pt *t, uint64_t id, enum rk_wr_opcode op, const uint8_t *local, uint32_t len)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)local, len, t->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = id, .sg_list = &sge, .num_sge = 1, .opcode = op,
+				 .send_flags = RK_SEND_SIGNALED };
+	struct rk_send_wr *bad;
+	int rc;
+
+	if (op == RK_WR_ATOMIC_FETCH_AND_ADD) {
+		wr.wr.atomic.remote_addr = t->remote.vaddr;
+		wr.wr.atomic.rkey = t->remote.rkey;
+		wr.wr.atomic.compare_add = 1;
+	} else if (op != RK_WR_SEND) {
+		wr.wr.rdma.remote_addr = t->remote.vaddr;
+		wr.wr.rdma.rkey = t->remote.rkey;
+	}
+	rc = rk_post_send(t->qp, &wr, &bad);
+	if (rc == -ENOMEM)
+		return 1;
+	return rc == 0 ? 0 : ia_fail(t->a, "post_send: %s", strerror(-rc));
+}
+
+int
+pt_post_op(struct pt *t, uint64_t it)
+{
+	static const enum rk_wr_opcode op[] = {
+		[PT_WRITE] = RK_WR_RDMA_WRITE, [PT_READ] = RK_WR_RDMA_READ,
+		[PT_SEND] = RK_WR_SEND, [PT_ATOMIC] = RK_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	int rc = post(t, it, op[t->verb], t->buf + (size_t)(it % t->slots) * bytes, bytes);
+
+	if (rc == 0)
+		t->posted++;
+	return rc;
+}
+
+int
+pt_check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
+{
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	const uint8_t *local = t->buf + (size_t)(it % t->slots) * bytes;
+
+	if (t->verb == PT_READ) {
+		if (it == 0)
+			memcpy(ref, local, bytes);
+		else if (memcmp(ref, local, bytes) != 0)
+			return ia_fail(t->a, "READ %" PRIu64 " returned other bytes than READ 0 "
+				       "of the same unchanged remote buffer", it);
+	} else if (t->verb == PT_ATOMIC) {
+		uint64_t orig;
+
+		memcpy(&orig, local, 8);
+		if (it == 0)
+			*first = orig;
+		else if (orig != *first + it)
+			return ia_fail(t->a, "FETCH_AND_ADD %" PRIu64 " returned %#" PRIx64
+				       ", expected %#" PRIx64, it, orig, *first + it);
+	}
+	return 0;
+}
+
+int
+pt_bw_client_begin(struct pt *t)
+{
+	if (t->verb == PT_READ && (t->ref = malloc(t->size)) == NULL)
+		return ia_fail(t->a, "out of memory");
+	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
+		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
+	rk_app_watchdog_restart(&t->a->wd);
+	t->t0 = rk_io_dpdk_now_ns();
+	return 0;
+}
+
+int
+pt_bw_client_step(struct pt *t)
+{
+	struct rk_wc wc[32];
+	int n, rc;
+
+	while (t->posted < t->iters && t->posted - t->done < t->window) {
+		if (t->credits && (uint32_t)(t->posted + 1 - rk_get_le32(t->buf + t->region_off)) >=
+				  t->a->o.rx_depth)
+			break;
+		rc = pt_post_op(t, t->posted);
+		if (rc < 0)
+			return -1;
+		if (rc > 0)
+			break;
+	}
+	n = rk_poll_cq(t->cq, 32, wc);
+	if (n < 0)
+		return ia_fail(t->a, "poll_cq: %s", strerror(-n));
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != RK_WC_SUCCESS)
+			return t->link->wc_fail(t, &wc[i]);
+		if (pt_check_result(t, wc[i].wr_id, t->ref, &t->first) != 0)
+			return -1;
+		t->done++;
+	}
+	if (n == 0 && t->link->qp_ended(t) != 0)
+		return -1;
+	if (t->done == t->iters)
+		t->seconds = (double)(rk_io_dpdk_now_ns() - t->t0) * 1e-9;
+	return n;
+}
+
+int
+pt_run_bw_client(struct pt *t)
+{
+	if (pt_bw_client_begin(t) != 0)
+		return -1;
+	while (t->done < t->iters) {
+		int n = pt_bw_client_step(t);
+
+		if (n < 0)
+			return -1;
+		n += t->link->pump(t, n);
+		if (ia_watchdog(t->a, n) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+pt_send_server(struct pt *t)
+{
+	struct ia *a = t->a;
+	struct rk_wc wc[32];
+
+	rk_app_watchdog_restart(&a->wd);
+	while (t->recvd < t->iters) {
+		int n = rk_poll_cq(t->cq, 32, wc);
+
+		if (n < 0)
+			return ia_fail(a, "poll_cq: %s", strerror(-n));
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status != RK_WC_SUCCESS)
+				return t->link->wc_fail(t, &wc[i]);
+			int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
+
+			if (taken <= 0) {
+				if (taken < 0)
+					return -1;
+				continue;
+			}
+			if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+				return -1;
+			/* The sender waits for these (no RNR). */
+			if (t->credit_step != 0 &&
+			    (t->recvd % t->credit_step == 0 || t->recvd == t->iters)) {
+				/* From our (unused) first local slot: registered memory. */
+				rk_put_le32(t->buf, (uint32_t)t->recvd);
+				if (post(t, 1u << 30, RK_WR_RDMA_WRITE, t->buf, 4) < 0)
+					return -1;
+			}
+		}
+		if (n == 0 && t->link->qp_ended(t) != 0)
+			return -1;
+		n += t->link->pump(t, n);
+		if (ia_watchdog(a, n) != 0)
+			return ia_fail(a, "no SEND for %.0f s after %" PRIu64 " of %u%s",
+				       a->o.timeout_s, t->recvd, t->iters, t->link->send_idle_note);
+	}
+	return 0;
+}
+
+uint64_t
+pt_word_sum(const uint8_t *b, size_t len)
+{
+	uint64_t s = 0, v;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&v, b + i, 8);
+		s += v;
+	}
+	return s;
+}
+
+static void
+put_double(uint8_t *b, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, 8);
+	rk_put_be64(b, v);
+}
+
+int
+pt_reports(struct pt *t, uint64_t *peer_iters)
+{
+	uint8_t mine[5][8], theirs[5][8];
+	double mbs = 0, rate = 0;
+	uint64_t iters = 0;
+
+	if (t->client && t->seconds > 0) {
+		iters = t->done;
+		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
+		rate = (double)t->done / t->seconds / 1e6;
+	}
+	rk_put_be64(mine[0], t->verb == PT_ATOMIC ? 8 : t->size);
+	rk_put_be64(mine[1], iters);
+	put_double(mine[2], mbs);
+	put_double(mine[3], mbs);
+	put_double(mine[4], rate);
+	for (int i = 0; i < 5; i++)
+		if (t->link->exchange(t, mine[i], theirs[i], 8) != 0)
+			return -1;
+	*peer_iters = rk_get_be64(theirs[1]);
+	return 0;
+}
+
+int
+pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
+{
+	struct ia *a = t->a;
+
+	/* Checks only the server can make, now that the client said how much it did. */
+	if (!t->client && t->verb == PT_ATOMIC) {
+		uint64_t delta = pt_word_sum(t->buf + t->region_off, t->region_len) - sum0;
+
+		if (delta != peer_iters)
+			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
+				       " FETCH_AND_ADDs of 1", delta, peer_iters);
+	}
+	if (!t->client && t->verb == PT_READ &&
+	    !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
+		return ia_fail(a, "READ-only buffer changed during the test");
+	if (t->client || t->lat) {
+		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
+					      1048576.0 : 0;
+
+		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec", t->size, t->iters,
+		       t->seconds, mbs);
+		if (t->link->usec_per_iter)
+			printf("  %.1f usec/iter", t->iters > 0 ? t->seconds * 1e6 / t->iters : 0.0);
+		printf("\n");
+	} else if (t->verb == PT_SEND) {
+		printf(" #bytes %u  received %" PRIu64 " messages\n", t->size, t->recvd);
+	} else {
+		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t->size,
+		       peer_iters);
+	}
+	printf("result: ok (%s)\n",
+	       t->verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
+	       t->verb == PT_READ ? "READ data checked" :
+	       t->verb == PT_WRITE && t->lat ? "ping-pong counters checked" :
+	       "completions and lengths checked");
+	return 0;
+}
+
+void
+pt_release(struct pt *t)
+{
+	rk_app_release(&(struct rk_app_verbs_objs){
+		.qp = { t->cqp, t->qp }, .mr = { t->cmr, t->mr, t->rmr }, .cq = { t->ccq, t->cq },
+		.pd = t->pd });
+	free(t->buf);
+	free(t->rbuf);
+	free(t->ref);
+}
+
+int
+pt_preamble(struct pt *t, const char mtu[2], char rmtu[3], char rver[PT_VERSION_LEN + 1],
+	    uint32_t *peer_cycle)
+{
+	char ver[PT_VERSION_LEN] = PT_VERSION;
+	uint8_t mine[4], theirs[4];
+
+	memset(rver, 0, PT_VERSION_LEN + 1);
+	memset(rmtu, 0, 3);
+	if (t->link->exchange(t, ver, rver, PT_VERSION_LEN) != 0)
+		return -1;
+	if (rver[0] < '5' || rver[0] > '9')
+		return ia_fail(t->a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
+			       rver);
+	rk_put_be32(mine, PT_CYCLE);
+	if (t->link->exchange(t, mine, theirs, 4) != 0)
+		return -1;
+	*peer_cycle = rk_get_be32(theirs);
+	rk_put_be32(mine, PT_CACHE_LINE);
+	if (t->link->exchange(t, mine, theirs, 4) != 0)
+		return -1;
+	return t->link->exchange(t, mtu, rmtu, 2);
+}
