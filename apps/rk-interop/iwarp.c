@@ -575,6 +575,30 @@ out:
 
 /* ------------------------------------------------------- perftest -R */
 
+/*
+ * The peer closed the exchange connection: a peer that fails mid-run
+ * closes both, so say first what the data connection saw (a Terminate
+ * either way), else the state it was in.
+ */
+static int
+pt_exchange_closed(struct pt *t)
+{
+	struct rk_iw_qp *d = t->qp != NULL ? rk_qp_iw(t->qp) : NULL;
+	const struct rk_iw_error *er = d != NULL ? rk_iw_qp_error(d) : NULL;
+
+	if (er != NULL && (er->reason == RK_IW_CLOSE_TERM_SENT ||
+			   er->reason == RK_IW_CLOSE_TERM_RCVD))
+		return iw_qp_fail(t->link_ctx, t->qp,
+				  "the peer closed the exchange connection; data QP");
+	if (t->posted == 0)
+		return ia_fail(t->a, "the peer closed the exchange connection (data QP %s)",
+			       d != NULL ? rk_iw_state_name[rk_iw_qp_state(d)] : "not connected");
+	return ia_fail(t->a, "the peer closed the exchange connection (data QP %s, %" PRIu64
+		       " of %" PRIu64 " operations done)",
+		       d != NULL ? rk_iw_state_name[rk_iw_qp_state(d)] : "not connected",
+		       t->done, t->posted);
+}
+
 /* -R exchange QP: a failed completion, its reposted receive, the wait. */
 static int
 pt_comm_wc_fail(struct pt *t, const struct rk_wc *wc)
@@ -582,7 +606,7 @@ pt_comm_wc_fail(struct pt *t, const struct rk_wc *wc)
 	char m[80];
 
 	if (iw_disconnected(t->cqp))
-		return ia_fail(t->a, "the peer closed the exchange connection");
+		return pt_exchange_closed(t);
 	snprintf(m, sizeof(m), "exchange QP (%s completion: %s)",
 		 wc->wr_id == 1 ? "receive" : "send", rk_wc_status_str(wc->status));
 	return iw_qp_fail(t->link_ctx, t->cqp, m);
@@ -604,7 +628,7 @@ pt_comm_idle(struct pt *t)
 	struct iw *w = t->link_ctx;
 
 	if (iw_disconnected(t->cqp))
-		return ia_fail(t->a, "the peer closed the exchange connection");
+		return pt_exchange_closed(t);
 	if (rk_iw_qp_state(rk_qp_iw(t->cqp)) >= RK_IW_TERMINATE)
 		return iw_qp_fail(w, t->cqp, "exchange QP");
 	if (t->qp != NULL && rk_qp_iw(t->qp) != NULL &&
