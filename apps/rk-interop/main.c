@@ -484,11 +484,10 @@ main(int argc, char **argv)
 		return rc;
 	}
 	{
-		/* The largest frame sent: Ethernet, IPv4, UDP, BTH, RETH and a
-		 * payload up to the MTU (or AtomicETH, 28 bytes), ICRC. */
-		uint32_t payload = a->o.size < a->o.mtu ? a->o.size : a->o.mtu;
-		uint32_t xeth = 16 + ((payload + 3) & ~3u);
-		uint32_t frame = 14 + 20 + 8 + 12 + (xeth > 28 ? xeth : 28) + 4;
+		/* A full path-MTU packet with the 80 bytes of headers
+		 * rk_modify_qp() reserves (as rxe does): the QP is refused
+		 * otherwise, whatever the message sizes. */
+		uint32_t frame = 14 + RK_ROCE_HDR_RESERVE + a->o.mtu;
 		char why[192];
 
 		if (rk_io_dpdk_check_frame(a->io, frame, why, sizeof(why)) != 0) {
