@@ -858,9 +858,11 @@ rk_pkt_parse(struct rk_pkt *pkt, const uint8_t *frame, uint32_t caplen,
 	case RK_LINK_IPV6:
 		if (!captured(pkt, 0, 1))
 			break;
+		/* The version nibble from the one byte known to be there (IPv6's
+		 * own accessor reads its 4-byte container). */
 		if (rk_ipv4_version(frame) == 4 && link != RK_LINK_IPV6)
 			parse_ipv4(&c, 0);
-		else if (rk_ipv6_version(frame) == 6 && link != RK_LINK_IPV4)
+		else if (rk_ipv4_version(frame) == 6 && link != RK_LINK_IPV4)
 			parse_ipv6(&c, 0);
 		else
 			finding(pkt, RK_F_IP_VERSION, 0);

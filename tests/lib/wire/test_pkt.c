@@ -739,6 +739,32 @@ test_other_link_types_and_rocev1(void **state)
 	assert_false(rk_pkt_has_bth(&p));
 }
 
+/*
+ * Raw IP frames of 1 to 40 bytes, each in a heap buffer of exactly its
+ * size (ASan sees a read past it), every version nibble: found by
+ * fuzz_pkt, a 2-byte IPv6 frame had its version read from a 4-byte load.
+ */
+static void
+test_raw_ip_short_heap_frames(void **state)
+{
+	static const enum rk_linktype links[] = { RK_LINK_RAW, RK_LINK_IPV4, RK_LINK_IPV6 };
+
+	(void)state;
+	for (uint32_t len = 1; len <= 40; len++)
+		for (unsigned int v = 0; v < 16; v++)
+			for (unsigned int l = 0; l < 3; l++) {
+				uint8_t *f = malloc(len);
+				struct rk_pkt p;
+
+				assert_non_null(f);
+				memset(f, 0x18, len);
+				f[0] = (uint8_t)(v << 4 | 5);
+				(void)rk_pkt_parse(&p, f, len, len, links[l], NULL);
+				assert_true(p.findings.count > 0 || len >= 20);
+				free(f);
+			}
+}
+
 int
 main(void)
 {
@@ -760,6 +786,7 @@ main(void)
 		cmocka_unit_test(test_random_frames_never_crash),
 		cmocka_unit_test(test_reused_struct_matches_fresh),
 		cmocka_unit_test(test_icrc_every_small_size),
+		cmocka_unit_test(test_raw_ip_short_heap_frames),
 	};
 
 	rk_test_seed();
