@@ -361,20 +361,31 @@ segs_in_flight(const struct tcp_pcb *pcb)
 	return n;
 }
 
-/* Send the oldest unacknowledged segment again (fast retransmit the first time). */
+/*
+ * Send the oldest unacknowledged segment again (fast retransmit the first
+ * time). lwIP's tcp_rexmit() counts each call in pcb->nrtx, its count of
+ * retransmission timeouts, and its slow timer ends the connection at
+ * TCP_MAXRTX (12): a burst of duplicate ACKs answered by these quick
+ * re-sends reached it in milliseconds. They are not timeouts: nrtx keeps
+ * the value it had.
+ */
 static void
 lw_resend_oldest(struct lw_conn *c)
 {
 	struct tcp_pcb *pcb = c->pcb;
+	u8_t nrtx = pcb->nrtx;
 
 	if (!c->in_recovery) {
 		c->in_recovery = true;
 		c->recover = pcb->snd_nxt;
 	}
-	if (!(pcb->flags & TF_INFR))
+	if (!(pcb->flags & TF_INFR)) {
 		tcp_rexmit_fast(pcb);   /* ssthresh, cwnd, TF_INFR as lwIP sets them */
-	else if (tcp_rexmit(pcb) != ERR_OK)
+	} else if (tcp_rexmit(pcb) != ERR_OK) {
+		pcb->nrtx = nrtx;
 		return;
+	}
+	pcb->nrtx = nrtx;
 	c->rexmits++;
 	c->dupacks_at_rexmit = c->dupacks;
 	tcp_output(pcb);
