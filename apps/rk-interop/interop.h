@@ -31,6 +31,7 @@ struct ia_opts {
 	const char *server_host;        /* NULL: server role */
 	uint16_t tcp_port;
 	uint32_t size;
+	bool all_sizes;                 /* perftest -a: every size 2 .. 8388608 */
 	uint32_t iters;
 	uint32_t mtu;                   /* bytes */
 	uint32_t rx_depth;

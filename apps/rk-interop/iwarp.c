@@ -668,11 +668,6 @@ pt_wc_error(struct pt *t, const struct rk_wc *wc)
 	return ia_fail(t->a, "%s", m);
 }
 
-static const struct pt_link_ops iw_link = {
-	.exchange = pt_comm_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
-	.wc_fail = pt_wc_error, .comm_wc_fail = pt_comm_wc_fail, .comm_repost = pt_comm_repost,
-	.comm_idle = pt_comm_idle, .send_idle_note = "", .usec_per_iter = false,
-};
 
 /* Buffers, CQ and the data QP (INIT) made from *@p sp. */
 static int
@@ -684,7 +679,7 @@ pt_create(struct pt *t, struct iw_qp_spec *sp)
 
 	if (pt_alloc(t, acc) != 0)
 		return -1;
-	*sp = (struct iw_qp_spec){ t->pd, t->cq, a->o.tx_depth, t->rslots + 1, rd, rd };
+	*sp = (struct iw_qp_spec){ t->pd, t->cq, a->o.tx_depth, t->rq_depth + 1, rd, rd };
 	t->qp = iw_create_qp(t->link_ctx, sp);
 	if (t->qp == NULL)
 		return -1;
@@ -715,11 +710,25 @@ pt_flow(struct pt *t)
 }
 
 static int
+pt_barrier(struct pt *t)
+{
+	return pt_keys_bin(t, NULL);
+}
+
+static const struct pt_link_ops iw_link = {
+	.exchange = pt_comm_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
+	.wc_fail = pt_wc_error, .comm_wc_fail = pt_comm_wc_fail, .comm_repost = pt_comm_repost,
+	.comm_idle = pt_comm_idle, .send_idle_note = "", .usec_per_iter = false,
+	.barrier = pt_barrier, .flow = pt_flow, .passive = NULL,
+};
+
+static int
 iw_perftest(struct iw *w)
 {
 	struct ia *a = w->a;
 	struct pt t = { .a = a, .link = &iw_link, .link_ctx = w, .client = w->client,
-			.size = a->o.size, .iters = a->o.iters, .fd = -1 };
+			.size = a->o.all_sizes ? PT_ALL_MAX : a->o.size, .iters = a->o.iters,
+			.fd = -1, .all = a->o.all_sizes };
 	struct iw_qp_spec dspec;
 	char rmtu[3], rver[PT_VERSION_LEN + 1];
 	uint32_t cycle;
@@ -773,10 +782,8 @@ iw_perftest(struct iw *w)
 	iw_print_neg(w, t.qp, "data connection");
 	/* Receives go up before the last barrier, as perftest's server does. */
 	for (int i = 0; i < barriers; i++) {
-		if (i == barriers - 1 && t.verb == PT_SEND)
-			for (uint32_t s = 0; s < t.rslots; s++)
-				if (pt_post_recv(&t, s) != 0)
-					goto out;
+		if (i == barriers - 1 && t.verb == PT_SEND && pt_post_recvs(&t) != 0)
+			goto out;
 		if (pt_keys_bin(&t, &t.remote) != 0)
 			goto out;
 	}
@@ -791,13 +798,8 @@ iw_perftest(struct iw *w)
 	printf(" remote address: QPN %#06x STag %#010x TO %#016" PRIx64 " OUT_READS %u\n",
 	       t.remote.qpn, t.remote.rkey, t.remote.vaddr, t.remote.out_reads);
 	fflush(stdout);
-	pt_flow(&t);
-	if (w->client)
-		rc = pt_run_bw_client(&t);
-	else if (t.verb == PT_SEND)
-		rc = pt_send_server(&t);
-	else
-		rc = 0;         /* passive: the next exchange message serves us */
+	/* Passive: the next exchange message serves us. */
+	rc = pt_run(&t);
 	if (rc != 0)
 		goto out;
 	rc = -1;

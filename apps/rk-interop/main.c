@@ -224,8 +224,11 @@ usage(FILE *f)
 		"  rping                  rping (RDMA-CM over QP1, port -p, default 7174;\n"
 		"                         the client takes the server's RDMA address)\n"
 		"options (the tool's where they mean the same):\n"
-		"  -s, --size N           message size (rc 4096, ud 2048, perftest 65536/2)\n"
-		"  -n, --iters N          exchanges or iterations (default 1000)\n"
+		"  -s, --size N           message size (rc 4096, ud 2048, perftest 65536/2,\n"
+		"                         rping 64; -S as rping spells it, 32..65535)\n"
+		"  -a, --all              write_bw/read_bw/send_bw: every size 2..8388608,\n"
+		"                         --iters each, a result line each (perftest -a)\n"
+		"  -n, --iters N          exchanges or iterations (default 1000; -C as rping)\n"
 		"  -m, --mtu N            path MTU 256..4096 (default 1024)\n"
 		"  -r, --rx-depth N       receives posted (default 500)\n"
 		"  -t, --tx-depth N       outstanding sends, perftest bw (default 128)\n"
@@ -271,6 +274,7 @@ parse_args(void *arg, int argc, char **argv)
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
+		{ "all", 0, NULL, 'a' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
 		{ "port", 1, NULL, 'p' }, { "ip", 1, NULL, 'I' }, { "ib-dev", 1, NULL, 'd' },
 		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
@@ -294,14 +298,15 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:n:m:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:am:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
 		switch (c) {
-		case 's':
+		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
 				BAD("--size: expected 1..8388608, got '%s'", optarg);
 			size_set = true;
 			break;
-		case 'n':
+		case 'a': o->all_sizes = true; break;
+		case 'n': case 'C':
 			if (rk_app_parse_u32(optarg, 1, 100000000, &o->iters) != 0)
 				BAD("--iters: expected a positive count, got '%s'", optarg);
 			break;
@@ -406,6 +411,12 @@ parse_args(void *arg, int argc, char **argv)
 				   o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))
 		BAD("--pair-port: the client of write_bw, read_bw, send_bw or atomic_bw, "
 		    "without -R, on another port than -p");
+	if (o->all_sizes && (size_set || (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+					  o->mode != IA_SEND_BW)))
+		BAD("-a (every size 2..8388608, as perftest): write_bw, read_bw and send_bw, "
+		    "without --size");
+	if (o->all_sizes && o->pair_port != 0)
+		BAD("-a and --pair-port: one or the other");
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;

@@ -230,7 +230,7 @@ create(struct pt *t)
 		return -1;
 	ia.send_cq = ia.recv_cq = t->cq;
 	ia.cap = (struct rk_qp_cap){ .max_send_wr = a->o.tx_depth,
-				     .max_recv_wr = t->rslots + 1, .max_send_sge = 1,
+				     .max_recv_wr = t->rq_depth + 1, .max_send_sge = 1,
 				     .max_recv_sge = 1 };
 	t->qp = rk_create_qp(t->pd, &ia);
 	if (t->qp == NULL)
@@ -318,10 +318,19 @@ roce_qp_ended(struct pt *t)
 	return 0;       /* a broken QP shows as failed completions */
 }
 
+static int
+roce_barrier(struct pt *t)
+{
+	return hand_shake(t, NULL);
+}
+
+static int run_passive(struct pt *t);
+
 static const struct pt_link_ops roce_link = {
 	.exchange = xchg, .pump = roce_pump, .qp_ended = roce_qp_ended, .wc_fail = wc_error,
 	.comm_wc_fail = comm_wc_fail, .comm_repost = comm_post_recv, .comm_idle = comm_idle,
 	.send_idle_note = " (the client vanished mid-transfer?)", .usec_per_iter = true,
+	.barrier = roce_barrier, .flow = roce_window, .passive = run_passive,
 };
 
 /* Passive side of write/read/atomic: serve until the client's next message. */
@@ -440,7 +449,8 @@ pt_init(struct pt *t, struct ia *a)
 {
 	*t = (struct pt){ .a = a, .link = &roce_link, .client = a->o.server_host != NULL,
 			  .size = a->o.size, .iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu),
-			  .bad_rkey = a->o.bad_rkey, .psn_skew = a->o.psn_skew, .fd = -1 };
+			  .bad_rkey = a->o.bad_rkey, .psn_skew = a->o.psn_skew, .fd = -1,
+			  .all = a->o.all_sizes };
 	switch (a->o.mode) {
 	case IA_WRITE_BW: t->verb = PT_WRITE; break;
 	case IA_READ_BW: t->verb = PT_READ; break;
@@ -450,6 +460,8 @@ pt_init(struct pt *t, struct ia *a)
 	case IA_READ_LAT: t->verb = PT_READ; t->lat = true; break;
 	default: t->verb = PT_SEND; t->lat = true; break;
 	}
+	if (t->all)
+		t->size = PT_ALL_MAX;
 }
 
 static bool
@@ -498,10 +510,8 @@ pt_setup(struct pt *t)
 	}
 	/* Receives go up before the last barrier, as perftest's server does. */
 	for (int i = 0; i < barriers; i++) {
-		if (i == barriers - 1 && t->verb == PT_SEND)
-			for (uint32_t s = 0; s < t->rslots; s++)
-				if (pt_post_recv(t, s) != 0)
-					return -1;
+		if (i == barriers - 1 && t->verb == PT_SEND && pt_post_recvs(t) != 0)
+			return -1;
 		if (hand_shake(t, t->cm ? &t->remote : NULL) != 0)
 			return -1;
 	}
@@ -559,14 +569,7 @@ ia_perftest(struct ia *a)
 		goto out;
 	rk_app_watchdog_restart(&a->wd);
 	sum0 = pt_word_sum(t.buf + t.region_off, t.region_len);
-	if (t.lat)
-		rc = run_lat(&t);
-	else if (t.client)
-		rc = pt_run_bw_client(&t);
-	else if (t.verb == PT_SEND)
-		rc = pt_send_server(&t);
-	else
-		rc = run_passive(&t);
+	rc = t.lat ? run_lat(&t) : pt_run(&t);
 	if (rc == 0)
 		rc = pt_finish(&t, sum0);
 out:

@@ -18,6 +18,9 @@
 #define PT_OUT_READS 16u
 #define PT_SLOT_BUDGET (16u << 20)
 #define PT_RECV ((uint64_t)1 << 62)
+/* perftest -a: every size 2^1 .. 2^23 bytes (its MAX_SIZE). */
+#define PT_ALL_MIN 2u
+#define PT_ALL_MAX (8u << 20)
 /* -R: perftest's struct pingpong_dest, big endian (56 bytes). */
 #define PT_KEY_BIN_LEN 56
 
@@ -51,6 +54,12 @@ struct pt_link_ops {
 	const char *send_idle_note;
 	/* Whether the client's result line ends with the time per iteration. */
 	bool usec_per_iter;
+	/* One exchange message each way that carries nothing: a barrier; 0 or -1. */
+	int (*barrier)(struct pt *t);
+	/* The bw client's window (and send_bw's credits) for the size at hand. */
+	void (*flow)(struct pt *t);
+	/* The passive write/read server's data phase; NULL: nothing to do. */
+	int (*passive)(struct pt *t);
 };
 
 struct pt {
@@ -58,6 +67,7 @@ struct pt {
 	const struct pt_link_ops *link;
 	void *link_ctx;                 /* the transport's own state */
 	bool client, lat;
+	bool all;                       /* -a: every size, buffers for PT_ALL_MAX */
 	enum pt_verb verb;
 	uint32_t size, iters, mtu_enum;
 	struct rk_pd *pd;
@@ -69,7 +79,9 @@ struct pt {
 	struct rk_mr *mr;
 	uint8_t *rbuf;                  /* receive slots (SEND tests) */
 	struct rk_mr *rmr;
-	uint32_t rslots;
+	uint32_t rslots;                /* receive slots of @size in rbuf */
+	uint32_t rq_depth;              /* receives the QP must hold, any size */
+	uint64_t rposted;               /* receives posted for this size */
 	struct pt_dest local, remote;
 	uint8_t peer_mac[6];
 	uint64_t posted, done, recvd;
@@ -109,13 +121,21 @@ int pt_preamble(struct pt *t, const char mtu[2], char rmtu[3], char rver[PT_VERS
 		uint32_t *peer_cycle);
 /*
  * -R: one exchange message each way as SENDs on the exchange QP t->cqp
- * (the client first; wr_id 1 is its receive of t->cbuf[1]); 0 or -1 with
- * a message, also after o.oob_timeout_s without the peer's.
+ * (the client first; wr_id 1 is its receive of t->cbuf[1], wr_id 2 our
+ * SEND, waited for as well); 0 or -1 with a message, also after
+ * o.oob_timeout_s without the peer's.
  */
 int pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len);
-/* Local slots, the exposed region, receive slots, their MRs (@p access) and the CQ. */
+/*
+ * Local slots, the exposed region, receive slots, their MRs (@p access)
+ * and the CQ, for @size (-a: for PT_ALL_MAX, then set to PT_ALL_MIN).
+ */
 int pt_alloc(struct pt *t, int access);
+/* Make @p size the message size: the slots of it that fit the buffers. */
+void pt_size(struct pt *t, uint32_t size);
 int pt_post_recv(struct pt *t, uint32_t slot);
+/* The receives of a send_bw server for this size: min(rslots, iters); 0 or -1. */
+int pt_post_recvs(struct pt *t);
 /* The binary key message (zeros while the QP is NULL); the peer's real one into *@p out. */
 int pt_keys_bin(struct pt *t, struct pt_dest *out);
 /* Post operation @p it of the test; 0, 1 when the send queue is full, -1 with a message. */
@@ -127,6 +147,15 @@ int pt_bw_client_begin(struct pt *t);
 int pt_bw_client_step(struct pt *t);
 int pt_run_bw_client(struct pt *t);
 int pt_send_server(struct pt *t);
+/*
+ * The data phase of a bw test after the set-up's barriers, as perftest
+ * runs it: once, or with -a for each size 2^1 .. 2^23 with a result line
+ * each. send_bw's sizes after the first start with the server's receives
+ * and a barrier, and every send_bw size under -a ends with a barrier;
+ * write/read/atomic sizes follow each other directly (the passive server
+ * sees only the end). 0 or -1 with a message.
+ */
+int pt_run(struct pt *t);
 /* The bw result exchange: size, iterations, peak, average (MB/s), Mpps. */
 int pt_reports(struct pt *t, uint64_t *peer_iters);
 /* Sum of the 64-bit words of @p b. */

@@ -19,12 +19,17 @@ int
 pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 {
 	struct ia *a = t->a;
-	bool sent = false, got = false;
+	bool sent = false, got = false, acked = false;
 	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
 
 	if (len > sizeof(t->cbuf[0]))
 		return ia_fail(a, "exchange message too long");
-	while (!sent || !got) {
+	/*
+	 * Done once our message is acknowledged as well: a disconnect right
+	 * after the last exchange must not overtake it (the peer, still
+	 * waiting for it, would see the connection close first).
+	 */
+	while (!sent || !got || !acked) {
 		struct rk_wc wc;
 		int n;
 
@@ -49,6 +54,8 @@ pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 		if (n == 1) {
 			if (wc.status != RK_WC_SUCCESS)
 				return t->link->comm_wc_fail(t, &wc);
+			if (wc.wr_id == 2)
+				acked = true;
 			if (wc.wr_id == 1) {
 				if (wc.byte_len != len)
 					return ia_fail(a, "exchange message of %u bytes, expected %zu",
@@ -69,6 +76,26 @@ pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 	return 0;
 }
 
+void
+pt_size(struct pt *t, uint32_t size)
+{
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : size;
+
+	t->size = size;
+	t->slots = t->lat ? 1 : t->a->o.tx_depth;
+	if ((uint64_t)t->slots * bytes > PT_SLOT_BUDGET)
+		t->slots = PT_SLOT_BUDGET / bytes;
+	if (t->slots == 0)
+		t->slots = 1;
+	if (t->verb != PT_SEND)
+		return;
+	t->rslots = t->a->o.rx_depth;
+	if ((uint64_t)t->rslots * size > 4 * PT_SLOT_BUDGET)
+		t->rslots = 4 * PT_SLOT_BUDGET / size;
+	if (t->rslots < 2)
+		t->rslots = 2;
+}
+
 int
 pt_alloc(struct pt *t, int access)
 {
@@ -77,11 +104,7 @@ pt_alloc(struct pt *t, int access)
 	size_t blk = bytes > PT_CYCLE ? bytes : PT_CYCLE;
 
 	/* Local slots (READ/ATOMIC results need one each), then the region the peer uses. */
-	t->slots = t->lat ? 1 : a->o.tx_depth;
-	if ((uint64_t)t->slots * bytes > PT_SLOT_BUDGET)
-		t->slots = PT_SLOT_BUDGET / bytes;
-	if (t->slots == 0)
-		t->slots = 1;
+	pt_size(t, t->size);
 	t->region_off = ((size_t)t->slots * bytes + 4095) & ~(size_t)4095;
 	t->region_len = 2 * blk + PT_CACHE_LINE;
 	t->buf_len = (t->region_off + t->region_len + 4095) & ~(size_t)4095;
@@ -96,19 +119,20 @@ pt_alloc(struct pt *t, int access)
 	if (t->verb != PT_SEND && !(t->verb == PT_WRITE && t->lat))
 		rk_app_fill(t->buf + t->region_off, t->region_len, 0x5eed);
 	t->mr = rk_reg_mr(t->pd, t->buf, t->buf_len, access);
+	t->rq_depth = t->rslots;
 	if (t->verb == PT_SEND) {
-		t->rslots = a->o.rx_depth;
-		if ((uint64_t)t->rslots * t->size > 4 * PT_SLOT_BUDGET)
-			t->rslots = 4 * PT_SLOT_BUDGET / t->size;
-		if (t->rslots < 2)
-			t->rslots = 2;
 		t->rbuf = calloc(t->rslots, t->size);
 		if (t->rbuf == NULL)
 			return ia_fail(a, "cannot allocate receive buffers");
 		t->rmr = rk_reg_mr(t->pd, t->rbuf, (size_t)t->rslots * t->size,
 				   RK_ACCESS_LOCAL_WRITE);
 	}
-	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rslots + 16), NULL);
+	/* -a: the buffers hold the largest size; the smallest has the most slots. */
+	if (t->all) {
+		pt_size(t, PT_ALL_MIN);
+		t->rq_depth = t->rslots;
+	}
+	t->cq = rk_create_cq(a->ctx, (int)(a->o.tx_depth + t->rq_depth + 16), NULL);
 	if (t->mr == NULL || t->cq == NULL || (t->verb == PT_SEND && t->rmr == NULL))
 		return ia_fail(a, "cannot create MR/CQ: %s", strerror(errno));
 	return 0;
@@ -123,7 +147,19 @@ pt_post_recv(struct pt *t, uint32_t slot)
 	struct rk_recv_wr *bad;
 	int rc = rk_post_recv(t->qp, &wr, &bad);
 
-	return rc == 0 ? 0 : ia_fail(t->a, "post_recv: %s", strerror(-rc));
+	if (rc != 0)
+		return ia_fail(t->a, "post_recv: %s", strerror(-rc));
+	t->rposted++;
+	return 0;
+}
+
+int
+pt_post_recvs(struct pt *t)
+{
+	for (uint32_t s = 0; s < t->rslots && t->rposted < t->iters; s++)
+		if (pt_post_recv(t, s) != 0)
+			return -1;
+	return 0;
 }
 
 int
@@ -226,8 +262,11 @@ pt_check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
 int
 pt_bw_client_begin(struct pt *t)
 {
-	if (t->verb == PT_READ && (t->ref = malloc(t->size)) == NULL)
+	if (t->verb == PT_READ && t->ref == NULL &&
+	    (t->ref = malloc(t->all ? PT_ALL_MAX : t->size)) == NULL)
 		return ia_fail(t->a, "out of memory");
+	t->posted = t->done = 0;
+	t->seconds = 0;
 	for (uint32_t s = 0; s < t->slots && t->verb != PT_READ && t->verb != PT_ATOMIC; s++)
 		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
 	rk_app_watchdog_restart(&t->a->wd);
@@ -307,7 +346,9 @@ pt_send_server(struct pt *t)
 					return -1;
 				continue;
 			}
-			if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+			/* Exactly iters receives a size: -a's next size needs other lengths. */
+			if (t->rposted < t->iters &&
+			    pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
 				return -1;
 			/* The sender waits for these (no RNR). */
 			if (t->credit_step != 0 &&
@@ -373,6 +414,58 @@ pt_reports(struct pt *t, uint64_t *peer_iters)
 	return 0;
 }
 
+/* The result line of one size. */
+static void
+size_line(const struct pt *t)
+{
+	if (t->client || t->lat) {
+		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
+					      1048576.0 : 0;
+
+		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec", t->size, t->iters,
+		       t->seconds, mbs);
+		if (t->link->usec_per_iter)
+			printf("  %.1f usec/iter", t->iters > 0 ? t->seconds * 1e6 / t->iters : 0.0);
+		printf("\n");
+	} else {
+		printf(" #bytes %u  received %" PRIu64 " messages\n", t->size, t->recvd);
+	}
+	fflush(stdout);
+}
+
+int
+pt_run(struct pt *t)
+{
+	if (!t->client && t->verb != PT_SEND)
+		return t->link->passive != NULL ? t->link->passive(t) : 0;
+	for (uint32_t size = t->all ? PT_ALL_MIN : t->size;; size *= 2) {
+		/* The set-up posted the first size's receives before its last barrier. */
+		if (t->all && size > PT_ALL_MIN) {
+			pt_size(t, size);
+			t->recvd = t->rposted = 0;
+			if (t->verb == PT_SEND) {
+				if (!t->client && pt_post_recvs(t) != 0)
+					return -1;
+				if (t->link->barrier(t) != 0)
+					return -1;
+				/* perftest's sender starts each size with no credits. */
+				if (t->client && t->credits)
+					rk_put_le32(t->buf + t->region_off, 0);
+			}
+		}
+		t->link->flow(t);
+		if ((t->client ? pt_run_bw_client(t) : pt_send_server(t)) != 0)
+			return -1;
+		if (!t->all)
+			return 0;
+		size_line(t);
+		if (t->verb == PT_SEND && t->link->barrier(t) != 0)
+			return -1;
+		if (size == PT_ALL_MAX)
+			return 0;
+	}
+}
+
 int
 pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 {
@@ -389,17 +482,13 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 	if (!t->client && t->verb == PT_READ &&
 	    !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
 		return ia_fail(a, "READ-only buffer changed during the test");
-	if (t->client || t->lat) {
-		double mbs = t->seconds > 0 ? (double)t->size * (double)t->iters / t->seconds /
-					      1048576.0 : 0;
-
-		printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec", t->size, t->iters,
-		       t->seconds, mbs);
-		if (t->link->usec_per_iter)
-			printf("  %.1f usec/iter", t->iters > 0 ? t->seconds * 1e6 / t->iters : 0.0);
-		printf("\n");
-	} else if (t->verb == PT_SEND) {
-		printf(" #bytes %u  received %" PRIu64 " messages\n", t->size, t->recvd);
+	if (t->all && (t->client || t->verb == PT_SEND)) {
+		/* pt_run() printed a line per size. */
+	} else if (t->client || t->lat || t->verb == PT_SEND) {
+		size_line(t);
+	} else if (t->all) {
+		printf(" #bytes %u..%u  the client reported %" PRIu64 " iterations of the last "
+		       "size\n", PT_ALL_MIN, PT_ALL_MAX, peer_iters);
 	} else {
 		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t->size,
 		       peer_iters);

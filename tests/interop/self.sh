@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-interop against itself: its server role and its client role speak the
+# same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
+# MPA over lwIP), so one process of each on a veth pair runs every mode
+# without the lab's guests. This guards the wire shape of the options the
+# tools take (perftest -a, rping -S/-C) where no QEMU is at hand; the lab
+# suites (run.sh, siw.sh) hold the same options against rxe and siw.
+#
+#   self.sh RK_INTEROP RK_INSPECT
+#
+# A case passes when both ends exit 0 with their "result: ok" or "data
+# verified" line, the client's recording gives rk-inspect no finding,
+# and, for -a, the client printed the 8 MiB size's line. Exit 0 when all
+# passed, 1 on a failure, 77 (skip) without root or network namespaces.
+set -u
+rki=$1
+rk=$2
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (network namespaces)"; exit 77; }
+[ -x "$rki" ] || { echo "SKIP: rk-interop not built"; exit 77; }
+ns=rkself$$
+tmp=$(mktemp -d /tmp/rk-self.XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	ip netns del "${ns}a" 2>/dev/null
+	ip netns del "${ns}b" 2>/dev/null
+	[ -n "${RK_SELF_KEEP:-}" ] && echo "logs kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+if ! ip netns add "${ns}a" 2>"$tmp/ns.err"; then
+	echo "SKIP: cannot create a network namespace: $(cat "$tmp/ns.err")"
+	exit 77
+fi
+ip netns add "${ns}b"
+# RDMA on rkva/rkvb (no kernel addresses: the DPDK ends answer ARP), the
+# TCP exchange on rkoa/rkob (198.18.1.1 and .2).
+for n in a b; do
+	ip -n "$ns$n" link set lo up
+	ip netns exec "$ns$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+done
+ip link add rkva netns "${ns}a" type veth peer name rkvb netns "${ns}b"
+ip link add rkoa netns "${ns}a" type veth peer name rkob netns "${ns}b"
+ip -n "${ns}a" link set rkva mtu 9000 up
+ip -n "${ns}b" link set rkvb mtu 9000 up
+ip -n "${ns}a" addr add 198.18.1.1/24 dev rkoa
+ip -n "${ns}b" addr add 198.18.1.2/24 dev rkob
+ip -n "${ns}a" link set rkoa up
+ip -n "${ns}b" link set rkob up
+
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
+	MEM="--in-memory"
+else
+	MEM="--no-huge -m 512 --no-shconf"
+fi
+eal() { # SIDE
+	echo "$MEM --no-pci --log-level=*:warning --file-prefix=rkself$1$$" \
+		"--vdev=net_af_packet0,iface=rkv$1,blocksz=8192,framesz=8192,framecnt=2048"
+}
+pass=0 fail=0 n=0
+
+# case_ NAME SERVER-HOST ARGS...: SERVER-HOST is what the client names, the
+# exchange's address (tcp) or the server's RDMA address (rdma).
+case_() {
+	local name=$1 via=$2 host sp rs rc ok=1 why=""
+	shift 2
+	[[ "$name" =~ ${RK_SELF_ONLY:-.} ]] || return 0
+	n=$((n + 1))
+	host=198.18.1.1
+	[ "$via" = rdma ] && host=198.18.0.1
+	local f="$tmp/$n"
+	ip netns exec "${ns}a" timeout -k 5 120 "$rki" $(eal a) -- "$@" -I 198.18.0.1 \
+		>"$f.server" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	sleep 1.5
+	ip netns exec "${ns}b" timeout -k 5 120 "$rki" $(eal b) -- "$@" -I 198.18.0.2 \
+		-w "$f.pcapng" "$host" >"$f.client" 2>&1
+	rc=$?
+	wait "$sp"
+	rs=$?
+	[ "$rc" = 0 ] && [ "$rs" = 0 ] || { ok=0; why="exit $rc/$rs"; }
+	for side in client server; do
+		grep -qE "^result: ok|data verified" "$f.$side" || { ok=0; why="$why; no result in $side"; }
+	done
+	if [[ " $* " == *" -a "* ]] && ! grep -q "#bytes 8388608  #iterations" "$f.client"; then
+		ok=0
+		why="$why; no 8 MiB line"
+	fi
+	local nf
+	nf=$("$rk" -j "$f.pcapng" 2>/dev/null | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()))' 2>/dev/null)
+	[ "${nf:-x}" = 0 ] || { ok=0; why="$why; rk-inspect findings ${nf:-?}"; }
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+		printf 'PASS %-28s %s\n' "$name" "$(grep -hE '^result:|data verified' "$f.client" | head -1)"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-28s %s\n' "$name" "$why"
+		echo "---- server:"; grep -v '^TELEMETRY' "$f.server" | tail -n 8
+		echo "---- client:"; grep -v '^TELEMETRY' "$f.client" | tail -n 8
+	fi
+}
+
+for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
+	case_ "$m" tcp "$m" -n 50 -s 4096
+done
+for m in write_bw read_bw send_bw; do
+	case_ "$m -a" tcp "$m" -a -n 3
+done
+case_ "write_bw -R" rdma write_bw -R -n 50
+case_ "send_bw -R -a" rdma send_bw -R -a -n 2
+case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
+case_ "rping -S 32" rdma rping -S 32 -C 5
+for m in write_bw read_bw send_bw; do
+	case_ "iwarp $m" rdma "$m" --transport iwarp -n 50
+done
+case_ "iwarp send_bw -a" rdma send_bw --transport iwarp -a -n 2
+case_ "iwarp rping -S 65535" rdma rping --transport iwarp -S 65535 -C 5
+
+echo "== $pass passed, $fail failed ($n cases)"
+[ "$fail" = 0 ]
