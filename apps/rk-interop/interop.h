@@ -26,17 +26,23 @@ enum ia_mode {
 	IA_MODE_COUNT
 };
 
+/* READs and atomics in flight at most, ours and asked of the peer (perftest -o). */
+#define IA_MAX_OUTS 16u
+
 struct ia_opts {
 	enum ia_mode mode;
 	const char *server_host;        /* NULL: server role */
 	uint16_t tcp_port;
 	uint32_t size;
 	bool all_sizes;                 /* perftest -a: every size 2 .. 8388608 */
+	bool atomic_cas;                /* perftest -A CMP_AND_SWAP (else FETCH_AND_ADD) */
+	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
 	uint32_t mtu;                   /* bytes */
 	uint32_t rx_depth;
 	uint32_t tx_depth;
 	uint8_t qp_timeout;             /* local ACK timeout, 4.096 us * 2^N */
+	uint8_t dscp;                   /* of our RoCE frames: perftest -T TOS >> 2 */
 	const char *dev;
 	uint8_t ip[4];
 	bool have_ip;

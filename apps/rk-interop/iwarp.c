@@ -675,7 +675,7 @@ pt_create(struct pt *t, struct iw_qp_spec *sp)
 {
 	struct ia *a = t->a;
 	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
-	uint8_t rd = t->verb == PT_READ ? PT_OUT_READS : 1;
+	uint8_t rd = t->verb == PT_READ ? a->o.outs : 1;
 
 	if (pt_alloc(t, acc) != 0)
 		return -1;

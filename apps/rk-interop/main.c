@@ -229,6 +229,10 @@ usage(FILE *f)
 		"  -a, --all              write_bw/read_bw/send_bw: every size 2..8388608,\n"
 		"                         --iters each, a result line each (perftest -a)\n"
 		"  -n, --iters N          exchanges or iterations (default 1000; -C as rping)\n"
+		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
+		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
+		"  -T, --tos N            type of service of our RoCE frames (perftest -T):\n"
+		"                         DSCP << 2, the ECN bits the engine's\n"
 		"  -m, --mtu N            path MTU 256..4096 (default 1024)\n"
 		"  -r, --rx-depth N       receives posted (default 500)\n"
 		"  -t, --tx-depth N       outstanding sends, perftest bw (default 128)\n"
@@ -274,7 +278,8 @@ parse_args(void *arg, int argc, char **argv)
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
-		{ "all", 0, NULL, 'a' },
+		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' },
+		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
 		{ "port", 1, NULL, 'p' }, { "ip", 1, NULL, 'I' }, { "ib-dev", 1, NULL, 'd' },
 		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
@@ -295,10 +300,10 @@ parse_args(void *arg, int argc, char **argv)
 
 	*o = (struct ia_opts){ .tcp_port = 18515, .iters = 1000, .mtu = 1024, .rx_depth = 500,
 			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10,
-			       .mpa_rev = 2 };
+			       .mpa_rev = 2, .outs = IA_MAX_OUTS };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:am:r:t:u:p:I:d:w:g:x:FRvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:m:r:t:u:p:I:d:w:g:x:T:FRvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -306,6 +311,25 @@ parse_args(void *arg, int argc, char **argv)
 			size_set = true;
 			break;
 		case 'a': o->all_sizes = true; break;
+		case 'o':
+			if (rk_app_parse_u32(optarg, 1, IA_MAX_OUTS, &v) != 0)
+				BAD("--outs: expected 1..%u READs or atomics in flight, got '%s'",
+				    IA_MAX_OUTS, optarg);
+			o->outs = (uint8_t)v;
+			break;
+		case 'A':
+			if (strcmp(optarg, "CMP_AND_SWAP") != 0 && strcmp(optarg, "FETCH_AND_ADD") != 0)
+				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD, got '%s'",
+				    optarg);
+			o->atomic_cas = strcmp(optarg, "CMP_AND_SWAP") == 0;
+			break;
+		case 'T':
+			/* The ECN bits are the engine's (ECT per its congestion set-up). */
+			if (rk_app_parse_u32(optarg, 0, 255, &v) != 0 || (v & 3) != 0)
+				BAD("--tos: expected a type of service 0..252 with the ECN bits "
+				    "clear (DSCP << 2), got '%s'", optarg);
+			o->dscp = (uint8_t)(v >> 2);
+			break;
 		case 'n': case 'C':
 			if (rk_app_parse_u32(optarg, 1, 100000000, &o->iters) != 0)
 				BAD("--iters: expected a positive count, got '%s'", optarg);

@@ -240,7 +240,7 @@ create(struct pt *t)
 	if (rc != 0)
 		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
 	t->local = (struct pt_dest){
-		.out_reads = PT_OUT_READS, .qpn = t->qp->qp_num,
+		.out_reads = a->o.outs, .qpn = t->qp->qp_num,
 		.psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
 		.vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off),
 	};
@@ -264,10 +264,10 @@ connect_qp(struct pt *t)
 	return ia_rc_connect(a, t->qp, &(struct ia_rc_path){
 		.mtu = (enum rk_mtu)t->mtu_enum, .dest_qpn = t->remote.qpn,
 		.rq_psn = t->remote.psn, .sq_psn = (t->local.psn + t->psn_skew) & 0xffffff,
-		.max_dest_rd_atomic = PT_OUT_READS,
-		.max_rd_atomic = (uint8_t)(t->remote.out_reads < PT_OUT_READS &&
+		.max_dest_rd_atomic = a->o.outs,
+		.max_rd_atomic = (uint8_t)(t->remote.out_reads < a->o.outs &&
 					   t->remote.out_reads > 0 ? t->remote.out_reads :
-					   PT_OUT_READS),
+					   a->o.outs),
 		.dmac = t->peer_mac, .dgid = t->remote.gid }, false);
 }
 
@@ -486,7 +486,7 @@ pt_setup(struct pt *t)
 		 * messages are zeros: the real ones come later).
 		 */
 		struct ia_cmc *comm[1] = { &t->comm };
-		uint8_t res = t->verb == PT_READ || t->verb == PT_ATOMIC ? PT_OUT_READS : 0;
+		uint8_t res = t->verb == PT_READ || t->verb == PT_ATOMIC ? a->o.outs : 0;
 
 		if (create_comm(t) != 0)
 			return -1;

@@ -15,7 +15,7 @@
 #define PT_VERSION_LEN 16
 #define PT_CYCLE 4096u
 #define PT_CACHE_LINE 64u
-#define PT_OUT_READS 16u
+#define PT_OUT_READS IA_MAX_OUTS
 #define PT_SLOT_BUDGET (16u << 20)
 #define PT_RECV ((uint64_t)1 << 62)
 /* perftest -a: every size 2^1 .. 2^23 bytes (its MAX_SIZE). */

@@ -205,10 +205,12 @@ post(struct pt *t, uint64_t id, enum rk_wr_opcode op, const uint8_t *local, uint
 	struct rk_send_wr *bad;
 	int rc;
 
-	if (op == RK_WR_ATOMIC_FETCH_AND_ADD) {
+	if (op == RK_WR_ATOMIC_FETCH_AND_ADD || op == RK_WR_ATOMIC_CMP_AND_SWP) {
+		/* perftest's values: add 1; compare with 0, swap in 0. */
 		wr.wr.atomic.remote_addr = t->remote.vaddr;
 		wr.wr.atomic.rkey = t->remote.rkey;
-		wr.wr.atomic.compare_add = 1;
+		wr.wr.atomic.compare_add = op == RK_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.swap = 0;
 	} else if (op != RK_WR_SEND) {
 		wr.wr.rdma.remote_addr = t->remote.vaddr;
 		wr.wr.rdma.rkey = t->remote.rkey;
@@ -227,7 +229,9 @@ pt_post_op(struct pt *t, uint64_t it)
 		[PT_SEND] = RK_WR_SEND, [PT_ATOMIC] = RK_WR_ATOMIC_FETCH_AND_ADD,
 	};
 	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
-	int rc = post(t, it, op[t->verb], t->buf + (size_t)(it % t->slots) * bytes, bytes);
+	enum rk_wr_opcode o = t->verb == PT_ATOMIC && t->a->o.atomic_cas ?
+			      RK_WR_ATOMIC_CMP_AND_SWP : op[t->verb];
+	int rc = post(t, it, o, t->buf + (size_t)(it % t->slots) * bytes, bytes);
 
 	if (rc == 0)
 		t->posted++;
@@ -249,12 +253,16 @@ pt_check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first)
 	} else if (t->verb == PT_ATOMIC) {
 		uint64_t orig;
 
+		/* Each FETCH_AND_ADD adds 1; each CMP_AND_SWAP of 0 finds no 0 (or swaps 0 for 0). */
+		uint64_t want = t->a->o.atomic_cas ? *first : *first + it;
+
 		memcpy(&orig, local, 8);
 		if (it == 0)
 			*first = orig;
-		else if (orig != *first + it)
-			return ia_fail(t->a, "FETCH_AND_ADD %" PRIu64 " returned %#" PRIx64
-				       ", expected %#" PRIx64, it, orig, *first + it);
+		else if (orig != want)
+			return ia_fail(t->a, "%s %" PRIu64 " returned %#" PRIx64 ", expected %#"
+				       PRIx64, t->a->o.atomic_cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD",
+				       it, orig, want);
 	}
 	return 0;
 }
@@ -474,10 +482,13 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 	/* Checks only the server can make, now that the client said how much it did. */
 	if (!t->client && t->verb == PT_ATOMIC) {
 		uint64_t delta = pt_word_sum(t->buf + t->region_off, t->region_len) - sum0;
+		uint64_t want = a->o.atomic_cas ? 0 : peer_iters;
 
-		if (delta != peer_iters)
-			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64
-				       " FETCH_AND_ADDs of 1", delta, peer_iters);
+		if (delta != want)
+			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64 " %s",
+				       delta, peer_iters, a->o.atomic_cas ?
+				       "CMP_AND_SWAPs of 0 with 0 (nonzero words: no swap)" :
+				       "FETCH_AND_ADDs of 1");
 	}
 	if (!t->client && t->verb == PT_READ &&
 	    !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
@@ -494,7 +505,8 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 		       peer_iters);
 	}
 	printf("result: ok (%s)\n",
-	       t->verb == PT_ATOMIC ? "FETCH_AND_ADD results checked" :
+	       t->verb == PT_ATOMIC ? (a->o.atomic_cas ? "CMP_AND_SWAP results checked" :
+				       "FETCH_AND_ADD results checked") :
 	       t->verb == PT_READ ? "READ data checked" :
 	       t->verb == PT_WRITE && t->lat ? "ping-pong counters checked" :
 	       "completions and lengths checked");

@@ -178,7 +178,7 @@ connect_qp(struct pp *pp)
 	at.qp_state = RK_QPS_RTR;
 	rc = rk_modify_qp(pp->qp, &at, RK_QP_STATE);
 	{
-		struct rk_ah_attr ah = { .hop_limit = 1 };
+		struct rk_ah_attr ah = { .hop_limit = 1, .dscp = pp->a->o.dscp };
 
 		memcpy(ah.dmac, pp->peer_mac, 6);
 		memcpy(ah.dip, pp->remote.gid, 16);

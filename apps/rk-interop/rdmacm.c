@@ -748,6 +748,7 @@ ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool n
 	at.max_dest_rd_atomic = p->max_dest_rd_atomic;
 	at.min_rnr_timer = 12;
 	at.ah_attr.hop_limit = p->hop_limit;
+	at.ah_attr.dscp = a->o.dscp;
 	memcpy(at.ah_attr.dmac, p->dmac, 6);
 	memcpy(at.ah_attr.dip, p->dgid, 16);
 	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |

@@ -4,7 +4,7 @@
 # same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
 # MPA over lwIP), so one process of each on a veth pair runs every mode
 # without the lab's guests. This guards the wire shape of the options the
-# tools take (perftest -a, rping -S/-C) where no QEMU is at hand; the lab
+# tools take (perftest -a, -T, -A and -o, rping -S/-C) where no QEMU is at hand; the lab
 # suites (run.sh, siw.sh) hold the same options against rxe and siw.
 #
 #   self.sh RK_INTEROP RK_INSPECT
@@ -85,9 +85,20 @@ case_() {
 	for side in client server; do
 		grep -qE "^result: ok|data verified" "$f.$side" || { ok=0; why="$why; no result in $side"; }
 	done
+	if [ -n "${SERVER_SEEN:-}" ] && ! grep -qE "$SERVER_SEEN" "$f.server"; then
+		ok=0
+		why="$why; the server printed no '$SERVER_SEEN'"
+	fi
 	if [[ " $* " == *" -a "* ]] && ! grep -q "#bytes 8388608  #iterations" "$f.client"; then
 		ok=0
 		why="$why; no 8 MiB line"
+	fi
+	# DSCP=N: every RoCE frame (both ends ran with -T) carries that DSCP.
+	if [ -n "${DSCP:-}" ] && command -v tshark >/dev/null; then
+		local seen
+		seen=$(tshark -r "$f.pcapng" -Y "udp.dstport == 4791" -T fields -e ip.dsfield.dscp \
+			2>/dev/null | sort -u | tr '\n' ' ')
+		[ "$seen" = "$DSCP " ] || { ok=0; why="$why; DSCP seen: ${seen:-none}"; }
 	fi
 	local nf
 	nf=$("$rk" -j "$f.pcapng" 2>/dev/null | python3 -c \
@@ -111,6 +122,9 @@ for m in write_bw read_bw send_bw; do
 	case_ "$m -a" tcp "$m" -a -n 3
 done
 case_ "write_bw -R" rdma write_bw -R -n 50
+DSCP=26 case_ "read_bw -T 104" tcp read_bw -T 104 -n 50
+case_ "atomic_bw -A CMP_AND_SWAP" tcp atomic_bw -A CMP_AND_SWAP -n 50
+SERVER_SEEN="OUT_READS 2$" case_ "read_bw -o 2" tcp read_bw -o 2 -n 50
 case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
