@@ -28,6 +28,8 @@ enum ia_mode {
 
 /* READs and atomics in flight at most, ours and asked of the peer (perftest -o). */
 #define IA_MAX_OUTS 16u
+/* QPs of one perftest run at most (perftest -q). */
+#define IA_MAX_QPS 64u
 
 struct ia_opts {
 	enum ia_mode mode;
@@ -36,6 +38,7 @@ struct ia_opts {
 	uint32_t size;
 	bool all_sizes;                 /* perftest -a: every size 2 .. 8388608 */
 	bool atomic_cas;                /* perftest -A CMP_AND_SWAP (else FETCH_AND_ADD) */
+	uint32_t qps;                   /* perftest -q: QPs of a bw test (TCP exchange) */
 	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
 	uint32_t mtu;                   /* bytes */

@@ -636,8 +636,7 @@ pt_comm_idle(struct pt *t)
 		return iw_qp_fail(w, t->qp, "data QP");
 	if (ia_watchdog(t->a, 1) != 0)
 		return -1;
-	(void)iw_pump(w);
-	return 0;
+	return iw_pump(w) > 0;
 }
 
 static int

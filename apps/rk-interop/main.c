@@ -230,6 +230,8 @@ usage(FILE *f)
 		"                         --iters each, a result line each (perftest -a)\n"
 		"  -n, --iters N          exchanges or iterations (default 1000; -C as rping)\n"
 		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
+		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
+		"                         (perftest -q, TCP exchange; at most 64)\n"
 		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
 		"  -T, --tos N            type of service of our RoCE frames (perftest -T):\n"
 		"                         DSCP << 2, the ECN bits the engine's\n"
@@ -280,6 +282,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
 		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' },
 		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
+		{ "qp", 1, NULL, 'q' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
 		{ "port", 1, NULL, 'p' }, { "ip", 1, NULL, 'I' }, { "ib-dev", 1, NULL, 'd' },
 		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
@@ -300,10 +303,10 @@ parse_args(void *arg, int argc, char **argv)
 
 	*o = (struct ia_opts){ .tcp_port = 18515, .iters = 1000, .mtu = 1024, .rx_depth = 500,
 			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10,
-			       .mpa_rev = 2, .outs = IA_MAX_OUTS };
+			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:m:r:t:u:p:I:d:w:g:x:T:FRvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FRvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -311,6 +314,10 @@ parse_args(void *arg, int argc, char **argv)
 			size_set = true;
 			break;
 		case 'a': o->all_sizes = true; break;
+		case 'q':
+			if (rk_app_parse_u32(optarg, 1, IA_MAX_QPS, &o->qps) != 0)
+				BAD("--qp: expected 1..%u QPs, got '%s'", IA_MAX_QPS, optarg);
+			break;
 		case 'o':
 			if (rk_app_parse_u32(optarg, 1, IA_MAX_OUTS, &v) != 0)
 				BAD("--outs: expected 1..%u READs or atomics in flight, got '%s'",
@@ -441,6 +448,11 @@ parse_args(void *arg, int argc, char **argv)
 		    "without --size");
 	if (o->all_sizes && o->pair_port != 0)
 		BAD("-a and --pair-port: one or the other");
+	if (o->qps > 1 && (o->all_sizes || o->pair_port != 0 || o->rdma_cm || o->iwarp ||
+			   (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+			    o->mode != IA_SEND_BW)))
+		BAD("-q (several QPs): write_bw, read_bw and send_bw over the TCP exchange, "
+		    "without -a, -R, --pair-port or iWARP");
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;

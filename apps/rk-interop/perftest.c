@@ -79,7 +79,8 @@ comm_idle(struct pt *t)
 		return -1;
 	if (act & (RK_CM_EV_DISCONNECTED | RK_CM_EV_REJECTED))
 		return ia_fail(t->a, "the peer closed the RDMA-CM connection");
-	return 0;
+	act = rk_progress(t->a->ctx);
+	return act > 0 ? act : 0;
 }
 
 static int
@@ -554,6 +555,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 }
 
 static int ia_perftest_pair(struct ia *a);
+static int ia_perftest_qps(struct ia *a);
 
 int
 ia_perftest(struct ia *a)
@@ -564,6 +566,8 @@ ia_perftest(struct ia *a)
 
 	if (a->o.pair_port != 0)
 		return ia_perftest_pair(a);
+	if (a->o.qps > 1)
+		return ia_perftest_qps(a);
 	pt_init(&t, a);
 	if (pt_setup(&t) != 0)
 		goto out;
@@ -688,5 +692,109 @@ out:
 			close(t[i].fd);
 	pt_release(&t[0]);
 	pt_release(&t[1]);
+	return rc;
+}
+
+/*
+ * perftest -q N over the TCP exchange: N QPs, each with its buffers, keys
+ * and --iters operations. The exchange as perftest's: the preamble, each
+ * QP's keys, the connections, each QP's keys again, then the barriers of
+ * one QP; the data phases of all QPs in one loop.
+ */
+static int
+ia_perftest_qps(struct ia *a)
+{
+	uint32_t q = a->o.qps;
+	struct pt *t = calloc(q, sizeof(*t));
+	int barriers, rc = -1;
+	uint64_t left;
+
+	if (t == NULL)
+		return ia_fail(a, "out of memory");
+	for (uint32_t i = 0; i < q; i++)
+		pt_init(&t[i], a);
+	barriers = pt_bw_report(&t[0]) ? 2 : 3;
+	if (ia_oob_open(a) != 0)
+		goto out;
+	for (uint32_t i = 0; i < q; i++)
+		t[i].fd = a->fd;
+	if (preamble(&t[0]) != 0)
+		goto out;
+	for (uint32_t i = 0; i < q; i++) {
+		t[i].mtu_enum = t[0].mtu_enum;
+		if (create(&t[i]) != 0)
+			goto out;
+	}
+	for (uint32_t i = 0; i < q; i++)
+		if (hand_shake(&t[i], &t[i].remote) != 0)
+			goto out;
+	for (uint32_t i = 0; i < q; i++)
+		if (connect_qp(&t[i]) != 0)
+			goto out;
+	for (int b = 0; b < barriers; b++) {
+		if (b == barriers - 1 && t[0].verb == PT_SEND)
+			for (uint32_t i = 0; i < q; i++)
+				if (pt_post_recvs(&t[i]) != 0)
+					goto out;
+		/* Every QP's keys again: the first barrier, send_bw's second. */
+		for (uint32_t i = 0; i < (b == (t[0].verb == PT_SEND) ? q : 1); i++)
+			if (hand_shake(&t[i], NULL) != 0)
+				goto out;
+	}
+	for (uint32_t i = 0; i < q; i++) {
+		roce_window(&t[i]);
+		printf(" QP %u: local QPN %#06x, remote QPN %#06x RKey %#010x VAddr %#016" PRIx64
+		       "\n", i, t[i].local.qpn, t[i].remote.qpn, t[i].remote.rkey,
+		       t[i].remote.vaddr);
+	}
+	fflush(stdout);
+	if (!t[0].client && t[0].verb != PT_SEND) {
+		if (run_passive(&t[0]) != 0)
+			goto out;
+	} else {
+		for (uint32_t i = 0; i < q && t[i].client; i++)
+			if (pt_bw_client_begin(&t[i]) != 0)
+				goto out;
+		rk_app_watchdog_restart(&a->wd);
+		do {
+			int work = 0;
+
+			left = 0;
+			for (uint32_t i = 0; i < q; i++) {
+				int n;
+
+				if (t[i].client ? t[i].done == t[i].iters : t[i].recvd == t[i].iters)
+					continue;
+				n = t[i].client ? pt_bw_client_step(&t[i]) : pt_send_server_step(&t[i]);
+				if (n < 0) {
+					char m[sizeof(a->err)];
+
+					snprintf(m, sizeof(m), "%s", a->err);
+					ia_fail(a, "QP %u: %.200s", i, m);
+					goto out;
+				}
+				work += n;
+				left += t[i].iters - (t[i].client ? t[i].done : t[i].recvd);
+			}
+			if (ia_watchdog(a, work) != 0)
+				goto out;
+			rk_io_dpdk_idle(a->io, work);
+		} while (left > 0);
+	}
+	for (uint32_t i = 1; i < q; i++) {
+		if (t[i].client)
+			printf(" QP %u: #bytes %u  #iterations %u  %.2f s\n", i, t[i].size, t[i].iters,
+			       t[i].seconds);
+		if (!t[i].client && t[i].verb == PT_READ &&
+		    !rk_app_check(t[i].buf + t[i].region_off, t[i].region_len, 0x5eed)) {
+			ia_fail(a, "QP %u: READ-only buffer changed during the test", i);
+			goto out;
+		}
+	}
+	rc = pt_finish(&t[0], 0);
+out:
+	for (uint32_t i = 0; i < q; i++)
+		pt_release(&t[i]);
+	free(t);
 	return rc;
 }

@@ -48,7 +48,11 @@ struct pt_link_ops {
 	int (*comm_wc_fail)(struct pt *t, const struct rk_wc *wc);
 	/* the receive reposted after a message (0 or -1), */
 	int (*comm_repost)(struct pt *t);
-	/* serving the connections while nothing completes (0, or -1 with a message). */
+	/*
+	 * serving the connections while nothing completes: the work done (a
+	 * passive server's data QP keeps the exchange's wait alive), or -1
+	 * with a message.
+	 */
 	int (*comm_idle)(struct pt *t);
 	/* Appended to the send_bw server's "no SEND" timeout message. */
 	const char *send_idle_note;
@@ -146,6 +150,8 @@ int pt_bw_client_begin(struct pt *t);
 /* Post what the window allows, reap completions: their count, or -1 with a message. */
 int pt_bw_client_step(struct pt *t);
 int pt_run_bw_client(struct pt *t);
+/* One round of the send_bw server: its completions, or -1 with a message. */
+int pt_send_server_step(struct pt *t);
 int pt_send_server(struct pt *t);
 /*
  * The data phase of a bw test after the set-up's barriers, as perftest

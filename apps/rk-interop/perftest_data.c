@@ -67,11 +67,15 @@ pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 			}
 			continue;
 		}
-		if (t->link->comm_idle(t) != 0)
+		n = t->link->comm_idle(t);
+		if (n < 0)
 			return -1;
+		/* A passive server waits here through the whole data phase. */
+		if (n > 0)
+			deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
 		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "peer sent nothing for %.0f s on the exchange QP",
-				       a->o.oob_timeout_s);
+			return ia_fail(a, "the peer sent nothing for %.0f s, on the exchange QP "
+				       "or the data QP", a->o.oob_timeout_s);
 	}
 	return 0;
 }
@@ -333,41 +337,52 @@ pt_run_bw_client(struct pt *t)
 }
 
 int
-pt_send_server(struct pt *t)
+pt_send_server_step(struct pt *t)
 {
 	struct ia *a = t->a;
 	struct rk_wc wc[32];
+	int n = rk_poll_cq(t->cq, 32, wc);
+
+	if (n < 0)
+		return ia_fail(a, "poll_cq: %s", strerror(-n));
+	for (int i = 0; i < n; i++) {
+		if (wc[i].status != RK_WC_SUCCESS)
+			return t->link->wc_fail(t, &wc[i]);
+		int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
+
+		if (taken <= 0) {
+			if (taken < 0)
+				return -1;
+			continue;
+		}
+		/* Exactly iters receives a size: -a's next size needs other lengths. */
+		if (t->rposted < t->iters &&
+		    pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
+			return -1;
+		/* The sender waits for these (no RNR). */
+		if (t->credit_step != 0 &&
+		    (t->recvd % t->credit_step == 0 || t->recvd == t->iters)) {
+			/* From our (unused) first local slot: registered memory. */
+			rk_put_le32(t->buf, (uint32_t)t->recvd);
+			if (post(t, 1u << 30, RK_WR_RDMA_WRITE, t->buf, 4) < 0)
+				return -1;
+		}
+	}
+	if (n == 0 && t->link->qp_ended(t) != 0)
+		return -1;
+	return n;
+}
+
+int
+pt_send_server(struct pt *t)
+{
+	struct ia *a = t->a;
 
 	rk_app_watchdog_restart(&a->wd);
 	while (t->recvd < t->iters) {
-		int n = rk_poll_cq(t->cq, 32, wc);
+		int n = pt_send_server_step(t);
 
 		if (n < 0)
-			return ia_fail(a, "poll_cq: %s", strerror(-n));
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS)
-				return t->link->wc_fail(t, &wc[i]);
-			int taken = ia_take_send(a, &wc[i], PT_RECV, t->size, &t->recvd);
-
-			if (taken <= 0) {
-				if (taken < 0)
-					return -1;
-				continue;
-			}
-			/* Exactly iters receives a size: -a's next size needs other lengths. */
-			if (t->rposted < t->iters &&
-			    pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
-				return -1;
-			/* The sender waits for these (no RNR). */
-			if (t->credit_step != 0 &&
-			    (t->recvd % t->credit_step == 0 || t->recvd == t->iters)) {
-				/* From our (unused) first local slot: registered memory. */
-				rk_put_le32(t->buf, (uint32_t)t->recvd);
-				if (post(t, 1u << 30, RK_WR_RDMA_WRITE, t->buf, 4) < 0)
-					return -1;
-			}
-		}
-		if (n == 0 && t->link->qp_ended(t) != 0)
 			return -1;
 		n += t->link->pump(t, n);
 		if (ia_watchdog(a, n) != 0)

@@ -4,7 +4,7 @@
 # same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
 # MPA over lwIP), so one process of each on a veth pair runs every mode
 # without the lab's guests. This guards the wire shape of the options the
-# tools take (perftest -a, -T, -A and -o, rping -S/-C) where no QEMU is at hand; the lab
+# tools take (perftest -a, -q, -T, -A and -o, rping -S/-C) where no QEMU is at hand; the lab
 # suites (run.sh, siw.sh) hold the same options against rxe and siw.
 #
 #   self.sh RK_INTEROP RK_INSPECT
@@ -71,8 +71,9 @@ case_() {
 	host=198.18.1.1
 	[ "$via" = rdma ] && host=198.18.0.1
 	local f="$tmp/$n"
-	ip netns exec "${ns}a" timeout -k 5 120 "$rki" $(eal a) -- "$@" -I 198.18.0.1 \
-		>"$f.server" 2>&1 &
+	# SERVER_ARGS: options for the server only.
+	ip netns exec "${ns}a" timeout -k 5 120 "$rki" $(eal a) -- "$@" ${SERVER_ARGS:-} \
+		-I 198.18.0.1 >"$f.server" 2>&1 &
 	sp=$!
 	pids+=("$sp")
 	sleep 1.5
@@ -125,6 +126,9 @@ case_ "write_bw -R" rdma write_bw -R -n 50
 DSCP=26 case_ "read_bw -T 104" tcp read_bw -T 104 -n 50
 case_ "atomic_bw -A CMP_AND_SWAP" tcp atomic_bw -A CMP_AND_SWAP -n 50
 SERVER_SEEN="OUT_READS 2$" case_ "read_bw -o 2" tcp read_bw -o 2 -n 50
+for m in write_bw read_bw send_bw; do
+	case_ "$m -q 4" tcp "$m" -q 4 -n 50
+done
 case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
@@ -132,6 +136,11 @@ for m in write_bw read_bw send_bw; do
 	case_ "iwarp $m" rdma "$m" --transport iwarp -n 50
 done
 case_ "iwarp send_bw -a" rdma send_bw --transport iwarp -a -n 2
+# A passive server waits for the last exchange message through the whole
+# data phase: longer than --oob-timeout, while the data QP is busy.
+SERVER_ARGS="--oob-timeout 5" case_ "write_bw -R -a, 5 s exchange" rdma write_bw -R -a -n 80
+SERVER_ARGS="--oob-timeout 5" case_ "iwarp write_bw -a, 5 s exchange" rdma write_bw \
+	--transport iwarp -a -n 40
 case_ "iwarp rping -S 65535" rdma rping --transport iwarp -S 65535 -C 5
 
 echo "== $pass passed, $fail failed ($n cases)"
