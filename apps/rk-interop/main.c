@@ -233,8 +233,8 @@ usage(FILE *f)
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
 		"                         (perftest -q, TCP exchange; at most 64)\n"
 		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
-		"  -T, --tos N            type of service of our RoCE frames (perftest -T):\n"
-		"                         DSCP << 2, the ECN bits the engine's\n"
+		"  -T, --tos N            type of service of our RoCE frames (perftest -T with\n"
+		"      --tclass N         -R, --tclass without): DSCP << 2, ECN bits clear\n"
 		"  -m, --mtu N            path MTU 256..4096 (default 1024)\n"
 		"  -r, --rx-depth N       receives posted (default 500)\n"
 		"  -t, --tx-depth N       outstanding sends, perftest bw (default 128)\n"
@@ -280,7 +280,7 @@ parse_args(void *arg, int argc, char **argv)
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
-		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' },
+		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' }, { "tclass", 1, NULL, 'T' },
 		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
 		{ "qp", 1, NULL, 'q' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },

@@ -97,6 +97,8 @@ struct pt {
 	struct rk_qp *cqp;
 	struct rk_mr *cmr;
 	uint8_t cbuf[2][128];           /* [0] send, [1] receive */
+	uint8_t early[128];             /* the peer's next message, come early */
+	uint32_t early_len;             /* its length; 0: none */
 	uint32_t comm_psn;
 	/* Faults injected on this connection (--bad-rkey, --psn-skew). */
 	bool bad_rkey;

@@ -24,6 +24,15 @@ pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 
 	if (len > sizeof(t->cbuf[0]))
 		return ia_fail(a, "exchange message too long");
+	/* The peer's next message came while the last exchange waited for its ACK. */
+	if (t->early_len != 0) {
+		if (t->early_len != len)
+			return ia_fail(a, "exchange message of %u bytes, expected %zu", t->early_len,
+				       len);
+		memcpy(theirs, t->early, len);
+		t->early_len = 0;
+		got = true;
+	}
 	/*
 	 * Done once our message is acknowledged as well: a disconnect right
 	 * after the last exchange must not overtake it (the peer, still
@@ -56,7 +65,15 @@ pt_comm_xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 				return t->link->comm_wc_fail(t, &wc);
 			if (wc.wr_id == 2)
 				acked = true;
-			if (wc.wr_id == 1) {
+			if (wc.wr_id == 1 && got) {
+				/* The next exchange's: kept for it. */
+				t->early_len = wc.byte_len <= sizeof(t->early) ? wc.byte_len : 0;
+				if (t->early_len == 0)
+					return ia_fail(a, "exchange message of %u bytes", wc.byte_len);
+				memcpy(t->early, t->cbuf[1], t->early_len);
+				if (t->link->comm_repost(t) != 0)
+					return -1;
+			} else if (wc.wr_id == 1) {
 				if (wc.byte_len != len)
 					return ia_fail(a, "exchange message of %u bytes, expected %zu",
 						       wc.byte_len, len);

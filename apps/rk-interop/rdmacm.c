@@ -722,7 +722,8 @@ cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
 	struct rk_cm_params p = { .qpn = qp->qp_num, .psn = rq_psn,
 				  .responder_resources = resources, .initiator_depth = resources,
 				  .path_mtu = (uint8_t)ia_mtu_enum(a->o.mtu), .retry_count = 7,
-				  .rnr_retry_count = 7, .local_ack_timeout = a->o.qp_timeout };
+				  .rnr_retry_count = 7, .local_ack_timeout = a->o.qp_timeout,
+				  .traffic_class = (uint8_t)(a->o.dscp << 2) };
 	uint8_t mac[6];
 
 	rk_io_dpdk_mac(a->io, mac);

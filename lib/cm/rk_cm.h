@@ -280,6 +280,12 @@ struct rk_cm_params {
 	uint8_t path_mtu;               /**< enum rk_mtu */
 	uint8_t retry_count, rnr_retry_count; /**< 3 bits each */
 	uint8_t local_ack_timeout;      /**< 5 bits */
+	/**
+	 * The REQ's primary path Traffic Class (12.6.5): the passive side's
+	 * frames of the connection carry it (Linux takes it for its address
+	 * vector; on RoCEv2 it is the IP TOS). The REQ's, on the passive side.
+	 */
+	uint8_t traffic_class;
 	uint8_t gid[16];                /**< our GID (IPv4-mapped for RoCEv2 IPv4) */
 	uint64_t ca_guid;
 	uint32_t qkey;                  /**< 0 for RC */

@@ -111,6 +111,7 @@ rk_cm_connect(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t svc,
 		r->primary.remote_gid[10] = r->primary.remote_gid[11] = 0xff;
 	}
 	r->primary.hop_limit = 64;
+	r->primary.traffic_class = p->traffic_class;
 	r->primary.local_ack_timeout = p->local_ack_timeout;
 	if (rk_cm_ip_pd_encode(ip, r->private_data) != 0)
 		return -EINVAL;
@@ -166,6 +167,7 @@ rk_cm_listen_req(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint32_t comm_
 	c->peer.retry_count = r->retry_count;
 	c->peer.rnr_retry_count = r->rnr_retry_count;
 	c->peer.local_ack_timeout = r->primary.local_ack_timeout;
+	c->peer.traffic_class = r->primary.traffic_class;
 	c->peer.ca_guid = r->local_ca_guid;
 	memcpy(c->peer.gid, r->primary.local_gid, 16);
 	memcpy(c->peer.private_data, r->private_data + RK_CM_IP_PD_LEN,

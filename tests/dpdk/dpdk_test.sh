@@ -37,6 +37,8 @@ rk=$2
 mode=$3
 tmp=$(mktemp -d /tmp/rk-dpdk-test.XXXXXX)
 ns=""
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
 pids=()
 cleanup() {
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
@@ -385,34 +387,15 @@ afpacket)
 		echo "SKIP: network namespaces need root"
 		exit 77
 	fi
-	# Two namespaces, one endpoint each: a veth pair for RDMA (no kernel
-	# addresses, IPv6 off, so the DPDK endpoints answer ARP and no ND or
-	# RS frames show up) and a veth pair for the TCP exchange
-	# (198.18.1.1/24, 198.18.1.2/24). One endpoint per namespace also keeps
-	# net_af_packet's PACKET_FANOUT group ids, which are per namespace and
-	# derived from the PID, from colliding.
+	# Two namespaces, one endpoint each (tests/helpers/veth-pair.sh).
 	ns="rkdpdk$$"
 	nsa="${ns}a"
 	nsb="${ns}b"
-	if ! ip netns add "$nsa" 2>"$tmp/ns.err"; then
-		echo "SKIP: cannot create a network namespace: $(cat "$tmp/ns.err")"
+	if ! why=$(veth_pair_up "$ns"); then
+		echo "SKIP: $why"
 		ns=""
 		exit 77
 	fi
-	ip netns add "$nsb"
-	for n in "$nsa" "$nsb"; do
-		ip -n "$n" link set lo up
-		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-			net.ipv6.conf.default.disable_ipv6=1
-	done
-	ip link add rkva netns "$nsa" type veth peer name rkvb netns "$nsb"
-	ip link add rkoa netns "$nsa" type veth peer name rkob netns "$nsb"
-	ip -n "$nsa" link set rkva mtu 9000 up
-	ip -n "$nsb" link set rkvb mtu 9000 up
-	ip -n "$nsa" addr add 198.18.1.1/24 dev rkoa
-	ip -n "$nsb" addr add 198.18.1.2/24 dev rkob
-	ip -n "$nsa" link set rkoa up
-	ip -n "$nsb" link set rkob up
 	# A third pair at the kernel's default MTU (1500) for the limits below.
 	ip link add rkwa netns "$nsa" type veth peer name rkwb netns "$nsb"
 	ip -n "$nsa" link set rkwa up

@@ -211,6 +211,30 @@ test_passive_vs_rxe(void **state)
 	assert_int_equal(c.timer_ns, 0);
 }
 
+/* The REQ carries our traffic class in its primary path; the passive side takes it. */
+static void
+test_req_traffic_class(void **state)
+{
+	struct rk_cm_conn a = { 0 }, b = { 0 };
+	struct rk_cm_params p = params(0x1a, 0x30a719, 0, 0, gid_12);
+	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = 0xa1e7 };
+	struct rk_cm_msg m;
+	uint8_t out[RK_MAD_LEN];
+
+	(void)state;
+	p.traffic_class = 104;          /* DSCP 26 (perftest -R -T 104) */
+	memcpy(ip.src_ip + 12, gid_12 + 12, 4);
+	memcpy(ip.dst_ip + 12, gid_11 + 12, 4);
+	assert_int_equal(rk_cm_connect(&a, &p, rk_cm_service_id(RK_CM_PS_TCP, 18515), &ip,
+				       1, 2, 0, out), RK_CM_SEND);
+	/* Byte 40 of the primary path (MAD data 24 + REQ 52 + 40). */
+	assert_int_equal(out[24 + 52 + 40], 104);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+	assert_int_equal(m.req.primary.traffic_class, 104);
+	assert_int_equal(rk_cm_listen_req(&b, &m, 3, 0), RK_CM_EV_REQ);
+	assert_int_equal(b.peer.traffic_class, 104);
+}
+
 /* Active side against the captured server: our REQ, their REP, our RTU = theirs. */
 static void
 test_active_vs_rxe(void **state)
@@ -456,6 +480,7 @@ main(void)
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_passive_vs_rxe),
 		cmocka_unit_test(test_active_vs_rxe),
+		cmocka_unit_test(test_req_traffic_class),
 		cmocka_unit_test(test_crossing_dreq_vs_rxe),
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_reject_and_timeout),

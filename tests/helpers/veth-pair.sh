@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# Two network namespaces NSa and NSb joined by two veth pairs, sourced by
+# the tests that run two DPDK endpoints over net_af_packet:
+#   rkva/rkvb  RDMA: no kernel addresses (the DPDK ends answer ARP), MTU 9000
+#   rkoa/rkob  the TCP exchange: 198.18.1.1/24 (NSa), 198.18.1.2/24 (NSb)
+# IPv6 is off in both, so no neighbour discovery or router solicitation
+# shows up in the recordings. One endpoint per namespace also keeps
+# net_af_packet's PACKET_FANOUT group ids (per namespace, derived from
+# the PID) from colliding.
+#
+# veth_pair_up NS: 0, or 1 with the reason on stdout when no namespace
+# can be made here (the caller skips). The caller deletes NSa and NSb.
+veth_pair_up() {
+	local ns=$1 n err
+	if ! err=$(ip netns add "${ns}a" 2>&1); then
+		echo "cannot create a network namespace: $err"
+		return 1
+	fi
+	ip netns add "${ns}b"
+	for n in "${ns}a" "${ns}b"; do
+		ip -n "$n" link set lo up
+		ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+			net.ipv6.conf.default.disable_ipv6=1
+	done
+	ip link add rkva netns "${ns}a" type veth peer name rkvb netns "${ns}b"
+	ip link add rkoa netns "${ns}a" type veth peer name rkob netns "${ns}b"
+	ip -n "${ns}a" link set rkva mtu 9000 up
+	ip -n "${ns}b" link set rkvb mtu 9000 up
+	ip -n "${ns}a" addr add 198.18.1.1/24 dev rkoa
+	ip -n "${ns}b" addr add 198.18.1.2/24 dev rkob
+	ip -n "${ns}a" link set rkoa up
+	ip -n "${ns}b" link set rkob up
+}
