@@ -29,26 +29,12 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
-if ! ip netns add "${ns}a" 2>"$tmp/ns.err"; then
-	echo "SKIP: cannot create a network namespace: $(cat "$tmp/ns.err")"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+if ! why=$(veth_pair_up "$ns"); then
+	echo "SKIP: $why"
 	exit 77
 fi
-ip netns add "${ns}b"
-# RDMA on rkva/rkvb (no kernel addresses: the DPDK ends answer ARP), the
-# TCP exchange on rkoa/rkob (198.18.1.1 and .2).
-for n in a b; do
-	ip -n "$ns$n" link set lo up
-	ip netns exec "$ns$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
-done
-ip link add rkva netns "${ns}a" type veth peer name rkvb netns "${ns}b"
-ip link add rkoa netns "${ns}a" type veth peer name rkob netns "${ns}b"
-ip -n "${ns}a" link set rkva mtu 9000 up
-ip -n "${ns}b" link set rkvb mtu 9000 up
-ip -n "${ns}a" addr add 198.18.1.1/24 dev rkoa
-ip -n "${ns}b" addr add 198.18.1.2/24 dev rkob
-ip -n "${ns}a" link set rkoa up
-ip -n "${ns}b" link set rkob up
 
 if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
 	MEM="--in-memory"
@@ -97,7 +83,8 @@ case_() {
 	# DSCP=N: every RoCE frame (both ends ran with -T) carries that DSCP.
 	if [ -n "${DSCP:-}" ] && command -v tshark >/dev/null; then
 		local seen
-		seen=$(tshark -r "$f.pcapng" -Y "udp.dstport == 4791" -T fields -e ip.dsfield.dscp \
+		seen=$(tshark -r "$f.pcapng" -Y "udp.dstport == 4791 && infiniband.bth.destqp != 1" \
+			-T fields -e ip.dsfield.dscp \
 			2>/dev/null | sort -u | tr '\n' ' ')
 		[ "$seen" = "$DSCP " ] || { ok=0; why="$why; DSCP seen: ${seen:-none}"; }
 	fi
@@ -123,7 +110,8 @@ for m in write_bw read_bw send_bw; do
 	case_ "$m -a" tcp "$m" -a -n 3
 done
 case_ "write_bw -R" rdma write_bw -R -n 50
-DSCP=26 case_ "read_bw -T 104" tcp read_bw -T 104 -n 50
+DSCP=26 case_ "read_bw --tclass 104" tcp read_bw --tclass 104 -n 50
+DSCP=26 case_ "write_bw -R -T 104" rdma write_bw -R -T 104 -n 50
 case_ "atomic_bw -A CMP_AND_SWAP" tcp atomic_bw -A CMP_AND_SWAP -n 50
 SERVER_SEEN="OUT_READS 2$" case_ "read_bw -o 2" tcp read_bw -o 2 -n 50
 for m in write_bw read_bw send_bw; do
