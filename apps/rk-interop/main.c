@@ -456,6 +456,8 @@ parse_args(void *arg, int argc, char **argv)
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;
+	if (o->mode == IA_RPING && (o->size < 32 || o->size > 65535))
+		BAD("rping: --size (-S) %u: rping's sizes are 32..65535", o->size);
 	if (o->mode == IA_RPING && !port_set)
 		o->tcp_port = 7174;
 	if (o->iwarp && o->mode != IA_RPING && o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&

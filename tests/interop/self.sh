@@ -103,6 +103,32 @@ case_() {
 	fi
 }
 
+# usage_ REGEX ARGS...: bad options: exit 2 with a message matching REGEX.
+usage_() {
+	local want=$1 out rc
+	shift
+	n=$((n + 1))
+	out=$("$rki" "$@" 2>&1)
+	rc=$?
+	if [ $rc = 2 ] && grep -qE "$want" <<<"$out"; then
+		pass=$((pass + 1))
+		printf 'PASS %-28s %s\n' "usage: $*" "${out:0:60}"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-28s exit %s: %s\n' "usage: $*" "$rc" "${out:0:200}"
+	fi
+}
+usage_ "^rk-interop: -a \(every size" -a -s 4 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -a \(every size" -a -I 198.18.0.1 atomic_bw
+usage_ "^rk-interop: -q \(several QPs\)" -q 2 -R -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --qp: expected 1..64" -q 65 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --tos: expected" -T 3 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --atomic_type: expected" -A SWAP -I 198.18.0.1 atomic_bw
+usage_ "^rk-interop: --outs: expected 1..16" -o 17 -I 198.18.0.1 read_bw
+usage_ "^rk-interop: --size: expected 1..8388608" -S 0 -I 198.18.0.1 rping
+usage_ "^rk-interop: rping: --size \(-S\) 65536: rping's sizes are 32..65535" -S 65536 \
+	-I 198.18.0.1 rping
+
 for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
 	case_ "$m" tcp "$m" -n 50 -s 4096
 done
