@@ -532,20 +532,12 @@ main(int argc, char **argv)
 		free(a);
 		return rc;
 	}
-	{
-		/* A full path-MTU packet with the 80 bytes of headers
-		 * rk_modify_qp() reserves (as rxe does): the QP is refused
-		 * otherwise, whatever the message sizes. */
-		uint32_t frame = 14 + RK_ROCE_HDR_RESERVE + a->o.mtu;
-		char why[192];
-
-		if (rk_io_dpdk_check_frame(a->io, frame, why, sizeof(why)) != 0) {
-			fprintf(stderr, "rk-interop: error: frames of %u bytes (-m %u): %s\n",
-				frame, a->o.mtu, why);
-			rk_io_dpdk_close(a->io);
-			free(a);
-			return 1;
-		}
+	/* The QP is refused otherwise, whatever the message sizes. */
+	if (rk_app_roce_frame_check(a->io, a->o.mtu, a->err, sizeof(a->err)) != 0) {
+		fprintf(stderr, "rk-interop: error: %s\n", a->err);
+		rk_io_dpdk_close(a->io);
+		free(a);
+		return 1;
 	}
 	rk_io_dpdk_mac(a->io, da.mac);
 	ia_gid_v4(da.ip, a->o.ip);

@@ -496,17 +496,16 @@ static int
 check_frame_size(struct perf *p)
 {
 	uint32_t frame;
-	char why[192];
+	char why[256];
 
 	if (p->io == NULL)
 		return 0;
-	if (p->o.iwarp)
-		/* lwIP's segments fill its interface MTU (at most 1500). */
-		frame = 14 + (p->o.mtu > 1500 ? 1500 : p->o.mtu);
-	else
-		frame = 14 + RK_ROCE_HDR_RESERVE + p->o.mtu;
+	if (!p->o.iwarp)
+		return rk_app_roce_frame_check(p->io, p->o.mtu, why, sizeof(why)) != 0 ?
+		       fail(p, "%s", why) : 0;
+	/* lwIP's segments fill its interface MTU (at most 1500). */
+	frame = 14 + (p->o.mtu > 1500 ? 1500 : p->o.mtu);
 	if (rk_io_dpdk_check_frame(p->io, frame, why, sizeof(why)) != 0)
-		/* Short: a server's refusal carries 127 bytes of it. */
 		return fail(p, "frames of %u bytes (-m %u): %s", frame, p->o.mtu, why);
 	return 0;
 }
