@@ -26,11 +26,37 @@ skip() { echo "SKIP: $*"; exit 77; }
 # lines (siw and rxe log refused connections and protocol errors there).
 case_evidence() { # RK_LOG RK_RC TOOL_LOG TOOL_RC
 	echo "---- rk-interop ($1, exit $2):"
-	grep -v '^TELEMETRY:' "$1" | tail -20
+	grep -v '^TELEMETRY:' "$1" | log_excerpt
 	echo "---- tool (exit $4):"
-	tail -20 "$3"
+	log_excerpt <"$3"
 	echo "---- guest kernel:"
 	pexec 10 1 'dmesg | tail -8' 2>&1 | tail -8
+}
+
+# A log of at most 60 lines whole; a longer one as its first 20 and last
+# 30 lines (the tool's error sits above its report, rk-interop's below).
+log_excerpt() {
+	awk '{ l[NR] = $0 } END {
+		if (NR <= 60) { for (i = 1; i <= NR; i++) print l[i]; exit }
+		for (i = 1; i <= 20; i++) print l[i]
+		print "[... " NR - 50 " lines ...]"
+		for (i = NR - 29; i <= NR; i++) print l[i] }'
+}
+
+# lab_retry_note WHY RK_LOG RK_RC TOOL_LOG TOOL_RC: a failed case that
+# will run once more (the suites' known intermittent guest failures): the
+# RETRY line with the evidence, counted in $retried for the summary.
+# lab_may_retry: true unless this run of the case is already the retry.
+lab_may_retry() { [ -z "${RETRYING:-}" ]; }
+lab_retry_note() {
+	local x base=${2%.rk}
+	echo "RETRY $1"
+	case_evidence "$2" "$3" "$4" "$5"
+	retried=$((retried + 1))
+	# The retry writes the same names: the first try's files become NAME.try1.*.
+	for x in "$base".*; do
+		[ -e "$x" ] && mv "$x" "$base.try1.${x#"$base".}"
+	done
 }
 
 lab_checks() { # RK_INTEROP

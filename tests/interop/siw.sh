@@ -74,7 +74,7 @@ else
 fi
 EAL="$MEM --no-pci --log-level=*:warning --file-prefix=rksiw$$"
 EAL="$EAL --vdev=net_af_packet0,iface=dpdk0,blocksz=8192,framesz=8192,framecnt=2048"
-pass=0 fail=0 n=0 retried=0
+pass=0 fail=0 n=0
 rows=()
 LINK=none
 
@@ -124,6 +124,11 @@ sys.exit(1 if bad else 0)
 EOF
 )
 	local rc=$?
+	# TSHARK=off: rk-inspect's check alone (see the -a cases below).
+	if [ "${TSHARK:-on}" = off ]; then
+		echo "$out; tshark not run"
+		return $rc
+	fi
 	# Wireshark's RPC-over-RDMA heuristic misreads perftest's exchange Sends.
 	local mal good all
 	# Our recording holds our retransmissions too: reassemble out of order.
@@ -178,7 +183,9 @@ case_() {
 	pc=$(check_pcap "$f.pcapng" "$crc")
 	local pcok=$?
 	if [ "$expect" = ok ]; then
-		[ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] && res=PASS || res=FAIL
+		# SEEN=REGEX: a line one of the two logs must hold as well.
+		[ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] &&
+			{ [ -z "${SEEN:-}" ] || grep -qE "$SEEN" "$f.rk" "$f.tool"; } && res=PASS || res=FAIL
 	else
 		# The peer's refusal: reported, bounded, with the message.
 		[ "$rc" = "${expect:4:1}" ] && grep -qE "${expect#exit?:}" "$f.rk" && [ $pcok = 0 ] &&
@@ -186,19 +193,6 @@ case_() {
 	fi
 	local msg
 	msg=$(grep -hE "^result:|data verified|error:" "$f.rk" | head -1 | cut -c1-60)
-	# Known intermittent (CI, 2 of 2 full runs; never in 16 runs of the
-	# case alone): perftest in the guest exits 1 mid-run without a word,
-	# siw closes the data connection without a Terminate. Such a case
-	# runs once more; the retry is shown with its evidence and counted.
-	if [ "$res" = FAIL ] && [ -z "${RETRYING:-}" ] && [ "$trc" != 0 ] &&
-	   grep -q "the peer closed the exchange connection (data QP CLOSED" "$f.rk"; then
-		echo "RETRY $name $role $LINK: the peer tool exited $trc without a Terminate: $msg"
-		case_evidence "$f.rk" "$rc" "$f.tool" "$trc"
-		retried=$((retried + 1))
-		n=$((n - 1))
-		RETRYING=1 case_ "$@"
-		return
-	fi
 	rows+=("$(printf '%-4s %-20s %-9s %-7s %5.1fs  %-40s %s' "$res" "$name" "$role" "$LINK" \
 		"$(echo "$t1 - $t0" | bc)" "$pc" "$msg")")
 	echo "${rows[-1]}"
@@ -245,6 +239,15 @@ case_ write_bw/rev1 rk-client "ib_write_bw -d siw0 -R -F -n 50 -s 65536" \
 case_ write_bw/rev1 rk-server "ib_write_bw -d siw0 -R -F -n 50 -s 65536" \
 	"write_bw -n 50 -s 65536 --mpa-rev 1" "exit1:accepts only Rev 2 Replies"
 bw write_bw/crc write_bw 65536 50 "--crc"
+# perftest -a: every size 2 B .. 8 MiB, 5 iterations each (its least).
+# tshark's MPA reassembly lost the FPDU boundaries once in such a run (a
+# 96 MB recording with thousands of our retransmissions; every segment
+# after it still began with an FPDU header, siw took every message and
+# rk-inspect found nothing): here rk-inspect's check stands alone.
+for v in write_bw send_bw; do
+	TSHARK=off SEEN="^ *8388608 +5 |#bytes 8388608  #iterations 5 " both "$v/-a" "ib_$v -d siw0 -R -F -a -n 5" "ib_$v -d siw0 -R -F -a -n 5" "$v -a -n 5"
+done
+rping_ rping/65535 65535 ""
 # RFC 6581 peer-to-peer set-up asked by us: siw picks the zero-length Write RTR.
 case_ rping/p2p rk-client "rping -s -a $G1 -V -C 10 -S 64" "rping -n 10 -s 64 --p2p"
 # Markers asked by us: siw refuses a Request with M = 1 (Reply R = 1) and
@@ -284,5 +287,5 @@ else
 	fail=$((fail + 1))
 fi
 
-echo "== $pass passed, $fail failed ($retried cases run twice: the peer tool exited without a Terminate)"
+echo "== $pass passed, $fail failed"
 [ "$fail" = 0 ]
