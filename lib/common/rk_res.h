@@ -19,6 +19,7 @@
 #ifndef RK_RES_H
 #define RK_RES_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -193,5 +194,63 @@ int rk_res_cq_destroy(struct rk_res *res, struct rk_res_cq *cq);
  *         -EINVAL (NULL @p cq, @p n < 0, NULL @p wc with @p n > 0).
  */
 int rk_res_cq_poll(struct rk_res_cq *cq, int n, struct rk_wc *wc);
+
+/**
+ * Define a transport's calls that only pass through to its table, for the
+ * prefix @p p (rk_ib, rk_iw): p_pd_alloc(dev), p_pd_free(pd),
+ * p_mr_reg(pd, addr, len, access), p_mr_dereg(mr), p_cq_create(dev, cqe),
+ * p_cq_destroy(cq) and p_cq_poll(cq, n, wc). Each answers as the rk_res
+ * call it wraps; a NULL device, PD, MR or CQ is EINVAL (NULL with errno,
+ * or -EINVAL). @p dev_t holds the table in res; @p pd_t, @p mr_t and
+ * @p cq_t hold their shared part in res, PD and CQ their device in dev,
+ * the MR its PD in pd.
+ */
+#define RK_RES_CALLS(p, dev_t, pd_t, mr_t, cq_t) \
+	pd_t *p##_pd_alloc(dev_t *dev) \
+	{ \
+		RK_RES_MADE_(pd_t, dev, dev, rk_res_pd_alloc(&dev->res)); \
+	} \
+	int p##_pd_free(pd_t *pd) \
+	{ \
+		return pd != NULL ? rk_res_pd_free(&pd->dev->res, &pd->res) : -EINVAL; \
+	} \
+	mr_t *p##_mr_reg(pd_t *pd, void *addr, size_t len, unsigned int access) \
+	{ \
+		RK_RES_MADE_(mr_t, pd, pd, \
+			     rk_res_mr_reg(&pd->dev->res, &pd->res, addr, len, access)); \
+	} \
+	int p##_mr_dereg(mr_t *mr) \
+	{ \
+		if (mr == NULL) \
+			return -EINVAL; \
+		rk_res_mr_dereg(&mr->pd->dev->res, &mr->pd->res, &mr->res); \
+		return 0; \
+	} \
+	cq_t *p##_cq_create(dev_t *dev, uint32_t cqe) \
+	{ \
+		RK_RES_MADE_(cq_t, dev, dev, rk_res_cq_create(&dev->res, cqe)); \
+	} \
+	int p##_cq_destroy(cq_t *cq) \
+	{ \
+		return cq != NULL ? rk_res_cq_destroy(&cq->dev->res, &cq->res) : -EINVAL; \
+	} \
+	int p##_cq_poll(cq_t *cq, int n, struct rk_wc *wc) \
+	{ \
+		return rk_res_cq_poll(cq != NULL ? &cq->res : NULL, n, wc); \
+	}
+
+/*
+ * RK_RES_CALLS's creators: return what @p made (a table call) gives,
+ * with @p owner stored in its @p field; a NULL @p owner is EINVAL.
+ */
+#define RK_RES_MADE_(type, owner, field, made) do { \
+		type *made_ = (owner) != NULL ? (made) : NULL; \
+		\
+		if ((owner) == NULL) \
+			errno = EINVAL; \
+		else if (made_ != NULL) \
+			made_->field = (owner); \
+		return made_; \
+	} while (0)
 
 #endif /* RK_RES_H */

@@ -127,7 +127,6 @@ rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 	dev->rng = attr->key_seed ^ 0x5851f42d4c957f2dull;
 	for (int i = 0; i < 4; i++)
 		dev->key_k[i] = splitmix64(&dev->rng);
-	dev->next_pdn = 1;
 	dev->qp = calloc(dev->max_qp, sizeof(*dev->qp));
 	dev->live = calloc(dev->max_qp, sizeof(*dev->live));
 	if (rk_res_init(&dev->res, &ib_res_class,
@@ -191,47 +190,16 @@ rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from, co
 		qp->dev->attr.trace(qp->dev->attr.trace_ctx, qp, machine, from, to);
 }
 
-/* ------------------------------------------------------------------ PD, MR */
+/* -------------------------------------------------------------- PD, MR, CQ */
 
-struct rk_ib_pd *
-rk_ib_pd_alloc(struct rk_ib_dev *dev)
-{
-	struct rk_ib_pd *pd;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	pd = rk_res_pd_alloc(&dev->res);
-	if (pd == NULL)
-		return NULL;
-	pd->dev = dev;
-	pd->pdn = dev->next_pdn++;
-	return pd;
-}
-
-int
-rk_ib_pd_free(struct rk_ib_pd *pd)
-{
-	if (pd == NULL)
-		return -EINVAL;
-	return rk_res_pd_free(&pd->dev->res, &pd->res);
-}
-
-struct rk_ib_mr *
-rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
-{
-	struct rk_ib_mr *mr;
-
-	if (pd == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	mr = rk_res_mr_reg(&pd->dev->res, &pd->res, addr, len, access);
-	if (mr != NULL)
-		mr->pd = pd;
-	return mr;
-}
+/*
+ * rk_ib_pd_alloc, rk_ib_pd_free, rk_ib_mr_reg, rk_ib_mr_dereg,
+ * rk_ib_cq_create, rk_ib_cq_destroy and rk_ib_cq_poll: the table's calls.
+ * rk_ib_mr_dereg clears the slot at once, so the L_Key and R_Key stop
+ * resolving: every path resolves keys per use (no cached host address),
+ * hence no packet after it touches the region.
+ */
+RK_RES_CALLS(rk_ib, struct rk_ib_dev, struct rk_ib_pd, struct rk_ib_mr, struct rk_ib_cq)
 
 void
 rk_ib_pd_hold(struct rk_ib_pd *pd)
@@ -244,20 +212,6 @@ rk_ib_pd_release(struct rk_ib_pd *pd)
 {
 	if (pd->res.obj.refs > 0)
 		pd->res.obj.refs--;
-}
-
-/*
- * The slot is cleared at once, so the L_Key and R_Key stop resolving:
- * every path resolves keys per use (no cached host address), hence no
- * packet after this touches the region.
- */
-int
-rk_ib_mr_dereg(struct rk_ib_mr *mr)
-{
-	if (mr == NULL)
-		return -EINVAL;
-	rk_res_mr_dereg(&mr->pd->dev->res, &mr->pd->res, &mr->res);
-	return 0;
 }
 
 uint32_t
@@ -304,41 +258,10 @@ rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey)
 	return mr != NULL && mr->lkey == lkey ? mr : NULL;
 }
 
-/* -------------------------------------------------------------------- CQ */
-
-struct rk_ib_cq *
-rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe)
-{
-	struct rk_ib_cq *cq;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cq = rk_res_cq_create(&dev->res, cqe);
-	if (cq != NULL)
-		cq->dev = dev;
-	return cq;
-}
-
-int
-rk_ib_cq_destroy(struct rk_ib_cq *cq)
-{
-	if (cq == NULL)
-		return -EINVAL;
-	return rk_res_cq_destroy(&cq->dev->res, &cq->res);
-}
-
 bool
 rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
 {
 	return rk_wc_ring_push(&cq->res.ring, wc);
-}
-
-int
-rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
-{
-	return rk_res_cq_poll(cq != NULL ? &cq->res : NULL, n, wc);
 }
 
 uint32_t

@@ -20,7 +20,6 @@
 struct rk_ib_pd {
 	struct rk_res_pd res;           /* refs: MRs, QPs, SRQs, AHs */
 	struct rk_ib_dev *dev;
-	uint32_t pdn;
 };
 
 struct rk_ib_mr {
@@ -198,7 +197,6 @@ struct rk_ib_dev {
 	struct rk_ib_stats stats;
 	uint64_t key_k[4];              /* Feistel round keys */
 	uint64_t rng;
-	uint32_t next_pdn;
 	struct rk_res res;              /* PDs, MRs (slot = key_decode(key) >> 16), CQs */
 	struct rk_ib_qp **qp;
 	uint32_t max_qp;

@@ -92,52 +92,11 @@ rk_iw_dev_stats(const struct rk_iw_dev *dev)
 	return &dev->stats;
 }
 
-struct rk_iw_pd *
-rk_iw_pd_alloc(struct rk_iw_dev *dev)
-{
-	struct rk_iw_pd *pd;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	pd = rk_res_pd_alloc(&dev->res);
-	if (pd != NULL)
-		pd->dev = dev;
-	return pd;
-}
-
-int
-rk_iw_pd_free(struct rk_iw_pd *pd)
-{
-	if (pd == NULL)
-		return -EINVAL;
-	return rk_res_pd_free(&pd->dev->res, &pd->res);
-}
-
-struct rk_iw_mr *
-rk_iw_mr_reg(struct rk_iw_pd *pd, void *addr, size_t len, unsigned int access)
-{
-	struct rk_iw_mr *mr;
-
-	if (pd == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	mr = rk_res_mr_reg(&pd->dev->res, &pd->res, addr, len, access);
-	if (mr != NULL)
-		mr->pd = pd;
-	return mr;
-}
-
-int
-rk_iw_mr_dereg(struct rk_iw_mr *mr)
-{
-	if (mr == NULL)
-		return -EINVAL;
-	rk_res_mr_dereg(&mr->pd->dev->res, &mr->pd->res, &mr->res);
-	return 0;
-}
+/*
+ * rk_iw_pd_alloc, rk_iw_pd_free, rk_iw_mr_reg, rk_iw_mr_dereg,
+ * rk_iw_cq_create, rk_iw_cq_destroy and rk_iw_cq_poll: the table's calls.
+ */
+RK_RES_CALLS(rk_iw, struct rk_iw_dev, struct rk_iw_pd, struct rk_iw_mr, struct rk_iw_cq)
 
 uint32_t
 rk_iw_mr_stag(const struct rk_iw_mr *mr)
@@ -161,37 +120,9 @@ rk_iw_stag_lookup(struct rk_iw_dev *dev, uint32_t stag)
 	return mr;
 }
 
-struct rk_iw_cq *
-rk_iw_cq_create(struct rk_iw_dev *dev, uint32_t cqe)
-{
-	struct rk_iw_cq *cq;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cq = rk_res_cq_create(&dev->res, cqe);
-	if (cq != NULL)
-		cq->dev = dev;
-	return cq;
-}
-
-int
-rk_iw_cq_destroy(struct rk_iw_cq *cq)
-{
-	if (cq == NULL)
-		return -EINVAL;
-	return rk_res_cq_destroy(&cq->dev->res, &cq->res);
-}
-
 void
 rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc)
 {
 	(void)rk_wc_ring_push(&cq->res.ring, wc);
 }
 
-int
-rk_iw_cq_poll(struct rk_iw_cq *cq, int n, struct rk_wc *wc)
-{
-	return rk_res_cq_poll(cq != NULL ? &cq->res : NULL, n, wc);
-}
