@@ -27,13 +27,36 @@ fail_null(void *obj, int rc)
 	return NULL;
 }
 
-int
-rk_verbs_key_seed(uint64_t given, uint64_t *seed)
+/* The device key secret: @p given, or drawn from getrandom() when 0; 0 or -EIO. */
+static int
+key_seed(uint64_t given, uint64_t *seed)
 {
 	*seed = given;
 	if (given == 0 && getrandom(seed, sizeof(*seed), 0) != (ssize_t)sizeof(*seed))
 		return -EIO;
 	return 0;
+}
+
+struct rk_vctx *
+rk_verbs_open(const struct rk_transport_ops *ops, size_t size, const struct rk_device_attr *attr)
+{
+	struct rk_vctx *ctx;
+	uint64_t seed;
+	int rc;
+
+	if (key_seed(attr->key_seed, &seed) != 0) {
+		errno = EIO;
+		return NULL;
+	}
+	ctx = calloc(1, size);
+	if (ctx == NULL)
+		return NULL;
+	ctx->pub.transport = ops->type;
+	ctx->ops = ops;
+	rc = ops->open_device(ctx, attr, seed);
+	if (rc != 0)
+		return fail_null(ctx, rc);
+	return ctx;
 }
 
 int
@@ -47,6 +70,7 @@ rk_close_device(struct rk_context *ctx)
 	if (v->live != 0)
 		return -EBUSY;
 	v->ops->close_device(v);
+	free(v);
 	return 0;
 }
 

@@ -35,6 +35,9 @@ struct iwarp_qp {
 	struct rk_iw_link link;         /* the stream, once connected */
 };
 
+/* rk_verbs_open() allocates the context and rk_close_device() frees it by v. */
+_Static_assert(offsetof(struct iwarp_ctx, v) == 0, "struct rk_vctx first");
+
 static struct iwarp_ctx *
 iwarp_ctx(const struct rk_context *ctx)
 {
@@ -50,7 +53,7 @@ iwarp_qp(const struct rk_vqp *qp)
 struct rk_context *
 rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk_device_attr *attr)
 {
-	struct rk_iw_dev_attr da = { 0 };
+	struct rk_vctx *v;
 	struct iwarp_ctx *ctx;
 
 	if (ops == NULL || ops->send == NULL || ops->recv == NULL || ops->close == NULL ||
@@ -58,36 +61,29 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 		errno = EINVAL;
 		return NULL;
 	}
-	da.max_mr = attr->max_mr;
-	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
-		errno = EIO;
+	v = rk_verbs_open(&rk_iwarp_transport_ops, sizeof(*ctx), attr);
+	if (v == NULL)
 		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
-		return NULL;
-	ctx->iw = rk_iw_dev_create(&da);
-	if (ctx->iw == NULL) {
-		int e = errno;
-
-		free(ctx);
-		errno = e;
-		return NULL;
-	}
-	ctx->v.pub.transport = RK_TRANSPORT_TYPE_IWARP;
-	ctx->v.ops = &rk_iwarp_transport_ops;
+	ctx = rk_container_of(v, struct iwarp_ctx, v);
 	ctx->sops = ops;
 	ctx->env = env;
-	return &ctx->v.pub;
+	return &v->pub;
+}
+
+static int
+iwarp_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t key_seed)
+{
+	struct rk_iw_dev_attr da = { .max_mr = attr->max_mr, .key_seed = key_seed };
+	struct iwarp_ctx *ctx = rk_container_of(v, struct iwarp_ctx, v);
+
+	ctx->iw = rk_iw_dev_create(&da);
+	return rk_verbs_created(ctx->iw);
 }
 
 static void
 iwarp_close_device(struct rk_vctx *v)
 {
-	struct iwarp_ctx *ctx = rk_container_of(v, struct iwarp_ctx, v);
-
-	rk_iw_dev_destroy(ctx->iw);
-	free(ctx);
+	rk_iw_dev_destroy(rk_container_of(v, struct iwarp_ctx, v)->iw);
 }
 
 static int
@@ -414,6 +410,7 @@ iwarp_stats(const struct rk_vctx *v)
 const struct rk_transport_ops rk_iwarp_transport_ops = {
 	.name = "iwarp",
 	.type = RK_TRANSPORT_TYPE_IWARP,
+	.open_device = iwarp_open_device,
 	.close_device = iwarp_close_device,
 	.alloc_pd = iwarp_alloc_pd,
 	.dealloc_pd = iwarp_dealloc_pd,

@@ -107,7 +107,13 @@ rk_vqp(const struct rk_qp *qp)
 struct rk_transport_ops {
 	const char *name;
 	enum rk_transport_type type;
-	/** Release the context's engine and the context (nothing is live). */
+	/**
+	 * Give @p ctx (zeroed but for pub.transport and ops) its engine
+	 * device, made from @p attr and the key secret @p key_seed.
+	 */
+	int (*open_device)(struct rk_vctx *ctx, const struct rk_device_attr *attr,
+			   uint64_t key_seed);
+	/** Release the context's engine (nothing is live); rk_verbs.c frees the context. */
 	void (*close_device)(struct rk_vctx *ctx);
 	/** Give @p pd its engine PD. */
 	int (*alloc_pd)(struct rk_vctx *ctx, struct rk_vpd *pd);
@@ -152,10 +158,14 @@ struct rk_transport_ops {
 };
 
 /**
- * The device key secret: @p given, or drawn from getrandom() when 0.
- * @return 0, or -EIO when no random bytes were had.
+ * A zeroed context of @p size bytes (a transport's, struct rk_vctx at its
+ * start) for the transport @p ops, its engine opened by ops->open_device
+ * with attr->key_seed, or one drawn from getrandom() when that is 0.
+ * @return the context, or NULL with errno EIO (no random bytes), ENOMEM
+ *         or the engine's error.
  */
-int rk_verbs_key_seed(uint64_t given, uint64_t *seed);
+struct rk_vctx *rk_verbs_open(const struct rk_transport_ops *ops, size_t size,
+			      const struct rk_device_attr *attr);
 
 /** An engine creator's result as 0 or -errno (ENOMEM when errno is unset). */
 static inline int

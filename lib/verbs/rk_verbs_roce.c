@@ -31,6 +31,9 @@ struct roce_qp {
 	struct rk_ib_qp *ib;
 };
 
+/* rk_verbs_open() allocates the context and rk_close_device() frees it by v. */
+_Static_assert(offsetof(struct roce_ctx, v) == 0, "struct rk_vctx first");
+
 static struct roce_ctx *
 roce_ctx(const struct rk_context *ctx)
 {
@@ -46,7 +49,7 @@ roce_qp(const struct rk_vqp *qp)
 struct rk_context *
 rk_open_device(const struct rk_io_ops *ops, void *io, const struct rk_device_attr *attr)
 {
-	struct rk_ib_dev_attr da = { 0 };
+	struct rk_vctx *v;
 	struct roce_ctx *ctx;
 
 	if (ops == NULL || ops->tx == NULL || ops->rx == NULL || ops->now_ns == NULL ||
@@ -54,42 +57,38 @@ rk_open_device(const struct rk_io_ops *ops, void *io, const struct rk_device_att
 		errno = EINVAL;
 		return NULL;
 	}
-	memcpy(da.mac, attr->mac, 6);
-	memcpy(da.ip, attr->ip, 16);
-	da.ip_version = attr->ip_version;
-	da.max_qp = attr->max_qp;
-	da.max_mr = attr->max_mr;
-	da.max_inflight_pkts = attr->max_inflight_pkts;
-	da.ack_delay_ns = attr->ack_delay_ns;
-	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
-		errno = EIO;
+	v = rk_verbs_open(&rk_roce_transport_ops, sizeof(*ctx), attr);
+	if (v == NULL)
 		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
-		return NULL;
-	ctx->dev = rk_ib_dev_create(&da);
-	if (ctx->dev == NULL) {
-		int e = errno;
-
-		free(ctx);
-		errno = e;
-		return NULL;
-	}
-	ctx->v.pub.transport = RK_TRANSPORT_TYPE_IB;
-	ctx->v.ops = &rk_roce_transport_ops;
+	ctx = rk_container_of(v, struct roce_ctx, v);
 	ctx->ops = ops;
 	ctx->io = io;
-	return &ctx->v.pub;
+	return &v->pub;
+}
+
+static int
+roce_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t key_seed)
+{
+	struct rk_ib_dev_attr da = {
+		.ip_version = attr->ip_version,
+		.max_qp = attr->max_qp,
+		.max_mr = attr->max_mr,
+		.max_inflight_pkts = attr->max_inflight_pkts,
+		.ack_delay_ns = attr->ack_delay_ns,
+		.key_seed = key_seed,
+	};
+	struct roce_ctx *ctx = rk_container_of(v, struct roce_ctx, v);
+
+	memcpy(da.mac, attr->mac, 6);
+	memcpy(da.ip, attr->ip, 16);
+	ctx->dev = rk_ib_dev_create(&da);
+	return rk_verbs_created(ctx->dev);
 }
 
 static void
 roce_close_device(struct rk_vctx *v)
 {
-	struct roce_ctx *ctx = rk_container_of(v, struct roce_ctx, v);
-
-	rk_ib_dev_destroy(ctx->dev);
-	free(ctx);
+	rk_ib_dev_destroy(rk_container_of(v, struct roce_ctx, v)->dev);
 }
 
 static int
@@ -505,6 +504,7 @@ rk_qp_ib(const struct rk_qp *qp)
 const struct rk_transport_ops rk_roce_transport_ops = {
 	.name = "roce",
 	.type = RK_TRANSPORT_TYPE_IB,
+	.open_device = roce_open_device,
 	.close_device = roce_close_device,
 	.alloc_pd = roce_alloc_pd,
 	.dealloc_pd = roce_dealloc_pd,
