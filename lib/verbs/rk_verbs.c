@@ -245,12 +245,25 @@ rk_destroy_srq(struct rk_srq *srq)
 	return rc;
 }
 
+/*
+ * Post through the transport. The engines name the WR a post stopped at
+ * by a const pointer (they never write WRs); the caller gets its own back.
+ */
+#define POST(wr_type, op, obj, wr, bad_wr) do { \
+		const wr_type *bad_ = NULL; \
+		int rc_ = (op)(obj, wr, &bad_); \
+		\
+		if (rc_ != 0 && (bad_wr) != NULL) \
+			*(bad_wr) = (wr_type *)(uintptr_t)bad_; \
+		return rc_; \
+	} while (0)
+
 int
 rk_post_srq_recv(struct rk_srq *srq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
 {
 	if (srq == NULL)
 		return -EINVAL;
-	return tops(srq->context)->post_srq_recv(rk_vsrq(srq), wr, bad_wr);
+	POST(struct rk_recv_wr, tops(srq->context)->post_srq_recv, rk_vsrq(srq), wr, bad_wr);
 }
 
 struct rk_ah *
@@ -385,7 +398,7 @@ rk_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr
 {
 	if (qp == NULL)
 		return -EINVAL;
-	return tops(qp->context)->post_send(rk_vqp(qp), wr, bad_wr);
+	POST(struct rk_send_wr, tops(qp->context)->post_send, rk_vqp(qp), wr, bad_wr);
 }
 
 int
@@ -393,7 +406,7 @@ rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr
 {
 	if (qp == NULL)
 		return -EINVAL;
-	return tops(qp->context)->post_recv(rk_vqp(qp), wr, bad_wr);
+	POST(struct rk_recv_wr, tops(qp->context)->post_recv, rk_vqp(qp), wr, bad_wr);
 }
 
 int

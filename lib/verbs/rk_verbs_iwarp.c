@@ -80,24 +80,8 @@ iwarp_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t
 	return rk_verbs_created(ctx->iw);
 }
 
-static void
-iwarp_close_device(struct rk_vctx *v)
-{
-	rk_iw_dev_destroy(rk_container_of(v, struct iwarp_ctx, v)->iw);
-}
-
-static int
-iwarp_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
-{
-	pd->iw = rk_iw_pd_alloc(rk_container_of(v, struct iwarp_ctx, v)->iw);
-	return pd->iw != NULL ? 0 : -ENOMEM;
-}
-
-static int
-iwarp_dealloc_pd(struct rk_vpd *pd)
-{
-	return rk_iw_pd_free(pd->iw);
-}
+/* iwarp_close_device, iwarp_alloc_pd, iwarp_dealloc_pd, iwarp_create_cq, iwarp_destroy_cq */
+RK_VERBS_ENGINE_OPS(iwarp, rk_iw, struct iwarp_ctx, iw, iw)
 
 static int
 iwarp_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
@@ -114,20 +98,6 @@ static int
 iwarp_dereg_mr(struct rk_vmr *mr)
 {
 	return rk_iw_mr_dereg(mr->pub.iw);
-}
-
-static int
-iwarp_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
-{
-	cq->iw = rk_iw_cq_create(rk_container_of(v, struct iwarp_ctx, v)->iw,
-				 (uint32_t)cq->pub.cqe);
-	return rk_verbs_created(cq->iw);
-}
-
-static int
-iwarp_destroy_cq(struct rk_vcq *cq)
-{
-	return rk_iw_cq_destroy(cq->iw);
 }
 
 static int iwarp_progress(struct rk_vctx *v);
@@ -352,22 +322,19 @@ iwarp_next_event_ns(struct rk_vctx *vc)
 	return UINT64_MAX;
 }
 
+/* Posting before rk_qp_connect_stream(): the first WR is refused. */
 static int
-iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
+iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, const struct rk_send_wr **bad)
 {
 	struct iwarp_ctx *ctx = iwarp_ctx(vq->pub.context);
-	const struct rk_send_wr *bad = NULL;
 	struct iwarp_qp *v = iwarp_qp(vq);
 	int rc;
 
 	if (v->eng == NULL) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
+		*bad = wr;
 		return -EINVAL;
 	}
-	rc = rk_iw_post_send(v->eng, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
+	rc = rk_iw_post_send(v->eng, wr, bad);
 	/* The doorbell: hand out what the stream takes now. */
 	rk_iw_link_tx(&v->link, ctx->sops->now_ns(ctx->env));
 	vq->pub.state = vi_state(v);
@@ -375,21 +342,15 @@ iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **ba
 }
 
 static int
-iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	struct iwarp_qp *v = iwarp_qp(vq);
-	int rc;
+	struct rk_iw_qp *eng = iwarp_qp(vq)->eng;
 
-	if (v->eng == NULL) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
+	if (eng == NULL) {
+		*bad = wr;
 		return -EINVAL;
 	}
-	rc = rk_iw_post_recv(v->eng, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_iw_post_recv(eng, wr, bad);
 }
 
 static uint64_t

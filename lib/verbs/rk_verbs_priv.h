@@ -129,8 +129,9 @@ struct rk_transport_ops {
 	int (*create_srq)(struct rk_vpd *pd, struct rk_vsrq *srq,
 			  const struct rk_srq_init_attr *attr);
 	int (*destroy_srq)(struct rk_vsrq *srq);
+	/** Posts: on failure, *bad names the WR the post stopped at. */
 	int (*post_srq_recv)(struct rk_vsrq *srq, struct rk_recv_wr *wr,
-			     struct rk_recv_wr **bad_wr);
+			     const struct rk_recv_wr **bad);
 	/** Hold what an address handle needs of @p pd. */
 	int (*create_ah)(struct rk_vpd *pd, struct rk_ah *ah);
 	void (*destroy_ah)(struct rk_vpd *pd, struct rk_ah *ah);
@@ -140,8 +141,8 @@ struct rk_transport_ops {
 	int (*query_qp)(struct rk_vqp *qp, struct rk_qp_attr *attr, int attr_mask,
 			struct rk_qp_init_attr *init_attr);
 	void (*destroy_qp)(struct rk_vqp *qp);
-	int (*post_send)(struct rk_vqp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr);
-	int (*post_recv)(struct rk_vqp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr);
+	int (*post_send)(struct rk_vqp *qp, struct rk_send_wr *wr, const struct rk_send_wr **bad);
+	int (*post_recv)(struct rk_vqp *qp, struct rk_recv_wr *wr, const struct rk_recv_wr **bad);
 	/** Attach a byte stream (iWARP); NULL: -EINVAL. */
 	int (*connect_stream)(struct rk_vqp *qp, void *stream, const struct rk_iw_conn_attr *conn);
 	/** The engine QP of a stream transport; NULL: none. */
@@ -173,6 +174,38 @@ rk_verbs_created(const void *created)
 {
 	return created != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
 }
+
+/**
+ * Define a transport's close_device, alloc_pd, dealloc_pd, create_cq and
+ * destroy_cq ops (named t_close_device, ...), which only pass the device,
+ * PD or CQ to the engine of prefix @p eng (rk_ib, rk_iw: both give the
+ * calls of RK_RES_CALLS and eng_dev_destroy); the transport's context type
+ * @p ctx_t holds the engine device in @p dev, the verbs PD and CQ hold the
+ * engine's in their member @p m.
+ */
+#define RK_VERBS_ENGINE_OPS(t, eng, ctx_t, dev, m) \
+	static void t##_close_device(struct rk_vctx *v) \
+	{ \
+		eng##_dev_destroy(rk_container_of(v, ctx_t, v)->dev); \
+	} \
+	static int t##_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd) \
+	{ \
+		pd->m = eng##_pd_alloc(rk_container_of(v, ctx_t, v)->dev); \
+		return rk_verbs_created(pd->m); \
+	} \
+	static int t##_dealloc_pd(struct rk_vpd *pd) \
+	{ \
+		return eng##_pd_free(pd->m); \
+	} \
+	static int t##_create_cq(struct rk_vctx *v, struct rk_vcq *cq) \
+	{ \
+		cq->m = eng##_cq_create(rk_container_of(v, ctx_t, v)->dev, (uint32_t)cq->pub.cqe); \
+		return rk_verbs_created(cq->m); \
+	} \
+	static int t##_destroy_cq(struct rk_vcq *cq) \
+	{ \
+		return eng##_cq_destroy(cq->m); \
+	}
 
 extern const struct rk_transport_ops rk_roce_transport_ops;
 extern const struct rk_transport_ops rk_iwarp_transport_ops;

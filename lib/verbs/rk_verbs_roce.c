@@ -85,24 +85,8 @@ roce_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t 
 	return rk_verbs_created(ctx->dev);
 }
 
-static void
-roce_close_device(struct rk_vctx *v)
-{
-	rk_ib_dev_destroy(rk_container_of(v, struct roce_ctx, v)->dev);
-}
-
-static int
-roce_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
-{
-	pd->ib = rk_ib_pd_alloc(rk_container_of(v, struct roce_ctx, v)->dev);
-	return rk_verbs_created(pd->ib);
-}
-
-static int
-roce_dealloc_pd(struct rk_vpd *pd)
-{
-	return rk_ib_pd_free(pd->ib);
-}
+/* roce_close_device, roce_alloc_pd, roce_dealloc_pd, roce_create_cq, roce_destroy_cq */
+RK_VERBS_ENGINE_OPS(roce, rk_ib, struct roce_ctx, dev, ib)
 
 static int
 roce_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
@@ -119,20 +103,6 @@ static int
 roce_dereg_mr(struct rk_vmr *mr)
 {
 	return rk_ib_mr_dereg(mr->ib);
-}
-
-static int
-roce_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
-{
-	cq->ib = rk_ib_cq_create(rk_container_of(v, struct roce_ctx, v)->dev,
-				 (uint32_t)cq->pub.cqe);
-	return rk_verbs_created(cq->ib);
-}
-
-static int
-roce_destroy_cq(struct rk_vcq *cq)
-{
-	return rk_ib_cq_destroy(cq->ib);
 }
 
 static int roce_progress(struct rk_vctx *v);
@@ -160,16 +130,10 @@ roce_destroy_srq(struct rk_vsrq *srq)
 }
 
 static int
-roce_post_srq_recv(struct rk_vsrq *srq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+roce_post_srq_recv(struct rk_vsrq *srq, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	int rc;
-
 	roce_ctx(srq->pub.context)->quiet = false;
-	rc = rk_ib_srq_post_recv(srq->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_ib_srq_post_recv(srq->ib, wr, bad);
 }
 
 /* A live object: its PD cannot be freed, nor the device closed (ibv_dealloc_pd). */
@@ -367,32 +331,23 @@ transmit(struct roce_ctx *ctx, uint64_t now)
 }
 
 static int
-roce_post_send(struct rk_vqp *v, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
+roce_post_send(struct rk_vqp *v, struct rk_send_wr *wr, const struct rk_send_wr **bad)
 {
 	struct roce_ctx *ctx = roce_ctx(v->pub.context);
-	const struct rk_send_wr *bad = NULL;
 	int rc;
 
 	ctx->quiet = false;
-	rc = rk_ib_post_send(roce_qp(v)->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
+	rc = rk_ib_post_send(roce_qp(v)->ib, wr, bad);
 	/* The doorbell: send what the window allows now. */
 	transmit(ctx, ctx->ops->now_ns(ctx->io));
 	return rc;
 }
 
 static int
-roce_post_recv(struct rk_vqp *v, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+roce_post_recv(struct rk_vqp *v, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	int rc;
-
 	roce_ctx(v->pub.context)->quiet = false;
-	rc = rk_ib_post_recv(roce_qp(v)->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_ib_post_recv(roce_qp(v)->ib, wr, bad);
 }
 
 static int
