@@ -62,41 +62,18 @@ struct rk_vqp {
 	struct rk_qp pub;
 };
 
-static inline struct rk_vctx *
-rk_vctx(const struct rk_context *ctx)
-{
-	return rk_container_of(ctx, struct rk_vctx, pub);
-}
-
-static inline struct rk_vpd *
-rk_vpd(const struct rk_pd *pd)
-{
-	return rk_container_of(pd, struct rk_vpd, pub);
-}
-
-static inline struct rk_vmr *
-rk_vmr(const struct rk_mr *mr)
-{
-	return rk_container_of(mr, struct rk_vmr, pub);
-}
-
-static inline struct rk_vcq *
-rk_vcq(const struct rk_cq *cq)
-{
-	return rk_container_of(cq, struct rk_vcq, pub);
-}
-
-static inline struct rk_vsrq *
-rk_vsrq(const struct rk_srq *srq)
-{
-	return rk_container_of(srq, struct rk_vsrq, pub);
-}
-
-static inline struct rk_vqp *
-rk_vqp(const struct rk_qp *qp)
-{
-	return rk_container_of(qp, struct rk_vqp, pub);
-}
+/* rk_vctx(ctx), rk_vpd(pd), ...: the private object of a public handle (its pub). */
+#define RK_VERBS_PRIV(name, pub_type) \
+	static inline struct name *name(const struct pub_type *h) \
+	{ \
+		return rk_container_of(h, struct name, pub); \
+	}
+RK_VERBS_PRIV(rk_vctx, rk_context)
+RK_VERBS_PRIV(rk_vpd, rk_pd)
+RK_VERBS_PRIV(rk_vmr, rk_mr)
+RK_VERBS_PRIV(rk_vcq, rk_cq)
+RK_VERBS_PRIV(rk_vsrq, rk_srq)
+RK_VERBS_PRIV(rk_vqp, rk_qp)
 
 /*
  * One transport. Arguments arrive checked (non-NULL handles of this
