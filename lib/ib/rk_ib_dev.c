@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "rk_ib_internal.h"
-#include "rk_rdma_obj.h"
+
 
 #define DEFAULT_MAX_QP 64
 #define DEFAULT_MAX_MR 1024
@@ -68,6 +68,38 @@ key_decode(const struct rk_ib_dev *dev, uint32_t key)
 	return (uint32_t)l << 16 | r;
 }
 
+/*
+ * RoCE names a region twice: an L_Key and an R_Key, each the key_encode()
+ * of its slot and a fresh random tag (the two tags differ).
+ */
+static void
+ib_name_mr(struct rk_res *res, struct rk_res_mr *r)
+{
+	struct rk_ib_dev *dev = rk_res_container_of(res, struct rk_ib_dev, res);
+	struct rk_ib_mr *mr = rk_res_container_of(r, struct rk_ib_mr, res);
+	uint16_t ltag, rtag;
+
+	do {
+		uint64_t x = splitmix64(&dev->rng);
+
+		ltag = (uint16_t)x;
+		rtag = (uint16_t)(x >> 16);
+	} while (ltag == rtag);
+	mr->lkey = key_encode(dev, r->slot << 16 | ltag);
+	mr->rkey = key_encode(dev, r->slot << 16 | rtag);
+	mr->rkey_valid = true;
+}
+
+/* Slots from 0, lowest free first: a slot is 16 bits of each key. */
+static const struct rk_res_class ib_res_class = {
+	RK_RES_LAYOUT(struct rk_ib_pd, struct rk_ib_mr, struct rk_ib_cq),
+	.mr_access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+		     RK_ACCESS_REMOTE_ATOMIC | RK_ACCESS_REMOTE_INVALIDATE,
+	.first_slot = 0,
+	.rotate = false,
+	.name_mr = ib_name_mr,
+};
+
 struct rk_ib_dev *
 rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 {
@@ -86,7 +118,6 @@ rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 	if (dev->attr.ip_version == 0)
 		dev->attr.ip_version = 4;
 	dev->max_qp = attr->max_qp ? attr->max_qp : DEFAULT_MAX_QP;
-	dev->max_mr = attr->max_mr ? attr->max_mr : DEFAULT_MAX_MR;
 	if (dev->attr.max_inflight_pkts == 0)
 		dev->attr.max_inflight_pkts = DEFAULT_WINDOW;
 	if (dev->attr.max_inflight_pkts > (1u << 22))
@@ -96,12 +127,12 @@ rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 	dev->rng = attr->key_seed ^ 0x5851f42d4c957f2dull;
 	for (int i = 0; i < 4; i++)
 		dev->key_k[i] = splitmix64(&dev->rng);
-	dev->next_pdn = 1;
-	dev->mr = calloc(dev->max_mr, sizeof(*dev->mr));
 	dev->qp = calloc(dev->max_qp, sizeof(*dev->qp));
 	dev->live = calloc(dev->max_qp, sizeof(*dev->live));
-	if (dev->mr == NULL || dev->qp == NULL || dev->live == NULL) {
-		free(dev->mr);
+	if (rk_res_init(&dev->res, &ib_res_class,
+			attr->max_mr ? attr->max_mr : DEFAULT_MAX_MR) != 0 ||
+	    dev->qp == NULL || dev->live == NULL) {
+		rk_res_fini(&dev->res);
 		free(dev->qp);
 		free(dev->live);
 		free(dev);
@@ -127,8 +158,6 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 		free(qp->res);
 		free(qp);
 	}
-	for (uint32_t i = 0; i < dev->max_mr; i++)
-		free(dev->mr[i]);
 	while (dev->srqs != NULL) {
 		struct rk_ib_srq *srq = dev->srqs;
 
@@ -136,19 +165,7 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 		free(srq->rq.ring);
 		free(srq);
 	}
-	while (dev->cqs != NULL) {
-		struct rk_ib_cq *cq = dev->cqs;
-
-		dev->cqs = cq->next;
-		rk_cq_free(cq, offsetof(struct rk_ib_cq, ring));
-	}
-	while (dev->pds != NULL) {
-		struct rk_ib_pd *pd = dev->pds;
-
-		dev->pds = pd->next;
-		free(pd);
-	}
-	free(dev->mr);
+	rk_res_fini(&dev->res);
 	free(dev->qp);
 	free(dev->live);
 	free(dev);
@@ -173,111 +190,28 @@ rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from, co
 		qp->dev->attr.trace(qp->dev->attr.trace_ctx, qp, machine, from, to);
 }
 
-/* ------------------------------------------------------------------ PD, MR */
+/* -------------------------------------------------------------- PD, MR, CQ */
 
-struct rk_ib_pd *
-rk_ib_pd_alloc(struct rk_ib_dev *dev)
-{
-	struct rk_ib_pd *pd;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (pd == NULL)
-		return NULL;
-	pd->dev = dev;
-	pd->pdn = dev->next_pdn++;
-	pd->next = dev->pds;
-	dev->pds = pd;
-	return pd;
-}
-
-int
-rk_ib_pd_free(struct rk_ib_pd *pd)
-{
-	if (pd == NULL)
-		return -EINVAL;
-	if (pd->refs != 0)
-		return -EBUSY;
-	RK_LIST_UNLINK(struct rk_ib_pd, pd->dev->pds, pd);
-	free(pd);
-	return 0;
-}
-
-struct rk_ib_mr *
-rk_ib_mr_reg(struct rk_ib_pd *pd, void *addr, size_t len, unsigned int access)
-{
-	struct rk_ib_dev *dev;
-	struct rk_ib_mr *mr;
-	uint32_t slot;
-	uint16_t ltag, rtag;
-
-	if (pd == NULL ||
-	    !rk_mr_args_valid(addr, len, access,
-			      RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
-			      RK_ACCESS_REMOTE_ATOMIC | RK_ACCESS_REMOTE_INVALIDATE)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	dev = pd->dev;
-	for (slot = 0; slot < dev->max_mr && dev->mr[slot] != NULL; slot++)
-		;
-	if (slot == dev->max_mr) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	mr = calloc(1, sizeof(*mr));
-	if (mr == NULL)
-		return NULL;
-	do {
-		uint64_t r = splitmix64(&dev->rng);
-
-		ltag = (uint16_t)r;
-		rtag = (uint16_t)(r >> 16);
-	} while (ltag == rtag);
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->va = (uint64_t)(uintptr_t)addr;
-	mr->length = len;
-	mr->access = access;
-	mr->index = slot;
-	mr->lkey = key_encode(dev, slot << 16 | ltag);
-	mr->rkey = key_encode(dev, slot << 16 | rtag);
-	mr->rkey_valid = true;
-	dev->mr[slot] = mr;
-	pd->refs++;
-	return mr;
-}
+/*
+ * rk_ib_pd_alloc, rk_ib_pd_free, rk_ib_mr_reg, rk_ib_mr_dereg,
+ * rk_ib_cq_create, rk_ib_cq_destroy and rk_ib_cq_poll: the table's calls.
+ * rk_ib_mr_dereg clears the slot at once, so the L_Key and R_Key stop
+ * resolving: every path resolves keys per use (no cached host address),
+ * hence no packet after it touches the region.
+ */
+RK_RES_CALLS(rk_ib, struct rk_ib_dev, struct rk_ib_pd, struct rk_ib_mr, struct rk_ib_cq)
 
 void
 rk_ib_pd_hold(struct rk_ib_pd *pd)
 {
-	pd->refs++;
+	pd->res.obj.refs++;
 }
 
 void
 rk_ib_pd_release(struct rk_ib_pd *pd)
 {
-	if (pd->refs > 0)
-		pd->refs--;
-}
-
-/*
- * The slot is cleared at once, so the L_Key and R_Key stop resolving:
- * every path resolves keys per use (no cached host address), hence no
- * packet after this touches the region.
- */
-int
-rk_ib_mr_dereg(struct rk_ib_mr *mr)
-{
-	if (mr == NULL)
-		return -EINVAL;
-	mr->pd->dev->mr[mr->index] = NULL;
-	mr->pd->refs--;
-	free(mr);
-	return 0;
+	if (pd->res.obj.refs > 0)
+		pd->res.obj.refs--;
 }
 
 uint32_t
@@ -311,73 +245,29 @@ key_slot(struct rk_ib_dev *dev, uint32_t key, int kind)
 struct rk_ib_mr *
 rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey)
 {
-	uint32_t slot = key_slot(dev, rkey, 1);
-	struct rk_ib_mr *mr;
+	struct rk_ib_mr *mr = rk_res_mr_at(&dev->res, key_slot(dev, rkey, 1));
 
-	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->rkey != rkey)
-		return NULL;
-	return mr;
+	return mr != NULL && mr->rkey == rkey ? mr : NULL;
 }
 
 struct rk_ib_mr *
 rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey)
 {
-	uint32_t slot = key_slot(dev, lkey, 0);
-	struct rk_ib_mr *mr;
+	struct rk_ib_mr *mr = rk_res_mr_at(&dev->res, key_slot(dev, lkey, 0));
 
-	if (slot >= dev->max_mr || (mr = dev->mr[slot]) == NULL || mr->lkey != lkey)
-		return NULL;
-	return mr;
-}
-
-/* -------------------------------------------------------------------- CQ */
-
-struct rk_ib_cq *
-rk_ib_cq_create(struct rk_ib_dev *dev, uint32_t cqe)
-{
-	struct rk_ib_cq *cq;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cq = rk_cq_alloc(sizeof(*cq), offsetof(struct rk_ib_cq, ring), cqe);
-	if (cq == NULL)
-		return NULL;
-	cq->dev = dev;
-	cq->next = dev->cqs;
-	dev->cqs = cq;
-	return cq;
-}
-
-int
-rk_ib_cq_destroy(struct rk_ib_cq *cq)
-{
-	if (cq == NULL)
-		return -EINVAL;
-	if (cq->refs != 0)
-		return -EBUSY;
-	RK_LIST_UNLINK(struct rk_ib_cq, cq->dev->cqs, cq);
-	rk_cq_free(cq, offsetof(struct rk_ib_cq, ring));
-	return 0;
+	return mr != NULL && mr->lkey == lkey ? mr : NULL;
 }
 
 bool
 rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
 {
-	return rk_wc_ring_push(&cq->ring, wc);
-}
-
-int
-rk_ib_cq_poll(struct rk_ib_cq *cq, int n, struct rk_wc *wc)
-{
-	return rk_cq_poll_ring(cq != NULL ? &cq->ring : NULL, n, wc);
+	return rk_wc_ring_push(&cq->res.ring, wc);
 }
 
 uint32_t
 rk_ib_cq_count(const struct rk_ib_cq *cq)
 {
-	return cq != NULL ? rk_wc_ring_count(&cq->ring) : 0;
+	return cq != NULL ? rk_wc_ring_count(&cq->res.ring) : 0;
 }
 
 /* ------------------------------------------------------------------- SRQ */
@@ -407,7 +297,7 @@ rk_ib_srq_create(struct rk_ib_pd *pd, uint32_t max_wr, uint32_t max_sge)
 	srq->rq.depth = max_wr;
 	srq->next = pd->dev->srqs;
 	pd->dev->srqs = srq;
-	pd->refs++;
+	pd->res.obj.refs++;
 	return srq;
 }
 
@@ -418,7 +308,7 @@ rk_ib_srq_destroy(struct rk_ib_srq *srq)
 		return -EINVAL;
 	if (srq->refs != 0)
 		return -EBUSY;
-	srq->pd->refs--;
+	srq->pd->res.obj.refs--;
 	RK_LIST_UNLINK(struct rk_ib_srq, srq->dev->srqs, srq);
 	free(srq->rq.ring);
 	free(srq);

@@ -14,32 +14,24 @@
 #include "rk_crc.h"
 #include "rk_ib.h"
 #include "rk_ib_reason.h"
-#include "rk_wc_ring.h"
+#include "rk_res.h"
 #include "rk_xeth.h"
 
 struct rk_ib_pd {
+	struct rk_res_pd res;           /* refs: MRs, QPs, SRQs, AHs */
 	struct rk_ib_dev *dev;
-	struct rk_ib_pd *next;
-	uint32_t pdn;
-	uint32_t refs;
 };
 
 struct rk_ib_mr {
+	struct rk_res_mr res;           /* addr, va, length, access, slot */
 	struct rk_ib_pd *pd;
-	uint8_t *addr;
-	uint64_t va;
-	uint64_t length;
 	uint32_t lkey, rkey;
-	uint32_t index;
-	unsigned int access;
 	bool rkey_valid;
 };
 
 struct rk_ib_cq {
+	struct rk_res_cq res;           /* ring; refs: QPs */
 	struct rk_ib_dev *dev;
-	struct rk_ib_cq *next;
-	struct rk_wc_ring ring;
-	uint32_t refs;
 };
 
 /* The responder's copy of the receive WQE it is filling: room for any SGE count. */
@@ -205,9 +197,7 @@ struct rk_ib_dev {
 	struct rk_ib_stats stats;
 	uint64_t key_k[4];              /* Feistel round keys */
 	uint64_t rng;
-	uint32_t next_pdn;
-	struct rk_ib_mr **mr;
-	uint32_t max_mr;
+	struct rk_res res;              /* PDs, MRs (slot = key_decode(key) >> 16), CQs */
 	struct rk_ib_qp **qp;
 	uint32_t max_qp;
 	/* The QPs that exist, densely: the poll loops walk these, not max_qp slots. */
@@ -218,9 +208,7 @@ struct rk_ib_dev {
 	uint32_t qp_next;               /* next QP slot to try: QPNs round-robin */
 	uint32_t kc_key[2], kc_slot[2]; /* last L_Key [0] and R_Key [1] decoded (key_slot) */
 	bool kc_valid[2];
-	struct rk_ib_pd *pds;           /* every object, freed with the device */
-	struct rk_ib_cq *cqs;
-	struct rk_ib_srq *srqs;
+	struct rk_ib_srq *srqs;         /* every SRQ, freed with the device */
 	/*
 	 * rk_ib_poll_tx_sg: sg_allowed while it polls; a builder that left the
 	 * payload where it lies sets sg_used and describes it here.
@@ -365,11 +353,11 @@ wr_is_atomic(enum rk_wr_opcode op)
 static inline uint8_t *
 mr_range(const struct rk_ib_mr *mr, uint64_t va, uint64_t len)
 {
-	if (va < mr->va)
+	if (va < mr->res.va)
 		return NULL;
-	if (va - mr->va > mr->length || len > mr->length - (va - mr->va))
+	if (va - mr->res.va > mr->res.length || len > mr->res.length - (va - mr->res.va))
 		return NULL;
-	return mr->addr + (va - mr->va);
+	return mr->res.addr + (va - mr->res.va);
 }
 
 #endif /* RK_IB_INTERNAL_H */

@@ -230,9 +230,9 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	qp->p_key = 0xffff;
 	/* IBTA Annex A17 A17.9.4: the UDP source port is per-QP entropy, constant. */
 	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e37u) & 0x3fff));
-	pd->refs++;
-	qp->scq->refs++;
-	qp->rcq->refs++;
+	pd->res.obj.refs++;
+	qp->scq->res.obj.refs++;
+	qp->rcq->res.obj.refs++;
 	if (qp->srq != NULL)
 		qp->srq->refs++;
 	dev->qp[slot] = qp;
@@ -253,9 +253,9 @@ rk_ib_qp_destroy(struct rk_ib_qp *qp)
 	/* Keep dev->live dense: the last QP takes this one's place. */
 	dev->live[qp->live_idx] = dev->live[--dev->nlive];
 	dev->live[qp->live_idx]->live_idx = qp->live_idx;
-	qp->pd->refs--;
-	qp->scq->refs--;
-	qp->rcq->refs--;
+	qp->pd->res.obj.refs--;
+	qp->scq->res.obj.refs--;
+	qp->rcq->res.obj.refs--;
 	if (qp->srq != NULL)
 		qp->srq->refs--;
 	free(qp->sq);

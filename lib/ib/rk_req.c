@@ -120,7 +120,7 @@ rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i, uint32_t
 	if (w->inline_data)
 		return w->inline_ptr + off;
 	mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
-	if (mr == NULL || mr->pd != qp->pd || (mr->access & need) != need ||
+	if (mr == NULL || mr->pd != qp->pd || (mr->res.access & need) != need ||
 	    off > sge->length || len > sge->length - off)
 		return NULL;
 	return mr_range(mr, sge->addr + off, len);

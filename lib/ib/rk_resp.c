@@ -144,7 +144,7 @@ rwqe_ptr(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t off, uint32_t l
 {
 	struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
 
-	if (mr == NULL || mr->pd != qp->pd || !(mr->access & RK_ACCESS_LOCAL_WRITE) ||
+	if (mr == NULL || mr->pd != qp->pd || !(mr->res.access & RK_ACCESS_LOCAL_WRITE) ||
 	    off > sge->length || len > sge->length - off)
 		return NULL;
 	return mr_range(mr, sge->addr + off, len);
@@ -493,7 +493,7 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY);
 	if (mr->pd != qp->pd)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_PD);
-	if ((mr->access & need) != need)
+	if ((mr->res.access & need) != need)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_ACCESS);
 	if (va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_BOUNDS);
@@ -543,7 +543,7 @@ exec_send(struct rk_ib_qp *qp, struct resp_ctx *c)
 			struct rk_ib_mr *mr = rk_ib_mr_by_rkey(qp->dev, rk_ieth_r_key(h));
 
 			if (mr == NULL || mr->pd != qp->pd || !mr->rkey_valid ||
-			    !(mr->access & RK_ACCESS_REMOTE_INVALIDATE)) {
+			    !(mr->res.access & RK_ACCESS_REMOTE_INVALIDATE)) {
 				c->rwc_status = RK_WC_REM_INV_REQ_ERR;
 				return fail(qp, c, RK_AETH_NAK_INVALID_REQUEST,
 					    RK_IB_R_RESP_INVALIDATE);
@@ -691,7 +691,7 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 			/* The MR may have gone since: check it again. */
 			mr = rk_ib_mr_by_rkey(qp->dev, res->r_key);
 			if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd ||
-			    !(mr->access & RK_ACCESS_REMOTE_READ) ||
+			    !(mr->res.access & RK_ACCESS_REMOTE_READ) ||
 			    mr_range(mr, res->va, res->length) == NULL)
 				return drop(c, RK_IB_R_RESP_DUP_READ_MR);
 		}
@@ -898,7 +898,7 @@ read_src(struct rk_ib_qp *qp, const struct resp_res *res, uint32_t off, uint32_t
 		return NULL;
 	mr = rk_ib_mr_by_rkey(qp->dev, res->r_key);
 	if (mr == NULL || !mr->rkey_valid || mr->pd != qp->pd ||
-	    !(mr->access & RK_ACCESS_REMOTE_READ))
+	    !(mr->res.access & RK_ACCESS_REMOTE_READ))
 		return NULL;
 	return mr_range(mr, res->va + off, len);
 }

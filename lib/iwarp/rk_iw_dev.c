@@ -5,97 +5,6 @@
 #include <string.h>
 
 #include "rk_iw_internal.h"
-#include "rk_rdma_obj.h"
-
-struct rk_iw_dev *
-rk_iw_dev_create(const struct rk_iw_dev_attr *attr)
-{
-	struct rk_iw_dev *dev;
-	uint32_t max_mr = attr != NULL && attr->max_mr != 0 ? attr->max_mr : 1024;
-
-	if (max_mr >= (1u << 24)) {
-		errno = EINVAL;
-		return NULL;
-	}
-	dev = calloc(1, sizeof(*dev));
-	if (dev == NULL)
-		return NULL;
-	/* Slot 0 is never used: STag 0 is "no STag" on the wire. */
-	dev->mrs = calloc((size_t)max_mr + 1, sizeof(dev->mrs[0]));
-	dev->slot_key = calloc((size_t)max_mr + 1, 1);
-	if (dev->mrs == NULL || dev->slot_key == NULL) {
-		free(dev->mrs);
-		free(dev->slot_key);
-		free(dev);
-		errno = ENOMEM;
-		return NULL;
-	}
-	dev->max_mr = max_mr;
-	dev->key_state = (attr != NULL ? attr->key_seed : 0) | 1;
-	return dev;
-}
-
-void
-rk_iw_dev_destroy(struct rk_iw_dev *dev)
-{
-	if (dev == NULL)
-		return;
-	while (dev->qps != NULL)
-		rk_iw_qp_destroy(dev->qps);
-	for (uint32_t i = 1; i <= dev->max_mr; i++)
-		free(dev->mrs[i]);
-	while (dev->cqs != NULL) {
-		struct rk_iw_cq *cq = dev->cqs;
-
-		dev->cqs = cq->next;
-		rk_cq_free(cq, offsetof(struct rk_iw_cq, ring));
-	}
-	while (dev->pds != NULL) {
-		struct rk_iw_pd *pd = dev->pds;
-
-		dev->pds = pd->next;
-		free(pd);
-	}
-	free(dev->mrs);
-	free(dev->slot_key);
-	free(dev);
-}
-
-const struct rk_iw_stats *
-rk_iw_dev_stats(const struct rk_iw_dev *dev)
-{
-	return &dev->stats;
-}
-
-struct rk_iw_pd *
-rk_iw_pd_alloc(struct rk_iw_dev *dev)
-{
-	struct rk_iw_pd *pd;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	pd = calloc(1, sizeof(*pd));
-	if (pd == NULL)
-		return NULL;
-	pd->dev = dev;
-	pd->next = dev->pds;
-	dev->pds = pd;
-	return pd;
-}
-
-int
-rk_iw_pd_free(struct rk_iw_pd *pd)
-{
-	if (pd == NULL)
-		return -EINVAL;
-	if (pd->users > 0)
-		return -EBUSY;
-	RK_LIST_UNLINK(struct rk_iw_pd, pd->dev->pds, pd);
-	free(pd);
-	return 0;
-}
 
 /* 8-bit STag keys: xorshift, never repeating the slot's previous key. */
 static uint8_t
@@ -115,61 +24,79 @@ next_key(struct rk_iw_dev *dev, uint8_t avoid)
 	return k;
 }
 
-struct rk_iw_mr *
-rk_iw_mr_reg(struct rk_iw_pd *pd, void *addr, size_t len, unsigned int access)
+/*
+ * One STag names a region locally and remotely: its slot above an 8-bit
+ * key, fresh per registration, so a stale STag of the slot fails.
+ */
+static void
+iw_name_mr(struct rk_res *res, struct rk_res_mr *r)
+{
+	struct rk_iw_dev *dev = rk_res_container_of(res, struct rk_iw_dev, res);
+	struct rk_iw_mr *mr = rk_res_container_of(r, struct rk_iw_mr, res);
+	uint8_t *key = rk_res_slot_data(res, r->slot);     /* the slot's last key */
+
+	*key = next_key(dev, *key);
+	mr->stag = r->slot << 8 | *key;
+}
+
+/*
+ * Slot 0 is never used (STag 0 is "no STag" on the wire); slots are
+ * taken round robin. Rights bits beyond the known ones are ignored here
+ * (RFC 5040 has no more).
+ */
+static const struct rk_res_class iw_res_class = {
+	RK_RES_LAYOUT(struct rk_iw_pd, struct rk_iw_mr, struct rk_iw_cq),
+	.mr_access = ~0u,
+	.first_slot = 1,
+	.slot_data = 1,
+	.rotate = true,
+	.name_mr = iw_name_mr,
+};
+
+struct rk_iw_dev *
+rk_iw_dev_create(const struct rk_iw_dev_attr *attr)
 {
 	struct rk_iw_dev *dev;
-	struct rk_iw_mr *mr;
-	uint32_t slot = 0;
+	uint32_t max_mr = attr != NULL && attr->max_mr != 0 ? attr->max_mr : 1024;
 
-	/* Rights bits beyond the known ones are ignored here (RFC 5040 has no more). */
-	if (pd == NULL || !rk_mr_args_valid(addr, len, access, ~0u)) {
+	if (max_mr >= (1u << 24)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	dev = pd->dev;
-	for (uint32_t i = 0; i < dev->max_mr; i++) {
-		uint32_t s = 1 + (dev->next_slot + i) % dev->max_mr;
-
-		if (dev->mrs[s] == NULL) {
-			slot = s;
-			break;
-		}
-	}
-	if (slot == 0) {
+	dev = calloc(1, sizeof(*dev));
+	if (dev == NULL)
+		return NULL;
+	if (rk_res_init(&dev->res, &iw_res_class, max_mr) != 0) {
+		free(dev);
 		errno = ENOMEM;
 		return NULL;
 	}
-	mr = calloc(1, sizeof(*mr));
-	if (mr == NULL)
-		return NULL;
-	mr->pd = pd;
-	mr->addr = addr;
-	mr->va = (uint64_t)(uintptr_t)addr;
-	mr->len = len;
-	mr->access = access;
-	/* A fresh key per registration: a stale STag of this slot fails. */
-	dev->slot_key[slot] = next_key(dev, dev->slot_key[slot]);
-	mr->stag = slot << 8 | dev->slot_key[slot];
-	dev->mrs[slot] = mr;
-	dev->next_slot = slot % dev->max_mr;
-	pd->users++;
-	return mr;
+	dev->key_state = (attr != NULL ? attr->key_seed : 0) | 1;
+	return dev;
 }
 
-int
-rk_iw_mr_dereg(struct rk_iw_mr *mr)
+void
+rk_iw_dev_destroy(struct rk_iw_dev *dev)
 {
-	struct rk_iw_dev *dev;
-
-	if (mr == NULL)
-		return -EINVAL;
-	dev = mr->pd->dev;
-	dev->mrs[mr->stag >> 8] = NULL;
-	mr->pd->users--;
-	free(mr);
-	return 0;
+	if (dev == NULL)
+		return;
+	while (dev->qps != NULL)
+		rk_iw_qp_destroy(dev->qps);
+	rk_res_fini(&dev->res);
+	free(dev);
 }
+
+const struct rk_iw_stats *
+rk_iw_dev_stats(const struct rk_iw_dev *dev)
+{
+	return &dev->stats;
+}
+
+/*
+ * rk_iw_pd_alloc, rk_iw_pd_free, rk_iw_mr_reg, rk_iw_mr_dereg,
+ * rk_iw_cq_create, rk_iw_cq_destroy and rk_iw_cq_poll: the table's calls.
+ */
+RK_RES_CALLS(rk_iw, struct rk_iw_dev, struct rk_iw_pd, struct rk_iw_mr, struct rk_iw_cq)
 
 uint32_t
 rk_iw_mr_stag(const struct rk_iw_mr *mr)
@@ -186,55 +113,16 @@ rk_iw_mr_invalidated(const struct rk_iw_mr *mr)
 struct rk_iw_mr *
 rk_iw_stag_lookup(struct rk_iw_dev *dev, uint32_t stag)
 {
-	uint32_t slot = stag >> 8;
-	struct rk_iw_mr *mr;
+	struct rk_iw_mr *mr = rk_res_mr_at(&dev->res, stag >> 8);
 
-	if (slot == 0 || slot > dev->max_mr)
-		return NULL;
-	mr = dev->mrs[slot];
 	if (mr == NULL || mr->stag != stag || mr->invalidated)
 		return NULL;
 	return mr;
 }
 
-struct rk_iw_cq *
-rk_iw_cq_create(struct rk_iw_dev *dev, uint32_t cqe)
-{
-	struct rk_iw_cq *cq;
-
-	if (dev == NULL) {
-		errno = EINVAL;
-		return NULL;
-	}
-	cq = rk_cq_alloc(sizeof(*cq), offsetof(struct rk_iw_cq, ring), cqe);
-	if (cq == NULL)
-		return NULL;
-	cq->dev = dev;
-	cq->next = dev->cqs;
-	dev->cqs = cq;
-	return cq;
-}
-
-int
-rk_iw_cq_destroy(struct rk_iw_cq *cq)
-{
-	if (cq == NULL)
-		return -EINVAL;
-	if (cq->users > 0)
-		return -EBUSY;
-	RK_LIST_UNLINK(struct rk_iw_cq, cq->dev->cqs, cq);
-	rk_cq_free(cq, offsetof(struct rk_iw_cq, ring));
-	return 0;
-}
-
 void
 rk_iw_cq_push(struct rk_iw_cq *cq, const struct rk_wc *wc)
 {
-	(void)rk_wc_ring_push(&cq->ring, wc);
+	(void)rk_wc_ring_push(&cq->res.ring, wc);
 }
 
-int
-rk_iw_cq_poll(struct rk_iw_cq *cq, int n, struct rk_wc *wc)
-{
-	return rk_cq_poll_ring(cq != NULL ? &cq->ring : NULL, n, wc);
-}

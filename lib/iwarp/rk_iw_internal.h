@@ -10,44 +10,33 @@
 #include "rk_iw_reason.h"
 #include "rk_mpa.h"
 #include "rk_rdmap.h"
-#include "rk_wc_ring.h"
+#include "rk_res.h"
 
 /* Untagged queues: Send, Read Request, Terminate, Atomic Req/Resp. */
 #define IW_NQ 5
 
 struct rk_iw_dev {
-	uint32_t max_mr;
-	struct rk_iw_mr **mrs;      /* slot -> region; slot 0 unused */
-	uint8_t *slot_key;          /* last key handed out per slot */
-	uint32_t next_slot;
+	struct rk_res res;          /* PDs, MRs (slot = STag >> 8; slot 0 unused), CQs */
 	uint64_t key_state;
-	struct rk_iw_pd *pds;
-	struct rk_iw_cq *cqs;
 	struct rk_iw_qp *qps;
 	struct rk_iw_stats stats;
 };
 
 struct rk_iw_pd {
+	struct rk_res_pd res;       /* refs: regions and QPs */
 	struct rk_iw_dev *dev;
-	struct rk_iw_pd *next;
-	uint32_t users;             /* regions and QPs */
 };
 
 struct rk_iw_mr {
+	struct rk_res_mr res;       /* addr, va, length, access, slot */
 	struct rk_iw_pd *pd;
-	uint8_t *addr;
-	uint64_t va;
-	uint64_t len;
-	unsigned int access;
 	uint32_t stag;
 	bool invalidated;
 };
 
 struct rk_iw_cq {
+	struct rk_res_cq res;       /* ring; refs: QPs */
 	struct rk_iw_dev *dev;
-	struct rk_iw_cq *next;
-	struct rk_wc_ring ring;
-	uint32_t users;
 };
 
 /* A send WQE. */

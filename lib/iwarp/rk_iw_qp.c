@@ -255,9 +255,9 @@ rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint
 	qp->deadline = now_ns + qp->conn.mpa_timeout_ns;
 	if (qp->deadline < now_ns)
 		qp->deadline = UINT64_MAX;
-	pd->users++;
-	qp->scq->users++;
-	qp->rcq->users++;
+	pd->res.obj.refs++;
+	qp->scq->res.obj.refs++;
+	qp->rcq->res.obj.refs++;
 	qp->next = qp->dev->qps;
 	qp->dev->qps = qp;
 
@@ -306,9 +306,9 @@ rk_iw_qp_destroy(struct rk_iw_qp *qp)
 			break;
 		}
 	}
-	qp->pd->users--;
-	qp->scq->users--;
-	qp->rcq->users--;
+	qp->pd->res.obj.refs--;
+	qp->scq->res.obj.refs--;
+	qp->rcq->res.obj.refs--;
 	free(qp->rxs);
 	free(qp->sq);
 	free(qp->rq);
@@ -494,14 +494,14 @@ rk_iw_sge_copy(struct rk_iw_qp *qp, const struct rk_sge *sge, int nsge, uint64_t
 			take = n;
 		mr = rk_iw_stag_lookup(qp->dev, sge[i].lkey);
 		if (mr == NULL || mr->pd != qp->pd ||
-		    (to_sge && !(mr->access & RK_ACCESS_LOCAL_WRITE)) ||
-		    sge[i].addr < mr->va || sge[i].addr + sge[i].length < sge[i].addr ||
-		    sge[i].addr + sge[i].length > mr->va + mr->len)
+		    (to_sge && !(mr->res.access & RK_ACCESS_LOCAL_WRITE)) ||
+		    sge[i].addr < mr->res.va || sge[i].addr + sge[i].length < sge[i].addr ||
+		    sge[i].addr + sge[i].length > mr->res.va + mr->res.length)
 			return -1;
 		if (to_sge)
-			memcpy(mr->addr + (sge[i].addr - mr->va) + off, buf, take);
+			memcpy(mr->res.addr + (sge[i].addr - mr->res.va) + off, buf, take);
 		else
-			memcpy(buf, mr->addr + (sge[i].addr - mr->va) + off, take);
+			memcpy(buf, mr->res.addr + (sge[i].addr - mr->res.va) + off, take);
 		buf += take;
 		n -= (uint32_t)take;
 		off = 0;
@@ -521,11 +521,11 @@ rk_iw_remote_check(struct rk_iw_qp *qp, uint32_t stag, uint64_t to, uint64_t n,
 		return ACC_STAG;
 	if (mr->pd != qp->pd)
 		return ACC_PD;
-	if (!(mr->access & need))
+	if (!(mr->res.access & need))
 		return ACC_RIGHTS;
 	if (to + n < to)
 		return ACC_WRAP;
-	if (to < mr->va || to + n > mr->va + mr->len)
+	if (to < mr->res.va || to + n > mr->res.va + mr->res.length)
 		return ACC_BOUNDS;
 	*out = mr;
 	return ACC_OK;

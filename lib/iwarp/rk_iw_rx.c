@@ -58,7 +58,7 @@ rx_write(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, 
 		rk_iw_term_acc(qp, acc, false, m, seg, len);
 		return;
 	}
-	memcpy(mr->addr + (m->to - mr->va), m->payload, m->payload_len);
+	memcpy(mr->res.addr + (m->to - mr->res.va), m->payload, m->payload_len);
 	qp->dev->stats.placed_bytes += m->payload_len;
 }
 
@@ -148,7 +148,7 @@ rx_send(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, u
 		struct rk_iw_mr *mr = rk_iw_stag_lookup(qp->dev, m->rsvdulp32);
 
 		if (mr == NULL || mr->pd != qp->pd ||
-		    !(mr->access & RK_ACCESS_REMOTE_INVALIDATE)) {
+		    !(mr->res.access & RK_ACCESS_REMOTE_INVALIDATE)) {
 			rk_iw_rq_complete_head(qp, RK_WC_REM_INV_REQ_ERR, 0, RK_WC_RECV, 0, 0);
 			rk_iw_queue_term(qp, RK_IW_R_RDMAP_INVALIDATE, m, seg, len);
 			return;
@@ -252,7 +252,7 @@ rx_atomic_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *
 		rk_iw_term_acc(qp, acc, true, m, seg, len);
 		return;
 	}
-	p = mr->addr + (a->remote_to - mr->va);
+	p = mr->res.addr + (a->remote_to - mr->res.va);
 	memcpy(&orig, p, 8);
 	switch (a->aopcode) {
 	case RK_RDMAP_AOP_FETCH_ADD:

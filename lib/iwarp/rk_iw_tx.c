@@ -139,7 +139,7 @@ build_response(struct rk_iw_qp *qp)
 			rk_iw_term_acc(qp, acc, true, NULL, NULL, 0);
 			return false;
 		}
-		memcpy(u + RK_DDP_TAGGED_LEN, mr->addr + (e->src_to + e->sent - mr->va), n);
+		memcpy(u + RK_DDP_TAGGED_LEN, mr->res.addr + (e->src_to + e->sent - mr->res.va), n);
 	}
 	put_tagged(u, RK_RDMAP_READ_RESP, last, e->sink_stag, e->sink_to + e->sent);
 	frame_ulpdu(qp, (uint16_t)(RK_DDP_TAGGED_LEN + n), TXM_NONE, 0);

@@ -27,13 +27,57 @@ fail_null(void *obj, int rc)
 	return NULL;
 }
 
-int
-rk_verbs_key_seed(uint64_t given, uint64_t *seed)
+/* A create op's result @p rc for private object @p v: @p pub, now live, or NULL. */
+static void *
+made(struct rk_context *ctx, void *v, void *pub, int rc)
+{
+	if (rc != 0)
+		return fail_null(v, rc);
+	rk_vctx(ctx)->live++;
+	return pub;
+}
+
+/* A destroy op's result @p rc for private object @p v: when 0, no longer live, freed. */
+static int
+gone(struct rk_context *ctx, void *v, int rc)
+{
+	if (rc == 0) {
+		rk_vctx(ctx)->live--;
+		free(v);
+	}
+	return rc;
+}
+
+/* The device key secret: @p given, or drawn from getrandom() when 0; 0 or -EIO. */
+static int
+key_seed(uint64_t given, uint64_t *seed)
 {
 	*seed = given;
 	if (given == 0 && getrandom(seed, sizeof(*seed), 0) != (ssize_t)sizeof(*seed))
 		return -EIO;
 	return 0;
+}
+
+struct rk_vctx *
+rk_verbs_open(const struct rk_transport_ops *ops, size_t size, const struct rk_device_attr *attr)
+{
+	struct rk_vctx *ctx;
+	uint64_t seed;
+	int rc;
+
+	if (key_seed(attr->key_seed, &seed) != 0) {
+		errno = EIO;
+		return NULL;
+	}
+	ctx = calloc(1, size);
+	if (ctx == NULL)
+		return NULL;
+	ctx->pub.transport = ops->type;
+	ctx->ops = ops;
+	rc = ops->open_device(ctx, attr, seed);
+	if (rc != 0)
+		return fail_null(ctx, rc);
+	return ctx;
 }
 
 int
@@ -47,6 +91,7 @@ rk_close_device(struct rk_context *ctx)
 	if (v->live != 0)
 		return -EBUSY;
 	v->ops->close_device(v);
+	free(v);
 	return 0;
 }
 
@@ -54,7 +99,6 @@ struct rk_pd *
 rk_alloc_pd(struct rk_context *ctx)
 {
 	struct rk_vpd *pd;
-	int rc;
 
 	if (ctx == NULL) {
 		errno = EINVAL;
@@ -63,38 +107,27 @@ rk_alloc_pd(struct rk_context *ctx)
 	pd = calloc(1, sizeof(*pd));
 	if (pd == NULL)
 		return NULL;
-	rc = tops(ctx)->alloc_pd(rk_vctx(ctx), pd);
-	if (rc != 0)
-		return fail_null(pd, rc);
 	pd->pub.context = ctx;
-	rk_vctx(ctx)->live++;
-	return &pd->pub;
+	return made(ctx, pd, &pd->pub, tops(ctx)->alloc_pd(rk_vctx(ctx), pd));
 }
 
 int
 rk_dealloc_pd(struct rk_pd *pd)
 {
 	struct rk_vpd *v;
-	int rc;
 
 	if (pd == NULL)
 		return -EINVAL;
 	v = rk_vpd(pd);
 	if (v->users != 0)
 		return -EBUSY;
-	rc = tops(pd->context)->dealloc_pd(v);
-	if (rc == 0) {
-		rk_vctx(pd->context)->live--;
-		free(v);
-	}
-	return rc;
+	return gone(pd->context, v, tops(pd->context)->dealloc_pd(v));
 }
 
 struct rk_mr *
 rk_reg_mr(struct rk_pd *pd, void *addr, size_t length, int access)
 {
 	struct rk_vmr *mr;
-	int rc;
 
 	if (pd == NULL || access < 0) {
 		errno = EINVAL;
@@ -107,33 +140,22 @@ rk_reg_mr(struct rk_pd *pd, void *addr, size_t length, int access)
 	mr->pub.pd = pd;
 	mr->pub.addr = addr;
 	mr->pub.length = length;
-	rc = tops(pd->context)->reg_mr(rk_vpd(pd), mr, (unsigned int)access);
-	if (rc != 0)
-		return fail_null(mr, rc);
-	rk_vctx(pd->context)->live++;
-	return &mr->pub;
+	return made(pd->context, mr, &mr->pub,
+		    tops(pd->context)->reg_mr(rk_vpd(pd), mr, (unsigned int)access));
 }
 
 int
 rk_dereg_mr(struct rk_mr *mr)
 {
-	int rc;
-
 	if (mr == NULL)
 		return -EINVAL;
-	rc = tops(mr->context)->dereg_mr(rk_vmr(mr));
-	if (rc == 0) {
-		rk_vctx(mr->context)->live--;
-		free(rk_vmr(mr));
-	}
-	return rc;
+	return gone(mr->context, rk_vmr(mr), tops(mr->context)->dereg_mr(rk_vmr(mr)));
 }
 
 struct rk_cq *
 rk_create_cq(struct rk_context *ctx, int cqe, void *cq_context)
 {
 	struct rk_vcq *cq;
-	int rc;
 
 	if (ctx == NULL || cqe <= 0) {
 		errno = EINVAL;
@@ -145,30 +167,20 @@ rk_create_cq(struct rk_context *ctx, int cqe, void *cq_context)
 	cq->pub.context = ctx;
 	cq->pub.cq_context = cq_context;
 	cq->pub.cqe = cqe;
-	rc = tops(ctx)->create_cq(rk_vctx(ctx), cq);
-	if (rc != 0)
-		return fail_null(cq, rc);
-	rk_vctx(ctx)->live++;
-	return &cq->pub;
+	return made(ctx, cq, &cq->pub, tops(ctx)->create_cq(rk_vctx(ctx), cq));
 }
 
 int
 rk_destroy_cq(struct rk_cq *cq)
 {
 	struct rk_vcq *v;
-	int rc;
 
 	if (cq == NULL)
 		return -EINVAL;
 	v = rk_vcq(cq);
 	if (v->users != 0)
 		return -EBUSY;
-	rc = tops(cq->context)->destroy_cq(v);
-	if (rc == 0) {
-		rk_vctx(cq->context)->live--;
-		free(v);
-	}
-	return rc;
+	return gone(cq->context, v, tops(cq->context)->destroy_cq(v));
 }
 
 int
@@ -183,7 +195,6 @@ struct rk_srq *
 rk_create_srq(struct rk_pd *pd, const struct rk_srq_init_attr *attr)
 {
 	struct rk_vsrq *srq;
-	int rc;
 
 	if (pd == NULL || attr == NULL || attr->attr.srq_limit != 0) {
 		errno = EINVAL;
@@ -196,44 +207,46 @@ rk_create_srq(struct rk_pd *pd, const struct rk_srq_init_attr *attr)
 	srq = calloc(1, sizeof(*srq));
 	if (srq == NULL)
 		return NULL;
-	rc = tops(pd->context)->create_srq(rk_vpd(pd), srq, attr);
-	if (rc != 0)
-		return fail_null(srq, rc);
 	srq->pub.context = pd->context;
 	srq->pub.srq_context = attr->srq_context;
 	srq->pub.pd = pd;
-	rk_vctx(pd->context)->live++;
-	return &srq->pub;
+	return made(pd->context, srq, &srq->pub,
+		    tops(pd->context)->create_srq(rk_vpd(pd), srq, attr));
 }
 
 int
 rk_destroy_srq(struct rk_srq *srq)
 {
-	int rc;
-
 	if (srq == NULL)
 		return -EINVAL;
-	rc = tops(srq->context)->destroy_srq(rk_vsrq(srq));
-	if (rc == 0) {
-		rk_vctx(srq->context)->live--;
-		free(rk_vsrq(srq));
-	}
-	return rc;
+	return gone(srq->context, rk_vsrq(srq), tops(srq->context)->destroy_srq(rk_vsrq(srq)));
 }
+
+/*
+ * Post through the transport. The engines name the WR a post stopped at
+ * by a const pointer (they never write WRs); the caller gets its own back.
+ */
+#define POST(wr_type, op, obj, wr, bad_wr) do { \
+		const wr_type *bad_ = NULL; \
+		int rc_ = (op)(obj, wr, &bad_); \
+		\
+		if (rc_ != 0 && (bad_wr) != NULL) \
+			*(bad_wr) = (wr_type *)(uintptr_t)bad_; \
+		return rc_; \
+	} while (0)
 
 int
 rk_post_srq_recv(struct rk_srq *srq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
 {
 	if (srq == NULL)
 		return -EINVAL;
-	return tops(srq->context)->post_srq_recv(rk_vsrq(srq), wr, bad_wr);
+	POST(struct rk_recv_wr, tops(srq->context)->post_srq_recv, rk_vsrq(srq), wr, bad_wr);
 }
 
 struct rk_ah *
 rk_create_ah(struct rk_pd *pd, const struct rk_ah_attr *attr)
 {
 	struct rk_ah *ah;
-	int rc;
 
 	if (pd == NULL || attr == NULL) {
 		errno = EINVAL;
@@ -248,11 +261,7 @@ rk_create_ah(struct rk_pd *pd, const struct rk_ah_attr *attr)
 		return NULL;
 	ah->attr = *attr;
 	ah->context = pd;
-	rc = tops(pd->context)->create_ah(rk_vpd(pd), ah);
-	if (rc != 0)
-		return fail_null(ah, rc);
-	rk_vctx(pd->context)->live++;
-	return ah;
+	return made(pd->context, ah, ah, tops(pd->context)->create_ah(rk_vpd(pd), ah));
 }
 
 int
@@ -361,7 +370,7 @@ rk_post_send(struct rk_qp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr
 {
 	if (qp == NULL)
 		return -EINVAL;
-	return tops(qp->context)->post_send(rk_vqp(qp), wr, bad_wr);
+	POST(struct rk_send_wr, tops(qp->context)->post_send, rk_vqp(qp), wr, bad_wr);
 }
 
 int
@@ -369,7 +378,7 @@ rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr
 {
 	if (qp == NULL)
 		return -EINVAL;
-	return tops(qp->context)->post_recv(rk_vqp(qp), wr, bad_wr);
+	POST(struct rk_recv_wr, tops(qp->context)->post_recv, rk_vqp(qp), wr, bad_wr);
 }
 
 int

@@ -35,6 +35,9 @@ struct iwarp_qp {
 	struct rk_iw_link link;         /* the stream, once connected */
 };
 
+/* rk_verbs_open() allocates the context and rk_close_device() frees it by v. */
+_Static_assert(offsetof(struct iwarp_ctx, v) == 0, "struct rk_vctx first");
+
 static struct iwarp_ctx *
 iwarp_ctx(const struct rk_context *ctx)
 {
@@ -50,7 +53,7 @@ iwarp_qp(const struct rk_vqp *qp)
 struct rk_context *
 rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk_device_attr *attr)
 {
-	struct rk_iw_dev_attr da = { 0 };
+	struct rk_vctx *v;
 	struct iwarp_ctx *ctx;
 
 	if (ops == NULL || ops->send == NULL || ops->recv == NULL || ops->close == NULL ||
@@ -58,50 +61,27 @@ rk_open_device_iwarp(const struct rk_stream_ops *ops, void *env, const struct rk
 		errno = EINVAL;
 		return NULL;
 	}
-	da.max_mr = attr->max_mr;
-	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
-		errno = EIO;
+	v = rk_verbs_open(&rk_iwarp_transport_ops, sizeof(*ctx), attr);
+	if (v == NULL)
 		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
-		return NULL;
-	ctx->iw = rk_iw_dev_create(&da);
-	if (ctx->iw == NULL) {
-		int e = errno;
-
-		free(ctx);
-		errno = e;
-		return NULL;
-	}
-	ctx->v.pub.transport = RK_TRANSPORT_TYPE_IWARP;
-	ctx->v.ops = &rk_iwarp_transport_ops;
+	ctx = rk_container_of(v, struct iwarp_ctx, v);
 	ctx->sops = ops;
 	ctx->env = env;
-	return &ctx->v.pub;
+	return &v->pub;
 }
 
-static void
-iwarp_close_device(struct rk_vctx *v)
+static int
+iwarp_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t key_seed)
 {
+	struct rk_iw_dev_attr da = { .max_mr = attr->max_mr, .key_seed = key_seed };
 	struct iwarp_ctx *ctx = rk_container_of(v, struct iwarp_ctx, v);
 
-	rk_iw_dev_destroy(ctx->iw);
-	free(ctx);
+	ctx->iw = rk_iw_dev_create(&da);
+	return rk_verbs_created(ctx->iw);
 }
 
-static int
-iwarp_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
-{
-	pd->iw = rk_iw_pd_alloc(rk_container_of(v, struct iwarp_ctx, v)->iw);
-	return pd->iw != NULL ? 0 : -ENOMEM;
-}
-
-static int
-iwarp_dealloc_pd(struct rk_vpd *pd)
-{
-	return rk_iw_pd_free(pd->iw);
-}
+/* iwarp_close_device, iwarp_alloc_pd, iwarp_dealloc_pd, iwarp_create_cq, iwarp_destroy_cq */
+RK_VERBS_ENGINE_OPS(iwarp, rk_iw, struct iwarp_ctx, iw, iw)
 
 static int
 iwarp_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
@@ -118,20 +98,6 @@ static int
 iwarp_dereg_mr(struct rk_vmr *mr)
 {
 	return rk_iw_mr_dereg(mr->pub.iw);
-}
-
-static int
-iwarp_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
-{
-	cq->iw = rk_iw_cq_create(rk_container_of(v, struct iwarp_ctx, v)->iw,
-				 (uint32_t)cq->pub.cqe);
-	return rk_verbs_created(cq->iw);
-}
-
-static int
-iwarp_destroy_cq(struct rk_vcq *cq)
-{
-	return rk_iw_cq_destroy(cq->iw);
 }
 
 static int iwarp_progress(struct rk_vctx *v);
@@ -356,22 +322,19 @@ iwarp_next_event_ns(struct rk_vctx *vc)
 	return UINT64_MAX;
 }
 
+/* Posting before rk_qp_connect_stream(): the first WR is refused. */
 static int
-iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
+iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, const struct rk_send_wr **bad)
 {
 	struct iwarp_ctx *ctx = iwarp_ctx(vq->pub.context);
-	const struct rk_send_wr *bad = NULL;
 	struct iwarp_qp *v = iwarp_qp(vq);
 	int rc;
 
 	if (v->eng == NULL) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
+		*bad = wr;
 		return -EINVAL;
 	}
-	rc = rk_iw_post_send(v->eng, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
+	rc = rk_iw_post_send(v->eng, wr, bad);
 	/* The doorbell: hand out what the stream takes now. */
 	rk_iw_link_tx(&v->link, ctx->sops->now_ns(ctx->env));
 	vq->pub.state = vi_state(v);
@@ -379,21 +342,15 @@ iwarp_post_send(struct rk_vqp *vq, struct rk_send_wr *wr, struct rk_send_wr **ba
 }
 
 static int
-iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+iwarp_post_recv(struct rk_vqp *vq, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	struct iwarp_qp *v = iwarp_qp(vq);
-	int rc;
+	struct rk_iw_qp *eng = iwarp_qp(vq)->eng;
 
-	if (v->eng == NULL) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
+	if (eng == NULL) {
+		*bad = wr;
 		return -EINVAL;
 	}
-	rc = rk_iw_post_recv(v->eng, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_iw_post_recv(eng, wr, bad);
 }
 
 static uint64_t
@@ -414,6 +371,7 @@ iwarp_stats(const struct rk_vctx *v)
 const struct rk_transport_ops rk_iwarp_transport_ops = {
 	.name = "iwarp",
 	.type = RK_TRANSPORT_TYPE_IWARP,
+	.open_device = iwarp_open_device,
 	.close_device = iwarp_close_device,
 	.alloc_pd = iwarp_alloc_pd,
 	.dealloc_pd = iwarp_dealloc_pd,

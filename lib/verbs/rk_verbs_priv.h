@@ -62,41 +62,18 @@ struct rk_vqp {
 	struct rk_qp pub;
 };
 
-static inline struct rk_vctx *
-rk_vctx(const struct rk_context *ctx)
-{
-	return rk_container_of(ctx, struct rk_vctx, pub);
-}
-
-static inline struct rk_vpd *
-rk_vpd(const struct rk_pd *pd)
-{
-	return rk_container_of(pd, struct rk_vpd, pub);
-}
-
-static inline struct rk_vmr *
-rk_vmr(const struct rk_mr *mr)
-{
-	return rk_container_of(mr, struct rk_vmr, pub);
-}
-
-static inline struct rk_vcq *
-rk_vcq(const struct rk_cq *cq)
-{
-	return rk_container_of(cq, struct rk_vcq, pub);
-}
-
-static inline struct rk_vsrq *
-rk_vsrq(const struct rk_srq *srq)
-{
-	return rk_container_of(srq, struct rk_vsrq, pub);
-}
-
-static inline struct rk_vqp *
-rk_vqp(const struct rk_qp *qp)
-{
-	return rk_container_of(qp, struct rk_vqp, pub);
-}
+/* rk_vctx(ctx), rk_vpd(pd), ...: the private object of a public handle (its pub). */
+#define RK_VERBS_PRIV(name, pub_type) \
+	static inline struct name *name(const struct pub_type *h) \
+	{ \
+		return rk_container_of(h, struct name, pub); \
+	}
+RK_VERBS_PRIV(rk_vctx, rk_context)
+RK_VERBS_PRIV(rk_vpd, rk_pd)
+RK_VERBS_PRIV(rk_vmr, rk_mr)
+RK_VERBS_PRIV(rk_vcq, rk_cq)
+RK_VERBS_PRIV(rk_vsrq, rk_srq)
+RK_VERBS_PRIV(rk_vqp, rk_qp)
 
 /*
  * One transport. Arguments arrive checked (non-NULL handles of this
@@ -107,7 +84,13 @@ rk_vqp(const struct rk_qp *qp)
 struct rk_transport_ops {
 	const char *name;
 	enum rk_transport_type type;
-	/** Release the context's engine and the context (nothing is live). */
+	/**
+	 * Give @p ctx (zeroed but for pub.transport and ops) its engine
+	 * device, made from @p attr and the key secret @p key_seed.
+	 */
+	int (*open_device)(struct rk_vctx *ctx, const struct rk_device_attr *attr,
+			   uint64_t key_seed);
+	/** Release the context's engine (nothing is live); rk_verbs.c frees the context. */
 	void (*close_device)(struct rk_vctx *ctx);
 	/** Give @p pd its engine PD. */
 	int (*alloc_pd)(struct rk_vctx *ctx, struct rk_vpd *pd);
@@ -123,8 +106,9 @@ struct rk_transport_ops {
 	int (*create_srq)(struct rk_vpd *pd, struct rk_vsrq *srq,
 			  const struct rk_srq_init_attr *attr);
 	int (*destroy_srq)(struct rk_vsrq *srq);
+	/** Posts: on failure, *bad names the WR the post stopped at. */
 	int (*post_srq_recv)(struct rk_vsrq *srq, struct rk_recv_wr *wr,
-			     struct rk_recv_wr **bad_wr);
+			     const struct rk_recv_wr **bad);
 	/** Hold what an address handle needs of @p pd. */
 	int (*create_ah)(struct rk_vpd *pd, struct rk_ah *ah);
 	void (*destroy_ah)(struct rk_vpd *pd, struct rk_ah *ah);
@@ -134,8 +118,8 @@ struct rk_transport_ops {
 	int (*query_qp)(struct rk_vqp *qp, struct rk_qp_attr *attr, int attr_mask,
 			struct rk_qp_init_attr *init_attr);
 	void (*destroy_qp)(struct rk_vqp *qp);
-	int (*post_send)(struct rk_vqp *qp, struct rk_send_wr *wr, struct rk_send_wr **bad_wr);
-	int (*post_recv)(struct rk_vqp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr);
+	int (*post_send)(struct rk_vqp *qp, struct rk_send_wr *wr, const struct rk_send_wr **bad);
+	int (*post_recv)(struct rk_vqp *qp, struct rk_recv_wr *wr, const struct rk_recv_wr **bad);
 	/** Attach a byte stream (iWARP); NULL: -EINVAL. */
 	int (*connect_stream)(struct rk_vqp *qp, void *stream, const struct rk_iw_conn_attr *conn);
 	/** The engine QP of a stream transport; NULL: none. */
@@ -152,10 +136,14 @@ struct rk_transport_ops {
 };
 
 /**
- * The device key secret: @p given, or drawn from getrandom() when 0.
- * @return 0, or -EIO when no random bytes were had.
+ * A zeroed context of @p size bytes (a transport's, struct rk_vctx at its
+ * start) for the transport @p ops, its engine opened by ops->open_device
+ * with attr->key_seed, or one drawn from getrandom() when that is 0.
+ * @return the context, or NULL with errno EIO (no random bytes), ENOMEM
+ *         or the engine's error.
  */
-int rk_verbs_key_seed(uint64_t given, uint64_t *seed);
+struct rk_vctx *rk_verbs_open(const struct rk_transport_ops *ops, size_t size,
+			      const struct rk_device_attr *attr);
 
 /** An engine creator's result as 0 or -errno (ENOMEM when errno is unset). */
 static inline int
@@ -163,6 +151,38 @@ rk_verbs_created(const void *created)
 {
 	return created != NULL ? 0 : (errno != 0 ? -errno : -ENOMEM);
 }
+
+/**
+ * Define a transport's close_device, alloc_pd, dealloc_pd, create_cq and
+ * destroy_cq ops (named t_close_device, ...), which only pass the device,
+ * PD or CQ to the engine of prefix @p eng (rk_ib, rk_iw: both give the
+ * calls of RK_RES_CALLS and eng_dev_destroy); the transport's context type
+ * @p ctx_t holds the engine device in @p dev, the verbs PD and CQ hold the
+ * engine's in their member @p m.
+ */
+#define RK_VERBS_ENGINE_OPS(t, eng, ctx_t, dev, m) \
+	static void t##_close_device(struct rk_vctx *v) \
+	{ \
+		eng##_dev_destroy(rk_container_of(v, ctx_t, v)->dev); \
+	} \
+	static int t##_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd) \
+	{ \
+		pd->m = eng##_pd_alloc(rk_container_of(v, ctx_t, v)->dev); \
+		return rk_verbs_created(pd->m); \
+	} \
+	static int t##_dealloc_pd(struct rk_vpd *pd) \
+	{ \
+		return eng##_pd_free(pd->m); \
+	} \
+	static int t##_create_cq(struct rk_vctx *v, struct rk_vcq *cq) \
+	{ \
+		cq->m = eng##_cq_create(rk_container_of(v, ctx_t, v)->dev, (uint32_t)cq->pub.cqe); \
+		return rk_verbs_created(cq->m); \
+	} \
+	static int t##_destroy_cq(struct rk_vcq *cq) \
+	{ \
+		return eng##_cq_destroy(cq->m); \
+	}
 
 extern const struct rk_transport_ops rk_roce_transport_ops;
 extern const struct rk_transport_ops rk_iwarp_transport_ops;

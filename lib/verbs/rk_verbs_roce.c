@@ -31,6 +31,9 @@ struct roce_qp {
 	struct rk_ib_qp *ib;
 };
 
+/* rk_verbs_open() allocates the context and rk_close_device() frees it by v. */
+_Static_assert(offsetof(struct roce_ctx, v) == 0, "struct rk_vctx first");
+
 static struct roce_ctx *
 roce_ctx(const struct rk_context *ctx)
 {
@@ -46,7 +49,7 @@ roce_qp(const struct rk_vqp *qp)
 struct rk_context *
 rk_open_device(const struct rk_io_ops *ops, void *io, const struct rk_device_attr *attr)
 {
-	struct rk_ib_dev_attr da = { 0 };
+	struct rk_vctx *v;
 	struct roce_ctx *ctx;
 
 	if (ops == NULL || ops->tx == NULL || ops->rx == NULL || ops->now_ns == NULL ||
@@ -54,56 +57,36 @@ rk_open_device(const struct rk_io_ops *ops, void *io, const struct rk_device_att
 		errno = EINVAL;
 		return NULL;
 	}
-	memcpy(da.mac, attr->mac, 6);
-	memcpy(da.ip, attr->ip, 16);
-	da.ip_version = attr->ip_version;
-	da.max_qp = attr->max_qp;
-	da.max_mr = attr->max_mr;
-	da.max_inflight_pkts = attr->max_inflight_pkts;
-	da.ack_delay_ns = attr->ack_delay_ns;
-	if (rk_verbs_key_seed(attr->key_seed, &da.key_seed) != 0) {
-		errno = EIO;
+	v = rk_verbs_open(&rk_roce_transport_ops, sizeof(*ctx), attr);
+	if (v == NULL)
 		return NULL;
-	}
-	ctx = calloc(1, sizeof(*ctx));
-	if (ctx == NULL)
-		return NULL;
-	ctx->dev = rk_ib_dev_create(&da);
-	if (ctx->dev == NULL) {
-		int e = errno;
-
-		free(ctx);
-		errno = e;
-		return NULL;
-	}
-	ctx->v.pub.transport = RK_TRANSPORT_TYPE_IB;
-	ctx->v.ops = &rk_roce_transport_ops;
+	ctx = rk_container_of(v, struct roce_ctx, v);
 	ctx->ops = ops;
 	ctx->io = io;
-	return &ctx->v.pub;
+	return &v->pub;
 }
 
-static void
-roce_close_device(struct rk_vctx *v)
+static int
+roce_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t key_seed)
 {
+	struct rk_ib_dev_attr da = {
+		.ip_version = attr->ip_version,
+		.max_qp = attr->max_qp,
+		.max_mr = attr->max_mr,
+		.max_inflight_pkts = attr->max_inflight_pkts,
+		.ack_delay_ns = attr->ack_delay_ns,
+		.key_seed = key_seed,
+	};
 	struct roce_ctx *ctx = rk_container_of(v, struct roce_ctx, v);
 
-	rk_ib_dev_destroy(ctx->dev);
-	free(ctx);
+	memcpy(da.mac, attr->mac, 6);
+	memcpy(da.ip, attr->ip, 16);
+	ctx->dev = rk_ib_dev_create(&da);
+	return rk_verbs_created(ctx->dev);
 }
 
-static int
-roce_alloc_pd(struct rk_vctx *v, struct rk_vpd *pd)
-{
-	pd->ib = rk_ib_pd_alloc(rk_container_of(v, struct roce_ctx, v)->dev);
-	return rk_verbs_created(pd->ib);
-}
-
-static int
-roce_dealloc_pd(struct rk_vpd *pd)
-{
-	return rk_ib_pd_free(pd->ib);
-}
+/* roce_close_device, roce_alloc_pd, roce_dealloc_pd, roce_create_cq, roce_destroy_cq */
+RK_VERBS_ENGINE_OPS(roce, rk_ib, struct roce_ctx, dev, ib)
 
 static int
 roce_reg_mr(struct rk_vpd *pd, struct rk_vmr *mr, unsigned int access)
@@ -120,20 +103,6 @@ static int
 roce_dereg_mr(struct rk_vmr *mr)
 {
 	return rk_ib_mr_dereg(mr->ib);
-}
-
-static int
-roce_create_cq(struct rk_vctx *v, struct rk_vcq *cq)
-{
-	cq->ib = rk_ib_cq_create(rk_container_of(v, struct roce_ctx, v)->dev,
-				 (uint32_t)cq->pub.cqe);
-	return rk_verbs_created(cq->ib);
-}
-
-static int
-roce_destroy_cq(struct rk_vcq *cq)
-{
-	return rk_ib_cq_destroy(cq->ib);
 }
 
 static int roce_progress(struct rk_vctx *v);
@@ -161,16 +130,10 @@ roce_destroy_srq(struct rk_vsrq *srq)
 }
 
 static int
-roce_post_srq_recv(struct rk_vsrq *srq, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+roce_post_srq_recv(struct rk_vsrq *srq, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	int rc;
-
 	roce_ctx(srq->pub.context)->quiet = false;
-	rc = rk_ib_srq_post_recv(srq->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_ib_srq_post_recv(srq->ib, wr, bad);
 }
 
 /* A live object: its PD cannot be freed, nor the device closed (ibv_dealloc_pd). */
@@ -368,32 +331,23 @@ transmit(struct roce_ctx *ctx, uint64_t now)
 }
 
 static int
-roce_post_send(struct rk_vqp *v, struct rk_send_wr *wr, struct rk_send_wr **bad_wr)
+roce_post_send(struct rk_vqp *v, struct rk_send_wr *wr, const struct rk_send_wr **bad)
 {
 	struct roce_ctx *ctx = roce_ctx(v->pub.context);
-	const struct rk_send_wr *bad = NULL;
 	int rc;
 
 	ctx->quiet = false;
-	rc = rk_ib_post_send(roce_qp(v)->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_send_wr *)(uintptr_t)bad;
+	rc = rk_ib_post_send(roce_qp(v)->ib, wr, bad);
 	/* The doorbell: send what the window allows now. */
 	transmit(ctx, ctx->ops->now_ns(ctx->io));
 	return rc;
 }
 
 static int
-roce_post_recv(struct rk_vqp *v, struct rk_recv_wr *wr, struct rk_recv_wr **bad_wr)
+roce_post_recv(struct rk_vqp *v, struct rk_recv_wr *wr, const struct rk_recv_wr **bad)
 {
-	const struct rk_recv_wr *bad = NULL;
-	int rc;
-
 	roce_ctx(v->pub.context)->quiet = false;
-	rc = rk_ib_post_recv(roce_qp(v)->ib, wr, &bad);
-	if (rc != 0 && bad_wr != NULL)
-		*bad_wr = (struct rk_recv_wr *)(uintptr_t)bad;
-	return rc;
+	return rk_ib_post_recv(roce_qp(v)->ib, wr, bad);
 }
 
 static int
@@ -505,6 +459,7 @@ rk_qp_ib(const struct rk_qp *qp)
 const struct rk_transport_ops rk_roce_transport_ops = {
 	.name = "roce",
 	.type = RK_TRANSPORT_TYPE_IB,
+	.open_device = roce_open_device,
 	.close_device = roce_close_device,
 	.alloc_pd = roce_alloc_pd,
 	.dealloc_pd = roce_dealloc_pd,
