@@ -268,6 +268,47 @@ usage(FILE *f)
 		"2 bad usage, 3 the peer refused the MPA markers asked for (--markers).\n");
 }
 
+/* Options parse_args() saw, for the checks of their combinations. */
+enum {
+	GIVEN_S = 1 << 0,       /* -S: rping's size (perftest's -S is its SL) */
+	GIVEN_OUTS = 1 << 1,
+	GIVEN_ATOMIC = 1 << 2,
+	GIVEN_TOS = 1 << 3,
+	GIVEN_R = 1 << 4,
+	GIVEN_MPA = 1 << 5,     /* --mpa-rev, --crc, --markers, --p2p, --netmask */
+};
+
+/* Options given to a mode or transport they do not apply to: 0, or -1 said. */
+static int
+check_combinations(const struct ia_opts *o, unsigned int given)
+{
+	const char *why = NULL;
+	bool perftest = o->mode != IA_RC_PINGPONG && o->mode != IA_UD_PINGPONG &&
+			o->mode != IA_RPING;
+
+	if ((given & GIVEN_S) && o->mode != IA_RPING)
+		why = "-S is rping's size; perftest's -S (service level) has no field in "
+		      "RoCEv2: give -s for the size";
+	else if ((given & GIVEN_ATOMIC) && o->mode != IA_ATOMIC_BW)
+		why = "-A (--atomic_type): atomic_bw only";
+	else if ((given & GIVEN_OUTS) && o->mode != IA_READ_BW && o->mode != IA_READ_LAT &&
+		 o->mode != IA_ATOMIC_BW)
+		why = "-o (--outs): read_bw, read_lat and atomic_bw only";
+	else if ((given & GIVEN_R) && !perftest)
+		why = "-R: the perftest modes only (rping always uses RDMA-CM)";
+	else if ((given & GIVEN_MPA) && !o->iwarp)
+		why = "--mpa-rev, --crc, --markers, --p2p and --netmask: with --transport iwarp";
+	else if (o->mpa_p2p && o->mpa_rev != 2)
+		why = "--p2p: MPA revision 2 only (RFC 6581)";
+	else if ((given & GIVEN_TOS) && o->iwarp)
+		why = "-T/--tclass: RoCE frames only";
+	if (why == NULL)
+		return 0;
+	fprintf(stderr, "rk-interop: %s\n", why);
+	return -1;
+}
+
+
 #define BAD(...) do { fprintf(stderr, "rk-interop: " __VA_ARGS__); fputc('\n', stderr); \
 		      return 2; } while (0)
 
@@ -298,6 +339,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	struct ia_opts *o = &a->o;
 	bool size_set = false, port_set = false;
+	unsigned int given = 0;         /* GIVEN_*: for check_combinations() */
 	uint32_t v;
 	int c, mi;
 
@@ -310,8 +352,9 @@ parse_args(void *arg, int argc, char **argv)
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
-				BAD("--size: expected 1..8388608, got '%s'", optarg);
+				BAD("--size (-s, rping's -S): expected 1..8388608, got '%s'", optarg);
 			size_set = true;
+			given |= c == 'S' ? GIVEN_S : 0;
 			break;
 		case 'a': o->all_sizes = true; break;
 		case 'q':
@@ -323,23 +366,27 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--outs: expected 1..%u READs or atomics in flight, got '%s'",
 				    IA_MAX_OUTS, optarg);
 			o->outs = (uint8_t)v;
+			given |= GIVEN_OUTS;
 			break;
 		case 'A':
 			if (strcmp(optarg, "CMP_AND_SWAP") != 0 && strcmp(optarg, "FETCH_AND_ADD") != 0)
 				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD, got '%s'",
 				    optarg);
 			o->atomic_cas = strcmp(optarg, "CMP_AND_SWAP") == 0;
+			given |= GIVEN_ATOMIC;
 			break;
 		case 'T':
 			/* The ECN bits are the engine's (ECT per its congestion set-up). */
 			if (rk_app_parse_u32(optarg, 0, 255, &v) != 0 || (v & 3) != 0)
-				BAD("--tos: expected a type of service 0..252 with the ECN bits "
+				BAD("--tos/--tclass: expected a type of service 0..252 with the ECN bits "
 				    "clear (DSCP << 2), got '%s'", optarg);
 			o->dscp = (uint8_t)(v >> 2);
+			given |= GIVEN_TOS;
 			break;
 		case 'n': case 'C':
 			if (rk_app_parse_u32(optarg, 1, 100000000, &o->iters) != 0)
-				BAD("--iters: expected a positive count, got '%s'", optarg);
+				BAD("--iters (-n, rping's -C): expected a positive count, got '%s'",
+				    optarg);
 			break;
 		case 'm':
 			if (rk_app_parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
@@ -396,7 +443,7 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--pair-port: expected a TCP port, got '%s'", optarg);
 			o->pair_port = (uint16_t)v;
 			break;
-		case 'R': o->rdma_cm = true; break;
+		case 'R': o->rdma_cm = true; given |= GIVEN_R; break;
 		case O_TRANSPORT:
 			if (strcmp(optarg, "iwarp") != 0 && strcmp(optarg, "roce") != 0)
 				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
@@ -407,17 +454,26 @@ parse_args(void *arg, int argc, char **argv)
 			if (rk_app_parse_u32(optarg, 1, 2, &v) != 0)
 				BAD("--mpa-rev: expected 1 or 2, got '%s'", optarg);
 			o->mpa_rev = (uint8_t)v;
+			given |= GIVEN_MPA;
 			break;
-		case O_CRC: o->mpa_crc = true; break;
-		case O_MARKERS: o->mpa_markers = true; break;
-		case O_P2P: o->mpa_p2p = true; break;
-		case O_NETMASK: o->netmask = optarg; break;
+		case O_CRC: o->mpa_crc = true; given |= GIVEN_MPA; break;
+		case O_MARKERS: o->mpa_markers = true; given |= GIVEN_MPA; break;
+		case O_P2P: o->mpa_p2p = true; given |= GIVEN_MPA; break;
+		case O_NETMASK: {
+			uint8_t m[4];
+
+			if (inet_pton(AF_INET, optarg, m) != 1)
+				BAD("--netmask: expected a dotted IPv4 netmask, got '%s'", optarg);
+			o->netmask = optarg;
+			given |= GIVEN_MPA;
+			break;
+		}
 		case 'g': case 'x': case 'F': break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			rk_cli_bad_option("rk-interop", c, argc, argv);
-			usage(stderr);
+			fprintf(stderr, "rk-interop: --help for usage\n");
 			return 2;
 		}
 	}
@@ -432,6 +488,9 @@ parse_args(void *arg, int argc, char **argv)
 	optind++;
 	if (optind < argc)
 		o->server_host = argv[optind++];
+	for (mi = 0; o->server_host != NULL && mi < IA_MODE_COUNT; mi++)
+		if (strcmp(o->server_host, mode_names[mi]) == 0)
+			BAD("two modes, '%s' and '%s': one a run", argv[optind - 2], o->server_host);
 	if (optind < argc)
 		BAD("unexpected argument '%s'", argv[optind]);
 	if (!o->have_ip)
@@ -463,10 +522,12 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->iwarp && o->mode != IA_RPING && o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
 	    o->mode != IA_SEND_BW)
 		BAD("--transport iwarp: modes rping, write_bw, read_bw, send_bw only");
-	if (o->iwarp)
-		o->rdma_cm = true;
 	if (o->mode == IA_UD_PINGPONG && o->size > o->mtu)
 		BAD("ud_pingpong: --size %u exceeds the MTU %u", o->size, o->mtu);
+	if (check_combinations(o, given) != 0)
+		return 2;
+	if (o->iwarp)
+		o->rdma_cm = true;
 	return 0;
 }
 

@@ -85,6 +85,10 @@ rk_io_dpdk_eal_strerror(int err)
 		return "the EAL options (before --) are not valid, see its message above";
 	case ENODEV:
 		return "a --vdev or -a device is not valid or has no driver (see above)";
+	case EACCES:
+		/* rte_eal_init() sets EACCES when it finds no usable hugepages. */
+		return "no usable hugepages (none reserved?): reserve some, or give "
+		       "--no-huge -m 512 before --";
 	default:
 		return strerror(-err);
 	}

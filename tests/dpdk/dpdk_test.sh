@@ -818,6 +818,13 @@ errors)
 		usage_error "--tcp kernel with $o" "rk-perf: --tcp kernel has no DPDK port" \
 			write_bw --transport iwarp --tcp kernel --ip 198.18.0.1 $o
 	done
+	# Without hugepages and without --no-huge, the EAL fails with EACCES:
+	# the message says what to do (it said "Permission denied" to root).
+	if [ "$(awk '/HugePages_Total/ {print $2}' /proc/meminfo)" = 0 ]; then
+		expect "EAL without hugepages" 1 20 "$perf" --no-pci --vdev=net_null0 \
+			--file-prefix=rknohuge$$ -- write_bw --ip 198.18.0.1
+		says "EAL without hugepages" "$tmp/err.out" "give --no-huge -m 512 before --"
+	fi
 	# getopt's refusals name the option as typed (a long-only option used
 	# to come out as "-" and a control character).
 	for a in "-s:option -s needs an argument" "--warmup:option --warmup needs an argument" \

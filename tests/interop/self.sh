@@ -122,12 +122,23 @@ usage_ "^rk-interop: -a \(every size" -a -s 4 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -a \(every size" -a -I 198.18.0.1 atomic_bw
 usage_ "^rk-interop: -q \(several QPs\)" -q 2 -R -I 198.18.0.1 write_bw
 usage_ "^rk-interop: --qp: expected 1..64" -q 65 -I 198.18.0.1 write_bw
-usage_ "^rk-interop: --tos: expected" -T 3 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --tos/--tclass: expected" -T 3 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: --atomic_type: expected" -A SWAP -I 198.18.0.1 atomic_bw
 usage_ "^rk-interop: --outs: expected 1..16" -o 17 -I 198.18.0.1 read_bw
-usage_ "^rk-interop: --size: expected 1..8388608" -S 0 -I 198.18.0.1 rping
+usage_ "^rk-interop: --size \(-s, rping's -S\): expected 1..8388608" -S 0 -I 198.18.0.1 rping
 usage_ "^rk-interop: rping: --size \(-S\) 65536: rping's sizes are 32..65535" -S 65536 \
 	-I 198.18.0.1 rping
+usage_ "^rk-interop: -S is rping's size" -S 3 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: two modes" -I 198.18.0.1 write_bw read_bw
+usage_ "^rk-interop: --netmask: expected" --netmask foo --transport iwarp -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --mpa-rev, --crc" --crc -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --p2p: MPA revision 2" --p2p --mpa-rev 1 --transport iwarp \
+	-I 198.18.0.1 rping
+usage_ "^rk-interop: -A \(--atomic_type\): atomic_bw only" -A CMP_AND_SWAP -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -o \(--outs\)" -o 4 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -R: the perftest modes" -R -I 198.18.0.1 rping
+usage_ "^rk-interop: -T/--tclass: RoCE frames only" -T 4 --transport iwarp -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --help for usage" --bogus -I 198.18.0.1 write_bw
 
 for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
 	case_ "$m" tcp "$m" -n 50 -s 4096
