@@ -708,6 +708,12 @@ pt_flow(struct pt *t)
 	}
 }
 
+static bool
+pt_comm_closed(struct pt *t)
+{
+	return iw_disconnected(t->cqp);
+}
+
 static int
 pt_barrier(struct pt *t)
 {
@@ -718,7 +724,7 @@ static const struct pt_link_ops iw_link = {
 	.exchange = pt_comm_xchg, .pump = pt_link_pump, .qp_ended = pt_qp_ended,
 	.wc_fail = pt_wc_error, .comm_wc_fail = pt_comm_wc_fail, .comm_repost = pt_comm_repost,
 	.comm_idle = pt_comm_idle, .send_idle_note = "", .usec_per_iter = false,
-	.barrier = pt_barrier, .flow = pt_flow, .passive = NULL,
+	.barrier = pt_barrier, .flow = pt_flow, .passive = NULL, .comm_closed = pt_comm_closed,
 };
 
 static int

@@ -319,6 +319,12 @@ roce_qp_ended(struct pt *t)
 	return 0;       /* a broken QP shows as failed completions */
 }
 
+static bool
+comm_closed(struct pt *t)
+{
+	return t->comm.conn.state != RK_CM_ESTABLISHED;
+}
+
 static int
 roce_barrier(struct pt *t)
 {
@@ -332,6 +338,7 @@ static const struct pt_link_ops roce_link = {
 	.comm_wc_fail = comm_wc_fail, .comm_repost = comm_post_recv, .comm_idle = comm_idle,
 	.send_idle_note = " (the client vanished mid-transfer?)", .usec_per_iter = true,
 	.barrier = roce_barrier, .flow = roce_window, .passive = run_passive,
+	.comm_closed = comm_closed,
 };
 
 /* Passive side of write/read/atomic: serve until the client's next message. */

@@ -54,6 +54,8 @@ struct pt_link_ops {
 	 * with a message.
 	 */
 	int (*comm_idle)(struct pt *t);
+	/* Whether the peer has closed the exchange connection. */
+	bool (*comm_closed)(struct pt *t);
 	/* Appended to the send_bw server's "no SEND" timeout message. */
 	const char *send_idle_note;
 	/* Whether the client's result line ends with the time per iteration. */
