@@ -56,14 +56,15 @@ struct node {
 
 /*
  * Impairments of the dup-ACK test (inherited by the child at the fork):
- * the Initiator loses its 200th data segment and then every copy of it
- * sent again, up to drop_times in all; the Responder sends each of its
- * pure ACKs ack_copies times (a receiver that answers every duplicate
- * segment, as Linux does, makes such bursts).
+ * the Initiator loses its 200th new data segment (not a re-send: the
+ * copied ACKs make early spurious ones) and then every copy of it sent
+ * again, up to drop_times in all; the Responder sends each of its pure
+ * ACKs ack_copies times (a receiver that answers every duplicate segment,
+ * as Linux does, makes such bursts).
  */
 static unsigned int drop_times, ack_copies = 1;
-static unsigned int data_frames, dropped_copies;
-static uint32_t drop_seq;
+static unsigned int new_frames, dropped_copies;
+static uint32_t drop_seq, high_seq;
 
 static uint32_t
 frame_seq(const uint8_t *f)
@@ -86,9 +87,12 @@ impaired(struct node *n, const uint8_t *frame, uint32_t len)
 	}
 	if (drop_times == 0 || ip_len < 1000)
 		return false;
-	if (++data_frames == 200)
-		drop_seq = frame_seq(frame);
-	if (data_frames >= 200 && frame_seq(frame) == drop_seq && dropped_copies < drop_times) {
+	if (new_frames == 0 || (int32_t)(frame_seq(frame) - high_seq) > 0) {
+		high_seq = frame_seq(frame);
+		if (++new_frames == 200)
+			drop_seq = high_seq;
+	}
+	if (new_frames >= 200 && frame_seq(frame) == drop_seq && dropped_copies < drop_times) {
 		dropped_copies++;
 		return true;
 	}
