@@ -524,8 +524,7 @@ iw_rping(struct iw *w)
 	struct iw_rp r = { .w = w, .size = a->o.size };
 	int rc = -1;
 
-	if (r.size < 32 || r.size > 65535)
-		return ia_fail(a, "rping sizes are 32..65535 bytes (rping -S)");
+	/* parse_args() held the size to rping's 32..65535. */
 	r.start = calloc(1, r.size);
 	r.sink = calloc(1, r.size);
 	r.pd = rk_alloc_pd(a->ctx);

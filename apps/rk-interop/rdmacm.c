@@ -634,8 +634,7 @@ ia_rping(struct ia *a)
 	struct rp r = { .a = a, .server = a->o.server_host == NULL, .size = a->o.size };
 	int rc;
 
-	if (r.size < 32 || r.size > 65535)
-		return ia_fail(a, "rping sizes are 32..65535 bytes (rping -S)");
+	/* parse_args() held the size to rping's 32..65535. */
 	rc = rp_create(&r);
 	if (rc == 0)
 		rc = r.server ? rp_cm_accept(&r) : rp_cm_connect(&r);

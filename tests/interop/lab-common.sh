@@ -43,6 +43,10 @@ log_excerpt() {
 		for (i = NR - 29; i <= NR; i++) print l[i] }'
 }
 
+# lab_seen_ok RK_LOG TOOL_LOG: the case's SEEN=REGEX, when set, is a line
+# one of the two logs holds.
+lab_seen_ok() { [ -z "${SEEN:-}" ] || grep -qE "$SEEN" "$1" "$2"; }
+
 # lab_retry_note WHY RK_LOG RK_RC TOOL_LOG TOOL_RC: a failed case that
 # will run once more (the suites' known intermittent guest failures): the
 # RETRY line with the evidence, counted in $retried for the summary.

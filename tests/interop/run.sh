@@ -175,10 +175,8 @@ case_() {
 	pc=$(check_pcap "$f.pcapng")
 	local pcok=$?
 	if [ "$expect" = ok ]; then
-		# SEEN=REGEX: a line one of the two logs must hold as well;
-		# DSCP=N: see dscp_ok.
-		if [ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] &&
-		   { [ -z "${SEEN:-}" ] || grep -qE "$SEEN" "$f.rk" "$f.tool"; } &&
+		# SEEN=REGEX (lab_seen_ok); DSCP=N: see dscp_ok.
+		if [ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] && lab_seen_ok "$f.rk" "$f.tool" &&
 		   { [ -z "${DSCP:-}" ] || dscp_ok "$f.pcapng" "$DSCP"; }; then
 			res=PASS
 		else

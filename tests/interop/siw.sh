@@ -183,9 +183,8 @@ case_() {
 	pc=$(check_pcap "$f.pcapng" "$crc")
 	local pcok=$?
 	if [ "$expect" = ok ]; then
-		# SEEN=REGEX: a line one of the two logs must hold as well.
-		[ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] &&
-			{ [ -z "${SEEN:-}" ] || grep -qE "$SEEN" "$f.rk" "$f.tool"; } && res=PASS || res=FAIL
+		[ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] && lab_seen_ok "$f.rk" "$f.tool" &&
+			res=PASS || res=FAIL
 	else
 		# The peer's refusal: reported, bounded, with the message.
 		[ "$rc" = "${expect:4:1}" ] && grep -qE "${expect#exit?:}" "$f.rk" && [ $pcok = 0 ] &&
