@@ -72,7 +72,8 @@ run send_bw -s 65536 -n 200 --verify --tx-drop-rate 0.02 --seed 3 --counters --r
 grep -E 'packet_seq_err|out_of_sequence|local_ack_timeout_err|duplicate_request|tx_injected' \
 	"$OUT/send_bw.client.log" "$OUT/send_bw.server.log" | sed 's|.*/||; s/\.log:/: /'
 echo "(RC recovers by go-back-N: after a lost frame the responder NAKs the next one"
-echo " (packet_seq_err), and the requester resends every frame it had in flight from the"
+echo " (its out_of_sequence; the requester counts the NAK as packet_seq_err) and the"
+echo " requester resends every frame it had in flight from the"
 echo " lost PSN on. rk-perf keeps up to 1024 frames in flight, so over memif each loss"
 echo " costs hundreds of frames and resent frames can outnumber first sends here.)"
 banner "ATOMIC FETCH_AND_ADD bandwidth, results verified"
