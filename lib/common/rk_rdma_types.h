@@ -14,6 +14,8 @@
 
 #include <stdint.h>
 
+#include "rk_enum.h"
+
 /** QP transport service (IBV_QPT_*). */
 enum rk_qp_type {
 	RK_QPT_RC = 2,
@@ -21,17 +23,9 @@ enum rk_qp_type {
 	RK_QPT_UD = 4,
 };
 
-/** QP states (IBV_QPS_*), IBTA Vol1 ch. 10. */
-enum rk_qp_state {
-	RK_QPS_RESET,
-	RK_QPS_INIT,
-	RK_QPS_RTR,
-	RK_QPS_RTS,
-	RK_QPS_SQD,
-	RK_QPS_SQE,
-	RK_QPS_ERR,
-	RK_QPS_COUNT
-};
+/** QP states (IBV_QPS_*, in their order), IBTA Vol1 ch. 10. */
+#define RK_QP_STATES(X, P) X(P, RESET) X(P, INIT) X(P, RTR) X(P, RTS) X(P, SQD) X(P, SQE) X(P, ERR)
+enum rk_qp_state { RK_QP_STATES(RK_ENUM_MEMBER, RK_QPS_) RK_QPS_COUNT };
 
 /** Path MTU codes (IBV_MTU_*): 256 << (code - 1) bytes. */
 enum rk_mtu {

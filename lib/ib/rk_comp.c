@@ -8,39 +8,18 @@
  */
 #include <string.h>
 
+#include "rk_enum.h"
 #include "rk_ib_internal.h"
 
-enum rk_comp_state {
-	RK_COMP_ST_CHK_PSN,
-	RK_COMP_ST_CHK_ACK,
-	RK_COMP_ST_READ,
-	RK_COMP_ST_ATOMIC,
-	RK_COMP_ST_ACK,
-	RK_COMP_ST_NAK_SEQ,
-	RK_COMP_ST_RNR,
-	RK_COMP_ST_NAK_FATAL,
-	RK_COMP_ST_RETRY,
-	RK_COMP_ST_BAD_RESP,
-	RK_COMP_ST_LOC_PROT,
-	RK_COMP_ST_DROP,
-	RK_COMP_ST_DONE,
-	RK_COMP_ST_COUNT
-};
+#define COMP_STATES(X, P) \
+	X(P, CHK_PSN) X(P, CHK_ACK) X(P, READ) X(P, ATOMIC) X(P, ACK) X(P, NAK_SEQ) \
+	X(P, RNR) X(P, NAK_FATAL) X(P, RETRY) X(P, BAD_RESP) X(P, LOC_PROT) X(P, DROP) \
+	X(P, DONE)
+
+enum rk_comp_state { COMP_STATES(RK_ENUM_MEMBER, RK_COMP_ST_) RK_COMP_ST_COUNT };
 
 const char *const rk_comp_state_name[RK_COMP_ST_COUNT] = {
-	[RK_COMP_ST_CHK_PSN] = "CHK_PSN",
-	[RK_COMP_ST_CHK_ACK] = "CHK_ACK",
-	[RK_COMP_ST_READ] = "READ",
-	[RK_COMP_ST_ATOMIC] = "ATOMIC",
-	[RK_COMP_ST_ACK] = "ACK",
-	[RK_COMP_ST_NAK_SEQ] = "NAK_SEQ",
-	[RK_COMP_ST_RNR] = "RNR",
-	[RK_COMP_ST_NAK_FATAL] = "NAK_FATAL",
-	[RK_COMP_ST_RETRY] = "RETRY",
-	[RK_COMP_ST_BAD_RESP] = "BAD_RESP",
-	[RK_COMP_ST_LOC_PROT] = "LOC_PROT",
-	[RK_COMP_ST_DROP] = "DROP",
-	[RK_COMP_ST_DONE] = "DONE",
+	COMP_STATES(RK_ENUM_NAME, RK_COMP_ST_)
 };
 
 struct comp_ctx {

@@ -10,15 +10,7 @@
 
 #include "rk_ib_internal.h"
 
-const char *const rk_qp_state_name[RK_QPS_COUNT] = {
-	[RK_QPS_RESET] = "RESET",
-	[RK_QPS_INIT] = "INIT",
-	[RK_QPS_RTR] = "RTR",
-	[RK_QPS_RTS] = "RTS",
-	[RK_QPS_SQD] = "SQD",
-	[RK_QPS_SQE] = "SQE",
-	[RK_QPS_ERR] = "ERR",
-};
+const char *const rk_qp_state_name[RK_QPS_COUNT] = { RK_QP_STATES(RK_ENUM_NAME, RK_QPS_) };
 
 uint32_t
 rk_ib_mtu_bytes(enum rk_mtu mtu)

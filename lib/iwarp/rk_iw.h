@@ -206,16 +206,15 @@ struct rk_iw_qp_init_attr {
 	uint32_t qp_num;        /**< copied into each completion's qp_num */
 };
 
-/** Connection / QP state. */
-enum rk_iw_state {
-	RK_IW_MPA_WAIT,         /**< MPA frame exchange in progress */
-	RK_IW_RTR_WAIT,         /**< RFC 6581: waiting for the peer's RTR (or,
-				 *   Rev 1 responder, for the first FPDU) */
-	RK_IW_RTS,              /**< full operation */
-	RK_IW_TERMINATE,        /**< Terminate (or MPA reject) being sent */
-	RK_IW_CLOSED,           /**< done: the TCP should be (or was) closed */
-	RK_IW_STATE_COUNT
-};
+/*
+ * Connection / QP state: MPA_WAIT, the MPA frame exchange in progress;
+ * RTR_WAIT, waiting for the peer's RTR (RFC 6581) or, as a Rev 1
+ * responder, for the first FPDU; RTS, full operation; TERMINATE, a
+ * Terminate (or MPA reject) being sent; CLOSED, done: the TCP should be
+ * (or was) closed.
+ */
+#define RK_IW_STATES(X, P) X(P, MPA_WAIT) X(P, RTR_WAIT) X(P, RTS) X(P, TERMINATE) X(P, CLOSED)
+enum rk_iw_state { RK_IW_STATES(RK_ENUM_MEMBER, RK_IW_) RK_IW_STATE_COUNT };
 
 /** Name of a state: "MPA_WAIT", "RTR_WAIT", "RTS", "TERMINATE", "CLOSED". */
 extern const char *const rk_iw_state_name[RK_IW_STATE_COUNT];

@@ -11,11 +11,7 @@
 #include "rk_iw_internal.h"
 
 const char *const rk_iw_state_name[RK_IW_STATE_COUNT] = {
-	[RK_IW_MPA_WAIT] = "MPA_WAIT",
-	[RK_IW_RTR_WAIT] = "RTR_WAIT",
-	[RK_IW_RTS] = "RTS",
-	[RK_IW_TERMINATE] = "TERMINATE",
-	[RK_IW_CLOSED] = "CLOSED",
+	RK_IW_STATES(RK_ENUM_NAME, RK_IW_)
 };
 
 /* Completions leave the SQ in posting order. */
