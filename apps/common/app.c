@@ -30,10 +30,15 @@ rk_app_signals(void)
 }
 
 int
-rk_app_fail(char *err, size_t len, const char *fmt, va_list ap)
+rk_app_fail(char *err, size_t len, const char *fmt, ...)
 {
-	if (err[0] == '\0')
-		vsnprintf(err, len, fmt, ap);
+	va_list ap;
+
+	if (err[0] != '\0')
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

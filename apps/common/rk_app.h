@@ -31,10 +31,11 @@ void rk_app_signals(void);
 
 /**
  * Keep the first error of a run: format into @p err (@p len bytes) unless
- * it holds one already. @return -1, for "return fail(...)".
+ * it holds one already. @return -1, for "return fail(...)". Each app
+ * wraps it as a macro over its own error buffer.
  */
-int rk_app_fail(char *err, size_t len, const char *fmt, va_list ap)
-	__attribute__((format(printf, 3, 0)));
+int rk_app_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* ------------------------------------------------------------ watchdog */
 

@@ -77,7 +77,7 @@ struct ia {
 };
 
 /* main.c */
-int ia_fail(struct ia *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define ia_fail(a, ...) rk_app_fail((a)->err, sizeof((a)->err), __VA_ARGS__)
 /* The out-of-band waits' callback (oob.c): progress; 1 once a signal asked to stop. */
 int ia_serve(void *arg);
 /* -1 with "interrupted" once SIGINT/SIGTERM asked to stop, else 0. */

@@ -419,6 +419,16 @@ rp_send_info(struct iw_rp *r)
 	       ia_fail(r->w->a, "post_send: send queue full");
 }
 
+/* Advertise @p buf and wait for the go-ahead: > 0, 0 when the server left, -1 on error. */
+static int
+rp_advertise(struct iw_rp *r, uint8_t *buf, uint32_t rkey, const char *go_ahead)
+{
+	ia_rping_info(r->tx, buf, rkey, r->size);
+	if (rp_send_info(r) != 0)
+		return -1;
+	return rp_expect(r, IW_RECV, go_ahead);
+}
+
 static int
 rp_client(struct iw_rp *r)
 {
@@ -429,24 +439,15 @@ rp_client(struct iw_rp *r)
 
 		ia_rping_text(r->start, r->size, ping);
 		memset(r->sink, 0, r->size);
-		ia_rping_info(r->tx, r->start, r->start_mr->rkey, r->size);
-		if (rp_send_info(r) != 0)
-			return -1;
-		rc = rp_expect(r, IW_RECV, "the go-ahead after the READ");
+		rc = rp_advertise(r, r->start, r->start_mr->rkey, "the go-ahead after the READ");
+		if (rc > 0)
+			rc = rp_advertise(r, r->sink, r->sink_mr->rkey,
+					  "the go-ahead after the WRITE");
 		if (rc <= 0)
-			goto stop;
-		ia_rping_info(r->tx, r->sink, r->sink_mr->rkey, r->size);
-		if (rp_send_info(r) != 0)
-			return -1;
-		rc = rp_expect(r, IW_RECV, "the go-ahead after the WRITE");
-		if (rc <= 0)
-			goto stop;
+			return rc < 0 ? -1 : ia_fail(a, "the server disconnected after %" PRIu64
+						     " messages", r->recvs);
 		if (memcmp(r->start, r->sink, r->size) != 0)
 			return ia_fail(a, "ping %u: the data written back differs from ours", ping);
-		continue;
-stop:
-		return rc < 0 ? -1 : ia_fail(a, "the server disconnected after %" PRIu64
-					     " messages", r->recvs);
 	}
 	printf("rping: %u pings of %u bytes, data verified\n", a->o.iters, r->size);
 	return 0;

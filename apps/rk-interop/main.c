@@ -20,7 +20,6 @@
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,17 +29,6 @@
 
 #include "interop.h"
 #include "rk_cli.h"
-
-int
-ia_fail(struct ia *a, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rk_app_fail(a->err, sizeof(a->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 int
 ia_serve(void *arg)

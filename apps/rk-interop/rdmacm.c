@@ -181,8 +181,7 @@ struct rp {
 	struct rk_qp *qp;
 	uint8_t *start, *sink, info_tx[RPING_INFO], info_rx[RPING_INFO];
 	struct rk_mr *start_mr, *sink_mr, *tx_mr, *rx_mr;
-	struct rk_cm_conn conn;
-	uint8_t peer_mac[6], peer_ip[4];
+	struct ia_cmc cm;
 	uint32_t psn;
 	uint64_t recvs;
 };
@@ -248,56 +247,13 @@ rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32
 	return rc > 0 ? ia_fail(r->a, "post_send: %s", strerror(ENOMEM)) : rc;
 }
 
-/*
- * Serve the port once and feed the CM: queued MADs for our connection,
- * its timer. A server in IDLE takes a REQ for our service. Returns the
- * action bits seen (RK_CM_EV_*), or -1 with a message.
- */
+/* Serve the port and our connection's CM once: event bits, or -1 with a message. */
 static int
 cm_pump(struct rp *r)
 {
-	struct ia *a = r->a;
-	uint64_t now = rk_io_dpdk_now_ns();
-	uint8_t out[RK_MAD_LEN];
-	struct rk_cm_msg m;
-	int n = rk_progress(a->ctx), act, seen = 0;
+	struct ia_cmc *c = &r->cm;
 
-	/* Every CM wait passes here: SIGINT/SIGTERM ends it. */
-	if (ia_check_stop(a) != 0)
-		return -1;
-	if (n > 0)
-		a->wd.last_ns = now;
-	while (cm_next(a, &m)) {
-		if (r->conn.state == RK_CM_IDLE && r->server && m.hdr.attr_id == RK_CM_REQ) {
-			if (m.req.service_id != rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port))
-				continue;       /* another port: nobody listens (REJ below) */
-			memcpy(r->peer_ip, cmq.src_ip, 4);
-			act = rk_cm_listen_req(&r->conn, &m, rand32(), now);
-			if (act == -EBADMSG) {
-				if (ia_resolve(a, r->peer_ip, r->peer_mac) == 0 &&
-				    rk_cm_reject(&r->conn, RK_CM_REJ_CONSUMER_REJECT, out) > 0)
-					cm_send(a, r->peer_mac, r->peer_ip, out);
-				return ia_fail(a, "refused a REQ that is not RC with an RDMA-CM "
-					       "IP header");
-			}
-			seen |= act;
-			continue;
-		}
-		if (!rk_cm_conn_match(&r->conn, &m))
-			continue;
-		act = rk_cm_rx(&r->conn, &m, now, out);
-		if (act > 0 && (act & RK_CM_SEND) && cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
-			return -1;
-		if (act > 0)
-			seen |= act;
-	}
-	act = rk_cm_timer(&r->conn, now, out);
-	if (act > 0 && (act & RK_CM_SEND) && cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
-		return -1;
-	if (act > 0)
-		seen |= act;
-	rk_io_dpdk_idle(a->io, n);
-	return seen;
+	return ia_cm_pump(r->a, &c, 1, NULL);
 }
 
 /*
@@ -331,7 +287,7 @@ rp_wait(struct rp *r, struct rk_wc *wc)
 			return 0;
 		if (act & RK_CM_EV_REJECTED)
 			return ia_fail(a, "the peer rejected the connection: %s",
-				       rk_cm_rej_reason_name(r->conn.rej_reason));
+				       rk_cm_rej_reason_name(r->cm.conn.rej_reason));
 		if (ia_watchdog(a, 0) != 0)
 			return ia_fail(a, "no completion for %.0f s (the peer vanished?)",
 				       a->o.timeout_s);
@@ -403,119 +359,26 @@ rp_create(struct rp *r)
 	return rp_post_recv(r);
 }
 
-/* RTR and RTS from what the CM negotiated. */
-static int
-rp_connect_qp(struct rp *r)
-{
-	struct ia *a = r->a;
-	struct rk_cm_conn *c = &r->conn;
-	uint8_t dgid[16];
-
-	ia_gid_v4(dgid, r->peer_ip);
-	/* Each side announces the PSN it expects (see rk_cm_params.psn). */
-	return ia_rc_connect(a, r->qp, &(struct ia_rc_path){
-		.mtu = (enum rk_mtu)c->peer.path_mtu, .dest_qpn = c->peer.qpn, .rq_psn = r->psn,
-		.sq_psn = (c->peer.psn + a->o.psn_skew) & 0xffffff,
-		.max_dest_rd_atomic = c->local.responder_resources ?
-				      c->local.responder_resources : 1,
-		.max_rd_atomic = c->local.initiator_depth ? c->local.initiator_depth : 1,
-		.dmac = r->peer_mac, .dgid = dgid }, false);
-}
-
-static struct rk_cm_params
-rp_params(struct rp *r)
-{
-	struct rk_cm_params p = { .qpn = r->qp->qp_num, .psn = r->psn,
-				  .responder_resources = 1, .initiator_depth = 1,
-				  .path_mtu = (uint8_t)ia_mtu_enum(r->a->o.mtu), .retry_count = 7,
-				  .rnr_retry_count = 7, .local_ack_timeout = r->a->o.qp_timeout };
-	uint8_t mac[6];
-
-	rk_io_dpdk_mac(r->a->io, mac);
-	ia_gid_v4(p.gid, r->a->o.ip);
-	/* An EUI-64 from the MAC, as a NIC's node GUID. */
-	p.ca_guid = ((uint64_t)(mac[0] ^ 2) << 56) | ((uint64_t)mac[1] << 48) |
-		    ((uint64_t)mac[2] << 40) | (0xfffeull << 24) | ((uint64_t)mac[3] << 16) |
-		    ((uint64_t)mac[4] << 8) | mac[5];
-	return p;
-}
-
-/* Client: resolve, REQ; REP moves the QP to RTS (the CM sent the RTU). */
-static int
-rp_cm_connect(struct rp *r)
-{
-	struct ia *a = r->a;
-	struct rk_cm_params p = rp_params(r);
-	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = (uint16_t)(0x8000 | rand32()) };
-	uint8_t out[RK_MAD_LEN];
-	double deadline;
-	int rc;
-
-	if (ia_parse_v4(a->o.server_host, r->peer_ip) != 0)
-		return ia_fail(a, "rping: the server must be an IPv4 address, got '%s'",
-			       a->o.server_host);
-	if (ia_resolve(a, r->peer_ip, r->peer_mac) != 0)
-		return -1;
-	memcpy(ip.src_ip + 12, a->o.ip, 4);
-	memcpy(ip.dst_ip + 12, r->peer_ip, 4);
-	rc = rk_cm_connect(&r->conn, &p, rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port), &ip,
-			   rand32(), ((uint64_t)rand32() << 32) | rand32(), rk_io_dpdk_now_ns(),
-			   out);
-	if (rc < 0)
-		return ia_fail(a, "cannot build the REQ");
-	if (cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
-		return -1;
-	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
-	while (r->conn.state == RK_CM_REQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
-		if (cm_pump(r) < 0)
-			return -1;
-	if (r->conn.state != RK_CM_ESTABLISHED)
-		return ia_fail(a, "connection to %s:%u failed: %s", a->o.server_host,
-			       a->o.tcp_port, r->conn.state == RK_CM_REQ_SENT ?
-			       "no answer to the REQ" : r->conn.rej_reason != 0 ?
-			       rk_cm_rej_reason_name(r->conn.rej_reason) : "no answer");
-	return rp_connect_qp(r);
-}
-
-/* Server: wait for a REQ on our port, move the QP to RTS, REP, RTU. */
+/* Server: the CM's accept, then its RTU (or a first packet: rping's client sends first). */
 static int
 rp_cm_accept(struct rp *r)
 {
 	struct ia *a = r->a;
-	struct rk_cm_params p;
-	uint8_t out[RK_MAD_LEN];
-	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
-	int rc;
+	double deadline;
 
-	while (r->conn.state == RK_CM_IDLE) {
-		if (cm_pump(r) < 0)
-			return -1;
-		if ((double)rk_io_dpdk_now_ns() > deadline)
-			return ia_fail(a, "no connection request on port %u within %.0f s",
-				       a->o.tcp_port, a->o.oob_timeout_s);
-	}
-	if (ia_resolve(a, r->peer_ip, r->peer_mac) != 0)
+	if (ia_cm_accept(a, &r->cm, r->qp, r->psn, 1, NULL, 0) != 0)
 		return -1;
-	p = rp_params(r);
-	rc = rk_cm_accept(&r->conn, &p, rk_io_dpdk_now_ns(), out);
-	if (rc == -EMSGSIZE)
-		return ia_cm_refuse_mtu(a, r->peer_mac, r->peer_ip, out, r->conn.peer.path_mtu);
-	if (rc < 0)
-		return ia_fail(a, "cannot build the REP");
-	if (rp_connect_qp(r) != 0 || cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
-		return -1;
-	/* The RTU; a first packet on the QP works too (rping's client sends first). */
 	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
-	while (r->conn.state == RK_CM_REP_SENT) {
+	while (r->cm.conn.state == RK_CM_REP_SENT) {
 		if (cm_pump(r) < 0)
 			return -1;
 		if (rk_context_stats(a->ctx)->rx_frames > 0 ||
 		    (double)rk_io_dpdk_now_ns() > deadline)
 			break;
 	}
-	if (r->conn.state != RK_CM_ESTABLISHED && r->conn.state != RK_CM_REP_SENT)
+	if (r->cm.conn.state != RK_CM_ESTABLISHED && r->cm.conn.state != RK_CM_REP_SENT)
 		return ia_fail(a, "the connection ended before it was established (%s)",
-			       rk_cm_state_name(r->conn.state));
+			       rk_cm_state_name(r->cm.conn.state));
 	return 0;
 }
 
@@ -599,22 +462,12 @@ rp_server_loop(struct rp *r)
 static int
 rp_disconnect(struct rp *r)
 {
-	struct ia *a = r->a;
-	uint8_t out[RK_MAD_LEN];
-	double deadline;
+	struct ia_cmc *c = &r->cm;
 
-	if (r->conn.state != RK_CM_ESTABLISHED)
-		return 0;
-	if (rk_cm_disconnect(&r->conn, ((uint64_t)rand32() << 32) | rand32(),
-			     rk_io_dpdk_now_ns(), out) < 0 ||
-	    cm_send(a, r->peer_mac, r->peer_ip, out) != 0)
+	if (ia_cm_close(r->a, &c, 1, true, 5.0) != 0)
 		return -1;
-	deadline = (double)rk_io_dpdk_now_ns() + 5e9;
-	while (r->conn.state == RK_CM_DREQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
-		if (cm_pump(r) < 0)
-			return -1;
-	if (r->conn.state == RK_CM_DREQ_SENT)
-		return ia_fail(a, "no DREP to our DREQ within 5 s");
+	if (c->conn.state == RK_CM_DREQ_SENT)
+		return ia_fail(r->a, "no DREP to our DREQ within 5 s");
 	return 0;
 }
 
@@ -637,10 +490,10 @@ ia_rping(struct ia *a)
 	/* parse_args() held the size to rping's 32..65535. */
 	rc = rp_create(&r);
 	if (rc == 0)
-		rc = r.server ? rp_cm_accept(&r) : rp_cm_connect(&r);
+		rc = r.server ? rp_cm_accept(&r) : ia_cm_connect(a, &r.cm, r.qp, r.psn, 1, NULL, 0);
 	if (rc == 0) {
 		printf("rping: connected, QPN %#x <-> %#x, path MTU %u\n", r.qp->qp_num,
-		       r.conn.peer.qpn, 128u << r.conn.peer.path_mtu);
+		       r.cm.conn.peer.qpn, 128u << r.cm.conn.peer.path_mtu);
 		fflush(stdout);
 		rc = r.server ? rp_server_loop(&r) : rp_client_loop(&r);
 		if (!r.server && rp_disconnect(&r) != 0 && rc == 0)
@@ -688,9 +541,14 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 			    m.req.service_id == rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port)) {
 				memcpy(listen->peer_ip, cmq.src_ip, 4);
 				act = rk_cm_listen_req(&listen->conn, &m, rand32(), now);
-				if (act < 0)
-					return ia_fail(a, "a REQ we cannot serve (not RC, or no "
-						       "RDMA-CM IP header)");
+				if (act < 0) {
+					if (ia_resolve(a, listen->peer_ip, listen->peer_mac) == 0 &&
+					    rk_cm_reject(&listen->conn, RK_CM_REJ_CONSUMER_REJECT,
+							 out) > 0)
+						cm_send(a, listen->peer_mac, listen->peer_ip, out);
+					return ia_fail(a, "refused a REQ we cannot serve (not RC, or "
+						       "no RDMA-CM IP header)");
+				}
 				seen |= act;
 			}
 			continue;

@@ -373,7 +373,7 @@ extern const struct perf_engine *const perf_engines[];
 const struct perf_engine *perf_engine_of(enum perf_verb verb, enum perf_mode mode);
 
 /* session.c: the exchange and the phases of either role. */
-int fail(struct perf *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define fail(p, ...) rk_app_fail((p)->err, sizeof((p)->err), __VA_ARGS__)
 /* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
 int perf_serve(void *arg);
 /* Whether the peer sent a message; a syscall, so asked at most every 200 us. */

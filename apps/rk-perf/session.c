@@ -18,17 +18,6 @@
 
 #include "perf.h"
 
-int
-fail(struct perf *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	rk_app_fail(p->err, sizeof(p->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
 /* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
 int
 perf_serve(void *arg)

@@ -277,23 +277,8 @@ do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_BAD_RESP;
 	/* Scatter into the SGEs, looked up again: the MR may be gone. */
 	src = c->pkt->frame + c->pkt->payload_off;
-	for (uint32_t i = 0; plen > 0 && i < (uint32_t)w->wr.num_sge; i++) {
-		uint32_t sl = w->sge[i].length, n;
-		uint8_t *dst;
-
-		if (off >= sl) {
-			off -= sl;
-			continue;
-		}
-		n = sl - off < plen ? sl - off : plen;
-		dst = rk_req_sge_ptr(qp, w, i, off, n, RK_ACCESS_LOCAL_WRITE);
-		if (dst == NULL)
-			return RK_COMP_ST_LOC_PROT;
-		memcpy(dst, src, n);
-		src += n;
-		plen -= n;
-		off = 0;
-	}
+	if (!rk_ib_sge_scatter(qp, w->sge, (uint32_t)w->wr.num_sge, off, src, plen))
+		return RK_COMP_ST_LOC_PROT;
 	advance_psn(qp, c, rk_psn_add(c->psn, 1));
 	if (idx + 1 == w->npkts)
 		retire_head(qp, w, RK_WC_SUCCESS);

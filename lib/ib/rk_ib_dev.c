@@ -258,6 +258,42 @@ rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey)
 	return mr != NULL && mr->lkey == lkey ? mr : NULL;
 }
 
+uint8_t *
+rk_ib_sge_ptr(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t off, uint32_t len,
+	      unsigned int need)
+{
+	struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
+
+	if (mr == NULL || mr->pd != qp->pd || (mr->res.access & need) != need ||
+	    off > sge->length || len > sge->length - off)
+		return NULL;
+	return mr_range(mr, sge->addr + off, len);
+}
+
+bool
+rk_ib_sge_scatter(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t nsge, uint32_t off,
+		  const uint8_t *src, uint32_t len)
+{
+	for (uint32_t i = 0; len > 0 && i < nsge; i++) {
+		uint32_t n;
+		uint8_t *dst;
+
+		if (off >= sge[i].length) {
+			off -= sge[i].length;
+			continue;
+		}
+		n = sge[i].length - off < len ? sge[i].length - off : len;
+		dst = rk_ib_sge_ptr(qp, &sge[i], off, n, RK_ACCESS_LOCAL_WRITE);
+		if (dst == NULL)
+			return false;
+		memcpy(dst, src, n);
+		src += n;
+		len -= n;
+		off = 0;
+	}
+	return true;
+}
+
 bool
 rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc)
 {

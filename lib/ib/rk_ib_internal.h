@@ -224,6 +224,20 @@ struct rk_ib_dev {
 struct rk_ib_mr *rk_ib_mr_by_rkey(struct rk_ib_dev *dev, uint32_t rkey);
 struct rk_ib_mr *rk_ib_mr_by_lkey(struct rk_ib_dev *dev, uint32_t lkey);
 bool rk_ib_cq_push(struct rk_ib_cq *cq, const struct rk_wc *wc);
+/*
+ * Host address of bytes [off, off + len) of @p sge through its L_Key now:
+ * NULL when the MR is gone, belongs to another PD, lacks the access bits
+ * @p need, or the range leaves the SGE (IBTA Vol1 10.6.3.1 key checks).
+ */
+uint8_t *rk_ib_sge_ptr(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t off,
+		       uint32_t len, unsigned int need);
+/*
+ * Scatter @p len bytes from @p src at message offset @p off over the
+ * @p nsge SGEs (room checked by the caller), each looked up again with
+ * Local Write; false when one fails.
+ */
+bool rk_ib_sge_scatter(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t nsge,
+		       uint32_t off, const uint8_t *src, uint32_t len);
 void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *from,
 		 const char *to);
 

@@ -662,50 +662,50 @@ rq_post(struct rk_ib_rq *rq, uint32_t cons, const struct rk_recv_wr *wr)
 	return 0;
 }
 
-int
-rk_ib_post_recv(struct rk_ib_qp *qp, const struct rk_recv_wr *wr,
-		const struct rk_recv_wr **bad_wr)
+/*
+ * Post a list of receive WRs to @p rq; *bad_wr names the one refused. A
+ * QP already in ERR (@p qp, NULL for an SRQ) flushes each one at once.
+ */
+static int
+rq_post_list(struct rk_ib_rq *rq, struct rk_ib_qp *qp, const struct rk_recv_wr *wr,
+	     const struct rk_recv_wr **bad_wr)
 {
-	int rc = 0;
-
-	if (qp == NULL || wr == NULL || qp->srq != NULL || qp->state == RK_QPS_RESET) {
-		if (bad_wr != NULL)
-			*bad_wr = wr;
-		return -EINVAL;
-	}
 	for (; wr != NULL; wr = wr->next) {
-		rc = rq_post(&qp->rq, qp->rq.cons, wr);
+		int rc = rq_post(rq, rq->cons, wr);
+
 		if (rc != 0) {
 			if (bad_wr != NULL)
 				*bad_wr = wr;
 			return rc;
 		}
-		if (qp->state == RK_QPS_ERR)
+		if (qp != NULL && qp->state == RK_QPS_ERR)
 			rk_ib_qp_flush(qp);
 	}
 	return 0;
 }
 
 int
+rk_ib_post_recv(struct rk_ib_qp *qp, const struct rk_recv_wr *wr,
+		const struct rk_recv_wr **bad_wr)
+{
+	if (qp == NULL || wr == NULL || qp->srq != NULL || qp->state == RK_QPS_RESET) {
+		if (bad_wr != NULL)
+			*bad_wr = wr;
+		return -EINVAL;
+	}
+	return rq_post_list(&qp->rq, qp, wr, bad_wr);
+}
+
+int
 rk_ib_srq_post_recv(struct rk_ib_srq *srq, const struct rk_recv_wr *wr,
 		    const struct rk_recv_wr **bad_wr)
 {
-	int rc;
-
 	if (srq == NULL || wr == NULL) {
 		if (bad_wr != NULL)
 			*bad_wr = wr;
 		return -EINVAL;
 	}
-	for (; wr != NULL; wr = wr->next) {
-		rc = rq_post(&srq->rq, srq->rq.cons, wr);
-		if (rc != 0) {
-			if (bad_wr != NULL)
-				*bad_wr = wr;
-			return rc;
-		}
-	}
-	return 0;
+	return rq_post_list(&srq->rq, NULL, wr, bad_wr);
 }
 
 /* UC/UD send queue error: the SQ flushes, the RQ keeps working (IBTA Vol1 ch. 10). */

@@ -114,16 +114,9 @@ uint8_t *
 rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i, uint32_t off,
 	       uint32_t len, unsigned int need)
 {
-	const struct rk_sge *sge = &w->sge[i];
-	struct rk_ib_mr *mr;
-
 	if (w->inline_data)
 		return w->inline_ptr + off;
-	mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
-	if (mr == NULL || mr->pd != qp->pd || (mr->res.access & need) != need ||
-	    off > sge->length || len > sge->length - off)
-		return NULL;
-	return mr_range(mr, sge->addr + off, len);
+	return rk_ib_sge_ptr(qp, &w->sge[i], off, len, need);
 }
 
 /*

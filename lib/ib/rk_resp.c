@@ -113,18 +113,6 @@ set_dup_ack(struct rk_ib_qp *qp, uint64_t now)
 	set_ack(qp, ack_syndrome(qp), rk_psn_sub(r->epsn, 1), now);
 }
 
-/* Host address of bytes [off, off + len) of a receive SGE, through its L_Key now. */
-static uint8_t *
-rwqe_ptr(struct rk_ib_qp *qp, const struct rk_sge *sge, uint32_t off, uint32_t len)
-{
-	struct rk_ib_mr *mr = rk_ib_mr_by_lkey(qp->dev, sge->lkey);
-
-	if (mr == NULL || mr->pd != qp->pd || !(mr->res.access & RK_ACCESS_LOCAL_WRITE) ||
-	    off > sge->length || len > sge->length - off)
-		return NULL;
-	return mr_range(mr, sge->addr + off, len);
-}
-
 /* Take a receive WQE and check its SGEs against their L_Keys. */
 static enum rk_wc_status
 fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
@@ -145,7 +133,8 @@ fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
 	for (uint32_t i = 0; i < r->rwqe.num_sge; i++) {
 		/* A piece of no bytes needs no address (a zero-length MR may sit at NULL). */
 		if (r->rwqe.sge[i].length != 0 &&
-		    rwqe_ptr(qp, &r->rwqe.sge[i], 0, r->rwqe.sge[i].length) == NULL)
+		    rk_ib_sge_ptr(qp, &r->rwqe.sge[i], 0, r->rwqe.sge[i].length,
+				  RK_ACCESS_LOCAL_WRITE) == NULL)
 			return RK_WC_LOC_PROT_ERR;
 	}
 	return RK_WC_SUCCESS;
@@ -161,33 +150,13 @@ rwqe_capacity(const struct rq_wqe *w)
 	return n;
 }
 
-/*
- * Scatter len bytes at message offset off into the receive WQE (length
- * checked by the caller); false when an SGE's MR is gone.
- */
+/* Scatter into the receive WQE (its room checked by the caller). */
 static bool
 scatter(struct rk_ib_qp *qp, uint32_t off, const uint8_t *src, uint32_t len)
 {
 	const struct rq_wqe *w = &qp->resp.rwqe;
 
-	for (uint32_t i = 0; len > 0 && i < w->num_sge; i++) {
-		uint32_t sl = w->sge[i].length, n;
-		uint8_t *dst;
-
-		if (off >= sl) {
-			off -= sl;
-			continue;
-		}
-		n = sl - off < len ? sl - off : len;
-		dst = rwqe_ptr(qp, &w->sge[i], off, n);
-		if (dst == NULL)
-			return false;
-		memcpy(dst, src, n);
-		src += n;
-		len -= n;
-		off = 0;
-	}
-	return true;
+	return rk_ib_sge_scatter(qp, w->sge, w->num_sge, off, src, len);
 }
 
 static void

@@ -753,29 +753,34 @@ check_recv_wc(struct wl *w, const struct rk_wc *wc)
 		fail(w, "re-posting a receive failed");
 }
 
+/* Check every completion on @p cq; whether there was one. */
 static bool
-poll_all(struct wl *w)
+drain_cq(struct wl *w, struct rk_cq *cq, void (*check)(struct wl *, const struct rk_wc *),
+	 const char *overrun)
 {
 	struct rk_wc wc[32];
 	bool any = false;
 	int n;
 
-	while ((n = rk_poll_cq(w->scq[0], 32, wc)) > 0) {
+	while ((n = rk_poll_cq(cq, 32, wc)) > 0) {
 		any = true;
 		for (int i = 0; i < n; i++)
-			check_send_wc(w, &wc[i]);
+			check(w, &wc[i]);
 	}
 	if (n < 0)
-		fail(w, "send CQ overrun");
-	while ((n = rk_poll_cq(w->rcq[1], 32, wc)) > 0) {
-		any = true;
-		for (int i = 0; i < n; i++)
-			check_recv_wc(w, &wc[i]);
-	}
-	if (n < 0)
-		fail(w, "receive CQ overrun");
+		fail(w, "%s", overrun);
+	return any;
+}
+
+static bool
+poll_all(struct wl *w)
+{
+	struct rk_wc wc;
+	bool any = drain_cq(w, w->scq[0], check_send_wc, "send CQ overrun");
+
+	any |= drain_cq(w, w->rcq[1], check_recv_wc, "receive CQ overrun");
 	/* Nothing arrives at A's receive queue or B's send queue. */
-	if (rk_poll_cq(w->rcq[0], 1, wc) != 0 || rk_poll_cq(w->scq[1], 1, wc) != 0)
+	if (rk_poll_cq(w->rcq[0], 1, &wc) != 0 || rk_poll_cq(w->scq[1], 1, &wc) != 0)
 		fail(w, "unexpected completion on the reverse path");
 	return any;
 }
