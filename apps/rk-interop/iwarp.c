@@ -45,12 +45,11 @@
 #include <unistd.h>
 
 #include "perftest.h"
+#include "rping.h"
 #include "rk_byteorder.h"
 #include "rk_io_lwip.h"
 #include "rk_tcp_lwip.h"
 
-#define IW_INFO 16
-#define IW_RECV ((uint64_t)1 << 62)
 #define IW_FIRST_SEND_DELAY_MS 100
 
 /* How a QP is made (again, when a connection attempt is refused). */
@@ -372,181 +371,29 @@ iw_wait(struct iw *w, struct rk_cq *cq, struct rk_qp *qp, struct rk_wc *wc, cons
 
 /* ----------------------------------------------------------------- rping */
 
-struct iw_rp {
-	struct iw *w;
-	uint32_t size;
-	struct rk_pd *pd;
-	struct rk_cq *cq;
-	struct rk_qp *qp;
-	uint8_t *start, *sink, tx[IW_INFO], rx[IW_INFO];
-	struct rk_mr *start_mr, *sink_mr, *tx_mr, *rx_mr;
-	uint64_t recvs;
-};
-
-/* Wait for the completion of @p id (our SEND completions pass by); 1, 0 (disconnected), -1. */
+/* rping's wait over iWARP: the QP's stream ending cleanly is the disconnect. */
 static int
-rp_expect(struct iw_rp *r, uint64_t id, const char *what)
+rp_wait(struct ia_rping *r, struct rk_wc *wc, const char *what)
 {
-	struct rk_wc wc;
-	int rc;
-
-	for (;;) {
-		rc = iw_wait(r->w, r->cq, r->qp, &wc, what);
-		if (rc <= 0)
-			return rc;
-		if (wc.wr_id == id)
-			break;
-		if (wc.wr_id == IW_RECV)
-			return ia_fail(r->w->a, "unexpected rping message while waiting for %s",
-				       what);
-	}
-	if (id == IW_RECV) {
-		if (wc.byte_len != IW_INFO)
-			return ia_fail(r->w->a, "rping message of %u bytes, expected 16",
-				       wc.byte_len);
-		r->recvs++;
-		if (iw_post_recv(r->w, r->qp, IW_RECV, r->rx, IW_INFO, r->rx_mr->lkey) != 0)
-			return -1;
-	}
-	return 1;
-}
-
-static int
-rp_send_info(struct iw_rp *r)
-{
-	return ia_post_send(r->w->a, r->qp, RK_WR_SEND, RK_WR_SEND, r->tx, IW_INFO,
-			    r->tx_mr->lkey, 0, 0) == 0 ? 0 :
-	       ia_fail(r->w->a, "post_send: send queue full");
-}
-
-/* Advertise @p buf and wait for the go-ahead: > 0, 0 when the server left, -1 on error. */
-static int
-rp_advertise(struct iw_rp *r, uint8_t *buf, uint32_t rkey, const char *go_ahead)
-{
-	ia_rping_info(r->tx, buf, rkey, r->size);
-	if (rp_send_info(r) != 0)
-		return -1;
-	return rp_expect(r, IW_RECV, go_ahead);
-}
-
-static int
-rp_client(struct iw_rp *r)
-{
-	struct ia *a = r->w->a;
-
-	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
-		int rc;
-
-		ia_rping_text(r->start, r->size, ping);
-		memset(r->sink, 0, r->size);
-		rc = rp_advertise(r, r->start, r->start_mr->rkey, "the go-ahead after the READ");
-		if (rc > 0)
-			rc = rp_advertise(r, r->sink, r->sink_mr->rkey,
-					  "the go-ahead after the WRITE");
-		if (rc <= 0)
-			return rc < 0 ? -1 : ia_fail(a, "the server disconnected after %" PRIu64
-						     " messages", r->recvs);
-		if (memcmp(r->start, r->sink, r->size) != 0)
-			return ia_fail(a, "ping %u: the data written back differs from ours", ping);
-	}
-	printf("rping: %u pings of %u bytes, data verified\n", a->o.iters, r->size);
-	return 0;
-}
-
-static int
-rp_server(struct iw_rp *r)
-{
-	struct ia *a = r->w->a;
-	uint8_t *want = malloc(r->size);
-	uint32_t pings = 0;
-	int rc = -1;
-
-	if (want == NULL)
-		return ia_fail(a, "out of memory");
-	for (;;) {
-		uint64_t raddr;
-		uint32_t rkey, len;
-		int e = rp_expect(r, IW_RECV, "the source advertisement");
-
-		if (e < 0)
-			goto out;
-		if (e == 0)
-			break;
-		raddr = rk_get_be64(r->rx);
-		rkey = rk_get_be32(r->rx + 8);
-		len = rk_get_be32(r->rx + 12);
-		if (len != r->size) {
-			ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len, len);
-			goto out;
-		}
-		if (ia_post_send(a, r->qp, RK_WR_RDMA_READ, RK_WR_RDMA_READ, r->sink, len,
-				 r->sink_mr->lkey, raddr, rkey) != 0 ||
-		    (e = rp_expect(r, RK_WR_RDMA_READ, "the READ")) <= 0)
-			goto cut;
-		ia_rping_text(want, r->size, pings);
-		if (memcmp(want, r->sink, r->size) != 0) {
-			ia_fail(a, "ping %u: the READ brought other bytes than rping's text", pings);
-			goto out;
-		}
-		if (rp_send_info(r) != 0 ||
-		    (e = rp_expect(r, IW_RECV, "the sink advertisement")) <= 0)
-			goto cut;
-		raddr = rk_get_be64(r->rx);
-		rkey = rk_get_be32(r->rx + 8);
-		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
-		if (ia_post_send(a, r->qp, RK_WR_RDMA_WRITE, RK_WR_RDMA_WRITE, r->sink, len,
-				 r->sink_mr->lkey, raddr, rkey) != 0 ||
-		    (e = rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE")) <= 0)
-			goto cut;
-		if (rp_send_info(r) != 0)
-			goto out;
-		pings++;
-		continue;
-cut:
-		if (e == 0)
-			ia_fail(a, "disconnected during ping %u", pings);
-		goto out;
-	}
-	printf("rping: served %u pings of %u bytes, data verified\n", pings, r->size);
-	if (a->o.iters != 0 && pings != a->o.iters)
-		ia_fail(a, "the client stopped after %u of %u pings", pings, a->o.iters);
-	else
-		rc = 0;
-out:
-	free(want);
-	return rc;
+	return iw_wait(r->link, r->cq, r->qp, wc, what);
 }
 
 static int
 iw_rping(struct iw *w)
 {
 	struct ia *a = w->a;
-	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_WRITE;
-	struct iw_rp r = { .w = w, .size = a->o.size };
+	struct ia_rping r = { .a = a, .size = a->o.size, .wait = rp_wait, .link = w };
 	int rc = -1;
 
 	/* parse_args() held the size to rping's 32..65535. */
-	r.start = calloc(1, r.size);
-	r.sink = calloc(1, r.size);
-	r.pd = rk_alloc_pd(a->ctx);
-	r.cq = rk_create_cq(a->ctx, 64, NULL);
-	if (r.start == NULL || r.sink == NULL || r.pd == NULL || r.cq == NULL) {
-		ia_fail(a, "cannot allocate resources");
+	if (ia_rping_alloc(&r) != 0)
 		goto out;
-	}
-	r.start_mr = rk_reg_mr(r.pd, r.start, r.size, acc);
-	r.sink_mr = rk_reg_mr(r.pd, r.sink, r.size, acc);
-	r.tx_mr = rk_reg_mr(r.pd, r.tx, IW_INFO, RK_ACCESS_LOCAL_WRITE);
-	r.rx_mr = rk_reg_mr(r.pd, r.rx, IW_INFO, RK_ACCESS_LOCAL_WRITE);
-	if (r.start_mr == NULL || r.sink_mr == NULL || r.tx_mr == NULL || r.rx_mr == NULL) {
-		ia_fail(a, "cannot register memory: %s", strerror(errno));
-		goto out;
-	}
 	/* rping asks for IRD = ORD = 1: one READ at a time. */
 	{
 		const struct iw_qp_spec sp = { r.pd, r.cq, 16, 2, 1, 1 };
-		struct rk_sge sge = { (uint64_t)(uintptr_t)r.rx, IW_INFO, r.rx_mr->lkey };
-		struct rk_recv_wr first = { .wr_id = IW_RECV, .sg_list = &sge, .num_sge = 1 };
+		struct rk_sge sge = { (uint64_t)(uintptr_t)r.rx, IA_RPING_INFO, r.rx_mr->lkey };
+		struct rk_recv_wr first = { .wr_id = IA_RPING_RECV, .sg_list = &sge,
+					    .num_sge = 1 };
 
 		r.qp = iw_create_qp(w, &sp);
 		if (r.qp == NULL)
@@ -557,7 +404,7 @@ iw_rping(struct iw *w)
 		goto out;
 	printf("rping: connected over iWARP, QPN %#x\n", r.qp->qp_num);
 	iw_print_neg(w, r.qp, "rping");
-	rc = w->client ? rp_client(&r) : rp_server(&r);
+	rc = w->client ? ia_rping_client(&r) : ia_rping_server(&r);
 	/* rdma_disconnect(): the client closes the TCP connection. */
 	if (r.qp != NULL) {
 		rk_destroy_qp(r.qp);
@@ -565,11 +412,7 @@ iw_rping(struct iw *w)
 	}
 	iw_drain(w, 200);
 out:
-	rk_app_release(&(struct rk_app_verbs_objs){
-		.qp = { r.qp }, .mr = { r.start_mr, r.sink_mr, r.tx_mr, r.rx_mr },
-		.cq = { r.cq }, .pd = r.pd });
-	free(r.start);
-	free(r.sink);
+	ia_rping_free(&r);
 	return rc;
 }
 

@@ -23,14 +23,13 @@
 #include <string.h>
 
 #include "interop.h"
+#include "rping.h"
 #include "rk_build.h"
 #include "rk_byteorder.h"
 #include "rk_cm.h"
 
 #define CM_QUEUE 16
 #define UD_SEND_ONLY 0x64
-#define RPING_INFO 16
-#define RP_RECV ((uint64_t)1 << 62)
 
 static struct {
 	uint8_t mad[CM_QUEUE][RK_MAD_LEN];
@@ -172,52 +171,13 @@ rand32(void)
 
 /* ----------------------------------------------------------------- rping */
 
+/* rping over RoCE: the shared loops (rping.c) on an RDMA-CM connection. */
 struct rp {
-	struct ia *a;
+	struct ia_rping r;
 	bool server;
-	uint32_t size;
-	struct rk_pd *pd;
-	struct rk_cq *cq;
-	struct rk_qp *qp;
-	uint8_t *start, *sink, info_tx[RPING_INFO], info_rx[RPING_INFO];
-	struct rk_mr *start_mr, *sink_mr, *tx_mr, *rx_mr;
 	struct ia_cmc cm;
 	uint32_t psn;
-	uint64_t recvs;
 };
-
-void
-ia_rping_text(uint8_t *b, uint32_t size, uint32_t n)
-{
-	unsigned char c = (unsigned char)(65 + n % 58);
-	int cc = snprintf((char *)b, size, "rdma-ping-%u: ", n);
-
-	for (uint32_t i = (uint32_t)cc; i < size; i++) {
-		b[i] = c;
-		if (++c > 122)
-			c = 65;
-	}
-	b[size - 1] = 0;
-}
-
-void
-ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size)
-{
-	rk_put_be64(info, (uint64_t)(uintptr_t)buf);
-	rk_put_be32(info + 8, rkey);
-	rk_put_be32(info + 12, size);
-}
-
-static int
-rp_post_recv(struct rp *r)
-{
-	struct rk_sge sge = { (uint64_t)(uintptr_t)r->info_rx, RPING_INFO, r->rx_mr->lkey };
-	struct rk_recv_wr wr = { .wr_id = RP_RECV, .sg_list = &sge, .num_sge = 1 };
-	struct rk_recv_wr *bad;
-	int rc = rk_post_recv(r->qp, &wr, &bad);
-
-	return rc == 0 ? 0 : ia_fail(r->a, "post_recv: %s", strerror(-rc));
-}
 
 int
 ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
@@ -237,44 +197,36 @@ ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
 	return rc == 0 ? 0 : ia_fail(a, "post_send: %s", strerror(-rc));
 }
 
-/* rping's post: a full send queue is an error too. */
-static int
-rp_post(struct rp *r, enum rk_wr_opcode op, uint8_t *local, uint32_t len, uint32_t lkey,
-	uint64_t raddr, uint32_t rkey)
-{
-	int rc = ia_post_send(r->a, r->qp, op, op, local, len, lkey, raddr, rkey);
-
-	return rc > 0 ? ia_fail(r->a, "post_send: %s", strerror(ENOMEM)) : rc;
-}
-
 /* Serve the port and our connection's CM once: event bits, or -1 with a message. */
 static int
 cm_pump(struct rp *r)
 {
 	struct ia_cmc *c = &r->cm;
 
-	return ia_cm_pump(r->a, &c, 1, NULL);
+	return ia_cm_pump(r->r.a, &c, 1, NULL);
 }
 
 /*
- * Wait for one completion (1, in @p wc) while serving the CM; 0 when the
- * peer disconnected first; -1 on error, REJ or timeout.
+ * rping's wait: one completion (1, in @p wc) while serving the CM; 0 when
+ * the peer disconnected first; -1 on error, REJ or timeout.
  */
 static int
-rp_wait(struct rp *r, struct rk_wc *wc)
+rp_wait(struct ia_rping *ping, struct rk_wc *wc, const char *what)
 {
-	struct ia *a = r->a;
+	struct rp *r = ping->link;
+	struct ia *a = ping->a;
 
 	rk_app_watchdog_restart(&a->wd);
 	for (;;) {
-		int n = rk_poll_cq(r->cq, 1, wc), act;
+		int n = rk_poll_cq(ping->cq, 1, wc), act;
 
 		if (n < 0)
 			return ia_fail(a, "poll_cq: %s", strerror(-n));
 		if (n == 1) {
 			if (wc->status != RK_WC_SUCCESS)
-				return ia_fail(a, "QP %#x: %s completion error: %s%s", wc->qp_num,
-					       wc->wr_id == RP_RECV ? "receive" : "send",
+				return ia_fail(a, "QP %#x: %s: %s completion error: %s%s",
+					       wc->qp_num, what,
+					       wc->wr_id == IA_RPING_RECV ? "receive" : "send",
 					       rk_wc_status_str(wc->status),
 					       wc->status == RK_WC_RETRY_EXC_ERR ?
 					       " (the peer stopped answering)" : "");
@@ -294,40 +246,10 @@ rp_wait(struct rp *r, struct rk_wc *wc)
 	}
 }
 
-/* Wait for a completion of @p wr_id; our SEND completions pass by. */
-static int
-rp_expect(struct rp *r, uint64_t wr_id, const char *what, bool *disc)
-{
-	struct rk_wc wc;
-
-	for (;;) {
-		int rc = rp_wait(r, &wc);
-
-		if (rc < 0)
-			return -1;
-		if (rc == 0) {
-			*disc = true;
-			return 0;
-		}
-		if (wc.wr_id == wr_id)
-			break;
-		if (wc.wr_id == RP_RECV)
-			return ia_fail(r->a, "unexpected rping message while waiting for %s", what);
-	}
-	if (wr_id == RP_RECV) {
-		if (wc.byte_len != RPING_INFO)
-			return ia_fail(r->a, "rping message of %u bytes, expected 16", wc.byte_len);
-		r->recvs++;
-		return rp_post_recv(r);
-	}
-	return 0;
-}
-
 static int
 rp_create(struct rp *r)
 {
-	struct ia *a = r->a;
-	const int acc = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_WRITE;
+	struct ia *a = r->r.a;
 	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC,
 				      .cap = { .max_send_wr = 16, .max_recv_wr = 2,
 					       .max_send_sge = 1, .max_recv_sge = 1 } };
@@ -336,37 +258,28 @@ rp_create(struct rp *r)
 						    RK_ACCESS_REMOTE_WRITE };
 	int rc;
 
-	r->start = calloc(1, r->size);
-	r->sink = calloc(1, r->size);
-	r->pd = rk_alloc_pd(a->ctx);
-	r->cq = rk_create_cq(a->ctx, 64, NULL);
-	if (r->start == NULL || r->sink == NULL || r->pd == NULL || r->cq == NULL)
-		return ia_fail(a, "cannot allocate resources");
-	r->start_mr = rk_reg_mr(r->pd, r->start, r->size, acc);
-	r->sink_mr = rk_reg_mr(r->pd, r->sink, r->size, acc);
-	r->tx_mr = rk_reg_mr(r->pd, r->info_tx, RPING_INFO, RK_ACCESS_LOCAL_WRITE);
-	r->rx_mr = rk_reg_mr(r->pd, r->info_rx, RPING_INFO, RK_ACCESS_LOCAL_WRITE);
-	ia.send_cq = ia.recv_cq = r->cq;
-	r->qp = rk_create_qp(r->pd, &ia);
-	if (r->start_mr == NULL || r->sink_mr == NULL || r->tx_mr == NULL || r->rx_mr == NULL ||
-	    r->qp == NULL)
-		return ia_fail(a, "cannot create MRs/QP: %s", strerror(errno));
-	rc = rk_modify_qp(r->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+	if (ia_rping_alloc(&r->r) != 0)
+		return -1;
+	ia.send_cq = ia.recv_cq = r->r.cq;
+	r->r.qp = rk_create_qp(r->r.pd, &ia);
+	if (r->r.qp == NULL)
+		return ia_fail(a, "cannot create the QP: %s", strerror(errno));
+	rc = rk_modify_qp(r->r.qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 			  RK_QP_ACCESS_FLAGS);
 	if (rc != 0)
 		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
 	r->psn = rand32() & 0xffffff;
-	return rp_post_recv(r);
+	return ia_rping_post_recv(&r->r);
 }
 
 /* Server: the CM's accept, then its RTU (or a first packet: rping's client sends first). */
 static int
 rp_cm_accept(struct rp *r)
 {
-	struct ia *a = r->a;
+	struct ia *a = r->r.a;
 	double deadline;
 
-	if (ia_cm_accept(a, &r->cm, r->qp, r->psn, 1, NULL, 0) != 0)
+	if (ia_cm_accept(a, &r->cm, r->r.qp, r->psn, 1, NULL, 0) != 0)
 		return -1;
 	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
 	while (r->cm.conn.state == RK_CM_REP_SENT) {
@@ -382,120 +295,37 @@ rp_cm_accept(struct rp *r)
 	return 0;
 }
 
-static int
-rp_client_loop(struct rp *r)
-{
-	struct ia *a = r->a;
-	bool disc = false;
-
-	for (uint32_t ping = 0; ping < a->o.iters; ping++) {
-		ia_rping_text(r->start, r->size, ping);
-		memset(r->sink, 0, r->size);
-		ia_rping_info(r->info_tx, r->start, r->start_mr->rkey, r->size);
-		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
-		    rp_expect(r, RP_RECV, "the go-ahead after the READ", &disc) != 0 || disc)
-			goto out;
-		ia_rping_info(r->info_tx, r->sink, r->sink_mr->rkey, r->size);
-		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
-		    rp_expect(r, RP_RECV, "the go-ahead after the WRITE", &disc) != 0 || disc)
-			goto out;
-		if (memcmp(r->start, r->sink, r->size) != 0)
-			return ia_fail(a, "ping %u: the data written back differs from ours", ping);
-	}
-	printf("rping: %u pings of %u bytes, data verified\n", a->o.iters, r->size);
-	return 0;
-out:
-	if (disc)
-		return ia_fail(a, "the server disconnected after %" PRIu64 " messages", r->recvs);
-	return -1;
-}
-
-static int
-rp_server_loop(struct rp *r)
-{
-	struct ia *a = r->a;
-	uint8_t want[65536];
-	uint32_t pings = 0;
-	bool disc = false;
-
-	for (;;) {
-		uint64_t raddr;
-		uint32_t rkey, len;
-
-		if (rp_expect(r, RP_RECV, "the source advertisement", &disc) != 0)
-			return -1;
-		if (disc)
-			break;
-		raddr = rk_get_be64(r->info_rx);
-		rkey = rk_get_be32(r->info_rx + 8);
-		len = rk_get_be32(r->info_rx + 12);
-		if (len != r->size)
-			return ia_fail(a, "the client's buffer is %u bytes; run us with -s %u", len,
-				       len);
-		if (rp_post(r, RK_WR_RDMA_READ, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
-		    rp_expect(r, RK_WR_RDMA_READ, "the READ", &disc) != 0 || disc)
-			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
-		ia_rping_text(want, r->size, pings);
-		if (memcmp(want, r->sink, r->size) != 0)
-			return ia_fail(a, "ping %u: the READ brought other bytes than rping's text",
-				       pings);
-		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0 ||
-		    rp_expect(r, RP_RECV, "the sink advertisement", &disc) != 0 || disc)
-			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
-		raddr = rk_get_be64(r->info_rx);
-		rkey = rk_get_be32(r->info_rx + 8);
-		len = (uint32_t)strnlen((const char *)r->sink, r->size - 1) + 1;
-		if (rp_post(r, RK_WR_RDMA_WRITE, r->sink, len, r->sink_mr->lkey, raddr, rkey) != 0 ||
-		    rp_expect(r, RK_WR_RDMA_WRITE, "the WRITE", &disc) != 0 || disc)
-			return disc ? ia_fail(a, "disconnected during ping %u", pings) : -1;
-		if (rp_post(r, RK_WR_SEND, r->info_tx, RPING_INFO, r->tx_mr->lkey, 0, 0) != 0)
-			return -1;
-		pings++;
-	}
-	printf("rping: served %u pings of %u bytes, data verified\n", pings, r->size);
-	if (a->o.iters != 0 && pings != a->o.iters)
-		return ia_fail(a, "the client stopped after %u of %u pings", pings, a->o.iters);
-	return 0;
-}
-
 /* Disconnect (client) and wait for the DREP, bounded. */
 static int
 rp_disconnect(struct rp *r)
 {
 	struct ia_cmc *c = &r->cm;
 
-	if (ia_cm_close(r->a, &c, 1, true, 5.0) != 0)
+	if (ia_cm_close(r->r.a, &c, 1, true, 5.0) != 0)
 		return -1;
 	if (c->conn.state == RK_CM_DREQ_SENT)
-		return ia_fail(r->a, "no DREP to our DREQ within 5 s");
+		return ia_fail(r->r.a, "no DREP to our DREQ within 5 s");
 	return 0;
-}
-
-static void
-rp_destroy(struct rp *r)
-{
-	rk_app_release(&(struct rk_app_verbs_objs){
-		.qp = { r->qp }, .mr = { r->start_mr, r->sink_mr, r->tx_mr, r->rx_mr },
-		.cq = { r->cq }, .pd = r->pd });
-	free(r->start);
-	free(r->sink);
 }
 
 int
 ia_rping(struct ia *a)
 {
-	struct rp r = { .a = a, .server = a->o.server_host == NULL, .size = a->o.size };
+	struct rp r = { .r = { .a = a, .size = a->o.size, .wait = rp_wait },
+			.server = a->o.server_host == NULL };
 	int rc;
 
 	/* parse_args() held the size to rping's 32..65535. */
+	r.r.link = &r;
 	rc = rp_create(&r);
 	if (rc == 0)
-		rc = r.server ? rp_cm_accept(&r) : ia_cm_connect(a, &r.cm, r.qp, r.psn, 1, NULL, 0);
+		rc = r.server ? rp_cm_accept(&r) :
+		     ia_cm_connect(a, &r.cm, r.r.qp, r.psn, 1, NULL, 0);
 	if (rc == 0) {
-		printf("rping: connected, QPN %#x <-> %#x, path MTU %u\n", r.qp->qp_num,
+		printf("rping: connected, QPN %#x <-> %#x, path MTU %u\n", r.r.qp->qp_num,
 		       r.cm.conn.peer.qpn, 128u << r.cm.conn.peer.path_mtu);
 		fflush(stdout);
-		rc = r.server ? rp_server_loop(&r) : rp_client_loop(&r);
+		rc = r.server ? ia_rping_server(&r.r) : ia_rping_client(&r.r);
 		if (!r.server && rp_disconnect(&r) != 0 && rc == 0)
 			rc = -1;
 		/* Let our DREP or the last ACKs leave. */
@@ -505,7 +335,7 @@ ia_rping(struct ia *a)
 	if (cmq.dropped > 0)
 		fprintf(stderr, "rk-interop: %" PRIu64 " CM MADs dropped (queue full)\n",
 			cmq.dropped);
-	rp_destroy(&r);
+	ia_rping_free(&r.r);
 	return rc;
 }
 
