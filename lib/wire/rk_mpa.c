@@ -40,6 +40,13 @@ min_sz(size_t a, size_t b)
 	return a < b ? a : b;
 }
 
+/* The header's fields, from its field list (struct members named as its accessors). */
+static void
+rr_unpack(const uint8_t *h, struct rk_mpa_rr *f)
+{
+	RK_MPA_RR_FIELDS(RK_FIELD_UNPACK, RK_FIELD_NONE)
+}
+
 /* Decode the 20-byte header and @p pd_avail bytes of private data. */
 static void
 rr_decode(const uint8_t *buf, size_t pd_avail, struct rk_mpa_rr *rr,
@@ -50,13 +57,7 @@ rr_decode(const uint8_t *buf, size_t pd_avail, struct rk_mpa_rr *rr,
 
 	memset(rr, 0, sizeof(*rr));
 	rr->reply = memcmp(buf, RK_MPA_KEY_REP, RK_MPA_KEY_LEN) == 0;
-	rr->m = rk_mpa_rr_m(buf);
-	rr->c = rk_mpa_rr_c(buf);
-	rr->r = rk_mpa_rr_r(buf);
-	rr->enhanced = rk_mpa_rr_enhanced(buf);
-	rr->res = rk_mpa_rr_res(buf);
-	rr->rev = rk_mpa_rr_rev(buf);
-	rr->pd_len = rk_mpa_rr_pd_len(buf);
+	rr_unpack(buf, rr);
 	pd_avail = min_sz(pd_avail, rr->pd_len);
 
 	/* RFC 5044 7.1.1: only a Reply may reject. */
