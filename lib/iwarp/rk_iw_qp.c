@@ -179,6 +179,17 @@ ird_ord_or_default(uint16_t v)
 	return v == 0 ? DEFAULT_IRD_ORD : v;
 }
 
+static void
+qp_free(struct rk_iw_qp *qp)
+{
+	free(qp->rxs);
+	free(qp->sq);
+	free(qp->rq);
+	free(qp->txbuf);
+	free(qp->ulpdu);
+	free(qp);
+}
+
 struct rk_iw_qp *
 rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint64_t now_ns)
 {
@@ -210,12 +221,7 @@ rk_iw_qp_create(struct rk_iw_pd *pd, const struct rk_iw_qp_init_attr *init, uint
 	qp->ulpdu = malloc(emss);
 	if (qp->rxs == NULL || qp->sq == NULL || qp->rq == NULL || qp->txbuf == NULL ||
 	    qp->ulpdu == NULL) {
-		free(qp->rxs);
-		free(qp->sq);
-		free(qp->rq);
-		free(qp->txbuf);
-		free(qp->ulpdu);
-		free(qp);
+		qp_free(qp);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -305,12 +311,7 @@ rk_iw_qp_destroy(struct rk_iw_qp *qp)
 	qp->pd->res.obj.refs--;
 	qp->scq->res.obj.refs--;
 	qp->rcq->res.obj.refs--;
-	free(qp->rxs);
-	free(qp->sq);
-	free(qp->rq);
-	free(qp->txbuf);
-	free(qp->ulpdu);
-	free(qp);
+	qp_free(qp);
 	return 0;
 }
 
@@ -371,13 +372,25 @@ wr_ok(const struct rk_iw_qp *qp, int num_sge, const struct rk_sge *sg_list, bool
 	       (num_sge == 0 || sg_list != NULL);
 }
 
+/* Copy a WR's SGE list (checked by wr_ok()) into its WQE; its total length. */
+static uint64_t
+take_sges(struct rk_sge *dst, const struct rk_sge *src, int n)
+{
+	uint64_t len = 0;
+
+	for (int i = 0; i < n; i++)
+		len += src[i].length;
+	if (n > 0)
+		memcpy(dst, src, (size_t)n * sizeof(*dst));
+	return len;
+}
+
 int
 rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 		const struct rk_send_wr **bad_wr)
 {
 	for (; wr != NULL; wr = wr->next) {
 		struct iw_swqe *w;
-		uint64_t len = 0;
 		bool ok;
 
 		if (bad_wr != NULL)
@@ -407,23 +420,19 @@ rk_iw_post_send(struct rk_iw_qp *qp, const struct rk_send_wr *wr,
 		}
 		if (!ok)
 			return -EINVAL;
-		for (int i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
-		/* Read Request size and one untagged message: 32 bits (RFC 5040 4.4, MO). */
-		if (len > UINT32_MAX)
-			return -EINVAL;
 		if (qp->sq_tail - qp->sq_head == qp->sq_size)
 			return -ENOMEM;
 		w = rk_iw_sq_at(qp, qp->sq_tail);
 		memset(w, 0, sizeof(*w));
+		w->len = take_sges(w->sge, wr->sg_list, wr->num_sge);
+		/* Read Request size and one untagged message: 32 bits (RFC 5040 4.4, MO). */
+		if (w->len > UINT32_MAX)
+			return -EINVAL;
 		w->wr_id = wr->wr_id;
 		w->opcode = wr->opcode;
 		w->flags = wr->send_flags;
 		w->imm_inv = wr->imm_data;
 		w->num_sge = wr->num_sge;
-		if (wr->num_sge > 0)
-			memcpy(w->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(w->sge[0]));
-		w->len = len;
 		if (wr->opcode == RK_WR_ATOMIC_CMP_AND_SWP ||
 		    wr->opcode == RK_WR_ATOMIC_FETCH_AND_ADD) {
 			w->remote_addr = wr->wr.atomic.remote_addr;
@@ -446,8 +455,7 @@ rk_iw_post_recv(struct rk_iw_qp *qp, const struct rk_recv_wr *wr,
 		const struct rk_recv_wr **bad_wr)
 {
 	for (; wr != NULL; wr = wr->next) {
-		struct iw_rwqe *r;
-		uint64_t len = 0;
+		struct iw_rwqe *r = rk_iw_rq_at(qp, qp->rq_tail);
 
 		if (bad_wr != NULL)
 			*bad_wr = wr;
@@ -455,14 +463,9 @@ rk_iw_post_recv(struct rk_iw_qp *qp, const struct rk_recv_wr *wr,
 			return -EINVAL;
 		if (qp->rq_tail - qp->rq_head == qp->rq_size)
 			return -ENOMEM;
-		for (int i = 0; i < wr->num_sge; i++)
-			len += wr->sg_list[i].length;
-		r = rk_iw_rq_at(qp, qp->rq_tail);
 		r->wr_id = wr->wr_id;
 		r->num_sge = wr->num_sge;
-		if (wr->num_sge > 0)
-			memcpy(r->sge, wr->sg_list, (size_t)wr->num_sge * sizeof(r->sge[0]));
-		r->len = len;
+		r->len = take_sges(r->sge, wr->sg_list, wr->num_sge);
 		qp->rq_tail++;
 	}
 	if (bad_wr != NULL)
