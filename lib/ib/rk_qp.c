@@ -5,6 +5,7 @@
  * shape of the kernel's ib_modify_qp_is_ok(). Posting and flushing.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,9 @@ struct qp_trans {
 		    M(MIN_RNR_TIMER))
 #define RTS_OPT_UC (M(CUR_STATE) | M(ACCESS_FLAGS) | M(ALT_PATH) | M(PATH_MIG_STATE))
 #define RTS_OPT_UD (M(CUR_STATE) | M(QKEY))
+/* RTS to RTS and SQD to RTS change the same attributes. */
+#define TO_RTS { .valid = true, \
+		 .opt = { [T_RC] = RTS_OPT_RC, [T_UC] = RTS_OPT_UC, [T_UD] = RTS_OPT_UD } }
 
 /* What RESET to INIT requires, INIT to INIT may change. */
 #define INIT_ATTRS { \
@@ -81,24 +85,15 @@ static const struct qp_trans qp_table[RK_QPS_COUNT][RK_QPS_COUNT] = {
 		},
 	},
 	[RK_QPS_RTS] = {
-		[RK_QPS_RTS] = {
-			.valid = true,
-			.opt = { [T_RC] = RTS_OPT_RC, [T_UC] = RTS_OPT_UC, [T_UD] = RTS_OPT_UD },
-		},
+		[RK_QPS_RTS] = TO_RTS,
 		[RK_QPS_SQD] = {
 			.valid = true,
-			.opt = {
-				[T_RC] = M(EN_SQD_ASYNC_NOTIFY),
-				[T_UC] = M(EN_SQD_ASYNC_NOTIFY),
-				[T_UD] = M(EN_SQD_ASYNC_NOTIFY),
-			},
+			.opt = { [T_RC] = M(EN_SQD_ASYNC_NOTIFY), [T_UC] = M(EN_SQD_ASYNC_NOTIFY),
+				 [T_UD] = M(EN_SQD_ASYNC_NOTIFY) },
 		},
 	},
 	[RK_QPS_SQD] = {
-		[RK_QPS_RTS] = {
-			.valid = true,
-			.opt = { [T_RC] = RTS_OPT_RC, [T_UC] = RTS_OPT_UC, [T_UD] = RTS_OPT_UD },
-		},
+		[RK_QPS_RTS] = TO_RTS,
 		[RK_QPS_SQD] = {
 			.valid = true,
 			.opt = {
@@ -122,6 +117,23 @@ static const struct qp_trans qp_table[RK_QPS_COUNT][RK_QPS_COUNT] = {
 		},
 	},
 };
+
+/* The attributes a modify copies as they are: mask bit, member of struct rk_qp_attr. */
+#define ATTR(bit, m) { RK_QP_##bit, offsetof(struct rk_qp_attr, m), \
+		       sizeof(((struct rk_qp_attr *)0)->m) }
+static const struct {
+	int bit;
+	uint16_t off, len;
+} attr_fields[] = {
+	ATTR(ACCESS_FLAGS, qp_access_flags), ATTR(PKEY_INDEX, pkey_index),
+	ATTR(PORT, port_num), ATTR(QKEY, qkey), ATTR(AV, ah_attr), ATTR(PATH_MTU, path_mtu),
+	ATTR(DEST_QPN, dest_qp_num), ATTR(RQ_PSN, rq_psn), ATTR(MIN_RNR_TIMER, min_rnr_timer),
+	ATTR(MAX_DEST_RD_ATOMIC, max_dest_rd_atomic), ATTR(TIMEOUT, timeout),
+	ATTR(RETRY_CNT, retry_cnt), ATTR(RNR_RETRY, rnr_retry),
+	ATTR(MAX_QP_RD_ATOMIC, max_rd_atomic), ATTR(SQ_PSN, sq_psn),
+	ATTR(EN_SQD_ASYNC_NOTIFY, en_sqd_async_notify),
+};
+#undef ATTR
 
 static int
 type_index(enum rk_qp_type t)
@@ -453,54 +465,27 @@ rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *a, int mask)
 		qp->resp.res_pending = 0;
 	}
 
-	/* Apply attributes. */
-	if (mask & RK_QP_ACCESS_FLAGS)
-		qp->attr.qp_access_flags = a->qp_access_flags;
-	if (mask & RK_QP_PKEY_INDEX)
-		qp->attr.pkey_index = a->pkey_index;
-	if (mask & RK_QP_PORT)
-		qp->attr.port_num = a->port_num;
-	if (mask & RK_QP_QKEY)
-		qp->attr.qkey = a->qkey;
-	if (mask & RK_QP_AV)
-		qp->attr.ah_attr = a->ah_attr;
-	if (mask & RK_QP_PATH_MTU) {
-		qp->attr.path_mtu = a->path_mtu;
+	/* Apply attributes, then what the engine keeps beside them. */
+	for (size_t i = 0; i < sizeof(attr_fields) / sizeof(attr_fields[0]); i++)
+		if (mask & attr_fields[i].bit)
+			memcpy((uint8_t *)&qp->attr + attr_fields[i].off,
+			       (const uint8_t *)a + attr_fields[i].off, attr_fields[i].len);
+	if (mask & RK_QP_PATH_MTU)
 		qp->pmtu = rk_ib_mtu_bytes(a->path_mtu);
-	}
-	if (mask & RK_QP_DEST_QPN)
-		qp->attr.dest_qp_num = a->dest_qp_num;
-	if (mask & RK_QP_RQ_PSN) {
-		qp->attr.rq_psn = a->rq_psn;
+	if (mask & RK_QP_RQ_PSN)
 		qp->resp.epsn = a->rq_psn;
-	}
-	if (mask & RK_QP_MIN_RNR_TIMER)
-		qp->attr.min_rnr_timer = a->min_rnr_timer;
-	if (mask & RK_QP_MAX_DEST_RD_ATOMIC)
-		qp->attr.max_dest_rd_atomic = a->max_dest_rd_atomic;
-	if (mask & RK_QP_TIMEOUT) {
-		qp->attr.timeout = a->timeout;
+	if (mask & RK_QP_TIMEOUT)
 		qp->timeout_ns = rk_local_ack_timeout_ns(a->timeout);
-	}
-	if (mask & RK_QP_RETRY_CNT) {
-		qp->attr.retry_cnt = a->retry_cnt;
+	if (mask & RK_QP_RETRY_CNT)
 		qp->comp.retry_left = a->retry_cnt;
-	}
-	if (mask & RK_QP_RNR_RETRY) {
-		qp->attr.rnr_retry = a->rnr_retry;
+	if (mask & RK_QP_RNR_RETRY)
 		qp->comp.rnr_left = a->rnr_retry;
-	}
-	if (mask & RK_QP_MAX_QP_RD_ATOMIC)
-		qp->attr.max_rd_atomic = a->max_rd_atomic;
 	if (mask & RK_QP_SQ_PSN) {
-		qp->attr.sq_psn = a->sq_psn;
 		qp->req.psn = a->sq_psn;
 		qp->comp.psn = a->sq_psn;
 		qp->req.max_sent_psn = rk_psn_sub(a->sq_psn, 1);
 		qp->req.sent_any = false;
 	}
-	if (mask & RK_QP_EN_SQD_ASYNC_NOTIFY)
-		qp->attr.en_sqd_async_notify = a->en_sqd_async_notify;
 
 	if (next != cur)
 		rk_ib_trace(qp, "qp", rk_qp_state_name[cur], rk_qp_state_name[next]);
