@@ -32,6 +32,22 @@ rk_app_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
+const struct rk_app_word rk_app_words_transport[] = {
+	{ "roce", 0 }, { "rocev2", 0 }, { "iwarp", 1 }, { NULL, 0 }
+};
+const struct rk_app_word rk_app_words_atomic[] = {
+	{ "CMP_AND_SWAP", 1 }, { "FETCH_AND_ADD", 0 }, { NULL, 0 }
+};
+
+int
+rk_app_parse_word(const char *s, const struct rk_app_word *words)
+{
+	for (; words->word != NULL; words++)
+		if (strcmp(s, words->word) == 0)
+			return words->value;
+	return -1;
+}
+
 int
 rk_app_parse_double(const char *s, double min, double max, double *out)
 {

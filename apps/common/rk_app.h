@@ -80,6 +80,20 @@ bool rk_app_check(const uint8_t *b, size_t len, uint64_t key);
 int rk_app_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /** rk_app_parse_u64() into a 32-bit value. */
 int rk_app_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+/** A word an option takes and the value it stands for. */
+struct rk_app_word {
+	const char *word;
+	int value;
+};
+/** --transport: roce (rocev2) 0, iwarp 1. */
+extern const struct rk_app_word rk_app_words_transport[];
+/** perftest's -A / --atomic_type: CMP_AND_SWAP 1, FETCH_AND_ADD 0. */
+extern const struct rk_app_word rk_app_words_atomic[];
+/**
+ * The value of word @p s in @p words (a list ended by a NULL word), exact
+ * and case-sensitive. @return the value, or -1 when @p s is none of them.
+ */
+int rk_app_parse_word(const char *s, const struct rk_app_word *words);
 /** Parse a whole floating-point number in [min, max]; 0 or -1. */
 int rk_app_parse_double(const char *s, double min, double max, double *out);
 /**

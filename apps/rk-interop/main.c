@@ -329,7 +329,7 @@ parse_args(void *arg, int argc, char **argv)
 	bool size_set = false, port_set = false;
 	unsigned int given = 0;         /* GIVEN_*: for check_combinations() */
 	uint32_t v;
-	int c, mi;
+	int c, mi, w;
 
 	*o = (struct ia_opts){ .tcp_port = 18515, .iters = 1000, .mtu = 1024, .rx_depth = 500,
 			       .tx_depth = 128, .qp_timeout = 14, .oob_timeout_s = 30, .timeout_s = 10,
@@ -357,10 +357,10 @@ parse_args(void *arg, int argc, char **argv)
 			given |= GIVEN_OUTS;
 			break;
 		case 'A':
-			if (strcmp(optarg, "CMP_AND_SWAP") != 0 && strcmp(optarg, "FETCH_AND_ADD") != 0)
+			if ((w = rk_app_parse_word(optarg, rk_app_words_atomic)) < 0)
 				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD, got '%s'",
 				    optarg);
-			o->atomic_cas = strcmp(optarg, "CMP_AND_SWAP") == 0;
+			o->atomic_cas = w;
 			given |= GIVEN_ATOMIC;
 			break;
 		case 'T':
@@ -433,9 +433,9 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		case 'R': o->rdma_cm = true; given |= GIVEN_R; break;
 		case O_TRANSPORT:
-			if (strcmp(optarg, "iwarp") != 0 && strcmp(optarg, "roce") != 0)
+			if ((w = rk_app_parse_word(optarg, rk_app_words_transport)) < 0)
 				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
-			o->iwarp = strcmp(optarg, "iwarp") == 0;
+			o->iwarp = w;
 			break;
 		case O_IWARP: o->iwarp = true; break;
 		case O_MPA_REV:

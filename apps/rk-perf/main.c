@@ -133,6 +133,13 @@ parse_args(void *arg, int argc, char **argv)
 		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
 		{ NULL, 0, NULL, 0 },
 	};
+	static const struct rk_app_word tcp_words[] = {
+		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
+	};
+	static const struct rk_app_word idle_words[] = {
+		{ "spin", RK_IO_IDLE_SPIN }, { "adaptive", RK_IO_IDLE_ADAPTIVE },
+		{ "sleep", RK_IO_IDLE_ADAPTIVE }, { NULL, 0 }
+	};
 	struct perf_opts *o = &p->o;
 	bool size_set = false, iters_set = false, list_set = false, tcp_set = false;
 	bool mtu_set = false;
@@ -140,7 +147,7 @@ parse_args(void *arg, int argc, char **argv)
 	const char *port_opt = NULL;
 	uint64_t v;
 	double d;
-	int c, ti;
+	int c, ti, w;
 
 	*o = (struct perf_opts){
 		.tcp_port = 18515, .qps = 1, .mtu = 1024, .tx_depth = 128, .rx_depth = 512,
@@ -214,12 +221,10 @@ parse_args(void *arg, int argc, char **argv)
 			o->rx_depth = (uint32_t)v;
 			break;
 		case 'A':
-			if (strcmp(optarg, "CMP_AND_SWAP") == 0)
-				o->atomic_cas = true;
-			else if (strcmp(optarg, "FETCH_AND_ADD") == 0)
-				o->atomic_cas = false;
-			else
-				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD");
+			if ((w = rk_app_parse_word(optarg, rk_app_words_atomic)) < 0)
+				BAD("--atomic_type: expected CMP_AND_SWAP or FETCH_AND_ADD, got '%s'",
+				    optarg);
+			o->atomic_cas = w;
 			break;
 		case 'F': break;
 		case 'p':
@@ -248,20 +253,14 @@ parse_args(void *arg, int argc, char **argv)
 			o->pcap_path = optarg;
 			break;
 		case O_TRANSPORT:
-			if (strcmp(optarg, "iwarp") == 0)
-				o->iwarp = true;
-			else if (strcmp(optarg, "roce") == 0 || strcmp(optarg, "rocev2") == 0)
-				o->iwarp = false;
-			else
+			if ((w = rk_app_parse_word(optarg, rk_app_words_transport)) < 0)
 				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
+			o->iwarp = w;
 			break;
 		case O_TCP:
-			if (strcmp(optarg, "kernel") == 0)
-				o->tcp_kernel = true;
-			else if (strcmp(optarg, "lwip") == 0)
-				o->tcp_kernel = false;
-			else
+			if ((w = rk_app_parse_word(optarg, tcp_words)) < 0)
 				BAD("--tcp: expected lwip or kernel, got '%s'", optarg);
+			o->tcp_kernel = w;
 			tcp_set = true;
 			break;
 		case O_NETMASK: {
@@ -284,12 +283,9 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		case O_IDLE:
 			port_opt = port_opt != NULL ? port_opt : "--idle";
-			if (strcmp(optarg, "spin") == 0)
-				o->idle = RK_IO_IDLE_SPIN;
-			else if (strcmp(optarg, "adaptive") == 0 || strcmp(optarg, "sleep") == 0)
-				o->idle = RK_IO_IDLE_ADAPTIVE;
-			else
+			if ((w = rk_app_parse_word(optarg, idle_words)) < 0)
 				BAD("--idle: expected spin or adaptive, got '%s'", optarg);
+			o->idle = (enum rk_io_idle)w;
 			break;
 		case O_DROP_EVERY:
 			if (rk_app_parse_u64(optarg, 2, UINT32_MAX, &v) != 0)

@@ -74,6 +74,14 @@ main(void)
 	CHECK(rk_app_parse_sizes("1,2,3,4,5", 1, 1u << 26, sizes, 4, err, sizeof(err)) == -1 &&
 	      strstr(err, "more than 4") != NULL, "sizes: too many");
 
+	/* Option words. */
+	CHECK(rk_app_parse_word("iwarp", rk_app_words_transport) == 1 &&
+	      rk_app_parse_word("rocev2", rk_app_words_transport) == 0, "words: transport");
+	CHECK(rk_app_parse_word("CMP_AND_SWAP", rk_app_words_atomic) == 1 &&
+	      rk_app_parse_word("FETCH_AND_ADD", rk_app_words_atomic) == 0, "words: atomic");
+	CHECK(rk_app_parse_word("IWARP", rk_app_words_transport) == -1 &&
+	      rk_app_parse_word("", rk_app_words_atomic) == -1, "words: no other spelling");
+
 	/* Watchdog. */
 	CHECK(!rk_app_watchdog_expired(&wd, 5000000000ull, 0), "watchdog: the first poll starts it");
 	CHECK(!rk_app_watchdog_expired(&wd, 5900000000ull, 0), "watchdog: 0.9 s idle is no timeout");
