@@ -103,31 +103,35 @@ enum rk_send_flags {
 	RK_SEND_INLINE = 1 << 3,
 };
 
-/** Work completion status (IBV_WC_*). */
-enum rk_wc_status {
-	RK_WC_SUCCESS = 0,
-	RK_WC_LOC_LEN_ERR = 1,
-	RK_WC_LOC_QP_OP_ERR = 2,
-	RK_WC_LOC_EEC_OP_ERR = 3,
-	RK_WC_LOC_PROT_ERR = 4,
-	RK_WC_WR_FLUSH_ERR = 5,
-	RK_WC_MW_BIND_ERR = 6,
-	RK_WC_BAD_RESP_ERR = 7,
-	RK_WC_LOC_ACCESS_ERR = 8,
-	RK_WC_REM_INV_REQ_ERR = 9,
-	RK_WC_REM_ACCESS_ERR = 10,
-	RK_WC_REM_OP_ERR = 11,
-	RK_WC_RETRY_EXC_ERR = 12,
-	RK_WC_RNR_RETRY_EXC_ERR = 13,
-	RK_WC_LOC_RDD_VIOL_ERR = 14,
-	RK_WC_REM_INV_RD_REQ_ERR = 15,
-	RK_WC_REM_ABORT_ERR = 16,
-	RK_WC_INV_EECN_ERR = 17,
-	RK_WC_INV_EEC_STATE_ERR = 18,
-	RK_WC_FATAL_ERR = 19,
-	RK_WC_RESP_TIMEOUT_ERR = 20,
-	RK_WC_GENERAL_ERR = 21,
-};
+/**
+ * Work completion status (IBV_WC_*, the same values) and its text, as
+ * libibverbs' ibv_wc_status_str() gives it: rows X(NAME, value, text).
+ */
+#define RK_WC_STATUSES(X) \
+	X(SUCCESS, 0, "success") \
+	X(LOC_LEN_ERR, 1, "local length error") \
+	X(LOC_QP_OP_ERR, 2, "local QP operation error") \
+	X(LOC_EEC_OP_ERR, 3, "local EE context operation error") \
+	X(LOC_PROT_ERR, 4, "local protection error") \
+	X(WR_FLUSH_ERR, 5, "Work Request Flushed Error") \
+	X(MW_BIND_ERR, 6, "memory management operation error") \
+	X(BAD_RESP_ERR, 7, "bad response error") \
+	X(LOC_ACCESS_ERR, 8, "local access error") \
+	X(REM_INV_REQ_ERR, 9, "remote invalid request error") \
+	X(REM_ACCESS_ERR, 10, "remote access error") \
+	X(REM_OP_ERR, 11, "remote operation error") \
+	X(RETRY_EXC_ERR, 12, "transport retry counter exceeded") \
+	X(RNR_RETRY_EXC_ERR, 13, "RNR retry counter exceeded") \
+	X(LOC_RDD_VIOL_ERR, 14, "local RDD violation error") \
+	X(REM_INV_RD_REQ_ERR, 15, "remote invalid RD request") \
+	X(REM_ABORT_ERR, 16, "aborted error") \
+	X(INV_EECN_ERR, 17, "invalid EE context number") \
+	X(INV_EEC_STATE_ERR, 18, "invalid EE context state") \
+	X(FATAL_ERR, 19, "fatal error") \
+	X(RESP_TIMEOUT_ERR, 20, "response timeout error") \
+	X(GENERAL_ERR, 21, "general error")
+#define RK_WC_STATUS_MEMBER(n, v, text) RK_WC_##n = v,
+enum rk_wc_status { RK_WC_STATUSES(RK_WC_STATUS_MEMBER) };
 
 /** Work completion opcodes (IBV_WC_*). */
 enum rk_wc_opcode {

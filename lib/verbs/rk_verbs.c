@@ -448,30 +448,9 @@ rk_counters_from_stats(const struct rk_ib_stats *s, struct rk_counter *out, unsi
 const char *
 rk_wc_status_str(enum rk_wc_status status)
 {
-	static const char *const names[] = {
-		[RK_WC_SUCCESS] = "success",
-		[RK_WC_LOC_LEN_ERR] = "local length error",
-		[RK_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[RK_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[RK_WC_LOC_PROT_ERR] = "local protection error",
-		[RK_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-		[RK_WC_MW_BIND_ERR] = "memory management operation error",
-		[RK_WC_BAD_RESP_ERR] = "bad response error",
-		[RK_WC_LOC_ACCESS_ERR] = "local access error",
-		[RK_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[RK_WC_REM_ACCESS_ERR] = "remote access error",
-		[RK_WC_REM_OP_ERR] = "remote operation error",
-		[RK_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[RK_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[RK_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[RK_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[RK_WC_REM_ABORT_ERR] = "aborted error",
-		[RK_WC_INV_EECN_ERR] = "invalid EE context number",
-		[RK_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[RK_WC_FATAL_ERR] = "fatal error",
-		[RK_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[RK_WC_GENERAL_ERR] = "general error",
-	};
+#define NAME(n, v, text) [RK_WC_##n] = text,
+	static const char *const names[] = { RK_WC_STATUSES(NAME) };
+#undef NAME
 
 	if ((unsigned int)status < sizeof(names) / sizeof(names[0]) && names[status] != NULL)
 		return names[status];
