@@ -66,13 +66,9 @@ rk_insp_flows_init(struct rk_insp_flows *t, const struct rk_insp_flow_opts *opts
 		t->opts = *opts;
 	if (t->opts.max_flows == 0)
 		t->opts.max_flows = RK_INSP_MAX_FLOWS_DEFAULT;
-	t->nbuckets = 256;
-	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
-	t->npbuckets = 64;
-	t->pbuckets = calloc(t->npbuckets, sizeof(*t->pbuckets));
-	if (t->buckets == NULL || t->pbuckets == NULL) {
-		free(t->buckets);
-		free(t->pbuckets);
+	if (rk_insp_htab_init(&t->hash, 256, 1u << 26) != 0 ||
+	    rk_insp_htab_init(&t->phash, 64, 1u << 24) != 0) {
+		rk_insp_htab_fini(&t->hash);
 		return -ENOMEM;
 	}
 	return 0;
@@ -99,8 +95,8 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 		free(p);
 		p = n;
 	}
-	free(t->buckets);
-	free(t->pbuckets);
+	rk_insp_htab_fini(&t->hash);
+	rk_insp_htab_fini(&t->phash);
 	free(t->untracked_bits);
 	memset(t, 0, sizeof(*t));
 }
@@ -108,11 +104,15 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 struct rk_insp_flow *
 rk_insp_flow_find(const struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 {
-	struct rk_insp_flow *f = t->buckets[key_hash(key) & (t->nbuckets - 1)];
+	uint64_t h = key_hash(key);
 
-	while (f != NULL && !key_eq(&f->key, key))
-		f = f->hnext;
-	return f;
+	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&t->hash, h); l != NULL; l = l->next) {
+		struct rk_insp_flow *f = rk_insp_hlink_elem(l, struct rk_insp_flow, hl);
+
+		if (l->hash == h && key_eq(&f->key, key))
+			return f;
+	}
+	return NULL;
 }
 
 /* Lookup with a one-entry cache: packets of a flow come in bursts. */
@@ -127,26 +127,6 @@ find_cached(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 	if (f != NULL)
 		t->last = f;
 	return f;
-}
-
-static void
-grow_flows(struct rk_insp_flows *t)
-{
-	uint32_t n = t->nbuckets * 2;
-	struct rk_insp_flow **b = calloc(n, sizeof(*b));
-
-	/* Out of memory here only costs lookup speed. */
-	if (b == NULL)
-		return;
-	for (struct rk_insp_flow *f = t->head; f != NULL; f = f->next) {
-		uint64_t i = key_hash(&f->key) & (n - 1);
-
-		f->hnext = b[i];
-		b[i] = f;
-	}
-	free(t->buckets);
-	t->buckets = b;
-	t->nbuckets = n;
 }
 
 /*
@@ -179,7 +159,6 @@ static struct rk_insp_flow *
 flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 {
 	struct rk_insp_flow *f = find_cached(t, key);
-	uint64_t i;
 
 	if (f != NULL)
 		return f;
@@ -191,9 +170,7 @@ flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 	if (f == NULL)
 		return NULL;
 	f->key = *key;
-	i = key_hash(key) & (t->nbuckets - 1);
-	f->hnext = t->buckets[i];
-	t->buckets[i] = f;
+	rk_insp_htab_add(&t->hash, &f->hl, key_hash(key));
 	if (t->tail != NULL)
 		t->tail->next = f;
 	else
@@ -201,8 +178,6 @@ flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 	t->tail = f;
 	t->nflows++;
 	t->last = f;
-	if (t->nflows > (uint64_t)t->nbuckets * 2 && t->nbuckets < (1u << 26))
-		grow_flows(t);
 	return f;
 }
 
@@ -212,31 +187,13 @@ path_hash(const uint8_t *a, const uint8_t *b, uint8_t lid)
 	return mix(addr_hash(addr_hash(0x13198a2e03707344ull, a), b), lid);
 }
 
-static void
-grow_paths(struct rk_insp_flows *t)
-{
-	uint32_t n = t->npbuckets * 2;
-	struct rk_insp_path **b = calloc(n, sizeof(*b));
-
-	if (b == NULL)
-		return;
-	for (struct rk_insp_path *p = t->phead; p != NULL; p = p->next) {
-		uint64_t i = path_hash(p->a, p->b, p->lid) & (n - 1);
-
-		p->hnext = b[i];
-		b[i] = p;
-	}
-	free(t->pbuckets);
-	t->pbuckets = b;
-	t->npbuckets = n;
-}
-
 struct rk_insp_path *
 rk_insp_path_lookup(const struct rk_insp_flows *t, const struct rk_insp_flow_key *k,
 	    int *dir)
 {
 	const uint8_t *a = k->src, *b = k->dst;
 	struct rk_insp_path *p;
+	uint64_t h;
 
 	*dir = 0;
 	if (memcmp(a, b, 16) > 0) {
@@ -244,11 +201,14 @@ rk_insp_path_lookup(const struct rk_insp_flows *t, const struct rk_insp_flow_key
 		b = k->src;
 		*dir = 1;
 	}
-	p = t->pbuckets[path_hash(a, b, k->lid) & (t->npbuckets - 1)];
-	while (p != NULL && !(p->lid == k->lid && memcmp(p->a, a, 16) == 0 &&
-			      memcmp(p->b, b, 16) == 0))
-		p = p->hnext;
-	return p;
+	h = path_hash(a, b, k->lid);
+	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&t->phash, h); l != NULL; l = l->next) {
+		p = rk_insp_hlink_elem(l, struct rk_insp_path, hl);
+		if (l->hash == h && p->lid == k->lid && memcmp(p->a, a, 16) == 0 &&
+		    memcmp(p->b, b, 16) == 0)
+			return p;
+	}
+	return NULL;
 }
 
 /* The host pair of a flow; @p dir is 0 when the flow's source is side a. */
@@ -256,7 +216,6 @@ static struct rk_insp_path *
 path_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *k, int *dir)
 {
 	struct rk_insp_path *p = rk_insp_path_lookup(t, k, dir);
-	uint64_t i;
 
 	if (p != NULL)
 		return p;
@@ -266,14 +225,10 @@ path_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *k, int *dir)
 	memcpy(p->a, *dir ? k->dst : k->src, 16);
 	memcpy(p->b, *dir ? k->src : k->dst, 16);
 	p->lid = k->lid;
-	i = path_hash(p->a, p->b, p->lid) & (t->npbuckets - 1);
-	p->hnext = t->pbuckets[i];
-	t->pbuckets[i] = p;
+	rk_insp_htab_add(&t->phash, &p->hl, path_hash(p->a, p->b, p->lid));
 	p->next = t->phead;
 	t->phead = p;
 	t->npaths++;
-	if (t->npaths > (uint64_t)t->npbuckets * 2 && t->npbuckets < (1u << 24))
-		grow_paths(t);
 	return p;
 }
 

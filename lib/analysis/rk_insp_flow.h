@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "rk_finding.h"
+#include "rk_insp_hash.h"
 #include "rk_pkt.h"
 
 /** Flow key: addresses as 16 bytes (IPv4 mapped, GIDs, or LIDs), DestQP. */
@@ -155,7 +156,7 @@ struct rk_insp_opcount {
 /** Per-flow record (one direction of a QP). */
 struct rk_insp_flow {
 	struct rk_insp_flow_key key;
-	struct rk_insp_flow *hnext;   /* hash chain */
+	struct rk_insp_hlink hl;      /* in the table's hash */
 	struct rk_insp_flow *next;    /* creation order */
 	uint64_t first_frame, last_frame;
 	uint8_t transport;            /**< transport of the first packet */
@@ -204,8 +205,7 @@ struct rk_insp_path;
 /** The table of flows and host pairs. */
 struct rk_insp_flows {
 	struct rk_insp_flow_opts opts;
-	struct rk_insp_flow **buckets;
-	uint32_t nbuckets;
+	struct rk_insp_htab hash;
 	uint64_t nflows;
 	struct rk_insp_flow *head, *tail;
 	struct rk_insp_flow *last;    /* lookup cache */
@@ -216,8 +216,7 @@ struct rk_insp_flows {
 	uint64_t untracked_flows;     /**< distinct flows not tracked (see doc) */
 	uint8_t *untracked_bits;
 
-	struct rk_insp_path **pbuckets;
-	uint32_t npbuckets;
+	struct rk_insp_htab phash;
 	uint64_t npaths;
 	struct rk_insp_path *phead;
 };

@@ -43,7 +43,7 @@ struct pending_read {
 struct rk_insp_path {
 	uint8_t a[16], b[16];   /* a sorts before b */
 	uint8_t lid;
-	struct rk_insp_path *hnext;
+	struct rk_insp_hlink hl;
 	struct rk_insp_path *next;
 	uint32_t pmtu;
 	struct pending_read reads[2][READ_RING]; /* [0]: requester a, [1]: b */

@@ -54,9 +54,7 @@ rk_insp_iw_init(struct rk_insp_iw *t, const struct rk_insp_iw_opts *opts,
 		t->opts = *opts;
 	t->emit = emit;
 	t->emit_ctx = ctx;
-	t->nbuckets = 256;
-	t->buckets = calloc(t->nbuckets, sizeof(*t->buckets));
-	return t->buckets != NULL ? 0 : -ENOMEM;
+	return rk_insp_htab_init(&t->hash, 256, 1u << 24);
 }
 
 static void
@@ -80,7 +78,7 @@ rk_insp_iw_fini(struct rk_insp_iw *t)
 		free(c);
 		c = n;
 	}
-	free(t->buckets);
+	rk_insp_htab_fini(&t->hash);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -102,9 +100,11 @@ static struct rk_insp_iw_conn *
 find_conn(const struct rk_insp_iw *t, const struct rk_pkt *pkt, int *dir)
 {
 	uint64_t h = ep_hash(pkt->src_ip, pkt->src_port, pkt->dst_ip, pkt->dst_port);
-	struct rk_insp_iw_conn *c = t->buckets[h & (t->nbuckets - 1)];
+	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&t->hash, h); l != NULL; l = l->next) {
+		struct rk_insp_iw_conn *c = rk_insp_hlink_elem(l, struct rk_insp_iw_conn, hl);
 
-	for (; c != NULL; c = c->hnext) {
+		if (l->hash != h)
+			continue;
 		if (c->port[0] == pkt->src_port && c->port[1] == pkt->dst_port &&
 		    memcmp(c->addr[0], pkt->src_ip, 16) == 0 &&
 		    memcmp(c->addr[1], pkt->dst_ip, 16) == 0) {
@@ -121,23 +121,11 @@ find_conn(const struct rk_insp_iw *t, const struct rk_pkt *pkt, int *dir)
 	return NULL;
 }
 
-static void
-unhash(struct rk_insp_iw *t, struct rk_insp_iw_conn *c)
-{
-	struct rk_insp_iw_conn **pp = &t->buckets[conn_hash(c) & (t->nbuckets - 1)];
-
-	while (*pp != NULL && *pp != c)
-		pp = &(*pp)->hnext;
-	if (*pp == c)
-		*pp = c->hnext;
-	c->hnext = NULL;
-}
-
 /* Remove a connection entirely (not iWARP: nothing of it is reported). */
 static void
 drop_conn(struct rk_insp_iw *t, struct rk_insp_iw_conn *c)
 {
-	unhash(t, c);
+	rk_insp_htab_del(&t->hash, &c->hl);
 	if (c->prev != NULL)
 		c->prev->next = c->next;
 	else
@@ -152,37 +140,11 @@ drop_conn(struct rk_insp_iw *t, struct rk_insp_iw_conn *c)
 	t->nconns--;
 }
 
-static void
-grow(struct rk_insp_iw *t)
-{
-	uint32_t n = t->nbuckets * 2;
-	struct rk_insp_iw_conn **b = calloc(n, sizeof(*b));
-
-	if (b == NULL)
-		return;
-	for (uint32_t i = 0; i < t->nbuckets; i++) {
-		struct rk_insp_iw_conn *c = t->buckets[i];
-
-		while (c != NULL) {
-			struct rk_insp_iw_conn *next = c->hnext;
-			uint64_t j = conn_hash(c) & (n - 1);
-
-			c->hnext = b[j];
-			b[j] = c;
-			c = next;
-		}
-	}
-	free(t->buckets);
-	t->buckets = b;
-	t->nbuckets = n;
-}
-
 static struct rk_insp_iw_conn *
 new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src)
 {
 	struct rk_insp_iw_conn *c = calloc(1, sizeof(*c));
 	int s = initiator_is_src ? 0 : 1;
-	uint64_t h;
 
 	if (c == NULL)
 		return NULL;
@@ -198,9 +160,7 @@ new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src)
 		c->dctx[d].conn = c;
 		c->dctx[d].dir = d;
 	}
-	h = conn_hash(c);
-	c->hnext = t->buckets[h & (t->nbuckets - 1)];
-	t->buckets[h & (t->nbuckets - 1)] = c;
+	rk_insp_htab_add(&t->hash, &c->hl, conn_hash(c));
 	c->prev = t->tail;
 	if (t->tail != NULL)
 		t->tail->next = c;
@@ -208,8 +168,6 @@ new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src)
 		t->head = c;
 	t->tail = c;
 	t->nconns++;
-	if (t->nconns > (uint64_t)t->nbuckets * 2 && t->nbuckets < (1u << 24))
-		grow(t);
 	return c;
 }
 
@@ -493,7 +451,7 @@ rk_insp_iw_frame(struct rk_insp_iw *t, const struct rk_pkt *pkt, uint64_t frame,
 	if (c != NULL && syn && !ack && dir == 0 && c->dir[0].tcp.syn_seen &&
 	    pkt->tcp_seq != c->dir[0].tcp.isn) {
 		/* Port reuse: a new connection; the old record stays listed. */
-		unhash(t, c);
+		rk_insp_htab_del(&t->hash, &c->hl);
 		c = NULL;
 	}
 	if (c == NULL) {

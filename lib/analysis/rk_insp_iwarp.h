@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "rk_finding.h"
+#include "rk_insp_hash.h"
 #include "rk_mpa.h"
 #include "rk_pkt.h"
 #include "rk_rdmap.h"
@@ -107,7 +108,8 @@ struct rk_insp_iw_conn {
 	uint64_t bytes_before;
 	struct rk_insp_iw_dir dir[2];
 	uint32_t findings[RK_F_COUNT];
-	struct rk_insp_iw_conn *hnext, *next, *prev;
+	struct rk_insp_hlink hl;    /* in the table's hash */
+	struct rk_insp_iw_conn *next, *prev;
 	struct rk_insp_iw *table;
 	struct rk_insp_iw_dctx {
 		struct rk_insp_iw_conn *conn;
@@ -130,8 +132,7 @@ struct rk_insp_iw {
 	struct rk_insp_iw_opts opts;
 	rk_insp_iw_emit_fn emit;
 	void *emit_ctx;
-	struct rk_insp_iw_conn **buckets;
-	uint32_t nbuckets;
+	struct rk_insp_htab hash;
 	uint64_t nconns;            /**< connections in the table */
 	uint64_t niwarp;            /**< of which iWARP */
 	struct rk_insp_iw_conn *head, *tail;
