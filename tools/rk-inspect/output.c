@@ -97,34 +97,17 @@ sb_time(struct sbuf *b, const struct rk_insp_frame *fr)
 		  fr->ts_ns / 1000000000u, fr->ts_ns % 1000000000u);
 }
 
+/* The ICRC's verdict in the text (json false) or the JSON output's words. */
 static const char *
-icrc_name(const struct rk_pkt *pkt)
+icrc_word(const struct rk_pkt *pkt, bool json)
 {
 	if (pkt->truncated)
 		return "truncated";
-	switch (pkt->icrc_status) {
-	case RK_ICRC_GOOD:
-		return "ok";
-	case RK_ICRC_BAD:
-		return "BAD";
-	default:
-		return "unchecked";
-	}
-}
-
-static const char *
-icrc_json_name(const struct rk_pkt *pkt)
-{
-	if (pkt->truncated)
-		return "truncated";
-	switch (pkt->icrc_status) {
-	case RK_ICRC_GOOD:
-		return "good";
-	case RK_ICRC_BAD:
-		return "bad";
-	default:
-		return "unchecked";
-	}
+	if (pkt->icrc_status == RK_ICRC_GOOD)
+		return json ? "good" : "ok";
+	if (pkt->icrc_status == RK_ICRC_BAD)
+		return json ? "bad" : "BAD";
+	return "unchecked";
 }
 
 static void
@@ -203,20 +186,40 @@ sb_seq(struct sbuf *b, const struct rk_insp_seq_result *seq)
 	}
 }
 
+/* Addresses of a frame that may have neither IP nor Ethernet layer. */
+static void
+frame_addrs(const struct rk_pkt *pkt, char *src, char *dst, size_t len)
+{
+	if (pkt->layers & (RK_L_IPV4 | RK_L_IPV6 | RK_L_GRH | RK_L_LRH | RK_L_ETH)) {
+		pkt_addrs(pkt, src, dst, len);
+		return;
+	}
+	snprintf(src, len, "?");
+	snprintf(dst, len, "?");
+}
+
+/* The start of every frame's line: number, time, addresses, kind. */
+static void
+sb_frame(struct sbuf *b, const struct rk_insp_frame *fr, const struct rk_pkt *pkt)
+{
+	char src[64], dst[64];
+
+	frame_addrs(pkt, src, dst, sizeof(src));
+	sb_time(b, fr);
+	sb_printf(b, " %s > %s %s", src, dst, rk_pkt_kind_name(pkt->kind));
+}
+
 void
 rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 			const struct rk_pkt *pkt, const struct rk_insp_seq_result *seq,
 			const struct rk_findings *found)
 {
 	struct sbuf b = { .len = 0 };
-	char src[64], dst[64];
 	const uint8_t *bth = rk_pkt_bth(pkt);
 	const uint8_t *x;
 	const char *name = pkt->op != NULL && pkt->op->name != NULL ? pkt->op->name : NULL;
 
-	pkt_addrs(pkt, src, dst, sizeof(src));
-	sb_time(&b, fr);
-	sb_printf(&b, " %s > %s %s", src, dst, rk_pkt_kind_name(pkt->kind));
+	sb_frame(&b, fr, pkt);
 	if (name != NULL)
 		sb_printf(&b, " %s", name);
 	else
@@ -259,7 +262,7 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 		sb_printf(&b, " ImmDt=0x%08x", rk_immdt_imm(x));
 	if ((x = rk_insp_xeth(pkt, RK_HDR_IETH, RK_IETH_LEN)) != NULL)
 		sb_printf(&b, " IETH.R_Key=0x%08x", rk_ieth_r_key(x));
-	sb_printf(&b, " len=%u ICRC=%s", pkt->payload_len, icrc_name(pkt));
+	sb_printf(&b, " len=%u ICRC=%s", pkt->payload_len, icrc_word(pkt, false));
 	sb_seq(&b, seq);
 	sb_findings(&b, found);
 	fprintf(out, "%s\n", b.buf);
@@ -270,11 +273,8 @@ rk_insp_print_mac_control_line(FILE *out, const struct rk_insp_frame *fr,
 			       const struct rk_pkt *pkt)
 {
 	struct sbuf b = { .len = 0 };
-	char src[64], dst[64];
 
-	pkt_addrs(pkt, src, dst, sizeof(src));
-	sb_time(&b, fr);
-	sb_printf(&b, " %s > %s %s", src, dst, rk_pkt_kind_name(pkt->kind));
+	sb_frame(&b, fr, pkt);
 	if (pkt->kind == RK_PKT_PAUSE) {
 		sb_printf(&b, " quanta=%u", pkt->pause_quanta[0]);
 	} else {
@@ -286,29 +286,14 @@ rk_insp_print_mac_control_line(FILE *out, const struct rk_insp_frame *fr,
 	fprintf(out, "%s\n", b.buf);
 }
 
-/* Addresses of a frame that may have neither IP nor Ethernet layer. */
-static void
-frame_addrs(const struct rk_pkt *pkt, char *src, char *dst, size_t len)
-{
-	if (pkt->layers & (RK_L_IPV4 | RK_L_IPV6 | RK_L_GRH | RK_L_LRH | RK_L_ETH)) {
-		pkt_addrs(pkt, src, dst, len);
-		return;
-	}
-	snprintf(src, len, "?");
-	snprintf(dst, len, "?");
-}
-
 void
 rk_insp_print_frame_line(FILE *out, const struct rk_insp_frame *fr,
 			 const struct rk_pkt *pkt)
 {
 	struct sbuf b = { .len = 0 };
-	char src[64], dst[64];
 
-	frame_addrs(pkt, src, dst, sizeof(src));
-	sb_time(&b, fr);
-	sb_printf(&b, " %s > %s %s len=%u", src, dst, rk_pkt_kind_name(pkt->kind),
-		  pkt->wirelen);
+	sb_frame(&b, fr, pkt);
+	sb_printf(&b, " len=%u", pkt->wirelen);
 	sb_findings(&b, &pkt->findings);
 	fprintf(out, "%s\n", b.buf);
 }
@@ -542,7 +527,7 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 					    hdr_json(xeth_json_table[i].desc, x));
 	}
 	json_object_set_new(o, "payload_len", json_integer(pkt->payload_len));
-	json_object_set_new(o, "icrc", json_string(icrc_json_name(pkt)));
+	json_object_set_new(o, "icrc", json_string(icrc_word(pkt, true)));
 	if (pkt->icrc_off != 0 && (uint64_t)pkt->icrc_off + RK_ICRC_LEN <= pkt->caplen)
 		json_object_set_new(o, "icrc_value", json_integer(pkt->icrc));
 	json_object_set_new(o, "truncated", json_boolean(pkt->truncated));
