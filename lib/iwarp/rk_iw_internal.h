@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rk_iw.h"
 #include "rk_iw_reason.h"
@@ -181,6 +182,23 @@ static inline struct iw_rwqe *
 rk_iw_rq_at(struct rk_iw_qp *qp, uint32_t c)
 {
 	return &qp->rq[c % qp->rq_size];
+}
+
+/* The IRD and ORD rings (qp->irq, qp->out): slot @p k after @p head. */
+static inline uint32_t
+rk_iw_ring_slot(uint32_t head, uint32_t k)
+{
+	return (head + k) % (RK_IW_MAX_IRD_ORD + 1);
+}
+
+/* Claim and clear the slot after the last of such a ring (@p size-byte entries). */
+static inline void *
+rk_iw_ring_push(void *ring, size_t size, uint32_t head, uint32_t *count)
+{
+	uint8_t *e = (uint8_t *)ring + (size_t)rk_iw_ring_slot(head, (*count)++) * size;
+
+	memset(e, 0, size);
+	return e;
 }
 
 /* Shared by rk_iw_qp.c, rk_iw_mpa.c, rk_iw_rx.c and rk_iw_tx.c. */

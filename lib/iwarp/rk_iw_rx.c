@@ -40,7 +40,7 @@ rk_iw_out_head(struct rk_iw_qp *qp)
 static void
 out_pop(struct rk_iw_qp *qp)
 {
-	qp->out_head = (qp->out_head + 1) % (RK_IW_MAX_IRD_ORD + 1);
+	qp->out_head = rk_iw_ring_slot(qp->out_head, 1);
 	qp->out_count--;
 }
 
@@ -164,16 +164,6 @@ rx_send(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, u
 		rk_iw_rq_complete_head(qp, RK_WC_SUCCESS, m->mo + m->payload_len, RK_WC_RECV, flags, inv);
 }
 
-static struct iw_irq *
-irq_push(struct rk_iw_qp *qp)
-{
-	struct iw_irq *e = &qp->irq[(qp->irq_head + qp->irq_count) % (RK_IW_MAX_IRD_ORD + 1)];
-
-	memset(e, 0, sizeof(*e));
-	qp->irq_count++;
-	return e;
-}
-
 static void
 rx_read_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg,
 	    uint16_t len)
@@ -200,7 +190,7 @@ rx_read_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *se
 			return;
 		}
 	}
-	e = irq_push(qp);
+	e = rk_iw_ring_push(qp->irq, sizeof(qp->irq[0]), qp->irq_head, &qp->irq_count);
 	e->kind = IRQ_READ;
 	e->sink_stag = rr->sink_stag;
 	e->sink_to = rr->sink_to;
@@ -267,7 +257,7 @@ rx_atomic_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *
 		break;
 	}
 	memcpy(p, &v, 8);
-	e = irq_push(qp);
+	e = rk_iw_ring_push(qp->irq, sizeof(qp->irq[0]), qp->irq_head, &qp->irq_count);
 	e->kind = IRQ_ATOMIC;
 	e->req_id = a->req_id;
 	e->orig = orig;

@@ -67,10 +67,29 @@ put_untagged(uint8_t *u, uint8_t op, bool last, uint32_t inv, uint32_t qn, uint3
 static struct iw_out *
 out_push(struct rk_iw_qp *qp)
 {
-	struct iw_out *o = &qp->out[(qp->out_head + qp->out_count) % (RK_IW_MAX_IRD_ORD + 1)];
+	return rk_iw_ring_push(qp->out, sizeof(qp->out[0]), qp->out_head, &qp->out_count);
+}
 
-	memset(o, 0, sizeof(*o));
-	qp->out_count++;
+/* The ORD (negotiated, RFC 6581) is used up: no Read or Atomic Request until a response. */
+static bool
+ord_full(const struct rk_iw_qp *qp)
+{
+	return qp->out_count >= qp->neg.ord || qp->out_count >= RK_IW_MAX_IRD_ORD;
+}
+
+/*
+ * A Read or Atomic Request's untagged header on queue @p qn at @p u and
+ * its ORD slot; the caller packs the RDMAP header and fills the slot.
+ */
+static struct iw_out *
+request_start(struct rk_iw_qp *qp, uint8_t *u, uint8_t op, uint32_t qn, uint8_t kind,
+	      uint32_t idx)
+{
+	struct iw_out *o = out_push(qp);
+
+	put_untagged(u, op, true, 0, qn, qp->msn_tx[qn]++, 0);
+	o->kind = kind;
+	o->sq_idx = idx;
 	return o;
 }
 
@@ -121,7 +140,7 @@ build_response(struct rk_iw_qp *qp)
 			     qp->msn_tx[RK_RDMAP_QN_ATOMIC_RESP]++, 0);
 		rk_rdmap_atomic_resp_pack(u + RK_DDP_UNTAGGED_LEN, &a);
 		frame_ulpdu(qp, RK_DDP_UNTAGGED_LEN + RK_RDMAP_ATOMIC_RESP_LEN, TXM_NONE, 0);
-		qp->irq_head = (qp->irq_head + 1) % (RK_IW_MAX_IRD_ORD + 1);
+		qp->irq_head = rk_iw_ring_slot(qp->irq_head, 1);
 		qp->irq_count--;
 		return true;
 	}
@@ -145,7 +164,7 @@ build_response(struct rk_iw_qp *qp)
 	frame_ulpdu(qp, (uint16_t)(RK_DDP_TAGGED_LEN + n), TXM_NONE, 0);
 	e->sent += n;
 	if (last) {
-		qp->irq_head = (qp->irq_head + 1) % (RK_IW_MAX_IRD_ORD + 1);
+		qp->irq_head = rk_iw_ring_slot(qp->irq_head, 1);
 		qp->irq_count--;
 	}
 	return true;
@@ -159,13 +178,32 @@ local_fail(struct rk_iw_qp *qp, struct iw_swqe *w)
 	rk_iw_queue_term(qp, RK_IW_R_LOCAL_SINK, NULL, NULL, 0);
 }
 
+/*
+ * Copy the WQE's next piece, as much as the MULPDU leaves after a @p hdr
+ * byte header, to @p u + @p hdr. @return its length, or -1 when an SGE
+ * failed (the WQE then completes in error).
+ */
+static int64_t
+next_piece(struct rk_iw_qp *qp, struct iw_swqe *w, uint8_t *u, uint32_t hdr)
+{
+	uint32_t room = qp->neg.mulpdu - hdr;
+	uint32_t n = w->len - w->off > room ? room : (uint32_t)(w->len - w->off);
+
+	if (rk_iw_sge_copy(qp, w->sge, w->num_sge, w->off, u + hdr, n, false) != 0) {
+		local_fail(qp, w);
+		return -1;
+	}
+	return n;
+}
+
 /* The next FPDU of the SQ; false when the SQ has nothing to send now. */
 static bool
 build_sq(struct rk_iw_qp *qp)
 {
 	struct iw_swqe *w;
 	uint8_t *u = qp->ulpdu;
-	uint32_t idx, room, n;
+	uint32_t idx, n;
+	int64_t piece;
 	bool last;
 
 	while (qp->sq_next != qp->sq_tail && rk_iw_sq_at(qp, qp->sq_next)->framed)
@@ -186,13 +224,10 @@ build_sq(struct rk_iw_qp *qp)
 			frame_ulpdu(qp, RK_DDP_UNTAGGED_LEN + RK_RDMAP_IMMDT_LEN, TXM_WQE_LAST, idx);
 			return true;
 		}
-		room = qp->neg.mulpdu - RK_DDP_TAGGED_LEN;
-		n = w->len - w->off > room ? room : (uint32_t)(w->len - w->off);
-		last = w->off + n == w->len;
-		if (rk_iw_sge_copy(qp, w->sge, w->num_sge, w->off, u + RK_DDP_TAGGED_LEN, n, false) != 0) {
-			local_fail(qp, w);
+		if ((piece = next_piece(qp, w, u, RK_DDP_TAGGED_LEN)) < 0)
 			return false;
-		}
+		n = (uint32_t)piece;
+		last = w->off + n == w->len;
 		put_tagged(u, RK_RDMAP_WRITE, last, w->rkey, w->remote_addr + w->off);
 		w->off += n;
 		if (last && w->opcode == RK_WR_RDMA_WRITE_WITH_IMM) {
@@ -211,13 +246,10 @@ build_sq(struct rk_iw_qp *qp)
 		uint8_t op = inv ? (se ? RK_RDMAP_SEND_SE_INV : RK_RDMAP_SEND_INV) :
 				   (se ? RK_RDMAP_SEND_SE : RK_RDMAP_SEND);
 
-		room = qp->neg.mulpdu - RK_DDP_UNTAGGED_LEN;
-		n = w->len - w->off > room ? room : (uint32_t)(w->len - w->off);
-		last = w->off + n == w->len;
-		if (rk_iw_sge_copy(qp, w->sge, w->num_sge, w->off, u + RK_DDP_UNTAGGED_LEN, n, false) != 0) {
-			local_fail(qp, w);
+		if ((piece = next_piece(qp, w, u, RK_DDP_UNTAGGED_LEN)) < 0)
 			return false;
-		}
+		n = (uint32_t)piece;
+		last = w->off + n == w->len;
 		put_untagged(u, op, last, inv ? w->imm_inv : 0, RK_RDMAP_QN_SEND,
 			     qp->msn_tx[RK_RDMAP_QN_SEND], (uint32_t)w->off);
 		if (last)
@@ -232,20 +264,16 @@ build_sq(struct rk_iw_qp *qp)
 		struct rk_rdmap_read_req_fields rr;
 		struct iw_out *o;
 
-		if (qp->out_count >= qp->neg.ord || qp->out_count >= RK_IW_MAX_IRD_ORD)
-			return false;   /* ORD reached: wait for a response */
+		if (ord_full(qp))
+			return false;   /* wait for a response */
 		memset(&rr, 0, sizeof(rr));
 		rr.sink_stag = w->num_sge > 0 ? w->sge[0].lkey : 0;
 		rr.sink_to = w->num_sge > 0 ? w->sge[0].addr : 0;
 		rr.rdma_rd_sz = (uint32_t)w->len;
 		rr.src_stag = w->rkey;
 		rr.src_to = w->remote_addr;
-		put_untagged(u, RK_RDMAP_READ_REQ, true, 0, RK_RDMAP_QN_READ_REQ,
-			     qp->msn_tx[RK_RDMAP_QN_READ_REQ]++, 0);
 		rk_rdmap_read_req_pack(u + RK_DDP_UNTAGGED_LEN, &rr);
-		o = out_push(qp);
-		o->kind = OUT_READ;
-		o->sq_idx = idx;
+		o = request_start(qp, u, RK_RDMAP_READ_REQ, RK_RDMAP_QN_READ_REQ, OUT_READ, idx);
 		o->sink_stag = rr.sink_stag;
 		o->sink_to = rr.sink_to;
 		o->size = rr.rdma_rd_sz;
@@ -257,7 +285,7 @@ build_sq(struct rk_iw_qp *qp)
 		struct rk_rdmap_atomic_req_fields a;
 		struct iw_out *o;
 
-		if (qp->out_count >= qp->neg.ord || qp->out_count >= RK_IW_MAX_IRD_ORD)
+		if (ord_full(qp))
 			return false;
 		memset(&a, 0, sizeof(a));
 		a.req_id = ++qp->next_req_id;
@@ -273,12 +301,9 @@ build_sq(struct rk_iw_qp *qp)
 			a.compare = w->compare_add;
 			a.compare_mask = ~0ull;
 		}
-		put_untagged(u, RK_RDMAP_ATOMIC_REQ, true, 0, RK_RDMAP_QN_ATOMIC_REQ,
-			     qp->msn_tx[RK_RDMAP_QN_ATOMIC_REQ]++, 0);
 		rk_rdmap_atomic_req_pack(u + RK_DDP_UNTAGGED_LEN, &a);
-		o = out_push(qp);
-		o->kind = OUT_ATOMIC;
-		o->sq_idx = idx;
+		o = request_start(qp, u, RK_RDMAP_ATOMIC_REQ, RK_RDMAP_QN_ATOMIC_REQ, OUT_ATOMIC,
+				  idx);
 		o->req_id = a.req_id;
 		w->framed = true;
 		frame_ulpdu(qp, RK_DDP_UNTAGGED_LEN + RK_RDMAP_ATOMIC_REQ_LEN, TXM_NONE, idx);
