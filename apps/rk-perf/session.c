@@ -372,6 +372,11 @@ server_phases(struct perf *p)
 	return 0;
 }
 
+/* The options the client's hello carries and the server takes as they are. */
+#define HELLO_OPTS(X) X(verify) X(atomic_cas) X(mtu) X(qps) X(tx_depth) X(rx_depth) X(iters)
+#define TO_HELLO(f) h->f = p->o.f;
+#define FROM_HELLO(f) p->o.f = h->f;
+
 static void
 fill_hello(struct perf *p)
 {
@@ -379,15 +384,9 @@ fill_hello(struct perf *p)
 
 	h->verb = (uint8_t)p->o.verb;
 	h->mode = (uint8_t)p->o.mode;
-	h->verify = p->o.verify;
-	h->atomic_cas = p->o.atomic_cas;
-	h->mtu = p->o.mtu;
-	h->qps = p->o.qps;
-	h->tx_depth = p->o.tx_depth;
-	h->rx_depth = p->o.rx_depth;
+	HELLO_OPTS(TO_HELLO)
 	h->nsizes = p->nsizes;
 	memcpy(h->sizes, p->sizes, sizeof(h->sizes));
-	h->iters = p->o.iters;
 	h->duration_ms = (uint64_t)(p->o.duration_s * 1e3);
 	memcpy(h->ip, p->o.ip, 4);
 	if (p->io != NULL)
@@ -510,13 +509,7 @@ adopt(struct perf *p, const struct perf_hello *h)
 	p->o.verb = h->verb;
 	p->o.mode = h->mode;
 	p->e = perf_engine_of(p->o.verb, p->o.mode);
-	p->o.verify = h->verify;
-	p->o.atomic_cas = h->atomic_cas;
-	p->o.mtu = h->mtu;
-	p->o.qps = h->qps;
-	p->o.tx_depth = h->tx_depth;
-	p->o.rx_depth = h->rx_depth;
-	p->o.iters = h->iters;
+	HELLO_OPTS(FROM_HELLO)
 	p->o.duration_s = (double)h->duration_ms / 1e3;
 	p->nsizes = h->nsizes;
 	memcpy(p->sizes, h->sizes, sizeof(p->sizes));
