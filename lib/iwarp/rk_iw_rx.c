@@ -164,13 +164,19 @@ rx_send(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg, u
 		rk_iw_rq_complete_head(qp, RK_WC_SUCCESS, m->mo + m->payload_len, RK_WC_RECV, flags, inv);
 }
 
+/* A new entry at the end of the IRD ring: responses leave in request order. */
+static struct iw_irq *
+irq_push(struct rk_iw_qp *qp)
+{
+	return rk_iw_ring_push(qp->irq, sizeof(qp->irq[0]), qp->irq_head, &qp->irq_count);
+}
+
 static void
 rx_read_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *seg,
 	    uint16_t len)
 {
 	const struct rk_rdmap_read_req_fields *rr = &m->u.read_req;
 	struct rk_iw_mr *mr = NULL;
-	struct iw_irq *e;
 
 	if (m->payload_len != 0) {
 		rk_iw_queue_term(qp, RK_IW_R_READ_REQ_PAYLOAD, m, seg, len);
@@ -190,13 +196,10 @@ rx_read_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *se
 			return;
 		}
 	}
-	e = rk_iw_ring_push(qp->irq, sizeof(qp->irq[0]), qp->irq_head, &qp->irq_count);
-	e->kind = IRQ_READ;
-	e->sink_stag = rr->sink_stag;
-	e->sink_to = rr->sink_to;
-	e->size = rr->rdma_rd_sz;
-	e->src_stag = rr->src_stag;
-	e->src_to = rr->src_to;
+	*irq_push(qp) = (struct iw_irq){
+		.kind = IRQ_READ, .sink_stag = rr->sink_stag, .sink_to = rr->sink_to,
+		.size = rr->rdma_rd_sz, .src_stag = rr->src_stag, .src_to = rr->src_to,
+	};
 }
 
 /* RFC 7306 masked Fetch and Add: no carry out of a bit set in the mask. */
@@ -222,7 +225,6 @@ rx_atomic_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *
 {
 	const struct rk_rdmap_atomic_req_fields *a = &m->u.atomic_req;
 	struct rk_iw_mr *mr = NULL;
-	struct iw_irq *e;
 	uint64_t orig, v;
 	uint8_t *p;
 	int acc;
@@ -257,10 +259,7 @@ rx_atomic_req(struct rk_iw_qp *qp, const struct rk_rdmap_msg *m, const uint8_t *
 		break;
 	}
 	memcpy(p, &v, 8);
-	e = rk_iw_ring_push(qp->irq, sizeof(qp->irq[0]), qp->irq_head, &qp->irq_count);
-	e->kind = IRQ_ATOMIC;
-	e->req_id = a->req_id;
-	e->orig = orig;
+	*irq_push(qp) = (struct iw_irq){ .kind = IRQ_ATOMIC, .req_id = a->req_id, .orig = orig };
 }
 
 static void
