@@ -501,13 +501,13 @@ finish_tmpl(struct rk_gen_stream *s, struct tmpl *t, struct rk_gen_err *err)
 	t->icrc = full_icrc(t);
 	t->lay_ok = rk_gen_icrc_layout_init(&t->lay, t->frame + t->l3, t->icrc_off - t->l3) == 0;
 	/* Varying the IP version or IHL moves the masked bytes: recompute instead. */
-	for (uint32_t k = 0; k < s->nvar; k++)
-		if (s->var[k].ref.hdr <= RK_GEN_H_IPV6 && s->var[k].ref.hdr >= RK_GEN_H_IPV4 &&
-		    s->var[k].ref.f != NULL && s->var[k].ref.f->byte_off == 0 &&
-		    (s->var[k].ref.f->mask & (s->var[k].ref.hdr == RK_GEN_H_IPV4 ? 0xff : 0xf0000000u)) &&
-		    strcmp(s->var[k].ref.f->key, "flow_label") != 0 &&
-		    strcmp(s->var[k].ref.f->key, "dscp") != 0 && strcmp(s->var[k].ref.f->key, "ecn") != 0)
+	for (uint32_t k = 0; k < s->nvar; k++) {
+		const struct rk_gen_ref *r = &s->var[k].ref;
+
+		if ((r->hdr == RK_GEN_H_IPV4 && r->f->byte_off == 0) ||
+		    (r->hdr == RK_GEN_H_IPV6 && (r->f->mask & RK_IPV6_VERSION_MASK)))
 			t->lay_ok = false;
+	}
 vars:
 	for (uint32_t k = 0; k < s->nvar; k++) {
 		struct tvar *tv = &t->v[k];
