@@ -330,6 +330,20 @@ ref_place(const struct rk_gen_stream *s, const struct tmpl *t, const struct rk_g
 	return true;
 }
 
+/* Whether ref is in any template of s. */
+static bool
+any_place(const struct rk_gen_stream *s, const struct rk_gen_ref *ref)
+{
+	uint32_t off;
+	uint8_t n;
+	uint64_t mask;
+
+	for (uint32_t ti = 0; ti < s->ntmpl; ti++)
+		if (ref_place(s, &s->t[ti], ref, &off, &n, &mask))
+			return true;
+	return false;
+}
+
 static void
 ref_name(const struct rk_gen_ref *ref, char *buf, size_t cap)
 {
@@ -478,6 +492,11 @@ finish_tmpl(struct rk_gen_stream *s, struct tmpl *t, struct rk_gen_err *err)
 		const struct rk_gen_override *o = &c->overrides[k];
 
 		if (!ref_place(s, t, &o->ref, &off, &n, &mask)) {
+			/* a train's RETH, AETH: only in the packets that carry one */
+			if (s->ntmpl > 1 && t != &s->t[s->ntmpl - 1])
+				continue;
+			if (s->ntmpl > 1 && any_place(s, &o->ref))
+				continue;
 			ref_name(&o->ref, nm, sizeof(nm));
 			return fail(err, o->line, nm, -EINVAL, "the frame has no such field (%s)",
 				    t->roce ? rk_opcode_info(t->opcode)->name

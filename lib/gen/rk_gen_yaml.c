@@ -227,15 +227,16 @@ ref_value(const struct rk_gen_ref *ref, const char *s, uint64_t *v, const char *
 int
 rk_gen_cfg_vary(struct rk_gen_cfg *c, const char *spec, const char **why)
 {
-	char buf[128], *parts[6], *save = NULL;
+	char buf[128], *parts[7], *save = NULL;
 	int n = 0, op;
+	uint64_t u = 0;
 	struct rk_gen_vary *v;
 
 	snprintf(buf, sizeof(buf), "%s", spec);
-	for (char *p = strtok_r(buf, ":", &save); p != NULL && n < 6; p = strtok_r(NULL, ":", &save))
+	for (char *p = strtok_r(buf, ":", &save); p != NULL && n < 7; p = strtok_r(NULL, ":", &save))
 		parts[n++] = p;
-	if (n != 2 && n != 4 && n != 5) {
-		*why = "write FIELD:OP or FIELD:OP:MIN:MAX[:STEP]";
+	if (n != 2 && n != 4 && n != 5 && n != 6) {
+		*why = "write FIELD:OP or FIELD:OP:MIN:MAX[:STEP[:EVERY]]";
 		return -EINVAL;
 	}
 	if (c->nvary >= RK_GEN_VARY_MAX) {
@@ -255,10 +256,15 @@ rk_gen_cfg_vary(struct rk_gen_cfg *c, const char *spec, const char **why)
 	if (n >= 4 && (ref_value(&v->ref, parts[2], &v->min, why) < 0 ||
 		       ref_value(&v->ref, parts[3], &v->max, why) < 0))
 		return -EINVAL;
-	if (n == 5 && parse_u64(parts[4], &v->step) < 0) {
+	if (n >= 5 && parse_u64(parts[4], &v->step) < 0) {
 		*why = "step is not a number";
 		return -EINVAL;
 	}
+	if (n == 6 && (parse_u64(parts[5], &u) < 0 || u > UINT32_MAX)) {
+		*why = "every is not a frame count";
+		return -EINVAL;
+	}
+	v->every = n == 6 ? (uint32_t)u : 0;
 	c->nvary++;
 	return 0;
 }

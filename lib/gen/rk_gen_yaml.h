@@ -74,7 +74,8 @@ int rk_gen_cfg_set(struct rk_gen_cfg *c, const char *field, const char *value, u
 
 /**
  * Add a variation from a short text, as rk-gen's --vary does:
- * "FIELD:OP" or "FIELD:OP:MIN:MAX[:STEP]" (OP inc, dec, random).
+ * "FIELD:OP" or "FIELD:OP:MIN:MAX[:STEP[:EVERY]]" (OP inc, dec, random;
+ * EVERY: frames each value is kept for).
  * @return 0, or -EINVAL with @p why set.
  */
 int rk_gen_cfg_vary(struct rk_gen_cfg *c, const char *spec, const char **why);
