@@ -41,6 +41,10 @@ bad(struct ctx *x, uint32_t line, const char *field, const char *fmt, ...)
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
 	snprintf(x->err, x->errlen, "%s:%u: field '%s': %s", x->fname, line, field, reason);
+	/* one line, whatever bytes the file's keys and values held */
+	for (char *p = x->err; *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
 	return -EINVAL;
 }
 
