@@ -747,13 +747,19 @@ rk_gen_vary_value(const struct rk_gen_vary *v, uint64_t fmax, uint64_t tmpl, uin
 	if (start < v->min || start > max)
 		start = v->op == RK_GEN_VARY_DEC ? max : v->min;
 	k = start - v->min;
+	d = idx * step;
 	switch (v->op) {
 	case RK_GEN_VARY_INC:
-		d = idx * step;
-		return span ? v->min + (k + d % span) % span : start + d;
+		if (span == 0)
+			return start + d;
+		/* n * step modulo the span, exactly; k + d may not fit: wrap by hand */
+		d = (uint64_t)((unsigned __int128)idx * step % span);
+		return v->min + (k >= span - d ? k - (span - d) : k + d);
 	case RK_GEN_VARY_DEC:
-		d = idx * step;
-		return span ? v->min + (k + span - d % span) % span : start - d;
+		if (span == 0)
+			return start - d;
+		d = (uint64_t)((unsigned __int128)idx * step % span);
+		return v->min + (k >= d ? k - d : k + (span - d));
 	case RK_GEN_VARY_RANDOM:
 		st = v->seed ^ (idx * 0xd1b54a32d192ed03ull);
 		d = rk_splitmix64(&st);

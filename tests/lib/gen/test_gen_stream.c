@@ -439,6 +439,61 @@ test_errors(void **state)
 	assert_int_equal(rk_gen_opcode_parse("256", &op), -EINVAL);
 }
 
+/* The field engine's values, wrapping included, against a plain model. */
+static void
+test_vary_values(void **state)
+{
+	struct rk_gen_vary v;
+	uint64_t m;
+
+	(void)state;
+	memset(&v, 0, sizeof(v));
+	v.op = RK_GEN_VARY_INC;
+	v.min = 10;
+	v.max = 13;
+	v.step = 3;
+	for (uint64_t i = 0, want = 12; i < 40; i++, want = 10 + (want - 10 + 3) % 4)
+		assert_int_equal(rk_gen_vary_value(&v, 0xff, 12, i), want);
+	v.op = RK_GEN_VARY_DEC;
+	for (uint64_t i = 0, want = 12; i < 40; i++, want = 10 + (want - 10 + 4 - 3) % 4)
+		assert_int_equal(rk_gen_vary_value(&v, 0xff, 12, i), want);
+	/* a start outside the range: min going up, max going down */
+	assert_int_equal(rk_gen_vary_value(&v, 0xff, 200, 0), 13);
+	v.op = RK_GEN_VARY_INC;
+	assert_int_equal(rk_gen_vary_value(&v, 0xff, 200, 0), 10);
+	/* 64-bit fields near the top: no overflow in the wrap */
+	v.min = 1;
+	v.max = UINT64_MAX - 1;
+	v.step = UINT64_MAX / 2;
+	m = UINT64_MAX - 1; /* span */
+	for (uint64_t i = 0, want = UINT64_MAX - 5; i < 20; i++) {
+		assert_int_equal(rk_gen_vary_value(&v, UINT64_MAX, UINT64_MAX - 5, i), want);
+		want = 1 + (uint64_t)(((unsigned __int128)(want - 1) + v.step) % m);
+	}
+	v.op = RK_GEN_VARY_DEC;
+	for (uint64_t i = 0, want = 3; i < 20; i++) {
+		assert_int_equal(rk_gen_vary_value(&v, UINT64_MAX, 3, i), want);
+		want = 1 + (uint64_t)(((unsigned __int128)(want - 1) + m - v.step % m) % m);
+	}
+	/* every: each value kept for 5 frames; random stays in range */
+	v.op = RK_GEN_VARY_INC;
+	v.min = 0;
+	v.max = 0;
+	v.step = 1;
+	v.every = 5;
+	assert_int_equal(rk_gen_vary_value(&v, 0xffffff, 0, 14), 2);
+	v.op = RK_GEN_VARY_RANDOM;
+	v.min = 49152;
+	v.max = 65535;
+	v.every = 0;
+	for (uint64_t i = 0; i < 1000; i++) {
+		uint64_t r = rk_gen_vary_value(&v, 0xffff, 0, i);
+
+		assert_true(r >= 49152 && r <= 65535);
+		assert_int_equal(r, rk_gen_vary_value(&v, 0xffff, 0, i));
+	}
+}
+
 int
 main(void)
 {
@@ -452,6 +507,7 @@ main(void)
 		cmocka_unit_test(test_mac_control_and_cnp),
 		cmocka_unit_test(test_stamp),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_vary_values),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
