@@ -253,10 +253,17 @@ parse_args(struct args *a, int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		case ':':
-		default:
-			rk_cli_bad_option("rk-gen", ch, argc, argv);
-			fprintf(stderr, "rk-gen: --help for usage\n");
-			return -1;
+		default: {
+			char name[64];
+			const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+			rk_cli_opt_name(argc, argv, name, sizeof(name));
+			if (ch == ':')
+				return bad_usage("option %s needs an argument", name);
+			if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+				return bad_usage("option %s takes no argument", name);
+			return bad_usage("unknown option %s", name);
+		}
 		}
 	}
 	if (optind < argc)

@@ -103,15 +103,17 @@ for y in "$examples"/*.yaml; do
 	fi
 done
 
-# usage: one line of error, one of help, exit 2; a bad file: its line, exit 1
-"$gen" --bogus >"$tmp/out" 2>"$tmp/err"
-rc=$?
-if [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 2 ] &&
-   grep -q "unknown option --bogus" "$tmp/err" && grep -q -- "--help for usage" "$tmp/err"; then
-	ok "usage: bad option"
-else
-	ko "usage: bad option: exit $rc, '$(cat "$tmp/err")'"
-fi
+# usage: one line naming the fault and --help, exit 2; a bad file: its line, exit 1
+for bad in "--bogus:unknown option --bogus" "--pcap:option --pcap needs an argument" \
+	   "--seq=1:option --seq takes no argument" "-x:unknown option -x"; do
+	"$gen" "${bad%%:*}" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-gen: ${bad#*:} (--help for usage)" ]; then
+		ok "usage: ${bad%%:*}"
+	else
+		ko "usage: ${bad%%:*}: exit $rc, '$(cat "$tmp/err")'"
+	fi
+done
 "$gen" --op WRITE_ONLY --vary psn:sideways --pcap "$tmp/x.pcap" 2>"$tmp/err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: bad --vary" ||
