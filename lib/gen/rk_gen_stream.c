@@ -232,8 +232,17 @@ struct tmpl {
 	struct tvar seq;
 };
 
+/* Where an inc or dec variation is: next() steps it without a division. */
+struct cursor {
+	uint64_t value;
+	uint64_t span;             /* max - min + 1; 0: all 2^64 values (not stepped) */
+	uint64_t step_mod;         /* step modulo span */
+	uint32_t every, hold;
+};
+
 struct rk_gen_stream {
 	struct rk_gen_cfg cfg;
+	struct cursor cur[RK_GEN_VARY_MAX + 1];
 	uint32_t nvar;             /* cfg.vary plus an implicit PSN one */
 	struct rk_gen_vary var[RK_GEN_VARY_MAX + 1];
 	uint64_t var_tmpl_value[RK_GEN_VARY_MAX + 1];
@@ -713,6 +722,14 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 				break;
 			}
 		}
+	for (uint32_t k = 0; k < s->nvar; k++) {
+		struct rk_gen_vary *v = &s->var[k];
+		uint64_t max = v->max ? v->max : s->var_max[k];
+
+		s->cur[k].span = max - v->min + 1;
+		s->cur[k].step_mod = s->cur[k].span ? (v->step ? v->step : 1) % s->cur[k].span : 0;
+		s->cur[k].every = v->every ? v->every : 1;
+	}
 	s->count = c->count_set ? c->count : s->train_n;
 	*out = s;
 	return 0;
@@ -769,6 +786,34 @@ rk_gen_vary_value(const struct rk_gen_vary *v, uint64_t fmax, uint64_t tmpl, uin
 	}
 }
 
+/*
+ * The value of variation k for frame s->i: from its cursor for inc and dec
+ * (frames come in order from 0, see rk_gen_stream_next), else computed.
+ */
+static uint64_t
+vary_next(struct rk_gen_stream *s, uint32_t k)
+{
+	const struct rk_gen_vary *v = &s->var[k];
+	struct cursor *c = &s->cur[k];
+	uint64_t off, d = c->step_mod;
+
+	if (v->op > RK_GEN_VARY_DEC || c->span == 0 || s->i == 0) {
+		c->value = rk_gen_vary_value(v, s->var_max[k], s->var_tmpl_value[k], s->i);
+		c->hold = 0;
+		return c->value;
+	}
+	if (++c->hold < c->every)
+		return c->value;
+	c->hold = 0;
+	off = c->value - v->min;
+	if (v->op == RK_GEN_VARY_INC)
+		off = off >= c->span - d ? off - (c->span - d) : off + d;
+	else
+		off = off >= d ? off - d : off + (c->span - d);
+	c->value = v->min + off;
+	return c->value;
+}
+
 /* Write v into field tv of t, keeping ICRC (incremental) and checksum right. */
 static void
 apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
@@ -808,11 +853,12 @@ rk_gen_stream_next(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap)
 	if (cap < t->out_len)
 		return -ENOSPC;
 	incr = incr && t->lay_ok;
-	for (uint32_t k = 0; k < s->nvar; k++)
+	for (uint32_t k = 0; k < s->nvar; k++) {
+		uint64_t v = vary_next(s, k); /* every frame: the cursors run on */
+
 		if (t->v[k].present)
-			apply(t, &t->v[k],
-			      rk_gen_vary_value(&s->var[k], s->var_max[k], s->var_tmpl_value[k], s->i),
-			      incr);
+			apply(t, &t->v[k], v, incr);
+	}
 	if (t->seq.present)
 		apply(t, &t->seq, (uint32_t)s->i, incr);
 	if (t->roce) {

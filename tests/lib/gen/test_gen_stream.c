@@ -266,7 +266,7 @@ test_icrc_bad_and_truncate(void **state)
 	rk_gen_stream_free(s);
 }
 
-/* A WRITE of 10000 bytes at PMTU 1024: First, 8 Middle, Last; PSNs in a row. */
+/* WRITEs of 10000 bytes at PMTU 1024: First, 8 Middle, Last; PSNs in a row. */
 static void
 test_write_train(void **state)
 {
@@ -283,6 +283,11 @@ test_write_train(void **state)
 	c.payload_len = 10000;
 	c.pmtu = 1024;
 	set(&c, "bth.psn", 100);
+	set(&c, "reth.va", 0x100000);
+	c.count = 30;
+	c.count_set = true;
+	/* the VA is in First packets only; its value follows the frame index */
+	vary(&c, "va", RK_GEN_VARY_INC)->step = 4096;
 	s = compile_ok(&c);
 	assert_int_equal(rk_gen_stream_train_len(s), 10);
 	while ((n = rk_gen_stream_next(s, f, sizeof(f))) > 0) {
@@ -290,16 +295,19 @@ test_write_train(void **state)
 		assert_int_equal(pkt.icrc_status, RK_ICRC_GOOD);
 		assert_int_equal(pkt.findings.count, 0);
 		assert_int_equal(rk_bth_psn(f + pkt.bth_off), 100 + i);
-		assert_int_equal(pkt.opcode, i == 0   ? RK_OP_RDMA_WRITE_FIRST
-					     : i == 9 ? RK_OP_RDMA_WRITE_LAST
-						      : RK_OP_RDMA_WRITE_MIDDLE);
-		if (i == 0)
+		assert_int_equal(pkt.opcode, i % 10 == 0   ? RK_OP_RDMA_WRITE_FIRST
+					     : i % 10 == 9 ? RK_OP_RDMA_WRITE_LAST
+							   : RK_OP_RDMA_WRITE_MIDDLE);
+		if (i % 10 == 0) {
 			assert_int_equal(rk_reth_dma_len(f + pkt.bth_off + RK_BTH_LEN), 10000);
+			assert_int_equal(rk_reth_va(f + pkt.bth_off + RK_BTH_LEN),
+					 0x100000 + (uint64_t)i * 4096);
+		}
 		total += pkt.payload_len;
 		i++;
 	}
-	assert_int_equal(i, 10);
-	assert_int_equal(total, 10000);
+	assert_int_equal(i, 30);
+	assert_int_equal(total, 30000);
 	rk_gen_stream_free(s);
 }
 
