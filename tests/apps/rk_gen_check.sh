@@ -74,6 +74,16 @@ else
 	ko "invalid: rk-gen: $(cat "$tmp/err")"
 fi
 
+# a train and a rate from the command line: 10 frames, 1 ms apart
+if "$gen" --train WRITE:10000:1024 --rate 1kpps --pcap "$tmp/train.pcap" 2>"$tmp/err"; then
+	got=$(inspect "$tmp/train.pcap")
+	dur=$("$rk" -j "$tmp/train.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["duration"])')
+	[ "$got" = "none 10 10 0 0" ] && [ "$dur" = "0.009000000" ] && ok "train: $got, $dur s" ||
+		ko "train: rk-inspect '$got', duration $dur"
+else
+	ko "train: rk-gen: $(cat "$tmp/err")"
+fi
+
 # every example of doc/gen.md
 for y in "$examples"/*.yaml; do
 	name=$(basename "$y" .yaml)
