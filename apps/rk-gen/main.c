@@ -362,7 +362,7 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 				e.field, e.reason);
 			goto out;
 		}
-		lv[i].len = rk_gen_stream_next(lv[i].s, lv[i].frame, sizeof(lv[i].frame));
+		lv[i].len = rk_gen_stream_next_at(lv[i].s, lv[i].frame, sizeof(lv[i].frame), 0);
 	}
 	while (written < a->limit) {
 		struct live *m = NULL;
@@ -375,15 +375,14 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 		if (m == NULL)
 			break;
 		ns = (uint64_t)m->t_ns;
-		if (rk_gen_stream_cfg(m->s)->seq)
-			(void)rk_gen_stream_stamp(m->s, m->frame, (uint32_t)m->len, ns);
 		h.ts.tv_sec = (time_t)(ns / 1000000000u);
 		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
 		h.caplen = h.len = (bpf_u_int32)m->len;
 		pcap_dump((u_char *)d, &h, m->frame);
 		written++;
 		m->t_ns += gap_ns(rk_gen_stream_cfg(m->s), (uint32_t)m->len, a->line_rate_bps);
-		m->len = rk_gen_stream_next(m->s, m->frame, sizeof(m->frame));
+		/* the slot's TX time is the frame's pcap timestamp */
+		m->len = rk_gen_stream_next_at(m->s, m->frame, sizeof(m->frame), (uint64_t)m->t_ns);
 	}
 	if (pcap_dump_flush(d) != 0) {
 		fprintf(stderr, "rk-gen: %s: write failed\n", a->pcap_file);

@@ -229,7 +229,7 @@ struct tmpl {
 	bool csum_live;            /* keep the IPv4 Header Checksum right */
 	uint32_t icrc;             /* valid ICRC of frame as it is now */
 	struct tvar v[RK_GEN_VARY_MAX + 1];
-	struct tvar seq;
+	struct tvar seq, ts;        /* the slot's sequence number and TX time */
 };
 
 /* Where an inc or dec variation is: next() steps it without a division. */
@@ -563,8 +563,13 @@ vars:
 		t->seq.n = 4;
 		t->seq.mask = 0xffffffffu;
 		t->seq.off += 4;
+		t->ts = t->seq;
+		t->ts.off += 4;
+		t->ts.n = 8;
+		t->ts.mask = ~0ull;
 		if (t->lay_ok &&
-		    rk_gen_icrc_field_init(&t->seq.icf, &t->lay, t->seq.off - t->l3, 4) < 0)
+		    (rk_gen_icrc_field_init(&t->seq.icf, &t->lay, t->seq.off - t->l3, 4) < 0 ||
+		     rk_gen_icrc_field_init(&t->ts.icf, &t->lay, t->ts.off - t->l3, 8) < 0))
 			return fail(err, 0, "payload.seq", -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -747,6 +752,7 @@ rk_gen_stream_free(struct rk_gen_stream *s)
 		for (uint32_t k = 0; k <= RK_GEN_VARY_MAX; k++)
 			rk_gen_icrc_field_fini(&s->t[ti].v[k].icf);
 		rk_gen_icrc_field_fini(&s->t[ti].seq.icf);
+		rk_gen_icrc_field_fini(&s->t[ti].ts.icf);
 	}
 	free(s);
 }
@@ -842,6 +848,12 @@ apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
 int
 rk_gen_stream_next(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap)
 {
+	return rk_gen_stream_next_at(s, buf, cap, 0);
+}
+
+int
+rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint64_t tx_ns)
+{
 	struct tmpl *t;
 	uint32_t j, icrc;
 	bool incr = s->cfg.icrc != RK_GEN_ICRC_FULL;
@@ -859,8 +871,10 @@ rk_gen_stream_next(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap)
 		if (t->v[k].present)
 			apply(t, &t->v[k], v, incr);
 	}
-	if (t->seq.present)
+	if (t->seq.present) {
 		apply(t, &t->seq, (uint32_t)s->i, incr);
+		apply(t, &t->ts, tx_ns, incr);
+	}
 	if (t->roce) {
 		if (!incr) {
 			if (t->csum_live)

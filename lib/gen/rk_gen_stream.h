@@ -31,7 +31,8 @@
  *
  * The sequence slot, when asked for, is 16 payload bytes at a chosen
  * offset: stream id (32 bits), sequence number i (32 bits) and TX time
- * (64 bits, ns; 0 until rk_gen_stream_stamp()), all big-endian.
+ * (64 bits, ns; given to rk_gen_stream_next_at() or rk_gen_stream_stamp(),
+ * else 0), all big-endian.
  *
  * libc and ISA-L only: no clock, no I/O; the caller supplies time.
  */
@@ -269,6 +270,14 @@ void rk_gen_stream_free(struct rk_gen_stream *s);
  *         or -ENOSPC when @p cap is smaller than the frame.
  */
 int rk_gen_stream_next(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap);
+
+/**
+ * rk_gen_stream_next() with TX time @p tx_ns (ns, the caller's clock) in
+ * the sequence slot, the ICRC kept by the slot's prepared tables: what a
+ * sender uses when it knows the time before it builds the frame.
+ * rk_gen_stream_next() writes 0.
+ */
+int rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint64_t tx_ns);
 
 /** Start over from frame 0. */
 void rk_gen_stream_reset(struct rk_gen_stream *s);

@@ -84,6 +84,26 @@ else
 	ko "train: rk-gen: $(cat "$tmp/err")"
 fi
 
+# the sequence slot: number i and the TX time the pcap timestamp says
+# (RDMA WRITE Only over IPv4, untagged: the payload starts at byte 70)
+"$gen" --op WRITE_ONLY --count 50 --payload 64 --seq --rate 3kpps --pcap "$tmp/seq.pcap" 2>/dev/null
+got=$(python3 - "$tmp/seq.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, i, bad = 24, 0, 0
+while off < len(d):
+    sec, usec, incl, _ = struct.unpack_from("<IIII", d, off)
+    f = d[off + 16:off + 16 + incl]
+    seq, ns = struct.unpack_from(">IQ", f, 70 + 4)
+    bad += seq != i or ns // 1000 != sec * 1000000 + usec
+    off += 16 + incl
+    i += 1
+print(i, bad)
+PY
+)
+[ "$got" = "50 0" ] && ok "sequence slot: 50 frames, numbers and times right" ||
+	ko "sequence slot: frames, wrong: $got"
+
 # every example of doc/gen.md
 for y in "$examples"/*.yaml; do
 	name=$(basename "$y" .yaml)

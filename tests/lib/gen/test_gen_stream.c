@@ -378,6 +378,22 @@ test_stamp(void **state)
 		assert_int_equal(rk_get_be64(f + pkt.payload_off + 8), 1000000007ull * i);
 	}
 	assert_int_equal(rk_gen_stream_stamp(s, f, 40, 1), -EINVAL);
+	/* the time given while the frame is built: same frames as stamped ones */
+	rk_gen_stream_reset(s);
+	for (int i = 0; i < 5; i++) {
+		uint8_t g[RK_GEN_FRAME_MAX];
+		int m = rk_gen_stream_next_at(s, g, sizeof(g), 0x0123456789abcdefull * i);
+
+		parse(&pkt, g, m);
+		assert_int_equal(pkt.icrc_status, RK_ICRC_GOOD);
+		assert_int_equal(rk_get_be32(g + pkt.payload_off + 4), i);
+		assert_int_equal(rk_get_be64(g + pkt.payload_off + 8), 0x0123456789abcdefull * i);
+	}
+	rk_gen_stream_reset(s);
+	n = rk_gen_stream_next(s, f, sizeof(f));
+	parse(&pkt, f, n);
+	assert_int_equal(pkt.icrc_status, RK_ICRC_GOOD);
+	assert_int_equal(rk_get_be64(f + pkt.payload_off + 8), 0);
 	rk_gen_stream_free(s);
 }
 
