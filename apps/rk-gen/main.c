@@ -18,6 +18,8 @@
 #include "rk_gen_stream.h"
 #include "rk_gen_yaml.h"
 
+#include "gen.h"
+
 #define EXIT_BAD 2
 #define MAX_SETS 64
 #define MAX_VARY 16
@@ -312,93 +314,57 @@ read_file(const char *path, size_t *len)
 	return buf;
 }
 
-/* Time between two frames of a stream, in ns, for a frame of len bytes. */
-static double
-gap_ns(const struct rk_gen_cfg *c, uint32_t len, double line_rate_bps)
-{
-	/* On the wire a frame also takes FCS 4, preamble 8 and the gap 12 bytes. */
-	double bits = (len + 24.0) * 8;
-
-	switch (c->rate_unit) {
-	case RK_GEN_RATE_PPS:
-		return 1e9 / c->rate;
-	case RK_GEN_RATE_BPS:
-		return bits * 1e9 / c->rate;
-	case RK_GEN_RATE_PERCENT:
-		return bits * 1e9 / (line_rate_bps * c->rate / 100);
-	default:
-		return 1000; /* 1 Mpps */
-	}
-}
-
-struct live {
-	struct rk_gen_stream *s;
-	uint8_t frame[RK_GEN_FRAME_MAX];
-	int len;     /* pending frame, 0 when the stream is done */
-	double t_ns; /* its time */
-};
-
+/* Write the streams' frames to the pcap file, stamped with their times. */
 static int
-run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
+run_pcap(struct args *a, struct rk_gen_sched *sc)
 {
-	struct live *lv = calloc(n, sizeof(*lv));
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d = NULL;
+	struct rk_gen_live *m;
 	uint64_t written = 0;
 	int rc = 1;
 
-	if (lv == NULL || p == NULL)
-		goto out;
+	if (p == NULL)
+		return 1;
 	d = pcap_dump_open(p, a->pcap_file);
 	if (d == NULL) {
 		fprintf(stderr, "rk-gen: %s\n", pcap_geterr(p));
 		goto out;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		struct rk_gen_err e = { 0 };
-
-		if (rk_gen_stream_compile(&cfgs[i], &lv[i].s, &e) < 0) {
-			fprintf(stderr, "rk-gen: stream '%s': field '%s': %s\n", cfgs[i].name,
-				e.field, e.reason);
-			goto out;
-		}
-		lv[i].len = rk_gen_stream_next_at(lv[i].s, lv[i].frame, sizeof(lv[i].frame), 0);
-	}
-	while (written < a->limit) {
-		struct live *m = NULL;
+	while (written < a->limit && (m = rk_gen_sched_peek(sc)) != NULL) {
 		struct pcap_pkthdr h;
-		uint64_t ns;
+		uint64_t ns = (uint64_t)m->t_ns;
 
-		for (uint32_t i = 0; i < n; i++)
-			if (lv[i].len > 0 && (m == NULL || lv[i].t_ns < m->t_ns))
-				m = &lv[i];
-		if (m == NULL)
-			break;
-		ns = (uint64_t)m->t_ns;
 		h.ts.tv_sec = (time_t)(ns / 1000000000u);
 		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
 		h.caplen = h.len = (bpf_u_int32)m->len;
 		pcap_dump((u_char *)d, &h, m->frame);
 		written++;
-		m->t_ns += gap_ns(rk_gen_stream_cfg(m->s), (uint32_t)m->len, a->line_rate_bps);
-		/* the slot's TX time is the frame's pcap timestamp */
-		m->len = rk_gen_stream_next_at(m->s, m->frame, sizeof(m->frame), (uint64_t)m->t_ns);
+		rk_gen_sched_advance(sc, m);
 	}
 	if (pcap_dump_flush(d) != 0) {
 		fprintf(stderr, "rk-gen: %s: write failed\n", a->pcap_file);
 		goto out;
 	}
 	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s\n",
-		(unsigned long long)written, n, n == 1 ? "" : "s", a->pcap_file);
+		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file);
 	rc = 0;
 out:
 	if (d != NULL)
 		pcap_dump_close(d);
-	if (p != NULL)
-		pcap_close(p);
-	for (uint32_t i = 0; lv != NULL && i < n; i++)
-		rk_gen_stream_free(lv[i].s);
-	free(lv);
+	pcap_close(p);
+	return rc;
+}
+
+static int
+run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
+{
+	struct rk_gen_sched sc = { 0 };
+	int rc = 1;
+
+	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0)
+		rc = run_pcap(a, &sc);
+	rk_gen_sched_fini(&sc);
 	return rc;
 }
 
