@@ -19,6 +19,9 @@
 #include "rk_gen_yaml.h"
 
 #include "gen.h"
+#ifdef RK_GEN_DPDK
+#include "rk_io_dpdk.h"
+#endif
 
 #define EXIT_BAD 2
 #define MAX_SETS 64
@@ -28,6 +31,7 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options]) --pcap OUT.pcap\n"
+	      "       rk-gen [EAL options --] (--stream FILE | --op ...) --port PORT\n"
 	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file\n"
 	      "(doc/gen.md describes stream files).\n"
 	      "\n"
@@ -36,6 +40,10 @@ usage(FILE *f)
 	      "      --limit N          write at most N frames in all (default 1000000;\n"
 	      "                         streams with count 0 are endless)\n"
 	      "      --line-rate GBPS   line rate for rates given in % (default 100)\n"
+	      "      --port PORT        send on this DPDK port instead (ethdev name, e.g.\n"
+	      "                         net_null0, or number); EAL options go first, then --\n"
+	      "      --record FILE      with --port: every frame sent, to pcapng\n"
+	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
 	      "\n"
 	      "One stream from the command line (instead of --stream):\n"
 	      "      --op OPCODE        BTH opcode: name (WRITE_ONLY, RC_SEND_FIRST, CNP) or number\n"
@@ -58,11 +66,12 @@ usage(FILE *f)
 
 enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
-	OPT_ICRC, OPT_RATE, OPT_SEQ,
+	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED,
 };
 
 struct args {
 	const char *stream_file, *pcap_file;
+	struct rk_gen_port_opts port;
 	uint64_t limit;
 	double line_rate_bps;
 	bool cli_stream;
@@ -141,6 +150,9 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "icrc", required_argument, NULL, OPT_ICRC },
 		{ "rate", required_argument, NULL, OPT_RATE },
 		{ "seq", no_argument, NULL, OPT_SEQ },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "top-speed", no_argument, NULL, OPT_TOP_SPEED },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -251,6 +263,19 @@ parse_args(struct args *a, int argc, char **argv)
 			a->cli_stream = true;
 			c->seq = true;
 			break;
+		case OPT_PORT:
+#ifdef RK_GEN_DPDK
+			a->port.port = optarg;
+			break;
+#else
+			return bad_usage("--port %s: rk-gen was built without DPDK", optarg);
+#endif
+		case OPT_RECORD:
+			a->port.record = optarg;
+			break;
+		case OPT_TOP_SPEED:
+			a->port.top_speed = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -270,8 +295,11 @@ parse_args(struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if (a->pcap_file == NULL)
-		return bad_usage("%s", "--pcap OUT.pcap is needed");
+	if ((a->pcap_file == NULL) == (a->port.port == NULL))
+		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
+						    : "--pcap OUT.pcap or --port PORT is needed");
+	if (a->port.port == NULL && (a->port.record != NULL || a->port.top_speed))
+		return bad_usage("%s", "--record and --top-speed go with --port");
 	if ((a->stream_file != NULL) == a->cli_stream)
 		return bad_usage("%s", a->cli_stream ? "--stream and command-line stream options "
 						       "exclude each other"
@@ -362,9 +390,44 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 	struct rk_gen_sched sc = { 0 };
 	int rc = 1;
 
-	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0)
-		rc = run_pcap(a, &sc);
+	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0) {
+#ifdef RK_GEN_DPDK
+		if (a->port.port != NULL) {
+			a->port.limit = a->limit;
+			rc = rk_gen_port_run(&sc, &a->port);
+		} else
+#endif
+			rc = run_pcap(a, &sc);
+	}
 	rk_gen_sched_fini(&sc);
+	return rc;
+}
+
+/* The streams of the file, or the one of the command line, run. */
+static int
+run_all(struct args *a)
+{
+	struct rk_gen_file *f = NULL;
+	char err[512];
+	size_t len = 0;
+	char *buf;
+	int rc;
+
+	if (a->stream_file == NULL)
+		return run(a, &a->cli, 1);
+	buf = read_file(a->stream_file, &len);
+	if (buf == NULL) {
+		fprintf(stderr, "rk-gen: %s: %s\n", a->stream_file, strerror(errno));
+		return 1;
+	}
+	rc = rk_gen_yaml_parse(buf, len, a->stream_file, &f, err, sizeof(err));
+	free(buf);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	rc = run(a, f->streams, f->nstreams);
+	rk_gen_file_free(f);
 	return rc;
 }
 
@@ -372,29 +435,32 @@ int
 main(int argc, char **argv)
 {
 	static struct args a;
-	struct rk_gen_file *f = NULL;
 	int rc;
+#ifdef RK_GEN_DPDK
+	struct rk_io_dpdk_args da;
 
+	/* "EAL options -- rk-gen options"; without "--", all are rk-gen's */
+	rk_io_dpdk_split_args(argc, argv, "rk-gen", &da);
+	argc = da.app_argc;
+	argv = da.app_argv;
+#endif
 	if (parse_args(&a, argc, argv) < 0)
 		return EXIT_BAD;
-	if (a.stream_file != NULL) {
-		char err[512];
-		size_t len = 0;
-		char *buf = read_file(a.stream_file, &len);
+#ifdef RK_GEN_DPDK
+	if (a.port.port != NULL) {
+		int err = rk_io_dpdk_eal_init(da.eal_argc, da.eal_argv);
 
-		if (buf == NULL) {
-			fprintf(stderr, "rk-gen: %s: %s\n", a.stream_file, strerror(errno));
-			return 1;
+		if (err < 0) {
+			fprintf(stderr, "rk-gen: DPDK EAL initialisation failed: %s\n",
+				rk_io_dpdk_eal_strerror(err));
+			return rk_io_dpdk_eal_usage_error(err) ? EXIT_BAD : 1;
 		}
-		rc = rk_gen_yaml_parse(buf, len, a.stream_file, &f, err, sizeof(err));
-		free(buf);
-		if (rc < 0) {
-			fprintf(stderr, "%s\n", err);
-			return 1;
-		}
-		rc = run(&a, f->streams, f->nstreams);
-		rk_gen_file_free(f);
-		return rc;
 	}
-	return run(&a, &a.cli, 1);
+#endif
+	rc = run_all(&a);
+#ifdef RK_GEN_DPDK
+	if (a.port.port != NULL)
+		rk_io_dpdk_eal_cleanup();
+#endif
+	return rc;
 }
