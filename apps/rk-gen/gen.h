@@ -54,6 +54,7 @@ struct rk_gen_port_opts {
 	const char *record;      /**< pcapng of every frame sent, or NULL */
 	bool top_speed;          /**< ignore the rates: send as fast as the port takes */
 	uint64_t limit;          /**< frames in all */
+	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
 };
 
 /**

@@ -37,13 +37,14 @@ usage(FILE *f)
 	      "\n"
 	      "  -s, --stream FILE      streams from a YAML stream file\n"
 	      "  -w, --pcap FILE        write the frames here (Ethernet, pcap)\n"
-	      "      --limit N          write at most N frames in all (default 1000000;\n"
-	      "                         streams with count 0 are endless)\n"
+	      "      --limit N          at most N frames in all (default: 1000000 to a pcap,\n"
+	      "                         no limit on a port; streams with count 0 are endless)\n"
 	      "      --line-rate GBPS   line rate for rates given in % (default 100)\n"
 	      "      --port PORT        send on this DPDK port instead (ethdev name, e.g.\n"
 	      "                         net_null0, or number); EAL options go first, then --\n"
 	      "      --record FILE      with --port: every frame sent, to pcapng\n"
 	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
+	      "      --duration SECONDS with --port: stop after this long\n"
 	      "\n"
 	      "One stream from the command line (instead of --stream):\n"
 	      "      --op OPCODE        BTH opcode: name (WRITE_ONLY, RC_SEND_FIRST, CNP) or number\n"
@@ -66,7 +67,7 @@ usage(FILE *f)
 
 enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
-	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED,
+	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
 };
 
 struct args {
@@ -153,6 +154,7 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "port", required_argument, NULL, OPT_PORT },
 		{ "record", required_argument, NULL, OPT_RECORD },
 		{ "top-speed", no_argument, NULL, OPT_TOP_SPEED },
+		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -161,7 +163,7 @@ parse_args(struct args *a, int argc, char **argv)
 	uint64_t u;
 	int ch;
 
-	a->limit = 1000000;
+	a->limit = 0; /* then: 1000000 to a pcap, none on a port */
 	a->line_rate_bps = 100e9;
 	rk_gen_cfg_init(c);
 	snprintf(c->name, sizeof(c->name), "cli");
@@ -276,6 +278,15 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_TOP_SPEED:
 			a->port.top_speed = true;
 			break;
+		case OPT_DURATION: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d > 0 && d < 1e9))
+				return bad_usage("--duration '%s': seconds above 0", optarg);
+			a->port.duration_ns = (uint64_t)(d * 1e9);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -298,8 +309,11 @@ parse_args(struct args *a, int argc, char **argv)
 	if ((a->pcap_file == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
 						    : "--pcap OUT.pcap or --port PORT is needed");
-	if (a->port.port == NULL && (a->port.record != NULL || a->port.top_speed))
-		return bad_usage("%s", "--record and --top-speed go with --port");
+	if (a->port.port == NULL &&
+	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
+		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	if (a->limit == 0)
+		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
 	if ((a->stream_file != NULL) == a->cli_stream)
 		return bad_usage("%s", a->cli_stream ? "--stream and command-line stream options "
 						       "exclude each other"

@@ -61,6 +61,10 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 
 		while (!o->top_speed && !stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns)
 			rk_io_dpdk_ops.flush(io);
+		/* at top speed the clock is read every 256 frames only */
+		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
+		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
+			break;
 		rc = rk_io_dpdk_tx_raw(io, m->frame, (uint32_t)m->len);
 		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
 			rk_io_dpdk_ops.flush(io);

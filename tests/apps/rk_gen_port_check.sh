@@ -59,6 +59,17 @@ else
 	ko "paced: '$(cat "$tmp/err")'"
 fi
 
+# an endless stream for 0.2 s at 50 kpps: 10000 frames, fewer if the
+# machine held the process back near the end
+timeout -k 5 60 "$gen" $EAL -- --op SEND_ONLY --count 0 --rate 50kpps --duration 0.2 \
+	--port net_null0 2>"$tmp/err"
+n=$(sed -n 's/^rk-gen: \([0-9]*\) frames.*/\1/p' "$tmp/err")
+if [ "${n:-0}" -ge 9000 ] && [ "${n:-0}" -le 10001 ]; then
+	ok "duration: $n frames in 0.2 s at 50 kpps"
+else
+	ko "duration: '$(cat "$tmp/err")'"
+fi
+
 # a frame the port cannot take: said once, exit 1
 timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --payload 8000 --port net_null0 2>"$tmp/err"
 rc=$?
