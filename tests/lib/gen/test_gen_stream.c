@@ -134,6 +134,8 @@ run_variations(uint8_t ip_version, bool vlan)
 	} else {
 		vary(&c, "ipv6.dst_lo", RK_GEN_VARY_RANDOM);
 		vary(&c, "ipv6.flow_label", RK_GEN_VARY_INC);
+		/* DSCP straddles bytes 0 and 1: half of byte 0 is masked, half not */
+		vary(&c, "ipv6.dscp", RK_GEN_VARY_INC);
 	}
 	v = vary(&c, "r_key", RK_GEN_VARY_DEC);
 	v = vary(&c, "va", RK_GEN_VARY_INC);
