@@ -2,7 +2,8 @@
 /*
  * rk-gen: RoCEv2 stateless traffic generator, first cut: streams from a
  * stream file (doc/gen.md) or the command line, written to a pcap file
- * with timestamps at each stream's rate. Frames come from lib/gen.
+ * with timestamps at each stream's rate, or sent on a DPDK port (port.c).
+ * Frames come from lib/gen.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,16 +25,14 @@
 #endif
 
 #define EXIT_BAD 2
-#define MAX_SETS 64
-#define MAX_VARY 16
 
 static void
 usage(FILE *f)
 {
 	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options]) --pcap OUT.pcap\n"
 	      "       rk-gen [EAL options --] (--stream FILE | --op ...) --port PORT\n"
-	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file\n"
-	      "(doc/gen.md describes stream files).\n"
+	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file,\n"
+	      "or send them on a DPDK port (doc/gen.md describes stream files).\n"
 	      "\n"
 	      "  -s, --stream FILE      streams from a YAML stream file\n"
 	      "  -w, --pcap FILE        write the frames here (Ethernet, pcap)\n"
@@ -61,7 +60,8 @@ usage(FILE *f)
 	      "      --seq              sequence number and TX time in the payload\n"
 	      "  -h, --help             this text\n"
 	      "\n"
-	      "Exit status: 0 ok, 1 a bad stream file or an I/O error, 2 bad usage.\n",
+	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
+	      "or EAL options the EAL refused.\n",
 	      f);
 }
 
@@ -77,7 +77,6 @@ struct args {
 	double line_rate_bps;
 	bool cli_stream;
 	struct rk_gen_cfg cli;
-	const char *rate;
 };
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
