@@ -67,7 +67,7 @@ if [ "$do_build" = 1 ]; then
 			exit 2
 		}
 	fi
-	ninja -C "$build" bench/bench_icrc bench/gen-capture bench/pcap_loop bench/runstat \
+	ninja -C "$build" bench/bench_icrc bench/bench_gen_icrc bench/gen-capture bench/pcap_loop bench/runstat \
 		bench/bench_engine bench/bench_hop || {
 		echo "run-bench: build of the benchmarks failed" >&2
 		exit 2
@@ -93,6 +93,9 @@ status=0
 echo "==== bench_icrc"
 "$build/bench/bench_icrc" --time "$icrc_time" | tee -a "$log" | grep -v '^@'
 [ "$(grep -c '^@result icrc_verify' "$log")" -gt 0 ] || status=1
+
+echo "==== bench_gen_icrc"
+"$build/bench/bench_gen_icrc" | tee -a "$log"
 
 echo "==== bench_inspect.sh"
 set -- --build-dir "$build" --size "$size" --tshark-size "$tshark_size" --reps "$reps" ${capture:+"$capture"}

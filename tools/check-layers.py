@@ -31,6 +31,7 @@ LAYERS = {
     "sim": ("common", "wire", "ib", "iwarp", "verbs", "impair", "pcapng"),
     "tcp": ("common", "wire", "ib", "iwarp", "verbs"),
     "io": ("common", "wire", "ib", "iwarp", "verbs", "tcp", "impair", "pcapng"),
+    "gen": ("common", "wire"),
 }
 
 # System headers the core must not use: DPDK, libpcap, sockets and the

@@ -11,6 +11,8 @@ PKGS=(
 	libisal-dev
 	# tools: capture reading, JSON
 	libpcap-dev libjansson-dev
+	# rk-gen stream files
+	libyaml-dev
 	# tests and fuzzing (libFuzzer ships in libclang-rt-14-dev)
 	libcmocka-dev libclang-rt-14-dev tshark
 	# DPDK I/O backend and apps

@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-gen: RoCEv2 stateless traffic generator, first cut: streams from a
+ * stream file (doc/gen.md) or the command line, written to a pcap file
+ * with timestamps at each stream's rate, or sent on a DPDK port (port.c).
+ * Frames come from lib/gen.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <pcap/pcap.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rk_cli.h"
+#include "rk_gen_stream.h"
+#include "rk_gen_yaml.h"
+
+#include "gen.h"
+#ifdef RK_GEN_DPDK
+#include "rk_io_dpdk.h"
+#endif
+
+#define EXIT_BAD 2
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options]) --pcap OUT.pcap\n"
+	      "       rk-gen [EAL options --] (--stream FILE | --op ...) --port PORT\n"
+	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file,\n"
+	      "or send them on a DPDK port (doc/gen.md describes stream files).\n"
+	      "\n"
+	      "  -s, --stream FILE      streams from a YAML stream file\n"
+	      "  -w, --pcap FILE        write the frames here (Ethernet, pcap)\n"
+	      "      --limit N          at most N frames in all (default: 1000000 to a pcap,\n"
+	      "                         no limit on a port; streams with count 0 are endless)\n"
+	      "      --line-rate GBPS   line rate for rates given in % (default 100)\n"
+	      "      --port PORT        send on this DPDK port instead (ethdev name, e.g.\n"
+	      "                         net_null0, or number); EAL options go first, then --\n"
+	      "      --record FILE      with --port: every frame sent, to pcapng\n"
+	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
+	      "      --duration SECONDS with --port: stop after this long\n"
+	      "\n"
+	      "One stream from the command line (instead of --stream):\n"
+	      "      --op OPCODE        BTH opcode: name (WRITE_ONLY, RC_SEND_FIRST, CNP) or number\n"
+	      "  -n, --count N          frames (default 1; 0 endless)\n"
+	      "      --payload BYTES    payload length (default 64 where the opcode has one)\n"
+	      "      --set FIELD=VALUE  set a field: bth.psn=5, ipv4.dst=198.18.0.9,\n"
+	      "                         eth.dst=02:00:00:00:00:09, bth.tver=1 (repeatable)\n"
+	      "      --vary SPEC        FIELD:OP or FIELD:OP:MIN:MAX[:STEP[:EVERY]], OP inc,\n"
+	      "                         dec, random; EVERY: frames a value is kept for:\n"
+	      "                         psn:inc, udp.src_port:random:49152:65535 (repeatable)\n"
+	      "      --train OP:BYTES:PMTU  a message train: WRITE, SEND or READ_RESPONSE\n"
+	      "      --icrc MODE        full, incremental (default) or bad\n"
+	      "      --rate RATE        1Mpps (default), 10Gbps, 50%\n"
+	      "      --seq              sequence number and TX time in the payload\n"
+	      "  -h, --help             this text\n"
+	      "\n"
+	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
+	      "or EAL options the EAL refused.\n",
+	      f);
+}
+
+enum {
+	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
+	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
+};
+
+struct args {
+	const char *stream_file, *pcap_file;
+	struct rk_gen_port_opts port;
+	uint64_t limit;
+	double line_rate_bps;
+	bool cli_stream;
+	struct rk_gen_cfg cli;
+};
+
+static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* One line: what is wrong, and where to read more. */
+static int
+bad_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rk-gen: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (--help for usage)\n");
+	return -1;
+}
+
+static int
+parse_u64_arg(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return *end || errno ? -1 : 0;
+}
+
+/* "1Mpps", "10Gbps", "50%" into the configuration, as the stream file does. */
+static int
+parse_rate(struct rk_gen_cfg *c, const char *s)
+{
+	char *end;
+	double r = strtod(s, &end);
+
+	if (end == s || r <= 0)
+		return -1;
+	if (strcmp(end, "%") == 0 && r <= 100) {
+		c->rate_unit = RK_GEN_RATE_PERCENT;
+	} else if (strcmp(end, "pps") == 0 || *end == '\0' || strcmp(end, "kpps") == 0 ||
+		   strcmp(end, "Mpps") == 0) {
+		c->rate_unit = RK_GEN_RATE_PPS;
+		r *= *end == 'k' ? 1e3 : *end == 'M' ? 1e6 : 1;
+	} else if (strcmp(end, "bps") == 0 || strcmp(end, "kbps") == 0 ||
+		   strcmp(end, "Mbps") == 0 || strcmp(end, "Gbps") == 0) {
+		c->rate_unit = RK_GEN_RATE_BPS;
+		r *= *end == 'k' ? 1e3 : *end == 'M' ? 1e6 : *end == 'G' ? 1e9 : 1;
+	} else {
+		return -1;
+	}
+	c->rate = r;
+	return 0;
+}
+
+static int
+parse_args(struct args *a, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "stream", required_argument, NULL, 's' },
+		{ "pcap", required_argument, NULL, 'w' },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
+		{ "line-rate", required_argument, NULL, OPT_LINE_RATE },
+		{ "op", required_argument, NULL, OPT_OP },
+		{ "count", required_argument, NULL, 'n' },
+		{ "payload", required_argument, NULL, OPT_PAYLOAD },
+		{ "set", required_argument, NULL, OPT_SET },
+		{ "vary", required_argument, NULL, OPT_VARY },
+		{ "train", required_argument, NULL, OPT_TRAIN },
+		{ "icrc", required_argument, NULL, OPT_ICRC },
+		{ "rate", required_argument, NULL, OPT_RATE },
+		{ "seq", no_argument, NULL, OPT_SEQ },
+		{ "port", required_argument, NULL, OPT_PORT },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "top-speed", no_argument, NULL, OPT_TOP_SPEED },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct rk_gen_cfg *c = &a->cli;
+	const char *why = NULL;
+	uint64_t u;
+	int ch;
+
+	a->limit = 0; /* then: 1000000 to a pcap, none on a port */
+	a->line_rate_bps = 100e9;
+	rk_gen_cfg_init(c);
+	snprintf(c->name, sizeof(c->name), "cli");
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":s:w:n:h", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			a->stream_file = optarg;
+			break;
+		case 'w':
+			a->pcap_file = optarg;
+			break;
+		case OPT_LIMIT:
+			if (parse_u64_arg(optarg, &a->limit) < 0 || a->limit == 0)
+				return bad_usage("--limit '%s': a frame count above 0", optarg);
+			break;
+		case OPT_LINE_RATE: {
+			char *end;
+
+			a->line_rate_bps = strtod(optarg, &end) * 1e9;
+			if (*end || a->line_rate_bps <= 0)
+				return bad_usage("--line-rate '%s': Gbit/s above 0", optarg);
+			break;
+		}
+		case OPT_OP:
+			a->cli_stream = true;
+			if (rk_gen_opcode_parse(optarg, &c->opcode) < 0)
+				return bad_usage("--op '%s': unknown opcode name", optarg);
+			break;
+		case 'n':
+			a->cli_stream = true;
+			if (parse_u64_arg(optarg, &c->count) < 0)
+				return bad_usage("--count '%s': not a number", optarg);
+			c->count_set = true;
+			break;
+		case OPT_PAYLOAD:
+			a->cli_stream = true;
+			if (parse_u64_arg(optarg, &u) < 0 || u > RK_GEN_FRAME_MAX)
+				return bad_usage("--payload '%s': 0 to 9400 bytes", optarg);
+			c->payload_len = (uint32_t)u;
+			break;
+		case OPT_SET: {
+			char field[64];
+			const char *eq = strchr(optarg, '=');
+
+			a->cli_stream = true;
+			if (eq == NULL || (size_t)(eq - optarg) >= sizeof(field))
+				return bad_usage("--set '%s': write FIELD=VALUE", optarg);
+			snprintf(field, sizeof(field), "%.*s", (int)(eq - optarg), optarg);
+			if (rk_gen_cfg_set(c, field, eq + 1, 0, &why) < 0) {
+				fprintf(stderr, "rk-gen: --set '%s': %s (--help for usage)\n", optarg,
+					why);
+				return -1;
+			}
+			break;
+		}
+		case OPT_VARY:
+			a->cli_stream = true;
+			if (rk_gen_cfg_vary(c, optarg, &why) < 0) {
+				fprintf(stderr, "rk-gen: --vary '%s': %s (--help for usage)\n", optarg,
+					why);
+				return -1;
+			}
+			break;
+		case OPT_TRAIN: {
+			char op[32];
+			unsigned int msg, pmtu;
+
+			a->cli_stream = true;
+			if (sscanf(optarg, "%31[A-Za-z_]:%u:%u", op, &msg, &pmtu) != 3)
+				return bad_usage("--train '%s': write OP:BYTES:PMTU", optarg);
+			c->train = strcasecmp(op, "WRITE") == 0		? RK_GEN_TRAIN_WRITE
+				   : strcasecmp(op, "SEND") == 0		? RK_GEN_TRAIN_SEND
+				   : strcasecmp(op, "READ_RESPONSE") == 0 ? RK_GEN_TRAIN_READ_RESP
+									: RK_GEN_TRAIN_NONE;
+			if (c->train == RK_GEN_TRAIN_NONE)
+				return bad_usage("--train '%s': WRITE, SEND or READ_RESPONSE", optarg);
+			c->payload_len = msg;
+			c->pmtu = pmtu;
+			break;
+		}
+		case OPT_ICRC:
+			a->cli_stream = true;
+			if (strcmp(optarg, "full") == 0)
+				c->icrc = RK_GEN_ICRC_FULL;
+			else if (strcmp(optarg, "incremental") == 0)
+				c->icrc = RK_GEN_ICRC_INCREMENTAL;
+			else if (strcmp(optarg, "bad") == 0)
+				c->icrc = RK_GEN_ICRC_BAD;
+			else
+				return bad_usage("--icrc '%s': full, incremental or bad", optarg);
+			break;
+		case OPT_RATE:
+			a->cli_stream = true;
+			if (parse_rate(c, optarg) < 0)
+				return bad_usage("--rate '%s': 1Mpps, 10Gbps or 50%%", optarg);
+			break;
+		case OPT_SEQ:
+			a->cli_stream = true;
+			c->seq = true;
+			break;
+		case OPT_PORT:
+#ifdef RK_GEN_DPDK
+			a->port.port = optarg;
+			break;
+#else
+			return bad_usage("--port %s: rk-gen was built without DPDK", optarg);
+#endif
+		case OPT_RECORD:
+			a->port.record = optarg;
+			break;
+		case OPT_TOP_SPEED:
+			a->port.top_speed = true;
+			break;
+		case OPT_DURATION: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d > 0 && d < 1e9))
+				return bad_usage("--duration '%s': seconds above 0", optarg);
+			a->port.duration_ns = (uint64_t)(d * 1e9);
+			break;
+		}
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+		default: {
+			char name[64];
+			const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+
+			rk_cli_opt_name(argc, argv, name, sizeof(name));
+			if (ch == ':')
+				return bad_usage("option %s needs an argument", name);
+			if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+				return bad_usage("option %s takes no argument", name);
+			return bad_usage("unknown option %s", name);
+		}
+		}
+	}
+	if (optind < argc)
+		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if ((a->pcap_file == NULL) == (a->port.port == NULL))
+		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
+						    : "--pcap OUT.pcap or --port PORT is needed");
+	if (a->port.port == NULL &&
+	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
+		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	if (a->limit == 0)
+		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
+	if ((a->stream_file != NULL) == a->cli_stream)
+		return bad_usage("%s", a->cli_stream ? "--stream and command-line stream options "
+						       "exclude each other"
+						     : "--stream FILE or --op OPCODE is needed");
+	return 0;
+}
+
+static char *
+read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (n == cap) {
+			char *nb;
+
+			cap = cap ? cap * 2 : 65536;
+			if (cap > (64u << 20) || (nb = realloc(buf, cap)) == NULL) {
+				free(buf);
+				fclose(f);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n, f);
+		n += r;
+	} while (r > 0);
+	if (ferror(f)) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+/* Write the streams' frames to the pcap file, stamped with their times. */
+static int
+run_pcap(struct args *a, struct rk_gen_sched *sc)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d = NULL;
+	struct rk_gen_live *m;
+	uint64_t written = 0;
+	int rc = 1;
+
+	if (p == NULL)
+		return 1;
+	d = pcap_dump_open(p, a->pcap_file);
+	if (d == NULL) {
+		fprintf(stderr, "rk-gen: %s\n", pcap_geterr(p));
+		goto out;
+	}
+	while (written < a->limit && (m = rk_gen_sched_peek(sc)) != NULL) {
+		struct pcap_pkthdr h;
+		uint64_t ns = (uint64_t)m->t_ns;
+
+		h.ts.tv_sec = (time_t)(ns / 1000000000u);
+		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
+		h.caplen = h.len = (bpf_u_int32)m->len;
+		pcap_dump((u_char *)d, &h, m->frame);
+		written++;
+		rk_gen_sched_advance(sc, m);
+	}
+	if (pcap_dump_flush(d) != 0) {
+		fprintf(stderr, "rk-gen: %s: write failed\n", a->pcap_file);
+		goto out;
+	}
+	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s\n",
+		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file);
+	rc = 0;
+out:
+	if (d != NULL)
+		pcap_dump_close(d);
+	pcap_close(p);
+	return rc;
+}
+
+static int
+run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
+{
+	struct rk_gen_sched sc = { 0 };
+	int rc = 1;
+
+	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0) {
+#ifdef RK_GEN_DPDK
+		if (a->port.port != NULL) {
+			a->port.limit = a->limit;
+			rc = rk_gen_port_run(&sc, &a->port);
+		} else
+#endif
+			rc = run_pcap(a, &sc);
+	}
+	rk_gen_sched_fini(&sc);
+	return rc;
+}
+
+/* The streams of the file, or the one of the command line, run. */
+static int
+run_all(struct args *a)
+{
+	struct rk_gen_file *f = NULL;
+	char err[512];
+	size_t len = 0;
+	char *buf;
+	int rc;
+
+	if (a->stream_file == NULL)
+		return run(a, &a->cli, 1);
+	buf = read_file(a->stream_file, &len);
+	if (buf == NULL) {
+		fprintf(stderr, "rk-gen: %s: %s\n", a->stream_file, strerror(errno));
+		return 1;
+	}
+	rc = rk_gen_yaml_parse(buf, len, a->stream_file, &f, err, sizeof(err));
+	free(buf);
+	if (rc < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	rc = run(a, f->streams, f->nstreams);
+	rk_gen_file_free(f);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct args a;
+	int rc;
+#ifdef RK_GEN_DPDK
+	struct rk_io_dpdk_args da;
+
+	/* "EAL options -- rk-gen options"; without "--", all are rk-gen's */
+	rk_io_dpdk_split_args(argc, argv, "rk-gen", &da);
+	argc = da.app_argc;
+	argv = da.app_argv;
+#endif
+	if (parse_args(&a, argc, argv) < 0)
+		return EXIT_BAD;
+#ifdef RK_GEN_DPDK
+	if (a.port.port != NULL) {
+		int err = rk_io_dpdk_eal_init(da.eal_argc, da.eal_argv);
+
+		if (err < 0) {
+			fprintf(stderr, "rk-gen: DPDK EAL initialisation failed: %s\n",
+				rk_io_dpdk_eal_strerror(err));
+			return rk_io_dpdk_eal_usage_error(err) ? EXIT_BAD : 1;
+		}
+	}
+#endif
+	rc = run_all(&a);
+#ifdef RK_GEN_DPDK
+	if (a.port.port != NULL)
+		rk_io_dpdk_eal_cleanup();
+#endif
+	return rc;
+}

@@ -1,0 +1,159 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-gen end to end: frames written to pcap, read back by rk-inspect and
+# tshark. A valid stream (PSN, DestQP and UDP source port varied,
+# incremental ICRC) has no finding and no malformed frame, and equals the
+# same stream with the ICRC recomputed in full; invalid fields give exactly
+# the findings they must; every example of doc/gen.md (doc/gen-examples)
+# gives what its "# expect-" lines say; bad usage and bad files get one
+# line and the documented exit status.
+# usage: rk_gen_check.sh RK_GEN RK_INSPECT EXAMPLES_DIR
+set -u
+gen=$1
+rk=$2
+examples=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+skip=0
+
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# findings NAME.pcap: "id=count ..." sorted, or "none"; then frames and ICRC good.
+inspect() {
+	"$rk" -j "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+f = d["findings"]
+print(" ".join(sorted("%s=%d" % kv for kv in f.items())) or "none",
+      d["totals"]["rdma_frames"], d["totals"]["icrc_good"],
+      sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")),
+      sum(q["psn"]["missing"] for q in d["qps"] if q.get("psn")))'
+}
+
+# tshark_clean NAME FILE FRAMES: all frames dissected, none malformed or in error.
+tshark_clean() {
+	if ! command -v tshark >/dev/null; then
+		echo "skip $1 tshark: not installed"
+		skip=$((skip + 1))
+		return
+	fi
+	n=$(tshark -n -r "$2" 2>/dev/null | wc -l)
+	bad=$(tshark -n -r "$2" -Y '_ws.malformed || _ws.expert.severity == error' 2>/dev/null | wc -l)
+	if [ "$n" = "$3" ] && [ "$bad" = 0 ]; then
+		ok "$1 tshark: $n frames, none malformed"
+	else
+		ko "$1 tshark: $n frames of $3, $bad malformed or in error"
+	fi
+}
+
+# (a) a valid stream from the command line: 4 QPs in turn, each with PSNs in a row
+vary="--vary psn:inc:0:0xffffff:1:4 --vary dest_qp:inc:0x10:0x13 --vary udp.src_port:random:49152:65535"
+if "$gen" --op WRITE_ONLY --count 300 --payload 256 --seq $vary --icrc incremental \
+	--pcap "$tmp/valid.pcap" 2>"$tmp/err" &&
+   "$gen" --op WRITE_ONLY --count 300 --payload 256 --seq $vary --icrc full \
+	--pcap "$tmp/full.pcap" 2>>"$tmp/err"; then
+	got=$(inspect "$tmp/valid.pcap")
+	[ "$got" = "none 300 300 0 0" ] && ok "valid: $got" || ko "valid: rk-inspect says '$got'"
+	cmp -s "$tmp/valid.pcap" "$tmp/full.pcap" && ok "valid: incremental ICRC = full ICRC" ||
+		ko "valid: incremental and full ICRC captures differ"
+	tshark_clean valid "$tmp/valid.pcap" 300
+else
+	ko "valid: rk-gen: $(cat "$tmp/err")"
+fi
+
+# (b) invalid fields from the command line: exactly their findings
+if "$gen" --op SEND_ONLY --count 5 --set bth.tver=1 --set bth.pad_cnt=1 --payload 0 \
+	--icrc bad --vary psn:inc --pcap "$tmp/bad.pcap" 2>"$tmp/err"; then
+	got=$(inspect "$tmp/bad.pcap")
+	want="bth.padcnt.invalid=5 bth.tver.nonzero=5 icrc.bad=5 5 0 0 0"
+	[ "$got" = "$want" ] && ok "invalid: $got" || ko "invalid: '$got', want '$want'"
+else
+	ko "invalid: rk-gen: $(cat "$tmp/err")"
+fi
+
+# a train and a rate from the command line: 10 frames, 1 ms apart
+if "$gen" --train WRITE:10000:1024 --rate 1kpps --pcap "$tmp/train.pcap" 2>"$tmp/err"; then
+	got=$(inspect "$tmp/train.pcap")
+	dur=$("$rk" -j "$tmp/train.pcap" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["duration"])')
+	[ "$got" = "none 10 10 0 0" ] && [ "$dur" = "0.009000000" ] && ok "train: $got, $dur s" ||
+		ko "train: rk-inspect '$got', duration $dur"
+else
+	ko "train: rk-gen: $(cat "$tmp/err")"
+fi
+
+# the sequence slot: number i and the TX time the pcap timestamp says
+# (RDMA WRITE Only over IPv4, untagged: the payload starts at byte 70)
+"$gen" --op WRITE_ONLY --count 50 --payload 64 --seq --rate 3kpps --pcap "$tmp/seq.pcap" 2>/dev/null
+got=$(python3 - "$tmp/seq.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, i, bad = 24, 0, 0
+while off < len(d):
+    sec, usec, incl, _ = struct.unpack_from("<IIII", d, off)
+    f = d[off + 16:off + 16 + incl]
+    seq, ns = struct.unpack_from(">IQ", f, 70 + 4)
+    bad += seq != i or ns // 1000 != sec * 1000000 + usec
+    off += 16 + incl
+    i += 1
+print(i, bad)
+PY
+)
+[ "$got" = "50 0" ] && ok "sequence slot: 50 frames, numbers and times right" ||
+	ko "sequence slot: frames, wrong: $got"
+
+# every example of doc/gen.md
+for y in "$examples"/*.yaml; do
+	name=$(basename "$y" .yaml)
+	want=$(sed -n 's/^# expect-findings: //p' "$y")
+	gaps=$(sed -n 's/^# expect-gaps: //p' "$y")
+	missing=$(sed -n 's/^# expect-missing: //p' "$y")
+	if [ -z "$want" ]; then
+		ko "$name: no '# expect-findings:' line"
+		continue
+	fi
+	if ! "$gen" --stream "$y" --pcap "$tmp/$name.pcap" 2>"$tmp/err"; then
+		ko "$name: rk-gen: $(cat "$tmp/err")"
+		continue
+	fi
+	got=$(inspect "$tmp/$name.pcap")
+	got_gaps=$(echo "$got" | awk '{ print $(NF - 1) }')
+	got_missing=$(echo "$got" | awk '{ print $NF }')
+	want=$(echo "$want" | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')
+	if [ "$(echo "$got" | sed 's/ [0-9]* [0-9]* [0-9]* [0-9]*$//')" != "$want" ] ||
+	   [ "$got_gaps" != "${gaps:-0}" ] || [ "$got_missing" != "${missing:-0}" ]; then
+		ko "$name: rk-inspect '$got', want findings '$want' gaps ${gaps:-0} missing ${missing:-0}"
+		continue
+	fi
+	ok "$name: $got"
+	if [ "$want" = none ]; then
+		tshark_clean "$name" "$tmp/$name.pcap" "$(tshark -n -r "$tmp/$name.pcap" 2>/dev/null | wc -l)"
+	fi
+done
+
+# usage: one line naming the fault and --help, exit 2; a bad file: its line, exit 1
+for bad in "--bogus:unknown option --bogus" "--pcap:option --pcap needs an argument" \
+	   "--seq=1:option --seq takes no argument" "-x:unknown option -x"; do
+	"$gen" "${bad%%:*}" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-gen: ${bad#*:} (--help for usage)" ]; then
+		ok "usage: ${bad%%:*}"
+	else
+		ko "usage: ${bad%%:*}: exit $rc, '$(cat "$tmp/err")'"
+	fi
+done
+"$gen" --op WRITE_ONLY --vary psn:sideways --pcap "$tmp/x.pcap" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: bad --vary" ||
+	ko "usage: bad --vary: exit $rc, '$(cat "$tmp/err")'"
+printf 'streams:\n  - name: a\n    bth: {psn: 0x1000000}\n' >"$tmp/bad.yaml"
+"$gen" --stream "$tmp/bad.yaml" --pcap "$tmp/x.pcap" 2>"$tmp/err"
+rc=$?
+want="$tmp/bad.yaml:3: field 'bth.psn': value 0x1000000 out of range for a 24-bit field"
+[ $rc = 1 ] && [ "$(cat "$tmp/err")" = "$want" ] && ok "bad file: one line, exit 1" ||
+	ko "bad file: exit $rc, '$(cat "$tmp/err")'"
+
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
