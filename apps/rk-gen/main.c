@@ -137,25 +137,15 @@ static int
 parse_args(struct args *a, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "stream", required_argument, NULL, 's' },
-		{ "pcap", required_argument, NULL, 'w' },
-		{ "limit", required_argument, NULL, OPT_LIMIT },
-		{ "line-rate", required_argument, NULL, OPT_LINE_RATE },
-		{ "op", required_argument, NULL, OPT_OP },
-		{ "count", required_argument, NULL, 'n' },
-		{ "payload", required_argument, NULL, OPT_PAYLOAD },
-		{ "set", required_argument, NULL, OPT_SET },
-		{ "vary", required_argument, NULL, OPT_VARY },
-		{ "train", required_argument, NULL, OPT_TRAIN },
-		{ "icrc", required_argument, NULL, OPT_ICRC },
-		{ "rate", required_argument, NULL, OPT_RATE },
-		{ "seq", no_argument, NULL, OPT_SEQ },
-		{ "port", required_argument, NULL, OPT_PORT },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "top-speed", no_argument, NULL, OPT_TOP_SPEED },
-		{ "duration", required_argument, NULL, OPT_DURATION },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "stream", 1, NULL, 's' }, { "pcap", 1, NULL, 'w' }, { "limit", 1, NULL, OPT_LIMIT },
+		{ "line-rate", 1, NULL, OPT_LINE_RATE }, { "op", 1, NULL, OPT_OP },
+		{ "count", 1, NULL, 'n' }, { "payload", 1, NULL, OPT_PAYLOAD },
+		{ "set", 1, NULL, OPT_SET }, { "vary", 1, NULL, OPT_VARY },
+		{ "train", 1, NULL, OPT_TRAIN }, { "icrc", 1, NULL, OPT_ICRC },
+		{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
+		{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
+		{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
 	const char *why = NULL;

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,138 +330,142 @@ parse_header(struct ctx *x, struct rk_gen_cfg *c, int h, yaml_node_t *map, const
 	return 0;
 }
 
+/* One key of a section map: its name, "section.key" for errors, the nodes. */
+struct section_key {
+	const char *key;
+	const char *s;          /* the value's text; NULL when it is not a scalar */
+	char field[48];
+	yaml_node_t *k, *v;
+};
+
+/* Run @p one over each key of @p map, the section @p section. */
 static int
-parse_payload(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map)
+each_key(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, const char *section,
+	 int (*one)(struct ctx *, struct rk_gen_cfg *, struct section_key *))
 {
 	yaml_node_t *k, *v;
-	uint64_t u;
 
-	if (want_map(x, map, "payload") < 0)
+	if (want_map(x, map, section) < 0)
 		return -EINVAL;
 	FOR_PAIRS(x, map, k, v) {
-		const char *key = scalar(k) ? scalar(k) : "?";
-		char field[48];
+		struct section_key e = { .key = scalar(k) ? scalar(k) : "?", .s = scalar(v),
+					 .k = k, .v = v };
+		int rc;
 
-		snprintf(field, sizeof(field), "payload.%s", key);
-		if (strcmp(key, "len") == 0) {
-			if (get_u64(x, v, field, RK_GEN_FRAME_MAX, &u) < 0)
-				return -EINVAL;
-			c->payload_len = (uint32_t)u;
-		} else if (strcmp(key, "pattern") == 0) {
-			const char *s = scalar(v);
+		snprintf(e.field, sizeof(e.field), "%s.%s", section, e.key);
+		if ((rc = one(x, c, &e)) < 0)
+			return rc;
+	}
+	return 0;
+}
 
-			if (s != NULL && strcmp(s, "zero") == 0)
-				c->pattern = RK_GEN_PAT_ZERO;
-			else if (s != NULL && strcmp(s, "inc") == 0)
-				c->pattern = RK_GEN_PAT_INC;
-			else if (s != NULL && strcmp(s, "random") == 0)
-				c->pattern = RK_GEN_PAT_RANDOM;
-			else if (parse_u64(s, &u) == 0 && u <= 0xff) {
-				c->pattern = RK_GEN_PAT_BYTE;
-				c->pattern_byte = (uint8_t)u;
-			} else {
-				return bad(x, line_of(v), field,
-					   "zero, inc, random or a byte value 0..255");
-			}
-		} else if (strcmp(key, "seq") == 0) {
-			if (get_u64(x, v, field, 1, &u) < 0)
-				return -EINVAL;
-			c->seq = u != 0;
-		} else if (strcmp(key, "seq_offset") == 0) {
-			if (get_u64(x, v, field, RK_GEN_FRAME_MAX, &u) < 0)
-				return -EINVAL;
-			c->seq_off = (uint32_t)u;
+/* The sections' plain numbers: "section.key", the largest value, the member. */
+#define NUMBER(f, max, m) { f, max, offsetof(struct rk_gen_cfg, m), \
+			    sizeof(((struct rk_gen_cfg *)0)->m) }
+static const struct {
+	const char *field;
+	uint64_t max;
+	uint16_t off, size;
+} numbers[] = {
+	NUMBER("payload.len", RK_GEN_FRAME_MAX, payload_len),
+	NUMBER("payload.seq_offset", RK_GEN_FRAME_MAX, seq_off),
+	NUMBER("payload.stream_id", UINT32_MAX, stream_id),
+	NUMBER("train.message", 0x80000000u, payload_len), NUMBER("train.pmtu", 4096, pmtu),
+	NUMBER("pause.quanta", 0xffff, pause_quanta),
+	NUMBER("pfc.class_enable", 0xff, pfc_class_enable),
+};
+#undef NUMBER
+
+/* The words a key takes (any case) and their values; lists end with NULL. */
+struct word {
+	const char *text;
+	int value;
+};
+static const struct word patterns[] = {
+	{ "zero", RK_GEN_PAT_ZERO }, { "inc", RK_GEN_PAT_INC }, { "random", RK_GEN_PAT_RANDOM },
+	{ NULL, 0 }
+};
+static const struct word trains[] = {
+	{ "WRITE", RK_GEN_TRAIN_WRITE }, { "SEND", RK_GEN_TRAIN_SEND },
+	{ "READ_RESPONSE", RK_GEN_TRAIN_READ_RESP }, { NULL, 0 }
+};
+
+/* The value of word @p s in @p w, or -1. */
+static int
+word(const char *s, const struct word *w)
+{
+	for (; s != NULL && w->text != NULL; w++)
+		if (strcasecmp(s, w->text) == 0)
+			return w->value;
+	return -1;
+}
+
+/* A key of a payload:, train:, pause: or pfc: section. */
+static int
+section_key(struct ctx *x, struct rk_gen_cfg *c, struct section_key *e)
+{
+	uint64_t u;
+
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		uint8_t *m = (uint8_t *)c + numbers[i].off;
+
+		if (strcmp(e->field, numbers[i].field) != 0)
+			continue;
+		if (get_u64(x, e->v, e->field, numbers[i].max, &u) < 0)
+			return -EINVAL;
+		if (numbers[i].size == 1)
+			*m = (uint8_t)u;
+		else if (numbers[i].size == 2)
+			memcpy(m, &(uint16_t){ (uint16_t)u }, 2);
+		else
+			memcpy(m, &(uint32_t){ (uint32_t)u }, 4);
+		/* What a number implies besides its value. */
+		if (strcmp(e->field, "payload.seq_offset") == 0)
 			c->seq = true;
-		} else if (strcmp(key, "stream_id") == 0) {
-			if (get_u64(x, v, field, UINT32_MAX, &u) < 0)
-				return -EINVAL;
-			c->stream_id = (uint32_t)u;
-		} else {
-			return bad(x, line_of(k), field, "unknown field");
-		}
-	}
-	return 0;
-}
-
-static int
-parse_train(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map)
-{
-	yaml_node_t *k, *v;
-	uint64_t u;
-
-	if (want_map(x, map, "train") < 0)
-		return -EINVAL;
-	c->train = RK_GEN_TRAIN_WRITE;
-	FOR_PAIRS(x, map, k, v) {
-		const char *key = scalar(k) ? scalar(k) : "?", *s = scalar(v);
-		char field[48];
-
-		snprintf(field, sizeof(field), "train.%s", key);
-		if (strcmp(key, "op") == 0) {
-			if (s != NULL && strcasecmp(s, "WRITE") == 0)
-				c->train = RK_GEN_TRAIN_WRITE;
-			else if (s != NULL && strcasecmp(s, "SEND") == 0)
-				c->train = RK_GEN_TRAIN_SEND;
-			else if (s != NULL && strcasecmp(s, "READ_RESPONSE") == 0)
-				c->train = RK_GEN_TRAIN_READ_RESP;
-			else
-				return bad(x, line_of(v), field, "WRITE, SEND or READ_RESPONSE");
-		} else if (strcmp(key, "message") == 0) {
-			if (get_u64(x, v, field, 0x80000000u, &u) < 0)
-				return -EINVAL;
-			c->payload_len = (uint32_t)u;
-		} else if (strcmp(key, "pmtu") == 0) {
-			if (get_u64(x, v, field, 4096, &u) < 0)
-				return -EINVAL;
-			if (u != 256 && u != 512 && u != 1024 && u != 2048 && u != 4096)
-				return bad(x, line_of(v), field, "256, 512, 1024, 2048 or 4096");
-			c->pmtu = (uint32_t)u;
-		} else {
-			return bad(x, line_of(k), field, "unknown field");
-		}
-	}
-	return 0;
-}
-
-static int
-parse_mac_control(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, bool pfc)
-{
-	yaml_node_t *k, *v;
-	uint64_t u;
-
-	c->kind = pfc ? RK_GEN_PFC : RK_GEN_PAUSE;
-	if (want_map(x, map, pfc ? "pfc" : "pause") < 0)
-		return -EINVAL;
-	FOR_PAIRS(x, map, k, v) {
-		const char *key = scalar(k) ? scalar(k) : "?";
-		char field[48];
-
-		snprintf(field, sizeof(field), "%s.%s", pfc ? "pfc" : "pause", key);
-		if (strcmp(key, "quanta") == 0 && !pfc) {
-			if (get_u64(x, v, field, 0xffff, &u) < 0)
-				return -EINVAL;
-			c->pause_quanta = (uint16_t)u;
-		} else if (strcmp(key, "quanta") == 0) {
-			int n = 0;
-
-			if (v->type != YAML_SEQUENCE_NODE)
-				return bad(x, line_of(v), field, "a list of 8 pause times");
-			for (yaml_node_item_t *it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++, n++) {
-				if (n >= 8)
-					return bad(x, line_of(v), field, "more than 8 priorities");
-				if (get_u64(x, node(x, *it), field, 0xffff, &u) < 0)
-					return -EINVAL;
-				c->pfc_quanta[n] = (uint16_t)u;
-			}
-		} else if (strcmp(key, "class_enable") == 0 && pfc) {
-			if (get_u64(x, v, field, 0xff, &u) < 0)
-				return -EINVAL;
-			c->pfc_class_enable = (uint8_t)u;
+		if (strcmp(e->field, "pfc.class_enable") == 0)
 			c->pfc_class_enable_set = true;
+		if (strcmp(e->field, "train.pmtu") == 0 && u != 256 && u != 512 && u != 1024 &&
+		    u != 2048 && u != 4096)
+			return bad(x, line_of(e->v), e->field, "256, 512, 1024, 2048 or 4096");
+		return 0;
+	}
+	if (strcmp(e->field, "payload.pattern") == 0) {
+		int w = word(e->s, patterns);
+
+		if (w >= 0)
+			c->pattern = (uint8_t)w;
+		else if (parse_u64(e->s, &u) == 0 && u <= 0xff) {
+			c->pattern = RK_GEN_PAT_BYTE;
+			c->pattern_byte = (uint8_t)u;
 		} else {
-			return bad(x, line_of(k), field, "unknown field");
+			return bad(x, line_of(e->v), e->field,
+				   "zero, inc, random or a byte value 0..255");
 		}
+	} else if (strcmp(e->field, "payload.seq") == 0) {
+		if (get_u64(x, e->v, e->field, 1, &u) < 0)
+			return -EINVAL;
+		c->seq = u != 0;
+	} else if (strcmp(e->field, "train.op") == 0) {
+		int w = word(e->s, trains);
+
+		if (w < 0)
+			return bad(x, line_of(e->v), e->field, "WRITE, SEND or READ_RESPONSE");
+		c->train = (uint8_t)w;
+	} else if (strcmp(e->field, "pfc.quanta") == 0) {
+		int n = 0;
+
+		if (e->v->type != YAML_SEQUENCE_NODE)
+			return bad(x, line_of(e->v), e->field, "a list of 8 pause times");
+		for (yaml_node_item_t *it = e->v->data.sequence.items.start;
+		     it < e->v->data.sequence.items.top; it++, n++) {
+			if (n >= 8)
+				return bad(x, line_of(e->v), e->field, "more than 8 priorities");
+			if (get_u64(x, node(x, *it), e->field, 0xffff, &u) < 0)
+				return -EINVAL;
+			c->pfc_quanta[n] = (uint16_t)u;
+		}
+	} else {
+		return bad(x, line_of(e->k), e->field, "unknown field");
 	}
 	return 0;
 }
@@ -605,9 +610,11 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 		return -EINVAL;
 	/* train first: it decides whether bth.opcode may be given */
 	FOR_PAIRS(x, map, k, v)
-		if (scalar(k) != NULL && strcmp(scalar(k), "train") == 0 &&
-		    (rc = parse_train(x, c, v)) < 0)
-			return rc;
+		if (scalar(k) != NULL && strcmp(scalar(k), "train") == 0) {
+			c->train = RK_GEN_TRAIN_WRITE;
+			if ((rc = each_key(x, c, v, "train", section_key)) < 0)
+				return rc;
+		}
 	FOR_PAIRS(x, map, k, v) {
 		const char *key = scalar(k) ? scalar(k) : "?", *s = scalar(v);
 
@@ -640,9 +647,10 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 		} else if (strcmp(key, "rate") == 0) {
 			rc = parse_rate(x, c, v);
 		} else if (strcmp(key, "payload") == 0) {
-			rc = parse_payload(x, c, v);
+			rc = each_key(x, c, v, "payload", section_key);
 		} else if (strcmp(key, "pause") == 0 || strcmp(key, "pfc") == 0) {
-			rc = parse_mac_control(x, c, v, key[1] == 'f');
+			c->kind = key[1] == 'f' ? RK_GEN_PFC : RK_GEN_PAUSE;
+			rc = each_key(x, c, v, key, section_key);
 		} else if (strcmp(key, "vary") == 0) {
 			int n = 0;
 
