@@ -23,6 +23,7 @@ run() { # name, rk-sim options...
 	out=$("$rk" -j --fail-on-findings "$tmp/$name.pcap")
 	rc=$?
 	nf=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()), d["totals"]["rdma_frames"])')
+	frames=$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["totals"]["frames"])')
 	if [ $rc -ne 0 ] || [ "${nf%% *}" != 0 ] || [ "${nf#* }" = 0 ]; then
 		echo "FAIL $name: rk-inspect exit $rc, findings/frames $nf"
 		fail=$((fail + 1))
@@ -32,10 +33,24 @@ run() { # name, rk-sim options...
 		echo "skip $name tshark: not installed"
 		skip=$((skip + 1))
 	else
-		# Wireshark's RPC-over-RDMA heuristic guesses at SEND payloads
-		# (random bytes here); the RoCE headers are what is checked.
-		bad=$(tshark -n -r "$tmp/$name.pcap" --disable-heuristic rpcordma \
-			-Y '_ws.malformed || _ws.expert.severity == error' 2>/dev/null | wc -l)
+		# Wireshark's heuristics guess at SEND payloads (random bytes
+		# here: RPC-over-RDMA, Ethernet over IB); the RoCE headers are
+		# what is checked. tshark 4.0 refuses "--disable-heuristic
+		# rpcordma" and then dissects nothing, so tshark must have
+		# dissected every frame for "none malformed" to mean anything.
+		# A zero UDP checksum is what RoCEv2 sends (IBTA Annex A17.3.2.4),
+		# over IPv6 too, where Wireshark calls it an error.
+		seen=$(tshark -n -r "$tmp/$name.pcap" --disable-protocol rpcordma \
+			--disable-heuristic eth_over_ib 2>/dev/null | wc -l)
+		bad=$(tshark -n -r "$tmp/$name.pcap" --disable-protocol rpcordma \
+			--disable-heuristic eth_over_ib \
+			-Y '(_ws.malformed || _ws.expert.severity == error) && !udp.checksum.zero' \
+			2>/dev/null | wc -l)
+		if [ "$seen" != "$frames" ]; then
+			echo "FAIL $name: tshark dissected $seen of $frames frames"
+			fail=$((fail + 1))
+			return
+		fi
 		if [ "$bad" != 0 ]; then
 			echo "FAIL $name: tshark: $bad malformed or error frames"
 			fail=$((fail + 1))
