@@ -14,7 +14,7 @@ import sys
 
 from srctree import c_sources
 
-CORE = ("common", "wire", "ib", "iwarp", "verbs", "cm")
+CORE = ("common", "wire", "ib", "iwarp", "verbs", "cm", "gen")
 
 # directory -> the lib directories its files may include (itself implied).
 LAYERS = {
@@ -32,6 +32,7 @@ LAYERS = {
     "tcp": ("common", "wire", "ib", "iwarp", "verbs"),
     "io": ("common", "wire", "ib", "iwarp", "verbs", "tcp", "impair", "pcapng"),
     "gen": ("common", "wire"),
+    "genyaml": ("common", "wire", "gen"),
 }
 
 # System headers the core must not use: DPDK, libpcap, sockets and the
