@@ -15,8 +15,9 @@ PKGS=(
 	libyaml-dev
 	# tests and fuzzing (libFuzzer ships in libclang-rt-14-dev)
 	libcmocka-dev libclang-rt-14-dev tshark
-	# DPDK I/O backend and apps
-	libdpdk-dev dpdk
+	# DPDK I/O backend and apps; dpdk-dev has dpdk-testpmd, the reference
+	# of rk-gen's benchmark
+	libdpdk-dev dpdk dpdk-dev
 	# Wireshark plugin (headers need GLib's)
 	libwireshark-dev libglib2.0-dev
 	# TCP for iWARP on DPDK
