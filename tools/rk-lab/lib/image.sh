@@ -24,13 +24,22 @@ candidate_version() { apt-cache policy "$1" 2>/dev/null | awk '$1 == "Candidate:
 # Fetches PACKAGE=VERSION into debs/ unless there; prints the file's path.
 fetch_deb() {
 	local pkg=$1 ver=$2 f
-	f=$(ls "$RK_LAB_CACHE/debs/${pkg}_${ver/*:/}_"*.deb 2>/dev/null | head -n1)
+	# A glob, not ls: under pipefail and inherit_errexit a failing ls
+	# (nothing cached yet, as on a fresh machine) would end the build.
+	f=$(cached_deb "$pkg" "$ver")
 	if [ -z "$f" ]; then
 		(cd "$RK_LAB_CACHE/debs" && "${APT[@]}" -qq download "$pkg=$ver" >&2) ||
 			unavailable "cannot download $pkg $ver"
-		f=$(ls "$RK_LAB_CACHE/debs/${pkg}_${ver/*:/}_"*.deb | head -n1)
+		f=$(cached_deb "$pkg" "$ver")
+		[ -n "$f" ] || unavailable "apt-get download left no $pkg $ver"
 	fi
 	echo "$f"
+}
+
+cached_deb() { # PKG VER -> the cached .deb, or nothing
+	local files=("$RK_LAB_CACHE/debs/${1}_${2/*:/}_"*.deb)
+	[ -e "${files[0]}" ] && echo "${files[0]}"
+	return 0
 }
 
 # Debian builds its kernels without CONFIG_RDMA_SIW: siw.ko comes from the
