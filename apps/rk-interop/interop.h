@@ -139,6 +139,9 @@ void ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t
 struct ia_cmc {
 	struct rk_cm_conn conn;
 	uint8_t peer_mac[6], peer_ip[4];
+	/* A REJ for "no listener" ends ia_cm_connect() at once, as rping's
+	 * does; else it retries until the timeout, as perftest's does. */
+	bool no_retry;
 };
 /*
  * Client: REQ to o.server_host:o.tcp_port, wait for the REP (serving

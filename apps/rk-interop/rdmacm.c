@@ -312,7 +312,7 @@ int
 ia_rping(struct ia *a)
 {
 	struct rp r = { .r = { .a = a, .size = a->o.size, .wait = rp_wait },
-			.server = a->o.server_host == NULL };
+			.server = a->o.server_host == NULL, .cm = { .no_retry = true } };
 	int rc;
 
 	/* parse_args() held the size to rping's 32..65535. */
@@ -506,7 +506,7 @@ ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 			if (ia_cm_pump(a, all, n, NULL) < 0)
 				return -1;
 		/* No listener yet (the server is starting): retry, as perftest's client does. */
-		if (c->conn.state != RK_CM_CLOSED ||
+		if (c->no_retry || c->conn.state != RK_CM_CLOSED ||
 		    c->conn.rej_reason != RK_CM_REJ_INVALID_SERVICE_ID ||
 		    (double)rk_io_dpdk_now_ns() + 2e8 > deadline)
 			break;
