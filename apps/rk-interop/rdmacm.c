@@ -342,6 +342,25 @@ ia_rping(struct ia *a)
 /* ------------------------------------------- RDMA-CM for other modes */
 
 /*
+ * A REQ for a port nobody listens on: REJ "invalid service ID", as the
+ * Linux CM answers (REJ, IBTA Vol1 12.6.7), so the peer ends at once.
+ */
+static void
+reject_unknown_service(struct ia *a, const struct rk_cm_msg *req, uint64_t now)
+{
+	struct ia_cmc tmp = { .conn = { 0 } };
+	uint8_t out[RK_MAD_LEN];
+
+	memcpy(tmp.peer_ip, cmq.src_ip, 4);
+	if (rk_cm_listen_req(&tmp.conn, req, rand32(), now) < 0 &&
+	    tmp.conn.state == RK_CM_IDLE)
+		return;         /* not even a REQ we can answer */
+	if (ia_resolve(a, tmp.peer_ip, tmp.peer_mac) == 0 &&
+	    rk_cm_reject(&tmp.conn, RK_CM_REJ_INVALID_SERVICE_ID, out) > 0)
+		cm_send(a, tmp.peer_mac, tmp.peer_ip, out);
+}
+
+/*
  * Serve the port once for several connections: queued MADs go to the
  * connection they match; a REQ for our port goes to @p listen (IDLE).
  * Returns the event bits seen, -1 with a message.
@@ -366,9 +385,13 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 			if (cs[i] != NULL && rk_cm_conn_match(&cs[i]->conn, &m))
 				c = cs[i];
 		if (c == NULL) {
+			if (m.hdr.attr_id == RK_CM_REQ &&
+			    m.req.service_id != rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port)) {
+				reject_unknown_service(a, &m, now);
+				continue;
+			}
 			if (listen != NULL && listen->conn.state == RK_CM_IDLE &&
-			    m.hdr.attr_id == RK_CM_REQ &&
-			    m.req.service_id == rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port)) {
+			    m.hdr.attr_id == RK_CM_REQ) {
 				memcpy(listen->peer_ip, cmq.src_ip, 4);
 				act = rk_cm_listen_req(&listen->conn, &m, rand32(), now);
 				if (act < 0) {

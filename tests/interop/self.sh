@@ -103,6 +103,36 @@ case_() {
 	fi
 }
 
+# The client names a port nobody listens on: the server answers the REQ
+# with REJ "invalid service ID", as the Linux CM does, and the client ends
+# at once with that reason (not after its 30 s exchange timeout).
+no_listener_case() {
+	local f sp rc t0 secs
+	[[ "rping no-listener" =~ ${RK_SELF_ONLY:-.} ]] || return 0
+	n=$((n + 1))
+	f="$tmp/$n"
+	ip netns exec "${ns}a" timeout -k 5 60 "$rki" $(eal a) -- rping -I 198.18.0.1 \
+		>"$f.server" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	sleep 1.5
+	t0=$SECONDS
+	ip netns exec "${ns}b" timeout -k 5 60 "$rki" $(eal b) -- rping -p 7999 -C 2 \
+		-I 198.18.0.2 198.18.0.1 >"$f.client" 2>&1
+	rc=$?
+	secs=$((SECONDS - t0))
+	kill "$sp" 2>/dev/null
+	wait "$sp" 2>/dev/null
+	if [ $rc = 1 ] && grep -q "invalid service ID" "$f.client" && [ $secs -lt 10 ]; then
+		pass=$((pass + 1))
+		printf 'PASS %-28s %s\n' "rping no-listener" "$(grep -h 'error' "$f.client" | head -1)"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-28s exit %s after %s s\n' "rping no-listener" "$rc" "$secs"
+		echo "---- client:"; tail -n 5 "$f.client"
+	fi
+}
+
 # usage_ REGEX ARGS...: bad options: exit 2 with a message matching REGEX.
 usage_() {
 	local want=$1 out rc
@@ -157,6 +187,7 @@ done
 case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
+no_listener_case
 for m in write_bw read_bw send_bw; do
 	case_ "iwarp $m" rdma "$m" --transport iwarp -n 50
 done
