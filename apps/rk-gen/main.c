@@ -349,7 +349,9 @@ read_file(const char *path, size_t *len)
 static int
 run_pcap(struct args *a, struct rk_gen_sched *sc)
 {
-	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	/* Nanosecond timestamps: at line rate frames are tens of ns apart. */
+	pcap_t *p = pcap_open_dead_with_tstamp_precision(DLT_EN10MB, 65535,
+							 PCAP_TSTAMP_PRECISION_NANO);
 	pcap_dumper_t *d = NULL;
 	struct rk_gen_live *m;
 	uint64_t written = 0;
@@ -367,18 +369,24 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 		uint64_t ns = (uint64_t)m->t_ns;
 
 		h.ts.tv_sec = (time_t)(ns / 1000000000u);
-		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
+		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u); /* ns: see pcap_open_dead_with_tstamp_precision */
 		h.caplen = h.len = (bpf_u_int32)m->len;
 		pcap_dump((u_char *)d, &h, m->frame);
 		written++;
 		rk_gen_sched_advance(sc, m);
 	}
-	if (pcap_dump_flush(d) != 0) {
-		fprintf(stderr, "rk-gen: %s: write failed\n", a->pcap_file);
+	/* A failed write inside pcap_dump() leaves only the stream's error flag. */
+	if (pcap_dump_flush(d) != 0 || ferror(pcap_dump_file(d))) {
+		fprintf(stderr, "rk-gen: %s: write failed after %llu frames%s%s\n", a->pcap_file,
+			(unsigned long long)written, errno != 0 ? ": " : "",
+			errno != 0 ? strerror(errno) : "");
 		goto out;
 	}
 	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s\n",
 		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file);
+	if (rk_gen_sched_peek(sc) != NULL)
+		fprintf(stderr, "rk-gen: stopped at the limit of %llu frames (--limit); the "
+			"streams had more\n", (unsigned long long)a->limit);
 	rc = 0;
 out:
 	if (d != NULL)

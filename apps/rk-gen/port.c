@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "gen.h"
+#include "rk_app.h"
 #include "rk_io_dpdk.h"
 
 static volatile sig_atomic_t stop;
@@ -49,6 +50,9 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* Before the port: a bad path is the recording's fault, said so. */
+	if (!rk_app_recording_writable("rk-gen", o->record))
+		return 1;
 	io = rk_io_dpdk_open(&cfg);
 	if (io == NULL) {
 		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", o->port,

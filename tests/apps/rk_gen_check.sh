@@ -92,10 +92,10 @@ import struct, sys
 d = open(sys.argv[1], "rb").read()
 off, i, bad = 24, 0, 0
 while off < len(d):
-    sec, usec, incl, _ = struct.unpack_from("<IIII", d, off)
+    sec, nsec, incl, _ = struct.unpack_from("<IIII", d, off)
     f = d[off + 16:off + 16 + incl]
     seq, ns = struct.unpack_from(">IQ", f, 70 + 4)
-    bad += seq != i or ns // 1000 != sec * 1000000 + usec
+    bad += seq != i or ns != sec * 1000000000 + nsec
     off += 16 + incl
     i += 1
 print(i, bad)
@@ -103,6 +103,20 @@ PY
 )
 [ "$got" = "50 0" ] && ok "sequence slot: 50 frames, numbers and times right" ||
 	ko "sequence slot: frames, wrong: $got"
+magic=$(od -An -tx4 -N4 "$tmp/seq.pcap" | tr -d ' ')
+[ "$magic" = a1b23c4d ] && ok "pcap: nanosecond timestamps" || ko "pcap: magic $magic"
+
+# a full disk: the error is said, exit 1 (not a truncated file called done)
+if [ -w /dev/full ]; then
+	"$gen" --op SEND_ONLY --count 1000 --pcap /dev/full 2>"$tmp/err"
+	rc=$?
+	[ $rc = 1 ] && grep -q "write failed" "$tmp/err" && ok "a full disk: exit 1, said" ||
+		ko "a full disk: exit $rc, $(cat "$tmp/err")"
+fi
+# a count the frame limit cuts is said
+"$gen" --op SEND_ONLY --count 20 --limit 5 --pcap "$tmp/lim.pcap" 2>"$tmp/err"
+grep -q "stopped at the limit of 5 frames" "$tmp/err" && ok "--limit below a count: said" ||
+	ko "--limit below a count: $(cat "$tmp/err")"
 
 # every example of doc/gen.md
 for y in "$examples"/*.yaml; do

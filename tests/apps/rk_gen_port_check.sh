@@ -76,6 +76,13 @@ rc=$?
 [ $rc = 1 ] && grep -q "a frame of 8074 bytes" "$tmp/err" && ok "jumbo frame refused, exit 1" ||
 	ko "jumbo frame: exit $rc, '$(cat "$tmp/err")'"
 
+# a recording that cannot be written: said as the recording's, exit 1
+timeout -k 5 60 "$gen" $EAL -- --op SEND_ONLY --count 5 --port net_null0 \
+	--record "$tmp/no/such/dir.pcapng" >/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 1 ] && grep -q "cannot write the recording $tmp/no/such/dir.pcapng" "$tmp/err" &&
+	ok "unwritable --record: named, exit 1" || ko "unwritable --record: exit $rc, '$(cat "$tmp/err")'"
+
 # bad EAL options: exit 2
 timeout -k 5 60 "$gen" --no-such-eal-option -- --op WRITE_ONLY --port net_null0 \
 	>/dev/null 2>"$tmp/err"
