@@ -518,6 +518,8 @@ parse_one_vary(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, int idx)
 			   strcmp(key, "seed") == 0) {
 			if (get_u64(x, v, field, key[1] == 'v' ? UINT32_MAX : UINT64_MAX, &u) < 0)
 				return -EINVAL;
+			if (key[1] != 'e' && u == 0)
+				return bad(x, line_of(v), field, "at least 1");
 			if (key[1] == 't')
 				vr->step = u;
 			else if (key[1] == 'v')
@@ -561,6 +563,7 @@ parse_one_vary(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, int idx)
 	if ((vr->op == RK_GEN_VARY_LIST) != (vr->nvalues > 0))
 		return bad(x, line_of(map), field, vr->nvalues ? "values go with op: list"
 								: "op: list needs values");
+	snprintf(field, sizeof(field), "vary[%d].min", idx);
 	if (vr->max != 0 && vr->min > vr->max)
 		return bad(x, line_of(map), field, "min above max");
 	c->nvary++;
