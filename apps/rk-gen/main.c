@@ -20,6 +20,7 @@
 #include "rk_gen_yaml.h"
 
 #include "gen.h"
+#include "rk_app.h"
 #ifdef RK_GEN_DPDK
 #include "rk_io_dpdk.h"
 #endif
@@ -364,7 +365,7 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 		fprintf(stderr, "rk-gen: %s\n", pcap_geterr(p));
 		goto out;
 	}
-	while (written < a->limit && (m = rk_gen_sched_peek(sc)) != NULL) {
+	while (!rk_app_stop && written < a->limit && (m = rk_gen_sched_peek(sc)) != NULL) {
 		struct pcap_pkthdr h;
 		uint64_t ns = (uint64_t)m->t_ns;
 
@@ -382,9 +383,10 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 			errno != 0 ? strerror(errno) : "");
 		goto out;
 	}
-	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s\n",
-		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file);
-	if (rk_gen_sched_peek(sc) != NULL)
+	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s%s\n",
+		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file,
+		rk_app_stop ? " (interrupted)" : "");
+	if (!rk_app_stop && rk_gen_sched_peek(sc) != NULL)
 		fprintf(stderr, "rk-gen: stopped at the limit of %llu frames (--limit); the "
 			"streams had more\n", (unsigned long long)a->limit);
 	rc = 0;
@@ -457,6 +459,8 @@ main(int argc, char **argv)
 #endif
 	if (parse_args(&a, argc, argv) < 0)
 		return EXIT_BAD;
+	/* SIGINT, SIGTERM: the frames so far are kept whole and counted. */
+	rk_app_signals();
 #ifdef RK_GEN_DPDK
 	if (a.port.port != NULL) {
 		int err = rk_io_dpdk_eal_init(da.eal_argc, da.eal_argv);

@@ -16,20 +16,10 @@
 #include "rk_app.h"
 #include "rk_io_dpdk.h"
 
-static volatile sig_atomic_t stop;
-
-static void
-on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 int
 rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
 	struct rk_io_dpdk_cfg cfg = { 0 };
-	struct sigaction sa = { .sa_handler = on_signal };
 	const struct rk_io_dpdk_stats *st;
 	struct rk_io_dpdk *io;
 	struct rk_gen_live *m;
@@ -46,10 +36,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	cfg.pcapng_path = o->record;
 	cfg.idle = RK_IO_IDLE_SPIN;
 	cfg.tx_queue = 4096;
-	cfg.cancel = &stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	cfg.cancel = &rk_app_stop;
 	/* Before the port: a bad path is the recording's fault, said so. */
 	if (!rk_app_recording_writable("rk-gen", o->record))
 		return 1;
@@ -60,10 +47,10 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		return 1;
 	}
 	t0 = rk_io_dpdk_now_ns();
-	while (!stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
+	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
 
-		while (!o->top_speed && !stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns)
+		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns)
 			rk_io_dpdk_ops.flush(io);
 		/* at top speed the clock is read every 256 frames only */
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
@@ -95,7 +82,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		(unsigned long long)sent, (unsigned long long)bytes, o->port, dt / 1e9,
 		dt ? sent * 1e3 / (double)dt : 0.0, dt ? bytes * 8.0 / (double)dt : 0.0,
 		(unsigned long long)st->tx_frames, (unsigned long long)st->tx_dropped_full,
-		stop ? " (interrupted)" : "");
+		rk_app_stop ? " (interrupted)" : "");
 	if (rk_io_dpdk_close(io) < 0) {
 		fprintf(stderr, "rk-gen: error: the recording %s is incomplete\n",
 			o->record ? o->record : "");

@@ -113,6 +113,19 @@ if [ -w /dev/full ]; then
 	[ $rc = 1 ] && grep -q "write failed" "$tmp/err" && ok "a full disk: exit 1, said" ||
 		ko "a full disk: exit $rc, $(cat "$tmp/err")"
 fi
+# SIGINT while writing: the frames so far kept whole and counted, exit 0
+"$gen" --op SEND_ONLY --count 0 --limit 1000000000 --rate 1kpps --pcap "$tmp/int.pcap" \
+	2>"$tmp/err" &
+gp=$!
+sleep 0.3
+kill -INT "$gp"
+wait "$gp"
+rc=$?
+tr=$("$rk" -j "$tmp/int.pcap" 2>/dev/null | python3 -c \
+	'import json,sys; d=json.load(sys.stdin); print(d["totals"]["truncated_frames"], d["totals"]["read_error"])' 2>/dev/null)
+[ $rc = 0 ] && grep -q "(interrupted)" "$tmp/err" && [ "$tr" = "0 None" ] &&
+	ok "SIGINT: whole frames, said, exit 0" || ko "SIGINT: exit $rc, '$(cat "$tmp/err")', $tr"
+
 # a count the frame limit cuts is said
 "$gen" --op SEND_ONLY --count 20 --limit 5 --pcap "$tmp/lim.pcap" 2>"$tmp/err"
 grep -q "stopped at the limit of 5 frames" "$tmp/err" && ok "--limit below a count: said" ||
