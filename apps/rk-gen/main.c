@@ -5,6 +5,7 @@
  * with timestamps at each stream's rate, or sent on a DPDK port (port.c).
  * Frames come from lib/gen.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
@@ -181,7 +182,9 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_OP:
 			a->cli_stream = true;
 			if (rk_gen_opcode_parse(optarg, &c->opcode) < 0)
-				return bad_usage("--op '%s': unknown opcode name", optarg);
+				return bad_usage("--op '%s': %s", optarg,
+						 isdigit((unsigned char)optarg[0]) ?
+						 "an opcode number is 0..255" : "unknown opcode name");
 			break;
 		case 'n':
 			a->cli_stream = true;

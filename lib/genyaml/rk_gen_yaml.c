@@ -7,6 +7,7 @@
 #include "rk_gen_yaml.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -115,6 +116,10 @@ field_value(int h, const struct rk_field *f, const char *s, uint64_t *v, const c
 		*v = rk_get_be32(a4);
 		return 0;
 	}
+	if (f->nbytes == RK_ETH_ALEN && f->mask == RK_MAC48_MASK && strchr(s, ':') != NULL) {
+		*why = "not a MAC address (six hex bytes, 02:00:00:00:00:01)";
+		return -EINVAL;
+	}
 	if (parse_u64(s, v) < 0) {
 		*why = "not a number";
 		return -EINVAL;
@@ -187,7 +192,8 @@ rk_gen_cfg_set(struct rk_gen_cfg *c, const char *field, const char *value, uint3
 	}
 	if (ref.hdr == RK_GEN_H_BTH && strcmp(ref.f->key, "opcode") == 0) {
 		if (rk_gen_opcode_parse(value, &c->opcode) < 0) {
-			*why = "unknown opcode name";
+			*why = isdigit((unsigned char)value[0]) ? "an opcode number is 0..255"
+								 : "unknown opcode name";
 			return -EINVAL;
 		}
 		return 0;
