@@ -78,6 +78,7 @@ struct args {
 	uint64_t limit;
 	double line_rate_bps;
 	bool cli_stream;
+	bool op_given;          /* --op: a train sets the opcodes itself */
 	struct rk_gen_cfg cli;
 };
 
@@ -181,6 +182,7 @@ parse_args(struct args *a, int argc, char **argv)
 		}
 		case OPT_OP:
 			a->cli_stream = true;
+			a->op_given = true;
 			if (rk_gen_opcode_parse(optarg, &c->opcode) < 0)
 				return bad_usage("--op '%s': %s", optarg,
 						 isdigit((unsigned char)optarg[0]) ?
@@ -305,6 +307,9 @@ parse_args(struct args *a, int argc, char **argv)
 	if (a->port.port == NULL &&
 	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
 		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	if (a->op_given && a->cli.train)
+		return bad_usage("%s", "--op and --train exclude each other (a train sets the "
+				 "opcodes)");
 	if (a->limit == 0)
 		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
 	if ((a->stream_file != NULL) == a->cli_stream)

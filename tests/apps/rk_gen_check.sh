@@ -126,6 +126,12 @@ tr=$("$rk" -j "$tmp/int.pcap" 2>/dev/null | python3 -c \
 [ $rc = 0 ] && grep -q "(interrupted)" "$tmp/err" && [ "$tr" = "0 None" ] &&
 	ok "SIGINT: whole frames, said, exit 0" || ko "SIGINT: exit $rc, '$(cat "$tmp/err")', $tr"
 
+# --op with --train: refused, as the stream file refuses bth.opcode in a train
+"$gen" --op SEND_ONLY --train WRITE:10000:1024 --pcap "$tmp/x.pcap" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "exclude each other" "$tmp/err" && ok "--op with --train: exit 2" ||
+	ko "--op with --train: exit $rc, '$(cat "$tmp/err")'"
+
 # a count the frame limit cuts is said
 "$gen" --op SEND_ONLY --count 20 --limit 5 --pcap "$tmp/lim.pcap" 2>"$tmp/err"
 grep -q "stopped at the limit of 5 frames" "$tmp/err" && ok "--limit below a count: said" ||
