@@ -291,8 +291,24 @@ rk_gen_cfg_vary(struct rk_gen_cfg *c, const char *spec, const char **why)
 static int
 want_map(struct ctx *x, yaml_node_t *n, const char *field)
 {
+	yaml_node_pair_t *p0, *top;
+
 	if (n->type != YAML_MAPPING_NODE)
 		return bad(x, line_of(n), field, "expected a mapping of fields");
+	/* YAML keys are unique; libyaml keeps both, and the last would win unseen. */
+	p0 = n->data.mapping.pairs.start;
+	top = n->data.mapping.pairs.top;
+	if (top - p0 > 64)
+		return bad(x, line_of(n), field, "more than 64 keys");
+	for (yaml_node_pair_t *a = p0; a < top; a++)
+		for (yaml_node_pair_t *b = p0; b < a; b++) {
+			yaml_node_t *ka = node(x, a->key), *kb = node(x, b->key);
+
+			if (ka != NULL && kb != NULL && scalar(ka) != NULL && scalar(kb) != NULL &&
+			    strcmp(scalar(ka), scalar(kb)) == 0)
+				return bad(x, line_of(ka), field, "'%s' given twice (first on line %u)",
+					   scalar(ka), line_of(kb));
+		}
 	return 0;
 }
 

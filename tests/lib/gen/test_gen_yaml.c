@@ -119,6 +119,8 @@ static const struct {
 	  "t.yaml:4: field 'vary[0]': needs field: the field to vary" },
 	{ "streams:\n  - name: a\n    vary:\n      - {field: psn, op: list}\n",
 	  "t.yaml:4: field 'vary[0].op': op: list needs values" },
+	{ "streams:\n  - name: a\n    bth: {psn: 1}\n    bth: {psn: 2}\n",
+	  "t.yaml:4: field 'streams': 'bth' given twice (first on line 3)" },
 	{ "streams:\n  - name: a\n    bth: {opcode: 256}\n",
 	  "t.yaml:3: field 'bth.opcode': an opcode number is 0..255" },
 	{ "streams:\n  - name: a\n    vary:\n      - {field: psn, op: inc, step: 0}\n",
