@@ -699,6 +699,24 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 	return 0;
 }
 
+/* One document per file: a second one (after ---) would be ignored unseen. */
+static int
+no_second_document(struct ctx *x, yaml_parser_t *parser)
+{
+	yaml_document_t next;
+	yaml_node_t *r;
+	int rc = 0;
+
+	if (!yaml_parser_load(parser, &next))
+		return bad(x, (uint32_t)parser->problem_mark.line + 1, "(document)", "YAML: %s",
+			   parser->problem ? parser->problem : "error");
+	r = yaml_document_get_root_node(&next);
+	if (r != NULL)
+		rc = bad(x, line_of(r), "(document)", "a second YAML document: one per file");
+	yaml_document_delete(&next);
+	return rc;
+}
+
 int
 rk_gen_yaml_parse(const char *buf, size_t len, const char *fname, struct rk_gen_file **out,
 		  char *err, size_t errlen)
@@ -730,9 +748,12 @@ rk_gen_yaml_parse(const char *buf, size_t len, const char *fname, struct rk_gen_
 	x.doc = &doc;
 	root = yaml_document_get_root_node(&doc);
 	if (root == NULL || root->type != YAML_MAPPING_NODE) {
-		rc = bad(&x, root ? line_of(root) : 1, "streams", "the file is a mapping with streams:");
+		rc = bad(&x, root ? line_of(root) : 1, "streams",
+			 "expected a mapping with a streams: list");
 		goto out;
 	}
+	if ((rc = no_second_document(&x, &parser)) < 0)
+		goto out;
 	FOR_PAIRS(&x, root, k, v) {
 		if (scalar(k) != NULL && strcmp(scalar(k), "streams") == 0) {
 			streams = v;

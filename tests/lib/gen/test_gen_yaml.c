@@ -119,6 +119,8 @@ static const struct {
 	  "t.yaml:4: field 'vary[0]': needs field: the field to vary" },
 	{ "streams:\n  - name: a\n    vary:\n      - {field: psn, op: list}\n",
 	  "t.yaml:4: field 'vary[0].op': op: list needs values" },
+	{ "streams:\n  - name: a\n---\nstreams:\n  - name: b\n",
+	  "t.yaml:4: field '(document)': a second YAML document: one per file" },
 	{ "streams:\n  - name: a\n    bth: {psn: 1}\n    bth: {psn: 2}\n",
 	  "t.yaml:4: field 'streams': 'bth' given twice (first on line 3)" },
 	{ "streams:\n  - name: a\n    bth: {opcode: 256}\n",
@@ -159,7 +161,7 @@ static const struct {
 	{ "stream:\n  - name: a\n", "t.yaml:1: field 'stream': unknown field" },
 	{ "streams:\n  - name: a\n    bth: {psn: [1\n",
 	  "t.yaml:4: field '(document)': YAML: did not find expected ',' or ']'" },
-	{ "", "t.yaml:1: field 'streams': the file is a mapping with streams:" },
+	{ "", "t.yaml:1: field 'streams': expected a mapping with a streams: list" },
 };
 
 static void
