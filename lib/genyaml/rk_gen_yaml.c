@@ -674,6 +674,8 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 		} else if (strcmp(key, "payload") == 0) {
 			rc = each_key(x, c, v, "payload", section_key);
 		} else if (strcmp(key, "pause") == 0 || strcmp(key, "pfc") == 0) {
+			if (c->kind == RK_GEN_PFC || c->kind == RK_GEN_PAUSE)
+				return bad(x, line_of(k), key, "pause: and pfc: exclude each other");
 			c->kind = key[1] == 'f' ? RK_GEN_PFC : RK_GEN_PAUSE;
 			rc = each_key(x, c, v, key, section_key);
 		} else if (strcmp(key, "vary") == 0) {

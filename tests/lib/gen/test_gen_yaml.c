@@ -119,6 +119,8 @@ static const struct {
 	  "t.yaml:4: field 'vary[0]': needs field: the field to vary" },
 	{ "streams:\n  - name: a\n    vary:\n      - {field: psn, op: list}\n",
 	  "t.yaml:4: field 'vary[0].op': op: list needs values" },
+	{ "streams:\n  - name: a\n    pause: {quanta: 1}\n    pfc: {class_enable: 1}\n",
+	  "t.yaml:4: field 'pfc': pause: and pfc: exclude each other" },
 	{ "streams:\n  - name: a\n---\nstreams:\n  - name: b\n",
 	  "t.yaml:4: field '(document)': a second YAML document: one per file" },
 	{ "streams:\n  - name: a\n    bth: {psn: 1}\n    bth: {psn: 2}\n",
