@@ -25,20 +25,13 @@
 #include "rk_gen_stream.h"
 #include "rk_pkt.h"
 #include "rk_xeth.h"
+#include "bench_util.h"
 
 #define REPS 3
 
 static double opt_time = 0.5;
 static volatile uint32_t sink;
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 enum kind { K_FULL, K_INCR, K_NEXT_FULL, K_NEXT_INCR, K_COUNT };
 
@@ -89,7 +82,7 @@ setup(struct setup *s, uint32_t payload)
 static double
 run(struct setup *s, enum kind k)
 {
-	uint64_t t0 = now_ns(), frames = 0, psn = 0;
+	uint64_t t0 = bench_now_ns(), frames = 0, psn = 0;
 	uint64_t until = t0 + (uint64_t)(opt_time * 1e9);
 
 	do {
@@ -115,7 +108,7 @@ run(struct setup *s, enum kind k)
 				sink += (uint32_t)rk_gen_stream_next(s->incr, s->out, sizeof(s->out));
 			}
 		}
-	} while (now_ns() < until);
+	} while (bench_now_ns() < until);
 	sink += s->icrc;
 	/* the incremental ICRC must still be the right one */
 	if (k == K_INCR &&
@@ -123,7 +116,7 @@ run(struct setup *s, enum kind k)
 		fprintf(stderr, "bench_gen_icrc: incremental ICRC went wrong\n");
 		exit(1);
 	}
-	return (double)frames * 1e9 / (double)(now_ns() - t0);
+	return (double)frames * 1e9 / (double)(bench_now_ns() - t0);
 }
 
 int

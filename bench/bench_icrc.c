@@ -32,6 +32,7 @@
 #include "rk_opcode.h"
 #include "rk_pkt.h"
 #include "rk_xeth.h"
+#include "bench_util.h"
 
 /* Enough distinct frames to defeat branch-history tricks, few enough to stay
  * in L2 at 4 KiB (the reference reads the same memory). */
@@ -63,14 +64,6 @@ struct ring {
 static double opt_time = 1.0;
 static volatile uint64_t sink;
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t
 xorshift(uint64_t *s)
@@ -183,11 +176,11 @@ calibrate(const struct ring *r, enum kind k)
 	uint64_t passes = 1;
 
 	for (;;) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = bench_now_ns();
 		uint64_t dt;
 
 		run(r, k, passes);
-		dt = now_ns() - t0;
+		dt = bench_now_ns() - t0;
 		if (dt >= 50000000u || passes >= (1ull << 40)) {
 			double want = opt_time * 1e9 / (double)(dt ? dt : 1) * (double)passes;
 
@@ -209,9 +202,9 @@ measure(const struct ring *r, double gbps[K_COUNT])
 	}
 	for (int rep = 0; rep < REPS; rep++) {
 		for (int k = 0; k < K_COUNT; k++) {
-			uint64_t t0 = now_ns();
+			uint64_t t0 = bench_now_ns();
 			uint64_t good = run(r, (enum kind)k, passes[k]);
-			uint64_t dt = now_ns() - t0;
+			uint64_t dt = bench_now_ns() - t0;
 			double rate = (double)r->covered * (double)passes[k] / (double)dt;
 
 			if (good != passes[k] * NFRAMES) {

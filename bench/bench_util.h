@@ -1,14 +1,27 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Helpers shared by the in-process benchmarks (bench_engine, bench_hop):
- * the thread's CPU time, which time spent descheduled by other work does
- * not count, and the median of a set of round results.
+ * Helpers shared by the in-process benchmarks (bench_engine, bench_hop,
+ * bench_icrc, bench_gen_icrc): the thread's CPU time, which
+ * time spent descheduled by other work does not count, the monotonic
+ * clock, and the median of a set of round results.
  */
 #ifndef RK_BENCH_UTIL_H
 #define RK_BENCH_UTIL_H
 
 #include <stdlib.h>
 #include <time.h>
+
+#include <stdint.h>
+
+/* The monotonic clock, ns. */
+static inline uint64_t
+bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* CPU time of the calling thread, seconds. */
 static inline double
