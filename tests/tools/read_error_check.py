@@ -20,6 +20,7 @@ before the damage are still analysed (-j totals.frames, read_error):
              frame before it is reported"
   clean      the undamaged file: exit 0, no read_error
   stdin      the cut file through a pipe: record number, no offset
+  short      an empty file and a 3-byte one: "not a capture", exit 2
 
 Every damaged capture exits 2 (doc/inspect.md, "Exit status").
 """
@@ -166,6 +167,16 @@ def main():
     else:
         print(f"ok   stdin cut: exit {rc}: {err.strip()}")
         passed += 1
+
+    # Files shorter than any capture header (empty, a 3-byte text): not a capture.
+    for name, blob in (("empty", b""), ("3 bytes", b"ab\n")):
+        rc, out, err = run(rk, ["-q", write(name.replace(" ", "_") + ".pcap", blob)])
+        if rc != 2 or "not a capture: shorter than a pcap or pcapng file header" not in err:
+            print(f"FAIL {name}: exit {rc}: {err.strip()}")
+            failed += 1
+        else:
+            print(f"ok   {name}: exit {rc}: {err.strip()}")
+            passed += 1
 
     for f in os.listdir(tmp):
         os.unlink(os.path.join(tmp, f))

@@ -835,7 +835,12 @@ main(int argc, char **argv)
 		p = open_capture(a.file, errbuf, &seekable);
 	}
 	if (p == NULL) {
-		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, errbuf);
+		/* libpcap's word for a file shorter than any capture header. */
+		if (strstr(errbuf, "file header bytes") != NULL)
+			fprintf(stderr, "rk-inspect: %s: not a capture: shorter than a pcap or "
+				"pcapng file header (libpcap: %s)\n", a.file, errbuf);
+		else
+			fprintf(stderr, "rk-inspect: %s: %s\n", a.file, errbuf);
 		return EXIT_BAD;
 	}
 	if (a.bare_read) {
