@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file gen.h
- * rk-gen's parts: the scheduler that merges the streams by their frames'
- * times (sched.c), and the DPDK sender (port.c).
+ * rk-gen's parts: the scheduler that merges the sources (crafted streams,
+ * captures replayed) by their frames' times (sched.c, replay.c), and the
+ * DPDK sender (port.c).
  */
 #ifndef RK_GEN_APP_H
 #define RK_GEN_APP_H
@@ -10,11 +11,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "rk_gen_rewrite.h"
 #include "rk_gen_stream.h"
+
+/**
+ * Where a stream's frames come from: a crafted stream (lib/gen) or a
+ * capture replayed (replay.c). next() writes the frame after one of
+ * @p prev_len bytes at @p *t_ns (0 for the first: @p prev_len 0), sets
+ * @p *t_ns to its time, and returns its length, 0 when the source is done,
+ * or -1 after saying why on stderr.
+ */
+struct rk_gen_source_ops {
+	int (*next)(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns);
+	void (*free)(void *src);
+};
 
 /** One stream being sent: its next frame and that frame's time. */
 struct rk_gen_live {
-	struct rk_gen_stream *s;
+	const struct rk_gen_source_ops *ops;
+	void *src;
+	const char *name;
 	uint8_t frame[RK_GEN_FRAME_MAX];
 	int len;     /**< bytes of the pending frame; 0 when the stream is done */
 	double t_ns; /**< its time from the start, ns */
@@ -25,7 +41,15 @@ struct rk_gen_sched {
 	struct rk_gen_live *lv;
 	uint32_t n;
 	double line_rate_bps;   /**< for rates in % */
+	bool failed;            /**< a source said it could not go on */
 };
+
+/**
+ * ns between the starts of two frames, the first of @p len bytes, at
+ * @p rate of @p unit (enum rk_gen_rate_unit; % of @p line_rate_bps): a
+ * frame takes len + 24 bytes of wire time (FCS, preamble, gap).
+ */
+double rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps);
 
 /**
  * Compile the @p n streams of @p cfgs and build each one's first frame (at
@@ -34,6 +58,15 @@ struct rk_gen_sched {
  */
 int rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
 		      double line_rate_bps);
+
+/**
+ * Add a source of frames other than a crafted stream (a replay), named
+ * @p name in messages; it is freed with the scheduler, or at once when
+ * adding fails. Builds its first frame.
+ * @return 0, or -1 (said on stderr)
+ */
+int rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, void *src,
+		     const char *name);
 
 /** The stream whose pending frame comes first, or NULL when all are done. */
 struct rk_gen_live *rk_gen_sched_peek(struct rk_gen_sched *s);
@@ -47,6 +80,34 @@ void rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m);
 
 /** Free the streams. */
 void rk_gen_sched_fini(struct rk_gen_sched *s);
+
+/** What a replay did (rk_gen_replay_add). */
+struct rk_gen_replay_stats {
+	uint64_t read;          /**< frames read from the capture, all loops */
+	uint64_t cut;           /**< of them, captured shorter than they were on the wire */
+	struct rk_gen_rewrite_stats rw;
+};
+
+/** A capture to replay (--replay). */
+struct rk_gen_replay_opts {
+	const char *file;       /**< pcap or pcapng, Ethernet */
+	double speed;           /**< the capture's gaps divided by this (> 0) */
+	uint8_t rate_unit;      /**< enum rk_gen_rate_unit: a fixed rate instead; NONE: the capture's timing */
+	double rate;
+	uint64_t loops;         /**< times through the capture; 0: endless */
+	struct rk_gen_rewrite rw;
+	struct rk_gen_replay_stats *stats; /**< filled when the replay is freed, or NULL */
+};
+
+/**
+ * Add the replay of capture @p o->file to @p s (@p o must outlive it):
+ * frames as captured (caplen bytes), rewritten by @p o->rw, at the
+ * capture's times divided by @p o->speed (a loop starting one frame time
+ * after the last one's) or at @p o->rate. Says why on stderr when the
+ * capture cannot be opened, is not Ethernet or holds no frames.
+ * @return 0, or -1
+ */
+int rk_gen_replay_add(struct rk_gen_sched *s, const struct rk_gen_replay_opts *o);
 
 /** What the DPDK sender needs from the command line. */
 struct rk_gen_port_opts {

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rk-gen: RoCEv2 stateless traffic generator, first cut: streams from a
- * stream file (doc/gen.md) or the command line, written to a pcap file
- * with timestamps at each stream's rate, or sent on a DPDK port (port.c).
- * Frames come from lib/gen.
+ * rk-gen: RoCEv2 stateless traffic generator: streams from a stream file
+ * (doc/gen.md) or the command line, or a capture replayed (replay.c),
+ * written to a pcap file with timestamps at each stream's rate, or sent on
+ * a DPDK port (port.c). Frames come from lib/gen.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <arpa/inet.h>
+#include <netinet/ether.h>
 #include <stdarg.h>
 #include <pcap/pcap.h>
 #include <stdint.h>
@@ -31,8 +33,9 @@
 static void
 usage(FILE *f)
 {
-	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options]) --pcap OUT.pcap\n"
-	      "       rk-gen [EAL options --] (--stream FILE | --op ...) --port PORT\n"
+	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options] | --replay CAPTURE\n"
+	      "               [replay options]) --pcap OUT.pcap\n"
+	      "       rk-gen [EAL options --] (--stream FILE | --op ... | --replay ...) --port PORT\n"
 	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file,\n"
 	      "or send them on a DPDK port (doc/gen.md describes stream files).\n"
 	      "\n"
@@ -60,6 +63,16 @@ usage(FILE *f)
 	      "      --icrc MODE        full, incremental (default) or bad\n"
 	      "      --rate RATE        1Mpps (default), 10Gbps, 50%\n"
 	      "      --seq              sequence number and TX time in the payload\n"
+	      "\n"
+	      "A capture replayed (instead of --stream or --op):\n"
+	      "      --replay FILE      the frames of a pcap or pcapng file (Ethernet)\n"
+	      "      --speed X          the capture's timing, X times as fast (default 1)\n"
+	      "      --rate RATE        a fixed rate instead of the capture's timing\n"
+	      "      --loop N           times through the capture (default 1; 0 endless)\n"
+	      "      --map-mac OLD=NEW  Ethernet source and destination (repeatable)\n"
+	      "      --map-ip OLD=NEW   IPv4 or IPv6 source and destination (repeatable)\n"
+	      "      --map-qpn OLD=NEW  BTH DestQP (repeatable); the ICRC, IPv4, TCP and UDP\n"
+	      "                         checksums are made whole again (a bad ICRC stays bad)\n"
 	      "  -h, --help             this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
@@ -70,6 +83,7 @@ usage(FILE *f)
 enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
+	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN,
 };
 
 struct args {
@@ -79,7 +93,10 @@ struct args {
 	double line_rate_bps;
 	bool cli_stream;
 	bool op_given;          /* --op: a train sets the opcodes itself */
+	bool rate_given, speed_given;
 	struct rk_gen_cfg cli;
+	struct rk_gen_replay_opts replay;
+	struct rk_gen_replay_stats replay_st;
 };
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -136,6 +153,80 @@ parse_rate(struct rk_gen_cfg *c, const char *s)
 	return 0;
 }
 
+/* --map-mac, --map-ip, --map-qpn OLD=NEW into the replay's maps. */
+static int
+parse_map(struct args *a, int opt, const char *arg)
+{
+	static const char *const names[] = { "--map-mac", "--map-ip", "--map-qpn" };
+	const char *name = names[opt - OPT_MAP_MAC];
+	struct rk_gen_map m = { 0 };
+	char old[64], new[64];
+	const char *eq = strchr(arg, '=');
+
+	if (eq == NULL || (size_t)(eq - arg) >= sizeof(old) || strlen(eq + 1) >= sizeof(new))
+		return bad_usage("%s '%s': write OLD=NEW", name, arg);
+	snprintf(old, sizeof(old), "%.*s", (int)(eq - arg), arg);
+	snprintf(new, sizeof(new), "%s", eq + 1);
+	if (opt == OPT_MAP_MAC) {
+		struct ether_addr eo, en;
+
+		if (ether_aton_r(old, &eo) == NULL || ether_aton_r(new, &en) == NULL)
+			return bad_usage("%s '%s': MAC addresses as 02:00:00:00:00:01", name, arg);
+		m.kind = RK_GEN_MAP_MAC;
+		memcpy(m.old, &eo, 6);
+		memcpy(m.new, &en, 6);
+	} else if (opt == OPT_MAP_IP) {
+		if (inet_pton(AF_INET, old, m.old) == 1 && inet_pton(AF_INET, new, m.new) == 1)
+			m.kind = RK_GEN_MAP_IPV4;
+		else if (inet_pton(AF_INET6, old, m.old) == 1 && inet_pton(AF_INET6, new, m.new) == 1)
+			m.kind = RK_GEN_MAP_IPV6;
+		else
+			return bad_usage("%s '%s': two IPv4 or two IPv6 addresses", name, arg);
+	} else {
+		uint64_t o, n;
+
+		if (parse_u64_arg(old, &o) < 0 || parse_u64_arg(new, &n) < 0 || o > 0xffffff ||
+		    n > 0xffffff)
+			return bad_usage("%s '%s': QPNs 0..0xffffff", name, arg);
+		m.kind = RK_GEN_MAP_QPN;
+		m.old[0] = (uint8_t)(o >> 16), m.old[1] = (uint8_t)(o >> 8), m.old[2] = (uint8_t)o;
+		m.new[0] = (uint8_t)(n >> 16), m.new[1] = (uint8_t)(n >> 8), m.new[2] = (uint8_t)n;
+	}
+	if (rk_gen_rewrite_add(&a->replay.rw, &m) < 0)
+		return bad_usage("%s: at most %d maps in all", name, RK_GEN_MAPS_MAX);
+	return 0;
+}
+
+/* What goes with --replay, after the common checks. */
+static int
+check_common(struct args *a)
+{
+	if ((a->pcap_file == NULL) == (a->port.port == NULL))
+		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
+						    : "--pcap OUT.pcap or --port PORT is needed");
+	if (a->port.port == NULL &&
+	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
+		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	if (a->limit == 0)
+		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
+	return 0;
+}
+
+static int
+check_replay_args(struct args *a)
+{
+	if (a->stream_file != NULL || a->cli_stream)
+		return bad_usage("%s", "--replay excludes --stream and the command-line stream "
+				 "options");
+	if (a->rate_given && a->speed_given)
+		return bad_usage("%s", "--rate and --speed exclude each other");
+	if (a->rate_given) {
+		a->replay.rate_unit = a->cli.rate_unit;
+		a->replay.rate = a->cli.rate;
+	}
+	return check_common(a);
+}
+
 static int
 parse_args(struct args *a, int argc, char **argv)
 {
@@ -148,6 +239,9 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
 		{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
 		{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
+		{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
+		{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
+		{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -157,6 +251,9 @@ parse_args(struct args *a, int argc, char **argv)
 
 	a->limit = 0; /* then: 1000000 to a pcap, none on a port */
 	a->line_rate_bps = 100e9;
+	a->replay.speed = 1;
+	a->replay.loops = 1;
+	a->replay.stats = &a->replay_st;
 	rk_gen_cfg_init(c);
 	snprintf(c->name, sizeof(c->name), "cli");
 	opterr = 0;
@@ -252,9 +349,29 @@ parse_args(struct args *a, int argc, char **argv)
 				return bad_usage("--icrc '%s': full, incremental or bad", optarg);
 			break;
 		case OPT_RATE:
-			a->cli_stream = true;
+			a->rate_given = true;
 			if (parse_rate(c, optarg) < 0)
 				return bad_usage("--rate '%s': 1Mpps, 10Gbps or 50%%", optarg);
+			break;
+		case OPT_REPLAY:
+			a->replay.file = optarg;
+			break;
+		case OPT_SPEED: {
+			char *end;
+
+			a->replay.speed = strtod(optarg, &end);
+			if (end == optarg || *end || !(a->replay.speed > 0 && a->replay.speed < 1e9))
+				return bad_usage("--speed '%s': a factor above 0", optarg);
+			a->speed_given = true;
+			break;
+		}
+		case OPT_LOOP:
+			if (parse_u64_arg(optarg, &a->replay.loops) < 0)
+				return bad_usage("--loop '%s': a count (0: endless)", optarg);
+			break;
+		case OPT_MAP_MAC: case OPT_MAP_IP: case OPT_MAP_QPN:
+			if (parse_map(a, ch, optarg) < 0)
+				return -1;
 			break;
 		case OPT_SEQ:
 			a->cli_stream = true;
@@ -301,21 +418,20 @@ parse_args(struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
-	if ((a->pcap_file == NULL) == (a->port.port == NULL))
-		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
-						    : "--pcap OUT.pcap or --port PORT is needed");
-	if (a->port.port == NULL &&
-	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
-		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	if (a->replay.file != NULL)
+		return check_replay_args(a);
+	a->cli_stream |= a->rate_given;
+	if (a->speed_given || a->replay.rw.n || a->replay.loops != 1)
+		return bad_usage("%s", "--speed, --loop and --map-* go with --replay");
+	if (check_common(a) < 0)
+		return -1;
 	if (a->op_given && a->cli.train)
 		return bad_usage("%s", "--op and --train exclude each other (a train sets the "
 				 "opcodes)");
-	if (a->limit == 0)
-		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
 	if ((a->stream_file != NULL) == a->cli_stream)
 		return bad_usage("%s", a->cli_stream ? "--stream and command-line stream options "
 						       "exclude each other"
-						     : "--stream FILE or --op OPCODE is needed");
+						     : "--stream FILE, --op OPCODE or --replay CAPTURE is needed");
 	return 0;
 }
 
@@ -405,13 +521,32 @@ out:
 	return rc;
 }
 
+/* What the replay read and changed, once it is over. */
+static void
+replay_summary(const struct args *a)
+{
+	const struct rk_gen_replay_stats *st = &a->replay_st;
+
+	fprintf(stderr, "rk-gen: replay of %s: %llu frames read, %llu rewritten, %llu ICRCs "
+		"recomputed, %llu left bad as captured",
+		a->replay.file, (unsigned long long)st->read, (unsigned long long)st->rw.changed,
+		(unsigned long long)st->rw.icrc_redone, (unsigned long long)st->rw.icrc_kept_bad);
+	if (st->cut)
+		fprintf(stderr, ", %llu cut short by the capture", (unsigned long long)st->cut);
+	if (st->rw.not_parsed)
+		fprintf(stderr, ", %llu not parsed (sent unchanged)",
+			(unsigned long long)st->rw.not_parsed);
+	fputc('\n', stderr);
+}
+
 static int
 run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 {
 	struct rk_gen_sched sc = { 0 };
 	int rc = 1;
 
-	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0) {
+	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0 &&
+	    (a->replay.file == NULL || rk_gen_replay_add(&sc, &a->replay) == 0)) {
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {
 			a->port.limit = a->limit;
@@ -420,7 +555,11 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 #endif
 			rc = run_pcap(a, &sc);
 	}
+	if (sc.failed)
+		rc = 1;
 	rk_gen_sched_fini(&sc);
+	if (a->replay.file != NULL && a->replay_st.read > 0)
+		replay_summary(a);
 	return rc;
 }
 
@@ -434,6 +573,8 @@ run_all(struct args *a)
 	char *buf;
 	int rc;
 
+	if (a->replay.file != NULL)
+		return run(a, NULL, 0);
 	if (a->stream_file == NULL)
 		return run(a, &a->cli, 1);
 	buf = read_file(a->stream_file, &len);

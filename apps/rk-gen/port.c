@@ -63,7 +63,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		}
 		if (rc < 0) {
 			fprintf(stderr, "rk-gen: stream '%s': a frame of %d bytes: %s (at most %u)\n",
-				rk_gen_stream_cfg(m->s)->name, m->len, strerror(-rc), RK_IB_MAX_FRAME);
+				m->name, m->len, strerror(-rc), RK_IB_MAX_FRAME);
 			status = 1;
 			break;
 		}

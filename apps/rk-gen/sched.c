@@ -1,50 +1,110 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* rk-gen's scheduler: the streams' frames merged by the times their rates give. */
+/* rk-gen's scheduler: the sources' frames merged by the times their rates
+ * (or a capture's timestamps) give. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "gen.h"
 
-/* Time between two frames of a stream, in ns, after a frame of len bytes. */
-static double
-gap_ns(const struct rk_gen_cfg *c, uint32_t len, double line_rate_bps)
+double
+rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps)
 {
 	/* On the wire a frame also takes FCS 4, preamble 8 and the gap 12 bytes. */
 	double bits = (len + 24.0) * 8;
 
-	switch (c->rate_unit) {
+	switch (unit) {
 	case RK_GEN_RATE_PPS:
-		return 1e9 / c->rate;
+		return 1e9 / rate;
 	case RK_GEN_RATE_BPS:
-		return bits * 1e9 / c->rate;
+		return bits * 1e9 / rate;
 	case RK_GEN_RATE_PERCENT:
-		return bits * 1e9 / (line_rate_bps * c->rate / 100);
+		return bits * 1e9 / (line_rate_bps * rate / 100);
 	default:
 		return 1000; /* 1 Mpps */
 	}
+}
+
+/* A crafted stream as a source: frames at its rate. */
+struct stream_src {
+	struct rk_gen_stream *s;
+	double line_rate_bps;
+};
+
+static int
+stream_next(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns)
+{
+	struct stream_src *ss = src;
+	const struct rk_gen_cfg *c = rk_gen_stream_cfg(ss->s);
+
+	if (prev_len > 0)
+		*t_ns += rk_gen_gap_ns(c->rate_unit, c->rate, (uint32_t)prev_len,
+				       ss->line_rate_bps);
+	int len = rk_gen_stream_next_at(ss->s, frame, cap, (uint64_t)*t_ns);
+
+	if (len < 0)
+		fprintf(stderr, "rk-gen: stream '%s': a frame larger than %u bytes\n", c->name, cap);
+	return len < 0 ? -1 : len;
+}
+
+static void
+stream_free(void *src)
+{
+	struct stream_src *ss = src;
+
+	rk_gen_stream_free(ss->s);
+	free(ss);
+}
+
+static const struct rk_gen_source_ops stream_ops = {
+	.next = stream_next,
+	.free = stream_free,
+};
+
+int
+rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, void *src,
+		 const char *name)
+{
+	struct rk_gen_live *lv = realloc(s->lv, (s->n + 1) * sizeof(*lv)), *l;
+
+	if (lv == NULL) {
+		fprintf(stderr, "rk-gen: out of memory\n");
+		ops->free(src);
+		return -1;
+	}
+	s->lv = lv;
+	l = &lv[s->n++];
+	*l = (struct rk_gen_live){ .ops = ops, .src = src, .name = name };
+	l->len = ops->next(src, l->frame, sizeof(l->frame), 0, &l->t_ns);
+	if (l->len < 0) {
+		l->len = 0;
+		s->failed = true;
+		return -1;
+	}
+	return 0;
 }
 
 int
 rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
 		  double line_rate_bps)
 {
-	s->n = n;
-	s->line_rate_bps = line_rate_bps;
-	s->lv = calloc(n, sizeof(*s->lv));
-	if (s->lv == NULL) {
-		fprintf(stderr, "rk-gen: out of memory\n");
-		return -1;
-	}
+	*s = (struct rk_gen_sched){ .line_rate_bps = line_rate_bps };
 	for (uint32_t i = 0; i < n; i++) {
 		struct rk_gen_err e = { 0 };
-		struct rk_gen_live *l = &s->lv[i];
+		struct stream_src *ss = calloc(1, sizeof(*ss));
 
-		if (rk_gen_stream_compile(&cfgs[i], &l->s, &e) < 0) {
-			fprintf(stderr, "rk-gen: stream '%s': field '%s': %s\n", cfgs[i].name,
-				e.field, e.reason);
+		if (ss == NULL) {
+			fprintf(stderr, "rk-gen: out of memory\n");
 			return -1;
 		}
-		l->len = rk_gen_stream_next_at(l->s, l->frame, sizeof(l->frame), 0);
+		ss->line_rate_bps = line_rate_bps;
+		if (rk_gen_stream_compile(&cfgs[i], &ss->s, &e) < 0) {
+			fprintf(stderr, "rk-gen: stream '%s': field '%s': %s\n", cfgs[i].name,
+				e.field, e.reason);
+			free(ss);
+			return -1;
+		}
+		if (rk_gen_sched_add(s, &stream_ops, ss, cfgs[i].name) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -63,15 +123,18 @@ rk_gen_sched_peek(struct rk_gen_sched *s)
 void
 rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m)
 {
-	m->t_ns += gap_ns(rk_gen_stream_cfg(m->s), (uint32_t)m->len, s->line_rate_bps);
-	m->len = rk_gen_stream_next_at(m->s, m->frame, sizeof(m->frame), (uint64_t)m->t_ns);
+	m->len = m->ops->next(m->src, m->frame, sizeof(m->frame), m->len, &m->t_ns);
+	if (m->len < 0) {
+		m->len = 0;
+		s->failed = true;
+	}
 }
 
 void
 rk_gen_sched_fini(struct rk_gen_sched *s)
 {
 	for (uint32_t i = 0; s->lv != NULL && i < s->n; i++)
-		rk_gen_stream_free(s->lv[i].s);
+		s->lv[i].ops->free(s->lv[i].src);
 	free(s->lv);
 	s->lv = NULL;
 }
