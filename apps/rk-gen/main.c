@@ -59,7 +59,8 @@ usage(FILE *f)
 	      "      --vary SPEC        FIELD:OP or FIELD:OP:MIN:MAX[:STEP[:EVERY]], OP inc,\n"
 	      "                         dec, random; EVERY: frames a value is kept for:\n"
 	      "                         psn:inc, udp.src_port:random:49152:65535 (repeatable)\n"
-	      "      --train OP:BYTES:PMTU  a message train: WRITE, SEND or READ_RESPONSE\n"
+	      "      --train OP:BYTES:PMTU  a message train: WRITE, SEND or READ_RESPONSE;\n"
+	      "                         READ (requests) or ACK (one per message)\n"
 	      "      --icrc MODE        full, incremental (default) or bad\n"
 	      "      --rate RATE        1Mpps (default), 10Gbps, 50%\n"
 	      "      --seq              sequence number and TX time in the payload\n"
@@ -323,16 +324,14 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_TRAIN: {
 			char op[32];
 			unsigned int msg, pmtu;
+			int w;
 
 			a->cli_stream = true;
 			if (sscanf(optarg, "%31[A-Za-z_]:%u:%u", op, &msg, &pmtu) != 3)
 				return bad_usage("--train '%s': write OP:BYTES:PMTU", optarg);
-			c->train = strcasecmp(op, "WRITE") == 0		? RK_GEN_TRAIN_WRITE
-				   : strcasecmp(op, "SEND") == 0		? RK_GEN_TRAIN_SEND
-				   : strcasecmp(op, "READ_RESPONSE") == 0 ? RK_GEN_TRAIN_READ_RESP
-									: RK_GEN_TRAIN_NONE;
-			if (c->train == RK_GEN_TRAIN_NONE)
-				return bad_usage("--train '%s': WRITE, SEND or READ_RESPONSE", optarg);
+			if ((w = rk_gen_train_parse(op)) < 0)
+				return bad_usage("--train '%s': " RK_GEN_TRAIN_NAMES, optarg);
+			c->train = (uint8_t)w;
 			c->payload_len = msg;
 			c->pmtu = pmtu;
 			break;

@@ -161,6 +161,21 @@ opcode_norm(const char *s, char *out, size_t cap)
 }
 
 int
+rk_gen_train_parse(const char *s)
+{
+	static const char *const names[] = {
+		[RK_GEN_TRAIN_WRITE] = "WRITE", [RK_GEN_TRAIN_SEND] = "SEND",
+		[RK_GEN_TRAIN_READ_RESP] = "READ_RESPONSE", [RK_GEN_TRAIN_READ] = "READ",
+		[RK_GEN_TRAIN_ACK] = "ACK",
+	};
+
+	for (unsigned int i = RK_GEN_TRAIN_WRITE; s != NULL && i <= RK_GEN_TRAIN_ACK; i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return (int)i;
+	return -EINVAL;
+}
+
+int
 rk_gen_opcode_parse(const char *s, uint8_t *opcode)
 {
 	char want[64], rc_want[68], name[64];
@@ -218,6 +233,9 @@ struct tvar {
 	struct rk_gen_icrc_field icf;
 };
 
+/* The stream's variations and those a train adds (PSN; VA or MSN). */
+#define VARS_MAX (RK_GEN_VARY_MAX + 2)
+
 struct tmpl {
 	uint8_t frame[RK_GEN_FRAME_MAX];
 	uint32_t len, out_len;
@@ -228,7 +246,7 @@ struct tmpl {
 	struct rk_gen_icrc_layout lay;
 	bool csum_live;            /* keep the IPv4 Header Checksum right */
 	uint32_t icrc;             /* valid ICRC of frame as it is now */
-	struct tvar v[RK_GEN_VARY_MAX + 1];
+	struct tvar v[VARS_MAX];
 	struct tvar seq, ts;        /* the slot's sequence number and TX time */
 };
 
@@ -242,11 +260,11 @@ struct cursor {
 
 struct rk_gen_stream {
 	struct rk_gen_cfg cfg;
-	struct cursor cur[RK_GEN_VARY_MAX + 1];
+	struct cursor cur[VARS_MAX];
 	uint32_t nvar;             /* cfg.vary plus an implicit PSN one */
-	struct rk_gen_vary var[RK_GEN_VARY_MAX + 1];
-	uint64_t var_tmpl_value[RK_GEN_VARY_MAX + 1];
-	uint64_t var_max[RK_GEN_VARY_MAX + 1];
+	struct rk_gen_vary var[VARS_MAX];
+	uint64_t var_tmpl_value[VARS_MAX];
+	uint64_t var_max[VARS_MAX];
 	uint32_t train_n;
 	uint32_t ntmpl;            /* 1, 2 (First, Last) or 3 (First, Middle, Last) */
 	uint64_t count;
@@ -418,7 +436,7 @@ build_roce(struct rk_gen_stream *s, struct tmpl *t, uint8_t opcode, uint32_t pay
 		a.src_ip[15] = 1;
 		a.dst_ip[15] = 2;
 	}
-	if (oi->flags & RK_OPF_WRITE)
+	if (oi->flags & (RK_OPF_WRITE | RK_OPF_READ_REQ))
 		x.reth_dma_len = msg_len;
 	if (oi->flags & RK_OPF_ACK)
 		x.aeth_syndrome = 0x1f; /* ACK, credits not tracked */
@@ -588,9 +606,32 @@ train_ops(uint8_t train, uint8_t ops[4])
 					     RK_OP_RDMA_READ_RESPONSE_MIDDLE,
 					     RK_OP_RDMA_READ_RESPONSE_LAST,
 					     RK_OP_RDMA_READ_RESPONSE_ONLY },
+		[RK_GEN_TRAIN_READ] = { 0, 0, 0, RK_OP_RDMA_READ_REQUEST },
+		[RK_GEN_TRAIN_ACK] = { 0, 0, 0, RK_OP_ACKNOWLEDGE },
 	};
 
 	memcpy(ops, tab[train], 4);
+}
+
+/* Vary field @p name of header @p h by +@p step per frame, unless the
+ * stream varies it itself (a train's own variation). */
+static void
+auto_vary(struct rk_gen_stream *s, enum rk_gen_hdr h, const char *name, uint64_t step)
+{
+	const struct rk_field *f = rk_header_field(rk_gen_hdr_desc(h), name);
+	struct rk_gen_vary *v;
+
+	for (uint32_t k = 0; k < s->nvar; k++)
+		if (is_field(&s->var[k].ref, (int)h, f))
+			return;
+	if (s->nvar >= VARS_MAX)
+		return;
+	v = &s->var[s->nvar++];
+	memset(v, 0, sizeof(*v));
+	v->ref.hdr = (uint8_t)h;
+	v->ref.f = f;
+	v->op = RK_GEN_VARY_INC;
+	v->step = step;
 }
 
 static int
@@ -624,7 +665,7 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 	*out = NULL;
 	if (c->kind > RK_GEN_PFC || (c->ip_version != 4 && c->ip_version != 6) ||
 	    c->noverrides > RK_GEN_OVERRIDES_MAX || c->nvary > RK_GEN_VARY_MAX ||
-	    c->train > RK_GEN_TRAIN_READ_RESP)
+	    c->train > RK_GEN_TRAIN_ACK)
 		return fail(err, c->line, "stream", -EINVAL, "bad configuration");
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
@@ -644,8 +685,7 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 		rc = build_roce(s, &s->t[0], c->opcode, plen, 0, plen);
 	} else {
 		uint8_t ops[4];
-		bool psn_varied = false;
-		const struct rk_field *psn = rk_header_field(&rk_bth_desc, "PSN");
+		uint64_t psn_step = 1;
 
 		if (c->pmtu < 256 || c->pmtu > 4096 || (c->pmtu & (c->pmtu - 1)))
 			rc = fail(err, c->line, "train.pmtu", -EINVAL,
@@ -656,7 +696,24 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 			goto out;
 		train_ops(c->train, ops);
 		s->train_n = plen <= c->pmtu ? 1 : (plen + c->pmtu - 1) / c->pmtu;
-		if (s->train_n == 1) {
+		if (c->train >= RK_GEN_TRAIN_READ) {
+			/* One frame per message, without payload. */
+			uint32_t span = s->train_n ? s->train_n : 1;
+
+			s->train_n = 1;
+			rc = build_roce(s, &s->t[0], ops[3], 0, 0, plen);
+			if (rc == 0 && c->train == RK_GEN_TRAIN_READ)
+				auto_vary(s, RK_GEN_H_RETH, "VA", plen ? plen : 1);
+			if (rc == 0 && c->train == RK_GEN_TRAIN_ACK) {
+				/* An ACK carries the PSN of the message's last packet
+				 * and the MSN of the messages completed (AETH after
+				 * the BTH). */
+				rk_put_be24(s->t[0].frame + s->t[0].bth + 9, span - 1);
+				rk_put_be24(s->t[0].frame + s->t[0].bth + RK_BTH_LEN + 1, 1);
+				auto_vary(s, RK_GEN_H_AETH, "MSN", 1);
+			}
+			psn_step = span;
+		} else if (s->train_n == 1) {
 			rc = build_roce(s, &s->t[0], ops[3], plen, 0, plen);
 		} else {
 			s->ntmpl = 3;
@@ -667,16 +724,10 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 				rc = build_roce(s, &s->t[2], ops[2], plen - (s->train_n - 1) * c->pmtu,
 						(uint64_t)(s->train_n - 1) * c->pmtu, plen);
 		}
-		for (uint32_t k = 0; k < s->nvar; k++)
-			psn_varied |= is_field(&s->var[k].ref, RK_GEN_H_BTH, psn);
-		if (!psn_varied) { /* a train's packets take consecutive PSNs */
-			struct rk_gen_vary *v = &s->var[s->nvar++];
-
-			memset(v, 0, sizeof(*v));
-			v->ref.hdr = RK_GEN_H_BTH;
-			v->ref.f = psn;
-			v->op = RK_GEN_VARY_INC;
-		}
+		/* A train's packets take consecutive PSNs; READ requests and
+		 * ACKs step over the PSNs of each message. */
+		if (rc == 0)
+			auto_vary(s, RK_GEN_H_BTH, "PSN", psn_step);
 	}
 	if (rc < 0) {
 		if (err != NULL && err->reason[0] == '\0')
@@ -749,7 +800,7 @@ rk_gen_stream_free(struct rk_gen_stream *s)
 	if (s == NULL)
 		return;
 	for (uint32_t ti = 0; ti < 3; ti++) {
-		for (uint32_t k = 0; k <= RK_GEN_VARY_MAX; k++)
+		for (uint32_t k = 0; k < VARS_MAX; k++)
 			rk_gen_icrc_field_fini(&s->t[ti].v[k].icf);
 		rk_gen_icrc_field_fini(&s->t[ti].seq.icf);
 		rk_gen_icrc_field_fini(&s->t[ti].ts.icf);

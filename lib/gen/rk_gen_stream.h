@@ -103,6 +103,14 @@ enum rk_gen_train_op {
 	RK_GEN_TRAIN_WRITE,   /**< RC RDMA WRITE First/Middle.../Last, or Only */
 	RK_GEN_TRAIN_SEND,    /**< RC SEND First/Middle.../Last, or Only */
 	RK_GEN_TRAIN_READ_RESP, /**< RC RDMA READ Response First/Middle.../Last, or Only */
+	/** RC RDMA READ Requests, one per message: DMALen the message, each
+	 * reserving ceil(message / PMTU) PSNs (IBTA Vol1 9.4.4), the VA
+	 * advancing by the message. */
+	RK_GEN_TRAIN_READ,
+	/** RC ACKs, one per message of the requester's train: the PSN advancing
+	 * by the message's packets, the MSN by one (a coalesced ACK per
+	 * message, IBTA Vol1 9.7.5.1.2). */
+	RK_GEN_TRAIN_ACK,
 };
 
 /** A field of the template. */
@@ -244,6 +252,15 @@ uint64_t rk_gen_ref_max(const struct rk_gen_ref *ref);
  * @return 0, or -EINVAL.
  */
 int rk_gen_opcode_parse(const char *s, uint8_t *opcode);
+
+/** The train names, for messages: "WRITE, SEND, READ_RESPONSE, READ or ACK". */
+#define RK_GEN_TRAIN_NAMES "WRITE, SEND, READ_RESPONSE, READ or ACK"
+
+/**
+ * Parse a train name (RK_GEN_TRAIN_NAMES, case ignored).
+ * @return its enum rk_gen_train_op, or -EINVAL.
+ */
+int rk_gen_train_parse(const char *s);
 
 struct rk_gen_stream;
 

@@ -407,10 +407,6 @@ static const struct word patterns[] = {
 	{ "zero", RK_GEN_PAT_ZERO }, { "inc", RK_GEN_PAT_INC }, { "random", RK_GEN_PAT_RANDOM },
 	{ NULL, 0 }
 };
-static const struct word trains[] = {
-	{ "WRITE", RK_GEN_TRAIN_WRITE }, { "SEND", RK_GEN_TRAIN_SEND },
-	{ "READ_RESPONSE", RK_GEN_TRAIN_READ_RESP }, { NULL, 0 }
-};
 
 /* The value of word @p s in @p w, or -1. */
 static int
@@ -468,10 +464,10 @@ section_key(struct ctx *x, struct rk_gen_cfg *c, struct section_key *e)
 			return -EINVAL;
 		c->seq = u != 0;
 	} else if (strcmp(e->field, "train.op") == 0) {
-		int w = word(e->s, trains);
+		int w = rk_gen_train_parse(e->s);
 
 		if (w < 0)
-			return bad(x, line_of(e->v), e->field, "WRITE, SEND or READ_RESPONSE");
+			return bad(x, line_of(e->v), e->field, RK_GEN_TRAIN_NAMES);
 		c->train = (uint8_t)w;
 	} else if (strcmp(e->field, "pfc.quanta") == 0) {
 		int n = 0;

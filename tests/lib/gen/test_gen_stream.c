@@ -313,6 +313,65 @@ test_write_train(void **state)
 	rk_gen_stream_free(s);
 }
 
+/* READ requests of 10000 bytes at PMTU 1024: each reserves 10 PSNs, the VA
+ * runs on by the message; ACKs of that train: one per message, the PSN of
+ * its last packet, the MSN counting the messages. */
+static void
+test_read_and_ack_trains(void **state)
+{
+	struct rk_gen_cfg c;
+	struct rk_gen_stream *s;
+	struct rk_pkt pkt;
+	uint8_t f[RK_GEN_FRAME_MAX];
+	int n, i = 0;
+
+	(void)state;
+	rk_gen_cfg_init(&c);
+	c.train = RK_GEN_TRAIN_READ;
+	c.payload_len = 10000;
+	c.pmtu = 1024;
+	set(&c, "bth.psn", 0xfffff0);
+	set(&c, "reth.va", 0x200000);
+	c.count = 5;
+	c.count_set = true;
+	s = compile_ok(&c);
+	while ((n = rk_gen_stream_next(s, f, sizeof(f))) > 0) {
+		const uint8_t *reth;
+
+		parse(&pkt, f, n);
+		reth = f + pkt.bth_off + RK_BTH_LEN;
+		assert_int_equal(pkt.icrc_status, RK_ICRC_GOOD);
+		assert_int_equal(pkt.findings.count, 0);
+		assert_int_equal(pkt.opcode, RK_OP_RDMA_READ_REQUEST);
+		assert_int_equal(rk_bth_psn(f + pkt.bth_off), (0xfffff0 + 10 * i) & 0xffffff);
+		assert_int_equal(rk_reth_dma_len(reth), 10000);
+		assert_int_equal(rk_reth_va(reth), 0x200000 + 10000 * (uint64_t)i);
+		i++;
+	}
+	assert_int_equal(i, 5);
+	rk_gen_stream_free(s);
+
+	rk_gen_cfg_init(&c);
+	c.train = RK_GEN_TRAIN_ACK;
+	c.payload_len = 4096;
+	c.pmtu = 1024;
+	c.count = 4;
+	c.count_set = true;
+	s = compile_ok(&c);
+	for (i = 0; (n = rk_gen_stream_next(s, f, sizeof(f))) > 0; i++) {
+		parse(&pkt, f, n);
+		assert_int_equal(pkt.icrc_status, RK_ICRC_GOOD);
+		assert_int_equal(pkt.opcode, RK_OP_ACKNOWLEDGE);
+		assert_int_equal(rk_bth_psn(f + pkt.bth_off), 4 * (uint32_t)i + 3);
+		assert_int_equal(rk_aeth_msn(f + pkt.bth_off + RK_BTH_LEN), (uint32_t)i + 1);
+	}
+	assert_int_equal(i, 4);
+	rk_gen_stream_free(s);
+	assert_int_equal(rk_gen_train_parse("ack"), RK_GEN_TRAIN_ACK);
+	assert_int_equal(rk_gen_train_parse("READ"), RK_GEN_TRAIN_READ);
+	assert_int_equal(rk_gen_train_parse("READS"), -EINVAL);
+}
+
 static void
 test_mac_control_and_cnp(void **state)
 {
@@ -530,6 +589,7 @@ main(void)
 		cmocka_unit_test(test_invalid_fields),
 		cmocka_unit_test(test_icrc_bad_and_truncate),
 		cmocka_unit_test(test_write_train),
+		cmocka_unit_test(test_read_and_ack_trains),
 		cmocka_unit_test(test_mac_control_and_cnp),
 		cmocka_unit_test(test_stamp),
 		cmocka_unit_test(test_errors),
