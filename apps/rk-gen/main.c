@@ -64,6 +64,8 @@ usage(FILE *f)
 	      "      --icrc MODE        full, incremental (default) or bad\n"
 	      "      --rate RATE        1Mpps (default), 10Gbps, 50%\n"
 	      "      --seq              sequence number and TX time in the payload\n"
+	      "      --burst N:GAP_US   N frames at the rate, then GAP_US idle, and again\n"
+	      "      --on-off ON:OFF    send for ON us, be silent for OFF us, and again\n"
 	      "\n"
 	      "A capture replayed (instead of --stream or --op):\n"
 	      "      --replay FILE      the frames of a pcap or pcapng file (Ethernet)\n"
@@ -84,7 +86,8 @@ usage(FILE *f)
 enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
-	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN,
+	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN, OPT_BURST,
+	OPT_ON_OFF,
 };
 
 struct args {
@@ -243,6 +246,7 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
 		{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
 		{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
+		{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -376,6 +380,22 @@ parse_args(struct args *a, int argc, char **argv)
 			a->cli_stream = true;
 			c->seq = true;
 			break;
+		case OPT_BURST: case OPT_ON_OFF: {
+			unsigned int x, y;
+			char end;
+
+			a->cli_stream = true;
+			if (sscanf(optarg, "%u:%u%c", &x, &y, &end) != 2 ||
+			    (ch == OPT_BURST ? x == 0 : x == 0 && y != 0))
+				return bad_usage("%s '%s': %s", ch == OPT_BURST ? "--burst" : "--on-off",
+						 optarg, ch == OPT_BURST ? "FRAMES:GAP_US, FRAMES above 0"
+						 : "ON_US:OFF_US, ON_US above 0");
+			if (ch == OPT_BURST)
+				c->burst_frames = x, c->burst_gap_us = y;
+			else
+				c->on_us = x, c->off_us = y;
+			break;
+		}
 		case OPT_PORT:
 #ifdef RK_GEN_DPDK
 			a->port.port = optarg;

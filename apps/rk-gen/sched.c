@@ -24,23 +24,42 @@ rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps)
 	}
 }
 
-/* A crafted stream as a source: frames at its rate. */
+/* A crafted stream as a source: frames at its rate, in bursts and on/off
+ * periods when it has them. */
 struct stream_src {
 	struct rk_gen_stream *s;
 	double line_rate_bps;
+	double active_ns;       /* its time counting on periods only */
+	uint64_t sent;          /* frames before this one */
 };
+
+/* When a frame at @p active_ns of sending time goes out: each on period
+ * of @p c is followed by an off one. */
+static double
+on_off_time(const struct rk_gen_cfg *c, double active_ns)
+{
+	double on = c->on_us * 1e3;
+
+	if (c->on_us == 0 || c->off_us == 0)
+		return active_ns;
+	return active_ns + (double)(uint64_t)(active_ns / on) * c->off_us * 1e3;
+}
 
 static int
 stream_next(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns)
 {
 	struct stream_src *ss = src;
 	const struct rk_gen_cfg *c = rk_gen_stream_cfg(ss->s);
+	int len;
 
-	if (prev_len > 0)
-		*t_ns += rk_gen_gap_ns(c->rate_unit, c->rate, (uint32_t)prev_len,
-				       ss->line_rate_bps);
-	int len = rk_gen_stream_next_at(ss->s, frame, cap, (uint64_t)*t_ns);
-
+	if (prev_len > 0) {
+		ss->active_ns += rk_gen_gap_ns(c->rate_unit, c->rate, (uint32_t)prev_len,
+					       ss->line_rate_bps);
+		if (c->burst_frames != 0 && ++ss->sent % c->burst_frames == 0)
+			ss->active_ns += c->burst_gap_us * 1e3;
+	}
+	*t_ns = on_off_time(c, ss->active_ns);
+	len = rk_gen_stream_next_at(ss->s, frame, cap, (uint64_t)*t_ns);
 	if (len < 0)
 		fprintf(stderr, "rk-gen: stream '%s': a frame larger than %u bytes\n", c->name, cap);
 	return len < 0 ? -1 : len;

@@ -667,6 +667,9 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 	    c->noverrides > RK_GEN_OVERRIDES_MAX || c->nvary > RK_GEN_VARY_MAX ||
 	    c->train > RK_GEN_TRAIN_ACK)
 		return fail(err, c->line, "stream", -EINVAL, "bad configuration");
+	if (c->on_us == 0 && c->off_us != 0)
+		return fail(err, c->line, "on_off.on_us", -EINVAL,
+			    "0 with off_us set: the stream would never send");
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return fail(err, c->line, "stream", -ENOMEM, "out of memory");

@@ -195,6 +195,13 @@ struct rk_gen_cfg {
 	uint16_t pfc_quanta[8];   /**< PFC: pause time per priority */
 	uint8_t rate_unit;        /**< enum rk_gen_rate_unit */
 	double rate;
+	/* Bursts: after every burst_frames frames (at the rate), an idle gap
+	 * of burst_gap_us; 0 frames: no bursts. */
+	uint32_t burst_frames;
+	uint32_t burst_gap_us;
+	/* On/off: the stream sends for on_us, then is silent for off_us, and
+	 * again; 0: always on. Times are the sender's (rk-gen's scheduler). */
+	uint32_t on_us, off_us;
 	uint32_t noverrides;
 	struct rk_gen_override overrides[RK_GEN_OVERRIDES_MAX];
 	uint32_t nvary;

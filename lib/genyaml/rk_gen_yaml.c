@@ -395,6 +395,9 @@ static const struct {
 	NUMBER("train.message", 0x80000000u, payload_len), NUMBER("train.pmtu", 4096, pmtu),
 	NUMBER("pause.quanta", 0xffff, pause_quanta),
 	NUMBER("pfc.class_enable", 0xff, pfc_class_enable),
+	NUMBER("burst.frames", UINT32_MAX, burst_frames),
+	NUMBER("burst.gap_us", UINT32_MAX, burst_gap_us),
+	NUMBER("on_off.on_us", UINT32_MAX, on_us), NUMBER("on_off.off_us", UINT32_MAX, off_us),
 };
 #undef NUMBER
 
@@ -418,7 +421,7 @@ word(const char *s, const struct word *w)
 	return -1;
 }
 
-/* A key of a payload:, train:, pause: or pfc: section. */
+/* A key of a payload:, train:, pause:, pfc:, burst: or on_off: section. */
 static int
 section_key(struct ctx *x, struct rk_gen_cfg *c, struct section_key *e)
 {
@@ -667,8 +670,9 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 				return bad(x, line_of(v), key, "full, incremental or bad");
 		} else if (strcmp(key, "rate") == 0) {
 			rc = parse_rate(x, c, v);
-		} else if (strcmp(key, "payload") == 0) {
-			rc = each_key(x, c, v, "payload", section_key);
+		} else if (strcmp(key, "payload") == 0 || strcmp(key, "burst") == 0 ||
+			   strcmp(key, "on_off") == 0) {
+			rc = each_key(x, c, v, key, section_key);
 		} else if (strcmp(key, "pause") == 0 || strcmp(key, "pfc") == 0) {
 			if (c->kind == RK_GEN_PFC || c->kind == RK_GEN_PAUSE)
 				return bad(x, line_of(k), key, "pause: and pfc: exclude each other");

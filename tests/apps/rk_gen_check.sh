@@ -106,6 +106,28 @@ PY
 magic=$(od -An -tx4 -N4 "$tmp/seq.pcap" | tr -d ' ')
 [ "$magic" = a1b23c4d ] && ok "pcap: nanosecond timestamps" || ko "pcap: magic $magic"
 
+# bursts and on/off periods: the times the stream's pattern gives (ns)
+pcap_times() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, out = 24, []
+while off < len(d):
+    sec, nsec, incl, _ = struct.unpack_from("<IIII", d, off)
+    out.append(str(sec * 1000000000 + nsec))
+    off += 16 + incl
+print(" ".join(out))
+PY
+}
+"$gen" --op SEND_ONLY --count 7 --rate 1Mpps --burst 3:10 --pcap "$tmp/burst.pcap" 2>/dev/null
+got=$(pcap_times "$tmp/burst.pcap")
+want="0 1000 2000 13000 14000 15000 26000"
+[ "$got" = "$want" ] && ok "bursts of 3, 10 us apart: $got" || ko "bursts: '$got', want '$want'"
+"$gen" --op SEND_ONLY --count 7 --rate 1Mpps --on-off 2:5 --pcap "$tmp/onoff.pcap" 2>/dev/null
+got=$(pcap_times "$tmp/onoff.pcap")
+want="0 1000 7000 8000 14000 15000 21000"
+[ "$got" = "$want" ] && ok "on 2 us, off 5 us: $got" || ko "on/off: '$got', want '$want'"
+
 # a full disk: the error is said, exit 1 (not a truncated file called done)
 if [ -w /dev/full ]; then
 	"$gen" --op SEND_ONLY --count 1000 --pcap /dev/full 2>"$tmp/err"

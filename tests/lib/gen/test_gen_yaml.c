@@ -37,7 +37,9 @@ static const char good[] =
 	"    pfc: {quanta: [0, 0, 0, 0xffff]}\n"
 	"  - name: cnp\n"
 	"    bth: {opcode: CNP, becn: 1}\n"
-	"    icrc: bad\n";
+	"    icrc: bad\n"
+	"    burst: {frames: 4, gap_us: 10}\n"
+	"    on_off: {on_us: 100, off_us: 900}\n";
 
 static void
 test_good_file(void **state)
@@ -65,6 +67,10 @@ test_good_file(void **state)
 	assert_int_equal(f->streams[2].kind, RK_GEN_PFC);
 	assert_int_equal(f->streams[2].pfc_quanta[3], 0xffff);
 	assert_int_equal(f->streams[3].icrc, RK_GEN_ICRC_BAD);
+	assert_int_equal(f->streams[3].burst_frames, 4);
+	assert_int_equal(f->streams[3].burst_gap_us, 10);
+	assert_int_equal(f->streams[3].on_us, 100);
+	assert_int_equal(f->streams[3].off_us, 900);
 
 	assert_int_equal(rk_gen_stream_compile(&f->streams[0], &s, NULL), 0);
 	while ((n = rk_gen_stream_next(s, fr, sizeof(fr))) > 0) {
@@ -159,6 +165,10 @@ static const struct {
 	  "t.yaml:3: field 'vlan.pcp': value 8 out of range for a 3-bit field" },
 	{ "streams:\n  - name: a\n    eth: {dst: 02:00:00:00:00}\n",
 	  "t.yaml:3: field 'eth.dst': not a MAC address (six hex bytes, 02:00:00:00:00:01)" },
+	{ "streams:\n  - name: a\n    on_off: {off_us: 5}\n",
+	  "t.yaml:2: field 'on_off.on_us': 0 with off_us set: the stream would never send" },
+	{ "streams:\n  - name: a\n    burst: {frames: 4, gap: 5}\n",
+	  "t.yaml:3: field 'burst.gap': unknown field" },
 	{ "streams: []\n", "t.yaml:1: field 'streams': a list of one or more streams" },
 	{ "stream:\n  - name: a\n", "t.yaml:1: field 'stream': unknown field" },
 	{ "streams:\n  - name: a\n    bth: {psn: [1\n",
