@@ -14,15 +14,27 @@
 #include "rk_gen_rewrite.h"
 #include "rk_gen_stream.h"
 
+/** No template: a frame to copy whole. */
+#define RK_GEN_TMPL_NONE UINT32_MAX
+
+/** A source's pending frame. */
+struct rk_gen_frame {
+	const uint8_t *data;     /**< valid until the source's next call */
+	int len;                 /**< bytes; 0 when the source is done */
+	uint32_t tmpl;           /**< its template (rk_gen_stream_next_ref), or RK_GEN_TMPL_NONE */
+	const struct rk_gen_range *dirty; /**< with a template: the bytes that change */
+	uint32_t ndirty;
+};
+
 /**
  * Where a stream's frames come from: a crafted stream (lib/gen) or a
- * capture replayed (replay.c). next() writes the frame after one of
- * @p prev_len bytes at @p *t_ns (0 for the first: @p prev_len 0), sets
- * @p *t_ns to its time, and returns its length, 0 when the source is done,
- * or -1 after saying why on stderr.
+ * capture replayed (replay.c). next() makes the frame after @p f (whose
+ * len is 0 before the first) at @p *t_ns (0 for the first), sets
+ * @p *t_ns to its time, fills @p f, and returns its length, 0 when the
+ * source is done, or -1 after saying why on stderr.
  */
 struct rk_gen_source_ops {
-	int (*next)(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns);
+	int (*next)(void *src, struct rk_gen_frame *f, double *t_ns);
 	void (*free)(void *src);
 };
 
@@ -31,9 +43,8 @@ struct rk_gen_live {
 	const struct rk_gen_source_ops *ops;
 	void *src;
 	const char *name;
-	uint8_t frame[RK_GEN_FRAME_MAX];
-	int len;     /**< bytes of the pending frame; 0 when the stream is done */
-	double t_ns; /**< its time from the start, ns */
+	struct rk_gen_frame f; /**< the pending frame; f.len 0 when the stream is done */
+	double t_ns;           /**< its time from the start, ns */
 };
 
 /** The streams of one run, merged in time order. */

@@ -514,8 +514,8 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 
 		h.ts.tv_sec = (time_t)(ns / 1000000000u);
 		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u); /* ns: see pcap_open_dead_with_tstamp_precision */
-		h.caplen = h.len = (bpf_u_int32)m->len;
-		pcap_dump((u_char *)d, &h, m->frame);
+		h.caplen = h.len = (bpf_u_int32)m->f.len;
+		pcap_dump((u_char *)d, &h, m->f.data);
 		written++;
 		rk_gen_sched_advance(sc, m);
 	}

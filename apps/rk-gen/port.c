@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rk-gen on a DPDK port: the scheduler's frames handed to lib/io as raw
- * frames (rk_io_dpdk_tx_raw: copied into an mbuf, sent in bursts), paced
- * by the streams' rates against the port's TSC clock, or at top speed.
- * First cut: one TX queue, one frame copied per send, frames up to
+ * rk-gen on a DPDK port: the scheduler's frames handed to lib/io, paced by
+ * the streams' rates against the port's TSC clock, or at top speed. A
+ * stream's frames go out of kept mbufs, one ring per template, refilled
+ * with the bytes that change (lib/gen's dirty ranges) once the device has
+ * released them; a replayed frame, or one whose ring is all in flight, is
+ * copied into a fresh mbuf (rk_io_dpdk_tx_raw). One TX queue, frames up to
  * RK_IB_MAX_FRAME bytes.
  */
 #include <errno.h>
@@ -16,12 +18,73 @@
 #include "rk_app.h"
 #include "rk_io_dpdk.h"
 
+/* Kept mbufs in all, and per template ring at most: enough to cover the
+ * TX queue and a device's descriptor ring while they drain. */
+#define KEPT_TOTAL 12288u
+#define KEPT_RING_MAX 1024u
+#define KEPT_RING_MIN 64u
+
+/* One kept ring per template of each source (NULL: copy its frames). */
+struct keep {
+	struct rk_io_kept *k[3];
+};
+
+static struct keep *
+keep_open(struct rk_io_dpdk *io, const struct rk_gen_sched *s)
+{
+	struct keep *kp = calloc(s->n ? s->n : 1, sizeof(*kp));
+	uint32_t ring = s->n ? KEPT_TOTAL / (3 * s->n) : 0;
+
+	if (ring > KEPT_RING_MAX)
+		ring = KEPT_RING_MAX;
+	for (uint32_t i = 0; kp != NULL && ring >= KEPT_RING_MIN && i < s->n; i++)
+		for (uint32_t t = 0; t < 3; t++)
+			kp[i].k[t] = rk_io_dpdk_kept_new(io, ring);
+	return kp;
+}
+
+static void
+keep_close(struct keep *kp, uint32_t n)
+{
+	for (uint32_t i = 0; kp != NULL && i < n; i++)
+		for (uint32_t t = 0; t < 3; t++)
+			rk_io_dpdk_kept_free(kp[i].k[t]);
+	free(kp);
+}
+
+/* Queue @p m's frame: into a kept mbuf of its template when one is free
+ * (only the changing bytes copied when it holds that template's frame),
+ * else copied. @return 0 or the error of lib/io's send. */
+static int
+send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
+{
+	const struct rk_gen_frame *f = &m->f;
+	struct rk_io_kept *k = f->tmpl < 3 && kp != NULL ? kp->k[f->tmpl] : NULL;
+	uint32_t held;
+	uint8_t *p = k != NULL && f->len <= RK_IB_MAX_FRAME ? rk_io_dpdk_kept_next(k, &held) : NULL;
+
+	if (p == NULL)
+		return rk_io_dpdk_tx_raw(io, f->data, (uint32_t)f->len);
+	if (held == (uint32_t)f->len)
+		for (uint32_t i = 0; i < f->ndirty; i++) {
+			const struct rk_gen_range *r = &f->dirty[i];
+
+			/* A few bytes each: no library call. */
+			for (uint32_t b = r->off; b < (uint32_t)r->off + r->len; b++)
+				p[b] = f->data[b];
+		}
+	else
+		memcpy(p, f->data, (size_t)f->len);
+	return rk_io_dpdk_kept_send(k, (uint32_t)f->len);
+}
+
 int
 rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	const struct rk_io_dpdk_stats *st;
 	struct rk_io_dpdk *io;
+	struct keep *kp;
 	struct rk_gen_live *m;
 	uint64_t sent = 0, bytes = 0, t0, dt;
 	unsigned long id;
@@ -36,6 +99,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	cfg.pcapng_path = o->record;
 	cfg.idle = RK_IO_IDLE_SPIN;
 	cfg.tx_queue = 4096;
+	cfg.nb_mbufs = 4095 + KEPT_TOTAL;
 	cfg.cancel = &rk_app_stop;
 	/* Before the port: a bad path is the recording's fault, said so. */
 	if (!rk_app_recording_writable("rk-gen", o->record))
@@ -46,6 +110,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 			rk_io_dpdk_open_strerror(errno));
 		return 1;
 	}
+	kp = keep_open(io, s);
 	t0 = rk_io_dpdk_now_ns();
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
@@ -56,25 +121,26 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
 		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
 			break;
-		rc = rk_io_dpdk_tx_raw(io, m->frame, (uint32_t)m->len);
+		rc = send_frame(io, kp != NULL ? &kp[m - s->lv] : NULL, m);
 		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
 			rk_io_dpdk_ops.flush(io);
 			continue;
 		}
 		if (rc < 0) {
 			fprintf(stderr, "rk-gen: stream '%s': a frame of %d bytes: %s (at most %u)\n",
-				m->name, m->len, strerror(-rc), RK_IB_MAX_FRAME);
+				m->name, m->f.len, strerror(-rc), RK_IB_MAX_FRAME);
 			status = 1;
 			break;
 		}
 		sent++;
-		bytes += (uint64_t)m->len;
+		bytes += (uint64_t)m->f.len;
 		if ((sent & 31) == 0)
 			rk_io_dpdk_ops.flush(io);
 		rk_gen_sched_advance(s, m);
 	}
 	rk_io_dpdk_ops.flush(io);
 	dt = rk_io_dpdk_now_ns() - t0;
+	keep_close(kp, s->n);
 	st = rk_io_dpdk_stats(io);
 	fprintf(stderr,
 		"rk-gen: %llu frames (%llu bytes) to port %s in %.3f s: %.3f Mpps, %.3f Gbit/s; "

@@ -21,6 +21,7 @@ struct replay {
 	double last_ns;         /* the time of the frame before */
 	bool first_of_loop;
 	struct rk_gen_replay_stats st;
+	uint8_t frame[RK_GEN_FRAME_MAX];
 };
 
 static pcap_t *
@@ -74,15 +75,19 @@ read_frame(struct replay *r, struct pcap_pkthdr **h, const u_char **data)
 }
 
 static int
-replay_next(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns)
+replay_next(void *src, struct rk_gen_frame *f, double *t_ns)
 {
 	struct replay *r = src;
+	uint8_t *frame = r->frame;
+	uint32_t cap = sizeof(r->frame);
+	int prev_len = f->len;
 	const struct rk_gen_replay_opts *o = r->o;
 	struct pcap_pkthdr *h;
 	const u_char *data;
 	uint64_t ts;
 	int rc = read_frame(r, &h, &data);
 
+	f->len = 0;
 	if (rc <= 0)
 		return rc;
 	if (h->caplen > cap) {
@@ -114,7 +119,8 @@ replay_next(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns)
 	}
 	r->first_of_loop = false;
 	r->last_ns = *t_ns;
-	return (int)h->caplen;
+	*f = (struct rk_gen_frame){ .data = frame, .len = (int)h->caplen, .tmpl = RK_GEN_TMPL_NONE };
+	return f->len;
 }
 
 static void

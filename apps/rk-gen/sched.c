@@ -31,6 +31,7 @@ struct stream_src {
 	double line_rate_bps;
 	double active_ns;       /* its time counting on periods only */
 	uint64_t sent;          /* frames before this one */
+	double gap_fixed_ns, gap_byte_ns; /* the gap after a frame of L bytes: fixed + byte * L */
 };
 
 /* When a frame at @p active_ns of sending time goes out: each on period
@@ -46,23 +47,26 @@ on_off_time(const struct rk_gen_cfg *c, double active_ns)
 }
 
 static int
-stream_next(void *src, uint8_t *frame, uint32_t cap, int prev_len, double *t_ns)
+stream_next(void *src, struct rk_gen_frame *f, double *t_ns)
 {
 	struct stream_src *ss = src;
 	const struct rk_gen_cfg *c = rk_gen_stream_cfg(ss->s);
-	int len;
+	struct rk_gen_ref_frame rf;
 
-	if (prev_len > 0) {
-		ss->active_ns += rk_gen_gap_ns(c->rate_unit, c->rate, (uint32_t)prev_len,
-					       ss->line_rate_bps);
+	if (f->len > 0) {
+		ss->active_ns += ss->gap_fixed_ns + ss->gap_byte_ns * f->len;
 		if (c->burst_frames != 0 && ++ss->sent % c->burst_frames == 0)
 			ss->active_ns += c->burst_gap_us * 1e3;
 	}
 	*t_ns = on_off_time(c, ss->active_ns);
-	len = rk_gen_stream_next_at(ss->s, frame, cap, (uint64_t)*t_ns);
-	if (len < 0)
-		fprintf(stderr, "rk-gen: stream '%s': a frame larger than %u bytes\n", c->name, cap);
-	return len < 0 ? -1 : len;
+	f->data = rk_gen_stream_next_ref(ss->s, (uint64_t)*t_ns, &rf);
+	if (f->data == NULL)
+		return f->len = 0;
+	f->len = (int)rf.len;
+	f->tmpl = rf.tmpl;
+	f->dirty = rf.dirty;
+	f->ndirty = rf.ndirty;
+	return f->len;
 }
 
 static void
@@ -93,9 +97,8 @@ rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, vo
 	s->lv = lv;
 	l = &lv[s->n++];
 	*l = (struct rk_gen_live){ .ops = ops, .src = src, .name = name };
-	l->len = ops->next(src, l->frame, sizeof(l->frame), 0, &l->t_ns);
-	if (l->len < 0) {
-		l->len = 0;
+	if (ops->next(src, &l->f, &l->t_ns) < 0) {
+		l->f.len = 0;
 		s->failed = true;
 		return -1;
 	}
@@ -116,6 +119,10 @@ rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_
 			return -1;
 		}
 		ss->line_rate_bps = line_rate_bps;
+		/* The gap is affine in the frame's length: no division per frame. */
+		ss->gap_fixed_ns = rk_gen_gap_ns(cfgs[i].rate_unit, cfgs[i].rate, 0, line_rate_bps);
+		ss->gap_byte_ns = rk_gen_gap_ns(cfgs[i].rate_unit, cfgs[i].rate, 1, line_rate_bps) -
+				  ss->gap_fixed_ns;
 		if (rk_gen_stream_compile(&cfgs[i], &ss->s, &e) < 0) {
 			fprintf(stderr, "rk-gen: stream '%s': field '%s': %s\n", cfgs[i].name,
 				e.field, e.reason);
@@ -134,7 +141,7 @@ rk_gen_sched_peek(struct rk_gen_sched *s)
 	struct rk_gen_live *m = NULL;
 
 	for (uint32_t i = 0; i < s->n; i++)
-		if (s->lv[i].len > 0 && (m == NULL || s->lv[i].t_ns < m->t_ns))
+		if (s->lv[i].f.len > 0 && (m == NULL || s->lv[i].t_ns < m->t_ns))
 			m = &s->lv[i];
 	return m;
 }
@@ -142,9 +149,8 @@ rk_gen_sched_peek(struct rk_gen_sched *s)
 void
 rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m)
 {
-	m->len = m->ops->next(m->src, m->frame, sizeof(m->frame), m->len, &m->t_ns);
-	if (m->len < 0) {
-		m->len = 0;
+	if (m->ops->next(m->src, &m->f, &m->t_ns) < 0) {
+		m->f.len = 0;
 		s->failed = true;
 	}
 }

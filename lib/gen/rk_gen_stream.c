@@ -248,6 +248,10 @@ struct tmpl {
 	uint32_t icrc;             /* valid ICRC of frame as it is now */
 	struct tvar v[VARS_MAX];
 	struct tvar seq, ts;        /* the slot's sequence number and TX time */
+	/* The bytes that may change from frame to frame (fields varied, the
+	 * slot, the IPv4 checksum, the ICRC), within out_len. */
+	struct rk_gen_range dirty[VARS_MAX + 4];
+	uint32_t ndirty;
 };
 
 /* Where an inc or dec variation is: next() steps it without a division. */
@@ -654,6 +658,47 @@ check_vary(const struct rk_gen_vary *v, uint64_t fmax, struct rk_gen_err *err)
 	return 0;
 }
 
+/* Add [off, off + n) to t's changing bytes, clipped to what is sent and
+ * merged with a range it touches. */
+static void
+dirty_add(struct tmpl *t, uint32_t off, uint32_t n)
+{
+	uint32_t end = off + n > t->out_len ? t->out_len : off + n;
+
+	if (off >= end)
+		return;
+	for (uint32_t i = 0; i < t->ndirty; i++) {
+		struct rk_gen_range *r = &t->dirty[i];
+		uint32_t rend = (uint32_t)r->off + r->len;
+
+		if (off <= rend && end >= r->off) {
+			uint32_t lo = off < r->off ? off : r->off, hi = end > rend ? end : rend;
+
+			r->off = (uint16_t)lo;
+			r->len = (uint16_t)(hi - lo);
+			return;
+		}
+	}
+	t->dirty[t->ndirty++] = (struct rk_gen_range){ (uint16_t)off, (uint16_t)(end - off) };
+}
+
+static void
+dirty_build(const struct rk_gen_stream *s, struct tmpl *t)
+{
+	t->ndirty = 0;
+	for (uint32_t k = 0; k < s->nvar; k++)
+		if (t->v[k].present)
+			dirty_add(t, t->v[k].off, t->v[k].n);
+	if (t->seq.present) {
+		dirty_add(t, t->seq.off, t->seq.n);
+		dirty_add(t, t->ts.off, t->ts.n);
+	}
+	if (t->roce && s->cfg.ip_version == 4)
+		dirty_add(t, t->l3 + 10, 2); /* the header checksum, when it follows */
+	if (t->roce)
+		dirty_add(t, t->icrc_off, RK_ICRC_LEN);
+}
+
 int
 rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 		      struct rk_gen_err *err)
@@ -789,6 +834,8 @@ rk_gen_stream_compile(const struct rk_gen_cfg *c, struct rk_gen_stream **out,
 		s->cur[k].step_mod = s->cur[k].span ? (v->step ? v->step : 1) % s->cur[k].span : 0;
 		s->cur[k].every = v->every ? v->every : 1;
 	}
+	for (uint32_t ti = 0; ti < s->ntmpl; ti++)
+		dirty_build(s, &s->t[ti]);
 	s->count = c->count_set ? c->count : s->train_n;
 	*out = s;
 	return 0;
@@ -881,11 +928,15 @@ apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
 	uint32_t lo = tv->off & ~1u, hi = (tv->off + tv->n + 1) & ~1u;
 	uint8_t before[RK_GEN_ICRC_FIELD_MAX + 2];
 	uint8_t *p = t->frame + tv->off;
+	uint64_t cont = rk_field_load_be(p, tv->n);
+	uint64_t now = (cont & ~tv->mask) | ((v << tv->shift) & tv->mask);
 
-	memcpy(before, t->frame + lo, hi - lo);
-	write_field(p, tv->n, tv->mask, tv->shift, v);
-	if (memcmp(before + (tv->off - lo), p, tv->n) == 0)
+	/* Per frame: a few bytes, copied without a library call. */
+	if (now == cont)
 		return;
+	for (uint32_t i = 0; i < hi - lo; i++)
+		before[i] = t->frame[lo + i];
+	rk_field_store_be(p, tv->n, now);
 	if (incremental)
 		t->icrc = rk_gen_icrc_field_update(&tv->icf, t->icrc, before + (tv->off - lo), p);
 	if (tv->csum && incremental) {
@@ -905,20 +956,27 @@ rk_gen_stream_next(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap)
 	return rk_gen_stream_next_at(s, buf, cap, 0);
 }
 
-int
-rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint64_t tx_ns)
+/* The template of the stream's next frame, or NULL when it is done. */
+static struct tmpl *
+next_tmpl(struct rk_gen_stream *s)
 {
-	struct tmpl *t;
-	uint32_t j, icrc;
-	bool incr = s->cfg.icrc != RK_GEN_ICRC_FULL;
+	uint32_t j;
 
 	if (s->count && s->i >= s->count)
-		return 0;
+		return NULL;
+	if (s->ntmpl == 1)
+		return &s->t[0];
 	j = (uint32_t)(s->i % s->train_n);
-	t = &s->t[s->ntmpl == 1 ? 0 : j == 0 ? 0 : j == s->train_n - 1 ? 2 : 1];
-	if (cap < t->out_len)
-		return -ENOSPC;
-	incr = incr && t->lay_ok;
+	return &s->t[j == 0 ? 0 : j == s->train_n - 1 ? 2 : 1];
+}
+
+/* Make template @p t the stream's next frame, at TX time @p tx_ns. */
+static void
+advance(struct rk_gen_stream *s, struct tmpl *t, uint64_t tx_ns)
+{
+	uint32_t icrc;
+	bool incr = s->cfg.icrc != RK_GEN_ICRC_FULL && t->lay_ok;
+
 	for (uint32_t k = 0; k < s->nvar; k++) {
 		uint64_t v = vary_next(s, k); /* every frame: the cursors run on */
 
@@ -938,9 +996,36 @@ rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint6
 		icrc = s->cfg.icrc == RK_GEN_ICRC_BAD ? ~t->icrc : t->icrc;
 		rk_put_le32(t->frame + t->icrc_off, icrc);
 	}
-	memcpy(buf, t->frame, t->out_len);
 	s->i++;
+}
+
+int
+rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint64_t tx_ns)
+{
+	struct tmpl *t = next_tmpl(s);
+
+	if (t == NULL)
+		return 0;
+	if (cap < t->out_len)
+		return -ENOSPC;
+	advance(s, t, tx_ns);
+	memcpy(buf, t->frame, t->out_len);
 	return (int)t->out_len;
+}
+
+const uint8_t *
+rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns, struct rk_gen_ref_frame *f)
+{
+	struct tmpl *t = next_tmpl(s);
+
+	if (t == NULL)
+		return NULL;
+	advance(s, t, tx_ns);
+	f->len = t->out_len;
+	f->tmpl = (uint32_t)(t - s->t);
+	f->dirty = t->dirty;
+	f->ndirty = t->ndirty;
+	return t->frame;
 }
 
 void

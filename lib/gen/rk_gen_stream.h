@@ -312,6 +312,31 @@ uint64_t rk_gen_stream_index(const struct rk_gen_stream *s);
 /** The configuration the stream was compiled from. */
 const struct rk_gen_cfg *rk_gen_stream_cfg(const struct rk_gen_stream *s);
 
+/** A byte range of a frame: offset and length. */
+struct rk_gen_range {
+	uint16_t off, len;
+};
+
+/** What rk_gen_stream_next_ref() tells of the frame it made. */
+struct rk_gen_ref_frame {
+	uint32_t len;                    /**< bytes (after truncation) */
+	uint32_t tmpl;                   /**< its template, 0..2 (a train's First, Middle, Last) */
+	const struct rk_gen_range *dirty; /**< the only bytes in which frames of
+					       this template differ */
+	uint32_t ndirty;
+};
+
+/**
+ * rk_gen_stream_next_at() without the copy: the frame is built in the
+ * stream's template @p f->tmpl and stays valid until the next call on
+ * @p s. Two frames of the same template differ only in @p f->dirty, so a
+ * buffer that holds an earlier frame of that template becomes this one
+ * by copying those ranges alone (a generator's send path).
+ * @return the frame, or NULL when the count is reached.
+ */
+const uint8_t *rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns,
+				      struct rk_gen_ref_frame *f);
+
 /**
  * Frames per message of a train stream (1 without a train).
  */

@@ -108,6 +108,9 @@ rk_io_cancelled(const volatile sig_atomic_t *flag)
 
 /* One pass of tx_burst over the TX queue; @return frames the device took. */
 uint32_t rk_io_tx_once(struct rk_io_dpdk *io);
+/* Room for one more frame in the TX queue (waiting briefly for the ring),
+ * or -ENOBUFS, counted in tx_dropped_full. */
+int rk_io_txq_reserve(struct rk_io_dpdk *io);
 
 /* Queue a copy of one frame (802.1Q tag inserted when configured). */
 int rk_io_queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len);

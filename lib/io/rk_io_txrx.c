@@ -116,8 +116,8 @@ flush_tx(struct rk_io_dpdk *io, uint32_t keep, uint64_t spin_ns)
 }
 
 /* Room for one more frame in the TX queue, or -ENOBUFS (counted). */
-static int
-txq_reserve(struct rk_io_dpdk *io)
+int
+rk_io_txq_reserve(struct rk_io_dpdk *io)
 {
 	/* Full: wait briefly for the ring before this becomes a real drop. */
 	if (io->txq_n == io->txq_size)
@@ -139,7 +139,7 @@ rk_io_queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 
 	if (len < RK_ETH_HLEN)
 		return -EINVAL;
-	if (txq_reserve(io) != 0)
+	if (rk_io_txq_reserve(io) != 0)
 		return -ENOBUFS;
 	m = rte_pktmbuf_alloc(io->pool);
 	if (m == NULL) {
@@ -256,7 +256,7 @@ ops_tx_commit(void *arg, uint8_t *frame, uint32_t len)
 	/* Lost on the wire: the mbuf stays lent for the next frame. */
 	if (tx_drop_injected(io, frame, len))
 		return 0;
-	if (txq_reserve(io) != 0)
+	if (rk_io_txq_reserve(io) != 0)
 		return -ENOBUFS;
 	queue_lent(io, frame, len, len);
 	return 0;
@@ -298,7 +298,7 @@ ops_tx_commit_sg(void *arg, uint8_t *frame, uint32_t hdr_len, const uint8_t *pay
 		rte_pktmbuf_free_bulk(x, 2);
 		return 0;
 	}
-	if (txq_reserve(io) != 0) {
+	if (rk_io_txq_reserve(io) != 0) {
 		rte_pktmbuf_free_bulk(x, 2);
 		return -ENOBUFS;
 	}

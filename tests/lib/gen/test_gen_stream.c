@@ -372,6 +372,66 @@ test_read_and_ack_trains(void **state)
 	assert_int_equal(rk_gen_train_parse("READS"), -EINVAL);
 }
 
+/* A buffer holding an earlier frame of a template becomes the next frame
+ * of that template by its changing ranges alone: a train with the slot,
+ * PSN, DestQP, source address and R_Key varied, every ICRC mode, IPv4 and
+ * IPv6, truncated or whole. */
+static void
+test_next_ref_dirty_ranges(void **state)
+{
+	static uint8_t held[3][RK_GEN_FRAME_MAX];
+	uint8_t full[RK_GEN_FRAME_MAX];
+
+	(void)state;
+	for (int variant = 0; variant < 12; variant++) {
+		struct rk_gen_cfg c, c2;
+		struct rk_gen_stream *s, *s2;
+		struct rk_gen_ref_frame f;
+		const uint8_t *fr;
+		bool have[3] = { false, false, false };
+		int n = 0;
+
+		rk_gen_cfg_init(&c);
+		c.train = RK_GEN_TRAIN_WRITE;
+		c.payload_len = 3000;
+		c.pmtu = 1024;
+		c.icrc = (uint8_t)(variant % 3 == 0   ? RK_GEN_ICRC_INCREMENTAL
+				   : variant % 3 == 1 ? RK_GEN_ICRC_FULL
+						      : RK_GEN_ICRC_BAD);
+		c.ip_version = variant & 4 ? 6 : 4;
+		c.seq = true;
+		c.truncate = variant >= 8 ? 60 : 0;
+		c.count = 40;
+		c.count_set = true;
+		vary(&c, "dest_qp", RK_GEN_VARY_RANDOM);
+		vary(&c, variant & 4 ? "ipv6.src_lo" : "ipv4.src", RK_GEN_VARY_INC);
+		vary(&c, "reth.r_key", RK_GEN_VARY_DEC);
+		c2 = c;
+		s = compile_ok(&c);
+		s2 = compile_ok(&c2);
+		while ((fr = rk_gen_stream_next_ref(s, 1000u * (uint64_t)n, &f)) != NULL) {
+			int len = rk_gen_stream_next_at(s2, full, sizeof(full), 1000u * (uint64_t)n);
+
+			assert_int_equal(f.len, len);
+			assert_memory_equal(fr, full, f.len);
+			assert_true(f.tmpl < 3);
+			if (!have[f.tmpl]) {
+				memcpy(held[f.tmpl], fr, f.len);
+				have[f.tmpl] = true;
+			} else {
+				for (uint32_t i = 0; i < f.ndirty; i++)
+					memcpy(held[f.tmpl] + f.dirty[i].off, fr + f.dirty[i].off,
+					       f.dirty[i].len);
+				assert_memory_equal(held[f.tmpl], full, f.len);
+			}
+			n++;
+		}
+		assert_int_equal(n, 40);
+		rk_gen_stream_free(s);
+		rk_gen_stream_free(s2);
+	}
+}
+
 static void
 test_mac_control_and_cnp(void **state)
 {
@@ -590,6 +650,7 @@ main(void)
 		cmocka_unit_test(test_icrc_bad_and_truncate),
 		cmocka_unit_test(test_write_train),
 		cmocka_unit_test(test_read_and_ack_trains),
+		cmocka_unit_test(test_next_ref_dirty_ranges),
 		cmocka_unit_test(test_mac_control_and_cnp),
 		cmocka_unit_test(test_stamp),
 		cmocka_unit_test(test_errors),
