@@ -130,6 +130,7 @@ struct gap_ev {
 	uint64_t pend;         /* PSNs claimed by the pending chain */
 	bool rtx;              /* a gap inside a go-back-N run */
 	bool uncounted;        /* PSNs a run skipped as acknowledged: not missing */
+	uint32_t id;           /* the gap this piece is of (a long gap is several) */
 };
 
 /* A packet of the pending chain, and the PSNs it reserves. */
@@ -151,6 +152,15 @@ struct rk_insp_seqx {
 	/* Requests: where the run stood before such a packet. */
 	uint32_t back_next;
 	bool back_next_valid;
+	/* Requests: a packet that skipped forward inside the run (counted
+	 * fwd_missing PSNs from fwd_next), while the next one has not told
+	 * whether the run goes on where it stood (the packet was then a copy
+	 * sent out of the run, not a loss in it). */
+	uint32_t fwd_next, fwd_missing;
+	bool fwd_valid;
+	/* READ responses: the message state before such a packet. */
+	struct rk_insp_msg_state fwd_msg;
+	uint32_t gap_id;       /* of the last gap remembered */
 };
 
 static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -193,9 +203,26 @@ seqx_get(struct rk_insp_psn_track *tr)
  * skipped inside a go-back-N run), forgetting the ones too far behind
  * @p top, the sequence's next new PSN, first.
  */
+static void gap_add_one(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len,
+			bool rtx, bool uncounted);
+
 static void
 gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, bool rtx,
 	bool uncounted)
+{
+	if (len == 0 || seqx_get(tr) == NULL)
+		return;
+	tr->x->gap_id++;
+	/* A long gap in pieces a mask holds, as far as GAPS_MAX allows. */
+	for (uint32_t done = 0; done < len && done < GAPS_MAX / 2 * GAP_PSNS_MAX;
+	     done += GAP_PSNS_MAX)
+		gap_add_one(tr, top, rk_psn_add(psn, done),
+			    len - done < GAP_PSNS_MAX ? len - done : GAP_PSNS_MAX, rtx, uncounted);
+}
+
+static void
+gap_add_one(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, bool rtx,
+	    bool uncounted)
 {
 	struct rk_insp_seqx *x = tr->x;
 	unsigned int old = 0;
@@ -223,7 +250,7 @@ gap_add(struct rk_insp_psn_track *tr, uint32_t top, uint32_t psn, uint32_t len, 
 		}
 	}
 	x->evs[x->nevs++] = (struct gap_ev){ .psn = psn, .len = len, .rtx = rtx,
-					     .uncounted = uncounted };
+					     .uncounted = uncounted, .id = x->gap_id };
 }
 
 /* The oldest gap with @p psn still a hole (neither late nor claimed), or -1. */
@@ -269,9 +296,14 @@ chain_late(struct rk_insp_psn_track *tr)
 		e->late |= e->pend;
 		e->pend = 0;
 		if (e->late == psn_mask(e->len)) {
-			if (*gaps > 0 && !e->uncounted)
-				(*gaps)--;
+			uint32_t id = e->id;
+			bool last_piece = true, uncounted = e->uncounted;
+
 			gap_drop(x, i);
+			for (unsigned int j = 0; j < x->nevs; j++)
+				last_piece &= x->evs[j].id != id;
+			if (*gaps > 0 && !uncounted && last_piece)
+				(*gaps)--;
 			continue;
 		}
 		i++;
@@ -458,6 +490,47 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 }
 
 /*
+ * The packet before skipped forward inside the run, and this one is the
+ * run's next PSN as it stood: that packet was sent out of the run (a late
+ * copy, or one resent on its own), nothing was lost. Take back its gap.
+ */
+static void
+fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
+{
+	struct rk_insp_seqx *x = tr->x;
+	uint32_t end = rk_psn_add(x->fwd_next, x->fwd_missing);
+	uint64_t *missing = rtx ? &tr->rtx_missing : &tr->missing;
+	uint64_t *gaps = rtx ? &tr->rtx_gaps : &tr->gaps;
+
+	/* Its holes, as gap_add() remembered them (in pieces of at most
+	 * GAP_PSNS_MAX), unless a late packet already filled some. */
+	for (unsigned int i = x->nevs; i-- > 0;) {
+		const struct gap_ev *e = &x->evs[i];
+
+		if (e->rtx == rtx && !e->uncounted && rk_psn_diff(e->psn, x->fwd_next) >= 0 &&
+		    rk_psn_diff(end, e->psn) > 0 && e->late == 0 && e->pend == 0)
+			gap_drop(x, i);
+	}
+	*missing -= x->fwd_missing < *missing ? x->fwd_missing : *missing;
+	if (*gaps > 0)
+		(*gaps)--;
+	if (rtx)
+		tr->next = x->fwd_next;
+}
+
+/* Remember that the packet just counted @p missing PSNs from @p from as
+ * a skip, for fwd_undo() when the next packet is @p from. */
+static void
+fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing)
+{
+	if (seqx_get(tr) == NULL)
+		return;
+	tr->x->fwd_next = from;
+	tr->x->fwd_missing = missing;
+	tr->x->fwd_valid = true;
+}
+
+/*
  * Advance a request sequence by one packet reserving @p span PSNs.
  *
  * A packet at or below the highest PSN seen is a retransmission. It starts
@@ -498,6 +571,11 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->x->back_next_valid = false;
 		if (psn == tr->x->back_next && psn != tr->next)
 			tr->next = tr->x->back_next;
+	}
+	if (tr->x != NULL && tr->x->fwd_valid) {
+		tr->x->fwd_valid = false;
+		if (psn == tr->x->fwd_next)
+			fwd_undo(tr, true);
 	}
 	d = rk_psn_diff(psn, tr->hw);
 	h = d < 0 ? hole_at(tr, psn) : -1;
@@ -578,6 +656,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->rtx_gaps++;
 		tr->rtx_missing += (uint32_t)dr;
 		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
+		fwd_note(tr, tr->next, (uint32_t)dr);
 	}
 	tr->next = rk_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than
@@ -613,7 +692,7 @@ count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
 /* The READ response sequence and message state, for one READ response. */
 static void
 read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
-	      const struct rk_insp_path *path, int dir, const struct rk_insp_roce *r,
+	      struct rk_insp_path *path, int dir, const struct rk_insp_roce *r,
 	      struct rk_findings *found, struct rk_insp_seq_result *res)
 {
 	struct rk_insp_psn_track *tr = &flow->resp;
@@ -632,6 +711,16 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		tr->x->back_valid = false;
 		if (psn == tr->x->back.next_psn && psn != m->next_psn)
 			*m = tr->x->back;
+	}
+	/* The packet before skipped PSNs of the open response, and this one
+	 * is where the response stood: that one came on its own (a late copy
+	 * or a replay's), the response lost nothing and goes on. */
+	if (tr->x != NULL && tr->x->fwd_valid) {
+		tr->x->fwd_valid = false;
+		if (psn == tr->x->fwd_next && !(fl & RK_OPF_FIRST)) {
+			fwd_undo(tr, false);
+			*m = tr->x->fwd_msg;
+		}
 	}
 	before = *m;
 	/* A READ response starting at or before the previous READ response
@@ -702,6 +791,9 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			res->missing = (uint32_t)d;
 			m->tainted = true;
 			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false, false);
+			fwd_note(tr, m->next_psn, (uint32_t)d);
+			if (tr->x != NULL)
+				tr->x->fwd_msg = before;
 		} else if (d < 0) {
 			tr->duplicates++;
 			res->note = RK_INSP_SEQ_DUP;
@@ -768,7 +860,7 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
 {
 	struct rk_insp_psn_track *tr = &flow->resp;
 	struct rk_insp_seqx *x = tr->x;
-	const struct rk_insp_path *path;
+	struct rk_insp_path *path;
 	int dir = 0;
 
 	if (x == NULL || x->n == 0)
