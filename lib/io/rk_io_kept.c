@@ -13,6 +13,7 @@
 struct rk_io_kept {
 	struct rk_io_dpdk *io;
 	uint32_t n, next;
+	uint32_t max_len;               /* bytes an mbuf of the pool holds */
 	bool taken;                     /* kept_next() gave out m[next] */
 	uint32_t *held;                 /* frame length each holds; 0: none */
 	struct rte_mbuf *m[];
@@ -37,6 +38,9 @@ rk_io_dpdk_kept_new(struct rk_io_dpdk *io, uint32_t n)
 	k->held = (uint32_t *)(void *)(k->m + n);
 	k->io = io;
 	k->n = n;
+	k->max_len = rte_pktmbuf_data_room_size(io->pool) - RTE_PKTMBUF_HEADROOM;
+	if (k->max_len > RK_IB_MAX_FRAME)
+		k->max_len = RK_IB_MAX_FRAME;
 	return k;
 }
 
@@ -64,8 +68,7 @@ rk_io_dpdk_kept_send(struct rk_io_kept *k, uint32_t len)
 	struct rk_io_dpdk *io = k->io;
 	struct rte_mbuf *m = k->m[k->next];
 
-	if (!k->taken || len < RK_ETH_HLEN || len > RK_IB_MAX_FRAME ||
-	    len > (uint32_t)rte_pktmbuf_data_room_size(io->pool) - RTE_PKTMBUF_HEADROOM)
+	if (!k->taken || len < RK_ETH_HLEN || len > k->max_len)
 		return -EINVAL;
 	if (rk_io_txq_reserve(io) != 0)
 		return -ENOBUFS;
