@@ -16,6 +16,8 @@ if [ ! -f "$ROOT/release/build.ninja" ]; then
 	meson setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false >/dev/null
 fi
 ninja -C "$ROOT/release" >/dev/null
+# The man pages and bash completion (under /usr/local): man rk-inspect.
+meson install -C "$ROOT/release" --tags man --no-rebuild --quiet >/dev/null
 RK="$ROOT/release/tools/rk-inspect"
 PERF="$ROOT/release/apps/rk-perf"
 OUT="$ROOT/demo"

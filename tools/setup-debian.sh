@@ -26,6 +26,8 @@ PKGS=(
 	tcpdump iproute2 util-linux
 	# a slowed endpoint in the DPDK error tests
 	strace
+	# man pages from the tools' --help, and man to read them
+	help2man man-db
 )
 
 if [ "$(id -u)" -ne 0 ]; then
