@@ -45,7 +45,7 @@ sframe=$((14 + 20 + 8 + 12 + 64 + 4))
 # two runs a minute apart; raw ping-pong flips between ~0.2 and ~0.8 us),
 # so each ratio is the median over rounds of measurement / reference taken
 # back to back. Best against best is printed too, for information.
-raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l="" ic_t="" ic_l=""
+raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l="" ic_t="" ic_l="" rec_t=""
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -66,6 +66,22 @@ while [ $r -lt "$rounds" ]; do
 		rc_t="$rc_t -"
 		status=1
 	fi
+	# The same WRITE run with the client recording (-w, the default snap
+	# length of a bandwidth test): what recording costs.
+	n=$((n + 1))
+	port=$((21000 + ($$ + 2 * n) % 20000))
+	args="write_bw -m 4096 -s 65536 -D $secs --idle spin -p $port"
+	if pair record "$perf $EAL -l $CS $(vdev server) -- $args --ip 198.18.0.1" \
+		"$perf $EAL -l 0 $(vdev client) -- $args --ip 198.18.0.2 --report_gbits \
+		 -w $tmp/record.pcapng 127.0.0.1"; then
+		v=$(awk '$1 == 65536 && NF == 5 {print $4}' "$tmp/record.cli")
+		echo "rk-perf write_bw 64 KiB, MTU 4096, recording (-w): $v Gb/s"
+		rec_t="$rec_t ${v:--}"
+	else
+		rec_t="$rec_t -"
+		status=1
+	fi
+	rm -f "$tmp/record.pcapng"
 	if perf_pair send send_bw -s 64 -D "$secs"; then
 		v=$(awk '$1 == 64 && NF == 5 {print $5}' "$tmp/send.cli")
 		echo "rk-perf send_bw 64 B: $v M messages/s"
@@ -97,6 +113,7 @@ rc_us=$(nums "$rc_l" | min)
 w_rounds=$(pair_ratios "$rc_t" "$raw_t" | tr '\n' ' ')
 l_rounds=$(pair_ratios "$rc_l" "$raw_l" | tr '\n' ' ')
 w_ratio=$(pair_ratios "$rc_t" "$raw_t" | median)
+rec_ratio=$(pair_ratios "$rec_t" "$rc_t" | median)
 l_ratio=$(pair_ratios "$rc_l" "$raw_l" | median)
 # The ceiling against raw, and the stack against the ceiling.
 wc_ratio=$(pair_ratios "$ic_t" "$raw_t" | median)
@@ -124,6 +141,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }
 [ -n "${wc_ratio:-}" ] && echo "@result dpdk_write64k_icrc_ceiling $wc_ratio - -"
 [ -n "${wf_ratio:-}" ] && echo "@result dpdk_write64k_vs_ceiling $wf_ratio - -"
 [ -n "${naks:-}" ] && echo "@result dpdk_write64k_naks $naks == 0"
+[ -n "${rec_ratio:-}" ] && echo "@result dpdk_write64k_recording_vs_not $rec_ratio >= 0.8"
 [ -n "${mpps:-}" ] &&
 	echo "@result dpdk_send64_msgs_per_s $(awk -v m="$mpps" 'BEGIN {printf "%.0f", m * 1e6}') - -"
 [ -n "${l_ratio:-}" ] && echo "@result dpdk_send_lat_vs_raw $l_ratio <= 1.5"

@@ -18,6 +18,9 @@
 #include "rk_verbs.h"
 
 #define PERF_MAX_QPS 64
+/* Bytes recorded per frame in bandwidth tests by default: Ethernet, an
+ * 802.1Q tag, IPv6, UDP, the BTH and the largest extended headers. */
+#define PERF_BW_SNAPLEN 128
 #define PERF_MAX_SIZES 24
 
 enum perf_verb { VERB_WRITE, VERB_READ, VERB_SEND, VERB_ATOMIC };
@@ -42,6 +45,7 @@ struct perf_opts {
 	uint8_t ip[4];
 	bool have_ip;
 	const char *pcap_path;
+	uint32_t snaplen;               /* --snaplen: bytes recorded per frame; 0: whole */
 	enum rk_io_idle idle;
 	uint32_t tx_drop_every;
 	double tx_drop_rate;

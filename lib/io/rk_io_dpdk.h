@@ -94,6 +94,9 @@ struct rk_io_dpdk_cfg {
 	uint32_t sleep_us;              /**< adaptive: sleep per idle poll; 0: 50 */
 	uint32_t link_timeout_ms;       /**< wait for link up; 0: 10000 */
 	const char *pcapng_path;        /**< record TX and RX here; NULL: no recording */
+	/** Bytes of each frame recorded (the pcapng snap length: the rest is
+	 * cut, its original length kept); 0: whole frames. */
+	uint32_t snaplen;
 	/** TX drops, of RoCE frames and of rk_io_dpdk_tx_raw()'s IPv4 TCP frames. */
 	uint32_t tx_drop_every;         /**< drop every Nth frame sent; 0: none */
 	double tx_drop_rate;            /**< drop frames sent with this probability */

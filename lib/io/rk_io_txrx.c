@@ -27,6 +27,10 @@ record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m, enum rk_pcapng_dir dir)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t cap = len < SCRATCH ? len : SCRATCH;
+
+	/* Only what the snap length keeps is read. */
+	if (io->pcap.snaplen != 0 && cap > io->pcap.snaplen)
+		cap = io->pcap.snaplen;
 	const uint8_t *p = rte_pktmbuf_read(m, 0, cap, io->scratch);
 
 	if (p != NULL)

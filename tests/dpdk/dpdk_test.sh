@@ -142,12 +142,12 @@ pair() {
 	t0=$(date +%s)
 	# shellcheck disable=SC2086
 	timeout -k 10 "$lim" $spre "$perf" $EAL -l $CORE_S $seal -- $args $SRV_ADDR \
-		-p $TCP_PORT -w "$srv.pcapng" >"$srv.log" 2>&1 &
+		-p $TCP_PORT -w "$srv.pcapng" --snaplen 0 >"$srv.log" 2>&1 &
 	local sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
 	timeout -k 10 "$lim" $cpre "$perf" $EAL -l $CORE_C $ceal -- $args $CLI_ADDR \
-		-p $TCP_PORT -w "$cli.pcapng" "$host" >"$cli.log" 2>&1
+		-p $TCP_PORT -w "$cli.pcapng" --snaplen 0 "$host" >"$cli.log" 2>&1
 	rc=$?
 	wait "$sp"
 	rs=$?

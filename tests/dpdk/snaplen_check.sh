@@ -1,0 +1,105 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-perf's recording snap length (--snaplen) over net_memif: a bandwidth
+# test records the headers only by default (every frame cut to 128 bytes,
+# its length kept, rk-inspect follows every PSN), --snaplen 0 whole frames
+# (every ICRC checked good), a latency test whole frames by default; a bad
+# value is one line and exit 2.
+# usage: snaplen_check.sh RK_PERF RK_INSPECT
+set -u
+perf=$1
+rk=$2
+tmp=$(mktemp -d)
+spid=""
+trap '[ -n "$spid" ] && kill "$spid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
+	MEM="--in-memory"
+else
+	MEM="--no-huge -m 512 --no-shconf"
+fi
+EAL="$MEM --no-pci --log-level=*:critical"
+CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
+PORT=$((21000 + $$ % 1000))
+
+# run NAME TEST CLIENT-ARGS...: server and client over memif, the client recording
+run() {
+	local name=$1 t=$2 sock="rk-snap-$$-$1.sock"
+	shift 2
+	PORT=$((PORT + 1))
+	timeout 60 "$perf" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,bsize=9216,socket="$sock" \
+		-- "$t" --ip 198.18.0.1 -p "$PORT" >"$tmp/$name.srv" 2>&1 &
+	spid=$!
+	timeout 60 "$perf" $EAL -l 0 --vdev=net_memif0,role=client,bsize=9216,socket="$sock" \
+		-- "$t" --ip 198.18.0.2 -p "$PORT" -w "$tmp/$name.pcapng" "$@" 127.0.0.1 \
+		>"$tmp/$name.cli" 2>&1
+	local rc=$?
+	wait "$spid"
+	spid=""
+	return $rc
+}
+
+# caps FILE: "frames longest_caplen cut" from the pcapng's packet blocks
+caps() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off, n, longest, cut = 0, 0, 0, 0
+while off + 12 <= len(d):
+    t, blen = struct.unpack_from("<II", d, off)
+    if t == 6:
+        cap, orig = struct.unpack_from("<II", d, off + 20)
+        n += 1
+        longest = max(longest, cap)
+        cut += cap < orig
+    off += blen
+print(n, longest, cut)
+PY
+}
+inspect() { # FILE -> "findings rdma_frames icrc_good truncated gaps"
+	"$rk" -j "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+t = d["totals"]
+print(" ".join("%s=%d" % kv for kv in sorted(d["findings"].items())) or "none",
+      t["rdma_frames"], t["icrc_good"], t["truncated_frames"],
+      sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")))'
+}
+
+if run bw write_bw -s 16384 -n 300 --verify; then
+	read -r n longest cut <<<"$(caps "$tmp/bw.pcapng")"
+	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/bw.pcapng")"
+	if [ "$longest" = 128 ] && [ "$cut" -gt 0 ] && [ "$gaps" = 0 ] && [ "$rdma" -gt 0 ] &&
+	   [ "$f" = "frame.truncated=$trunc" ]; then
+		ok "write_bw by default: $n frames, at most 128 bytes each, $cut cut, no PSN gap"
+	else
+		ko "write_bw by default: $n frames, longest $longest, $cut cut; rk-inspect: $f $rdma $good $trunc $gaps"
+	fi
+else
+	ko "write_bw by default: $(tail -2 "$tmp/bw.cli")"
+fi
+if run whole write_bw -s 16384 -n 300 --verify --snaplen 0; then
+	read -r n longest cut <<<"$(caps "$tmp/whole.pcapng")"
+	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/whole.pcapng")"
+	[ "$cut" = 0 ] && [ "$f" = none ] && [ "$good" = "$rdma" ] && [ "$longest" -gt 1000 ] &&
+		ok "--snaplen 0: $n whole frames, $good ICRCs good" ||
+		ko "--snaplen 0: $n frames, $cut cut; rk-inspect: $f $rdma $good"
+else
+	ko "--snaplen 0: $(tail -2 "$tmp/whole.cli")"
+fi
+if run lat write_lat -s 4096 -n 50 --warmup 0; then
+	read -r n longest cut <<<"$(caps "$tmp/lat.pcapng")"
+	[ "$cut" = 0 ] && [ "$longest" -gt 1000 ] && ok "write_lat: $n whole frames by default" ||
+		ko "write_lat: $n frames, $cut cut, longest $longest"
+else
+	ko "write_lat: $(tail -2 "$tmp/lat.cli")"
+fi
+"$perf" write_bw --ip 198.18.0.2 --snaplen 5 127.0.0.1 >"$tmp/bad" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q -- "--snaplen: expected 0 (whole frames) or 14..65535" "$tmp/bad" &&
+	ok "--snaplen 5: exit 2, said" || ko "--snaplen 5: exit $rc, $(cat "$tmp/bad")"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
