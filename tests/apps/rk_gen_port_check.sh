@@ -18,11 +18,8 @@ ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # EAL: hugepages when free, else anonymous memory; no PCI scan, one core.
-if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
-	MEM="--in-memory"
-else
-	MEM="--no-huge -m 512 --no-shconf"
-fi
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
 EAL="$MEM --no-pci --log-level=*:warning -l 0 --vdev=net_null0"
 
 inspect() {

@@ -16,11 +16,8 @@ pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
-if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
-	MEM="--in-memory"
-else
-	MEM="--no-huge -m 512 --no-shconf"
-fi
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
 EAL="$MEM --no-pci --log-level=*:critical"
 CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
 PORT=$((21000 + $$ % 1000))
