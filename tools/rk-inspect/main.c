@@ -59,6 +59,7 @@ struct app {
 	struct rk_parse_opts popts;
 	struct rk_insp_flow_opts fopts;
 	struct rk_insp_iw_opts iwopts;
+	struct rk_insp_qos_opts qopts;
 
 	/* state */
 	enum rk_linktype link;
@@ -66,6 +67,7 @@ struct app {
 	struct rk_insp_totals tot;
 	struct rk_insp_flows flows;
 	struct rk_insp_iw iw;
+	struct rk_insp_qos qos;
 	bool have_ts0;
 	uint64_t ts0;
 	bool print_packets;
@@ -91,6 +93,10 @@ usage(FILE *f)
 		"                         (default %u)\n"
 		"      --max-flows N      QP flows tracked at most; later new flows are\n"
 		"                         counted as untracked (default %u)\n"
+		"      --link-rate GBPS   link rate for pause times in us (default %u);\n"
+		"                         one pause quantum is 512 bit times\n"
+		"      --storm-ms MS      a priority paused without a break for longer\n"
+		"                         than this is a PFC/PAUSE storm (default %u ms)\n"
 		"  -c, --count N          stop after N frames\n"
 		"  -q, --quiet            print nothing on stdout (exit status only)\n"
 		"      --fail-on-findings exit 1 when a finding of severity error was raised\n"
@@ -101,7 +107,8 @@ usage(FILE *f)
 		"\n"
 		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
 		"2 bad usage, or an unreadable, corrupt or truncated capture.\n",
-		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT);
+		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT,
+		RK_INSP_QOS_LINK_GBPS_DEFAULT, RK_INSP_QOS_STORM_MS_DEFAULT);
 }
 
 /* @return 0, -ERANGE for a number too large, -EINVAL for anything else. */
@@ -133,6 +140,8 @@ enum {
 	OPT_BARE,
 	OPT_LIST_FINDINGS,
 	OPT_MAX_FLOWS,
+	OPT_LINK_RATE,
+	OPT_STORM_MS,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -164,6 +173,8 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "bare-read", no_argument, NULL, OPT_BARE },
 		{ "list-findings", no_argument, NULL, OPT_LIST_FINDINGS },
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+		{ "link-rate", required_argument, NULL, OPT_LINK_RATE },
+		{ "storm-ms", required_argument, NULL, OPT_STORM_MS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -244,6 +255,21 @@ parse_args(struct app *a, int argc, char **argv)
 				return -1;
 			}
 			a->fopts.max_flows = v;
+			break;
+		case OPT_LINK_RATE:
+			if (parse_u64(optarg, &v) != 0 || v == 0 || v > 100000) {
+				fprintf(stderr, "rk-inspect: --link-rate must be 1..100000 "
+					"(Gb/s)\n");
+				return -1;
+			}
+			a->qopts.link_bps = v * 1000000000u;
+			break;
+		case OPT_STORM_MS:
+			if (parse_u64(optarg, &v) != 0 || v == 0 || v > 86400000) {
+				fprintf(stderr, "rk-inspect: --storm-ms must be 1..86400000\n");
+				return -1;
+			}
+			a->qopts.storm_ns = v * 1000000u;
 			break;
 		case 'q':
 			a->quiet = true;
@@ -568,6 +594,8 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 		a->tot.icrc_unchecked++;
 
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
+	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
+			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
 		rk_insp_flow_count_findings(flow, &found);
@@ -674,6 +702,8 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			a->tot.pause_frames++;
 		else
 			a->tot.pfc_frames++;
+		rk_insp_qos_pause(&a->qos, pkt.kind == RK_PKT_PFC, pkt.pfc_class_enable,
+				  pkt.pause_quanta, fr.ts_ns);
 		if (a->print_packets && a->mode == RK_INSP_LINES) {
 			count_findings(a, &pkt.findings);
 			OUT_LINE(a, rk_insp_print_mac_control_line(f, &fr, &pkt));
@@ -856,7 +886,8 @@ main(int argc, char **argv)
 		return EXIT_BAD;
 	}
 	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
-	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0) {
+	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
+	    rk_insp_qos_init(&a.qos, &a.qopts) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
 		pcap_close(p);
 		return EXIT_BAD;
@@ -890,6 +921,7 @@ main(int argc, char **argv)
 	rk_insp_flows_settle(&a.flows, a.print_packets ? settled : NULL, &a);
 	hold_flush(&a);
 	rk_insp_iw_finish(&a.iw);
+	rk_insp_qos_finish(&a.qos);
 	iwarp_totals(&a);
 
 	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
@@ -899,6 +931,7 @@ main(int argc, char **argv)
 			.totals = &a.tot,
 			.flows = &a.flows,
 			.iw = &a.iw,
+			.qos = &a.qos,
 			.read_error = read_error,
 			.read_error_at_eof = at_eof,
 			.pmtu_option = a.fopts.pmtu,
@@ -924,6 +957,7 @@ main(int argc, char **argv)
 
 	rk_insp_iw_fini(&a.iw);
 	rk_insp_flows_fini(&a.flows);
+	rk_insp_qos_fini(&a.qos);
 	free(a.hold.e);
 	pcap_close(p);
 	return status;
