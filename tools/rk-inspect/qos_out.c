@@ -385,20 +385,21 @@ print_cong(FILE *out, const struct rk_insp_cong *c)
 			after % 1000000000u / 1000000u);
 }
 
+/* " WHAT on PCP a,b" after @p *sep; nothing when @p bits is 0. */
 static void
-print_bits(FILE *out, const char *what, uint8_t bits)
+print_bits(FILE *out, const char **sep, const char *what, uint8_t bits)
 {
-	const char *sep = " ";
+	const char *comma = " ";
 
 	if (bits == 0)
 		return;
-	fprintf(out, " %s on PCP", what);
+	fprintf(out, "%s%s on PCP", *sep, what);
 	for (int i = 0; i < 8; i++)
 		if (bits & (1u << i)) {
-			fprintf(out, "%s%d", sep, i);
-			sep = ",";
+			fprintf(out, "%s%d", comma, i);
+			comma = ",";
 		}
-	fputc(';', out);
+	*sep = "; ";
 }
 
 static void
@@ -444,11 +445,13 @@ rk_insp_print_qos(FILE *out, const struct rk_insp_qos *q)
 		if (c->ce || c->cnps)
 			print_cong(out, c);
 	if (pcp_bits(q, SEL_DATA) || paused_bits(q)) {
+		const char *sep = " ";
+
 		fprintf(out, "  lossless:");
-		print_bits(out, "data", pcp_bits(q, SEL_DATA));
-		print_bits(out, "ACK/NAK", pcp_bits(q, SEL_ACKS));
-		print_bits(out, "CNPs", pcp_bits(q, SEL_CNPS));
-		print_bits(out, "PFC pauses", paused_bits(q));
+		print_bits(out, &sep, "data", pcp_bits(q, SEL_DATA));
+		print_bits(out, &sep, "ACK/NAK", pcp_bits(q, SEL_ACKS));
+		print_bits(out, &sep, "CNPs", pcp_bits(q, SEL_CNPS));
+		print_bits(out, &sep, "PFC pauses", paused_bits(q));
 		fputc('\n', out);
 	}
 	lossless_notes(q, note_text, out);
