@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
+#include "capture_in.h"
 #include "rk_cli.h"
 #include "rk_insp_flow.h"
 #include "inspect.h"
@@ -63,6 +65,7 @@ struct app {
 
 	/* state */
 	enum rk_linktype link;
+	bool link_unknown;            /* this frame's interface: a link type not decoded */
 	FILE *out;
 	struct rk_insp_totals tot;
 	struct rk_insp_flows flows;
@@ -665,6 +668,11 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 	fr.no = a->tot.frames;
 	/* Out-of-order timestamps print as 0 rather than wrapping. */
 	fr.ts_ns = ts >= a->ts0 ? ts - a->ts0 : 0;
+	if (a->link_unknown) {
+		a->tot.unknown_linktype_frames++;
+		a->tot.other_frames++;
+		return;
+	}
 
 	if (rk_pkt_parse(&pkt, data, h->caplen, wirelen, a->link, &a->popts) != 0) {
 		a->tot.parse_errors++;
@@ -774,15 +782,20 @@ bare_read(pcap_t *p, struct app *a)
  * Open the capture on a stream with a 1 MiB buffer: libpcap reads record
  * by record through stdio, and the default 4 KiB buffer costs one read(2)
  * per few frames. @p seekable is set when ftello() works on the stream.
+ * A gzip file (or seekable standard input) is read through zlib; a pcapng
+ * file whose interfaces have several link types is left to capture_in.c:
+ * then the stream comes back in @p *mixed and the return value is NULL.
  */
 static pcap_t *
-open_capture(const char *file, char *errbuf, bool *seekable)
+open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed)
 {
 	static char iobuf[1 << 20];
 	FILE *f;
 	pcap_t *p;
+	bool rewind_ok;
 
 	*seekable = false;
+	*mixed = NULL;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
 	else
@@ -795,7 +808,45 @@ open_capture(const char *file, char *errbuf, bool *seekable)
 	/* One seek makes stdio keep the file offset, so the ftello() per
 	 * record that locates a bad record costs no system call. */
 	*seekable = fseek(f, 0, SEEK_CUR) == 0;
+	rewind_ok = *seekable;
+	if (!*seekable) {
+		/* A pipe cannot be peeked at: zlib reads it, passing through
+		 * what is not gzip. */
+		int fd = dup(fileno(f));
+		FILE *gz = fd >= 0 ? rk_insp_gzip_stream(fd) : NULL;
+
+		if (gz != NULL)
+			f = gz;
+		else if (fd >= 0)
+			close(fd);
+	} else if (rk_insp_is_gzip(f)) {
+		/* Offsets in the decompressed bytes would mislead: none. */
+		int fd = dup(fileno(f));
+		FILE *gz = NULL;
+
+		if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
+			gz = rk_insp_gzip_stream(fd);
+		else if (fd >= 0)
+			close(fd);
+		if (f != stdin)
+			fclose(f);
+		if (gz == NULL) {
+			snprintf(errbuf, PCAP_ERRBUF_SIZE, "gzip: %s", strerror(errno));
+			return NULL;
+		}
+		f = gz;
+		*seekable = false;
+	}
+	if (rewind_ok && rk_insp_pcapng_mixed(f)) {
+		*mixed = f;
+		return NULL;
+	}
 	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (p == NULL && rk_insp_gzip_error(f) != NULL) {
+		size_t n = strlen(errbuf);
+
+		snprintf(errbuf + n, PCAP_ERRBUF_SIZE - n, " (zlib: %s)", rk_insp_gzip_error(f));
+	}
 	if (p == NULL && f != stdin)
 		fclose(f);
 	return p;
@@ -830,6 +881,71 @@ describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
 		 frames == 1 ? "is" : "are");
 }
 
+/*
+ * A pcapng file whose interfaces have different link types (libpcap 1.10
+ * refuses it): every frame read through capture_in.c, each decoded by its
+ * interface's link type; frames of a type not decoded are counted.
+ * @p names gets the link types, "+"-joined. @return 0, or -1 with @p err.
+ */
+static int
+read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err, size_t elen,
+	   bool *at_eof)
+{
+	struct rk_insp_pcapng *ng = rk_insp_pcapng_open(f);
+	struct rk_insp_pcapng_rec r;
+	int rc;
+
+	names[0] = '\0';
+	if (ng == NULL) {
+		snprintf(err, elen, "out of memory");
+		fclose(f);
+		return -1;
+	}
+	while ((rc = rk_insp_pcapng_next(ng, &r)) == 1) {
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = (time_t)(r.ts_ns / 1000000000u),
+				.tv_usec = (suseconds_t)(r.ts_ns % 1000000000u) },
+			.caplen = r.caplen,
+			.len = r.len,
+		};
+
+		if (names[0] == '\0') {
+			/* The section's interfaces, once they are known. */
+			for (uint32_t i = 0; i < rk_insp_pcapng_interfaces(ng); i++) {
+				size_t n = strlen(names);
+
+				int lt = rk_insp_pcapng_linktype(ng, i);
+
+				if (strcmp(dlt_name(lt), "unknown") == 0)
+					snprintf(names + n, nlen - n, "%sLINKTYPE_%d",
+						 i ? "+" : "", lt);
+				else
+					snprintf(names + n, nlen - n, "%s%s", i ? "+" : "",
+						 dlt_name(lt));
+			}
+		}
+		a->link_unknown = map_linktype(r.linktype, &a->link) != 0;
+		frame(a, &h, r.data);
+		if (a->count != 0 && a->tot.frames >= a->count)
+			break;
+	}
+	if (rc == -1) {
+		*at_eof = rk_insp_pcapng_at_eof(ng);
+		snprintf(err, elen, "%s capture: %s; the %" PRIu64 " %s before it %s reported",
+			 *at_eof ? "truncated" : "corrupt", rk_insp_pcapng_error(ng),
+			 a->tot.frames, a->tot.frames == 1 ? "frame" : "frames",
+			 a->tot.frames == 1 ? "is" : "are");
+		if (rk_insp_gzip_error(f) != NULL) {
+			size_t n = strlen(err);
+
+			snprintf(err + n, elen - n, " (zlib: %s)", rk_insp_gzip_error(f));
+		}
+	}
+	rk_insp_pcapng_close(ng);
+	fclose(f);
+	return rc == -1 ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -842,7 +958,8 @@ main(int argc, char **argv)
 	char read_error_buf[PCAP_ERRBUF_SIZE + 256];
 	bool at_eof = false, seekable = false;
 	off_t rec_off = -1;
-	FILE *pf = NULL;
+	FILE *pf = NULL, *mixed = NULL;
+	char linktypes[160];
 	int rc, status = 0;
 	static char outbuf[1 << 16];
 
@@ -862,9 +979,9 @@ main(int argc, char **argv)
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	} else {
-		p = open_capture(a.file, errbuf, &seekable);
+		p = open_capture(a.file, errbuf, &seekable, &mixed);
 	}
-	if (p == NULL) {
+	if (p == NULL && mixed == NULL) {
 		/* libpcap's word for a file shorter than any capture header. */
 		if (strstr(errbuf, "file header bytes") != NULL)
 			fprintf(stderr, "rk-inspect: %s: not a capture: shorter than a pcap or "
@@ -879,7 +996,7 @@ main(int argc, char **argv)
 		fflush(stdout);
 		return rc == 0 ? 0 : EXIT_BAD;
 	}
-	if (map_linktype(pcap_datalink(p), &a.link) != 0) {
+	if (p != NULL && map_linktype(pcap_datalink(p), &a.link) != 0) {
 		fprintf(stderr, "rk-inspect: %s: link type %s (%d) not supported\n",
 			a.file, dlt_name(pcap_datalink(p)), pcap_datalink(p));
 		pcap_close(p);
@@ -889,9 +1006,19 @@ main(int argc, char **argv)
 	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
 	    rk_insp_qos_init(&a.qos, &a.qopts) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
-		pcap_close(p);
 		return EXIT_BAD;
 	}
+	if (mixed != NULL) {
+		rc = read_mixed(&a, mixed, linktypes, sizeof(linktypes), read_error_buf,
+				sizeof(read_error_buf), &at_eof);
+		if (rc == -1) {
+			read_error = read_error_buf;
+			fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+			status = EXIT_BAD;
+		}
+		goto analysed;
+	}
+	snprintf(linktypes, sizeof(linktypes), "%s", dlt_name(pcap_datalink(p)));
 
 	/* Where the next record starts, to name it if it cannot be read. */
 	if (seekable) {
@@ -913,10 +1040,28 @@ main(int argc, char **argv)
 		at_eof = f != NULL && feof(f);
 		describe_read_error(read_error_buf, sizeof(read_error_buf), p,
 				    a.tot.frames, at_eof, rec_off);
+		if (rk_insp_gzip_error(f) != NULL) {
+			size_t n = strlen(read_error_buf);
+
+			snprintf(read_error_buf + n, sizeof(read_error_buf) - n, " (zlib: %s)",
+				 rk_insp_gzip_error(f));
+		}
+		read_error = read_error_buf;
+		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+		status = EXIT_BAD;
+	} else if (rk_insp_gzip_error(pcap_file(p)) != NULL) {
+		/* libpcap saw a clean end; zlib knows the stream was cut. */
+		at_eof = true;
+		snprintf(read_error_buf, sizeof(read_error_buf), "truncated capture: the gzip "
+			 "stream ends early (zlib: %s); the %" PRIu64 " %s before it %s reported",
+			 rk_insp_gzip_error(pcap_file(p)), a.tot.frames,
+			 a.tot.frames == 1 ? "frame" : "frames", a.tot.frames == 1 ? "is" : "are");
 		read_error = read_error_buf;
 		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
 		status = EXIT_BAD;
 	}
+	pcap_close(p);
+analysed:
 	/* Verdicts still open at the end: taken as retransmissions. */
 	rk_insp_flows_settle(&a.flows, a.print_packets ? settled : NULL, &a);
 	hold_flush(&a);
@@ -927,7 +1072,7 @@ main(int argc, char **argv)
 	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
 		struct rk_insp_report rep = {
 			.file = a.file,
-			.linktype = dlt_name(pcap_datalink(p)),
+			.linktype = linktypes,
 			.totals = &a.tot,
 			.flows = &a.flows,
 			.iw = &a.iw,
@@ -959,6 +1104,5 @@ main(int argc, char **argv)
 	rk_insp_flows_fini(&a.flows);
 	rk_insp_qos_fini(&a.qos);
 	free(a.hold.e);
-	pcap_close(p);
 	return status;
 }
