@@ -293,7 +293,7 @@ rk_insp_qos_pause(struct rk_insp_qos *q, bool pfc, uint8_t class_enable,
 		return;
 	}
 	/* A priority whose class-enable bit is clear is not acted on
-	 * (IEEE 802.1Qbb 36.1.3.3): its time field is ignored. */
+	 * (IEEE 802.1Qbb): its time field is ignored. */
 	for (int i = 0; i < 8; i++)
 		if (class_enable & (1u << i))
 			pause_prio(q, &q->pause[i], quanta[i], ts_ns);
