@@ -27,16 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
-passed = 0
-
-
-def check(what, got, want):
-    global passed
-    if got != want:
-        failures.append(f"{what}: got {got!r}, want {want!r}")
-    else:
-        passed += 1
+from check_util import check, finish
 
 
 def run(rk, args, stdin=None):
@@ -184,10 +175,7 @@ def main():
         check("cut merged message", "truncated capture: pcapng block at byte" in err, True)
         check("cut merged frames before", d["totals"]["frames"] > 0, True)
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"{passed} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

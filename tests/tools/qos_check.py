@@ -23,12 +23,8 @@ import subprocess
 import sys
 import tempfile
 
-failures = []
+from check_util import check, failures, finish
 
-
-def check(what, got, want):
-    if got != want:
-        failures.append(f"{what}: got {got!r}, want {want!r}")
 
 
 def run(args, code=0):
@@ -126,10 +122,7 @@ def main():
             p = run([rk, "-s"] + bad + [cap], code=2)
             check(f"{bad} message", "rk-inspect: --" in p.stderr, True)
 
-    for f in failures:
-        print("FAIL", f)
-    print(f"{0 if failures else 1} passed, {1 if failures else 0} failed")
-    return 1 if failures else 0
+    return finish()
 
 
 if __name__ == "__main__":

@@ -200,21 +200,10 @@ rk_insp_pcapng_close(struct rk_insp_pcapng *p)
 }
 
 const char *
-rk_insp_pcapng_error(const struct rk_insp_pcapng *p)
+rk_insp_pcapng_error(const struct rk_insp_pcapng *p, bool *at_eof)
 {
+	*at_eof = p->at_eof;
 	return p->err;
-}
-
-bool
-rk_insp_pcapng_at_eof(const struct rk_insp_pcapng *p)
-{
-	return p->at_eof;
-}
-
-uint32_t
-rk_insp_pcapng_interfaces(const struct rk_insp_pcapng *p)
-{
-	return p->nifs;
 }
 
 int

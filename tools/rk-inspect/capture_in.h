@@ -67,14 +67,13 @@ struct rk_insp_pcapng *rk_insp_pcapng_open(FILE *f);
  */
 int rk_insp_pcapng_next(struct rk_insp_pcapng *p, struct rk_insp_pcapng_rec *r);
 
-/** Why rk_insp_pcapng_next() returned -1. */
-const char *rk_insp_pcapng_error(const struct rk_insp_pcapng *p);
+/**
+ * Why rk_insp_pcapng_next() returned -1; @p at_eof is set when the block
+ * was cut by the end of the file (a truncated, not a corrupt, capture).
+ */
+const char *rk_insp_pcapng_error(const struct rk_insp_pcapng *p, bool *at_eof);
 
-/** True when the last -1 was a block cut by the end of the file. */
-bool rk_insp_pcapng_at_eof(const struct rk_insp_pcapng *p);
-
-/** Number of interfaces of the current section, and the link type of @p i (-1 if none). */
-uint32_t rk_insp_pcapng_interfaces(const struct rk_insp_pcapng *p);
+/** Link type of interface @p i of the current section; -1 past the last one. */
 int rk_insp_pcapng_linktype(const struct rk_insp_pcapng *p, uint32_t i);
 
 /** Free @p p. */

@@ -911,10 +911,10 @@ read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err, size_t e
 
 		if (names[0] == '\0') {
 			/* The section's interfaces, once they are known. */
-			for (uint32_t i = 0; i < rk_insp_pcapng_interfaces(ng); i++) {
-				size_t n = strlen(names);
+			int lt;
 
-				int lt = rk_insp_pcapng_linktype(ng, i);
+			for (uint32_t i = 0; (lt = rk_insp_pcapng_linktype(ng, i)) >= 0; i++) {
+				size_t n = strlen(names);
 
 				if (strcmp(dlt_name(lt), "unknown") == 0)
 					snprintf(names + n, nlen - n, "%sLINKTYPE_%d",
@@ -930,9 +930,10 @@ read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err, size_t e
 			break;
 	}
 	if (rc == -1) {
-		*at_eof = rk_insp_pcapng_at_eof(ng);
+		const char *why = rk_insp_pcapng_error(ng, at_eof);
+
 		snprintf(err, elen, "%s capture: %s; the %" PRIu64 " %s before it %s reported",
-			 *at_eof ? "truncated" : "corrupt", rk_insp_pcapng_error(ng),
+			 *at_eof ? "truncated" : "corrupt", why,
 			 a->tot.frames, a->tot.frames == 1 ? "frame" : "frames",
 			 a->tot.frames == 1 ? "is" : "are");
 		if (rk_insp_gzip_error(f) != NULL) {

@@ -17,6 +17,24 @@ static const char *const ecn_keys[4] = { "not_ect", "ect1", "ect0", "ce" };
 
 #define JI(v) json_integer((json_int_t)(v))
 
+/* Counters as integer members of a JSON object, in order. */
+struct kv {
+	const char *key;
+	uint64_t v;
+};
+
+static void
+put_counts(json_t *o, const struct kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, kv[i].key, JI(kv[i].v));
+}
+
+#define PUT_COUNTS(o, ...) do {						\
+	const struct kv kv_[] = { __VA_ARGS__ };			\
+	put_counts((o), kv_, sizeof(kv_) / sizeof(kv_[0]));		\
+} while (0)
+
 void
 rk_insp_qos_marks_text(char *buf, size_t len, const struct rk_insp_qos_marks *m)
 {
@@ -120,12 +138,8 @@ class_json(const char *key, json_t *id, const struct rk_insp_qos_class *c)
 	json_t *o = json_object();
 
 	json_object_set_new(o, key, id);
-	json_object_set_new(o, "data", JI(c->data));
-	json_object_set_new(o, "acks", JI(c->acks));
-	json_object_set_new(o, "cnps", JI(c->cnps));
-	json_object_set_new(o, "ect", JI(c->ect));
-	json_object_set_new(o, "ce", JI(c->ce));
-	json_object_set_new(o, "bytes", JI(c->bytes));
+	PUT_COUNTS(o, { "data", c->data }, { "acks", c->acks }, { "cnps", c->cnps },
+		   { "ect", c->ect }, { "ce", c->ce }, { "bytes", c->bytes });
 	return o;
 }
 
@@ -137,13 +151,11 @@ pause_json(const struct rk_insp_qos *q, int i)
 
 	json_object_set_new(o, "priority", i == RK_INSP_QOS_LINK_PAUSE ? json_string("link") :
 			    JI(i));
-	json_object_set_new(o, "frames", JI(p->frames));
-	json_object_set_new(o, "resume_frames", JI(p->xon));
-	json_object_set_new(o, "quanta", JI(p->quanta));
-	json_object_set_new(o, "quanta_ns", JI(rk_insp_pause_ns(p->quanta, q->opts.link_bps)));
-	json_object_set_new(o, "paused_ns", JI(p->paused_ns));
-	json_object_set_new(o, "longest_ns", JI(p->longest_ns));
-	json_object_set_new(o, "storms", JI(p->storms));
+	PUT_COUNTS(o, { "frames", p->frames }, { "resume_frames", p->xon },
+		   { "quanta", p->quanta },
+		   { "quanta_ns", rk_insp_pause_ns(p->quanta, q->opts.link_bps) },
+		   { "paused_ns", p->paused_ns }, { "longest_ns", p->longest_ns },
+		   { "storms", p->storms });
 	json_object_set_new(o, "first_storm_ns", p->storms ? JI(p->storm_start_ns) : json_null());
 	return o;
 }
@@ -159,11 +171,8 @@ cong_json(const struct rk_insp_cong *c)
 	rk_insp_format_addr(dst, sizeof(dst), c->dst, false);
 	json_object_set_new(o, "src", json_string(src));
 	json_object_set_new(o, "dst", json_string(dst));
-	json_object_set_new(o, "packets", JI(c->packets));
-	json_object_set_new(o, "ect", JI(c->ect));
-	json_object_set_new(o, "ce", JI(c->ce));
-	json_object_set_new(o, "cnps", JI(c->cnps));
-	json_object_set_new(o, "cnps_unprompted", JI(c->cnps_unprompted));
+	PUT_COUNTS(o, { "packets", c->packets }, { "ect", c->ect }, { "ce", c->ce },
+		   { "cnps", c->cnps }, { "cnps_unprompted", c->cnps_unprompted });
 	json_object_set_new(o, "ce_unanswered", json_boolean(c->ce_pending));
 	json_object_set_new(o, "ce_to_cnp_count", JI(c->delay.n));
 	json_object_set_new(o, "ce_to_cnp_p50_ns", c->delay.n ?
@@ -281,9 +290,8 @@ rk_insp_qos_json(const struct rk_insp_qos *q)
 	json_t *pause = json_array(), *cong = json_array(), *ll = json_object();
 	json_t *notes = json_array();
 
-	json_object_set_new(o, "link_rate_bps", JI(q->opts.link_bps));
-	json_object_set_new(o, "storm_threshold_ns", JI(q->opts.storm_ns));
-	json_object_set_new(o, "tagged", JI(q->tagged));
+	PUT_COUNTS(o, { "link_rate_bps", q->opts.link_bps },
+		   { "storm_threshold_ns", q->opts.storm_ns }, { "tagged", q->tagged });
 	json_object_set_new(o, "ecn", ecn_json(q->ecn));
 	json_object_set_new(o, "cnps", JI(q->cnps));
 	for (int i = 0; i < 9; i++)
