@@ -59,6 +59,7 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 		struct rk_insp_flow *n = f->next;
 
 		free(f->lost);
+		rk_insp_flow_qos_fini(&f->qos);
 		rk_insp_seqx_free(f->req.x);
 		rk_insp_seqx_free(f->resp.x);
 		free(f);

@@ -59,6 +59,14 @@ rk_insp_flow_qos_add(struct rk_insp_flow_qos *q, const struct rk_insp_qos_marks 
 		q->ecn[m->ecn & 3]++;
 }
 
+void
+rk_insp_flow_qos_fini(struct rk_insp_flow_qos *q)
+{
+	free(q->delay.v);
+	q->delay.v = NULL;
+	q->delay.n = q->delay.cap = 0;
+}
+
 int
 rk_insp_qos_init(struct rk_insp_qos *q, const struct rk_insp_qos_opts *opts)
 {
@@ -168,18 +176,65 @@ data_packet(struct rk_insp_qos *q, struct rk_insp_cong *c, const struct rk_insp_
 	}
 }
 
+/* A CNP at @p ts_ns answers the first mark pending, if any. */
+static void
+answer(struct rk_insp_qos *q, bool *pending, uint64_t pending_ns, struct rk_insp_delays *d,
+       uint64_t *unprompted, uint64_t ts_ns)
+{
+	if (!*pending) {
+		(*unprompted)++;
+		return;
+	}
+	/* Out-of-order timestamps give 0 rather than a wrapped delay. */
+	delay_push(q, d, ts_ns >= pending_ns ? ts_ns - pending_ns : 0);
+	*pending = false;
+}
+
 static void
 cnp_packet(struct rk_insp_qos *q, struct rk_insp_cong *c, uint64_t ts_ns)
 {
 	if (c->cnps++ == 0)
 		c->first_cnp_ns = ts_ns;
-	if (!c->ce_pending) {
-		c->cnps_unprompted++;
+	answer(q, &c->ce_pending, c->ce_pending_ns, &c->delay, &c->cnps_unprompted, ts_ns);
+}
+
+void
+rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
+		 const uint8_t *dst, const struct rk_insp_qos_marks *m,
+		 enum rk_insp_qos_role role, uint32_t psn, uint64_t ts_ns)
+{
+	struct rk_insp_cong *c;
+
+	if (!m->has_ip)
 		return;
+	switch (role) {
+	case RK_INSP_QOS_DATA:
+		if ((c = pair_get(q, src, dst, false)) != NULL) {
+			c->last_flow = fq;
+			c->last_psn = psn;
+		}
+		if (m->ecn == RK_INSP_ECN_CE && !fq->ce_pending) {
+			fq->ce_pending = true;
+			fq->ce_pending_ns = ts_ns;
+		}
+		break;
+	case RK_INSP_QOS_ACK:
+		/* The ACK goes B -> A: the data it answers went A -> B. */
+		c = pair_get(q, dst, src, false);
+		if (fq->peer == NULL && c != NULL && c->last_flow != NULL &&
+		    ((c->last_psn - psn) & 0xffffffu) <= RK_INSP_QOS_PAIR_WINDOW)
+			fq->peer = c->last_flow;
+		break;
+	case RK_INSP_QOS_CNP:
+		if (fq->peer == NULL) {
+			fq->cnps_unpaired++;
+			break;
+		}
+		fq->peer->cnps++;
+		answer(q, &fq->peer->ce_pending, fq->peer->ce_pending_ns, &fq->peer->delay,
+		       &fq->peer->cnps_unprompted, ts_ns);
+		break;
 	}
-	/* Out-of-order timestamps give 0 rather than a wrapped delay. */
-	delay_push(q, &c->delay, ts_ns >= c->ce_pending_ns ? ts_ns - c->ce_pending_ns : 0);
-	c->ce_pending = false;
 }
 
 void

@@ -61,16 +61,37 @@ void rk_insp_qos_marks_of(struct rk_insp_qos_marks *m, const struct rk_pkt *pkt)
 /** Role of BTH opcode @p opflags (enum rk_opflag) in the per-class table. */
 enum rk_insp_qos_role rk_insp_qos_role_of(uint32_t opflags);
 
-/** Marks of one QP flow (one direction): the first seen, and counts. */
+/** One delay sample list (ns). */
+struct rk_insp_delays {
+	uint64_t *v;
+	uint64_t n, cap;
+};
+
+/**
+ * Marks of one QP flow (one direction): the first seen, and counts; and
+ * its CE marks answered by CNPs, once the CNPs' QP is tied to this flow.
+ */
 struct rk_insp_flow_qos {
 	bool seen;
 	struct rk_insp_qos_marks first; /**< marks of the flow's first packet */
 	uint64_t changed;       /**< packets whose VLAN, PCP or DSCP differ from the first */
 	uint64_t ecn[4];        /**< packets per ECN codepoint (enum rk_insp_ecn) */
+	/* As the data flow: CNPs paired with it, and its marks' delays. */
+	uint64_t cnps;          /**< CNPs of the paired flow (see rk_insp_qos_flow()) */
+	uint64_t cnps_unprompted; /**< of which with no CE mark of this flow pending */
+	bool ce_pending;
+	uint64_t ce_pending_ns;
+	struct rk_insp_delays delay; /**< CE-to-CNP delays of this flow's marks */
+	/* As the flow of ACKs and CNPs: the data flow they answer, or NULL. */
+	struct rk_insp_flow_qos *peer;
+	uint64_t cnps_unpaired; /**< CNPs on this flow before it was tied to a data flow */
 };
 
 /** Count the marks @p m of one packet of a flow. */
 void rk_insp_flow_qos_add(struct rk_insp_flow_qos *q, const struct rk_insp_qos_marks *m);
+
+/** Free what @p q holds (its delays). */
+void rk_insp_flow_qos_fini(struct rk_insp_flow_qos *q);
 
 /** Counters of one traffic class (a PCP or a DSCP value). */
 struct rk_insp_qos_class {
@@ -91,12 +112,6 @@ struct rk_insp_pause_prio {
 	/* the run under way */
 	bool paused;
 	uint64_t run_start, until;
-};
-
-/** One delay sample list (ns). */
-struct rk_insp_delays {
-	uint64_t *v;
-	uint64_t n, cap;
 };
 
 /**
@@ -120,7 +135,14 @@ struct rk_insp_cong {
 	uint64_t bytes_before;        /**< wire bytes src -> dst before the first CNP */
 	uint64_t bytes_after;         /**< and from it on */
 	uint64_t after_first_ns;      /**< first packet from the first CNP on */
+	/* The data flow src -> dst seen last and its PSN: an ACK dst -> src
+	 * naming a PSN it sent lately ties the ACK's QP to it. */
+	struct rk_insp_flow_qos *last_flow;
+	uint32_t last_psn;
 };
+
+/** An ACK ties its flow to a data flow that sent its PSN at most this many PSNs ago. */
+#define RK_INSP_QOS_PAIR_WINDOW 1024u
 
 /** Options. */
 struct rk_insp_qos_opts {
@@ -160,6 +182,20 @@ void rk_insp_qos_fini(struct rk_insp_qos *q);
 void rk_insp_qos_packet(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst,
 			const struct rk_insp_qos_marks *m, enum rk_insp_qos_role role,
 			uint32_t wirelen, uint64_t ts_ns);
+
+/**
+ * The per-flow side of one RDMA packet, after rk_insp_qos_packet() for the
+ * same packet: @p fq is the QoS record of its flow (src, dst, DestQP).
+ * Data packets from A to B keep their flow as the host pair's last one
+ * with their PSN. An ACK or NAK from B to A whose PSN is at most
+ * RK_INSP_QOS_PAIR_WINDOW behind that PSN ties its flow (B, A, A's QP) to
+ * that data flow: the CNPs on it (they name A's QP too, IBTA Annex
+ * A17.9.3) then answer that flow's CE marks, per flow as per host pair.
+ * CNPs on a flow not yet tied are counted in its cnps_unpaired.
+ */
+void rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
+		      const uint8_t *dst, const struct rk_insp_qos_marks *m,
+		      enum rk_insp_qos_role role, uint32_t psn, uint64_t ts_ns);
 
 /**
  * Account one MAC Control frame at @p ts_ns: IEEE 802.3x PAUSE (@p pfc

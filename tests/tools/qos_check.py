@@ -84,10 +84,14 @@ def main():
         check("lossless", (ll["data_pcp"], ll["ack_pcp"], ll["cnp_pcp"], ll["paused_pcp"],
                            ll["notes"]), ([3], [3], [6], [3], []))
         flows = {f["dest_qp"]: f["qos"] for f in doc["qps"]}
-        check("flow 0x101 qos", flows[0x101], {"vlan": {"vid": 10, "pcp": 3}, "dscp": 26,
-                                              "ecn": {"not_ect": 0, "ect1": 0, "ect0": 97,
-                                                      "ce": 3}, "class_changes": 0})
-        check("flow 0x201 class changes", flows[0x201]["class_changes"], 2)
+        check("flow 0x101 qos", flows[0x101], {
+            "vlan": {"vid": 10, "pcp": 3}, "dscp": 26,
+            "ecn": {"not_ect": 0, "ect1": 0, "ect0": 97, "ce": 3}, "class_changes": 0,
+            "ce_to_cnp_count": 2, "ce_to_cnp_p50_ns": 380000, "ce_to_cnp_max_ns": 470000,
+            "cnps_paired": 2, "cnps_paired_unprompted": 0, "cnps_unpaired": 0})
+        # The CNP at 0 came before the ACK that ties QP 0x201 to 0x101.
+        check("flow 0x201", (flows[0x201]["class_changes"], flows[0x201]["cnps_unpaired"],
+                             flows[0x201]["ce_to_cnp_count"]), (2, 1, 0))
 
         # At 1 Gb/s each frame asks 33.55392 ms: one run from 0 to
         # 190 ms + 33.55392 ms, a storm past 100 ms.
@@ -114,7 +118,10 @@ def main():
             "CE pending); CE to CNP 2x: p50 380.000 us, max 470.000 us",
             "  lossless: data on PCP 3; ACK/NAK on PCP 3; CNPs on PCP 6; PFC pauses on PCP 3",
             "  note: PFC storm on PCP 3: 1 run paused longer than 100 ms",
-            "    QoS: VLAN 10 PCP 3 DSCP 26; ECT(0) 97, CE 3",
+            "    QoS: VLAN 10 PCP 3 DSCP 26; ECT(0) 97, CE 3; CE to CNP 2x: p50 380.000 us, "
+            "max 470.000 us",
+            "    QoS: VLAN 10 PCP 6 DSCP 48 (2 packets in another class); 1 CNP before its "
+            "QP was tied to a data flow",
         ]:
             check(f"summary line {want!r}", want in text.splitlines(), True)
 

@@ -601,6 +601,9 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
+		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
+				 rk_insp_qos_role_of(r.opflags), r.psn, fr->ts_ns);
+	if (flow != NULL)
 		rk_insp_flow_count_findings(flow, &found);
 	else if (a->flows.untracked_packets != 0 && !a->warned_untracked) {
 		a->warned_untracked = true;

@@ -80,6 +80,29 @@ ecn_json(const uint64_t ecn[4])
 	return e;
 }
 
+/* "ce_to_cnp_count", "ce_to_cnp_p50_ns", "ce_to_cnp_max_ns" of @p d. */
+static void
+delays_json(json_t *o, const struct rk_insp_delays *d)
+{
+	json_object_set_new(o, "ce_to_cnp_count", JI(d->n));
+	json_object_set_new(o, "ce_to_cnp_p50_ns", d->n ? JI(rk_insp_delays_pct(d, 50)) :
+			    json_null());
+	json_object_set_new(o, "ce_to_cnp_max_ns", d->n ? JI(rk_insp_delays_max(d)) :
+			    json_null());
+}
+
+/* "; CE to CNP Nx: p50 .., max .." of @p d, nothing when empty. */
+static void
+print_delays(FILE *out, const struct rk_insp_delays *d)
+{
+	uint64_t p50 = rk_insp_delays_pct(d, 50), max = rk_insp_delays_max(d);
+
+	if (d->n == 0)
+		return;
+	fprintf(out, "; CE to CNP %" PRIu64 "x: p50 %" PRIu64 ".%03" PRIu64 " us, max %" PRIu64
+		".%03" PRIu64 " us", d->n, p50 / 1000u, p50 % 1000u, max / 1000u, max % 1000u);
+}
+
 json_t *
 rk_insp_flow_qos_json(const struct rk_insp_flow_qos *q)
 {
@@ -89,6 +112,10 @@ rk_insp_flow_qos_json(const struct rk_insp_flow_qos *q)
 	json_object_set_new(o, "dscp", q->first.has_ip ? JI(q->first.dscp) : json_null());
 	json_object_set_new(o, "ecn", ecn_json(q->ecn));
 	json_object_set_new(o, "class_changes", JI(q->changed));
+	delays_json(o, &q->delay);
+	PUT_COUNTS(o, { "cnps_paired", q->cnps },
+		   { "cnps_paired_unprompted", q->cnps_unprompted },
+		   { "cnps_unpaired", q->cnps_unpaired });
 	return o;
 }
 
@@ -99,7 +126,8 @@ rk_insp_print_flow_qos(FILE *out, const struct rk_insp_flow *f)
 	const char *sep = ",";
 	bool ecn = q->ecn[1] || q->ecn[2] || q->ecn[3];
 
-	if (!q->first.tagged && q->first.dscp == 0 && !ecn && q->changed == 0)
+	if (!q->first.tagged && q->first.dscp == 0 && !ecn && q->changed == 0 &&
+	    q->delay.n == 0 && q->cnps_unpaired == 0)
 		return;
 	fprintf(out, "    QoS:");
 	if (q->first.tagged)
@@ -121,6 +149,10 @@ rk_insp_print_flow_qos(FILE *out, const struct rk_insp_flow *f)
 			sep = ",";
 		}
 	}
+	print_delays(out, &q->delay);
+	if (q->cnps_unpaired)
+		fprintf(out, "; %" PRIu64 " CNP%s before its QP was tied to a data flow",
+			q->cnps_unpaired, q->cnps_unpaired == 1 ? "" : "s");
 	fputc('\n', out);
 }
 
@@ -174,11 +206,7 @@ cong_json(const struct rk_insp_cong *c)
 	PUT_COUNTS(o, { "packets", c->packets }, { "ect", c->ect }, { "ce", c->ce },
 		   { "cnps", c->cnps }, { "cnps_unprompted", c->cnps_unprompted });
 	json_object_set_new(o, "ce_unanswered", json_boolean(c->ce_pending));
-	json_object_set_new(o, "ce_to_cnp_count", JI(c->delay.n));
-	json_object_set_new(o, "ce_to_cnp_p50_ns", c->delay.n ?
-			    JI(rk_insp_delays_pct(&c->delay, 50)) : json_null());
-	json_object_set_new(o, "ce_to_cnp_max_ns", c->delay.n ?
-			    JI(rk_insp_delays_max(&c->delay)) : json_null());
+	delays_json(o, &c->delay);
 	if (rk_insp_cong_rates(c, &before, &after)) {
 		json_object_set_new(o, "rate_before_cnp_bps", JI(before));
 		json_object_set_new(o, "rate_after_cnp_bps", JI(after));
@@ -369,7 +397,7 @@ print_pause(FILE *out, const struct rk_insp_qos *q, int i)
 static void
 print_cong(FILE *out, const struct rk_insp_cong *c)
 {
-	char src[64], dst[64], p50[40], max[40];
+	char src[64], dst[64];
 	uint64_t before, after;
 
 	rk_insp_format_addr(src, sizeof(src), c->src, false);
@@ -378,11 +406,7 @@ print_cong(FILE *out, const struct rk_insp_cong *c)
 		"; CNPs back %" PRIu64, src, dst, c->packets, c->ect, c->ce, c->cnps);
 	if (c->cnps_unprompted)
 		fprintf(out, " (%" PRIu64 " with no CE pending)", c->cnps_unprompted);
-	if (c->delay.n) {
-		us_text(p50, sizeof(p50), rk_insp_delays_pct(&c->delay, 50));
-		us_text(max, sizeof(max), rk_insp_delays_max(&c->delay));
-		fprintf(out, "; CE to CNP %" PRIu64 "x: p50 %s, max %s", c->delay.n, p50, max);
-	}
+	print_delays(out, &c->delay);
 	if (c->ce_pending)
 		fprintf(out, "; CE unanswered at the end");
 	fputc('\n', out);

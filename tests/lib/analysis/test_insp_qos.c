@@ -200,6 +200,58 @@ test_ce_to_cnp(void **state)
 	rk_insp_qos_fini(&q);
 }
 
+/* One packet through both calls, as rk-inspect makes them. */
+static void
+pkt(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
+    const uint8_t *dst, const struct rk_insp_qos_marks *m, enum rk_insp_qos_role role,
+    uint32_t psn, uint64_t ts)
+{
+	rk_insp_qos_packet(q, src, dst, m, role, 100, ts);
+	rk_insp_qos_flow(q, fq, src, dst, m, role, psn, ts);
+}
+
+static void
+test_flow_pairing(void **state)
+{
+	struct rk_insp_qos q;
+	/* Data A -> B on two QPs; ACKs and CNPs B -> A on the QPs of A. */
+	struct rk_insp_flow_qos d1 = { 0 }, d2 = { 0 }, back1 = { 0 }, back2 = { 0 };
+
+	(void)state;
+	init(&q, 0, 0);
+	pkt(&q, &d1, host_a, host_b, &ce, RK_INSP_QOS_DATA, 100, 10 * US);
+	/* A CNP before any ACK ties its QP: counted apart. */
+	pkt(&q, &back1, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 0, 20 * US);
+	assert_int_equal(back1.cnps_unpaired, 1);
+	assert_int_equal(d1.cnps, 0);
+	pkt(&q, &d2, host_a, host_b, &ect0, RK_INSP_QOS_DATA, 5000, 30 * US);
+	/* An ACK of d1's PSN while d2 was last: not tied (PSN far off). */
+	pkt(&q, &back1, host_b, host_a, &ect0, RK_INSP_QOS_ACK, 100, 40 * US);
+	assert_null(back1.peer);
+	pkt(&q, &d1, host_a, host_b, &ect0, RK_INSP_QOS_DATA, 101, 50 * US);
+	pkt(&q, &back1, host_b, host_a, &ect0, RK_INSP_QOS_ACK, 100, 60 * US);
+	assert_ptr_equal(back1.peer, &d1);
+	/* d2's ACK: PSN 5000 while d1 (PSN 101) was last: not tied yet. */
+	pkt(&q, &back2, host_b, host_a, &ect0, RK_INSP_QOS_ACK, 5000, 70 * US);
+	assert_null(back2.peer);
+	/* The CNP answers d1's mark at 10 us. */
+	pkt(&q, &back1, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 0, 110 * US);
+	assert_int_equal(d1.cnps, 1);
+	assert_int_equal(d1.delay.n, 1);
+	assert_int_equal(d1.delay.v[0], 100 * US);
+	assert_false(d1.ce_pending);
+	/* A second CNP: nothing pending on d1. */
+	pkt(&q, &back1, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 0, 120 * US);
+	assert_int_equal(d1.cnps_unprompted, 1);
+	assert_int_equal(d2.cnps + d2.delay.n, 0);
+	/* Per host pair all three CNPs count, the first one unprompted. */
+	assert_int_equal(q.head->cnps, 3);
+	assert_int_equal(q.head->delay.n, 1);
+	rk_insp_flow_qos_fini(&d1);
+	assert_null(d1.delay.v);
+	rk_insp_qos_fini(&q);
+}
+
 static void
 test_sender_rates(void **state)
 {
@@ -311,6 +363,7 @@ main(void)
 		cmocka_unit_test(test_pfc_resume_and_expiry),
 		cmocka_unit_test(test_link_pause),
 		cmocka_unit_test(test_ce_to_cnp),
+		cmocka_unit_test(test_flow_pairing),
 		cmocka_unit_test(test_sender_rates),
 		cmocka_unit_test(test_delays_pct),
 		cmocka_unit_test(test_marks_and_roles),
