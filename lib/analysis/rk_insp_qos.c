@@ -94,6 +94,19 @@ rk_insp_qos_fini(struct rk_insp_qos *q)
 	memset(q, 0, sizeof(*q));
 }
 
+/* Two 16-byte addresses equal: two word compares, no call. */
+static inline bool
+pair_eq(const struct rk_insp_cong *c, const uint8_t *src, const uint8_t *dst)
+{
+	uint64_t a[4], b[4];
+
+	memcpy(a, c->src, 16);
+	memcpy(a + 2, c->dst, 16);
+	memcpy(b, src, 16);
+	memcpy(b + 2, dst, 16);
+	return ((a[0] ^ b[0]) | (a[1] ^ b[1]) | (a[2] ^ b[2]) | (a[3] ^ b[3])) == 0;
+}
+
 static uint64_t
 pair_hash(const uint8_t *src, const uint8_t *dst)
 {
@@ -104,13 +117,19 @@ pair_hash(const uint8_t *src, const uint8_t *dst)
 static struct rk_insp_cong *
 pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add)
 {
-	uint64_t h = pair_hash(src, dst);
-	struct rk_insp_cong *c;
+	uint64_t h;
+	struct rk_insp_cong *c = q->last;
 
+	/* Runs of packets of one direction are the common case. */
+	if (c != NULL && pair_eq(c, src, dst))
+		return c;
+	h = pair_hash(src, dst);
 	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&q->hash, h); l != NULL; l = l->next) {
 		c = rk_insp_hlink_elem(l, struct rk_insp_cong, hl);
-		if (l->hash == h && memcmp(c->src, src, 16) == 0 && memcmp(c->dst, dst, 16) == 0)
+		if (l->hash == h && pair_eq(c, src, dst)) {
+			q->last = c;
 			return c;
+		}
 	}
 	if (!add)
 		return NULL;
@@ -128,6 +147,7 @@ pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add
 		q->head = c;
 	q->tail = c;
 	q->npairs++;
+	q->last = c;
 	return c;
 }
 
