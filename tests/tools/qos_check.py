@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rk-inspect's QoS and congestion view over a capture rk-gen writes.
 
-usage: qos_check.py RK_GEN RK_INSPECT STREAM_FILE
+usage: qos_check.py RK_GEN RK_INSPECT STREAM_FILE REACTION_FILE
 
 STREAM_FILE (tests/tools/qos/ce-cnp-pfc.yaml) holds, at known times:
 100 RDMA WRITEs 198.18.0.1 > 198.18.0.2 every 10 us on VLAN 10 PCP 3,
@@ -16,6 +16,9 @@ max 470, one CNP with no CE pending), pause time at 100 Gb/s (20 runs of
 335.539 us, no storm) and at 1 Gb/s (one run of 190 ms + 33.55392 ms: a
 storm past 100 ms, none past 300 ms), the text summary's lines, and the
 option errors.
+
+REACTION_FILE (tests/tools/qos/reaction.yaml): a sender slowing down after
+a CNP: its rate before the first CNP and after it, to the bit per second.
 """
 import json
 import os
@@ -35,7 +38,7 @@ def run(args, code=0):
 
 
 def main():
-    rk_gen, rk, streams = sys.argv[1:4]
+    rk_gen, rk, streams, reaction = sys.argv[1:5]
     with tempfile.TemporaryDirectory() as tmp:
         cap = os.path.join(tmp, "qos.pcap")
         run([rk_gen, "--stream", streams, "--pcap", cap])
@@ -124,6 +127,21 @@ def main():
             "QP was tied to a data flow",
         ]:
             check(f"summary line {want!r}", want in text.splitlines(), True)
+
+        cap = os.path.join(tmp, "reaction.pcap")
+        run([rk_gen, "--stream", reaction, "--pcap", cap])
+        q = json.loads(run([rk, "-j", cap]).stdout)["qos"]
+        pairs = {(c["src"], c["dst"]): c for c in q["congestion"]}
+        c = pairs[("198.18.0.1", "198.18.0.2")]
+        check("reaction counts", (c["packets"], c["ce"], c["cnps"], c["ce_to_cnp_p50_ns"]),
+              (90, 50, 1, 500000))
+        check("reaction rates", (c["rate_before_cnp_bps"], c["rate_after_cnp_bps"]),
+              (61 * 1098 * 8 * 10**9 // 500000, 29 * 1098 * 8 * 10**9 // 1450000))
+        c = pairs[("198.18.0.9", "198.18.0.2")]
+        check("CNP to a host that sent nothing", (c["packets"], c["cnps_unprompted"]), (0, 1))
+        text = run([rk, "-s", cap]).stdout.splitlines()
+        check("reaction line",
+              "    sender rate 1.071 Gb/s before the first CNP, 0.175 Gb/s after" in text, True)
 
         for bad in (["--link-rate", "0"], ["--link-rate", "x"], ["--storm-ms", "0"]):
             p = run([rk, "-s"] + bad + [cap], code=2)
