@@ -9,8 +9,8 @@ PKGS=(
 	gcc clang meson ninja-build pkg-config python3
 	# protocol core
 	libisal-dev
-	# tools: capture reading, JSON
-	libpcap-dev libjansson-dev
+	# tools: capture reading (gzip through zlib), JSON
+	libpcap-dev zlib1g-dev libjansson-dev
 	# rk-gen stream files
 	libyaml-dev
 	# tests and fuzzing (libFuzzer ships in libclang-rt-14-dev)

@@ -16,38 +16,13 @@
 #include "rk_xeth.h"
 
 static uint64_t
-mix(uint64_t h, uint64_t v)
-{
-	/* One multiply-xorshift round per 64-bit word: the per-packet
-	 * lookup is on the hot path, byte-wise hashing was not cheap. */
-	h ^= v;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 32);
-}
-
-static uint64_t
-word(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t
-addr_hash(uint64_t h, const uint8_t *a)
-{
-	return mix(mix(h, word(a)), word(a + 8));
-}
-
-static uint64_t
 key_hash(const struct rk_insp_flow_key *k)
 {
 	uint64_t h = 0x243f6a8885a308d3ull;
 
-	h = addr_hash(h, k->src);
-	h = addr_hash(h, k->dst);
-	return mix(h, (uint64_t)k->dest_qp << 16 | (uint64_t)k->kind << 8 | k->lid);
+	h = rk_insp_hash_addr(h, k->src);
+	h = rk_insp_hash_addr(h, k->dst);
+	return rk_insp_hash_mix(h, (uint64_t)k->dest_qp << 16 | (uint64_t)k->kind << 8 | k->lid);
 }
 
 static bool
@@ -84,6 +59,7 @@ rk_insp_flows_fini(struct rk_insp_flows *t)
 		struct rk_insp_flow *n = f->next;
 
 		free(f->lost);
+		rk_insp_flow_qos_fini(&f->qos);
 		rk_insp_seqx_free(f->req.x);
 		rk_insp_seqx_free(f->resp.x);
 		free(f);
@@ -184,7 +160,7 @@ flow_get(struct rk_insp_flows *t, const struct rk_insp_flow_key *key)
 static uint64_t
 path_hash(const uint8_t *a, const uint8_t *b, uint8_t lid)
 {
-	return mix(addr_hash(addr_hash(0x13198a2e03707344ull, a), b), lid);
+	return rk_insp_hash_mix(rk_insp_hash_addr(rk_insp_hash_addr(0x13198a2e03707344ull, a), b), lid);
 }
 
 struct rk_insp_path *
@@ -368,6 +344,7 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 		flow->icrc_bad++;
 	else if (r->icrc == RK_ICRC_GOOD)
 		flow->icrc_good++;
+	rk_insp_flow_qos_add(&flow->qos, &r->qos);
 	flow->fecn += r->fecn;
 	flow->becn += r->becn;
 	flow->ack_req += r->ack_req;
@@ -530,4 +507,5 @@ rk_insp_roce_from_pkt(struct rk_insp_roce *r, const struct rk_pkt *pkt,
 	r->wirelen = pkt->wirelen;
 	r->truncated = pkt->truncated;
 	r->icrc = pkt->icrc_status;
+	rk_insp_qos_marks_of(&r->qos, pkt);
 }

@@ -18,6 +18,7 @@
 
 #include "rk_finding.h"
 #include "rk_insp_hash.h"
+#include "rk_insp_qos.h"
 #include "rk_pkt.h"
 
 /** Flow key: addresses as 16 bytes (IPv4 mapped, GIDs, or LIDs), DestQP. */
@@ -47,6 +48,7 @@ struct rk_insp_roce {
 	uint32_t wirelen;
 	bool truncated;
 	enum rk_icrc_status icrc;
+	struct rk_insp_qos_marks qos;  /**< VLAN, PCP, DSCP, ECN */
 };
 
 /** Per-packet verdict of the sequence analysis, for the packet line. */
@@ -187,6 +189,7 @@ struct rk_insp_flow {
 	uint64_t cnps, fecn, becn, ack_req;
 	uint64_t icrc_bad, icrc_good, truncated;
 	uint32_t pmtu_seen;           /**< PMTU inferred from this flow, 0 if none */
+	struct rk_insp_flow_qos qos;  /**< VLAN, PCP, DSCP of the first packet; ECN counts */
 
 	uint32_t findings[RK_F_COUNT];
 };

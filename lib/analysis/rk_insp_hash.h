@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /** The element of the struct whose member @p m the link @p l is. */
 #define rk_insp_hlink_elem(l, type, m) ((type *)(void *)((char *)(l) - offsetof(type, m)))
@@ -44,6 +45,27 @@ static inline struct rk_insp_hlink *
 rk_insp_htab_chain(const struct rk_insp_htab *h, uint64_t hash)
 {
 	return h->b[hash & (h->n - 1)];
+}
+
+/** One multiply-xorshift round folding the 64-bit word @p v into @p h. */
+static inline uint64_t
+rk_insp_hash_mix(uint64_t h, uint64_t v)
+{
+	/* One round per word: the per-packet lookup is on the hot path,
+	 * byte-wise hashing was not cheap. */
+	h ^= v;
+	h *= 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 32);
+}
+
+/** Fold the 16-byte address @p a into @p h. */
+static inline uint64_t
+rk_insp_hash_addr(uint64_t h, const uint8_t *a)
+{
+	uint64_t w[2];
+
+	memcpy(w, a, sizeof(w));
+	return rk_insp_hash_mix(rk_insp_hash_mix(h, w[0]), w[1]);
 }
 
 #endif

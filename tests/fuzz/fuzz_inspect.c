@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * libFuzzer target: rk-inspect's whole input path (libpcap reading, frame
- * parsing, per-QP analysis, TCP following, MPA deframing, every writer) on
- * arbitrary capture files. rk-inspect's main() is compiled in under the name
- * rk_inspect_main; the first input byte picks the options, the rest is the
- * file, handed over through a memfd.
+ * libFuzzer target: rk-inspect's whole input path (libpcap reading, gzip
+ * through zlib, the pcapng reader of mixed link types, frame parsing,
+ * per-QP analysis, the QoS view, TCP following, MPA deframing, every
+ * writer) on arbitrary capture files. rk-inspect's main() is compiled in
+ * under the name rk_inspect_main; the first input byte picks the options,
+ * the rest is the file, handed over through a memfd.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>

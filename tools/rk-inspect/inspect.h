@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rk_finding.h"
+#include "rk_insp_qos.h"
 
 /** Version of the --json and --packets-json schemas (doc/inspect.md). */
 #define RK_INSP_SCHEMA "rk-inspect/1"
@@ -36,6 +37,7 @@ struct rk_insp_totals {
 	uint64_t icrc_good, icrc_bad, icrc_unchecked;
 	uint64_t fpdus, mpa_requests, mpa_replies, mpa_crc_bad;
 	uint64_t parse_errors;     /**< frames rk_pkt_parse refused */
+	uint64_t unknown_linktype_frames; /**< pcapng frames of an interface whose link type is not decoded */
 	uint64_t findings[RK_F_COUNT];
 	uint64_t error_findings;   /**< findings of severity error */
 	uint64_t first_ts_ns, last_ts_ns;
@@ -48,6 +50,7 @@ struct rk_insp_report {
 	const struct rk_insp_totals *totals;
 	const struct rk_insp_flows *flows;
 	const struct rk_insp_iw *iw;
+	const struct rk_insp_qos *qos; /**< QoS and congestion view, or NULL */
 	const char *read_error;        /**< NULL, or why reading stopped early */
 	bool read_error_at_eof;        /**< a short read at the end of the file (truncated) */
 	uint32_t pmtu_option;

@@ -12,9 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <pcap/pcap.h>
 
+#include "capture_in.h"
 #include "rk_cli.h"
 #include "rk_insp_flow.h"
 #include "inspect.h"
@@ -59,13 +61,16 @@ struct app {
 	struct rk_parse_opts popts;
 	struct rk_insp_flow_opts fopts;
 	struct rk_insp_iw_opts iwopts;
+	struct rk_insp_qos_opts qopts;
 
 	/* state */
 	enum rk_linktype link;
+	bool link_unknown;            /* this frame's interface: a link type not decoded */
 	FILE *out;
 	struct rk_insp_totals tot;
 	struct rk_insp_flows flows;
 	struct rk_insp_iw iw;
+	struct rk_insp_qos qos;
 	bool have_ts0;
 	uint64_t ts0;
 	bool print_packets;
@@ -91,6 +96,10 @@ usage(FILE *f)
 		"                         (default %u)\n"
 		"      --max-flows N      QP flows tracked at most; later new flows are\n"
 		"                         counted as untracked (default %u)\n"
+		"      --link-rate GBPS   link rate for pause times in us (default %u);\n"
+		"                         one pause quantum is 512 bit times\n"
+		"      --storm-ms MS      a priority paused without a break for longer\n"
+		"                         than this is a PFC/PAUSE storm (default %u ms)\n"
 		"  -c, --count N          stop after N frames\n"
 		"  -q, --quiet            print nothing on stdout (exit status only)\n"
 		"      --fail-on-findings exit 1 when a finding of severity error was raised\n"
@@ -101,7 +110,8 @@ usage(FILE *f)
 		"\n"
 		"Exit status: 0 ok, 1 error findings (with --fail-on-findings),\n"
 		"2 bad usage, or an unreadable, corrupt or truncated capture.\n",
-		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT);
+		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT,
+		RK_INSP_QOS_LINK_GBPS_DEFAULT, RK_INSP_QOS_STORM_MS_DEFAULT);
 }
 
 /* @return 0, -ERANGE for a number too large, -EINVAL for anything else. */
@@ -133,6 +143,8 @@ enum {
 	OPT_BARE,
 	OPT_LIST_FINDINGS,
 	OPT_MAX_FLOWS,
+	OPT_LINK_RATE,
+	OPT_STORM_MS,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -164,6 +176,8 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "bare-read", no_argument, NULL, OPT_BARE },
 		{ "list-findings", no_argument, NULL, OPT_LIST_FINDINGS },
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
+		{ "link-rate", required_argument, NULL, OPT_LINK_RATE },
+		{ "storm-ms", required_argument, NULL, OPT_STORM_MS },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -244,6 +258,21 @@ parse_args(struct app *a, int argc, char **argv)
 				return -1;
 			}
 			a->fopts.max_flows = v;
+			break;
+		case OPT_LINK_RATE:
+			if (parse_u64(optarg, &v) != 0 || v == 0 || v > 100000) {
+				fprintf(stderr, "rk-inspect: --link-rate must be 1..100000 "
+					"(Gb/s)\n");
+				return -1;
+			}
+			a->qopts.link_bps = v * 1000000000u;
+			break;
+		case OPT_STORM_MS:
+			if (parse_u64(optarg, &v) != 0 || v == 0 || v > 86400000) {
+				fprintf(stderr, "rk-inspect: --storm-ms must be 1..86400000\n");
+				return -1;
+			}
+			a->qopts.storm_ns = v * 1000000u;
 			break;
 		case 'q':
 			a->quiet = true;
@@ -568,7 +597,12 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 		a->tot.icrc_unchecked++;
 
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
+	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
+			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
+	if (flow != NULL)
+		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
+				 rk_insp_qos_role_of(r.opflags), r.psn, fr->ts_ns);
 	if (flow != NULL)
 		rk_insp_flow_count_findings(flow, &found);
 	else if (a->flows.untracked_packets != 0 && !a->warned_untracked) {
@@ -637,6 +671,11 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 	fr.no = a->tot.frames;
 	/* Out-of-order timestamps print as 0 rather than wrapping. */
 	fr.ts_ns = ts >= a->ts0 ? ts - a->ts0 : 0;
+	if (a->link_unknown) {
+		a->tot.unknown_linktype_frames++;
+		a->tot.other_frames++;
+		return;
+	}
 
 	if (rk_pkt_parse(&pkt, data, h->caplen, wirelen, a->link, &a->popts) != 0) {
 		a->tot.parse_errors++;
@@ -674,6 +713,8 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			a->tot.pause_frames++;
 		else
 			a->tot.pfc_frames++;
+		rk_insp_qos_pause(&a->qos, pkt.kind == RK_PKT_PFC, pkt.pfc_class_enable,
+				  pkt.pause_quanta, fr.ts_ns);
 		if (a->print_packets && a->mode == RK_INSP_LINES) {
 			count_findings(a, &pkt.findings);
 			OUT_LINE(a, rk_insp_print_mac_control_line(f, &fr, &pkt));
@@ -744,15 +785,20 @@ bare_read(pcap_t *p, struct app *a)
  * Open the capture on a stream with a 1 MiB buffer: libpcap reads record
  * by record through stdio, and the default 4 KiB buffer costs one read(2)
  * per few frames. @p seekable is set when ftello() works on the stream.
+ * A gzip file (or seekable standard input) is read through zlib; a pcapng
+ * file whose interfaces have several link types is left to capture_in.c:
+ * then the stream comes back in @p *mixed and the return value is NULL.
  */
 static pcap_t *
-open_capture(const char *file, char *errbuf, bool *seekable)
+open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed)
 {
 	static char iobuf[1 << 20];
 	FILE *f;
 	pcap_t *p;
+	bool rewind_ok;
 
 	*seekable = false;
+	*mixed = NULL;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
 	else
@@ -765,7 +811,45 @@ open_capture(const char *file, char *errbuf, bool *seekable)
 	/* One seek makes stdio keep the file offset, so the ftello() per
 	 * record that locates a bad record costs no system call. */
 	*seekable = fseek(f, 0, SEEK_CUR) == 0;
+	rewind_ok = *seekable;
+	if (!*seekable) {
+		/* A pipe cannot be peeked at: zlib reads it, passing through
+		 * what is not gzip. */
+		int fd = dup(fileno(f));
+		FILE *gz = fd >= 0 ? rk_insp_gzip_stream(fd) : NULL;
+
+		if (gz != NULL)
+			f = gz;
+		else if (fd >= 0)
+			close(fd);
+	} else if (rk_insp_is_gzip(f)) {
+		/* Offsets in the decompressed bytes would mislead: none. */
+		int fd = dup(fileno(f));
+		FILE *gz = NULL;
+
+		if (fd >= 0 && lseek(fd, 0, SEEK_SET) == 0)
+			gz = rk_insp_gzip_stream(fd);
+		else if (fd >= 0)
+			close(fd);
+		if (f != stdin)
+			fclose(f);
+		if (gz == NULL) {
+			snprintf(errbuf, PCAP_ERRBUF_SIZE, "gzip: %s", strerror(errno));
+			return NULL;
+		}
+		f = gz;
+		*seekable = false;
+	}
+	if (rewind_ok && rk_insp_pcapng_mixed(f)) {
+		*mixed = f;
+		return NULL;
+	}
 	p = pcap_fopen_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	if (p == NULL && rk_insp_gzip_error(f) != NULL) {
+		size_t n = strlen(errbuf);
+
+		snprintf(errbuf + n, PCAP_ERRBUF_SIZE - n, " (zlib: %s)", rk_insp_gzip_error(f));
+	}
 	if (p == NULL && f != stdin)
 		fclose(f);
 	return p;
@@ -800,6 +884,72 @@ describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
 		 frames == 1 ? "is" : "are");
 }
 
+/*
+ * A pcapng file whose interfaces have different link types (libpcap 1.10
+ * refuses it): every frame read through capture_in.c, each decoded by its
+ * interface's link type; frames of a type not decoded are counted.
+ * @p names gets the link types, "+"-joined. @return 0, or -1 with @p err.
+ */
+static int
+read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err, size_t elen,
+	   bool *at_eof)
+{
+	struct rk_insp_pcapng *ng = rk_insp_pcapng_open(f);
+	struct rk_insp_pcapng_rec r;
+	int rc;
+
+	names[0] = '\0';
+	if (ng == NULL) {
+		snprintf(err, elen, "out of memory");
+		fclose(f);
+		return -1;
+	}
+	while ((rc = rk_insp_pcapng_next(ng, &r)) == 1) {
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = (time_t)(r.ts_ns / 1000000000u),
+				.tv_usec = (suseconds_t)(r.ts_ns % 1000000000u) },
+			.caplen = r.caplen,
+			.len = r.len,
+		};
+
+		if (names[0] == '\0') {
+			/* The section's interfaces, once they are known. */
+			int lt;
+
+			for (uint32_t i = 0; (lt = rk_insp_pcapng_linktype(ng, i)) >= 0; i++) {
+				size_t n = strlen(names);
+
+				if (strcmp(dlt_name(lt), "unknown") == 0)
+					snprintf(names + n, nlen - n, "%sLINKTYPE_%d",
+						 i ? "+" : "", lt);
+				else
+					snprintf(names + n, nlen - n, "%s%s", i ? "+" : "",
+						 dlt_name(lt));
+			}
+		}
+		a->link_unknown = map_linktype(r.linktype, &a->link) != 0;
+		frame(a, &h, r.data);
+		if (a->count != 0 && a->tot.frames >= a->count)
+			break;
+	}
+	if (rc == -1) {
+		const char *why = rk_insp_pcapng_error(ng, at_eof);
+
+		snprintf(err, elen, "%s capture: %s; the %" PRIu64 " %s before it %s reported",
+			 *at_eof ? "truncated" : "corrupt", why,
+			 a->tot.frames, a->tot.frames == 1 ? "frame" : "frames",
+			 a->tot.frames == 1 ? "is" : "are");
+		if (rk_insp_gzip_error(f) != NULL) {
+			size_t n = strlen(err);
+
+			snprintf(err + n, elen - n, " (zlib: %s)", rk_insp_gzip_error(f));
+		}
+	}
+	rk_insp_pcapng_close(ng);
+	fclose(f);
+	return rc == -1 ? -1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -812,7 +962,8 @@ main(int argc, char **argv)
 	char read_error_buf[PCAP_ERRBUF_SIZE + 256];
 	bool at_eof = false, seekable = false;
 	off_t rec_off = -1;
-	FILE *pf = NULL;
+	FILE *pf = NULL, *mixed = NULL;
+	char linktypes[160];
 	int rc, status = 0;
 	static char outbuf[1 << 16];
 
@@ -832,9 +983,9 @@ main(int argc, char **argv)
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	} else {
-		p = open_capture(a.file, errbuf, &seekable);
+		p = open_capture(a.file, errbuf, &seekable, &mixed);
 	}
-	if (p == NULL) {
+	if (p == NULL && mixed == NULL) {
 		/* libpcap's word for a file shorter than any capture header. */
 		if (strstr(errbuf, "file header bytes") != NULL)
 			fprintf(stderr, "rk-inspect: %s: not a capture: shorter than a pcap or "
@@ -849,18 +1000,29 @@ main(int argc, char **argv)
 		fflush(stdout);
 		return rc == 0 ? 0 : EXIT_BAD;
 	}
-	if (map_linktype(pcap_datalink(p), &a.link) != 0) {
+	if (p != NULL && map_linktype(pcap_datalink(p), &a.link) != 0) {
 		fprintf(stderr, "rk-inspect: %s: link type %s (%d) not supported\n",
 			a.file, dlt_name(pcap_datalink(p)), pcap_datalink(p));
 		pcap_close(p);
 		return EXIT_BAD;
 	}
 	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
-	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0) {
+	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
+	    rk_insp_qos_init(&a.qos, &a.qopts) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
-		pcap_close(p);
 		return EXIT_BAD;
 	}
+	if (mixed != NULL) {
+		rc = read_mixed(&a, mixed, linktypes, sizeof(linktypes), read_error_buf,
+				sizeof(read_error_buf), &at_eof);
+		if (rc == -1) {
+			read_error = read_error_buf;
+			fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+			status = EXIT_BAD;
+		}
+		goto analysed;
+	}
+	snprintf(linktypes, sizeof(linktypes), "%s", dlt_name(pcap_datalink(p)));
 
 	/* Where the next record starts, to name it if it cannot be read. */
 	if (seekable) {
@@ -882,23 +1044,43 @@ main(int argc, char **argv)
 		at_eof = f != NULL && feof(f);
 		describe_read_error(read_error_buf, sizeof(read_error_buf), p,
 				    a.tot.frames, at_eof, rec_off);
+		if (rk_insp_gzip_error(f) != NULL) {
+			size_t n = strlen(read_error_buf);
+
+			snprintf(read_error_buf + n, sizeof(read_error_buf) - n, " (zlib: %s)",
+				 rk_insp_gzip_error(f));
+		}
+		read_error = read_error_buf;
+		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
+		status = EXIT_BAD;
+	} else if (rk_insp_gzip_error(pcap_file(p)) != NULL) {
+		/* libpcap saw a clean end; zlib knows the stream was cut. */
+		at_eof = true;
+		snprintf(read_error_buf, sizeof(read_error_buf), "truncated capture: the gzip "
+			 "stream ends early (zlib: %s); the %" PRIu64 " %s before it %s reported",
+			 rk_insp_gzip_error(pcap_file(p)), a.tot.frames,
+			 a.tot.frames == 1 ? "frame" : "frames", a.tot.frames == 1 ? "is" : "are");
 		read_error = read_error_buf;
 		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
 		status = EXIT_BAD;
 	}
+	pcap_close(p);
+analysed:
 	/* Verdicts still open at the end: taken as retransmissions. */
 	rk_insp_flows_settle(&a.flows, a.print_packets ? settled : NULL, &a);
 	hold_flush(&a);
 	rk_insp_iw_finish(&a.iw);
+	rk_insp_qos_finish(&a.qos);
 	iwarp_totals(&a);
 
 	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
 		struct rk_insp_report rep = {
 			.file = a.file,
-			.linktype = dlt_name(pcap_datalink(p)),
+			.linktype = linktypes,
 			.totals = &a.tot,
 			.flows = &a.flows,
 			.iw = &a.iw,
+			.qos = &a.qos,
 			.read_error = read_error,
 			.read_error_at_eof = at_eof,
 			.pmtu_option = a.fopts.pmtu,
@@ -924,7 +1106,7 @@ main(int argc, char **argv)
 
 	rk_insp_iw_fini(&a.iw);
 	rk_insp_flows_fini(&a.flows);
+	rk_insp_qos_fini(&a.qos);
 	free(a.hold.e);
-	pcap_close(p);
 	return status;
 }

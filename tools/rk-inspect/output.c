@@ -218,6 +218,8 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 	const uint8_t *bth = rk_pkt_bth(pkt);
 	const uint8_t *x;
 	const char *name = pkt->op != NULL && pkt->op->name != NULL ? pkt->op->name : NULL;
+	struct rk_insp_qos_marks marks;
+	char qos[64];
 
 	sb_frame(&b, fr, pkt);
 	if (name != NULL)
@@ -241,8 +243,9 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 		sb_printf(&b, " TVer=%u", rk_bth_tver(bth));
 	if (rk_bth_p_key(bth) != 0xffff)
 		sb_printf(&b, " P_Key=0x%04x", rk_bth_p_key(bth));
-	if (pkt->ecn == 3 && pkt->ip_version != 0)
-		sb_printf(&b, " ECN=CE");
+	rk_insp_qos_marks_of(&marks, pkt);
+	rk_insp_qos_marks_text(qos, sizeof(qos), &marks);
+	sb_printf(&b, "%s", qos);
 
 	if ((x = rk_insp_xeth(pkt, RK_HDR_DETH, RK_DETH_LEN)) != NULL)
 		sb_printf(&b, " Q_Key=0x%08x SrcQP=0x%06x", rk_deth_q_key(x),
@@ -503,6 +506,7 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 	json_t *o = json_object();
 	char src[64], dst[64];
 	const uint8_t *bth = rk_pkt_bth(pkt);
+	struct rk_insp_qos_marks marks;
 
 	pkt_addrs(pkt, src, dst, sizeof(src));
 	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
@@ -514,6 +518,8 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 		json_object_set_new(o, "udp_src_port", json_integer(pkt->src_port));
 		json_object_set_new(o, "udp_dst_port", json_integer(pkt->dst_port));
 	}
+	rk_insp_qos_marks_of(&marks, pkt);
+	rk_insp_qos_marks_json(o, &marks);
 	json_object_set_new(o, "opcode_name",
 			    pkt->op != NULL && pkt->op->name != NULL ?
 			    json_string(pkt->op->name) : json_null());
@@ -694,15 +700,15 @@ rk_insp_json_line(FILE *out, json_t *obj)
 
 /* ---------------------------------------------------------- summary */
 
-static void
-flow_addrs(const struct rk_insp_flow *f, char *src, char *dst, size_t len)
+void
+rk_insp_flow_addrs(const struct rk_insp_flow *f, char *src, char *dst, size_t len)
 {
 	rk_insp_format_addr(src, len, f->key.src, f->key.lid);
 	rk_insp_format_addr(dst, len, f->key.dst, f->key.lid);
 }
 
-static const char *
-opcode_name(uint8_t op)
+const char *
+rk_insp_opcode_name(uint8_t op)
 {
 	const struct rk_opcode_info *oi = rk_opcode_info(op);
 
@@ -760,7 +766,7 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	char src[64], dst[64];
 	uint32_t pmtu = rk_insp_flow_pmtu(t, f);
 
-	flow_addrs(f, src, dst, sizeof(src));
+	rk_insp_flow_addrs(f, src, dst, sizeof(src));
 	json_object_set_new(o, "kind", json_string(rk_pkt_kind_name((enum rk_pkt_kind)f->key.kind)));
 	json_object_set_new(o, "src", json_string(src));
 	json_object_set_new(o, "dst", json_string(dst));
@@ -774,7 +780,7 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	json_object_set_new(o, "payload_bytes", json_integer((json_int_t)f->payload_bytes));
 	for (unsigned int i = 0; i < f->nops; i++) {
 		json_t *e = json_object();
-		const char *n = opcode_name(f->ops[i].opcode);
+		const char *n = rk_insp_opcode_name(f->ops[i].opcode);
 
 		json_object_set_new(e, "opcode", json_integer(f->ops[i].opcode));
 		json_object_set_new(e, "name", n != NULL ? json_string(n) : json_null());
@@ -822,12 +828,13 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	json_object_set_new(o, "icrc_good", json_integer((json_int_t)f->icrc_good));
 	json_object_set_new(o, "truncated", json_integer((json_int_t)f->truncated));
 	json_object_set_new(o, "pmtu", pmtu != 0 ? json_integer(pmtu) : json_null());
+	json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
 	json_object_set_new(o, "findings", findings_counts_json(f->findings));
 	return o;
 }
 
-static void
-endpoint(char *buf, size_t len, const struct rk_insp_iw_conn *c, int side)
+void
+rk_insp_iw_endpoint(char *buf, size_t len, const struct rk_insp_iw_conn *c, int side)
 {
 	char a[64];
 
@@ -845,7 +852,7 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 	json_t *o = json_object(), *ops = json_array(), *terms = json_array();
 	char from[96];
 
-	endpoint(from, sizeof(from), c, d);
+	rk_insp_iw_endpoint(from, sizeof(from), c, d);
 	json_object_set_new(o, "from", json_string(from));
 	json_object_set_new(o, "packets", json_integer((json_int_t)x->packets));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)x->bytes));
@@ -971,6 +978,7 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	TOT("fpdus", t->fpdus);
 	TOT("mpa_crc_bad", t->mpa_crc_bad);
 	TOT("parse_errors", t->parse_errors);
+	TOT("unknown_linktype_frames", t->unknown_linktype_frames);
 	TOT("qps", rep->flows != NULL ? rep->flows->nflows : 0);
 	TOT("untracked_flows", rep->flows != NULL ? rep->flows->untracked_flows : 0);
 	TOT("untracked_packets", rep->flows != NULL ? rep->flows->untracked_packets : 0);
@@ -997,6 +1005,8 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 			if (rk_insp_iw_is_iwarp(c))
 				json_array_append_new(conns, conn_json(c));
 	json_object_set_new(doc, "connections", conns);
+	if (rep->qos != NULL)
+		json_object_set_new(doc, "qos", rk_insp_qos_json(rep->qos));
 	for (int i = 0; i < RK_F_COUNT; i++) {
 		if (t->findings[i] == 0)
 			continue;
@@ -1005,206 +1015,4 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	}
 	json_object_set_new(doc, "findings", fnd);
 	return doc;
-}
-
-static void
-print_findings_counts(FILE *out, const char *indent, const uint32_t *counts)
-{
-	bool any = false;
-
-	for (int i = 0; i < RK_F_COUNT; i++) {
-		if (counts[i] == 0)
-			continue;
-		fprintf(out, "%s%s=%u", any ? ", " : indent,
-			rk_finding_info((enum rk_finding_id)i)->id, counts[i]);
-		any = true;
-	}
-	if (any)
-		fputc('\n', out);
-}
-
-static void
-print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *f)
-{
-	char src[64], dst[64];
-	uint32_t pmtu = rk_insp_flow_pmtu(t, f);
-
-	flow_addrs(f, src, dst, sizeof(src));
-	fprintf(out, "%s > %s DestQP=0x%06x %s %s: %" PRIu64 " packets, %" PRIu64
-		" bytes (%" PRIu64 " payload), %" PRIu64 " messages",
-		src, dst, f->key.dest_qp,
-		rk_pkt_kind_name((enum rk_pkt_kind)f->key.kind),
-		rk_transport_name((enum rk_transport)f->transport), f->packets, f->bytes,
-		f->payload_bytes, f->messages);
-	if (pmtu != 0)
-		fprintf(out, ", PMTU %u", pmtu);
-	fputc('\n', out);
-	fprintf(out, "    opcodes:");
-	for (unsigned int i = 0; i < f->nops; i++) {
-		const char *n = opcode_name(f->ops[i].opcode);
-
-		if (n != NULL)
-			fprintf(out, "%s %s=%" PRIu64, i ? "," : "", n, f->ops[i].count);
-		else
-			fprintf(out, "%s 0x%02x=%" PRIu64, i ? "," : "", f->ops[i].opcode,
-				f->ops[i].count);
-	}
-	if (f->ops_other)
-		fprintf(out, "%s other=%" PRIu64, f->nops ? "," : "", f->ops_other);
-	if (f->nops == 0 && f->ops_other == 0)
-		fputs(" none", out);
-	fputc('\n', out);
-	if (f->req.valid) {
-		fprintf(out, "    request PSN %u..%u: gaps=%" PRIu64 " (missing %" PRIu64
-			": %" PRIu64 " first transmission, %" PRIu64 " retransmission)"
-			" duplicates=%" PRIu64 " go-back=%" PRIu64 " resyncs=%" PRIu64,
-			f->req.first, f->req.last, f->req.gaps + f->req.rtx_gaps,
-			f->req.missing + f->req.rtx_missing, f->req.missing,
-			f->req.rtx_missing, f->req.duplicates, f->req.rtx_episodes,
-			f->req.resyncs);
-		/* Shown when seen, so captures in order read as before. */
-		if (f->req.reordered != 0)
-			fprintf(out, " reordered=%" PRIu64, f->req.reordered);
-		fputc('\n', out);
-	}
-	if (f->resp.valid) {
-		fprintf(out, "    response PSN %u..%u: ACK=%" PRIu64 " atomic ACK=%" PRIu64
-			" READ responses=%" PRIu64 " gaps=%" PRIu64 " duplicates=%" PRIu64,
-			f->resp.first, f->resp.last, f->acks, f->atomic_acks,
-			f->read_resp_messages, f->resp.gaps, f->resp.duplicates);
-		if (f->resp.reordered != 0)
-			fprintf(out, " reordered=%" PRIu64, f->resp.reordered);
-		fputc('\n', out);
-	}
-	if (f->naks_total || f->rnr_naks) {
-		fprintf(out, "    NAK=%" PRIu64, f->naks_total);
-		for (int i = 0; i < 32; i++)
-			if (f->naks[i])
-				fprintf(out, " [%s]=%" PRIu64, rk_aeth_nak_name((uint8_t)i),
-					f->naks[i]);
-		fprintf(out, " RNR=%" PRIu64, f->rnr_naks);
-		for (int i = 0; i < 32; i++)
-			if (f->rnr_timer[i])
-				fprintf(out, " [timer %d]=%" PRIu64, i, f->rnr_timer[i]);
-		fputc('\n', out);
-	}
-	if (f->cnps || f->fecn || f->becn)
-		fprintf(out, "    CNP=%" PRIu64 " FECN=%" PRIu64 " BECN=%" PRIu64 "\n",
-			f->cnps, f->fecn, f->becn);
-	if (f->icrc_bad || f->truncated)
-		fprintf(out, "    ICRC bad=%" PRIu64 " truncated=%" PRIu64 "\n",
-			f->icrc_bad, f->truncated);
-	print_findings_counts(out, "    findings: ", f->findings);
-}
-
-static void
-print_conn(FILE *out, const struct rk_insp_iw_conn *c)
-{
-	char a[96], b[96];
-
-	endpoint(a, sizeof(a), c, 0);
-	endpoint(b, sizeof(b), c, 1);
-	fprintf(out, "%s > %s iWARP: %" PRIu64 " packets, %" PRIu64 " bytes\n", a, b,
-		c->dir[0].packets + c->dir[1].packets, c->dir[0].bytes + c->dir[1].bytes);
-	for (int d = 0; d < 2; d++) {
-		const struct rk_insp_iw_dir *x = &c->dir[d];
-		int n_ops = 0;
-
-		fprintf(out, "    %s: %" PRIu64 " packets, stream %" PRIu64 " bytes, "
-			"out of order %" PRIu64 " segments (%" PRIu64 " bytes), "
-			"retransmitted %" PRIu64 " bytes, gaps %" PRIu64 " (%" PRIu64
-			" bytes)\n",
-			d == 0 ? "initiator" : "responder", x->packets, x->tcp.delivered,
-			x->tcp.ooo_segments, x->tcp.ooo_data, x->tcp.rtx_bytes,
-			x->tcp.gaps, x->tcp.gap_bytes);
-		if (x->tcp.rtx_bytes != 0)
-			fprintf(out, "      retransmitted bytes compared with the first copy: %"
-				PRIu64 ", segments differing: %" PRIu64 "\n",
-				x->tcp.rtx_checked, x->tcp.rtx_conflicts);
-		if (x->mpa_seen)
-			fprintf(out, "      MPA Rev=%u markers=%s CRC=%s%s PD_Length=%u\n",
-				x->rev, x->markers ? "yes" : "no", x->crc ? "yes" : "no",
-				x->reject ? " REJECT" : "", x->pd_len);
-		fprintf(out, "      FPDUs=%" PRIu64 " messages=%" PRIu64 " CRC errors=%" PRIu64
-			" sync lost=%" PRIu64 " terminates=%" PRIu64 "\n",
-			x->fpdus, x->messages, x->crc_errors, x->sync_lost, x->terminates);
-		fprintf(out, "      opcodes:");
-		for (int i = 0; i < 16; i++)
-			if (x->rdmap_ops[i])
-				fprintf(out, "%s %s=%" PRIu64, n_ops++ ? "," : "",
-					rk_rdmap_opcode_name((uint8_t)i), x->rdmap_ops[i]);
-		if (n_ops == 0)
-			fputs(" none", out);
-		fputc('\n', out);
-		for (uint64_t i = 0; i < x->terminates && i < 4; i++) {
-			const char *txt = rk_rdmap_term_text(x->term[i].layer,
-							     x->term[i].etype,
-							     x->term[i].err_code);
-
-			fprintf(out, "      Terminate frame %" PRIu64 ": %u/%u/0x%02x %s\n",
-				x->term[i].frame, x->term[i].layer, x->term[i].etype,
-				x->term[i].err_code, txt != NULL ? txt : "");
-		}
-	}
-	print_findings_counts(out, "    findings: ", c->findings);
-}
-
-void
-rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
-{
-	const struct rk_insp_totals *t = rep->totals;
-	bool any = false;
-
-	fprintf(out, "file %s (%s)\n", rep->file, rep->linktype != NULL ? rep->linktype : "?");
-	fprintf(out, "frames %" PRIu64 ", RDMA frames %" PRIu64 ", truncated %" PRIu64
-		", bytes %" PRIu64 "\n", t->frames, t->rdma_frames, t->truncated_frames,
-		t->bytes);
-	/* iWARP frames are TCP frames of iWARP connections: the other TCP
-	 * frames are listed apart so the kinds add up to the frames. */
-	fprintf(out, "RoCEv2 %" PRIu64 ", RoCEv1 %" PRIu64 ", IB %" PRIu64 ", iWARP %" PRIu64
-		", other TCP %" PRIu64 ", PAUSE %" PRIu64 ", PFC %" PRIu64 ", other %" PRIu64
-		"\n", t->rocev2_frames, t->rocev1_frames, t->ib_frames, t->iwarp_frames,
-		t->tcp_frames - t->iwarp_frames, t->pause_frames, t->pfc_frames,
-		t->other_frames);
-	if (rep->icrc_checked)
-		fprintf(out, "ICRC good %" PRIu64 ", bad %" PRIu64 ", unchecked %" PRIu64 "\n",
-			t->icrc_good, t->icrc_bad, t->icrc_unchecked);
-	else
-		fprintf(out, "ICRC not checked (--no-icrc)\n");
-	if (t->fpdus || t->mpa_requests)
-		fprintf(out, "MPA requests %" PRIu64 ", replies %" PRIu64 ", FPDUs %" PRIu64
-			", CRC bad %" PRIu64 "\n", t->mpa_requests, t->mpa_replies, t->fpdus,
-			t->mpa_crc_bad);
-	if (rep->read_error != NULL)
-		fprintf(out, "read error: %s\n", rep->read_error);
-
-	if (rep->flows != NULL && rep->flows->untracked_packets != 0)
-		fprintf(out, "untracked flows %" PRIu64 " (%" PRIu64 " packets): "
-			"--max-flows reached\n", rep->flows->untracked_flows,
-			rep->flows->untracked_packets);
-
-	if (rep->flows != NULL && rep->flows->head != NULL) {
-		fprintf(out, "\nQPs (%" PRIu64 " flow%s):\n", rep->flows->nflows,
-			rep->flows->nflows == 1 ? "" : "s");
-		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			print_flow(out, rep->flows, f);
-	}
-	if (rep->iw != NULL && rep->iw->niwarp != 0) {
-		fprintf(out, "\niWARP connections (%" PRIu64 "):\n", rep->iw->niwarp);
-		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)
-			if (rk_insp_iw_is_iwarp(c))
-				print_conn(out, c);
-	}
-	for (int i = 0; i < RK_F_COUNT; i++) {
-		const struct rk_finding_info *fi;
-
-		if (t->findings[i] == 0)
-			continue;
-		if (!any)
-			fprintf(out, "\nfindings:\n");
-		any = true;
-		fi = rk_finding_info((enum rk_finding_id)i);
-		fprintf(out, "  %-36s %-7s %8" PRIu64 "  %s\n", fi->id,
-			rk_severity_name(fi->severity), t->findings[i], fi->text);
-	}
 }

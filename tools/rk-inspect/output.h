@@ -16,6 +16,7 @@
 #include "rk_insp_flow.h"
 #include "inspect.h"
 #include "rk_insp_iwarp.h"
+#include "rk_insp_qos.h"
 #include "rk_pkt.h"
 
 /** Where a packet sits in the capture. */
@@ -63,6 +64,42 @@ void rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep);
 
 /** The summary JSON document; caller owns it. */
 json_t *rk_insp_summary_json(const struct rk_insp_report *rep);
+
+/** Format the addresses of flow @p f into @p src and @p dst (@p len bytes each). */
+void rk_insp_flow_addrs(const struct rk_insp_flow *f, char *src, char *dst, size_t len);
+
+/** Name of BTH opcode @p op (IBTA Vol1 9.2, Table 38), NULL when it has none. */
+const char *rk_insp_opcode_name(uint8_t op);
+
+/** "addr:port" (IPv6 "[addr]:port") of side @p side (0 initiator) of @p c. */
+void rk_insp_iw_endpoint(char *buf, size_t len, const struct rk_insp_iw_conn *c, int side);
+
+/* ---- QoS view (qos_out.c; computation in lib/analysis/rk_insp_qos.c) ---- */
+
+/**
+ * The QoS marks of a packet line into @p buf: " VLAN=vid PCP=p" when
+ * tagged, " DSCP=n" when not 0, " ECN=ECT(0)|ECT(1)|CE" when not Not-ECT
+ * (RFC 3168 5). Empty when there is nothing to say.
+ */
+void rk_insp_qos_marks_text(char *buf, size_t len, const struct rk_insp_qos_marks *m);
+
+/**
+ * Add the keys "vlan" (null, or {"vid", "pcp"}), "dscp" and "ecn" (null
+ * without an IP header or GRH; ECN as its 2-bit codepoint) to @p o.
+ */
+void rk_insp_qos_marks_json(json_t *o, const struct rk_insp_qos_marks *m);
+
+/** The "qos" object of a QP flow in the summary JSON; caller owns it. */
+json_t *rk_insp_flow_qos_json(const struct rk_insp_flow_qos *q);
+
+/** The flow's QoS line of the text summary, when it has anything to say. */
+void rk_insp_print_flow_qos(FILE *out, const struct rk_insp_flow *f);
+
+/** The "qos" object of the summary JSON (doc/inspect.md); caller owns it. */
+json_t *rk_insp_qos_json(const struct rk_insp_qos *q);
+
+/** The QoS section of the text summary; nothing when the capture shows nothing of it. */
+void rk_insp_print_qos(FILE *out, const struct rk_insp_qos *q);
 
 /** Write @p obj as one compact line to @p out and release it. */
 int rk_insp_json_line(FILE *out, json_t *obj);
