@@ -3,7 +3,9 @@
  * rk-gen: RoCEv2 stateless traffic generator, first cut: streams from a
  * stream file (doc/gen.md) or the command line, written to a pcap file
  * with timestamps at each stream's rate, or sent on a DPDK port (port.c).
- * Frames come from lib/gen.
+ * Frames come from lib/gen. With --receive, the receive side instead:
+ * per-stream loss, reordering, duplicates and latency of the frames of a
+ * capture (recv.c) or a port (recv_port.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -33,6 +35,7 @@ usage(FILE *f)
 {
 	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options]) --pcap OUT.pcap\n"
 	      "       rk-gen [EAL options --] (--stream FILE | --op ...) --port PORT\n"
+	      "       rk-gen --receive (--pcap-in CAPTURE | [EAL options --] --port PORT)\n"
 	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file,\n"
 	      "or send them on a DPDK port (doc/gen.md describes stream files).\n"
 	      "\n"
@@ -60,6 +63,17 @@ usage(FILE *f)
 	      "      --icrc MODE        full, incremental (default) or bad\n"
 	      "      --rate RATE        1Mpps (default), 10Gbps, 50%\n"
 	      "      --seq              sequence number and TX time in the payload\n"
+	      "      --seq-offset BYTES the slot's offset in the payload (default 0; also\n"
+	      "                         where --receive reads it)\n"
+	      "\n"
+	      "Receive side (doc/gen.md, \"Receive side\"): per stream loss, reordering,\n"
+	      "duplicates and one-way latency of frames with the sequence slot:\n"
+	      "      --receive          receive instead of sending\n"
+	      "      --pcap-in FILE     read a capture (pcap or pcapng); RX time: its timestamps\n"
+	      "      --port PORT        or receive on a DPDK port (--duration, --record apply)\n"
+	      "      --idle SECONDS     with --port: stop this long after the last frame\n"
+	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
+	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
@@ -70,11 +84,14 @@ usage(FILE *f)
 enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
+	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
 };
 
 struct args {
 	const char *stream_file, *pcap_file;
 	struct rk_gen_port_opts port;
+	bool receive;
+	struct rk_gen_recv_opts recv;
 	uint64_t limit;
 	double line_rate_bps;
 	bool cli_stream;
@@ -136,6 +153,26 @@ parse_rate(struct rk_gen_cfg *c, const char *s)
 	return 0;
 }
 
+/* --receive: a capture or a port, and nothing of the sending side. */
+static int
+check_receive(struct args *a)
+{
+	struct rk_gen_recv_opts *r = &a->recv;
+
+	if ((r->pcap_in == NULL) == (a->port.port == NULL))
+		return bad_usage("%s", r->pcap_in ? "--pcap-in and --port exclude each other"
+						  : "--receive needs --pcap-in CAPTURE or --port PORT");
+	if (a->stream_file != NULL || a->cli_stream || a->pcap_file != NULL ||
+	    a->limit != 0 || a->port.top_speed)
+		return bad_usage("%s", "--receive takes no stream, --pcap, --limit or --top-speed");
+	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns))
+		return bad_usage("%s", "--record, --duration and --idle go with --port");
+	r->port = a->port.port;
+	r->record = a->port.record;
+	r->duration_ns = a->port.duration_ns;
+	return 0;
+}
+
 static int
 parse_args(struct args *a, int argc, char **argv)
 {
@@ -148,6 +185,9 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
 		{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
 		{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
+		{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
+		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
+		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -273,15 +313,38 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_TOP_SPEED:
 			a->port.top_speed = true;
 			break;
-		case OPT_DURATION: {
+		case OPT_DURATION:
+		case OPT_IDLE: {
 			char *end;
 			double d = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(d > 0 && d < 1e9))
-				return bad_usage("--duration '%s': seconds above 0", optarg);
-			a->port.duration_ns = (uint64_t)(d * 1e9);
+				return bad_usage("--%s '%s': seconds above 0",
+						 ch == OPT_IDLE ? "idle" : "duration", optarg);
+			if (ch == OPT_IDLE)
+				a->recv.idle_ns = (uint64_t)(d * 1e9);
+			else
+				a->port.duration_ns = (uint64_t)(d * 1e9);
 			break;
 		}
+		case OPT_SEQ_OFFSET:
+			if (parse_u64_arg(optarg, &u) < 0 || u > RK_GEN_FRAME_MAX)
+				return bad_usage("--seq-offset '%s': 0 to 9400 bytes", optarg);
+			c->seq_off = a->recv.seq_off = (uint32_t)u;
+			break;
+		case OPT_RECEIVE:
+			a->receive = true;
+			break;
+		case OPT_PCAP_IN:
+			a->recv.pcap_in = optarg;
+			break;
+		case OPT_EXPECT:
+			if (parse_u64_arg(optarg, &a->recv.expect) < 0 || a->recv.expect == 0)
+				return bad_usage("--expect '%s': a frame count above 0", optarg);
+			break;
+		case OPT_JSON:
+			a->recv.json = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -301,6 +364,10 @@ parse_args(struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (a->receive)
+		return check_receive(a);
+	if (a->recv.pcap_in || a->recv.expect || a->recv.json || a->recv.idle_ns)
+		return bad_usage("%s", "--pcap-in, --expect, --json and --idle go with --receive");
 	if ((a->pcap_file == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
 						    : "--pcap OUT.pcap or --port PORT is needed");
@@ -434,6 +501,13 @@ run_all(struct args *a)
 	char *buf;
 	int rc;
 
+	if (a->receive) {
+#ifdef RK_GEN_DPDK
+		if (a->recv.port != NULL)
+			return rk_gen_recv_port(&a->recv);
+#endif
+		return rk_gen_recv_pcap(&a->recv);
+	}
 	if (a->stream_file == NULL)
 		return run(a, &a->cli, 1);
 	buf = read_file(a->stream_file, &len);

@@ -3,8 +3,9 @@
  * rk-gen on a DPDK port: the scheduler's frames handed to lib/io as raw
  * frames (rk_io_dpdk_tx_raw: copied into an mbuf, sent in bursts), paced
  * by the streams' rates against the port's TSC clock, or at top speed.
- * First cut: one TX queue, one frame copied per send, frames up to
- * RK_IB_MAX_FRAME bytes.
+ * A stream with a sequence slot gets the wall clock as TX time as each
+ * frame is queued (rk_gen_stream_stamp: the ICRC patched). First cut: one
+ * TX queue, one frame copied per send, frames up to RK_IB_MAX_FRAME bytes.
  */
 #include <errno.h>
 #include <signal.h>
@@ -16,36 +17,45 @@
 #include "rk_app.h"
 #include "rk_io_dpdk.h"
 
+struct rk_io_dpdk *
+rk_gen_port_open(const char *port, const char *record, bool spin)
+{
+	struct rk_io_dpdk_cfg cfg = { 0 };
+	struct rk_io_dpdk *io;
+	unsigned long id;
+	char *end;
+
+	id = strtoul(port, &end, 10);
+	if (*end == '\0' && end != port && id <= UINT16_MAX)
+		cfg.port_id = (uint16_t)id;
+	else
+		cfg.port_name = port;
+	cfg.pcapng_path = record;
+	cfg.idle = spin ? RK_IO_IDLE_SPIN : RK_IO_IDLE_ADAPTIVE;
+	cfg.tx_queue = 4096;
+	cfg.cancel = &rk_app_stop;
+	/* Before the port: a bad path is the recording's fault, said so. */
+	if (!rk_app_recording_writable("rk-gen", record))
+		return NULL;
+	io = rk_io_dpdk_open(&cfg);
+	if (io == NULL)
+		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", port,
+			rk_io_dpdk_open_strerror(errno));
+	return io;
+}
+
 int
 rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
-	struct rk_io_dpdk_cfg cfg = { 0 };
 	const struct rk_io_dpdk_stats *st;
 	struct rk_io_dpdk *io;
 	struct rk_gen_live *m;
 	uint64_t sent = 0, bytes = 0, t0, dt;
-	unsigned long id;
-	char *end;
 	int status = 0;
 
-	id = strtoul(o->port, &end, 10);
-	if (*end == '\0' && end != o->port && id <= UINT16_MAX)
-		cfg.port_id = (uint16_t)id;
-	else
-		cfg.port_name = o->port;
-	cfg.pcapng_path = o->record;
-	cfg.idle = RK_IO_IDLE_SPIN;
-	cfg.tx_queue = 4096;
-	cfg.cancel = &rk_app_stop;
-	/* Before the port: a bad path is the recording's fault, said so. */
-	if (!rk_app_recording_writable("rk-gen", o->record))
+	io = rk_gen_port_open(o->port, o->record, true);
+	if (io == NULL)
 		return 1;
-	io = rk_io_dpdk_open(&cfg);
-	if (io == NULL) {
-		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", o->port,
-			rk_io_dpdk_open_strerror(errno));
-		return 1;
-	}
 	t0 = rk_io_dpdk_now_ns();
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
@@ -56,6 +66,9 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
 		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
 			break;
+		/* the slot's TX time: the wall clock as the frame is queued, for a receiver elsewhere */
+		if (rk_gen_stream_cfg(m->s)->seq)
+			rk_gen_stream_stamp(m->s, m->frame, (uint32_t)m->len, rk_gen_wall_ns());
 		rc = rk_io_dpdk_tx_raw(io, m->frame, (uint32_t)m->len);
 		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
 			rk_io_dpdk_ops.flush(io);

@@ -172,13 +172,20 @@ test_wrap(void **state)
 	st = rk_gen_rx_find(&rx, 3);
 	assert_int_equal(st->next_exp, (1ull << 32) + 2);
 	assert_int_equal(st->unique, 7);
-	/* before the first frame: nothing to extend to */
+	/* below 0: stale */
 	rk_gen_rx_fini(&rx);
 	rk_gen_rx_init(&rx);
 	s.seq = 5;
 	rk_gen_rx_add(&rx, &s, 0);
 	s.seq = 0xfffffff0u;
 	assert_int_equal(rk_gen_rx_add(&rx, &s, 0), RK_GEN_RX_STALE);
+	/* a receiver that starts late: the first number as it is, however high */
+	s.stream_id = 8;
+	s.seq = 0x90000000u;
+	assert_int_equal(rk_gen_rx_add(&rx, &s, 0), RK_GEN_RX_IN_ORDER);
+	s.seq = 0x8fffffffu;
+	assert_int_equal(rk_gen_rx_add(&rx, &s, 0), RK_GEN_RX_REORDERED);
+	assert_int_equal(rk_gen_rx_find(&rx, 8)->next_exp, 0x90000001u);
 	rk_gen_rx_fini(&rx);
 }
 
