@@ -202,8 +202,8 @@ rk_gen_rx_add(struct rk_gen_rx *rx, const struct rk_gen_slot *s, uint64_t rx_ns)
 		st->first_rx_ns = rx_ns;
 	st->frames++;
 	st->last_rx_ns = rx_ns;
-	/* 32-bit number to 64 bits: the value nearest NextExp */
-	delta = (int32_t)(s->seq - (uint32_t)st->next_exp);
+	/* 32-bit number to 64 bits: the value nearest NextExp; the first as it is */
+	delta = st->next_exp == 0 ? (int64_t)s->seq : (int32_t)(s->seq - (uint32_t)st->next_exp);
 	ext = (int64_t)st->next_exp + delta;
 	if (ext < 0 || (delta < 0 && (uint64_t)-delta > RK_GEN_RX_WINDOW)) {
 		st->stale++;

@@ -9,7 +9,8 @@
  * Definitions, per stream id (sequence numbers as rk_gen_stream writes
  * them: frame i of a stream carries i, from 0; the 32-bit number is
  * extended to 64 bits by taking the value nearest the next expected one,
- * RFC 1982 style, so a long stream wraps unseen):
+ * RFC 1982 style, so a long stream wraps unseen; while NextExp is 0 the
+ * number is taken as it is):
  *
  *   - NextExp: one more than the highest sequence number seen (0 before
  *     any frame), as in RFC 4737 3.3.
