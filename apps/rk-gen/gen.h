@@ -92,6 +92,8 @@ struct rk_gen_recv_opts {
 	bool json;               /**< the report as JSON on stdout */
 	uint64_t duration_ns;    /**< port: stop after this long; 0: no limit */
 	uint64_t idle_ns;        /**< port: stop this long after the last frame; 0: never */
+	uint32_t rx_drop_every;  /**< port: the impairment stage drops every Nth frame; 0: none */
+	uint64_t rx_delay_ns;    /**< port: and holds every frame this long, ns */
 };
 
 /** A receive run: the accounting and what the report needs besides. */
@@ -131,7 +133,8 @@ int rk_gen_recv_pcap(const struct rk_gen_recv_opts *o);
 /**
  * Receive on DPDK port o->port (the EAL is up), every RoCEv2 frame
  * whatever its addresses, until SIGINT/SIGTERM, o->duration_ns or
- * o->idle_ns; a line a second on stderr, then the report.
+ * o->idle_ns (frames held by the impairment stage waited for); a line a
+ * second on stderr, then the report.
  * @return the exit status: 0, or 1 (port or recording error)
  */
 int rk_gen_recv_port(const struct rk_gen_recv_opts *o);

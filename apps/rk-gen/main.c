@@ -72,6 +72,8 @@ usage(FILE *f)
 	      "      --pcap-in FILE     read a capture (pcap or pcapng); RX time: its timestamps\n"
 	      "      --port PORT        or receive on a DPDK port (--duration, --record apply)\n"
 	      "      --idle SECONDS     with --port: stop this long after the last frame\n"
+	      "      --rx-drop-every N  with --port: the impairment stage drops every Nth frame\n"
+	      "      --rx-delay NS      with --port: and holds every frame NS ns\n"
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n"
@@ -85,6 +87,7 @@ enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
 	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
+	OPT_RX_DROP_EVERY, OPT_RX_DELAY,
 };
 
 struct args {
@@ -165,8 +168,9 @@ check_receive(struct args *a)
 	if (a->stream_file != NULL || a->cli_stream || a->pcap_file != NULL ||
 	    a->limit != 0 || a->port.top_speed)
 		return bad_usage("%s", "--receive takes no stream, --pcap, --limit or --top-speed");
-	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns))
-		return bad_usage("%s", "--record, --duration and --idle go with --port");
+	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns ||
+				   r->rx_drop_every || r->rx_delay_ns))
+		return bad_usage("%s", "--record, --duration, --idle and --rx-* go with --port");
 	r->port = a->port.port;
 	r->record = a->port.record;
 	r->duration_ns = a->port.duration_ns;
@@ -188,6 +192,7 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
 		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
 		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
+		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -345,6 +350,16 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_JSON:
 			a->recv.json = true;
 			break;
+		case OPT_RX_DROP_EVERY:
+			if (parse_u64_arg(optarg, &u) < 0 || u == 0 || u > UINT32_MAX)
+				return bad_usage("--rx-drop-every '%s': 1 to 4294967295", optarg);
+			a->recv.rx_drop_every = (uint32_t)u;
+			break;
+		case OPT_RX_DELAY:
+			if (parse_u64_arg(optarg, &a->recv.rx_delay_ns) < 0 ||
+			    a->recv.rx_delay_ns > 60000000000ull)
+				return bad_usage("--rx-delay '%s': ns, at most 60 s", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -366,8 +381,10 @@ parse_args(struct args *a, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (a->receive)
 		return check_receive(a);
-	if (a->recv.pcap_in || a->recv.expect || a->recv.json || a->recv.idle_ns)
-		return bad_usage("%s", "--pcap-in, --expect, --json and --idle go with --receive");
+	if (a->recv.pcap_in || a->recv.expect || a->recv.json || a->recv.idle_ns ||
+	    a->recv.rx_drop_every || a->recv.rx_delay_ns)
+		return bad_usage("%s", "--pcap-in, --expect, --json, --idle and --rx-* go with "
+				 "--receive");
 	if ((a->pcap_file == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
 						    : "--pcap OUT.pcap or --port PORT is needed");

@@ -118,6 +118,7 @@ expect_exit "no source" 2 "needs --pcap-in" --receive
 expect_exit "a stream too" 2 "takes no stream" --receive --pcap-in "$tmp/clean.pcap" --op SEND_ONLY
 expect_exit "--json alone" 2 "go with --receive" --op SEND_ONLY --pcap "$tmp/x.pcap" --json
 expect_exit "--idle on a capture" 2 "go with --port" --receive --pcap-in "$tmp/clean.pcap" --idle 1
+expect_exit "--rx-delay on a capture" 2 "go with --port" --receive --pcap-in "$tmp/clean.pcap" --rx-delay 5
 expect_exit "--expect 0" 2 "above 0" --receive --pcap-in "$tmp/clean.pcap" --expect 0
 
 echo "rk_gen_recv_check: $pass passed, $fail failed"

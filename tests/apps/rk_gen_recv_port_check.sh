@@ -1,0 +1,91 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-gen's receive side live, over a net_memif pair: one rk-gen sends a
+# stream with the sequence slot (TX time: the wall clock), another
+# receives it through the impairment stage (lib/impair) dropping every
+# 10th frame and holding every frame 200 us. The report must count
+# exactly the frames the stage dropped (plus any the port never
+# delivered, counted from the receiver's recording), no reordering or
+# duplicate, and no latency below the 200 us the stage held each frame.
+# The recording read back with --pcap-in holds every frame delivered.
+# usage: rk_gen_recv_port_check.sh RK_GEN
+set -u
+gen=$1
+tmp=$(mktemp -d)
+rpid=""
+trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 128 ] 2>/dev/null; then
+	MEM="--in-memory"
+else
+	MEM="--no-huge -m 512 --no-shconf"
+fi
+NCPU=$(nproc)
+CORE_R=$((NCPU > 1 ? 1 : 0))
+memif() { # role
+	echo "--vdev=net_memif0,role=$1,socket=$tmp/memif.sock,bsize=9216"
+}
+N=2000
+DELAY=200000
+
+# shellcheck disable=SC2046
+timeout -k 5 120 "$gen" $MEM --no-pci --log-level='*:warning' -l $CORE_R --file-prefix rkrx$$ \
+	$(memif server) -- --receive --port net_memif0 --rx-drop-every 10 --rx-delay $DELAY \
+	--expect $N --idle 2 --duration 90 --json --record "$tmp/rx.pcapng" \
+	>"$tmp/rx.json" 2>"$tmp/rx.err" &
+rpid=$!
+sleep 1
+# shellcheck disable=SC2046
+if ! timeout -k 5 60 "$gen" $MEM --no-pci --log-level='*:warning' -l 0 --file-prefix rktx$$ \
+	$(memif client) -- --op SEND_ONLY --seq --count $N --rate 20kpps --port net_memif0 \
+	2>"$tmp/tx.err"; then
+	ko "sender: $(tail -2 "$tmp/tx.err")"
+fi
+wait "$rpid"
+rc=$?
+rpid=""
+[ "$rc" = 0 ] && ok "receiver exits 0" || ko "receiver: exit $rc: $(tail -3 "$tmp/rx.err")"
+
+# Frames the port delivered: the receiver's recording (lib/io records before the stage).
+delivered=$("$gen" --receive --pcap-in "$tmp/rx.pcapng" --json 2>/dev/null |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])' 2>/dev/null)
+dropped=$(sed -n 's/.*impairment on RX: [0-9]* frames, \([0-9]*\) dropped.*/\1/p' "$tmp/rx.err")
+echo "     port delivered ${delivered:-?} of $N frames; the stage dropped ${dropped:-?}"
+[ "${delivered:-0}" -gt $((N * 9 / 10)) ] && ok "the port delivered $delivered frames" ||
+	ko "the port delivered ${delivered:-no} frames"
+[ "${dropped:-x}" = "$((${delivered:-0} / 10))" ] && ok "the stage dropped every 10th: $dropped" ||
+	ko "the stage dropped ${dropped:-?}, want $((${delivered:-0} / 10))"
+
+got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["streams"][0]; l = s["latency_ns"]
+print(len(d["streams"]), s["frames"], s["unique"], s["lost"], s["reordered"], s["duplicates"],
+      s["stale"], l["negative"], l["min"], l["p50"], l["p99"], l["p99_9"], l["max"])' \
+	"$tmp/rx.json" 2>&1)
+echo "     streams frames unique lost reordered duplicates stale negative min p50 p99 p99.9 max:"
+echo "     $got"
+set -- $got
+unique=$((${delivered:-0} - ${delivered:-0} / 10))
+want="1 $unique $unique $((N - unique)) 0 0 0 0"
+[ "$1 $2 $3 $4 $5 $6 $7 $8" = "$want" ] && ok "counts: $want" ||
+	ko "counts: '$1 $2 $3 $4 $5 $6 $7 $8', want '$want'"
+[ "${9:-0}" -ge $DELAY ] 2>/dev/null && ok "latency floor: min ${9} ns >= $DELAY ns" ||
+	ko "latency floor: min ${9:-?} ns < $DELAY ns"
+# quantiles in order, and under the run's length
+[ "${9:-0}" -le "${10:-0}" ] && [ "${10:-0}" -le "${11:-0}" ] && [ "${11:-0}" -le "${12:-0}" ] &&
+	[ "${12:-0}" -le "${13:-0}" ] && [ "${13:-0}" -lt 60000000000 ] &&
+	ok "min <= p50 <= p99 <= p99.9 <= max < 60 s" || ko "quantiles out of order: $got"
+
+# The recording read back: every delivered frame, none lost but what the port lost.
+got=$("$gen" --receive --pcap-in "$tmp/rx.pcapng" --expect $N --json 2>/dev/null |
+	python3 -c 'import json,sys; s=json.load(sys.stdin)["streams"][0]; print(s["unique"], s["lost"])')
+[ "$got" = "$delivered $((N - ${delivered:-0}))" ] && ok "the pcapng recording read back: $got" ||
+	ko "the pcapng recording read back: '$got'"
+
+echo "rk_gen_recv_port_check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
