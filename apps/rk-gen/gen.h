@@ -58,6 +58,7 @@ struct rk_gen_port_opts {
 	bool top_speed;          /**< ignore the rates: send as fast as the port takes */
 	uint64_t limit;          /**< frames in all */
 	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
+	struct rk_gen_recv_port *rx; /**< receive here in the same loop, or NULL */
 };
 
 struct rk_io_dpdk;
@@ -138,5 +139,34 @@ int rk_gen_recv_pcap(const struct rk_gen_recv_opts *o);
  * @return the exit status: 0, or 1 (port or recording error)
  */
 int rk_gen_recv_port(const struct rk_gen_recv_opts *o);
+
+/** A receiving port, for a loop of another's: what rk_gen_recv_port() is made of. */
+struct rk_gen_recv_port;
+
+/**
+ * Open port o->port for receiving (the stage around it when asked for)
+ * and start the accounting. Says why on stderr when it cannot.
+ * @return the receiver, or NULL
+ */
+struct rk_gen_recv_port *rk_gen_recv_port_open(const struct rk_gen_recv_opts *o);
+
+/**
+ * Take every frame waiting (or due from the stage) and account it; the
+ * per-second line when due.
+ * @return frames taken, or -1 on a receive error (said on stderr)
+ */
+int rk_gen_recv_port_poll(struct rk_gen_recv_port *p);
+
+/** Whether the run is over: SIGINT/SIGTERM, an error, o->duration_ns or o->idle_ns. */
+bool rk_gen_recv_port_done(struct rk_gen_recv_port *p);
+
+/** The port's idle policy after a poll that took @p work frames (spins while frames are held). */
+void rk_gen_recv_port_idle(struct rk_gen_recv_port *p, int work);
+
+/**
+ * Report, close the port, free @p p.
+ * @return the exit status: 0, or 1 (a receive error, the recording incomplete)
+ */
+int rk_gen_recv_port_close(struct rk_gen_recv_port *p);
 
 #endif /* RK_GEN_APP_H */

@@ -74,6 +74,8 @@ usage(FILE *f)
 	      "      --idle SECONDS     with --port: stop this long after the last frame\n"
 	      "      --rx-drop-every N  with --port: the impairment stage drops every Nth frame\n"
 	      "      --rx-delay NS      with --port: and holds every frame NS ns\n"
+	      "      --rx-port PORT     send on --port and receive on PORT in the same loop\n"
+	      "                         (the receive options apply; --idle defaults to 1)\n"
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n"
@@ -87,7 +89,7 @@ enum {
 	OPT_LIMIT = 256, OPT_LINE_RATE, OPT_OP, OPT_PAYLOAD, OPT_SET, OPT_VARY, OPT_TRAIN,
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
 	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
-	OPT_RX_DROP_EVERY, OPT_RX_DELAY,
+	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT,
 };
 
 struct args {
@@ -162,6 +164,8 @@ check_receive(struct args *a)
 {
 	struct rk_gen_recv_opts *r = &a->recv;
 
+	if (r->port != NULL)
+		return bad_usage("%s", "--rx-port sends on --port and receives there: no --receive");
 	if ((r->pcap_in == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", r->pcap_in ? "--pcap-in and --port exclude each other"
 						  : "--receive needs --pcap-in CAPTURE or --port PORT");
@@ -193,6 +197,7 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
 		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
 		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
+		{ "rx-port", 1, NULL, OPT_RX_PORT },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -355,6 +360,13 @@ parse_args(struct args *a, int argc, char **argv)
 				return bad_usage("--rx-drop-every '%s': 1 to 4294967295", optarg);
 			a->recv.rx_drop_every = (uint32_t)u;
 			break;
+		case OPT_RX_PORT:
+#ifdef RK_GEN_DPDK
+			a->recv.port = optarg;
+			break;
+#else
+			return bad_usage("--rx-port %s: rk-gen was built without DPDK", optarg);
+#endif
 		case OPT_RX_DELAY:
 			if (parse_u64_arg(optarg, &a->recv.rx_delay_ns) < 0 ||
 			    a->recv.rx_delay_ns > 60000000000ull)
@@ -381,10 +393,16 @@ parse_args(struct args *a, int argc, char **argv)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
 	if (a->receive)
 		return check_receive(a);
-	if (a->recv.pcap_in || a->recv.expect || a->recv.json || a->recv.idle_ns ||
-	    a->recv.rx_drop_every || a->recv.rx_delay_ns)
+	if (a->recv.port != NULL && a->port.port == NULL)
+		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
+	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect || a->recv.json ||
+				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns))
 		return bad_usage("%s", "--pcap-in, --expect, --json, --idle and --rx-* go with "
-				 "--receive");
+				 "--receive or --rx-port");
+	if (a->recv.pcap_in != NULL)
+		return bad_usage("%s", "--pcap-in goes with --receive");
+	if (a->recv.port != NULL && a->recv.idle_ns == 0)
+		a->recv.idle_ns = 1000000000ull; /* after the last frame sent, 1 s for the rest */
 	if ((a->pcap_file == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
 						    : "--pcap OUT.pcap or --port PORT is needed");
@@ -499,7 +517,13 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {
 			a->port.limit = a->limit;
-			rc = rk_gen_port_run(&sc, &a->port);
+			/* --rx-port: the receiver first, ready for the first frame */
+			if (a->recv.port != NULL)
+				a->port.rx = rk_gen_recv_port_open(&a->recv);
+			if (a->recv.port == NULL || a->port.rx != NULL)
+				rc = rk_gen_port_run(&sc, &a->port);
+			if (a->port.rx != NULL && rk_gen_recv_port_close(a->port.rx) != 0)
+				rc = 1;
 		} else
 #endif
 			rc = run_pcap(a, &sc);

@@ -3,6 +3,8 @@
  * rk-gen on a DPDK port: the scheduler's frames handed to lib/io as raw
  * frames (rk_io_dpdk_tx_raw: copied into an mbuf, sent in bursts), paced
  * by the streams' rates against the port's TSC clock, or at top speed.
+ * With a receiving port (--rx-port) the same loop polls it while it
+ * waits and every 32 frames, then until the receiver's end.
  * A stream with a sequence slot gets the wall clock as TX time as each
  * frame is queued (rk_gen_stream_stamp: the ICRC patched). First cut: one
  * TX queue, one frame copied per send, frames up to RK_IB_MAX_FRAME bytes.
@@ -60,8 +62,11 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
 
-		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns)
+		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns) {
 			rk_io_dpdk_ops.flush(io);
+			if (o->rx != NULL)
+				(void)rk_gen_recv_port_poll(o->rx);
+		}
 		/* at top speed the clock is read every 256 frames only */
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
 		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
@@ -82,12 +87,20 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		}
 		sent++;
 		bytes += (uint64_t)m->len;
-		if ((sent & 31) == 0)
+		if ((sent & 31) == 0) {
 			rk_io_dpdk_ops.flush(io);
+			if (o->rx != NULL)
+				(void)rk_gen_recv_port_poll(o->rx);
+		}
 		rk_gen_sched_advance(s, m);
 	}
 	rk_io_dpdk_ops.flush(io);
 	dt = rk_io_dpdk_now_ns() - t0;
+	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
+	while (o->rx != NULL && !rk_gen_recv_port_done(o->rx)) {
+		rk_io_dpdk_ops.flush(io);
+		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
+	}
 	st = rk_io_dpdk_stats(io);
 	fprintf(stderr,
 		"rk-gen: %llu frames (%llu bytes) to port %s in %.3f s: %.3f Mpps, %.3f Gbit/s; "

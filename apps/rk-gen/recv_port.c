@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gen.h"
@@ -56,74 +57,129 @@ impair_report(struct rk_impair_io *imp)
 		(unsigned long long)rk_impair_io_stats(imp)->rx_held);
 }
 
+/* A receiving port: the port, the stage around it, the accounting. */
+struct rk_gen_recv_port {
+	const struct rk_gen_recv_opts *o;
+	struct rk_io_dpdk *io;
+	struct rk_impair_io *imp;
+	const struct rk_io_ops *ops;
+	void *ctx;
+	struct rk_gen_recv r;
+	uint64_t t0, last_rx;
+	int status;
+	uint8_t frame[RK_IB_MAX_FRAME + 256];
+};
+
+struct rk_gen_recv_port *
+rk_gen_recv_port_open(const struct rk_gen_recv_opts *o)
+{
+	struct rk_gen_recv_port *p = calloc(1, sizeof(*p));
+
+	if (p == NULL) {
+		fprintf(stderr, "rk-gen: out of memory\n");
+		return NULL;
+	}
+	p->o = o;
+	p->io = rk_gen_port_open(o->port, o->record, false);
+	if (p->io == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->ops = &rk_io_dpdk_ops;
+	p->ctx = p->io;
+	if (o->rx_drop_every || o->rx_delay_ns) {
+		p->imp = impair_wrap(o, p->io);
+		if (p->imp == NULL) {
+			rk_io_dpdk_close(p->io);
+			free(p);
+			return NULL;
+		}
+		p->ops = &rk_impair_io_ops;
+		p->ctx = p->imp;
+	}
+	rk_gen_recv_init(&p->r, o);
+	p->t0 = rk_gen_wall_ns();
+	rk_gen_recv_tick(&p->r, p->t0);
+	return p;
+}
+
+int
+rk_gen_recv_port_poll(struct rk_gen_recv_port *p)
+{
+	uint64_t now;
+	int len, work = 0;
+
+	while ((len = p->ops->rx(p->ctx, p->frame, sizeof(p->frame))) > 0) {
+		now = rk_gen_wall_ns();
+		rk_gen_recv_frame(&p->r, p->frame, (uint32_t)len, now);
+		p->last_rx = now;
+		work++;
+	}
+	if (len < 0) {
+		fprintf(stderr, "rk-gen: port %s: receive error: %s\n", p->o->port, strerror(-len));
+		p->status = 1;
+		return -1;
+	}
+	rk_gen_recv_tick(&p->r, rk_gen_wall_ns());
+	return work;
+}
+
+bool
+rk_gen_recv_port_done(struct rk_gen_recv_port *p)
+{
+	uint64_t now = rk_gen_wall_ns();
+	/* frames the stage holds are not idle time */
+	uint64_t held = p->imp != NULL ? rk_impair_io_stats(p->imp)->rx_held : 0;
+
+	if (rk_app_stop || p->status != 0 || (p->o->duration_ns && now - p->t0 >= p->o->duration_ns))
+		return true;
+	return p->o->idle_ns && p->last_rx && now - p->last_rx >= p->o->idle_ns && held == 0;
+}
+
+void
+rk_gen_recv_port_idle(struct rk_gen_recv_port *p, int work)
+{
+	/* frames held: spin, their time is near */
+	rk_io_dpdk_idle(p->io, work + (p->imp != NULL && rk_impair_io_stats(p->imp)->rx_held > 0));
+}
+
+int
+rk_gen_recv_port_close(struct rk_gen_recv_port *p)
+{
+	int status = p->status;
+
+	rk_gen_recv_report(&p->r);
+	fprintf(stderr, "rk-gen: port %s: %llu frames taken, %llu not RoCEv2%s\n", p->o->port,
+		(unsigned long long)rk_io_dpdk_stats(p->io)->rx_frames,
+		(unsigned long long)rk_io_dpdk_stats(p->io)->rx_other,
+		rk_app_stop ? " (interrupted)" : "");
+	if (p->imp != NULL) {
+		impair_report(p->imp);
+		rk_impair_io_destroy(p->imp);
+	}
+	rk_gen_recv_fini(&p->r);
+	if (rk_io_dpdk_close(p->io) < 0) {
+		fprintf(stderr, "rk-gen: error: the recording %s is incomplete\n",
+			p->o->record ? p->o->record : "");
+		status = 1;
+	}
+	free(p);
+	return status;
+}
+
 int
 rk_gen_recv_port(const struct rk_gen_recv_opts *o)
 {
-	static uint8_t frame[RK_IB_MAX_FRAME + 256];
-	const struct rk_io_ops *ops = &rk_io_dpdk_ops;
-	struct rk_impair_io *imp = NULL;
-	struct rk_gen_recv r;
-	struct rk_io_dpdk *io;
-	uint64_t now, t0, last_rx = 0;
-	void *ctx;
-	int status = 0;
+	struct rk_gen_recv_port *p = rk_gen_recv_port_open(o);
 
-	io = rk_gen_port_open(o->port, o->record, false);
-	if (io == NULL)
+	if (p == NULL)
 		return 1;
-	ctx = io;
-	if (o->rx_drop_every || o->rx_delay_ns) {
-		imp = impair_wrap(o, io);
-		if (imp == NULL) {
-			rk_io_dpdk_close(io);
-			return 1;
-		}
-		ops = &rk_impair_io_ops;
-		ctx = imp;
-	}
-	rk_gen_recv_init(&r, o);
-	t0 = rk_gen_wall_ns();
-	rk_gen_recv_tick(&r, t0);
-	while (!rk_app_stop) {
-		uint64_t held;
-		int len, work = 0;
+	while (!rk_gen_recv_port_done(p)) {
+		int work = rk_gen_recv_port_poll(p);
 
-		while ((len = ops->rx(ctx, frame, sizeof(frame))) > 0) {
-			now = rk_gen_wall_ns();
-			rk_gen_recv_frame(&r, frame, (uint32_t)len, now);
-			last_rx = now;
-			work++;
-		}
-		if (len < 0) {
-			fprintf(stderr, "rk-gen: port %s: receive error: %s\n", o->port,
-				strerror(-len));
-			status = 1;
+		if (work < 0)
 			break;
-		}
-		now = rk_gen_wall_ns();
-		rk_gen_recv_tick(&r, now);
-		if (o->duration_ns && now - t0 >= o->duration_ns)
-			break;
-		/* frames the stage holds are not idle time: wait for them, spinning */
-		held = imp != NULL ? rk_impair_io_stats(imp)->rx_held : 0;
-		if (o->idle_ns && last_rx && now - last_rx >= o->idle_ns && held == 0)
-			break;
-		rk_io_dpdk_idle(io, work + (held > 0));
+		rk_gen_recv_port_idle(p, work);
 	}
-	rk_gen_recv_report(&r);
-	fprintf(stderr, "rk-gen: port %s: %llu frames taken, %llu not RoCEv2%s\n", o->port,
-		(unsigned long long)rk_io_dpdk_stats(io)->rx_frames,
-		(unsigned long long)rk_io_dpdk_stats(io)->rx_other,
-		rk_app_stop ? " (interrupted)" : "");
-	if (imp != NULL) {
-		impair_report(imp);
-		rk_impair_io_destroy(imp);
-	}
-	rk_gen_recv_fini(&r);
-	if (rk_io_dpdk_close(io) < 0) {
-		fprintf(stderr, "rk-gen: error: the recording %s is incomplete\n",
-			o->record ? o->record : "");
-		status = 1;
-	}
-	return status;
+	return rk_gen_recv_port_close(p);
 }

@@ -8,6 +8,8 @@
 # delivered, counted from the receiver's recording), no reordering or
 # duplicate, and no latency below the 200 us the stage held each frame.
 # The recording read back with --pcap-in holds every frame delivered.
+# Then the same in one process (--rx-port) over net_af_packet on a veth
+# pair in a namespace the test makes (skipped where it cannot).
 # usage: rk_gen_recv_port_check.sh RK_GEN
 set -u
 gen=$1
@@ -50,42 +52,73 @@ rc=$?
 rpid=""
 [ "$rc" = 0 ] && ok "receiver exits 0" || ko "receiver: exit $rc: $(tail -3 "$tmp/rx.err")"
 
-# Frames the port delivered: the receiver's recording (lib/io records before the stage).
-delivered=$("$gen" --receive --pcap-in "$tmp/rx.pcapng" --json 2>/dev/null |
-	python3 -c 'import json,sys; print(json.load(sys.stdin)["frames"])' 2>/dev/null)
-dropped=$(sed -n 's/.*impairment on RX: [0-9]* frames, \([0-9]*\) dropped.*/\1/p' "$tmp/rx.err")
-echo "     port delivered ${delivered:-?} of $N frames; the stage dropped ${dropped:-?}"
-[ "${delivered:-0}" -gt $((N * 9 / 10)) ] && ok "the port delivered $delivered frames" ||
-	ko "the port delivered ${delivered:-no} frames"
-[ "${dropped:-x}" = "$((${delivered:-0} / 10))" ] && ok "the stage dropped every 10th: $dropped" ||
-	ko "the stage dropped ${dropped:-?}, want $((${delivered:-0} / 10))"
-
-got=$(python3 -c '
+# The report against what the stage saw (stderr: "impairment on RX: N
+# frames, D dropped"): D is every 10th of N, the report's loss is exactly
+# N_sent - (N - D), nothing reordered or duplicated, no latency below DELAY.
+check_report() { # NAME JSON STDERR
+	local name=$1 seen dropped got unique want
+	seen=$(sed -n 's/.*impairment on RX: \([0-9]*\) frames.*/\1/p' "$3")
+	dropped=$(sed -n 's/.*impairment on RX: [0-9]* frames, \([0-9]*\) dropped.*/\1/p' "$3")
+	echo "     $name: the stage saw ${seen:-?} of $N frames, dropped ${dropped:-?}"
+	[ "${seen:-0}" -gt $((N * 9 / 10)) ] && ok "$name: the port delivered $seen frames" ||
+		ko "$name: the port delivered ${seen:-no} frames"
+	[ "${dropped:-x}" = "$((${seen:-0} / 10))" ] && ok "$name: the stage dropped every 10th" ||
+		ko "$name: the stage dropped ${dropped:-?}, want $((${seen:-0} / 10))"
+	got=$(python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["streams"][0]; l = s["latency_ns"]
 print(len(d["streams"]), s["frames"], s["unique"], s["lost"], s["reordered"], s["duplicates"],
       s["stale"], l["negative"], l["min"], l["p50"], l["p99"], l["p99_9"], l["max"])' \
-	"$tmp/rx.json" 2>&1)
-echo "     streams frames unique lost reordered duplicates stale negative min p50 p99 p99.9 max:"
-echo "     $got"
-set -- $got
-unique=$((${delivered:-0} - ${delivered:-0} / 10))
-want="1 $unique $unique $((N - unique)) 0 0 0 0"
-[ "$1 $2 $3 $4 $5 $6 $7 $8" = "$want" ] && ok "counts: $want" ||
-	ko "counts: '$1 $2 $3 $4 $5 $6 $7 $8', want '$want'"
-[ "${9:-0}" -ge $DELAY ] 2>/dev/null && ok "latency floor: min ${9} ns >= $DELAY ns" ||
-	ko "latency floor: min ${9:-?} ns < $DELAY ns"
-# quantiles in order, and under the run's length
-[ "${9:-0}" -le "${10:-0}" ] && [ "${10:-0}" -le "${11:-0}" ] && [ "${11:-0}" -le "${12:-0}" ] &&
-	[ "${12:-0}" -le "${13:-0}" ] && [ "${13:-0}" -lt 60000000000 ] &&
-	ok "min <= p50 <= p99 <= p99.9 <= max < 60 s" || ko "quantiles out of order: $got"
+		"$2" 2>&1)
+	echo "     streams frames unique lost reordered duplicates stale negative min p50 p99 p99.9 max:"
+	echo "     $got"
+	# shellcheck disable=SC2086
+	set -- $got
+	unique=$((${seen:-0} - ${seen:-0} / 10))
+	want="1 $unique $unique $((N - unique)) 0 0 0 0"
+	[ "$1 $2 $3 $4 $5 $6 $7 $8" = "$want" ] && ok "$name: counts $want" ||
+		ko "$name: counts '$1 $2 $3 $4 $5 $6 $7 $8', want '$want'"
+	[ "${9:-0}" -ge $DELAY ] 2>/dev/null && ok "$name: latency floor: min ${9} ns >= $DELAY" ||
+		ko "$name: latency floor: min ${9:-?} ns < $DELAY ns"
+	[ "${9:-0}" -le "${10:-0}" ] && [ "${10:-0}" -le "${11:-0}" ] &&
+		[ "${11:-0}" -le "${12:-0}" ] && [ "${12:-0}" -le "${13:-0}" ] &&
+		[ "${13:-0}" -lt 60000000000 ] &&
+		ok "$name: min <= p50 <= p99 <= p99.9 <= max < 60 s" ||
+		ko "$name: quantiles out of order: $got"
+}
+check_report "two processes, memif" "$tmp/rx.json" "$tmp/rx.err"
 
-# The recording read back: every delivered frame, none lost but what the port lost.
+# The recording read back: every frame the port delivered (lib/io records
+# before the stage), none lost but what the port lost.
+seen=$(sed -n 's/.*impairment on RX: \([0-9]*\) frames.*/\1/p' "$tmp/rx.err")
 got=$("$gen" --receive --pcap-in "$tmp/rx.pcapng" --expect $N --json 2>/dev/null |
 	python3 -c 'import json,sys; s=json.load(sys.stdin)["streams"][0]; print(s["unique"], s["lost"])')
-[ "$got" = "$delivered $((N - ${delivered:-0}))" ] && ok "the pcapng recording read back: $got" ||
+[ "$got" = "$seen $((N - ${seen:-0}))" ] && ok "the pcapng recording read back: $got" ||
 	ko "the pcapng recording read back: '$got'"
+
+# One process sending on one port and receiving on another (--rx-port):
+# net_af_packet on the two ends of a veth pair in a namespace of its own.
+ns=rkgenrx$$
+if ! err=$(ip netns add $ns 2>&1); then
+	echo "skip one process over a veth pair: cannot create a network namespace: $err"
+else
+	trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; ip netns del '$ns' 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+	ip -n $ns link set lo up
+	ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	ip -n $ns link add rkga type veth peer name rkgb
+	ip -n $ns link set rkga mtu 9000 up
+	ip -n $ns link set rkgb mtu 9000 up
+	timeout -k 5 120 ip netns exec $ns "$gen" $MEM --no-pci --log-level='*:warning' -l 0 \
+		--file-prefix rkrx1$$ --vdev=net_af_packet0,iface=rkga --vdev=net_af_packet1,iface=rkgb \
+		-- --op SEND_ONLY --seq --count $N --rate 20kpps --port net_af_packet0 \
+		--rx-port net_af_packet1 --rx-drop-every 10 --rx-delay $DELAY --expect $N --json \
+		>"$tmp/one.json" 2>"$tmp/one.err"
+	rc=$?
+	[ "$rc" = 0 ] && ok "one process: exit 0" || ko "one process: exit $rc: $(tail -3 "$tmp/one.err")"
+	check_report "one process, veth" "$tmp/one.json" "$tmp/one.err"
+	ip netns del $ns
+fi
 
 echo "rk_gen_recv_port_check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
