@@ -119,6 +119,8 @@ expect_exit "a stream too" 2 "takes no stream" --receive --pcap-in "$tmp/clean.p
 expect_exit "--json alone" 2 "go with --receive" --op SEND_ONLY --pcap "$tmp/x.pcap" --json
 expect_exit "--idle on a capture" 2 "go with --port" --receive --pcap-in "$tmp/clean.pcap" --idle 1
 expect_exit "--rx-delay on a capture" 2 "go with --port" --receive --pcap-in "$tmp/clean.pcap" --rx-delay 5
+expect_exit "--rx-port without --port" 2 "goes with --port" --op SEND_ONLY --pcap "$tmp/x.pcap" --rx-port 0
+expect_exit "--rx-port with --receive" 2 "exclude each other" --receive --port 0 --rx-port 1
 expect_exit "--expect 0" 2 "above 0" --receive --pcap-in "$tmp/clean.pcap" --expect 0
 
 echo "rk_gen_recv_check: $pass passed, $fail failed"
