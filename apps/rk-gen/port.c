@@ -6,7 +6,8 @@
  * With a receiving port (--rx-port) the same loop polls it while it
  * waits and every 32 frames, then until the receiver's end.
  * A stream with a sequence slot gets the wall clock as TX time as each
- * frame is queued (rk_gen_stream_stamp: the ICRC patched). First cut: one
+ * frame is queued (rk_gen_stream_stamp_last: the ICRC patched from
+ * the stream's tables). First cut: one
  * TX queue, one frame copied per send, frames up to RK_IB_MAX_FRAME bytes.
  */
 #include <errno.h>
@@ -73,7 +74,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 			break;
 		/* the slot's TX time: the wall clock as the frame is queued, for a receiver elsewhere */
 		if (rk_gen_stream_cfg(m->s)->seq)
-			rk_gen_stream_stamp(m->s, m->frame, (uint32_t)m->len, rk_gen_wall_ns());
+			rk_gen_stream_stamp_last(m->s, m->frame, (uint32_t)m->len, rk_gen_wall_ns());
 		rc = rk_io_dpdk_tx_raw(io, m->frame, (uint32_t)m->len);
 		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
 			rk_io_dpdk_ops.flush(io);
