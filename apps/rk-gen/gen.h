@@ -80,7 +80,10 @@ struct rk_io_dpdk *rk_gen_port_open(const char *port, const char *record, bool s
  */
 int rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o);
 
-/** Wall-clock time, ns since the epoch: the TX time the port sender writes and the RX time of the port receiver. */
+/**
+ * Wall-clock time (CLOCK_REALTIME), ns since the epoch: the TX time the
+ * port sender writes and the RX time of the port receiver.
+ */
 uint64_t rk_gen_wall_ns(void);
 
 /** What the receive side needs from the command line. */

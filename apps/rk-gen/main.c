@@ -165,7 +165,8 @@ check_receive(struct args *a)
 	struct rk_gen_recv_opts *r = &a->recv;
 
 	if (r->port != NULL)
-		return bad_usage("%s", "--rx-port (receiving beside sending) and --receive exclude each other");
+		return bad_usage("%s", "--rx-port (receiving beside sending) and --receive "
+				 "exclude each other");
 	if ((r->pcap_in == NULL) == (a->port.port == NULL))
 		return bad_usage("%s", r->pcap_in ? "--pcap-in and --port exclude each other"
 						  : "--receive needs --pcap-in CAPTURE or --port PORT");
