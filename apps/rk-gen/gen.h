@@ -2,8 +2,9 @@
 /**
  * @file gen.h
  * rk-gen's parts: the scheduler that merges the sources (crafted streams,
- * captures replayed) by their frames' times (sched.c, replay.c), and the
- * DPDK sender (port.c).
+ * captures replayed) by their frames' times (sched.c, replay.c), the DPDK
+ * sender (port.c), and the receive side: accounting and reports (recv.c:
+ * a capture read back), and the DPDK receiver (recv_port.c).
  */
 #ifndef RK_GEN_APP_H
 #define RK_GEN_APP_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "rk_gen_rewrite.h"
+#include "rk_gen_rx.h"
 #include "rk_gen_stream.h"
 
 /** No template: a frame to copy whole. */
@@ -36,6 +38,9 @@ struct rk_gen_frame {
 struct rk_gen_source_ops {
 	int (*next)(void *src, struct rk_gen_frame *f, double *t_ns);
 	void (*free)(void *src);
+	/** Write wall-clock TX time @p ns into a copy @p buf (@p len bytes) of
+	 * the pending frame, its ICRC kept; NULL: the source has no slot. */
+	void (*stamp)(void *src, uint8_t *buf, uint32_t len, uint64_t ns);
 };
 
 /** One stream being sent: its next frame and that frame's time. */
@@ -127,7 +132,21 @@ struct rk_gen_port_opts {
 	bool top_speed;          /**< ignore the rates: send as fast as the port takes */
 	uint64_t limit;          /**< frames in all */
 	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
+	struct rk_gen_recv_port *rx; /**< receive here in the same loop, or NULL */
 };
+
+struct rk_io_dpdk;
+
+/**
+ * Open DPDK port @p port (ethdev name or number; the EAL is up), taking
+ * every RoCEv2 frame whatever its addresses, recording to pcapng
+ * @p record when not NULL, busy-polling when @p spin, with @p extra_mbufs
+ * more in its pool than lib/io's default (the sender's kept frames). Says
+ * why on stderr when it cannot.
+ * @return the port, or NULL
+ */
+struct rk_io_dpdk *rk_gen_port_open(const char *port, const char *record, bool spin,
+				    uint32_t extra_mbufs);
 
 /**
  * Send the streams on a DPDK port (the EAL is up): frames in time order,
@@ -136,5 +155,97 @@ struct rk_gen_port_opts {
  * @return the exit status: 0, or 1 (port, send or recording error)
  */
 int rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o);
+
+/**
+ * Wall-clock time (CLOCK_REALTIME), ns since the epoch: the TX time the
+ * port sender writes and the RX time of the port receiver.
+ */
+uint64_t rk_gen_wall_ns(void);
+
+/** What the receive side needs from the command line. */
+struct rk_gen_recv_opts {
+	const char *pcap_in;     /**< a capture to read back (pcap or pcapng), or NULL */
+	const char *port;        /**< a DPDK port to receive on, or NULL */
+	const char *record;      /**< with port: every frame received, to pcapng */
+	uint32_t seq_off;        /**< the slot's offset in the payload, bytes */
+	uint64_t expect;         /**< frames sent per stream; 0: unknown */
+	bool json;               /**< the report as JSON on stdout */
+	uint64_t duration_ns;    /**< port: stop after this long; 0: no limit */
+	uint64_t idle_ns;        /**< port: stop this long after the last frame; 0: never */
+	uint32_t rx_drop_every;  /**< port: the impairment stage drops every Nth frame; 0: none */
+	uint64_t rx_delay_ns;    /**< port: and holds every frame this long, ns */
+};
+
+/** A receive run: the accounting and what the report needs besides. */
+struct rk_gen_recv {
+	const struct rk_gen_recv_opts *o;
+	struct rk_gen_rx acc;
+	uint64_t frames;         /**< every frame read */
+	uint64_t no_slot;        /**< not RoCEv2 with a BTH */
+	uint64_t short_slot;     /**< RoCEv2 with a payload too short for the slot */
+	uint64_t t0_ns, next_line_ns; /**< the per-second line: run start, next line */
+	uint64_t last_frames;    /**< frames at the last line */
+};
+
+/** Start a run with options @p o (kept). */
+void rk_gen_recv_init(struct rk_gen_recv *r, const struct rk_gen_recv_opts *o);
+
+/** Account one frame of @p len bytes received at @p rx_ns (ns, the TX times' clock). */
+void rk_gen_recv_frame(struct rk_gen_recv *r, const uint8_t *frame, uint32_t len,
+		       uint64_t rx_ns);
+
+/** Live runs: once @p now_ns passes each second since the start, a line on stderr. */
+void rk_gen_recv_tick(struct rk_gen_recv *r, uint64_t now_ns);
+
+/** The final report: a table per stream on stdout, or JSON with o->json. */
+void rk_gen_recv_report(struct rk_gen_recv *r);
+
+/** Free the accounting. */
+void rk_gen_recv_fini(struct rk_gen_recv *r);
+
+/**
+ * Read capture o->pcap_in back (Ethernet; the RX time of a frame is its
+ * capture timestamp) and report.
+ * @return the exit status: 0, or 1 (cannot open or read, not Ethernet)
+ */
+int rk_gen_recv_pcap(const struct rk_gen_recv_opts *o);
+
+/**
+ * Receive on DPDK port o->port (the EAL is up), every RoCEv2 frame
+ * whatever its addresses, until SIGINT/SIGTERM, o->duration_ns or
+ * o->idle_ns (frames held by the impairment stage waited for); a line a
+ * second on stderr, then the report.
+ * @return the exit status: 0, or 1 (port or recording error)
+ */
+int rk_gen_recv_port(const struct rk_gen_recv_opts *o);
+
+/** A receiving port, for a loop of another's: what rk_gen_recv_port() is made of. */
+struct rk_gen_recv_port;
+
+/**
+ * Open port o->port for receiving (the stage around it when asked for)
+ * and start the accounting. Says why on stderr when it cannot.
+ * @return the receiver, or NULL
+ */
+struct rk_gen_recv_port *rk_gen_recv_port_open(const struct rk_gen_recv_opts *o);
+
+/**
+ * Take every frame waiting (or due from the stage) and account it; the
+ * per-second line when due.
+ * @return frames taken, or -1 on a receive error (said on stderr)
+ */
+int rk_gen_recv_port_poll(struct rk_gen_recv_port *p);
+
+/** Whether the run is over: SIGINT/SIGTERM, an error, o->duration_ns or o->idle_ns. */
+bool rk_gen_recv_port_done(struct rk_gen_recv_port *p);
+
+/** The port's idle policy after a poll that took @p work frames (spins while frames are held). */
+void rk_gen_recv_port_idle(struct rk_gen_recv_port *p, int work);
+
+/**
+ * Report, close the port, free @p p.
+ * @return the exit status: 0, or 1 (a receive error, the recording incomplete)
+ */
+int rk_gen_recv_port_close(struct rk_gen_recv_port *p);
 
 #endif /* RK_GEN_APP_H */

@@ -3,7 +3,9 @@
  * rk-gen: RoCEv2 stateless traffic generator: streams from a stream file
  * (doc/gen.md) or the command line, or a capture replayed (replay.c),
  * written to a pcap file with timestamps at each stream's rate, or sent on
- * a DPDK port (port.c). Frames come from lib/gen.
+ * a DPDK port (port.c). Frames come from lib/gen. With --receive, the
+ * receive side instead: per-stream loss, reordering, duplicates and
+ * latency of the frames of a capture (recv.c) or a port (recv_port.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -36,6 +38,7 @@ usage(FILE *f)
 	fputs("usage: rk-gen (--stream FILE | --op OPCODE [stream options] | --replay CAPTURE\n"
 	      "               [replay options]) --pcap OUT.pcap\n"
 	      "       rk-gen [EAL options --] (--stream FILE | --op ... | --replay ...) --port PORT\n"
+	      "       rk-gen --receive (--pcap-in CAPTURE | [EAL options --] --port PORT)\n"
 	      "Write RoCEv2, CNP, PAUSE and PFC frames crafted field by field to a pcap file,\n"
 	      "or send them on a DPDK port (doc/gen.md describes stream files).\n"
 	      "\n"
@@ -66,6 +69,8 @@ usage(FILE *f)
 	      "      --seq              sequence number and TX time in the payload\n"
 	      "      --burst N:GAP_US   N frames at the rate, then GAP_US idle, and again\n"
 	      "      --on-off ON:OFF    send for ON us, be silent for OFF us, and again\n"
+	      "      --seq-offset BYTES the slot's offset in the payload (default 0; also\n"
+	      "                         where --receive reads it)\n"
 	      "\n"
 	      "A capture replayed (instead of --stream or --op):\n"
 	      "      --replay FILE      the frames of a pcap or pcapng file (Ethernet)\n"
@@ -76,6 +81,19 @@ usage(FILE *f)
 	      "      --map-ip OLD=NEW   IPv4 or IPv6 source and destination (repeatable)\n"
 	      "      --map-qpn OLD=NEW  BTH DestQP (repeatable); the ICRC, IPv4, TCP and UDP\n"
 	      "                         checksums are made whole again (a bad ICRC stays bad)\n"
+	      "\n"
+	      "Receive side (doc/gen.md, \"Receive side\"): per stream loss, reordering,\n"
+	      "duplicates and one-way latency of frames with the sequence slot:\n"
+	      "      --receive          receive instead of sending\n"
+	      "      --pcap-in FILE     read a capture (pcap or pcapng); RX time: its timestamps\n"
+	      "      --port PORT        or receive on a DPDK port (--duration, --record apply)\n"
+	      "      --idle SECONDS     with --port: stop this long after the last frame\n"
+	      "      --rx-drop-every N  with --port: the impairment stage drops every Nth frame\n"
+	      "      --rx-delay NS      with --port: and holds every frame NS ns\n"
+	      "      --rx-port PORT     send on --port and receive on PORT in the same loop\n"
+	      "                         (the receive options apply; --idle defaults to 1)\n"
+	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
+	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
@@ -88,11 +106,15 @@ enum {
 	OPT_ICRC, OPT_RATE, OPT_SEQ, OPT_PORT, OPT_RECORD, OPT_TOP_SPEED, OPT_DURATION,
 	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN, OPT_BURST,
 	OPT_ON_OFF,
+	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
+	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT,
 };
 
 struct args {
 	const char *stream_file, *pcap_file;
 	struct rk_gen_port_opts port;
+	bool receive;
+	struct rk_gen_recv_opts recv;
 	uint64_t limit;
 	double line_rate_bps;
 	bool cli_stream;
@@ -231,6 +253,31 @@ check_replay_args(struct args *a)
 	return check_common(a);
 }
 
+/* --receive: a capture or a port, and nothing of the sending side. */
+static int
+check_receive(struct args *a)
+{
+	struct rk_gen_recv_opts *r = &a->recv;
+
+	if (r->port != NULL)
+		return bad_usage("%s", "--rx-port (receiving beside sending) and --receive "
+				 "exclude each other");
+	if ((r->pcap_in == NULL) == (a->port.port == NULL))
+		return bad_usage("%s", r->pcap_in ? "--pcap-in and --port exclude each other"
+						  : "--receive needs --pcap-in CAPTURE or --port PORT");
+	if (a->stream_file != NULL || a->cli_stream || a->rate_given || a->replay.file != NULL ||
+	    a->pcap_file != NULL || a->limit != 0 || a->port.top_speed)
+		return bad_usage("%s", "--receive takes no stream, --replay, --pcap, --limit or "
+				 "--top-speed");
+	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns ||
+				   r->rx_drop_every || r->rx_delay_ns))
+		return bad_usage("%s", "--record, --duration, --idle and --rx-* go with --port");
+	r->port = a->port.port;
+	r->record = a->port.record;
+	r->duration_ns = a->port.duration_ns;
+	return 0;
+}
+
 static int
 parse_args(struct args *a, int argc, char **argv)
 {
@@ -247,6 +294,11 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
 		{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
 		{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
+		{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
+		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
+		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
+		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
+		{ "rx-port", 1, NULL, OPT_RX_PORT },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -409,15 +461,55 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_TOP_SPEED:
 			a->port.top_speed = true;
 			break;
-		case OPT_DURATION: {
+		case OPT_DURATION:
+		case OPT_IDLE: {
 			char *end;
 			double d = strtod(optarg, &end);
 
 			if (end == optarg || *end || !(d > 0 && d < 1e9))
-				return bad_usage("--duration '%s': seconds above 0", optarg);
-			a->port.duration_ns = (uint64_t)(d * 1e9);
+				return bad_usage("--%s '%s': seconds above 0",
+						 ch == OPT_IDLE ? "idle" : "duration", optarg);
+			if (ch == OPT_IDLE)
+				a->recv.idle_ns = (uint64_t)(d * 1e9);
+			else
+				a->port.duration_ns = (uint64_t)(d * 1e9);
 			break;
 		}
+		case OPT_SEQ_OFFSET:
+			if (parse_u64_arg(optarg, &u) < 0 || u > RK_GEN_FRAME_MAX)
+				return bad_usage("--seq-offset '%s': 0 to 9400 bytes", optarg);
+			c->seq_off = a->recv.seq_off = (uint32_t)u;
+			break;
+		case OPT_RECEIVE:
+			a->receive = true;
+			break;
+		case OPT_PCAP_IN:
+			a->recv.pcap_in = optarg;
+			break;
+		case OPT_EXPECT:
+			if (parse_u64_arg(optarg, &a->recv.expect) < 0 || a->recv.expect == 0)
+				return bad_usage("--expect '%s': a frame count above 0", optarg);
+			break;
+		case OPT_JSON:
+			a->recv.json = true;
+			break;
+		case OPT_RX_DROP_EVERY:
+			if (parse_u64_arg(optarg, &u) < 0 || u == 0 || u > UINT32_MAX)
+				return bad_usage("--rx-drop-every '%s': 1 to 4294967295", optarg);
+			a->recv.rx_drop_every = (uint32_t)u;
+			break;
+		case OPT_RX_PORT:
+#ifdef RK_GEN_DPDK
+			a->recv.port = optarg;
+			break;
+#else
+			return bad_usage("--rx-port %s: rk-gen was built without DPDK", optarg);
+#endif
+		case OPT_RX_DELAY:
+			if (parse_u64_arg(optarg, &a->recv.rx_delay_ns) < 0 ||
+			    a->recv.rx_delay_ns > 60000000000ull)
+				return bad_usage("--rx-delay '%s': ns, at most 60 s", optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -437,6 +529,18 @@ parse_args(struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (a->receive)
+		return check_receive(a);
+	if (a->recv.port != NULL && a->port.port == NULL)
+		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
+	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect || a->recv.json ||
+				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns))
+		return bad_usage("%s", "--pcap-in, --expect, --json, --idle and --rx-* go with "
+				 "--receive or --rx-port");
+	if (a->recv.pcap_in != NULL)
+		return bad_usage("%s", "--pcap-in goes with --receive");
+	if (a->recv.port != NULL && a->recv.idle_ns == 0)
+		a->recv.idle_ns = 1000000000ull; /* after the last frame sent, 1 s for the rest */
 	if (a->replay.file != NULL)
 		return check_replay_args(a);
 	a->cli_stream |= a->rate_given;
@@ -569,7 +673,13 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {
 			a->port.limit = a->limit;
-			rc = rk_gen_port_run(&sc, &a->port);
+			/* --rx-port: the receiver first, ready for the first frame */
+			if (a->recv.port != NULL)
+				a->port.rx = rk_gen_recv_port_open(&a->recv);
+			if (a->recv.port == NULL || a->port.rx != NULL)
+				rc = rk_gen_port_run(&sc, &a->port);
+			if (a->port.rx != NULL && rk_gen_recv_port_close(a->port.rx) != 0)
+				rc = 1;
 		} else
 #endif
 			rc = run_pcap(a, &sc);
@@ -592,6 +702,13 @@ run_all(struct args *a)
 	char *buf;
 	int rc;
 
+	if (a->receive) {
+#ifdef RK_GEN_DPDK
+		if (a->recv.port != NULL)
+			return rk_gen_recv_port(&a->recv);
+#endif
+		return rk_gen_recv_pcap(&a->recv);
+	}
 	if (a->replay.file != NULL)
 		return run(a, NULL, 0);
 	if (a->stream_file == NULL)

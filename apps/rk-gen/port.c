@@ -5,8 +5,12 @@
  * stream's frames go out of kept mbufs, one ring per template, refilled
  * with the bytes that change (lib/gen's dirty ranges) once the device has
  * released them; a replayed frame, or one whose ring is all in flight, is
- * copied into a fresh mbuf (rk_io_dpdk_tx_raw). One TX queue, frames up to
- * RK_IB_MAX_FRAME bytes.
+ * copied into a fresh mbuf (rk_io_dpdk_tx_raw). A stream with a sequence
+ * slot gets the wall clock as TX time as each frame is queued
+ * (rk_gen_stream_stamp_last: the ICRC patched from the stream's tables).
+ * With a receiving port (--rx-port) the same loop polls it while it waits
+ * and every 32 frames, then until the receiver's end. One TX queue, frames
+ * up to RK_IB_MAX_FRAME bytes.
  */
 #include <errno.h>
 #include <signal.h>
@@ -23,6 +27,34 @@
 #define KEPT_TOTAL 12288u
 #define KEPT_RING_MAX 1024u
 #define KEPT_RING_MIN 64u
+
+struct rk_io_dpdk *
+rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra_mbufs)
+{
+	struct rk_io_dpdk_cfg cfg = { 0 };
+	struct rk_io_dpdk *io;
+	unsigned long id;
+	char *end;
+
+	id = strtoul(port, &end, 10);
+	if (*end == '\0' && end != port && id <= UINT16_MAX)
+		cfg.port_id = (uint16_t)id;
+	else
+		cfg.port_name = port;
+	cfg.pcapng_path = record;
+	cfg.idle = spin ? RK_IO_IDLE_SPIN : RK_IO_IDLE_ADAPTIVE;
+	cfg.tx_queue = 4096;
+	cfg.nb_mbufs = 4095 + extra_mbufs;
+	cfg.cancel = &rk_app_stop;
+	/* Before the port: a bad path is the recording's fault, said so. */
+	if (!rk_app_recording_writable("rk-gen", record))
+		return NULL;
+	io = rk_io_dpdk_open(&cfg);
+	if (io == NULL)
+		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", port,
+			rk_io_dpdk_open_strerror(errno));
+	return io;
+}
 
 /* One kept ring per template of each source (NULL: copy its frames). */
 struct keep {
@@ -52,20 +84,29 @@ keep_close(struct keep *kp, uint32_t n)
 	free(kp);
 }
 
-/* Queue @p m's frame: into a kept mbuf of its template when one is free
+/*
+ * Queue @p m's frame: into a kept mbuf of its template when one is free
  * (only the changing bytes copied when it holds that template's frame),
- * else copied. @return 0 or the error of lib/io's send. */
+ * else copied; its slot stamped with the wall clock when it has one.
+ * @return 0 or the error of lib/io's send.
+ */
 static int
 send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
 {
+	static uint8_t copy[RK_GEN_FRAME_MAX];
 	const struct rk_gen_frame *f = &m->f;
 	struct rk_io_kept *k = f->tmpl < 3 && kp != NULL ? kp->k[f->tmpl] : NULL;
-	uint32_t held;
-	uint8_t *p = k != NULL && f->len <= RK_IB_MAX_FRAME ? rk_io_dpdk_kept_next(k, &held) : NULL;
+	uint32_t held, len = (uint32_t)f->len;
+	uint8_t *p = k != NULL && len <= RK_IB_MAX_FRAME ? rk_io_dpdk_kept_next(k, &held) : NULL;
 
-	if (p == NULL)
-		return rk_io_dpdk_tx_raw(io, f->data, (uint32_t)f->len);
-	if (held == (uint32_t)f->len)
+	if (p == NULL && m->ops->stamp == NULL)
+		return rk_io_dpdk_tx_raw(io, f->data, len);
+	if (p == NULL) {
+		memcpy(copy, f->data, len);
+		m->ops->stamp(m->src, copy, len, rk_gen_wall_ns());
+		return rk_io_dpdk_tx_raw(io, copy, len);
+	}
+	if (held == len)
 		for (uint32_t i = 0; i < f->ndirty; i++) {
 			const struct rk_gen_range *r = &f->dirty[i];
 
@@ -74,49 +115,35 @@ send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
 				p[b] = f->data[b];
 		}
 	else
-		memcpy(p, f->data, (size_t)f->len);
-	return rk_io_dpdk_kept_send(k, (uint32_t)f->len);
+		memcpy(p, f->data, len);
+	if (m->ops->stamp != NULL)
+		m->ops->stamp(m->src, p, len, rk_gen_wall_ns());
+	return rk_io_dpdk_kept_send(k, len);
 }
 
 int
 rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
-	struct rk_io_dpdk_cfg cfg = { 0 };
 	const struct rk_io_dpdk_stats *st;
 	struct rk_io_dpdk *io;
 	struct keep *kp;
 	struct rk_gen_live *m;
 	uint64_t sent = 0, bytes = 0, t0, dt;
-	unsigned long id;
-	char *end;
 	int status = 0;
 
-	id = strtoul(o->port, &end, 10);
-	if (*end == '\0' && end != o->port && id <= UINT16_MAX)
-		cfg.port_id = (uint16_t)id;
-	else
-		cfg.port_name = o->port;
-	cfg.pcapng_path = o->record;
-	cfg.idle = RK_IO_IDLE_SPIN;
-	cfg.tx_queue = 4096;
-	cfg.nb_mbufs = 4095 + KEPT_TOTAL;
-	cfg.cancel = &rk_app_stop;
-	/* Before the port: a bad path is the recording's fault, said so. */
-	if (!rk_app_recording_writable("rk-gen", o->record))
+	io = rk_gen_port_open(o->port, o->record, true, KEPT_TOTAL);
+	if (io == NULL)
 		return 1;
-	io = rk_io_dpdk_open(&cfg);
-	if (io == NULL) {
-		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", o->port,
-			rk_io_dpdk_open_strerror(errno));
-		return 1;
-	}
 	kp = keep_open(io, s);
 	t0 = rk_io_dpdk_now_ns();
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
 
-		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns)
+		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns) {
 			rk_io_dpdk_ops.flush(io);
+			if (o->rx != NULL)
+				(void)rk_gen_recv_port_poll(o->rx);
+		}
 		/* at top speed the clock is read every 256 frames only */
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
 		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
@@ -134,13 +161,21 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		}
 		sent++;
 		bytes += (uint64_t)m->f.len;
-		if ((sent & 31) == 0)
+		if ((sent & 31) == 0) {
 			rk_io_dpdk_ops.flush(io);
+			if (o->rx != NULL)
+				(void)rk_gen_recv_port_poll(o->rx);
+		}
 		rk_gen_sched_advance(s, m);
 	}
 	rk_io_dpdk_ops.flush(io);
 	dt = rk_io_dpdk_now_ns() - t0;
 	keep_close(kp, s->n);
+	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
+	while (o->rx != NULL && !rk_gen_recv_port_done(o->rx)) {
+		rk_io_dpdk_ops.flush(io);
+		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
+	}
 	st = rk_io_dpdk_stats(io);
 	fprintf(stderr,
 		"rk-gen: %llu frames (%llu bytes) to port %s in %.3f s: %.3f Mpps, %.3f Gbit/s; "

@@ -78,7 +78,21 @@ stream_free(void *src)
 	free(ss);
 }
 
+static void
+stream_stamp(void *src, uint8_t *buf, uint32_t len, uint64_t ns)
+{
+	struct stream_src *ss = src;
+
+	rk_gen_stream_stamp_last(ss->s, buf, len, ns);
+}
+
 static const struct rk_gen_source_ops stream_ops = {
+	.next = stream_next,
+	.free = stream_free,
+	.stamp = stream_stamp,
+};
+/* Streams without the sequence slot: nothing to stamp. */
+static const struct rk_gen_source_ops stream_ops_noslot = {
 	.next = stream_next,
 	.free = stream_free,
 };
@@ -129,7 +143,8 @@ rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_
 			free(ss);
 			return -1;
 		}
-		if (rk_gen_sched_add(s, &stream_ops, ss, cfgs[i].name) < 0)
+		if (rk_gen_sched_add(s, cfgs[i].seq ? &stream_ops : &stream_ops_noslot, ss,
+				     cfgs[i].name) < 0)
 			return -1;
 	}
 	return 0;

@@ -1076,3 +1076,29 @@ rk_gen_stream_stamp(const struct rk_gen_stream *s, uint8_t *buf, uint32_t len, u
 	rk_put_le32(buf + pkt.icrc_off, icrc);
 	return 0;
 }
+
+int
+rk_gen_stream_stamp_last(const struct rk_gen_stream *s, uint8_t *buf, uint32_t len,
+			 uint64_t tx_ns)
+{
+	const struct tmpl *t;
+	uint8_t old[8];
+	uint32_t j;
+
+	if (s->i == 0)
+		return -EINVAL;
+	j = (uint32_t)((s->i - 1) % s->train_n);
+	t = &s->t[s->ntmpl == 1 ? 0 : j == 0 ? 0 : j == s->train_n - 1 ? 2 : 1];
+	if (!t->seq.present || !t->roce || len != t->out_len || t->ts.off + 8 > len ||
+	    t->icrc_off + RK_ICRC_LEN > len)
+		return -EINVAL;
+	if (!t->lay_ok) /* no prepared tables: the parsing way */
+		return rk_gen_stream_stamp(s, buf, len, tx_ns);
+	memcpy(old, buf + t->ts.off, 8);
+	rk_put_be64(buf + t->ts.off, tx_ns);
+	/* the update is an XOR: a bad (complemented) ICRC stays bad */
+	rk_put_le32(buf + t->icrc_off,
+		    rk_gen_icrc_field_update(&t->ts.icf, rk_get_le32(buf + t->icrc_off), old,
+					     buf + t->ts.off));
+	return 0;
+}

@@ -353,6 +353,19 @@ int rk_gen_stream_stamp(const struct rk_gen_stream *s, uint8_t *buf, uint32_t le
 			uint64_t tx_ns);
 
 /**
+ * rk_gen_stream_stamp() for the frame the last rk_gen_stream_next() or
+ * rk_gen_stream_next_at() of @p s wrote (@p len bytes, unchanged since):
+ * the slot's place and the ICRC patch come from the stream's prepared
+ * tables, with no parse; what a sender uses to write the time a frame
+ * leaves at full rate.
+ * @return 0, or -EINVAL when no frame was written yet, that frame has no
+ *         slot, @p len is not its length, or it was cut before the slot
+ *         or the ICRC.
+ */
+int rk_gen_stream_stamp_last(const struct rk_gen_stream *s, uint8_t *buf, uint32_t len,
+			     uint64_t tx_ns);
+
+/**
  * The value variation @p v gives frame @p i (what the frame carries in
  * the field, before any ICRC or checksum update).
  * @param tmpl  the template's value, the start when none is given

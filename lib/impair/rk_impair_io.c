@@ -265,6 +265,8 @@ io_rx(void *arg, uint8_t *buf, uint32_t cap)
 		len = io->inner->rx(io->inner_io, io->scratch, sizeof(io->scratch));
 		if (len <= 0)
 			return len;
+		/* Held from when it was taken: this loop may outlast a time slice. */
+		now = io->inner->now_ns(io->inner_io);
 		len = impair_frame(io, 1, now, io->scratch, (uint32_t)len, buf, cap);
 		if (len > 0)
 			return len;

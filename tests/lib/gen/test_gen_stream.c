@@ -473,6 +473,62 @@ test_mac_control_and_cnp(void **state)
 	rk_gen_stream_free(s);
 }
 
+/*
+ * The fast stamp of the last frame written gives the same bytes as the
+ * parsing one: plain, tagged with a bad ICRC, a WRITE train (First,
+ * Middle, Last), the full ICRC, and a frame cut before its ICRC.
+ */
+static void
+test_stamp_last(void **state)
+{
+	struct rk_gen_cfg c;
+	struct rk_gen_stream *s;
+	uint8_t f[RK_GEN_FRAME_MAX], g[RK_GEN_FRAME_MAX];
+	struct rk_pkt pkt;
+
+	(void)state;
+	for (int variant = 0; variant < 5; variant++) {
+		rk_gen_cfg_init(&c);
+		c.seq = true;
+		c.seq_off = 4;
+		c.count = 7;
+		c.count_set = true;
+		if (variant == 1) {
+			c.vlan = true;
+			c.icrc = RK_GEN_ICRC_BAD;
+		} else if (variant == 2) {
+			c.train = RK_GEN_TRAIN_WRITE;
+			c.payload_len = 1000;
+			c.pmtu = 256;
+		} else if (variant == 3) {
+			c.icrc = RK_GEN_ICRC_FULL;
+		} else if (variant == 4) {
+			c.truncate = 80;
+		}
+		s = compile_ok(&c);
+		assert_int_equal(rk_gen_stream_stamp_last(s, f, 100, 1), -EINVAL); /* none yet */
+		for (int i = 0; i < 7; i++) {
+			uint64_t t = 0x1122334455667788ull * (uint64_t)(i + 1);
+			int n = rk_gen_stream_next_at(s, f, sizeof(f), 5);
+
+			assert_true(n > 0);
+			memcpy(g, f, (size_t)n);
+			if (variant == 4) {
+				assert_int_equal(rk_gen_stream_stamp_last(s, f, (uint32_t)n, t), -EINVAL);
+				continue;
+			}
+			assert_int_equal(rk_gen_stream_stamp_last(s, f, (uint32_t)n, t), 0);
+			assert_int_equal(rk_gen_stream_stamp(s, g, (uint32_t)n, t), 0);
+			assert_memory_equal(f, g, (size_t)n);
+			parse(&pkt, f, n);
+			assert_int_equal(pkt.icrc_status, variant == 1 ? RK_ICRC_BAD : RK_ICRC_GOOD);
+			assert_int_equal(rk_get_be64(f + pkt.payload_off + 12), t);
+			assert_int_equal(rk_gen_stream_stamp_last(s, f, (uint32_t)n - 1, t), -EINVAL);
+		}
+		rk_gen_stream_free(s);
+	}
+}
+
 static void
 test_stamp(void **state)
 {
@@ -653,6 +709,7 @@ main(void)
 		cmocka_unit_test(test_next_ref_dirty_ranges),
 		cmocka_unit_test(test_mac_control_and_cnp),
 		cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_stamp_last),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_vary_values),
 	};

@@ -635,6 +635,55 @@ test_io_wrapper(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
+/* A loopback whose clock moves 50 ns on each rx(): a slow read of the port. */
+static int
+slow_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	((struct loop *)io)->now += 50;
+	return loop_rx(io, buf, cap);
+}
+
+static const struct rk_io_ops slow_ops = {
+	.name = "slow", .tx = loop_tx, .rx = slow_rx, .now_ns = loop_now,
+};
+
+/* A frame taken on RX is held from when it was taken, however long the call runs. */
+static void
+test_io_wrapper_rx_held_from_taken(void **state)
+{
+	struct loop l = { 0 };
+	struct rk_impair_rule rx = { .delay_ns = 100 };
+	struct rk_impair_io_cfg cfg = { .inner = &slow_ops, .inner_io = &l, .rx_rules = &rx,
+					.n_rx_rules = 1 };
+	struct rk_impair_io *io = rk_impair_io_create(&cfg);
+	uint8_t buf[256];
+
+	(void)state;
+	assert_non_null(io);
+	for (uint8_t i = 0; i < 3; i++) {
+		fr[20] = i;
+		assert_int_equal(loop_tx(&l, fr, 60), 0);
+	}
+	/*
+	 * Taken at 50, 100 and 150 ns: due at 150, 200 and 250. The first
+	 * comes out of the call that took it, once its read reached 150.
+	 */
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 60);
+	assert_int_equal(buf[20], 0);
+	assert_int_equal(l.now, 150);
+	assert_int_equal(rk_impair_io_stats(io)->rx_held, 2);
+	/* at 150 nothing more is due; the next read moves the clock to 200 */
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 0);
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 60);
+	assert_int_equal(buf[20], 1);
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 0);
+	assert_int_equal(l.now, 250);
+	assert_int_equal(rk_impair_io_ops.rx(io, buf, sizeof(buf)), 60);
+	assert_int_equal(buf[20], 2);
+	rk_impair_io_destroy(io);
+	rk_impair_queue_clear(&l.q);
+}
+
 /*
  * A lending backend: the loopback (its tx() counts copies) with one
  * buffer lent by tx_frame() until committed; tx_commit() and
@@ -761,6 +810,7 @@ main(void)
 		cmocka_unit_test(test_lib_io_tx_drop_sequence),
 		cmocka_unit_test(test_queue),
 		cmocka_unit_test(test_io_wrapper),
+		cmocka_unit_test(test_io_wrapper_rx_held_from_taken),
 		cmocka_unit_test(test_io_wrapper_lent_frames),
 	};
 
