@@ -7,6 +7,7 @@
 #include "capture_in.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -108,6 +109,41 @@ rk_insp_gzip_stream(int fd)
 	}
 	gz_current = c;
 	return c->self;
+}
+
+int
+rk_insp_pipe_is_gzip(int fd)
+{
+	unsigned char head[2];
+	int p[2], rc = -1;
+
+	/* tee(2) copies the pipe's first bytes without taking them. */
+	if (pipe(p) != 0)
+		return -1;
+	for (int tries = 0; tries < 100000; tries++) {
+		ssize_t n = tee(fd, p[1], sizeof(head), 0), got = 0;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;          /* not a pipe (EINVAL), or the writer closed it */
+		while (got < n) {
+			ssize_t r = read(p[0], head + got, (size_t)(n - got));
+
+			if (r <= 0)
+				break;
+			got += r;
+		}
+		if (got == (ssize_t)sizeof(head)) {
+			rc = head[0] == 0x1f && head[1] == 0x8b;
+			break;
+		}
+		/* One byte so far: wait for the second. */
+		usleep(1000);
+	}
+	close(p[0]);
+	close(p[1]);
+	return rc;
 }
 
 const char *

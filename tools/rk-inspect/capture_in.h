@@ -30,6 +30,14 @@ bool rk_insp_is_gzip(FILE *f);
 FILE *rk_insp_gzip_stream(int fd);
 
 /**
+ * Whether pipe @p fd starts with gzip's magic (RFC 1952 2.3.1), looked at
+ * with tee(2) so nothing is taken from it: a live capture on a pipe can
+ * then be read without zlib's read-ahead, each frame as it comes.
+ * @return 1 gzip, 0 not, -1 unknown (not a pipe, or closed before two bytes).
+ */
+int rk_insp_pipe_is_gzip(int fd);
+
+/**
  * Why the gzip stream @p f stopped short: zlib's message for a truncated or
  * corrupt stream ("unexpected end of file", "invalid stored block
  * lengths"...), or NULL when it read to a clean end (or @p f is not one

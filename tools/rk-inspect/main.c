@@ -75,6 +75,7 @@ struct app {
 	uint64_t ts0;
 	bool print_packets;
 	bool warned_untracked;
+	bool live;                    /* a plain capture on a pipe: each frame's lines out at once */
 	struct hold hold;
 };
 
@@ -790,7 +791,7 @@ bare_read(pcap_t *p, struct app *a)
  * then the stream comes back in @p *mixed and the return value is NULL.
  */
 static pcap_t *
-open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed)
+open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed, bool *live)
 {
 	static char iobuf[1 << 20];
 	FILE *f;
@@ -799,6 +800,7 @@ open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed)
 
 	*seekable = false;
 	*mixed = NULL;
+	*live = false;
 	if (strcmp(file, "-") == 0)
 		f = stdin;
 	else
@@ -812,9 +814,12 @@ open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed)
 	 * record that locates a bad record costs no system call. */
 	*seekable = fseek(f, 0, SEEK_CUR) == 0;
 	rewind_ok = *seekable;
-	if (!*seekable) {
-		/* A pipe cannot be peeked at: zlib reads it, passing through
-		 * what is not gzip. */
+	if (!*seekable && rk_insp_pipe_is_gzip(fileno(f)) == 0) {
+		/* A plain capture on a pipe: read as it comes (a live feed). */
+		*live = true;
+	} else if (!*seekable) {
+		/* Not a pipe that tee(2) can look into: zlib reads it, passing
+		 * through what is not gzip. */
 		int fd = dup(fileno(f));
 		FILE *gz = fd >= 0 ? rk_insp_gzip_stream(fd) : NULL;
 
@@ -983,7 +988,7 @@ main(int argc, char **argv)
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
 	} else {
-		p = open_capture(a.file, errbuf, &seekable, &mixed);
+		p = open_capture(a.file, errbuf, &seekable, &mixed, &a.live);
 	}
 	if (p == NULL && mixed == NULL) {
 		/* libpcap's word for a file shorter than any capture header. */
@@ -1031,6 +1036,8 @@ main(int argc, char **argv)
 	}
 	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
 		frame(&a, h, data);
+		if (a.live)
+			fflush(a.out);
 		if (a.count != 0 && a.tot.frames >= a.count)
 			break;
 		if (rec_off >= 0)
