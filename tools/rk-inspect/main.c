@@ -17,6 +17,7 @@
 #include <pcap/pcap.h>
 
 #include "capture_in.h"
+#include "filter.h"
 #include "rk_cli.h"
 #include "rk_insp_flow.h"
 #include "inspect.h"
@@ -76,6 +77,9 @@ struct app {
 	bool print_packets;
 	bool warned_untracked;
 	bool live;                    /* a plain capture on a pipe: each frame's lines out at once */
+	struct rk_insp_filter filt;   /* the display filter */
+	const char *bpf;              /* the capture filter, or NULL */
+	bool show;                    /* the display filter passes this frame */
 	struct hold hold;
 };
 
@@ -101,6 +105,14 @@ usage(FILE *f)
 		"                         one pause quantum is 512 bit times\n"
 		"      --storm-ms MS      a priority paused without a break for longer\n"
 		"                         than this is a PFC/PAUSE storm (default %u ms)\n"
+		"  -f, --filter EXPR      capture filter (BPF, pcap-filter(7)): other frames\n"
+		"                         are dropped before any analysis\n"
+		"Display filter (lines and --packets-json; the analysis sees every frame):\n"
+		"      --qp N             BTH DestQP N\n"
+		"      --host ADDR        IPv4 or IPv6 source or destination\n"
+		"      --opcode OP        BTH opcode: number or name (RC_RDMA_WRITE_ONLY)\n"
+		"      --finding ID       frames with a finding whose ID starts so (icrc.bad)\n"
+		"      --from S, --to S   seconds since the first frame\n"
 		"  -c, --count N          stop after N frames\n"
 		"  -q, --quiet            print nothing on stdout (exit status only)\n"
 		"      --fail-on-findings exit 1 when a finding of severity error was raised\n"
@@ -146,6 +158,7 @@ enum {
 	OPT_MAX_FLOWS,
 	OPT_LINK_RATE,
 	OPT_STORM_MS,
+	OPT_QP, OPT_HOST, OPT_OPCODE, OPT_FINDING, OPT_FROM, OPT_TO,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -179,6 +192,13 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "max-flows", required_argument, NULL, OPT_MAX_FLOWS },
 		{ "link-rate", required_argument, NULL, OPT_LINK_RATE },
 		{ "storm-ms", required_argument, NULL, OPT_STORM_MS },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "qp", required_argument, NULL, OPT_QP },
+		{ "host", required_argument, NULL, OPT_HOST },
+		{ "opcode", required_argument, NULL, OPT_OPCODE },
+		{ "finding", required_argument, NULL, OPT_FINDING },
+		{ "from", required_argument, NULL, OPT_FROM },
+		{ "to", required_argument, NULL, OPT_TO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -190,7 +210,7 @@ parse_args(struct app *a, int argc, char **argv)
 	a->popts.check_icrc = true;
 	/* getopt's own messages lack the program prefix: print ours. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sjpc:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":sjpc:f:qhV", longopts, NULL)) != -1) {
 		enum rk_insp_mode m = RK_INSP_LINES;
 
 		switch (c) {
@@ -278,6 +298,22 @@ parse_args(struct app *a, int argc, char **argv)
 		case 'q':
 			a->quiet = true;
 			break;
+		case 'f':
+			a->bpf = optarg;
+			break;
+		case OPT_QP: case OPT_HOST: case OPT_OPCODE: case OPT_FINDING: case OPT_FROM:
+		case OPT_TO: {
+			static const char *const names[] = { "qp", "host", "opcode", "finding",
+							     "from", "to" };
+			char why[160];
+
+			if (rk_insp_filter_parse(&a->filt, names[c - OPT_QP], optarg, why,
+						 sizeof(why)) != 0) {
+				fprintf(stderr, "rk-inspect: %s\n", why);
+				return -1;
+			}
+			break;
+		}
 		case OPT_FAIL:
 			a->fail_on_findings = true;
 			break;
@@ -546,7 +582,7 @@ on_iw_event(void *ctx, const struct rk_insp_iw_event *ev)
 	default:
 		break;
 	}
-	if (!a->print_packets)
+	if (!a->print_packets || !a->show || !rk_insp_filter_findings(&a->filt, &ev->findings))
 		return;
 	if (a->mode == RK_INSP_PACKETS_JSON)
 		OUT_LINE(a, rk_insp_json_line(f, rk_insp_iw_json(ev)));
@@ -562,7 +598,8 @@ static void
 other_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *fr)
 {
 	count_findings(a, &pkt->findings);
-	if (!a->print_packets || (pkt->findings.count == 0 && pkt->findings.dropped == 0))
+	if (!a->print_packets || (pkt->findings.count == 0 && pkt->findings.dropped == 0) ||
+	    !a->show || !rk_insp_filter_findings(&a->filt, &pkt->findings))
 		return;
 	if (a->mode == RK_INSP_PACKETS_JSON)
 		OUT_LINE(a, rk_insp_json_line(f, rk_insp_frame_json(fr, pkt)));
@@ -618,6 +655,8 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 		return;
 	if (seq.resolved != RK_INSP_VERDICT_NONE)
 		hold_resolve(a, seq.chain, seq.resolved);
+	if (!a->show || !rk_insp_filter_findings(&a->filt, &found))
+		return;
 	if (seq.pending) {
 		/* Both verdicts now; a later packet of its sequence picks one. */
 		struct rk_insp_seq_result late = seq;
@@ -683,6 +722,7 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 		a->tot.other_frames++;
 		return;
 	}
+	a->show = rk_insp_filter_frame(&a->filt, &pkt, fr.ts_ns);
 	switch (pkt.kind) {
 	case RK_PKT_ROCEV2:
 	case RK_PKT_ROCEV1:
@@ -718,7 +758,8 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 				  pkt.pause_quanta, fr.ts_ns);
 		if (a->print_packets && a->mode == RK_INSP_LINES) {
 			count_findings(a, &pkt.findings);
-			OUT_LINE(a, rk_insp_print_mac_control_line(f, &fr, &pkt));
+			if (a->show && rk_insp_filter_findings(&a->filt, &pkt.findings))
+				OUT_LINE(a, rk_insp_print_mac_control_line(f, &fr, &pkt));
 		} else {
 			other_frame(a, &pkt, &fr);
 		}
@@ -755,6 +796,29 @@ iwarp_totals(struct app *a)
 			a->tot.rdma_bytes += c->dir[d].bytes;
 		}
 	}
+}
+
+/* The capture filter on @p p; said when it cannot be. @return 0 or -1. */
+static int
+set_capture_filter(struct app *a, pcap_t *p)
+{
+	struct bpf_program prog;
+	int rc;
+
+	if (p == NULL) {
+		fprintf(stderr, "rk-inspect: %s: --filter: libpcap filters one link type; this "
+			"pcapng has several\n", a->file);
+		return -1;
+	}
+	if (pcap_compile(p, &prog, a->bpf, 1, PCAP_NETMASK_UNKNOWN) != 0) {
+		fprintf(stderr, "rk-inspect: --filter '%s': %s\n", a->bpf, pcap_geterr(p));
+		return -1;
+	}
+	rc = pcap_setfilter(p, &prog);
+	if (rc != 0)
+		fprintf(stderr, "rk-inspect: --filter '%s': %s\n", a->bpf, pcap_geterr(p));
+	pcap_freecode(&prog);
+	return rc == 0 ? 0 : -1;
 }
 
 static int
@@ -974,7 +1038,7 @@ main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	if (parse_args(&a, argc, argv) != 0) {
-		usage(stderr);
+		fprintf(stderr, "rk-inspect: --help for usage\n");
 		return EXIT_BAD;
 	}
 	a.out = stdout;
@@ -1004,6 +1068,13 @@ main(int argc, char **argv)
 		pcap_close(p);
 		fflush(stdout);
 		return rc == 0 ? 0 : EXIT_BAD;
+	}
+	if (a.bpf != NULL && set_capture_filter(&a, p) != 0) {
+		if (p != NULL)
+			pcap_close(p);
+		if (mixed != NULL)
+			fclose(mixed);
+		return EXIT_BAD;
 	}
 	if (p != NULL && map_linktype(pcap_datalink(p), &a.link) != 0) {
 		fprintf(stderr, "rk-inspect: %s: link type %s (%d) not supported\n",
