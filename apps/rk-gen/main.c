@@ -95,6 +95,7 @@ usage(FILE *f)
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n"
+	      "  -V, --version          print the version\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
 	      "or EAL options the EAL refused.\n",
@@ -299,7 +300,7 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
 		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
 		{ "rx-port", 1, NULL, OPT_RX_PORT },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
 	const char *why = NULL;
@@ -314,7 +315,7 @@ parse_args(struct args *a, int argc, char **argv)
 	rk_gen_cfg_init(c);
 	snprintf(c->name, sizeof(c->name), "cli");
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":s:w:n:h", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, ":s:w:n:hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			a->stream_file = optarg;
@@ -512,6 +513,9 @@ parse_args(struct args *a, int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
+			exit(0);
+		case 'V':
+			rk_cli_version("rk-gen");
 			exit(0);
 		case ':':
 		default: {

@@ -98,7 +98,8 @@ usage(FILE *f)
 		"                         no -w, -d, --vlan, --idle, --tx-drop-*, --tx-copy,\n"
 		"                         --arp-timeout, --link-timeout, --netmask)\n"
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
-		"  -h, --help\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          print the version\n"
 		"\n"
 		"The server runs the client's test, -s/-a/--sizes, -n/-D, -q, -m, -t, -r, -A\n"
 		"and --verify, and notes on stderr those it was given otherwise (-r as well,\n"
@@ -123,7 +124,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "tx-depth", 1, NULL, 't' }, { "rx-depth", 1, NULL, 'r' },
 		{ "atomic_type", 1, NULL, 'A' }, { "CPU-freq", 0, NULL, 'F' },
 		{ "port", 1, NULL, 'p' }, { "ib-dev", 1, NULL, 'd' }, { "ip", 1, NULL, 'I' },
-		{ "pcap", 1, NULL, 'w' }, { "help", 0, NULL, 'h' },
+		{ "pcap", 1, NULL, 'w' }, { "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
 		{ "verify", 0, NULL, O_VERIFY }, { "counters", 0, NULL, O_COUNTERS },
 		{ "vlan", 1, NULL, O_VLAN }, { "idle", 1, NULL, O_IDLE },
@@ -161,7 +162,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
-	while ((c = getopt_long(argc, argv, ":s:an:D:q:m:t:r:A:Fp:d:I:w:h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:an:D:q:m:t:r:A:Fp:d:I:w:hV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'a': case O_SIZES: p->given |= GIVEN_SIZE; break;
 		case 'n': case 'D': p->given |= GIVEN_RUN; break;
@@ -284,6 +285,7 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		}
 		case 'h': usage(stdout); exit(0);
+		case 'V': rk_cli_version("rk-perf"); exit(0);
 		case O_GBITS: o->report_gbits = true; break;
 		case O_JSON: o->json = true; break;
 		case O_VERIFY: o->verify = true; break;
@@ -340,10 +342,10 @@ parse_args(void *arg, int argc, char **argv)
 		case ':':
 		case '?':
 			rk_cli_bad_option("rk-perf", c, argc, argv);
-			usage(stderr);
+			rk_cli_hint("rk-perf");
 			return 2;
 		default:
-			usage(stderr);
+			rk_cli_hint("rk-perf");
 			return 2;
 		}
 	}

@@ -52,4 +52,20 @@ rk_cli_bad_option(const char *prog, int c, int argc, char **argv)
 		fprintf(stderr, "%s: unknown option %s\n", prog, name);
 }
 
+/** The one line after a refused option: where to read more. */
+static inline void
+rk_cli_hint(const char *prog)
+{
+	fprintf(stderr, "%s: --help for usage\n", prog);
+}
+
+#ifdef RK_VERSION
+/** --version: "PROG VERSION (rdmakit)" on stdout. */
+static inline void
+rk_cli_version(const char *prog)
+{
+	printf("%s %s (rdmakit)\n", prog, RK_VERSION);
+}
+#endif
+
 #endif /* RK_CLI_H */

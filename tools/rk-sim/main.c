@@ -278,6 +278,7 @@ usage(FILE *out)
 	       "  -W, --pcap-rx FILE    write every frame delivered to FILE (after loss,\n"
 	       "                        duplication, reordering and corruption)\n"
 	       "  -v, --verbose         one line per completion\n"
+	       "  -V, --version         print the version\n"
 	       "exit status: 0 every check passed; 1 a check failed, the run stopped (virtual\n"
 	       "time limit, out of memory) or a recording could not be written; 2 bad usage\n");
 }
@@ -358,7 +359,7 @@ run_workload(int argc, char **argv)
 		{ "retry-cnt", 1, NULL, 'C' }, { "queue", 1, NULL, 'Q' },
 		{ "paced", 0, NULL, 'P' }, { "reconnect", 0, NULL, 'X' },
 		{ "ipv6", 0, NULL, '6' },
-		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_sim_wl_cfg cfg = {
 		.seed = 1, .ops = 1000, .max_size = 65536,
@@ -375,7 +376,7 @@ run_workload(int argc, char **argv)
 
 	/* getopt's own messages start with the path rk-sim ran as: print ours. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': ok = parse_u64("--seed", optarg, false, 0, UINT64_MAX, &cfg.seed); break;
 		case 'o': ok = parse_u64("--ops", optarg, false, 1, 1000000000, &v); cfg.ops = (uint32_t)v; break;
@@ -430,10 +431,11 @@ run_workload(int argc, char **argv)
 		case '6': cfg.ip_version = 6; break;
 		case 'X': cfg.recover = true; cfg.max_reconnects = 1000; break;
 		case 'h': usage(stdout); return 0;
+		case 'V': rk_cli_version("rk-sim"); return 0;
 		case ':':
 		default:
 			rk_cli_bad_option("rk-sim", c, argc, argv);
-			usage(stderr);
+			rk_cli_hint("rk-sim");
 			return 2;
 		}
 		if (!ok)
