@@ -251,7 +251,8 @@ usage(FILE *f)
 		"                         port N in the same process; the faults above hit the\n"
 		"                         first connection only, the second must complete\n"
 		"  -v, --verbose\n"
-		"  -h, --help\n"
+		"  -h, --help             this text\n"
+		"  -V, --version          print the version\n"
 		"Exit status: 0 ok (data verified where the tool allows), 1 run-time error,\n"
 		"2 bad usage, 3 the peer refused the MPA markers asked for (--markers).\n");
 }
@@ -318,7 +319,8 @@ parse_args(void *arg, int argc, char **argv)
 		{ "oob-timeout", 1, NULL, O_OOB_TO }, { "timeout", 1, NULL, O_TO },
 		{ "gid-idx", 1, NULL, 'g' }, { "verbose", 0, NULL, 'v' },
 		{ "qp-timeout", 1, NULL, 'u' }, { "pair-port", 1, NULL, O_PAIR_PORT },
-		{ "help", 0, NULL, 'h' }, { "bad-rkey", 0, NULL, O_BAD_RKEY },
+		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' },
+		{ "bad-rkey", 0, NULL, O_BAD_RKEY },
 		{ "psn-skew", 1, NULL, O_PSN_SKEW }, { "transport", 1, NULL, O_TRANSPORT },
 		{ "iwarp", 0, NULL, O_IWARP }, { "mpa-rev", 1, NULL, O_MPA_REV },
 		{ "crc", 0, NULL, O_CRC }, { "markers", 0, NULL, O_MARKERS },
@@ -336,7 +338,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FRvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -459,6 +461,7 @@ parse_args(void *arg, int argc, char **argv)
 		case 'g': case 'x': case 'F': break;
 		case 'v': o->verbose = true; break;
 		case 'h': usage(stdout); exit(0);
+		case 'V': rk_cli_version("rk-interop"); exit(0);
 		default:
 			rk_cli_bad_option("rk-interop", c, argc, argv);
 			fprintf(stderr, "rk-interop: --help for usage\n");

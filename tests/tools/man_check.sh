@@ -41,6 +41,20 @@ for arg in "$@"; do
 	else
 		ko "$name(1): missing options:${missing:- none}; $(head -2 "$tmp/err")"
 	fi
+	# --version: one line, exit 0; a refused option: a line and a hint, exit 2
+	v=$("$exe" --version 2>&1)
+	rc=$?
+	"$exe" --no-such-option >/dev/null 2>"$tmp/bad"
+	rb=$?
+	if [ $rc = 0 ] && grep -qE "^$name [0-9]+\.[0-9]+\.[0-9]+( |\$)" <<<"$v"; then
+		if [ $rc = 0 ] && [ $rb = 2 ] && [ "$(wc -l <"$tmp/bad")" -le 2 ]; then
+			ok "$name: --version '$v'; a bad option: exit 2, $(wc -l <"$tmp/bad") lines"
+		else
+			ko "$name: --version exit $rc; a bad option: exit $rb, $(wc -l <"$tmp/bad") lines"
+		fi
+	else
+		ko "$name: --version said '$v' (exit $rc)"
+	fi
 	# installed where man looks for it
 	if [ -n "$mandir" ] && MANPATH="${mandir%/man1}" man -w "$name" >/dev/null 2>&1; then
 		ok "$name: man $name finds the installed page"
