@@ -55,6 +55,7 @@ struct ia_opts {
 	double timeout_s;
 	bool verbose;
 	bool rdma_cm;                   /* perftest -R: RDMA-CM instead of TCP */
+	bool persistent;                /* rping -P: serve client after client */
 	/* Fault injection, to see how the peer and rdmakit handle a bad peer. */
 	bool bad_rkey;                  /* use a wrong R_Key for the peer's buffer */
 	uint32_t psn_skew;              /* start sending this far past the PSN we announced */

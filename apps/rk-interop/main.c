@@ -223,6 +223,8 @@ usage(FILE *f)
 		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
 		"  -T, --tos N            type of service of our RoCE frames (perftest -T with\n"
 		"      --tclass N         -R, --tclass without): DSCP << 2, ECN bits clear\n"
+		"  -P, --persistent       rping server: serve client after client (rping -P);\n"
+		"                         SIGINT/SIGTERM between clients ends it (exit 0)\n"
 		"  -m, --mtu N            path MTU 256..4096 (default 1024)\n"
 		"  -r, --rx-depth N       receives posted (default 500)\n"
 		"  -t, --tx-depth N       outstanding sends, perftest bw (default 128)\n"
@@ -265,6 +267,7 @@ enum {
 	GIVEN_TOS = 1 << 3,
 	GIVEN_R = 1 << 4,
 	GIVEN_MPA = 1 << 5,     /* --mpa-rev, --crc, --markers, --p2p, --netmask */
+	GIVEN_P = 1 << 6,       /* -P: rping's persistent server */
 };
 
 /* Options given to a mode or transport they do not apply to: 0, or -1 said. */
@@ -289,6 +292,10 @@ check_combinations(const struct ia_opts *o, unsigned int given)
 		why = "--mpa-rev, --crc, --markers, --p2p and --netmask: with --transport iwarp";
 	else if (o->mpa_p2p && o->mpa_rev != 2)
 		why = "--p2p: MPA revision 2 only (RFC 6581)";
+	else if ((given & GIVEN_P) && (o->mode != IA_RPING || o->server_host != NULL))
+		why = "-P (persistent server): the rping server only";
+	else if ((given & GIVEN_P) && o->iwarp)
+		why = "-P (persistent server): RoCE only (iWARP serves one client)";
 	else if ((given & GIVEN_TOS) && o->iwarp)
 		why = "-T/--tclass: RoCE frames only";
 	if (why == NULL)
@@ -312,7 +319,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
 		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' }, { "tclass", 1, NULL, 'T' },
 		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
-		{ "qp", 1, NULL, 'q' },
+		{ "qp", 1, NULL, 'q' }, { "persistent", 0, NULL, 'P' },
 		{ "rx-depth", 1, NULL, 'r' }, { "tx-depth", 1, NULL, 't' },
 		{ "port", 1, NULL, 'p' }, { "ip", 1, NULL, 'I' }, { "ib-dev", 1, NULL, 'd' },
 		{ "pcap", 1, NULL, 'w' }, { "oob-netns", 1, NULL, O_NETNS },
@@ -338,7 +345,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FRvhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -434,6 +441,7 @@ parse_args(void *arg, int argc, char **argv)
 			o->pair_port = (uint16_t)v;
 			break;
 		case 'R': o->rdma_cm = true; given |= GIVEN_R; break;
+		case 'P': o->persistent = true; given |= GIVEN_P; break;
 		case O_TRANSPORT:
 			if ((w = rk_app_parse_word(optarg, rk_app_words_transport)) < 0)
 				BAD("--transport: expected roce or iwarp, got '%s'", optarg);

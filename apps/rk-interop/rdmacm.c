@@ -308,11 +308,12 @@ rp_disconnect(struct rp *r)
 	return 0;
 }
 
-int
-ia_rping(struct ia *a)
+/* One rping connection, as client or server: 0, or -1 with a message. */
+static int
+rp_one(struct ia *a, bool server)
 {
 	struct rp r = { .r = { .a = a, .size = a->o.size, .wait = rp_wait },
-			.server = a->o.server_host == NULL, .cm = { .no_retry = true } };
+			.server = server, .cm = { .no_retry = true } };
 	int rc;
 
 	/* parse_args() held the size to rping's 32..65535. */
@@ -331,11 +332,31 @@ ia_rping(struct ia *a)
 		/* Let our DREP or the last ACKs leave. */
 		for (uint64_t t = rk_io_dpdk_now_ns() + 100000000ull; rk_io_dpdk_now_ns() < t;)
 			(void)cm_pump(&r);
+	} else if (r.server && a->o.persistent && rk_app_stop &&
+		   r.cm.conn.state == RK_CM_IDLE) {
+		rc = 1;         /* stopped between clients: rping -P's end */
+	}
+	ia_rping_free(&r.r);
+	return rc;
+}
+
+int
+ia_rping(struct ia *a)
+{
+	bool server = a->o.server_host == NULL;
+	uint32_t clients = 0;
+	int rc;
+
+	/* rping -P: a fresh QP and connection for each client, one at a time. */
+	while ((rc = rp_one(a, server)) == 0 && server && a->o.persistent)
+		clients++;
+	if (rc > 0) {
+		printf("rping: persistent server stopped after %u clients\n", clients);
+		rc = 0;
 	}
 	if (cmq.dropped > 0)
 		fprintf(stderr, "rk-interop: %" PRIu64 " CM MADs dropped (queue full)\n",
 			cmq.dropped);
-	ia_rping_free(&r.r);
 	return rc;
 }
 
@@ -557,7 +578,8 @@ ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 	while (c->conn.state == RK_CM_IDLE) {
 		if (ia_cm_pump(a, others, nothers, c) < 0)
 			return -1;
-		if ((double)rk_io_dpdk_now_ns() > deadline)
+		/* rping -P waits for its next client without end. */
+		if (!a->o.persistent && (double)rk_io_dpdk_now_ns() > deadline)
 			return ia_fail(a, "no connection request on port %u within %.0f s",
 				       a->o.tcp_port, a->o.oob_timeout_s);
 	}

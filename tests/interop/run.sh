@@ -169,6 +169,12 @@ case_() {
 		fi
 		pexec 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1
 		trc=$?
+		# STOP_RK=1: rk-interop serves until stopped (rping -P); once the
+		# tool is done, SIGINT to it (timeout's child) ends it cleanly.
+		if [ -n "${STOP_RK:-}" ]; then
+			sleep 1
+			kill -INT "$(pgrep -P "$rp")" 2>/dev/null
+		fi
 		wait "$rp"; rc=$?
 	fi
 	t1=$(date +%s.%N)
@@ -267,7 +273,8 @@ rping() { # SIZE
 
 # The tools' options that shape the traffic, beyond size, count, MTU and
 # depths (in every case above): perftest -a, every size 2 B .. 8 MiB with
-# its own result line, 5 iterations each, -q, -T, -A and -o, both roles.
+# its own result line, 5 iterations each, -q, -T, -A and -o, both roles;
+# rping -P (a persistent server), rk-interop's role.
 options() {
 	local t
 	for t in write_bw read_bw send_bw; do
@@ -292,6 +299,9 @@ options() {
 	for t in write_bw read_bw send_bw; do
 		both "$t/-q 4" "ib_$t -d rxe0 -x 1 -F -n 100 -q 4" "$t -n 100 -q 4"
 	done
+	# rping -P: one server, two rping clients in turn, each on its own connection.
+	STOP_RK=1 SEEN="stopped after 2 clients" TOOL_HOST="" case_ "rping/-P" rk-server \
+		"rping -c -a $RK_IP -V -C 5 && rping -c -a $RK_IP -V -C 5" "rping -P -n 5"
 }
 
 lossy() { # PCT

@@ -4,7 +4,7 @@
 # same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
 # MPA over lwIP), so one process of each on a veth pair runs every mode
 # without the lab's guests. This guards the wire shape of the options the
-# tools take (perftest -a, -q, -T, -A and -o, rping -S/-C) where no QEMU is at hand; the lab
+# tools take (perftest -a, -q, -T, -A and -o, rping -S/-C/-P) where no QEMU is at hand; the lab
 # suites (run.sh, siw.sh) hold the same options against rxe and siw.
 #
 #   self.sh RK_INTEROP RK_INSPECT
@@ -133,6 +133,41 @@ no_listener_case() {
 	fi
 }
 
+# rping -P: one server serves three clients in turn, each on a fresh
+# connection, and ends with exit 0 on SIGTERM while it waits for a fourth.
+persistent_case() {
+	local f sp rc=0 rs i served
+	[[ "rping -P, 3 clients" =~ ${RK_SELF_ONLY:-.} ]] || return 0
+	n=$((n + 1))
+	f="$tmp/$n"
+	ip netns exec "${ns}a" timeout -k 5 120 "$rki" $(eal a) -- rping -P -C 5 -I 198.18.0.1 \
+		>"$f.server" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	sleep 1.5
+	for i in 1 2 3; do
+		ip netns exec "${ns}b" timeout -k 5 60 "$rki" $(eal b) -- rping -C 5 \
+			-I 198.18.0.2 198.18.0.1 >>"$f.client" 2>&1 || rc=$?
+	done
+	sleep 0.5
+	# rk-interop itself (timeout's child): timeout would signal it twice.
+	kill -TERM "$(pgrep -P "$sp")" 2>/dev/null
+	wait "$sp"
+	rs=$?
+	served=$(grep -c "served 5 pings" "$f.server")
+	if [ $rc = 0 ] && [ $rs = 0 ] && [ "$served" = 3 ] &&
+	   grep -q "stopped after 3 clients" "$f.server"; then
+		pass=$((pass + 1))
+		printf 'PASS %-28s %s\n' "rping -P, 3 clients" "$(tail -n 1 "$f.server")"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-28s exit %s/%s, %s clients served\n' "rping -P, 3 clients" \
+			"$rc" "$rs" "$served"
+		echo "---- server:"; tail -n 8 "$f.server"
+		echo "---- client:"; tail -n 5 "$f.client"
+	fi
+}
+
 # usage_ REGEX ARGS...: bad options: exit 2 with a message matching REGEX.
 usage_() {
 	local want=$1 out rc
@@ -168,6 +203,11 @@ usage_ "^rk-interop: -A \(--atomic_type\): atomic_bw only" -A CMP_AND_SWAP -I 19
 usage_ "^rk-interop: -o \(--outs\)" -o 4 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -R: the perftest modes" -R -I 198.18.0.1 rping
 usage_ "^rk-interop: -T/--tclass: RoCE frames only" -T 4 --transport iwarp -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -P \(persistent server\): the rping server only" -P -I 198.18.0.1 \
+	rping 198.18.0.2
+usage_ "^rk-interop: -P \(persistent server\): the rping server only" -P -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -P \(persistent server\): RoCE only" -P --transport iwarp \
+	-I 198.18.0.1 rping
 usage_ "^rk-interop: --help for usage" --bogus -I 198.18.0.1 write_bw
 
 for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
@@ -188,6 +228,7 @@ case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
 no_listener_case
+persistent_case
 for m in write_bw read_bw send_bw; do
 	case_ "iwarp $m" rdma "$m" --transport iwarp -n 50
 done
