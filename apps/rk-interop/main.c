@@ -549,14 +549,14 @@ enter_netns(const char *name)
 int
 main(int argc, char **argv)
 {
-	struct ia *a = calloc(1, sizeof(*a));
+	/* Static: no early return (a usage error) leaves it behind. */
+	static struct ia a_state;
+	struct ia *a = &a_state;
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	struct rk_device_attr da = { 0 };
 	struct rk_io_dpdk_args args;
 	int rc;
 
-	if (a == NULL)
-		return 1;
 	a->fd = -1;
 	rc = rk_app_start("rk-interop", argc, argv, &args, parse_args, a);
 	if (rc != 0)
@@ -589,14 +589,12 @@ main(int argc, char **argv)
 		rc = rc == 3 ? 3 : rc != 0 ? 1 : 0;
 		if (rk_app_port_close("rk-interop", a->io, a->o.pcap_path) != 0)
 			rc = 1;
-		free(a);
 		return rc;
 	}
 	/* The QP is refused otherwise, whatever the message sizes. */
 	if (rk_app_roce_frame_check(a->io, a->o.mtu, a->err, sizeof(a->err)) != 0) {
 		fprintf(stderr, "rk-interop: error: %s\n", a->err);
 		rk_io_dpdk_close(a->io);
-		free(a);
 		return 1;
 	}
 	rk_io_dpdk_mac(a->io, da.mac);
@@ -639,6 +637,5 @@ main(int argc, char **argv)
 	rc = rc != 0 ? 1 : 0;
 	if (rk_app_port_close("rk-interop", a->io, a->o.pcap_path) != 0)
 		rc = 1;
-	free(a);
 	return rc;
 }
