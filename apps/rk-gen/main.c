@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <arpa/inet.h>
 #include <netinet/ether.h>
 #include <stdarg.h>
@@ -161,7 +162,8 @@ parse_rate(struct rk_gen_cfg *c, const char *s)
 	char *end;
 	double r = strtod(s, &end);
 
-	if (end == s || r <= 0)
+	/* Finite and not absurdly slow: a frame a day at the least. */
+	if (end == s || !(r > 0) || !isfinite(r))
 		return -1;
 	if (strcmp(end, "%") == 0 && r <= 100) {
 		c->rate_unit = RK_GEN_RATE_PERCENT;
@@ -176,6 +178,8 @@ parse_rate(struct rk_gen_cfg *c, const char *s)
 	} else {
 		return -1;
 	}
+	if (c->rate_unit == RK_GEN_RATE_PPS ? r < 1e-5 : !isfinite(r) || r < 1e-3)
+		return -1;
 	c->rate = r;
 	return 0;
 }
@@ -331,8 +335,9 @@ parse_args(struct args *a, int argc, char **argv)
 			char *end;
 
 			a->line_rate_bps = strtod(optarg, &end) * 1e9;
-			if (*end || a->line_rate_bps <= 0)
-				return bad_usage("--line-rate '%s': Gbit/s above 0", optarg);
+			if (end == optarg || *end || !isfinite(a->line_rate_bps) ||
+			    a->line_rate_bps < 1e6)
+				return bad_usage("--line-rate '%s': Gbit/s, 0.001 or more", optarg);
 			break;
 		}
 		case OPT_OP:
@@ -379,13 +384,17 @@ parse_args(struct args *a, int argc, char **argv)
 			}
 			break;
 		case OPT_TRAIN: {
-			char op[32];
+			char op[32], end;
 			unsigned int msg, pmtu;
 			int w;
 
 			a->cli_stream = true;
-			if (sscanf(optarg, "%31[A-Za-z_]:%u:%u", op, &msg, &pmtu) != 3)
-				return bad_usage("--train '%s': write OP:BYTES:PMTU", optarg);
+
+			/* No sign, nothing after: %u would wrap "-1" to 4294967295. */
+			if (strchr(optarg, '-') != NULL ||
+			    sscanf(optarg, "%31[A-Za-z_]:%u:%u%c", op, &msg, &pmtu, &end) != 3 ||
+			    msg > 0x80000000u)
+				return bad_usage("--train '%s': write OP:BYTES:PMTU, BYTES 0..2^31", optarg);
 			if ((w = rk_gen_train_parse(op)) < 0)
 				return bad_usage("--train '%s': " RK_GEN_TRAIN_NAMES, optarg);
 			c->train = (uint8_t)w;
@@ -438,7 +447,7 @@ parse_args(struct args *a, int argc, char **argv)
 			char end;
 
 			a->cli_stream = true;
-			if (sscanf(optarg, "%u:%u%c", &x, &y, &end) != 2 ||
+			if (strchr(optarg, '-') != NULL || sscanf(optarg, "%u:%u%c", &x, &y, &end) != 2 ||
 			    (ch == OPT_BURST ? x == 0 : x == 0 && y != 0))
 				return bad_usage("%s '%s': %s", ch == OPT_BURST ? "--burst" : "--on-off",
 						 optarg, ch == OPT_BURST ? "FRAMES:GAP_US, FRAMES above 0"

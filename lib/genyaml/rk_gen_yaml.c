@@ -267,12 +267,17 @@ rk_gen_cfg_vary(struct rk_gen_cfg *c, const char *spec, const char **why)
 	if (n >= 4 && (ref_value(&v->ref, parts[2], &v->min, why) < 0 ||
 		       ref_value(&v->ref, parts[3], &v->max, why) < 0))
 		return -EINVAL;
-	if (n >= 5 && parse_u64(parts[4], &v->step) < 0) {
-		*why = "step is not a number";
+	if (n >= 4 && v->min > v->max) {
+		*why = "min above max";
 		return -EINVAL;
 	}
-	if (n == 6 && (parse_u64(parts[5], &u) < 0 || u > UINT32_MAX)) {
-		*why = "every is not a frame count";
+	/* As the stream file: a step and an every given are at least 1. */
+	if (n >= 5 && (parse_u64(parts[4], &v->step) < 0 || v->step == 0)) {
+		*why = "step is a number, at least 1";
+		return -EINVAL;
+	}
+	if (n == 6 && (parse_u64(parts[5], &u) < 0 || u == 0 || u > UINT32_MAX)) {
+		*why = "every is a frame count, at least 1";
 		return -EINVAL;
 	}
 	v->every = n == 6 ? (uint32_t)u : 0;

@@ -203,6 +203,18 @@ done
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: bad --vary" ||
 	ko "usage: bad --vary: exit $rc, '$(cat "$tmp/err")'"
+# values that parsed before and made broken output: NaN, infinite or
+# vanishing rates, a message size that wraps, negative counts, a step of 0
+for args in "--rate nanpps" "--rate infpps" "--rate 1e-300pps" "--line-rate nan --rate 50%" \
+	    "--train WRITE:4294967295:1024" "--train WRITE:-1:1024" "--train WRITE:9:1024x" \
+	    "--burst -1:5" "--on-off 5:-1" "--vary psn:inc:0:10:0" "--vary psn:inc:0:10:1:0" \
+	    "--vary psn:inc:5:1"; do
+	# shellcheck disable=SC2086
+	"$gen" $args --pcap "$tmp/x.pcap" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: $args: exit 2, one line" ||
+		ko "usage: $args: exit $rc, '$(cat "$tmp/err")'"
+done
 printf 'streams:\n  - name: a\n    bth: {psn: 0x1000000}\n' >"$tmp/bad.yaml"
 "$gen" --stream "$tmp/bad.yaml" --pcap "$tmp/x.pcap" 2>"$tmp/err"
 rc=$?

@@ -78,7 +78,8 @@ d = summary("-f", f"ip src {host}", cap)
 check(d["totals"]["frames"] == len(tshark) and 0 < len(tshark) < summary(cap)["totals"]["frames"],
       f"-f 'ip src {host}': {d['totals']['frames']} frames analysed, tshark keeps {len(tshark)}")
 for args, text in ((["--opcode", "bogus"], "--opcode 'bogus'"), (["--qp", "0x1000000"], "--qp"),
-                   (["--from", "-1"], "--from"), (["-f", "ip src ("], "--filter")):
+                   (["--from", "-1"], "--from"), (["-f", "ip src ("], "--filter"),
+                   (["--from", "5", "--to", "1"], "window is empty")):
     p = run(*args, cap)
     err = p.stderr.strip().splitlines()
     check(p.returncode == 2 and err and text in err[0] and len(err) <= 2,

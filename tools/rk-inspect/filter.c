@@ -97,6 +97,8 @@ rk_insp_filter_parse(struct rk_insp_filter *f, const char *name, const char *arg
 		if (parse_seconds(arg, t) != 0)
 			bad = "seconds since the first frame, 0 or more";
 		f->to_set |= name[0] == 't';
+		if (bad == NULL && f->to_set && f->from_ns > f->to_ns)
+			bad = "--from after --to: the window is empty";
 	} else {
 		bad = "an unknown filter";
 	}
