@@ -49,6 +49,7 @@ got = lines("--opcode", "RC_RDMA_WRITE_FIRST", cap)
 check(got == first and len(got) > 0, f"--opcode RC_RDMA_WRITE_FIRST: {len(got)} lines, "
       f"those of the whole output that say so")
 check(lines("--opcode", "6", cap) == first, "--opcode 6 (the number) the same lines")
+check(lines("--opcode", "WRITE_FIRST", cap) == first, "--opcode WRITE_FIRST (rk-gen's short name) the same lines")
 qp = re.search(r"DestQP=(0x[0-9a-f]+)", every[0]).group(1)
 got = lines("--qp", qp, cap)
 check(got == [ln for ln in every if f"DestQP={qp}" in ln] and got,

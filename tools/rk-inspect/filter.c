@@ -3,49 +3,14 @@
 #include "filter.h"
 
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rk_byteorder.h"
+#include "rk_gen_stream.h"
 #include "rk_opcode.h"
-
-/* Opcode names compare without case, with spaces and '_' alike. */
-static bool
-opcode_name_eq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a == '_' ? ' ' : (char)toupper((unsigned char)*a);
-		char y = *b == '_' ? ' ' : (char)toupper((unsigned char)*b);
-
-		if (x != y)
-			return false;
-	}
-	return *a == *b;
-}
-
-static int
-parse_opcode(const char *arg, uint8_t *op)
-{
-	char *end;
-	unsigned long v = strtoul(arg, &end, 0);
-
-	if (end != arg && *end == '\0' && v <= 0xff) {
-		*op = (uint8_t)v;
-		return 0;
-	}
-	for (unsigned int i = 0; i < 256; i++) {
-		const struct rk_opcode_info *oi = rk_opcode_info((uint8_t)i);
-
-		if (oi->name != NULL && opcode_name_eq(arg, oi->name)) {
-			*op = (uint8_t)i;
-			return 0;
-		}
-	}
-	return -1;
-}
 
 static int
 parse_seconds(const char *arg, uint64_t *ns)
@@ -82,7 +47,7 @@ rk_insp_filter_parse(struct rk_insp_filter *f, const char *name, const char *arg
 		}
 		f->host_set = true;
 	} else if (strcmp(name, "opcode") == 0) {
-		if (parse_opcode(arg, &f->opcode) != 0)
+		if (rk_gen_opcode_parse(arg, &f->opcode) != 0)
 			bad = "an opcode number 0..255 or name (\"RC RDMA WRITE Only\", "
 			      "RC_RDMA_WRITE_ONLY)";
 		f->opcode_set = true;
