@@ -158,7 +158,8 @@ struct rk_insp_seqx {
 	 * sent out of the run, not a loss in it). */
 	uint32_t fwd_next, fwd_missing;
 	bool fwd_valid;
-	/* READ responses: the message state before such a packet. */
+	/* The message state before such a packet (READ responses; for
+	 * requests the go-back-N run's, flow->rtx_msg). */
 	struct rk_insp_msg_state fwd_msg;
 	uint32_t gap_id;       /* of the last gap remembered */
 };
@@ -574,8 +575,13 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
 		tr->x->fwd_valid = false;
-		if (psn == tr->x->fwd_next)
+		if (psn == tr->x->fwd_next) {
+			/* The skipping packet was out of the run: so is its
+			 * effect on the run's message (an opcode order judged
+			 * against it would be a false finding). */
 			fwd_undo(tr, true);
+			flow->rtx_msg = tr->x->fwd_msg;
+		}
 	}
 	d = rk_psn_diff(psn, tr->hw);
 	h = d < 0 ? hole_at(tr, psn) : -1;
@@ -657,6 +663,8 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->rtx_missing += (uint32_t)dr;
 		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
 		fwd_note(tr, tr->next, (uint32_t)dr);
+		if (tr->x != NULL)
+			tr->x->fwd_msg = flow->rtx_msg;
 	}
 	tr->next = rk_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than
