@@ -403,10 +403,10 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 		}
 		checkable = res->note == RK_INSP_SEQ_IN_ORDER ||
 			    (res->note == RK_INSP_SEQ_DUP && !res->rtx_start &&
-			     res->missing == 0);
+			     res->missing == 0 && !res->skip);
 		taint = res->note == RK_INSP_SEQ_GAP ||
 			res->note == RK_INSP_SEQ_RESYNC || res->rtx_start ||
-			res->missing != 0;
+			res->missing != 0 || res->skip;
 		if (res->pending) {
 			/* No message state until the verdict (chain_settle);
 			 * an ONLY is judged on its own. */

@@ -89,6 +89,8 @@ struct rk_insp_seq_result {
 	enum rk_insp_seq_note note;
 	uint32_t missing;      /**< PSNs skipped (GAP, or DUP inside a go-back-N run) */
 	bool rtx_start;        /**< first packet of a go-back-N episode */
+	bool skip;             /**< DUP: the run skipped PSNs an ACK had covered (no
+				    loss, but their bytes are not in this run) */
 	uint32_t expected;     /**< the PSN expected before this packet */
 	bool rtx;              /**< LATE: a retransmitted copy, late in its go-back-N run */
 	bool pending;          /**< verdict decided by a later packet */

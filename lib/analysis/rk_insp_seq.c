@@ -628,13 +628,12 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		/* The go-back-N verdict as it stands; LATE is the other. */
 		if (x->n == 0) {
 			res->rtx_start = dr < 0;
-			res->missing = dr > 0 && !acked_range(t, flow, tr->next, psn) ?
-				       (uint32_t)dr : 0;
+			d = dr;
 		} else {
 			d = chain_skip(x, psn);
-			res->missing = d > 0 && !acked_range(t, flow, tr->next, psn) ?
-				       (uint32_t)d : 0;
 		}
+		res->skip = d > 0 && acked_range(t, flow, tr->next, psn);
+		res->missing = d > 0 && !res->skip ? (uint32_t)d : 0;
 		if (chain_add(tr, h, r, span)) {
 			res->pending = true;
 			res->pending_rtx = rtx;
@@ -643,6 +642,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		}
 		res->rtx_start = false;
 		res->missing = 0;
+		res->skip = false;
 	}
 	tr->duplicates++;
 	/* Outside a run next equals hw, so any retransmission goes back. */
@@ -656,6 +656,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
 		/* The run skips what an ACK covered meanwhile: no loss (a
 		 * late copy may still come). */
+		res->skip = true;
 		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, true);
 	} else if (dr > 0) {
 		res->missing = (uint32_t)dr;

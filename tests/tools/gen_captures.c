@@ -152,9 +152,10 @@ init_addrs(void)
 }
 
 /*
- * A go-back-N run that loses a WRITE Last and skips to the next message's
- * First, then the Last comes late: both messages are whole (no
- * msg.length.mismatch), the late Last continues the message it belongs to.
+ * Go-back-N runs that skip part of a message, which must not read as a
+ * message of the wrong length (msg.length.mismatch): a run loses a WRITE
+ * Last and skips to the next message's First, then the Last comes late;
+ * a run leaves out a PSN an ACK had covered.
  */
 static void
 roce_rtx_skip(void)
@@ -186,6 +187,18 @@ roce_rtx_skip(void)
 		}
 	}
 	ack(207, 0x1f, 2);
+	/* A message whose ACK the requester missed: resent whole but for
+	 * 210, lost in the run; the ACK had covered it, so not a loss, and
+	 * the message is not short either. */
+	x.reth_va = 0x7f0000012000ull;
+	for (int pass = 0; pass < 2; pass++) {
+		roce(&addr_ab, RK_OP_RDMA_WRITE_FIRST, QB, 208, false, &x, 1024, 0, 0);
+		roce(&addr_ab, RK_OP_RDMA_WRITE_MIDDLE, QB, 209, false, NULL, 1024, 0, 0);
+		if (pass == 0)
+			roce(&addr_ab, RK_OP_RDMA_WRITE_MIDDLE, QB, 210, false, NULL, 1024, 0, 0);
+		roce(&addr_ab, RK_OP_RDMA_WRITE_LAST, QB, 211, true, NULL, 1024, 0, 0);
+		ack(211, 0x1f, 3);
+	}
 }
 
 static void
