@@ -8,6 +8,8 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "rk_cli.h"
 #include "rk_insp_flow.h"
 #include "inspect.h"
+#include "live.h"
 #include "rk_insp_iwarp.h"
 #include "output.h"
 #include "rk_pkt.h"
@@ -76,7 +79,10 @@ struct app {
 	uint64_t ts0;
 	bool print_packets;
 	bool warned_untracked;
-	bool live;                    /* a plain capture on a pipe: each frame's lines out at once */
+	bool live;                    /* a pipe or an interface: each frame's lines out at once */
+	const char *iface;            /* -i: capture on this interface */
+	double summary_every;         /* --summary-every S; < 0: not given */
+	struct rk_insp_progress prog;
 	struct rk_insp_filter filt;   /* the display filter */
 	const char *bpf;              /* the capture filter, or NULL */
 	bool show;                    /* the display filter passes this frame */
@@ -87,7 +93,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: rk-inspect [options] FILE\n"
+		"usage: rk-inspect [options] FILE     (FILE - : standard input)\n"
+		"       rk-inspect [options] -i IFACE\n"
 		"Decode the RoCEv1/v2, InfiniBand and iWARP packets of a pcap/pcapng file.\n"
 		"\n"
 		"  (default)              one line per RDMA packet / iWARP FPDU\n"
@@ -105,6 +112,11 @@ usage(FILE *f)
 		"                         one pause quantum is 512 bit times\n"
 		"      --storm-ms MS      a priority paused without a break for longer\n"
 		"                         than this is a PFC/PAUSE storm (default %u ms)\n"
+		"  -i, --interface IFACE  capture on IFACE (libpcap; needs CAP_NET_RAW) until\n"
+		"                         interrupted (SIGINT, SIGTERM) or -c frames\n"
+		"      --summary-every S  on live input (an interface, or a capture written\n"
+		"                         into a pipe): a running summary line on stderr\n"
+		"                         every S seconds (default 1; 0: none)\n"
 		"  -f, --filter EXPR      capture filter (BPF, pcap-filter(7)): other frames\n"
 		"                         are dropped before any analysis\n"
 		"Display filter (lines and --packets-json; the analysis sees every frame):\n"
@@ -125,6 +137,17 @@ usage(FILE *f)
 		"2 bad usage, or an unreadable, corrupt or truncated capture.\n",
 		RK_INSP_TCP_MAX_OOO_DEFAULT, RK_INSP_MAX_FLOWS_DEFAULT,
 		RK_INSP_QOS_LINK_GBPS_DEFAULT, RK_INSP_QOS_STORM_MS_DEFAULT);
+}
+
+/* -i: SIGINT and SIGTERM end the capture (then the summary as usual). */
+static pcap_t *volatile live_pcap;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	if (live_pcap != NULL)
+		pcap_breakloop(live_pcap);
 }
 
 /* @return 0, -ERANGE for a number too large, -EINVAL for anything else. */
@@ -159,6 +182,7 @@ enum {
 	OPT_LINK_RATE,
 	OPT_STORM_MS,
 	OPT_QP, OPT_HOST, OPT_OPCODE, OPT_FINDING, OPT_FROM, OPT_TO,
+	OPT_SUMMARY_EVERY,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -193,6 +217,8 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "link-rate", required_argument, NULL, OPT_LINK_RATE },
 		{ "storm-ms", required_argument, NULL, OPT_STORM_MS },
 		{ "filter", required_argument, NULL, 'f' },
+		{ "interface", required_argument, NULL, 'i' },
+		{ "summary-every", required_argument, NULL, OPT_SUMMARY_EVERY },
 		{ "qp", required_argument, NULL, OPT_QP },
 		{ "host", required_argument, NULL, OPT_HOST },
 		{ "opcode", required_argument, NULL, OPT_OPCODE },
@@ -210,7 +236,7 @@ parse_args(struct app *a, int argc, char **argv)
 	a->popts.check_icrc = true;
 	/* getopt's own messages lack the program prefix: print ours. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sjpc:f:qhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":sjpc:f:i:qhV", longopts, NULL)) != -1) {
 		enum rk_insp_mode m = RK_INSP_LINES;
 
 		switch (c) {
@@ -301,6 +327,23 @@ parse_args(struct app *a, int argc, char **argv)
 		case 'f':
 			a->bpf = optarg;
 			break;
+		case 'i':
+			a->iface = optarg;
+			break;
+		case OPT_SUMMARY_EVERY: {
+			char *end;
+
+			errno = 0;
+			a->summary_every = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' || errno != 0 ||
+			    !isfinite(a->summary_every) || a->summary_every < 0 ||
+			    a->summary_every > 86400) {
+				fprintf(stderr, "rk-inspect: --summary-every: expected seconds "
+					"0..86400 (0: none), got '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		}
 		case OPT_QP: case OPT_HOST: case OPT_OPCODE: case OPT_FINDING: case OPT_FROM:
 		case OPT_TO: {
 			static const char *const names[] = { "qp", "host", "opcode", "finding",
@@ -353,6 +396,19 @@ parse_args(struct app *a, int argc, char **argv)
 		fprintf(stderr, "rk-inspect: --bare-read decodes nothing: it takes no "
 			"--summary, --json or --packets-json\n");
 		return -1;
+	}
+	if (a->iface != NULL) {
+		if (optind != argc) {
+			fprintf(stderr, "rk-inspect: -i %s and a capture file ('%s'): one "
+				"input, not both\n", a->iface, argv[optind]);
+			return -1;
+		}
+		if (a->bare_read) {
+			fprintf(stderr, "rk-inspect: --bare-read reads files, not -i\n");
+			return -1;
+		}
+		a->file = a->iface;
+		return 0;
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "rk-inspect: expected one capture file\n");
@@ -1037,6 +1093,7 @@ main(int argc, char **argv)
 	static char outbuf[1 << 16];
 
 	memset(&a, 0, sizeof(a));
+	a.summary_every = -1;
 	if (parse_args(&a, argc, argv) != 0) {
 		fprintf(stderr, "rk-inspect: --help for usage\n");
 		return EXIT_BAD;
@@ -1051,6 +1108,16 @@ main(int argc, char **argv)
 		/* The benchmark baseline: libpcap as it comes. */
 		p = pcap_open_offline_with_tstamp_precision(a.file,
 							    PCAP_TSTAMP_PRECISION_NANO, errbuf);
+	} else if (a.iface != NULL) {
+		p = rk_insp_live_open(a.iface, errbuf, sizeof(errbuf));
+		if (p == NULL) {
+			fprintf(stderr, "rk-inspect: %s\n", errbuf);
+			return EXIT_BAD;
+		}
+		a.live = true;
+		live_pcap = p;
+		signal(SIGINT, on_stop);
+		signal(SIGTERM, on_stop);
 	} else {
 		p = open_capture(a.file, errbuf, &seekable, &mixed, &a.live);
 	}
@@ -1105,10 +1172,19 @@ main(int argc, char **argv)
 		pf = pcap_file(p);
 		rec_off = pf != NULL ? ftello(pf) : -1;
 	}
-	while ((rc = pcap_next_ex(p, &h, &data)) == 1) {
+	rk_insp_progress_start(&a.prog, !a.live ? 0 :
+			       (uint64_t)((a.summary_every < 0 ? 1.0 : a.summary_every) * 1e9));
+	/* 0: an interface's read timeout, time to look at the clock. */
+	while ((rc = pcap_next_ex(p, &h, &data)) >= 0) {
+		if (rc == 0) {
+			rk_insp_progress_tick(&a.prog, stderr, &a.tot, 0);
+			continue;
+		}
 		frame(&a, h, data);
-		if (a.live)
+		if (a.live) {
 			fflush(a.out);
+			rk_insp_progress_tick(&a.prog, stderr, &a.tot, 0);
+		}
 		if (a.count != 0 && a.tot.frames >= a.count)
 			break;
 		if (rec_off >= 0)
@@ -1142,6 +1218,9 @@ main(int argc, char **argv)
 		fprintf(stderr, "rk-inspect: %s: %s\n", a.file, read_error);
 		status = EXIT_BAD;
 	}
+	if (a.prog.lines != 0)
+		rk_insp_progress_tick(&a.prog, stderr, &a.tot, 1);
+	live_pcap = NULL;
 	pcap_close(p);
 analysed:
 	/* Verdicts still open at the end: taken as retransmissions. */
