@@ -41,6 +41,7 @@ struct ia_opts {
 	uint32_t qps;                   /* perftest -q: QPs of a bw test (TCP exchange) */
 	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
+	double duration_s;              /* perftest -D: bw tests run this long, not --iters */
 	uint32_t mtu;                   /* bytes */
 	uint32_t rx_depth;
 	uint32_t tx_depth;

@@ -217,6 +217,9 @@ usage(FILE *f)
 		"  -a, --all              write_bw/read_bw/send_bw: every size 2..8388608,\n"
 		"                         --iters each, a result line each (perftest -a)\n"
 		"  -n, --iters N          exchanges or iterations (default 1000; -C as rping)\n"
+		"  -D, --duration S       bw tests: run S seconds (1..3600) instead of --iters,\n"
+		"                         as perftest -D; the server of send_bw receives until\n"
+		"                         S are up and the SENDs have stopped\n"
 		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
 		"                         (perftest -q, TCP exchange; at most 64)\n"
@@ -316,7 +319,7 @@ parse_args(void *arg, int argc, char **argv)
 	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK };
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
-		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "mtu", 1, NULL, 'm' },
+		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' }, { "mtu", 1, NULL, 'm' },
 		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' }, { "tclass", 1, NULL, 'T' },
 		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
 		{ "qp", 1, NULL, 'q' }, { "persistent", 0, NULL, 'P' },
@@ -335,7 +338,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_opts *o = &a->o;
-	bool size_set = false, port_set = false;
+	bool size_set = false, port_set = false, iters_set = false;
 	unsigned int given = 0;         /* GIVEN_*: for check_combinations() */
 	uint32_t v;
 	int c, mi, w;
@@ -345,7 +348,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -384,7 +387,17 @@ parse_args(void *arg, int argc, char **argv)
 			if (rk_app_parse_u32(optarg, 1, 100000000, &o->iters) != 0)
 				BAD("--iters (-n, rping's -C): expected a positive count, got '%s'",
 				    optarg);
+			iters_set = true;
 			break;
+		case 'D': {
+			char *end;
+
+			o->duration_s = strtod(optarg, &end);
+			if (*optarg == '\0' || *end != '\0' ||
+			    !(o->duration_s >= 1 && o->duration_s <= 3600))
+				BAD("--duration (-D): expected seconds 1..3600, got '%s'", optarg);
+			break;
+		}
 		case 'm':
 			if (rk_app_parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
 				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);
@@ -511,6 +524,11 @@ parse_args(void *arg, int argc, char **argv)
 			    o->mode != IA_SEND_BW)))
 		BAD("-q (several QPs): write_bw, read_bw and send_bw over the TCP exchange, "
 		    "without -a, -R, --pair-port or iWARP");
+	if (o->duration_s > 0 && (iters_set || o->all_sizes || o->pair_port != 0 ||
+				  (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+				   o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))
+		BAD("-D (run for a duration, as perftest's): write_bw, read_bw, send_bw and "
+		    "atomic_bw, without -n, -a or --pair-port");
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;

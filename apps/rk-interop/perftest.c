@@ -762,6 +762,8 @@ ia_perftest_qps(struct ia *a)
 		for (uint32_t i = 0; i < q && t[i].client; i++)
 			if (pt_bw_client_begin(&t[i]) != 0)
 				goto out;
+		for (uint32_t i = 0; i < q && !t[i].client; i++)
+			pt_duration_begin(&t[i]);
 		rk_app_watchdog_restart(&a->wd);
 		do {
 			int work = 0;

@@ -110,6 +110,10 @@ struct pt {
 	uint64_t first;                 /* FETCH_AND_ADD 0's result */
 	uint32_t window;                /* operations in flight; set by the transport's setup */
 	uint64_t t0;
+	/* -D: the client posts until end_ns; the receiver of SENDs stops
+	 * after it, once no SEND came for a while (the sender's last ones). */
+	uint64_t end_ns;                /* 0: run --iters */
+	uint64_t last_rx_ns;
 	int fd;                         /* the TCP exchange (ia.fd while in use) */
 	/*
 	 * send_bw without RNR (iWARP): the sender stays below rx_depth
@@ -151,6 +155,13 @@ int pt_post_op(struct pt *t, uint64_t it);
 /* Check what the completed READ or FETCH_AND_ADD @p it brought back; 0 or -1. */
 int pt_check_result(struct pt *t, uint64_t it, uint8_t *ref, uint64_t *first);
 int pt_bw_client_begin(struct pt *t);
+/*
+ * -D: from now the test runs open-ended (iters UINT32_MAX) until -D
+ * seconds are up; then the client drains what it posted and the receiver
+ * of SENDs stops once none came for PT_DURATION_QUIET_NS. Nothing without -D.
+ */
+void pt_duration_begin(struct pt *t);
+#define PT_DURATION_QUIET_NS 300000000ull
 /* Post what the window allows, reap completions: their count, or -1 with a message. */
 int pt_bw_client_step(struct pt *t);
 int pt_run_bw_client(struct pt *t);

@@ -313,7 +313,21 @@ pt_bw_client_begin(struct pt *t)
 		rk_app_fill(t->buf + (size_t)s * t->size, t->size, s);
 	rk_app_watchdog_restart(&t->a->wd);
 	t->t0 = rk_io_dpdk_now_ns();
+	pt_duration_begin(t);
 	return 0;
+}
+
+void
+pt_duration_begin(struct pt *t)
+{
+	double d = t->a->o.duration_s;
+
+	if (d <= 0)
+		return;
+	/* Open-ended until the time is up; then iters is what was done. */
+	t->iters = UINT32_MAX;
+	t->t0 = t->last_rx_ns = rk_io_dpdk_now_ns();
+	t->end_ns = t->t0 + (uint64_t)(d * 1e9);
 }
 
 int
@@ -322,6 +336,8 @@ pt_bw_client_step(struct pt *t)
 	struct rk_wc wc[32];
 	int n, rc;
 
+	if (t->end_ns != 0 && t->iters == UINT32_MAX && rk_io_dpdk_now_ns() >= t->end_ns)
+		t->iters = (uint32_t)t->posted;         /* -D is up: drain */
 	while (t->posted < t->iters && t->posted - t->done < t->window) {
 		if (t->credits && (uint32_t)(t->posted + 1 - rk_get_le32(t->buf + t->region_off)) >=
 				  t->a->o.rx_depth)
@@ -385,6 +401,8 @@ pt_send_server_step(struct pt *t)
 				return -1;
 			continue;
 		}
+		if (t->end_ns != 0)
+			t->last_rx_ns = rk_io_dpdk_now_ns();
 		/* Exactly iters receives a size: -a's next size needs other lengths. */
 		if (t->rposted < t->iters &&
 		    pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
@@ -400,6 +418,13 @@ pt_send_server_step(struct pt *t)
 	}
 	if (n == 0 && t->link->qp_ended(t) != 0)
 		return -1;
+	if (t->end_ns != 0 && t->iters == UINT32_MAX) {
+		uint64_t now = rk_io_dpdk_now_ns();
+
+		/* The sender started after us and stops at its own -D. */
+		if (now >= t->end_ns && now - t->last_rx_ns >= PT_DURATION_QUIET_NS)
+			t->iters = (uint32_t)t->recvd;
+	}
 	return n;
 }
 
@@ -409,6 +434,7 @@ pt_send_server(struct pt *t)
 	struct ia *a = t->a;
 
 	rk_app_watchdog_restart(&a->wd);
+	pt_duration_begin(t);
 	while (t->recvd < t->iters) {
 		int n = pt_send_server_step(t);
 

@@ -299,6 +299,10 @@ options() {
 	for t in write_bw read_bw send_bw; do
 		both "$t/-q 4" "ib_$t -d rxe0 -x 1 -F -n 100 -q 4" "$t -n 100 -q 4"
 	done
+	# -D: both ends run for a duration, not a count (perftest's -D).
+	for t in write_bw send_bw; do
+		both "$t/-D 3" "ib_$t -d rxe0 -x 1 -F -D 3 -s 65536" "$t -D 3 -s 65536"
+	done
 	# rping -P: one server, two rping clients in turn, each on its own connection.
 	STOP_RK=1 SEEN="stopped after 2 clients" TOOL_HOST="" case_ "rping/-P" rk-server \
 		"rping -c -a $RK_IP -V -C 5 && rping -c -a $RK_IP -V -C 5" "rping -P -n 5"

@@ -76,6 +76,17 @@ case_() {
 		ok=0
 		why="$why; the server printed no '$SERVER_SEEN'"
 	fi
+	# -D S: the client ran about S seconds (its own clock), and did work.
+	if [[ " $* " =~ " -D "([0-9]+) ]]; then
+		local d=${BASH_REMATCH[1]} secs its
+		secs=$(sed -n 's/.*#iterations \([0-9]*\)  \([0-9.]*\) s.*/\2/p' "$f.client" | head -1)
+		its=$(sed -n 's/.*#iterations \([0-9]*\)  \([0-9.]*\) s.*/\1/p' "$f.client" | head -1)
+		if [ -z "$secs" ] || [ "${its:-0}" -lt 1 ] ||
+		   [ "$(echo "$secs >= $d && $secs < $d + 3" | bc)" != 1 ]; then
+			ok=0
+			why="$why; -D $d: ran ${secs:-?} s, ${its:-?} iterations"
+		fi
+	fi
 	if [[ " $* " == *" -a "* ]] && ! grep -q "#bytes 8388608  #iterations" "$f.client"; then
 		ok=0
 		why="$why; no 8 MiB line"
@@ -209,6 +220,9 @@ usage_ "^rk-interop: -P \(persistent server\): the rping server only" -P -I 198.
 usage_ "^rk-interop: -P \(persistent server\): RoCE only" -P --transport iwarp \
 	-I 198.18.0.1 rping
 usage_ "^rk-interop: --help for usage" --bogus -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -D \(run for a duration" -D 2 -n 5 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -D \(run for a duration" -D 2 -I 198.18.0.1 write_lat
+usage_ "^rk-interop: --duration \(-D\): expected seconds" -D 0.5 -I 198.18.0.1 write_bw
 
 for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
 	case_ "$m" tcp "$m" -n 50 -s 4096
@@ -224,6 +238,10 @@ SERVER_SEEN="OUT_READS 2$" case_ "read_bw -o 2" tcp read_bw -o 2 -n 50
 for m in write_bw read_bw send_bw; do
 	case_ "$m -q 4" tcp "$m" -q 4 -n 50
 done
+for m in write_bw read_bw send_bw atomic_bw; do
+	case_ "$m -D 2" tcp "$m" -D 2 -s 4096
+done
+case_ "send_bw -q 2 -D 2" tcp send_bw -q 2 -D 2 -s 4096
 case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
@@ -233,6 +251,7 @@ for m in write_bw read_bw send_bw; do
 	case_ "iwarp $m" rdma "$m" --transport iwarp -n 50
 done
 case_ "iwarp send_bw -a" rdma send_bw --transport iwarp -a -n 2
+case_ "iwarp send_bw -D 2" rdma send_bw --transport iwarp -D 2 -s 4096
 # A passive server waits for the last exchange message through the whole
 # data phase: longer than --oob-timeout, while the data QP is busy.
 SERVER_ARGS="--oob-timeout 5" case_ "write_bw -R -a, 5 s exchange" rdma write_bw -R -a -n 80
