@@ -42,6 +42,7 @@ struct ia_opts {
 	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
 	double duration_s;              /* perftest -D: bw tests run this long, not --iters */
+	bool uc;                        /* perftest -c UC: unreliable connection QPs */
 	uint32_t mtu;                   /* bytes */
 	uint32_t rx_depth;
 	uint32_t tx_depth;
@@ -114,10 +115,13 @@ struct ia_rc_path {
 	uint32_t dest_qpn, rq_psn, sq_psn;
 	uint8_t max_dest_rd_atomic, max_rd_atomic, hop_limit;
 	const uint8_t *dmac, *dgid;     /* 6 and 16 bytes */
+	bool uc;                        /* a UC QP: no ACK timeout, retries or RDMA READ
+					   resources (IBTA Vol1 table 91's UC columns) */
 };
 /*
  * @p qp (INIT) to RTR and RTS on @p p, with o.qp_timeout, 7 retries and
- * RNR retries, min RNR timer 12. 0, or -1 with "modify QP to RTR: reason"
+ * RNR retries, min RNR timer 12 (RC; a UC QP takes only the path, PSNs
+ * and MTU). 0, or -1 with "modify QP to RTR: reason"
  * (@p name_qp: "modify QP 0x.. to RTR: reason"; RTS the same).
  */
 int ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp);

@@ -217,6 +217,8 @@ usage(FILE *f)
 		"  -a, --all              write_bw/read_bw/send_bw: every size 2..8388608,\n"
 		"                         --iters each, a result line each (perftest -a)\n"
 		"  -n, --iters N          exchanges or iterations (default 1000; -C as rping)\n"
+		"  -c, --connection T     perftest modes: RC (default) or UC (write_bw,\n"
+		"                         send_bw, write_lat, send_lat; perftest -c)\n"
 		"  -D, --duration S       bw tests: run S seconds (1..3600) instead of --iters,\n"
 		"                         as perftest -D; the server of send_bw receives until\n"
 		"                         S are up and the SENDs have stopped\n"
@@ -319,7 +321,8 @@ parse_args(void *arg, int argc, char **argv)
 	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK };
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
-		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' }, { "mtu", 1, NULL, 'm' },
+		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
+		{ "connection", 1, NULL, 'c' }, { "mtu", 1, NULL, 'm' },
 		{ "all", 0, NULL, 'a' }, { "tos", 1, NULL, 'T' }, { "tclass", 1, NULL, 'T' },
 		{ "atomic_type", 1, NULL, 'A' }, { "outs", 1, NULL, 'o' },
 		{ "qp", 1, NULL, 'q' }, { "persistent", 0, NULL, 'P' },
@@ -348,7 +351,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:c:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -388,6 +391,19 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--iters (-n, rping's -C): expected a positive count, got '%s'",
 				    optarg);
 			iters_set = true;
+			break;
+		case 'c':
+			/* perftest's connection types; rdmakit's RC and UC engines here. */
+			if (strcmp(optarg, "RC") == 0)
+				o->uc = false;
+			else if (strcmp(optarg, "UC") == 0)
+				o->uc = true;
+			else if (strcmp(optarg, "UD") == 0 || strcmp(optarg, "XRC") == 0 ||
+				 strcmp(optarg, "DC") == 0 || strcmp(optarg, "SRD") == 0)
+				BAD("-c %s: rk-interop plays perftest's RC and UC (UD: the "
+				    "ud_pingpong mode)", optarg);
+			else
+				BAD("-c (--connection): expected RC or UC, got '%s'", optarg);
 			break;
 		case 'D': {
 			char *end;
@@ -524,6 +540,11 @@ parse_args(void *arg, int argc, char **argv)
 			    o->mode != IA_SEND_BW)))
 		BAD("-q (several QPs): write_bw, read_bw and send_bw over the TCP exchange, "
 		    "without -a, -R, --pair-port or iWARP");
+	if (o->uc && (o->rdma_cm || o->iwarp || o->qps > 1 || o->pair_port != 0 ||
+		      (o->mode != IA_WRITE_BW && o->mode != IA_SEND_BW &&
+		       o->mode != IA_WRITE_LAT && o->mode != IA_SEND_LAT)))
+		BAD("-c UC: write_bw, send_bw, write_lat and send_lat over the TCP exchange "
+		    "(UC has no READ or atomics), without -R, -q, --pair-port or iWARP");
 	if (o->duration_s > 0 && (iters_set || o->all_sizes || o->pair_port != 0 ||
 				  (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
 				   o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))

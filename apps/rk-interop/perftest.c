@@ -216,9 +216,12 @@ create(struct pt *t)
 	struct ia *a = t->a;
 	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
 			   RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC;
-	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
+	struct rk_qp_init_attr ia = { .qp_type = a->o.uc ? RK_QPT_UC : RK_QPT_RC,
+				      .sq_sig_all = 1 };
+	/* UC has no READ or atomics (IBTA Vol1 9.7.4): WRITE access only. */
 	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = RK_ACCESS_REMOTE_WRITE |
+				 .qp_access_flags = a->o.uc ? RK_ACCESS_REMOTE_WRITE :
+						    RK_ACCESS_REMOTE_WRITE |
 						    RK_ACCESS_REMOTE_READ |
 						    RK_ACCESS_REMOTE_ATOMIC };
 	int rc;
@@ -269,7 +272,7 @@ connect_qp(struct pt *t)
 		.max_rd_atomic = (uint8_t)(t->remote.out_reads < a->o.outs &&
 					   t->remote.out_reads > 0 ? t->remote.out_reads :
 					   a->o.outs),
-		.dmac = t->peer_mac, .dgid = t->remote.gid }, false);
+		.dmac = t->peer_mac, .dgid = t->remote.gid, .uc = a->o.uc }, false);
 }
 
 /* ------------------------------------------------------------ data phase */

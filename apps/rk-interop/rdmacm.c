@@ -484,7 +484,8 @@ ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool n
 	memcpy(at.ah_attr.dmac, p->dmac, 6);
 	memcpy(at.ah_attr.dip, p->dgid, 16);
 	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+			  RK_QP_RQ_PSN | (p->uc ? 0 : RK_QP_MAX_DEST_RD_ATOMIC |
+					  RK_QP_MIN_RNR_TIMER));
 	if (rc != 0)
 		return ia_fail(a, "modify QP%s to RTR: %s", name, strerror(-rc));
 	memset(&at, 0, sizeof(at));
@@ -494,8 +495,9 @@ ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool n
 	at.retry_cnt = 7;
 	at.rnr_retry = 7;
 	at.max_rd_atomic = p->max_rd_atomic;
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT | RK_QP_RETRY_CNT |
-			  RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC);
+	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN |
+			  (p->uc ? 0 : RK_QP_TIMEOUT | RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
+				       RK_QP_MAX_QP_RD_ATOMIC));
 	if (rc != 0)
 		return ia_fail(a, "modify QP%s to RTS: %s", name, strerror(-rc));
 	return 0;

@@ -303,6 +303,10 @@ options() {
 	for t in write_bw send_bw; do
 		both "$t/-D 3" "ib_$t -d rxe0 -x 1 -F -D 3 -s 65536" "$t -D 3 -s 65536"
 	done
+	# -c UC: unreliable connection QPs (no ACKs), WRITE and SEND.
+	for t in write_bw send_bw write_lat send_lat; do
+		both "$t/-c UC" "ib_$t -d rxe0 -x 1 -F -c UC -n 200 -s 4096" "$t -c UC -n 200 -s 4096"
+	done
 	# rping -P: one server, two rping clients in turn, each on its own connection.
 	STOP_RK=1 SEEN="stopped after 2 clients" TOOL_HOST="" case_ "rping/-P" rk-server \
 		"rping -c -a $RK_IP -V -C 5 && rping -c -a $RK_IP -V -C 5" "rping -P -n 5"

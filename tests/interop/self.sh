@@ -87,6 +87,13 @@ case_() {
 			why="$why; -D $d: ran ${secs:-?} s, ${its:-?} iterations"
 		fi
 	fi
+	# UC=1: the data went over UC (opcodes 0x20..0x2b), no ACK came back.
+	if [ -n "${UC:-}" ]; then
+		local kinds
+		kinds=$("$rk" "$f.pcapng" 2>/dev/null | grep -v "DestQP=0x000001 " |
+			grep -oE "RoCEv2 (RC|UC|UD)" | sort -u | tr '\n' ' ')
+		[ "$kinds" = "RoCEv2 UC " ] || { ok=0; why="$why; transports seen: ${kinds:-none}"; }
+	fi
 	if [[ " $* " == *" -a "* ]] && ! grep -q "#bytes 8388608  #iterations" "$f.client"; then
 		ok=0
 		why="$why; no 8 MiB line"
@@ -223,6 +230,9 @@ usage_ "^rk-interop: --help for usage" --bogus -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -D \(run for a duration" -D 2 -n 5 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -D \(run for a duration" -D 2 -I 198.18.0.1 write_lat
 usage_ "^rk-interop: --duration \(-D\): expected seconds" -D 0.5 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -c UC: write_bw, send_bw" -c UC -I 198.18.0.1 read_bw
+usage_ "^rk-interop: -c UD: rk-interop plays perftest's RC and UC" -c UD -I 198.18.0.1 send_bw
+usage_ "^rk-interop: -c \(--connection\): expected RC or UC" -c rc -I 198.18.0.1 send_bw
 
 for m in write_bw read_bw send_bw atomic_bw write_lat read_lat send_lat; do
 	case_ "$m" tcp "$m" -n 50 -s 4096
@@ -242,6 +252,9 @@ for m in write_bw read_bw send_bw atomic_bw; do
 	case_ "$m -D 2" tcp "$m" -D 2 -s 4096
 done
 case_ "send_bw -q 2 -D 2" tcp send_bw -q 2 -D 2 -s 4096
+for m in write_bw send_bw write_lat send_lat; do
+	UC=1 case_ "$m -c UC" tcp "$m" -c UC -n 50 -s 4096
+done
 case_ "send_bw -R -a" rdma send_bw -R -a -n 2
 case_ "rping -S 65535 -C 5" rdma rping -S 65535 -C 5
 case_ "rping -S 32" rdma rping -S 32 -C 5
