@@ -1088,46 +1088,12 @@ read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err, size_t e
 	return rc == -1 ? -1 : 0;
 }
 
-/* The --interval series to --csv and --plot. @return 0, or -1 said. */
-static int
-write_series(struct app *a)
-{
-	char err[256];
-	FILE *f;
-
-	if (a->series.overflow) {
-		fprintf(stderr, "rk-inspect: --interval: more than %u intervals (or out of "
-			"memory): take a longer interval\n", RK_INSP_SERIES_MAX);
-		return -1;
-	}
-	if (a->csv != NULL && strcmp(a->csv, "-") == 0) {
-		if (!a->quiet)
-			rk_insp_series_csv(a->out, &a->series);
-	} else if (a->csv != NULL) {
-		f = fopen(a->csv, "w");
-		if (f == NULL) {
-			fprintf(stderr, "rk-inspect: --csv %s: %s\n", a->csv, strerror(errno));
-			return -1;
-		}
-		rk_insp_series_csv(f, &a->series);
-		if (fclose(f) != 0) {
-			fprintf(stderr, "rk-inspect: --csv %s: %s\n", a->csv, strerror(errno));
-			return -1;
-		}
-	}
-	if (a->plot != NULL &&
-	    rk_insp_series_plot(a->plot, &a->series, a->file, err, sizeof(err)) != 0) {
-		fprintf(stderr, "rk-inspect: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
 int
 main(int argc, char **argv)
 {
 	struct app a;
 	char errbuf[PCAP_ERRBUF_SIZE];
+	char why[1024];
 	pcap_t *p;
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -1143,6 +1109,10 @@ main(int argc, char **argv)
 	memset(&a, 0, sizeof(a));
 	if (parse_args(&a, argc, argv) != 0) {
 		fprintf(stderr, "rk-inspect: --help for usage\n");
+		return EXIT_BAD;
+	}
+	if (a.plot != NULL && rk_insp_gnuplot_check(why, sizeof(why)) != 0) {
+		fprintf(stderr, "rk-inspect: %s\n", why);
 		return EXIT_BAD;
 	}
 	a.out = stdout;
@@ -1283,8 +1253,12 @@ analysed:
 			json_decref(doc);
 		}
 	}
-	if (a.interval_ns != 0 && write_series(&a) != 0)
+	if (a.interval_ns != 0 &&
+	    rk_insp_series_write(&a.series, a.quiet ? NULL : a.out, a.csv, a.plot, a.file,
+				 why, sizeof(why)) != 0) {
+		fprintf(stderr, "rk-inspect: %s\n", why);
 		status = EXIT_BAD;
+	}
 	if (fflush(stdout) != 0 && status == 0) {
 		fprintf(stderr, "rk-inspect: write error: %s\n", strerror(errno));
 		status = EXIT_BAD;

@@ -141,6 +141,18 @@ json_t *rk_insp_series_json(const struct rk_insp_series *s);
 int rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char *title,
 			char *err, size_t elen);
 
+/**
+ * Write the series where the options say: CSV to @p csv (a file, or "-":
+ * @p out, nothing when @p out is NULL), a PNG to @p plot (NULL: none).
+ * @return 0, or -1 with one line in @p err (too many intervals, a file
+ * that cannot be written, no gnuplot, gnuplot failed).
+ */
+int rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *csv,
+			 const char *plot, const char *title, char *err, size_t elen);
+
+/** Whether gnuplot is on the PATH. @return 0, or -1 with one line in @p err. */
+int rk_insp_gnuplot_check(char *err, size_t elen);
+
 /** Write @p obj as one compact line to @p out and release it. */
 int rk_insp_json_line(FILE *out, json_t *obj);
 

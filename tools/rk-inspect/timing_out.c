@@ -162,6 +162,9 @@ rk_insp_series_json(const struct rk_insp_series *s)
 	return a;
 }
 
+#define RK_INSP_NO_GNUPLOT \
+	"--plot needs gnuplot, not found on the PATH (Debian: apt-get install gnuplot-nox)"
+
 /* gnuplot on the PATH, into @p buf; false when there is none. */
 static bool
 find_gnuplot(char *buf, size_t len)
@@ -194,6 +197,48 @@ gp_string(FILE *f, const char *s)
 }
 
 int
+rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *csv,
+		     const char *plot, const char *title, char *err, size_t elen)
+{
+	FILE *f;
+
+	if (s->overflow) {
+		snprintf(err, elen, "--interval: more than %u intervals (or out of memory): "
+			 "take a longer interval", RK_INSP_SERIES_MAX);
+		return -1;
+	}
+	if (csv != NULL && strcmp(csv, "-") == 0) {
+		if (out != NULL)
+			rk_insp_series_csv(out, s);
+	} else if (csv != NULL) {
+		f = fopen(csv, "w");
+		if (f == NULL) {
+			snprintf(err, elen, "--csv %s: %s", csv, strerror(errno));
+			return -1;
+		}
+		rk_insp_series_csv(f, s);
+		if (fclose(f) != 0) {
+			snprintf(err, elen, "--csv %s: %s", csv, strerror(errno));
+			return -1;
+		}
+	}
+	if (plot != NULL)
+		return rk_insp_series_plot(plot, s, title, err, elen);
+	return 0;
+}
+
+int
+rk_insp_gnuplot_check(char *err, size_t elen)
+{
+	char gp[4096];
+
+	if (find_gnuplot(gp, sizeof(gp)))
+		return 0;
+	snprintf(err, elen, "%s", RK_INSP_NO_GNUPLOT);
+	return -1;
+}
+
+int
 rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char *title,
 		    char *err, size_t elen)
 {
@@ -203,8 +248,11 @@ rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char 
 	FILE *f;
 
 	if (!find_gnuplot(gp, sizeof(gp))) {
-		snprintf(err, elen, "--plot needs gnuplot, not found on the PATH "
-			 "(Debian: apt-get install gnuplot-nox)");
+		snprintf(err, elen, "%s", RK_INSP_NO_GNUPLOT);
+		return -1;
+	}
+	if (strchr(png, '\n') != NULL) {
+		snprintf(err, elen, "--plot: a file name with a newline cannot be given to gnuplot");
 		return -1;
 	}
 	if (pipe(fds) != 0) {
@@ -235,22 +283,35 @@ rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char 
 	if (f == NULL) {
 		close(fds[1]);
 	} else {
-		fputs("set terminal png size 1024,768\nset output ", f);
+		fputs("set terminal png noenhanced size 1024,768\nset output ", f);
 		gp_string(f, png);
 		fputs("\nset datafile separator ','\n$d << EOD\n", f);
 		csv_rows(f, s);
+		/* Steps run from a row to the next: the last interval needs an end. */
+		if (s->n != 0) {
+			const struct rk_insp_series_row *r = &s->row[s->n - 1];
+
+			fprintf(f, "%.9g,%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 "\n", row_start(s, s->n), r->frames,
+				rk_insp_series_gbps(s, r->bytes),
+				rk_insp_series_gbps(s, r->payload_bytes), r->rtx_frames, r->ce,
+				r->cnps, r->pause_frames);
+		}
 		fputs("EOD\nset multiplot layout 2,1 title ", f);
 		gp_string(f, title);
-		fprintf(f, "\nset key outside right\nset grid\nset xlabel 'time (s), "
-			"intervals of %.9g s'\nset ylabel 'Gb/s'\nset yrange [0:*]\n"
-			"plot $d using 1:3 with steps title 'wire', "
+		fprintf(f, "\nset key outside right\nset grid\n"
+			"set lmargin at screen 0.1\nset rmargin at screen 0.78\nset offsets 0, 0, graph 0.1, 0\n"
+			"set xrange [0:%.9g]\nset xlabel 'time (s), "
+			"intervals of %.9g s'\nset ylabel 'Gb/s'\nset yrange [0:*]\n",
+			row_start(s, s->n > 0 ? s->n : 1), (double)s->interval_ns / 1e9);
+		fputs("plot $d using 1:3 with steps title 'wire', "
 			"'' using 1:4 with steps title 'goodput'\n"
 			"set ylabel 'frames per interval'\n"
 			"plot $d using 1:5 with steps title 'retransmitted', "
 			"'' using 1:6 with steps title 'CE', "
 			"'' using 1:7 with steps title 'CNP', "
 			"'' using 1:8 with steps title 'PAUSE/PFC'\n"
-			"unset multiplot\nset output\n", (double)s->interval_ns / 1e9);
+			"unset multiplot\nset output\n", f);
 		fclose(f);
 	}
 	while (waitpid(pid, &status, 0) < 0) {
