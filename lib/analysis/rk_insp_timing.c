@@ -30,6 +30,7 @@ rk_insp_timing_fini(struct rk_insp_timing *t)
 		f = n;
 	}
 	rk_insp_htab_fini(&t->hash);
+	free(t->cand);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -64,41 +65,49 @@ timing_get(struct rk_insp_timing *t, struct rk_insp_flow *flow)
 	return tf;
 }
 
+/* The record whose rk_insp_qp is @p q. */
+static struct rk_insp_timing_flow *
+of_qp(struct rk_insp_qp *q)
+{
+	return (struct rk_insp_timing_flow *)(void *)((char *)q -
+						      offsetof(struct rk_insp_timing_flow, qp));
+}
+
 /*
- * The request flow answered by response flow @p r (the same hosts the
- * other way): its peer, else the flow that sent @p psn, else the only one.
+ * The request flow answered by response flow @p r: its peer, else one of
+ * the timed flows between the same hosts the other way, chosen as the
+ * Wireshark plugin does (rk_insp_qp_match(), without CM).
  */
 static struct rk_insp_timing_flow *
 request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t psn)
 {
 	const struct rk_insp_flow_key *k = &r->flow->key;
 	uint64_t h = dir_hash(k->dst, k->src, k->kind, k->lid);
-	struct rk_insp_timing_flow *best = NULL, *only = NULL;
 	unsigned int n = 0;
+	int i;
 
 	if (r->qp.peer != NULL)
-		return (struct rk_insp_timing_flow *)(void *)((char *)r->qp.peer -
-							       offsetof(struct rk_insp_timing_flow, qp));
+		return of_qp(r->qp.peer);
 	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&t->hash, h); l != NULL; l = l->next) {
 		struct rk_insp_timing_flow *q = rk_insp_hlink_elem(l, struct rk_insp_timing_flow, hl);
 		const struct rk_insp_flow_key *qk = &q->flow->key;
 
 		if (l->hash != h || qk->kind != k->kind || qk->lid != k->lid ||
-		    memcmp(qk->src, k->dst, 16) != 0 || memcmp(qk->dst, k->src, 16) != 0 ||
-		    q->qp.peer != NULL)
+		    memcmp(qk->src, k->dst, 16) != 0 || memcmp(qk->dst, k->src, 16) != 0)
 			continue;
-		n++;
-		only = q;
-		if (rk_insp_qp_sent(&q->qp, psn)) {
-			best = q;
-			break;
+		if (n == t->cand_cap) {
+			unsigned int cap = t->cand_cap ? t->cand_cap * 2 : 16;
+			struct rk_insp_qp_cand *c = realloc(t->cand, cap * sizeof(*c));
+
+			if (c == NULL)
+				break;
+			t->cand = c;
+			t->cand_cap = cap;
 		}
+		t->cand[n++] = (struct rk_insp_qp_cand){ .qp = &q->qp, .dest_qp = qk->dest_qp };
 	}
-	if (best == NULL && n == 1 && only->qp.req_n != 0)
-		best = only;
-	if (best != NULL)
-		rk_insp_qp_pair(&best->qp, &r->qp, RK_INSP_PEER_TRAFFIC);
-	return best;
+	i = rk_insp_qp_match(&r->qp, t->cand, n, psn, NULL);
+	return i >= 0 ? of_qp(t->cand[i].qp) : NULL;
 }
 
 /* Add @p ns to @p *h, allocated at its first value. */

@@ -10,7 +10,8 @@
  *
  * Response flows are paired with their request flow by traffic only (a
  * flow between the same hosts, the other way, that sent the PSN the
- * response names, or the only such flow): rk_insp_qp_pair().
+ * response names, or the only such flow): rk_insp_qp_match(), as the
+ * Wireshark plugin pairs them.
  *
  * Memory: a timed flow costs about 18 KiB (the request rings), and 34 KiB
  * per histogram once it has a value; at most RK_INSP_TIMING_FLOWS_MAX
@@ -47,6 +48,8 @@ struct rk_insp_timing {
 	uint64_t nflows;               /**< flows timed */
 	uint64_t untimed_flows;        /**< RC flows past RK_INSP_TIMING_FLOWS_MAX, or out of memory */
 	uint64_t unpaired;             /**< responses whose request flow was not found */
+	struct rk_insp_qp_cand *cand;  /* room for the candidates of a response */
+	unsigned int cand_cap;
 };
 
 /** Initialise @p t. @return 0 or -ENOMEM. */
