@@ -13,6 +13,7 @@ int
 rk_insp_timing_init(struct rk_insp_timing *t)
 {
 	memset(t, 0, sizeof(*t));
+	rk_insp_cm_init(&t->cm);
 	return rk_insp_htab_init(&t->hash, 256, 1u << 16);
 }
 
@@ -31,6 +32,7 @@ rk_insp_timing_fini(struct rk_insp_timing *t)
 	}
 	rk_insp_htab_fini(&t->hash);
 	free(t->cand);
+	rk_insp_cm_fini(&t->cm);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -76,7 +78,7 @@ of_qp(struct rk_insp_qp *q)
 /*
  * The request flow answered by response flow @p r: its peer, else one of
  * the timed flows between the same hosts the other way, chosen as the
- * Wireshark plugin does (rk_insp_qp_match(), without CM).
+ * Wireshark plugin does (rk_insp_qp_match()).
  */
 static struct rk_insp_timing_flow *
 request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t psn)
@@ -84,6 +86,7 @@ request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t p
 	const struct rk_insp_flow_key *k = &r->flow->key;
 	uint64_t h = dir_hash(k->dst, k->src, k->kind, k->lid);
 	unsigned int n = 0;
+	uint32_t cm_qpn;
 	int i;
 
 	if (r->qp.peer != NULL)
@@ -106,7 +109,8 @@ request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t p
 		}
 		t->cand[n++] = (struct rk_insp_qp_cand){ .qp = &q->qp, .dest_qp = qk->dest_qp };
 	}
-	i = rk_insp_qp_match(&r->qp, t->cand, n, psn, NULL);
+	i = rk_insp_qp_match(&r->qp, t->cand, n, psn,
+			     rk_insp_cm_peer(&t->cm, k, &cm_qpn) ? &cm_qpn : NULL);
 	return i >= 0 ? of_qp(t->cand[i].qp) : NULL;
 }
 

@@ -8,10 +8,11 @@
  * the payload of duplicates, for goodput. Times are capture timestamps
  * (ns); struct rk_insp_flow holds each flow's first and last.
  *
- * Response flows are paired with their request flow by traffic only (a
- * flow between the same hosts, the other way, that sent the PSN the
- * response names, or the only such flow): rk_insp_qp_match(), as the
- * Wireshark plugin pairs them.
+ * Response flows are paired with their request flow as the Wireshark
+ * plugin pairs them (rk_insp_qp_match()): the QP a CM REP named (the
+ * caller feeds the CM MADs into rk_insp_timing::cm), else a flow between
+ * the same hosts, the other way, that sent the PSN the response names, or
+ * the only such flow.
  *
  * Memory: a timed flow costs about 18 KiB (the request rings), and 34 KiB
  * per histogram once it has a value; at most RK_INSP_TIMING_FLOWS_MAX
@@ -50,6 +51,8 @@ struct rk_insp_timing {
 	uint64_t unpaired;             /**< responses whose request flow was not found */
 	struct rk_insp_qp_cand *cand;  /* room for the candidates of a response */
 	unsigned int cand_cap;
+	struct rk_insp_cm cm;          /**< QPs the CM REQ/REP MADs named: the caller
+					    decodes them (lib/cm) and fills it */
 };
 
 /** Initialise @p t. @return 0 or -ENOMEM. */

@@ -687,6 +687,8 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
 	r.ts_ns = fr->ts_ns;
+	if (r.key.dest_qp == 1 && r.transport == RK_TR_UD)
+		rk_insp_timing_cm(&a->timing, pkt);
 	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
 			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);

@@ -112,6 +112,12 @@ void rk_insp_print_qos(FILE *out, const struct rk_insp_qos *q);
 int rk_insp_parse_interval(const char *s, uint64_t *ns);
 
 /**
+ * A MAD to QP1 (@p pkt, parsed): a CM REQ or REP (IBTA Vol1 12.6.5, 12.6.8)
+ * names the QPs of a connection for the timing's pairing; others nothing.
+ */
+void rk_insp_timing_cm(struct rk_insp_timing *t, const struct rk_pkt *pkt);
+
+/**
  * The flow's timing line of the text summary: duration (first to last
  * packet), goodput (payload of packets not duplicates) and wire rate in
  * Gb/s, ACK RTT and READ latency p50/p99/max in us with their counts.

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "rk_cm.h"
 #include "rk_insp_timing.h"
 
 int
@@ -34,6 +35,23 @@ rk_insp_parse_interval(const char *s, uint64_t *ns)
 		return -ERANGE;
 	*ns = (uint64_t)(v * 1e9 + 0.5);
 	return 0;
+}
+
+void
+rk_insp_timing_cm(struct rk_insp_timing *t, const struct rk_pkt *pkt)
+{
+	struct rk_cm_msg msg;
+
+	if (pkt->payload_off + pkt->payload_len > pkt->caplen ||
+	    rk_cm_decode(pkt->frame + pkt->payload_off, pkt->payload_len, &msg) != 0)
+		return;
+	/* Out of memory only loses the pairing. */
+	if (msg.hdr.attr_id == RK_CM_REQ)
+		(void)rk_insp_cm_req(&t->cm, pkt->src_ip, pkt->dst_ip, msg.req.local_comm_id,
+				     msg.req.local_qpn);
+	else if (msg.hdr.attr_id == RK_CM_REP)
+		(void)rk_insp_cm_rep(&t->cm, msg.rep.remote_comm_id, msg.rep.local_qpn,
+				     (uint8_t)pkt->kind);
 }
 
 /* Gb/s of @p bytes over @p ns (> 0). */

@@ -2,7 +2,8 @@
 /*
  * Tests of lib/analysis/rk_insp_timing.c: ACK RTT and READ latency
  * percentiles on the request flow, responses tied to the right request
- * flow when two QPs run between the same hosts, RNR NAKs and NAKs not
+ * flow when two QPs run between the same hosts (by PSN, and by the CM's
+ * REQ/REP when the PSN cannot tell), RNR NAKs and NAKs not
  * timed, a response with no request flow counted unpaired, goodput
  * without duplicates, first and last times per flow, and the cap on timed
  * flows.
@@ -169,6 +170,28 @@ test_two_qps_same_hosts(void **state)
 }
 
 static void
+test_cm_pairing(void **state)
+{
+	struct fx *x = fx_new();
+	struct rk_insp_flow *q1, *q2;
+	uint8_t h1[16], h2[16];
+
+	(void)state;
+	set_v4(h1, 1);
+	set_v4(h2, 2);
+	/* The CM named 0x11 as the responder QP of requester QP 0x44. */
+	assert_int_equal(rk_insp_cm_req(&x->tm.cm, h1, h2, 7, 0x44), 0);
+	assert_int_equal(rk_insp_cm_rep(&x->tm.cm, 7, 0x11, RK_PKT_ROCEV2), 0);
+	/* Both QPs sent PSN 5: only the CM tells the ACK's request flow. */
+	q1 = feed(x, 1, 2, 0x11, RK_OP_SEND_ONLY, 5, 8, 0, 0);
+	q2 = feed(x, 1, 2, 0x33, RK_OP_SEND_ONLY, 5, 8, 0, 1 * US);
+	feed(x, 2, 1, 0x44, RK_OP_ACKNOWLEDGE, 5, 0, ACK_SYN, 4 * US);
+	assert_null(q2->timing->rtt);
+	assert_int_equal(rk_insp_pctl_of(q1->timing->rtt).max, 4 * US);
+	fx_free(x);
+}
+
+static void
 test_goodput_without_duplicates(void **state)
 {
 	struct fx *x = fx_new();
@@ -212,6 +235,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rtt_and_read),
 		cmocka_unit_test(test_two_qps_same_hosts),
+		cmocka_unit_test(test_cm_pairing),
 		cmocka_unit_test(test_goodput_without_duplicates),
 		cmocka_unit_test(test_cap),
 	};
