@@ -372,40 +372,31 @@ request_flow(struct rkw_state *s, struct rkw_qp *r, uint32_t psn)
 {
 	uint8_t pair[32];
 	GPtrArray *list;
+	struct rk_insp_qp_cand *cand;
 	struct rkw_qp *best = NULL;
+	unsigned int n = 0;
 	uint32_t cm_qpn;
-	bool cm;
+	int i;
 
 	if (r->an.peer != NULL)
 		return qp_from_an(r->an.peer);
-	cm = rk_insp_cm_peer(&s->cm, &r->ikey, &cm_qpn);
 	memcpy(pair, r->key.dst, 16);
 	memcpy(pair + 16, r->key.src, 16);
 	list = g_hash_table_lookup(s->hostpairs, pair);
 	if (list == NULL)
 		return NULL;
-	for (unsigned int i = 0; i < list->len; i++) {
-		struct rkw_qp *q = g_ptr_array_index(list, i);
+	cand = g_new(struct rk_insp_qp_cand, list->len);
+	for (unsigned int k = 0; k < list->len; k++) {
+		struct rkw_qp *q = g_ptr_array_index(list, k);
 
-		if (q->key.kind != r->key.kind || (q->an.peer != NULL && q->an.peer != &r->an))
-			continue;
-		if (cm && q->key.qp == cm_qpn) {
-			rk_insp_qp_pair(&q->an, &r->an, RK_INSP_PEER_CM);
-			return q;
-		}
-		if (rk_insp_qp_sent(&q->an, psn)) {
-			best = q;
-			break;
-		}
+		if (q->key.kind == r->key.kind)
+			cand[n++] = (struct rk_insp_qp_cand){ .qp = &q->an, .dest_qp = q->key.qp };
 	}
-	if (best == NULL && list->len == 1) {
-		struct rkw_qp *q = g_ptr_array_index(list, 0);
-
-		if (q->key.kind == r->key.kind && q->an.peer == NULL && q->an.req_n != 0)
-			best = q;
-	}
-	if (best != NULL)
-		rk_insp_qp_pair(&best->an, &r->an, RK_INSP_PEER_TRAFFIC);
+	i = rk_insp_qp_match(&r->an, cand, n, psn,
+			     rk_insp_cm_peer(&s->cm, &r->ikey, &cm_qpn) ? &cm_qpn : NULL);
+	if (i >= 0)
+		best = qp_from_an(cand[i].qp);
+	g_free(cand);
 	return best;
 }
 

@@ -28,6 +28,8 @@ PKGS=(
 	strace
 	# man pages from the tools' --help, and man to read them
 	help2man man-db
+	# rk-inspect --plot
+	gnuplot-nox
 )
 
 if [ "$(id -u)" -ne 0 ]; then

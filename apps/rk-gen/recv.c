@@ -116,9 +116,9 @@ stream_figures(const struct rk_gen_recv *r, const struct rk_gen_rx_stream *st,
 
 	f->lost = rk_gen_rx_lost(st, r->o->expect);
 	f->loss_pct = expected ? 100.0 * (double)f->lost / (double)expected : 0.0;
-	f->p50 = rk_gen_lat_quantile(&st->lat, 50000);
-	f->p99 = rk_gen_lat_quantile(&st->lat, 99000);
-	f->p999 = rk_gen_lat_quantile(&st->lat, 99900);
+	f->p50 = rk_hist_quantile(&st->lat, 50000);
+	f->p99 = rk_hist_quantile(&st->lat, 99000);
+	f->p999 = rk_hist_quantile(&st->lat, 99900);
 	f->mean = st->lat.count ? st->lat.sum_ns / st->lat.count : 0;
 }
 
@@ -162,7 +162,7 @@ report_json(const struct rk_gen_recv *r)
 		json_object_set_new(s, "highest_seq",
 				    st->next_exp ? u64_json(st->next_exp - 1) : json_null());
 		json_object_set_new(lat, "count", u64_json(st->lat.count));
-		json_object_set_new(lat, "negative", u64_json(st->lat.negative));
+		json_object_set_new(lat, "negative", u64_json(st->lat_negative));
 		json_object_set_new(lat, "min", u64_json(st->lat.min_ns));
 		json_object_set_new(lat, "mean", u64_json(f.mean));
 		json_object_set_new(lat, "p50", u64_json(f.p50));
@@ -205,10 +205,10 @@ rk_gen_recv_report(struct rk_gen_recv *r)
 	       r->frames, r->no_slot + r->short_slot, r->no_slot, r->short_slot,
 	       RK_GEN_RX_STREAMS_MAX, r->acc.other_frames);
 	for (uint32_t i = 0; i < r->acc.n; i++)
-		if (r->acc.st[i]->lat.negative)
+		if (r->acc.st[i]->lat_negative)
 			printf("stream %" PRIu32 ": %" PRIu64 " frames received before their TX "
 			       "time (clocks apart), kept out of the latency\n",
-			       r->acc.st[i]->stream_id, r->acc.st[i]->lat.negative);
+			       r->acc.st[i]->stream_id, r->acc.st[i]->lat_negative);
 }
 
 int

@@ -331,9 +331,11 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 		return NULL;
 	if (flow->packets == 0) {
 		flow->first_frame = r->frame;
+		flow->first_ts_ns = r->ts_ns;
 		flow->transport = r->transport;
 	}
 	flow->last_frame = r->frame;
+	flow->last_ts_ns = r->ts_ns;
 	flow->packets++;
 	flow->bytes += r->wirelen;
 	flow->payload_bytes += r->payload_len;

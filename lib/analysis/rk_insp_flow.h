@@ -34,6 +34,7 @@ struct rk_insp_flow_key {
 struct rk_insp_roce {
 	struct rk_insp_flow_key key;
 	uint64_t frame;
+	uint64_t ts_ns;        /**< capture time, ns (the caller's; 0 if none) */
 	uint8_t opcode;
 	uint32_t opflags;      /**< enum rk_opflag of the opcode */
 	uint8_t transport;     /**< enum rk_transport */
@@ -157,15 +158,23 @@ struct rk_insp_opcount {
 	uint64_t count;
 };
 
+struct rk_insp_timing_flow;
+
 /** Per-flow record (one direction of a QP). */
 struct rk_insp_flow {
 	struct rk_insp_flow_key key;
 	struct rk_insp_hlink hl;      /* in the table's hash */
 	struct rk_insp_flow *next;    /* creation order */
 	uint64_t first_frame, last_frame;
+	uint64_t first_ts_ns, last_ts_ns; /**< ts_ns of the first and last packet */
 	uint8_t transport;            /**< transport of the first packet */
+	/* Request/response times (rk_insp_timing.h), owned by the timing
+	 * table; NULL when not timed. */
+	struct rk_insp_timing_flow *timing;
+	bool untimed;                 /**< past the timing table's cap */
 
 	uint64_t packets, bytes, payload_bytes;
+	uint64_t dup_payload_bytes;   /**< payload of duplicates (rk_insp_timing_packet()) */
 	struct rk_insp_opcount ops[RK_INSP_OPHIST];
 	unsigned int nops;
 	uint64_t ops_other;           /**< packets of opcodes past the histogram */

@@ -125,6 +125,35 @@ rk_insp_qp_pair(struct rk_insp_qp *a, struct rk_insp_qp *b, enum rk_insp_peer_sr
 	a->peer_src = b->peer_src = (uint8_t)src;
 }
 
+int
+rk_insp_qp_match(struct rk_insp_qp *resp, const struct rk_insp_qp_cand *cand, unsigned int n,
+		 uint32_t psn, const uint32_t *cm_qpn)
+{
+	int best = -1;
+
+	/* The CM's word first, over every candidate; then the PSN. */
+	for (unsigned int i = 0; cm_qpn != NULL && i < n; i++) {
+		struct rk_insp_qp *q = cand[i].qp;
+
+		if ((q->peer == NULL || q->peer == resp) && cand[i].dest_qp == *cm_qpn) {
+			rk_insp_qp_pair(q, resp, RK_INSP_PEER_CM);
+			return (int)i;
+		}
+	}
+	for (unsigned int i = 0; i < n && best < 0; i++) {
+		struct rk_insp_qp *q = cand[i].qp;
+
+		if ((q->peer == NULL || q->peer == resp) && rk_insp_qp_sent(q, psn))
+			best = (int)i;
+	}
+	/* One flow the other way: it is the one, once it sent a request. */
+	if (best < 0 && n == 1 && cand[0].qp->peer == NULL && cand[0].qp->req_n != 0)
+		best = 0;
+	if (best >= 0)
+		rk_insp_qp_pair(cand[best].qp, resp, RK_INSP_PEER_TRAFFIC);
+	return best;
+}
+
 void
 rk_insp_cm_init(struct rk_insp_cm *cm)
 {

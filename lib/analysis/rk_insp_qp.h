@@ -96,6 +96,25 @@ bool rk_insp_qp_read_response(struct rk_insp_qp *req, uint32_t psn, uint64_t ts_
  */
 void rk_insp_qp_pair(struct rk_insp_qp *a, struct rk_insp_qp *b, enum rk_insp_peer_src src);
 
+/** A flow that may be the request flow of a response: its record and DestQP. */
+struct rk_insp_qp_cand {
+	struct rk_insp_qp *qp;
+	uint32_t dest_qp;           /**< DestQP of its packets */
+};
+
+/**
+ * Which of the @p n flows @p cand a response with PSN @p psn on the
+ * unpaired flow @p resp answers. @p cand are the flows of the same kind
+ * from the response's destination to its source; those paired with
+ * another flow are passed over. In order: the one whose DestQP a CM REP
+ * named (@p cm_qpn, NULL when none), else the first that sent @p psn,
+ * else the only candidate when it sent any request. The two are paired
+ * (rk_insp_qp_pair(), from the CM or the traffic).
+ * @return the index in @p cand, or -1 when none fits.
+ */
+int rk_insp_qp_match(struct rk_insp_qp *resp, const struct rk_insp_qp_cand *cand, unsigned int n,
+		     uint32_t psn, const uint32_t *cm_qpn);
+
 /** CM REQs awaiting their REP, and the QPNs the REPs named. */
 struct rk_insp_cm {
 	struct rk_insp_cm_req *req;

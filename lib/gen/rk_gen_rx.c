@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* rk-gen's receive side: slot reading, per-stream accounting, latency histogram. */
+/* rk-gen's receive side: slot reading, per-stream accounting. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,86 +28,6 @@ rk_gen_slot_read(const uint8_t *frame, uint32_t caplen, uint32_t seq_off, struct
 	out->seq = rk_get_be32(frame + 4);
 	out->tx_ns = rk_get_be64(frame + 8);
 	return 0;
-}
-
-/* Latency histogram. */
-
-#define SUB (1u << RK_GEN_LAT_SUB_BITS)        /* exact buckets */
-#define HALF (1u << (RK_GEN_LAT_SUB_BITS - 1)) /* buckets per power of two above */
-
-void
-rk_gen_lat_init(struct rk_gen_lat *h)
-{
-	memset(h, 0, sizeof(*h));
-}
-
-static uint32_t
-lat_bucket(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < SUB)
-		return (uint32_t)v;
-	e = 63u - (unsigned int)__builtin_clzll(v); /* v in [2^e, 2^(e+1)) */
-	if (e >= RK_GEN_LAT_MAX_BITS)
-		return RK_GEN_LAT_BUCKETS - 1;
-	/* the top RK_GEN_LAT_SUB_BITS bits of v, leading one included */
-	return SUB + (e - RK_GEN_LAT_SUB_BITS) * HALF +
-	       (uint32_t)(v >> (e - RK_GEN_LAT_SUB_BITS + 1)) - HALF;
-}
-
-/* The highest value bucket b holds. */
-static uint64_t
-lat_bucket_top(uint32_t b)
-{
-	uint32_t k, shift;
-	uint64_t m;
-
-	if (b < SUB)
-		return b;
-	if (b == RK_GEN_LAT_BUCKETS - 1)
-		return UINT64_MAX;
-	k = b - SUB;
-	shift = k / HALF + 1;
-	m = HALF + k % HALF;
-	return ((m + 1) << shift) - 1;
-}
-
-void
-rk_gen_lat_add(struct rk_gen_lat *h, uint64_t ns)
-{
-	if (h->count == 0 || ns < h->min_ns)
-		h->min_ns = ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	h->sum_ns = h->sum_ns + ns < h->sum_ns ? UINT64_MAX : h->sum_ns + ns;
-	h->count++;
-	h->bucket[lat_bucket(ns)]++;
-}
-
-uint64_t
-rk_gen_lat_quantile(const struct rk_gen_lat *h, uint32_t per_100k)
-{
-	uint64_t rank, seen = 0;
-
-	if (h->count == 0 || per_100k > 100000)
-		return 0;
-	if (per_100k == 100000)
-		return h->max_ns;
-	/* ceil(count * q) without overflow for any count below 2^64 / 100000 */
-	rank = h->count / 100000 * per_100k +
-	       (h->count % 100000 * per_100k + 99999) / 100000;
-	if (rank == 0)
-		rank = 1;
-	for (uint32_t b = 0; b < RK_GEN_LAT_BUCKETS; b++) {
-		seen += h->bucket[b];
-		if (seen >= rank) {
-			uint64_t v = lat_bucket_top(b);
-
-			return v < h->min_ns ? h->min_ns : v > h->max_ns ? h->max_ns : v;
-		}
-	}
-	return h->max_ns;
 }
 
 /* Streams. */
@@ -227,9 +147,9 @@ rk_gen_rx_add(struct rk_gen_rx *rx, const struct rk_gen_slot *s, uint64_t rx_ns)
 	}
 	st->unique++;
 	if (rx_ns >= s->tx_ns)
-		rk_gen_lat_add(&st->lat, rx_ns - s->tx_ns);
+		rk_hist_add(&st->lat, rx_ns - s->tx_ns);
 	else
-		st->lat.negative++;
+		st->lat_negative++;
 	return verdict;
 }
 

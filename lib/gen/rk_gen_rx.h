@@ -2,7 +2,8 @@
 /**
  * @file rk_gen_rx.h
  * rk-gen's receive side: per-stream accounting of the frames that carry a
- * sequence slot (rk_gen_stream.h), and a latency histogram. Pure
+ * sequence slot (rk_gen_stream.h), with a latency histogram
+ * (lib/common/rk_hist.h). Pure
  * computation: frames go in with their RX time, counters come out; the
  * caller reads the port or the capture and supplies the clock.
  *
@@ -31,7 +32,7 @@
  *
  * One-way latency, of unique frames: RX time - the slot's TX time, ns,
  * both from the caller's clocks. A negative difference (clocks apart) is
- * counted in lat.negative and kept out of the histogram.
+ * counted in lat_negative and kept out of the histogram.
  *
  * libc only: no clock, no I/O.
  */
@@ -40,6 +41,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "rk_hist.h"
 
 /** The slot of one frame, as read from its payload. */
 struct rk_gen_slot {
@@ -62,43 +65,6 @@ struct rk_gen_slot {
 int rk_gen_slot_read(const uint8_t *frame, uint32_t caplen, uint32_t seq_off,
 		     struct rk_gen_slot *out);
 
-/** Exact buckets below 2^RK_GEN_LAT_SUB_BITS ns. */
-#define RK_GEN_LAT_SUB_BITS 8
-/** Values from 2^RK_GEN_LAT_MAX_BITS ns (about 18 minutes) share the last bucket. */
-#define RK_GEN_LAT_MAX_BITS 40
-/**
- * Buckets: 256 of 1 ns, then 128 per power of two up to 2^40 ns, so a
- * bucket spans under 1/128 of its values (0.8 %).
- */
-#define RK_GEN_LAT_BUCKETS \
-	((1u << RK_GEN_LAT_SUB_BITS) + \
-	 (RK_GEN_LAT_MAX_BITS - RK_GEN_LAT_SUB_BITS) * (1u << (RK_GEN_LAT_SUB_BITS - 1)))
-
-/** A log-linear latency histogram (like HdrHistogram), bounded memory (34 KiB). */
-struct rk_gen_lat {
-	uint64_t count;          /**< values in the histogram */
-	uint64_t negative;       /**< values refused: RX before TX */
-	uint64_t min_ns, max_ns; /**< exact; 0 when empty */
-	uint64_t sum_ns;         /**< for the mean; saturates at UINT64_MAX */
-	uint64_t bucket[RK_GEN_LAT_BUCKETS];
-};
-
-/** Empty @p h. */
-void rk_gen_lat_init(struct rk_gen_lat *h);
-
-/** Add one latency of @p ns nanoseconds. */
-void rk_gen_lat_add(struct rk_gen_lat *h, uint64_t ns);
-
-/**
- * The quantile @p per_100k / 100000 (50000 = p50, 99000 = p99, 99900 =
- * p99.9, 100000 = max), ns: the smallest bucket holding at least
- * ceil(count * q) values, reported as its highest value clamped to
- * [min_ns, max_ns] (so a constant latency reads exactly). Error: under
- * 1/128 of the value above 256 ns, none below.
- * @return ns; 0 when the histogram is empty or @p per_100k is above 100000.
- */
-uint64_t rk_gen_lat_quantile(const struct rk_gen_lat *h, uint32_t per_100k);
-
 /** Sequence numbers below NextExp remembered for duplicates, per stream. */
 #define RK_GEN_RX_WINDOW 4096
 /** Streams one receiver tells apart; frames of more count in other_frames. */
@@ -116,7 +82,8 @@ struct rk_gen_rx_stream {
 	uint64_t next_exp;          /**< NextExp, 64-bit */
 	uint64_t first_rx_ns, last_rx_ns; /**< RX times of the first and last frame */
 	uint64_t seen[RK_GEN_RX_WINDOW / 64]; /**< bit n % WINDOW: number n seen */
-	struct rk_gen_lat lat;
+	struct rk_hist lat;         /**< latency of unique frames (rk_hist.h) */
+	uint64_t lat_negative;      /**< latencies refused: RX before TX */
 };
 
 /** What rk_gen_rx_add() made of a frame. */

@@ -48,16 +48,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (uint32_t i = 0; i < rx.n; i++) {
 		const struct rk_gen_rx_stream *st = rx.st[i];
-		const struct rk_gen_lat *l = &st->lat;
+		const struct rk_hist *l = &st->lat;
 		uint64_t prev = l->min_ns;
 		static const uint32_t q[] = { 1, 50000, 99000, 99900, 100000 };
 
 		assert(st->frames == st->unique + st->duplicates + st->stale);
-		assert(st->unique == l->count + l->negative);
+		assert(st->unique == l->count + st->lat_negative);
 		assert(st->reordered <= st->unique);
 		assert(rk_gen_rx_lost(st, 0) <= st->next_exp);
 		for (size_t k = 0; k < sizeof(q) / sizeof(q[0]) && l->count; k++) {
-			uint64_t v = rk_gen_lat_quantile(l, q[k]);
+			uint64_t v = rk_hist_quantile(l, q[k]);
 
 			assert(v >= prev && v <= l->max_ns);
 			prev = v;

@@ -2,10 +2,11 @@
 /*
  * libFuzzer target: rk-inspect's whole input path (libpcap reading, gzip
  * through zlib, the pcapng reader of mixed link types, frame parsing,
- * per-QP analysis, the QoS view, TCP following, MPA deframing, every
- * writer) on arbitrary capture files. rk-inspect's main() is compiled in
- * under the name rk_inspect_main; the first input byte picks the options,
- * the rest is the file, handed over through a memfd.
+ * per-QP analysis, timing and the --interval series, the QoS view, TCP
+ * following, MPA deframing, every writer) on arbitrary capture files.
+ * rk-inspect's main() is compiled in under the name rk_inspect_main; the
+ * first input byte picks the options, the rest is the file, handed over
+ * through a memfd.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -26,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const modes[] = { "-j", "-p", "-s", "-q", "--no-icrc" };
 	static int fd = -1, devnull = -1, saved_stderr = -1;
 	char path[64];
-	char *argv[5];
+	char *argv[7];
 	int argc = 0, rc;
 
 	if (size < 1)
@@ -49,6 +50,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc++] = (char *)modes[data[0] % 5];
 	if (data[0] & 0x80)
 		argv[argc++] = (char *)"--pmtu=1024";
+	if (data[0] & 0x40) {
+		/* The --interval series (rows up to the capture's last time). */
+		argv[argc++] = (char *)"--interval=0.001";
+		argv[argc++] = (char *)"--csv=/dev/null";
+	}
 	argv[argc++] = path;
 	argv[argc] = NULL;
 	optind = 0; /* full getopt re-initialisation between runs */

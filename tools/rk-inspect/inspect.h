@@ -12,6 +12,8 @@
 
 #include "rk_finding.h"
 #include "rk_insp_qos.h"
+#include "rk_insp_series.h"
+#include "rk_insp_timing.h"
 
 /** Version of the --json and --packets-json schemas (doc/inspect.md). */
 #define RK_INSP_SCHEMA "rk-inspect/1"
@@ -51,6 +53,8 @@ struct rk_insp_report {
 	const struct rk_insp_flows *flows;
 	const struct rk_insp_iw *iw;
 	const struct rk_insp_qos *qos; /**< QoS and congestion view, or NULL */
+	const struct rk_insp_timing *timing; /**< ACK RTT / READ latency tables, or NULL */
+	const struct rk_insp_series *series; /**< the --interval series, or NULL */
 	const char *read_error;        /**< NULL, or why reading stopped early */
 	bool read_error_at_eof;        /**< a short read at the end of the file (truncated) */
 	uint32_t pmtu_option;

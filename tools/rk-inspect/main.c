@@ -25,6 +25,8 @@
 #include "inspect.h"
 #include "live.h"
 #include "rk_insp_iwarp.h"
+#include "rk_insp_series.h"
+#include "rk_insp_timing.h"
 #include "output.h"
 #include "rk_pkt.h"
 
@@ -66,6 +68,8 @@ struct app {
 	struct rk_insp_flow_opts fopts;
 	struct rk_insp_iw_opts iwopts;
 	struct rk_insp_qos_opts qopts;
+	uint64_t interval_ns;         /* --interval, 0 when not given */
+	const char *csv, *plot;       /* --csv FILE ("-": stdout), --plot FILE.png */
 
 	/* state */
 	enum rk_linktype link;
@@ -75,6 +79,8 @@ struct app {
 	struct rk_insp_flows flows;
 	struct rk_insp_iw iw;
 	struct rk_insp_qos qos;
+	struct rk_insp_timing timing;
+	struct rk_insp_series series;
 	bool have_ts0;
 	uint64_t ts0;
 	bool print_packets;
@@ -86,6 +92,7 @@ struct app {
 	struct rk_insp_filter filt;   /* the display filter */
 	const char *bpf;              /* the capture filter, or NULL */
 	bool show;                    /* the display filter passes this frame */
+	struct rk_insp_series_row *row; /* this frame's interval, or NULL */
 	struct hold hold;
 };
 
@@ -117,6 +124,11 @@ usage(FILE *f)
 		"      --summary-every S  on live input (an interface, or a capture written\n"
 		"                         into a pipe): a running summary line on stderr\n"
 		"                         every S seconds (default 1; 0: none)\n"
+		"      --interval S       a time series per S seconds (frames, wire and\n"
+		"                         goodput Gb/s, retransmitted frames, CE, CNP,\n"
+		"                         PAUSE/PFC): in --json, --csv and --plot\n"
+		"      --csv FILE         write the series as CSV to FILE (- for stdout)\n"
+		"      --plot FILE.png    plot the series into a PNG with gnuplot\n"
 		"  -f, --filter EXPR      capture filter (BPF, pcap-filter(7)): other frames\n"
 		"                         are dropped before any analysis\n"
 		"Display filter (lines and --packets-json; the analysis sees every frame):\n"
@@ -183,6 +195,7 @@ enum {
 	OPT_STORM_MS,
 	OPT_QP, OPT_HOST, OPT_OPCODE, OPT_FINDING, OPT_FROM, OPT_TO,
 	OPT_SUMMARY_EVERY,
+	OPT_INTERVAL, OPT_CSV, OPT_PLOT,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -225,6 +238,9 @@ parse_args(struct app *a, int argc, char **argv)
 		{ "finding", required_argument, NULL, OPT_FINDING },
 		{ "from", required_argument, NULL, OPT_FROM },
 		{ "to", required_argument, NULL, OPT_TO },
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "csv", required_argument, NULL, OPT_CSV },
+		{ "plot", required_argument, NULL, OPT_PLOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -321,6 +337,21 @@ parse_args(struct app *a, int argc, char **argv)
 			}
 			a->qopts.storm_ns = v * 1000000u;
 			break;
+		case OPT_INTERVAL:
+			rc = rk_insp_parse_interval(optarg, &a->interval_ns);
+			if (rc != 0) {
+				fprintf(stderr, "rk-inspect: --interval %s: %s\n", optarg,
+					rc == -ERANGE ? "out of range (1e-9 to 86400 seconds)" :
+					"needs a number of seconds above 0 (0.5, 1, 1e-3)");
+				return -1;
+			}
+			break;
+		case OPT_CSV:
+			a->csv = optarg;
+			break;
+		case OPT_PLOT:
+			a->plot = optarg;
+			break;
 		case 'q':
 			a->quiet = true;
 			break;
@@ -395,6 +426,26 @@ parse_args(struct app *a, int argc, char **argv)
 	if (a->bare_read && mode_set) {
 		fprintf(stderr, "rk-inspect: --bare-read decodes nothing: it takes no "
 			"--summary, --json or --packets-json\n");
+		return -1;
+	}
+	if ((a->csv != NULL || a->plot != NULL) && a->interval_ns == 0) {
+		fprintf(stderr, "rk-inspect: --csv and --plot need --interval S\n");
+		return -1;
+	}
+	if (a->interval_ns != 0 && a->csv == NULL && a->plot == NULL &&
+	    a->mode != RK_INSP_JSON) {
+		fprintf(stderr, "rk-inspect: --interval writes its series with --json, "
+			"--csv or --plot\n");
+		return -1;
+	}
+	if (a->csv != NULL && strcmp(a->csv, "-") == 0 && mode_set) {
+		fprintf(stderr, "rk-inspect: --csv - takes standard output: no --summary, "
+			"--json or --packets-json with it\n");
+		return -1;
+	}
+	if (a->interval_ns != 0 && a->bare_read) {
+		fprintf(stderr, "rk-inspect: --bare-read decodes nothing: it takes no "
+			"--interval\n");
 		return -1;
 	}
 	if (a->iface != NULL) {
@@ -691,12 +742,25 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 		a->tot.icrc_unchecked++;
 
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
+	r.ts_ns = fr->ts_ns;
+	if (r.key.dest_qp == 1 && r.transport == RK_TR_UD)
+		rk_insp_timing_cm(&a->timing, pkt);
 	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
 			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
 		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
 				 rk_insp_qos_role_of(r.opflags), r.psn, fr->ts_ns);
+	if (flow != NULL)
+		rk_insp_timing_packet(&a->timing, flow, &r, &seq);
+	if (a->row != NULL) {
+		bool dup = flow != NULL && seq.note == RK_INSP_SEQ_DUP && !seq.pending;
+
+		a->row->payload_bytes += dup ? 0 : r.payload_len;
+		a->row->rtx_frames += dup;
+		a->row->ce += r.qos.has_ip && r.qos.ecn == RK_INSP_ECN_CE;
+		a->row->cnps += (r.opflags & RK_OPF_CNP) != 0;
+	}
 	if (flow != NULL)
 		rk_insp_flow_count_findings(flow, &found);
 	else if (a->flows.untracked_packets != 0 && !a->warned_untracked) {
@@ -767,6 +831,11 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 	fr.no = a->tot.frames;
 	/* Out-of-order timestamps print as 0 rather than wrapping. */
 	fr.ts_ns = ts >= a->ts0 ? ts - a->ts0 : 0;
+	a->row = a->interval_ns != 0 ? rk_insp_series_at(&a->series, fr.ts_ns) : NULL;
+	if (a->row != NULL) {
+		a->row->frames++;
+		a->row->bytes += wirelen;
+	}
 	if (a->link_unknown) {
 		a->tot.unknown_linktype_frames++;
 		a->tot.other_frames++;
@@ -806,6 +875,8 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 		break;
 	case RK_PKT_PAUSE:
 	case RK_PKT_PFC:
+		if (a->row != NULL)
+			a->row->pause_frames++;
 		if (pkt.kind == RK_PKT_PAUSE)
 			a->tot.pause_frames++;
 		else
@@ -1080,6 +1151,7 @@ main(int argc, char **argv)
 {
 	struct app a;
 	char errbuf[PCAP_ERRBUF_SIZE];
+	char why[1024];
 	pcap_t *p;
 	struct pcap_pkthdr *h;
 	const u_char *data;
@@ -1098,10 +1170,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "rk-inspect: --help for usage\n");
 		return EXIT_BAD;
 	}
+	if (a.plot != NULL && rk_insp_gnuplot_check(why, sizeof(why)) != 0) {
+		fprintf(stderr, "rk-inspect: %s\n", why);
+		return EXIT_BAD;
+	}
 	a.out = stdout;
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	a.print_packets = !a.quiet && (a.mode == RK_INSP_LINES ||
-				       a.mode == RK_INSP_PACKETS_JSON);
+				       a.mode == RK_INSP_PACKETS_JSON) &&
+			  (a.csv == NULL || strcmp(a.csv, "-") != 0);
 
 	errbuf[0] = '\0';
 	if (a.bare_read) {
@@ -1151,10 +1228,11 @@ main(int argc, char **argv)
 	}
 	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
 	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
-	    rk_insp_qos_init(&a.qos, &a.qopts) != 0) {
+	    rk_insp_qos_init(&a.qos, &a.qopts) != 0 || rk_insp_timing_init(&a.timing) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
 		return EXIT_BAD;
 	}
+	rk_insp_series_init(&a.series, a.interval_ns);
 	if (mixed != NULL) {
 		rc = read_mixed(&a, mixed, linktypes, sizeof(linktypes), read_error_buf,
 				sizeof(read_error_buf), &at_eof);
@@ -1238,6 +1316,8 @@ analysed:
 			.flows = &a.flows,
 			.iw = &a.iw,
 			.qos = &a.qos,
+			.timing = &a.timing,
+			.series = a.interval_ns != 0 ? &a.series : NULL,
 			.read_error = read_error,
 			.read_error_at_eof = at_eof,
 			.pmtu_option = a.fopts.pmtu,
@@ -1254,6 +1334,12 @@ analysed:
 			json_decref(doc);
 		}
 	}
+	if (a.interval_ns != 0 &&
+	    rk_insp_series_write(&a.series, a.quiet ? NULL : a.out, a.csv, a.plot, a.file,
+				 why, sizeof(why)) != 0) {
+		fprintf(stderr, "rk-inspect: %s\n", why);
+		status = EXIT_BAD;
+	}
 	if (fflush(stdout) != 0 && status == 0) {
 		fprintf(stderr, "rk-inspect: write error: %s\n", strerror(errno));
 		status = EXIT_BAD;
@@ -1264,6 +1350,8 @@ analysed:
 	rk_insp_iw_fini(&a.iw);
 	rk_insp_flows_fini(&a.flows);
 	rk_insp_qos_fini(&a.qos);
+	rk_insp_timing_fini(&a.timing);
+	rk_insp_series_fini(&a.series);
 	free(a.hold.e);
 	return status;
 }

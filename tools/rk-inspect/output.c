@@ -829,6 +829,7 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	json_object_set_new(o, "truncated", json_integer((json_int_t)f->truncated));
 	json_object_set_new(o, "pmtu", pmtu != 0 ? json_integer(pmtu) : json_null());
 	json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
+	json_object_set_new(o, "timing", rk_insp_flow_timing_json(f));
 	json_object_set_new(o, "findings", findings_counts_json(f->findings));
 	return o;
 }
@@ -1007,6 +1008,13 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	json_object_set_new(doc, "connections", conns);
 	if (rep->qos != NULL)
 		json_object_set_new(doc, "qos", rk_insp_qos_json(rep->qos));
+	if (rep->timing != NULL)
+		json_object_set_new(doc, "timing", rk_insp_timing_json(rep->timing));
+	if (rep->series != NULL) {
+		json_object_set_new(doc, "interval_s",
+				    json_real((double)rep->series->interval_ns / 1e9));
+		json_object_set_new(doc, "intervals", rk_insp_series_json(rep->series));
+	}
 	for (int i = 0; i < RK_F_COUNT; i++) {
 		if (t->findings[i] == 0)
 			continue;

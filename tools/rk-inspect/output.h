@@ -17,6 +17,8 @@
 #include "inspect.h"
 #include "rk_insp_iwarp.h"
 #include "rk_insp_qos.h"
+#include "rk_insp_series.h"
+#include "rk_insp_timing.h"
 #include "rk_pkt.h"
 
 /** Where a packet sits in the capture. */
@@ -100,6 +102,62 @@ json_t *rk_insp_qos_json(const struct rk_insp_qos *q);
 
 /** The QoS section of the text summary; nothing when the capture shows nothing of it. */
 void rk_insp_print_qos(FILE *out, const struct rk_insp_qos *q);
+
+/* ---- timing (timing_out.c; computation in lib/analysis/rk_insp_timing.c) ---- */
+
+/**
+ * Parse --interval: seconds, a finite number above 0 (1 ns to a day),
+ * into @p ns. @return 0, -EINVAL (not such a number), -ERANGE.
+ */
+int rk_insp_parse_interval(const char *s, uint64_t *ns);
+
+/**
+ * A MAD to QP1 (@p pkt, parsed): a CM REQ or REP (IBTA Vol1 12.6.5, 12.6.8)
+ * names the QPs of a connection for the timing's pairing; others nothing.
+ */
+void rk_insp_timing_cm(struct rk_insp_timing *t, const struct rk_pkt *pkt);
+
+/**
+ * The flow's timing line of the text summary: duration (first to last
+ * packet), goodput (payload of packets not duplicates) and wire rate in
+ * Gb/s, ACK RTT and READ latency p50/p99/max in us with their counts.
+ */
+void rk_insp_print_flow_timing(FILE *out, const struct rk_insp_flow *f);
+
+/** The "timing" object of a QP flow in the summary JSON; caller owns it. */
+json_t *rk_insp_flow_timing_json(const struct rk_insp_flow *f);
+
+/** The summary JSON's "timing" object (flows timed, untimed, unpaired); caller owns it. */
+json_t *rk_insp_timing_json(const struct rk_insp_timing *t);
+
+/**
+ * The series as CSV, a header line then one row per interval:
+ * start_s,frames,wire_gbps,goodput_gbps,rtx_frames,ce,cnps,pause_frames.
+ */
+void rk_insp_series_csv(FILE *out, const struct rk_insp_series *s);
+
+/** The series as the summary JSON's "intervals" array; caller owns it. */
+json_t *rk_insp_series_json(const struct rk_insp_series *s);
+
+/**
+ * Plot the series into PNG file @p png by running gnuplot (found on the
+ * PATH) with the rows inline: rates above, counts below, titled @p title.
+ * @return 0, or -1 with one line in @p err (no gnuplot, gnuplot failed).
+ */
+int rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char *title,
+			char *err, size_t elen);
+
+/**
+ * Write the series where the options say: CSV to @p csv (a file, or "-":
+ * @p out, nothing when @p out is NULL), a PNG to @p plot (NULL: none).
+ * @return 0, or -1 with one line in @p err (too many intervals, a file
+ * that cannot be written, no gnuplot, gnuplot failed).
+ */
+int rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *csv,
+			 const char *plot, const char *title, char *err, size_t elen);
+
+/** Whether gnuplot is on the PATH. @return 0, or -1 with one line in @p err. */
+int rk_insp_gnuplot_check(char *err, size_t elen);
 
 /** Write @p obj as one compact line to @p out and release it. */
 int rk_insp_json_line(FILE *out, json_t *obj);

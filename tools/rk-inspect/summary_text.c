@@ -98,6 +98,7 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *
 	if (f->icrc_bad || f->truncated)
 		fprintf(out, "    ICRC bad=%" PRIu64 " truncated=%" PRIu64 "\n",
 			f->icrc_bad, f->truncated);
+	rk_insp_print_flow_timing(out, f);
 	rk_insp_print_flow_qos(out, f);
 	print_findings_counts(out, "    findings: ", f->findings);
 }

@@ -150,6 +150,42 @@ test_pairing(void **state)
 	free(c);
 }
 
+/* Which request flow a response answers: CM first, then PSN, then the only one. */
+static void
+test_match(void **state)
+{
+	struct rk_insp_qp *r = new_qp(), *r2 = new_qp(), *x = new_qp(), *y = new_qp();
+	struct rk_insp_qp_cand c[2] = { { x, 0x11 }, { y, 0x33 } };
+	uint32_t cm = 0x33;
+
+	(void)state;
+	rk_insp_qp_request(x, 100, 1, 0, false);
+	rk_insp_qp_request(y, 900, 2, 0, false);
+	/* PSN 900 was sent by y. */
+	assert_int_equal(rk_insp_qp_match(r, c, 2, 900, NULL), 1);
+	assert_ptr_equal(r->peer, y);
+	assert_int_equal(r->peer_src, RK_INSP_PEER_TRAFFIC);
+	/* y is taken: a PSN nobody else sent fits none of two. */
+	assert_int_equal(rk_insp_qp_match(r2, c, 2, 555, NULL), -1);
+	assert_null(r2->peer);
+	/* The only candidate that sent anything fits any PSN. */
+	assert_int_equal(rk_insp_qp_match(r2, c, 1, 555, NULL), 0);
+	assert_ptr_equal(r2->peer, x);
+	free(r2);
+	/* The CM's word beats the PSN. */
+	r2 = new_qp();
+	memset(x, 0, sizeof(*x));
+	memset(y, 0, sizeof(*y));
+	rk_insp_qp_request(x, 7, 1, 0, false);
+	assert_int_equal(rk_insp_qp_match(r2, c, 2, 7, &cm), 1);
+	assert_ptr_equal(r2->peer, y);
+	assert_int_equal(r2->peer_src, RK_INSP_PEER_CM);
+	free(r);
+	free(r2);
+	free(x);
+	free(y);
+}
+
 static void
 addr(uint8_t a[16], uint8_t last)
 {
@@ -218,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_read_latency),
 		cmocka_unit_test(test_ring_forgets),
 		cmocka_unit_test(test_pairing),
+		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_cm),
 	};
 

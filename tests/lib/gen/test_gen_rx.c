@@ -59,10 +59,10 @@ test_drop_list_and_delay(void **state)
 	assert_int_equal(rk_gen_rx_lost(st, 0), 4);
 	assert_int_equal(st->lat.count, 995);
 	assert_int_equal(st->lat.min_ns, DELAY_NS);
-	assert_int_equal(rk_gen_lat_quantile(&st->lat, 50000), DELAY_NS);
-	assert_int_equal(rk_gen_lat_quantile(&st->lat, 99000), DELAY_NS);
-	assert_int_equal(rk_gen_lat_quantile(&st->lat, 99900), DELAY_NS);
-	assert_int_equal(rk_gen_lat_quantile(&st->lat, 100000), DELAY_NS);
+	assert_int_equal(rk_hist_quantile(&st->lat, 50000), DELAY_NS);
+	assert_int_equal(rk_hist_quantile(&st->lat, 99000), DELAY_NS);
+	assert_int_equal(rk_hist_quantile(&st->lat, 99900), DELAY_NS);
+	assert_int_equal(rk_hist_quantile(&st->lat, 100000), DELAY_NS);
 	assert_int_equal(st->first_rx_ns, DELAY_NS);
 	assert_int_equal(st->last_rx_ns, 998 * 1000 + DELAY_NS);
 	rk_gen_rx_fini(&rx);
@@ -89,7 +89,7 @@ test_reorder(void **state)
 	assert_int_equal(rk_gen_rx_lost(st, 10), 0);
 	assert_int_equal(st->next_exp, 10);
 	/* latency comes from each frame's own TX time, in any order */
-	assert_int_equal(rk_gen_lat_quantile(&st->lat, 100000), DELAY_NS);
+	assert_int_equal(rk_hist_quantile(&st->lat, 100000), DELAY_NS);
 	rk_gen_rx_fini(&rx);
 }
 
@@ -203,43 +203,43 @@ test_quantiles(void **state)
 {
 	static const uint32_t qs[] = { 1, 50000, 90000, 99000, 99900, 99999, 100000 };
 	static uint64_t v[20011];
-	struct rk_gen_lat *h = malloc(sizeof(*h));
+	struct rk_hist *h = malloc(sizeof(*h));
 	const size_t n = sizeof(v) / sizeof(v[0]);
 
 	(void)state;
 	assert_non_null(h);
 	rk_test_seed();
-	rk_gen_lat_init(h);
-	assert_int_equal(rk_gen_lat_quantile(h, 50000), 0);
+	rk_hist_init(h);
+	assert_int_equal(rk_hist_quantile(h, 50000), 0);
 	for (size_t i = 0; i < n; i++) {
 		/* spread over 1 ns .. ~2^36 ns */
 		v[i] = rk_test_rand() >> (28 + rk_test_rand() % 36);
-		rk_gen_lat_add(h, v[i]);
+		rk_hist_add(h, v[i]);
 	}
 	qsort(v, n, sizeof(v[0]), cmp_u64);
 	assert_int_equal(h->min_ns, v[0]);
 	assert_int_equal(h->max_ns, v[n - 1]);
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		uint64_t rank = ((uint64_t)n * qs[i] + 99999) / 100000;
-		uint64_t exact = v[rank - 1], got = rk_gen_lat_quantile(h, qs[i]);
+		uint64_t exact = v[rank - 1], got = rk_hist_quantile(h, qs[i]);
 
 		assert_true(got >= exact);
 		assert_true(got <= exact + exact / 128);
 		if (exact < 256)
 			assert_int_equal(got, exact);
 	}
-	assert_int_equal(rk_gen_lat_quantile(h, 100001), 0);
+	assert_int_equal(rk_hist_quantile(h, 100001), 0);
 	/* 1..1000: p99.9 is 999 (its bucket 996..999), the max 1000 */
-	rk_gen_lat_init(h);
+	rk_hist_init(h);
 	for (uint64_t i = 1; i <= 1000; i++)
-		rk_gen_lat_add(h, i);
-	assert_int_equal(rk_gen_lat_quantile(h, 99900), 999);
-	assert_int_equal(rk_gen_lat_quantile(h, 100000), 1000);
-	assert_int_equal(rk_gen_lat_quantile(h, 10000), 100);
+		rk_hist_add(h, i);
+	assert_int_equal(rk_hist_quantile(h, 99900), 999);
+	assert_int_equal(rk_hist_quantile(h, 100000), 1000);
+	assert_int_equal(rk_hist_quantile(h, 10000), 100);
 	assert_int_equal(h->sum_ns, 500500);
 	/* beyond 2^40 ns: the last bucket, the max still exact */
-	rk_gen_lat_add(h, 1ull << 50);
-	assert_int_equal(rk_gen_lat_quantile(h, 100000), 1ull << 50);
+	rk_hist_add(h, 1ull << 50);
+	assert_int_equal(rk_hist_quantile(h, 100000), 1ull << 50);
 	free(h);
 }
 
@@ -252,7 +252,7 @@ test_negative_and_streams_max(void **state)
 	(void)state;
 	rk_gen_rx_init(&rx);
 	assert_int_equal(rk_gen_rx_add(&rx, &s, 999), RK_GEN_RX_IN_ORDER);
-	assert_int_equal(rx.st[0]->lat.negative, 1);
+	assert_int_equal(rx.st[0]->lat_negative, 1);
 	assert_int_equal(rx.st[0]->lat.count, 0);
 	for (uint32_t id = 1; id < RK_GEN_RX_STREAMS_MAX; id++) {
 		s.stream_id = id;
