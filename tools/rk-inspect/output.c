@@ -219,6 +219,7 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 	const uint8_t *x;
 	const char *name = pkt->op != NULL && pkt->op->name != NULL ? pkt->op->name : NULL;
 	struct rk_insp_qos_marks marks;
+	struct rk_mad mad;
 	char qos[64];
 
 	sb_frame(&b, fr, pkt);
@@ -265,6 +266,12 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 		sb_printf(&b, " ImmDt=0x%08x", rk_immdt_imm(x));
 	if ((x = rk_insp_xeth(pkt, RK_HDR_IETH, RK_IETH_LEN)) != NULL)
 		sb_printf(&b, " IETH.R_Key=0x%08x", rk_ieth_r_key(x));
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1) {
+		char mt[512];
+
+		rk_insp_mad_text(mt, sizeof(mt), &mad);
+		sb_printf(&b, "%s", mt);
+	}
 	sb_printf(&b, " len=%u ICRC=%s", pkt->payload_len, icrc_word(pkt, false));
 	sb_seq(&b, seq);
 	sb_findings(&b, found);
@@ -507,6 +514,7 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 	char src[64], dst[64];
 	const uint8_t *bth = rk_pkt_bth(pkt);
 	struct rk_insp_qos_marks marks;
+	struct rk_mad mad;
 
 	pkt_addrs(pkt, src, dst, sizeof(src));
 	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
@@ -532,6 +540,8 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 			json_object_set_new(o, xeth_json_table[i].key,
 					    hdr_json(xeth_json_table[i].desc, x));
 	}
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
+		json_object_set_new(o, "mad", rk_insp_mad_json(&mad));
 	json_object_set_new(o, "payload_len", json_integer(pkt->payload_len));
 	json_object_set_new(o, "icrc", json_string(icrc_word(pkt, true)));
 	if (pkt->icrc_off != 0 && (uint64_t)pkt->icrc_off + RK_ICRC_LEN <= pkt->caplen)

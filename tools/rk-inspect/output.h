@@ -17,6 +17,7 @@
 #include "inspect.h"
 #include "rk_insp_iwarp.h"
 #include "rk_insp_qos.h"
+#include "rk_mad.h"
 #include "rk_pkt.h"
 
 /** Where a packet sits in the capture. */
@@ -100,6 +101,19 @@ json_t *rk_insp_qos_json(const struct rk_insp_qos *q);
 
 /** The QoS section of the text summary; nothing when the capture shows nothing of it. */
 void rk_insp_print_qos(FILE *out, const struct rk_insp_qos *q);
+
+/* ---- MADs on QP0/QP1 (mad_out.c; tables in lib/wire/rk_mad.c) ---- */
+
+/**
+ * The MAD of a packet line into @p buf: " {CLASS METHOD ATTRIBUTE TID=...
+ * key fields}" with the names of rk_mad.h's tables (numbers where a table
+ * has none); CM messages add their Communication IDs, QPN, starting PSN,
+ * REJ reason by name.
+ */
+void rk_insp_mad_text(char *buf, size_t len, const struct rk_mad *m);
+
+/** The "mad" object of a packet's JSON (doc/inspect.md); caller owns it. */
+json_t *rk_insp_mad_json(const struct rk_mad *m);
 
 /** Write @p obj as one compact line to @p out and release it. */
 int rk_insp_json_line(FILE *out, json_t *obj);
