@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rk_finding.h"
+#include "rk_insp_cmconn.h"
 #include "rk_insp_qos.h"
 
 /** Version of the --json and --packets-json schemas (doc/inspect.md). */
@@ -51,6 +52,7 @@ struct rk_insp_report {
 	const struct rk_insp_flows *flows;
 	const struct rk_insp_iw *iw;
 	const struct rk_insp_qos *qos; /**< QoS and congestion view, or NULL */
+	const struct rk_insp_cmconns *cm; /**< CM connections, or NULL */
 	const char *read_error;        /**< NULL, or why reading stopped early */
 	bool read_error_at_eof;        /**< a short read at the end of the file (truncated) */
 	uint32_t pmtu_option;

@@ -202,3 +202,187 @@ rk_insp_mad_json(const struct rk_mad *m)
 	}
 	return o;
 }
+
+/* ------------------------------------------------- CM connections */
+
+/* "REQ REP RTU" ...: the CM messages seen, in the order of 12.6. */
+static void
+seen_text(struct tbuf *b, uint32_t seen)
+{
+	bool any = false;
+
+	for (uint16_t a = RK_MAD_CM_REQ; a <= RK_MAD_CM_APR; a++) {
+		const struct rk_mad_name *n;
+
+		if (!(seen & rk_insp_cmconn_bit(a)) || a == RK_MAD_CM_SIDR_REQ ||
+		    a == RK_MAD_CM_SIDR_REP)
+			continue;
+		n = rk_mad_attr_info(RK_MAD_CLASS_COMM, a);
+		tb_printf(b, "%s%s", any ? " " : "", n != NULL ? n->name : "?");
+		any = true;
+	}
+}
+
+static json_t *
+seen_json(uint32_t seen)
+{
+	json_t *a = json_array();
+
+	for (uint16_t x = RK_MAD_CM_REQ; x <= RK_MAD_CM_APR; x++) {
+		const struct rk_mad_name *n;
+
+		if (!(seen & rk_insp_cmconn_bit(x)) || x == RK_MAD_CM_SIDR_REQ ||
+		    x == RK_MAD_CM_SIDR_REP)
+			continue;
+		n = rk_mad_attr_info(RK_MAD_CLASS_COMM, x);
+		json_array_append_new(a, json_string(n != NULL ? n->name : "?"));
+	}
+	return a;
+}
+
+/* What the messages seen say of the connection's life (12.9). */
+static const char *
+cm_state(const struct rk_insp_cmconn *c)
+{
+	uint32_t s = c->seen;
+
+	if (s & rk_insp_cmconn_bit(RK_MAD_CM_REJ))
+		return "rejected";
+	if (s & rk_insp_cmconn_bit(RK_MAD_CM_DREP))
+		return "disconnected";
+	if (s & rk_insp_cmconn_bit(RK_MAD_CM_DREQ))
+		return "disconnecting";
+	if (s & rk_insp_cmconn_bit(RK_MAD_CM_RTU))
+		return "established";
+	if (s & rk_insp_cmconn_bit(RK_MAD_CM_REP))
+		return "replied";
+	return "requested";
+}
+
+static void
+cm_line(struct tbuf *b, const struct rk_insp_cmconn *c)
+{
+	tb_printf(b, "LocalCommID 0x%08x", c->comm_id[0]);
+	if (c->rep_seen)
+		tb_printf(b, " <-> 0x%08x", c->comm_id[1]);
+	tb_printf(b, " ServiceID=0x%016" PRIx64 ", REQ LocalQPN=0x%06x StartingPSN=%u",
+		  c->service_id, c->qpn[0], c->psn[0]);
+	if (c->rep_seen)
+		tb_printf(b, ", REP LocalQPN=0x%06x StartingPSN=%u", c->qpn[1], c->psn[1]);
+	tb_printf(b, ", %s: ", cm_state(c));
+	seen_text(b, c->seen);
+	if (c->seen & rk_insp_cmconn_bit(RK_MAD_CM_REJ)) {
+		const char *rn = rk_mad_cm_rej_reason_name(c->rej_reason);
+
+		tb_printf(b, " (Reason=%u(%s))", c->rej_reason, rn != NULL ? rn : "unknown");
+	}
+}
+
+void
+rk_insp_print_flow_cm(FILE *out, const struct rk_insp_cmconns *t, const struct rk_insp_flow *f)
+{
+	char buf[384];
+	struct tbuf b = { .p = buf, .cap = sizeof(buf), .len = 0 };
+	int side = 0;
+	const struct rk_insp_cmconn *c;
+
+	if (t == NULL || t->n == 0)
+		return;
+	c = rk_insp_cmconn_of_flow(t, f->key.src, f->key.dst, f->key.dest_qp, &side);
+	if (c == NULL)
+		return;
+	buf[0] = '\0';
+	cm_line(&b, c);
+	fprintf(out, "    CM (%s side): %s\n", side == 0 ? "active" : "passive", buf);
+}
+
+static json_t *
+cmconn_json(const struct rk_insp_cmconn *c)
+{
+	json_t *o = json_object(), *sides = json_array();
+	const struct rk_insp_cmconn *x = c;
+
+	for (int s = 0; s < 2; s++) {
+		json_t *e = json_object();
+		char a[64];
+
+		rk_insp_format_addr(a, sizeof(a), x->addr[s], x->lid);
+		json_object_set_new(e, "addr", json_string(a));
+		json_object_set_new(e, "local_comm_id", s == 0 || x->rep_seen ?
+				    json_integer(x->comm_id[s]) : json_null());
+		json_object_set_new(e, "local_qpn", s == 0 || x->rep_seen ?
+				    json_integer(x->qpn[s]) : json_null());
+		json_object_set_new(e, "starting_psn", s == 0 || x->rep_seen ?
+				    json_integer(x->psn[s]) : json_null());
+		json_array_append_new(sides, e);
+	}
+	json_object_set_new(o, "sides", sides);
+	json_object_set_new(o, "service_id", hex64(c->service_id));
+	json_object_set_new(o, "state", json_string(cm_state(c)));
+	json_object_set_new(o, "messages", seen_json(c->seen));
+	if (c->seen & rk_insp_cmconn_bit(RK_MAD_CM_REJ)) {
+		const char *rn = rk_mad_cm_rej_reason_name(c->rej_reason);
+
+		json_object_set_new(o, "rej_reason", json_integer(c->rej_reason));
+		json_object_set_new(o, "rej_reason_name", rn != NULL ? json_string(rn) : json_null());
+	}
+	json_object_set_new(o, "mads", json_integer(c->mads));
+	json_object_set_new(o, "first_frame", json_integer((json_int_t)c->first_frame));
+	json_object_set_new(o, "last_frame", json_integer((json_int_t)c->last_frame));
+	return o;
+}
+
+json_t *
+rk_insp_flow_cm_json(const struct rk_insp_cmconns *t, const struct rk_insp_flow *f)
+{
+	int side = 0;
+	const struct rk_insp_cmconn *c;
+	json_t *o;
+
+	if (t == NULL || t->n == 0)
+		return json_null();
+	c = rk_insp_cmconn_of_flow(t, f->key.src, f->key.dst, f->key.dest_qp, &side);
+	if (c == NULL)
+		return json_null();
+	o = json_object();
+	json_object_set_new(o, "side", json_string(side == 0 ? "active" : "passive"));
+	json_object_set_new(o, "local_comm_id", json_integer(c->comm_id[side]));
+	json_object_set_new(o, "remote_comm_id", json_integer(c->comm_id[!side]));
+	json_object_set_new(o, "src_qpn", json_integer(c->qpn[side]));
+	json_object_set_new(o, "state", json_string(cm_state(c)));
+	json_object_set_new(o, "messages", seen_json(c->seen));
+	return o;
+}
+
+void
+rk_insp_print_cm(FILE *out, const struct rk_insp_cmconns *t)
+{
+	if (t == NULL || (t->n == 0 && t->unmatched == 0))
+		return;
+	fprintf(out, "\nCM connections (%" PRIu64 "):\n", t->n);
+	for (const struct rk_insp_cmconn *c = t->head; c != NULL; c = c->next) {
+		char a[64], b2[64], buf[384];
+		struct tbuf b = { .p = buf, .cap = sizeof(buf), .len = 0 };
+
+		buf[0] = '\0';
+		rk_insp_format_addr(a, sizeof(a), c->addr[0], c->lid);
+		rk_insp_format_addr(b2, sizeof(b2), c->addr[1], c->lid);
+		cm_line(&b, c);
+		fprintf(out, "%s > %s %s; frames %" PRIu64 "..%" PRIu64 "\n", a, b2, buf,
+			c->first_frame, c->last_frame);
+	}
+	if (t->unmatched != 0)
+		fprintf(out, "CM MADs of no REQ seen: %" PRIu64 "\n", t->unmatched);
+	if (t->dropped != 0)
+		fprintf(out, "CM connections not tracked: %" PRIu64 "\n", t->dropped);
+}
+
+json_t *
+rk_insp_cm_json(const struct rk_insp_cmconns *t)
+{
+	json_t *a = json_array();
+
+	for (const struct rk_insp_cmconn *c = t != NULL ? t->head : NULL; c != NULL; c = c->next)
+		json_array_append_new(a, cmconn_json(c));
+	return a;
+}

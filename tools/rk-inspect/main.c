@@ -22,6 +22,7 @@
 #include "rk_insp_flow.h"
 #include "inspect.h"
 #include "rk_insp_iwarp.h"
+#include "rk_mad.h"
 #include "output.h"
 #include "rk_pkt.h"
 
@@ -72,6 +73,7 @@ struct app {
 	struct rk_insp_flows flows;
 	struct rk_insp_iw iw;
 	struct rk_insp_qos qos;
+	struct rk_insp_cmconns cm;    /* CM connections from the MADs on QP1 */
 	bool have_ts0;
 	uint64_t ts0;
 	bool print_packets;
@@ -624,6 +626,7 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	struct rk_insp_seq_result seq;
 	struct rk_findings found = pkt->findings;
 	struct rk_insp_flow *flow;
+	struct rk_mad mad;
 
 	if (pkt->truncated)
 		a->tot.icrc_unchecked++;
@@ -637,6 +640,8 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
 	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
 			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
+		(void)rk_insp_cmconn_mad(&a->cm, r.key.src, r.key.dst, r.key.lid, &mad, fr->no);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
 		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
@@ -1084,7 +1089,7 @@ main(int argc, char **argv)
 	}
 	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
 	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
-	    rk_insp_qos_init(&a.qos, &a.qopts) != 0) {
+	    rk_insp_qos_init(&a.qos, &a.qopts) != 0 || rk_insp_cmconn_init(&a.cm) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
 		return EXIT_BAD;
 	}
@@ -1159,6 +1164,7 @@ analysed:
 			.flows = &a.flows,
 			.iw = &a.iw,
 			.qos = &a.qos,
+			.cm = &a.cm,
 			.read_error = read_error,
 			.read_error_at_eof = at_eof,
 			.pmtu_option = a.fopts.pmtu,
@@ -1185,6 +1191,7 @@ analysed:
 	rk_insp_iw_fini(&a.iw);
 	rk_insp_flows_fini(&a.flows);
 	rk_insp_qos_fini(&a.qos);
+	rk_insp_cmconn_fini(&a.cm);
 	free(a.hold.e);
 	return status;
 }

@@ -769,7 +769,8 @@ psn_track_json(const struct rk_insp_psn_track *t, bool requests)
 }
 
 static json_t *
-flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
+flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
+	  const struct rk_insp_flow *f)
 {
 	json_t *o = json_object(), *ops = json_array(), *naks = json_array();
 	json_t *rnr = json_object();
@@ -839,6 +840,7 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	json_object_set_new(o, "truncated", json_integer((json_int_t)f->truncated));
 	json_object_set_new(o, "pmtu", pmtu != 0 ? json_integer(pmtu) : json_null());
 	json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
+	json_object_set_new(o, "cm", rk_insp_flow_cm_json(cm, f));
 	json_object_set_new(o, "findings", findings_counts_json(f->findings));
 	return o;
 }
@@ -1008,13 +1010,14 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 
 	if (rep->flows != NULL)
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			json_array_append_new(qps, flow_json(rep->flows, f));
+			json_array_append_new(qps, flow_json(rep->flows, rep->cm, f));
 	json_object_set_new(doc, "qps", qps);
 	if (rep->iw != NULL)
 		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)
 			if (rk_insp_iw_is_iwarp(c))
 				json_array_append_new(conns, conn_json(c));
 	json_object_set_new(doc, "connections", conns);
+	json_object_set_new(doc, "cm_connections", rk_insp_cm_json(rep->cm));
 	if (rep->qos != NULL)
 		json_object_set_new(doc, "qos", rk_insp_qos_json(rep->qos));
 	for (int i = 0; i < RK_F_COUNT; i++) {
