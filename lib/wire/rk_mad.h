@@ -172,7 +172,7 @@ struct rk_mad {
 int rk_mad_parse(const uint8_t *p, uint32_t caplen, uint32_t wirelen, struct rk_mad *m,
 		 struct rk_findings *f, uint32_t off);
 
-/** BTH opcode of the UD SEND Only packets that carry MADs (IBTA Vol1 13.5.1). */
+/** BTH opcode of the UD SEND Only packets that carry MADs (IBTA Vol1 ch. 13). */
 #define RK_MAD_UD_SEND_ONLY 0x64
 
 /**
