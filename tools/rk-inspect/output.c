@@ -364,7 +364,13 @@ rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev)
 			  ev->lost_reason != NULL ? ev->lost_reason : "?", ev->tcp_seq);
 		break;
 	case RK_INSP_IW_RESYNC:
-		sb_printf(&b, " MPA framing regained at seq %u", ev->tcp_seq);
+		if (ev->lost_reason != NULL)
+			/* Joined mid-connection: framing found, not regained. */
+			sb_printf(&b, " MPA framing found at seq %u (joined mid-connection, "
+				  "%u byte%s skipped)", ev->tcp_seq, ev->stream_len,
+				  ev->stream_len == 1 ? "" : "s");
+		else
+			sb_printf(&b, " MPA framing regained at seq %u", ev->tcp_seq);
 		break;
 	case RK_INSP_IW_TCP_CONFLICT:
 		sb_printf(&b, " TCP retransmission differs from the first copy: %u byte%s, "
@@ -626,6 +632,10 @@ rk_insp_iw_json(const struct rk_insp_iw_event *ev)
 		break;
 	case RK_INSP_IW_RESYNC:
 		json_object_set_new(o, "unit", json_string("resync"));
+		if (ev->lost_reason != NULL) {
+			json_object_set_new(o, "reason", json_string(ev->lost_reason));
+			json_object_set_new(o, "skipped_bytes", json_integer(ev->stream_len));
+		}
 		break;
 	case RK_INSP_IW_TCP_CONFLICT:
 		json_object_set_new(o, "unit", json_string("tcp_rtx_conflict"));
@@ -881,6 +891,21 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 			    json_integer((json_int_t)x->tcp.ooo_data));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)x->tcp.gaps));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)x->tcp.gap_bytes));
+	if (c->joined_mid) {
+		json_t *mid = json_object();
+		bool found = x->mid_state == RK_INSP_IW_MID_SYNCED;
+
+		json_object_set_new(mid, "framing_found", json_boolean(found));
+		json_object_set_new(mid, "seq", found ? json_integer(x->sync_seq) : json_null());
+		json_object_set_new(mid, "markers", found ? json_boolean(x->sync_params.markers) :
+				    json_null());
+		json_object_set_new(mid, "crc", found ? json_boolean(x->sync_params.crc) :
+				    json_null());
+		json_object_set_new(mid, "skipped_bytes", json_integer((json_int_t)x->mid_skipped));
+		json_object_set_new(o, "mid_connection", mid);
+	} else {
+		json_object_set_new(o, "mid_connection", json_null());
+	}
 	if (x->mpa_seen) {
 		json_t *mpa = json_object();
 
@@ -948,6 +973,7 @@ conn_json(const struct rk_insp_iw_conn *c)
 								     c->dir[1].packets)));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)(c->dir[0].bytes +
 								   c->dir[1].bytes)));
+	json_object_set_new(o, "joined_mid_connection", json_boolean(c->joined_mid));
 	json_array_append_new(dirs, iw_dir_json(c, 0));
 	json_array_append_new(dirs, iw_dir_json(c, 1));
 	json_object_set_new(o, "directions", dirs);

@@ -113,6 +113,9 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 	rk_insp_iw_endpoint(b, sizeof(b), c, 1);
 	fprintf(out, "%s > %s iWARP: %" PRIu64 " packets, %" PRIu64 " bytes\n", a, b,
 		c->dir[0].packets + c->dir[1].packets, c->dir[0].bytes + c->dir[1].bytes);
+	if (c->joined_mid)
+		fprintf(out, "    joined mid-connection: no SYN, no MPA Request/Reply seen "
+			"(initiator: the higher port)\n");
 	for (int d = 0; d < 2; d++) {
 		const struct rk_insp_iw_dir *x = &c->dir[d];
 		int n_ops = 0;
@@ -128,6 +131,14 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 			fprintf(out, "      retransmitted bytes compared with the first copy: %"
 				PRIu64 ", segments differing: %" PRIu64 "\n",
 				x->tcp.rtx_checked, x->tcp.rtx_conflicts);
+		if (c->joined_mid && x->mid_state == RK_INSP_IW_MID_SYNCED)
+			fprintf(out, "      framing found at seq %u: markers=%s CRC=%s, %" PRIu64
+				" bytes skipped before it\n", x->sync_seq,
+				x->sync_params.markers ? "yes" : "no",
+				x->sync_params.crc ? "yes" : "no", x->mid_skipped);
+		else if (c->joined_mid)
+			fprintf(out, "      framing not found: %" PRIu64 " bytes skipped\n",
+				x->mid_skipped);
 		if (x->mpa_seen)
 			fprintf(out, "      MPA Rev=%u markers=%s CRC=%s%s PD_Length=%u\n",
 				x->rev, x->markers ? "yes" : "no", x->crc ? "yes" : "no",
