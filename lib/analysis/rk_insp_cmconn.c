@@ -18,11 +18,24 @@ id_hash(uint32_t comm_id)
 	return rk_insp_hash_mix(0x243f6a8885a308d3ull, comm_id);
 }
 
+static uint64_t
+qp_hash(const uint8_t src[16], uint32_t qpn)
+{
+	return rk_insp_hash_mix(rk_insp_hash_addr(0x13198a2e03707344ull, src), qpn);
+}
+
 int
 rk_insp_cmconn_init(struct rk_insp_cmconns *t)
 {
 	memset(t, 0, sizeof(*t));
-	return rk_insp_htab_init(&t->hash, 64, 1u << 16);
+	if (rk_insp_htab_init(&t->hash, 64, 1u << 16) != 0)
+		return -ENOMEM;
+	if (rk_insp_htab_init(&t->qhash[0], 64, 1u << 16) != 0 ||
+	    rk_insp_htab_init(&t->qhash[1], 64, 1u << 16) != 0) {
+		rk_insp_cmconn_fini(t);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void
@@ -37,6 +50,8 @@ rk_insp_cmconn_fini(struct rk_insp_cmconns *t)
 		c = n;
 	}
 	rk_insp_htab_fini(&t->hash);
+	rk_insp_htab_fini(&t->qhash[0]);
+	rk_insp_htab_fini(&t->qhash[1]);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -123,12 +138,19 @@ rk_insp_cmconn_mad(struct rk_insp_cmconns *t, const uint8_t src[16], const uint8
 			return NULL;
 		}
 		if (m->attr_id == RK_MAD_CM_REP && side == 1) {
+			if (c->rep_seen)
+				for (int d = 0; d < 2; d++)
+					rk_insp_htab_del(&t->qhash[d], &c->hq[d]);
 			c->rep_seen = true;
 			c->comm_id[1] = cm->local_comm_id;
 			if (cm->fields & RK_MAD_CM_F_QPN)
 				c->qpn[1] = cm->qpn;
 			if (cm->fields & RK_MAD_CM_F_PSN)
 				c->psn[1] = cm->starting_psn;
+			/* Side d's flow goes to the other side's QP. */
+			for (int d = 0; d < 2; d++)
+				rk_insp_htab_add(&t->qhash[d], &c->hq[d],
+						 qp_hash(c->addr[d], c->qpn[!d]));
 		}
 		if (m->attr_id == RK_MAD_CM_REJ && (cm->fields & RK_MAD_CM_F_REASON))
 			c->rej_reason = cm->reason;
@@ -144,14 +166,23 @@ rk_insp_cmconn_of_flow(const struct rk_insp_cmconns *t, const uint8_t src[16],
 		       const uint8_t dst[16], uint32_t dest_qp, int *side)
 {
 	const struct rk_insp_cmconn *found = NULL;
+	uint64_t h = qp_hash(src, dest_qp);
 	int s = 0;
 
-	for (const struct rk_insp_cmconn *c = t->head; c != NULL; c = c->next) {
-		if (!c->rep_seen)
-			continue;
-		for (int d = 0; d < 2; d++) {
-			if (c->qpn[!d] == dest_qp && memcmp(c->addr[d], src, 16) == 0 &&
-			    memcmp(c->addr[!d], dst, 16) == 0) {
+	for (int d = 0; d < 2; d++) {
+		if (t->qhash[d].b == NULL)
+			return NULL;
+		for (struct rk_insp_hlink *l = rk_insp_htab_chain(&t->qhash[d], h); l != NULL;
+		     l = l->next) {
+			const struct rk_insp_cmconn *c =
+				d == 0 ? rk_insp_hlink_elem(l, struct rk_insp_cmconn, hq[0]) :
+					 rk_insp_hlink_elem(l, struct rk_insp_cmconn, hq[1]);
+
+			/* The latest connection on those QPs wins. */
+			if (l->hash == h && c->qpn[!d] == dest_qp &&
+			    memcmp(c->addr[d], src, 16) == 0 &&
+			    memcmp(c->addr[!d], dst, 16) == 0 &&
+			    (found == NULL || c->first_frame > found->first_frame)) {
 				found = c;
 				s = d;
 			}

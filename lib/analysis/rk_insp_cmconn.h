@@ -36,12 +36,16 @@ struct rk_insp_cmconn {
 	uint64_t first_frame, last_frame;
 	uint32_t mads;              /**< CM MADs matched to it */
 	struct rk_insp_hlink hl;    /* in the table's hash, by comm_id[0] */
+	struct rk_insp_hlink hq[2]; /* in the QPN hash once the REP is seen: [d]
+				       by the QPN that receives side d's flow */
 	struct rk_insp_cmconn *next;
 };
 
 /** The table (rk_insp_cmconn_init()). */
 struct rk_insp_cmconns {
 	struct rk_insp_htab hash;
+	struct rk_insp_htab qhash[2]; /* [d]: connections by side d's address and
+				         the QPN its flow goes to */
 	struct rk_insp_cmconn *head, *tail;
 	uint64_t n;
 	uint64_t unmatched;         /**< CM MADs that named no known connection */
