@@ -615,9 +615,10 @@ rk_insp_iw_frame(struct rk_insp_iw *t, const struct rk_pkt *pkt, uint64_t frame,
 		drop_conn(t, c);
 		c = NULL;
 	}
-	if (c != NULL && syn && !ack && dir == 0 && c->dir[0].tcp.syn_seen &&
-	    pkt->tcp_seq != c->dir[0].tcp.isn) {
-		/* Port reuse: a new connection; the old record stays listed. */
+	if (c != NULL && syn && !ack && (c->joined_mid || (dir == 0 && c->dir[0].tcp.syn_seen &&
+					     pkt->tcp_seq != c->dir[0].tcp.isn))) {
+		/* Port reuse (or the end of one joined mid-connection): a new
+		 * connection; the old record stays listed. */
 		rk_insp_htab_del(&t->hash, &c->hl);
 		c = NULL;
 	}

@@ -163,6 +163,20 @@ for port, markers in ((40010, False), (40012, True)):
         text = run(path, "-s")
         check(f"{name}: summary says so", "joined mid-connection: no SYN" in text, True)
 
+# A connection joined mid-connection, then a new one on the same ports from
+# its SYN: two connections, the second decoded whole.
+c1 = [recs[i] for i in conns[40010]]
+path = os.path.join(tmp, "reuse.pcap")
+with open(path, "wb") as f:
+    f.write(hdr + b"".join(c1[60:150] + c1))
+doc = json.loads(run(path, "-j"))
+check("joined, then the same ports from a SYN: two connections",
+      [c["joined_mid_connection"] for c in doc["connections"]], [True, False])
+check("the second is decoded whole",
+      [d["fpdus"] for d in doc["connections"][1]["directions"]],
+      [len(full[(40010, 5001)]), len(full[(5001, 40010)])])
+check("reuse: no findings", doc["findings"], {})
+
 # Not iWARP: the plain TCP connection of iwarp_scenarios.pcap, its SYN cut off,
 # and the iWARP connection's bytes shifted into garbage (every byte + 1).
 hdr2, recs2 = frames_of(os.path.join(tmp, "iwarp_scenarios.pcap"))
