@@ -33,8 +33,9 @@
 
 #include "rk_mpa.h"
 
-/** Bytes of a direction kept for the search; past them it gives up. */
-#define RK_INSP_IWSYNC_MAX (64u << 10)
+/** Bytes of a direction kept for the search (room for two FPDUs of the
+ * largest size, markers included, twice over); past them it gives up. */
+#define RK_INSP_IWSYNC_MAX (256u << 10)
 
 /** Where framing was found. */
 struct rk_insp_iwsync {
@@ -49,9 +50,9 @@ struct rk_insp_iwsync {
  * Look for the first FPDU boundary to trust in @p n stream bytes @p buf
  * whose first byte has sequence number @p seq0; @p final when no more
  * bytes will come. @p scratch is a deframer the search may overwrite.
- * @return 1 with @p out filled; 0 when more bytes may decide; -1 when
- *         these bytes hold no MPA framing (never, once @p n reaches
- *         RK_INSP_IWSYNC_MAX or @p final).
+ * @return 1 with @p out filled; 0 when more bytes may decide (never once
+ *         @p n reaches RK_INSP_IWSYNC_MAX, nor with @p final); -1 when
+ *         these bytes hold no MPA framing to trust.
  */
 int rk_insp_iwsync_find(const uint8_t *buf, uint32_t n, uint32_t seq0, bool final,
 			struct rk_mpa_stream *scratch, struct rk_insp_iwsync *out);

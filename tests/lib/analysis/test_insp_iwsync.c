@@ -199,6 +199,43 @@ test_final(void **state)
 	assert_true(out.params.crc);
 }
 
+/* FPDUs near the largest (markers and all under 64 KiB, so that FPDUPTR
+ * reaches every marker): two of them still fit in the bytes kept. */
+static void
+test_big_fpdus(void **state)
+{
+	static uint8_t ul[65535], buf[4 * 65600];
+	static struct rk_mpa_stream scratch;
+	struct rk_mpa_tx tx = { .markers = true, .crc = true, .seq = 7, .marker_seq0 = 7 };
+	struct rk_insp_iwsync out;
+	uint32_t len = 0, second = 0;
+
+	(void)state;
+	memset(ul, 0x5a, sizeof(ul));
+	memset(ul, 0, RK_DDP_TAGGED_LEN);
+	rk_ddp_set_t(ul, 1);
+	rk_ddp_set_l(ul, 1);
+	rk_ddp_set_dv(ul, 1);
+	rk_rdmap_set_rv(ul, 1);
+	rk_rdmap_set_opcode(ul, RK_RDMAP_WRITE);
+	for (int i = 0; i < 4; i++) {
+		int n = rk_mpa_fpdu_build(buf + len, sizeof(buf) - len, ul, 65000, &tx);
+
+		assert_true(n > 65000);
+		if (i == 1)
+			second = len;
+		tx.seq += (uint32_t)n;
+		len += (uint32_t)n;
+	}
+	assert_true(len - 1000 > 3 * 65000);
+	/* Cut in the first FPDU: its markers point back before the cut, the
+	 * second FPDU's lead marker (or an inner one) gives the boundary. */
+	assert_int_equal(rk_insp_iwsync_find(buf + 1000, len - 1000, 7 + 1000, false,
+					     &scratch, &out), 1);
+	assert_true(out.params.markers && out.params.crc);
+	assert_true(out.seq - 7 >= second && out.seq - 7 <= second + RK_MPA_MARKER_LEN);
+}
+
 static void
 cm_mad(struct rk_mad *m, uint16_t attr, uint32_t local, uint32_t remote, uint32_t qpn)
 {
@@ -338,6 +375,7 @@ main(void)
 		cmocka_unit_test(test_markers),
 		cmocka_unit_test(test_not_mpa),
 		cmocka_unit_test(test_final),
+		cmocka_unit_test(test_big_fpdus),
 		cmocka_unit_test(test_cmconn),
 		cmocka_unit_test(test_mad_tables),
 	};
