@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rk_byteorder.h"
+#include "rk_ddp.h"
 
 /* What the deframer made of the bytes after a candidate start. */
 struct verdict {
@@ -16,6 +17,8 @@ struct verdict {
 	uint32_t crc_good;
 	uint32_t end;       /* sequence number after the last FPDU */
 	bool bad;
+	bool hit;           /* an FPDU started at target */
+	uint32_t target;
 };
 
 /*
@@ -45,27 +48,38 @@ on_event(const struct rk_mpa_event *ev, void *ctx)
 		v->bad = true;
 	v->fpdus++;
 	v->end = ev->seq + ev->wire_len;
+	if (ev->seq == v->target || ev->fpdu.hdr_seq == v->target)
+		v->hit = true;
 	if (ev->fpdu.crc_checked && ev->fpdu.crc_ok)
 		v->crc_good++;
 }
 
 /*
  * Frame buf[start, n) as FPDUs; @return FPDUs framed without an error, -1
- * on one; @p span: the bytes they take.
+ * on one, or when @p target is not NULL and no FPDU starts at sequence
+ * number *target; @p span: the bytes they take.
  */
+static int
+verify_to(struct rk_mpa_stream *s, const uint8_t *buf, uint32_t n, uint32_t seq0,
+	  uint32_t start, bool markers, bool crc, uint32_t marker_seq0, uint32_t *span,
+	  const uint32_t *target)
+{
+	struct rk_mpa_params p = { .rev = 0, .markers = markers, .crc = crc };
+	struct verdict v = { 0, 0, seq0 + start, false, false, target ? *target : 0 };
+
+	rk_mpa_stream_init_fpdu(s, &p, seq0 + start, marker_seq0);
+	(void)rk_mpa_stream_feed(s, seq0 + start, buf + start, n - start, on_event, &v);
+	if (v.bad || (target != NULL && !v.hit))
+		return -1;
+	*span = v.end - (seq0 + start);
+	return (int)v.fpdus;
+}
+
 static int
 verify(struct rk_mpa_stream *s, const uint8_t *buf, uint32_t n, uint32_t seq0,
        uint32_t start, bool markers, bool crc, uint32_t marker_seq0, uint32_t *span)
 {
-	struct rk_mpa_params p = { .rev = 0, .markers = markers, .crc = crc };
-	struct verdict v = { 0, 0, seq0 + start, false };
-
-	rk_mpa_stream_init_fpdu(s, &p, seq0 + start, marker_seq0);
-	(void)rk_mpa_stream_feed(s, seq0 + start, buf + start, n - start, on_event, &v);
-	if (v.bad)
-		return -1;
-	*span = v.end - (seq0 + start);
-	return (int)v.fpdus;
+	return verify_to(s, buf, n, seq0, start, markers, crc, marker_seq0, span, NULL);
 }
 
 /*
@@ -101,6 +115,39 @@ settle(struct rk_mpa_stream *s, const uint8_t *buf, uint32_t n, uint32_t seq0,
 	return 1;
 }
 
+/*
+ * The FPDUs before the first one a marker vouches for (at @p out->seq): the
+ * earliest offset whose FPDUs, framed with the same grid and CRC setting,
+ * run cleanly into it. A candidate on the grid is an FPDU behind its leading
+ * marker.
+ */
+static void
+extend_back(const uint8_t *buf, uint32_t n, uint32_t seq0, struct rk_mpa_stream *s,
+	    struct rk_insp_iwsync *out)
+{
+	uint32_t t = out->seq - seq0;
+
+	for (uint32_t o = 0; o < t; o++) {
+		bool lead = ((seq0 + o - out->marker_seq0) % RK_MPA_MARKER_SPACING) == 0;
+		uint32_t h = o + (lead ? RK_MPA_MARKER_LEN : 0);
+		uint32_t span = 0;
+		int k;
+
+		/* DV 1 and RV 1 (RFC 5041 5.1, RFC 5040 4.3) before any framing. */
+		if (h + RK_MPA_HDR_LEN + 2 > n || rk_get_be16(buf + h) < RK_DDP_TAGGED_LEN ||
+		    (buf[h + 2] & 0x03) != 1 || (buf[h + 3] >> 6) != 1)
+			continue;
+		k = verify_to(s, buf, n, seq0, o, true, out->params.crc, out->marker_seq0, &span,
+			      &out->seq);
+		if (k > 0) {
+			out->seq = seq0 + o;
+			out->fpdus = (uint32_t)k;
+			out->span = span;
+			return;
+		}
+	}
+}
+
 /* Markers: the grid phase whose markers all look like markers, and the first
  * one that points at an FPDU start inside the bytes. */
 static int
@@ -126,8 +173,10 @@ find_markers(const uint8_t *buf, uint32_t n, uint32_t seq0, bool final,
 		 * look like one): only at the stream's end, with CRCs to agree. */
 		if (!ok || start == UINT32_MAX || (count < 2 && !final))
 			continue;
-		if (settle(s, buf, n, seq0, start, true, seq0 + p, final, count < 2, out) == 1)
+		if (settle(s, buf, n, seq0, start, true, seq0 + p, final, count < 2, out) == 1) {
+			extend_back(buf, n, seq0, s, out);
 			return 1;
+		}
 	}
 	return 0;
 }

@@ -10,7 +10,8 @@
  * on a conforming stream) counts back to the start of the FPDU it falls
  * in. Every grid phase whose markers all look so is tried, and the first
  * marker pointing at an FPDU start inside the bytes seen gives the
- * candidate. Without markers, each byte offset is tried as an FPDU start:
+ * candidate; the FPDUs before it are then framed back from it (the
+ * earliest offset whose FPDUs, on that grid, run cleanly into it). Without markers, each byte offset is tried as an FPDU start:
  * its ULPDU_Length must frame a DDP segment whose DDP/RDMAP headers pass
  * rk_rdmap_parse() without a finding, and the next FPDU (2 + ULPDU_Length
  * + pad + CRC further) likewise. A candidate is kept only when the MPA

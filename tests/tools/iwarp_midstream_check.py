@@ -8,9 +8,9 @@ iwarp_long.pcap (gen_captures.c) holds two connections of many FPDUs: one
 without markers nor CRC, one with both. Each is cut after its first N frames
 (no SYN, no MPA frames left; N lands inside an FPDU stream) for several N.
 rk-inspect must say it joined mid-connection, find the framing and decode
-exactly the FPDUs the full capture decodes from the expected boundary on:
-without markers the first FPDU that starts after the cut; with markers
-(RFC 5044 4.3) the first FPDU that a marker after the cut points at. No
+exactly the FPDUs the full capture decodes from the first FPDU that starts
+after the cut (with markers, RFC 5044 4.3, the first one a marker points
+at vouches for the grid and those before it are framed back from it). No
 finding may be raised. A TCP stream that is not iWARP, joined
 mid-connection, is not reported.
 """
@@ -80,17 +80,26 @@ def after(a, b):
 
 
 def expected_first(full, b, seq_start, markers):
-    """Index in @full of the first FPDU the cut capture can trust. With
-    markers, when no marker after the cut points at an FPDU start there
-    (a few small FPDUs), the first FPDU after the cut, its CRC vouching for
-    it at the stream's end (the marker connection has CRC on): framed
-    without markers, none falling in those FPDUs. @return the index and
-    whether markers framed it."""
+    """Index in @full of the first FPDU the cut capture can trust: the
+    first after the cut. With markers, the first marker after the cut that
+    points at an FPDU start there vouches for the grid, and the FPDUs
+    before it are framed back from it; when there is none (a few small
+    FPDUs), the CRC vouches for them at the stream's end (the marker
+    connection has CRC on), framed without markers, none falling in those
+    FPDUs. @return the index and whether markers framed it."""
     first = next((k for k, x in enumerate(full) if after(x[0], b)), None)
     if not markers:
         return first, False
+    if first is not None:
+        hdr = full[first][0]
+        if (hdr - 4 - seq_start) % GRID == 0 and not after(hdr - 4, b):
+            # The cut is inside its leading marker, which its CRC covered:
+            # it cannot be checked, the next FPDU is the first.
+            first = first + 1 if first + 1 < len(full) else None
+    # The FPDUs before the one a marker points at run into it: from the
+    # first after the cut on.
     i = first_by_marker(full, b, seq_start)
-    return (i, True) if i is not None else (first, False)
+    return first, i is not None
 
 
 def first_by_marker(full, b, seq_start):
