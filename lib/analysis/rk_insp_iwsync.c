@@ -28,6 +28,9 @@ struct verdict {
  */
 #define SPAN_MIN (RK_MPA_MARKER_SPACING + RK_MPA_MARKER_LEN)
 
+/* Bytes the deframer is fed at a time while a candidate is checked. */
+#define VERIFY_STEP 2048u
+
 /* Any finding, a warning too (a marker read as pad, say), rejects a candidate. */
 static bool
 has_error(const struct rk_findings *f)
@@ -68,7 +71,14 @@ verify_to(struct rk_mpa_stream *s, const uint8_t *buf, uint32_t n, uint32_t seq0
 	struct verdict v = { 0, 0, seq0 + start, false, false, target ? *target : 0 };
 
 	rk_mpa_stream_init_fpdu(s, &p, seq0 + start, marker_seq0);
-	(void)rk_mpa_stream_feed(s, seq0 + start, buf + start, n - start, on_event, &v);
+	/* In pieces, to stop at the first error (or, with a target, once it
+	 * is reached): wrong candidates cost little. */
+	for (uint32_t off = start; off < n && !v.bad && !(target != NULL && v.hit);) {
+		uint32_t step = n - off < VERIFY_STEP ? n - off : VERIFY_STEP;
+
+		(void)rk_mpa_stream_feed(s, seq0 + off, buf + off, step, on_event, &v);
+		off += step;
+	}
 	if (v.bad || (target != NULL && !v.hit))
 		return -1;
 	*span = v.end - (seq0 + start);
@@ -140,9 +150,10 @@ extend_back(const uint8_t *buf, uint32_t n, uint32_t seq0, struct rk_mpa_stream 
 		k = verify_to(s, buf, n, seq0, o, true, out->params.crc, out->marker_seq0, &span,
 			      &out->seq);
 		if (k > 0) {
+			/* Checked up to the boundary; the rest was already. */
 			out->seq = seq0 + o;
-			out->fpdus = (uint32_t)k;
-			out->span = span;
+			out->fpdus += (uint32_t)k - 1;
+			out->span += t - o;
 			return;
 		}
 	}
