@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rk_insp_iwsync.h"
 
 /* Both MPA keys start with this: enough to tell MPA from anything else,
  * and a wrong key after it is the deframer's mpa.key.bad to report. */
@@ -21,7 +22,13 @@ enum conn_state {
 	CONN_PENDING = 0,   /* followed, first stream bytes not seen yet */
 	CONN_IWARP,
 	CONN_NOT_IWARP,     /* dropped after the segment that decided it */
+	CONN_IGNORED,       /* joined mid-connection, no framing found: kept
+			       so its later segments are not searched again */
 };
+
+/* Below this many kept bytes a direction joined mid-connection is
+ * searched at each piece of data; past it, at each doubling. */
+#define MID_FIRST_TRY 2048u
 
 static uint64_t
 ep_hash(const uint8_t *a, uint16_t pa, const uint8_t *b, uint16_t pb)
@@ -63,6 +70,8 @@ free_dir(struct rk_insp_iw_dir *d)
 	rk_insp_tcp_fini(&d->tcp);
 	free(d->deframer);
 	d->deframer = NULL;
+	free(d->mid_buf);
+	d->mid_buf = NULL;
 }
 
 void
@@ -141,7 +150,7 @@ drop_conn(struct rk_insp_iw *t, struct rk_insp_iw_conn *c)
 }
 
 static struct rk_insp_iw_conn *
-new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src)
+new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src, bool mid)
 {
 	struct rk_insp_iw_conn *c = calloc(1, sizeof(*c));
 	int s = initiator_is_src ? 0 : 1;
@@ -154,9 +163,12 @@ new_conn(struct rk_insp_iw *t, const struct rk_pkt *pkt, bool initiator_is_src)
 	c->port[!s] = pkt->dst_port;
 	c->ip_version = pkt->ip_version;
 	c->state = CONN_PENDING;
+	c->joined_mid = mid;
 	c->table = t;
 	for (int d = 0; d < 2; d++) {
 		rk_insp_tcp_init(&c->dir[d].tcp, t->opts.tcp_buffer);
+		if (mid)
+			c->dir[d].mid_state = RK_INSP_IW_MID_SEARCH;
 		c->dctx[d].conn = c;
 		c->dctx[d].dir = d;
 	}
@@ -319,6 +331,141 @@ feed(struct rk_insp_iw_conn *c, int dir, uint32_t seq, const uint8_t *p, uint32_
 		rk_mpa_stream_feed(d->deframer, seq, p, len, on_mpa_event, &c->dctx[dir]);
 }
 
+/* ------------------------------------------- joined mid-connection */
+
+/* Framing found at sync->seq: decode the kept bytes from there on. */
+static void
+mid_synced(struct rk_insp_iw_conn *c, int dir, const struct rk_insp_iwsync *sync)
+{
+	struct rk_insp_iw_dir *d = &c->dir[dir];
+	struct rk_insp_iw *t = c->table;
+	struct rk_insp_iw_event ev;
+	uint32_t skip = sync->seq - d->mid_seq0;
+
+	d->deframer = malloc(sizeof(*d->deframer));
+	if (d->deframer == NULL) {
+		d->mid_state = RK_INSP_IW_MID_FAILED;
+		d->mid_skipped += d->mid_len;
+		return;
+	}
+	rk_mpa_stream_init_fpdu(d->deframer, &sync->params, sync->seq, sync->marker_seq0);
+	d->mid_state = RK_INSP_IW_MID_SYNCED;
+	d->sync_seq = sync->seq;
+	d->sync_params = sync->params;
+	d->mid_skipped += skip;
+	d->markers = sync->params.markers;
+	d->crc = sync->params.crc;
+	if (c->state == CONN_PENDING) {
+		c->state = CONN_IWARP;
+		t->niwarp++;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = RK_INSP_IW_RESYNC;
+	ev.frame = t->cur_frame;
+	ev.ts_ns = t->cur_ts_ns;
+	ev.conn = c;
+	ev.dir = dir;
+	ev.tcp_seq = sync->seq;
+	ev.stream_len = skip;
+	ev.lost_reason = "joined_mid_connection";
+	t->events++;
+	if (t->emit != NULL)
+		t->emit(t->emit_ctx, &ev);
+	rk_mpa_stream_feed(d->deframer, sync->seq, d->mid_buf + skip, d->mid_len - skip,
+			   on_mpa_event, &c->dctx[dir]);
+	free(d->mid_buf);
+	d->mid_buf = NULL;
+	d->mid_len = 0;
+}
+
+static void
+mid_failed(struct rk_insp_iw_conn *c, int dir)
+{
+	struct rk_insp_iw_dir *d = &c->dir[dir];
+
+	d->mid_state = RK_INSP_IW_MID_FAILED;
+	d->mid_skipped += d->mid_len;
+	free(d->mid_buf);
+	d->mid_buf = NULL;
+	d->mid_len = 0;
+}
+
+/* Search the kept bytes of @p dir; @return whether framing was found. */
+static bool
+mid_search(struct rk_insp_iw_conn *c, int dir, bool final)
+{
+	struct rk_insp_iw_dir *d = &c->dir[dir];
+	struct rk_insp_iwsync sync;
+	struct rk_mpa_stream *scratch = malloc(sizeof(*scratch));
+	int rc;
+
+	if (scratch == NULL)
+		return false;
+	rc = d->mid_buf != NULL ? rk_insp_iwsync_find(d->mid_buf, d->mid_len, d->mid_seq0,
+						      final, scratch, &sync) : (final ? -1 : 0);
+	free(scratch);
+	if (rc == 1) {
+		mid_synced(c, dir, &sync);
+		return true;
+	}
+	if (rc < 0) {
+		mid_failed(c, dir);
+		/* Bytes enough and no framing: not iWARP, whatever the other side. */
+		if (!final && c->state == CONN_PENDING)
+			c->state = CONN_IGNORED;
+	}
+	return false;
+}
+
+/* In-order bytes of a direction joined mid-connection. */
+static void
+mid_data(struct rk_insp_iw_conn *c, int dir, uint32_t seq, const uint8_t *p, uint32_t len)
+{
+	struct rk_insp_iw_dir *d = &c->dir[dir];
+	uint32_t take, cap;
+
+	if (d->mid_state == RK_INSP_IW_MID_FAILED) {
+		d->mid_skipped += len;
+		return;
+	}
+	if (d->mid_len == 0)
+		d->mid_seq0 = seq;
+	take = RK_INSP_IWSYNC_MAX - d->mid_len;
+	if (take > len)
+		take = len;
+	/* Room doubles with the bytes kept, up to the search's limit. */
+	for (cap = MID_FIRST_TRY; cap < d->mid_len + take; cap *= 2)
+		;
+	if (d->mid_buf == NULL || cap > MID_FIRST_TRY) {
+		uint8_t *n = realloc(d->mid_buf, cap);
+
+		if (n == NULL) {
+			mid_failed(c, dir);
+			d->mid_skipped += len;
+			return;
+		}
+		d->mid_buf = n;
+	}
+	memcpy(d->mid_buf + d->mid_len, p, take);
+	d->mid_len += take;
+	/* Small: search at every piece (the FPDUs' frames stay close);
+	 * then at each doubling, so the searches cost twice the bytes. */
+	if (d->mid_try == 0)
+		d->mid_try = 2 * MID_FIRST_TRY;
+	if (d->mid_len >= MID_FIRST_TRY && d->mid_len < d->mid_try &&
+	    d->mid_len < RK_INSP_IWSYNC_MAX)
+		return;
+	if (d->mid_len >= d->mid_try)
+		d->mid_try = d->mid_try >= RK_INSP_IWSYNC_MAX / 2 ? RK_INSP_IWSYNC_MAX :
+			     d->mid_try * 2;
+	if (mid_search(c, dir, false)) {
+		if (take < len)
+			feed(c, dir, seq + take, p + take, len - take);
+	} else if (d->mid_state == RK_INSP_IW_MID_FAILED) {
+		d->mid_skipped += len - take;
+	}
+}
+
 /* Decide from the first bytes of either direction whether this is MPA. */
 static void
 classify(struct rk_insp_iw_conn *c, int dir, uint32_t seq, const uint8_t *p, uint32_t len)
@@ -358,10 +505,15 @@ on_data(void *ctx, uint32_t seq, const uint8_t *p, uint32_t len)
 	struct rk_insp_iw_dctx *dc = ctx;
 	struct rk_insp_iw_conn *c = dc->conn;
 
-	if (c->state == CONN_PENDING)
+	if (c->dir[dc->dir].mid_state == RK_INSP_IW_MID_SEARCH ||
+	    c->dir[dc->dir].mid_state == RK_INSP_IW_MID_FAILED) {
+		if (c->state == CONN_PENDING || c->state == CONN_IWARP)
+			mid_data(c, dc->dir, seq, p, len);
+	} else if (c->state == CONN_PENDING) {
 		classify(c, dc->dir, seq, p, len);
-	else if (c->state == CONN_IWARP)
+	} else if (c->state == CONN_IWARP) {
 		feed(c, dc->dir, seq, p, len);
+	}
 }
 
 static void
@@ -371,6 +523,12 @@ on_gap(void *ctx, uint32_t seq, uint32_t len)
 	struct rk_insp_iw_conn *c = dc->conn;
 	struct rk_insp_iw_dir *d = &c->dir[dc->dir];
 
+	if (d->mid_state == RK_INSP_IW_MID_SEARCH) {
+		/* The kept bytes end at a hole: search again after it. */
+		d->mid_skipped += d->mid_len;
+		d->mid_len = 0;
+		return;
+	}
 	if (c->state == CONN_PENDING) {
 		/* The stream start is lost: it can no longer be classified. */
 		c->state = CONN_NOT_IWARP;
@@ -389,6 +547,9 @@ on_end(void *ctx, bool rst)
 
 	(void)rst;
 	d->ended = true;
+	if (d->mid_state == RK_INSP_IW_MID_SEARCH &&
+	    (c->state == CONN_PENDING || c->state == CONN_IWARP))
+		(void)mid_search(c, dc->dir, true);
 	if (d->deframer != NULL) {
 		rk_mpa_stream_finish(d->deframer, on_mpa_event, &c->dctx[dc->dir]);
 		/* 66 KiB per direction: give it back as soon as it is done. */
@@ -448,20 +609,36 @@ rk_insp_iw_frame(struct rk_insp_iw *t, const struct rk_pkt *pkt, uint64_t frame,
 	t->cur_frame = frame;
 	t->cur_ts_ns = ts_ns;
 	c = find_conn(t, pkt, &dir);
-	if (c != NULL && syn && !ack && dir == 0 && c->dir[0].tcp.syn_seen &&
-	    pkt->tcp_seq != c->dir[0].tcp.isn) {
-		/* Port reuse: a new connection; the old record stays listed. */
+	if (c != NULL && c->state == CONN_IGNORED) {
+		if (!syn)
+			return false;
+		drop_conn(t, c);
+		c = NULL;
+	}
+	if (c != NULL && syn && !ack && (c->joined_mid || (dir == 0 && c->dir[0].tcp.syn_seen &&
+					     pkt->tcp_seq != c->dir[0].tcp.isn))) {
+		/* Port reuse (or the end of one joined mid-connection): a new
+		 * connection; the old record stays listed. */
 		rk_insp_htab_del(&t->hash, &c->hl);
 		c = NULL;
 	}
-	if (c == NULL) {
-		/* Only a handshake shows where the streams start. */
-		if (!syn)
-			return false;
-		c = new_conn(t, pkt, !ack);
+	if (c == NULL && syn) {
+		c = new_conn(t, pkt, !ack, false);
 		if (c == NULL)
 			return false;
 		dir = ack ? 1 : 0;
+		c->first_frame = frame;
+	} else if (c == NULL) {
+		/* Joined mid-connection: followed from its first data, the
+		 * side with the higher port taken as the initiator. */
+		bool src_init = pkt->src_port >= pkt->dst_port;
+
+		if (pkt->l4_payload_len == 0 || (pkt->tcp_flags & RK_INSP_TCP_RST))
+			return false;
+		c = new_conn(t, pkt, src_init, true);
+		if (c == NULL)
+			return false;
+		dir = src_init ? 0 : 1;
 		c->first_frame = frame;
 	}
 	c->last_frame = frame;
@@ -496,6 +673,13 @@ rk_insp_iw_frame(struct rk_insp_iw *t, const struct rk_pkt *pkt, uint64_t frame,
 		drop_conn(t, c);
 		return false;
 	}
+	if (c->state == CONN_IGNORED) {
+		for (int i = 0; i < 2; i++) {
+			free_dir(&c->dir[i]);
+			c->dir[i].tcp.state = RK_INSP_TCP_CLOSED;
+		}
+		return false;
+	}
 	if (c->state == CONN_PENDING && c->dir[0].ended && c->dir[1].ended) {
 		drop_conn(t, c);
 		return false;
@@ -507,7 +691,7 @@ void
 rk_insp_iw_finish(struct rk_insp_iw *t)
 {
 	for (struct rk_insp_iw_conn *c = t->head; c != NULL; c = c->next) {
-		if (c->state != CONN_IWARP)
+		if (c->state != CONN_IWARP && !(c->state == CONN_PENDING && c->joined_mid))
 			continue;
 		for (int d = 0; d < 2; d++) {
 			rk_insp_tcp_flush(&c->dir[d].tcp, &follow_ops, &c->dctx[d]);

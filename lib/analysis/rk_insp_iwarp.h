@@ -3,7 +3,9 @@
  * @file rk_insp_iwarp.h
  * iWARP connections in a capture: TCP connections are followed from
  * their SYN; one whose stream starts with an MPA Request (RFC 5044 7.1)
- * is an iWARP connection, and each direction's in-order byte stream
+ * is an iWARP connection. One joined mid-connection (no SYN seen) is
+ * followed from its first data and is iWARP when FPDU framing is found in
+ * its bytes (rk_insp_iwsync.h). Each direction's in-order byte stream
  * (rk_insp_tcp.h) goes through the MPA deframer, whose FPDUs are decoded
  * as DDP/RDMAP (rk_rdmap_parse) and reported as events.
  */
@@ -69,6 +71,14 @@ struct rk_insp_iw_event {
 	struct rk_findings findings;
 };
 
+/** Framing of a direction joined mid-connection. */
+enum rk_insp_iw_mid {
+	RK_INSP_IW_MID_NONE = 0,    /**< the stream start was seen */
+	RK_INSP_IW_MID_SEARCH,      /**< bytes kept, boundary not found yet */
+	RK_INSP_IW_MID_SYNCED,      /**< FPDUs decoded from sync_seq on */
+	RK_INSP_IW_MID_FAILED,      /**< no MPA framing found: bytes skipped */
+};
+
 /** Per-direction record of a connection. */
 struct rk_insp_iw_dir {
 	uint64_t packets, bytes, payload_bytes;
@@ -89,6 +99,15 @@ struct rk_insp_iw_dir {
 		uint8_t layer, etype, err_code;
 		uint64_t frame;
 	} term[4];                  /**< the first Terminates */
+
+	/* Joined mid-connection (no SYN): stream bytes kept until the FPDU
+	 * framing is found in them (rk_insp_iwsync.h). */
+	uint8_t mid_state;          /**< enum rk_insp_iw_mid */
+	uint8_t *mid_buf;
+	uint32_t mid_len, mid_seq0, mid_try;
+	uint32_t sync_seq;          /**< first FPDU trusted (RK_INSP_IW_MID_SYNCED) */
+	struct rk_mpa_params sync_params; /**< markers and CRC found there */
+	uint64_t mid_skipped;       /**< stream bytes before it, or all when not found */
 
 	struct rk_mpa_stream *deframer; /**< while the direction is open */
 	uint8_t prefix[8];          /**< first bytes, before the stream is classified */
@@ -115,6 +134,8 @@ struct rk_insp_iw_conn {
 		struct rk_insp_iw_conn *conn;
 		int dir;
 	} dctx[2];
+	bool joined_mid;            /**< no SYN seen: followed from its first data;
+	                                 initiator is the side with the higher port */
 	bool have_req;              /* the Request, for the RFC 6581 RTR check */
 	struct rk_mpa_rr req;
 };

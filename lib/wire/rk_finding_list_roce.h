@@ -81,6 +81,18 @@ RK_FINDING(RK_F_ATOMIC_VA_UNALIGNED, "atomic.va.unaligned", RK_SEV_ERROR,
 RK_FINDING(RK_F_DETH_GSI_QKEY, "deth.q_key.gsi", RK_SEV_ERROR,
 	   "IBTA Vol1 ch. 13",
 	   "datagram to QP1 with a Q_Key other than 0x80010000")
+RK_FINDING(RK_F_MAD_TRUNCATED, "mad.truncated", RK_SEV_ERROR,
+	   "IBTA Vol1 13.4.3",
+	   "UD SEND to QP0/QP1 shorter than the 24-byte common MAD header")
+RK_FINDING(RK_F_MAD_LENGTH, "mad.length.bad", RK_SEV_ERROR,
+	   "IBTA Vol1 13.4.2",
+	   "MAD payload is not 256 bytes")
+RK_FINDING(RK_F_MAD_BASE_VERSION, "mad.base_version.unknown", RK_SEV_WARN,
+	   "IBTA Vol1 13.4.3",
+	   "MAD BaseVersion is not 1: its fields are not decoded")
+RK_FINDING(RK_F_MAD_CM_ATTR, "mad.cm.attr.unknown", RK_SEV_WARN,
+	   "IBTA Vol1 12.6",
+	   "CM MAD with an AttributeID that names no CM message")
 RK_FINDING(RK_F_CNP_FIELDS, "cnp.fields", RK_SEV_WARN,
 	   "IBTA Annex A17 (CA17-44)",
 	   "CNP with non-zero PSN, SE, M, PadCnt or reserved bytes")

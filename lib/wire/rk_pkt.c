@@ -16,6 +16,7 @@
 #include "rk_eth.h"
 #include "rk_ipv4.h"
 #include "rk_ipv6.h"
+#include "rk_mad.h"
 #include "rk_tcp_hdr.h"
 #include "rk_udp.h"
 #include "rk_xeth.h"
@@ -295,6 +296,11 @@ check_xeth(struct rk_pkt *pkt, const struct rk_opcode_info *op)
 	if ((h = rk_pkt_xeth(pkt, RK_HDR_DETH)) != NULL &&
 	    rk_bth_dest_qp(rk_pkt_bth(pkt)) == 1 && rk_deth_q_key(h) != RK_GSI_Q_KEY)
 		finding(pkt, RK_F_DETH_GSI_QKEY, (uint32_t)(h - pkt->frame));
+	if (h != NULL) {
+		struct rk_mad mad;
+
+		(void)rk_pkt_mad(pkt, &mad, &pkt->findings);
+	}
 	if ((h = rk_pkt_xeth(pkt, RK_HDR_CNP)) != NULL) {
 		const uint8_t *b = rk_pkt_bth(pkt);
 		bool bad = rk_bth_psn(b) != 0 || rk_bth_se(b) || rk_bth_mig_req(b) ||

@@ -12,6 +12,12 @@
  *                         per segment and split across segments, reordering,
  *                         retransmission, a bad CRC, READ, Terminate; and a
  *                         second connection with markers
+ *   iwarp_long.pcap       two iWARP connections of many FPDUs (SENDs and
+ *                         WRITEs of varied sizes, several per segment and
+ *                         split across segments, both directions): the
+ *                         first without markers nor CRC, the second with
+ *                         both; cut at its start, it is the mid-connection
+ *                         test's input (iwarp_midstream_check.py)
  *   bench.pcap N          (with -b N) N MiB of RoCEv2 WRITE/ACK traffic
  *
  * usage: gen_captures OUTDIR [-b MIB]
@@ -543,6 +549,68 @@ iwarp_scenarios(void)
 	}
 }
 
+/* Many FPDUs, packed so that segment and FPDU boundaries seldom meet. */
+static void
+iwarp_long_connection(struct tcp_ep *c, struct tcp_ep *s, bool markers, bool crc)
+{
+	static const uint32_t sizes[] = { 100, 700, 3000, 24, 1200, 512, 64, 2000, 333, 1448 };
+	static uint8_t ul[8192], wire[70000];
+	struct rk_mpa_tx tc, ts;
+	uint32_t n, w;
+
+	handshake(c, s);
+	n = mpa_frame(wire, false, markers, crc, "long");
+	stream(c, s, wire, n, 1448);
+	n = mpa_frame(wire, true, markers, crc, "long");
+	stream(s, c, wire, n, 1448);
+	memset(&tc, 0, sizeof(tc));
+	tc.markers = markers;
+	tc.crc = crc;
+	tc.seq = c->seq;
+	tc.marker_seq0 = c->seq;
+	ts = tc;
+	ts.seq = s->seq;
+	ts.marker_seq0 = s->seq;
+	for (uint32_t i = 0; i < 48; i++) {
+		uint32_t len = sizes[i % 10];
+
+		w = 0;
+		/* Three FPDUs per burst, sent in 1000-byte segments. */
+		for (uint32_t k = 0; k < 3; k++) {
+			uint32_t j = i * 3 + k;
+
+			if (j % 2 == 0)
+				n = ddp_seg(ul, RK_RDMAP_SEND, false, true, 0, j / 2 + 1, 0,
+					    NULL, 0, (len + k * 37) % 3500);
+			else
+				n = ddp_seg(ul, RK_RDMAP_WRITE, true, true, 0x1000 + j, 0,
+					    0x100000 + 0x1000 * (uint64_t)j, NULL, 0,
+					    (len + k * 91) % 3500);
+			w += fpdu(wire + w, ul, n, &tc);
+		}
+		stream(c, s, wire, w, 1000);
+		if (i % 4 == 3) {
+			n = ddp_seg(ul, RK_RDMAP_SEND, false, true, 0, i / 4 + 1, 0, NULL, 0,
+				    16 + i);
+			w = fpdu(wire, ul, n, &ts);
+			stream(s, c, wire, w, 1448);
+		}
+	}
+	fin(c, s);
+}
+
+static void
+iwarp_long(void)
+{
+	struct tcp_ep c = { "\x02\x00\x00\x00\x01\x01", { 10, 0, 1, 1 }, 40010, 0xffff0000u };
+	struct tcp_ep s = { "\x02\x00\x00\x00\x01\x02", { 10, 0, 1, 2 }, 5001, 7000 };
+	struct tcp_ep c2 = { "\x02\x00\x00\x00\x01\x01", { 10, 0, 1, 1 }, 40012, 123456 };
+	struct tcp_ep s2 = { "\x02\x00\x00\x00\x01\x02", { 10, 0, 1, 2 }, 5001, 654321 };
+
+	iwarp_long_connection(&c, &s, false, false);
+	iwarp_long_connection(&c2, &s2, true, true);
+}
+
 static void
 bench(uint64_t mib)
 {
@@ -605,6 +673,9 @@ main(int argc, char **argv)
 	close_out();
 	open_out(dir, "iwarp_scenarios.pcap", 65535);
 	iwarp_scenarios();
+	close_out();
+	open_out(dir, "iwarp_long.pcap", 65535);
+	iwarp_long();
 	close_out();
 	return 0;
 }

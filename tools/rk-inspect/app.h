@@ -16,6 +16,7 @@
 #include "inspect.h"
 #include "live.h"
 #include "rk_insp_flow.h"
+#include "rk_insp_cmconn.h"
 #include "rk_insp_iwarp.h"
 #include "rk_insp_series.h"
 #include "rk_insp_timing.h"
@@ -70,6 +71,7 @@ struct app {
 	struct rk_insp_flows flows;
 	struct rk_insp_iw iw;
 	struct rk_insp_qos qos;
+	struct rk_insp_cmconns cm;    /* CM connections from the MADs on QP1 */
 	struct rk_insp_timing timing;
 	struct rk_insp_series series;
 	bool have_ts0;

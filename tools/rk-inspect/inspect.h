@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rk_finding.h"
+#include "rk_insp_cmconn.h"
 #include "rk_insp_qos.h"
 #include "rk_insp_series.h"
 #include "rk_insp_timing.h"
@@ -55,6 +56,7 @@ struct rk_insp_report {
 	const struct rk_insp_qos *qos; /**< QoS and congestion view, or NULL */
 	const struct rk_insp_timing *timing; /**< ACK RTT / READ latency tables, or NULL */
 	const struct rk_insp_series *series; /**< the --interval series, or NULL */
+	const struct rk_insp_cmconns *cm; /**< CM connections, or NULL */
 	const char *read_error;        /**< NULL, or why reading stopped early */
 	bool read_error_at_eof;        /**< a short read at the end of the file (truncated) */
 	uint32_t pmtu_option;

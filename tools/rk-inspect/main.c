@@ -28,6 +28,7 @@
 #include "rk_insp_iwarp.h"
 #include "rk_insp_series.h"
 #include "rk_insp_timing.h"
+#include "rk_mad.h"
 #include "output.h"
 #include "rk_pkt.h"
 
@@ -304,6 +305,7 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	struct rk_insp_seq_result seq;
 	struct rk_findings found = pkt->findings;
 	struct rk_insp_flow *flow;
+	struct rk_mad mad;
 
 	if (pkt->truncated)
 		a->tot.icrc_unchecked++;
@@ -320,6 +322,8 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 		rk_insp_timing_cm(&a->timing, pkt);
 	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
 			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
+		(void)rk_insp_cmconn_mad(&a->cm, r.key.src, r.key.dst, r.key.lid, &mad, fr->no);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
 	if (flow != NULL)
 		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
@@ -801,7 +805,8 @@ main(int argc, char **argv)
 	}
 	if (rk_insp_flows_init(&a.flows, &a.fopts) != 0 ||
 	    rk_insp_iw_init(&a.iw, &a.iwopts, on_iw_event, &a) != 0 ||
-	    rk_insp_qos_init(&a.qos, &a.qopts) != 0 || rk_insp_timing_init(&a.timing) != 0) {
+	    rk_insp_qos_init(&a.qos, &a.qopts) != 0 || rk_insp_timing_init(&a.timing) != 0 ||
+	    rk_insp_cmconn_init(&a.cm) != 0) {
 		fprintf(stderr, "rk-inspect: out of memory\n");
 		return EXIT_BAD;
 	}
@@ -891,6 +896,7 @@ analysed:
 			.qos = &a.qos,
 			.timing = &a.timing,
 			.series = a.interval_ns != 0 ? &a.series : NULL,
+			.cm = &a.cm,
 			.read_error = read_error,
 			.read_error_at_eof = at_eof,
 			.pmtu_option = a.fopts.pmtu,
@@ -925,6 +931,7 @@ analysed:
 	rk_insp_qos_fini(&a.qos);
 	rk_insp_timing_fini(&a.timing);
 	rk_insp_series_fini(&a.series);
+	rk_insp_cmconn_fini(&a.cm);
 	free(a.hold.e);
 	return status;
 }

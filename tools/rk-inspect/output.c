@@ -219,6 +219,7 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 	const uint8_t *x;
 	const char *name = pkt->op != NULL && pkt->op->name != NULL ? pkt->op->name : NULL;
 	struct rk_insp_qos_marks marks;
+	struct rk_mad mad;
 	char qos[64];
 
 	sb_frame(&b, fr, pkt);
@@ -265,6 +266,12 @@ rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
 		sb_printf(&b, " ImmDt=0x%08x", rk_immdt_imm(x));
 	if ((x = rk_insp_xeth(pkt, RK_HDR_IETH, RK_IETH_LEN)) != NULL)
 		sb_printf(&b, " IETH.R_Key=0x%08x", rk_ieth_r_key(x));
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1) {
+		char mt[512];
+
+		rk_insp_mad_text(mt, sizeof(mt), &mad);
+		sb_printf(&b, "%s", mt);
+	}
 	sb_printf(&b, " len=%u ICRC=%s", pkt->payload_len, icrc_word(pkt, false));
 	sb_seq(&b, seq);
 	sb_findings(&b, found);
@@ -357,7 +364,13 @@ rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev)
 			  ev->lost_reason != NULL ? ev->lost_reason : "?", ev->tcp_seq);
 		break;
 	case RK_INSP_IW_RESYNC:
-		sb_printf(&b, " MPA framing regained at seq %u", ev->tcp_seq);
+		if (ev->lost_reason != NULL)
+			/* Joined mid-connection: framing found, not regained. */
+			sb_printf(&b, " MPA framing found at seq %u (joined mid-connection, "
+				  "%u byte%s skipped)", ev->tcp_seq, ev->stream_len,
+				  ev->stream_len == 1 ? "" : "s");
+		else
+			sb_printf(&b, " MPA framing regained at seq %u", ev->tcp_seq);
 		break;
 	case RK_INSP_IW_TCP_CONFLICT:
 		sb_printf(&b, " TCP retransmission differs from the first copy: %u byte%s, "
@@ -507,6 +520,7 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 	char src[64], dst[64];
 	const uint8_t *bth = rk_pkt_bth(pkt);
 	struct rk_insp_qos_marks marks;
+	struct rk_mad mad;
 
 	pkt_addrs(pkt, src, dst, sizeof(src));
 	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
@@ -532,6 +546,8 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 			json_object_set_new(o, xeth_json_table[i].key,
 					    hdr_json(xeth_json_table[i].desc, x));
 	}
+	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
+		json_object_set_new(o, "mad", rk_insp_mad_json(&mad));
 	json_object_set_new(o, "payload_len", json_integer(pkt->payload_len));
 	json_object_set_new(o, "icrc", json_string(icrc_word(pkt, true)));
 	if (pkt->icrc_off != 0 && (uint64_t)pkt->icrc_off + RK_ICRC_LEN <= pkt->caplen)
@@ -616,6 +632,10 @@ rk_insp_iw_json(const struct rk_insp_iw_event *ev)
 		break;
 	case RK_INSP_IW_RESYNC:
 		json_object_set_new(o, "unit", json_string("resync"));
+		if (ev->lost_reason != NULL) {
+			json_object_set_new(o, "reason", json_string(ev->lost_reason));
+			json_object_set_new(o, "skipped_bytes", json_integer(ev->stream_len));
+		}
 		break;
 	case RK_INSP_IW_TCP_CONFLICT:
 		json_object_set_new(o, "unit", json_string("tcp_rtx_conflict"));
@@ -759,7 +779,8 @@ psn_track_json(const struct rk_insp_psn_track *t, bool requests)
 }
 
 static json_t *
-flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
+flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
+	  const struct rk_insp_flow *f)
 {
 	json_t *o = json_object(), *ops = json_array(), *naks = json_array();
 	json_t *rnr = json_object();
@@ -830,6 +851,7 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_flow *f)
 	json_object_set_new(o, "pmtu", pmtu != 0 ? json_integer(pmtu) : json_null());
 	json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
 	json_object_set_new(o, "timing", rk_insp_flow_timing_json(f));
+	json_object_set_new(o, "cm", rk_insp_flow_cm_json(cm, f));
 	json_object_set_new(o, "findings", findings_counts_json(f->findings));
 	return o;
 }
@@ -870,6 +892,21 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 			    json_integer((json_int_t)x->tcp.ooo_data));
 	json_object_set_new(o, "gaps", json_integer((json_int_t)x->tcp.gaps));
 	json_object_set_new(o, "gap_bytes", json_integer((json_int_t)x->tcp.gap_bytes));
+	if (c->joined_mid) {
+		json_t *mid = json_object();
+		bool found = x->mid_state == RK_INSP_IW_MID_SYNCED;
+
+		json_object_set_new(mid, "framing_found", json_boolean(found));
+		json_object_set_new(mid, "seq", found ? json_integer(x->sync_seq) : json_null());
+		json_object_set_new(mid, "markers", found ? json_boolean(x->sync_params.markers) :
+				    json_null());
+		json_object_set_new(mid, "crc", found ? json_boolean(x->sync_params.crc) :
+				    json_null());
+		json_object_set_new(mid, "skipped_bytes", json_integer((json_int_t)x->mid_skipped));
+		json_object_set_new(o, "mid_connection", mid);
+	} else {
+		json_object_set_new(o, "mid_connection", json_null());
+	}
 	if (x->mpa_seen) {
 		json_t *mpa = json_object();
 
@@ -937,6 +974,7 @@ conn_json(const struct rk_insp_iw_conn *c)
 								     c->dir[1].packets)));
 	json_object_set_new(o, "bytes", json_integer((json_int_t)(c->dir[0].bytes +
 								   c->dir[1].bytes)));
+	json_object_set_new(o, "joined_mid_connection", json_boolean(c->joined_mid));
 	json_array_append_new(dirs, iw_dir_json(c, 0));
 	json_array_append_new(dirs, iw_dir_json(c, 1));
 	json_object_set_new(o, "directions", dirs);
@@ -999,13 +1037,14 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 
 	if (rep->flows != NULL)
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			json_array_append_new(qps, flow_json(rep->flows, f));
+			json_array_append_new(qps, flow_json(rep->flows, rep->cm, f));
 	json_object_set_new(doc, "qps", qps);
 	if (rep->iw != NULL)
 		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)
 			if (rk_insp_iw_is_iwarp(c))
 				json_array_append_new(conns, conn_json(c));
 	json_object_set_new(doc, "connections", conns);
+	json_object_set_new(doc, "cm_connections", rk_insp_cm_json(rep->cm));
 	if (rep->qos != NULL)
 		json_object_set_new(doc, "qos", rk_insp_qos_json(rep->qos));
 	if (rep->timing != NULL)

@@ -13,12 +13,14 @@
 
 #include <jansson.h>
 
+#include "rk_insp_cmconn.h"
 #include "rk_insp_flow.h"
 #include "inspect.h"
 #include "rk_insp_iwarp.h"
 #include "rk_insp_qos.h"
 #include "rk_insp_series.h"
 #include "rk_insp_timing.h"
+#include "rk_mad.h"
 #include "rk_pkt.h"
 
 /** Where a packet sits in the capture. */
@@ -158,6 +160,31 @@ int rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *
 
 /** Whether gnuplot is on the PATH. @return 0, or -1 with one line in @p err. */
 int rk_insp_gnuplot_check(char *err, size_t elen);
+/* ---- MADs on QP0/QP1 (mad_out.c; tables in lib/wire/rk_mad.c) ---- */
+
+/**
+ * The MAD of a packet line into @p buf: " {CLASS METHOD ATTRIBUTE TID=...
+ * key fields}" with the names of rk_mad.h's tables (numbers where a table
+ * has none); CM messages add their Communication IDs, QPN, starting PSN,
+ * REJ reason by name.
+ */
+void rk_insp_mad_text(char *buf, size_t len, const struct rk_mad *m);
+
+/** The "mad" object of a packet's JSON (doc/inspect.md); caller owns it. */
+json_t *rk_insp_mad_json(const struct rk_mad *m);
+
+/** The flow's CM line of the text summary, when a CM connection set its QP up. */
+void rk_insp_print_flow_cm(FILE *out, const struct rk_insp_cmconns *t,
+			   const struct rk_insp_flow *f);
+
+/** The "cm" member of a QP flow in the summary JSON: null, or its connection. */
+json_t *rk_insp_flow_cm_json(const struct rk_insp_cmconns *t, const struct rk_insp_flow *f);
+
+/** The CM connections section of the text summary (nothing without CM MADs). */
+void rk_insp_print_cm(FILE *out, const struct rk_insp_cmconns *t);
+
+/** The "cm_connections" array of the summary JSON; caller owns it. */
+json_t *rk_insp_cm_json(const struct rk_insp_cmconns *t);
 
 /** Write @p obj as one compact line to @p out and release it. */
 int rk_insp_json_line(FILE *out, json_t *obj);

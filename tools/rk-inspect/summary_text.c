@@ -28,7 +28,8 @@ print_findings_counts(FILE *out, const char *indent, const uint32_t *counts)
 }
 
 static void
-print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *f)
+print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
+	   const struct rk_insp_flow *f)
 {
 	char src[64], dst[64];
 	uint32_t pmtu = rk_insp_flow_pmtu(t, f);
@@ -100,6 +101,7 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_flow *
 			f->icrc_bad, f->truncated);
 	rk_insp_print_flow_timing(out, f);
 	rk_insp_print_flow_qos(out, f);
+	rk_insp_print_flow_cm(out, cm, f);
 	print_findings_counts(out, "    findings: ", f->findings);
 }
 
@@ -112,6 +114,9 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 	rk_insp_iw_endpoint(b, sizeof(b), c, 1);
 	fprintf(out, "%s > %s iWARP: %" PRIu64 " packets, %" PRIu64 " bytes\n", a, b,
 		c->dir[0].packets + c->dir[1].packets, c->dir[0].bytes + c->dir[1].bytes);
+	if (c->joined_mid)
+		fprintf(out, "    joined mid-connection: no SYN, no MPA Request/Reply seen "
+			"(initiator: the higher port)\n");
 	for (int d = 0; d < 2; d++) {
 		const struct rk_insp_iw_dir *x = &c->dir[d];
 		int n_ops = 0;
@@ -127,6 +132,14 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 			fprintf(out, "      retransmitted bytes compared with the first copy: %"
 				PRIu64 ", segments differing: %" PRIu64 "\n",
 				x->tcp.rtx_checked, x->tcp.rtx_conflicts);
+		if (c->joined_mid && x->mid_state == RK_INSP_IW_MID_SYNCED)
+			fprintf(out, "      framing found at seq %u: markers=%s CRC=%s, %" PRIu64
+				" bytes skipped before it\n", x->sync_seq,
+				x->sync_params.markers ? "yes" : "no",
+				x->sync_params.crc ? "yes" : "no", x->mid_skipped);
+		else if (c->joined_mid)
+			fprintf(out, "      framing not found: %" PRIu64 " bytes skipped\n",
+				x->mid_skipped);
 		if (x->mpa_seen)
 			fprintf(out, "      MPA Rev=%u markers=%s CRC=%s%s PD_Length=%u\n",
 				x->rev, x->markers ? "yes" : "no", x->crc ? "yes" : "no",
@@ -193,7 +206,7 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 		fprintf(out, "\nQPs (%" PRIu64 " flow%s):\n", rep->flows->nflows,
 			rep->flows->nflows == 1 ? "" : "s");
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			print_flow(out, rep->flows, f);
+			print_flow(out, rep->flows, rep->cm, f);
 	}
 	if (rep->iw != NULL && rep->iw->niwarp != 0) {
 		fprintf(out, "\niWARP connections (%" PRIu64 "):\n", rep->iw->niwarp);
@@ -201,6 +214,7 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 			if (rk_insp_iw_is_iwarp(c))
 				print_conn(out, c);
 	}
+	rk_insp_print_cm(out, rep->cm);
 	if (rep->qos != NULL)
 		rk_insp_print_qos(out, rep->qos);
 	for (int i = 0; i < RK_F_COUNT; i++) {

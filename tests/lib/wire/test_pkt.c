@@ -194,7 +194,19 @@ static void m_syn_resv(uint8_t *b, struct rk_pkt *p) { (void)p; b[12] = 0x45; }
 static void m_nak5(uint8_t *b, struct rk_pkt *p) { (void)p; b[12] = 0x65; }
 static void m_read_len(uint8_t *b, struct rk_pkt *p) { (void)p; rk_reth_set_dma_len(b + 12, 0x80000001u); }
 static void m_atomic_va(uint8_t *b, struct rk_pkt *p) { (void)p; rk_atmeth_set_va(b + 12, 0x1004); }
-static void m_gsi_qkey(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_dest_qp(b, 1); rk_deth_set_q_key(b + 12, 0x1234); }
+/* A UD SEND to QP1 carries a MAD (BTH 12 + DETH 8, then the MAD). */
+static void
+gsi_mad(uint8_t *b, uint32_t q_key, uint8_t base_version)
+{
+	rk_bth_set_dest_qp(b, 1);
+	rk_deth_set_q_key(b + 12, q_key);
+	b[20] = base_version;
+	b[21] = 0x03;   /* SA */
+}
+static void m_gsi_qkey(uint8_t *b, struct rk_pkt *p) { (void)p; gsi_mad(b, 0x1234, 1); }
+static void m_mad_short(uint8_t *b, struct rk_pkt *p) { (void)p; gsi_mad(b, 0x80010000u, 1); }
+static void m_mad_version(uint8_t *b, struct rk_pkt *p) { (void)p; gsi_mad(b, 0x80010000u, 2); }
+static void m_mad_cut(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_dest_qp(b, 1); rk_deth_set_q_key(b + 12, 0x80010000u); }
 static void m_cnp_psn(uint8_t *b, struct rk_pkt *p) { (void)p; rk_bth_set_psn(b, 5); }
 
 static void
@@ -212,7 +224,10 @@ test_bth_mutations(void **state)
 	mutate_expect(RK_OP_ACKNOWLEDGE, 0, m_nak5, RK_F_AETH_NAK_RESERVED);
 	mutate_expect(RK_OP_RDMA_READ_REQUEST, 0, m_read_len, RK_F_RETH_DMALEN_OVER);
 	mutate_expect(RK_OP_FETCH_ADD, 0, m_atomic_va, RK_F_ATOMIC_VA_UNALIGNED);
-	mutate_expect(0x64, 40, m_gsi_qkey, RK_F_DETH_GSI_QKEY);
+	mutate_expect(0x64, 256, m_gsi_qkey, RK_F_DETH_GSI_QKEY);
+	mutate_expect(0x64, 40, m_mad_short, RK_F_MAD_LENGTH);
+	mutate_expect(0x64, 256, m_mad_version, RK_F_MAD_BASE_VERSION);
+	mutate_expect(0x64, 20, m_mad_cut, RK_F_MAD_TRUNCATED);
 	mutate_expect(RK_OP_CNP, 0, m_cnp_psn, RK_F_CNP_FIELDS);
 }
 
