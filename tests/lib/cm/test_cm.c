@@ -10,8 +10,11 @@
 #include "rk_test.h"
 
 #include <errno.h>
+#include <string.h>
+#include <strings.h>
 
 #include "rk_cm.h"
+#include "rk_mad.h"
 #include "rxe_cm_mads.h"
 
 static const uint8_t gid_12[16] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 198, 18, 0, 12 };
@@ -470,11 +473,39 @@ test_mtu_negotiation(void **state)
 	}
 }
 
+/*
+ * The REJ reasons lib/cm names are IBTA's numbers (Vol1 12.6.7.2), as the
+ * full table in lib/wire has them: timeout is 4 and an invalid
+ * Communication ID 6 (not 1 and 5, which are "no QP" and "unsupported").
+ */
+static void
+test_rej_reason_numbers(void **state)
+{
+	static const uint16_t used[] = { RK_CM_REJ_TIMEOUT, RK_CM_REJ_INVALID_COMM_ID,
+					 RK_CM_REJ_INVALID_SERVICE_ID, RK_CM_REJ_STALE_CONN,
+					 RK_CM_REJ_INVALID_MTU, RK_CM_REJ_CONSUMER_REJECT };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(used) / sizeof(used[0]); i++) {
+		const char *ours = rk_cm_rej_reason_name(used[i]);
+		const char *ibta = rk_mad_cm_rej_reason_name(used[i]);
+
+		assert_non_null(ibta);
+		/* Ours may add a hint after the name: compare the name. */
+		assert_int_equal(strncasecmp(ours, ibta, strlen(ibta) < strlen(ours) ?
+					     strlen(ibta) : strlen(ours)), 0);
+	}
+	assert_string_equal(rk_cm_rej_reason_name(4), "timeout");
+	assert_string_equal(rk_cm_rej_reason_name(6), "invalid communication ID");
+	assert_string_equal(rk_cm_rej_reason_name(1), "other reason");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_req),
+		cmocka_unit_test(test_rej_reason_numbers),
 		cmocka_unit_test(test_decode_rep_rtu_dreq),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_bad_input),
