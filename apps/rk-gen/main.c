@@ -29,6 +29,7 @@
 #include "rk_app.h"
 #ifdef RK_GEN_DPDK
 #include "rk_io_dpdk.h"
+#include "stateful_run.h"
 #endif
 
 #define EXIT_BAD 2
@@ -95,6 +96,10 @@ usage(FILE *f)
 	      "                         (the receive options apply; --idle defaults to 1)\n"
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
+	      "\n"
+	      "Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through the verbs:\n"
+	      "      --responder        answer a client's QPs (rk-gen --responder --help)\n"
+	      "      --stateful N       open N RC QPs to a responder and send over them\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          print the version\n"
 	      "\n"
@@ -754,6 +759,9 @@ main(int argc, char **argv)
 	rk_io_dpdk_split_args(argc, argv, "rk-gen", &da);
 	argc = da.app_argc;
 	argv = da.app_argv;
+	/* --responder, --stateful N: RC connections, options of their own (stateful.c) */
+	if (rk_sf_wanted(argc, argv))
+		return rk_sf_main(argc, argv, &da);
 #endif
 	if (parse_args(&a, argc, argv) < 0)
 		return EXIT_BAD;
