@@ -31,7 +31,7 @@ struct rk_sf_qp {
 	uint8_t *buf;
 	uint32_t psn;           /**< the first PSN it sends */
 	uint32_t outstanding;   /**< client: messages posted, not complete */
-	uint64_t posted;        /**< client: messages posted */
+	uint64_t posted;        /**< client: messages posted; responder: the next one's index */
 	uint64_t done;          /**< client: completed; responder: received (WRITE, SEND) */
 	uint64_t bytes;         /**< of those messages */
 	uint64_t bad;           /**< data or sequence errors */

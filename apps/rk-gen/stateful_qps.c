@@ -364,7 +364,10 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 	if (i >= s->n)
 		return 0;
 	q = &s->q[i];
-	m = q->done;
+	/* the client's next message that is no READ (READs take no receive) */
+	while (rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_READ)
+		q->posted++;
+	m = q->posted++;
 	len = rk_sf_size(&s->cfg, i, m);
 	rk_sf_layout(&s->cfg, true, &l);
 	if (!(wc->wc_flags & RK_WC_WITH_IMM) || wc->imm_data != (uint32_t)m ||
