@@ -95,7 +95,7 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
-	O_TIMEOUT, O_WORST, O_HELP,
+	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_HELP,
 };
 
 static void
@@ -125,6 +125,8 @@ usage(FILE *f)
 	      "      --tx-drop-rate P   drop frames sent with probability P (loss injection)\n"
 	      "      --seed N           seed of --tx-drop-rate\n"
 	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
+	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default: 14, one\n"
+	      "                         more per doubling of QPs x depth above 1024)\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n", f);
@@ -142,7 +144,7 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		{ "port", 1, NULL, O_PORT }, { "ip", 1, NULL, O_IP }, { "mtu", 1, NULL, O_MTU },
 		{ "oob-port", 1, NULL, O_OOB_PORT }, { "tx-drop-rate", 1, NULL, O_DROP_RATE },
 		{ "seed", 1, NULL, O_SEED }, { "timeout", 1, NULL, O_TIMEOUT },
-		{ "worst", 1, NULL, O_WORST }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "worst", 1, NULL, O_WORST }, { "ack-timeout", 1, NULL, O_ACK_TIMEOUT }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t v, w;
 	char *end;
@@ -251,6 +253,11 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, 0, 1000, &v) != 0)
 				return bad("--worst %s: 0..1000", optarg);
 			o->worst = (uint32_t)v;
+			break;
+		case O_ACK_TIMEOUT:
+			if (parse_u64(optarg, 1, 31, &v) != 0)
+				return bad("--ack-timeout %s: an exponent 1..31 (4.096 us * 2^N)", optarg);
+			o->ack_timeout = (uint8_t)v;
 			break;
 		case 'h':
 			usage(stdout);

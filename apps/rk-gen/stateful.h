@@ -60,6 +60,9 @@ struct rk_sf {
 	uint64_t iters;                 /**< client: messages per QP; 0: until stopped */
 	bool stopping;                  /**< client: post no more */
 	uint32_t rr;                    /**< client: the next QP of the round-robin */
+	bool rescan;                    /**< client: a window got room since the last scan */
+	uint64_t outstanding;           /**< client: messages outstanding on all QPs */
+	uint32_t qps_done;              /**< client: QPs that completed their iterations */
 	struct rk_sf_totals t;
 	char err[256];
 };

@@ -126,6 +126,7 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 
 	memset(s, 0, sizeof(*s));
 	s->ctx = ctx;
+	s->rescan = true;
 	s->cfg = *cfg;
 	s->cfg.qp = NULL;
 	s->responder = responder;
@@ -295,6 +296,7 @@ post_one(struct rk_sf *s, uint32_t i)
 	}
 	q->posted++;
 	q->outstanding++;
+	s->outstanding++;
 	return 0;
 }
 
@@ -341,6 +343,10 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	}
 	q->done++;
 	q->outstanding--;
+	s->outstanding--;
+	s->rescan = true;
+	if (s->iters != 0 && q->done == s->iters)
+		s->qps_done++;
 	q->bytes += len;
 	s->t.msgs++;
 	s->t.bytes += len;
@@ -405,9 +411,11 @@ rk_sf_step(struct rk_sf *s, int budget)
 	struct rk_wc wc[WC_BATCH];
 	int events = 0, n;
 
-	if (!s->responder && !s->stopping) {
+	if (!s->responder && !s->stopping && s->rescan) {
+		uint32_t idle = 0;
+
 		/* round-robin: one message per QP per turn, from where the last pass stopped */
-		for (uint32_t k = 0, idle = 0; idle < s->n && events < budget; k++) {
+		while (idle < s->n && events < budget) {
 			struct rk_sf_qp *q = &s->q[s->rr];
 
 			if (q->outstanding < s->cfg.depth && (s->iters == 0 || q->posted < s->iters)) {
@@ -419,6 +427,8 @@ rk_sf_step(struct rk_sf *s, int budget)
 				idle++;
 			s->rr = s->rr + 1 == s->n ? 0 : s->rr + 1;
 		}
+		/* a whole turn without room: wait for a completion */
+		s->rescan = idle < s->n;
 	}
 	n = rk_poll_cq(s->responder ? s->rcq : s->scq, WC_BATCH, wc);
 	if (n < 0) {
@@ -442,22 +452,13 @@ rk_sf_step(struct rk_sf *s, int budget)
 uint64_t
 rk_sf_outstanding(const struct rk_sf *s)
 {
-	uint64_t o = 0;
-
-	for (uint32_t i = 0; i < s->n; i++)
-		o += s->q[i].outstanding;
-	return o;
+	return s->outstanding;
 }
 
 bool
 rk_sf_all_done(const struct rk_sf *s)
 {
-	if (s->iters == 0)
-		return false;
-	for (uint32_t i = 0; i < s->n; i++)
-		if (s->q[i].done < s->iters)
-			return false;
-	return true;
+	return s->iters != 0 && s->qps_done == s->n;
 }
 
 void

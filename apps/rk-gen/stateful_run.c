@@ -117,6 +117,27 @@ recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char
 	return 0;
 }
 
+/*
+ * The Local ACK Timeout exponent (4.096 us * 2^t, IBTA Vol1 9.7.6.1.3):
+ * one port carries every QP's window, so an ACK waits behind up to
+ * count * depth messages; 67 ms (perftest's 14) per 1024 of them,
+ * doubling with the load, at most 4.3 s (20). --ack-timeout overrides.
+ */
+static uint8_t
+ack_timeout(const struct rk_sf_run *r)
+{
+	uint64_t load = (uint64_t)r->s.n * r->s.cfg.depth;
+	uint8_t t = 14;
+
+	if (r->o->ack_timeout != 0)
+		return r->o->ack_timeout;
+	while (load > 1024 && t < 20) {
+		load = (load + 1) / 2;
+		t++;
+	}
+	return t;
+}
+
 static int
 resolve_and_connect(struct rk_sf_run *r)
 {
@@ -129,8 +150,7 @@ resolve_and_connect(struct rk_sf_run *r)
 	if (rc != 0)
 		return fail("the peer %s did not answer ARP: %s", ip, strerror(-rc));
 	memcpy(dip + 12, r->peer_ip, 4);
-	/* 4.096 us * 2^12 = 17 ms: a lost frame costs little; 7 retries */
-	if (rk_sf_connect(&r->s, r->remote, r->peer_mac, dip, 12, 7) != 0)
+	if (rk_sf_connect(&r->s, r->remote, r->peer_mac, dip, ack_timeout(r), 7) != 0)
 		return fail("%s", r->s.err);
 	return 0;
 }

@@ -28,6 +28,7 @@ struct rk_sf_opts {
 	double tx_drop_rate;
 	uint64_t seed;
 	double timeout_s;
+	uint8_t ack_timeout;            /**< Local ACK Timeout exponent; 0: from the load */
 	uint32_t worst;
 };
 
