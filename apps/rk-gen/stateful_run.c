@@ -186,7 +186,7 @@ traffic(struct rk_sf_run *r)
 	const struct rk_sf_opts *o = r->o;
 	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now, last_msgs = 0, last_bytes = 0;
 	uint64_t stop_ns = o->duration_s > 0 ? now + (uint64_t)(o->duration_s * 1e9) : 0;
-	uint64_t moved_ns = now, mark = 0, drain_until = 0;
+	uint64_t moved_ns = now, mark = 0, drain_until = 0, oob_next_ns = 0;
 
 	r->t0_ns = now;
 	for (;;) {
@@ -212,8 +212,12 @@ traffic(struct rk_sf_run *r)
 		if (now - last_ns >= 1000000000ull)
 			line(r, now, &last_ns, &last_msgs, &last_bytes);
 		if (r->s.responder) {
-			if (rk_oob_readable(r->fd))
-				break;
+			/* a system call: every 10 ms, not every pass */
+			if (now >= oob_next_ns) {
+				oob_next_ns = now + 10000000ull;
+				if (rk_oob_readable(r->fd))
+					break;
+			}
 		} else {
 			if (!r->s.stopping && (rk_app_stop || (stop_ns != 0 && now >= stop_ns))) {
 				r->s.stopping = true;
