@@ -51,7 +51,7 @@ struct rk_sf_totals {
 struct rk_sf {
 	struct rk_context *ctx;
 	struct rk_pd *pd;
-	struct rk_cq *scq, *rcq;
+	struct rk_cq *scq, *rcq;        /**< one CQ: rcq == scq */
 	struct rk_gen_hello cfg;        /**< the client's parameters (both ends) */
 	bool responder;
 	uint32_t n;
@@ -89,7 +89,7 @@ void rk_sf_pattern(uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
 bool rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
 
 /**
- * Create the set on @p ctx: a PD, two CQs, @p cfg->count RC QPs with
+ * Create the set on @p ctx: a PD, one CQ, @p cfg->count RC QPs with
  * send queues of depth and receive queues of the responder's recv slots,
  * a region each (one MR per QP: its own R_Key), the responder's READ areas
  * filled. Fills @p local's entries (room for count).

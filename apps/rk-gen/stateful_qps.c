@@ -160,9 +160,10 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 	s->pd = rk_alloc_pd(ctx);
 	if (s->q == NULL || s->pd == NULL)
 		return sf_fail(s, "cannot allocate the QP set", errno ? errno : ENOMEM);
-	s->scq = rk_create_cq(ctx, responder ? 64 : cq_size(s->n, cfg->depth), NULL);
-	s->rcq = rk_create_cq(ctx, responder ? cq_size(s->n, cfg->depth) : 64, NULL);
-	if (s->scq == NULL || s->rcq == NULL)
+	/* one CQ for both queues: a poll of another CQ would receive behind this one's back */
+	s->scq = rk_create_cq(ctx, cq_size(s->n, cfg->depth), NULL);
+	s->rcq = s->scq;
+	if (s->scq == NULL)
 		return sf_fail(s, "cannot create the CQs", errno);
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct rk_sf_qp *q = &s->q[i];
@@ -453,21 +454,17 @@ rk_sf_step(struct rk_sf *s, int budget)
 		/* a whole turn without room: wait for a completion */
 		s->rescan = idle < s->n;
 	}
-	n = rk_poll_cq(s->responder ? s->rcq : s->scq, WC_BATCH, wc);
+	n = rk_poll_cq(s->scq, WC_BATCH, wc);
 	if (n < 0) {
 		snprintf(s->err, sizeof(s->err), "poll_cq: %s", strerror(-n));
 		return -1;
 	}
-	for (int k = 0; k < n; k++)
+	for (int k = 0; k < n; k++) {
+		/* the responder sends nothing of its own: a send completion is an error */
+		if (s->responder && !(wc[k].opcode & RK_WC_RECV))
+			return wc_failed(s, &wc[k]);
 		if ((s->responder ? responder_recv(s, &wc[k]) : client_done(s, &wc[k])) != 0)
 			return -1;
-	if (s->responder) {
-		/* the responder's send CQ only sees errors: none are expected */
-		int e = rk_poll_cq(s->scq, WC_BATCH, wc);
-
-		for (int k = 0; k < e; k++)
-			if (wc[k].status != RK_WC_SUCCESS)
-				return wc_failed(s, &wc[k]);
 	}
 	return events + n;
 }
@@ -496,8 +493,6 @@ rk_sf_destroy(struct rk_sf *s)
 	}
 	if (s->scq != NULL)
 		rk_destroy_cq(s->scq);
-	if (s->rcq != NULL)
-		rk_destroy_cq(s->rcq);
 	if (s->pd != NULL)
 		rk_dealloc_pd(s->pd);
 	free(s->q);
