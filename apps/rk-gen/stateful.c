@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,17 @@ rk_sf_wanted(int argc, char **argv)
 	return false;
 }
 
+/* Wait up to @p ms for the peer to close the connection @p fd. */
+static void
+wait_eof(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char b[64];
+
+	while (poll(&p, 1, ms) > 0 && read(fd, b, sizeof(b)) > 0)
+		;
+}
+
 int
 rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 {
@@ -342,8 +354,13 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 		rc = 1;
 	} else
 		rc = rk_sf_session(&r);
-	if (r.fd >= 0)
-		close(r.fd);
+	/*
+	 * The responder's port goes first, then its TCP connection: the
+	 * client waits for that close before closing its own port (22.11's
+	 * memif PMD can fault when the peer leaves while it still polls).
+	 */
+	if (!o.responder && r.fd >= 0)
+		wait_eof(r.fd, 2000);
 	if (r.lfd >= 0)
 		close(r.lfd);
 	rk_sf_destroy(&r.s);
@@ -352,5 +369,7 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 		rk_close_device(r.ctx);
 	if (rk_app_port_close("rk-gen", r.io, NULL) != 0)
 		rc = 1;
+	if (r.fd >= 0)
+		close(r.fd);
 	return rc;
 }
