@@ -168,11 +168,15 @@ line(struct rk_sf_run *r, uint64_t now, uint64_t *last_ns, uint64_t *last_msgs,
 {
 	double dt = (double)(now - *last_ns) / 1e9;
 
+	char out[48] = "";
+
+	/* the responder has nothing outstanding of its own */
+	if (!r->s.responder)
+		snprintf(out, sizeof(out), "  outstanding %" PRIu64, rk_sf_outstanding(&r->s));
 	fprintf(stderr, "rk-gen: %5.1f s: %10.0f msg/s %8.3f Gbit/s  messages %" PRIu64
-		"  outstanding %" PRIu64 "  errors %" PRIu64 "  retransmitted %" PRIu64 "\n",
+		"%s  errors %" PRIu64 "  retransmitted %" PRIu64 "\n",
 		(double)(now - r->t0_ns) / 1e9, (double)(r->s.t.msgs - *last_msgs) / dt,
-		(double)(r->s.t.bytes - *last_bytes) * 8 / dt / 1e9, r->s.t.msgs,
-		r->s.responder ? 0 : rk_sf_outstanding(&r->s),
+		(double)(r->s.t.bytes - *last_bytes) * 8 / dt / 1e9, r->s.t.msgs, out,
 		r->s.t.data_err + r->s.t.seq_err, retransmitted(r));
 	*last_ns = now;
 	*last_msgs = r->s.t.msgs;
