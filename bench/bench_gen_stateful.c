@@ -11,7 +11,8 @@
  *
  *   bench_gen_stateful [N [DEPTH [SIZE]]]   (default 4096 128 64)
  *   prints "gen_stateful: END N QPs depth D size S mib M buffers_mib B
- *           target_mib 64 ratio R" for the client and the responder
+ *           target_mib 64 ratio R" for the client and the responder, then
+ *   for both as END_noverify (--no-verify: one buffer shared by all QPs)
  */
 #include <errno.h>
 #include <malloc.h>
@@ -110,20 +111,20 @@ one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
 		return -1;
 	}
 	/* the buffers are written once: the client's data, the responder's READ areas */
-	for (uint32_t i = 0; i < s.n; i++) {
-		rk_sf_layout(cfg, responder, &l);
+	rk_sf_layout(cfg, responder, &l);
+	for (uint32_t i = 0; i < s.n; i++)
 		memset(s.q[i].buf, 0, l.len);
-	}
 	rss1 = rss_bytes();
 	heap1 = heap_bytes();
 	grow = rss1 - rss0 > heap1 - heap0 ? rss1 - rss0 : heap1 - heap0;
 	rk_sf_layout(cfg, responder, &l);
 	mib = (double)grow / 1048576.0;
-	buf_mib = (double)l.len * cfg->count / 1048576.0;
+	buf_mib = (double)l.len * (cfg->verify ? cfg->count : 1) / 1048576.0;
 	*ratio = mib / TARGET_MIB;
-	printf("gen_stateful: %s %u QPs depth %u size %u mib %.1f buffers_mib %.1f "
-	       "target_mib %.0f ratio %.2f\n", responder ? "responder" : "client", cfg->count,
-	       cfg->depth, cfg->size_max, mib, buf_mib, TARGET_MIB, *ratio);
+	printf("gen_stateful: %s%s %u QPs depth %u size %u mib %.1f buffers_mib %.1f "
+	       "target_mib %.0f ratio %.2f\n", responder ? "responder" : "client",
+	       cfg->verify ? "" : "_noverify", cfg->count, cfg->depth, cfg->size_max, mib,
+	       buf_mib, TARGET_MIB, *ratio);
 	rk_sf_destroy(&s);
 	rk_close_device(ctx);
 	free(local);
@@ -144,6 +145,10 @@ main(int argc, char **argv)
 	cfg.size_min = cfg.size_max = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 0) : 64;
 	if (cfg.count == 0 || cfg.count > 65536 || cfg.depth == 0 || cfg.size_max == 0)
 		return 2;
+	if (one_end(&cfg, false, &rc_ratio) != 0 || one_end(&cfg, true, &rr_ratio) != 0)
+		return 1;
+	/* --no-verify: one buffer for all QPs, the engine's queues remain */
+	cfg.verify = 0;
 	if (one_end(&cfg, false, &rc_ratio) != 0 || one_end(&cfg, true, &rr_ratio) != 0)
 		return 1;
 	return 0;

@@ -56,6 +56,7 @@ struct rk_sf {
 	bool responder;
 	uint32_t n;
 	struct rk_sf_qp *q;
+	uint8_t *shared;                /**< without verify: the one region all QPs use */
 	struct rk_gen_hello_qp *remote; /**< the peer's entries */
 	uint64_t iters;                 /**< client: messages per QP; 0: until stopped */
 	bool stopping;                  /**< client: post no more */
@@ -91,8 +92,8 @@ bool rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
 /**
  * Create the set on @p ctx: a PD, one CQ, @p cfg->count RC QPs with
  * send queues of depth and receive queues of the responder's recv slots,
- * a region each (one MR per QP: its own R_Key), the responder's READ areas
- * filled. Fills @p local's entries (room for count).
+ * a region each (one MR per QP: its own R_Key; without verify all regions
+ * are one buffer), the responder's READ areas filled. Fills @p local's entries (room for count).
  * @return 0, or -1 with s->err set
  */
 int rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello *cfg,

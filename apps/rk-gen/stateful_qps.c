@@ -174,10 +174,16 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 		};
 		char what[64];
 
-		q->buf = malloc(l.len);
+		/*
+		 * Unchecked data: every QP's region is the same memory (its own
+		 * MR and R_Key still), as perftest shares one buffer.
+		 */
+		if (!cfg->verify && s->shared == NULL)
+			s->shared = malloc(l.len);
+		q->buf = cfg->verify ? malloc(l.len) : s->shared;
 		if (q->buf == NULL)
 			return sf_fail(s, "cannot allocate the QPs' buffers", ENOMEM);
-		for (uint32_t k = 0; k < l.read_slots; k++)
+		for (uint32_t k = 0; cfg->verify && k < l.read_slots; k++)
 			rk_sf_pattern(q->buf + l.read_off + (uint64_t)k * cfg->size_max,
 				      cfg->size_max, i, READ_SEED + k);
 		q->mr = rk_reg_mr(s->pd, q->buf, l.len, access);
@@ -489,12 +495,14 @@ rk_sf_destroy(struct rk_sf *s)
 			rk_destroy_qp(s->q[i].qp);
 		if (s->q[i].mr != NULL)
 			rk_dereg_mr(s->q[i].mr);
-		free(s->q[i].buf);
+		if (s->q[i].buf != s->shared)
+			free(s->q[i].buf);
 	}
 	if (s->scq != NULL)
 		rk_destroy_cq(s->scq);
 	if (s->pd != NULL)
 		rk_dealloc_pd(s->pd);
 	free(s->q);
+	free(s->shared);
 	memset(s, 0, sizeof(*s));
 }
