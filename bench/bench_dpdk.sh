@@ -18,7 +18,10 @@
 #     core, as many as a RoCE receiver must make (memif's copy, the ICRC,
 #     the copy into registered memory);
 #   - memory of 10,000 RC QPs with send and receive queues of 128 on one
-#     port (bench_qpmem through lib/verbs), target <= 256 MiB.
+#     port (bench_qpmem through lib/verbs), target <= 256 MiB;
+#   - memory of rk-gen's stateful mode, each end's 4096 QPs at depth 128
+#     with 64 B messages, buffers included (bench_gen_stateful), target
+#     <= 64 MiB.
 #
 # usage: bench_dpdk.sh BUILD_DIR [SECONDS [ROUNDS]]
 #   SECONDS per throughput run (default 3); ROUNDS of every measurement and
@@ -29,6 +32,7 @@ build=$1
 secs=${2:-3}
 rounds=${3:-3}
 qpmem=$build/bench/bench_qpmem
+sfmem=$build/bench/bench_gen_stateful
 bench_name=bench_dpdk
 pair_timeout=60
 # shellcheck source=memif_pairs.sh
@@ -129,6 +133,8 @@ echo "best of $rounds: raw ${raw_gbps:-?} Gb/s, WRITE ${rc_gbps:-?} Gb/s, SEND $
 echo "QP memory:"
 qm=$("$qpmem" 10000 128) || status=1
 echo "$qm"
+sm=$("$sfmem" 4096 128 64) || status=1
+echo "$sm"
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }'; }
 # Each ratio first, then what it was computed from (the summary keeps this order).
@@ -156,5 +162,9 @@ echo "$qm" | sed -n 's/^qpmem: .* rss_mib \([0-9.]*\) heap_mib \([0-9.]*\) .*/\1
 	while read -r r h; do
 		echo "@result dpdk_qp10k_mib $(awk -v r="$r" -v h="$h" 'BEGIN {print (r > h ? r : h)}') <= 256"
 		echo "@result dpdk_qp10k_rss_mib $r - -"
+	done
+echo "$sm" | sed -n 's/^gen_stateful: \([a-z]*\) .* mib \([0-9.]*\) buffers_mib.*/\1 \2/p' |
+	while read -r end m; do
+		echo "@result gen_stateful_4096q_${end}_mib $m <= 64"
 	done
 exit $status

@@ -29,6 +29,7 @@
 #include "rk_app.h"
 #ifdef RK_GEN_DPDK
 #include "rk_io_dpdk.h"
+#include "stateful_run.h"
 #endif
 
 #define EXIT_BAD 2
@@ -95,6 +96,25 @@ usage(FILE *f)
 	      "                         (the receive options apply; --idle defaults to 1)\n"
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
+	      "\n"
+	      "Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
+	      "one DPDK port, parameters exchanged over TCP; options of their own:\n"
+	      "       rk-gen [EAL options --] --responder [--qps N] --port PORT --ip ADDR\n"
+	      "       rk-gen [EAL options --] --stateful N [options] --port PORT --ip ADDR SERVER\n"
+	      "      --responder        answer one client's QPs (--qps N: at most N, 4096)\n"
+	      "      --stateful N       open N RC QPs to the responder at SERVER\n"
+	      "      --op OPS           write, read, send or a mix such as write:3,read:1\n"
+	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
+	      "      --iters N          messages per QP (default 100), or --duration S\n"
+	      "      --depth D          messages outstanding per QP (default 4)\n"
+	      "      --verify, --no-verify  check every message's data (default: on)\n"
+	      "      --mtu BYTES        path MTU (default 1024)\n"
+	      "      --ip ADDR          this end's IPv4 address\n"
+	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
+	      "      --tx-drop-rate P   drop frames sent with probability P (--seed N)\n"
+	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default from the load)\n"
+	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
+	      "      --worst K          QPs in the final table (default 5); --json applies\n"
 	      "  -h, --help             this text\n"
 	      "  -V, --version          print the version\n"
 	      "\n"
@@ -754,6 +774,9 @@ main(int argc, char **argv)
 	rk_io_dpdk_split_args(argc, argv, "rk-gen", &da);
 	argc = da.app_argc;
 	argv = da.app_argv;
+	/* --responder, --stateful N: RC connections, options of their own (stateful.c) */
+	if (rk_sf_wanted(argc, argv))
+		return rk_sf_main(argc, argv, &da);
 #endif
 	if (parse_args(&a, argc, argv) < 0)
 		return EXIT_BAD;

@@ -15,7 +15,9 @@
  *   - imm_data and invalidate R_Keys are host order;
  *   - the transport runs in software on the caller's thread: rk_poll_cq()
  *     and rk_progress() receive frames from the backend, run timers and
- *     transmit; rk_post_send() transmits what it can at once.
+ *     transmit; rk_post_send() transmits what it can at once (on a RoCE
+ *     context of more than 64 QPs, at the next rk_progress(): a transmit
+ *     pass visits every QP).
  *
  * iWARP (rk_open_device_iwarp): the same calls run RC QPs of lib/iwarp,
  * one per byte stream (rk_qp_connect_stream()). Work requests, SGEs,
@@ -301,7 +303,9 @@ int rk_post_recv(struct rk_qp *qp, struct rk_recv_wr *wr, struct rk_recv_wr **ba
  * tx_room() says its device queue is full). When nothing arrives and the
  * previous pass had nothing to send, three calls in four return after the
  * receive check alone (no clock read): timers fire up to three calls
- * late, never early. rk_post_send, rk_post_recv, rk_modify_qp and
+ * late, never early. A RoCE context of more than 64 QPs scans its timers
+ * at most once per 50 ns per QP (4096 QPs: 205 us), so they fire up to
+ * that late too: the scan visits every QP. rk_post_send, rk_post_recv, rk_modify_qp and
  * rk_next_event_ns make the next call a full one.
  * iWARP contexts: for every connected QP, read what its stream has
  * (up to 1 MiB), run the MPA set-up timer, write what the stream takes;

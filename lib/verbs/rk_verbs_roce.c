@@ -23,8 +23,14 @@ struct roce_ctx {
 	bool quiet;                     /* the last full progress pass sent nothing */
 	bool tx_blocked;                /* the last transmit pass found the device ring full */
 	uint32_t quiet_polls;           /* empty polls while quiet (every 4th is full) */
+	uint32_t nqp;                   /* QPs of the context: the timer scan's cost */
+	uint64_t timers_next_ns;        /* many QPs: the next timer scan */
 	uint8_t rxbuf[RK_IB_MAX_FRAME + 256];
 };
+
+/* Many QPs: how many, and the interval per QP between two timer scans. */
+#define TIMER_SCAN_QPS 64
+#define TIMER_SCAN_NS 50
 
 struct roce_qp {
 	struct rk_vqp v;
@@ -177,6 +183,7 @@ roce_create_qp(struct rk_vpd *pd, const struct rk_qp_init_attr *attr)
 		return NULL;
 	}
 	qp->v.pub.qp_num = rk_ib_qp_num(qp->ib);
+	roce_ctx(pd->pub.context)->nqp++;
 	return &qp->v;
 }
 
@@ -230,6 +237,7 @@ roce_destroy_qp(struct rk_vqp *v)
 	struct roce_qp *qp = roce_qp(v);
 
 	roce_ctx(v->pub.context)->quiet = false;
+	roce_ctx(v->pub.context)->nqp--;
 	rk_ib_qp_destroy(qp->ib);
 	free(qp);
 }
@@ -338,8 +346,13 @@ roce_post_send(struct rk_vqp *v, struct rk_send_wr *wr, const struct rk_send_wr 
 
 	ctx->quiet = false;
 	rc = rk_ib_post_send(roce_qp(v)->ib, wr, bad);
-	/* The doorbell: send what the window allows now. */
-	transmit(ctx, ctx->ops->now_ns(ctx->io));
+	/*
+	 * The doorbell: send what the window allows now. A transmit pass
+	 * visits every QP, so beyond TIMER_SCAN_QPS of them the next
+	 * progress pass sends instead (one visit for many posts).
+	 */
+	if (ctx->nqp <= TIMER_SCAN_QPS)
+		transmit(ctx, ctx->ops->now_ns(ctx->io));
 	return rc;
 }
 
@@ -399,7 +412,16 @@ roce_progress(struct rk_vctx *v)
 		return 0;
 	if (now == 0)
 		now = ctx->ops->now_ns(ctx->io);
-	rk_ib_timers(ctx->dev, now);
+	/*
+	 * The timer scan visits every QP: beyond TIMER_SCAN_QPS of them it
+	 * runs once per nqp * TIMER_SCAN_NS (4096 QPs: every 205 us), so a
+	 * timer fires up to that late (never early) and the scan stays a
+	 * small part of a pass that moves frames.
+	 */
+	if (ctx->nqp <= TIMER_SCAN_QPS || now >= ctx->timers_next_ns) {
+		rk_ib_timers(ctx->dev, now);
+		ctx->timers_next_ns = now + (uint64_t)ctx->nqp * TIMER_SCAN_NS;
+	}
 	k = transmit(ctx, now);
 	ctx->quiet = k == 0 && !ctx->tx_blocked;
 	return n + (int)k;

@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-gen's stateful mode (doc/gen.md, "Stateful mode"): N RC QPs through
+ * lib/verbs on one DPDK port, the client's messages round-robin over them
+ * with each window kept full, the data checked, the counters reported.
+ * The out-of-band exchange (apps/common/oob.c) carries the hello of
+ * lib/gen (rk_gen_hello.h), then the end of the run: the client says how
+ * many WRITEs and SENDs completed, the responder what it received.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_app_rdma.h"
+#include "rk_byteorder.h"
+#include "rk_io_dpdk.h"
+#include "stateful.h"
+#include "stateful_run.h"
+
+#define EXIT_BAD 2
+
+static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+bad(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rk-gen: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrk-gen: see rk-gen --help, \"Stateful mode\"\n");
+	return -1;
+}
+
+static int
+parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	if (s[0] == '-' || s[0] == '\0')
+		return -1;
+	v = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* write|read|send, or a mix: write:3,read:1 */
+static int
+parse_ops(const char *spec, struct rk_gen_hello *h)
+{
+	static const char *const names[3] = { "write", "read", "send" };
+	char buf[128], *save = NULL, *tok;
+
+	if (strlen(spec) >= sizeof(buf))
+		return -1;
+	strcpy(buf, spec);
+	h->ops = 0;
+	memset(h->weight, 0, sizeof(h->weight));
+	for (tok = strtok_r(buf, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *colon = strchr(tok, ':');
+		uint64_t w = 1;
+		int b;
+
+		if (colon != NULL) {
+			*colon = '\0';
+			if (parse_u64(colon + 1, 1, 100, &w) != 0)
+				return -1;
+		}
+		for (b = 0; b < 3 && strcmp(tok, names[b]) != 0; b++)
+			;
+		if (b == 3 || (h->ops & (1u << b)))
+			return -1;
+		h->ops |= (uint8_t)(1u << b);
+		h->weight[b] = (uint8_t)w;
+	}
+	return h->ops != 0 ? 0 : -1;
+}
+
+enum {
+	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
+	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
+	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_HELP,
+};
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: rk-gen [EAL options --] --responder [--qps N] --port PORT --ip ADDR\n"
+	      "       rk-gen [EAL options --] --stateful N [traffic options] --port PORT\n"
+	      "              --ip ADDR SERVER\n"
+	      "RC connections through lib/verbs on one DPDK port: N QPs to a responder,\n"
+	      "their parameters exchanged over TCP with SERVER (doc/gen.md, \"Stateful mode\").\n"
+	      "\n"
+	      "      --responder        accept one client's QPs and answer them\n"
+	      "      --qps N            responder: the most QPs it accepts (default 4096)\n"
+	      "      --stateful N       client: open N RC QPs (1..65536)\n"
+	      "      --op OPS           write, read, send or a mix: write:3,read:1 (default\n"
+	      "                         write); WRITE and SEND carry an Immediate\n"
+	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
+	      "      --iters N          messages per QP (default 100)\n"
+	      "      --duration S       instead: post for S seconds, then drain\n"
+	      "      --depth D          messages outstanding per QP (default 4)\n"
+	      "      --verify           check every message's data (default)\n"
+	      "      --no-verify        do not fill or check the data\n"
+	      "      --mtu BYTES        path MTU: 256..4096 (default 1024)\n"
+	      "      --port PORT        DPDK port (ethdev name or number)\n"
+	      "      --ip ADDR          this end's IPv4 address (198.18.0.0/15 in tests)\n"
+	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
+	      "      --tx-drop-rate P   drop frames sent with probability P (loss injection)\n"
+	      "      --seed N           seed of --tx-drop-rate\n"
+	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
+	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default: 14, one\n"
+	      "                         more per doubling of QPs x depth above 1024)\n"
+	      "      --worst K          QPs in the final table (default 5)\n"
+	      "      --json             the report as JSON on stdout\n"
+	      "  -h, --help             this text\n", f);
+}
+
+static int
+parse(struct rk_sf_opts *o, int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "responder", 0, NULL, O_RESPONDER }, { "stateful", 1, NULL, O_STATEFUL },
+		{ "qps", 1, NULL, O_QPS }, { "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
+		{ "duration", 1, NULL, O_DURATION }, { "iters", 1, NULL, O_ITERS },
+		{ "depth", 1, NULL, O_DEPTH }, { "verify", 0, NULL, O_VERIFY },
+		{ "no-verify", 0, NULL, O_NO_VERIFY }, { "json", 0, NULL, O_JSON },
+		{ "port", 1, NULL, O_PORT }, { "ip", 1, NULL, O_IP }, { "mtu", 1, NULL, O_MTU },
+		{ "oob-port", 1, NULL, O_OOB_PORT }, { "tx-drop-rate", 1, NULL, O_DROP_RATE },
+		{ "seed", 1, NULL, O_SEED }, { "timeout", 1, NULL, O_TIMEOUT },
+		{ "worst", 1, NULL, O_WORST }, { "ack-timeout", 1, NULL, O_ACK_TIMEOUT }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	uint64_t v, w;
+	char *end;
+	int c;
+
+	o->cfg.ops = RK_GEN_OP_WRITE;
+	o->cfg.weight[0] = 1;
+	o->cfg.size_min = o->cfg.size_max = 1024;
+	o->cfg.depth = 4;
+	o->cfg.mtu = 1024;
+	o->cfg.verify = 1;
+	o->max_qps = 4096;
+	o->iters = 100;
+	o->oob_port = 18515;
+	o->timeout_s = 10;
+	o->worst = 5;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case O_RESPONDER:
+			o->responder = true;
+			break;
+		case O_STATEFUL:
+			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
+				return bad("--stateful %s: QPs are 1..65536", optarg);
+			o->cfg.count = (uint32_t)v;
+			break;
+		case O_QPS:
+			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
+				return bad("--qps %s: QPs are 1..65536", optarg);
+			o->max_qps = (uint32_t)v;
+			break;
+		case O_OP:
+			if (parse_ops(optarg, &o->cfg) != 0)
+				return bad("--op %s: write, read, send, or a mix like write:3,read:1 "
+					   "(weights 1..100, each op once)", optarg);
+			break;
+		case O_SIZE:
+			errno = 0;
+			v = strtoull(optarg, &end, 0);
+			w = v;
+			if (*end == '-' && end != optarg)
+				w = strtoull(end + 1, &end, 0);
+			if (errno != 0 || *end != '\0' || optarg[0] == '-' || v == 0 || w < v ||
+			    w > (1u << 24))
+				return bad("--size %s: bytes 1..16777216, or MIN-MAX", optarg);
+			o->cfg.size_min = (uint32_t)v;
+			o->cfg.size_max = (uint32_t)w;
+			break;
+		case O_DURATION:
+			o->duration_s = strtod(optarg, &end);
+			if (*end != '\0' || !(o->duration_s > 0 && o->duration_s < 1e6))
+				return bad("--duration %s: seconds above 0", optarg);
+			break;
+		case O_ITERS:
+			if (parse_u64(optarg, 1, UINT64_MAX / 2, &v) != 0)
+				return bad("--iters %s: messages per QP, at least 1", optarg);
+			o->iters = v;
+			break;
+		case O_DEPTH:
+			if (parse_u64(optarg, 1, 4096, &v) != 0)
+				return bad("--depth %s: 1..4096", optarg);
+			o->cfg.depth = (uint32_t)v;
+			break;
+		case O_VERIFY:
+		case O_NO_VERIFY:
+			o->cfg.verify = c == O_VERIFY;
+			break;
+		case O_JSON:
+			o->json = true;
+			break;
+		case O_PORT:
+			o->port = optarg;
+			break;
+		case O_IP:
+			if (inet_pton(AF_INET, optarg, o->ip) != 1)
+				return bad("--ip %s: an IPv4 address", optarg);
+			o->have_ip = true;
+			break;
+		case O_MTU:
+			if (parse_u64(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
+				return bad("--mtu %s: 256, 512, 1024, 2048 or 4096", optarg);
+			o->cfg.mtu = (uint32_t)v;
+			break;
+		case O_OOB_PORT:
+			if (parse_u64(optarg, 1, 65535, &v) != 0)
+				return bad("--oob-port %s: 1..65535", optarg);
+			o->oob_port = (uint16_t)v;
+			break;
+		case O_DROP_RATE:
+			o->tx_drop_rate = strtod(optarg, &end);
+			if (*end != '\0' || !(o->tx_drop_rate >= 0 && o->tx_drop_rate < 1))
+				return bad("--tx-drop-rate %s: a probability, 0 to below 1", optarg);
+			break;
+		case O_SEED:
+			if (parse_u64(optarg, 0, UINT64_MAX, &v) != 0)
+				return bad("--seed %s: a number", optarg);
+			o->seed = v;
+			break;
+		case O_TIMEOUT:
+			o->timeout_s = strtod(optarg, &end);
+			if (*end != '\0' || !(o->timeout_s > 0 && o->timeout_s < 1e6))
+				return bad("--timeout %s: seconds above 0", optarg);
+			break;
+		case O_WORST:
+			if (parse_u64(optarg, 0, 1000, &v) != 0)
+				return bad("--worst %s: 0..1000", optarg);
+			o->worst = (uint32_t)v;
+			break;
+		case O_ACK_TIMEOUT:
+			if (parse_u64(optarg, 1, 31, &v) != 0)
+				return bad("--ack-timeout %s: an exponent 1..31 (4.096 us * 2^N)", optarg);
+			o->ack_timeout = (uint8_t)v;
+			break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return -1;
+		}
+	}
+	if (o->responder == (o->cfg.count != 0))
+		return bad("%s", "give --responder or --stateful N (one of them)");
+	if (!o->responder) {
+		if (optind + 1 != argc)
+			return bad("%s", "--stateful: give the responder's address (SERVER) last");
+		o->server = argv[optind];
+	} else if (optind != argc)
+		return bad("--responder takes no SERVER (got %s)", argv[optind]);
+	if (o->port == NULL || !o->have_ip)
+		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
+	if (o->duration_s > 0)
+		o->iters = 0;
+	return 0;
+}
+
+/* Whether argv asks for the stateful mode (before getopt sees rk-gen's other options). */
+bool
+rk_sf_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--responder") == 0 || strcmp(argv[i], "--stateful") == 0 ||
+		    strncmp(argv[i], "--stateful=", 11) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Wait up to @p ms for the peer to close the connection @p fd. */
+static void
+wait_eof(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char b[64];
+
+	while (poll(&p, 1, ms) > 0 && read(fd, b, sizeof(b)) > 0)
+		;
+}
+
+int
+rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
+{
+	static struct rk_sf_opts o;
+	struct rk_io_dpdk_cfg cfg = { 0 };
+	struct rk_device_attr attr = { 0 };
+	struct rk_sf_run r = { .o = &o, .lfd = -1, .fd = -1 };
+	int rc;
+
+	rc = parse(&o, argc, argv);
+	if (rc != 0)
+		return rc > 0 ? 0 : EXIT_BAD;
+	rk_app_signals();
+	rc = rk_app_eal_init("rk-gen", da);
+	if (rc != 0)
+		return rc;
+	if (o.responder && (rc = rk_oob_listen_open(o.oob_port, &r.lfd)) != 0) {
+		fprintf(stderr, "rk-gen: error: cannot listen on TCP port %u: %s\n", o.oob_port,
+			strerror(-rc));
+		return 1;
+	}
+	cfg.port_name = o.port;
+	memcpy(cfg.ip, o.ip, 4);
+	cfg.tx_drop_rate = o.tx_drop_rate;
+	cfg.tx_drop_seed = o.seed;
+	cfg.cancel = &rk_app_stop;
+	cfg.nb_mbufs = 16383;
+	cfg.tx_queue = 8192;
+	r.io = rk_app_port_open("rk-gen", &cfg);
+	if (r.io == NULL) {
+		if (r.lfd >= 0)
+			close(r.lfd);
+		return 1;
+	}
+	rk_io_dpdk_mac(r.io, attr.mac);
+	attr.ip[10] = attr.ip[11] = 0xff;
+	memcpy(attr.ip + 12, o.ip, 4);
+	attr.ip_version = 4;
+	attr.max_qp = (o.responder ? o.max_qps : o.cfg.count) + 2;
+	attr.max_mr = attr.max_qp + 16;
+	attr.max_inflight_pkts = 1024;
+	r.ctx = rk_open_device(&rk_io_dpdk_ops, r.io, &attr);
+	if (r.ctx == NULL) {
+		fprintf(stderr, "rk-gen: cannot open the RDMA device: %s\n", strerror(errno));
+		rc = 1;
+	} else
+		rc = rk_sf_session(&r);
+	/*
+	 * The responder's port goes first, then its TCP connection: the
+	 * client waits for that close before closing its own port (22.11's
+	 * memif PMD can fault when the peer leaves while it still polls).
+	 */
+	if (!o.responder && r.fd >= 0)
+		wait_eof(r.fd, 2000);
+	if (r.lfd >= 0)
+		close(r.lfd);
+	rk_sf_destroy(&r.s);
+	free(r.remote);
+	if (r.ctx != NULL)
+		rk_close_device(r.ctx);
+	if (rk_app_port_close("rk-gen", r.io, NULL) != 0)
+		rc = 1;
+	if (r.fd >= 0)
+		close(r.fd);
+	return rc;
+}

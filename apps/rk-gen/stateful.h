@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file stateful.h
+ * rk-gen's stateful mode: real RC connections through lib/verbs. The QP
+ * set (stateful_qps.c: verbs only, no I/O of its own) holds N RC QPs on
+ * one context, the buffers and regions both ends lay out alike from the
+ * client's hello, the client's round-robin of WRITE with Immediate, READ
+ * and SEND with Immediate keeping each QP's window full, and the checks
+ * of the data; stateful.c runs it on a DPDK port with the out-of-band
+ * exchange and reports.
+ *
+ * Data: message m of QP i (m counted from 0 per QP) is a pattern seeded
+ * by (i, m): 32-bit words seed + w * 0x9e3779b1, little-endian, cut to
+ * the message's length. The responder's READ area holds, in slot s, the
+ * pattern of message 0x80000000 + s. The Immediate of a WRITE or SEND is
+ * m's low 32 bits.
+ */
+#ifndef RK_GEN_STATEFUL_H
+#define RK_GEN_STATEFUL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_gen_hello.h"
+#include "rk_verbs.h"
+
+/** One QP of the set. */
+struct rk_sf_qp {
+	struct rk_qp *qp;
+	struct rk_mr *mr;
+	uint8_t *buf;
+	uint32_t psn;           /**< the first PSN it sends */
+	uint32_t outstanding;   /**< client: messages posted, not complete */
+	uint64_t posted;        /**< client: messages posted; responder: the next one's index */
+	uint64_t done;          /**< client: completed; responder: received (WRITE, SEND) */
+	uint64_t bytes;         /**< of those messages */
+	uint64_t bad;           /**< data or sequence errors */
+};
+
+/** Totals of a run. */
+struct rk_sf_totals {
+	uint64_t msgs, bytes;
+	uint64_t msgs_op[3];    /**< client: write, read, send completed */
+	uint64_t data_err;      /**< data not the pattern */
+	uint64_t seq_err;       /**< an Immediate not the message expected, a length not its */
+	uint64_t overwritten;   /**< responder: a WRITE slot rewritten before it was checked */
+	uint64_t wc_err;        /**< completions in error */
+};
+
+/** The set of QPs of one end. */
+struct rk_sf {
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	struct rk_cq *scq, *rcq;        /**< one CQ: rcq == scq */
+	struct rk_gen_hello cfg;        /**< the client's parameters (both ends) */
+	bool responder;
+	uint32_t n;
+	struct rk_sf_qp *q;
+	uint8_t *shared;                /**< without verify: the one region all QPs use */
+	struct rk_gen_hello_qp *remote; /**< the peer's entries */
+	uint64_t iters;                 /**< client: messages per QP; 0: until stopped */
+	bool stopping;                  /**< client: post no more */
+	uint32_t rr;                    /**< client: the next QP of the round-robin */
+	bool rescan;                    /**< client: a window got room since the last scan */
+	uint64_t outstanding;           /**< client: messages outstanding on all QPs */
+	uint32_t qps_done;              /**< client: QPs that completed their iterations */
+	struct rk_sf_totals t;
+	char err[256];
+};
+
+/** Layout of one QP's region, from the client's parameters (both ends compute it). */
+struct rk_sf_layout {
+	uint32_t write_slots, read_slots, recv_slots;
+	uint64_t write_off, read_off, recv_off, len;
+};
+
+/** The region of one QP: the client's (depth slots) or the responder's (write, read, recv areas). */
+void rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l);
+
+/** The operation (enum rk_gen_hello_op) of message @p m of QP @p i under the mix of @p cfg. */
+uint8_t rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m);
+
+/** The length of message @p m of QP @p i: within [size_min, size_max], the same at both ends. */
+uint32_t rk_sf_size(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m);
+
+/** Fill @p buf with @p len bytes of message @p m of QP @p i. */
+void rk_sf_pattern(uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
+
+/** Whether @p buf holds @p len bytes of message @p m of QP @p i. */
+bool rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
+
+/**
+ * Create the set on @p ctx: a PD, one CQ, @p cfg->count RC QPs with
+ * send queues of depth and receive queues of the responder's recv slots,
+ * a region each (one MR per QP: its own R_Key; without verify all regions
+ * are one buffer), the responder's READ areas filled. Fills @p local's entries (room for count).
+ * @return 0, or -1 with s->err set
+ */
+int rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello *cfg,
+		 bool responder, struct rk_gen_hello_qp *local);
+
+/**
+ * Connect every QP to the peer's entry (RESET, INIT, RTR, RTS; IBTA Vol1
+ * 10.3.1) at @p dmac / @p dip (IPv4-mapped or IPv6); the responder posts
+ * its receives. @p remote must outlive the set.
+ * @return 0, or -1 with s->err set
+ */
+int rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dmac[6],
+		  const uint8_t dip[16], uint8_t timeout, uint8_t retry_cnt);
+
+/**
+ * One pass: the client posts into every window with room (round-robin,
+ * at most @p budget messages), both ends poll their CQs and check data.
+ * @return events (messages posted plus completions), or -1 with s->err set
+ *         (a completion in error, a post refused)
+ */
+int rk_sf_step(struct rk_sf *s, int budget);
+
+/** Client: messages outstanding on all QPs. */
+uint64_t rk_sf_outstanding(const struct rk_sf *s);
+
+/** Client: whether every QP has completed its iterations (iters > 0). */
+bool rk_sf_all_done(const struct rk_sf *s);
+
+/** Destroy everything of the set (not the context). */
+void rk_sf_destroy(struct rk_sf *s);
+
+#endif /* RK_GEN_STATEFUL_H */

@@ -1,0 +1,508 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-gen's stateful QP set (stateful.h): resources, connection, the
+ * client's round-robin over the windows, and the data checks. Verbs only:
+ * the bench runs it on a backend that moves nothing.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stateful.h"
+
+#define WC_BATCH 64
+#define READ_SEED 0x80000000ull
+
+/*
+ * A WRITE slot is reused after write_slots messages: a responder lagging
+ * further finds a later message there (counted as overwritten, not wrong).
+ */
+void
+rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l)
+{
+	uint64_t sz = cfg->size_max;
+
+	memset(l, 0, sizeof(*l));
+	if (!responder) {
+		l->len = sz * cfg->depth;
+		return;
+	}
+	if (cfg->ops & RK_GEN_OP_WRITE)
+		l->write_slots = cfg->depth + 2;
+	/* READs read a fixed pattern: a few slots are as good as many */
+	if (cfg->ops & RK_GEN_OP_READ)
+		l->read_slots = cfg->depth < 8 ? cfg->depth : 8;
+	/* a window and a quarter: the responder reposts after its check */
+	if (cfg->ops & (RK_GEN_OP_WRITE | RK_GEN_OP_SEND))
+		l->recv_slots = cfg->depth + cfg->depth / 4 + 1;
+	l->write_off = 0;
+	l->read_off = sz * l->write_slots;
+	/* receives of a WRITE with Immediate take no buffer */
+	l->recv_off = l->read_off + sz * l->read_slots;
+	l->len = l->recv_off + ((cfg->ops & RK_GEN_OP_SEND) ? sz * l->recv_slots : 0);
+	if (l->len < sz)
+		l->len = sz;
+}
+
+static uint64_t
+mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	return x ^ (x >> 33);
+}
+
+uint8_t
+rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
+{
+	uint32_t total = (uint32_t)cfg->weight[0] + cfg->weight[1] + cfg->weight[2];
+	uint32_t k = (uint32_t)((m + i) % total);
+
+	/* weights 3,1: W W W R W W W R ..., shifted per QP */
+	for (int b = 0; b < 3; b++) {
+		if (k < cfg->weight[b])
+			return (uint8_t)(1u << b);
+		k -= cfg->weight[b];
+	}
+	return RK_GEN_OP_WRITE;
+}
+
+uint32_t
+rk_sf_size(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
+{
+	uint64_t span = (uint64_t)cfg->size_max - cfg->size_min + 1;
+
+	if (span == 1)
+		return cfg->size_min;
+	return cfg->size_min + (uint32_t)(mix64(((uint64_t)i << 40) ^ m ^ 0x5a5a) % span);
+}
+
+static uint32_t
+seed_of(uint32_t i, uint64_t m)
+{
+	return (uint32_t)mix64(((uint64_t)i << 32) ^ m);
+}
+
+void
+rk_sf_pattern(uint8_t *buf, uint32_t len, uint32_t i, uint64_t m)
+{
+	uint32_t v = seed_of(i, m), w;
+
+	for (w = 0; w + 4 <= len; w += 4, v += 0x9e3779b1u)
+		memcpy(buf + w, &(uint32_t){ v }, 4);   /* host order: both ends are this program */
+	for (uint32_t k = 0; w + k < len; k++)
+		buf[w + k] = (uint8_t)(v >> (8 * k));
+}
+
+bool
+rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m)
+{
+	uint32_t v = seed_of(i, m), w, x;
+
+	for (w = 0; w + 4 <= len; w += 4, v += 0x9e3779b1u) {
+		memcpy(&x, buf + w, 4);
+		if (x != v)
+			return false;
+	}
+	for (uint32_t k = 0; w + k < len; k++)
+		if (buf[w + k] != (uint8_t)(v >> (8 * k)))
+			return false;
+	return true;
+}
+
+/*
+ * Completions waiting in a CQ: rk_sf_step() takes them WC_BATCH at a time
+ * and rk_poll_cq() receives more only when fewer wait, so at most one
+ * pass's worth arrives on top: 256 frames, each completing up to a
+ * window (a coalesced ACK). The CQ need not hold every message in flight
+ * (4096 QPs x 128: 28 MiB of entries).
+ */
+static int
+cq_size(uint32_t n, uint32_t depth)
+{
+	uint64_t c = (uint64_t)n * depth;
+
+	if (c > 512ull * depth)
+		c = 512ull * depth;
+	c += WC_BATCH;
+	return (int)(c > (1u << 20) ? (1u << 20) : c);
+}
+
+static int
+sf_fail(struct rk_sf *s, const char *what, int err)
+{
+	snprintf(s->err, sizeof(s->err), "%s: %s", what, strerror(err));
+	return -1;
+}
+
+int
+rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello *cfg,
+	     bool responder, struct rk_gen_hello_qp *local)
+{
+	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
+	struct rk_sf_layout l;
+	uint32_t rq;
+
+	memset(s, 0, sizeof(*s));
+	s->ctx = ctx;
+	s->rescan = true;
+	s->cfg = *cfg;
+	s->cfg.qp = NULL;
+	s->responder = responder;
+	s->n = cfg->count;
+	rk_sf_layout(cfg, responder, &l);
+	rq = responder ? l.recv_slots : 0;
+	s->q = calloc(s->n, sizeof(*s->q));
+	s->pd = rk_alloc_pd(ctx);
+	if (s->q == NULL || s->pd == NULL)
+		return sf_fail(s, "cannot allocate the QP set", errno ? errno : ENOMEM);
+	/* one CQ for both queues: a poll of another CQ would receive behind this one's back */
+	s->scq = rk_create_cq(ctx, cq_size(s->n, cfg->depth), NULL);
+	s->rcq = s->scq;
+	if (s->scq == NULL)
+		return sf_fail(s, "cannot create the CQs", errno);
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct rk_sf_qp *q = &s->q[i];
+		struct rk_qp_init_attr ia = {
+			.send_cq = s->scq, .recv_cq = s->rcq, .qp_type = RK_QPT_RC, .sq_sig_all = 1,
+			.cap = { .max_send_wr = responder ? 1 : cfg->depth,
+				 .max_recv_wr = rq ? rq : 1, .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+		char what[64];
+
+		/*
+		 * Unchecked data: every QP's region is the same memory (its own
+		 * MR and R_Key still), as perftest shares one buffer.
+		 */
+		if (!cfg->verify && s->shared == NULL)
+			s->shared = malloc(l.len);
+		q->buf = cfg->verify ? malloc(l.len) : s->shared;
+		if (q->buf == NULL)
+			return sf_fail(s, "cannot allocate the QPs' buffers", ENOMEM);
+		for (uint32_t k = 0; cfg->verify && k < l.read_slots; k++)
+			rk_sf_pattern(q->buf + l.read_off + (uint64_t)k * cfg->size_max,
+				      cfg->size_max, i, READ_SEED + k);
+		q->mr = rk_reg_mr(s->pd, q->buf, l.len, access);
+		q->qp = q->mr != NULL ? rk_create_qp(s->pd, &ia) : NULL;
+		if (q->qp == NULL) {
+			snprintf(what, sizeof(what), "cannot create QP %u of %u", i + 1, s->n);
+			return sf_fail(s, what, errno);
+		}
+		q->psn = (uint32_t)mix64(((uint64_t)i << 8) ^ (uint64_t)(uintptr_t)q) & 0xffffff;
+		local[i] = (struct rk_gen_hello_qp){ .qpn = q->qp->qp_num, .psn = q->psn,
+						     .rkey = q->mr->rkey,
+						     .va = (uint64_t)(uintptr_t)q->buf, .len = l.len };
+	}
+	return 0;
+}
+
+static enum rk_mtu
+mtu_enum(uint32_t mtu)
+{
+	return mtu == 256 ? RK_MTU_256 : mtu == 512 ? RK_MTU_512 : mtu == 1024 ? RK_MTU_1024 :
+	       mtu == 2048 ? RK_MTU_2048 : RK_MTU_4096;
+}
+
+static int
+post_recv(struct rk_sf *s, uint32_t i, uint32_t slot)
+{
+	struct rk_sf_layout l;
+	struct rk_sf_qp *q = &s->q[i];
+	struct rk_sge sge;
+	struct rk_recv_wr wr = { .wr_id = ((uint64_t)i << 32) | slot }, *bad;
+	int rc;
+
+	rk_sf_layout(&s->cfg, true, &l);
+	if (s->cfg.ops & RK_GEN_OP_SEND) {
+		sge = (struct rk_sge){ (uint64_t)(uintptr_t)(q->buf + l.recv_off +
+				       (uint64_t)slot * s->cfg.size_max), s->cfg.size_max,
+				       q->mr->lkey };
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+	rc = rk_post_recv(q->qp, &wr, &bad);
+	if (rc != 0) {
+		snprintf(s->err, sizeof(s->err), "post_recv on QP %#x: %s", q->qp->qp_num,
+			 strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+int
+rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dmac[6],
+	      const uint8_t dip[16], uint8_t timeout, uint8_t retry_cnt)
+{
+	struct rk_sf_layout l;
+
+	s->remote = remote;
+	for (uint32_t i = 0; i < s->n; i++) {
+		struct rk_sf_qp *q = &s->q[i];
+		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT,
+					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
+							   RK_ACCESS_REMOTE_READ };
+		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+				      RK_QP_ACCESS_FLAGS);
+
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTR;
+		a.path_mtu = mtu_enum(s->cfg.mtu);
+		a.dest_qp_num = remote[i].qpn;
+		a.rq_psn = remote[i].psn;
+		a.max_dest_rd_atomic = 16;
+		a.min_rnr_timer = 1;
+		memcpy(a.ah_attr.dmac, dmac, 6);
+		memcpy(a.ah_attr.dip, dip, 16);
+		if (rc == 0)
+			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
+					  RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = RK_QPS_RTS;
+		a.sq_psn = q->psn;
+		a.timeout = timeout;
+		a.retry_cnt = retry_cnt;
+		a.rnr_retry = 7;
+		a.max_rd_atomic = 16;
+		if (rc == 0)
+			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
+					  RK_QP_MAX_QP_RD_ATOMIC);
+		if (rc != 0) {
+			snprintf(s->err, sizeof(s->err), "modify QP %#x: %s", q->qp->qp_num,
+				 strerror(-rc));
+			return -1;
+		}
+	}
+	if (!s->responder)
+		return 0;
+	rk_sf_layout(&s->cfg, true, &l);
+	for (uint32_t i = 0; i < s->n; i++)
+		for (uint32_t k = 0; k < l.recv_slots; k++)
+			if (post_recv(s, i, k) != 0)
+				return -1;
+	return 0;
+}
+
+/* Client: post message q->posted of QP i. */
+static int
+post_one(struct rk_sf *s, uint32_t i)
+{
+	struct rk_sf_qp *q = &s->q[i];
+	uint64_t m = q->posted;
+	uint8_t op = rk_sf_op(&s->cfg, i, m);
+	uint32_t len = rk_sf_size(&s->cfg, i, m);
+	uint8_t *data = q->buf + (m % s->cfg.depth) * s->cfg.size_max;
+	struct rk_sf_layout l;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)data, len, q->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = ((uint64_t)i << 32) | (uint32_t)m, .sg_list = &sge,
+				 .num_sge = 1, .send_flags = RK_SEND_SIGNALED,
+				 .imm_data = (uint32_t)m }, *bad;
+	int rc;
+
+	rk_sf_layout(&s->cfg, true, &l);
+	wr.wr.rdma.rkey = s->remote[i].rkey;
+	if (op == RK_GEN_OP_WRITE) {
+		wr.opcode = RK_WR_RDMA_WRITE_WITH_IMM;
+		wr.wr.rdma.remote_addr = s->remote[i].va + l.write_off +
+					 (m % l.write_slots) * s->cfg.size_max;
+	} else if (op == RK_GEN_OP_READ) {
+		wr.opcode = RK_WR_RDMA_READ;
+		wr.wr.rdma.remote_addr = s->remote[i].va + l.read_off +
+					 (m % l.read_slots) * s->cfg.size_max;
+	} else
+		wr.opcode = RK_WR_SEND_WITH_IMM;
+	if (op != RK_GEN_OP_READ && s->cfg.verify)
+		rk_sf_pattern(data, len, i, m);
+	rc = rk_post_send(q->qp, &wr, &bad);
+	if (rc != 0) {
+		snprintf(s->err, sizeof(s->err), "post_send on QP %#x: %s", q->qp->qp_num,
+			 strerror(-rc));
+		return -1;
+	}
+	q->posted++;
+	q->outstanding++;
+	s->outstanding++;
+	return 0;
+}
+
+static int
+wc_failed(struct rk_sf *s, const struct rk_wc *wc)
+{
+	s->t.wc_err++;
+	snprintf(s->err, sizeof(s->err), "QP %#x: work completion error: %s (message %" PRIu64
+		 ")", wc->qp_num, rk_wc_status_str(wc->status), wc->wr_id & 0xffffffffu);
+	return -1;
+}
+
+/* Client: message m of QP i completed. */
+static int
+client_done(struct rk_sf *s, const struct rk_wc *wc)
+{
+	uint32_t i = (uint32_t)(wc->wr_id >> 32);
+	struct rk_sf_qp *q;
+	uint64_t m;
+	uint8_t op;
+	uint32_t len;
+
+	if (wc->status != RK_WC_SUCCESS)
+		return wc_failed(s, wc);
+	if (i >= s->n)
+		return 0;
+	q = &s->q[i];
+	m = q->done;    /* RC completes in order: the low bits say which */
+	if ((uint32_t)m != (uint32_t)wc->wr_id) {
+		q->bad++;
+		s->t.seq_err++;
+	}
+	op = rk_sf_op(&s->cfg, i, m);
+	len = rk_sf_size(&s->cfg, i, m);
+	if (op == RK_GEN_OP_READ && s->cfg.verify) {
+		struct rk_sf_layout l;
+		const uint8_t *data = q->buf + (m % s->cfg.depth) * s->cfg.size_max;
+
+		rk_sf_layout(&s->cfg, true, &l);
+		if (!rk_sf_pattern_ok(data, len, i, READ_SEED + m % l.read_slots)) {
+			q->bad++;
+			s->t.data_err++;
+		}
+	}
+	q->done++;
+	q->outstanding--;
+	s->outstanding--;
+	s->rescan = true;
+	if (s->iters != 0 && q->done == s->iters)
+		s->qps_done++;
+	q->bytes += len;
+	s->t.msgs++;
+	s->t.bytes += len;
+	s->t.msgs_op[op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2]++;
+	return 0;
+}
+
+/* Responder: a WRITE with Immediate or a SEND with Immediate arrived. */
+static int
+responder_recv(struct rk_sf *s, const struct rk_wc *wc)
+{
+	uint32_t i = (uint32_t)(wc->wr_id >> 32), slot = (uint32_t)wc->wr_id;
+	struct rk_sf_layout l;
+	struct rk_sf_qp *q;
+	const uint8_t *data;
+	uint64_t m;
+	uint32_t len;
+
+	if (wc->status != RK_WC_SUCCESS)
+		return wc_failed(s, wc);
+	if (i >= s->n)
+		return 0;
+	q = &s->q[i];
+	/* the client's next message that is no READ (READs take no receive) */
+	while (rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_READ)
+		q->posted++;
+	m = q->posted++;
+	len = rk_sf_size(&s->cfg, i, m);
+	rk_sf_layout(&s->cfg, true, &l);
+	if (!(wc->wc_flags & RK_WC_WITH_IMM) || wc->imm_data != (uint32_t)m ||
+	    wc->byte_len != len) {
+		q->bad++;
+		s->t.seq_err++;
+	} else if (s->cfg.verify) {
+		bool write = wc->opcode == RK_WC_RECV_RDMA_WITH_IMM;
+
+		data = write ? q->buf + l.write_off + (m % l.write_slots) * s->cfg.size_max :
+		       q->buf + l.recv_off + (uint64_t)slot * s->cfg.size_max;
+		if (!rk_sf_pattern_ok(data, len, i, m)) {
+			/* a later WRITE to the same slot, landed before this check: not an error */
+			uint64_t later = m + l.write_slots;
+
+			if (write && len >= 4 && rk_sf_size(&s->cfg, i, later) >= 4 &&
+			    rk_sf_pattern_ok(data, 4, i, later))
+				s->t.overwritten++;
+			else {
+				q->bad++;
+				s->t.data_err++;
+			}
+		}
+	}
+	q->done++;
+	q->bytes += len;
+	s->t.msgs++;
+	s->t.bytes += len;
+	return post_recv(s, i, slot);
+}
+
+int
+rk_sf_step(struct rk_sf *s, int budget)
+{
+	struct rk_wc wc[WC_BATCH];
+	int events = 0, n;
+
+	if (!s->responder && !s->stopping && s->rescan) {
+		uint32_t idle = 0;
+
+		/* round-robin: one message per QP per turn, from where the last pass stopped */
+		while (idle < s->n && events < budget) {
+			struct rk_sf_qp *q = &s->q[s->rr];
+
+			if (q->outstanding < s->cfg.depth && (s->iters == 0 || q->posted < s->iters)) {
+				if (post_one(s, s->rr) != 0)
+					return -1;
+				events++;
+				idle = 0;
+			} else
+				idle++;
+			s->rr = s->rr + 1 == s->n ? 0 : s->rr + 1;
+		}
+		/* a whole turn without room: wait for a completion */
+		s->rescan = idle < s->n;
+	}
+	n = rk_poll_cq(s->scq, WC_BATCH, wc);
+	if (n < 0) {
+		snprintf(s->err, sizeof(s->err), "poll_cq: %s", strerror(-n));
+		return -1;
+	}
+	for (int k = 0; k < n; k++) {
+		/* the responder sends nothing of its own: a send completion is an error */
+		if (s->responder && !(wc[k].opcode & RK_WC_RECV))
+			return wc_failed(s, &wc[k]);
+		if ((s->responder ? responder_recv(s, &wc[k]) : client_done(s, &wc[k])) != 0)
+			return -1;
+	}
+	return events + n;
+}
+
+uint64_t
+rk_sf_outstanding(const struct rk_sf *s)
+{
+	return s->outstanding;
+}
+
+bool
+rk_sf_all_done(const struct rk_sf *s)
+{
+	return s->iters != 0 && s->qps_done == s->n;
+}
+
+void
+rk_sf_destroy(struct rk_sf *s)
+{
+	for (uint32_t i = 0; s->q != NULL && i < s->n; i++) {
+		if (s->q[i].qp != NULL)
+			rk_destroy_qp(s->q[i].qp);
+		if (s->q[i].mr != NULL)
+			rk_dereg_mr(s->q[i].mr);
+		if (s->q[i].buf != s->shared)
+			free(s->q[i].buf);
+	}
+	if (s->scq != NULL)
+		rk_destroy_cq(s->scq);
+	if (s->pd != NULL)
+		rk_dealloc_pd(s->pd);
+	free(s->q);
+	free(s->shared);
+	memset(s, 0, sizeof(*s));
+}

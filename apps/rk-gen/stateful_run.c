@@ -1,0 +1,539 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-gen's stateful session: the hello both ways (the responder answers
+ * once its QPs are in RTS), ARP, the traffic with a line a second, the
+ * end of the run over the exchange (client: "RKGD" and the WRITEs and
+ * SENDs it completed; responder: "RKGR" and what it received and found
+ * wrong), then the report: totals, the engine's counters named as NIC
+ * counters, the worst QPs; or JSON.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <stdarg.h>
+
+#include <jansson.h>
+
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_byteorder.h"
+#include "stateful_run.h"
+
+#define END_LEN 36
+#define MAX_COUNTERS 40
+
+static int
+serve(void *arg)
+{
+	struct rk_sf_run *r = arg;
+
+	rk_io_dpdk_idle(r->io, rk_progress(r->ctx));
+	return rk_app_stop ? 1 : 0;
+}
+
+static int
+fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int
+fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rk-gen: error: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int
+send_hello(struct rk_sf_run *r, const struct rk_gen_hello *cfg, uint8_t role,
+	   struct rk_gen_hello_qp *local)
+{
+	struct rk_gen_hello h = *cfg;
+	size_t n = rk_gen_hello_len(cfg->count);
+	uint8_t *b = malloc(n);
+	long len;
+	int rc;
+
+	if (b == NULL)
+		return -ENOMEM;
+	h.role = role;
+	h.ip_version = 4;
+	rk_io_dpdk_mac(r->io, h.mac);
+	memset(h.ip, 0, sizeof(h.ip));
+	h.ip[10] = h.ip[11] = 0xff;
+	memcpy(h.ip + 12, r->o->ip, 4);
+	h.qp = local;
+	len = rk_gen_hello_encode(&h, b, n);
+	rc = len < 0 ? (int)len : rk_oob_send(r->fd, b, (size_t)len);
+	free(b);
+	return rc;
+}
+
+/* Receive a hello of at most @p max QPs into @p h, its entries into r->remote. */
+static int
+recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char *who)
+{
+	uint8_t hdr[RK_GEN_HELLO_HDR_LEN], *b;
+	uint32_t count;
+	size_t n;
+	int rc = rk_oob_recv(r->fd, hdr, sizeof(hdr), r->o->timeout_s, serve, r);
+
+	if (rc != 0)
+		return fail("no hello from the %s: %s", who, strerror(-rc));
+	rc = rk_gen_hello_peek(hdr, sizeof(hdr), &count);
+	if (rc == -EPROTO)
+		return fail("the %s's hello is not rk-gen's stateful one (magic)", who);
+	if (rc == -EPROTONOSUPPORT)
+		return fail("the %s's hello is of version %u; this rk-gen speaks %u", who,
+			    rk_get_be16(hdr + 4), RK_GEN_HELLO_VERSION);
+	if (rc != 0)
+		return fail("the %s's hello: bad QP count", who);
+	if (count > max)
+		return fail("the %s asks for %u QPs; this end takes at most %u (--qps)", who,
+			    count, max);
+	n = rk_gen_hello_len(count);
+	b = malloc(n);
+	r->remote = calloc(count, sizeof(*r->remote));
+	if (b == NULL || r->remote == NULL) {
+		free(b);
+		return fail("out of memory for %u QPs", count);
+	}
+	memcpy(b, hdr, sizeof(hdr));
+	rc = rk_oob_recv(r->fd, b + sizeof(hdr), n - sizeof(hdr), r->o->timeout_s, serve, r);
+	if (rc == 0)
+		rc = rk_gen_hello_decode(b, n, h, r->remote, count);
+	free(b);
+	if (rc != 0)
+		return fail("the %s's hello: %s", who, strerror(-rc));
+	memcpy(r->peer_mac, h->mac, 6);
+	memcpy(r->peer_ip, h->ip + 12, 4);
+	return 0;
+}
+
+/*
+ * The Local ACK Timeout exponent (4.096 us * 2^t, IBTA Vol1 9.7.6.1.3):
+ * one port carries every QP's window, so an ACK waits behind up to
+ * count * depth messages; 67 ms (perftest's 14) per 1024 of them,
+ * doubling with the load, at most 4.3 s (20). --ack-timeout overrides.
+ */
+static uint8_t
+ack_timeout(const struct rk_sf_run *r)
+{
+	uint64_t load = (uint64_t)r->s.n * r->s.cfg.depth;
+	uint8_t t = 14;
+
+	if (r->o->ack_timeout != 0)
+		return r->o->ack_timeout;
+	while (load > 1024 && t < 20) {
+		load = (load + 1) / 2;
+		t++;
+	}
+	return t;
+}
+
+static int
+resolve_and_connect(struct rk_sf_run *r)
+{
+	uint8_t dip[16] = { [10] = 0xff, [11] = 0xff };
+	char ip[16];
+	int rc = rk_io_dpdk_resolve(r->io, r->peer_ip, r->peer_mac,
+				    (uint32_t)(r->o->timeout_s * 1000));
+
+	inet_ntop(AF_INET, r->peer_ip, ip, sizeof(ip));
+	if (rc != 0)
+		return fail("the peer %s did not answer ARP: %s", ip, strerror(-rc));
+	memcpy(dip + 12, r->peer_ip, 4);
+	if (rk_sf_connect(&r->s, r->remote, r->peer_mac, dip, ack_timeout(r), 7) != 0)
+		return fail("%s", r->s.err);
+	return 0;
+}
+
+static uint64_t
+retransmitted(const struct rk_sf_run *r)
+{
+	return rk_context_stats(r->ctx)->req_retx_pkts;
+}
+
+/* The line a second on stderr. */
+static void
+line(struct rk_sf_run *r, uint64_t now, uint64_t *last_ns, uint64_t *last_msgs,
+     uint64_t *last_bytes)
+{
+	double dt = (double)(now - *last_ns) / 1e9;
+
+	char out[48] = "";
+
+	/* the responder has nothing outstanding of its own */
+	if (!r->s.responder)
+		snprintf(out, sizeof(out), "  outstanding %" PRIu64, rk_sf_outstanding(&r->s));
+	fprintf(stderr, "rk-gen: %5.1f s: %10.0f msg/s %8.3f Gbit/s  messages %" PRIu64
+		"%s  errors %" PRIu64 "  retransmitted %" PRIu64 "\n",
+		(double)(now - r->t0_ns) / 1e9, (double)(r->s.t.msgs - *last_msgs) / dt,
+		(double)(r->s.t.bytes - *last_bytes) * 8 / dt / 1e9, r->s.t.msgs, out,
+		r->s.t.data_err + r->s.t.seq_err, retransmitted(r));
+	*last_ns = now;
+	*last_msgs = r->s.t.msgs;
+	*last_bytes = r->s.t.bytes;
+}
+
+/* Traffic until done (client) or the client's end message (responder). */
+static int
+traffic(struct rk_sf_run *r)
+{
+	const struct rk_sf_opts *o = r->o;
+	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now, last_msgs = 0, last_bytes = 0;
+	uint64_t stop_ns = o->duration_s > 0 ? now + (uint64_t)(o->duration_s * 1e9) : 0;
+	uint64_t moved_ns = now, mark = 0, drain_until = 0, oob_next_ns = 0;
+
+	r->t0_ns = now;
+	for (;;) {
+		int ev = rk_sf_step(&r->s, 4096);
+
+		if (ev < 0)
+			return fail("%s", r->s.err);
+		now = rk_io_dpdk_now_ns();
+		if (ev > 0 || rk_sf_outstanding(&r->s) == 0)
+			moved_ns = now;
+		else if (now - moved_ns > 10000000ull) {
+			uint64_t m = 0;
+
+			for (uint32_t i = 0; i < r->s.n; i++)
+				m += rk_qp_progress(r->s.q[i].qp);
+			if (m != mark)
+				moved_ns = now;
+			mark = m;
+		}
+		if (now - moved_ns > (uint64_t)(o->timeout_s * 1e9))
+			return fail("no progress for %g s (%" PRIu64 " messages outstanding)",
+				    o->timeout_s, r->s.responder ? 0 : rk_sf_outstanding(&r->s));
+		if (now - last_ns >= 1000000000ull)
+			line(r, now, &last_ns, &last_msgs, &last_bytes);
+		if (r->s.responder) {
+			/* a system call: every 10 ms, not every pass */
+			if (now >= oob_next_ns) {
+				oob_next_ns = now + 10000000ull;
+				if (rk_oob_readable(r->fd))
+					break;
+			}
+		} else {
+			if (!r->s.stopping && (rk_app_stop || (stop_ns != 0 && now >= stop_ns))) {
+				r->s.stopping = true;
+				drain_until = now + (uint64_t)(o->timeout_s * 1e9);
+			}
+			if (rk_sf_all_done(&r->s) || (r->s.stopping && rk_sf_outstanding(&r->s) == 0))
+				break;
+			if (drain_until != 0 && now > drain_until)
+				return fail("%" PRIu64 " messages still outstanding %g s after the end",
+					    rk_sf_outstanding(&r->s), o->timeout_s);
+		}
+		if (r->s.responder && rk_app_stop)
+			return fail("interrupted");
+		rk_io_dpdk_idle(r->io, ev);
+	}
+	r->t_end_ns = rk_io_dpdk_now_ns();
+	return 0;
+}
+
+static void
+put_end(uint8_t *b, const char *magic, const struct rk_sf_totals *t, uint64_t msgs)
+{
+	memcpy(b, magic, 4);
+	rk_put_be64(b + 4, msgs);
+	rk_put_be64(b + 12, t->data_err);
+	rk_put_be64(b + 20, t->seq_err);
+	rk_put_be64(b + 28, t->overwritten);
+}
+
+/* Client: tell what completed, hear what arrived. */
+static int
+client_end(struct rk_sf_run *r)
+{
+	uint8_t b[END_LEN];
+	int rc;
+
+	put_end(b, "RKGD", &r->s.t, r->s.t.msgs_op[0] + r->s.t.msgs_op[2]);
+	rc = rk_oob_send(r->fd, b, sizeof(b));
+	if (rc == 0)
+		rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, serve, r);
+	if (rc != 0)
+		return fail("no result from the responder: %s", strerror(-rc));
+	if (memcmp(b, "RKGR", 4) != 0)
+		return fail("the responder's result is not rk-gen's");
+	r->peer_msgs = rk_get_be64(b + 4);
+	r->peer_data_err = rk_get_be64(b + 12);
+	r->peer_seq_err = rk_get_be64(b + 20);
+	r->peer_overwritten = rk_get_be64(b + 28);
+	r->peer_known = true;
+	return 0;
+}
+
+/* Responder: take the client's count, receive up to it, answer. */
+static int
+responder_end(struct rk_sf_run *r)
+{
+	uint8_t b[END_LEN];
+	uint64_t until;
+	int rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, serve, r);
+
+	if (rc != 0 || memcmp(b, "RKGD", 4) != 0)
+		return fail("the client ended without its count: %s", rc ? strerror(-rc) : "bad");
+	r->peer_msgs = rk_get_be64(b + 4);
+	r->peer_known = true;
+	until = rk_io_dpdk_now_ns() + (uint64_t)(r->o->timeout_s * 1e9);
+	/* its completions mean this end's transport took them: the CQ holds the rest */
+	while (r->s.t.msgs < r->peer_msgs && rk_io_dpdk_now_ns() < until && !rk_app_stop)
+		if (rk_sf_step(&r->s, 0) < 0)
+			return fail("%s", r->s.err);
+	put_end(b, "RKGR", &r->s.t, r->s.t.msgs);
+	rc = rk_oob_send(r->fd, b, sizeof(b));
+	if (rc != 0)
+		return fail("cannot send the result: %s", strerror(-rc));
+	return 0;
+}
+
+/* Error counters first: the ones that make a QP "worst". */
+static const char *const bad_names[] = {
+	"retransmitted_pkts", "out_of_sequence", "packet_seq_err", "implied_nak_seq_err",
+	"local_ack_timeout_err", "duplicate_request", "rnr_nak_retry_err", "out_of_buffer",
+};
+#define NBAD (sizeof(bad_names) / sizeof(bad_names[0]))
+
+struct worst {
+	uint32_t i;
+	uint64_t score;
+	uint64_t v[NBAD];
+};
+
+static void
+qp_bad(const struct rk_sf_run *r, uint32_t i, struct worst *w)
+{
+	struct rk_counter c[MAX_COUNTERS];
+	int n = rk_query_qp_counters(r->s.q[i].qp, c, MAX_COUNTERS);
+
+	memset(w, 0, sizeof(*w));
+	w->i = i;
+	for (int k = 0; k < n; k++)
+		for (size_t b = 0; b < NBAD; b++)
+			if (strcmp(c[k].name, bad_names[b]) == 0)
+				w->v[b] = c[k].value;
+	for (size_t b = 0; b < NBAD; b++)
+		w->score += w->v[b];
+	w->score += r->s.q[i].bad * 1000000;
+}
+
+static int
+by_score(const void *a, const void *b)
+{
+	const struct worst *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static struct worst *
+worst_qps(const struct rk_sf_run *r, uint32_t *k)
+{
+	struct worst *all = calloc(r->s.n, sizeof(*all));
+
+	*k = 0;
+	if (all == NULL)
+		return NULL;
+	for (uint32_t i = 0; i < r->s.n; i++)
+		qp_bad(r, i, &all[i]);
+	qsort(all, r->s.n, sizeof(*all), by_score);
+	*k = r->o->worst < r->s.n ? r->o->worst : r->s.n;
+	return all;
+}
+
+static void
+report_text(const struct rk_sf_run *r, double secs, int rc)
+{
+	const struct rk_sf_totals *t = &r->s.t;
+	struct rk_counter c[MAX_COUNTERS];
+	unsigned int n = rk_counters_from_stats(rk_context_stats(r->ctx), c, MAX_COUNTERS);
+	struct worst *w;
+	uint32_t k;
+
+	printf("%s: %u QPs, %" PRIu64 " messages, %" PRIu64 " bytes in %.3f s: %.0f msg/s, "
+	       "%.3f Gbit/s goodput\n", r->s.responder ? "responder" : "client", r->s.n, t->msgs,
+	       t->bytes, secs, secs > 0 ? (double)t->msgs / secs : 0,
+	       secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0);
+	if (!r->s.responder)
+		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "\n", t->msgs_op[0],
+		       t->msgs_op[1], t->msgs_op[2]);
+	printf("  data errors %" PRIu64 "  sequence errors %" PRIu64 "  completion errors %"
+	       PRIu64 "  overwritten before checked %" PRIu64 "\n", t->data_err, t->seq_err,
+	       t->wc_err, t->overwritten);
+	if (r->peer_known)
+		printf("  %s %" PRIu64 " WRITE+SEND messages%s\n",
+		       r->s.responder ? "the client completed" : "the responder received",
+		       r->peer_msgs, rc == 0 ? "" : " (see the error)");
+	printf("counters (all QPs):\n");
+	for (unsigned int i = 0; i < n; i++)
+		if (c[i].value != 0)
+			printf("  %-28s %" PRIu64 "\n", c[i].name, c[i].value);
+	w = worst_qps(r, &k);
+	if (w != NULL && k > 0) {
+		printf("worst %u QPs:\n  %-8s %10s %6s", k, "QPN", "messages", "errors");
+		for (size_t b = 0; b < NBAD; b++)
+			printf(" %s", bad_names[b]);
+		putchar('\n');
+		for (uint32_t j = 0; j < k; j++) {
+			const struct rk_sf_qp *q = &r->s.q[w[j].i];
+
+			printf("  %#-8x %10" PRIu64 " %6" PRIu64, q->qp->qp_num, q->done, q->bad);
+			for (size_t b = 0; b < NBAD; b++)
+				printf(" %*" PRIu64, (int)strlen(bad_names[b]), w[j].v[b]);
+			putchar('\n');
+		}
+	}
+	free(w);
+}
+
+static void
+report_json(const struct rk_sf_run *r, double secs, int rc)
+{
+	const struct rk_sf_totals *t = &r->s.t;
+	struct rk_counter c[MAX_COUNTERS];
+	unsigned int n = rk_counters_from_stats(rk_context_stats(r->ctx), c, MAX_COUNTERS);
+	json_t *j = json_object(), *jc = json_object(), *jw = json_array();
+	struct worst *w;
+	uint32_t k;
+	char *s;
+
+	json_object_set_new(j, "role", json_string(r->s.responder ? "responder" : "client"));
+	json_object_set_new(j, "ok", json_boolean(rc == 0));
+	json_object_set_new(j, "qps", json_integer(r->s.n));
+	json_object_set_new(j, "depth", json_integer(r->s.cfg.depth));
+	json_object_set_new(j, "messages", json_integer((json_int_t)t->msgs));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)t->bytes));
+	json_object_set_new(j, "seconds", json_real(secs));
+	json_object_set_new(j, "goodput_gbps",
+			    json_real(secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0));
+	json_object_set_new(j, "write", json_integer((json_int_t)t->msgs_op[0]));
+	json_object_set_new(j, "read", json_integer((json_int_t)t->msgs_op[1]));
+	json_object_set_new(j, "send", json_integer((json_int_t)t->msgs_op[2]));
+	json_object_set_new(j, "data_errors", json_integer((json_int_t)t->data_err));
+	json_object_set_new(j, "sequence_errors", json_integer((json_int_t)t->seq_err));
+	json_object_set_new(j, "completion_errors", json_integer((json_int_t)t->wc_err));
+	json_object_set_new(j, "overwritten", json_integer((json_int_t)t->overwritten));
+	if (r->peer_known)
+		json_object_set_new(j, "peer_messages", json_integer((json_int_t)r->peer_msgs));
+	for (unsigned int i = 0; i < n; i++)
+		json_object_set_new(jc, c[i].name, json_integer((json_int_t)c[i].value));
+	json_object_set_new(j, "counters", jc);
+	w = worst_qps(r, &k);
+	for (uint32_t x = 0; w != NULL && x < k; x++) {
+		json_t *q = json_object();
+
+		json_object_set_new(q, "qpn", json_integer(r->s.q[w[x].i].qp->qp_num));
+		json_object_set_new(q, "messages", json_integer((json_int_t)r->s.q[w[x].i].done));
+		json_object_set_new(q, "errors", json_integer((json_int_t)r->s.q[w[x].i].bad));
+		for (size_t b = 0; b < NBAD; b++)
+			json_object_set_new(q, bad_names[b], json_integer((json_int_t)w[x].v[b]));
+		json_array_append_new(jw, q);
+	}
+	free(w);
+	json_object_set_new(j, "worst_qps", jw);
+	s = json_dumps(j, JSON_INDENT(1));
+	if (s != NULL)
+		puts(s);
+	free(s);
+	json_decref(j);
+}
+
+/* Both ends' figures agree, nothing wrong. */
+static int
+verdict(const struct rk_sf_run *r)
+{
+	const struct rk_sf_totals *t = &r->s.t;
+	uint64_t mine = r->s.responder ? t->msgs : t->msgs_op[0] + t->msgs_op[2];
+
+	if (t->data_err || t->seq_err || t->wc_err)
+		return fail("%" PRIu64 " messages with wrong data, %" PRIu64 " out of sequence",
+			    t->data_err, t->seq_err);
+	if (!r->s.responder && (r->peer_data_err || r->peer_seq_err))
+		return fail("the responder found %" PRIu64 " messages with wrong data, %" PRIu64
+			    " out of sequence", r->peer_data_err, r->peer_seq_err);
+	if (r->peer_known && r->peer_msgs != mine)
+		return fail("the client completed %" PRIu64 " WRITE+SEND messages, the responder "
+			    "received %" PRIu64, r->s.responder ? r->peer_msgs : mine,
+			    r->s.responder ? mine : r->peer_msgs);
+	return 0;
+}
+
+int
+rk_sf_session(struct rk_sf_run *r)
+{
+	const struct rk_sf_opts *o = r->o;
+	struct rk_gen_hello peer;
+	struct rk_gen_hello_qp *local;
+	int rc;
+	double secs;
+
+	if (o->responder) {
+		rc = rk_oob_accept(r->lfd, 3600, &r->fd, serve, r);
+		r->lfd = -1;
+		if (rc != 0)
+			return fail("no client: %s", strerror(-rc));
+		if (recv_hello(r, &peer, o->max_qps, "client") != 0)
+			return 1;
+		if (peer.role != RK_GEN_HELLO_CLIENT)
+			return fail("the peer's hello is not a client's");
+	} else {
+		peer = o->cfg;
+	}
+	local = calloc(peer.count, sizeof(*local));
+	if (local == NULL)
+		return fail("out of memory for %u QPs", peer.count);
+	if (rk_sf_create(&r->s, r->ctx, &peer, o->responder, local) != 0) {
+		free(local);
+		return fail("%s", r->s.err);
+	}
+	r->s.iters = o->iters;
+	if (o->responder) {
+		rc = resolve_and_connect(r);
+		if (rc == 0 && (rc = send_hello(r, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)
+			rc = fail("out-of-band send: %s", strerror(-rc));
+	} else {
+		rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, serve, r);
+		if (rc != 0)
+			rc = fail("cannot reach the responder %s:%u: %s", o->server, o->oob_port,
+				  rk_oob_strerror(rc));
+		else if ((rc = send_hello(r, &peer, RK_GEN_HELLO_CLIENT, local)) != 0)
+			rc = fail("out-of-band send: %s", strerror(-rc));
+		else if ((rc = recv_hello(r, &peer, peer.count, "responder")) == 0) {
+			if (peer.count != o->cfg.count || peer.role != RK_GEN_HELLO_RESPONDER)
+				rc = fail("the responder answered for %u QPs", peer.count);
+			else
+				rc = resolve_and_connect(r);
+		}
+	}
+	free(local);
+	if (rc != 0)
+		return 1;
+	fprintf(stderr, "rk-gen: %u RC QPs connected\n", r->s.n);
+	rc = traffic(r);
+	if (rc == 0)
+		rc = o->responder ? responder_end(r) : client_end(r);
+	if (rc == 0)
+		rc = verdict(r);
+	secs = r->t_end_ns > r->t0_ns ? (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0;
+	if (o->json)
+		report_json(r, secs, rc);
+	else
+		report_text(r, secs, rc);
+	fflush(stdout);
+	/* the last ACKs leave before the port goes */
+	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
+		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));
+	return rc;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file stateful_run.h
+ * rk-gen's stateful mode on a port: options (stateful.c), the session
+ * (stateful_run.c: exchange, traffic, end of run, report).
+ */
+#ifndef RK_GEN_STATEFUL_RUN_H
+#define RK_GEN_STATEFUL_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_io_dpdk.h"
+#include "stateful.h"
+
+struct rk_sf_opts {
+	bool responder;
+	struct rk_gen_hello cfg;        /**< client: what it sends (count = QPs) */
+	uint32_t max_qps;               /**< responder: most QPs accepted */
+	uint64_t iters;                 /**< per QP; 0 with a duration */
+	double duration_s;
+	bool json;
+	const char *port;
+	uint8_t ip[4];
+	bool have_ip;
+	const char *server;
+	uint16_t oob_port;
+	double tx_drop_rate;
+	uint64_t seed;
+	double timeout_s;
+	uint8_t ack_timeout;            /**< Local ACK Timeout exponent; 0: from the load */
+	uint32_t worst;
+};
+
+struct rk_sf_run {
+	const struct rk_sf_opts *o;
+	struct rk_io_dpdk *io;
+	struct rk_context *ctx;
+	struct rk_sf s;
+	struct rk_gen_hello_qp *remote;
+	uint8_t peer_mac[6], peer_ip[4];
+	int lfd, fd;
+	uint64_t t0_ns, t_end_ns;
+	uint64_t peer_msgs, peer_data_err, peer_seq_err, peer_overwritten;
+	bool peer_known;
+};
+
+/** Whether the command line asks for the stateful mode (--responder, --stateful). */
+bool rk_sf_wanted(int argc, char **argv);
+
+/** The stateful mode's main, after the EAL split. @return the exit status */
+int rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da);
+
+/** Exchange, connect, run, report. @return the exit status: 0, or 1 */
+int rk_sf_session(struct rk_sf_run *r);
+
+#endif /* RK_GEN_STATEFUL_RUN_H */

@@ -1,0 +1,131 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-gen's stateful mode over a net_memif pair, two processes:
+#  1. 4096 RC QPs, a WRITE/READ/SEND mix of 64..2048 bytes, data checked
+#     at both ends: both exit 0, every QP did its messages, the WRITEs and
+#     SENDs the client completed are those the responder received, the
+#     responder took exactly the client's READs, no data, sequence or
+#     completion error, and without loss the frames one end sent are the
+#     frames the other received;
+#  2. 16 QPs with the client dropping 2% of its frames (--tx-drop-rate):
+#     the same agreement, and the loss shows in the counters
+#     (retransmitted_pkts at the client, out_of_sequence or
+#     duplicate_request at the responder);
+#  3. a client asking for more QPs than the responder takes is refused
+#     with a clear error at both ends.
+# usage: rk_gen_stateful_check.sh RK_GEN
+set -u
+gen=$1
+tmp=$(mktemp -d)
+rpid=""
+trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+NCPU=$(nproc)
+CORE_R=$((NCPU > 1 ? 1 : 0))
+OOB=$((20000 + $$ % 20000))
+
+# run NAME "client options" "responder options": JSON in $tmp/NAME.{c,r}.json
+run() {
+	name=$1
+	# shellcheck disable=SC2086
+	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R \
+		--file-prefix rksr$$ \
+		--vdev=net_memif0,role=server,socket=$tmp/$name.sock,bsize=9216 -- \
+		--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB --json ${3:-} \
+		>"$tmp/$name.r.json" 2>"$tmp/$name.r.err" &
+	rpid=$!
+	sleep 1
+	# shellcheck disable=SC2086
+	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksc$$ \
+		--vdev=net_memif0,role=client,socket=$tmp/$name.sock,bsize=9216 -- \
+		--port net_memif0 --ip 198.18.0.1 --oob-port $OOB --json $2 127.0.0.1 \
+		>"$tmp/$name.c.json" 2>"$tmp/$name.c.err"
+	crc=$?
+	wait "$rpid"
+	rrc=$?
+	rpid=""
+	OOB=$((OOB + 1))
+}
+
+# check NAME QPS ITERS LOSSY: the two reports agree
+check() {
+	python3 - "$tmp/$1.c.json" "$tmp/$1.r.json" "$2" "$3" "$4" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[2]))
+qps, iters, lossy = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1"
+cc, rc = c["counters"], r["counters"]
+bad = []
+def want(what, got, exp):
+    if got != exp:
+        bad.append("%s: %s, expected %s" % (what, got, exp))
+want("client QPs", c["qps"], qps)
+want("responder QPs", r["qps"], qps)
+want("client messages", c["messages"], qps * iters)
+want("responder messages (client's WRITE+SEND)", r["messages"], c["write"] + c["send"])
+want("peer count at the client", c.get("peer_messages"), r["messages"])
+want("responder's READ requests", rc["rx_read_requests"], c["read"])
+for side, j in (("client", c), ("responder", r)):
+    for k in ("data_errors", "sequence_errors", "completion_errors"):
+        want("%s %s" % (side, k), j[k], 0)
+    want("%s ok" % side, j["ok"], True)
+if c["write"] == 0 or c["read"] == 0 or c["send"] == 0:
+    bad.append("the mix did not use every op: %s/%s/%s" % (c["write"], c["read"], c["send"]))
+if c["goodput_gbps"] <= 0:
+    bad.append("no goodput")
+if not lossy:
+    want("client sent_pkts = responder rcvd_pkts", cc["sent_pkts"], rc["rcvd_pkts"])
+    want("responder sent_pkts = client rcvd_pkts", rc["sent_pkts"], cc["rcvd_pkts"])
+    want("retransmitted_pkts", cc.get("retransmitted_pkts", 0), 0)
+else:
+    if cc.get("retransmitted_pkts", 0) == 0:
+        bad.append("loss without retransmitted_pkts at the client")
+    if rc.get("out_of_sequence", 0) + rc.get("duplicate_request", 0) == 0:
+        bad.append("loss without out_of_sequence or duplicate_request at the responder")
+    if cc["sent_pkts"] <= rc["rcvd_pkts"]:
+        bad.append("the client's drops: sent_pkts %d not above the responder's rcvd_pkts %d"
+                   % (cc["sent_pkts"], rc["rcvd_pkts"]))
+if len(c["worst_qps"]) != min(5, qps):
+    bad.append("worst_qps: %d entries" % len(c["worst_qps"]))
+for b in bad:
+    print("   ", b)
+sys.exit(1 if bad else 0)
+PY
+}
+
+# 1. 4096 QPs
+run big "--stateful 4096 --op write:2,read:1,send:1 --size 64-2048 --iters 10 --depth 4"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ]; then
+	ok "4096 QPs: both ends exit 0"
+else
+	ko "4096 QPs: client $crc, responder $rrc: $(tail -2 "$tmp/big.c.err") / $(tail -2 "$tmp/big.r.err")"
+fi
+if check big 4096 10 0; then ok "4096 QPs: counts, data and counters agree"; else ko "4096 QPs: reports"; fi
+grep -q "4096 RC QPs connected" "$tmp/big.c.err" && ok "4096 QPs: connected" ||
+	ko "4096 QPs: no 'connected' line"
+
+# 2. loss injected at the client
+run loss "--stateful 16 --op write,read,send --size 1-5000 --iters 300 --depth 8 --tx-drop-rate 0.02 --seed 7 --ack-timeout 10"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ]; then
+	ok "2% loss: both ends exit 0"
+else
+	ko "2% loss: client $crc, responder $rrc: $(tail -2 "$tmp/loss.c.err") / $(tail -2 "$tmp/loss.r.err")"
+fi
+if check loss 16 300 1; then ok "2% loss: counts, data and counters agree"; else ko "2% loss: reports"; fi
+
+# 3. more QPs than the responder takes
+run refuse "--stateful 40 --iters 1 --timeout 3" "--qps 32"
+if [ "$crc" != 0 ] && [ "$rrc" != 0 ] &&
+	grep -q "asks for 40 QPs; this end takes at most 32" "$tmp/refuse.r.err"; then
+	ok "40 QPs to a responder of 32: refused at both ends"
+else
+	ko "refusal: client $crc, responder $rrc: $(tail -1 "$tmp/refuse.r.err")"
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-gen's stateful QP set (apps/rk-gen/stateful_qps.c) between two
+ * contexts on a simulated link (lib/sim, virtual time): 256 QPs with a
+ * WRITE/READ/SEND mix agree at both ends with every message checked;
+ * 32 QPs over a link that loses, reorders and duplicates frames still
+ * deliver every message once and intact; data that is not the pattern is
+ * found (a READ area changed at the responder, a client that does not
+ * fill its messages); the pattern, sizes, mix and layout on their own.
+ */
+#include "rk_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_sim.h"
+#include "stateful.h"
+
+struct end {
+	struct rk_sim_port port;
+	struct rk_context *ctx;
+	struct rk_sf s;
+	struct rk_gen_hello_qp *local;
+};
+
+static struct rk_sim_clock clk;
+static struct rk_sim_link *link_;
+static struct end e[2];         /* 0: client, 1: responder */
+
+static struct rk_gen_hello
+cfg_of(uint32_t n, uint8_t ops, uint32_t smin, uint32_t smax, uint32_t depth)
+{
+	struct rk_gen_hello h = { .role = RK_GEN_HELLO_CLIENT, .ops = ops, .verify = 1,
+				  .ip_version = 4, .count = n, .mtu = 1024, .depth = depth,
+				  .size_min = smin, .size_max = smax };
+
+	for (int b = 0; b < 3; b++)
+		h.weight[b] = (ops & (1u << b)) ? (uint8_t)(b == 0 ? 2 : 1) : 0;
+	return h;
+}
+
+/* Both ends built and connected; the responder checks with @p rv, the client fills with @p cv. */
+static void
+open_pair(const struct rk_gen_hello *cfg, const struct rk_sim_impair *imp, uint64_t iters,
+	  uint8_t cv, uint8_t rv)
+{
+	struct rk_sim_link_cfg lc = { .seed = 3 };
+
+	lc.dir[0] = imp[0];
+	lc.dir[1] = imp[1];
+	lc.dir[0].delay_ns += 2000;
+	lc.dir[1].delay_ns += 2000;
+	clk.now_ns = 1;
+	link_ = rk_sim_link_create(&lc);
+	assert_non_null(link_);
+	for (int i = 0; i < 2; i++) {
+		struct rk_device_attr da = { .ip_version = 4, .max_qp = cfg->count + 2,
+					     .max_mr = cfg->count + 16, .max_inflight_pkts = 1024 };
+		struct rk_gen_hello c = *cfg;
+
+		c.verify = i == 0 ? cv : rv;
+		da.mac[5] = (uint8_t)(i + 1);
+		da.ip[10] = da.ip[11] = 0xff;
+		da.ip[15] = (uint8_t)(i + 1);
+		e[i].port = (struct rk_sim_port){ link_, (unsigned int)i, &clk };
+		e[i].ctx = rk_open_device(&rk_sim_io_ops, &e[i].port, &da);
+		assert_non_null(e[i].ctx);
+		e[i].local = calloc(cfg->count, sizeof(*e[i].local));
+		assert_non_null(e[i].local);
+		assert_int_equal(rk_sf_create(&e[i].s, e[i].ctx, &c, i == 1, e[i].local), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		uint8_t mac[6] = { 0, 0, 0, 0, 0, (uint8_t)(2 - i) };
+		uint8_t ip[16] = { [10] = 0xff, [11] = 0xff, [15] = (uint8_t)(2 - i) };
+
+		assert_int_equal(rk_sf_connect(&e[i].s, e[i ^ 1].local, mac, ip, 10, 7), 0);
+	}
+	e[0].s.iters = iters;
+}
+
+/* Both ends step in virtual time until the client is done and the responder has all. */
+static void
+run_pair(void)
+{
+	for (long k = 0; k < 20000000; k++) {
+		uint64_t t = UINT64_MAX;
+		int a = rk_sf_step(&e[0].s, 4096), b = rk_sf_step(&e[1].s, 0);
+
+		assert_true(a >= 0);
+		assert_true(b >= 0);
+		if (rk_sf_all_done(&e[0].s) &&
+		    e[1].s.t.msgs == e[0].s.t.msgs_op[0] + e[0].s.t.msgs_op[2])
+			return;
+		if (a > 0 || b > 0)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+			t = x < t ? x : t;
+			x = rk_next_event_ns(e[d].ctx);
+			t = x < t ? x : t;
+		}
+		if (t != UINT64_MAX && t > clk.now_ns)
+			clk.now_ns = t;
+	}
+	fail_msg("the run did not end: client %lu messages, responder %lu",
+		 (unsigned long)e[0].s.t.msgs, (unsigned long)e[1].s.t.msgs);
+}
+
+static void
+close_pair(void)
+{
+	for (int i = 0; i < 2; i++) {
+		rk_sf_destroy(&e[i].s);
+		assert_int_equal(rk_close_device(e[i].ctx), 0);
+		free(e[i].local);
+	}
+	rk_sim_link_destroy(link_);
+}
+
+static void
+assert_agree(uint32_t n, uint64_t iters)
+{
+	const struct rk_sf_totals *c = &e[0].s.t, *r = &e[1].s.t;
+
+	assert_int_equal(c->msgs, (uint64_t)n * iters);
+	assert_int_equal(r->msgs, c->msgs_op[0] + c->msgs_op[2]);
+	assert_int_equal(c->data_err + c->seq_err + c->wc_err, 0);
+	assert_int_equal(r->data_err + r->seq_err + r->wc_err, 0);
+	assert_int_equal(rk_context_stats(e[1].ctx)->resp_read_reqs, c->msgs_op[1]);
+	for (uint32_t i = 0; i < n; i++)
+		assert_int_equal(e[0].s.q[i].done, iters);
+}
+
+static void
+test_mix_256(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(256, 7, 1, 3000, 4);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+
+	(void)state;
+	open_pair(&cfg, clean, 12, 1, 1);
+	run_pair();
+	assert_agree(256, 12);
+	assert_true(e[0].s.t.msgs_op[0] > 0 && e[0].s.t.msgs_op[1] > 0 && e[0].s.t.msgs_op[2] > 0);
+	assert_int_equal(rk_context_stats(e[0].ctx)->req_retx_pkts, 0);
+	close_pair();
+}
+
+static void
+test_lossy_link(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(32, 7, 16, 5000, 8);
+	struct rk_sim_impair bad[2] = {
+		{ .loss = 0.02, .reorder = 0.01, .reorder_ns = 5000, .dup = 0.01 },
+		{ .loss = 0.02, .dup = 0.01 },
+	};
+
+	(void)state;
+	open_pair(&cfg, bad, 60, 1, 1);
+	run_pair();
+	assert_agree(32, 60);
+	assert_true(rk_context_stats(e[0].ctx)->req_retx_pkts > 0);
+	assert_true(rk_sim_link_stats(link_, 0)->lost > 0);
+	close_pair();
+}
+
+/* A READ area changed at the responder: the client finds it. */
+static void
+test_read_data_checked(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(4, RK_GEN_OP_READ, 64, 64, 2);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	struct rk_sf_layout l;
+
+	(void)state;
+	open_pair(&cfg, clean, 10, 1, 1);
+	rk_sf_layout(&cfg, true, &l);
+	e[1].s.q[2].buf[l.read_off + 10] ^= 0x40;      /* slot 0 of QP 2 */
+	run_pair();
+	assert_int_equal(e[0].s.t.data_err, 5);        /* messages 0, 2, 4, 6, 8 of QP 2 */
+	assert_int_equal(e[0].s.q[2].bad, 5);
+	assert_int_equal(e[0].s.q[1].bad, 0);
+	close_pair();
+}
+
+/* A client that sends zeros: the responder finds every WRITE and SEND wrong. */
+static void
+test_write_send_data_checked(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(8, RK_GEN_OP_WRITE | RK_GEN_OP_SEND, 8, 300, 4);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+
+	(void)state;
+	open_pair(&cfg, clean, 20, 0, 1);
+	run_pair();
+	assert_int_equal(e[1].s.t.msgs, 160);
+	assert_int_equal(e[1].s.t.data_err, 160);
+	assert_int_equal(e[1].s.t.seq_err, 0);
+	close_pair();
+}
+
+static void
+test_pattern_and_mix(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(16, 7, 100, 200, 4);
+	uint8_t a[301], b[301];
+	uint32_t count[3] = { 0 };
+	struct rk_sf_layout l;
+
+	(void)state;
+	rk_sf_pattern(a, sizeof(a), 3, 77);
+	assert_true(rk_sf_pattern_ok(a, sizeof(a), 3, 77));
+	assert_false(rk_sf_pattern_ok(a, sizeof(a), 3, 78));
+	assert_false(rk_sf_pattern_ok(a, sizeof(a), 4, 77));
+	memcpy(b, a, sizeof(b));
+	b[300] ^= 1;                                   /* the tail byte is checked too */
+	assert_false(rk_sf_pattern_ok(b, sizeof(b), 3, 77));
+	for (uint64_t m = 0; m < 400; m++) {
+		uint32_t s = rk_sf_size(&cfg, 5, m);
+		uint8_t op = rk_sf_op(&cfg, 5, m);
+
+		assert_true(s >= 100 && s <= 200);
+		assert_int_equal(s, rk_sf_size(&cfg, 5, m));
+		count[op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2]++;
+	}
+	/* weights 2:1:1 */
+	assert_int_equal(count[0], 200);
+	assert_int_equal(count[1], 100);
+	assert_int_equal(count[2], 100);
+	/* the responder's areas follow each other inside its region */
+	rk_sf_layout(&cfg, true, &l);
+	assert_true(l.write_off + (uint64_t)l.write_slots * 200 <= l.read_off);
+	assert_true(l.read_off + (uint64_t)l.read_slots * 200 <= l.recv_off);
+	assert_true(l.recv_off + (uint64_t)l.recv_slots * 200 <= l.len);
+	assert_true(l.recv_slots > cfg.depth);
+	rk_sf_layout(&cfg, false, &l);
+	assert_int_equal(l.len, 200 * 4);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pattern_and_mix),
+		cmocka_unit_test(test_mix_256),
+		cmocka_unit_test(test_lossy_link),
+		cmocka_unit_test(test_read_data_checked),
+		cmocka_unit_test(test_write_send_data_checked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
