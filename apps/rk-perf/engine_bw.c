@@ -253,7 +253,8 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		int n, work = 0;
 		uint64_t now = now_ns();
 
-		if (o->duration_s > 0 && now >= t_end)
+		/* --run_infinitely: a signal ends the interval; what is in flight completes. */
+		if ((o->duration_s > 0 && now >= t_end) || (rk_app_stop && perf_soft_stop(p)))
 			more = false;
 		if (more) {
 			bool any = false;

@@ -65,7 +65,33 @@ struct perf_opts {
 	bool iwarp;
 	bool tcp_kernel;
 	const char *netmask;            /* lwIP interface; NULL: 255.255.255.0 */
+	/* perftest's options of the same meaning. */
+	double limit_bw;                /* -w: least average bandwidth, report unit; 0: none */
+	double limit_msgrate;           /* -y: least message rate, Mpps; 0: none */
+	int tos;                        /* -T/--tclass: IP ToS (DSCP << 2); -1: 0 */
+	int pcp;                        /* -S: 802.1Q PCP with --vlan; -1: 0 */
+	uint8_t hop_limit;              /* -L: IPv4 TTL / IPv6 hop limit; 0: 64 */
+	bool histogram;                 /* -H: every latency */
+	bool unsorted;                  /* -U: every latency in order of measurement */
+	bool run_infinitely;            /* BW client: intervals of -D until a signal */
 };
+
+/*
+ * refused.c: a perftest option rk-perf does not implement, by perftest's
+ * letter (0: long only) and long name: what it means there and what
+ * rk-perf offers instead.
+ */
+struct perf_refused {
+	char letter;
+	const char *name;
+	const char *meaning;
+	const char *hint;
+};
+
+/* The refused options, ended by an entry of NULL name. */
+const struct perf_refused *perf_refused_options(void);
+/* Say on stderr, one line, that @p given (as typed: "-I", "--odp") is refused and why. */
+void perf_refuse_option(const struct perf_refused *r, const char *given);
 
 /* What each side tells the other about one QP (perftest's pingpong_dest). */
 struct perf_qp_info {
@@ -266,6 +292,8 @@ void report_columns(const struct perf_opts *o);
 void report_line(const struct perf_opts *o, const struct perf_result *r);
 void report_footer(void);
 void lat_stats(double *us, uint64_t n, struct perf_result *r);
+/* -H/-U: "#, usec", then "N, latency" for each of @p n latencies in microseconds. */
+void print_latencies(const double *us, uint64_t n);
 
 /* ------------------------------------------------------- one run's state */
 
@@ -380,6 +408,16 @@ const struct perf_engine *perf_engine_of(enum perf_verb verb, enum perf_mode mod
 #define fail(p, ...) rk_app_fail((p)->err, sizeof((p)->err), __VA_ARGS__)
 /* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
 int perf_serve(void *arg);
+/*
+ * Whether a stop signal ends this end's run as planned: a --run_infinitely
+ * client finishes its interval and says goodbye; anything else is
+ * interrupted.
+ */
+static inline bool
+perf_soft_stop(const struct perf *p)
+{
+	return p->o.run_infinitely && !p->o.server;
+}
 /* Whether the peer sent a message; a syscall, so asked at most every 200 us. */
 bool oob_due(struct perf *p);
 /* Client, in a phase: the server sent something or closed; -1 with why. */

@@ -161,6 +161,14 @@ lat_stats(double *us, uint64_t n, struct perf_result *r)
 	r->p999 = us[(uint64_t)ceil(0.999 * (double)n) - 1];
 }
 
+void
+print_latencies(const double *us, uint64_t n)
+{
+	printf("#, usec\n");
+	for (uint64_t i = 0; i < n; i++)
+		printf("%" PRIu64 ", %g\n", i + 1, us[i]);
+}
+
 /* ---------------------------------------------- counters and JSON */
 
 /*

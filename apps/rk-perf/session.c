@@ -26,7 +26,8 @@ perf_serve(void *arg)
 	int n = p->ctx != NULL ? rk_progress(p->ctx) :
 		p->io != NULL ? rk_io_dpdk_service(p->io) : 0;
 
-	if (rk_app_stop)
+	/* --run_infinitely: a signal ends the client's run, between messages too. */
+	if (rk_app_stop && !perf_soft_stop(p))
 		return 1;
 	perf_idle(p, n);
 	return 0;
@@ -160,17 +161,39 @@ wait_eof(int fd, int ms)
 	}
 }
 
+/*
+ * perftest's -w and -y: the first size whose average falls below the
+ * limit, into @p why (the run goes on, as perftest's does).
+ */
+static void
+check_limits(const struct perf *p, const struct perf_result *r, char *why, size_t len)
+{
+	double k = p->o.report_gbits ? 8e-9 : 1.0 / 1048576.0;
+
+	if (why[0] != '\0')
+		return;
+	if (p->o.limit_bw > 0 && r->bw_avg_Bps * k < p->o.limit_bw)
+		snprintf(why, len, "BW average %.2f %s at %u bytes is below -w, --limit_bw %g",
+			 r->bw_avg_Bps * k, p->o.report_gbits ? "Gb/sec" : "MB/sec", r->bytes,
+			 p->o.limit_bw);
+	else if (p->o.limit_msgrate > 0 && r->msg_rate / 1e6 < p->o.limit_msgrate)
+		snprintf(why, len, "message rate %.6f Mpps at %u bytes is below -y, "
+			 "--limit_msgrate %g", r->msg_rate / 1e6, r->bytes, p->o.limit_msgrate);
+}
+
 int
 client_phases(struct perf *p)
 {
 	struct perf_msg m = { 0 }, res;
+	char below[160] = "";
 	int rc = 0;
 
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		report_columns(&p->o);
 	}
-	for (uint32_t i = 0; i < p->nsizes && rc == 0; i++) {
+	/* --run_infinitely: the one size again, an interval each, until a signal. */
+	for (uint32_t i = 0; i < p->nsizes && rc == 0; i += p->o.run_infinitely ? 0 : 1) {
 		uint32_t size = p->sizes[i];
 		struct perf_result r = { 0 };
 
@@ -205,6 +228,9 @@ client_phases(struct perf *p)
 			add_json_result(p, &r);
 		else
 			report_line(&p->o, &r);
+		check_limits(p, &r, below, sizeof(below));
+		if (p->o.run_infinitely && rk_app_stop)
+			break;
 	}
 	m = (struct perf_msg){ .type = MSG_BYE };
 	if (send_msg(p, &m) != 0)
@@ -213,9 +239,12 @@ client_phases(struct perf *p)
 		report_footer();
 		if (p->o.verify)
 			printf(" verify: all data checked, no errors\n");
-		if (p->o.counters)
+		if (p->o.counters && below[0] == '\0')
 			print_counters(p);
 	}
+	/* perftest: "BW result is below bw limit", after the whole run. */
+	if (below[0] != '\0')
+		return fail(p, "%s", below);
 	return 0;
 }
 

@@ -166,7 +166,7 @@ watchdog(struct perf *p, int events)
 		return server_stopped(p);
 	if (events > 0 || p->wd.last_ns == 0)
 		return rk_app_watchdog_expired(&p->wd, now, 1) ? -1 : 0;
-	if (rk_app_stop)
+	if (rk_app_stop && !perf_soft_stop(p))
 		return fail(p, "interrupted");
 	if (now >= p->next_mark_ns) {
 		uint64_t m = progress_mark(p);
@@ -461,6 +461,9 @@ connect_qps(struct perf *p)
 			a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
 			memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
 		}
+		/* -T: the ToS byte's DSCP (its ECN bits are refused as options). */
+		a.ah_attr.dscp = p->o.tos > 0 ? (uint8_t)(p->o.tos >> 2) : 0;
+		a.ah_attr.hop_limit = p->o.hop_limit;
 		if (rc == 0)
 			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
 					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
