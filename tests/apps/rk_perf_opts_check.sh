@@ -1,0 +1,286 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-perf and perftest's options. Every letter of perftest's option string
+# and its long-only options is either taken with perftest's meaning or
+# refused with one line on stderr and exit 2 (never read another way);
+# -I and -w are not --ip and --pcap. Then, over net_memif, the effects:
+# -T/-L/-S (with --vlan) in the recorded headers, -w/-y failing a run
+# below the limit and passing one above, -H/-U's latency lists and
+# --run_infinitely's intervals ended by SIGINT with exit 0.
+# usage: rk_perf_opts_check.sh RK_PERF
+set -u
+perf=$1
+tmp=$(mktemp -d)
+spid="" cpid=""
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null
+	[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+pass=0 fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# ---------------------------------------------------------------- parsing
+# A refused option: exit 2, one line, "is perftest's", a hint after ';'.
+refused() { # TEST ARGS...
+	"$perf" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$? n
+	n=$(wc -l <"$tmp/err")
+	if [ $rc = 2 ] && [ "$n" = 1 ] && grep -q "is perftest's .*, which rk-perf does not implement; ." "$tmp/err" &&
+	   [ ! -s "$tmp/out" ]; then
+		return 0
+	fi
+	echo "  $*: exit $rc, $n lines: $(cat "$tmp/err")"
+	return 1
+}
+# An option taken: parsing goes on to the missing --ip (exit 2, that line).
+taken() { # ARGS... (no --ip)
+	"$perf" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	[ $rc = 2 ] && grep -q "^rk-perf: --ip A.B.C.D or --ip6 ADDR is required" "$tmp/err" && return 0
+	echo "  $*: exit $rc: $(cat "$tmp/err")"
+	return 1
+}
+
+# perftest's getopt string (perftest_parameters.c), letter by letter.
+letters="w:y:p:d:i:m:s:n:t:u:S:x:c:q:I:o:M:r:Q:A:l:D:f:B:T:L:E:J:j:K:k:X:W:aFegzRvhbNVCHUOZP"
+bad=0 nref=0 ntaken=0
+for l in $(echo "$letters" | tr -d ':' | fold -w1); do
+	case $l in
+	h|V) "$perf" "-$l" >/dev/null 2>&1 || { echo "  -$l: exit $?"; bad=$((bad + 1)); }
+	     ntaken=$((ntaken + 1)) ;;
+	w|y) taken write_bw "-$l" 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	p) taken write_bw -p 20000 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	d) taken write_bw -d net_memif0 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	i) taken write_bw -i 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	m) taken write_bw -m 2048 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	s|n|t|q|r) taken write_bw "-$l" 64 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	D) taken write_bw -D 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	c) taken write_bw -c RC || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	A) taken atomic_bw -A CMP_AND_SWAP || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	a|F) taken write_bw "-$l" || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	H|U) taken write_lat "-$l" || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	*) if [[ $letters == *"$l:"* ]]; then
+		refused write_bw "-$l" 1 || bad=$((bad + 1))
+	   else
+		refused write_bw "-$l" || bad=$((bad + 1))
+	   fi
+	   nref=$((nref + 1)) ;;
+	esac
+done
+[ $bad = 0 ] && ok "perftest's letters: $ntaken taken, $nref refused with a hint" ||
+	ko "perftest's letters: $bad wrong"
+
+# perftest's long names: those of rk-perf's letters, then the long-only ones.
+bad=0 n=0
+for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_cm rdma_cm \
+	 bidirectional cq-mod noPeak report-cycles dualport post_list margin source_mac dest_mac \
+	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
+	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
+	 typical_pkt_size rate_limit rate_limit_type rate_units output cpu_util out_json \
+	 out_json_file latency_gap flow_label retry_count dont_xchg_versions payload_file_path \
+	 use_cuda use_rocm mmap ipv6 ipv6-addr raw_ipv6 report-per-port odp use_hugepages \
+	 use_old_post_send promiscuous raw_mcast mr_per_qp dlid wait_destroy flows flows_burst \
+	 reply_every perform_warm_up vlan_en vlan_pcp recv_post_list force-link remote_mac \
+	 local_mac remote_ip local_ip remote_port local_port; do
+	refused write_bw "--$o" || bad=$((bad + 1))
+	n=$((n + 1))
+done
+for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
+	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq"; do
+	# shellcheck disable=SC2086
+	taken write_bw $o || bad=$((bad + 1))
+	n=$((n + 1))
+done
+for o in "--report-histogram" "--report-histogrm" "--report-unsorted"; do
+	taken write_lat $o || bad=$((bad + 1))
+	n=$((n + 1))
+done
+[ $bad = 0 ] && ok "perftest's long options: $n checked" || ko "perftest's long options: $bad wrong"
+
+# The letters rdmakit used to give other meanings.
+"$perf" write_bw -I 198.18.0.1 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "^rk-perf: -I is perftest's inline size (--inline_size), .*the local IP is --ip$" "$tmp/err" &&
+	ok "-I: perftest's inline size, refused; --ip named" || ko "-I: exit $rc, $(cat "$tmp/err")"
+"$perf" write_bw --ip 198.18.0.1 -w x.pcapng 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "limit_bw: expected .*bandwidth.*the recording is --pcap FILE" "$tmp/err" &&
+	ok "-w FILE: read as perftest's --limit_bw, --pcap named" || ko "-w FILE: exit $rc, $(cat "$tmp/err")"
+# Usage errors of the options taken.
+usage() { # WANT ARGS...
+	local want=$1
+	shift
+	"$perf" "$@" >/dev/null 2>"$tmp/err"
+	local rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -q -- "$want" "$tmp/err" && return 0
+	echo "  $*: exit $rc: $(cat "$tmp/err")"
+	return 1
+}
+bad=0
+usage "-T 105: the ECN bits" write_bw --ip 198.18.0.1 -T 105 || bad=$((bad + 1))
+usage "needs a tag: give --vlan" write_bw --ip 198.18.0.1 -S 3 || bad=$((bad + 1))
+usage "PCP), 0..7" write_bw --ip 198.18.0.1 -S 9 --vlan 2 || bad=$((bad + 1))
+usage "-c UD: rk-perf runs RC only" write_bw --ip 198.18.0.1 -c UD || bad=$((bad + 1))
+usage "-i 2: a DPDK port has one port" write_bw --ip 198.18.0.1 -i 2 || bad=$((bad + 1))
+usage "goes with the bandwidth tests" write_lat --ip 198.18.0.1 -w 5 || bad=$((bad + 1))
+usage "goes with the latency tests" write_bw --ip 198.18.0.1 -H || bad=$((bad + 1))
+usage "run_infinitely goes with the bandwidth" read_lat --ip 198.18.0.1 --run_infinitely ||
+	bad=$((bad + 1))
+usage "not -n" write_bw --ip 198.18.0.1 --run_infinitely -n 10 || bad=$((bad + 1))
+usage "runs one size" write_bw --ip 198.18.0.1 --run_infinitely -a || bad=$((bad + 1))
+usage "over --transport iwarp" write_bw --ip 198.18.0.1 --transport iwarp -T 8 || bad=$((bad + 1))
+[ $bad = 0 ] && ok "bad values of the options taken: one line, exit 2" || ko "bad values: $bad wrong"
+# An unknown option: a line and the hint, not the help.
+"$perf" write_bw --no-such-option >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 2 ] && [ ! -s "$tmp/out" ] &&
+	grep -q "unknown option --no-such-option" "$tmp/err" && grep -q -- "--help for usage" "$tmp/err" &&
+	ok "unknown option: a line and the hint" || ko "unknown option: exit $rc, $(cat "$tmp/err")"
+
+# ----------------------------------------------------------- over memif
+if [ "${2:-}" = no-port ]; then
+	echo "$pass passed, $fail failed (no DPDK port)"
+	[ "$fail" = 0 ]
+	exit
+fi
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+EAL="$MEM --no-pci --log-level=*:critical"
+CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
+PORT=$((22000 + $$ % 1000))
+
+# start NAME TEST "SERVER-ARGS" CLIENT-ARGS...: the pair over memif, the client in the background
+start() {
+	local name=$1 t=$2 sargs=$3 sock="rk-popt-$$-$1.sock"
+	shift 3
+	PORT=$((PORT + 1))
+	# shellcheck disable=SC2086
+	timeout 90 "$perf" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,socket="$sock" \
+		-- "$t" --ip 198.18.0.1 -p "$PORT" $sargs >"$tmp/$name.srv" 2>&1 &
+	spid=$!
+	timeout 90 "$perf" $EAL -l 0 --vdev=net_memif0,role=client,socket="$sock" \
+		-- "$t" --ip 198.18.0.2 -p "$PORT" "$@" 127.0.0.1 >"$tmp/$name.cli" 2>"$tmp/$name.err" &
+	cpid=$!
+}
+# finish: the client's exit status; the server's in $src
+finish() {
+	wait "$cpid"
+	local rc=$?
+	cpid=""
+	wait "$spid"
+	src=$?
+	spid=""
+	return $rc
+}
+run() { start "$@"; finish; }
+
+# heads FILE: for each IPv4 UDP/4791 frame "src tos ttl pcp vid" (pcp/vid -: untagged)
+heads() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+off = 0
+while off + 12 <= len(d):
+    t, blen = struct.unpack_from("<II", d, off)
+    if t == 6:
+        cap = struct.unpack_from("<I", d, off + 20)[0]
+        f = d[off + 28:off + 28 + cap]
+        et, l3, pcp, vid = struct.unpack_from(">H", f, 12)[0], 14, "-", "-"
+        if et == 0x8100:
+            tci = struct.unpack_from(">H", f, 14)[0]
+            pcp, vid, et, l3 = tci >> 13, tci & 0xfff, struct.unpack_from(">H", f, 16)[0], 18
+        if et == 0x0800 and f[l3 + 9] == 17 and struct.unpack_from(">H", f, l3 + 22)[0] == 4791:
+            print("%d.%d.%d.%d" % tuple(f[l3 + 12:l3 + 16]), f[l3 + 1], f[l3 + 8], pcp, vid)
+    off += blen
+PY
+}
+
+# -T, -L, -S with --vlan: the client's RoCEv2 frames carry them, the server's its own.
+if run qos write_bw "--vlan 7" -n 200 -s 4096 --vlan 7 -S 5 -T 104 -L 9 \
+	--pcap "$tmp/qos.pcapng" --snaplen 0; then
+	heads "$tmp/qos.pcapng" >"$tmp/qos.heads"
+	cli=$(awk '$1 == "198.18.0.2"' "$tmp/qos.heads" | sort | uniq -c)
+	srv=$(awk '$1 == "198.18.0.1"' "$tmp/qos.heads" | sort | uniq -c)
+	if [ "$(echo "$cli" | wc -l)" = 1 ] && [[ $cli == *" 198.18.0.2 104 9 5 7" ]] &&
+	   [ "$(echo "$srv" | wc -l)" = 1 ] && [[ $srv == *" 198.18.0.1 0 64 0 7" ]]; then
+		ok "-T 104 -L 9 -S 5 --vlan 7: every client frame ToS 104 (DSCP 26), TTL 9, PCP 5; the server's ToS 0, TTL 64, PCP 0 ($(echo "$cli" | awk '{print $1}') and $(echo "$srv" | awk '{print $1}') frames)"
+	else
+		ko "-T/-L/-S: client frames: $cli; server frames: $srv"
+	fi
+else
+	ko "-T/-L/-S run: $(tail -2 "$tmp/qos.err")"
+fi
+
+# -w/-y: a limit far above fails the run (exit 1, said), one below passes.
+if run wlo write_bw "" -n 2000 -s 65536 --report_gbits -w 0.001 -y 0.000001; then
+	ok "-w 0.001 -y 0.000001 (Gb/s, Mpps): passed"
+else
+	ko "-w 0.001: exit $?, $(tail -2 "$tmp/wlo.err")"
+fi
+run whi write_bw "" -n 2000 -s 65536 --report_gbits -w 100000
+rc=$?
+[ $rc = 1 ] && [ $src = 0 ] && grep -q "rk-perf: error: BW average .* Gb/sec at 65536 bytes is below -w, --limit_bw 100000" "$tmp/whi.err" &&
+	grep -q "^ 65536 " "$tmp/whi.cli" &&
+	ok "-w 100000: the result printed, exit 1, said; the server ended cleanly" ||
+	ko "-w 100000: exit $rc (server $src), $(tail -2 "$tmp/whi.err")"
+run yhi send_bw "" -n 2000 -s 64 -y 1000000
+rc=$?
+[ $rc = 1 ] && grep -q "message rate .* is below -y, --limit_msgrate 1e+06" "$tmp/yhi.err" &&
+	ok "-y 1000000: exit 1, said" || ko "-y 1000000: exit $rc, $(tail -2 "$tmp/yhi.err")"
+
+# -H: the sorted latencies; -U: the measured order, then sorted.
+lists() { # FILE N -> "lists sorted..." e.g. "2 0 1"
+	python3 - "$1" "$2" <<'PY'
+import sys
+lines, n, out, cur = open(sys.argv[1]).read().splitlines(), int(sys.argv[2]), [], None
+for l in lines:
+    if l == "#, usec":
+        cur = []
+        out.append(cur)
+    elif cur is not None and len(cur) < n and l.split(", ")[0] == str(len(cur) + 1):
+        cur.append(float(l.split(", ")[1]))
+    else:
+        cur = None
+print(len(out), " ".join("%d:%d" % (len(v), v == sorted(v)) for v in out))
+PY
+}
+if run hist write_lat "" -n 300 --warmup 10 -H; then
+	r=$(lists "$tmp/hist.cli" 300)
+	[ "$r" = "1 300:1" ] && grep -q "^ 2 *300 " "$tmp/hist.cli" &&
+		ok "-H: 300 latencies, sorted, then the result" || ko "-H: lists $r"
+else
+	ko "-H run: $(tail -2 "$tmp/hist.err")"
+fi
+if run uns write_lat "" -n 300 --warmup 10 -U; then
+	r=$(lists "$tmp/uns.cli" 300)
+	# The measured order is sorted only by chance (300 round trips).
+	[ "$r" = "2 300:0 300:1" ] && ok "-U: 300 latencies as measured, then sorted" ||
+		ko "-U: lists $r"
+else
+	ko "-U run: $(tail -2 "$tmp/uns.err")"
+fi
+
+# --run_infinitely: intervals of -D 1 until SIGINT, then exit 0.
+start inf write_bw "" -s 4096 -D 1 --run_infinitely
+for _ in $(seq 300); do
+	grep -q "^ 4096 " "$tmp/inf.cli" 2>/dev/null && break
+	kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 2
+kill -INT "$cpid" 2>/dev/null
+finish
+rc=$?
+n=$(grep -c "^ 4096 " "$tmp/inf.cli")
+[ $rc = 0 ] && [ $src = 0 ] && [ "$n" -ge 2 ] && grep -q -- "^-----" <(tail -1 "$tmp/inf.cli") &&
+	ok "--run_infinitely -D 1: $n interval lines, SIGINT after the first + 2 s, both ends exit 0" ||
+	ko "--run_infinitely: client $rc, server $src, $n lines; $(tail -2 "$tmp/inf.err")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
