@@ -241,6 +241,13 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 	uint64_t t0 = now_ns(), t_end = t0 + (uint64_t)(o->duration_s * 1e9), t_last = t0;
 	uint64_t win_t = t0, win_done = 0, total_done = 0;
 	struct rk_app_progress line = { .prog = "rk-perf", .t0_ns = t0 };
+	/* --rate_limit: messages per second of all QPs; 0: unpaced. */
+	double pace = o->rate_limit <= 0 ? 0 : o->rate_units == 'p' ? o->rate_limit :
+		      o->rate_units == 'M' ? o->rate_limit * 1048576.0 / bytes :
+		      o->rate_limit * 1e9 / 8 / bytes;
+	uint64_t posted_all = 0, allowed = UINT64_MAX, pace_base = 0, pace_t0 = t0;
+	/* After a stall (the peer, the scheduler), at most 50 ms' worth at once. */
+	uint64_t burst = pace * 0.05 > 1 ? (uint64_t)(pace * 0.05) : 1;
 	double peak = 0;
 	struct rk_wc wc[64];
 	bool more = true;
@@ -259,12 +266,22 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		if (more) {
 			bool any = false;
 
+			/* Paced: what the rate allows by now, one message ahead. */
+			if (pace > 0) {
+				allowed = pace_base + (uint64_t)(pace * (double)(now - pace_t0) * 1e-9) + 1;
+				if (allowed > posted_all + burst) {
+					pace_base = posted_all + burst - 1;
+					pace_t0 = now;
+					allowed = posted_all + burst;
+				}
+			}
+
 			for (uint32_t i = 0; i < o->qps; i++) {
 				struct qpres *q = &p->q[i];
 
 				while (q->posted - q->done < window &&
 				       (o->duration_s > 0 || q->posted < o->iters) &&
-				       credit_ok(p, i)) {
+				       posted_all < allowed && credit_ok(p, i)) {
 					int rc = p->e->post(p, i, size, slots);
 
 					if (rc < 0)
@@ -272,6 +289,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 					if (rc > 0)
 						break;
 					work++;
+					posted_all++;
 				}
 				if (o->duration_s > 0 || q->posted < o->iters)
 					any = true;

@@ -60,6 +60,9 @@ usage(FILE *f)
 		"                         bandwidth is below B (MB/s, Gb/s with --report_gbits)\n"
 		"  -y, --limit_msgrate R  bandwidth tests: fail when a size's message rate is\n"
 		"                         below R Mpps\n"
+		"      --rate_limit R     bandwidth tests: the client posts at most R (software\n"
+		"                         pacing; --rate_limit_type SW only)\n"
+		"      --rate_units U     of --rate_limit: g Gb/s (default), M MiB/s, p messages/s\n"
 		"      --run_infinitely   bandwidth tests: intervals of -D seconds (default 5),\n"
 		"                         a result line each, until SIGINT or SIGTERM (exit 0)\n"
 		"  -H, --report-histogram latency tests: every latency, sorted, after the line\n"
@@ -138,7 +141,7 @@ parse_args(void *arg, int argc, char **argv)
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
 	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN, O_IP, O_PCAP,
-	       O_RUN_INF, O_REFUSED = 1000 };
+	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_REFUSED = 1000 };
 	static const struct option base[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -151,7 +154,8 @@ parse_args(void *arg, int argc, char **argv)
 		{ "hop_limit", 1, NULL, 'L' }, { "report-histogrm", 0, NULL, 'H' },
 		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
-		{ "run_infinitely", 0, NULL, O_RUN_INF },
+		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
+		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
 		{ "verify", 0, NULL, O_VERIFY }, { "counters", 0, NULL, O_COUNTERS },
 		{ "vlan", 1, NULL, O_VLAN }, { "idle", 1, NULL, O_IDLE },
@@ -390,6 +394,23 @@ parse_args(void *arg, int argc, char **argv)
 				    "frames of any transport: rk-gen", optarg);
 			break;
 		case O_RUN_INF: o->run_infinitely = true; break;
+		case O_RATE_LIMIT:
+			if (rk_app_parse_double(optarg, 1e-9, 1e12, &o->rate_limit) != 0)
+				BAD("--rate_limit: expected a positive rate (--rate_units, default Gb/s), "
+				    "got '%s'", optarg);
+			break;
+		case O_RATE_UNITS:
+			if (strcmp(optarg, "g") != 0 && strcmp(optarg, "M") != 0 &&
+			    strcmp(optarg, "p") != 0)
+				BAD("--rate_units: expected g (Gb/s), M (MiB/s) or p (messages/s), got "
+				    "'%s'", optarg);
+			o->rate_units = optarg[0];
+			break;
+		case O_RATE_TYPE:
+			if (strcmp(optarg, "SW") != 0)
+				BAD("--rate_limit_type %s: rk-perf paces in software only (SW); the "
+				    "port has no rate limiter of its own", optarg);
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': rk_cli_version("rk-perf"); exit(0);
 		case O_GBITS: o->report_gbits = true; break;
@@ -501,6 +522,12 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->iwarp && (o->tos >= 0 || o->hop_limit != 0))
 		BAD("%s sets the RoCEv2 packets' IP header; over --transport iwarp TCP/IP is "
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
+	if (o->rate_limit > 0 && o->mode != MODE_BW)
+		BAD("--rate_limit goes with the bandwidth tests");
+	if (o->rate_units != 0 && o->rate_limit <= 0)
+		BAD("--rate_units goes with --rate_limit");
+	if (o->rate_units == 0)
+		o->rate_units = 'g';
 	if (o->run_infinitely) {
 		if (o->mode != MODE_BW)
 			BAD("--run_infinitely goes with the bandwidth tests, as in perftest");

@@ -74,6 +74,8 @@ struct perf_opts {
 	bool histogram;                 /* -H: every latency */
 	bool unsorted;                  /* -U: every latency in order of measurement */
 	bool run_infinitely;            /* BW client: intervals of -D until a signal */
+	double rate_limit;              /* --rate_limit: client's software pacing; 0: none */
+	char rate_units;                /* --rate_units: 'g' Gb/s, 'M' MiB/s, 'p' messages/s */
 };
 
 /*

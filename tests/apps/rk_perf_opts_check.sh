@@ -82,7 +82,7 @@ for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_
 	 bidirectional cq-mod noPeak report-cycles dualport post_list margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
-	 typical_pkt_size rate_limit rate_limit_type rate_units output cpu_util out_json \
+	 typical_pkt_size output cpu_util out_json \
 	 out_json_file latency_gap flow_label retry_count dont_xchg_versions payload_file_path \
 	 use_cuda use_rocm mmap ipv6 ipv6-addr raw_ipv6 report-per-port odp use_hugepages \
 	 use_old_post_send promiscuous raw_mcast mr_per_qp dlid wait_destroy flows flows_burst \
@@ -92,7 +92,9 @@ for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_
 	n=$((n + 1))
 done
 for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
-	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq"; do
+	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq" \
+	 "--rate_limit=2" "--rate_limit=5 --rate_units=M" "--rate_limit=9 --rate_limit_type=SW" \
+	 "--run_infinitely"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
@@ -134,6 +136,12 @@ usage "run_infinitely goes with the bandwidth" read_lat --ip 198.18.0.1 --run_in
 	bad=$((bad + 1))
 usage "not -n" write_bw --ip 198.18.0.1 --run_infinitely -n 10 || bad=$((bad + 1))
 usage "runs one size" write_bw --ip 198.18.0.1 --run_infinitely -a || bad=$((bad + 1))
+usage "software only (SW)" write_bw --ip 198.18.0.1 --rate_limit 1 --rate_limit_type HW ||
+	bad=$((bad + 1))
+usage "rate_units: expected g" write_bw --ip 198.18.0.1 --rate_limit 1 --rate_units k ||
+	bad=$((bad + 1))
+usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit 1 ||
+	bad=$((bad + 1))
 usage "over --transport iwarp" write_bw --ip 198.18.0.1 --transport iwarp -T 8 || bad=$((bad + 1))
 [ $bad = 0 ] && ok "bad values of the options taken: one line, exit 2" || ko "bad values: $bad wrong"
 # An unknown option: a line and the hint, not the help.
@@ -233,6 +241,26 @@ run yhi send_bw "" -n 2000 -s 64 -y 1000000
 rc=$?
 [ $rc = 1 ] && grep -q "message rate .* is below -y, --limit_msgrate 1e+06" "$tmp/yhi.err" &&
 	ok "-y 1000000: exit 1, said" || ko "-y 1000000: exit $rc, $(tail -2 "$tmp/yhi.err")"
+
+# --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
+avg() { awk '$1 == '"$2"' && NF == 5 {print $'"$3"'}' "$1"; }
+within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= 0.8 * w && v <= 1.2 * w) }'; }
+if run free write_bw "" -n 2000 -s 65536 --report_gbits &&
+   run paced write_bw "" -n 1000 -s 65536 --report_gbits --rate_limit 0.5; then
+	f=$(avg "$tmp/free.cli" 65536 4) v=$(avg "$tmp/paced.cli" 65536 4)
+	awk -v f="$f" 'BEGIN { exit !(f > 0.6) }' && within "$v" 0.5 &&
+		ok "--rate_limit 0.5 (Gb/s): $v Gb/s average (unpaced $f)" ||
+		ko "--rate_limit 0.5: $v Gb/s average (unpaced $f)"
+else
+	ko "--rate_limit 0.5 runs: $(tail -2 "$tmp/free.err" "$tmp/paced.err")"
+fi
+if run pps send_bw "" -n 3000 -s 64 --rate_limit 3000 --rate_units p; then
+	v=$(avg "$tmp/pps.cli" 64 5)
+	within "$v" 0.003 && ok "--rate_limit 3000 --rate_units p: $v Mpps" ||
+		ko "--rate_limit 3000 --rate_units p: $v Mpps"
+else
+	ko "--rate_units p run: $(tail -2 "$tmp/pps.err")"
+fi
 
 # -H: the sorted latencies; -U: the measured order, then sorted.
 lists() { # FILE N -> "lists sorted..." e.g. "2 0 1"
