@@ -22,10 +22,13 @@ msg_wr(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots, struct rk_sge
 	uint64_t it = q->posted;
 	uint32_t bytes = msg_bytes(p, size), slot = (uint32_t)(it % slots);
 	uint8_t *local = q->buf + (size_t)slot * bytes;
+	/* -Q: every cq_mod-th, and an iteration count's last (a timed run ends on one). */
+	bool signal = p->cq_mod <= 1 || (it + 1) % p->cq_mod == 0 ||
+		      (p->o.duration_s <= 0 && it + 1 == p->o.iters);
 
 	*sge = (struct rk_sge){ (uint64_t)(uintptr_t)local, bytes, q->mr->lkey };
 	*wr = (struct rk_send_wr){ .wr_id = ((uint64_t)qi << 40) | it, .sg_list = sge,
-				   .num_sge = 1, .send_flags = RK_SEND_SIGNALED };
+				   .num_sge = 1, .send_flags = signal ? RK_SEND_SIGNALED : 0 };
 	return local;
 }
 
@@ -232,6 +235,19 @@ iw_fence(struct perf *p)
 	return 0;
 }
 
+/*
+ * Whether QP @p q has messages left to post: -n's count, or until the
+ * time is up; with -Q up to a signalled WR, or the ones after the last
+ * signalled would never complete.
+ */
+static bool
+to_post(const struct perf *p, const struct qpres *q, bool timeup)
+{
+	if (p->o.duration_s <= 0)
+		return q->posted < p->o.iters;
+	return !timeup || (p->cq_mod > 1 && q->posted % p->cq_mod != 0);
+}
+
 int
 run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 {
@@ -256,13 +272,15 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		window = o->verify ? window : o->tx_depth;
 	for (uint32_t i = 0; i < o->qps; i++)
 		p->q[i].posted = p->q[i].done = 0;
+	/* perftest's cap: a moderation beyond the window would wait forever. */
+	p->cq_mod = o->cq_mod > window ? window : o->cq_mod;
 	for (;;) {
 		int n, work = 0;
 		uint64_t now = now_ns();
+		bool timeup;
 
 		/* --run_infinitely: a signal ends the interval; what is in flight completes. */
-		if ((o->duration_s > 0 && now >= t_end) || (rk_app_stop && perf_soft_stop(p)))
-			more = false;
+		timeup = (o->duration_s > 0 && now >= t_end) || (rk_app_stop && perf_soft_stop(p));
 		if (more) {
 			bool any = false;
 
@@ -279,8 +297,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 			for (uint32_t i = 0; i < o->qps; i++) {
 				struct qpres *q = &p->q[i];
 
-				while (q->posted - q->done < window &&
-				       (o->duration_s > 0 || q->posted < o->iters) &&
+				while (q->posted - q->done < window && to_post(p, q, timeup) &&
 				       posted_all < allowed && credit_ok(p, i)) {
 					int rc = p->e->post(p, i, size, slots);
 
@@ -291,7 +308,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 					work++;
 					posted_all++;
 				}
-				if (o->duration_s > 0 || q->posted < o->iters)
+				if (to_post(p, q, timeup))
 					any = true;
 			}
 			more = any;
@@ -301,13 +318,19 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 			return fail(p, "poll_cq: %s", strerror(-n));
 		for (int k = 0; k < n; k++) {
 			uint32_t qi = (uint32_t)(wc[k].wr_id >> 40);
+			uint64_t it = wc[k].wr_id & ((1ull << 40) - 1);
+			struct qpres *q = &p->q[qi];
 
 			if (check_wc(p, &wc[k]) != 0)
 				return -1;
-			if (o->verify && p->e->complete != NULL)
-				p->e->complete(p, qi, wc[k].wr_id & ((1ull << 40) - 1), size, slots);
-			p->q[qi].done++;
-			total_done++;
+			/* One completion for the WRs up to it (RC's send queue completes in order). */
+			for (uint64_t j = p->cq_mod > 1 ? q->done : it; j <= it; j++) {
+				if (o->verify && p->e->complete != NULL)
+					p->e->complete(p, qi, j, size, slots);
+				q->done++;
+				total_done++;
+			}
+			r->cqes++;
 		}
 		if (n > 0)
 			t_last = now_ns();

@@ -73,6 +73,8 @@ usage(FILE *f)
 		"  -S, --sl N             service level: the 802.1Q priority (PCP 0..7), with\n"
 		"                         --vlan\n"
 		"  -L, --hop_limit N      IPv4 TTL / IPv6 hop limit of the RoCEv2 packets (64)\n"
+		"  -Q, --cq-mod N         bandwidth tests: one completion per N WRs (at most the\n"
+		"                         window, -t or the buffer's slots with --verify)\n"
 		"  -i, --ib-port 1        a DPDK port has one port\n"
 		"  -c, --connection RC    the only transport service rk-perf runs\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
@@ -155,6 +157,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "hop_limit", 1, NULL, 'L' }, { "report-histogrm", 0, NULL, 'H' },
 		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
+		{ "cq-mod", 1, NULL, 'Q' },
 		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
 		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
@@ -171,7 +174,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
-	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:";
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:";
 	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
@@ -395,6 +398,10 @@ parse_args(void *arg, int argc, char **argv)
 				    "frames of any transport: rk-gen", optarg);
 			break;
 		case O_RUN_INF: o->run_infinitely = true; break;
+		case 'Q':
+			if (rk_app_parse_u32(optarg, 1, 1024, &o->cq_mod) != 0)
+				BAD("-Q, --cq-mod: expected 1..1024 WRs per completion, got '%s'", optarg);
+			break;
 		case O_RATE_LIMIT:
 			if (rk_app_parse_double(optarg, 1e-9, 1e12, &o->rate_limit) != 0)
 				BAD("--rate_limit: expected a positive rate (--rate_units, default Gb/s), "
@@ -523,6 +530,8 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->iwarp && (o->tos >= 0 || o->hop_limit != 0))
 		BAD("%s sets the RoCEv2 packets' IP header; over --transport iwarp TCP/IP is "
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
+	if (o->cq_mod > 1 && o->mode != MODE_BW)
+		BAD("-Q goes with the bandwidth tests: a latency test waits for each completion");
 	if (o->rate_limit > 0 && o->mode != MODE_BW)
 		BAD("--rate_limit goes with the bandwidth tests");
 	if (o->rate_units != 0 && o->rate_limit <= 0)

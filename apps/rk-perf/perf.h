@@ -76,6 +76,7 @@ struct perf_opts {
 	bool run_infinitely;            /* BW client: intervals of -D until a signal */
 	double rate_limit;              /* --rate_limit: client's software pacing; 0: none */
 	char rate_units;                /* --rate_units: 'g' Gb/s, 'M' MiB/s, 'p' messages/s */
+	uint32_t cq_mod;                /* -Q: BW client: one completion per cq_mod WRs; 0: each */
 };
 
 /*
@@ -268,6 +269,7 @@ struct perf_result {
 	uint64_t iters;                 /* all QPs */
 	double seconds;
 	double bw_peak_Bps, bw_avg_Bps, msg_rate;
+	uint64_t cqes;                  /* bandwidth client: completions polled (-Q: fewer) */
 	/* latency, us */
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
 	uint64_t warmup;                /* latency: iterations run first, not in the above */
@@ -357,6 +359,7 @@ struct perf {
 	struct perf_opts own;
 	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
 	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
+	uint32_t cq_mod;                /* this phase's -Q, at most its window; 0 or 1: each WR */
 };
 
 /* Options of the client's that a server takes (adopt()), when given on its command line. */

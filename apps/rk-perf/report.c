@@ -68,7 +68,7 @@ report_header(const struct perf_opts *o, const struct perf_hello *local,
 		printf(" TX depth        : %u\n", o->tx_depth);
 	if (o->verb == VERB_SEND)
 		printf(" RX depth        : %u\n", o->rx_depth);
-	printf(" CQ Moderation   : 1\n");
+	printf(" CQ Moderation   : %u\n", o->cq_mod > 1 ? o->cq_mod : 1);
 	printf(" Mtu             : %u[B]\n", o->mtu);
 	printf(" Link type       : Ethernet\n");
 	printf(" GID index       : 0\n");
@@ -253,6 +253,7 @@ add_json_result(struct perf *p, const struct perf_result *r)
 		json_object_set_new(j, "bw_avg_gbps", json_real(r->bw_avg_Bps * 8e-9));
 		json_object_set_new(j, "bw_avg_MBps", json_real(r->bw_avg_Bps / 1048576.0));
 		json_object_set_new(j, "msg_rate_mpps", json_real(r->msg_rate / 1e6));
+		json_object_set_new(j, "completions", json_integer((json_int_t)r->cqes));
 	} else {
 		json_object_set_new(j, "t_min_us", json_real(r->t_min));
 		json_object_set_new(j, "t_max_us", json_real(r->t_max));

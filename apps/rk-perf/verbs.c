@@ -290,7 +290,8 @@ create_resources(struct perf *p)
 		struct qpres *q = &p->q[i];
 		struct rk_qp_init_attr ia = {
 			.send_cq = p->scq, .recv_cq = p->rcq, .qp_type = RK_QPT_RC,
-			.sq_sig_all = 1,
+			/* -Q: the WRs say which are signalled (msg_wr()). */
+			.sq_sig_all = o->cq_mod > 1 ? 0 : 1,
 			.cap = { .max_send_wr = o->tx_depth, .max_recv_wr = p->rslots + 1,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 		};

@@ -58,6 +58,7 @@ for l in $(echo "$letters" | tr -d ':' | fold -w1); do
 	m) taken write_bw -m 2048 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	s|n|t|q|r) taken write_bw "-$l" 64 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	D) taken write_bw -D 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	Q) taken write_bw -Q 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
@@ -79,7 +80,7 @@ done
 # perftest's long names: those of rk-perf's letters, then the long-only ones.
 bad=0 n=0
 for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_cm rdma_cm \
-	 bidirectional cq-mod noPeak report-cycles dualport post_list margin source_mac dest_mac \
+	 bidirectional noPeak report-cycles dualport post_list margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
 	 typical_pkt_size output cpu_util out_json \
@@ -94,7 +95,7 @@ done
 for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
 	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq" \
 	 "--rate_limit=2" "--rate_limit=5 --rate_units=M" "--rate_limit=9 --rate_limit_type=SW" \
-	 "--run_infinitely"; do
+	 "--run_infinitely" "--cq-mod=4"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
@@ -142,6 +143,8 @@ usage "rate_units: expected g" write_bw --ip 198.18.0.1 --rate_limit 1 --rate_un
 	bad=$((bad + 1))
 usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit 1 ||
 	bad=$((bad + 1))
+usage "-Q goes with the bandwidth tests" write_lat --ip 198.18.0.1 -Q 4 || bad=$((bad + 1))
+usage "cq-mod: expected 1..1024" write_bw --ip 198.18.0.1 -Q 0 || bad=$((bad + 1))
 usage "over --transport iwarp" write_bw --ip 198.18.0.1 --transport iwarp -T 8 || bad=$((bad + 1))
 [ $bad = 0 ] && ok "bad values of the options taken: one line, exit 2" || ko "bad values: $bad wrong"
 # An unknown option: a line and the hint, not the help.
@@ -241,6 +244,27 @@ run yhi send_bw "" -n 2000 -s 64 -y 1000000
 rc=$?
 [ $rc = 1 ] && grep -q "message rate .* is below -y, --limit_msgrate 1e+06" "$tmp/yhi.err" &&
 	ok "-y 1000000: exit 1, said" || ko "-y 1000000: exit $rc, $(tail -2 "$tmp/yhi.err")"
+
+# -Q: one completion per N WRs (JSON "completions"), the data still checked;
+# a timed run ends on a signalled WR.
+comps() { python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(r["iterations"], r["completions"])' "$1"; }
+if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --json &&
+   run qrd read_bw "" -n 3000 -Q 16 --verify --json && run qsend send_bw "" -n 1001 -Q 7 --verify --json &&
+   run qdur write_bw "" -D 1 -Q 10 --json; then
+	read -r ia ca <<<"$(comps "$tmp/qall.cli")"
+	read -r i16 c16 <<<"$(comps "$tmp/q16.cli")"
+	read -r ird crd <<<"$(comps "$tmp/qrd.cli")"
+	read -r isd csd <<<"$(comps "$tmp/qsend.cli")"
+	read -r idu cdu <<<"$(comps "$tmp/qdur.cli")"
+	[ "$ia $ca" = "4000 4000" ] && [ "$i16 $c16" = "4000 250" ] && [ "$ird $crd" = "3000 188" ] &&
+	[ "$isd $csd" = "1001 143" ] && [ $((idu % 10)) = 0 ] && [ "$cdu" = $((idu / 10)) ] &&
+		ok "-Q: 4000 WRITEs 4000 completions, -Q 16 250; verified READs 3000/188, SENDs 1001/143 (-Q 7); -D 1 -Q 10: $idu WRs, $cdu completions" ||
+		ko "-Q: $ia/$ca, $i16/$c16, $ird/$crd, $isd/$csd, $idu/$cdu"
+else
+	ko "-Q runs: $(tail -1 "$tmp"/q*.err)"
+fi
 
 # --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
 avg() { awk '$1 == '"$2"' && NF == 5 {print $'"$3"'}' "$1"; }
