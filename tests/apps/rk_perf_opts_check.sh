@@ -166,7 +166,10 @@ EAL="$MEM --no-pci --log-level=*:critical"
 CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
 PORT=$((22000 + $$ % 1000))
 
-# start NAME TEST "SERVER-ARGS" CLIENT-ARGS...: the pair over memif, the client in the background
+# start NAME TEST "SERVER-ARGS" CLIENT-ARGS...: the pair over memif, the client in the
+# background; with WRAP="" the client is rk-perf itself (timeout(1) would pass a signal
+# to its process group as well: two signals, the second one's immediate exit).
+WRAP="timeout 90"
 start() {
 	local name=$1 t=$2 sargs=$3 sock="rk-popt-$$-$1.sock"
 	shift 3
@@ -175,7 +178,8 @@ start() {
 	timeout 90 "$perf" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,socket="$sock" \
 		-- "$t" --ip 198.18.0.1 -p "$PORT" $sargs >"$tmp/$name.srv" 2>&1 &
 	spid=$!
-	timeout 90 "$perf" $EAL -l 0 --vdev=net_memif0,role=client,socket="$sock" \
+	# shellcheck disable=SC2086
+	$WRAP "$perf" $EAL -l 0 --vdev=net_memif0,role=client,socket="$sock" \
 		-- "$t" --ip 198.18.0.2 -p "$PORT" "$@" 127.0.0.1 >"$tmp/$name.cli" 2>"$tmp/$name.err" &
 	cpid=$!
 }
@@ -319,7 +323,7 @@ else
 fi
 
 # --run_infinitely: intervals of -D 1 until SIGINT, then exit 0.
-start inf write_bw "" -s 4096 -D 1 --run_infinitely
+WRAP="" start inf write_bw "" -s 4096 -D 1 --run_infinitely
 for _ in $(seq 300); do
 	grep -q "^ 4096 " "$tmp/inf.cli" 2>/dev/null && break
 	kill -0 "$cpid" 2>/dev/null || break
@@ -327,6 +331,9 @@ for _ in $(seq 300); do
 done
 sleep 2
 kill -INT "$cpid" 2>/dev/null
+# Not timeout(1)'s child: killed here if the signal did not end it.
+for _ in $(seq 100); do kill -0 "$cpid" 2>/dev/null || break; sleep 0.1; done
+kill -KILL "$cpid" 2>/dev/null
 finish
 rc=$?
 n=$(grep -c "^ 4096 " "$tmp/inf.cli")
