@@ -75,6 +75,8 @@ usage(FILE *f)
 		"  -L, --hop_limit N      IPv4 TTL / IPv6 hop limit of the RoCEv2 packets (64)\n"
 		"  -Q, --cq-mod N         bandwidth tests: one completion per N WRs (at most the\n"
 		"                         window, -t or the buffer's slots with --verify)\n"
+		"  -b, --bidirectional    write_bw, read_bw: the server runs the test towards the\n"
+		"                         client at once; the client reports both (summed)\n"
 		"  -i, --ib-port 1        a DPDK port has one port\n"
 		"  -c, --connection RC    the only transport service rk-perf runs\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
@@ -157,7 +159,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "hop_limit", 1, NULL, 'L' }, { "report-histogrm", 0, NULL, 'H' },
 		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
-		{ "cq-mod", 1, NULL, 'Q' },
+		{ "cq-mod", 1, NULL, 'Q' }, { "bidirectional", 0, NULL, 'b' },
 		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
 		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
@@ -174,7 +176,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
-	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:";
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:b";
 	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
@@ -398,6 +400,7 @@ parse_args(void *arg, int argc, char **argv)
 				    "frames of any transport: rk-gen", optarg);
 			break;
 		case O_RUN_INF: o->run_infinitely = true; break;
+		case 'b': o->bidir = true; break;
 		case 'Q':
 			if (rk_app_parse_u32(optarg, 1, 1024, &o->cq_mod) != 0)
 				BAD("-Q, --cq-mod: expected 1..1024 WRs per completion, got '%s'", optarg);
@@ -530,6 +533,15 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->iwarp && (o->tos >= 0 || o->hop_limit != 0))
 		BAD("%s sets the RoCEv2 packets' IP header; over --transport iwarp TCP/IP is "
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
+	if (o->bidir && (o->mode != MODE_BW || (o->verb != VERB_WRITE && o->verb != VERB_READ)))
+		BAD("-b runs write_bw and read_bw both ways; %s is not wired for it (send_bw "
+		    "would need the client's receives, atomic_bw shares the counter's slot)",
+		    p->e->name);
+	if (o->bidir && (o->verify || o->iwarp || o->rate_limit > 0))
+		BAD("-b goes without %s: the server's direction %s", o->verify ? "--verify" :
+		    o->iwarp ? "--transport iwarp" : "--rate_limit",
+		    o->verify ? "writes into the slots the client checks" :
+		    o->iwarp ? "is not wired over iWARP" : "would run unpaced");
 	if (o->cq_mod > 1 && o->mode != MODE_BW)
 		BAD("-Q goes with the bandwidth tests: a latency test waits for each completion");
 	if (o->rate_limit > 0 && o->mode != MODE_BW)

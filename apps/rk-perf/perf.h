@@ -77,6 +77,7 @@ struct perf_opts {
 	double rate_limit;              /* --rate_limit: client's software pacing; 0: none */
 	char rate_units;                /* --rate_units: 'g' Gb/s, 'M' MiB/s, 'p' messages/s */
 	uint32_t cq_mod;                /* -Q: BW client: one completion per cq_mod WRs; 0: each */
+	bool bidir;                     /* -b: the server runs the test towards the client too */
 };
 
 /*
@@ -116,10 +117,13 @@ struct perf_hello {
 	 * by OOB_HELLO_F_EXT in the mode byte): the RoCEv2 address family, 4
 	 * (0 taken as 4) or 6, and the IPv6 address. ext says an extension
 	 * follows (decode) or is to be sent (encode with oob_encode_hello_all).
+	 * Version 2 adds flags: bidir, -b (client: run the test towards me
+	 * too; server: I do).
 	 */
 	bool ext;
 	uint8_t ip_version;
 	uint8_t ip6[16];
+	bool bidir;
 };
 
 /*
@@ -168,7 +172,9 @@ void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
 #define OOB_HELLO_LEN (4 + 4 * 5 + 4 * PERF_MAX_SIZES + 16 + 10 + PERF_MAX_QPS * 28)
 /*
  * The hello extension, versioned: "RKX" + version 1, ip_version (1 byte),
- * 3 zero bytes, the IPv6 address (16 bytes). The base hello stays as it
+ * 3 zero bytes, the IPv6 address (16 bytes). Version 2, sent only with a
+ * flag set: byte 5 holds flags (OOB_HELLO_X_BIDIR); an older peer refuses
+ * it as of an unknown version, and version 1 is still read (no flags). The base hello stays as it
  * was; bit 7 of its mode byte (byte 1) says the extension follows, so an
  * IPv4 hello is byte for byte the old one, and an older peer refuses an
  * extended hello as bad parameters (mode out of range) instead of
@@ -176,6 +182,7 @@ void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
  */
 #define OOB_HELLO_F_EXT 0x80
 #define OOB_HELLO_EXT_LEN 24
+#define OOB_HELLO_X_BIDIR 0x01          /* version 2 flags: -b */
 #define OOB_HELLO_MAX_LEN (OOB_HELLO_LEN + OOB_HELLO_EXT_LEN)
 /*
  * Encode the hello and, when h->ext or h->ip_version == 6, its extension
@@ -188,8 +195,8 @@ size_t oob_encode_hello_all(const struct perf_hello *h, uint8_t *buf);
 size_t oob_hello_ext_len(const uint8_t *hello);
 /*
  * Decode the OOB_HELLO_EXT_LEN bytes of an extension into @p h (after
- * oob_decode_hello). @return 0, or -EPROTO for an unknown magic/version
- * or an ip_version other than 4 or 6.
+ * oob_decode_hello). @return 0, or -EPROTO for an unknown magic/version,
+ * an ip_version other than 4 or 6, or flags unknown here.
  */
 int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
@@ -270,6 +277,7 @@ struct perf_result {
 	double seconds;
 	double bw_peak_Bps, bw_avg_Bps, msg_rate;
 	uint64_t cqes;                  /* bandwidth client: completions polled (-Q: fewer) */
+	double peer_bw_avg_Bps;         /* -b: the server's direction, included in bw_avg_Bps */
 	/* latency, us */
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
 	uint64_t warmup;                /* latency: iterations run first, not in the above */

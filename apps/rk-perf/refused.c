@@ -29,8 +29,6 @@ static const struct perf_refused refused[] = {
 	  "rk-perf exchanges over TCP (-p); RDMA-CM peers: rk-interop" },
 	{ 'R', "rdma_cm", "RDMA-CM connection",
 	  "rk-perf exchanges over TCP (-p); RDMA-CM peers: rk-interop" },
-	{ 'b', "bidirectional", "bidirectional traffic",
-	  "traffic flows one way; run a second rk-perf pair for the other" },
 	{ 'N', "noPeak", "no peak", "the peak comes from 100 ms windows at no cost" },
 	{ 'C', "report-cycles", "cycles report", "latencies are in microseconds" },
 	{ 'O', "dualport", "dual port", "one DPDK port per process: -d" },

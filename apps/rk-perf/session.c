@@ -181,6 +181,22 @@ check_limits(const struct perf *p, const struct perf_result *r, char *why, size_
 			 "--limit_msgrate %g", r->msg_rate / 1e6, r->bytes, p->o.limit_msgrate);
 }
 
+/*
+ * -b: the server's direction (its MSG_RESULT: messages, nanoseconds, peak
+ * in B/s) added to this end's, as perftest sums both ends' reports.
+ */
+static void
+add_peer_direction(const struct perf *p, const struct perf_msg *res, struct perf_result *r)
+{
+	double s = (double)res->iters[1] * 1e-9;
+	double bw = s > 0 ? (double)res->iters[0] * msg_bytes(p, r->bytes) / s : 0;
+
+	r->peer_bw_avg_Bps = bw;
+	r->bw_avg_Bps += bw;
+	r->bw_peak_Bps += (double)res->iters[2];
+	r->msg_rate += s > 0 ? (double)res->iters[0] / s : 0;
+}
+
 int
 client_phases(struct perf *p)
 {
@@ -224,6 +240,8 @@ client_phases(struct perf *p)
 			return -1;
 		if (res.status != 0)
 			return fail(p, "server: %s", res.text);
+		if (p->o.bidir)
+			add_peer_direction(p, &res, &r);
 		if (p->o.json)
 			add_json_result(p, &r);
 		else
@@ -341,9 +359,13 @@ server_phases(struct perf *p)
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		printf(" waiting for the client's phases\n");
+		/* -b: a line of this end's direction per phase. */
+		if (p->o.bidir)
+			report_columns(&p->o);
 	}
 	for (;;) {
 		struct perf_msg m, res = { .type = MSG_RESULT };
+		struct perf_result own = { 0 };
 		uint32_t size;
 		int rc;
 
@@ -362,10 +384,12 @@ server_phases(struct perf *p)
 			return -1;
 		perf_event(p);
 		p->moved = false;
-		rc = p->e->serve(p, size);
+		/* -b: the test towards the client as well; its WRITEs/READs need no serving. */
+		rc = p->o.bidir ? p->e->run(p, size, &own) : p->e->serve(p, size);
 		if (rc != 0)
 			return -1;
-		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
+		if (recv_msg(p, &m, p->o.oob_timeout_s + (p->o.bidir ? p->o.timeout_s : 0),
+			     MSG_END) != 0)
 			return -1;
 		if (m.status != 0) {
 			char why[sizeof(p->err)];
@@ -375,11 +399,19 @@ server_phases(struct perf *p)
 				    why[0] != '\0' ? ": " : "", why);
 		}
 		p->e->verify(p, size, &m, &res);
+		if (p->o.bidir && res.status == 0) {
+			/* This end's direction, for the client's sum (perftest's -b report). */
+			res.iters[0] = own.iters;
+			res.iters[1] = (uint64_t)(own.seconds * 1e9);
+			res.iters[2] = (uint64_t)own.bw_peak_Bps;
+		}
 		if (send_msg(p, &res) != 0)
 			return -1;
 		if (res.status != 0)
 			return fail(p, "%s", res.text);
-		if (!p->o.json)
+		if (p->o.bidir && !p->o.json)
+			report_line(&p->o, &own);
+		else if (!p->o.json)
 			printf(" %-10u %s\n", size, p->o.verify ? "data verified" : "done");
 		if (p->o.json) {
 			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
@@ -427,7 +459,8 @@ fill_hello(struct perf *p)
 	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
 	h->ip_version = p->o.have_ip6 ? 6 : 4;
 	memcpy(h->ip6, p->o.ip6, 16);
-	h->ext = p->o.have_ip6;
+	h->bidir = p->o.bidir;
+	h->ext = p->o.have_ip6 || p->o.bidir;
 }
 
 /*
@@ -533,8 +566,11 @@ adopt(struct perf *p, const struct perf_hello *h)
 {
 	if (h->verb > VERB_ATOMIC || h->mode > MODE_LAT || h->qps == 0 ||
 	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES ||
-	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)))
+	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)) ||
+	    (h->bidir && (p->o.iwarp || h->mode != MODE_BW || h->verify ||
+			  (h->verb != VERB_WRITE && h->verb != VERB_READ))))
 		return fail(p, "bad parameters from the client");
+	p->o.bidir = h->bidir;
 	p->o.verb = h->verb;
 	p->o.mode = h->mode;
 	p->e = perf_engine_of(p->o.verb, p->o.mode);
@@ -670,6 +706,8 @@ exchange(struct perf *p)
 			return -1;
 		if (p->remote.qps != p->o.qps)
 			return fail(p, "the server answered with %u QPs", p->remote.qps);
+		if (p->o.bidir && !p->remote.bidir)
+			return fail(p, "the server did not take -b (bidirectional)");
 	}
 	if (p->o.iwarp) {
 		/* lwIP resolves its peers itself; the TCP handshake proves the path. */

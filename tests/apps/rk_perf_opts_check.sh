@@ -59,6 +59,7 @@ for l in $(echo "$letters" | tr -d ':' | fold -w1); do
 	s|n|t|q|r) taken write_bw "-$l" 64 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	D) taken write_bw -D 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	Q) taken write_bw -Q 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	b) taken write_bw -b || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
@@ -80,7 +81,7 @@ done
 # perftest's long names: those of rk-perf's letters, then the long-only ones.
 bad=0 n=0
 for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_cm rdma_cm \
-	 bidirectional noPeak report-cycles dualport post_list margin source_mac dest_mac \
+	 noPeak report-cycles dualport post_list margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
 	 typical_pkt_size output cpu_util out_json \
@@ -95,7 +96,7 @@ done
 for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
 	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq" \
 	 "--rate_limit=2" "--rate_limit=5 --rate_units=M" "--rate_limit=9 --rate_limit_type=SW" \
-	 "--run_infinitely" "--cq-mod=4"; do
+	 "--run_infinitely" "--cq-mod=4" "--bidirectional"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
@@ -143,6 +144,9 @@ usage "rate_units: expected g" write_bw --ip 198.18.0.1 --rate_limit 1 --rate_un
 	bad=$((bad + 1))
 usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit 1 ||
 	bad=$((bad + 1))
+usage "-b runs write_bw and read_bw both ways; send_bw" send_bw --ip 198.18.0.1 -b ||
+	bad=$((bad + 1))
+usage "-b goes without --verify" write_bw --ip 198.18.0.1 -b --verify || bad=$((bad + 1))
 usage "-Q goes with the bandwidth tests" write_lat --ip 198.18.0.1 -Q 4 || bad=$((bad + 1))
 usage "cq-mod: expected 1..1024" write_bw --ip 198.18.0.1 -Q 0 || bad=$((bad + 1))
 usage "over --transport iwarp" write_bw --ip 198.18.0.1 --transport iwarp -T 8 || bad=$((bad + 1))
@@ -248,6 +252,48 @@ run yhi send_bw "" -n 2000 -s 64 -y 1000000
 rc=$?
 [ $rc = 1 ] && grep -q "message rate .* is below -y, --limit_msgrate 1e+06" "$tmp/yhi.err" &&
 	ok "-y 1000000: exit 1, said" || ko "-y 1000000: exit $rc, $(tail -2 "$tmp/yhi.err")"
+
+# -b: both ends send the test's requests (BTH opcodes per source address, the
+# recording cut to the headers); the client's JSON sums the server's direction.
+ops() { # FILE -> "src:opcode-class count" lines
+	python3 - "$1" <<'PY'
+import collections, struct, sys
+d, off, c = open(sys.argv[1], "rb").read(), 0, collections.Counter()
+names = {6: "write", 7: "write", 8: "write", 10: "write", 12: "read_req", 17: "ack"}
+while off + 12 <= len(d):
+    t, blen = struct.unpack_from("<II", d, off)
+    if t == 6:
+        cap = struct.unpack_from("<I", d, off + 20)[0]
+        f = d[off + 28:off + 28 + cap]
+        if struct.unpack_from(">H", f, 12)[0] == 0x0800 and f[23] == 17 and \
+           struct.unpack_from(">H", f, 36)[0] == 4791:
+            c["%d:%s" % (f[29], names.get(f[42], "other"))] += 1
+    off += blen
+for k in sorted(c):
+    print(k, c[k])
+PY
+}
+bidir() { # NAME -> "client's part server's part sum"
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+print(r["iterations"], r["bw_avg_gbps"] - r["server_bw_avg_gbps"], r["server_bw_avg_gbps"], r["bw_avg_gbps"])' "$1"
+}
+if run bw1 write_bw "" -n 100 -s 4096 --pcap "$tmp/bw1.pcapng" --json &&
+   run bwb write_bw "" -n 100 -s 4096 -b --pcap "$tmp/bwb.pcapng" --json &&
+   run brd read_bw "" -n 100 -s 4096 -b --pcap "$tmp/brd.pcapng" --json; then
+	o1=$(ops "$tmp/bw1.pcapng" | grep write | tr '\n' ' ')
+	ob=$(ops "$tmp/bwb.pcapng" | grep write | tr '\n' ' ')
+	orr=$(ops "$tmp/brd.pcapng" | grep read_req | tr '\n' ' ')
+	read -r it mine theirs sum <<<"$(bidir "$tmp/bwb.cli")"
+	# 4096 bytes at MTU 1024: FIRST, 2 MIDDLE, LAST per message.
+	[ "$o1" = "2:write 400 " ] && [ "$ob" = "1:write 400 2:write 400 " ] &&
+	[ "$orr" = "1:read_req 100 2:read_req 100 " ] &&
+	awk -v a="$mine" -v b="$theirs" 'BEGIN { exit !(a > 0 && b > 0) }' &&
+		ok "-b: write_bw 400 WRITE packets from each end (without: the client's only), read_bw 100 READ requests each; JSON $mine + $theirs = $sum Gb/s" ||
+		ko "-b: without $o1; with $ob; read $orr; JSON $mine $theirs $sum"
+else
+	ko "-b runs: $(tail -1 "$tmp"/b*.err)"
+fi
 
 # -Q: one completion per N WRs (JSON "completions"), the data still checked;
 # a timed run ends on a signalled WR.
