@@ -348,6 +348,8 @@ note_adopted(const struct perf *p)
 		note_item(line, n, &k, "-A %s", o->atomic_cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
 	if ((p->given & GIVEN_VERIFY) && !o->verify)
 		note_item(line, n, &k, "no --verify: the data is not checked");
+	if (g->bidir && !o->bidir)
+		note_item(line, n, &k, "no -b: the client's direction only");
 	if (k > 0)
 		fprintf(stderr, "rk-perf: note: the client's parameters apply: %s\n", line);
 }
