@@ -38,8 +38,19 @@ post_wr(struct perf *p, uint32_t qi, struct rk_send_wr *wr)
 {
 	struct qpres *q = &p->q[qi];
 	struct rk_send_wr *bad;
-	int rc = rk_post_send(q->qp, wr, &bad);
+	int rc;
 
+	/* -l: kept for post_list() to post with the others (the SGE too: it is on our caller's stack). */
+	if (p->batching) {
+		p->batch_sge[p->nbatch] = *wr->sg_list;
+		p->batch[p->nbatch] = *wr;
+		p->batch[p->nbatch].sg_list = &p->batch_sge[p->nbatch];
+		p->nbatch++;
+		q->posted++;
+		q->sent++;
+		return 0;
+	}
+	rc = rk_post_send(q->qp, wr, &bad);
 	if (rc == -ENOMEM)
 		return 1;
 	if (rc != 0) {
@@ -236,6 +247,41 @@ iw_fence(struct perf *p)
 }
 
 /*
+ * -l: the next @p n messages of QP @p qi in one rk_post_send(), a list as
+ * the engine's post() builds them one by one. @return messages posted
+ * (fewer when the send queue filled: the rest are taken back), or -1.
+ */
+static int
+post_list(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots, uint32_t n)
+{
+	struct qpres *q = &p->q[qi];
+	struct rk_send_wr *bad = NULL;
+	uint32_t left;
+	int rc = 0;
+
+	p->batching = true;
+	p->nbatch = 0;
+	for (uint32_t k = 0; k < n && rc == 0; k++)
+		rc = p->e->post(p, qi, size, slots);
+	p->batching = false;
+	if (rc != 0)
+		return -1;
+	for (uint32_t k = 0; k + 1 < n; k++)
+		p->batch[k].next = &p->batch[k + 1];
+	p->batch[n - 1].next = NULL;
+	rc = rk_post_send(q->qp, &p->batch[0], &bad);
+	if (rc != 0 && rc != -ENOMEM) {
+		char why[128];
+
+		return fail(p, "post_send (-l %u): %s", n, post_error(q->qp, rc, why, sizeof(why)));
+	}
+	left = rc == 0 || bad == NULL ? 0 : (uint32_t)(n - (uint32_t)(bad - p->batch));
+	q->posted -= left;
+	q->sent -= left;
+	return (int)(n - left);
+}
+
+/*
  * Whether QP @p q has messages left to post: -n's count, or until the
  * time is up; with -Q up to a signalled WR, or the ones after the last
  * signalled would never complete.
@@ -246,6 +292,24 @@ to_post(const struct perf *p, const struct qpres *q, bool timeup)
 	if (p->o.duration_s <= 0)
 		return q->posted < p->o.iters;
 	return !timeup || (p->cq_mod > 1 && q->posted % p->cq_mod != 0);
+}
+
+/*
+ * -l: the next list's length: up to the next multiple of -l (a list the
+ * send queue cut short is made up by the next one), no further than -n,
+ * and once the time is up only to the next signalled WR.
+ */
+static uint32_t
+list_len(const struct perf *p, const struct qpres *q, bool timeup)
+{
+	uint64_t n = p->o.post_list - q->posted % p->o.post_list;
+
+	if (p->o.duration_s <= 0 && p->o.iters - q->posted < n)
+		n = p->o.iters - q->posted;
+	if (p->o.duration_s > 0 && timeup && p->cq_mod > 1 &&
+	    p->cq_mod - q->posted % p->cq_mod < n)
+		n = p->cq_mod - q->posted % p->cq_mod;
+	return (uint32_t)n;
 }
 
 int
@@ -274,6 +338,10 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		p->q[i].posted = p->q[i].done = 0;
 	/* perftest's cap: a moderation beyond the window would wait forever. */
 	p->cq_mod = o->cq_mod > window ? window : o->cq_mod;
+	/* -l: a list at a time (its last WR signalled: parse_args() set -Q). */
+	if (o->post_list > window)
+		return fail(p, "-l %u: more than the %u messages in flight at %u bytes (-t, "
+			    "or the buffer's slots with --verify)", o->post_list, window, size);
 	for (;;) {
 		int n, work = 0;
 		uint64_t now = now_ns();
@@ -297,8 +365,22 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 			for (uint32_t i = 0; i < o->qps; i++) {
 				struct qpres *q = &p->q[i];
 
-				while (q->posted - q->done < window && to_post(p, q, timeup) &&
-				       posted_all < allowed && credit_ok(p, i)) {
+				while (o->post_list > 1 &&
+				       q->posted - q->done + o->post_list <= window &&
+				       to_post(p, q, timeup) && posted_all < allowed) {
+					uint32_t len = list_len(p, q, timeup);
+					int rc = post_list(p, i, size, slots, len);
+
+					if (rc < 0)
+						return -1;
+					r->post_calls += rc > 0;
+					work += rc;
+					posted_all += (uint64_t)rc;
+					if ((uint32_t)rc < len)
+						break;
+				}
+				while (o->post_list <= 1 && q->posted - q->done < window &&
+				       to_post(p, q, timeup) && posted_all < allowed && credit_ok(p, i)) {
 					int rc = p->e->post(p, i, size, slots);
 
 					if (rc < 0)
@@ -307,6 +389,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 						break;
 					work++;
 					posted_all++;
+					r->post_calls++;
 				}
 				if (to_post(p, q, timeup))
 					any = true;

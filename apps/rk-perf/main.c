@@ -75,6 +75,8 @@ usage(FILE *f)
 		"  -L, --hop_limit N      IPv4 TTL / IPv6 hop limit of the RoCEv2 packets (64)\n"
 		"  -Q, --cq-mod N         bandwidth tests: one completion per N WRs (at most the\n"
 		"                         window, -t or the buffer's slots with --verify)\n"
+		"  -l, --post_list N      bandwidth tests: N WRs per post call, the last of each\n"
+		"                         signalled unless -Q (which must divide N)\n"
 		"  -b, --bidirectional    write_bw, read_bw: the server runs the test towards the\n"
 		"                         client at once; the client reports both (summed)\n"
 		"  -i, --ib-port 1        a DPDK port has one port\n"
@@ -160,6 +162,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
 		{ "cq-mod", 1, NULL, 'Q' }, { "bidirectional", 0, NULL, 'b' },
+		{ "post_list", 1, NULL, 'l' },
 		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
 		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
@@ -176,7 +179,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
-	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:b";
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:";
 	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
@@ -401,6 +404,11 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		case O_RUN_INF: o->run_infinitely = true; break;
 		case 'b': o->bidir = true; break;
+		case 'l':
+			if (rk_app_parse_u32(optarg, 1, PERF_MAX_POST_LIST, &o->post_list) != 0)
+				BAD("-l, --post_list: expected 1..%d WRs per post, got '%s'",
+				    PERF_MAX_POST_LIST, optarg);
+			break;
 		case 'Q':
 			if (rk_app_parse_u32(optarg, 1, 1024, &o->cq_mod) != 0)
 				BAD("-Q, --cq-mod: expected 1..1024 WRs per completion, got '%s'", optarg);
@@ -542,6 +550,19 @@ parse_args(void *arg, int argc, char **argv)
 		    o->iwarp ? "--transport iwarp" : "--rate_limit",
 		    o->verify ? "writes into the slots the client checks" :
 		    o->iwarp ? "is not wired over iWARP" : "would run unpaced");
+	if (o->post_list > 1 && o->mode != MODE_BW)
+		BAD("-l goes with the bandwidth tests");
+	if (o->post_list > 1 && o->post_list > o->tx_depth)
+		BAD("-l %u: more than -t %u WRs in flight", o->post_list, o->tx_depth);
+	if (o->post_list > 1 && o->cq_mod > 1 && o->post_list % o->cq_mod != 0)
+		BAD("-l %u: a multiple of -Q %u, as perftest asks (or no -Q: one completion per "
+		    "list)", o->post_list, o->cq_mod);
+	if (o->post_list > 1 && o->iwarp && o->verb == VERB_SEND)
+		BAD("-l with send_bw over iWARP: SENDs go out one by one against the server's "
+		    "credits");
+	/* perftest: a list's last WR is signalled unless -Q says otherwise. */
+	if (o->post_list > 1 && o->cq_mod == 0)
+		o->cq_mod = o->post_list;
 	if (o->cq_mod > 1 && o->mode != MODE_BW)
 		BAD("-Q goes with the bandwidth tests: a latency test waits for each completion");
 	if (o->rate_limit > 0 && o->mode != MODE_BW)

@@ -22,6 +22,7 @@
  * 802.1Q tag, IPv6, UDP, the BTH and the largest extended headers. */
 #define PERF_BW_SNAPLEN 128
 #define PERF_MAX_SIZES 24
+#define PERF_MAX_POST_LIST 256
 
 enum perf_verb { VERB_WRITE, VERB_READ, VERB_SEND, VERB_ATOMIC };
 enum perf_mode { MODE_BW, MODE_LAT };
@@ -78,6 +79,7 @@ struct perf_opts {
 	char rate_units;                /* --rate_units: 'g' Gb/s, 'M' MiB/s, 'p' messages/s */
 	uint32_t cq_mod;                /* -Q: BW client: one completion per cq_mod WRs; 0: each */
 	bool bidir;                     /* -b: the server runs the test towards the client too */
+	uint32_t post_list;             /* -l: BW client: WRs per rk_post_send(); 0: one */
 };
 
 /*
@@ -277,6 +279,7 @@ struct perf_result {
 	double seconds;
 	double bw_peak_Bps, bw_avg_Bps, msg_rate;
 	uint64_t cqes;                  /* bandwidth client: completions polled (-Q: fewer) */
+	uint64_t post_calls;            /* bandwidth client: rk_post_send() calls that posted */
 	double peer_bw_avg_Bps;         /* -b: the server's direction, included in bw_avg_Bps */
 	/* latency, us */
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
@@ -368,6 +371,11 @@ struct perf {
 	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
 	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
 	uint32_t cq_mod;                /* this phase's -Q, at most its window; 0 or 1: each WR */
+	/* -l: the engine's post() stores its WR here instead of posting it. */
+	bool batching;
+	uint32_t nbatch;
+	struct rk_send_wr batch[PERF_MAX_POST_LIST];
+	struct rk_sge batch_sge[PERF_MAX_POST_LIST];
 };
 
 /* Options of the client's that a server takes (adopt()), when given on its command line. */

@@ -32,8 +32,6 @@ static const struct perf_refused refused[] = {
 	{ 'N', "noPeak", "no peak", "the peak comes from 100 ms windows at no cost" },
 	{ 'C', "report-cycles", "cycles report", "latencies are in microseconds" },
 	{ 'O', "dualport", "dual port", "one DPDK port per process: -d" },
-	{ 'l', "post_list", "post list",
-	  "work requests are posted one at a time, -t of them in flight" },
 	{ 'f', "margin", "duration margin", "-D measures the whole duration" },
 	{ 'B', "source_mac", "source MAC", RAW },
 	{ 'E', "dest_mac", "destination MAC", RAW },

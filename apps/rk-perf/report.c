@@ -254,6 +254,7 @@ add_json_result(struct perf *p, const struct perf_result *r)
 		json_object_set_new(j, "bw_avg_MBps", json_real(r->bw_avg_Bps / 1048576.0));
 		json_object_set_new(j, "msg_rate_mpps", json_real(r->msg_rate / 1e6));
 		json_object_set_new(j, "completions", json_integer((json_int_t)r->cqes));
+		json_object_set_new(j, "post_calls", json_integer((json_int_t)r->post_calls));
 		if (p->o.bidir)
 			json_object_set_new(j, "server_bw_avg_gbps",
 					    json_real(r->peer_bw_avg_Bps * 8e-9));

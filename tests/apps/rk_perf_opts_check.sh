@@ -60,6 +60,7 @@ for l in $(echo "$letters" | tr -d ':' | fold -w1); do
 	D) taken write_bw -D 1 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	Q) taken write_bw -Q 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	b) taken write_bw -b || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	l) taken write_bw -l 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
@@ -81,7 +82,7 @@ done
 # perftest's long names: those of rk-perf's letters, then the long-only ones.
 bad=0 n=0
 for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_cm rdma_cm \
-	 noPeak report-cycles dualport post_list margin source_mac dest_mac \
+	 noPeak report-cycles dualport margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
 	 typical_pkt_size output cpu_util out_json \
@@ -96,7 +97,7 @@ done
 for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
 	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq" \
 	 "--rate_limit=2" "--rate_limit=5 --rate_units=M" "--rate_limit=9 --rate_limit_type=SW" \
-	 "--run_infinitely" "--cq-mod=4" "--bidirectional"; do
+	 "--run_infinitely" "--cq-mod=4" "--bidirectional" "--post_list=4"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
@@ -147,6 +148,9 @@ usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit
 usage "-b runs write_bw and read_bw both ways; send_bw" send_bw --ip 198.18.0.1 -b ||
 	bad=$((bad + 1))
 usage "-b goes without --verify" write_bw --ip 198.18.0.1 -b --verify || bad=$((bad + 1))
+usage "a multiple of -Q 3" write_bw --ip 198.18.0.1 -l 8 -Q 3 || bad=$((bad + 1))
+usage "more than -t 16" write_bw --ip 198.18.0.1 -l 32 -t 16 || bad=$((bad + 1))
+usage "-l goes with the bandwidth tests" read_lat --ip 198.18.0.1 -l 2 || bad=$((bad + 1))
 usage "-Q goes with the bandwidth tests" write_lat --ip 198.18.0.1 -Q 4 || bad=$((bad + 1))
 usage "cq-mod: expected 1..1024" write_bw --ip 198.18.0.1 -Q 0 || bad=$((bad + 1))
 usage "over --transport iwarp" write_bw --ip 198.18.0.1 --transport iwarp -T 8 || bad=$((bad + 1))
@@ -299,7 +303,7 @@ fi
 # a timed run ends on a signalled WR.
 comps() { python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
-print(r["iterations"], r["completions"])' "$1"; }
+print(r["iterations"], r["completions"], r["post_calls"])' "$1"; }
 if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --json &&
    run qrd read_bw "" -n 3000 -Q 16 --verify --json && run qsend send_bw "" -n 1001 -Q 7 --verify --json &&
    run qdur write_bw "" -D 1 -Q 10 --json; then
@@ -308,12 +312,28 @@ if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --js
 	read -r ird crd <<<"$(comps "$tmp/qrd.cli")"
 	read -r isd csd <<<"$(comps "$tmp/qsend.cli")"
 	read -r idu cdu <<<"$(comps "$tmp/qdur.cli")"
-	[ "$ia $ca" = "4000 4000" ] && [ "$i16 $c16" = "4000 250" ] && [ "$ird $crd" = "3000 188" ] &&
+	read -r ia ca pa <<<"$(comps "$tmp/qall.cli")"
+	[ "$ia $ca $pa" = "4000 4000 4000" ] && [ "$i16 $c16" = "4000 250" ] && [ "$ird $crd" = "3000 188" ] &&
 	[ "$isd $csd" = "1001 143" ] && [ $((idu % 10)) = 0 ] && [ "$cdu" = $((idu / 10)) ] &&
 		ok "-Q: 4000 WRITEs 4000 completions, -Q 16 250; verified READs 3000/188, SENDs 1001/143 (-Q 7); -D 1 -Q 10: $idu WRs, $cdu completions" ||
 		ko "-Q: $ia/$ca, $i16/$c16, $ird/$crd, $isd/$csd, $idu/$cdu"
 else
 	ko "-Q runs: $(tail -1 "$tmp"/q*.err)"
+fi
+
+# -l: N WRs per post call (JSON "post_calls"), the last of each list signalled
+# unless -Q; -n not a multiple ends on a short list; -D ends on a whole list.
+if run l8 read_bw "" -n 4001 -l 8 --verify --json && run l16 send_bw "" -n 3000 -l 16 -Q 4 --verify --json &&
+   run ldur write_bw "" -D 1 -q 2 -l 10 --json; then
+	read -r i8 c8 p8 <<<"$(comps "$tmp/l8.cli")"
+	read -r i16 c16 p16 <<<"$(comps "$tmp/l16.cli")"
+	read -r idu cdu pdu <<<"$(comps "$tmp/ldur.cli")"
+	[ "$i8 $c8 $p8" = "4001 501 501" ] && [ "$i16 $c16 $p16" = "3000 750 188" ] &&
+	[ $((idu % 10)) = 0 ] && [ "$cdu" = $((idu / 10)) ] && [ "$pdu" = "$cdu" ] &&
+		ok "-l: 4001 verified READs in 501 posts and completions (-l 8), 3000 verified SENDs in 188 posts, 750 completions (-l 16 -Q 4), -D 1 -q 2 -l 10: $idu WRs in $pdu posts" ||
+		ko "-l: $i8/$c8/$p8, $i16/$c16/$p16, $idu/$cdu/$pdu"
+else
+	ko "-l runs: $(tail -1 "$tmp"/l*.err)"
 fi
 
 # --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
