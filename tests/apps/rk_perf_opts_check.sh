@@ -307,12 +307,11 @@ print(r["iterations"], r["completions"], r["post_calls"])' "$1"; }
 if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --json &&
    run qrd read_bw "" -n 3000 -Q 16 --verify --json && run qsend send_bw "" -n 1001 -Q 7 --verify --json &&
    run qdur write_bw "" -D 1 -Q 10 --json; then
-	read -r ia ca <<<"$(comps "$tmp/qall.cli")"
-	read -r i16 c16 <<<"$(comps "$tmp/q16.cli")"
-	read -r ird crd <<<"$(comps "$tmp/qrd.cli")"
-	read -r isd csd <<<"$(comps "$tmp/qsend.cli")"
-	read -r idu cdu <<<"$(comps "$tmp/qdur.cli")"
 	read -r ia ca pa <<<"$(comps "$tmp/qall.cli")"
+	read -r i16 c16 _ <<<"$(comps "$tmp/q16.cli")"
+	read -r ird crd _ <<<"$(comps "$tmp/qrd.cli")"
+	read -r isd csd _ <<<"$(comps "$tmp/qsend.cli")"
+	read -r idu cdu _ <<<"$(comps "$tmp/qdur.cli")"
 	[ "$ia $ca $pa" = "4000 4000 4000" ] && [ "$i16 $c16" = "4000 250" ] && [ "$ird $crd" = "3000 188" ] &&
 	[ "$isd $csd" = "1001 143" ] && [ $((idu % 10)) = 0 ] && [ "$cdu" = $((idu / 10)) ] &&
 		ok "-Q: 4000 WRITEs 4000 completions, -Q 16 250; verified READs 3000/188, SENDs 1001/143 (-Q 7); -D 1 -Q 10: $idu WRs, $cdu completions" ||
