@@ -79,6 +79,8 @@ usage(FILE *f)
 		"                         signalled unless -Q (which must divide N)\n"
 		"  -b, --bidirectional    write_bw, read_bw: the server runs the test towards the\n"
 		"                         client at once; the client reports both (summed)\n"
+		"  -u, --qp-timeout N     RoCE's local ACK timeout, 4.096 us * 2^N (default 14,\n"
+		"                         67 ms; 0: none, --timeout still ends a stalled phase)\n"
 		"  -i, --ib-port 1        a DPDK port has one port\n"
 		"  -c, --connection RC    the only transport service rk-perf runs\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
@@ -162,7 +164,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
 		{ "cq-mod", 1, NULL, 'Q' }, { "bidirectional", 0, NULL, 'b' },
-		{ "post_list", 1, NULL, 'l' },
+		{ "post_list", 1, NULL, 'l' }, { "qp-timeout", 1, NULL, 'u' },
 		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
 		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
@@ -179,7 +181,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
-	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:";
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:u:";
 	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
@@ -219,7 +221,7 @@ parse_args(void *arg, int argc, char **argv)
 		}
 		shorts[k] = '\0';
 	}
-	o->tos = o->pcp = -1;
+	o->tos = o->pcp = o->qp_timeout = -1;
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
 	while ((li = -1, c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
@@ -404,6 +406,12 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		case O_RUN_INF: o->run_infinitely = true; break;
 		case 'b': o->bidir = true; break;
+		case 'u':
+			if (rk_app_parse_u64(optarg, 0, 31, &v) != 0)
+				BAD("-u, --qp-timeout: expected 0..31 (4.096 us * 2^N; 0: none), got "
+				    "'%s'", optarg);
+			o->qp_timeout = (int)v;
+			break;
 		case 'l':
 			if (rk_app_parse_u32(optarg, 1, PERF_MAX_POST_LIST, &o->post_list) != 0)
 				BAD("-l, --post_list: expected 1..%d WRs per post, got '%s'",
@@ -541,6 +549,8 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->iwarp && (o->tos >= 0 || o->hop_limit != 0))
 		BAD("%s sets the RoCEv2 packets' IP header; over --transport iwarp TCP/IP is "
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
+	if (o->iwarp && o->qp_timeout >= 0)
+		BAD("-u sets RoCE's ACK timeout; over --transport iwarp TCP retransmits");
 	if (o->bidir && (o->mode != MODE_BW || (o->verb != VERB_WRITE && o->verb != VERB_READ)))
 		BAD("-b runs write_bw and read_bw both ways; %s is not wired for it (send_bw "
 		    "would need the client's receives, atomic_bw shares the counter's slot)",

@@ -80,6 +80,7 @@ struct perf_opts {
 	uint32_t cq_mod;                /* -Q: BW client: one completion per cq_mod WRs; 0: each */
 	bool bidir;                     /* -b: the server runs the test towards the client too */
 	uint32_t post_list;             /* -l: BW client: WRs per rk_post_send(); 0: one */
+	int qp_timeout;                 /* -u: local ACK timeout exponent (IBTA 9.7.6.1.3); -1: 14 */
 };
 
 /*

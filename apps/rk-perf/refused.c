@@ -15,8 +15,6 @@
 #define GPU "memory of an accelerator; rk-perf's buffers are host memory"
 
 static const struct perf_refused refused[] = {
-	{ 'u', "qp-timeout", "QP timeout",
-	  "the retransmission timeout is perftest's default, 14 (67 ms)" },
 	{ 'x', "gid-index", "GID index", "the GID is the address of --ip or --ip6" },
 	{ 'e', "events", "completion events",
 	  "rk-perf polls; --idle adaptive sleeps while idle" },

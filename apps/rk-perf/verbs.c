@@ -472,7 +472,8 @@ connect_qps(struct perf *p)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = RK_QPS_RTS;
 		a.sq_psn = q->psn;
-		a.timeout = 14;         /* 4.096 us * 2^14 = 67 ms, perftest's default */
+		/* -u; by default 4.096 us * 2^14 = 67 ms, perftest's default. */
+		a.timeout = p->o.qp_timeout >= 0 ? (uint8_t)p->o.qp_timeout : 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
 		a.max_rd_atomic = 16;

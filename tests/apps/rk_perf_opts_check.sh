@@ -61,6 +61,7 @@ for l in $(echo "$letters" | tr -d ':' | fold -w1); do
 	Q) taken write_bw -Q 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	b) taken write_bw -b || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	l) taken write_bw -l 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	u) taken write_bw -u 12 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
@@ -81,7 +82,7 @@ done
 
 # perftest's long names: those of rk-perf's letters, then the long-only ones.
 bad=0 n=0
-for o in inline_size gid-index qp-timeout events vector outs MGID mcg comm_rdma_cm rdma_cm \
+for o in inline_size gid-index events vector outs MGID mcg comm_rdma_cm rdma_cm \
 	 noPeak report-cycles dualport margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
@@ -97,7 +98,7 @@ done
 for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=3" \
 	 "--sl=1 --vlan=2" "--ib-port=1" "--connection=RC" "--report_gbits" "--CPU-freq" \
 	 "--rate_limit=2" "--rate_limit=5 --rate_units=M" "--rate_limit=9 --rate_limit_type=SW" \
-	 "--run_infinitely" "--cq-mod=4" "--bidirectional" "--post_list=4"; do
+	 "--run_infinitely" "--cq-mod=4" "--bidirectional" "--post_list=4" "--qp-timeout=10"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
@@ -148,6 +149,7 @@ usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit
 usage "-b runs write_bw and read_bw both ways; send_bw" send_bw --ip 198.18.0.1 -b ||
 	bad=$((bad + 1))
 usage "-b goes without --verify" write_bw --ip 198.18.0.1 -b --verify || bad=$((bad + 1))
+usage "qp-timeout: expected 0..31" write_bw --ip 198.18.0.1 -u 32 || bad=$((bad + 1))
 usage "a multiple of -Q 3" write_bw --ip 198.18.0.1 -l 8 -Q 3 || bad=$((bad + 1))
 usage "more than -t 16" write_bw --ip 198.18.0.1 -l 32 -t 16 || bad=$((bad + 1))
 usage "-l goes with the bandwidth tests" read_lat --ip 198.18.0.1 -l 2 || bad=$((bad + 1))
@@ -318,6 +320,23 @@ if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --js
 		ko "-Q: $ia/$ca, $i16/$c16, $ird/$crd, $isd/$csd, $idu/$cdu"
 else
 	ko "-Q runs: $(tail -1 "$tmp"/q*.err)"
+fi
+
+# -u: the last of 3 WRITEs dropped, no later packet to NAK it: one ACK timeout,
+# the phase lasts about 4.096 us * 2^u (16.8 ms at 12, 537 ms at 17).
+tmo() { python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print("%.4f" % d["results"][0]["seconds"], d["counters"]["local_ack_timeout_err"])' "$1"; }
+if run u12 write_bw "" -n 3 -s 2 --tx-drop-every 3 -u 12 --json --counters &&
+   run u17 write_bw "" -n 3 -s 2 --tx-drop-every 3 -u 17 --json --counters; then
+	read -r s12 t12 <<<"$(tmo "$tmp/u12.cli")"
+	read -r s17 t17 <<<"$(tmo "$tmp/u17.cli")"
+	[ "$t12 $t17" = "1 1" ] && awk -v a="$s12" -v b="$s17" \
+		'BEGIN { exit !(a >= 0.0168 && a < 0.2 && b >= 0.537 && b < 1.2) }' &&
+		ok "-u 12: one ACK timeout, the phase $s12 s; -u 17: $s17 s" ||
+		ko "-u: 12: $s12 s, $t12 timeouts; 17: $s17 s, $t17 timeouts"
+else
+	ko "-u runs: $(tail -1 "$tmp"/u1*.err)"
 fi
 
 # -l: N WRs per post call (JSON "post_calls"), the last of each list signalled
