@@ -304,6 +304,25 @@ print_json(struct perf *p, int status)
 	json_object_set_new(j, "ip_version", json_integer(p->o.have_ip6 ? 6 : 4));
 	json_object_set_new(j, "vlan", p->o.vlan != 0 ? json_integer(p->o.vlan) : json_null());
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	/* perftest's options of the same meaning, as this end ran them. */
+	json_object_set_new(j, "tos", json_integer(p->o.tos > 0 ? p->o.tos : 0));
+	json_object_set_new(j, "pcp", p->o.pcp >= 0 ? json_integer(p->o.pcp) : json_null());
+	json_object_set_new(j, "hop_limit", json_integer(p->o.hop_limit ? p->o.hop_limit : 64));
+	if (!p->o.iwarp)
+		json_object_set_new(j, "qp_timeout", json_integer(p->o.qp_timeout >= 0 ?
+								 p->o.qp_timeout : 14));
+	if (p->o.mode == MODE_BW) {
+		json_object_set_new(j, "cq_mod", json_integer(p->o.cq_mod > 1 ? p->o.cq_mod : 1));
+		json_object_set_new(j, "post_list", json_integer(p->o.post_list > 1 ?
+								p->o.post_list : 1));
+		json_object_set_new(j, "bidirectional", json_boolean(p->o.bidir));
+		json_object_set_new(j, "rate_limit", p->o.rate_limit > 0 ?
+				    json_real(p->o.rate_limit) : json_null());
+		if (p->o.rate_limit > 0)
+			json_object_set_new(j, "rate_units", json_string(
+				p->o.rate_units == 'p' ? "msg/s" : p->o.rate_units == 'M' ? "MiB/s" :
+				"Gb/s"));
+	}
 	/* The client's: a server learns the count per size only (warmup_iterations). */
 	if (p->o.mode == MODE_LAT && !p->o.server)
 		json_object_set_new(j, "warmup", json_integer((json_int_t)(p->o.warmup_set ?
