@@ -449,7 +449,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 	r->iters = total_done;
 	r->seconds = (double)(t_last - t0) * 1e-9;
 	r->bw_avg_Bps = r->seconds > 0 ? (double)total_done * bytes / r->seconds : 0;
-	r->bw_peak_Bps = peak > r->bw_avg_Bps ? peak : r->bw_avg_Bps;
+	r->bw_peak_Bps = o->no_peak ? 0 : peak > r->bw_avg_Bps ? peak : r->bw_avg_Bps;
 	r->msg_rate = r->seconds > 0 ? (double)total_done / r->seconds : 0;
 	return 0;
 }

@@ -27,7 +27,6 @@ static const struct perf_refused refused[] = {
 	  "rk-perf exchanges over TCP (-p); RDMA-CM peers: rk-interop" },
 	{ 'R', "rdma_cm", "RDMA-CM connection",
 	  "rk-perf exchanges over TCP (-p); RDMA-CM peers: rk-interop" },
-	{ 'N', "noPeak", "no peak", "the peak comes from 100 ms windows at no cost" },
 	{ 'C', "report-cycles", "cycles report", "latencies are in microseconds" },
 	{ 'O', "dualport", "dual port", "one DPDK port per process: -d" },
 	{ 'f', "margin", "duration margin", "-D measures the whole duration" },

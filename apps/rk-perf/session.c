@@ -193,7 +193,7 @@ add_peer_direction(const struct perf *p, const struct perf_msg *res, struct perf
 
 	r->peer_bw_avg_Bps = bw;
 	r->bw_avg_Bps += bw;
-	r->bw_peak_Bps += (double)res->iters[2];
+	r->bw_peak_Bps += p->o.no_peak ? 0 : (double)res->iters[2];
 	r->msg_rate += s > 0 ? (double)res->iters[0] / s : 0;
 }
 
