@@ -77,6 +77,8 @@ usage(FILE *f)
 		"                         window, -t or the buffer's slots with --verify)\n"
 		"  -l, --post_list N      bandwidth tests: N WRs per post call, the last of each\n"
 		"                         signalled unless -Q (which must divide N)\n"
+		"  -o, --outs N           read and atomic tests: at most N in flight per QP\n"
+		"                         (max_rd_atomic, 1..16, default 16)\n"
 		"  -N, --noPeak           bandwidth tests: no peak, reported as 0 (perftest's)\n"
 		"  -b, --bidirectional    write_bw, read_bw: the server runs the test towards the\n"
 		"                         client at once; the client reports both (summed)\n"
@@ -166,7 +168,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
 		{ "cq-mod", 1, NULL, 'Q' }, { "bidirectional", 0, NULL, 'b' },
 		{ "post_list", 1, NULL, 'l' }, { "qp-timeout", 1, NULL, 'u' },
-		{ "noPeak", 0, NULL, 'N' },
+		{ "noPeak", 0, NULL, 'N' }, { "outs", 1, NULL, 'o' },
 		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
 		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
@@ -183,7 +185,7 @@ parse_args(void *arg, int argc, char **argv)
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
-	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:u:N";
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:u:No:";
 	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
@@ -409,6 +411,10 @@ parse_args(void *arg, int argc, char **argv)
 		case O_RUN_INF: o->run_infinitely = true; break;
 		case 'b': o->bidir = true; break;
 		case 'N': o->no_peak = true; break;
+		case 'o':
+			if (rk_app_parse_u32(optarg, 1, 16, &o->outs) != 0)
+				BAD("-o, --outs: expected 1..16 READs/atomics in flight, got '%s'", optarg);
+			break;
 		case 'u':
 			if (rk_app_parse_u64(optarg, 0, 31, &v) != 0)
 				BAD("-u, --qp-timeout: expected 0..31 (4.096 us * 2^N; 0: none), got "
@@ -563,6 +569,9 @@ parse_args(void *arg, int argc, char **argv)
 		    o->iwarp ? "--transport iwarp" : "--rate_limit",
 		    o->verify ? "writes into the slots the client checks" :
 		    o->iwarp ? "is not wired over iWARP" : "would run unpaced");
+	if (o->outs > 0 && (o->iwarp || (o->verb != VERB_READ && o->verb != VERB_ATOMIC)))
+		BAD("-o bounds RoCE's READs and atomics in flight (read_*, atomic_*); iWARP's "
+		    "ORD is the MPA set-up's");
 	if (o->no_peak && o->mode != MODE_BW)
 		BAD("-N goes with the bandwidth tests (the peak is theirs)");
 	if (o->post_list > 1 && o->mode != MODE_BW)

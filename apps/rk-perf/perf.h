@@ -82,6 +82,7 @@ struct perf_opts {
 	uint32_t post_list;             /* -l: BW client: WRs per rk_post_send(); 0: one */
 	int qp_timeout;                 /* -u: local ACK timeout exponent (IBTA 9.7.6.1.3); -1: 14 */
 	bool no_peak;                   /* -N: BW peak not measured, reported 0 as perftest's */
+	uint32_t outs;                  /* -o: READs/atomics in flight per QP (max_rd_atomic); 0: 16 */
 };
 
 /*

@@ -20,7 +20,6 @@ static const struct perf_refused refused[] = {
 	  "rk-perf polls; --idle adaptive sleeps while idle" },
 	{ 'X', "vector", "completion vector", "rk-perf polls its CQs" },
 	{ 'I', "inline_size", "inline size", "the local IP is --ip" },
-	{ 'o', "outs", "outstanding READs/atomics", "-t bounds what is in flight" },
 	{ 'M', "MGID", "multicast group", "rk-perf runs RC" },
 	{ 'g', "mcg", "multicast", "rk-perf runs RC" },
 	{ 'z', "comm_rdma_cm", "RDMA-CM exchange",

@@ -476,7 +476,8 @@ connect_qps(struct perf *p)
 		a.timeout = p->o.qp_timeout >= 0 ? (uint8_t)p->o.qp_timeout : 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
-		a.max_rd_atomic = 16;
+		/* -o: READs and atomics this end has in flight (IBTA 9.5, max_rd_atomic). */
+		a.max_rd_atomic = p->o.outs > 0 ? (uint8_t)p->o.outs : 16;
 		if (rc == 0)
 			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
 					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |

@@ -63,6 +63,7 @@ for l in $(echo "$letters" | tr -d ':' | fold -w1); do
 	l) taken write_bw -l 8 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	u) taken write_bw -u 12 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	N) taken write_bw -N || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
+	o) taken read_bw -o 4 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	S) taken write_bw -S 3 --vlan 5 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	T) taken write_bw -T 104 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
 	L) taken write_bw -L 9 || bad=$((bad + 1)); ntaken=$((ntaken + 1)) ;;
@@ -83,7 +84,7 @@ done
 
 # perftest's long names: those of rk-perf's letters, then the long-only ones.
 bad=0 n=0
-for o in inline_size gid-index events vector outs MGID mcg comm_rdma_cm rdma_cm \
+for o in inline_size gid-index events vector MGID mcg comm_rdma_cm rdma_cm \
 	 report-cycles dualport margin source_mac dest_mac \
 	 dest_ip source_ip dest_port source_port ethertype server client mac_fwd use_rss \
 	 report-counters use-srq use-null-mr report-both reversed pkey_index burst_size \
@@ -102,6 +103,11 @@ for o in "--limit_bw=1" "--limit_msgrate=1" "--tos=8" "--tclass=8" "--hop_limit=
 	 "--run_infinitely" "--cq-mod=4" "--bidirectional" "--post_list=4" "--qp-timeout=10" "--noPeak"; do
 	# shellcheck disable=SC2086
 	taken write_bw $o || bad=$((bad + 1))
+	n=$((n + 1))
+done
+for o in "--outs=2" "--outs 16"; do
+	# shellcheck disable=SC2086
+	taken read_bw $o || bad=$((bad + 1))
 	n=$((n + 1))
 done
 for o in "--report-histogram" "--report-histogrm" "--report-unsorted"; do
@@ -150,6 +156,7 @@ usage "rate_limit goes with the bandwidth" send_lat --ip 198.18.0.1 --rate_limit
 usage "-b runs write_bw and read_bw both ways; send_bw" send_bw --ip 198.18.0.1 -b ||
 	bad=$((bad + 1))
 usage "-b goes without --verify" write_bw --ip 198.18.0.1 -b --verify || bad=$((bad + 1))
+usage "-o bounds RoCE's READs and atomics" write_bw --ip 198.18.0.1 -o 2 || bad=$((bad + 1))
 usage "-N goes with the bandwidth tests" send_lat --ip 198.18.0.1 -N || bad=$((bad + 1))
 usage "qp-timeout: expected 0..31" write_bw --ip 198.18.0.1 -u 32 || bad=$((bad + 1))
 usage "a multiple of -Q 3" write_bw --ip 198.18.0.1 -l 8 -Q 3 || bad=$((bad + 1))
@@ -325,6 +332,37 @@ if run qall write_bw "" -n 4000 --json && run q16 write_bw "" -n 4000 -Q 16 --js
 		ko "-Q: $ia/$ca, $i16/$c16, $ird/$crd, $isd/$csd, $idu/$cdu"
 else
 	ko "-Q runs: $(tail -1 "$tmp"/q*.err)"
+fi
+
+# -o: READ requests sent minus READ responses ended, in the client's recording
+# (frames in the order the port saw them): at most -o, more without it.
+inflight() {
+	python3 - "$1" <<'PY'
+import struct, sys
+d, off, cur, top = open(sys.argv[1], "rb").read(), 0, 0, 0
+while off + 12 <= len(d):
+    t, blen = struct.unpack_from("<II", d, off)
+    if t == 6:
+        cap = struct.unpack_from("<I", d, off + 20)[0]
+        f = d[off + 28:off + 28 + cap]
+        if struct.unpack_from(">H", f, 12)[0] == 0x0800 and f[23] == 17 and \
+           struct.unpack_from(">H", f, 36)[0] == 4791:
+            if f[42] == 0x0c and f[29] == 2:
+                cur += 1
+            elif f[42] in (0x0f, 0x10) and f[29] == 1:
+                cur -= 1
+            top = max(top, cur)
+    off += blen
+print(top)
+PY
+}
+if run o2 read_bw "" -n 300 -s 4096 -o 2 --pcap "$tmp/o2.pcapng" &&
+   run o16 read_bw "" -n 300 -s 4096 --pcap "$tmp/o16.pcapng"; then
+	a=$(inflight "$tmp/o2.pcapng") b=$(inflight "$tmp/o16.pcapng")
+	[ "$a" -ge 1 ] && [ "$a" -le 2 ] && [ "$b" -gt 2 ] &&
+		ok "-o 2: at most $a READs in flight (default: $b)" || ko "-o 2: $a in flight, default $b"
+else
+	ko "-o runs: $(tail -1 "$tmp"/o*.err)"
 fi
 
 # -u: the last of 3 WRITEs dropped, no later packet to NAK it: one ACK timeout,
