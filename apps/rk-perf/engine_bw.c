@@ -40,7 +40,7 @@ post_wr(struct perf *p, uint32_t qi, struct rk_send_wr *wr)
 	struct rk_send_wr *bad;
 	int rc;
 
-	/* -l: kept for post_list() to post with the others (the SGE too: it is on our caller's stack). */
+	/* -l: kept for post_list() to post as a list (the SGE too: it is on our caller's stack). */
 	if (p->batching) {
 		p->batch_sge[p->nbatch] = *wr->sg_list;
 		p->batch[p->nbatch] = *wr;
@@ -354,7 +354,8 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 
 			/* Paced: what the rate allows by now, one message ahead. */
 			if (pace > 0) {
-				allowed = pace_base + (uint64_t)(pace * (double)(now - pace_t0) * 1e-9) + 1;
+				allowed = pace_base + 1 +
+					  (uint64_t)(pace * (double)(now - pace_t0) * 1e-9);
 				if (allowed > posted_all + burst) {
 					pace_base = posted_all + burst - 1;
 					pace_t0 = now;
@@ -406,7 +407,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 
 			if (check_wc(p, &wc[k]) != 0)
 				return -1;
-			/* One completion for the WRs up to it (RC's send queue completes in order). */
+			/* A completion ends the WRs up to it (RC's send queue completes in order). */
 			for (uint64_t j = p->cq_mod > 1 ? q->done : it; j <= it; j++) {
 				if (o->verify && p->e->complete != NULL)
 					p->e->complete(p, qi, j, size, slots);
