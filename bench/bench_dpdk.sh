@@ -70,16 +70,16 @@ while [ $r -lt "$rounds" ]; do
 		rc_t="$rc_t -"
 		status=1
 	fi
-	# The same WRITE run with the client recording (-w, the default snap
+	# The same WRITE run with the client recording (--pcap, the default snap
 	# length of a bandwidth test): what recording costs.
 	n=$((n + 1))
 	port=$((21000 + ($$ + 2 * n) % 20000))
 	args="write_bw -m 4096 -s 65536 -D $secs --idle spin -p $port"
 	if pair record "$perf $EAL -l $CS $(vdev server) -- $args --ip 198.18.0.1" \
 		"$perf $EAL -l 0 $(vdev client) -- $args --ip 198.18.0.2 --report_gbits \
-		 -w $tmp/record.pcapng 127.0.0.1"; then
+		 --pcap $tmp/record.pcapng 127.0.0.1"; then
 		v=$(awk '$1 == 65536 && NF == 5 {print $4}' "$tmp/record.cli")
-		echo "rk-perf write_bw 64 KiB, MTU 4096, recording (-w): $v Gb/s"
+		echo "rk-perf write_bw 64 KiB, MTU 4096, recording (--pcap): $v Gb/s"
 		rec_t="$rec_t ${v:--}"
 	else
 		rec_t="$rec_t -"

@@ -48,11 +48,11 @@ run() {
 	shift
 	PORT=$((PORT + 1))
 	timeout 60 "$PERF" $EAL -l "$CORE_S" --vdev=net_memif0,role=server,"$MEMIF" -- \
-		"$t" --ip 198.18.0.1 -p "$PORT" -w "$OUT/$t.server.pcapng" --snaplen 0 "$@" \
+		"$t" --ip 198.18.0.1 -p "$PORT" --pcap "$OUT/$t.server.pcapng" --snaplen 0 "$@" \
 		>"$OUT/$t.server.log" 2>&1 &
 	spid=$!
 	if ! timeout 60 "$PERF" $EAL -l 0 --vdev=net_memif0,role=client,"$MEMIF" -- \
-		"$t" --ip 198.18.0.2 -p "$PORT" -w "$OUT/$t.client.pcapng" --snaplen 0 "$@" 127.0.0.1 \
+		"$t" --ip 198.18.0.2 -p "$PORT" --pcap "$OUT/$t.client.pcapng" --snaplen 0 "$@" 127.0.0.1 \
 		>"$OUT/$t.client.log" 2>&1; then
 		cat "$OUT/$t.client.log" "$OUT/$t.server.log" >&2
 		echo "demo: $t failed (logs in $OUT)" >&2

@@ -22,10 +22,13 @@ msg_wr(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots, struct rk_sge
 	uint64_t it = q->posted;
 	uint32_t bytes = msg_bytes(p, size), slot = (uint32_t)(it % slots);
 	uint8_t *local = q->buf + (size_t)slot * bytes;
+	/* -Q: every cq_mod-th, and an iteration count's last (a timed run ends on one). */
+	bool signal = p->cq_mod <= 1 || (it + 1) % p->cq_mod == 0 ||
+		      (p->o.duration_s <= 0 && it + 1 == p->o.iters);
 
 	*sge = (struct rk_sge){ (uint64_t)(uintptr_t)local, bytes, q->mr->lkey };
 	*wr = (struct rk_send_wr){ .wr_id = ((uint64_t)qi << 40) | it, .sg_list = sge,
-				   .num_sge = 1, .send_flags = RK_SEND_SIGNALED };
+				   .num_sge = 1, .send_flags = signal ? RK_SEND_SIGNALED : 0 };
 	return local;
 }
 
@@ -35,8 +38,19 @@ post_wr(struct perf *p, uint32_t qi, struct rk_send_wr *wr)
 {
 	struct qpres *q = &p->q[qi];
 	struct rk_send_wr *bad;
-	int rc = rk_post_send(q->qp, wr, &bad);
+	int rc;
 
+	/* -l: kept for post_list() to post as a list (the SGE too: it is on our caller's stack). */
+	if (p->batching) {
+		p->batch_sge[p->nbatch] = *wr->sg_list;
+		p->batch[p->nbatch] = *wr;
+		p->batch[p->nbatch].sg_list = &p->batch_sge[p->nbatch];
+		p->nbatch++;
+		q->posted++;
+		q->sent++;
+		return 0;
+	}
+	rc = rk_post_send(q->qp, wr, &bad);
 	if (rc == -ENOMEM)
 		return 1;
 	if (rc != 0) {
@@ -232,6 +246,72 @@ iw_fence(struct perf *p)
 	return 0;
 }
 
+/*
+ * -l: the next @p n messages of QP @p qi in one rk_post_send(), a list as
+ * the engine's post() builds them one by one. @return messages posted
+ * (fewer when the send queue filled: the rest are taken back), or -1.
+ */
+static int
+post_list(struct perf *p, uint32_t qi, uint32_t size, uint32_t slots, uint32_t n)
+{
+	struct qpres *q = &p->q[qi];
+	struct rk_send_wr *bad = NULL;
+	uint32_t left;
+	int rc = 0;
+
+	p->batching = true;
+	p->nbatch = 0;
+	for (uint32_t k = 0; k < n && rc == 0; k++)
+		rc = p->e->post(p, qi, size, slots);
+	p->batching = false;
+	if (rc != 0)
+		return -1;
+	for (uint32_t k = 0; k + 1 < n; k++)
+		p->batch[k].next = &p->batch[k + 1];
+	p->batch[n - 1].next = NULL;
+	rc = rk_post_send(q->qp, &p->batch[0], &bad);
+	if (rc != 0 && rc != -ENOMEM) {
+		char why[128];
+
+		return fail(p, "post_send (-l %u): %s", n, post_error(q->qp, rc, why, sizeof(why)));
+	}
+	left = rc == 0 || bad == NULL ? 0 : (uint32_t)(n - (uint32_t)(bad - p->batch));
+	q->posted -= left;
+	q->sent -= left;
+	return (int)(n - left);
+}
+
+/*
+ * Whether QP @p q has messages left to post: -n's count, or until the
+ * time is up; with -Q up to a signalled WR, or the ones after the last
+ * signalled would never complete.
+ */
+static bool
+to_post(const struct perf *p, const struct qpres *q, bool timeup)
+{
+	if (p->o.duration_s <= 0)
+		return q->posted < p->o.iters;
+	return !timeup || (p->cq_mod > 1 && q->posted % p->cq_mod != 0);
+}
+
+/*
+ * -l: the next list's length: up to the next multiple of -l (a list the
+ * send queue cut short is made up by the next one), no further than -n,
+ * and once the time is up only to the next signalled WR.
+ */
+static uint32_t
+list_len(const struct perf *p, const struct qpres *q, bool timeup)
+{
+	uint64_t n = p->o.post_list - q->posted % p->o.post_list;
+
+	if (p->o.duration_s <= 0 && p->o.iters - q->posted < n)
+		n = p->o.iters - q->posted;
+	if (p->o.duration_s > 0 && timeup && p->cq_mod > 1 &&
+	    p->cq_mod - q->posted % p->cq_mod < n)
+		n = p->cq_mod - q->posted % p->cq_mod;
+	return (uint32_t)n;
+}
+
 int
 run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 {
@@ -241,6 +321,13 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 	uint64_t t0 = now_ns(), t_end = t0 + (uint64_t)(o->duration_s * 1e9), t_last = t0;
 	uint64_t win_t = t0, win_done = 0, total_done = 0;
 	struct rk_app_progress line = { .prog = "rk-perf", .t0_ns = t0 };
+	/* --rate_limit: messages per second of all QPs; 0: unpaced. */
+	double pace = o->rate_limit <= 0 ? 0 : o->rate_units == 'p' ? o->rate_limit :
+		      o->rate_units == 'M' ? o->rate_limit * 1048576.0 / bytes :
+		      o->rate_limit * 1e9 / 8 / bytes;
+	uint64_t posted_all = 0, allowed = UINT64_MAX, pace_base = 0, pace_t0 = t0;
+	/* After a stall (the peer, the scheduler), at most 50 ms' worth at once. */
+	uint64_t burst = pace * 0.05 > 1 ? (uint64_t)(pace * 0.05) : 1;
 	double peak = 0;
 	struct rk_wc wc[64];
 	bool more = true;
@@ -249,21 +336,52 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 		window = o->verify ? window : o->tx_depth;
 	for (uint32_t i = 0; i < o->qps; i++)
 		p->q[i].posted = p->q[i].done = 0;
+	/* perftest's cap: a moderation beyond the window would wait forever. */
+	p->cq_mod = o->cq_mod > window ? window : o->cq_mod;
+	/* -l: a list at a time (its last WR signalled: parse_args() set -Q). */
+	if (o->post_list > window)
+		return fail(p, "-l %u: more than the %u messages in flight at %u bytes (-t, "
+			    "or the buffer's slots with --verify)", o->post_list, window, size);
 	for (;;) {
 		int n, work = 0;
 		uint64_t now = now_ns();
+		bool timeup;
 
-		if (o->duration_s > 0 && now >= t_end)
-			more = false;
+		/* --run_infinitely: a signal ends the interval; what is in flight completes. */
+		timeup = (o->duration_s > 0 && now >= t_end) || (rk_app_stop && perf_soft_stop(p));
 		if (more) {
 			bool any = false;
+
+			/* Paced: what the rate allows by now, one message ahead. */
+			if (pace > 0) {
+				allowed = pace_base + 1 +
+					  (uint64_t)(pace * (double)(now - pace_t0) * 1e-9);
+				if (allowed > posted_all + burst) {
+					pace_base = posted_all + burst - 1;
+					pace_t0 = now;
+					allowed = posted_all + burst;
+				}
+			}
 
 			for (uint32_t i = 0; i < o->qps; i++) {
 				struct qpres *q = &p->q[i];
 
-				while (q->posted - q->done < window &&
-				       (o->duration_s > 0 || q->posted < o->iters) &&
-				       credit_ok(p, i)) {
+				while (o->post_list > 1 &&
+				       q->posted - q->done + o->post_list <= window &&
+				       to_post(p, q, timeup) && posted_all < allowed) {
+					uint32_t len = list_len(p, q, timeup);
+					int rc = post_list(p, i, size, slots, len);
+
+					if (rc < 0)
+						return -1;
+					r->post_calls += rc > 0;
+					work += rc;
+					posted_all += (uint64_t)rc;
+					if ((uint32_t)rc < len)
+						break;
+				}
+				while (o->post_list <= 1 && q->posted - q->done < window &&
+				       to_post(p, q, timeup) && posted_all < allowed && credit_ok(p, i)) {
 					int rc = p->e->post(p, i, size, slots);
 
 					if (rc < 0)
@@ -271,8 +389,10 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 					if (rc > 0)
 						break;
 					work++;
+					posted_all++;
+					r->post_calls++;
 				}
-				if (o->duration_s > 0 || q->posted < o->iters)
+				if (to_post(p, q, timeup))
 					any = true;
 			}
 			more = any;
@@ -282,13 +402,19 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 			return fail(p, "poll_cq: %s", strerror(-n));
 		for (int k = 0; k < n; k++) {
 			uint32_t qi = (uint32_t)(wc[k].wr_id >> 40);
+			uint64_t it = wc[k].wr_id & ((1ull << 40) - 1);
+			struct qpres *q = &p->q[qi];
 
 			if (check_wc(p, &wc[k]) != 0)
 				return -1;
-			if (o->verify && p->e->complete != NULL)
-				p->e->complete(p, qi, wc[k].wr_id & ((1ull << 40) - 1), size, slots);
-			p->q[qi].done++;
-			total_done++;
+			/* A completion ends the WRs up to it (RC's send queue completes in order). */
+			for (uint64_t j = p->cq_mod > 1 ? q->done : it; j <= it; j++) {
+				if (o->verify && p->e->complete != NULL)
+					p->e->complete(p, qi, j, size, slots);
+				q->done++;
+				total_done++;
+			}
+			r->cqes++;
 		}
 		if (n > 0)
 			t_last = now_ns();
@@ -324,7 +450,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 	r->iters = total_done;
 	r->seconds = (double)(t_last - t0) * 1e-9;
 	r->bw_avg_Bps = r->seconds > 0 ? (double)total_done * bytes / r->seconds : 0;
-	r->bw_peak_Bps = peak > r->bw_avg_Bps ? peak : r->bw_avg_Bps;
+	r->bw_peak_Bps = o->no_peak ? 0 : peak > r->bw_avg_Bps ? peak : r->bw_avg_Bps;
 	r->msg_rate = r->seconds > 0 ? (double)total_done / r->seconds : 0;
 	return 0;
 }

@@ -242,7 +242,14 @@ run_lat_client(struct perf *p, uint32_t size, struct perf_result *r)
 		r->bytes = size;
 		r->iters = nlat;
 		r->warmup = it - nlat;
+		/* perftest's -U, then -H (which -U implies): "#, usec" and a line each. */
+		if (o->unsorted)
+			print_latencies(lat, nlat);
 		lat_stats(lat, nlat, r);
+		if (o->histogram) {
+			print_latencies(lat, nlat);
+			report_columns(o);
+		}
 	}
 	free(lat);
 	return rc;

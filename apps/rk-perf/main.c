@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -55,6 +56,36 @@ usage(FILE *f)
 		"                         the client sends only into these (credits, no RNR)\n"
 		"  -A, --atomic_type T    FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -F, --CPU-freq         accepted for perftest compatibility\n"
+		"  -w, --limit_bw B       bandwidth tests: fail (exit 1) when a size's average\n"
+		"                         bandwidth is below B (MB/s, Gb/s with --report_gbits)\n"
+		"  -y, --limit_msgrate R  bandwidth tests: fail when a size's message rate is\n"
+		"                         below R Mpps\n"
+		"      --rate_limit R     bandwidth tests: the client posts at most R (software\n"
+		"                         pacing; --rate_limit_type SW only)\n"
+		"      --rate_units U     of --rate_limit: g Gb/s (default), M MiB/s, p msg/s\n"
+		"      --run_infinitely   bandwidth tests: intervals of -D seconds (default 5),\n"
+		"                         a result line each, until SIGINT or SIGTERM (exit 0)\n"
+		"  -H, --report-histogram latency tests: every latency (us), sorted, before the\n"
+		"                         result line\n"
+		"  -U, --report-unsorted  latency tests: every latency as measured, then -H's\n"
+		"  -T, --tos, --tclass N  IP ToS / traffic class of the RoCEv2 packets: DSCP << 2\n"
+		"                         (ECN bits 0: rdmakit sends Not-ECT)\n"
+		"  -S, --sl N             service level: the 802.1Q priority (PCP 0..7), with\n"
+		"                         --vlan\n"
+		"  -L, --hop_limit N      IPv4 TTL / IPv6 hop limit of the RoCEv2 packets (64)\n"
+		"  -Q, --cq-mod N         bandwidth tests: one completion per N WRs (at most the\n"
+		"                         window, -t or the buffer's slots with --verify)\n"
+		"  -l, --post_list N      bandwidth tests: N WRs per post call, the last of each\n"
+		"                         signalled unless -Q (which must divide N)\n"
+		"  -o, --outs N           read and atomic tests: at most N in flight per QP\n"
+		"                         (max_rd_atomic, 1..16, default 16)\n"
+		"  -N, --noPeak           bandwidth tests: no peak, reported as 0 (perftest's)\n"
+		"  -b, --bidirectional    write_bw, read_bw: the server runs the test towards the\n"
+		"                         client at once; the client reports both (summed)\n"
+		"  -u, --qp-timeout N     RoCE's local ACK timeout, 4.096 us * 2^N (default 14,\n"
+		"                         67 ms; 0: none, --timeout still ends a stalled phase)\n"
+		"  -i, --ib-port 1        a DPDK port has one port\n"
+		"  -c, --connection RC    the only transport service rk-perf runs\n"
 		"  -p, --port N           TCP port of the out-of-band exchange (default 18515)\n"
 		"      --report_gbits     bandwidth in Gb/s\n"
 		"      --json             results as JSON on stdout\n"
@@ -62,13 +93,13 @@ usage(FILE *f)
 		"      --counters         print the NIC-style counters at the end, also after\n"
 		"                         an error\n"
 		"  -d, --ib-dev NAME      DPDK port name (default port 0)\n"
-		"  -I, --ip A.B.C.D       this endpoint's IPv4 address\n"
+		"      --ip A.B.C.D       this endpoint's IPv4 address\n"
 		"      --ip6 ADDR         this endpoint's IPv6 address: RoCEv2 over IPv6\n"
 		"                         (one of --ip and --ip6 is required; the peer gives\n"
 		"                         the same kind)\n"
 		"      --vlan ID          802.1Q tag on every frame\n"
-		"  -w, --pcap FILE        record every frame sent and received (pcapng)\n"
-		"      --snaplen N        with -w: bytes of each frame recorded, the rest cut\n"
+		"      --pcap FILE        record every frame sent and received (pcapng)\n"
+		"      --snaplen N        with --pcap: bytes of each frame recorded, the rest cut\n"
 		"                         (its length kept); 0: whole frames. Default: the\n"
 		"                         headers (128) for RoCE bandwidth tests, else 0\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
@@ -95,16 +126,20 @@ usage(FILE *f)
 		"                         most 1460; default 1500)\n"
 		"      --tcp B            iWARP's TCP: lwip (on the DPDK port, default) or\n"
 		"                         kernel (sockets to SERVER, no DPDK port used, so\n"
-		"                         no -w, -d, --vlan, --idle, --tx-drop-*, --tx-copy,\n"
+		"                         no --pcap, -d, --vlan, --idle, --tx-drop-*, --tx-copy,\n"
 		"                         --arp-timeout, --link-timeout, --netmask)\n"
 		"      --netmask M        lwIP interface netmask (default 255.255.255.0)\n"
 		"  -h, --help             this text\n"
 		"  -V, --version          print the version\n"
 		"\n"
-		"The server runs the client's test, -s/-a/--sizes, -n/-D, -q, -m, -t, -r, -A\n"
-		"and --verify, and notes on stderr those it was given otherwise (-r as well,\n"
+		"The server runs the client's test, -s/-a/--sizes, -n/-D, -q, -m, -t, -r, -A,\n"
+		"--verify and -b, and notes on stderr those it was given otherwise (-r as well,\n"
 		"unlike perftest: both ends lay out buffers and iWARP credits from it). The\n"
 		"rest is each end's own; --transport and the IP version must match.\n"
+		"\n"
+		"Every other perftest option (inline size, GID index, RDMA-CM, bidirectional,\n"
+		"CQ moderation, post lists, ODP, ...) is refused with one line naming what\n"
+		"rk-perf offers instead.\n"
 		"\n"
 		"Exit status: 0 ok (and data verified with --verify), 1 a run-time error\n"
 		"(peer unreachable, timeout, completion error, data mismatch, SIGINT or\n"
@@ -117,14 +152,25 @@ parse_args(void *arg, int argc, char **argv)
 	struct perf *p = arg;
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
-	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN };
-	static const struct option lo[] = {
+	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN, O_IP, O_PCAP,
+	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_REFUSED = 1000 };
+	static const struct option base[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
 		{ "tx-depth", 1, NULL, 't' }, { "rx-depth", 1, NULL, 'r' },
 		{ "atomic_type", 1, NULL, 'A' }, { "CPU-freq", 0, NULL, 'F' },
-		{ "port", 1, NULL, 'p' }, { "ib-dev", 1, NULL, 'd' }, { "ip", 1, NULL, 'I' },
-		{ "pcap", 1, NULL, 'w' }, { "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' },
+		{ "port", 1, NULL, 'p' }, { "ib-dev", 1, NULL, 'd' }, { "ip", 1, NULL, O_IP },
+		{ "pcap", 1, NULL, O_PCAP }, { "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' },
+		{ "limit_bw", 1, NULL, 'w' }, { "limit_msgrate", 1, NULL, 'y' },
+		{ "tos", 1, NULL, 'T' }, { "tclass", 1, NULL, 'T' }, { "sl", 1, NULL, 'S' },
+		{ "hop_limit", 1, NULL, 'L' }, { "report-histogrm", 0, NULL, 'H' },
+		{ "report-histogram", 0, NULL, 'H' }, { "report-unsorted", 0, NULL, 'U' },
+		{ "ib-port", 1, NULL, 'i' }, { "connection", 1, NULL, 'c' },
+		{ "cq-mod", 1, NULL, 'Q' }, { "bidirectional", 0, NULL, 'b' },
+		{ "post_list", 1, NULL, 'l' }, { "qp-timeout", 1, NULL, 'u' },
+		{ "noPeak", 0, NULL, 'N' }, { "outs", 1, NULL, 'o' },
+		{ "run_infinitely", 0, NULL, O_RUN_INF }, { "rate_limit", 1, NULL, O_RATE_LIMIT },
+		{ "rate_units", 1, NULL, O_RATE_UNITS }, { "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "report_gbits", 0, NULL, O_GBITS }, { "json", 0, NULL, O_JSON },
 		{ "verify", 0, NULL, O_VERIFY }, { "counters", 0, NULL, O_COUNTERS },
 		{ "vlan", 1, NULL, O_VLAN }, { "idle", 1, NULL, O_IDLE },
@@ -136,8 +182,11 @@ parse_args(void *arg, int argc, char **argv)
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
 		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
 		{ "snaplen", 1, NULL, O_SNAPLEN },
-		{ NULL, 0, NULL, 0 },
 	};
+	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
+	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
+	static char shorts[160] = ":s:an:D:q:m:t:r:A:Fp:d:hVw:y:T:S:L:HUi:c:Q:bl:u:No:";
+	const struct perf_refused *refused = perf_refused_options();
 	static const struct rk_app_word tcp_words[] = {
 		{ "lwip", 0 }, { "kernel", 1 }, { NULL, 0 }
 	};
@@ -153,16 +202,47 @@ parse_args(void *arg, int argc, char **argv)
 	const char *port_opt = NULL;
 	uint64_t v;
 	double d;
-	int c, ti, w;
+	int c, ti, w, li;
+	size_t nlo = 0;
 
 	*o = (struct perf_opts){
 		.tcp_port = 18515, .qps = 1, .mtu = 1024, .tx_depth = 128, .rx_depth = 512,
 		.seed = 1, .oob_timeout_s = 20, .timeout_s = 10, .arp_timeout_s = 3,
 		.link_timeout_ms = 10000,
 	};
+	if (lo[0].name == NULL) {
+		size_t k = strlen(shorts);
+
+		for (; nlo < sizeof(base) / sizeof(base[0]); nlo++)
+			lo[nlo] = base[nlo];
+		for (int i = 0; refused[i].name != NULL && nlo + 1 < sizeof(lo) / sizeof(lo[0]); i++) {
+			lo[nlo++] = (struct option){ refused[i].name, 2, NULL, O_REFUSED + i };
+			if (refused[i].letter != 0 && k + 3 < sizeof(shorts)) {
+				shorts[k++] = refused[i].letter;
+				shorts[k++] = ':';
+				shorts[k++] = ':';
+			}
+		}
+		shorts[k] = '\0';
+	}
+	o->tos = o->pcp = o->qp_timeout = -1;
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
-	while ((c = getopt_long(argc, argv, ":s:an:D:q:m:t:r:A:Fp:d:I:w:hV", lo, NULL)) != -1) {
+	while ((li = -1, c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
+		/* A refused letter comes back as itself: its entry's value. */
+		for (int i = 0; c > 0 && c < 128 && refused[i].name != NULL; i++)
+			if (refused[i].letter == c)
+				c = O_REFUSED + i;
+		if (c >= O_REFUSED) {
+			char given[64];
+
+			if (li >= 0)
+				snprintf(given, sizeof(given), "--%s", lo[li].name);
+			else
+				snprintf(given, sizeof(given), "-%c", refused[c - O_REFUSED].letter);
+			perf_refuse_option(&refused[c - O_REFUSED], given);
+			return 2;
+		}
 		switch (c) {
 		case 's': case 'a': case O_SIZES: p->given |= GIVEN_SIZE; break;
 		case 'n': case 'D': p->given |= GIVEN_RUN; break;
@@ -242,7 +322,7 @@ parse_args(void *arg, int argc, char **argv)
 			o->dev = optarg;
 			port_opt = port_opt != NULL ? port_opt : "-d";
 			break;
-		case 'I':
+		case O_IP:
 			if (inet_pton(AF_INET, optarg, o->ip) != 1)
 				BAD("--ip: expected an IPv4 address, got '%s'", optarg);
 			o->have_ip = true;
@@ -253,7 +333,7 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--ip6: expected an IPv6 address, got '%s'", optarg);
 			o->have_ip6 = true;
 			break;
-		case 'w':
+		case O_PCAP:
 			if (*optarg == '\0')
 				BAD("--pcap: expected a file name, got ''");
 			o->pcap_path = optarg;
@@ -284,6 +364,89 @@ parse_args(void *arg, int argc, char **argv)
 			o->netmask = optarg;
 			break;
 		}
+		case 'w':
+			if (rk_app_parse_double(optarg, 0, 1e9, &o->limit_bw) != 0)
+				BAD("-w, --limit_bw: expected perftest's least average bandwidth (MB/s, "
+				    "Gb/s with --report_gbits), got '%s'; the recording is --pcap FILE",
+				    optarg);
+			break;
+		case 'y':
+			if (rk_app_parse_double(optarg, 0, 1e6, &o->limit_msgrate) != 0)
+				BAD("-y, --limit_msgrate: expected perftest's least message rate (Mpps), "
+				    "got '%s'", optarg);
+			break;
+		case 'T':
+			if (rk_app_parse_u64(optarg, 0, 255, &v) != 0)
+				BAD("-T, --tos, --tclass: expected a ToS byte 0..255, got '%s'", optarg);
+			if ((v & 3) != 0)
+				BAD("-T %s: the ECN bits (ToS & 3) are set, and rdmakit's RoCE sends "
+				    "Not-ECT (no ECN, no CNPs): give DSCP << 2, e.g. -T 104 for DSCP 26",
+				    optarg);
+			o->tos = (int)v;
+			break;
+		case 'S':
+			if (rk_app_parse_u64(optarg, 0, 15, &v) != 0)
+				BAD("-S, --sl: expected a service level 0..15, got '%s'", optarg);
+			if (v > 7)
+				BAD("-S %s: over Ethernet the service level is the 802.1Q priority (PCP), "
+				    "0..7", optarg);
+			o->pcp = (int)v;
+			break;
+		case 'L':
+			if (rk_app_parse_u64(optarg, 1, 255, &v) != 0)
+				BAD("-L, --hop_limit: expected 1..255, got '%s'", optarg);
+			o->hop_limit = (uint8_t)v;
+			break;
+		case 'H': o->histogram = true; break;
+		case 'U': o->histogram = o->unsorted = true; break;
+		case 'i':
+			if (strcmp(optarg, "1") != 0)
+				BAD("-i %s: a DPDK port has one port, 1; choose the port with -d", optarg);
+			break;
+		case 'c':
+			if (strcasecmp(optarg, "RC") != 0)
+				BAD("-c %s: rk-perf runs RC only (UC, UD, XRC, DC are not wired into it); "
+				    "frames of any transport: rk-gen", optarg);
+			break;
+		case O_RUN_INF: o->run_infinitely = true; break;
+		case 'b': o->bidir = true; break;
+		case 'N': o->no_peak = true; break;
+		case 'o':
+			if (rk_app_parse_u32(optarg, 1, 16, &o->outs) != 0)
+				BAD("-o, --outs: expected 1..16 READs/atomics in flight, got '%s'", optarg);
+			break;
+		case 'u':
+			if (rk_app_parse_u64(optarg, 0, 31, &v) != 0)
+				BAD("-u, --qp-timeout: expected 0..31 (4.096 us * 2^N; 0: none), got "
+				    "'%s'", optarg);
+			o->qp_timeout = (int)v;
+			break;
+		case 'l':
+			if (rk_app_parse_u32(optarg, 1, PERF_MAX_POST_LIST, &o->post_list) != 0)
+				BAD("-l, --post_list: expected 1..%d WRs per post, got '%s'",
+				    PERF_MAX_POST_LIST, optarg);
+			break;
+		case 'Q':
+			if (rk_app_parse_u32(optarg, 1, 1024, &o->cq_mod) != 0)
+				BAD("-Q, --cq-mod: expected 1..1024 WRs per completion, got '%s'", optarg);
+			break;
+		case O_RATE_LIMIT:
+			if (rk_app_parse_double(optarg, 1e-9, 1e12, &o->rate_limit) != 0)
+				BAD("--rate_limit: expected a positive rate (--rate_units, default Gb/s), "
+				    "got '%s'", optarg);
+			break;
+		case O_RATE_UNITS:
+			if (strcmp(optarg, "g") != 0 && strcmp(optarg, "M") != 0 &&
+			    strcmp(optarg, "p") != 0)
+				BAD("--rate_units: expected g (Gb/s), M (MiB/s) or p (messages/s), got "
+				    "'%s'", optarg);
+			o->rate_units = optarg[0];
+			break;
+		case O_RATE_TYPE:
+			if (strcmp(optarg, "SW") != 0)
+				BAD("--rate_limit_type %s: rk-perf paces in software only (SW); the "
+				    "port has no rate limiter of its own", optarg);
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': rk_cli_version("rk-perf"); exit(0);
 		case O_GBITS: o->report_gbits = true; break;
@@ -381,6 +544,67 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->warmup_set && o->mode != MODE_LAT)
 		BAD("--warmup goes with the latency tests (write_lat, read_lat, send_lat, "
 		    "atomic_lat)");
+	if ((o->limit_bw > 0 || o->limit_msgrate > 0) && o->mode != MODE_BW)
+		BAD("%s goes with the bandwidth tests (perftest's meaning: the least average "
+		    "that passes)", o->limit_bw > 0 ? "-w, --limit_bw" : "-y, --limit_msgrate");
+	if (o->histogram && o->mode != MODE_LAT)
+		BAD("-%c goes with the latency tests (write_lat, read_lat, send_lat, atomic_lat)",
+		    o->unsorted ? 'U' : 'H');
+	if (o->histogram && o->json)
+		BAD("-%c prints a text list; --json has the statistics", o->unsorted ? 'U' : 'H');
+	if (o->pcp >= 0 && o->vlan == 0)
+		BAD("-S: the service level is sent as the 802.1Q priority (PCP), which needs a "
+		    "tag: give --vlan ID too");
+	if (o->iwarp && (o->tos >= 0 || o->hop_limit != 0))
+		BAD("%s sets the RoCEv2 packets' IP header; over --transport iwarp TCP/IP is "
+		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
+	if (o->iwarp && o->qp_timeout >= 0)
+		BAD("-u sets RoCE's ACK timeout; over --transport iwarp TCP retransmits");
+	if (o->bidir && (o->mode != MODE_BW || (o->verb != VERB_WRITE && o->verb != VERB_READ)))
+		BAD("-b runs write_bw and read_bw both ways; %s is not wired for it (send_bw "
+		    "would need the client's receives, atomic_bw shares the counter's slot)",
+		    p->e->name);
+	if (o->bidir && (o->verify || o->iwarp || o->rate_limit > 0))
+		BAD("-b goes without %s: the server's direction %s", o->verify ? "--verify" :
+		    o->iwarp ? "--transport iwarp" : "--rate_limit",
+		    o->verify ? "writes into the slots the client checks" :
+		    o->iwarp ? "is not wired over iWARP" : "would run unpaced");
+	if (o->outs > 0 && (o->iwarp || (o->verb != VERB_READ && o->verb != VERB_ATOMIC)))
+		BAD("-o bounds RoCE's READs and atomics in flight (read_*, atomic_*); iWARP's "
+		    "ORD is the MPA set-up's");
+	if (o->no_peak && o->mode != MODE_BW)
+		BAD("-N goes with the bandwidth tests (the peak is theirs)");
+	if (o->post_list > 1 && o->mode != MODE_BW)
+		BAD("-l goes with the bandwidth tests");
+	if (o->post_list > 1 && o->post_list > o->tx_depth)
+		BAD("-l %u: more than -t %u WRs in flight", o->post_list, o->tx_depth);
+	if (o->post_list > 1 && o->cq_mod > 1 && o->post_list % o->cq_mod != 0)
+		BAD("-l %u: a multiple of -Q %u, as perftest asks (or no -Q: one completion per "
+		    "list)", o->post_list, o->cq_mod);
+	if (o->post_list > 1 && o->iwarp && o->verb == VERB_SEND)
+		BAD("-l with send_bw over iWARP: SENDs go out one by one against the server's "
+		    "credits");
+	/* perftest: a list's last WR is signalled unless -Q says otherwise. */
+	if (o->post_list > 1 && o->cq_mod == 0)
+		o->cq_mod = o->post_list;
+	if (o->cq_mod > 1 && o->mode != MODE_BW)
+		BAD("-Q goes with the bandwidth tests: a latency test waits for each completion");
+	if (o->rate_limit > 0 && o->mode != MODE_BW)
+		BAD("--rate_limit goes with the bandwidth tests");
+	if (o->rate_units != 0 && o->rate_limit <= 0)
+		BAD("--rate_units goes with --rate_limit");
+	if (o->rate_units == 0)
+		o->rate_units = 'g';
+	if (o->run_infinitely) {
+		if (o->mode != MODE_BW)
+			BAD("--run_infinitely goes with the bandwidth tests, as in perftest");
+		if (iters_set)
+			BAD("--run_infinitely runs intervals of -D seconds (default 5), not -n");
+		if (o->all_sizes || (list_set && p->nsizes > 1))
+			BAD("--run_infinitely runs one size: give -s N");
+		if (o->duration_s <= 0)
+			o->duration_s = 5;
+	}
 	if (!iters_set)
 		o->iters = o->mode == MODE_BW ? 5000 : 1000;
 	/* A bandwidth test's payloads would make the recording the bottleneck:
@@ -432,7 +656,7 @@ parse_args(void *arg, int argc, char **argv)
 			BAD("--transport iwarp: -m is the interface MTU: 1024, 1500, 2048 or 4096 "
 			    "(default 1500)");
 		if (o->tcp_kernel && o->pcap_path != NULL)
-			BAD("--tcp kernel has no DPDK port to record (-w): record with tcpdump");
+			BAD("--tcp kernel has no DPDK port to record (--pcap): record with tcpdump");
 		/* What these change happens on the DPDK port, which kernel sockets skip. */
 		if (o->tcp_kernel && (o->tx_drop_every != 0 || o->tx_drop_rate > 0))
 			BAD("--tcp kernel has no DPDK port to drop frames on (--tx-drop-every, "
@@ -508,6 +732,7 @@ main(int argc, char **argv)
 	memcpy(cfg.ip, p->o.ip, 4);
 	memcpy(cfg.ip6, p->o.ip6, 16);
 	cfg.vlan_id = p->o.vlan;
+	cfg.vlan_pcp = p->o.pcp > 0 ? (uint8_t)p->o.pcp : 0;
 	cfg.idle = p->o.idle;
 	cfg.link_timeout_ms = p->o.link_timeout_ms;
 	cfg.pcapng_path = p->o.pcap_path;

@@ -22,6 +22,7 @@
  * 802.1Q tag, IPv6, UDP, the BTH and the largest extended headers. */
 #define PERF_BW_SNAPLEN 128
 #define PERF_MAX_SIZES 24
+#define PERF_MAX_POST_LIST 256
 
 enum perf_verb { VERB_WRITE, VERB_READ, VERB_SEND, VERB_ATOMIC };
 enum perf_mode { MODE_BW, MODE_LAT };
@@ -65,7 +66,41 @@ struct perf_opts {
 	bool iwarp;
 	bool tcp_kernel;
 	const char *netmask;            /* lwIP interface; NULL: 255.255.255.0 */
+	/* perftest's options of the same meaning. */
+	double limit_bw;                /* -w: least average bandwidth, report unit; 0: none */
+	double limit_msgrate;           /* -y: least message rate, Mpps; 0: none */
+	int tos;                        /* -T/--tclass: IP ToS (DSCP << 2); -1: 0 */
+	int pcp;                        /* -S: 802.1Q PCP with --vlan; -1: 0 */
+	uint8_t hop_limit;              /* -L: IPv4 TTL / IPv6 hop limit; 0: 64 */
+	bool histogram;                 /* -H: every latency */
+	bool unsorted;                  /* -U: every latency in order of measurement */
+	bool run_infinitely;            /* BW client: intervals of -D until a signal */
+	double rate_limit;              /* --rate_limit: client's software pacing; 0: none */
+	char rate_units;                /* --rate_units: 'g' Gb/s, 'M' MiB/s, 'p' messages/s */
+	uint32_t cq_mod;                /* -Q: BW client: one completion per cq_mod WRs; 0: each */
+	bool bidir;                     /* -b: the server runs the test towards the client too */
+	uint32_t post_list;             /* -l: BW client: WRs per rk_post_send(); 0: one */
+	int qp_timeout;                 /* -u: local ACK timeout exponent (IBTA 9.7.6.1.3); -1: 14 */
+	bool no_peak;                   /* -N: BW peak not measured, reported 0 as perftest's */
+	uint32_t outs;                  /* -o: READs/atomics in flight per QP (max_rd_atomic); 0: 16 */
 };
+
+/*
+ * refused.c: a perftest option rk-perf does not implement, by perftest's
+ * letter (0: long only) and long name: what it means there and what
+ * rk-perf offers instead.
+ */
+struct perf_refused {
+	char letter;
+	const char *name;
+	const char *meaning;
+	const char *hint;
+};
+
+/* The refused options, ended by an entry of NULL name. */
+const struct perf_refused *perf_refused_options(void);
+/* Say on stderr, one line, that @p given (as typed: "-I", "--odp") is refused and why. */
+void perf_refuse_option(const struct perf_refused *r, const char *given);
 
 /* What each side tells the other about one QP (perftest's pingpong_dest). */
 struct perf_qp_info {
@@ -87,10 +122,13 @@ struct perf_hello {
 	 * by OOB_HELLO_F_EXT in the mode byte): the RoCEv2 address family, 4
 	 * (0 taken as 4) or 6, and the IPv6 address. ext says an extension
 	 * follows (decode) or is to be sent (encode with oob_encode_hello_all).
+	 * Version 2 adds flags: bidir, -b (client: run the test towards me
+	 * too; server: I do).
 	 */
 	bool ext;
 	uint8_t ip_version;
 	uint8_t ip6[16];
+	bool bidir;
 };
 
 /*
@@ -139,7 +177,9 @@ void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
 #define OOB_HELLO_LEN (4 + 4 * 5 + 4 * PERF_MAX_SIZES + 16 + 10 + PERF_MAX_QPS * 28)
 /*
  * The hello extension, versioned: "RKX" + version 1, ip_version (1 byte),
- * 3 zero bytes, the IPv6 address (16 bytes). The base hello stays as it
+ * 3 zero bytes, the IPv6 address (16 bytes). Version 2, sent only with a
+ * flag set: byte 5 holds flags (OOB_HELLO_X_BIDIR); an older peer refuses
+ * it as of an unknown version, and version 1 is still read (no flags). The base hello stays as it
  * was; bit 7 of its mode byte (byte 1) says the extension follows, so an
  * IPv4 hello is byte for byte the old one, and an older peer refuses an
  * extended hello as bad parameters (mode out of range) instead of
@@ -147,6 +187,7 @@ void oob_decode_hello(struct perf_hello *h, const uint8_t *buf);
  */
 #define OOB_HELLO_F_EXT 0x80
 #define OOB_HELLO_EXT_LEN 24
+#define OOB_HELLO_X_BIDIR 0x01          /* version 2 flags: -b */
 #define OOB_HELLO_MAX_LEN (OOB_HELLO_LEN + OOB_HELLO_EXT_LEN)
 /*
  * Encode the hello and, when h->ext or h->ip_version == 6, its extension
@@ -159,8 +200,8 @@ size_t oob_encode_hello_all(const struct perf_hello *h, uint8_t *buf);
 size_t oob_hello_ext_len(const uint8_t *hello);
 /*
  * Decode the OOB_HELLO_EXT_LEN bytes of an extension into @p h (after
- * oob_decode_hello). @return 0, or -EPROTO for an unknown magic/version
- * or an ip_version other than 4 or 6.
+ * oob_decode_hello). @return 0, or -EPROTO for an unknown magic/version,
+ * an ip_version other than 4 or 6, or flags unknown here.
  */
 int oob_decode_hello_ext(struct perf_hello *h, const uint8_t *ext);
 void oob_encode_msg(const struct perf_msg *m, uint8_t *buf);
@@ -240,6 +281,9 @@ struct perf_result {
 	uint64_t iters;                 /* all QPs */
 	double seconds;
 	double bw_peak_Bps, bw_avg_Bps, msg_rate;
+	uint64_t cqes;                  /* bandwidth client: completions polled (-Q: fewer) */
+	uint64_t post_calls;            /* bandwidth client: rk_post_send() calls that posted */
+	double peer_bw_avg_Bps;         /* -b: the server's direction, included in bw_avg_Bps */
 	/* latency, us */
 	double t_min, t_max, t_typical, t_avg, t_stdev, p99, p999;
 	uint64_t warmup;                /* latency: iterations run first, not in the above */
@@ -266,6 +310,8 @@ void report_columns(const struct perf_opts *o);
 void report_line(const struct perf_opts *o, const struct perf_result *r);
 void report_footer(void);
 void lat_stats(double *us, uint64_t n, struct perf_result *r);
+/* -H/-U: "#, usec", then "N, latency" for each of @p n latencies in microseconds. */
+void print_latencies(const double *us, uint64_t n);
 
 /* ------------------------------------------------------- one run's state */
 
@@ -327,6 +373,12 @@ struct perf {
 	struct perf_opts own;
 	uint32_t own_sizes[PERF_MAX_SIZES], own_nsizes;
 	bool hello_sent;                /* server: the client runs; a failure is told (MSG_ABORT) */
+	uint32_t cq_mod;                /* this phase's -Q, at most its window; 0 or 1: each WR */
+	/* -l: the engine's post() stores its WR here instead of posting it. */
+	bool batching;
+	uint32_t nbatch;
+	struct rk_send_wr batch[PERF_MAX_POST_LIST];
+	struct rk_sge batch_sge[PERF_MAX_POST_LIST];
 };
 
 /* Options of the client's that a server takes (adopt()), when given on its command line. */
@@ -380,6 +432,16 @@ const struct perf_engine *perf_engine_of(enum perf_verb verb, enum perf_mode mod
 #define fail(p, ...) rk_app_fail((p)->err, sizeof((p)->err), __VA_ARGS__)
 /* The out-of-band waits' callback: progress; non-zero ends the wait (-EINTR). */
 int perf_serve(void *arg);
+/*
+ * Whether a stop signal ends this end's run as planned: a --run_infinitely
+ * client finishes its interval and says goodbye; anything else is
+ * interrupted.
+ */
+static inline bool
+perf_soft_stop(const struct perf *p)
+{
+	return p->o.run_infinitely && !p->o.server;
+}
 /* Whether the peer sent a message; a syscall, so asked at most every 200 us. */
 bool oob_due(struct perf *p);
 /* Client, in a phase: the server sent something or closed; -1 with why. */

@@ -71,7 +71,7 @@ oob_decode_hello(struct perf_hello *h, const uint8_t *b)
 	}
 }
 
-static const uint8_t hello_ext_magic[4] = { 'R', 'K', 'X', 1 };
+static const uint8_t hello_ext_magic[3] = { 'R', 'K', 'X' };
 
 size_t
 oob_encode_hello_all(const struct perf_hello *h, uint8_t *b)
@@ -79,12 +79,15 @@ oob_encode_hello_all(const struct perf_hello *h, uint8_t *b)
 	uint8_t *x = b + OOB_HELLO_LEN;
 
 	oob_encode_hello(h, b);
-	if (!h->ext && h->ip_version != 6)
+	if (!h->ext && h->ip_version != 6 && !h->bidir)
 		return OOB_HELLO_LEN;
 	b[1] |= OOB_HELLO_F_EXT;
 	memset(x, 0, OOB_HELLO_EXT_LEN);
-	memcpy(x, hello_ext_magic, 4);
+	memcpy(x, hello_ext_magic, 3);
+	/* Version 1 unless a flag needs 2: a peer without flags still reads it. */
+	x[3] = h->bidir ? 2 : 1;
 	x[4] = h->ip_version == 6 ? 6 : 4;
+	x[5] = h->bidir ? OOB_HELLO_X_BIDIR : 0;
 	memcpy(x + 8, h->ip6, 16);
 	return OOB_HELLO_MAX_LEN;
 }
@@ -98,9 +101,11 @@ oob_hello_ext_len(const uint8_t *hello)
 int
 oob_decode_hello_ext(struct perf_hello *h, const uint8_t *x)
 {
-	if (memcmp(x, hello_ext_magic, 4) != 0 || (x[4] != 4 && x[4] != 6))
+	if (memcmp(x, hello_ext_magic, 3) != 0 || (x[3] != 1 && x[3] != 2) ||
+	    (x[4] != 4 && x[4] != 6) || (x[3] == 2 && (x[5] & ~OOB_HELLO_X_BIDIR) != 0))
 		return -EPROTO;
 	h->ext = true;
+	h->bidir = x[3] == 2 && (x[5] & OOB_HELLO_X_BIDIR) != 0;
 	h->ip_version = x[4];
 	memcpy(h->ip6, x + 8, 16);
 	return 0;

@@ -68,7 +68,7 @@ report_header(const struct perf_opts *o, const struct perf_hello *local,
 		printf(" TX depth        : %u\n", o->tx_depth);
 	if (o->verb == VERB_SEND)
 		printf(" RX depth        : %u\n", o->rx_depth);
-	printf(" CQ Moderation   : 1\n");
+	printf(" CQ Moderation   : %u\n", o->cq_mod > 1 ? o->cq_mod : 1);
 	printf(" Mtu             : %u[B]\n", o->mtu);
 	printf(" Link type       : Ethernet\n");
 	printf(" GID index       : 0\n");
@@ -161,6 +161,14 @@ lat_stats(double *us, uint64_t n, struct perf_result *r)
 	r->p999 = us[(uint64_t)ceil(0.999 * (double)n) - 1];
 }
 
+void
+print_latencies(const double *us, uint64_t n)
+{
+	printf("#, usec\n");
+	for (uint64_t i = 0; i < n; i++)
+		printf("%" PRIu64 ", %g\n", i + 1, us[i]);
+}
+
 /* ---------------------------------------------- counters and JSON */
 
 /*
@@ -245,6 +253,11 @@ add_json_result(struct perf *p, const struct perf_result *r)
 		json_object_set_new(j, "bw_avg_gbps", json_real(r->bw_avg_Bps * 8e-9));
 		json_object_set_new(j, "bw_avg_MBps", json_real(r->bw_avg_Bps / 1048576.0));
 		json_object_set_new(j, "msg_rate_mpps", json_real(r->msg_rate / 1e6));
+		json_object_set_new(j, "completions", json_integer((json_int_t)r->cqes));
+		json_object_set_new(j, "post_calls", json_integer((json_int_t)r->post_calls));
+		if (p->o.bidir)
+			json_object_set_new(j, "server_bw_avg_gbps",
+					    json_real(r->peer_bw_avg_Bps * 8e-9));
 	} else {
 		json_object_set_new(j, "t_min_us", json_real(r->t_min));
 		json_object_set_new(j, "t_max_us", json_real(r->t_max));
@@ -291,6 +304,25 @@ print_json(struct perf *p, int status)
 	json_object_set_new(j, "ip_version", json_integer(p->o.have_ip6 ? 6 : 4));
 	json_object_set_new(j, "vlan", p->o.vlan != 0 ? json_integer(p->o.vlan) : json_null());
 	json_object_set_new(j, "verify", json_boolean(p->o.verify));
+	/* perftest's options of the same meaning, as this end ran them. */
+	json_object_set_new(j, "tos", json_integer(p->o.tos > 0 ? p->o.tos : 0));
+	json_object_set_new(j, "pcp", p->o.pcp >= 0 ? json_integer(p->o.pcp) : json_null());
+	json_object_set_new(j, "hop_limit", json_integer(p->o.hop_limit ? p->o.hop_limit : 64));
+	if (!p->o.iwarp)
+		json_object_set_new(j, "qp_timeout", json_integer(p->o.qp_timeout >= 0 ?
+								 p->o.qp_timeout : 14));
+	if (p->o.mode == MODE_BW) {
+		json_object_set_new(j, "cq_mod", json_integer(p->o.cq_mod > 1 ? p->o.cq_mod : 1));
+		json_object_set_new(j, "post_list", json_integer(p->o.post_list > 1 ?
+								p->o.post_list : 1));
+		json_object_set_new(j, "bidirectional", json_boolean(p->o.bidir));
+		json_object_set_new(j, "rate_limit", p->o.rate_limit > 0 ?
+				    json_real(p->o.rate_limit) : json_null());
+		if (p->o.rate_limit > 0)
+			json_object_set_new(j, "rate_units", json_string(
+				p->o.rate_units == 'p' ? "msg/s" : p->o.rate_units == 'M' ? "MiB/s" :
+				"Gb/s"));
+	}
 	/* The client's: a server learns the count per size only (warmup_iterations). */
 	if (p->o.mode == MODE_LAT && !p->o.server)
 		json_object_set_new(j, "warmup", json_integer((json_int_t)(p->o.warmup_set ?

@@ -26,7 +26,8 @@ perf_serve(void *arg)
 	int n = p->ctx != NULL ? rk_progress(p->ctx) :
 		p->io != NULL ? rk_io_dpdk_service(p->io) : 0;
 
-	if (rk_app_stop)
+	/* --run_infinitely: a signal ends the client's run, between messages too. */
+	if (rk_app_stop && !perf_soft_stop(p))
 		return 1;
 	perf_idle(p, n);
 	return 0;
@@ -160,17 +161,55 @@ wait_eof(int fd, int ms)
 	}
 }
 
+/*
+ * perftest's -w and -y: the first size whose average falls below the
+ * limit, into @p why (the run goes on, as perftest's does).
+ */
+static void
+check_limits(const struct perf *p, const struct perf_result *r, char *why, size_t len)
+{
+	double k = p->o.report_gbits ? 8e-9 : 1.0 / 1048576.0;
+
+	if (why[0] != '\0')
+		return;
+	if (p->o.limit_bw > 0 && r->bw_avg_Bps * k < p->o.limit_bw)
+		snprintf(why, len, "BW average %.2f %s at %u bytes is below -w, --limit_bw %g",
+			 r->bw_avg_Bps * k, p->o.report_gbits ? "Gb/sec" : "MB/sec", r->bytes,
+			 p->o.limit_bw);
+	else if (p->o.limit_msgrate > 0 && r->msg_rate / 1e6 < p->o.limit_msgrate)
+		snprintf(why, len, "message rate %.6f Mpps at %u bytes is below -y, "
+			 "--limit_msgrate %g", r->msg_rate / 1e6, r->bytes, p->o.limit_msgrate);
+}
+
+/*
+ * -b: the server's direction (its MSG_RESULT: messages, nanoseconds, peak
+ * in B/s) added to this end's, as perftest sums both ends' reports.
+ */
+static void
+add_peer_direction(const struct perf *p, const struct perf_msg *res, struct perf_result *r)
+{
+	double s = (double)res->iters[1] * 1e-9;
+	double bw = s > 0 ? (double)res->iters[0] * msg_bytes(p, r->bytes) / s : 0;
+
+	r->peer_bw_avg_Bps = bw;
+	r->bw_avg_Bps += bw;
+	r->bw_peak_Bps += p->o.no_peak ? 0 : (double)res->iters[2];
+	r->msg_rate += s > 0 ? (double)res->iters[0] / s : 0;
+}
+
 int
 client_phases(struct perf *p)
 {
 	struct perf_msg m = { 0 }, res;
+	char below[160] = "";
 	int rc = 0;
 
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		report_columns(&p->o);
 	}
-	for (uint32_t i = 0; i < p->nsizes && rc == 0; i++) {
+	/* --run_infinitely: the one size again, an interval each, until a signal. */
+	for (uint32_t i = 0; i < p->nsizes && rc == 0; i += p->o.run_infinitely ? 0 : 1) {
 		uint32_t size = p->sizes[i];
 		struct perf_result r = { 0 };
 
@@ -201,10 +240,15 @@ client_phases(struct perf *p)
 			return -1;
 		if (res.status != 0)
 			return fail(p, "server: %s", res.text);
+		if (p->o.bidir)
+			add_peer_direction(p, &res, &r);
 		if (p->o.json)
 			add_json_result(p, &r);
 		else
 			report_line(&p->o, &r);
+		check_limits(p, &r, below, sizeof(below));
+		if (p->o.run_infinitely && rk_app_stop)
+			break;
 	}
 	m = (struct perf_msg){ .type = MSG_BYE };
 	if (send_msg(p, &m) != 0)
@@ -213,9 +257,12 @@ client_phases(struct perf *p)
 		report_footer();
 		if (p->o.verify)
 			printf(" verify: all data checked, no errors\n");
-		if (p->o.counters)
+		if (p->o.counters && below[0] == '\0')
 			print_counters(p);
 	}
+	/* perftest: "BW result is below bw limit", after the whole run. */
+	if (below[0] != '\0')
+		return fail(p, "%s", below);
 	return 0;
 }
 
@@ -301,6 +348,8 @@ note_adopted(const struct perf *p)
 		note_item(line, n, &k, "-A %s", o->atomic_cas ? "CMP_AND_SWAP" : "FETCH_AND_ADD");
 	if ((p->given & GIVEN_VERIFY) && !o->verify)
 		note_item(line, n, &k, "no --verify: the data is not checked");
+	if (g->bidir && !o->bidir)
+		note_item(line, n, &k, "no -b: the client's direction only");
 	if (k > 0)
 		fprintf(stderr, "rk-perf: note: the client's parameters apply: %s\n", line);
 }
@@ -312,9 +361,13 @@ server_phases(struct perf *p)
 	if (!p->o.json) {
 		report_header(&p->o, &p->local, &p->remote, 0);
 		printf(" waiting for the client's phases\n");
+		/* -b: a line of this end's direction per phase. */
+		if (p->o.bidir)
+			report_columns(&p->o);
 	}
 	for (;;) {
 		struct perf_msg m, res = { .type = MSG_RESULT };
+		struct perf_result own = { 0 };
 		uint32_t size;
 		int rc;
 
@@ -333,10 +386,12 @@ server_phases(struct perf *p)
 			return -1;
 		perf_event(p);
 		p->moved = false;
-		rc = p->e->serve(p, size);
+		/* -b: the test towards the client as well; its WRITEs/READs need no serving. */
+		rc = p->o.bidir ? p->e->run(p, size, &own) : p->e->serve(p, size);
 		if (rc != 0)
 			return -1;
-		if (recv_msg(p, &m, p->o.oob_timeout_s, MSG_END) != 0)
+		if (recv_msg(p, &m, p->o.oob_timeout_s + (p->o.bidir ? p->o.timeout_s : 0),
+			     MSG_END) != 0)
 			return -1;
 		if (m.status != 0) {
 			char why[sizeof(p->err)];
@@ -346,11 +401,19 @@ server_phases(struct perf *p)
 				    why[0] != '\0' ? ": " : "", why);
 		}
 		p->e->verify(p, size, &m, &res);
+		if (p->o.bidir && res.status == 0) {
+			/* This end's direction, for the client's sum (perftest's -b report). */
+			res.iters[0] = own.iters;
+			res.iters[1] = (uint64_t)(own.seconds * 1e9);
+			res.iters[2] = (uint64_t)own.bw_peak_Bps;
+		}
 		if (send_msg(p, &res) != 0)
 			return -1;
 		if (res.status != 0)
 			return fail(p, "%s", res.text);
-		if (!p->o.json)
+		if (p->o.bidir && !p->o.json)
+			report_line(&p->o, &own);
+		else if (!p->o.json)
 			printf(" %-10u %s\n", size, p->o.verify ? "data verified" : "done");
 		if (p->o.json) {
 			struct perf_result r = { .bytes = size, .iters = m.iters[0] };
@@ -398,7 +461,8 @@ fill_hello(struct perf *p)
 	/* IPv6 needs the hello extension; IPv4 hellos stay the old format. */
 	h->ip_version = p->o.have_ip6 ? 6 : 4;
 	memcpy(h->ip6, p->o.ip6, 16);
-	h->ext = p->o.have_ip6;
+	h->bidir = p->o.bidir;
+	h->ext = p->o.have_ip6 || p->o.bidir;
 }
 
 /*
@@ -504,8 +568,11 @@ adopt(struct perf *p, const struct perf_hello *h)
 {
 	if (h->verb > VERB_ATOMIC || h->mode > MODE_LAT || h->qps == 0 ||
 	    h->qps > PERF_MAX_QPS || h->nsizes == 0 || h->nsizes > PERF_MAX_SIZES ||
-	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)))
+	    (p->credits && (!p->o.iwarp || h->verb != VERB_SEND || h->mode != MODE_BW)) ||
+	    (h->bidir && (p->o.iwarp || h->mode != MODE_BW || h->verify ||
+			  (h->verb != VERB_WRITE && h->verb != VERB_READ))))
 		return fail(p, "bad parameters from the client");
+	p->o.bidir = h->bidir;
 	p->o.verb = h->verb;
 	p->o.mode = h->mode;
 	p->e = perf_engine_of(p->o.verb, p->o.mode);
@@ -641,6 +708,8 @@ exchange(struct perf *p)
 			return -1;
 		if (p->remote.qps != p->o.qps)
 			return fail(p, "the server answered with %u QPs", p->remote.qps);
+		if (p->o.bidir && !p->remote.bidir)
+			return fail(p, "the server did not take -b (bidirectional)");
 	}
 	if (p->o.iwarp) {
 		/* lwIP resolves its peers itself; the TCP handshake proves the path. */

@@ -166,7 +166,7 @@ watchdog(struct perf *p, int events)
 		return server_stopped(p);
 	if (events > 0 || p->wd.last_ns == 0)
 		return rk_app_watchdog_expired(&p->wd, now, 1) ? -1 : 0;
-	if (rk_app_stop)
+	if (rk_app_stop && !perf_soft_stop(p))
 		return fail(p, "interrupted");
 	if (now >= p->next_mark_ns) {
 		uint64_t m = progress_mark(p);
@@ -290,7 +290,8 @@ create_resources(struct perf *p)
 		struct qpres *q = &p->q[i];
 		struct rk_qp_init_attr ia = {
 			.send_cq = p->scq, .recv_cq = p->rcq, .qp_type = RK_QPT_RC,
-			.sq_sig_all = 1,
+			/* -Q: the WRs say which are signalled (msg_wr()). */
+			.sq_sig_all = o->cq_mod > 1 ? 0 : 1,
 			.cap = { .max_send_wr = o->tx_depth, .max_recv_wr = p->rslots + 1,
 				 .max_send_sge = 1, .max_recv_sge = 1 },
 		};
@@ -461,6 +462,9 @@ connect_qps(struct perf *p)
 			a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
 			memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
 		}
+		/* -T: the ToS byte's DSCP (its ECN bits are refused as options). */
+		a.ah_attr.dscp = p->o.tos > 0 ? (uint8_t)(p->o.tos >> 2) : 0;
+		a.ah_attr.hop_limit = p->o.hop_limit;
 		if (rc == 0)
 			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
 					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
@@ -468,10 +472,12 @@ connect_qps(struct perf *p)
 		memset(&a, 0, sizeof(a));
 		a.qp_state = RK_QPS_RTS;
 		a.sq_psn = q->psn;
-		a.timeout = 14;         /* 4.096 us * 2^14 = 67 ms, perftest's default */
+		/* -u; by default 4.096 us * 2^14 = 67 ms, perftest's default. */
+		a.timeout = p->o.qp_timeout >= 0 ? (uint8_t)p->o.qp_timeout : 14;
 		a.retry_cnt = 7;
 		a.rnr_retry = 7;
-		a.max_rd_atomic = 16;
+		/* -o: READs and atomics this end has in flight (IBTA 9.5, max_rd_atomic). */
+		a.max_rd_atomic = p->o.outs > 0 ? (uint8_t)p->o.outs : 16;
 		if (rc == 0)
 			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
 					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |

@@ -86,6 +86,7 @@ struct rk_io_dpdk_cfg {
 	uint8_t ip6[16];
 	uint8_t mac[6];                 /**< the endpoint's MAC when not all zero (set on the port if it can) */
 	uint16_t vlan_id;               /**< 1..4094: tag every frame sent, take only this VLAN's; 0: untagged */
+	uint8_t vlan_pcp;               /**< with vlan_id: the tag's priority (IEEE 802.1Q PCP), 0..7 */
 	uint32_t nb_mbufs;              /**< mempool size; 0: 4095 */
 	uint16_t nb_desc;               /**< RX and TX descriptors; 0: 1024 */
 	uint32_t tx_queue;              /**< frames queued while the ring is full; 0: 512, max 32768 */

@@ -420,7 +420,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	uint16_t nb_desc, nrx, ntx;
 	int rc;
 
-	if (cfg == NULL || cfg->vlan_id > 4094 || cfg->tx_drop_rate < 0 ||
+	if (cfg == NULL || cfg->vlan_id > 4094 || cfg->vlan_pcp > 7 || cfg->tx_drop_rate < 0 ||
 	    cfg->tx_drop_rate >= 1) {
 		errno = EINVAL;
 		return NULL;

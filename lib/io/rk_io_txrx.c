@@ -157,10 +157,10 @@ rk_io_queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 		return -EMSGSIZE;
 	}
 	if (tag != 0) {
-		/* 802.1Q: TPID 0x8100, PCP 0, VID, then the original EtherType. */
+		/* 802.1Q: TPID 0x8100, PCP, VID, then the original EtherType. */
 		memcpy(p, frame, 2 * RK_ETH_ALEN);
 		rk_eth_set_ethertype(p, RK_ETHERTYPE_VLAN);
-		rk_vlan_set_tci(p + RK_ETH_HLEN, rk_vlan_make_tci(0, 0, io->cfg.vlan_id));
+		rk_vlan_set_tci(p + RK_ETH_HLEN, rk_vlan_make_tci(io->cfg.vlan_pcp, 0, io->cfg.vlan_id));
 		memcpy(p + RK_ETH_HLEN + 2, frame + 2 * RK_ETH_ALEN, len - 2 * RK_ETH_ALEN);
 	} else {
 		memcpy(p, frame, len);
@@ -233,10 +233,10 @@ queue_lent(struct rk_io_dpdk *io, uint8_t *frame, uint32_t seg_len, uint32_t pkt
 	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
 
 	if (tag != 0) {
-		/* 802.1Q: the MACs move up 4 bytes; TPID 0x8100, PCP 0, VID. */
+		/* 802.1Q: the MACs move up 4 bytes; TPID 0x8100, PCP, VID. */
 		memmove(p, frame, 2 * RK_ETH_ALEN);
 		rk_eth_set_ethertype(p, RK_ETHERTYPE_VLAN);
-		rk_vlan_set_tci(p + RK_ETH_HLEN, rk_vlan_make_tci(0, 0, io->cfg.vlan_id));
+		rk_vlan_set_tci(p + RK_ETH_HLEN, rk_vlan_make_tci(io->cfg.vlan_pcp, 0, io->cfg.vlan_id));
 	}
 	m->data_len = (uint16_t)(seg_len + tag);
 	m->pkt_len = pkt_len + tag;

@@ -142,12 +142,12 @@ pair() {
 	t0=$(date +%s)
 	# shellcheck disable=SC2086
 	timeout -k 10 "$lim" $spre "$perf" $EAL -l $CORE_S $seal -- $args $SRV_ADDR \
-		-p $TCP_PORT -w "$srv.pcapng" --snaplen 0 >"$srv.log" 2>&1 &
+		-p $TCP_PORT --pcap "$srv.pcapng" --snaplen 0 >"$srv.log" 2>&1 &
 	local sp=$!
 	pids+=("$sp")
 	# shellcheck disable=SC2086
 	timeout -k 10 "$lim" $cpre "$perf" $EAL -l $CORE_C $ceal -- $args $CLI_ADDR \
-		-p $TCP_PORT -w "$cli.pcapng" --snaplen 0 "$host" >"$cli.log" 2>&1
+		-p $TCP_PORT --pcap "$cli.pcapng" --snaplen 0 "$host" >"$cli.log" 2>&1
 	rc=$?
 	wait "$sp"
 	rs=$?
@@ -865,15 +865,15 @@ errors)
 		write_bw --ip 198.18.0.1 --sizes 1,x7,3
 	usage_error "--sizes 64,99999999999" "rk-perf: --sizes: entry 2, '99999999999'" \
 		write_bw --ip 198.18.0.1 --sizes 64,99999999999
-	usage_error "empty -w" "rk-perf: --pcap: expected a file name" \
-		write_bw --ip 198.18.0.1 -w ""
+	usage_error "empty --pcap" "rk-perf: --pcap: expected a file name" \
+		write_bw --ip 198.18.0.1 --pcap ""
 	# memif with no peer: the link never comes up.
 	expect "memif no peer" 1 15 "$perf" $EAL -l 0 \
 		--vdev=net_memif0,role=client,socket=rk-none$$.sock -- write_bw \
 		--ip 198.18.0.2 --link-timeout 3 127.0.0.1
 	# A recording that cannot be created is named, not blamed on the port.
 	expect "bad recording path" 1 10 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \
-		--ip 198.18.0.2 -w "$tmp/no/such/dir/x.pcapng" 127.0.0.1
+		--ip 198.18.0.2 --pcap "$tmp/no/such/dir/x.pcapng" 127.0.0.1
 	grep -q "cannot write the recording $tmp/no/such/dir/x.pcapng" "$tmp/err.out" ||
 		bad "bad recording path: the message does not name the file"
 	# A peer that never answers the TCP exchange (nothing listens).

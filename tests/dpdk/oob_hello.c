@@ -93,6 +93,8 @@ main(void)
 	      "IPv6 hello: base fields decode, flag stripped from the mode");
 	CHECK(oob_decode_hello_ext(&d, b + OOB_HELLO_LEN) == 0 && d.ip_version == 6 &&
 	      memcmp(d.ip6, v6, 16) == 0, "IPv6 extension round-trips the address");
+	CHECK(b[OOB_HELLO_LEN + 3] == 1 && !d.bidir,
+	      "without -b the extension stays version 1 (an older peer reads it)");
 
 	/* The old entry point never sets the flag, whatever the struct says. */
 	oob_encode_hello(&h, old);
@@ -101,8 +103,12 @@ main(void)
 
 	/* Bad extensions. */
 	memcpy(x, b + OOB_HELLO_LEN, sizeof(x));
-	x[3] = 2;
+	x[3] = 3;
 	CHECK(oob_decode_hello_ext(&d, x) == -EPROTO, "unknown extension version: -EPROTO");
+	memcpy(x, b + OOB_HELLO_LEN, sizeof(x));
+	x[3] = 2;
+	x[5] = 0x02;
+	CHECK(oob_decode_hello_ext(&d, x) == -EPROTO, "version 2, unknown flag: -EPROTO");
 	memcpy(x, b + OOB_HELLO_LEN, sizeof(x));
 	x[4] = 5;
 	CHECK(oob_decode_hello_ext(&d, x) == -EPROTO, "ip_version 5: -EPROTO");
@@ -116,6 +122,24 @@ main(void)
 	oob_decode_hello(&d, b);
 	CHECK(n == OOB_HELLO_MAX_LEN && oob_decode_hello_ext(&d, b + OOB_HELLO_LEN) == 0 &&
 	      d.ip_version == 4, "extension on an IPv4 hello: family 4");
+
+	/* -b on IPv4: version 2 with its flag; an IPv6 hello keeps its address. */
+	sample(&h);
+	h.bidir = true;
+	n = oob_encode_hello_all(&h, b);
+	memset(&d, 0, sizeof(d));
+	oob_decode_hello(&d, b);
+	CHECK(n == OOB_HELLO_MAX_LEN && b[OOB_HELLO_LEN + 3] == 2 &&
+	      b[OOB_HELLO_LEN + 5] == OOB_HELLO_X_BIDIR &&
+	      oob_decode_hello_ext(&d, b + OOB_HELLO_LEN) == 0 && d.bidir && d.ip_version == 4,
+	      "-b: extension version 2, the flag round-trips, family 4");
+	h.ip_version = 6;
+	memcpy(h.ip6, v6, 16);
+	oob_encode_hello_all(&h, b);
+	memset(&d, 0, sizeof(d));
+	oob_decode_hello(&d, b);
+	CHECK(oob_decode_hello_ext(&d, b + OOB_HELLO_LEN) == 0 && d.bidir && d.ip_version == 6 &&
+	      memcmp(d.ip6, v6, 16) == 0, "-b over IPv6: flag and address");
 
 	/* The refusal a server sends instead of its hello. */
 	{

@@ -31,7 +31,7 @@ run() {
 		-- "$t" --ip 198.18.0.1 -p "$PORT" >"$tmp/$name.srv" 2>&1 &
 	spid=$!
 	timeout 60 "$perf" $EAL -l 0 --vdev=net_memif0,role=client,bsize=9216,socket="$sock" \
-		-- "$t" --ip 198.18.0.2 -p "$PORT" -w "$tmp/$name.pcapng" "$@" 127.0.0.1 \
+		-- "$t" --ip 198.18.0.2 -p "$PORT" --pcap "$tmp/$name.pcapng" "$@" 127.0.0.1 \
 		>"$tmp/$name.cli" 2>&1
 	local rc=$?
 	wait "$spid"
