@@ -21,65 +21,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_mem.h"
 #include "stateful.h"
 
 #define TARGET_MIB 64.0
-
-static int
-null_tx(void *io, const uint8_t *frame, uint32_t len)
-{
-	(void)io;
-	(void)frame;
-	(void)len;
-	return 0;
-}
-
-static int
-null_rx(void *io, uint8_t *buf, uint32_t cap)
-{
-	(void)io;
-	(void)buf;
-	(void)cap;
-	return 0;
-}
-
-static uint64_t
-null_now(void *io)
-{
-	struct timespec ts;
-
-	(void)io;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const struct rk_io_ops null_ops = {
-	.name = "null", .tx = null_tx, .rx = null_rx, .now_ns = null_now,
-};
-
-static size_t
-rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %zu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
-}
-
-static size_t
-heap_bytes(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
 
 /* Build one end's set, connected, with everything it posts at the start; print its growth. */
 static int
@@ -102,9 +47,9 @@ one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
 	da.max_qp = cfg->count + 2;
 	da.max_mr = cfg->count + 16;
 	da.max_inflight_pkts = 1024;
-	rss0 = rss_bytes();
-	heap0 = heap_bytes();
-	ctx = rk_open_device(&null_ops, NULL, &da);
+	rss0 = bench_rss_bytes();
+	heap0 = bench_heap_bytes();
+	ctx = rk_open_device(&bench_null_ops, NULL, &da);
 	if (ctx == NULL || rk_sf_create(&s, ctx, cfg, responder, local) != 0 ||
 	    rk_sf_connect(&s, local, dmac, dip, 14, 7) != 0) {
 		fprintf(stderr, "bench_gen_stateful: %s\n", ctx == NULL ? strerror(errno) : s.err);
@@ -114,8 +59,8 @@ one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
 	rk_sf_layout(cfg, responder, &l);
 	for (uint32_t i = 0; i < s.n; i++)
 		memset(s.q[i].buf, 0, l.len);
-	rss1 = rss_bytes();
-	heap1 = heap_bytes();
+	rss1 = bench_rss_bytes();
+	heap1 = bench_heap_bytes();
 	grow = rss1 - rss0 > heap1 - heap0 ? rss1 - rss0 : heap1 - heap0;
 	rk_sf_layout(cfg, responder, &l);
 	mib = (double)grow / 1048576.0;

@@ -19,64 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_mem.h"
 #include "rk_verbs.h"
-
-static int
-null_tx(void *io, const uint8_t *frame, uint32_t len)
-{
-	(void)io;
-	(void)frame;
-	(void)len;
-	return 0;
-}
-
-static int
-null_rx(void *io, uint8_t *buf, uint32_t cap)
-{
-	(void)io;
-	(void)buf;
-	(void)cap;
-	return 0;
-}
-
-static uint64_t
-null_now(void *io)
-{
-	struct timespec ts;
-
-	(void)io;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const struct rk_io_ops null_ops = {
-	.name = "null", .tx = null_tx, .rx = null_rx, .now_ns = null_now,
-};
-
-/* VmRSS of this process, bytes. */
-static size_t
-rss_bytes(void)
-{
-	FILE *f = fopen("/proc/self/status", "r");
-	char line[256];
-	size_t kib = 0;
-
-	if (f == NULL)
-		return 0;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (sscanf(line, "VmRSS: %zu kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib * 1024;
-}
-
-static size_t
-heap_bytes(void)
-{
-	struct mallinfo2 mi = mallinfo2();
-
-	return mi.uordblks + mi.hblkhd;
-}
 
 /* INIT -> RTR -> RTS with the attributes rk-perf uses (peer QPN i, MTU 4096). */
 static int
@@ -136,9 +80,9 @@ main(int argc, char **argv)
 	da.ip[13] = 18;
 	da.ip[15] = 1;
 	da.max_qp = n;
-	rss0 = rss_bytes();
-	heap0 = heap_bytes();
-	ctx = rk_open_device(&null_ops, NULL, &da);
+	rss0 = bench_rss_bytes();
+	heap0 = bench_heap_bytes();
+	ctx = rk_open_device(&bench_null_ops, NULL, &da);
 	pd = ctx != NULL ? rk_alloc_pd(ctx) : NULL;
 	cq = ctx != NULL ? rk_create_cq(ctx, 1024, NULL) : NULL;
 	if (pd == NULL || cq == NULL) {
@@ -163,8 +107,8 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
-	rss1 = rss_bytes();
-	heap1 = heap_bytes();
+	rss1 = bench_rss_bytes();
+	heap1 = bench_heap_bytes();
 	printf("qpmem: %u QPs depth %u rss_mib %.1f heap_mib %.1f per_qp_bytes %zu\n", n, depth,
 	       (double)(rss1 - rss0) / 1048576.0, (double)(heap1 - heap0) / 1048576.0,
 	       ((rss1 - rss0) > (heap1 - heap0) ? rss1 - rss0 : heap1 - heap0) / n);
