@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rk_app_qp.h"
 #include "stateful.h"
 
 #define WC_BATCH 64
@@ -248,30 +249,12 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				      RK_QP_ACCESS_FLAGS);
 
-		memset(&a, 0, sizeof(a));
-		a.qp_state = RK_QPS_RTR;
-		a.path_mtu = mtu_enum(s->cfg.mtu);
-		a.dest_qp_num = remote[i].qpn;
-		a.rq_psn = remote[i].psn;
-		a.max_dest_rd_atomic = 16;
-		a.min_rnr_timer = 1;
-		memcpy(a.ah_attr.dmac, dmac, 6);
-		memcpy(a.ah_attr.dip, dip, 16);
 		if (rc == 0)
-			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
-					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
-					  RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = RK_QPS_RTS;
-		a.sq_psn = q->psn;
-		a.timeout = timeout;
-		a.retry_cnt = retry_cnt;
-		a.rnr_retry = 7;
-		a.max_rd_atomic = 16;
-		if (rc == 0)
-			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
-					  RK_QP_MAX_QP_RD_ATOMIC);
+			rc = rk_app_qp_connect(q->qp, &(struct rk_app_qp_path){
+				.mtu = mtu_enum(s->cfg.mtu), .dest_qpn = remote[i].qpn,
+				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
+				.max_dest_rd_atomic = 16, .min_rnr_timer = 1, .timeout = timeout,
+				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, NULL);
 		if (rc != 0) {
 			snprintf(s->err, sizeof(s->err), "modify QP %#x: %s", q->qp->qp_num,
 				 strerror(-rc));

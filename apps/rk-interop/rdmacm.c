@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "interop.h"
+#include "rk_app_qp.h"
 #include "rping.h"
 #include "rk_build.h"
 #include "rk_byteorder.h"
@@ -468,39 +469,20 @@ cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
 int
 ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool name_qp)
 {
-	struct rk_qp_attr at = { .qp_state = RK_QPS_RTR };
+	const char *state = "RTR";
 	char name[16] = "";
-	int rc;
+	int rc = rk_app_qp_connect(qp, &(struct rk_app_qp_path){
+		.mtu = p->mtu, .dest_qpn = p->dest_qpn, .rq_psn = p->rq_psn, .sq_psn = p->sq_psn,
+		.dmac = p->dmac, .dgid = p->dgid, .dscp = a->o.dscp, .hop_limit = p->hop_limit,
+		.uc = p->uc, .max_dest_rd_atomic = p->max_dest_rd_atomic,
+		.max_rd_atomic = p->max_rd_atomic, .min_rnr_timer = 12,
+		.timeout = a->o.qp_timeout, .retry_cnt = 7, .rnr_retry = 7 }, &state);
 
+	if (rc == 0)
+		return 0;
 	if (name_qp)
 		snprintf(name, sizeof(name), " %#x", qp->qp_num);
-	at.path_mtu = p->mtu;
-	at.dest_qp_num = p->dest_qpn;
-	at.rq_psn = p->rq_psn;
-	at.max_dest_rd_atomic = p->max_dest_rd_atomic;
-	at.min_rnr_timer = 12;
-	at.ah_attr.hop_limit = p->hop_limit;
-	at.ah_attr.dscp = a->o.dscp;
-	memcpy(at.ah_attr.dmac, p->dmac, 6);
-	memcpy(at.ah_attr.dip, p->dgid, 16);
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
-			  RK_QP_RQ_PSN | (p->uc ? 0 : RK_QP_MAX_DEST_RD_ATOMIC |
-					  RK_QP_MIN_RNR_TIMER));
-	if (rc != 0)
-		return ia_fail(a, "modify QP%s to RTR: %s", name, strerror(-rc));
-	memset(&at, 0, sizeof(at));
-	at.qp_state = RK_QPS_RTS;
-	at.sq_psn = p->sq_psn;
-	at.timeout = a->o.qp_timeout;
-	at.retry_cnt = 7;
-	at.rnr_retry = 7;
-	at.max_rd_atomic = p->max_rd_atomic;
-	rc = rk_modify_qp(qp, &at, RK_QP_STATE | RK_QP_SQ_PSN |
-			  (p->uc ? 0 : RK_QP_TIMEOUT | RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
-				       RK_QP_MAX_QP_RD_ATOMIC));
-	if (rc != 0)
-		return ia_fail(a, "modify QP%s to RTS: %s", name, strerror(-rc));
-	return 0;
+	return ia_fail(a, "modify QP%s to %s: %s", name, state, strerror(-rc));
 }
 
 /* RTR/RTS of @p qp from what the CM negotiated (Linux's PSN convention). */

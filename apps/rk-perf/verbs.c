@@ -14,6 +14,7 @@
 
 #include <arpa/inet.h>
 
+#include "rk_app_qp.h"
 #include "perf.h"
 #include "rk_iw_reason.h"
 
@@ -439,6 +440,7 @@ connect_qps(struct perf *p)
 	for (uint32_t i = 0; i < p->o.qps; i++) {
 		struct qpres *q = &p->q[i];
 		struct rk_qp_attr a = { 0 };
+		uint8_t dgid[16];
 		int rc;
 
 		a.qp_state = RK_QPS_INIT;
@@ -446,42 +448,29 @@ connect_qps(struct perf *p)
 				    RK_ACCESS_REMOTE_ATOMIC;
 		rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				  RK_QP_ACCESS_FLAGS);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = RK_QPS_RTR;
-		a.path_mtu = p->o.mtu == 256 ? RK_MTU_256 : p->o.mtu == 512 ? RK_MTU_512 :
-			     p->o.mtu == 1024 ? RK_MTU_1024 : p->o.mtu == 2048 ? RK_MTU_2048 :
-			     RK_MTU_4096;
-		a.dest_qp_num = p->remote.qp[i].qpn;
-		a.rq_psn = p->remote.qp[i].psn;
-		a.max_dest_rd_atomic = 16;
-		a.min_rnr_timer = 1;
-		memcpy(a.ah_attr.dmac, p->peer_mac, 6);
 		if (p->o.have_ip6) {
-			memcpy(a.ah_attr.dip, p->remote.ip6, 16);
+			memcpy(dgid, p->remote.ip6, 16);
 		} else {
-			a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
-			memcpy(a.ah_attr.dip + 12, p->remote.ip, 4);
+			memset(dgid, 0, 10);
+			dgid[10] = dgid[11] = 0xff;
+			memcpy(dgid + 12, p->remote.ip, 4);
 		}
-		/* -T: the ToS byte's DSCP (its ECN bits are refused as options). */
-		a.ah_attr.dscp = p->o.tos > 0 ? (uint8_t)(p->o.tos >> 2) : 0;
-		a.ah_attr.hop_limit = p->o.hop_limit;
 		if (rc == 0)
-			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
-					  RK_QP_DEST_QPN | RK_QP_RQ_PSN |
-					  RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = RK_QPS_RTS;
-		a.sq_psn = q->psn;
-		/* -u; by default 4.096 us * 2^14 = 67 ms, perftest's default. */
-		a.timeout = p->o.qp_timeout >= 0 ? (uint8_t)p->o.qp_timeout : 14;
-		a.retry_cnt = 7;
-		a.rnr_retry = 7;
-		/* -o: READs and atomics this end has in flight (IBTA 9.5, max_rd_atomic). */
-		a.max_rd_atomic = p->o.outs > 0 ? (uint8_t)p->o.outs : 16;
-		if (rc == 0)
-			rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
-					  RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
-					  RK_QP_MAX_QP_RD_ATOMIC);
+			rc = rk_app_qp_connect(q->qp, &(struct rk_app_qp_path){
+				.mtu = p->o.mtu == 256 ? RK_MTU_256 : p->o.mtu == 512 ? RK_MTU_512 :
+				       p->o.mtu == 1024 ? RK_MTU_1024 :
+				       p->o.mtu == 2048 ? RK_MTU_2048 : RK_MTU_4096,
+				.dest_qpn = p->remote.qp[i].qpn, .rq_psn = p->remote.qp[i].psn,
+				.sq_psn = q->psn, .dmac = p->peer_mac, .dgid = dgid,
+				/* -T: the ToS byte's DSCP (its ECN bits are refused as options). */
+				.dscp = p->o.tos > 0 ? (uint8_t)(p->o.tos >> 2) : 0,
+				.hop_limit = p->o.hop_limit,
+				.max_dest_rd_atomic = 16, .min_rnr_timer = 1,
+				/* -u; by default 4.096 us * 2^14 = 67 ms, perftest's default. */
+				.timeout = p->o.qp_timeout >= 0 ? (uint8_t)p->o.qp_timeout : 14,
+				.retry_cnt = 7, .rnr_retry = 7,
+				/* -o: READs and atomics in flight here (IBTA 9.5, max_rd_atomic). */
+				.max_rd_atomic = p->o.outs > 0 ? (uint8_t)p->o.outs : 16 }, NULL);
 		if (rc != 0)
 			return fail(p, "modify QP %#x: %s", q->qp->qp_num, strerror(-rc));
 	}
