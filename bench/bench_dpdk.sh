@@ -21,7 +21,9 @@
 #     port (bench_qpmem through lib/verbs), target <= 256 MiB;
 #   - memory of rk-gen's stateful mode, each end's 4096 QPs at depth 128
 #     with 64 B messages, buffers included (bench_gen_stateful), target
-#     <= 64 MiB.
+#     <= 64 MiB;
+#   - rk-gen's stateful mode with 64 QPs of 64 KiB WRITEs (4 in flight
+#     each, data unchecked) / rk-perf write_bw -q 64 -t 4, target >= 0.9.
 #
 # usage: bench_dpdk.sh BUILD_DIR [SECONDS [ROUNDS]]
 #   SECONDS per throughput run (default 3); ROUNDS of every measurement and
@@ -33,6 +35,7 @@ secs=${2:-3}
 rounds=${3:-3}
 qpmem=$build/bench/bench_qpmem
 sfmem=$build/bench/bench_gen_stateful
+gen=$build/apps/rk-gen
 bench_name=bench_dpdk
 pair_timeout=60
 # shellcheck source=memif_pairs.sh
@@ -49,7 +52,7 @@ sframe=$((14 + 20 + 8 + 12 + 64 + 4))
 # two runs a minute apart; raw ping-pong flips between ~0.2 and ~0.8 us),
 # so each ratio is the median over rounds of measurement / reference taken
 # back to back. Best against best is printed too, for information.
-raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l="" ic_t="" ic_l="" rec_t=""
+raw_t="" rc_t="" naks_t="" mps_t="" raw_l="" rc_l="" ic_t="" ic_l="" rec_t="" q64p_t="" q64g_t=""
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -86,6 +89,33 @@ while [ $r -lt "$rounds" ]; do
 		status=1
 	fi
 	rm -f "$tmp/record.pcapng"
+	# 64 QPs of 64 KiB WRITEs, 4 in flight each: rk-gen's stateful mode
+	# (data unchecked, as rk-perf's) against rk-perf with the same QPs.
+	if [ -x "$gen" ] && perf_pair q64 write_bw -q 64 -t 4 -m 4096 -s 65536 -D "$secs" \
+		--report_gbits; then
+		v=$(awk '$1 == 65536 && NF == 5 {print $4}' "$tmp/q64.cli")
+		echo "rk-perf write_bw 64 QPs, 64 KiB: $v Gb/s"
+		q64p_t="$q64p_t ${v:--}"
+		n=$((n + 1))
+		port=$((21000 + ($$ + 2 * n) % 20000))
+		if pair gen64 "$gen $EAL -l $CS $(vdev server) -- --responder --port net_memif0 \
+			--ip 198.18.0.1 --oob-port $port --json" \
+			"$gen $EAL -l 0 $(vdev client) -- --port net_memif0 --ip 198.18.0.2 \
+			--oob-port $port --stateful 64 --depth 4 --op write --size 65536 --mtu 4096 \
+			--duration $secs --no-verify --json 127.0.0.1"; then
+			v=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["goodput_gbps"])' \
+				"$tmp/gen64.cli" 2>/dev/null)
+			echo "rk-gen --stateful 64, 64 KiB WRITEs: $v Gb/s"
+			q64g_t="$q64g_t ${v:--}"
+		else
+			q64g_t="$q64g_t -"
+			status=1
+		fi
+	elif [ -x "$gen" ]; then
+		q64p_t="$q64p_t -"
+		q64g_t="$q64g_t -"
+		status=1
+	fi
 	if perf_pair send send_bw -s 64 -D "$secs"; then
 		v=$(awk '$1 == 64 && NF == 5 {print $5}' "$tmp/send.cli")
 		echo "rk-perf send_bw 64 B: $v M messages/s"
@@ -124,6 +154,7 @@ wc_ratio=$(pair_ratios "$ic_t" "$raw_t" | median)
 wf_ratio=$(pair_ratios "$rc_t" "$ic_t" | median)
 lc_ratio=$(pair_ratios "$ic_l" "$raw_l" | median)
 lf_ratio=$(pair_ratios "$rc_l" "$ic_l" | median)
+q64_ratio=$(pair_ratios "$q64g_t" "$q64p_t" | median)
 echo "rounds, WRITE / raw: ${w_rounds:-?}; SEND/RECV / raw ping-pong: ${l_rounds:-?}"
 echo "rounds, raw + ICRC / raw: WRITE-size frames $(pair_ratios "$ic_t" "$raw_t" | tr '\n' ' ')" \
 	"ping-pong $(pair_ratios "$ic_l" "$raw_l" | tr '\n' ' ')"
@@ -148,6 +179,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.3f", a / b }
 [ -n "${wf_ratio:-}" ] && echo "@result dpdk_write64k_vs_ceiling $wf_ratio - -"
 [ -n "${naks:-}" ] && echo "@result dpdk_write64k_naks $naks == 0"
 [ -n "${rec_ratio:-}" ] && echo "@result dpdk_write64k_recording_vs_not $rec_ratio >= 0.8"
+[ -n "${q64_ratio:-}" ] && echo "@result gen_stateful_64q_vs_rk_perf $q64_ratio >= 0.9"
 [ -n "${mpps:-}" ] &&
 	echo "@result dpdk_send64_msgs_per_s $(awk -v m="$mpps" 'BEGIN {printf "%.0f", m * 1e6}') - -"
 [ -n "${l_ratio:-}" ] && echo "@result dpdk_send_lat_vs_raw $l_ratio <= 1.5"

@@ -82,7 +82,7 @@ if [ "$do_build" = 1 ]; then
 	ninja -C "$build" dissectors/rdmakit.so >/dev/null 2>&1 ||
 		echo "run-bench: the Wireshark plugin did not build; measuring without it"
 	# DPDK parts are optional too: bench_dpdk.sh needs all three.
-	ninja -C "$build" bench/bench_qpmem bench/bench_gen_stateful bench/memif_raw apps/rk-perf >/dev/null 2>&1 ||
+	ninja -C "$build" bench/bench_qpmem bench/bench_gen_stateful bench/memif_raw apps/rk-perf apps/rk-gen >/dev/null 2>&1 ||
 		echo "run-bench: rk-perf or memif_raw did not build (no DPDK?)"
 fi
 
