@@ -109,7 +109,7 @@ rk_io_dpdk_open_strerror(int err)
 	case ENOTCONN:
 		return "the port did not start (is the peer running?)";
 	case ENODEV:
-		return "no such DPDK port (check --vdev and -d)";
+		return "no such DPDK port (check the EAL's --vdev or -a and the port name)";
 	case EINTR:
 		return "interrupted while the port waited for its peer (is the peer running?)";
 	default:

@@ -80,7 +80,11 @@ check(d["totals"]["frames"] == len(tshark) and 0 < len(tshark) < summary(cap)["t
       f"-f 'ip src {host}': {d['totals']['frames']} frames analysed, tshark keeps {len(tshark)}")
 for args, text in ((["--opcode", "bogus"], "--opcode 'bogus'"), (["--qp", "0x1000000"], "--qp"),
                    (["--from", "-1"], "--from"), (["-f", "ip src ("], "--filter"),
-                   (["--from", "5", "--to", "1"], "window is empty")):
+                   (["--from", "5", "--to", "1"], "window is empty"),
+                   # A typo must not look like a capture without findings.
+                   (["--finding", "icrc.bda"], "--finding 'icrc.bda'"),
+                   # Output that cannot be written: said before the analysis.
+                   (["--interval", "1", "--csv", "/nonexistent/dir/x.csv"], "--csv")):
     p = run(*args, cap)
     err = p.stderr.strip().splitlines()
     check(p.returncode == 2 and err and text in err[0] and len(err) <= 2,

@@ -11,7 +11,8 @@ with an AF_PACKET socket, 100 ms apart. It checks:
     the lines are those of the same frames read from a file (the frame
     number and time columns aside: the times are the capture's own);
   - the running summary (--summary-every 0.2) comes on stderr while the
-    capture goes on, and its last line counts the frames;
+    capture goes on, also while the link is quiet before the first frame,
+    and its last line counts the frames;
   - SIGINT ends the capture with exit status 0;
   - -i of an interface that does not exist, and -i with a capture file,
     are refused with one line and exit status 2.
@@ -130,6 +131,7 @@ def main():
         have = [strip_cols(g[1]) for g in got]
         delays = [g[0] - s for g, s in zip(got, sent)]
         during = [e for e in err if sent and e[0] < sent[-1] and "frames" in e[1]]
+        quiet = [e for e in err if sent and e[0] < sent[0] and "frames" in e[1]]
         last = err[-1][1] if err else ""
         m = re.search(r": (\d+) frames \((\d+) RDMA\)", last)
         checks = [
@@ -139,6 +141,7 @@ def main():
             ("each line within 500 ms (max %.0f ms)" % (1e3 * max(delays) if delays else -1),
              bool(delays) and max(delays) <= 0.5),
             ("%d running summary lines while sending" % len(during), len(during) >= 3),
+            ("%d before the first frame (a quiet link)" % len(quiet), len(quiet) >= 3),
             ("last summary counts the frames: %r" % last,
              m is not None and int(m.group(2)) == len(recs)),
         ]

@@ -52,7 +52,13 @@ rk_insp_filter_parse(struct rk_insp_filter *f, const char *name, const char *arg
 			      "RC_RDMA_WRITE_ONLY)";
 		f->opcode_set = true;
 	} else if (strcmp(name, "finding") == 0) {
-		if (*arg == '\0' || strlen(arg) >= sizeof(f->finding))
+		bool known = false;
+
+		/* A typo would look like a capture without findings. */
+		for (int i = 0; i < RK_F_COUNT && *arg != '\0'; i++)
+			known = known || strncmp(rk_finding_info((enum rk_finding_id)i)->id, arg,
+						 strlen(arg)) == 0;
+		if (*arg == '\0' || strlen(arg) >= sizeof(f->finding) || !known)
 			bad = "a finding ID or its start (bth.psn, icrc.bad; --list-findings)";
 		else
 			snprintf(f->finding, sizeof(f->finding), "%s", arg);

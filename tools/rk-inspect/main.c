@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,11 +35,13 @@
 
 /* -i: SIGINT and SIGTERM end the capture (then the summary as usual). */
 static pcap_t *volatile live_pcap;
+static volatile sig_atomic_t live_stop;
 
 static void
 on_stop(int sig)
 {
 	(void)sig;
+	live_stop = 1;
 	if (live_pcap != NULL)
 		pcap_breakloop(live_pcap);
 }
@@ -757,6 +760,20 @@ main(int argc, char **argv)
 				       a.mode == RK_INSP_PACKETS_JSON) &&
 			  (a.csv == NULL || strcmp(a.csv, "-") != 0);
 
+	/* An output that cannot be written is said before the analysis, not after. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i == 0 ? a.csv : a.plot;
+		FILE *t;
+
+		if (path == NULL || strcmp(path, "-") == 0)
+			continue;
+		if ((t = fopen(path, "w")) == NULL) {
+			fprintf(stderr, "rk-inspect: %s %s: %s\n", i == 0 ? "--csv" : "--plot",
+				path, strerror(errno));
+			return EXIT_BAD;
+		}
+		fclose(t);
+	}
 	errbuf[0] = '\0';
 	if (a.bare_read) {
 		/* The benchmark baseline: libpcap as it comes. */
@@ -770,6 +787,11 @@ main(int argc, char **argv)
 		}
 		a.live = true;
 		live_pcap = p;
+		if (pcap_setnonblock(p, 1, errbuf) != 0) {
+			fprintf(stderr, "rk-inspect: %s: %s\n", a.iface, errbuf);
+			pcap_close(p);
+			return EXIT_BAD;
+		}
 		signal(SIGINT, on_stop);
 		signal(SIGTERM, on_stop);
 	} else {
@@ -830,9 +852,20 @@ main(int argc, char **argv)
 	}
 	rk_insp_progress_start(&a.prog, !a.live ? 0 :
 			       (uint64_t)((a.summary_every < 0 ? 1.0 : a.summary_every) * 1e9));
-	/* 0: an interface's read timeout, time to look at the clock. */
+	/* 0: nothing from the interface (non-blocking): wait up to 100 ms
+	 * for it, and look at the clock, so the running summary goes on
+	 * while the link is quiet. */
 	while ((rc = pcap_next_ex(p, &h, &data)) >= 0) {
+		/* Non-blocking reads do not look at pcap_breakloop()'s flag. */
+		if (live_stop) {
+			rc = PCAP_ERROR_BREAK;
+			break;
+		}
 		if (rc == 0) {
+			struct pollfd pfd = { .fd = pcap_get_selectable_fd(p), .events = POLLIN };
+
+			if (pfd.fd >= 0)
+				(void)poll(&pfd, 1, 100);
 			rk_insp_progress_tick(&a.prog, stderr, &a.tot, 0);
 			continue;
 		}

@@ -315,17 +315,32 @@ rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char 
 				rk_insp_series_gbps(s, r->payload_bytes), r->rtx_frames, r->ce,
 				r->cnps, r->pause_frames);
 		}
+		/* Explicit ranges: gnuplot warns of an empty one when all is 0. */
+		double gmax = 0, cmax = 0;
+
+		for (uint64_t i = 0; i < s->n; i++) {
+			const struct rk_insp_series_row *r = &s->row[i];
+			double g = rk_insp_series_gbps(s, r->bytes);
+			uint64_t c = r->rtx_frames > r->ce ? r->rtx_frames : r->ce;
+
+			c = c > r->cnps ? c : r->cnps;
+			c = c > r->pause_frames ? c : r->pause_frames;
+			gmax = g > gmax ? g : gmax;
+			cmax = (double)c > cmax ? (double)c : cmax;
+		}
 		fputs("EOD\nset multiplot layout 2,1 title ", f);
 		gp_string(f, title);
 		fprintf(f, "\nset key outside right\nset grid\n"
-			"set lmargin at screen 0.1\nset rmargin at screen 0.78\nset offsets 0, 0, graph 0.1, 0\n"
+			"set lmargin at screen 0.1\nset rmargin at screen 0.78\n"
 			"set xrange [0:%.9g]\nset xlabel 'time (s), "
-			"intervals of %.9g s'\nset ylabel 'Gb/s'\nset yrange [0:*]\n",
-			row_start(s, s->n > 0 ? s->n : 1), (double)s->interval_ns / 1e9);
+			"intervals of %.9g s'\nset ylabel 'Gb/s'\nset yrange [0:%.9g]\n",
+			row_start(s, s->n > 0 ? s->n : 1), (double)s->interval_ns / 1e9,
+			gmax > 0 ? gmax * 1.1 : 1.0);
 		fputs("plot $d using 1:3 with steps title 'wire', "
 			"'' using 1:4 with steps title 'goodput'\n"
-			"set ylabel 'frames per interval'\n"
-			"plot $d using 1:5 with steps title 'retransmitted', "
+			"set ylabel 'frames per interval'\n", f);
+		fprintf(f, "set yrange [0:%.9g]\n", cmax > 0 ? cmax * 1.1 : 1.0);
+		fputs("plot $d using 1:5 with steps title 'retransmitted', "
 			"'' using 1:6 with steps title 'CE', "
 			"'' using 1:7 with steps title 'CNP', "
 			"'' using 1:8 with steps title 'PAUSE/PFC'\n"
