@@ -104,7 +104,7 @@ while [ $r -lt "$rounds" ]; do
 			--oob-port $port --stateful 64 --depth 4 --op write --size 65536 --mtu 4096 \
 			--duration $secs --no-verify --json 127.0.0.1"; then
 			# The JSON document among the progress lines (stderr goes there too).
-			v=$(python3 -c 'import json,sys; t=open(sys.argv[1]).read(); i=t.index("\n{") + 1; print("%.3f" % json.JSONDecoder().raw_decode(t[i:])[0]["goodput_gbps"])' \
+			v=$(python3 -c 'import json,sys; t="\n" + open(sys.argv[1]).read(); i=t.index("\n{") + 1; print("%.3f" % json.JSONDecoder().raw_decode(t[i:])[0]["goodput_gbps"])' \
 				"$tmp/gen64.cli" 2>/dev/null)
 			echo "rk-gen --stateful 64, 64 KiB WRITEs: $v Gb/s"
 			q64g_t="$q64g_t ${v:--}"
