@@ -33,6 +33,7 @@ LAYERS = {
     "io": ("common", "wire", "ib", "iwarp", "verbs", "tcp", "impair", "pcapng"),
     "gen": ("common", "wire"),
     "genyaml": ("common", "wire", "gen"),
+    "plot": (),
 }
 
 # System headers the core must not use: DPDK, libpcap, sockets and the

@@ -9,14 +9,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "rk_cm.h"
 #include "rk_insp_timing.h"
+#include "rk_plot.h"
 
 int
 rk_insp_parse_interval(const char *s, uint64_t *ns)
@@ -180,40 +178,6 @@ rk_insp_series_json(const struct rk_insp_series *s)
 	return a;
 }
 
-#define RK_INSP_NO_GNUPLOT \
-	"--plot needs gnuplot, not found on the PATH (Debian: apt-get install gnuplot-nox)"
-
-/* gnuplot on the PATH, into @p buf; false when there is none. */
-static bool
-find_gnuplot(char *buf, size_t len)
-{
-	const char *path = getenv("PATH");
-
-	while (path != NULL && *path != '\0') {
-		const char *c = strchr(path, ':');
-		size_t n = c != NULL ? (size_t)(c - path) : strlen(path);
-
-		if (n != 0 && (size_t)snprintf(buf, len, "%.*s/gnuplot", (int)n, path) < len &&
-		    access(buf, X_OK) == 0)
-			return true;
-		path = c != NULL ? c + 1 : NULL;
-	}
-	return false;
-}
-
-/* @p s as a gnuplot string: single quotes, a quote doubled. */
-static void
-gp_string(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s, f);
-	}
-	fputc('\'', f);
-}
-
 int
 rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *csv,
 		     const char *plot, const char *title, char *err, size_t elen)
@@ -248,116 +212,47 @@ rk_insp_series_write(const struct rk_insp_series *s, FILE *out, const char *csv,
 int
 rk_insp_gnuplot_check(char *err, size_t elen)
 {
-	char gp[4096];
-
-	if (find_gnuplot(gp, sizeof(gp)))
-		return 0;
-	snprintf(err, elen, "%s", RK_INSP_NO_GNUPLOT);
-	return -1;
+	return rk_plot_check(err, elen);
 }
 
 int
 rk_insp_series_plot(const char *png, const struct rk_insp_series *s, const char *title,
 		    char *err, size_t elen)
 {
-	char gp[4096];
-	int fds[2], status;
-	pid_t pid;
-	FILE *f;
+	static const char *const names[] = {
+		"time", "wire", "goodput", "retransmitted", "CE", "CNP", "PAUSE/PFC",
+	};
+	const struct rk_plot_panel panels[] = {
+		{ .ylabel = "Gb/s", .n_cols = 2, .cols = { 1, 2 } },
+		{ .ylabel = "frames per interval", .n_cols = 4, .cols = { 3, 4, 5, 6 } },
+	};
+	enum { COLS = sizeof(names) / sizeof(names[0]) };
+	char xlabel[96];
+	double *rows = calloc(s->n ? s->n : 1, COLS * sizeof(double));
+	int rc;
 
-	if (!find_gnuplot(gp, sizeof(gp))) {
-		snprintf(err, elen, "%s", RK_INSP_NO_GNUPLOT);
+	if (rows == NULL) {
+		snprintf(err, elen, "--plot: out of memory");
 		return -1;
 	}
-	if (strchr(png, '\n') != NULL) {
-		snprintf(err, elen, "--plot: a file name with a newline cannot be given to gnuplot");
-		return -1;
-	}
-	if (pipe(fds) != 0) {
-		snprintf(err, elen, "--plot: pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, elen, "--plot: fork: %s", strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fds[0], STDIN_FILENO);
-		close(fds[0]);
-		close(fds[1]);
-		/* gnuplot's chatter is not rk-inspect's output. */
-		dup2(STDERR_FILENO, STDOUT_FILENO);
-		execl(gp, "gnuplot", (char *)NULL);
-		_exit(127);
-	}
-	close(fds[0]);
-	/* A gnuplot that quits early must not kill rk-inspect by SIGPIPE. */
-	signal(SIGPIPE, SIG_IGN);
-	f = fdopen(fds[1], "w");
-	if (f == NULL) {
-		close(fds[1]);
-	} else {
-		fputs("set terminal png noenhanced size 1024,768\nset output ", f);
-		gp_string(f, png);
-		fputs("\nset datafile separator ','\n$d << EOD\n", f);
-		csv_rows(f, s);
-		/* Steps run from a row to the next: the last interval needs an end. */
-		if (s->n != 0) {
-			const struct rk_insp_series_row *r = &s->row[s->n - 1];
+	for (uint64_t i = 0; i < s->n; i++) {
+		const struct rk_insp_series_row *r = &s->row[i];
+		double *v = &rows[i * COLS];
 
-			fprintf(f, "%.9g,%" PRIu64 ",%.6f,%.6f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				",%" PRIu64 "\n", row_start(s, s->n), r->frames,
-				rk_insp_series_gbps(s, r->bytes),
-				rk_insp_series_gbps(s, r->payload_bytes), r->rtx_frames, r->ce,
-				r->cnps, r->pause_frames);
-		}
-		/* Explicit ranges: gnuplot warns of an empty one when all is 0. */
-		double gmax = 0, cmax = 0;
-
-		for (uint64_t i = 0; i < s->n; i++) {
-			const struct rk_insp_series_row *r = &s->row[i];
-			double g = rk_insp_series_gbps(s, r->bytes);
-			uint64_t c = r->rtx_frames > r->ce ? r->rtx_frames : r->ce;
-
-			c = c > r->cnps ? c : r->cnps;
-			c = c > r->pause_frames ? c : r->pause_frames;
-			gmax = g > gmax ? g : gmax;
-			cmax = (double)c > cmax ? (double)c : cmax;
-		}
-		fputs("EOD\nset multiplot layout 2,1 title ", f);
-		gp_string(f, title);
-		fprintf(f, "\nset key outside right\nset grid\n"
-			"set lmargin at screen 0.1\nset rmargin at screen 0.78\n"
-			"set xrange [0:%.9g]\nset xlabel 'time (s), "
-			"intervals of %.9g s'\nset ylabel 'Gb/s'\nset yrange [0:%.9g]\n",
-			row_start(s, s->n > 0 ? s->n : 1), (double)s->interval_ns / 1e9,
-			gmax > 0 ? gmax * 1.1 : 1.0);
-		fputs("plot $d using 1:3 with steps title 'wire', "
-			"'' using 1:4 with steps title 'goodput'\n"
-			"set ylabel 'frames per interval'\n", f);
-		fprintf(f, "set yrange [0:%.9g]\n", cmax > 0 ? cmax * 1.1 : 1.0);
-		fputs("plot $d using 1:5 with steps title 'retransmitted', "
-			"'' using 1:6 with steps title 'CE', "
-			"'' using 1:7 with steps title 'CNP', "
-			"'' using 1:8 with steps title 'PAUSE/PFC'\n"
-			"unset multiplot\nset output\n", f);
-		fclose(f);
+		v[0] = row_start(s, i);
+		v[1] = rk_insp_series_gbps(s, r->bytes);
+		v[2] = rk_insp_series_gbps(s, r->payload_bytes);
+		v[3] = (double)r->rtx_frames;
+		v[4] = (double)r->ce;
+		v[5] = (double)r->cnps;
+		v[6] = (double)r->pause_frames;
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, elen, "--plot: waitpid: %s", strerror(errno));
-			return -1;
-		}
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		snprintf(err, elen, "--plot %s: gnuplot failed (%s %d)", png,
-			 WIFEXITED(status) ? "exit" : "signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-		return -1;
-	}
-	return 0;
+	snprintf(xlabel, sizeof(xlabel), "time (s), intervals of %.9g s",
+		 (double)s->interval_ns / 1e9);
+	rc = rk_plot_png(png, &(struct rk_plot){
+		.title = title, .xlabel = xlabel, .n_cols = COLS, .names = names,
+		.n_rows = s->n, .rows = rows, .steps = true, .x_end = row_start(s, s->n),
+		.n_panels = 2, .panels = panels }, err, elen);
+	free(rows);
+	return rc;
 }
