@@ -11,6 +11,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
 
 #include "rk_gen_rewrite.h"
 #include "rk_gen_rx.h"
@@ -174,6 +177,34 @@ struct rk_gen_recv_opts {
 	uint64_t idle_ns;        /**< port: stop this long after the last frame; 0: never */
 	uint32_t rx_drop_every;  /**< port: the impairment stage drops every Nth frame; 0: none */
 	uint64_t rx_delay_ns;    /**< port: and holds every frame this long, ns */
+	uint64_t interval_ns;    /**< the series' interval, ns; 0: no series */
+	const char *csv;         /**< the series as CSV to this file ("-": stdout), or NULL */
+	const char *plot;        /**< the series as a PNG (gnuplot), or NULL */
+};
+
+/** One interval of the receive series (recv_series.c). */
+struct rk_gen_series_row {
+	uint64_t frames, bytes;  /**< received in the interval; bytes as captured */
+	int64_t lost;            /**< growth of the streams' loss over it */
+	uint64_t reordered, duplicates;
+	uint64_t lat_count;      /**< frames with a one-way latency */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
+};
+
+/** Totals over the streams of a receive run. */
+struct rk_gen_recv_totals {
+	uint64_t unique, lost, reordered, duplicates, lat_max;
+};
+
+/** The receive series: intervals of RX time from the first frame's. */
+struct rk_gen_series {
+	uint64_t interval_ns, t0_ns;
+	bool started, overflow;
+	uint64_t frames, bytes;        /**< the open interval */
+	struct rk_hist lat;            /**< the open interval's latencies */
+	struct rk_gen_recv_totals last; /**< the totals when the last row closed */
+	struct rk_gen_series_row *row;
+	uint64_t n, cap;
 };
 
 /** A receive run: the accounting and what the report needs besides. */
@@ -185,7 +216,51 @@ struct rk_gen_recv {
 	uint64_t short_slot;     /**< RoCEv2 with a payload too short for the slot */
 	uint64_t t0_ns, next_line_ns; /**< the per-second line: run start, next line */
 	uint64_t last_frames;    /**< frames at the last line */
+	struct rk_gen_series *series; /**< with o->interval_ns, else NULL */
 };
+
+/** Totals over @p r's streams into @p t. */
+void rk_gen_recv_totals(const struct rk_gen_recv *r, struct rk_gen_recv_totals *t);
+
+/** A series of @p interval_ns (> 0) intervals, or NULL (out of memory). */
+struct rk_gen_series *rk_gen_series_new(uint64_t interval_ns);
+
+/** Free @p s (NULL: nothing). */
+void rk_gen_series_free(struct rk_gen_series *s);
+
+/**
+ * A frame arrives at @p rx_ns: the intervals that ended before it close,
+ * empty ones included, before its stream counts it (its loss belongs to
+ * its own interval); the first frame starts the series.
+ */
+void rk_gen_series_before(struct rk_gen_series *s, const struct rk_gen_recv *r, uint64_t rx_ns);
+
+/**
+ * Then account it: @p len bytes, and its one-way latency @p lat_ns (ns)
+ * when it has one (NULL otherwise).
+ */
+void rk_gen_series_frame(struct rk_gen_series *s, uint32_t len, const uint64_t *lat_ns);
+
+/** Close every interval that ended by @p now_ns (live runs, when frames stop). */
+void rk_gen_series_advance(struct rk_gen_series *s, const struct rk_gen_recv *r,
+			   uint64_t now_ns);
+
+/** Close the last, open interval (at the end of the run). */
+void rk_gen_series_finish(struct rk_gen_series *s, const struct rk_gen_recv *r);
+
+/** The series as CSV (a header line, then a row per interval) onto @p f. */
+void rk_gen_series_csv(const struct rk_gen_series *s, FILE *f);
+
+/** The series as a JSON array of objects, one per interval (a new reference). */
+json_t *rk_gen_series_json(const struct rk_gen_series *s);
+
+/**
+ * Write what @p o asks of the series: o->csv, o->plot (titled @p title).
+ * Says why on stderr when it cannot.
+ * @return 0, or -1 (a file not written, gnuplot failed)
+ */
+int rk_gen_series_write(const struct rk_gen_series *s, const struct rk_gen_recv_opts *o,
+			const char *title);
 
 /** Start a run with options @p o (kept). */
 void rk_gen_recv_init(struct rk_gen_recv *r, const struct rk_gen_recv_opts *o);
@@ -197,8 +272,12 @@ void rk_gen_recv_frame(struct rk_gen_recv *r, const uint8_t *frame, uint32_t len
 /** Live runs: once @p now_ns passes each second since the start, a line on stderr. */
 void rk_gen_recv_tick(struct rk_gen_recv *r, uint64_t now_ns);
 
-/** The final report: a table per stream on stdout, or JSON with o->json. */
-void rk_gen_recv_report(struct rk_gen_recv *r);
+/**
+ * The final report: a table per stream on stdout, or JSON with o->json
+ * (the series in it with o->interval_ns); then the series' CSV and plot.
+ * @return 0, or -1 (a series file not written, or no series for want of memory)
+ */
+int rk_gen_recv_report(struct rk_gen_recv *r);
 
 /** Free the accounting. */
 void rk_gen_recv_fini(struct rk_gen_recv *r);

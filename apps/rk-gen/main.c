@@ -26,6 +26,7 @@
 #include "rk_gen_yaml.h"
 
 #include "gen.h"
+#include "rk_plot.h"
 #include "rk_app.h"
 #ifdef RK_GEN_DPDK
 #include "rk_io_dpdk.h"
@@ -96,6 +97,10 @@ usage(FILE *f)
 	      "                         (the receive options apply; --idle defaults to 1)\n"
 	      "      --expect N         frames sent per stream (counts a lost tail as lost)\n"
 	      "      --json             the report as JSON on stdout\n"
+	      "      --interval S       a series of S-second intervals of RX time: rate, loss,\n"
+	      "                         reordering, latency (in the JSON, or:)\n"
+	      "      --csv FILE         the series as CSV (- for stdout, in place of the table)\n"
+	      "      --plot FILE.png    the series drawn by gnuplot\n"
 	      "\n"
 	      "Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
 	      "one DPDK port, parameters exchanged over TCP; options of their own:\n"
@@ -129,7 +134,7 @@ enum {
 	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN, OPT_BURST,
 	OPT_ON_OFF,
 	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
-	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT,
+	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT, OPT_INTERVAL, OPT_CSV, OPT_PLOT,
 };
 
 struct args {
@@ -278,6 +283,42 @@ check_replay_args(struct args *a)
 	return check_common(a);
 }
 
+/*
+ * The receive series: --csv and --plot need --interval, which needs an
+ * output; a plot needs gnuplot and its files must be writable, said now
+ * rather than after the run.
+ */
+static int
+check_series(const struct rk_gen_recv_opts *r)
+{
+	char why[256];
+
+	if ((r->csv != NULL || r->plot != NULL) && r->interval_ns == 0)
+		return bad_usage("%s", "--csv and --plot need --interval S");
+	if (r->interval_ns != 0 && r->csv == NULL && r->plot == NULL && !r->json)
+		return bad_usage("%s", "--interval writes its series with --json, --csv or --plot");
+	if (r->csv != NULL && strcmp(r->csv, "-") == 0 && r->json)
+		return bad_usage("%s", "--csv - takes standard output: not with --json");
+	if (r->plot != NULL && rk_plot_check(why, sizeof(why)) != 0) {
+		fprintf(stderr, "rk-gen: %s\n", why);
+		return -1;
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *path = i == 0 ? r->csv : r->plot;
+		FILE *t;
+
+		if (path == NULL || strcmp(path, "-") == 0)
+			continue;
+		if ((t = fopen(path, "w")) == NULL) {
+			fprintf(stderr, "rk-gen: %s %s: %s\n", i == 0 ? "--csv" : "--plot", path,
+				strerror(errno));
+			return -1;
+		}
+		fclose(t);
+	}
+	return 0;
+}
+
 /* --receive: a capture or a port, and nothing of the sending side. */
 static int
 check_receive(struct args *a)
@@ -323,7 +364,8 @@ parse_args(struct args *a, int argc, char **argv)
 		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
 		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
 		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
-		{ "rx-port", 1, NULL, OPT_RX_PORT },
+		{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
+		{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
 		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
 	};
 	struct rk_gen_cfg *c = &a->cli;
@@ -535,6 +577,22 @@ parse_args(struct args *a, int argc, char **argv)
 #else
 			return bad_usage("--rx-port %s: rk-gen was built without DPDK", optarg);
 #endif
+		case OPT_INTERVAL: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			/* 1 us up to a day: anything else is a typo, or a series of nothing */
+			if (end == optarg || *end || !(d >= 1e-6 && d <= 86400))
+				return bad_usage("--interval '%s': seconds, 0.000001 to 86400", optarg);
+			a->recv.interval_ns = (uint64_t)(d * 1e9 + 0.5);
+			break;
+		}
+		case OPT_CSV:
+			a->recv.csv = optarg;
+			break;
+		case OPT_PLOT:
+			a->recv.plot = optarg;
+			break;
 		case OPT_RX_DELAY:
 			if (parse_u64_arg(optarg, &a->recv.rx_delay_ns) < 0 ||
 			    a->recv.rx_delay_ns > 60000000000ull)
@@ -562,14 +620,17 @@ parse_args(struct args *a, int argc, char **argv)
 	}
 	if (optind < argc)
 		return bad_usage("unexpected argument '%s'", argv[optind]);
+	if (check_series(&a->recv) != 0)
+		return -1;
 	if (a->receive)
 		return check_receive(a);
 	if (a->recv.port != NULL && a->port.port == NULL)
 		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
 	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect || a->recv.json ||
-				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns))
-		return bad_usage("%s", "--pcap-in, --expect, --json, --idle and --rx-* go with "
-				 "--receive or --rx-port");
+				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns ||
+				     a->recv.interval_ns))
+		return bad_usage("%s", "--pcap-in, --expect, --json, --idle, --interval and --rx-* "
+				 "go with --receive or --rx-port");
 	if (a->recv.pcap_in != NULL)
 		return bad_usage("%s", "--pcap-in goes with --receive");
 	if (a->recv.port != NULL && a->recv.idle_ns == 0)

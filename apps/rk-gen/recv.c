@@ -33,12 +33,16 @@ rk_gen_recv_init(struct rk_gen_recv *r, const struct rk_gen_recv_opts *o)
 	memset(r, 0, sizeof(*r));
 	r->o = o;
 	rk_gen_rx_init(&r->acc);
+	if (o->interval_ns != 0 && (r->series = rk_gen_series_new(o->interval_ns)) == NULL)
+		fprintf(stderr, "rk-gen: out of memory: no series\n");
 }
 
 void
 rk_gen_recv_fini(struct rk_gen_recv *r)
 {
 	rk_gen_rx_fini(&r->acc);
+	rk_gen_series_free(r->series);
+	r->series = NULL;
 }
 
 void
@@ -48,23 +52,27 @@ rk_gen_recv_frame(struct rk_gen_recv *r, const uint8_t *frame, uint32_t len, uin
 	int rc;
 
 	r->frames++;
+	if (r->series != NULL)
+		rk_gen_series_before(r->series, r, rx_ns);
 	rc = rk_gen_slot_read(frame, len, r->o->seq_off, &s);
 	if (rc == -EMSGSIZE)
 		r->short_slot++;
 	else if (rc < 0)
 		r->no_slot++;
-	else if (rk_gen_rx_add(&r->acc, &s, rx_ns) == -ENOMEM)
+	else if ((rc = rk_gen_rx_add(&r->acc, &s, rx_ns)) == -ENOMEM)
 		fprintf(stderr, "rk-gen: out of memory: stream %" PRIu32 " not counted\n",
 			s.stream_id);
+	if (r->series != NULL) {
+		/* as the stream's latency counts it: first arrivals, none before their TX */
+		uint64_t lat = rx_ns - s.tx_ns;
+		bool first = rc == RK_GEN_RX_IN_ORDER || rc == RK_GEN_RX_REORDERED;
+
+		rk_gen_series_frame(r->series, len, first && rx_ns >= s.tx_ns ? &lat : NULL);
+	}
 }
 
-/* Totals over the streams, for the per-second line. */
-struct totals {
-	uint64_t unique, lost, reordered, duplicates, lat_max;
-};
-
-static void
-sum_streams(const struct rk_gen_recv *r, struct totals *t)
+void
+rk_gen_recv_totals(const struct rk_gen_recv *r, struct rk_gen_recv_totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (uint32_t i = 0; i < r->acc.n; i++) {
@@ -82,8 +90,10 @@ sum_streams(const struct rk_gen_recv *r, struct totals *t)
 void
 rk_gen_recv_tick(struct rk_gen_recv *r, uint64_t now_ns)
 {
-	struct totals t;
+	struct rk_gen_recv_totals t;
 
+	if (r->series != NULL)
+		rk_gen_series_advance(r->series, r, now_ns);
 	if (r->t0_ns == 0) {
 		r->t0_ns = now_ns;
 		r->next_line_ns = now_ns + NS;
@@ -92,7 +102,7 @@ rk_gen_recv_tick(struct rk_gen_recv *r, uint64_t now_ns)
 	if (now_ns < r->next_line_ns)
 		return;
 	r->next_line_ns += NS;
-	sum_streams(r, &t);
+	rk_gen_recv_totals(r, &t);
 	fprintf(stderr,
 		"rk-gen: %.0f s: %" PRIu64 " frames (%" PRIu64 "/s), %" PRIu32 " stream%s, "
 		"lost %" PRIu64 ", reordered %" PRIu64 ", duplicates %" PRIu64
@@ -121,6 +131,8 @@ stream_figures(const struct rk_gen_recv *r, const struct rk_gen_rx_stream *st,
 	f->p999 = rk_hist_quantile(&st->lat, 99900);
 	f->mean = st->lat.count ? st->lat.sum_ns / st->lat.count : 0;
 }
+
+static void report_table(const struct rk_gen_recv *r);
 
 static json_t *
 u64_json(uint64_t v)
@@ -173,18 +185,33 @@ report_json(const struct rk_gen_recv *r)
 		json_array_append_new(streams, s);
 	}
 	json_object_set_new(j, "streams", streams);
+	if (r->series != NULL) {
+		json_object_set_new(j, "interval_s", json_real((double)r->o->interval_ns / 1e9));
+		json_object_set_new(j, "series", rk_gen_series_json(r->series));
+	}
 	json_dumpf(j, stdout, JSON_INDENT(2));
 	putchar('\n');
 	json_decref(j);
 }
 
-void
+int
 rk_gen_recv_report(struct rk_gen_recv *r)
 {
-	if (r->o->json) {
+	if (r->series != NULL)
+		rk_gen_series_finish(r->series, r);
+	if (r->o->json)
 		report_json(r);
-		return;
-	}
+	else if (r->o->csv == NULL || strcmp(r->o->csv, "-") != 0)
+		report_table(r);
+	if (r->series != NULL)
+		return rk_gen_series_write(r->series, r->o,
+					   r->o->pcap_in ? r->o->pcap_in : r->o->port);
+	return r->o->interval_ns != 0 ? -1 : 0;
+}
+
+static void
+report_table(const struct rk_gen_recv *r)
+{
 	printf("%10s %12s %12s %10s %8s %10s %10s %8s %12s %12s %12s %12s %12s\n", "stream",
 	       "frames", "unique", "lost", "loss%", "reordered", "duplicates", "stale",
 	       "lat_min_ns", "p50_ns", "p99_ns", "p99.9_ns", "max_ns");
@@ -245,7 +272,8 @@ rk_gen_recv_pcap(const struct rk_gen_recv_opts *o)
 			pcap_geterr(p));
 		status = 1;
 	}
-	rk_gen_recv_report(&r);
+	if (rk_gen_recv_report(&r) != 0)
+		status = 1;
 	rk_gen_recv_fini(&r);
 	pcap_close(p);
 	return status;

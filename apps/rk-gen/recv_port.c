@@ -148,7 +148,8 @@ rk_gen_recv_port_close(struct rk_gen_recv_port *p)
 {
 	int status = p->status;
 
-	rk_gen_recv_report(&p->r);
+	if (rk_gen_recv_report(&p->r) != 0)
+		status = 1;
 	fprintf(stderr, "rk-gen: port %s: %llu frames taken, %llu not RoCEv2%s\n", p->o->port,
 		(unsigned long long)rk_io_dpdk_stats(p->io)->rx_frames,
 		(unsigned long long)rk_io_dpdk_stats(p->io)->rx_other,

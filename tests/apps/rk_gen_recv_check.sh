@@ -92,6 +92,62 @@ got=$(figures <"$tmp/j" | tr '\n' '|')
 [ "$got" = "no_slot=0 short=2000|" ] && ok "slot past the payload: $got" ||
 	ko "slot past the payload: got '$got'"
 
+# The series: 4000 frames at 1 Mpps, frames 1500..1509 dropped, 25 us late.
+# Intervals of 1 ms from the first frame's RX time hold frames 1000k..1000k+999:
+# frames 1000 990 1000 1000, lost 0 10 0 0, latency 25000 at each quantile.
+"$gen" --op SEND_ONLY --count 4000 --rate 1Mpps --seq --payload 64 --pcap "$tmp/s.pcap" \
+	2>"$tmp/err" || ko "rk-gen writes the series' stream: $(cat "$tmp/err")"
+python3 "$impair" "$tmp/s.pcap" "$tmp/s_imp.pcap" --slot-at 54 --delay-ns 25000 \
+	--drop "$(seq -s, -f '0:%g' 1500 1509)" >"$tmp/out" 2>&1 ||
+	ko "pcap_impair.py (series): $(cat "$tmp/out")"
+series() { # rows as frames/lost/reordered/lat_count/p50/p99/max, space-separated
+	python3 -c '
+import csv, sys
+print(" ".join("%s/%s/%s/%s/%s/%s/%s" % (r["frames"], r["lost"], r["reordered"], r["lat_count"],
+      r["lat_p50_ns"], r["lat_p99_ns"], r["lat_max_ns"]) for r in csv.DictReader(sys.stdin)))'
+}
+R=25000/25000/25000
+want="1000/0/0/1000/$R 990/10/0/990/$R 1000/0/0/1000/$R 1000/0/0/1000/$R"
+got=$("$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.001 --csv - 2>"$tmp/err" | series)
+[ "$got" = "$want" ] && ok "series, CSV: $got" || ko "series, CSV: got '$got', want '$want'"
+got=$("$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.001 --json 2>"$tmp/err" |
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(d["interval_s"], " ".join("%d/%d/%d/%d/%d/%d/%d" % (r["frames"], r["lost"], r["reordered"],
+      r["lat_count"], r["lat_p50_ns"], r["lat_p99_ns"], r["lat_max_ns"]) for r in d["series"]))')
+[ "$got" = "0.001 $want" ] && ok "series, JSON: $got" || ko "series, JSON: got '$got'"
+# The known pattern's series adds up to its report: frames, first arrivals
+# with a latency (duplicates stay out), loss and reorders.
+got=$("$gen" --receive --pcap-in "$tmp/impaired.pcap" --interval 0.001 --json 2>"$tmp/err" |
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin); rows = d["series"]; st = d["streams"]
+print(sum(r["frames"] for r in rows) == d["frames"],
+      sum(r["lat_count"] for r in rows) == sum(s["latency_ns"]["count"] for s in st),
+      sum(r["lost"] for r in rows), sum(r["reordered"] for r in rows),
+      sum(r["duplicates"] for r in rows))')
+[ "$got" = "True True 6 5 4" ] && ok "series adds up to the report: $got" ||
+	ko "series adds up to the report: got '$got', want 'True True 6 5 4'"
+# A capture with a gap: its empty intervals are rows of zeros.
+python3 "$impair" "$tmp/s.pcap" "$tmp/s_gap.pcap" --slot-at 54 \
+	--drop "$(seq -s, -f '0:%g' 1000 2999)" >"$tmp/out" 2>&1
+got=$("$gen" --receive --pcap-in "$tmp/s_gap.pcap" --interval 0.001 --csv - 2>"$tmp/err" | series)
+want="1000/0/0/1000/0/0/0 0/0/0/0/0/0/0 0/0/0/0/0/0/0 1000/2000/0/1000/0/0/0"
+[ "$got" = "$want" ] && ok "series over a gap: $got" || ko "series over a gap: got '$got', want '$want'"
+if command -v gnuplot >/dev/null; then
+	"$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.001 --plot "$tmp/s.png" \
+		--csv "$tmp/s.csv" >/dev/null 2>"$tmp/err"
+	if [ "$(head -c 4 "$tmp/s.png" | od -An -c | tr -d ' ')" = "211PNG" ] &&
+	   [ "$(series <"$tmp/s.csv")" = "1000/0/0/1000/$R 990/10/0/990/$R 1000/0/0/1000/$R 1000/0/0/1000/$R" ]; then
+		ok "series: --plot writes a PNG, --csv a file"
+	else
+		ko "series: --plot/--csv files: $(cat "$tmp/err")"
+	fi
+else
+	echo "SKIP --plot: gnuplot is not installed (Debian package gnuplot-nox)"
+fi
+
 # Errors: exit 1 for a capture rk-gen cannot read, 2 for bad usage.
 python3 -c '
 import sys
@@ -122,6 +178,12 @@ expect_exit "--rx-delay on a capture" 2 "go with --port" --receive --pcap-in "$t
 expect_exit "--rx-port without --port" 2 "goes with --port" --op SEND_ONLY --pcap "$tmp/x.pcap" --rx-port 0
 expect_exit "--rx-port with --receive" 2 "exclude each other" --receive --port 0 --rx-port 1
 expect_exit "--expect 0" 2 "above 0" --receive --pcap-in "$tmp/clean.pcap" --expect 0
+expect_exit "--csv without --interval" 2 "need --interval" --receive --pcap-in "$tmp/clean.pcap" --csv -
+expect_exit "--interval alone" 2 "with --json, --csv or --plot" --receive --pcap-in "$tmp/clean.pcap" --interval 1
+expect_exit "--interval 0" 2 "--interval '0'" --receive --pcap-in "$tmp/clean.pcap" --interval 0 --json
+expect_exit "--csv - with --json" 2 "not with --json" --receive --pcap-in "$tmp/clean.pcap" --interval 1 --json --csv -
+expect_exit "--plot where none can be written" 2 "No such file" --receive --pcap-in "$tmp/clean.pcap" --interval 1 --plot "$tmp/no/x.png"
+expect_exit "--interval when sending" 2 "go with --receive" --op SEND_ONLY --pcap "$tmp/x.pcap" --interval 1 --json
 
 echo "rk_gen_recv_check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
