@@ -173,6 +173,14 @@ while [ "$i" -lt "$reps" ] || { [ "$i" -lt 20 ] && [ "${SUM_loop:-0}" -lt 100000
 		timed insp "$insp" --summary -q "$capture"
 		[ "$RC" = 0 ] || { cat "$tmp/insp.err" >&2; die "rk-inspect failed (exit $RC)"; }
 		note insp
+		# The summary as it was before the congestion view and the timing,
+		# and with them and a series of 1 ms intervals.
+		timed inspnc "$insp" --summary -q --no-congestion "$capture"
+		[ "$RC" = 0 ] || { cat "$tmp/inspnc.err" >&2; die "rk-inspect --no-congestion failed"; }
+		note inspnc
+		timed inspiv "$insp" --summary -q --interval 0.001 --csv "$tmp/series.csv" "$capture"
+		[ "$RC" = 0 ] || { cat "$tmp/inspiv.err" >&2; die "rk-inspect --interval failed"; }
+		note inspiv
 	fi
 	i=$((i + 1))
 done
@@ -201,6 +209,11 @@ else
 	r=$(ratio "$CPU_loopbuf" "$CPU_insp")
 	echo "ratio rk-inspect/libpcap with the same 1 MiB buffer $r (information)"
 	echo "@result inspect_vs_libpcap_buf $r - - ratio"
+	r=$(ratio "$CPU_inspnc" "$CPU_inspiv")
+	echo "rk-inspect with the congestion view, timing and a 1 ms series against" \
+	     "--no-congestion: ratio $r of CPU time (target >= 0.8); default summary" \
+	     "$(ratio "$CPU_inspnc" "$CPU_insp")"
+	echo "@result inspect_views_vs_plain $r >= 0.8 ratio"
 	d=$(awk -v a="$PEAK_insp" -v b="$PEAK_loop" 'BEGIN { printf "%.1f", (a - b) / 1024 }')
 	echo "peak RSS rk-inspect - libpcap loop: $d MiB (target < 64)"
 	echo "@result inspect_rss_over_loop_mib $d < 64 MiB"

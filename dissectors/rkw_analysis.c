@@ -202,6 +202,7 @@ qp_free(gpointer p)
 		for (int j = 0; j < 2; j++)
 			if (q->msg[i][j].data != NULL)
 				g_byte_array_free(q->msg[i][j].data, TRUE);
+	rk_insp_qp_fini(&q->an);
 	g_free(q);
 }
 

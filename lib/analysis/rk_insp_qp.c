@@ -22,6 +22,18 @@ struct rk_insp_cm_peer {
 	uint32_t qpn;
 };
 
+/* A request table entry holds PSN | REQ_HELD (PSNs are 24 bits). */
+#define REQ_HELD 0x80000000u
+
+void
+rk_insp_qp_fini(struct rk_insp_qp *q)
+{
+	free(q->req);
+	free(q->rd);
+	q->req = q->rd = NULL;
+	q->req_size = q->req_n = q->rd_head = q->rd_n = 0;
+}
+
 static void
 ring_add(struct rk_insp_qp_req *ring, unsigned int size, unsigned int *head, unsigned int *n,
 	 uint32_t psn, uint32_t frame, uint64_t ts_ns)
@@ -30,6 +42,62 @@ ring_add(struct rk_insp_qp_req *ring, unsigned int size, unsigned int *head, uns
 	*head = (*head + 1) % size;
 	if (*n < size)
 		(*n)++;
+}
+
+/* Twice the entries: distinct PSNs mod n stay distinct mod 2n. */
+static bool
+req_grow(struct rk_insp_qp *q)
+{
+	unsigned int n = q->req_size ? q->req_size * 2 : RK_INSP_QP_REQ_MIN;
+	struct rk_insp_qp_req *t = calloc(n, sizeof(*t));
+
+	if (t == NULL)
+		return false;
+	for (unsigned int i = 0; i < q->req_size; i++)
+		if (q->req[i].psn & REQ_HELD)
+			t[q->req[i].psn & (n - 1)] = q->req[i];
+	free(q->req);
+	q->req = t;
+	q->req_size = n;
+	return true;
+}
+
+/* Not yet covered by a response: pushing it out would lose its RTT. */
+static bool
+req_unacked(const struct rk_insp_qp *q, uint32_t psn)
+{
+	return !q->acked_valid || rk_psn_diff(psn, q->acked) > 0;
+}
+
+static void
+req_add(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns)
+{
+	struct rk_insp_qp_req *e;
+
+	if (q->req == NULL) {
+		if (!req_grow(q))
+			return;
+		q->req_first = psn;
+	}
+	e = &q->req[psn & (q->req_size - 1)];
+	while ((e->psn & REQ_HELD) && (e->psn & ~REQ_HELD) != psn &&
+	       req_unacked(q, e->psn & ~REQ_HELD) && q->req_size < RK_INSP_QP_REQ_RING &&
+	       req_grow(q))
+		e = &q->req[psn & (q->req_size - 1)];
+	q->req_n += !(e->psn & REQ_HELD);
+	*e = (struct rk_insp_qp_req){ .psn = psn | REQ_HELD, .frame = frame, .ts_ns = ts_ns };
+}
+
+/* The request with PSN @p psn, or NULL. */
+static const struct rk_insp_qp_req *
+req_find(const struct rk_insp_qp *q, uint32_t psn)
+{
+	const struct rk_insp_qp_req *e;
+
+	if (q->req == NULL)
+		return NULL;
+	e = &q->req[psn & (q->req_size - 1)];
+	return e->psn == (psn | REQ_HELD) ? e : NULL;
 }
 
 /* The newest entry of @p ring with PSN @p psn, or NULL. */
@@ -49,15 +117,15 @@ ring_find(const struct rk_insp_qp_req *ring, unsigned int size, unsigned int hea
 void
 rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns, bool read)
 {
-	ring_add(q->req, RK_INSP_QP_REQ_RING, &q->req_head, &q->req_n, psn, frame, ts_ns);
-	if (read)
+	req_add(q, psn, frame, ts_ns);
+	if (read && (q->rd != NULL || (q->rd = calloc(RK_INSP_QP_READ_RING, sizeof(*q->rd)))))
 		ring_add(q->rd, RK_INSP_QP_READ_RING, &q->rd_head, &q->rd_n, psn, frame, ts_ns);
 }
 
 bool
 rk_insp_qp_sent(const struct rk_insp_qp *q, uint32_t psn)
 {
-	return ring_find(q->req, RK_INSP_QP_REQ_RING, q->req_head, q->req_n, psn) != NULL;
+	return req_find(q, psn) != NULL;
 }
 
 void
@@ -69,14 +137,10 @@ rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_ns,
 	int32_t span;
 
 	memset(out, 0, sizeof(*out));
-	if (req->acked_valid) {
+	if (req->acked_valid)
 		first = rk_psn_add(req->acked, 1);
-	} else {
-		unsigned int oldest = (req->req_head + RK_INSP_QP_REQ_RING - req->req_n) %
-				      RK_INSP_QP_REQ_RING;
-
-		first = req->req_n != 0 ? req->req[oldest].psn : last;
-	}
+	else
+		first = req->req_n != 0 ? req->req_first : last;
 	span = rk_psn_diff(last, first);
 	out->first = first;
 	out->last = last;
@@ -87,8 +151,7 @@ rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_ns,
 		req->acked_valid = true;
 	}
 	if (!nak) {
-		const struct rk_insp_qp_req *rq = ring_find(req->req, RK_INSP_QP_REQ_RING,
-							    req->req_head, req->req_n, psn);
+		const struct rk_insp_qp_req *rq = req_find(req, psn);
 
 		if (rq != NULL) {
 			out->req_frame = rq->frame;
@@ -101,8 +164,8 @@ bool
 rk_insp_qp_read_response(struct rk_insp_qp *req, uint32_t psn, uint64_t ts_ns,
 			 uint32_t *req_frame, uint64_t *rt_ns)
 {
-	const struct rk_insp_qp_req *rq = ring_find(req->rd, RK_INSP_QP_READ_RING, req->rd_head,
-						    req->rd_n, psn);
+	const struct rk_insp_qp_req *rq = req->rd == NULL ? NULL :
+		ring_find(req->rd, RK_INSP_QP_READ_RING, req->rd_head, req->rd_n, psn);
 
 	if (rq != NULL) {
 		*req_frame = rq->frame;

@@ -12,7 +12,10 @@
  * record, and hands the request flow to the calls about responses.
  * Times are the caller's (capture timestamps, ns); frames are its numbers.
  * The CM table pairs QPs from the REQ/REP MADs the caller decoded (lib/cm
- * stays out of this library). libc only; no allocation but the CM table's.
+ * stays out of this library). libc only. The request tables are
+ * allocated at a flow's first request and grow with its requests in
+ * flight, so the many flows of a large capture each cost a few hundred
+ * bytes, not the largest window's share (rk_insp_qp_fini() frees them).
  */
 #ifndef RK_INSP_QP_H
 #define RK_INSP_QP_H
@@ -22,9 +25,14 @@
 
 #include "rk_insp_flow.h"
 
-/** Requests remembered per flow for ACK coverage and request-to-ACK times. */
+/**
+ * Most requests remembered per flow for ACK coverage and request-to-ACK
+ * times: a table indexed by PSN, from RK_INSP_QP_REQ_MIN entries up to
+ * this, doubled when a new request would push out one not yet acknowledged.
+ */
 #define RK_INSP_QP_REQ_RING 1024
-/** READ requests remembered per flow. */
+#define RK_INSP_QP_REQ_MIN 16
+/** READ requests remembered per flow (the newest). */
 #define RK_INSP_QP_READ_RING 128
 
 /** Where the peer of a flow came from (order: the stronger source wins). */
@@ -41,11 +49,13 @@ struct rk_insp_qp_req {
 	uint64_t ts_ns;
 };
 
-/** Request history and pairing of one flow. Zero-initialise. */
+/** Request history and pairing of one flow. Zero-initialise; rk_insp_qp_fini(). */
 struct rk_insp_qp {
-	struct rk_insp_qp_req req[RK_INSP_QP_REQ_RING];
-	unsigned int req_head, req_n;
-	struct rk_insp_qp_req rd[RK_INSP_QP_READ_RING];
+	struct rk_insp_qp_req *req; /* req_size entries at PSN % req_size; NULL until one */
+	unsigned int req_size;
+	unsigned int req_n;         /**< requests held */
+	uint32_t req_first;         /**< PSN of the flow's first request */
+	struct rk_insp_qp_req *rd;  /* ring of RK_INSP_QP_READ_RING; NULL until a READ */
 	unsigned int rd_head, rd_n;
 	bool acked_valid;
 	uint32_t acked;             /**< last PSN a response covered */
@@ -61,9 +71,13 @@ struct rk_insp_qp_ack {
 	uint64_t rtt_ns;            /**< that request to this response (with req_frame) */
 };
 
+/** Free the request tables of @p q (zeroed or used; again: nothing). */
+void rk_insp_qp_fini(struct rk_insp_qp *q);
+
 /**
  * Remember request @p psn (frame @p frame at @p ts_ns) of flow @p q;
- * @p read: a READ request (its responses' latency is measured).
+ * @p read: a READ request (its responses' latency is measured). Out of
+ * memory: not remembered (its RTT is not measured).
  */
 void rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns,
 			bool read);

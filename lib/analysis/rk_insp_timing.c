@@ -25,8 +25,13 @@ rk_insp_timing_fini(struct rk_insp_timing *t)
 	while (f != NULL) {
 		struct rk_insp_timing_flow *n = f->next;
 
+		if (f->rtt != NULL)
+			free(f->rtt->h);
+		if (f->read != NULL)
+			free(f->read->h);
 		free(f->rtt);
 		free(f->read);
+		rk_insp_qp_fini(&f->qp);
 		free(f);
 		f = n;
 	}
@@ -114,13 +119,34 @@ request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t p
 	return i >= 0 ? of_qp(t->cand[i].qp) : NULL;
 }
 
-/* Add @p ns to @p *h, allocated at its first value. */
+/* Add @p ns to @p *lp, allocated at its first value; out of memory loses it. */
 static void
-hist_add(struct rk_hist **h, uint64_t ns)
+hist_add(struct rk_insp_lat **lp, uint64_t ns)
 {
-	if (*h == NULL && (*h = calloc(1, sizeof(**h))) == NULL)
+	struct rk_insp_lat *l = *lp;
+
+	if (l == NULL && (l = *lp = calloc(1, sizeof(*l))) == NULL)
 		return;
-	rk_hist_add(*h, ns);
+	if (l->h == NULL && l->n < RK_INSP_LAT_EXACT) {
+		l->v[l->n++] = ns;
+		return;
+	}
+	if (l->h == NULL) {
+		if ((l->h = malloc(sizeof(*l->h))) == NULL)
+			return;
+		rk_hist_init(l->h);
+		for (uint32_t i = 0; i < l->n; i++)
+			rk_hist_add(l->h, l->v[i]);
+	}
+	rk_hist_add(l->h, ns);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 void
@@ -169,10 +195,23 @@ rk_insp_timing_packet(struct rk_insp_timing *t, struct rk_insp_flow *flow,
 }
 
 struct rk_insp_pctl
-rk_insp_pctl_of(const struct rk_hist *h)
+rk_insp_pctl_of(const struct rk_insp_lat *l)
 {
 	struct rk_insp_pctl p = { 0, 0, 0, 0 };
+	const struct rk_hist *h = l != NULL ? l->h : NULL;
 
+	if (l != NULL && h == NULL && l->n != 0) {
+		uint64_t s[RK_INSP_LAT_EXACT];
+
+		memcpy(s, l->v, l->n * sizeof(s[0]));
+		qsort(s, l->n, sizeof(s[0]), cmp_u64);
+		p.count = l->n;
+		/* rank ceil(n x q): n <= 16, no overflow */
+		p.p50 = s[(l->n * 50 + 99) / 100 - 1];
+		p.p99 = s[(l->n * 99 + 99) / 100 - 1];
+		p.max = s[l->n - 1];
+		return p;
+	}
 	if (h == NULL || h->count == 0)
 		return p;
 	p.count = h->count;

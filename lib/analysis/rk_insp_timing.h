@@ -32,14 +32,28 @@
 /** Most flows timed (reliable requesters and responders). */
 #define RK_INSP_TIMING_FLOWS_MAX 4096u
 
+/** Values a latency record keeps exactly before it takes a histogram. */
+#define RK_INSP_LAT_EXACT 16
+
+/**
+ * Latencies of one flow, ns: the first RK_INSP_LAT_EXACT exactly (most
+ * flows of a large capture have a few), then all in a histogram
+ * (rk_hist.h, 34 KiB), so memory follows what a flow has to tell.
+ */
+struct rk_insp_lat {
+	uint32_t n;                        /**< values in @c v while @c h is NULL */
+	uint64_t v[RK_INSP_LAT_EXACT];
+	struct rk_hist *h;                 /**< every value, past RK_INSP_LAT_EXACT */
+};
+
 /** Timing of one flow (one direction of a QP). */
 struct rk_insp_timing_flow {
 	struct rk_insp_qp qp;          /**< its requests, and its peer once paired */
 	struct rk_insp_flow *flow;
 	struct rk_insp_hlink hl;       /* by source, destination, kind */
 	struct rk_insp_timing_flow *next;
-	struct rk_hist *rtt;           /**< ACK RTTs of its requests, ns; NULL until one */
-	struct rk_hist *read;          /**< READ latencies of its requests, ns; NULL until one */
+	struct rk_insp_lat *rtt;       /**< ACK RTTs of its requests; NULL until one */
+	struct rk_insp_lat *read;      /**< READ latencies of its requests; NULL until one */
 };
 
 /** The timed flows of a capture. */
@@ -73,12 +87,15 @@ void rk_insp_timing_fini(struct rk_insp_timing *t);
 void rk_insp_timing_packet(struct rk_insp_timing *t, struct rk_insp_flow *flow,
 			   const struct rk_insp_roce *r, const struct rk_insp_seq_result *seq);
 
-/** Percentile summary of a histogram, ns (all 0 when @p h is NULL or empty). */
+/** Percentile summary of latencies, ns (all 0 when there are none). */
 struct rk_insp_pctl {
 	uint64_t count, p50, p99, max;
 };
 
-/** p50, p99 and max of @p h (rk_hist_quantile()). */
-struct rk_insp_pctl rk_insp_pctl_of(const struct rk_hist *h);
+/**
+ * p50, p99 and max of @p l (NULL: none): the value of rank ceil(count x q)
+ * exactly while @p l holds its values, else rk_hist_quantile()'s bucket.
+ */
+struct rk_insp_pctl rk_insp_pctl_of(const struct rk_insp_lat *l);
 
 #endif /* RK_INSP_TIMING_H */

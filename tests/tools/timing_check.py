@@ -277,10 +277,32 @@ def check_series(rk, tmp):
           True)
 
 
+def check_no_congestion(rk, tmp):
+    """--no-congestion: no timing, no congestion view, the rest the same."""
+    cap = os.path.join(tmp, "rtt.pcap")
+    full = json.loads(run([rk, "--no-icrc", "-j", cap]).stdout)
+    bare = json.loads(run([rk, "--no-icrc", "-j", "--no-congestion", cap]).stdout)
+    check("--no-congestion: no qos, no timing", ("qos" in bare, "timing" in bare),
+          (False, False))
+    check("--no-congestion: full run has them", ("qos" in full, "timing" in full),
+          (True, True))
+    check("--no-congestion: QPs without timing",
+          [("timing" in q, "qos" in q) for q in bare["qps"]], [(False, False)] * len(full["qps"]))
+    strip = lambda q: {k: v for k, v in q.items() if k not in ("timing", "qos")}
+    check("--no-congestion: the rest as without it", [strip(q) for q in bare["qps"]],
+          [strip(q) for q in full["qps"]])
+    check("--no-congestion: totals and findings", (bare["totals"], bare["findings"]),
+          (full["totals"], full["findings"]))
+    text = run([rk, "--no-icrc", "-s", "--no-congestion", cap]).stdout
+    check("--no-congestion: no time line in the summary", "ACK RTT" in text or
+          "\n    time " in text, False)
+
+
 def main():
     rk = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         check_rtt(rk, tmp)
+        check_no_congestion(rk, tmp)
         check_series(rk, tmp)
     return finish()
 

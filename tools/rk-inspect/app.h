@@ -54,6 +54,7 @@ struct app {
 	bool quiet;
 	bool fail_on_findings;
 	bool bare_read;
+	bool no_congestion;           /* --no-congestion: no QoS view, no timing */
 	uint64_t count;
 	const char *file;
 	struct rk_parse_opts popts;

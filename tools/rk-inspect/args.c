@@ -37,6 +37,8 @@ usage(FILE *f)
 		"                         one pause quantum is 512 bit times\n"
 		"      --storm-ms MS      a priority paused without a break for longer\n"
 		"                         than this is a PFC/PAUSE storm (default %u ms)\n"
+		"      --no-congestion    leave out the congestion view (ECN, CNP, PFC per\n"
+		"                         priority) and the timing (RTT, latency): faster\n"
 		"  -i, --interface IFACE  capture on IFACE (libpcap; needs CAP_NET_RAW) until\n"
 		"                         interrupted (SIGINT, SIGTERM) or -c frames\n"
 		"      --summary-every S  on live input (an interface, or a capture written\n"
@@ -104,6 +106,7 @@ enum {
 	OPT_QP, OPT_HOST, OPT_OPCODE, OPT_FINDING, OPT_FROM, OPT_TO,
 	OPT_SUMMARY_EVERY,
 	OPT_INTERVAL, OPT_CSV, OPT_PLOT,
+	OPT_NO_CONGESTION,
 };
 
 /* The finding table as a Markdown table (doc/findings.md is this output). */
@@ -127,6 +130,7 @@ rk_insp_parse_args(struct app *a, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "packets-json", no_argument, NULL, 'p' },
 		{ "no-icrc", no_argument, NULL, OPT_NO_ICRC },
+		{ "no-congestion", no_argument, NULL, OPT_NO_CONGESTION },
 		{ "pmtu", required_argument, NULL, OPT_PMTU },
 		{ "tcp-buffer", required_argument, NULL, OPT_TCP_BUFFER },
 		{ "count", required_argument, NULL, 'c' },
@@ -187,6 +191,9 @@ rk_insp_parse_args(struct app *a, int argc, char **argv)
 		switch (c) {
 		case OPT_NO_ICRC:
 			a->popts.check_icrc = false;
+			break;
+		case OPT_NO_CONGESTION:
+			a->no_congestion = true;
 			break;
 		case OPT_PMTU:
 			if (parse_u64(optarg, &v) != 0 ||

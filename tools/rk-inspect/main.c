@@ -321,18 +321,19 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 
 	rk_insp_roce_from_pkt(&r, pkt, fr->no);
 	r.ts_ns = fr->ts_ns;
-	if (r.key.dest_qp == 1 && r.transport == RK_TR_UD)
+	if (r.key.dest_qp == 1 && r.transport == RK_TR_UD && !a->no_congestion)
 		rk_insp_timing_cm(&a->timing, pkt);
-	rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
-			   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
+	if (!a->no_congestion)
+		rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
+				   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
 		(void)rk_insp_cmconn_mad(&a->cm, r.key.src, r.key.dst, r.key.lid, &mad, fr->no);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
-	if (flow != NULL)
+	if (flow != NULL && !a->no_congestion) {
 		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
 				 rk_insp_qos_role_of(r.opflags), r.psn, fr->ts_ns);
-	if (flow != NULL)
 		rk_insp_timing_packet(&a->timing, flow, &r, &seq);
+	}
 	if (a->row != NULL) {
 		bool dup = flow != NULL && seq.note == RK_INSP_SEQ_DUP && !seq.pending;
 
@@ -461,8 +462,9 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 			a->tot.pause_frames++;
 		else
 			a->tot.pfc_frames++;
-		rk_insp_qos_pause(&a->qos, pkt.kind == RK_PKT_PFC, pkt.pfc_class_enable,
-				  pkt.pause_quanta, fr.ts_ns);
+		if (!a->no_congestion)
+			rk_insp_qos_pause(&a->qos, pkt.kind == RK_PKT_PFC, pkt.pfc_class_enable,
+					  pkt.pause_quanta, fr.ts_ns);
 		if (a->print_packets && a->mode == RK_INSP_LINES) {
 			count_findings(a, &pkt.findings);
 			if (a->show && rk_insp_filter_findings(&a->filt, &pkt.findings))
@@ -926,8 +928,8 @@ analysed:
 			.totals = &a.tot,
 			.flows = &a.flows,
 			.iw = &a.iw,
-			.qos = &a.qos,
-			.timing = &a.timing,
+			.qos = a.no_congestion ? NULL : &a.qos,
+			.timing = a.no_congestion ? NULL : &a.timing,
 			.series = a.interval_ns != 0 ? &a.series : NULL,
 			.cm = &a.cm,
 			.read_error = read_error,

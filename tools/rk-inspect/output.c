@@ -779,7 +779,7 @@ psn_track_json(const struct rk_insp_psn_track *t, bool requests)
 }
 
 static json_t *
-flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
+flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm, bool views,
 	  const struct rk_insp_flow *f)
 {
 	json_t *o = json_object(), *ops = json_array(), *naks = json_array();
@@ -849,8 +849,10 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
 	json_object_set_new(o, "icrc_good", json_integer((json_int_t)f->icrc_good));
 	json_object_set_new(o, "truncated", json_integer((json_int_t)f->truncated));
 	json_object_set_new(o, "pmtu", pmtu != 0 ? json_integer(pmtu) : json_null());
-	json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
-	json_object_set_new(o, "timing", rk_insp_flow_timing_json(f));
+	if (views) {
+		json_object_set_new(o, "qos", rk_insp_flow_qos_json(&f->qos));
+		json_object_set_new(o, "timing", rk_insp_flow_timing_json(f));
+	}
 	json_object_set_new(o, "cm", rk_insp_flow_cm_json(cm, f));
 	json_object_set_new(o, "findings", findings_counts_json(f->findings));
 	return o;
@@ -1037,7 +1039,8 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 
 	if (rep->flows != NULL)
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			json_array_append_new(qps, flow_json(rep->flows, rep->cm, f));
+			json_array_append_new(qps, flow_json(rep->flows, rep->cm,
+							     rep->timing != NULL, f));
 	json_object_set_new(doc, "qps", qps);
 	if (rep->iw != NULL)
 		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)

@@ -29,7 +29,7 @@ print_findings_counts(FILE *out, const char *indent, const uint32_t *counts)
 
 static void
 print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm,
-	   const struct rk_insp_flow *f)
+	   bool views, const struct rk_insp_flow *f)
 {
 	char src[64], dst[64];
 	uint32_t pmtu = rk_insp_flow_pmtu(t, f);
@@ -99,8 +99,10 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconn
 	if (f->icrc_bad || f->truncated)
 		fprintf(out, "    ICRC bad=%" PRIu64 " truncated=%" PRIu64 "\n",
 			f->icrc_bad, f->truncated);
-	rk_insp_print_flow_timing(out, f);
-	rk_insp_print_flow_qos(out, f);
+	if (views) {
+		rk_insp_print_flow_timing(out, f);
+		rk_insp_print_flow_qos(out, f);
+	}
 	rk_insp_print_flow_cm(out, cm, f);
 	print_findings_counts(out, "    findings: ", f->findings);
 }
@@ -206,7 +208,7 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 		fprintf(out, "\nQPs (%" PRIu64 " flow%s):\n", rep->flows->nflows,
 			rep->flows->nflows == 1 ? "" : "s");
 		for (const struct rk_insp_flow *f = rep->flows->head; f != NULL; f = f->next)
-			print_flow(out, rep->flows, rep->cm, f);
+			print_flow(out, rep->flows, rep->cm, rep->timing != NULL, f);
 	}
 	if (rep->iw != NULL && rep->iw->niwarp != 0) {
 		fprintf(out, "\niWARP connections (%" PRIu64 "):\n", rep->iw->niwarp);

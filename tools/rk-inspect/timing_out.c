@@ -67,7 +67,7 @@ goodput_bytes(const struct rk_insp_flow *f)
 }
 
 static void
-print_pctl(FILE *out, const char *what, const struct rk_hist *h)
+print_pctl(FILE *out, const char *what, const struct rk_insp_lat *h)
 {
 	struct rk_insp_pctl p = rk_insp_pctl_of(h);
 
@@ -94,7 +94,7 @@ rk_insp_print_flow_timing(FILE *out, const struct rk_insp_flow *f)
 }
 
 static json_t *
-pctl_json(const struct rk_hist *h)
+pctl_json(const struct rk_insp_lat *h)
 {
 	struct rk_insp_pctl p = rk_insp_pctl_of(h);
 

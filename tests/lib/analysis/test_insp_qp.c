@@ -61,6 +61,7 @@ test_ack_coverage(void **state)
 	assert_int_equal(a.last, 105);
 	assert_int_equal(a.count, 1);
 	assert_int_equal(a.req_frame, 0);
+	rk_insp_qp_fini(q);
 	free(q);
 }
 
@@ -84,6 +85,7 @@ test_ack_wrap(void **state)
 	q->acked_valid = false;
 	rk_insp_qp_ack(q, 0, true, 60, &a);
 	assert_int_equal(a.last, 0xffffff);
+	rk_insp_qp_fini(q);
 	free(q);
 }
 
@@ -110,6 +112,7 @@ test_read_latency(void **state)
 	assert_true(rk_insp_qp_read_response(q, 8, 9400, &frame, &rt));
 	assert_int_equal(frame, 90);
 	assert_int_equal(rt, 400);
+	rk_insp_qp_fini(q);
 	free(q);
 }
 
@@ -125,6 +128,39 @@ test_ring_forgets(void **state)
 	assert_true(rk_insp_qp_sent(q, 10));
 	assert_true(rk_insp_qp_sent(q, RK_INSP_QP_REQ_RING + 9));
 	assert_int_equal(q->req_n, RK_INSP_QP_REQ_RING);
+	rk_insp_qp_fini(q);
+	free(q);
+}
+
+/* The table grows with the requests in flight, not with the flow's length. */
+static void
+test_table_follows_window(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+
+	(void)state;
+	/* 10000 requests, 4 in flight: the smallest table holds them. */
+	for (uint32_t i = 0; i < 10000; i++) {
+		rk_insp_qp_request(q, i, i + 1, 10 * i, false);
+		if (i >= 3) {
+			rk_insp_qp_ack(q, i - 3, false, 10 * i + 5, &a);
+			assert_int_equal(a.req_frame, i - 2);
+			assert_int_equal(a.rtt_ns, 35);
+		}
+	}
+	assert_int_equal(q->req_size, RK_INSP_QP_REQ_MIN);
+	/* 100 in flight: it doubles up to 128, and every one keeps its time. */
+	for (uint32_t i = 10000; i < 10100; i++)
+		rk_insp_qp_request(q, i, i + 1, 10 * i, false);
+	assert_int_equal(q->req_size, 128);
+	for (uint32_t i = 9997; i < 10100; i++) {
+		rk_insp_qp_ack(q, i, false, 10 * i + 7, &a);
+		assert_int_equal(a.req_frame, i + 1);
+		assert_int_equal(a.rtt_ns, 7);
+	}
+	rk_insp_qp_fini(q);
+	assert_null(q->req);
 	free(q);
 }
 
@@ -145,8 +181,11 @@ test_pairing(void **state)
 	assert_ptr_equal(a->peer, c);
 	assert_ptr_equal(c->peer, a);
 	assert_int_equal(c->peer_src, RK_INSP_PEER_CM);
+	rk_insp_qp_fini(a);
 	free(a);
+	rk_insp_qp_fini(b);
 	free(b);
+	rk_insp_qp_fini(c);
 	free(c);
 }
 
@@ -171,6 +210,7 @@ test_match(void **state)
 	/* The only candidate that sent anything fits any PSN. */
 	assert_int_equal(rk_insp_qp_match(r2, c, 1, 555, NULL), 0);
 	assert_ptr_equal(r2->peer, x);
+	rk_insp_qp_fini(r2);
 	free(r2);
 	/* The CM's word beats the PSN. */
 	r2 = new_qp();
@@ -180,9 +220,13 @@ test_match(void **state)
 	assert_int_equal(rk_insp_qp_match(r2, c, 2, 7, &cm), 1);
 	assert_ptr_equal(r2->peer, y);
 	assert_int_equal(r2->peer_src, RK_INSP_PEER_CM);
+	rk_insp_qp_fini(r);
 	free(r);
+	rk_insp_qp_fini(r2);
 	free(r2);
+	rk_insp_qp_fini(x);
 	free(x);
+	rk_insp_qp_fini(y);
 	free(y);
 }
 
@@ -253,6 +297,7 @@ main(void)
 		cmocka_unit_test(test_ack_wrap),
 		cmocka_unit_test(test_read_latency),
 		cmocka_unit_test(test_ring_forgets),
+		cmocka_unit_test(test_table_follows_window),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_cm),

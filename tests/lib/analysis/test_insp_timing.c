@@ -128,8 +128,8 @@ test_rtt_and_read(void **state)
 	assert_non_null(req->timing);
 	p = rk_insp_pctl_of(req->timing->rtt);
 	assert_int_equal(p.count, 4);
-	/* 20000 ns lies in the 128-ns bucket [19968, 20095]: its top. */
-	assert_int_equal(p.p50, 20 * US + 95);
+	/* Few values are kept exactly: rank ceil(4 x 0.5) = 2. */
+	assert_int_equal(p.p50, 20 * US);
 	assert_int_equal(p.p99, 40 * US);
 	assert_int_equal(p.max, 40 * US);
 	p = rk_insp_pctl_of(req->timing->read);
@@ -144,6 +144,20 @@ test_rtt_and_read(void **state)
 	assert_int_equal(resp->first_ts_ns, 10 * US);
 	assert_int_equal(resp->last_ts_ns, 6007 * US);
 	assert_int_equal(x->tm.unpaired, 0);
+	/* Past RK_INSP_LAT_EXACT values the histogram takes them all: 20 more
+	 * RTTs of 20 us make the median 20000 ns, in the 128-ns bucket
+	 * [19968, 20095]: its top. */
+	for (uint32_t i = 0; i < 20; i++) {
+		uint64_t t = (7000 + 100 * i) * US;
+
+		req = feed(x, 1, 2, 0x11, RK_OP_RDMA_WRITE_ONLY, 6 + i, 100, 0, t);
+		feed(x, 2, 1, 0x22, RK_OP_ACKNOWLEDGE, 6 + i, 0, ACK_SYN, t + 20 * US);
+	}
+	p = rk_insp_pctl_of(req->timing->rtt);
+	assert_non_null(req->timing->rtt->h);
+	assert_int_equal(p.count, 24);
+	assert_int_equal(p.p50, 20 * US + 95);
+	assert_int_equal(p.max, 40 * US);
 	fx_free(x);
 }
 
