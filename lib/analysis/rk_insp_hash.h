@@ -47,15 +47,21 @@ rk_insp_htab_chain(const struct rk_insp_htab *h, uint64_t hash)
 	return h->b[hash & (h->n - 1)];
 }
 
-/** One multiply-xorshift round folding the 64-bit word @p v into @p h. */
+/**
+ * Fold the 64-bit word @p v into @p h: xorshift-multiply-xorshift (the
+ * finaliser of MurmurHash3), so every bit of @p v reaches the low bits
+ * the tables index by. An IPv4 address in its mapped form differs in the
+ * top bytes of its second word only: a multiply alone carries no bit
+ * downwards, and all the pairs of a subnet's hosts shared one chain.
+ */
 static inline uint64_t
 rk_insp_hash_mix(uint64_t h, uint64_t v)
 {
-	/* One round per word: the per-packet lookup is on the hot path,
-	 * byte-wise hashing was not cheap. */
+	/* One multiply per word: the per-packet lookup is on the hot path. */
 	h ^= v;
-	h *= 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 32);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 33);
 }
 
 /** Fold the 16-byte address @p a into @p h. */

@@ -120,13 +120,19 @@ pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add
 	uint64_t h;
 	struct rk_insp_cong *c = q->last;
 
-	/* Runs of packets of one direction are the common case. */
+	/* Runs of packets of one direction, or data and its ACKs, are the common case. */
 	if (c != NULL && pair_eq(c, src, dst))
 		return c;
+	if ((c = q->prev) != NULL && pair_eq(c, src, dst)) {
+		q->prev = q->last;
+		q->last = c;
+		return c;
+	}
 	h = pair_hash(src, dst);
 	for (struct rk_insp_hlink *l = rk_insp_htab_chain(&q->hash, h); l != NULL; l = l->next) {
 		c = rk_insp_hlink_elem(l, struct rk_insp_cong, hl);
 		if (l->hash == h && pair_eq(c, src, dst)) {
+			q->prev = q->last;
 			q->last = c;
 			return c;
 		}
@@ -147,6 +153,7 @@ pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add
 		q->head = c;
 	q->tail = c;
 	q->npairs++;
+	q->prev = q->last;
 	q->last = c;
 	return c;
 }
@@ -239,9 +246,11 @@ rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8
 		}
 		break;
 	case RK_INSP_QOS_ACK:
+		if (fq->peer != NULL)
+			break;
 		/* The ACK goes B -> A: the data it answers went A -> B. */
 		c = pair_get(q, dst, src, false);
-		if (fq->peer == NULL && c != NULL && c->last_flow != NULL &&
+		if (c != NULL && c->last_flow != NULL &&
 		    ((c->last_psn - psn) & 0xffffffu) <= RK_INSP_QOS_PAIR_WINDOW)
 			fq->peer = c->last_flow;
 		break;

@@ -162,7 +162,8 @@ struct rk_insp_qos {
 	uint64_t last_ns;                   /**< latest timestamp seen */
 	struct rk_insp_htab hash;
 	struct rk_insp_cong *head, *tail;
-	struct rk_insp_cong *last;          /* lookup cache: the pair found last */
+	struct rk_insp_cong *last, *prev;   /* lookup cache: the two pairs found last
+					       (data one way, ACKs the other) */
 	uint64_t npairs;
 	bool nomem;                         /**< a pair or delay was not kept (out of memory) */
 };

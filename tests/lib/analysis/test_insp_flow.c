@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rk_insp_flow.h"
+#include "rk_insp_hash.h"
 #include "rk_insp_tcp.h"
 #include "rk_psn.h"
 #include "rk_opcode.h"
@@ -137,6 +138,37 @@ teardown(void **state)
 
 	rk_insp_flows_fini(&x->t);
 	return 0;
+}
+
+/*
+ * The hash of an address pair spreads over the low bits the tables index
+ * by: the 4032 ordered pairs of 64 IPv4 hosts in one /24 (mapped form:
+ * they differ in the last byte only) over 4096 buckets, no chain longer
+ * than 8 (a uniform hash gives about 6).
+ */
+static void
+test_hash_spreads_ipv4_pairs(void **state)
+{
+	static uint16_t chain[4096];
+	uint8_t a[16] = { [10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18 };
+	uint8_t b[16];
+	unsigned int longest = 0;
+
+	(void)state;
+	memcpy(b, a, sizeof(b));
+	for (unsigned int i = 1; i <= 64; i++)
+		for (unsigned int j = 1; j <= 64; j++) {
+			uint64_t h;
+
+			if (i == j)
+				continue;
+			a[15] = (uint8_t)i;
+			b[15] = (uint8_t)j;
+			h = rk_insp_hash_addr(rk_insp_hash_addr(0x452821e638d01377ull, a), b);
+			if (++chain[h & 4095] > longest)
+				longest = chain[h & 4095];
+		}
+	assert_in_range(longest, 1, 8);
 }
 
 static void
@@ -1082,6 +1114,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash_spreads_ipv4_pairs),
 		cmocka_unit_test(test_psn_helpers),
 		T(test_in_order),
 		T(test_gap),
