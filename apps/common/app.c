@@ -133,3 +133,41 @@ rk_app_recording_writable(const char *prog, const char *path)
 	fclose(f);
 	return true;
 }
+
+int
+rk_app_parse_rate_units(const char *s, char *units)
+{
+	if (strcmp(s, "g") != 0 && strcmp(s, "M") != 0 && strcmp(s, "p") != 0)
+		return -1;
+	*units = s[0];
+	return 0;
+}
+
+void
+rk_app_pacer_init(struct rk_app_pacer *p, double rate, char units, uint32_t msg_bytes,
+		  uint64_t now_ns)
+{
+	memset(p, 0, sizeof(*p));
+	if (rate <= 0 || msg_bytes == 0)
+		return;
+	p->per_s = units == 'p' ? rate : units == 'M' ? rate * 1048576.0 / msg_bytes :
+		   rate * 1e9 / 8 / msg_bytes;
+	p->t0_ns = now_ns;
+	p->burst = p->per_s * 0.05 > 1 ? (uint64_t)(p->per_s * 0.05) : 1;
+}
+
+uint64_t
+rk_app_pacer_allowed(struct rk_app_pacer *p, uint64_t posted, uint64_t now_ns)
+{
+	uint64_t allowed;
+
+	if (p->per_s <= 0)
+		return UINT64_MAX;
+	allowed = p->base + 1 + (uint64_t)(p->per_s * (double)(now_ns - p->t0_ns) * 1e-9);
+	if (allowed > posted + p->burst) {
+		p->base = posted + p->burst - 1;
+		p->t0_ns = now_ns;
+		allowed = posted + p->burst;
+	}
+	return allowed;
+}

@@ -106,6 +106,40 @@ int rk_app_parse_double(const char *s, double min, double max, double *out);
 int rk_app_parse_sizes(const char *s, uint32_t min, uint32_t max, uint32_t *sizes,
 		       uint32_t nmax, char *err, size_t errlen);
 
+/* -------------------------------------------------------------- pacing */
+
+/**
+ * Software pacing of a bandwidth test's posts, as perftest's --rate_limit
+ * with --rate_limit_type SW: messages may be posted up to the rate, one
+ * ahead; after a stall (the peer, the scheduler) at most 50 ms' worth go
+ * at once, so the mean holds without a burst that floods the path.
+ */
+struct rk_app_pacer {
+	double per_s;                   /* messages per second; 0: unpaced */
+	uint64_t base, t0_ns;           /* messages allowed at t0_ns */
+	uint64_t burst;                 /* at most this many past what was posted */
+};
+
+/**
+ * Parse perftest's --rate_units: g (Gb/s), M (MiB/s) or p (messages/s).
+ * @return 0 with *@p units set, or -1
+ */
+int rk_app_parse_rate_units(const char *s, char *units);
+
+/**
+ * Start pacing at @p now_ns: @p rate in @p units ('g' Gb/s, 'M' MiB/s, 'p'
+ * messages/s; 0 means 'g') for messages of @p msg_bytes bytes (> 0);
+ * @p rate <= 0: unpaced.
+ */
+void rk_app_pacer_init(struct rk_app_pacer *p, double rate, char units, uint32_t msg_bytes,
+		       uint64_t now_ns);
+
+/**
+ * How many messages may have been posted in all by @p now_ns, @p posted
+ * being posted so far. @return the count; UINT64_MAX when unpaced.
+ */
+uint64_t rk_app_pacer_allowed(struct rk_app_pacer *p, uint64_t posted, uint64_t now_ns);
+
 /* ------------------------------------------------------------ progress */
 
 /** The once-a-second progress line of a data phase, on stderr. */

@@ -42,6 +42,8 @@ struct ia_opts {
 	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
 	double duration_s;              /* perftest -D: bw tests run this long, not --iters */
+	double rate_limit;              /* perftest --rate_limit (client, SW); 0: none */
+	char rate_units;                /* --rate_units: 'g' (default), 'M', 'p' */
 	bool uc;                        /* perftest -c UC: unreliable connection QPs */
 	uint32_t mtu;                   /* bytes */
 	uint32_t rx_depth;

@@ -226,6 +226,9 @@ usage(FILE *f)
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
 		"                         (perftest -q, TCP exchange; at most 64)\n"
 		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
+		"      --rate_limit R     bw client: post at most R (perftest's software\n"
+		"                         limiter, --rate_limit_type SW; one QP)\n"
+		"      --rate_units U     of --rate_limit: g Gb/s (default), M MiB/s, p msg/s\n"
 		"  -T, --tos N            type of service of our RoCE frames (perftest -T with\n"
 		"      --tclass N         -R, --tclass without): DSCP << 2, ECN bits clear\n"
 		"  -P, --persistent       rping server: serve client after client (rping -P);\n"
@@ -273,6 +276,7 @@ enum {
 	GIVEN_R = 1 << 4,
 	GIVEN_MPA = 1 << 5,     /* --mpa-rev, --crc, --markers, --p2p, --netmask */
 	GIVEN_P = 1 << 6,       /* -P: rping's persistent server */
+	GIVEN_RATE = 1 << 7,    /* --rate_units, --rate_limit_type */
 };
 
 /* Options given to a mode or transport they do not apply to: 0, or -1 said. */
@@ -303,6 +307,13 @@ check_combinations(const struct ia_opts *o, unsigned int given)
 		why = "-P (persistent server): RoCE only (iWARP serves one client)";
 	else if ((given & GIVEN_TOS) && o->iwarp)
 		why = "-T/--tclass: RoCE frames only";
+	else if (o->rate_limit > 0 && (o->qps > 1 || o->pair_port != 0 ||
+				       (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
+					o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))
+		why = "--rate_limit: write_bw, read_bw, send_bw and atomic_bw, one QP (no -q or "
+		      "--pair-port)";
+	else if ((given & GIVEN_RATE) && o->rate_limit <= 0)
+		why = "--rate_units and --rate_limit_type go with --rate_limit";
 	if (why == NULL)
 		return 0;
 	fprintf(stderr, "rk-interop: %s\n", why);
@@ -318,7 +329,8 @@ parse_args(void *arg, int argc, char **argv)
 {
 	struct ia *a = arg;
 	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW, O_TRANSPORT, O_IWARP,
-	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK };
+	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK, O_RATE_LIMIT, O_RATE_UNITS,
+	       O_RATE_TYPE };
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -338,6 +350,8 @@ parse_args(void *arg, int argc, char **argv)
 		{ "iwarp", 0, NULL, O_IWARP }, { "mpa-rev", 1, NULL, O_MPA_REV },
 		{ "crc", 0, NULL, O_CRC }, { "markers", 0, NULL, O_MARKERS },
 		{ "p2p", 0, NULL, O_P2P }, { "netmask", 1, NULL, O_NETMASK },
+		{ "rate_limit", 1, NULL, O_RATE_LIMIT }, { "rate_units", 1, NULL, O_RATE_UNITS },
+		{ "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_opts *o = &a->o;
@@ -414,6 +428,23 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--duration (-D): expected seconds 1..3600, got '%s'", optarg);
 			break;
 		}
+		case O_RATE_LIMIT:
+			if (rk_app_parse_double(optarg, 1e-9, 1e12, &o->rate_limit) != 0)
+				BAD("--rate_limit: expected a positive rate (--rate_units, default "
+				    "Gb/s), got '%s'", optarg);
+			break;
+		case O_RATE_UNITS:
+			given |= GIVEN_RATE;
+			if (rk_app_parse_rate_units(optarg, &o->rate_units) != 0)
+				BAD("--rate_units: expected g (Gb/s), M (MiB/s) or p (messages/s), "
+				    "got '%s'", optarg);
+			break;
+		case O_RATE_TYPE:
+			given |= GIVEN_RATE;
+			if (strcmp(optarg, "SW") != 0)
+				BAD("--rate_limit_type %s: rk-interop paces in software only (SW); "
+				    "the port has no rate limiter of its own", optarg);
+			break;
 		case 'm':
 			if (rk_app_parse_u32(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
 				BAD("--mtu: expected 256, 512, 1024, 2048 or 4096, got '%s'", optarg);

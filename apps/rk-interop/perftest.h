@@ -113,6 +113,7 @@ struct pt {
 	/* -D: the client posts until end_ns; the receiver of SENDs stops
 	 * after it, once no SEND came for a while (the sender's last ones). */
 	uint64_t end_ns;                /* 0: run --iters */
+	struct rk_app_pacer pace;       /* --rate_limit: the client's posts */
 	uint64_t last_rx_ns;
 	int fd;                         /* the TCP exchange (ia.fd while in use) */
 	/*

@@ -314,6 +314,8 @@ pt_bw_client_begin(struct pt *t)
 	rk_app_watchdog_restart(&t->a->wd);
 	t->t0 = rk_io_dpdk_now_ns();
 	pt_duration_begin(t);
+	rk_app_pacer_init(&t->pace, t->a->o.rate_limit, t->a->o.rate_units,
+			  t->verb == PT_ATOMIC ? 8 : t->size, t->t0);
 	return 0;
 }
 
@@ -334,11 +336,13 @@ int
 pt_bw_client_step(struct pt *t)
 {
 	struct rk_wc wc[32];
+	uint64_t now = rk_io_dpdk_now_ns(), allowed;
 	int n, rc;
 
-	if (t->end_ns != 0 && t->iters == UINT32_MAX && rk_io_dpdk_now_ns() >= t->end_ns)
+	if (t->end_ns != 0 && t->iters == UINT32_MAX && now >= t->end_ns)
 		t->iters = (uint32_t)t->posted;         /* -D is up: drain */
-	while (t->posted < t->iters && t->posted - t->done < t->window) {
+	allowed = rk_app_pacer_allowed(&t->pace, t->posted, now);
+	while (t->posted < t->iters && t->posted - t->done < t->window && t->posted < allowed) {
 		if (t->credits && (uint32_t)(t->posted + 1 - rk_get_le32(t->buf + t->region_off)) >=
 				  t->a->o.rx_depth)
 			break;

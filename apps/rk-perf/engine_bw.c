@@ -321,17 +321,14 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 	uint64_t t0 = now_ns(), t_end = t0 + (uint64_t)(o->duration_s * 1e9), t_last = t0;
 	uint64_t win_t = t0, win_done = 0, total_done = 0;
 	struct rk_app_progress line = { .prog = "rk-perf", .t0_ns = t0 };
-	/* --rate_limit: messages per second of all QPs; 0: unpaced. */
-	double pace = o->rate_limit <= 0 ? 0 : o->rate_units == 'p' ? o->rate_limit :
-		      o->rate_units == 'M' ? o->rate_limit * 1048576.0 / bytes :
-		      o->rate_limit * 1e9 / 8 / bytes;
-	uint64_t posted_all = 0, allowed = UINT64_MAX, pace_base = 0, pace_t0 = t0;
-	/* After a stall (the peer, the scheduler), at most 50 ms' worth at once. */
-	uint64_t burst = pace * 0.05 > 1 ? (uint64_t)(pace * 0.05) : 1;
+	/* --rate_limit: messages per second of all QPs; unpaced without it. */
+	struct rk_app_pacer pace;
+	uint64_t posted_all = 0, allowed = UINT64_MAX;
 	double peak = 0;
 	struct rk_wc wc[64];
 	bool more = true;
 
+	rk_app_pacer_init(&pace, o->rate_limit, o->rate_units, bytes, t0);
 	if (o->verb == VERB_SEND || o->verb == VERB_WRITE)
 		window = o->verify ? window : o->tx_depth;
 	for (uint32_t i = 0; i < o->qps; i++)
@@ -353,15 +350,7 @@ run_bw_client(struct perf *p, uint32_t size, struct perf_result *r)
 			bool any = false;
 
 			/* Paced: what the rate allows by now, one message ahead. */
-			if (pace > 0) {
-				allowed = pace_base + 1 +
-					  (uint64_t)(pace * (double)(now - pace_t0) * 1e-9);
-				if (allowed > posted_all + burst) {
-					pace_base = posted_all + burst - 1;
-					pace_t0 = now;
-					allowed = posted_all + burst;
-				}
-			}
+			allowed = rk_app_pacer_allowed(&pace, posted_all, now);
 
 			for (uint32_t i = 0; i < o->qps; i++) {
 				struct qpres *q = &p->q[i];

@@ -435,11 +435,9 @@ parse_args(void *arg, int argc, char **argv)
 				    "got '%s'", optarg);
 			break;
 		case O_RATE_UNITS:
-			if (strcmp(optarg, "g") != 0 && strcmp(optarg, "M") != 0 &&
-			    strcmp(optarg, "p") != 0)
+			if (rk_app_parse_rate_units(optarg, &o->rate_units) != 0)
 				BAD("--rate_units: expected g (Gb/s), M (MiB/s) or p (messages/s), got "
 				    "'%s'", optarg);
-			o->rate_units = optarg[0];
 			break;
 		case O_RATE_TYPE:
 			if (strcmp(optarg, "SW") != 0)

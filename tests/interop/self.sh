@@ -87,6 +87,16 @@ case_() {
 			why="$why; -D $d: ran ${secs:-?} s, ${its:-?} iterations"
 		fi
 	fi
+	# RATE_MBS=X: --rate_limit held the client's average to X MB/s (2^20), within 20%.
+	if [ -n "${RATE_MBS:-}" ]; then
+		local mbs
+		mbs=$(sed -n 's/.* s  \([0-9.]*\) MB\/sec.*/\1/p' "$f.client" | head -1)
+		if [ -z "$mbs" ] ||
+		   [ "$(echo "$mbs >= $RATE_MBS * 0.8 && $mbs <= $RATE_MBS * 1.2" | bc)" != 1 ]; then
+			ok=0
+			why="$why; --rate_limit: ${mbs:-no} MB/sec, want $RATE_MBS +-20%"
+		fi
+	fi
 	# UC=1: the data went over UC (opcodes 0x20..0x2b), no ACK came back.
 	if [ -n "${UC:-}" ]; then
 		local kinds
@@ -229,6 +239,12 @@ usage_ "^rk-interop: -P \(persistent server\): RoCE only" -P --transport iwarp \
 usage_ "^rk-interop: --help for usage" --bogus -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -D \(run for a duration" -D 2 -n 5 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -D \(run for a duration" -D 2 -I 198.18.0.1 write_lat
+usage_ "^rk-interop: --rate_limit: write_bw, read_bw" --rate_limit 1 -q 2 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --rate_limit: write_bw, read_bw" --rate_limit 1 -I 198.18.0.1 write_lat
+usage_ "^rk-interop: --rate_limit_type HW: rk-interop paces in software" --rate_limit 1 \
+	--rate_limit_type HW -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --rate_units and --rate_limit_type go with" --rate_units M \
+	-I 198.18.0.1 write_bw
 usage_ "^rk-interop: --duration \(-D\): expected seconds" -D 0.5 -I 198.18.0.1 write_bw
 usage_ "^rk-interop: -c UC: write_bw, send_bw" -c UC -I 198.18.0.1 read_bw
 usage_ "^rk-interop: -c UD: rk-interop plays perftest's RC and UC" -c UD -I 198.18.0.1 send_bw
@@ -252,6 +268,10 @@ for m in write_bw read_bw send_bw atomic_bw; do
 	case_ "$m -D 2" tcp "$m" -D 2 -s 4096
 done
 case_ "send_bw -q 2 -D 2" tcp send_bw -q 2 -D 2 -s 4096
+# --rate_limit (perftest's software limiter): 0.2 Gb/s is 23.84 MiB/s; 10 MiB/s of READs.
+RATE_MBS=23.84 case_ "write_bw --rate_limit 0.2" tcp write_bw -D 2 -s 65536 --rate_limit 0.2
+RATE_MBS=10 case_ "read_bw --rate_limit 10 M" tcp read_bw -D 2 -s 65536 --rate_limit 10 \
+	--rate_units M --rate_limit_type SW
 for m in write_bw send_bw write_lat send_lat; do
 	UC=1 case_ "$m -c UC" tcp "$m" -c UC -n 50 -s 4096
 done
