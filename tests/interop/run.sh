@@ -303,11 +303,12 @@ options() {
 	for t in write_bw send_bw; do
 		both "$t/-D 3" "ib_$t -d rxe0 -x 1 -F -D 3 -s 65536" "$t -D 3 -s 65536"
 	done
-	# --rate_limit: rk-interop's client paces its WRITEs to 0.2 Gb/s (23.84
-	# MiB/s) against rxe's server; its result line within 20 %.
-	SEEN="#iterations [0-9]+  3\.[0-9]+ s  (19|2[0-8])\.[0-9]+ MB/sec" \
+	# --rate_limit: rk-interop's client paces its WRITEs to 0.02 Gb/s (2.38
+	# MiB/s, well below what rxe under TCG takes: about 9) against rxe's
+	# server; its result line within 20 %.
+	SEEN="#iterations [0-9]+  3\.[0-9]+ s  (1\.9|2\.[0-8])[0-9] MB/sec" \
 		case_ "write_bw/--rate_limit" rk-client "ib_write_bw -d rxe0 -x 1 -F -D 3 -s 65536" \
-		"write_bw -D 3 -s 65536 --rate_limit 0.2"
+		"write_bw -D 3 -s 65536 --rate_limit 0.02"
 	# -c UC: unreliable connection QPs (no ACKs), WRITE and SEND.
 	for t in write_bw send_bw write_lat send_lat; do
 		both "$t/-c UC" "ib_$t -d rxe0 -x 1 -F -c UC -n 200 -s 4096" "$t -c UC -n 200 -s 4096"
