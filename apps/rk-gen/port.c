@@ -13,6 +13,7 @@
  * up to RK_IB_MAX_FRAME bytes.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,6 +122,27 @@ send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
 	return rk_io_dpdk_kept_send(k, len);
 }
 
+/* The sender's line a second on stderr: what went in that second. */
+struct tx_line {
+	uint64_t t0, next, frames, bytes;
+};
+
+static void
+tx_line(struct tx_line *l, uint64_t now, uint64_t sent, uint64_t bytes)
+{
+	double dt;
+
+	if (now < l->next)
+		return;
+	dt = (double)(now - l->next + 1000000000ull) / 1e9;
+	fprintf(stderr, "rk-gen: %.0f s: sent %" PRIu64 " frames, %.3f Mpps, %.3f Gbit/s\n",
+		(double)(now - l->t0) / 1e9, sent, (double)(sent - l->frames) / dt / 1e6,
+		(double)(bytes - l->bytes) * 8 / dt / 1e9);
+	l->frames = sent;
+	l->bytes = bytes;
+	l->next = now + 1000000000ull;
+}
+
 int
 rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
@@ -129,6 +151,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	struct keep *kp;
 	struct rk_gen_live *m;
 	uint64_t sent = 0, bytes = 0, t0, dt;
+	struct tx_line line;
 	int status = 0;
 
 	io = rk_gen_port_open(o->port, o->record, true, KEPT_TOTAL);
@@ -136,6 +159,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		return 1;
 	kp = keep_open(io, s);
 	t0 = rk_io_dpdk_now_ns();
+	line = (struct tx_line){ .t0 = t0, .next = t0 + 1000000000ull };
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
 		int rc;
 
@@ -166,6 +190,8 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 			if (o->rx != NULL)
 				(void)rk_gen_recv_port_poll(o->rx);
 		}
+		if ((sent & 1023) == 0)
+			tx_line(&line, rk_io_dpdk_now_ns(), sent, bytes);
 		rk_gen_sched_advance(s, m);
 	}
 	rk_io_dpdk_ops.flush(io);

@@ -122,6 +122,22 @@ else
 	ko "duration: '$(cat "$tmp/err")'"
 fi
 
+# a line a second while sending: 2.5 s at 100 kpps give the lines of
+# seconds 1 and 2, each at 0.1 Mpps (the pacing holds within 10 %)
+timeout -k 5 60 "$gen" $EAL -- --op SEND_ONLY --count 0 --rate 100kpps --duration 2.5 \
+	--port net_null0 2>"$tmp/err"
+lines=$(sed -n 's/^rk-gen: \([0-9]*\) s: sent [0-9]* frames, \([0-9.]*\) Mpps.*/\1:\2/p' \
+	"$tmp/err" | tr '\n' ' ')
+if python3 -c "
+import sys
+l = [x.split(':') for x in sys.argv[1].split()]
+sys.exit(not ([s for s, _ in l] == ['1', '2'] and all(0.09 <= float(m) <= 0.11 for _, m in l)))" \
+	"$lines"; then
+	ok "a line a second: $lines"
+else
+	ko "a line a second: '$(cat "$tmp/err")'"
+fi
+
 # a frame the port cannot take: said once, exit 1
 timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --payload 8000 --port net_null0 2>"$tmp/err"
 rc=$?
