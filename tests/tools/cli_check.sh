@@ -40,7 +40,8 @@ expect_err "unknown long option" 2 "rk-inspect: unknown option --no-such" "$rk" 
 expect_err "unknown short option" 2 "rk-inspect: unknown option -z" "$rk" -z "$cap"
 expect_err "missing argument" 2 "rk-inspect: option --pmtu needs an argument" "$rk" "$cap" --pmtu
 expect_err "missing short argument" 2 "rk-inspect: option -c needs an argument" "$rk" "$cap" -c
-expect_err "count out of range" 2 "rk-inspect: -c 99999999999999999999999: out of range" \
+expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
+expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"
 expect_err "two modes" 2 "exclude each other" "$rk" -s -j "$cap"
 expect_err "bare read with a mode" 2 "rk-inspect: --bare-read decodes nothing" \

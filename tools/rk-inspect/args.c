@@ -215,11 +215,12 @@ rk_insp_parse_args(struct app *a, int argc, char **argv)
 		case 'c':
 			rc = parse_u64(optarg, &v);
 			if (rc == -ERANGE) {
-				fprintf(stderr, "rk-inspect: -c %s: out of range\n", optarg);
+				fprintf(stderr, "rk-inspect: -c, --count %s: out of range\n", optarg);
 				return -1;
 			}
 			if (rc != 0 || v == 0) {
-				fprintf(stderr, "rk-inspect: -c needs a positive count\n");
+				fprintf(stderr, "rk-inspect: -c, --count '%s': a frame count above 0\n",
+					optarg);
 				return -1;
 			}
 			a->count = v;
