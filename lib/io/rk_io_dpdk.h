@@ -111,6 +111,17 @@ struct rk_io_dpdk_cfg {
 	 */
 	bool tx_copy;
 	/**
+	 * The priority (IEEE 802.1Qbb) of the frames this port sends,
+	 * untagged: a PFC frame that pauses it holds them. With vlan_id the
+	 * tag's vlan_pcp is the priority and this is not used.
+	 */
+	uint8_t tx_prio;
+	/**
+	 * Link rate in Mb/s for the time of a pause quantum (512 bit times);
+	 * 0: the port's link speed, 100000 when it reports none.
+	 */
+	uint32_t link_mbps;
+	/**
 	 * A flag that cancels this backend's waits once it reads non-zero,
 	 * e.g. set by a SIGINT/SIGTERM handler; NULL: waits run to their
 	 * timeout. Read every 10 to 100 ms by rk_io_dpdk_open() (the start
@@ -142,6 +153,13 @@ struct rk_io_dpdk_stats {
 	uint64_t tx_by_ref;             /**< frames whose payload the device read in place */
 	uint64_t tx_by_ref_copied;      /**< ... copied after all: still queued when the call ended */
 	uint64_t tx_refused;            /**< frames tx_burst handed back (ring full), each time; sent later */
+	/* PAUSE (IEEE 802.3 Annex 31B) and PFC (IEEE 802.1Qbb) frames. */
+	uint64_t rx_pause;              /**< 802.3x PAUSE frames received (every priority) */
+	uint64_t rx_pfc;                /**< PFC frames received */
+	uint64_t rx_prio_pause[8];      /**< PAUSE and PFC frames naming priority n */
+	uint64_t rx_prio_pause_ns[8];   /**< time priority n was paused by them, ns */
+	uint64_t tx_pause, tx_pfc;      /**< PAUSE and PFC frames sent (rk_io_dpdk_send_*) */
+	uint64_t tx_paused_holds;       /**< TX passes that held the queue: our priority paused */
 };
 
 /** One counter with a NIC hardware counter name (mlx5/rxe style). */
@@ -151,6 +169,31 @@ struct rk_io_counter {
 };
 
 struct rk_io_dpdk;
+
+/**
+ * Send an IEEE 802.3 Annex 31B PAUSE frame (MAC Control opcode 0x0001, to
+ * 01:80:C2:00:00:01): every priority of the peer stops for @p quanta x 512
+ * bit times; 0 resumes it. It goes ahead of the frames queued (a paused
+ * port still sends MAC Control frames).
+ * @return 0, -ENOBUFS (no mbuf) or -EIO (the device did not take it).
+ */
+int rk_io_dpdk_send_pause(struct rk_io_dpdk *io, uint16_t quanta);
+
+/**
+ * Send an IEEE 802.1Qbb PFC frame (opcode 0x0101): priority n stops for
+ * @p quanta[n] x 512 bit times when bit n of @p class_enable is set.
+ * @return as rk_io_dpdk_send_pause().
+ */
+int rk_io_dpdk_send_pfc(struct rk_io_dpdk *io, uint8_t class_enable, const uint16_t quanta[8]);
+
+/**
+ * Until when (rk_io_dpdk_now_ns() clock, ns) priority @p prio (0..7) is
+ * paused by the PAUSE and PFC frames received; 0 or a time past: not.
+ * The port holds the frames it sends while its own priority is paused
+ * (cfg.vlan_pcp with a VLAN, else cfg.tx_prio), at the next frame
+ * boundary: frames already handed to the device go.
+ */
+uint64_t rk_io_dpdk_paused_until(const struct rk_io_dpdk *io, uint8_t prio);
 
 /**
  * Initialise the EAL (rte_eal_init) with a program's argv, as DPDK

@@ -84,6 +84,11 @@ struct rk_io_dpdk {
 	char ifname[IF_NAMESIZE];       /* its kernel interface ... */
 	uint32_t if_mtu;                /* ... and that one's MTU; 0: unknown */
 	uint16_t max_mtu;               /* dev_info; UINT16_MAX: none given */
+	/* PAUSE and PFC received (rk_io_pause.c). */
+	bool pause_seen;                /* any: TX then looks at pause_until */
+	uint8_t tx_prio;                /* the priority of our frames */
+	uint64_t link_bps;              /* for the quantum's time */
+	uint64_t pause_until[8];        /* ns, rk_io_dpdk_now_ns() clock */
 	bool oerrors_refused;           /* the driver counts frames it hands back as oerrors */
 	uint64_t oerrors_base;          /* the driver's oerrors when the port started */
 	uint8_t scratch[SCRATCH];
@@ -117,6 +122,24 @@ int rk_io_queue_frame(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len)
 
 /* Free callback of the by-reference payload mbufs (the memory is the caller's). */
 void rk_io_ext_free(void *addr, void *opaque);
+
+/* rk_io_pause.c */
+
+/* Apply and count a MAC Control frame received (PAUSE, PFC; others counted as other). */
+void rk_io_mac_control(struct rk_io_dpdk *io, struct rte_mbuf *m);
+
+/* Set the priority of our frames and the link rate (rk_io_dpdk_open()). */
+void rk_io_pause_init(struct rk_io_dpdk *io);
+
+/* Whether our priority is paused now: TX holds the queue. */
+static inline bool
+rk_io_tx_paused(struct rk_io_dpdk *io)
+{
+	if (!io->pause_seen || rk_io_dpdk_now_ns() >= io->pause_until[io->tx_prio])
+		return false;
+	io->st.tx_paused_holds++;
+	return true;
+}
 
 /* rk_io_neigh.c */
 

@@ -588,6 +588,7 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 			goto fail_stop;
 		io->recording = true;
 	}
+	rk_io_pause_init(io);
 	return io;
 
 fail_stop:

@@ -18,7 +18,7 @@
 #include "rk_udp.h"
 
 /* K_IP4: IPv4 to our address, not RoCEv2 (TCP, ICMP ...). */
-enum kind { K_ROCE, K_ARP, K_ND, K_OTHER, K_IP4 };
+enum kind { K_ROCE, K_ARP, K_ND, K_OTHER, K_IP4, K_MAC_CONTROL };
 
 /* -------------------------------------------------------------------- TX */
 
@@ -69,6 +69,8 @@ rk_io_tx_once(struct rk_io_dpdk *io)
 {
 	uint32_t total = 0;
 
+	if (io->txq_n > 0 && rk_io_tx_paused(io))
+		return 0;
 	while (io->txq_n > 0) {
 		uint32_t head = io->txq_head & (io->txq_size - 1);
 		uint32_t run = io->txq_size - head;
@@ -398,6 +400,9 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 		return K_OTHER;
 	type = rk_eth_ethertype(h);
 	l3 = RK_ETH_HLEN;
+	/* PAUSE and PFC: to a reserved group address, never tagged. */
+	if (type == RK_ETHERTYPE_MAC_CONTROL)
+		return K_MAC_CONTROL;
 	if (type == RK_ETHERTYPE_VLAN) {
 		type = rk_vlan_ethertype(h + RK_ETH_HLEN);
 		l3 += RK_VLAN_HLEN;
@@ -523,6 +528,13 @@ consume_other(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
 {
 	if (k == K_ARP)
 		io->st.rx_arp++;
+	if (k == K_MAC_CONTROL) {
+		rk_io_mac_control(io, m);
+		if (io->recording)
+			record_mbuf(io, m, RK_PCAPNG_IN);
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (hook_frame(io, m, k)) {
 		rte_pktmbuf_free(m);
 		return;

@@ -214,6 +214,8 @@ test_match(void **state)
 	free(r2);
 	/* The CM's word beats the PSN. */
 	r2 = new_qp();
+	rk_insp_qp_fini(x);
+	rk_insp_qp_fini(y);
 	memset(x, 0, sizeof(*x));
 	memset(y, 0, sizeof(*y));
 	rk_insp_qp_request(x, 7, 1, 0, false);
