@@ -21,6 +21,7 @@
 
 #include "rk_enum.h"
 #include "rk_ib_internal.h"
+#include "rk_ib_mutant.h"
 
 #define UD_GRH_LEN 40
 #define ETH_HLEN 14
@@ -219,7 +220,9 @@ chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return RK_RESP_ST_CHK_OP_SEQ;
 	d = rk_psn_diff(c->psn, r->epsn);
 	if (is_rc(qp)) {
-		if (d > 0)
+		if (d > 0 && RK_IB_MUTANT(RK_IB_MUT_NO_PSN_AHEAD))
+			r->epsn = c->psn;
+		else if (d > 0)
 			return RK_RESP_ST_NAK_SEQ;
 		if (d < 0)
 			return RK_RESP_ST_DUPLICATE;
@@ -323,6 +326,8 @@ chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 		enum rk_wc_status st = fetch_rwqe(qp, &empty);
 
 		if (empty) {
+			if (RK_IB_MUTANT(RK_IB_MUT_NO_RNR))
+				return drop(c, RK_IB_R_RESP_RNR);
 			if (is_rc(qp))
 				return RK_RESP_ST_RNR;
 			return fail(qp, c, 0, RK_IB_R_RESP_RWQE_NONE);
@@ -437,7 +442,7 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY);
 	if (mr->pd != qp->pd)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_PD);
-	if ((mr->res.access & need) != need)
+	if ((mr->res.access & need) != need && !RK_IB_MUTANT(RK_IB_MUT_ANY_ACCESS))
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_ACCESS);
 	if (va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
 		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_BOUNDS);
@@ -661,6 +666,8 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (res != NULL && res->first_psn != c->psn)
 		return RK_RESP_ST_NAK_SEQ;
 	/* PSN-DUP-01/02: ACK the last executed PSN, whatever AckReq says. */
+	if (RK_IB_MUTANT(RK_IB_MUT_NO_DUP_ACK))
+		return drop(c, RK_IB_R_RESP_DUP_OPCODE);
 	set_dup_ack(qp, c->now);
 	return RK_RESP_ST_DONE;
 }
@@ -673,7 +680,8 @@ nak_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_nak_seq);
 	rk_ib_reason_count(qp, RK_IB_R_RESP_PSN_GAP);
-	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, qp->resp.epsn, c->now);
+	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR,
+		RK_IB_MUTANT(RK_IB_MUT_NAK_SEQ_PSN) ? c->psn : qp->resp.epsn, c->now);
 	return RK_RESP_ST_DONE;
 }
 
@@ -684,7 +692,8 @@ rnr(struct rk_ib_qp *qp, struct resp_ctx *c)
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_rnr_nak);
 	rk_ib_reason_count(qp, RK_IB_R_RESP_RNR);
-	set_ack(qp, RK_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
+	set_ack(qp, RK_AETH_TYPE_RNR_NAK |
+		(RK_IB_MUTANT(RK_IB_MUT_RNR_TIMER_0) ? 0 : qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
 		c->psn, c->now);
 	return RK_RESP_ST_DONE;
 }
