@@ -142,7 +142,7 @@ rk_conform_send(struct rk_conform_run *r, const struct rk_probe_intent *in,
 		return rc;
 	}
 	if (r->env->on_frame != NULL)
-		r->env->on_frame(r->env->ctx, true, buf, (uint32_t)n, now(r));
+		r->env->on_frame(r->env->frame_ctx, true, buf, (uint32_t)n, now(r));
 	rc = r->env->ops->tx(r->env->io, buf, (uint32_t)n);
 	if (r->env->ops->flush != NULL)
 		r->env->ops->flush(r->env->io);
@@ -180,7 +180,7 @@ rk_conform_wait(struct rk_conform_run *r, struct rk_probe_answer *out, unsigned 
 			continue;
 		}
 		if (r->env->on_frame != NULL)
-			r->env->on_frame(r->env->ctx, false, buf, (uint32_t)n, now(r));
+			r->env->on_frame(r->env->frame_ctx, false, buf, (uint32_t)n, now(r));
 		r->res->frames_rx++;
 		/* Frames of other flows, or garbage, are no answer of this QP. */
 		if (rk_probe_answer(buf, (uint32_t)n, &a) != 0)

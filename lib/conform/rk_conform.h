@@ -86,8 +86,10 @@ struct rk_conform_env {
 	/** Optional: done with the QP of setup(). */
 	void (*teardown)(void *ctx);
 	/** Optional: every frame sent (@p tx true) or received, for captures. */
-	void (*on_frame)(void *ctx, bool tx, const uint8_t *frame, uint32_t len, uint64_t ns);
-	void *ctx;
+	void (*on_frame)(void *frame_ctx, bool tx, const uint8_t *frame, uint32_t len,
+			 uint64_t ns);
+	void *frame_ctx;                /**< on_frame's context */
+	void *ctx;                      /**< the DUT hooks' context */
 };
 
 /** One case's verdict. */
