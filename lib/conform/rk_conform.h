@@ -105,7 +105,7 @@ struct rk_conform_run;
 /** A case of the catalog. */
 struct rk_conform_case {
 	const char *id;                 /**< stable, dotted: "rc.psn.duplicate" */
-	const char *rule;               /**< "IBTA Vol1 9.7.5.1.1", "RFC 5040 7.4.1" */
+	const char *rule;               /**< "IBTA Vol1 ch. 9 (C9-105) [PSN-DUP-01]" */
 	const char *must;               /**< one line: what the DUT must do */
 	enum rk_conform_transport transport;
 	uint32_t recvs;                 /**< receives the case needs posted */

@@ -11,7 +11,8 @@
    holds only that case's frames (as many as the JSON counts; read back by
    tshark when installed, every frame RoCEv2 of the case's QP pair).
 3. --list --markdown names every case; bad options exit 2.
-Usage: rk_conform_check.py RK_CONFORM RK_CONFORM_MUTANT
+4. The catalog in doc/conformance.md equals --list --markdown.
+Usage: rk_conform_check.py RK_CONFORM RK_CONFORM_MUTANT DOC_CONFORMANCE_MD
 """
 import json
 import os
@@ -125,6 +126,11 @@ def main():
         for c in cases:
             if f"`{c['id']}`" not in p.stdout:
                 sys.exit(f"FAIL: {c['id']} not in --list --markdown")
+        doc = open(sys.argv[3]).read()
+        begin, end = "<!-- catalog begin -->\n", "<!-- catalog end -->"
+        if begin not in doc or doc[doc.index(begin) + len(begin):doc.index(end)] != p.stdout:
+            sys.exit(f"FAIL: the catalog of {sys.argv[3]} differs from --list --markdown; "
+                     "regenerate it")
         run(exe, ["--dut", "nosuch"], want=2)
         run(exe, ["--timeout-ms", "0"], want=2)
         run(exe, ["--markdown"], want=2)
