@@ -174,18 +174,15 @@ rk_conform_wait(struct rk_conform_run *r, struct rk_probe_answer *out, unsigned 
 			rk_conform_fail(r, "receive failed: %s", strerror(-n));
 			return n;
 		}
-		if (n == 0) {
-			if (now(r) >= deadline)
-				break;
-			continue;
+		if (n > 0) {
+			if (r->env->on_frame != NULL)
+				r->env->on_frame(r->env->frame_ctx, false, buf, (uint32_t)n, now(r));
+			r->res->frames_rx++;
+			/* Frames of other flows, or garbage, are no answer of this QP. */
+			if (rk_probe_answer(buf, (uint32_t)n, &a) == 0)
+				out[got++] = a;
 		}
-		if (r->env->on_frame != NULL)
-			r->env->on_frame(r->env->frame_ctx, false, buf, (uint32_t)n, now(r));
-		r->res->frames_rx++;
-		/* Frames of other flows, or garbage, are no answer of this QP. */
-		if (rk_probe_answer(buf, (uint32_t)n, &a) != 0)
-			continue;
-		out[got++] = a;
+		/* Checked after every read: a DUT that never stops sending ends too. */
 		if (now(r) >= deadline)
 			break;
 	}
@@ -209,21 +206,21 @@ rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int n, char *buf
 
 		switch (a[i].kind) {
 		case RK_PROBE_ACK:
-			w = snprintf(buf + off, len - off, "%sACK psn %u", sep, a[i].psn);
+			w = snprintf(buf + off, len - off, "%sACK psn 0x%06x", sep, a[i].psn);
 			break;
 		case RK_PROBE_NAK:
-			w = snprintf(buf + off, len - off, "%sNAK-%s psn %u", sep,
+			w = snprintf(buf + off, len - off, "%sNAK-%s psn 0x%06x", sep,
 				     a[i].code < 5 ? nak[a[i].code] : "?", a[i].psn);
 			break;
 		case RK_PROBE_RNR_NAK:
-			w = snprintf(buf + off, len - off, "%sRNR-NAK(%u) psn %u", sep, a[i].code,
+			w = snprintf(buf + off, len - off, "%sRNR-NAK(%u) psn 0x%06x", sep, a[i].code,
 				     a[i].psn);
 			break;
 		case RK_PROBE_READ_RESP:
-			w = snprintf(buf + off, len - off, "%sREAD-RESP psn %u", sep, a[i].psn);
+			w = snprintf(buf + off, len - off, "%sREAD-RESP psn 0x%06x", sep, a[i].psn);
 			break;
 		case RK_PROBE_ATOMIC_ACK:
-			w = snprintf(buf + off, len - off, "%sATOMIC-ACK psn %u", sep, a[i].psn);
+			w = snprintf(buf + off, len - off, "%sATOMIC-ACK psn 0x%06x", sep, a[i].psn);
 			break;
 		default:
 			w = snprintf(buf + off, len - off, "%sopcode 0x%02x", sep, a[i].opcode);

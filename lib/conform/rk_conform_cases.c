@@ -167,8 +167,10 @@ judge(struct rk_conform_run *r, const struct rk_probe_answer *a, int n, enum exp
 	static const enum rk_probe_kind kind[] = { RK_PROBE_ACK, RK_PROBE_NAK, RK_PROBE_RNR_NAK,
 						   RK_PROBE_NONE, RK_PROBE_READ_RESP,
 						   RK_PROBE_ATOMIC_ACK };
+	static const char *const nak[] = { "NAK-SEQ", "NAK-INV", "NAK-RACC", "NAK-ROP" };
 	char got[160];
 	uint32_t psn = psn_at(r, exp_off);
+	const char *w = e == E_NAK && code < 4 ? nak[code] : want[e];
 
 	if (n < 0)
 		return false;
@@ -179,17 +181,15 @@ judge(struct rk_conform_run *r, const struct rk_probe_answer *a, int n, enum exp
 		return rk_conform_fail(r, "expected no answer, got %s", got);
 	}
 	if (n == 0)
-		return rk_conform_fail(r, "expected %s psn %u, got nothing within the timeout",
-				       want[e], psn);
-	if (a[0].kind != kind[e])
-		return rk_conform_fail(r, "expected %s psn %u, got %s", want[e], psn, got);
-	if (e == E_NAK && a[0].code != code)
-		return rk_conform_fail(r, "expected NAK code %u psn %u, got %s", code, psn, got);
+		return rk_conform_fail(r, "expected %s psn 0x%06x, got nothing within the timeout",
+				       w, psn);
+	if (a[0].kind != kind[e] || (e == E_NAK && a[0].code != code))
+		return rk_conform_fail(r, "expected %s psn 0x%06x, got %s", w, psn, got);
 	if (e == E_RNR && r->dut.min_rnr_timer != 0xff && a[0].code != r->dut.min_rnr_timer)
 		return rk_conform_fail(r, "RNR NAK timer %u, the QP's minimum is %u", a[0].code,
 				       r->dut.min_rnr_timer);
 	if (a[0].psn != psn)
-		return rk_conform_fail(r, "expected %s psn %u, got %s", want[e], psn, got);
+		return rk_conform_fail(r, "expected %s psn 0x%06x, got %s", w, psn, got);
 	return true;
 }
 
@@ -217,7 +217,7 @@ alive(struct rk_conform_run *r, int32_t off, const char *what)
 		return true;
 	if (n < 0)
 		return false;
-	return rk_conform_fail(r, "%s: a valid WRITE at psn %u then got %s", what, psn_at(r, off),
+	return rk_conform_fail(r, "%s: a valid WRITE at psn 0x%06x then got %s", what, psn_at(r, off),
 			       rk_conform_answer_str(a, (unsigned int)n, got, sizeof(got)));
 }
 
@@ -386,7 +386,7 @@ run_coalesce(struct rk_conform_run *r, const void *arg)
 	if (n <= 0)
 		return (void)rk_conform_fail(r, "no ACK for a request with AckReq set");
 	if (a[n - 1].kind != RK_PROBE_ACK || a[n - 1].psn != psn_at(r, 2))
-		return (void)rk_conform_fail(r, "the last answer is not an ACK of psn %u",
+		return (void)rk_conform_fail(r, "the last answer is not an ACK of psn 0x%06x",
 					     psn_at(r, 2));
 	if (a[n - 1].msn != 3)
 		return (void)rk_conform_fail(r, "ACK MSN %u after three messages, expected 3",
@@ -425,7 +425,7 @@ run_rnr_later(struct rk_conform_run *r, const void *arg)
 	n = rk_conform_wait(r, a, ANSWERS, ANSWERS);
 	for (int i = 0; i < n; i++)
 		if (a[i].kind == RK_PROBE_ACK && a[i].psn == psn_at(r, 1))
-			return (void)rk_conform_fail(r, "psn %u after an RNR NAK on %u was ACKed",
+			return (void)rk_conform_fail(r, "psn 0x%06x after an RNR NAK on 0x%06x was ACKed",
 						     psn_at(r, 1), psn_at(r, 0));
 }
 
@@ -448,8 +448,8 @@ run_read_multi(struct rk_conform_run *r, const void *arg)
 		return (void)rk_conform_fail(r, "%d READ responses, expected 4", n < 0 ? 0 : n);
 	for (int i = 0; i < 4; i++)
 		if (a[i].opcode != ops[i] || a[i].psn != psn_at(r, i))
-			return (void)rk_conform_fail(r, "response %d: opcode 0x%02x psn %u, expected "
-						     "0x%02x psn %u", i, a[i].opcode, a[i].psn,
+			return (void)rk_conform_fail(r, "response %d: opcode 0x%02x psn 0x%06x, expected "
+						     "0x%02x psn 0x%06x", i, a[i].opcode, a[i].psn,
 						     ops[i], psn_at(r, i));
 	if (a[3].payload_len != 1)
 		rk_conform_fail(r, "READ RESPONSE LAST carries %u bytes, expected 1",

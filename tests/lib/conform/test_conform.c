@@ -3,8 +3,9 @@
  * The conformance catalog against rdmakit's own engine, in process on a
  * virtual clock: every case passes (the in-process DUT offers all that
  * the RoCEv2 cases need, so none may be not-applicable), each case has a
- * unique ID and a rule, every wait is bounded (a DUT that never answers
- * still gets verdicts), and the Markdown catalog lists every case.
+ * unique ID and a rule, every wait is bounded (a DUT that never answers,
+ * one that sends garbage without end and one whose link fails all get
+ * verdicts), and the Markdown catalog lists every case.
  */
 #include "rk_test.h"
 
@@ -131,6 +132,63 @@ test_silent_dut_bounded(void **state)
 	assert_true(passed < 10);
 }
 
+/* A DUT that answers garbage without end: still a verdict per case. */
+static int
+babble_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	(void)io;
+	mute_now += 10000;
+	memset(buf, 0xa5, cap < 60 ? cap : 60);
+	return cap < 60 ? (int)cap : 60;
+}
+
+static const struct rk_io_ops babble_ops = {
+	.name = "babble", .tx = mute_tx, .rx = babble_rx, .now_ns = mute_clock,
+};
+
+/* A DUT whose link went: every read fails. */
+static int
+reset_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	(void)io; (void)buf; (void)cap;
+	mute_now += 1000;
+	return -ECONNRESET;
+}
+
+static const struct rk_io_ops reset_ops = {
+	.name = "reset", .tx = mute_tx, .rx = reset_rx, .now_ns = mute_clock,
+};
+
+static void
+test_babbling_and_reset_dut_bounded(void **state)
+{
+	struct rk_conform_env env = { .ops = &babble_ops, .setup = mute_setup,
+				      .timeout_ns = 20000000 };
+	unsigned int n, passed = 0;
+	const struct rk_conform_case *c = rk_conform_cases(&n);
+
+	(void)state;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rk_conform_result res;
+
+		assert_int_equal(rk_conform_run_case(&env, &c[i], &res), 0);
+		assert_true(res.elapsed_ns <= 64ull * 21000000ull);
+		assert_true(res.frames_rx > 0 || res.verdict == RK_CONFORM_NA);
+		passed += res.verdict == RK_CONFORM_PASS;
+	}
+	assert_true(passed < 10);
+	env.ops = &reset_ops;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rk_conform_result res;
+
+		assert_int_equal(rk_conform_run_case(&env, &c[i], &res), 0);
+		if (res.verdict == RK_CONFORM_FAIL)
+			assert_non_null(strstr(res.reason, "receive failed"));
+		else
+			assert_int_equal(res.verdict, RK_CONFORM_NA);
+	}
+}
+
 static void
 test_markdown_lists_all(void **state)
 {
@@ -160,6 +218,7 @@ main(void)
 		cmocka_unit_test(test_catalog_well_formed),
 		cmocka_unit_test(test_all_pass_against_self),
 		cmocka_unit_test(test_silent_dut_bounded),
+		cmocka_unit_test(test_babbling_and_reset_dut_bounded),
 		cmocka_unit_test(test_markdown_lists_all),
 	};
 
