@@ -23,6 +23,9 @@ enum rk_ib_mutant {
 	RK_IB_MUT_NAK_SEQ_PSN = 1u << 6,  /**< NAK-SEQ carries the packet's PSN */
 	RK_IB_MUT_RNR_TIMER_0 = 1u << 7,  /**< RNR NAK with timer 0 */
 	RK_IB_MUT_NO_DUP_ACK = 1u << 8,   /**< drop duplicates without ACK */
+	RK_IB_MUT_RACC_AS_INV = 1u << 9,  /**< remote access errors NAKed as NAK-INV */
+	RK_IB_MUT_ZERO_LEN_KEYED = 1u << 10, /**< zero-length RETH: R_Key checked (C9-88) */
+	RK_IB_MUT_ANY_QKEY = 1u << 11,    /**< UD: accept any Q_Key */
 };
 
 #ifdef RK_IB_MUTANTS

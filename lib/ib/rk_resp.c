@@ -314,6 +314,10 @@ chk_op_valid(struct rk_ib_qp *qp, struct resp_ctx *c)
 	return RK_RESP_ST_CHK_RESOURCE;
 }
 
+/* The NAK code of remote access errors (a mutant reports them as invalid requests). */
+#define RACC_CODE (RK_IB_MUTANT(RK_IB_MUT_RACC_AS_INV) ? RK_AETH_NAK_INVALID_REQUEST : \
+		   RK_AETH_NAK_REMOTE_ACCESS_ERR)
+
 /* Receive WQE (RNR NAK when none, IBTA Vol1 ch. 9) and responder resources. */
 static enum rk_resp_state
 chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
@@ -424,7 +428,7 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 		rkey = rk_reth_r_key(h);
 		len = c->dma_len;
 		need = (c->flags & RK_OPF_READ_REQ) ? RK_ACCESS_REMOTE_READ : RK_ACCESS_REMOTE_WRITE;
-		if (len == 0) {
+		if (len == 0 && !RK_IB_MUTANT(RK_IB_MUT_ZERO_LEN_KEYED)) {
 			c->target = NULL;
 			return RK_RESP_ST_EXECUTE;
 		}
@@ -439,13 +443,13 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 	}
 	mr = rk_ib_mr_by_rkey(qp->dev, rkey);
 	if (mr == NULL || !mr->rkey_valid)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY);
 	if (mr->pd != qp->pd)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_PD);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_PD);
 	if ((mr->res.access & need) != need && !RK_IB_MUTANT(RK_IB_MUT_ANY_ACCESS))
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_ACCESS);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_ACCESS);
 	if (va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_BOUNDS);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_BOUNDS);
 	return RK_RESP_ST_EXECUTE;
 }
 
@@ -740,7 +744,8 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 		const uint8_t *d = rk_pkt_xeth(pkt, RK_HDR_DETH);
 
 		/* UD-QKEY-01: a Q_Key mismatch is dropped and counted. */
-		if (d == NULL || rk_deth_q_key(d) != qp->attr.qkey) {
+		if (d == NULL || (rk_deth_q_key(d) != qp->attr.qkey &&
+				  !RK_IB_MUTANT(RK_IB_MUT_ANY_QKEY))) {
 			RK_QP_COUNT(qp, rx_drop_qkey);
 			rk_ib_reason_count(qp, RK_IB_R_RESP_UD_QKEY);
 			return;

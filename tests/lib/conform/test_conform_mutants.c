@@ -46,6 +46,13 @@ static const struct mutant mutants[] = {
 	      "rc.rnr.later_dropped") },
 	{ RK_IB_MUT_NO_DUP_ACK, "no ACK for duplicates",
 	  IDS("rc.psn.duplicate", "rc.psn.duplicate_write", "rc.psn.behind_half") },
+	{ RK_IB_MUT_RACC_AS_INV, "remote access errors NAKed as invalid requests",
+	  IDS("rc.rkey.bad_write", "rc.rkey.bad_read", "rc.rkey.bad_atomic", "rc.va.oob_write",
+	      "rc.va.oob_read", "rc.va.wrap", "rc.access.write_read_only",
+	      "rc.access.atomic_read_only") },
+	{ RK_IB_MUT_ZERO_LEN_KEYED, "zero-length RETH keyed",
+	  IDS("rc.reth.zero_len_write", "rc.reth.zero_len_read") },
+	{ RK_IB_MUT_ANY_QKEY, "any Q_Key accepted", IDS("ud.qkey.mismatch") },
 };
 
 static bool
