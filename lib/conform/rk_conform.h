@@ -13,7 +13,8 @@
  * moves frames, and a setup() that gives the tester a fresh QP of the DUT
  * for each case (QP number, the PSN it expects, a registered region).
  * rdmakit's own engine is one such environment (rk_conform_self.h); a
- * live peer reached through perftest's out-of-band exchange is another.
+ * live peer behind a port is another, once something gives the tester a
+ * fresh QP of it per case.
  */
 #ifndef RK_CONFORM_H
 #define RK_CONFORM_H
