@@ -28,6 +28,7 @@ LAYERS = {
     "pcapng": ("common",),
     "analysis": ("common", "wire"),
     "probe": ("common", "wire", "ib", "iwarp", "verbs"),
+    "conform": ("common", "wire", "ib", "probe"),
     "sim": ("common", "wire", "ib", "iwarp", "verbs", "impair", "pcapng"),
     "tcp": ("common", "wire", "ib", "iwarp", "verbs"),
     "io": ("common", "wire", "ib", "iwarp", "verbs", "tcp", "impair", "pcapng"),

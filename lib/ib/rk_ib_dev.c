@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "rk_ib_internal.h"
+#include "rk_ib_mutant.h"
 
 
 #define DEFAULT_MAX_QP 64
@@ -407,18 +408,20 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 		dev->stats.rx_drop_malformed++;
 		return 0;
 	}
-	if (pkt->icrc_status == RK_ICRC_BAD ||
-	    (pkt->icrc_status != RK_ICRC_GOOD && !dev->attr.accept_unchecked_icrc)) {
+	if ((pkt->icrc_status == RK_ICRC_BAD && !RK_IB_MUTANT(RK_IB_MUT_KEEP_BAD_ICRC)) ||
+	    (pkt->icrc_status == RK_ICRC_NOT_CHECKED && !dev->attr.accept_unchecked_icrc)) {
 		dev->stats.rx_drop_icrc++;
 		return 0;
 	}
 	bth = rk_pkt_bth(pkt);
-	if (rk_bth_tver(bth) != 0 || pkt->opcode == RK_OP_CNP) {
+	if ((rk_bth_tver(bth) != 0 && !RK_IB_MUTANT(RK_IB_MUT_ANY_TVER)) ||
+	    pkt->opcode == RK_OP_CNP) {
 		dev->stats.rx_drop_malformed++;
 		return 0;
 	}
 	qp = qp_lookup(dev, rk_bth_dest_qp(bth));
-	if (qp == NULL || !pkey_match(rk_bth_p_key(bth), qp->p_key)) {
+	if (qp == NULL || (!pkey_match(rk_bth_p_key(bth), qp->p_key) &&
+			   !RK_IB_MUTANT(RK_IB_MUT_ANY_PKEY))) {
 		dev->stats.rx_drop_qp++;
 		return 0;
 	}

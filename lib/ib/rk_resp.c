@@ -21,6 +21,7 @@
 
 #include "rk_enum.h"
 #include "rk_ib_internal.h"
+#include "rk_ib_mutant.h"
 
 #define UD_GRH_LEN 40
 #define ETH_HLEN 14
@@ -219,7 +220,9 @@ chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return RK_RESP_ST_CHK_OP_SEQ;
 	d = rk_psn_diff(c->psn, r->epsn);
 	if (is_rc(qp)) {
-		if (d > 0)
+		if (d > 0 && RK_IB_MUTANT(RK_IB_MUT_NO_PSN_AHEAD))
+			r->epsn = c->psn;
+		else if (d > 0)
 			return RK_RESP_ST_NAK_SEQ;
 		if (d < 0)
 			return RK_RESP_ST_DUPLICATE;
@@ -311,6 +314,10 @@ chk_op_valid(struct rk_ib_qp *qp, struct resp_ctx *c)
 	return RK_RESP_ST_CHK_RESOURCE;
 }
 
+/* The NAK code of remote access errors (a mutant reports them as invalid requests). */
+#define RACC_CODE (RK_IB_MUTANT(RK_IB_MUT_RACC_AS_INV) ? RK_AETH_NAK_INVALID_REQUEST : \
+		   RK_AETH_NAK_REMOTE_ACCESS_ERR)
+
 /* Receive WQE (RNR NAK when none, IBTA Vol1 ch. 9) and responder resources. */
 static enum rk_resp_state
 chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
@@ -323,6 +330,8 @@ chk_resource(struct rk_ib_qp *qp, struct resp_ctx *c)
 		enum rk_wc_status st = fetch_rwqe(qp, &empty);
 
 		if (empty) {
+			if (RK_IB_MUTANT(RK_IB_MUT_NO_RNR))
+				return drop(c, RK_IB_R_RESP_RNR);
 			if (is_rc(qp))
 				return RK_RESP_ST_RNR;
 			return fail(qp, c, 0, RK_IB_R_RESP_RWQE_NONE);
@@ -419,7 +428,7 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 		rkey = rk_reth_r_key(h);
 		len = c->dma_len;
 		need = (c->flags & RK_OPF_READ_REQ) ? RK_ACCESS_REMOTE_READ : RK_ACCESS_REMOTE_WRITE;
-		if (len == 0) {
+		if (len == 0 && !RK_IB_MUTANT(RK_IB_MUT_ZERO_LEN_KEYED)) {
 			c->target = NULL;
 			return RK_RESP_ST_EXECUTE;
 		}
@@ -434,13 +443,13 @@ chk_rkey(struct rk_ib_qp *qp, struct resp_ctx *c)
 	}
 	mr = rk_ib_mr_by_rkey(qp->dev, rkey);
 	if (mr == NULL || !mr->rkey_valid)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY);
 	if (mr->pd != qp->pd)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_PD);
-	if ((mr->res.access & need) != need)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_ACCESS);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_PD);
+	if ((mr->res.access & need) != need && !RK_IB_MUTANT(RK_IB_MUT_ANY_ACCESS))
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_ACCESS);
 	if (va + len < va || (c->target = mr_range(mr, va, len)) == NULL)
-		return fail(qp, c, RK_AETH_NAK_REMOTE_ACCESS_ERR, RK_IB_R_RESP_RKEY_BOUNDS);
+		return fail(qp, c, RACC_CODE, RK_IB_R_RESP_RKEY_BOUNDS);
 	return RK_RESP_ST_EXECUTE;
 }
 
@@ -661,6 +670,8 @@ duplicate(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (res != NULL && res->first_psn != c->psn)
 		return RK_RESP_ST_NAK_SEQ;
 	/* PSN-DUP-01/02: ACK the last executed PSN, whatever AckReq says. */
+	if (RK_IB_MUTANT(RK_IB_MUT_NO_DUP_ACK))
+		return drop(c, RK_IB_R_RESP_DUP_OPCODE);
 	set_dup_ack(qp, c->now);
 	return RK_RESP_ST_DONE;
 }
@@ -673,7 +684,8 @@ nak_seq(struct rk_ib_qp *qp, struct resp_ctx *c)
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_nak_seq);
 	rk_ib_reason_count(qp, RK_IB_R_RESP_PSN_GAP);
-	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, qp->resp.epsn, c->now);
+	set_ack(qp, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR,
+		RK_IB_MUTANT(RK_IB_MUT_NAK_SEQ_PSN) ? c->psn : qp->resp.epsn, c->now);
 	return RK_RESP_ST_DONE;
 }
 
@@ -684,7 +696,8 @@ rnr(struct rk_ib_qp *qp, struct resp_ctx *c)
 	qp->resp.nak_sent = true;
 	RK_QP_COUNT(qp, resp_rnr_nak);
 	rk_ib_reason_count(qp, RK_IB_R_RESP_RNR);
-	set_ack(qp, RK_AETH_TYPE_RNR_NAK | (qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
+	set_ack(qp, RK_AETH_TYPE_RNR_NAK |
+		(RK_IB_MUTANT(RK_IB_MUT_RNR_TIMER_0) ? 0 : qp->attr.min_rnr_timer & RK_AETH_VALUE_MASK),
 		c->psn, c->now);
 	return RK_RESP_ST_DONE;
 }
@@ -731,7 +744,8 @@ rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 		const uint8_t *d = rk_pkt_xeth(pkt, RK_HDR_DETH);
 
 		/* UD-QKEY-01: a Q_Key mismatch is dropped and counted. */
-		if (d == NULL || rk_deth_q_key(d) != qp->attr.qkey) {
+		if (d == NULL || (rk_deth_q_key(d) != qp->attr.qkey &&
+				  !RK_IB_MUTANT(RK_IB_MUT_ANY_QKEY))) {
 			RK_QP_COUNT(qp, rx_drop_qkey);
 			rk_ib_reason_count(qp, RK_IB_R_RESP_UD_QKEY);
 			return;

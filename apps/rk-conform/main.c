@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-conform: the conformance catalog (lib/conform) run against a device
+ * under test, with a verdict per case that cites its rule: a table on
+ * stdout, and on request JSON, JUnit XML, and for each failing case a
+ * pcap holding only that case's frames.
+ *
+ * DUTs: "self" is rdmakit's own RoCEv2 engine in process on a virtual
+ * clock (no port, no peer).
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "rk_conform.h"
+#include "rk_conform_self.h"
+
+#ifdef RK_IB_MUTANTS
+#include "rk_ib_mutant.h"
+uint32_t rk_ib_mutants;
+#endif
+
+#define CASE_FRAMES 512u
+#define FRAME_MAX 4608u
+
+struct frame {
+	uint8_t data[FRAME_MAX];
+	uint32_t len;
+	uint64_t ns;
+};
+
+/* The frames of the running case, for its pcap. */
+struct capture {
+	struct frame *f;
+	unsigned int n;
+	bool lost;              /* more than CASE_FRAMES: the pcap says so by its name */
+};
+
+struct opts {
+	const char *dut;
+	const char *cases;
+	const char *json, *junit, *pcap_dir;
+	bool list, markdown;
+	double timeout_ms;
+};
+
+struct outcome {
+	const struct rk_conform_case *c;
+	struct rk_conform_result res;
+	char pcap[512];
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+		"usage: rk-conform [options]\n"
+		"  --dut self            the device under test: rdmakit's own engine in process\n"
+		"  --cases GLOB          run only the cases whose ID matches (shell glob)\n"
+		"  --list                list the cases (ID, transport, rule, what the DUT must do)\n"
+		"  --markdown            with --list: as a Markdown table\n"
+		"  --timeout-ms MS       longest wait for an answer (default 50)\n"
+		"  --json FILE           the verdicts as JSON\n"
+		"  --junit FILE          the verdicts as JUnit XML\n"
+		"  --pcap-dir DIR        a pcap of each failing case's frames, DIR/ID.pcap\n"
+		"  -h, --help\n"
+		"Exit status: 0 when no case failed, 1 when one did, 2 for bad options.\n");
+}
+
+static int
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "dut", required_argument, NULL, 'd' },
+		{ "cases", required_argument, NULL, 'c' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "markdown", no_argument, NULL, 'm' },
+		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "json", required_argument, NULL, 'j' },
+		{ "junit", required_argument, NULL, 'u' },
+		{ "pcap-dir", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	*o = (struct opts){ .dut = "self", .timeout_ms = 50 };
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'd': o->dut = optarg; break;
+		case 'c': o->cases = optarg; break;
+		case 'l': o->list = true; break;
+		case 'm': o->markdown = true; break;
+		case 't':
+			o->timeout_ms = strtod(optarg, &end);
+			if (*end != 0 || !(o->timeout_ms > 0 && o->timeout_ms <= 60000)) {
+				fprintf(stderr, "rk-conform: --timeout-ms %s: not in (0, 60000]\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case 'j': o->json = optarg; break;
+		case 'u': o->junit = optarg; break;
+		case 'p': o->pcap_dir = optarg; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rk-conform: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	if (strcmp(o->dut, "self") != 0) {
+		fprintf(stderr, "rk-conform: --dut %s: unknown DUT (known: self)\n", o->dut);
+		return 2;
+	}
+	if (o->markdown && !o->list) {
+		fprintf(stderr, "rk-conform: --markdown goes with --list\n");
+		return 2;
+	}
+	return 0;
+}
+
+static void
+on_frame(void *ctx, bool tx, const uint8_t *frame, uint32_t len, uint64_t ns)
+{
+	struct capture *cap = ctx;
+
+	(void)tx;
+	if (cap->n == CASE_FRAMES || len > FRAME_MAX) {
+		cap->lost = true;
+		return;
+	}
+	memcpy(cap->f[cap->n].data, frame, len);
+	cap->f[cap->n].len = len;
+	cap->f[cap->n].ns = ns;
+	cap->n++;
+}
+
+/* DIR/ID.pcap of the case's frames; 0, or -1 with a message. */
+static int
+write_pcap(const char *dir, const char *id, const struct capture *cap, char *path, size_t len)
+{
+	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
+	pcap_dumper_t *d;
+
+	snprintf(path, len, "%s/%s.pcap", dir, id);
+	if (p == NULL)
+		return -1;
+	d = pcap_dump_open(p, path);
+	if (d == NULL) {
+		fprintf(stderr, "rk-conform: cannot write %s: %s\n", path, pcap_geterr(p));
+		pcap_close(p);
+		path[0] = 0;
+		return -1;
+	}
+	for (unsigned int i = 0; i < cap->n; i++) {
+		struct pcap_pkthdr h = {
+			.ts = { .tv_sec = (time_t)(cap->f[i].ns / 1000000000u),
+				.tv_usec = (suseconds_t)(cap->f[i].ns % 1000000000u / 1000u) },
+			.caplen = cap->f[i].len, .len = cap->f[i].len,
+		};
+
+		pcap_dump((u_char *)d, &h, cap->f[i].data);
+	}
+	pcap_dump_close(d);
+	pcap_close(p);
+	return 0;
+}
+
+static int
+write_json(const char *path, const char *dut, const struct outcome *out, unsigned int n,
+	   const unsigned int count[3])
+{
+	json_t *root = json_object(), *arr = json_array();
+	int rc;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const struct outcome *o = &out[i];
+		json_t *j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}",
+				      "id", o->c->id,
+				      "transport", rk_conform_transport_name(o->c->transport),
+				      "rule", o->c->rule, "must", o->c->must,
+				      "verdict", rk_conform_verdict_name(o->res.verdict),
+				      "reason", o->res.reason,
+				      "frames_tx", (json_int_t)o->res.frames_tx,
+				      "frames_rx", (json_int_t)o->res.frames_rx,
+				      "elapsed_ns", (json_int_t)o->res.elapsed_ns);
+
+		if (o->pcap[0])
+			json_object_set_new(j, "pcap", json_string(o->pcap));
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(root, "dut", json_string(dut));
+	json_object_set_new(root, "cases", arr);
+	json_object_set_new(root, "summary",
+			    json_pack("{s:i, s:i, s:i}", "pass", count[RK_CONFORM_PASS], "fail",
+				      count[RK_CONFORM_FAIL], "not_applicable",
+				      count[RK_CONFORM_NA]));
+	rc = json_dump_file(root, path, JSON_INDENT(2));
+	json_decref(root);
+	if (rc != 0)
+		fprintf(stderr, "rk-conform: cannot write %s\n", path);
+	return rc == 0 ? 0 : -1;
+}
+
+static void
+xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default: fputc(*s, f); break;
+		}
+	}
+}
+
+/* JUnit XML: one testsuite, a testcase per case, failure/skipped children. */
+static int
+write_junit(const char *path, const struct outcome *out, unsigned int n,
+	    const unsigned int count[3])
+{
+	FILE *f = fopen(path, "w");
+	uint64_t total_ns = 0;
+
+	if (f == NULL) {
+		fprintf(stderr, "rk-conform: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		total_ns += out[i].res.elapsed_ns;
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+		"  <testsuite name=\"rk-conform\" tests=\"%u\" failures=\"%u\" errors=\"0\" "
+		"skipped=\"%u\" time=\"%.6f\">\n", n, count[RK_CONFORM_FAIL],
+		count[RK_CONFORM_NA], (double)total_ns / 1e9);
+	for (unsigned int i = 0; i < n; i++) {
+		const struct outcome *o = &out[i];
+
+		fprintf(f, "    <testcase classname=\"rk-conform.%s\" name=\"",
+			rk_conform_transport_name(o->c->transport));
+		xml_text(f, o->c->id);
+		fprintf(f, "\" time=\"%.6f\">", (double)o->res.elapsed_ns / 1e9);
+		if (o->res.verdict == RK_CONFORM_FAIL) {
+			fputs("\n      <failure message=\"", f);
+			xml_text(f, o->res.reason);
+			fputs("\" type=\"", f);
+			xml_text(f, o->c->rule);
+			fputs("\">", f);
+			xml_text(f, o->c->must);
+			fputs("</failure>\n    ", f);
+		} else if (o->res.verdict == RK_CONFORM_NA) {
+			fputs("\n      <skipped message=\"", f);
+			xml_text(f, o->res.reason);
+			fputs("\"/>\n    ", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	fputs("  </testsuite>\n</testsuites>\n", f);
+	if (fclose(f) != 0) {
+		fprintf(stderr, "rk-conform: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+list(const struct opts *o)
+{
+	unsigned int n;
+	const struct rk_conform_case *c = rk_conform_cases(&n);
+
+	if (o->markdown)
+		return rk_conform_markdown(stdout, o->cases) < 0 ? 1 : 0;
+	for (unsigned int i = 0; i < n; i++)
+		if (o->cases == NULL || fnmatch(o->cases, c[i].id, 0) == 0)
+			printf("%-30s %-5s %-40s %s\n", c[i].id,
+			       rk_conform_transport_name(c[i].transport), c[i].rule, c[i].must);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct rk_conform_env env;
+	struct rk_conform_self *self;
+	struct capture cap = { 0 };
+	struct outcome *out;
+	unsigned int n, ran = 0, count[3] = { 0 };
+	const struct rk_conform_case *c = rk_conform_cases(&n);
+	int rc = parse(argc, argv, &o);
+
+	if (rc != 0)
+		return rc;
+	if (o.list)
+		return list(&o);
+#ifdef RK_IB_MUTANTS
+	if (getenv("RK_IB_MUTANTS") != NULL)
+		rk_ib_mutants = (uint32_t)strtoul(getenv("RK_IB_MUTANTS"), NULL, 0);
+#endif
+	if (o.pcap_dir != NULL && mkdir(o.pcap_dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "rk-conform: cannot create %s: %s\n", o.pcap_dir, strerror(errno));
+		return 1;
+	}
+	self = rk_conform_self_create(&env);
+	out = calloc(n, sizeof(*out));
+	cap.f = calloc(CASE_FRAMES, sizeof(*cap.f));
+	if (self == NULL || out == NULL || cap.f == NULL) {
+		fprintf(stderr, "rk-conform: out of memory\n");
+		return 1;
+	}
+	env.timeout_ns = (uint64_t)(o.timeout_ms * 1e6);
+	env.on_frame = on_frame;
+	env.frame_ctx = &cap;
+	printf("%-30s %-7s %-40s %s\n", "ID", "verdict", "rule", "reason");
+	for (unsigned int i = 0; i < n; i++) {
+		struct outcome *r = &out[ran];
+
+		if (o.cases != NULL && fnmatch(o.cases, c[i].id, 0) != 0)
+			continue;
+		cap.n = 0;
+		cap.lost = false;
+		r->c = &c[i];
+		rk_conform_run_case(&env, &c[i], &r->res);
+		count[r->res.verdict]++;
+		if (r->res.verdict == RK_CONFORM_FAIL && o.pcap_dir != NULL)
+			write_pcap(o.pcap_dir, c[i].id, &cap, r->pcap, sizeof(r->pcap));
+		printf("%-30s %-7s %-40s %s\n", c[i].id, rk_conform_verdict_name(r->res.verdict),
+		       c[i].rule, r->res.reason);
+		ran++;
+	}
+	printf("%u cases: %u pass, %u fail, %u not applicable\n", ran, count[RK_CONFORM_PASS],
+	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);
+	rc = count[RK_CONFORM_FAIL] ? 1 : 0;
+	if (o.json != NULL && write_json(o.json, o.dut, out, ran, count) != 0)
+		rc = 1;
+	if (o.junit != NULL && write_junit(o.junit, out, ran, count) != 0)
+		rc = 1;
+	rk_conform_self_destroy(self);
+	free(cap.f);
+	free(out);
+	return rc;
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_conform.h
+ * Conformance cases: each drives a device under test (DUT) with frames
+ * crafted by lib/probe and judges its classified answers against one
+ * rule (IBTA Vol1 chapter 9, Annex A17, RFC 5040/5041/5044). A verdict
+ * is pass, fail with a reason, or not applicable with a reason, and is
+ * reached within a bounded time: every wait ends at a deadline read from
+ * the backend's clock (rk_io_ops.now_ns), so a silent, babbling or reset
+ * DUT still gets a verdict.
+ *
+ * The DUT is reached through a struct rk_conform_env: an rk_io_ops that
+ * moves frames, and a setup() that gives the tester a fresh QP of the DUT
+ * for each case (QP number, the PSN it expects, a registered region).
+ * rdmakit's own engine is one such environment (rk_conform_self.h); a
+ * live peer behind a port is another, once something gives the tester a
+ * fresh QP of it per case.
+ */
+#ifndef RK_CONFORM_H
+#define RK_CONFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk_io.h"
+#include "rk_probe.h"
+
+/** Transport a case exercises. */
+enum rk_conform_transport {
+	RK_CONFORM_RC = 0,      /**< RoCEv2 Reliable Connected */
+	RK_CONFORM_UC,          /**< RoCEv2 Unreliable Connected */
+	RK_CONFORM_UD,          /**< RoCEv2 Unreliable Datagram */
+	RK_CONFORM_IWARP,       /**< iWARP (MPA/DDP/RDMAP over TCP) */
+};
+
+/** Outcome of one case. */
+enum rk_conform_verdict {
+	RK_CONFORM_PASS = 0,
+	RK_CONFORM_FAIL,
+	RK_CONFORM_NA,          /**< not applicable: the DUT lacks what the case needs */
+};
+
+/** What a case needs of the DUT's fresh QP. */
+struct rk_conform_need {
+	enum rk_conform_transport transport;
+	uint32_t recvs;         /**< receive WQEs to post before the case (0: none) */
+};
+
+/** The DUT's QP as setup() left it, the values frames toward it carry. */
+struct rk_conform_dut {
+	uint32_t qpn;           /**< DestQP of frames toward it */
+	uint32_t epsn;          /**< the PSN its responder expects next */
+	uint32_t pmtu;          /**< path MTU in bytes (256..4096) */
+	uint64_t va;            /**< a region with remote read, write, atomic */
+	uint32_t r_key, len;    /**< its R_Key and length in bytes (>= 4096) */
+	uint64_t ro_va;         /**< a region with remote read only, or 0 */
+	uint32_t ro_r_key, ro_len;
+	uint32_t recv_len;      /**< bytes of each posted receive */
+	uint32_t q_key;         /**< UD: the QP's Q_Key */
+	uint8_t min_rnr_timer;  /**< encoded (IBTA Vol1 9.7.5.2.8); 0xff: unknown */
+	uint8_t max_rd_atomic;  /**< responder resources; 0: unknown */
+	bool atomics;           /**< the DUT executes atomics */
+};
+
+/** How the tester reaches the DUT. */
+struct rk_conform_env {
+	const struct rk_io_ops *ops;    /**< moves frames; its now_ns bounds every wait */
+	void *io;
+	uint8_t src_mac[6], dst_mac[6]; /**< ours, the DUT's */
+	uint8_t ip_version;             /**< 4 or 6; 0 means 4 */
+	uint8_t src_ip[16], dst_ip[16]; /**< IPv4: last 4 bytes */
+	uint64_t timeout_ns;            /**< longest wait for an answer; 0: 50 ms */
+	/**
+	 * Give the tester a fresh QP of @p need->transport with
+	 * @p need->recvs receives posted; fill @p dut. Return 0, or -ENOTSUP
+	 * with a reason in @p why (@p why_len bytes) when the DUT cannot.
+	 */
+	int (*setup)(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *dut,
+		     char *why, size_t why_len);
+	/** Optional: post @p n more receives on the QP (NULL: the case is N/A). */
+	int (*post_recv)(void *ctx, uint32_t n);
+	/** Optional: read @p n bytes of the region at offset @p off (NULL: not checked). */
+	int (*read_mem)(void *ctx, uint32_t off, void *out, uint32_t n);
+	/** Optional: receives completed successfully since setup() (NULL: not checked). */
+	int (*recv_done)(void *ctx);
+	/** Optional: done with the QP of setup(). */
+	void (*teardown)(void *ctx);
+	/** Optional: every frame sent (@p tx true) or received, for captures. */
+	void (*on_frame)(void *frame_ctx, bool tx, const uint8_t *frame, uint32_t len,
+			 uint64_t ns);
+	void *frame_ctx;                /**< on_frame's context */
+	void *ctx;                      /**< the DUT hooks' context */
+};
+
+/** One case's verdict. */
+struct rk_conform_result {
+	enum rk_conform_verdict verdict;
+	char reason[192];               /**< why it failed or is not applicable */
+	uint32_t frames_tx, frames_rx;  /**< frames the case sent and read */
+	uint64_t elapsed_ns;            /**< by the backend's clock */
+};
+
+struct rk_conform_run;
+
+/** A case of the catalog. */
+struct rk_conform_case {
+	const char *id;                 /**< stable, dotted: "rc.psn.duplicate" */
+	const char *rule;               /**< "IBTA Vol1 ch. 9 (C9-105) [PSN-DUP-01]" */
+	const char *must;               /**< one line: what the DUT must do */
+	enum rk_conform_transport transport;
+	uint32_t recvs;                 /**< receives the case needs posted */
+	/** Run the case; sets the verdict with rk_conform_fail()/_na(). */
+	void (*run)(struct rk_conform_run *r, const void *arg);
+	const void *arg;
+};
+
+/** The catalog, in a fixed order; @p n receives its length. */
+const struct rk_conform_case *rk_conform_cases(unsigned int *n);
+
+/** "RC", "UC", "UD", "iWARP". */
+const char *rk_conform_transport_name(enum rk_conform_transport t);
+/** "pass", "FAIL", "n/a". */
+const char *rk_conform_verdict_name(enum rk_conform_verdict v);
+
+/**
+ * Run case @p c against @p env: setup(), the case, teardown(). The result
+ * is reached within a bounded time (each wait ends after env->timeout_ns
+ * of the backend's clock; a case waits a few times at most).
+ * @return 0, or -EINVAL for a NULL argument.
+ */
+int rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_case *c,
+			struct rk_conform_result *res);
+
+/**
+ * Write the catalog as a Markdown table (ID, transport, rule, what the
+ * DUT must do), cases matching shell glob @p glob (NULL: all).
+ * @return cases written, or -errno from writing.
+ */
+int rk_conform_markdown(void *file, const char *glob);
+
+/* ---- for the cases (rk_conform_cases*.c) */
+
+/** State of one running case. */
+struct rk_conform_run {
+	const struct rk_conform_env *env;
+	struct rk_conform_dut dut;
+	struct rk_probe probe;          /**< target = the DUT's QP */
+	struct rk_conform_result *res;
+	unsigned int waits;             /**< waits so far (bounded by the runner) */
+};
+
+/** Frame edits after crafting; the ICRC is recomputed unless BAD_ICRC. */
+enum rk_conform_mangle {
+	RK_CONFORM_M_NONE = 0,
+	RK_CONFORM_M_BAD_ICRC,          /**< flip a bit of the ICRC */
+	RK_CONFORM_M_TVER,              /**< BTH.TVer = 1 */
+	RK_CONFORM_M_PKEY,              /**< BTH.P_Key = 0x7123 (no such partition) */
+	RK_CONFORM_M_MIGREQ,            /**< BTH.MigReq = 1 */
+	RK_CONFORM_M_RESV_BTH,          /**< BTH reserved bits (Resv8a) set */
+	RK_CONFORM_M_BAD_QPN,           /**< DestQP of no QP */
+	RK_CONFORM_M_UDP_CSUM,          /**< a wrong non-zero UDP checksum */
+};
+
+/**
+ * Send one crafted frame toward the DUT: @p in, then @p m applied.
+ * @return 0, or a negative errno (the case then fails with that reason).
+ */
+int rk_conform_send(struct rk_conform_run *r, const struct rk_probe_intent *in,
+		    enum rk_conform_mangle m);
+
+/**
+ * Wait for answers of the DUT until @p want have come or the timeout
+ * passed; store at most @p max in @p out. @return answers stored (0 on
+ * silence), or a negative errno from the backend.
+ */
+int rk_conform_wait(struct rk_conform_run *r, struct rk_probe_answer *out, unsigned int max,
+		    unsigned int want);
+
+/** Set the verdict FAIL with a printf reason; returns false for chaining. */
+bool rk_conform_fail(struct rk_conform_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/** Set the verdict NA with a printf reason. */
+void rk_conform_na(struct rk_conform_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** "ACK", "NAK-SEQ", "RNR-NAK(14)", "READ-RESP", "nothing", ... for reasons. */
+const char *rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int n, char *buf,
+				  size_t len);
+
+#endif /* RK_CONFORM_H */

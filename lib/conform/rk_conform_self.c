@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rdmakit's engine as a DUT on a virtual clock (see rk_conform_self.h).
+ */
+#include "rk_conform_self.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_ib.h"
+#include "rk_pkt.h"
+
+#define RW_LEN (64u * 1024)
+#define RO_LEN 4096u
+#define RECV_LEN 4096u
+#define RECV_MAX 16u
+#define QUEUE 256u
+#define STEP_NS 100000ull       /* virtual time per empty read: 100 us */
+#define START_PSN 0xfffffeu
+#define MIN_RNR 14u
+#define Q_KEY 0x11111111u
+
+struct rk_conform_self {
+	struct rk_ib_dev *dev;
+	struct rk_ib_pd *pd;
+	struct rk_ib_cq *scq, *rcq;
+	struct rk_ib_qp *qp;
+	struct rk_ib_mr *mr_rw, *mr_ro, *mr_recv;
+	uint8_t *rw, *ro, *recv;
+	uint32_t recv_posted;
+	int recv_ok;
+	uint64_t now;
+	uint8_t q[QUEUE][RK_IB_MAX_FRAME];
+	uint32_t qlen[QUEUE];
+	unsigned int qhead, qn;
+};
+
+static const uint8_t self_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
+static const uint8_t tester_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
+
+static int
+io_tx(void *io, const uint8_t *frame, uint32_t len)
+{
+	struct rk_conform_self *s = io;
+	struct rk_pkt p;
+
+	if (s->dev == NULL)
+		return -ENOTCONN;
+	if (rk_pkt_parse(&p, frame, len, len, RK_LINK_ETHERNET, NULL) != 0)
+		return 0;       /* the wire takes it; the engine never sees it */
+	rk_ib_rx(s->dev, &p, s->now);
+	return 0;
+}
+
+static void
+emit(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct rk_conform_self *s = ctx;
+	unsigned int i = (s->qhead + s->qn) % QUEUE;
+
+	if (s->qn == QUEUE || len > RK_IB_MAX_FRAME)
+		return;
+	memcpy(s->q[i], frame, len);
+	s->qlen[i] = len;
+	s->qn++;
+}
+
+static int
+io_rx(void *io, uint8_t *buf, uint32_t cap)
+{
+	struct rk_conform_self *s = io;
+	uint32_t len;
+
+	if (s->dev == NULL)
+		return 0;
+	if (s->qn == 0) {
+		rk_ib_poll_tx(s->dev, s->now, emit, s, QUEUE);
+		if (s->qn == 0) {
+			/* Quiet: let time pass and the engine's timers run. */
+			s->now += STEP_NS;
+			if (rk_ib_next_timer(s->dev) <= s->now)
+				rk_ib_timers(s->dev, s->now);
+			return 0;
+		}
+	}
+	len = s->qlen[s->qhead];
+	if (len > cap)
+		return -EMSGSIZE;
+	memcpy(buf, s->q[s->qhead], len);
+	s->qhead = (s->qhead + 1) % QUEUE;
+	s->qn--;
+	return (int)len;
+}
+
+static uint64_t
+io_now(void *io)
+{
+	return ((struct rk_conform_self *)io)->now;
+}
+
+static const struct rk_io_ops self_ops = {
+	.name = "rdmakit-self",
+	.tx = io_tx,
+	.rx = io_rx,
+	.now_ns = io_now,
+};
+
+static void
+self_down(struct rk_conform_self *s)
+{
+	if (s->dev != NULL)
+		rk_ib_dev_destroy(s->dev);
+	s->dev = NULL;
+	s->qn = s->qhead = 0;
+}
+
+static int
+self_post_recv(void *ctx, uint32_t n)
+{
+	struct rk_conform_self *s = ctx;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t slot = s->recv_posted % RECV_MAX;
+		struct rk_sge sge = { (uint64_t)(uintptr_t)(s->recv + slot * RECV_LEN), RECV_LEN,
+				      rk_ib_mr_lkey(s->mr_recv) };
+		struct rk_recv_wr wr = { .wr_id = s->recv_posted, .sg_list = &sge, .num_sge = 1 };
+		const struct rk_recv_wr *bad;
+		int rc = rk_ib_post_recv(s->qp, &wr, &bad);
+
+		if (rc != 0)
+			return rc;
+		s->recv_posted++;
+	}
+	return 0;
+}
+
+static int
+connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
+{
+	struct rk_qp_attr a = { 0 };
+	int rc;
+
+	a.qp_state = RK_QPS_INIT;
+	a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+			    RK_ACCESS_REMOTE_ATOMIC;
+	a.qkey = Q_KEY;
+	rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			     (t == RK_QPT_UD ? RK_QP_QKEY : RK_QP_ACCESS_FLAGS));
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTR;
+	a.path_mtu = RK_MTU_1024;
+	a.dest_qp_num = 0x51;
+	a.rq_psn = START_PSN;
+	a.max_dest_rd_atomic = 4;
+	a.min_rnr_timer = MIN_RNR;
+	memcpy(a.ah_attr.dmac, tester_mac, 6);
+	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
+	a.ah_attr.dip[12] = 198;
+	a.ah_attr.dip[13] = 18;
+	a.ah_attr.dip[15] = 1;
+	if (t == RK_QPT_RC)
+		rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				     RK_QP_DEST_QPN | RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC |
+				     RK_QP_MIN_RNR_TIMER);
+	else if (t == RK_QPT_UC)
+		rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU |
+				     RK_QP_DEST_QPN | RK_QP_RQ_PSN);
+	else
+		rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE);
+	if (rc != 0)
+		return rc;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTS;
+	a.sq_psn = 0x100;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	if (t == RK_QPT_RC)
+		return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+				       RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
+				       RK_QP_MAX_QP_RD_ATOMIC);
+	return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
+}
+
+static int
+self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *dut,
+	   char *why, size_t why_len)
+{
+	struct rk_conform_self *s = ctx;
+	struct rk_ib_dev_attr da = { .mac = { 0x02, 0, 0, 0, 0, 0x02 }, .ip_version = 4,
+				     .key_seed = 0x5eed };
+	struct rk_ib_qp_init_attr qa = {
+		.sq_sig_all = true,
+		.cap = { .max_send_wr = 64, .max_recv_wr = RECV_MAX, .max_send_sge = 4,
+			 .max_recv_sge = 4, .max_inline_data = 256 },
+	};
+	static const enum rk_qp_type types[] = { RK_QPT_RC, RK_QPT_UC, RK_QPT_UD };
+
+	if (need->transport > RK_CONFORM_UD) {
+		snprintf(why, why_len, "the in-process DUT is rdmakit's RoCEv2 engine only");
+		return -ENOTSUP;
+	}
+	self_down(s);
+	memset(s->rw, 0, RW_LEN);
+	memset(s->ro, 0x5a, RO_LEN);
+	s->recv_posted = 0;
+	s->recv_ok = 0;
+	da.ip[10] = da.ip[11] = 0xff;
+	da.ip[12] = 198;
+	da.ip[13] = 18;
+	da.ip[15] = 2;
+	s->dev = rk_ib_dev_create(&da);
+	if (s->dev == NULL)
+		return -ENOMEM;
+	s->pd = rk_ib_pd_alloc(s->dev);
+	s->scq = rk_ib_cq_create(s->dev, 256);
+	s->rcq = rk_ib_cq_create(s->dev, 256);
+	qa.qp_type = types[need->transport];
+	qa.send_cq = s->scq;
+	qa.recv_cq = s->rcq;
+	s->qp = s->pd != NULL && s->scq != NULL && s->rcq != NULL ?
+		rk_ib_qp_create(s->pd, &qa) : NULL;
+	if (s->qp == NULL) {
+		snprintf(why, why_len, "rk_ib_qp_create failed");
+		return -ENOMEM;
+	}
+	s->mr_rw = rk_ib_mr_reg(s->pd, s->rw, RW_LEN,
+				RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+				RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC);
+	s->mr_ro = rk_ib_mr_reg(s->pd, s->ro, RO_LEN, RK_ACCESS_REMOTE_READ);
+	s->mr_recv = rk_ib_mr_reg(s->pd, s->recv, RECV_MAX * RECV_LEN, RK_ACCESS_LOCAL_WRITE);
+	if (s->mr_rw == NULL || s->mr_ro == NULL || s->mr_recv == NULL ||
+	    connect_qp(s, qa.qp_type) != 0 || self_post_recv(s, need->recvs) != 0) {
+		snprintf(why, why_len, "registering or connecting the QP failed");
+		return -EIO;
+	}
+	*dut = (struct rk_conform_dut){
+		.qpn = rk_ib_qp_num(s->qp), .epsn = START_PSN,
+		/* A UD QP has no path MTU: its limit is the largest, 4096. */
+		.pmtu = qa.qp_type == RK_QPT_UD ? 4096 : 1024,
+		.va = (uint64_t)(uintptr_t)s->rw, .r_key = rk_ib_mr_rkey(s->mr_rw), .len = RW_LEN,
+		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_ib_mr_rkey(s->mr_ro),
+		.ro_len = RO_LEN, .recv_len = RECV_LEN, .q_key = Q_KEY,
+		.min_rnr_timer = MIN_RNR, .max_rd_atomic = 4, .atomics = true,
+	};
+	return 0;
+}
+
+static int
+self_read_mem(void *ctx, uint32_t off, void *out, uint32_t n)
+{
+	struct rk_conform_self *s = ctx;
+
+	if ((uint64_t)off + n > RW_LEN)
+		return -ERANGE;
+	memcpy(out, s->rw + off, n);
+	return 0;
+}
+
+static int
+self_recv_done(void *ctx)
+{
+	struct rk_conform_self *s = ctx;
+	struct rk_wc wc;
+
+	while (s->dev != NULL && rk_ib_cq_poll(s->rcq, 1, &wc) == 1)
+		if (wc.status == RK_WC_SUCCESS)
+			s->recv_ok++;
+	return s->recv_ok;
+}
+
+static void
+self_teardown(void *ctx)
+{
+	self_down(ctx);
+}
+
+struct rk_conform_self *
+rk_conform_self_create(struct rk_conform_env *env)
+{
+	struct rk_conform_self *s = calloc(1, sizeof(*s));
+
+	if (s == NULL)
+		return NULL;
+	s->rw = calloc(1, RW_LEN);
+	s->ro = calloc(1, RO_LEN);
+	s->recv = calloc(RECV_MAX, RECV_LEN);
+	if (s->rw == NULL || s->ro == NULL || s->recv == NULL) {
+		rk_conform_self_destroy(s);
+		return NULL;
+	}
+	s->now = 1000;
+	memset(env, 0, sizeof(*env));
+	env->ops = &self_ops;
+	env->io = s;
+	memcpy(env->src_mac, tester_mac, 6);
+	memcpy(env->dst_mac, self_mac, 6);
+	env->ip_version = 4;
+	env->src_ip[12] = 198;
+	env->src_ip[13] = 18;
+	env->src_ip[15] = 1;
+	env->dst_ip[12] = 198;
+	env->dst_ip[13] = 18;
+	env->dst_ip[15] = 2;
+	env->timeout_ns = 50000000ull;
+	env->setup = self_setup;
+	env->post_recv = self_post_recv;
+	env->read_mem = self_read_mem;
+	env->recv_done = self_recv_done;
+	env->teardown = self_teardown;
+	env->ctx = s;
+	return s;
+}
+
+void
+rk_conform_self_destroy(struct rk_conform_self *s)
+{
+	if (s == NULL)
+		return;
+	self_down(s);
+	free(s->rw);
+	free(s->ro);
+	free(s->recv);
+	free(s);
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Mutation check of the conformance catalog: rdmakit's engine built with
+ * deliberate faults (lib/ib/rk_ib_mutant.h). With each fault on, exactly
+ * the cases of the rule it breaks must fail, and with none on, all pass:
+ * the cases can fail, and fail for the right reason.
+ */
+#include "rk_test.h"
+
+#include <stdio.h>
+
+#include "rk_conform.h"
+#include "rk_conform_self.h"
+#include "rk_ib_mutant.h"
+
+uint32_t rk_ib_mutants;
+
+struct mutant {
+	uint32_t bit;
+	const char *name;
+	const char *const *fail;        /* the case IDs that must fail, NULL-ended */
+};
+
+#define IDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+static const struct mutant mutants[] = {
+	{ RK_IB_MUT_ANY_ACCESS, "accept any access rights",
+	  IDS("rc.access.write_read_only", "rc.access.atomic_read_only") },
+	/* A packet after an RNR NAK is one ahead too; rc.read.next_psn is a
+	 * PSN behind the expected one (inside the READ), another check. */
+	{ RK_IB_MUT_NO_PSN_AHEAD, "skip the PSN-ahead check",
+	  IDS("rc.psn.ahead", "rc.psn.ahead_write", "rc.psn.ahead_half", "rc.psn.nak_once",
+	      "rc.rnr.later_dropped") },
+	{ RK_IB_MUT_NO_RNR, "drop instead of RNR NAK",
+	  IDS("rc.rnr.no_recv", "rc.rnr.write_imm_no_recv", "rc.rnr.recovers",
+	      "rc.rnr.later_dropped") },
+	{ RK_IB_MUT_KEEP_BAD_ICRC, "accept a bad ICRC",
+	  IDS("rc.icrc.bad", "rc.icrc.bad_ahead", "ud.bad_icrc") },
+	{ RK_IB_MUT_ANY_TVER, "accept TVer != 0", IDS("rc.bth.tver") },
+	{ RK_IB_MUT_ANY_PKEY, "accept any P_Key", IDS("rc.bth.pkey") },
+	{ RK_IB_MUT_NAK_SEQ_PSN, "NAK-SEQ carries the packet's PSN",
+	  IDS("rc.psn.ahead", "rc.psn.ahead_write", "rc.psn.ahead_half", "rc.psn.nak_once",
+	      "rc.read.next_psn") },
+	{ RK_IB_MUT_RNR_TIMER_0, "RNR NAK with timer 0",
+	  IDS("rc.rnr.no_recv", "rc.rnr.write_imm_no_recv", "rc.rnr.recovers",
+	      "rc.rnr.later_dropped") },
+	{ RK_IB_MUT_NO_DUP_ACK, "no ACK for duplicates",
+	  IDS("rc.psn.duplicate", "rc.psn.duplicate_write", "rc.psn.behind_half") },
+	{ RK_IB_MUT_RACC_AS_INV, "remote access errors NAKed as invalid requests",
+	  IDS("rc.rkey.bad_write", "rc.rkey.bad_read", "rc.rkey.bad_atomic", "rc.va.oob_write",
+	      "rc.va.oob_read", "rc.va.wrap", "rc.access.write_read_only",
+	      "rc.access.atomic_read_only") },
+	{ RK_IB_MUT_ZERO_LEN_KEYED, "zero-length RETH keyed",
+	  IDS("rc.reth.zero_len_write", "rc.reth.zero_len_read") },
+	{ RK_IB_MUT_ANY_QKEY, "any Q_Key accepted", IDS("ud.qkey.mismatch") },
+};
+
+static bool
+listed(const char *const *ids, const char *id)
+{
+	for (; *ids != NULL; ids++)
+		if (strcmp(*ids, id) == 0)
+			return true;
+	return false;
+}
+
+/* Run the catalog with @p bits on; count cases whose verdict is wrong. */
+static unsigned int
+run(uint32_t bits, const char *const *fail, const char *name)
+{
+	struct rk_conform_env env;
+	struct rk_conform_self *s = rk_conform_self_create(&env);
+	unsigned int n, wrong = 0;
+	const struct rk_conform_case *c = rk_conform_cases(&n);
+
+	assert_non_null(s);
+	rk_ib_mutants = bits;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rk_conform_result res;
+		bool must_fail = fail != NULL && listed(fail, c[i].id);
+
+		assert_int_equal(rk_conform_run_case(&env, &c[i], &res), 0);
+		if ((res.verdict == RK_CONFORM_FAIL) != must_fail) {
+			printf("# [%s] %s: %s, expected %s (%s)\n", name, c[i].id,
+			       rk_conform_verdict_name(res.verdict),
+			       must_fail ? "FAIL" : "pass", res.reason);
+			wrong++;
+		}
+	}
+	rk_ib_mutants = 0;
+	rk_conform_self_destroy(s);
+	return wrong;
+}
+
+static void
+test_no_mutant_all_pass(void **state)
+{
+	(void)state;
+	assert_int_equal(run(0, NULL, "none"), 0);
+}
+
+static void
+test_each_mutant_fails_its_cases(void **state)
+{
+	unsigned int wrong = 0, covered = 0;
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(mutants) / sizeof(mutants[0]); m++) {
+		wrong += run(mutants[m].bit, mutants[m].fail, mutants[m].name);
+		for (const char *const *id = mutants[m].fail; *id != NULL; id++)
+			covered++;
+	}
+	assert_int_equal(wrong, 0);
+	assert_true(covered >= 10);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_mutant_all_pass),
+		cmocka_unit_test(test_each_mutant_fails_its_cases),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
