@@ -115,7 +115,7 @@ main(int argc, char **argv)
 {
 	const struct rk_io_dpdk_stats *sa, *sb;
 	struct rte_ring *r[2];
-	uint64_t t0, t1, sent, first, rx0, held, want;
+	uint64_t t0, t1, sent, first, rx0, held, want, holds;
 	int n;
 
 	n = rk_io_dpdk_eal_init(argc, argv);
@@ -150,23 +150,31 @@ main(int argc, char **argv)
 	rx0 = sb->rx_frames;
 	first = 0;
 	sent = a_sends(5);
-	/* "at once" is within 5 ms: a loaded machine may hold the process that long */
-	run_until(t1 + 8 * MS, &first, rx0);
-	check(first >= t1 && first - t1 < 5 * MS,
-	      "A's 5 frames sent %.3f ms before the pause ends arrive %.3f ms after it",
-	      (double)(t1 - sent) / MS, (double)(int64_t)(first - t1) / MS);
-	check(sb->rx_frames - rx0 == 5 && sa->tx_paused_holds > 0,
-	      "all 5 arrived (%" PRIu64 "), A held its queue %" PRIu64 " times",
-	      sb->rx_frames - rx0, sa->tx_paused_holds);
+	run_until(t1, &first, rx0);
+	/* the last pass may end just past t1 and let them go */
+	check((first == 0 || first >= t1) && sa->tx_paused_holds > 0,
+	      "nothing arrives while paused (A held its queue %" PRIu64 " times)",
+	      sa->tx_paused_holds);
+	/*
+	 * "And no longer": past the pause A never holds again. Not a time
+	 * bound: a loaded machine may stop the process for milliseconds.
+	 */
+	holds = sa->tx_paused_holds;
+	run_until(t1 + 20 * MS, &first, rx0);
+	check(first >= t1 && sb->rx_frames - rx0 == 5 && sa->tx_paused_holds == holds,
+	      "A's 5 frames sent %.3f ms before the pause ends arrive %.3f ms after it, "
+	      "with no hold past its end", (double)(t1 - sent) / MS,
+	      (double)(int64_t)(first - t1) / MS);
 
 	/* 2. PFC for priority 3 only: A's priority-0 frames go at once. */
 	b_pauses(true, 0x08, QUANTA);
 	rx0 = sb->rx_frames;
 	first = 0;
+	holds = sa->tx_paused_holds;
 	sent = a_sends(5);
-	run_until(sent + 6 * MS, &first, rx0);
-	check(first != 0 && first - sent < 5 * MS && sb->rx_frames - rx0 == 5,
-	      "PFC prio 3: A's frames arrive %.3f ms after they were sent",
+	run_until(sent + 20 * MS, &first, rx0);
+	check(first != 0 && sb->rx_frames - rx0 == 5 && sa->tx_paused_holds == holds,
+	      "PFC prio 3: A's frames arrive %.3f ms after they were sent, never held",
 	      first ? (double)(first - sent) / MS : -1.0);
 
 	/* 3. 802.3x PAUSE, then XON 2 ms later: the frames go with the XON. */
@@ -178,10 +186,12 @@ main(int argc, char **argv)
 	check(first == 0, "PAUSE: nothing arrives for 2 ms");
 	t1 = b_pauses(false, 0, 0);
 	held = t1 - t0;         /* the PAUSE's time until the XON came */
-	run_until(t1 + 6 * MS, &first, rx0);
-	check(first != 0 && first - t1 < 5 * MS && sb->rx_frames - rx0 == 5,
-	      "XON: the 5 frames arrive %.3f ms after it, not at the 10.24 ms",
-	      first ? (double)(int64_t)(first - t1) / MS : -1.0);
+	holds = sa->tx_paused_holds;
+	run_until(t1 + 20 * MS, &first, rx0);
+	check(first != 0 && sb->rx_frames - rx0 == 5 && sa->tx_paused_holds == holds,
+	      "XON: the 5 frames arrive %.3f ms after it, with no hold past it (the PAUSE "
+	      "had %.3f ms left)", first ? (double)(int64_t)(first - t1) / MS : -1.0,
+	      (double)(PAUSE_NS - held) / MS);
 
 	/* 4. The counters. */
 	check(sa->rx_pfc == 2 && sa->rx_pause == 2 && sa->rx_prio_pause[0] == 3 &&
