@@ -6,6 +6,7 @@
  */
 #include <fcntl.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <cmdline.h>
@@ -256,6 +257,7 @@ int
 rk_tp_cmdline_run(const char *file, bool interactive)
 {
 	struct cmdline *cl;
+	struct termios term;
 
 	if (ctx[0] == NULL)
 		build_ctx();
@@ -282,6 +284,11 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 	cl = cmdline_stdin_new(ctx, "rk-testpmd> ");
 	if (cl == NULL)
 		return -1;
+	/* The terminal's Ctrl-C raises SIGINT again: it stops forwarding, not the prompt. */
+	if (tcgetattr(STDIN_FILENO, &term) == 0) {
+		term.c_lflag |= ISIG;
+		tcsetattr(STDIN_FILENO, TCSANOW, &term);
+	}
 	cmdline_interact(cl);
 	cmdline_stdin_exit(cl);
 	return 0;

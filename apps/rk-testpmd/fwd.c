@@ -107,6 +107,11 @@ fwd_loop(void *arg)
 			next_stats = now + period;
 		}
 	}
+	if (rte_lcore_id() != rte_get_main_lcore() && !rk_tp.stopping) {
+		/* Ctrl-C: the prompt stays; "stop" prints the statistics. */
+		printf("\nForwarding stopped by a signal; \"stop\" prints the statistics\n");
+		fflush(stdout);
+	}
 	return 0;
 }
 
@@ -161,6 +166,7 @@ rk_tp_fwd_start(FILE *out)
 	fprintf(out, "%s packet forwarding - ports=%u - streams=%u\n", rk_tp.engine->name,
 		rk_tp.nb_streams, rk_tp.nb_streams);
 	rk_tp.stop_fwd = 0;
+	rk_tp.stopping = false;
 	rk_tp.forwarding = true;
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	if (rk_tp.nb_cores > 0 && lcore < RTE_MAX_LCORE &&
@@ -184,6 +190,7 @@ rk_tp_fwd_stop(FILE *out)
 		fprintf(out, "Packet forwarding not started\n");
 		return;
 	}
+	rk_tp.stopping = true;
 	rk_tp.stop_fwd = 1;
 	if (rk_tp.fwd_lcore < RTE_MAX_LCORE)
 		rte_eal_wait_lcore(rk_tp.fwd_lcore);

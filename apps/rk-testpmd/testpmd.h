@@ -71,6 +71,7 @@ struct rk_tp {
 	double stats_period;                    /* s; 0: off */
 	volatile bool forwarding;
 	volatile sig_atomic_t stop_fwd;         /* set by "stop" and SIGINT */
+	volatile bool stopping;                 /* "stop" (not a signal) ends the loop */
 	volatile int verbose;
 	volatile bool quit;                     /* "quit" read */
 	unsigned int fwd_lcore;                 /* worker running the loop; main: RTE_MAX_LCORE */
