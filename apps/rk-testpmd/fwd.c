@@ -62,10 +62,12 @@ rk_tp_rx_hook(uint16_t port, struct rte_mbuf **m, uint16_t n)
 {
 	rk_tp.ports[port].rx += n;
 	rk_tp_pcap_frames(port, m, n);
-	if (rk_tp.verbose)
+	if (rk_tp.verbose) {
 		for (uint16_t i = 0; i < n; i++)
 			rk_tp_decode(stdout, port, rte_pktmbuf_mtod(m[i], const uint8_t *),
 				     rte_pktmbuf_data_len(m[i]));
+		fflush(stdout);
+	}
 }
 
 static void

@@ -9,6 +9,8 @@
 #   impair: "impair add qp=0x11 drop-every=10": exactly N/10 lost, N-N/10
 #           arrive, "impair show" counts them; a rule for another QP
 #           matches nothing.
+#   rxonly + verbose: every frame decoded on one line in rk-inspect's
+#           format (PSN by PSN, ICRC ok), nothing sent on.
 #   errors: a bad command gives one line and the next command still runs.
 # usage: rk_testpmd_check.sh RK_TESTPMD TRAFFIC_PY
 # Exit 77 (skip) without namespaces.
@@ -63,7 +65,7 @@ session() {
 	ip netns exec "$ns" python3 "$traffic" count tpb0 10 >"$tmp/$name.count" &
 	local cnt=$!
 	sleep 0.5
-	ip netns exec "$ns" python3 "$traffic" send tpa0 "$N"
+	ip netns exec "$ns" python3 "$traffic" send tpa0 "${COUNT:-$N}"
 	wait "$cnt"
 	printf '%s\n' stop "$later" quit >&3
 	exec 3>&-
@@ -120,6 +122,14 @@ grep -A1 "^rule 1:" "$tmp/impair.out" | grep -q "matched 0 dropped 0" &&
 	ok "impair show: rule 1 matched nothing" || ko "impair show: rule 1: $(grep -A1 '^rule 1' "$tmp/impair.out")"
 grep -q '^Bad rule: unknown key: "bogus"' "$tmp/impair.out" && grep -q "^2 rule(s)" "$tmp/impair.out" &&
 	ok "impair add: a bad rule refused in one line, not loaded" || ko "impair add: bad rule"
+
+# --- rxonly, verbose: rk-inspect's line per frame, nothing forwarded
+printf 'set fwd rxonly\nset verbose 1\n' >"$tmp/rxonly.cmd"
+COUNT=5 session rxonly "$tmp/rxonly.cmd" "show port stats 1"
+lines=$(grep -cE "^(rk-testpmd> )?port 0: +[0-9]+ [0-9.]+ 198\.18\.0\.1 > 198\.18\.0\.2 RoCEv2 RC SEND Only DestQP=0x000011 PSN=[0-4] .*ICRC=ok$" "$tmp/rxonly.out")
+[ "$lines" = 5 ] && ok "verbose: 5 frames, 5 decoded lines" || ko "verbose: $lines decoded lines of 5"
+got=$(cat "$tmp/rxonly.count")
+[ "$got" = 0 ] && grep -q "TX-packets: 0 " "$tmp/rxonly.out" && ok "rxonly: nothing sent on" || ko "rxonly: ${got:-?} frames went on"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Frames for rk-testpmd's tests, on a Linux interface (AF_PACKET):
 #   rk_testpmd_traffic.py send IFACE N      N RoCEv2 RC SEND Only frames,
-#       198.18.0.1 -> 198.18.0.2, DestQP 0x11, PSN 0..N-1
+#       198.18.0.1 -> 198.18.0.2, DestQP 0x11, PSN 0..N-1, ICRC good
 #   rk_testpmd_traffic.py count IFACE SECS  print how many RoCEv2 frames
 #       (UDP port 4791) arrive within SECS (ends 1 s after the last one)
 import socket
@@ -25,8 +25,12 @@ def roce_frame(psn):
     s = (s & 0xFFFF) + (s >> 16)
     ip = ip[:10] + struct.pack("!H", ~s & 0xFFFF) + ip[12:]
     eth = bytes.fromhex("02000000000202000000000108 00".replace(" ", ""))
-    body = ip + udp + bth + payload
-    return eth + body + struct.pack("<I", zlib.crc32(body))
+    # ICRC, IBTA Vol1 Annex A17: the variant fields masked to ones
+    mip = ip[:1] + b"\xff" + ip[2:8] + b"\xff" + ip[9:10] + b"\xff\xff" + ip[12:]
+    mudp = udp[:6] + b"\xff\xff"
+    mbth = bth[:4] + b"\xff" + bth[5:]
+    icrc = zlib.crc32(b"\xff" * 8 + mip + mudp + mbth + payload)
+    return eth + ip + udp + bth + payload + struct.pack("<I", icrc)
 
 
 def main():
