@@ -36,6 +36,7 @@ def roce_frame(psn):
 def main():
     mode, iface, n = sys.argv[1], sys.argv[2], sys.argv[3]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
     s.bind((iface, 0))
     if mode == "send":
         for psn in range(int(n)):
