@@ -4,7 +4,6 @@
  * verbose, impair add|show|clear, help, quit; and the runner that reads
  * commands from the terminal or from a file through the same parser.
  */
-#include <fcntl.h>
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -262,19 +261,27 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 	if (ctx[0] == NULL)
 		build_ctx();
 	if (file != NULL) {
-		/* Output to stdout: the commands echoed, their errors shown. */
-		int fd = open(file, O_RDONLY);
+		/* Line by line through cmdline_in(): a last line without its
+		 * newline runs too, and nothing after "quit". Output to stdout:
+		 * each command echoed with its answer or error. */
+		FILE *f = fopen(file, "r");
+		char line[4096];
 
-		cl = fd >= 0 ? cmdline_new(ctx, "rk-testpmd> ", fd, STDOUT_FILENO) : NULL;
+		cl = f != NULL ? cmdline_new(ctx, "rk-testpmd> ", -1, STDOUT_FILENO) : NULL;
 		if (cl == NULL) {
-			if (fd >= 0)
-				close(fd);
+			if (f != NULL)
+				fclose(f);
 			fprintf(stderr, "rk-testpmd: cannot read command file %s\n", file);
 			return -1;
 		}
-		cmdline_interact(cl);
+		while (!rk_tp.quit && fgets(line, sizeof(line), f) != NULL) {
+			size_t len = strcspn(line, "\r\n");
+
+			line[len] = '\n';
+			cmdline_in(cl, line, (int)len + 1);
+		}
 		cmdline_free(cl);
-		close(fd);
+		fclose(f);
 		printf("\nRead commands from %s\n", file);
 		fflush(stdout);
 		return 0;

@@ -11,6 +11,7 @@
 #           matches nothing.
 #   rxonly + verbose: every frame decoded on one line in rk-inspect's
 #           format (PSN by PSN, ICRC ok), nothing sent on.
+#           Port 0's interface goes down meanwhile: "Port 0: link down".
 #   errors: a bad command gives one line and the next command still runs.
 # usage: rk_testpmd_check.sh RK_TESTPMD TRAFFIC_PY
 # Exit 77 (skip) without namespaces.
@@ -67,6 +68,7 @@ session() {
 	sleep 0.5
 	ip netns exec "$ns" python3 "$traffic" send tpa0 "${COUNT:-$N}"
 	wait "$cnt"
+	[ -n "${BEFORE_STOP:-}" ] && eval "$BEFORE_STOP"
 	printf '%s\n' stop "$later" quit >&3
 	exec 3>&-
 	wait "$tp_pid"
@@ -130,6 +132,39 @@ lines=$(grep -cE "^(rk-testpmd> )?port 0: +[0-9]+ [0-9.]+ 198\.18\.0\.1 > 198\.1
 [ "$lines" = 5 ] && ok "verbose: 5 frames, 5 decoded lines" || ko "verbose: $lines decoded lines of 5"
 got=$(cat "$tmp/rxonly.count")
 [ "$got" = 0 ] && grep -q "TX-packets: 0 " "$tmp/rxonly.out" && ok "rxonly: nothing sent on" || ko "rxonly: ${got:-?} frames went on"
+
+# --- a link that goes down while forwarding (net_memif: its peer, a
+# dpdk-testpmd, connects, then is killed): reported, the session goes on.
+# net_af_packet reports no link changes, so memif here.
+if command -v dpdk-testpmd >/dev/null; then
+	sock=$tmp/m.sock
+	mkfifo "$tmp/link.fifo"
+	timeout 60 "$tp" $MEM --no-pci --log-level=*:warning -l 0-1 --file-prefix=rktpl$$ \
+		--vdev=net_memif0,role=server,socket="$sock",socket-abstract=no -- -i \
+		<"$tmp/link.fifo" >"$tmp/link.out" 2>&1 &
+	tp_pid=$!
+	exec 3>"$tmp/link.fifo"
+	echo "start" >&3
+	tail -f /dev/null | dpdk-testpmd $MEM --no-pci --log-level=*:critical -l 0-1 --main-lcore 1 --file-prefix=rktpp$$ \
+		--vdev=net_memif0,role=client,socket="$sock",socket-abstract=no -- \
+		--forward-mode=rxonly --nb-cores=1 --total-num-mbufs=4096 >"$tmp/peer.out" 2>&1 &
+	peer=$!
+	for _ in $(seq 100); do grep -q "^Port 0: link up" "$tmp/link.out" && break; sleep 0.1; done
+	# the pipeline's last process is dpdk-testpmd
+	kill "$peer"
+	for _ in $(seq 50); do grep -q "^Port 0: link down" "$tmp/link.out" && break; sleep 0.1; done
+	printf 'stop\nshow port info 0\nquit\n' >&3
+	exec 3>&-
+	wait "$tp_pid"
+	echo "rc=$?" >>"$tmp/link.out"
+	tp_pid=
+	grep -q "^Port 0: link up" "$tmp/link.out" && grep -q "^Port 0: link down" "$tmp/link.out" &&
+		grep -q "^Link status: down" "$tmp/link.out" && grep -q "rc=0" "$tmp/link.out" &&
+		ok "memif peer gone while forwarding: link down reported, quit exits 0" ||
+		ko "link down: $(grep -i link "$tmp/link.out" | tr '\n' ' ')"
+else
+	echo "skip link down: no dpdk-testpmd"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }
