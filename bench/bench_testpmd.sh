@@ -8,7 +8,8 @@
 # frames it sent first circle through both. The peer measures both middles
 # alike: the best of its per-second Rx-pps on port 0. Each round runs the
 # reference right before rk-testpmd; the ratio is the median of the
-# rounds' rk-testpmd / dpdk-testpmd (target >= 0.9).
+# rounds' rk-testpmd / dpdk-testpmd (target >= 0.9). Then the impair
+# engine with 8 rules loaded, none matching, against io (target >= 0.8).
 # The loop carries 512 frames (two bursts of 256 sent first); measured here
 # at 0.1-0.2 Mpps and moving 2x between runs: far below memif's rate, cause not found.
 #
@@ -58,8 +59,12 @@ loop_pps() {
 	mid=""
 }
 
-ratios=""
-best_tp=0 best_ref=0
+# 8 rules that match none of the peer's frames (UDP 9 to 1024, no BTH match)
+rules=$tmp/rules.cmd
+for q in 1 2 3 4 5 6 7 8; do echo "impair add qp=$((0x100 + q)) drop-every=2"; done >"$rules"
+
+ratios="" iratios=""
+best_tp=0 best_ref=0 best_imp=0
 r=0
 while [ $r -lt "$rounds" ]; do
 	r=$((r + 1))
@@ -67,11 +72,18 @@ while [ $r -lt "$rounds" ]; do
 	ref=$(loop_pps dpdk-testpmd $EAL -l 0-1 --main-lcore 0)
 	MIDDLE_ARGS="--forward-mode io --nb-cores 1"
 	got=$(loop_pps "$tp" $EAL -l 0-1 --main-lcore 0)
-	echo "round $r: rk-testpmd io ${got:-0} pps, dpdk-testpmd io ${ref:-0} pps"
+	MIDDLE_ARGS="--forward-mode impair --nb-cores 1 --cmdline-file $rules"
+	imp=$(loop_pps "$tp" $EAL -l 0-1 --main-lcore 0)
+	echo "round $r: rk-testpmd io ${got:-0} pps, impair (8 rules, none matching) ${imp:-0} pps, dpdk-testpmd io ${ref:-0} pps"
 	ratios="$ratios $(python3 -c "print(${got:-0} / max(${ref:-0}, 1))")"
+	iratios="$iratios $(python3 -c "print(${imp:-0} / max(${got:-0}, 1))")"
+	best_imp=$(python3 -c "print(max($best_imp, ${imp:-0}))")
 	best_tp=$(python3 -c "print(max($best_tp, ${got:-0}))")
 	best_ref=$(python3 -c "print(max($best_ref, ${ref:-0}))")
 done
 median=$(python3 -c "import statistics,sys; print('%.3f' % statistics.median(map(float, sys.argv[1:])))" $ratios)
 echo "io forwarding, memif loop: rk-testpmd / dpdk-testpmd = $median (median of $rounds rounds; target >= 0.9)"
+imedian=$(python3 -c "import statistics,sys; print('%.3f' % statistics.median(map(float, sys.argv[1:])))" $iratios)
+echo "impair with 8 rules, none matching / io: $imedian (median of $rounds rounds; target >= 0.8)"
 echo "@result testpmd_io ratio=$median rk_testpmd_pps=$best_tp dpdk_testpmd_pps=$best_ref"
+echo "@result testpmd_impair8 ratio=$imedian impair_pps=$best_imp io_pps=$best_tp"
