@@ -16,6 +16,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include "rk_cli.h"
 #include "testpmd.h"
 
 struct rk_tp rk_tp = { .fwd_lcore = RTE_MAX_LCORE, .nb_cores = 1 };
@@ -33,6 +34,7 @@ usage(FILE *out, const char *prog)
 		"      --stats-period S    print the forward statistics every S seconds while forwarding\n"
 		"      --forward-mode NAME the first engine (io, mac, rxonly, impair; default io)\n"
 		"  -h, --help              this text\n"
+		"  -V, --version           the version\n"
 		"Without -i, the commands of --cmdline-file run, forwarding starts if no command\n"
 		"started it, and Enter (or end of input, SIGINT, SIGTERM) stops it and exits.\n",
 		prog);
@@ -152,13 +154,23 @@ main(int argc, char **argv)
 	uint64_t portmask = UINT64_MAX;
 	int n, rc;
 
-	/* --help without the EAL: no devices are probed for it. */
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--") == 0 && i + 1 < argc &&
-		    (strcmp(argv[i + 1], "-h") == 0 || strcmp(argv[i + 1], "--help") == 0)) {
+	/* --help and --version without the EAL (no devices probed): as the
+	 * first argument, or the first after "--". */
+	for (int i = 1; i < argc; i++) {
+		const char *a = strcmp(argv[i], "--") == 0 && i + 1 < argc ? argv[i + 1]
+			      : i == 1 ? argv[i] : NULL;
+
+		if (a != NULL && (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)) {
 			usage(stdout, "rk-testpmd");
 			return 0;
 		}
+		if (a != NULL && (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0)) {
+			rk_cli_version("rk-testpmd");
+			return 0;
+		}
+		if (strcmp(argv[i], "--") == 0)
+			break;
+	}
 	rk_tp.engine = &rk_tp_fwd_io;
 	n = rte_eal_init(argc, argv);
 	if (n < 0) {
