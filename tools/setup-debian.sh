@@ -30,6 +30,8 @@ PKGS=(
 	help2man man-db
 	# rk-inspect --plot
 	gnuplot-nox
+	# rk-testpmd's prompt driven through a real terminal in its tests
+	tmux
 )
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -245,4 +245,28 @@ const struct rk_impair_io_stats *rk_impair_io_stats(const struct rk_impair_io *i
  */
 extern const struct rk_io_ops rk_impair_io_ops;
 
+/* ------------------------------------------------------------ rule text */
+
+/**
+ * Parse one rule from words "key=value" separated by blanks, e.g.
+ * "qp=0x11-0x12 opcode=4 psn=100-199 drop-every=10".
+ * Match keys (a value is N or N-M, decimal or 0x hex): qp (DestQP, 24
+ * bits), opcode (BTH OpCode, 8 bits), psn (24 bits), proto (IP protocol).
+ * Action keys: drop-every=K (the k-th matched frame is lost), loss=P,
+ * dup=P, corrupt=P, ecn-ce=P (probabilities 0..1), delay=NS, jitter=NS,
+ * reorder=P:NS, mtu=BYTES, seed=N. A match key on BTH fields implies
+ * proto=17 (RoCEv2, IBTA Vol1 Annex A17). Unset fields are zero.
+ * @return 0; -EINVAL with a one-line reason in @p err (NUL-terminated,
+ *         cut to @p errlen) on an unknown key, a value out of range or an
+ *         empty rule.
+ */
+int rk_impair_rule_parse(const char *text, struct rk_impair_rule *r, char *err,
+			 unsigned int errlen);
+
+/**
+ * Write @p r back as rk_impair_rule_parse() reads it (only the fields
+ * set), NUL-terminated, cut to @p len. @return the length it needed.
+ */
+int rk_impair_rule_format(const struct rk_impair_rule *r, char *buf, unsigned int len);
+
 #endif /* RK_IMPAIR_H */

@@ -792,6 +792,59 @@ test_io_wrapper_lent_frames(void **state)
 	}
 }
 
+
+/* Rule text: every key, ranges, refusals with a reason, and a round trip. */
+static void
+test_rule_parse(void **state)
+{
+	struct rk_impair_rule r, back;
+	char err[128], text[512];
+
+	(void)state;
+	assert_int_equal(rk_impair_rule_parse("qp=0x11-0x12 opcode=4 psn=100-199 drop-every=10 "
+					      "loss=0.25 dup=0.5 corrupt=0.125 ecn-ce=1 delay=1000 "
+					      "jitter=20 reorder=0.5:3000 mtu=1024 seed=7",
+					      &r, err, sizeof(err)), 0);
+	assert_true(r.match.by_qp);
+	assert_int_equal(r.match.qp_min, 0x11);
+	assert_int_equal(r.match.qp_max, 0x12);
+	assert_true(r.match.by_opcode);
+	assert_int_equal(r.match.opcode_min, 4);
+	assert_int_equal(r.match.opcode_max, 4);
+	assert_int_equal(r.match.psn_min, 100);
+	assert_int_equal(r.match.psn_max, 199);
+	assert_int_equal(r.match.ip_proto, 17);     /* implied by the BTH keys */
+	assert_int_equal(r.drop_every, 10);
+	assert_true(r.loss == 0.25 && r.dup == 0.5 && r.corrupt == 0.125 && r.ecn_ce == 1.0);
+	assert_int_equal(r.delay_ns, 1000);
+	assert_int_equal(r.jitter_ns, 20);
+	assert_true(r.reorder == 0.5);
+	assert_int_equal(r.reorder_ns, 3000);
+	assert_int_equal(r.mtu, 1024);
+	assert_int_equal(r.seed, 7);
+	rk_impair_rule_format(&r, text, sizeof(text));
+	assert_int_equal(rk_impair_rule_parse(text, &back, err, sizeof(err)), 0);
+	assert_memory_equal(&back, &r, sizeof(r));
+
+	/* Only a loss: any frame. */
+	assert_int_equal(rk_impair_rule_parse("  loss=1\t", &r, err, sizeof(err)), 0);
+	assert_false(r.match.by_qp);
+	assert_int_equal(r.match.ip_proto, 0);
+
+	static const char *const bad[] = {
+		"", "   ", "qp", "=1", "qp=", "qp=0x1000000", "psn=5-1", "opcode=256",
+		"loss=1.5", "loss=-0.1", "drop-every=0", "mtu=0", "reorder=0.5",
+		"reorder=x:1", "color=red", "qp=1 nope=2", "qp=-1", "delay=1e3",
+	};
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		assert_int_equal(rk_impair_rule_parse(bad[i], &r, err, sizeof(err)), -EINVAL);
+		assert_true(err[0] != '\0');
+	}
+	assert_int_equal(rk_impair_rule_parse("color=red", &r, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "unknown key: \"color\"");
+}
+
 int
 main(void)
 {
@@ -812,6 +865,7 @@ main(void)
 		cmocka_unit_test(test_io_wrapper),
 		cmocka_unit_test(test_io_wrapper_rx_held_from_taken),
 		cmocka_unit_test(test_io_wrapper_lent_frames),
+		cmocka_unit_test(test_rule_parse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Forwarding commands for librte_cmdline: set fwd, start, stop, set
+ * verbose, impair add|show|clear, help, quit; and the runner that reads
+ * commands from the terminal or from a file through the same parser.
+ */
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_num.h>
+#include <cmdline_parse_string.h>
+#include <cmdline_socket.h>
+
+#include "testpmd.h"
+
+#define TOK(s, st, field, words) \
+	static cmdline_parse_token_string_t s = TOKEN_STRING_INITIALIZER(struct st, field, words)
+
+/* ----------------------------------------------------- set fwd <engine> */
+
+static char engine_words[256];          /* "io#mac#...", from rk_tp_engines[] */
+static char fwd_help[512];
+
+struct cmd_set_fwd_result {
+	cmdline_fixed_string_t set, fwd, engine;
+};
+TOK(tok_sf_set, cmd_set_fwd_result, set, "set");
+TOK(tok_sf_fwd, cmd_set_fwd_result, fwd, "fwd");
+TOK(tok_sf_engine, cmd_set_fwd_result, engine, engine_words);
+
+static void
+cmd_set_fwd_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set_fwd_result *r = res;
+
+	(void)cl;
+	(void)data;
+	if (rk_tp.forwarding)
+		printf("Stop forwarding first (\"stop\")\n");
+	else if (rk_tp_set_fwd(r->engine) != 0)
+		printf("Unknown engine %s\n", r->engine);
+	else
+		printf("Set %s packet forwarding mode\n", r->engine);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_set_fwd = {
+	.f = cmd_set_fwd_parsed,
+	.help_str = fwd_help,
+	.tokens = { (void *)&tok_sf_set, (void *)&tok_sf_fwd, (void *)&tok_sf_engine, NULL },
+};
+
+/* ---------------------------------------------------------- start, stop */
+
+struct cmd_word_result {
+	cmdline_fixed_string_t word;
+};
+TOK(tok_start, cmd_word_result, word, "start");
+TOK(tok_stop, cmd_word_result, word, "stop");
+TOK(tok_quit, cmd_word_result, word, "quit");
+TOK(tok_help, cmd_word_result, word, "help");
+
+static void
+cmd_start_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	rk_tp_fwd_start(stdout);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_start = {
+	.f = cmd_start_parsed,
+	.help_str = "start: forward with the engine set (Ctrl-C or stop ends it)",
+	.tokens = { (void *)&tok_start, NULL },
+};
+
+static void
+cmd_stop_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	rk_tp_fwd_stop(stdout);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_stop = {
+	.f = cmd_stop_parsed,
+	.help_str = "stop: end forwarding and print the forward statistics",
+	.tokens = { (void *)&tok_stop, NULL },
+};
+
+static void
+cmd_quit_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)data;
+	rk_tp.quit = true;
+	cmdline_quit(cl);
+}
+
+static cmdline_parse_inst_t cmd_quit = {
+	.f = cmd_quit_parsed,
+	.help_str = "quit: stop forwarding and the ports, and exit",
+	.tokens = { (void *)&tok_quit, NULL },
+};
+
+/* ---------------------------------------------------- set verbose <0|1> */
+
+struct cmd_verbose_result {
+	cmdline_fixed_string_t set, verbose;
+	uint8_t level;
+};
+TOK(tok_sv_set, cmd_verbose_result, set, "set");
+TOK(tok_sv_verbose, cmd_verbose_result, verbose, "verbose");
+static cmdline_parse_token_num_t tok_sv_level = TOKEN_NUM_INITIALIZER(struct cmd_verbose_result, level, RTE_UINT8);
+
+static void
+cmd_verbose_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_verbose_result *r = res;
+
+	(void)cl;
+	(void)data;
+	if (r->level > 1) {
+		printf("Bad verbose level %u: 0 or 1\n", r->level);
+	} else {
+		printf("Change verbose level from %d to %u\n", rk_tp.verbose, r->level);
+		rk_tp.verbose = r->level;
+	}
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_verbose = {
+	.f = cmd_verbose_parsed,
+	.help_str = "set verbose <0|1>: 1 decodes every frame received on one line",
+	.tokens = { (void *)&tok_sv_set, (void *)&tok_sv_verbose, (void *)&tok_sv_level, NULL },
+};
+
+/* ------------------------------------------ impair add <rule>|show|clear */
+
+struct cmd_impair_add_result {
+	cmdline_fixed_string_t impair, add;
+	cmdline_multi_string_t rule;
+};
+TOK(tok_ia_impair, cmd_impair_add_result, impair, "impair");
+TOK(tok_ia_add, cmd_impair_add_result, add, "add");
+TOK(tok_ia_rule, cmd_impair_add_result, rule, TOKEN_STRING_MULTI);
+
+static void
+cmd_impair_add_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_impair_add_result *r = res;
+	char err[160];
+
+	(void)cl;
+	(void)data;
+	if (rk_tp_impair_add(r->rule, err, sizeof(err)) != 0)
+		printf("Bad rule: %s\n", err);
+	else
+		printf("Rule %u added\n", rk_tp.nb_rules - 1);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_impair_add = {
+	.f = cmd_impair_add_parsed,
+	.help_str = "impair add <key=value ...>: a rule: qp= opcode= psn= (N or N-M), "
+		    "drop-every= loss= dup= corrupt= ecn-ce= delay= jitter= reorder=P:NS mtu= seed=",
+	.tokens = { (void *)&tok_ia_impair, (void *)&tok_ia_add, (void *)&tok_ia_rule, NULL },
+};
+
+struct cmd_impair_result {
+	cmdline_fixed_string_t impair, what;
+};
+TOK(tok_ii_impair, cmd_impair_result, impair, "impair");
+TOK(tok_ii_what, cmd_impair_result, what, "show#clear");
+
+static void
+cmd_impair_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_impair_result *r = res;
+
+	(void)cl;
+	(void)data;
+	if (strcmp(r->what, "show") == 0) {
+		rk_tp_impair_show(stdout);
+	} else if (rk_tp.forwarding) {
+		printf("Stop forwarding first (\"stop\")\n");
+	} else {
+		rk_tp_impair_clear();
+		printf("Rules cleared\n");
+	}
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_impair = {
+	.f = cmd_impair_parsed,
+	.help_str = "impair show|clear: the rules with their counters, or remove them all",
+	.tokens = { (void *)&tok_ii_impair, (void *)&tok_ii_what, NULL },
+};
+
+/* ----------------------------------------------------------------- help */
+
+static cmdline_parse_ctx_t ctx[64];
+
+static void
+cmd_help_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	printf("Commands (Tab completes, ? lists the choices):\n");
+	for (unsigned int i = 0; ctx[i] != NULL; i++)
+		printf("  %s\n", ctx[i]->help_str);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_help = {
+	.f = cmd_help_parsed,
+	.help_str = "help: this list",
+	.tokens = { (void *)&tok_help, NULL },
+};
+
+static void *cmds_fwd[] = {
+	&cmd_set_fwd, &cmd_start, &cmd_stop, &cmd_verbose, &cmd_impair_add, &cmd_impair,
+	&cmd_help, &cmd_quit, NULL,
+};
+
+static void
+build_ctx(void)
+{
+	unsigned int n = 0, len = 0;
+
+	engine_words[0] = '\0';
+	for (unsigned int i = 0; rk_tp_engines[i] != NULL; i++)
+		len += (unsigned int)snprintf(engine_words + len, sizeof(engine_words) - len,
+					      "%s%s", i ? "#" : "", rk_tp_engines[i]->name);
+	snprintf(fwd_help, sizeof(fwd_help), "set fwd %s: the forwarding engine", engine_words);
+	for (char *c = fwd_help + 8; *c != ':' && *c != '\0'; c++)
+		if (*c == '#')
+			*c = '|';
+	for (unsigned int i = 0; rk_tp_cmds_port[i] != NULL; i++)
+		ctx[n++] = rk_tp_cmds_port[i];
+	for (unsigned int i = 0; cmds_fwd[i] != NULL; i++)
+		ctx[n++] = cmds_fwd[i];
+	ctx[n] = NULL;
+}
+
+/* Run a command file (file != NULL) or the prompt. 0, or -1 when the file cannot be read. */
+int
+rk_tp_cmdline_run(const char *file, bool interactive)
+{
+	struct cmdline *cl;
+	struct termios term;
+
+	if (ctx[0] == NULL)
+		build_ctx();
+	if (file != NULL) {
+		/* Line by line through cmdline_in(): a last line without its
+		 * newline runs too, and nothing after "quit". Output to stdout:
+		 * each command echoed with its answer or error. */
+		FILE *f = fopen(file, "r");
+		char line[4096];
+
+		cl = f != NULL ? cmdline_new(ctx, "rk-testpmd> ", -1, STDOUT_FILENO) : NULL;
+		if (cl == NULL) {
+			if (f != NULL)
+				fclose(f);
+			fprintf(stderr, "rk-testpmd: cannot read command file %s\n", file);
+			return -1;
+		}
+		while (!rk_tp.quit && fgets(line, sizeof(line), f) != NULL) {
+			size_t len = strcspn(line, "\r\n");
+
+			line[len] = '\n';
+			cmdline_in(cl, line, (int)len + 1);
+		}
+		cmdline_free(cl);
+		fclose(f);
+		printf("\nRead commands from %s\n", file);
+		fflush(stdout);
+		return 0;
+	}
+	if (!interactive)
+		return 0;
+	cl = cmdline_stdin_new(ctx, "rk-testpmd> ");
+	if (cl == NULL)
+		return -1;
+	/* The terminal's Ctrl-C raises SIGINT again: it stops forwarding, not the prompt. */
+	if (tcgetattr(STDIN_FILENO, &term) == 0) {
+		term.c_lflag |= ISIG;
+		tcsetattr(STDIN_FILENO, TCSANOW, &term);
+	}
+	cmdline_interact(cl);
+	cmdline_stdin_exit(cl);
+	return 0;
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The impair engine: forward between paired ports through lib/impair's
+ * stage, with the rules "impair add" loaded (matched by DestQP, OpCode, PSN
+ * range). Dropped frames are freed, duplicates are copied, corrupted and
+ * CE-marked copies are changed in place, delayed ones wait in a queue per
+ * stream and leave when due. Frames no rule matches pass untouched.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include <rte_cycles.h>
+
+#include "testpmd.h"
+
+static struct rk_impair_queue held[RK_TP_MAX_PORTS];    /* by rx port */
+
+static uint64_t
+now_ns(void)
+{
+	return (uint64_t)((double)rte_get_timer_cycles() * 1e9 / (double)rte_get_timer_hz());
+}
+
+int
+rk_tp_impair_add(const char *text, char *err, unsigned int errlen)
+{
+	struct rk_impair_rule r;
+	int rc;
+
+	if (rk_tp.forwarding) {
+		snprintf(err, errlen, "stop forwarding first");
+		return -EBUSY;
+	}
+	if (rk_tp.nb_rules >= RK_TP_MAX_RULES) {
+		snprintf(err, errlen, "at most %u rules", RK_TP_MAX_RULES);
+		return -ENOSPC;
+	}
+	if ((rc = rk_impair_rule_parse(text, &r, err, errlen)) != 0)
+		return rc;
+	rk_tp.rules[rk_tp.nb_rules++] = r;
+	rk_impair_destroy(rk_tp.impair);
+	rk_tp.impair = NULL;
+	return 0;
+}
+
+void
+rk_tp_impair_clear(void)
+{
+	rk_tp.nb_rules = 0;
+	rk_impair_destroy(rk_tp.impair);
+	rk_tp.impair = NULL;
+	rk_tp.impair_passed = 0;
+}
+
+void
+rk_tp_impair_show(FILE *out)
+{
+	fprintf(out, "%u rule(s), %" PRIu64 " frames matched none\n", rk_tp.nb_rules,
+		rk_tp.impair_passed);
+	for (unsigned int i = 0; i < rk_tp.nb_rules; i++) {
+		char text[256];
+		const struct rk_impair_rule_stats *s =
+			rk_tp.impair != NULL ? rk_impair_stats(rk_tp.impair, i) : NULL;
+		struct rk_impair_rule_stats zero = { 0 };
+
+		if (s == NULL)
+			s = &zero;
+		rk_impair_rule_format(&rk_tp.rules[i], text, sizeof(text));
+		fprintf(out, "rule %u: %s\n  matched %" PRIu64 " dropped %" PRIu64
+			" (periodic %" PRIu64 ", mtu %" PRIu64 ") duplicated %" PRIu64
+			" reordered %" PRIu64 " corrupted %" PRIu64 " ce-marked %" PRIu64 "\n",
+			i, text, s->matched, s->lost + s->mtu_drops, s->periodic_drops,
+			s->mtu_drops, s->dup, s->reordered, s->corrupted, s->ce_marked);
+	}
+}
+
+static int
+impair_begin(uint16_t port)
+{
+	if (rk_tp.impair == NULL) {
+		rk_tp.impair = rk_impair_create(rk_tp.rules, rk_tp.nb_rules);
+		if (rk_tp.impair == NULL)
+			return -ENOMEM;
+	}
+	rk_impair_queue_clear(&held[port]);
+	return 0;
+}
+
+static void
+impair_end(uint16_t port)
+{
+	rk_impair_queue_clear(&held[port]);
+}
+
+/* Send the frames of this stream's queue that are due. */
+static void
+send_due(struct rk_tp_stream *fs, uint64_t now)
+{
+	struct rk_impair_queue *q = &held[fs->rx_port];
+
+	while (q->n > 0 && rk_impair_queue_next_ns(q) <= now) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(rk_tp.pool);
+		uint8_t *p;
+		int len;
+
+		if (m == NULL)
+			return;
+		p = rte_pktmbuf_mtod(m, uint8_t *);
+		len = rk_impair_queue_pop(q, now, p, rte_pktmbuf_tailroom(m));
+		if (len <= 0) {
+			rte_pktmbuf_free(m);
+			if (len == 0)
+				return;
+			fs->dropped++;
+			continue;
+		}
+		m->data_len = m->pkt_len = (uint32_t)len;
+		rk_tp_send(fs->tx_port, &m, 1, fs);
+	}
+}
+
+static void
+impair_fwd(struct rk_tp_stream *fs)
+{
+	struct rte_mbuf *m[RK_TP_BURST], *out[RK_TP_BURST * 2];
+	uint16_t n = rte_eth_rx_burst(fs->rx_port, 0, m, RK_TP_BURST), k = 0;
+	uint64_t now = now_ns();
+
+	send_due(fs, now);
+	if (n == 0)
+		return;
+	fs->rx += n;
+	rk_tp_rx_hook(fs->rx_port, m, n);
+	for (uint16_t i = 0; i < n; i++) {
+		uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
+		uint32_t len = rte_pktmbuf_data_len(m[i]);
+		struct rk_impair_verdict v;
+
+		rk_impair_decide(rk_tp.impair, f, len, &v);
+		if (v.rule < 0) {
+			rk_tp.impair_passed++;
+			out[k++] = m[i];
+			continue;
+		}
+		if (v.copies == 0) {
+			fs->dropped++;
+			rte_pktmbuf_free(m[i]);
+			continue;
+		}
+		for (unsigned int c = 0; c < v.copies; c++) {
+			struct rk_impair_copy cp;
+			struct rte_mbuf *x = c + 1 == v.copies ? m[i]
+						: rte_pktmbuf_copy(m[i], rk_tp.pool, 0, UINT32_MAX);
+			uint8_t *xf;
+
+			rk_impair_next_copy(rk_tp.impair, &v, &cp);
+			if (x == NULL) {
+				fs->dropped++;
+				continue;
+			}
+			xf = rte_pktmbuf_mtod(x, uint8_t *);
+			rk_impair_apply(rk_tp.impair, &v, &cp, xf, len);
+			if (cp.delay_ns == 0) {
+				out[k++] = x;
+			} else {
+				if (rk_impair_queue_push(&held[fs->rx_port], now + cp.delay_ns, xf, len,
+							 NULL) != 0)
+					fs->dropped++;
+				rte_pktmbuf_free(x);
+			}
+		}
+	}
+	if (k > 0)
+		rk_tp_send(fs->tx_port, out, k, fs);
+}
+
+const struct rk_tp_engine rk_tp_fwd_impair = {
+	.name = "impair",
+	.help = "forward between paired ports through the impairment rules",
+	.port_fwd_begin = impair_begin,
+	.port_fwd_end = impair_end,
+	.packet_fwd = impair_fwd,
+};

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Frames for rk-testpmd's tests, on a Linux interface (AF_PACKET):
+#   rk_testpmd_traffic.py send IFACE N      N RoCEv2 RC SEND Only frames,
+#       198.18.0.1 -> 198.18.0.2, DestQP 0x11, PSN 0..N-1, ICRC good
+#   rk_testpmd_traffic.py count IFACE SECS  print how many RoCEv2 frames
+#       (UDP port 4791) arrive within SECS (ends 1 s after the last one)
+import socket
+import struct
+import sys
+import time
+import zlib
+
+
+def roce_frame(psn):
+    payload = bytes(64)
+    bth = struct.pack("!BBHI I", 0x04, 0x40, 0xFFFF, 0x11, psn & 0xFFFFFF)
+    udp_len = 8 + len(bth) + len(payload) + 4
+    udp = struct.pack("!HHHH", 49152, 4791, udp_len, 0)
+    ip_len = 20 + udp_len
+    ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0x02, ip_len, 0, 0x4000, 64, 17, 0,
+                     bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2]))
+    s = sum(struct.unpack("!10H", ip))
+    s = (s & 0xFFFF) + (s >> 16)
+    s = (s & 0xFFFF) + (s >> 16)
+    ip = ip[:10] + struct.pack("!H", ~s & 0xFFFF) + ip[12:]
+    eth = bytes.fromhex("02000000000202000000000108 00".replace(" ", ""))
+    # ICRC, IBTA Vol1 Annex A17: the variant fields masked to ones
+    mip = ip[:1] + b"\xff" + ip[2:8] + b"\xff" + ip[9:10] + b"\xff\xff" + ip[12:]
+    mudp = udp[:6] + b"\xff\xff"
+    mbth = bth[:4] + b"\xff" + bth[5:]
+    icrc = zlib.crc32(b"\xff" * 8 + mip + mudp + mbth + payload)
+    return eth + ip + udp + bth + payload + struct.pack("<I", icrc)
+
+
+def main():
+    mode, iface, n = sys.argv[1], sys.argv[2], sys.argv[3]
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
+    s.bind((iface, 0))
+    if mode == "send":
+        for psn in range(int(n)):
+            s.send(roce_frame(psn))
+            if psn % 64 == 63:
+                time.sleep(0.002)   # af_packet's ring has room for bursts only
+        return
+    end = time.time() + float(n)
+    got = 0
+    s.settimeout(0.2)
+    last = None
+    while time.time() < end and (last is None or time.time() - last < 1.0):
+        try:
+            f = s.recv(65535)
+        except socket.timeout:
+            continue
+        if len(f) > 38 and f[12:14] == b"\x08\x00" and f[23] == 17 and f[36:38] == b"\x12\xb7":
+            got += 1
+            last = time.time()
+    print(got)
+
+
+main()
