@@ -150,7 +150,7 @@ struct rk_insp_seqx {
 	struct rk_insp_msg_state back;
 	bool back_valid;
 	/* Requests: where the run stood before such a packet. */
-	uint32_t back_next;
+	uint32_t back_next, back_psn;
 	bool back_next_valid;
 	/* Requests: a packet that skipped forward inside the run (counted
 	 * fwd_missing PSNs from fwd_next), while the next one has not told
@@ -565,12 +565,18 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	/*
 	 * The packet before went back at no hole: a go-back, or a late copy
 	 * of a packet already seen. When this one goes on where the run
-	 * stood, it was the late copy, and the run goes on. (Its line and
-	 * counts stay those of a retransmission: they are out already.)
+	 * stood or further on (fewer PSNs lost than the go-back would have
+	 * lost), jumps back before it, or is itself at a hole (late too,
+	 * perhaps), it did not go on from it as a go-back-N run would: it
+	 * was the late copy, and the run goes on where it stood. (Its line
+	 * and counts stay those of a retransmission: they are out already.)
 	 */
 	if (tr->x != NULL && tr->x->back_next_valid) {
 		tr->x->back_next_valid = false;
-		if (psn == tr->x->back_next && psn != tr->next)
+		if (psn != tr->next &&
+		    (rk_psn_diff(psn, tr->x->back_next) >= 0 ||
+		     rk_psn_diff(psn, tr->x->back_psn) < 0 ||
+		     (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))
 			tr->next = tr->x->back_next;
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
@@ -651,6 +657,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->rtx_episodes++;
 		if (seqx_get(tr) != NULL) {
 			tr->x->back_next = tr->next;
+			tr->x->back_psn = psn;
 			tr->x->back_next_valid = true;
 		}
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
@@ -713,12 +720,14 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	/*
 	 * The packet before this one went back at no hole: a replay of a
 	 * re-issued READ, or a late copy from an earlier replay. When this
-	 * one goes on where the open response stood, it was the late copy
-	 * (a duplicate, as its line says) and the open response goes on.
+	 * one goes on where the open response stood, or further on, it was
+	 * the late copy (a duplicate, as its line says) and the open response
+	 * goes on: a replay that lost its next packets would have lost more.
 	 */
 	if (tr->x != NULL && tr->x->back_valid) {
 		tr->x->back_valid = false;
-		if (psn == tr->x->back.next_psn && psn != m->next_psn)
+		if (psn != m->next_psn && !(fl & RK_OPF_FIRST) &&
+		    rk_psn_diff(psn, tr->x->back.next_psn) >= 0)
 			*m = tr->x->back;
 	}
 	/* The packet before skipped PSNs of the open response, and this one
