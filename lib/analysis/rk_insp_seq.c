@@ -156,7 +156,7 @@ struct rk_insp_seqx {
 	 * fwd_missing PSNs from fwd_next), while the next one has not told
 	 * whether the run goes on where it stood (the packet was then a copy
 	 * sent out of the run, not a loss in it). */
-	uint32_t fwd_next, fwd_missing;
+	uint32_t fwd_next, fwd_missing, fwd_id;
 	bool fwd_valid;
 	/* The message state before such a packet (READ responses; for
 	 * requests the go-back-N run's, flow->rtx_msg). */
@@ -499,20 +499,31 @@ static void
 fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
 {
 	struct rk_insp_seqx *x = tr->x;
-	uint32_t end = rk_psn_add(x->fwd_next, x->fwd_missing);
 	uint64_t *missing = rtx ? &tr->rtx_missing : &tr->missing;
 	uint64_t *gaps = rtx ? &tr->rtx_gaps : &tr->gaps;
+	uint64_t back = 0, held = 0;
 
 	/* Its holes, as gap_add() remembered them (in pieces of at most
-	 * GAP_PSNS_MAX), unless a late packet already filled some. */
+	 * GAP_PSNS_MAX), and only those: an older gap over the same PSNs
+	 * keeps its own. PSNs a late packet filled were taken back then;
+	 * those a pending chain claims are its verdict's to take back. */
 	for (unsigned int i = x->nevs; i-- > 0;) {
-		const struct gap_ev *e = &x->evs[i];
+		struct gap_ev *e = &x->evs[i];
+		uint64_t holes = ~(e->late | e->pend) & psn_mask(e->len);
 
-		if (e->rtx == rtx && !e->uncounted && rk_psn_diff(e->psn, x->fwd_next) >= 0 &&
-		    rk_psn_diff(end, e->psn) > 0 && e->late == 0 && e->pend == 0)
+		if (e->id != x->fwd_id || e->uncounted)
+			continue;
+		held += e->len;
+		back += (uint64_t)__builtin_popcountll(holes);
+		if (e->pend == 0)
 			gap_drop(x, i);
+		else
+			e->late |= holes;
 	}
-	*missing -= x->fwd_missing < *missing ? x->fwd_missing : *missing;
+	/* A gap too long to be remembered whole: the rest. */
+	if (held < x->fwd_missing)
+		back += x->fwd_missing - held;
+	*missing -= back < *missing ? back : *missing;
 	if (*gaps > 0)
 		(*gaps)--;
 	if (rtx)
@@ -528,6 +539,7 @@ fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing)
 		return;
 	tr->x->fwd_next = from;
 	tr->x->fwd_missing = missing;
+	tr->x->fwd_id = tr->x->gap_id;
 	tr->x->fwd_valid = true;
 }
 
