@@ -730,16 +730,17 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	uint32_t psn = r->psn;
 
 	/*
-	 * The packet before this one went back at no hole: a replay of a
-	 * re-issued READ, or a late copy from an earlier replay. When this
-	 * one goes on where the open response stood, or further on, it was
-	 * the late copy (a duplicate, as its line says) and the open response
-	 * goes on: a replay that lost its next packets would have lost more.
+	 * The packet before this one went back at no hole, or began a
+	 * response with a MIDDLE or LAST behind the responses seen: a replay
+	 * of a re-issued READ, or a late copy. A replay goes on from it; when
+	 * this one does not (it is where the response stood, further on, or
+	 * elsewhere), that one was the late copy (a duplicate, as its line
+	 * says) and the response goes on where it stood: the replay would
+	 * have lost more packets than the late copy explains (none).
 	 */
 	if (tr->x != NULL && tr->x->back_valid) {
 		tr->x->back_valid = false;
-		if (psn != m->next_psn && !(fl & RK_OPF_FIRST) &&
-		    rk_psn_diff(psn, tr->x->back.next_psn) >= 0)
+		if (psn != m->next_psn && !(fl & RK_OPF_FIRST))
 			*m = tr->x->back;
 	}
 	/* The packet before skipped PSNs of the open response, and this one
@@ -841,7 +842,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			flow->read_resp_messages++;
 		m->state = MSG_IDLE;
 	}
-	if (res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE && seqx_get(tr) != NULL) {
+	if (((res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE) ||
+	     (before.state != MSG_INSIDE && !(fl & RK_OPF_FIRST) && before.rr_seen &&
+	      rk_psn_diff(psn, before.next_psn) < 0)) &&
+	    seqx_get(tr) != NULL) {
 		tr->x->back = before;
 		tr->x->back_valid = true;
 	}
