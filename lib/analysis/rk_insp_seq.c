@@ -1010,6 +1010,11 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (h >= 0) {
 		struct rk_insp_seqx *x = tr->x;
 		struct rk_insp_msg_state vm = x->n != 0 ? x->vm : *m;
+
+		/* As read_response() will take it when the verdict replays
+		 * the chain: the packet before may have been late. */
+		if (x->n == 0 && x->back_valid && psn != m->next_psn && !(fl & RK_OPF_FIRST))
+			vm = x->back;
 		uint32_t missing;
 		/* The replay verdict as read_response() will count it; LATE is
 		 * the other. */
