@@ -448,7 +448,9 @@ acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint
  * packet follows; on a flow that has not shown reordering yet, so is a
  * chain further on in the run (the run lost the packets in between). On a flow that has already shown
  * reordering, a run that would have lost more packets than the chain
- * holds is taken as late packets too.
+ * holds is taken as late packets too, and a chain that is the run's is
+ * settled as such when a packet skips ahead of it to a hole (that one
+ * starts a chain of its own).
  */
 static enum rk_insp_verdict
 chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t psn,
@@ -469,6 +471,12 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 		       RK_INSP_VERDICT_LATE;
 	if (d > 0 && psn == tr->next)
 		return RK_INSP_VERDICT_LATE;
+	/* The chain is the run's, and this packet skips ahead of it to a
+	 * hole: on a flow that reorders, a late packet rather than a loss
+	 * in the run. Settle the chain as the run now, so that the packets
+	 * after it go on from the run, not from this one. */
+	if (at_hole && d > 0 && run && tr->reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	if (at_hole && x->n < CHAIN_MAX)
 		return RK_INSP_VERDICT_NONE;
 	if (d > 0 && !run && nak_names(t, flow, psn))
