@@ -937,7 +937,10 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
  * What READ response @p psn (at a hole when @p at_hole) says of the
  * pending chain of READ responses: a replay when it goes on from the
  * chain's last packet (NONE while at a hole too: the chain grows); LATE
- * when the response goes on where it stood, jumps back, or is new.
+ * when the response goes on where it stood, jumps back, or is new. A
+ * chain that goes on from the open response is settled as its replay when
+ * a packet skips ahead of it to a hole, once the flow has shown reordering
+ * (that packet, late rather than a loss in the replay, starts a chain).
  */
 static enum rk_insp_verdict
 resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -956,6 +959,8 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 		return RK_INSP_VERDICT_LATE;
 	if (d < 0 || rk_psn_diff(psn, flow->resp.last) > 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
+	if (at_hole && d > 0 && run && flow->resp.reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	if (at_hole && x->n < CHAIN_MAX)
 		return RK_INSP_VERDICT_NONE;
 	/* A replay runs to its LAST: the response of another READ after a
