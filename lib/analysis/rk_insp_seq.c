@@ -961,10 +961,9 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 	if (at_hole && d > 0 && run && flow->resp.reordered > 0)
 		return RK_INSP_VERDICT_GO_BACK;
-	if (at_hole && x->n < CHAIN_MAX)
-		return RK_INSP_VERDICT_NONE;
 	/* A replay runs to its LAST: the response of another READ after a
-	 * chain that stopped short of its LAST says the chain came late. */
+	 * chain that stopped short of its LAST says the chain came late
+	 * (at a hole or not: that response does not go on from the chain). */
 	if (!run && !(x->pkt[x->n - 1].r.opflags & RK_OPF_LAST)) {
 		uint32_t mine, theirs;
 
@@ -972,6 +971,8 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 		    read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
 			return RK_INSP_VERDICT_LATE;
 	}
+	if (at_hole && x->n < CHAIN_MAX)
+		return RK_INSP_VERDICT_NONE;
 	return RK_INSP_VERDICT_GO_BACK;
 }
 
