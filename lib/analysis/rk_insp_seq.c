@@ -594,9 +594,11 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	if (tr->x != NULL && tr->x->back_next_valid) {
 		tr->x->back_next_valid = false;
 		if (psn != tr->next &&
-		    (rk_psn_diff(psn, tr->x->back_next) >= 0 ||
-		     rk_psn_diff(psn, tr->x->back_psn) < 0 ||
-		     (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))
+		    (psn == tr->x->back_next ||
+		     (tr->reordered > 0 &&
+		      (rk_psn_diff(psn, tr->x->back_next) > 0 ||
+		       rk_psn_diff(psn, tr->x->back_psn) < 0 ||
+		       (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))))
 			tr->next = tr->x->back_next;
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
@@ -725,6 +727,22 @@ count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
 	}
 }
 
+/*
+ * Whether READ response @p r, after a packet that went back at no hole
+ * (tr->x->back), says that packet was late: it is where the open response
+ * stood, or, once the flow has shown reordering, anything but a FIRST
+ * that does not go on from that packet (see read_response()).
+ */
+static bool
+resp_back(const struct rk_insp_psn_track *tr, const struct rk_insp_msg_state *m,
+	  const struct rk_insp_roce *r)
+{
+	if (r->psn == m->next_psn)
+		return false;
+	return r->psn == tr->x->back.next_psn ||
+	       (tr->reordered > 0 && !(r->opflags & RK_OPF_FIRST));
+}
+
 /* The READ response sequence and message state, for one READ response. */
 static void
 read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
@@ -748,7 +766,7 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	 */
 	if (tr->x != NULL && tr->x->back_valid) {
 		tr->x->back_valid = false;
-		if (psn != m->next_psn && !(fl & RK_OPF_FIRST))
+		if (resp_back(tr, m, r))
 			*m = tr->x->back;
 	}
 	/* The packet before skipped PSNs of the open response, and this one
@@ -1027,7 +1045,7 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 
 		/* As read_response() will take it when the verdict replays
 		 * the chain: the packet before may have been late. */
-		if (x->n == 0 && x->back_valid && psn != m->next_psn && !(fl & RK_OPF_FIRST))
+		if (x->n == 0 && x->back_valid && resp_back(tr, m, r))
 			vm = x->back;
 		uint32_t missing;
 		/* The replay verdict as read_response() will count it; LATE is
