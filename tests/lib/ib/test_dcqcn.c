@@ -108,10 +108,28 @@ test_rp_nvidia(void **state)
 	assert_true(rk_dcqcn_rp_cnp(&rp, 10000));
 	RC(&rp, 42091166); RT(&rp, 81323308); AL(&rp, 988);
 	assert_int_equal(rp.bc, 0);
-	/* Floor: rpg_min_rate 1 Mb/s. */
-	for (uint64_t t = 20000; t < 2000000; t += 10000)
-		rk_dcqcn_rp_cnp(&rp, t);
-	assert_true(rp.rc_kbps >= 1000);
+	/* Stages (F = 1), counted after each event; R_T stays under line rate now.
+	 * 20 us bytes, BC 0: FR (42 091 166 + 81 323 308) / 2 = 61 707 237.
+	 * 21 us bytes, BC 1 >= F: AI R_T 81 328 308, R_C 71 517 772.
+	 * 310 us timer, T 0, BC 2: AI R_T 81 333 308, R_C 76 425 540.
+	 * 610 us timer, T 1, BC 2: min 1 not > F, AI R_T 81 338 308, R_C 78 881 924.
+	 * 610.001 us bytes, T 2, BC 2: min 2 > F, hyper R_T 81 388 308, R_C 80 135 116. */
+	rk_dcqcn_rp_sent(&rp, 32767u * 64, 20000);
+	RC(&rp, 61707237); RT(&rp, 81323308);
+	rk_dcqcn_rp_sent(&rp, 32767u * 64, 21000);
+	RC(&rp, 71517772); RT(&rp, 81328308);
+	rk_dcqcn_rp_timer(&rp, 310000);
+	RC(&rp, 76425540); RT(&rp, 81333308);
+	rk_dcqcn_rp_timer(&rp, 610000);
+	RC(&rp, 78881924); RT(&rp, 81338308);
+	assert_int_equal(rp.t, 2);
+	rk_dcqcn_rp_sent(&rp, 32767u * 64, 610001);
+	RC(&rp, 80135116); RT(&rp, 81388308);
+	/* Floor: a CNP every 4 us for 4 ms holds R_C at rpg_min_rate, here 40 Gb/s. */
+	p.rpg_min_rate = 40000;
+	for (uint64_t t = 700000; t < 4700000; t += 4000)
+		assert_true(rk_dcqcn_rp_cnp(&rp, t));
+	RC(&rp, 40000000);
 }
 
 /* NP: CE on packets every 1 us for 10 us; one CNP per interval per QP. */
