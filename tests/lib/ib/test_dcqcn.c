@@ -211,6 +211,55 @@ test_params(void **state)
 	assert_int_equal(rk_dcqcn_param_set(&p, "no_such", "1"), -ENOENT);
 }
 
+struct trace_log {
+	unsigned int n;
+	uint64_t t[16], rc[16], rt[16];
+	uint32_t alpha[16];
+	enum rk_dcqcn_event ev[16];
+};
+
+static void
+trace_cb(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn_event ev)
+{
+	struct trace_log *l = ctx;
+
+	assert_true(l->n < 16);
+	l->t[l->n] = now_ns;
+	l->rc[l->n] = rp->rc_kbps;
+	l->rt[l->n] = rp->rt_kbps;
+	l->alpha[l->n] = rp->alpha;
+	l->ev[l->n++] = ev;
+}
+
+/* The trace hook sees every event, in time order, with the state after it. */
+static void
+test_trace(void **state)
+{
+	struct trace_log l = { 0 };
+	struct rk_dcqcn_params p;
+	struct rk_dcqcn_rp rp;
+
+	(void)state;
+	assert_int_equal(rk_dcqcn_profile("paper", &p), 0);
+	rk_dcqcn_rp_init(&rp, &p, 40000);
+	rp.trace = trace_cb;
+	rp.trace_ctx = &l;
+	rk_dcqcn_rp_cnp(&rp, 0);
+	rk_dcqcn_rp_cnp(&rp, 10000);
+	rk_dcqcn_rp_timer(&rp, 55000);  /* alpha, then the increase timer (a tie) */
+	assert_int_equal(l.n, 4);
+	assert_int_equal(l.ev[0], RK_DCQCN_EV_CNP);
+	assert_int_equal(l.rc[0], 20000000);
+	assert_int_equal(l.ev[1], RK_DCQCN_EV_CNP_IGNORED);
+	assert_int_equal(l.t[1], 10000);
+	assert_int_equal(l.ev[2], RK_DCQCN_EV_ALPHA);
+	assert_int_equal(l.alpha[2], 1024);
+	assert_int_equal(l.ev[3], RK_DCQCN_EV_TIMER);
+	assert_int_equal(l.t[3], 55000);
+	assert_int_equal(l.rc[3], 30000000);
+	assert_int_equal(l.rt[3], 40000000);
+}
+
 int
 main(void)
 {
@@ -220,6 +269,7 @@ main(void)
 		cmocka_unit_test(test_np_interval),
 		cmocka_unit_test(test_pacer),
 		cmocka_unit_test(test_params),
+		cmocka_unit_test(test_trace),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
