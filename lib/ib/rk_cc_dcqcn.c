@@ -107,6 +107,20 @@ rk_dcqcn_param_set(struct rk_dcqcn_params *p, const char *name, const char *valu
 
 /* ------------------------------------------------------------------- RP */
 
+/* @p t + @p d, saturating: a time near the end of the clock stays there. */
+static uint64_t
+later(uint64_t t, uint64_t d)
+{
+	return t > UINT64_MAX - d ? UINT64_MAX : t + d;
+}
+
+/* A period or step of 0 would stop time or divide by zero: take it as 1. */
+static uint64_t
+nz(uint64_t v)
+{
+	return v ? v : 1;
+}
+
 static void
 trace(struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn_event ev)
 {
@@ -154,27 +168,47 @@ increase(struct rk_dcqcn_rp *rp, uint32_t *counter, uint64_t now_ns, enum rk_dcq
 static void
 alpha_update(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 {
-	uint32_t g = rp->p->dce_tcp_g;
+	uint32_t g = rp->p->dce_tcp_g < 1024 ? rp->p->dce_tcp_g : 1024;
 
 	rp->alpha = (uint32_t)((uint64_t)g * rp->alpha / 1024) + (rp->cnp_in_period ? 1024 - g : 0);
 	rp->cnp_in_period = false;
 	trace(rp, now_ns, RK_DCQCN_EV_ALPHA);
 }
 
+/*
+ * A timer more than RK_DCQCN_MAX_CATCHUP periods behind (the caller slept)
+ * runs only its last RK_DCQCN_MAX_CATCHUP: bounded work per call, and by
+ * then alpha has decayed to 0 and R_C reached R_T whatever came before.
+ */
+static void
+catch_up(uint64_t *due, uint64_t period_ns, uint64_t now_ns)
+{
+	uint64_t lim = period_ns * RK_DCQCN_MAX_CATCHUP;
+
+	if (*due != UINT64_MAX && *due < now_ns && now_ns - *due > lim)
+		*due += (now_ns - *due - lim) / period_ns * period_ns;
+}
+
 void
 rk_dcqcn_rp_timer(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 {
-	/* Alpha first on a tie: the increase then sees the state of that instant. */
+	catch_up(&rp->alpha_due_ns, nz(rp->p->dce_tcp_rtt) * US, now_ns);
+	catch_up(&rp->inc_due_ns, nz(rp->p->rpg_time_reset) * US, now_ns);
+	/*
+	 * Alpha first on a tie: the increase then sees the state of that
+	 * instant. UINT64_MAX is "never" (idle, or the clock's end reached).
+	 */
 	for (;;) {
-		if (rp->alpha_due_ns <= now_ns && rp->alpha_due_ns <= rp->inc_due_ns) {
+		if (rp->alpha_due_ns <= now_ns && rp->alpha_due_ns != UINT64_MAX &&
+		    rp->alpha_due_ns <= rp->inc_due_ns) {
 			uint64_t t = rp->alpha_due_ns;
 
-			rp->alpha_due_ns += (uint64_t)rp->p->dce_tcp_rtt * US;
+			rp->alpha_due_ns = later(t, nz(rp->p->dce_tcp_rtt) * US);
 			alpha_update(rp, t);
-		} else if (rp->inc_due_ns <= now_ns) {
+		} else if (rp->inc_due_ns <= now_ns && rp->inc_due_ns != UINT64_MAX) {
 			uint64_t t = rp->inc_due_ns;
 
-			rp->inc_due_ns += (uint64_t)rp->p->rpg_time_reset * US;
+			rp->inc_due_ns = later(t, nz(rp->p->rpg_time_reset) * US);
 			increase(rp, &rp->t, t, RK_DCQCN_EV_TIMER);
 		} else {
 			return;
@@ -200,22 +234,22 @@ rk_dcqcn_rp_cnp(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 		rp->alpha = p->initial_alpha_value;
 		if (p->rate_to_set_on_first_cnp != 0)
 			rp->rc_kbps = rp->rt_kbps = (uint64_t)p->rate_to_set_on_first_cnp * 1000;
-		rp->alpha_due_ns = now_ns + (uint64_t)p->dce_tcp_rtt * US;
+		rp->alpha_due_ns = later(now_ns, nz(p->dce_tcp_rtt) * US);
 	}
 	rp->cnp_in_period = true;
 	if (p->clamp_tgt_rate || rp->bc > 0 || (p->clamp_tgt_rate_after_time_inc && rp->t > 0))
 		rp->rt_kbps = rp->rc_kbps;
 	red = (rp->rc_kbps * rp->alpha) >> p->rpg_gd;
-	cap = rp->rc_kbps * (100 - p->rpg_min_dec_fac) / 100;
+	cap = rp->rc_kbps * (100 - (p->rpg_min_dec_fac < 100 ? p->rpg_min_dec_fac : 100)) / 100;
 	if (red > cap)
 		red = cap;
 	rp->rc_kbps -= red;
-	if (rp->rc_kbps < (uint64_t)p->rpg_min_rate * 1000)
-		rp->rc_kbps = (uint64_t)p->rpg_min_rate * 1000;
+	if (rp->rc_kbps < nz(p->rpg_min_rate) * 1000)
+		rp->rc_kbps = nz(p->rpg_min_rate) * 1000;
 	rp->t = rp->bc = 0;
 	rp->bytes = 0;
-	rp->inc_due_ns = now_ns + (uint64_t)p->rpg_time_reset * US;
-	rp->dec_allowed_ns = now_ns + (uint64_t)p->rate_reduce_monitor_period * US;
+	rp->inc_due_ns = later(now_ns, nz(p->rpg_time_reset) * US);
+	rp->dec_allowed_ns = later(now_ns, (uint64_t)p->rate_reduce_monitor_period * US);
 	rp->cnp_handled++;
 	trace(rp, now_ns, RK_DCQCN_EV_CNP);
 	return true;
@@ -227,12 +261,13 @@ rk_dcqcn_rp_sent(struct rk_dcqcn_rp *rp, uint32_t bytes, uint64_t now_ns)
 	rk_dcqcn_rp_timer(rp, now_ns);
 	rp->last_send_ns = now_ns;
 	/* bits / (kb/s) = ms / 1000: bytes * 8e6 / kbps ns */
-	rp->next_send_ns = now_ns + ((uint64_t)bytes * 8000000ull + rp->rc_kbps - 1) / rp->rc_kbps;
+	rp->next_send_ns = later(now_ns, ((uint64_t)bytes * 8000000ull + nz(rp->rc_kbps) - 1) /
+						  nz(rp->rc_kbps));
 	if (!rp->active)
 		return;
 	rp->bytes += bytes;
-	while (rp->bytes >= rp->p->rpg_byte_reset) {
-		rp->bytes -= rp->p->rpg_byte_reset;
+	while (rp->bytes >= nz(rp->p->rpg_byte_reset)) {
+		rp->bytes -= nz(rp->p->rpg_byte_reset);
 		increase(rp, &rp->bc, now_ns, RK_DCQCN_EV_BYTES);
 	}
 }

@@ -121,7 +121,15 @@ void rk_dcqcn_rp_init(struct rk_dcqcn_rp *rp, const struct rk_dcqcn_params *p,
  */
 bool rk_dcqcn_rp_cnp(struct rk_dcqcn_rp *rp, uint64_t now_ns);
 
-/** Run the alpha and increase timers due at or before @p now_ns, in time order. */
+/** Most periods one timer catches up in one call (see rk_dcqcn_rp_timer). */
+#define RK_DCQCN_MAX_CATCHUP 4096u
+
+/**
+ * Run the alpha and increase timers due at or before @p now_ns, in time
+ * order (alpha first on a tie). A timer more than RK_DCQCN_MAX_CATCHUP
+ * periods late runs only the last RK_DCQCN_MAX_CATCHUP of them. Periods
+ * of 0 count as 1 us, so time always moves on.
+ */
 void rk_dcqcn_rp_timer(struct rk_dcqcn_rp *rp, uint64_t now_ns);
 
 /**
