@@ -96,6 +96,14 @@ np_run(uint32_t interval_us)
 			assert_true(i >= 2 && i <= 17);
 			assert_int_equal(H.q[k].len, e.len);
 			assert_memory_equal(H.q[k].data, e.data, e.len);
+			/* The project's own parser: a valid ICRC and no finding on it. */
+			{
+				struct rk_pkt pk;
+
+				h_parse(&H.q[k], &pk);
+				assert_int_equal(pk.icrc_status, RK_ICRC_GOOD);
+				assert_int_equal(pk.findings.count, 0);
+			}
 			cnps++;
 		}
 	}
