@@ -126,6 +126,9 @@ rk_ib_qp_set_cc(struct rk_ib_qp *qp, const char *algo, const struct rk_dcqcn_par
 		return -ENOENT;
 	if (strcmp(algo, "none") != 0 && line_mbps == 0)
 		return -EINVAL;
+	/* A UD CNP would need each sender's address and QPN: not modelled. */
+	if (strcmp(algo, "none") != 0 && qp->type == RK_QPT_UD)
+		return -EOPNOTSUPP;
 	if (qp->cc != NULL)
 		qp->cc->fini(qp);
 	qp->cc = NULL;

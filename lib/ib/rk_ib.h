@@ -310,7 +310,8 @@ struct rk_dcqcn_params;
  * CE-marked requests with CNPs (DestQP = the peer's QPN, DSCP cnp_dscp) at
  * most once per min_time_between_cnps, and reacts to CNPs for it.
  * Zhu et al. SIGCOMM 2015; IBTA Vol1 Annex A17.9.
- * @return 0, -EINVAL (NULL qp, line_mbps 0), -ENOENT (unknown algo), -ENOMEM.
+ * @return 0, -EINVAL (NULL qp, line_mbps 0), -ENOENT (unknown algo),
+ *         -EOPNOTSUPP (DCQCN on a UD QP), -ENOMEM.
  */
 int rk_ib_qp_set_cc(struct rk_ib_qp *qp, const char *algo, const struct rk_dcqcn_params *params,
 		    uint32_t line_mbps);

@@ -141,6 +141,7 @@ test_none_no_cnp(void **state)
 	assert_int_equal(rk_ib_qp_set_cc(H.b.qp, "none", NULL, 0), 0);
 	assert_int_equal(rk_ib_qp_set_cc(H.b.qp, "bogus", NULL, 1), -ENOENT);
 	assert_int_equal(rk_ib_qp_set_cc(H.b.qp, "dcqcn", NULL, 0), -EINVAL);
+	assert_int_equal(rk_ib_qp_set_cc(NULL, "dcqcn", NULL, 1000), -EINVAL);
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(h_post_send(&H.a, (uint64_t)i, RK_WR_RDMA_WRITE, 0, 64,
 					     h_va(&H.b, 0), rk_ib_mr_rkey(H.b.mr), 0), 0);
@@ -227,6 +228,18 @@ test_pacer_link(void **state)
 	h_fini(&H);
 }
 
+/* DCQCN is refused on UD QPs (a CNP would need each sender's address). */
+static void
+test_ud_refused(void **state)
+{
+	(void)state;
+	h_init(&H, &(struct h_opts){ .type = RK_QPT_UD });
+	assert_int_equal(rk_ib_qp_set_cc(H.a.qp, "dcqcn", NULL, 1000), -EOPNOTSUPP);
+	assert_null(rk_ib_qp_dcqcn_rp(H.a.qp));
+	assert_int_equal(rk_ib_qp_set_cc(H.a.qp, "none", NULL, 0), 0);
+	h_fini(&H);
+}
+
 int
 main(void)
 {
@@ -236,6 +249,7 @@ main(void)
 		cmocka_unit_test(test_none_no_cnp),
 		cmocka_unit_test(test_rp_counts),
 		cmocka_unit_test(test_pacer_link),
+		cmocka_unit_test(test_ud_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
