@@ -102,6 +102,10 @@ usage(FILE *f)
 		"      --snaplen N        with --pcap: bytes of each frame recorded, the rest cut\n"
 		"                         (its length kept); 0: whole frames. Default: the\n"
 		"                         headers (128) for RoCE bandwidth tests, else 0\n"
+		"      --dcqcn[=PROFILE]  DCQCN congestion control on every QP (RoCEv2): profile\n"
+		"                         nvidia-default (default) or paper; starts at\n"
+		"                         rpg_max_rate, or 100 Gb/s when it is 0\n"
+		"      --dcqcn-param N=V  set one DCQCN parameter by its NVIDIA name (after --dcqcn)\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
 		"      --tx-drop-every N  drop every Nth frame sent (RoCE; over iWARP/lwIP, TCP\n"
 		"                         segments). RoCE resends go-back-N, the same frames in\n"
@@ -152,7 +156,8 @@ parse_args(void *arg, int argc, char **argv)
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
 	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
 	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN, O_IP, O_PCAP,
-	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_REFUSED = 1000 };
+	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_DCQCN, O_DCQCN_PARAM,
+	       O_REFUSED = 1000 };
 	static const struct option base[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
 		{ "duration", 1, NULL, 'D' }, { "qp", 1, NULL, 'q' }, { "mtu", 1, NULL, 'm' },
@@ -180,7 +185,8 @@ parse_args(void *arg, int argc, char **argv)
 		{ "ip6", 1, NULL, O_IP6 }, { "transport", 1, NULL, O_TRANSPORT },
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
 		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
-		{ "snaplen", 1, NULL, O_SNAPLEN },
+		{ "snaplen", 1, NULL, O_SNAPLEN }, { "dcqcn", 2, NULL, O_DCQCN },
+		{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM },
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
@@ -344,6 +350,33 @@ parse_args(void *arg, int argc, char **argv)
 				    optarg);
 			snaplen_set = true;
 			break;
+		case O_DCQCN:
+			/* A later --dcqcn-param changes the profile given here. */
+			if (rk_dcqcn_profile(optarg != NULL ? optarg : "nvidia-default",
+					     &o->dcqcn_p) != 0)
+				BAD("--dcqcn: expected the profile paper or nvidia-default, got '%s'",
+				    optarg);
+			o->dcqcn = true;
+			break;
+		case O_DCQCN_PARAM: {
+			char name[64];
+			const char *eq = strchr(optarg, '=');
+			int rc;
+
+			if (!o->dcqcn)
+				BAD("--dcqcn-param %s: give --dcqcn[=profile] first", optarg);
+			if (eq == NULL || (size_t)(eq - optarg) >= sizeof(name))
+				BAD("--dcqcn-param: expected name=value, got '%s'", optarg);
+			memcpy(name, optarg, (size_t)(eq - optarg));
+			name[eq - optarg] = '\0';
+			rc = rk_dcqcn_param_set(&o->dcqcn_p, name, eq + 1);
+			if (rc == -ENOENT)
+				BAD("--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names, such as "
+				    "rpg_ai_rate; see doc/congestion.md)", name);
+			if (rc != 0)
+				BAD("--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+			break;
+		}
 		case O_TRANSPORT:
 			if ((w = rk_app_parse_word(optarg, rk_app_words_transport)) < 0)
 				BAD("--transport: expected roce or iwarp, got '%s'", optarg);
@@ -557,6 +590,9 @@ parse_args(void *arg, int argc, char **argv)
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
 	if (o->iwarp && o->qp_timeout >= 0)
 		BAD("-u sets RoCE's ACK timeout; over --transport iwarp TCP retransmits");
+	if (o->iwarp && o->dcqcn)
+		BAD("--dcqcn is RoCEv2's congestion control (CNPs); over --transport iwarp "
+		    "TCP's own applies");
 	if (o->bidir && (o->mode != MODE_BW || (o->verb != VERB_WRITE && o->verb != VERB_READ)))
 		BAD("-b runs write_bw and read_bw both ways; %s is not wired for it (send_bw "
 		    "would need the client's receives, atomic_bw shares the counter's slot)",

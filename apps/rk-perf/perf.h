@@ -15,6 +15,7 @@
 #include "rk_app_oob.h"
 #include "rk_app_rdma.h"
 #include "rk_io_dpdk.h"
+#include "rk_cc_dcqcn.h"
 #include "rk_verbs.h"
 
 #define PERF_MAX_QPS 64
@@ -47,6 +48,8 @@ struct perf_opts {
 	bool have_ip;
 	const char *pcap_path;
 	uint32_t snaplen;               /* --snaplen: bytes recorded per frame; 0: whole */
+	bool dcqcn;                     /* --dcqcn: DCQCN on every QP (RoCEv2) */
+	struct rk_dcqcn_params dcqcn_p; /* its profile, then --dcqcn-param changes */
 	enum rk_io_idle idle;
 	uint32_t tx_drop_every;
 	double tx_drop_rate;

@@ -16,6 +16,7 @@
 
 #include "rk_app_qp.h"
 #include "perf.h"
+#include "rk_ib.h"
 #include "rk_iw_reason.h"
 
 #define BUF_BUDGET (64u * MIB)          /* per QP and side, split over QPs */
@@ -316,6 +317,14 @@ create_resources(struct perf *p)
 		q->qp = rk_create_qp(p->pd, &ia);
 		if (q->mr == NULL || q->qp == NULL)
 			return fail(p, "cannot create QP %u: %s", i, strerror(errno));
+		if (o->dcqcn) {
+			/* The RP starts at rpg_max_rate, else at 100 Gb/s. */
+			uint32_t line = o->dcqcn_p.rpg_max_rate ? o->dcqcn_p.rpg_max_rate : 100000;
+			int rc = rk_ib_qp_set_cc(rk_qp_ib(q->qp), "dcqcn", &o->dcqcn_p, line);
+
+			if (rc != 0)
+				return fail(p, "--dcqcn on QP %u: %s", i, strerror(-rc));
+		}
 		q->psn = (uint32_t)(((uint64_t)rand() << 8) ^ (uint64_t)rand()) & 0xffffff;
 		p->local.qp[i] = (struct perf_qp_info){
 			.qpn = q->qp->qp_num, .psn = q->psn, .rkey = q->mr->rkey,

@@ -137,6 +137,11 @@ struct rk_ib_stats {
 	 * acknowledges), also inside a long message that has not completed.
 	 */
 	uint64_t comp_acked_pkts;
+	/* Appended: congestion control (DCQCN, rk_cc_dcqcn.h); 0 without it. */
+	uint64_t np_cnp_sent;           /**< CNPs sent by the NP (Annex A17.9.3) */
+	uint64_t np_ecn_marked_roce_packets; /**< CE-marked requests received */
+	uint64_t rp_cnp_handled;        /**< CNPs that decreased the rate */
+	uint64_t rp_cnp_ignored;        /**< CNPs inside rate_reduce_monitor_period */
 };
 
 /* ------------------------------------------------------------------ device */
@@ -296,6 +301,25 @@ extern const char *const rk_qp_state_name[RK_QPS_COUNT];
  *         allow, or a value out of range (path MTU, retry counts above 7,
  *         rd_atomic above RK_IB_MAX_RD_ATOMIC).
  */
+struct rk_dcqcn_params;
+/**
+ * Choose the QP's congestion control: @p algo "none" (the default: no
+ * pacing, no CNPs) or "dcqcn" with parameters @p params (copied; NULL =
+ * profile "nvidia-default") and line rate @p line_mbps (Mb/s, > 0), the
+ * RP's starting rate. A DCQCN QP paces its requests at R_C, answers
+ * CE-marked requests with CNPs (DestQP = the peer's QPN, DSCP cnp_dscp) at
+ * most once per min_time_between_cnps, and reacts to CNPs for it.
+ * Zhu et al. SIGCOMM 2015; IBTA Vol1 Annex A17.9.
+ * @return 0, -EINVAL (NULL qp, line_mbps 0), -ENOENT (unknown algo),
+ *         -EOPNOTSUPP (DCQCN on a UD QP), -ENOMEM.
+ */
+int rk_ib_qp_set_cc(struct rk_ib_qp *qp, const char *algo, const struct rk_dcqcn_params *params,
+		    uint32_t line_mbps);
+
+struct rk_dcqcn_rp;
+/** The QP's DCQCN reaction point (R_C, R_T, alpha, trace hook), or NULL unless it runs DCQCN. */
+struct rk_dcqcn_rp *rk_ib_qp_dcqcn_rp(struct rk_ib_qp *qp);
+
 int rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *attr, int mask);
 
 /** Read the QP's attributes (all of them, whatever @p mask says). @return 0. */

@@ -414,8 +414,20 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 		return 0;
 	}
 	bth = rk_pkt_bth(pkt);
-	if ((rk_bth_tver(bth) != 0 && !RK_IB_MUTANT(RK_IB_MUT_ANY_TVER)) ||
-	    pkt->opcode == RK_OP_CNP) {
+	if (pkt->opcode == RK_OP_CNP) {
+		/* For the RP of a QP running congestion control (Annex A17.9.3). */
+		qp = qp_lookup(dev, rk_bth_dest_qp(bth));
+		if (rk_bth_tver(bth) == 0 && qp != NULL && qp->cc != NULL &&
+		    pkey_match(rk_bth_p_key(bth), qp->p_key) &&
+		    (qp->type == RK_QPT_UD || from_peer(dev, qp, pkt))) {
+			qp->stats.rx_frames++;
+			qp->cc->on_cnp(qp, now_ns);
+			return 0;
+		}
+		dev->stats.rx_drop_malformed++;
+		return 0;
+	}
+	if (rk_bth_tver(bth) != 0 && !RK_IB_MUTANT(RK_IB_MUT_ANY_TVER)) {
 		dev->stats.rx_drop_malformed++;
 		return 0;
 	}
@@ -449,6 +461,9 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 		}
 		rk_comp_rx(qp, pkt, now_ns);
 	} else {
+		/* NP: a CE-marked request owes the sender a CNP (Annex A17.9.2). */
+		if (qp->cc != NULL && qp->cc->on_rx_ecn(qp, pkt->ecn, now_ns))
+			qp->cnp_owed = true;
 		rk_resp_rx(qp, pkt, now_ns);
 	}
 	return 0;
@@ -501,19 +516,25 @@ rk_ib_poll_tx_sg(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 				i = 0;
 			qp = dev->live[i];
 			for (; b < TX_BURST && n < budget; b++) {
-				bool resp = rk_resp_ready(qp, now_ns);
-				struct sq_wqe *w = resp ? NULL : rk_req_next(qp, now_ns);
+				bool cnp = qp->cnp_owed;
+				bool resp = !cnp && rk_resp_ready(qp, now_ns);
+				struct sq_wqe *w = resp || cnp ? NULL : rk_req_next(qp, now_ns);
 				int len = 0;
 
 				/* Nothing owed: borrow no buffer from the backend. */
-				if (!resp && w == NULL)
+				if (!cnp && !resp && w == NULL)
 					break;
 				if (f == NULL && (frame == NULL || (f = frame(ctx)) == NULL))
 					f = dev->txbuf;
 				dev->sg_used = false;
-				if (resp)
+				if (cnp) {
+					qp->cnp_owed = false;
+					len = qp->cc->build_cnp(qp, f);
+					if (len > 0)
+						RK_QP_COUNT(qp, np_cnp_sent);
+				} else if (resp)
 					len = rk_resp_emit_owed(qp, f);
-				if (len <= 0)
+				if (len <= 0 && !cnp)
 					len = w != NULL ? rk_req_emit_wqe(qp, w, now_ns, f) :
 							  rk_req_emit(qp, now_ns, f);
 				if (len <= 0)
@@ -549,7 +570,7 @@ rk_ib_tx_pending(const struct rk_ib_dev *dev, uint64_t now_ns)
 	for (uint32_t i = 0; i < dev->nlive; i++) {
 		const struct rk_ib_qp *qp = dev->live[i];
 
-		if ((rk_resp_ready(qp, now_ns) || rk_req_ready(qp, now_ns)))
+		if (qp->cnp_owed || rk_resp_ready(qp, now_ns) || rk_req_ready(qp, now_ns))
 			return true;
 	}
 	return false;
@@ -572,6 +593,15 @@ rk_ib_next_timer(const struct rk_ib_dev *dev)
 		if (qp->resp.ack_pending && dev->attr.ack_delay_ns != 0 &&
 		    qp->resp.ack_due_ns < t)
 			t = qp->resp.ack_due_ns;
+		if (qp->cc != NULL) {
+			uint64_t c = qp->cc->next_timer_ns(qp), s = qp->cc->next_send_ns(qp);
+
+			if (c < t)
+				t = c;
+			/* Paced by congestion control: due when the pacer lets it go. */
+			if (s < t && rk_req_ready(qp, s))
+				t = s;
+		}
 	}
 	/* Paced: a frame held back only by the wire is due when it frees. */
 	if (dev->attr.tx_rate_bps != 0 && dev->tx_next_ns < t &&
@@ -599,5 +629,7 @@ rk_ib_timers(struct rk_ib_dev *dev, uint64_t now_ns)
 			qp->req.rnr_wait = false;
 		if (qp->comp.timer_ns != 0 && now_ns >= qp->comp.timer_ns)
 			rk_comp_timer(qp, now_ns);
+		if (qp->cc != NULL)
+			qp->cc->on_timer(qp, now_ns);
 	}
 }

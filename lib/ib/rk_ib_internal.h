@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "rk_bth.h"
+#include "rk_cc.h"
 #include "rk_build.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
@@ -185,6 +186,10 @@ struct rk_ib_qp {
 	struct rk_ib_stats stats;       /* this QP's share of dev->stats */
 	struct rk_ib_reason_stats reasons;
 	enum rk_ib_reason last_reason;
+	/* congestion control: NULL = none (rk_cc.h) */
+	const struct rk_cc_ops *cc;
+	void *cc_state;
+	bool cnp_owed;                  /* NP: a CNP waits for the wire */
 };
 
 /* Count an event of a QP on the device and on the QP. */

@@ -28,6 +28,10 @@ static const struct rk_xstat_desc ib_desc[] = {
 	S(rx_drop_malformed, "rx_dropped_malformed"),
 	S(rx_drop_state, "rx_dropped_state"),
 	S(rx_drop_addr, "rx_dropped_addr"),
+	S(np_cnp_sent, "np_cnp_sent"),
+	S(np_ecn_marked_roce_packets, "np_ecn_marked_roce_packets"),
+	S(rp_cnp_handled, "rp_cnp_handled"),
+	S(rp_cnp_ignored, "rp_cnp_ignored"),
 };
 
 const struct rk_xstat_table rk_ib_xstats = RK_XSTAT_TABLE("rk_ib_stats", struct rk_ib_stats,

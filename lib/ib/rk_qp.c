@@ -262,6 +262,8 @@ rk_ib_qp_destroy(struct rk_ib_qp *qp)
 	qp->rcq->res.obj.refs--;
 	if (qp->srq != NULL)
 		qp->srq->refs--;
+	if (qp->cc != NULL)
+		qp->cc->fini(qp);
 	free(qp->sq);
 	free(qp->rq.ring);
 	free(qp->inline_buf);

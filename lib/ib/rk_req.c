@@ -216,6 +216,9 @@ rk_req_next(const struct rk_ib_qp *qp, uint64_t now_ns)
 		return NULL;
 	if (qp->req.wqe_idx == qp->sq_prod)
 		return NULL;
+	/* Congestion control's pacer: next send no earlier than last + bytes / rate. */
+	if (qp->cc != NULL && now_ns < qp->cc->next_send_ns(qp))
+		return NULL;
 	w = sq_slot(qp, qp->req.wqe_idx);
 	if (qp->type != RK_QPT_RC)
 		return (w->state == WQE_POSTED && qp->state == RK_QPS_SQD) ? NULL : w;
@@ -468,5 +471,7 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 	}
 	if (qp->type == RK_QPT_RC && qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
 		qp->comp.timer_ns = now_ns + qp->timeout_ns;
+	if (qp->cc != NULL)
+		qp->cc->on_send(qp, (uint32_t)len, now_ns);
 	return len;
 }

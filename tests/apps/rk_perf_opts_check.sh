@@ -44,6 +44,24 @@ taken() { # ARGS... (no --ip)
 	return 1
 }
 
+# --dcqcn[=profile] and --dcqcn-param: taken when valid, refused with one line otherwise.
+dbad=0
+taken write_bw --dcqcn || dbad=$((dbad + 1))
+taken write_bw --dcqcn=paper --dcqcn-param rpg_ai_rate=10 --dcqcn-param clamp_tgt_rate=1 ||
+	dbad=$((dbad + 1))
+for args in "--dcqcn=fast" "--dcqcn-param rpg_ai_rate=10" "--dcqcn --dcqcn-param nope=1" \
+	    "--dcqcn --dcqcn-param rpg_gd=99" "--dcqcn --dcqcn-param rpg_gd" \
+	    "--dcqcn --transport iwarp --ip 198.18.0.1"; do
+	# shellcheck disable=SC2086
+	"$perf" write_bw $args >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc != 2 ] || [ "$(wc -l <"$tmp/err")" != 1 ] || ! grep -q "dcqcn" "$tmp/err"; then
+		echo "  $args: exit $rc: $(cat "$tmp/err")"
+		dbad=$((dbad + 1))
+	fi
+done
+[ $dbad = 0 ] && ok "--dcqcn, --dcqcn-param taken or refused" || ko "--dcqcn options ($dbad wrong)"
+
 # perftest's getopt string (perftest_parameters.c), letter by letter.
 letters="w:y:p:d:i:m:s:n:t:u:S:x:c:q:I:o:M:r:Q:A:l:D:f:B:T:L:E:J:j:K:k:X:W:aFegzRvhbNVCHUOZP"
 bad=0 nref=0 ntaken=0

@@ -92,12 +92,16 @@ test_counters_from_stats(void **state)
 	(void)state;
 	s.resp_nak_seq = 3;
 	s.rx_drop_addr = 9;
+	s.rp_cnp_ignored = 4;
 	n = rk_counters_from_stats(&s, c, 64);
 	assert_int_equal(n, rk_ib_xstats.n);
 	assert_string_equal(c[0].name, "out_of_sequence");
 	assert_int_equal(c[0].value, 3);
-	assert_string_equal(c[n - 1].name, "rx_dropped_addr");
-	assert_int_equal(c[n - 1].value, 9);
+	/* rdmakit's own, then the DCQCN counters (mlx5 names) last. */
+	assert_string_equal(c[n - 5].name, "rx_dropped_addr");
+	assert_int_equal(c[n - 5].value, 9);
+	assert_string_equal(c[n - 1].name, "rp_cnp_ignored");
+	assert_int_equal(c[n - 1].value, 4);
 	assert_int_equal(rk_counters_from_stats(&s, c, 2), 2);
 }
 
