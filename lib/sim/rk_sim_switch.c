@@ -25,6 +25,7 @@ struct ev {
 	enum ev_kind kind;
 	struct rk_sw *sw;
 	unsigned int port, idx;
+	uint64_t gen;                           /* EV_SRC: the source's generation */
 	struct pkt *p;
 };
 
@@ -33,6 +34,9 @@ struct source {
 	unsigned int port, prio;
 	uint64_t rate, prop, start, stop, sent, paused_ns;
 	uint64_t paused_until;
+	bool waiting;                           /* blocked by a pause until wake_t */
+	uint64_t wake_t;
+	uint64_t gen;                           /* only the newest EV_SRC is live */
 	uint8_t *frame;
 	uint32_t len;
 };
@@ -47,6 +51,8 @@ struct port {
 	uint64_t paused_until[RK_SW_PRIOS];
 	uint64_t ing[RK_SW_PRIOS];
 	bool xoff[RK_SW_PRIOS];
+	bool refresh_pending[RK_SW_PRIOS];      /* one refresh chain per PG */
+	uint64_t kick_t;                        /* pending wake-up at a pause's end */
 	double acc[RK_SW_PRIOS];
 	uint64_t rng;
 	struct rk_sw_prio_stats st[RK_SW_PRIOS];
@@ -408,6 +414,9 @@ static void ingress_check(struct rk_sw *sw, unsigned int port, unsigned int pg)
 	if (!pt->xoff[pg] && pt->ing[pg] > th) {
 		pt->xoff[pg] = true;
 		send_pfc(sw, port, pg, pt->cfg.pause_quanta);
+		if (pt->refresh_pending[pg])
+			return;
+		pt->refresh_pending[pg] = true;
 		/* refresh at half the pause time while still over */
 		sched(sw->net, sw->net->now + quanta_ns(pt->cfg.pause_quanta, pt->cfg.rate_bps) / 2,
 		      EV_REFRESH, sw, port, pg, NULL);
@@ -481,8 +490,10 @@ static void start_tx(struct rk_sw *sw, unsigned int port)
 		ingress_check(sw, p->in_port, prio);
 	}
 	if (!p) {
-		if (wake != UINT64_MAX)
+		if (wake != UINT64_MAX && (pt->kick_t <= n->now || wake < pt->kick_t)) {
+			pt->kick_t = wake;
 			sched(n, wake, EV_KICK, sw, port, 0, NULL);
+		}
 		return;
 	}
 	pt->busy = true;
@@ -585,6 +596,8 @@ static void arrive(struct rk_sw *sw, unsigned int port, struct pkt *p)
 }
 
 /* ---- sources ---- */
+static void src_sched(struct rk_sw_net *n, struct source *s, uint64_t t);
+
 int rk_sw_add_source(struct rk_sw *sw, unsigned int port, uint64_t rate, uint64_t prop,
 		     const uint8_t *frame, uint32_t len, uint64_t start, uint64_t stop)
 {
@@ -612,8 +625,8 @@ int rk_sw_add_source(struct rk_sw *sw, unsigned int port, uint64_t rate, uint64_
 	s->start = start;
 	s->stop = stop;
 	sw->ports[port].src = (int)n->nsrc;
-	sched(n, start, EV_SRC, NULL, port, (unsigned int)n->nsrc, NULL);
 	n->nsrc++;
+	src_sched(n, s, start);
 	return 0;
 }
 
@@ -627,12 +640,25 @@ uint64_t rk_sw_source_sent(const struct rk_sw_net *n, unsigned int idx, uint64_t
 }
 
 /* A source at a frame boundary: send the next frame or wait out a pause. */
-static void source_step(struct rk_sw_net *n, struct source *s)
+static void src_sched(struct rk_sw_net *n, struct source *s, uint64_t t)
 {
+	struct ev e = { .t = t, .kind = EV_SRC, .port = s->port,
+			.idx = (unsigned int)(s - n->srcs), .gen = ++s->gen };
+
+	(void)push(n, e);
+}
+
+static void source_step(struct rk_sw_net *n, struct source *s, uint64_t gen)
+{
+	if (gen != s->gen)
+		return;         /* superseded (an XON woke the source earlier) */
+	s->waiting = false;
 	if (n->now >= s->stop)
 		return;
 	if (s->paused_until > n->now) {
-		sched(n, s->paused_until, EV_SRC, NULL, s->port, (unsigned int)(s - n->srcs), NULL);
+		s->waiting = true;
+		s->wake_t = s->paused_until;
+		src_sched(n, s, s->paused_until);
 		return;
 	}
 	struct pkt *p = malloc(sizeof(*p) + s->len);
@@ -645,7 +671,7 @@ static void source_step(struct rk_sw_net *n, struct source *s)
 	uint64_t done = n->now + ser_ns(s->len, s->rate);
 
 	sched(n, done + s->prop, EV_ARRIVE, s->sw, s->port, 0, p);
-	sched(n, done, EV_SRC, NULL, s->port, (unsigned int)(s - n->srcs), NULL);
+	src_sched(n, s, done);
 }
 
 static void source_pfc(struct rk_sw_net *n, struct source *s, struct pkt *p)
@@ -655,6 +681,10 @@ static void source_pfc(struct rk_sw_net *n, struct source *s, struct pkt *p)
 
 	if (rk_sw_pfc_parse(p->data, p->len, &ce, qv) == 0 && (ce >> s->prio & 1)) {
 		apply_pause(&s->paused_until, &s->paused_ns, n->now, qv[s->prio], s->rate);
+		if (s->waiting && s->paused_until < s->wake_t) {
+			s->wake_t = s->paused_until;
+			src_sched(n, s, s->wake_t);
+		}
 	}
 	free(p);
 }
@@ -683,12 +713,14 @@ uint64_t rk_sw_net_run(struct rk_sw_net *n, uint64_t until)
 			start_tx(e.sw, e.port);
 			break;
 		case EV_SRC:
-			source_step(n, &n->srcs[e.idx]);
+			source_step(n, &n->srcs[e.idx], e.gen);
 			break;
 		case EV_REFRESH: {
 			struct port *pt = &e.sw->ports[e.port];
 
+			pt->refresh_pending[e.idx] = false;
 			if (pt->xoff[e.idx]) {
+				pt->refresh_pending[e.idx] = true;
 				send_pfc(e.sw, e.port, e.idx, pt->cfg.pause_quanta);
 				sched(n, n->now + quanta_ns(pt->cfg.pause_quanta, pt->cfg.rate_bps) / 2,
 				      EV_REFRESH, e.sw, e.port, e.idx, NULL);
