@@ -69,24 +69,17 @@ static void test_set_ce(void **state)
 	assert_int_equal(rk_sw_frame_prio(f, sizeof(f)), 3);
 }
 
-/*
- * 30 frames of 1000 bytes into a port draining at 1 Mb/s: the first leaves
- * at once, frame k (k >= 2) is enqueued at depth (k - 1) * 1000. Kmin 10000,
- * Kmax 20000, Pmax 0.5: depths 11000..20000 give p = 0.05..0.5 (sum 2.75;
- * running sum reaches 1 at depths 16000 and 19000: 2 marks), depths
- * 21000..29000 give p = 1 (9 marks). 11 in all.
- */
-static void test_red_deterministic(void **state)
+/* 30 frames of 1000 bytes into a port draining at 1 Mb/s, marking at enqueue: ECN marks. */
+static uint64_t run_red(uint32_t kmin, uint32_t kmax, double pmax)
 {
 	struct rk_sw_net *n = rk_sw_net_create();
 	struct rk_sw_cfg c = base_cfg(2, 0);
 	uint8_t f[1000];
 
-	(void)state;
 	c.mark_at_enqueue = true;
-	c.port.kmin_bytes[PRIO] = 10000;
-	c.port.kmax_bytes[PRIO] = 20000;
-	c.port.pmax[PRIO] = 0.5;
+	c.port.kmin_bytes[PRIO] = kmin;
+	c.port.kmax_bytes[PRIO] = kmax;
+	c.port.pmax[PRIO] = pmax;
 	struct rk_sw *sw = rk_sw_add(n, &c);
 
 	assert_non_null(sw);
@@ -100,10 +93,30 @@ static void test_red_deterministic(void **state)
 	assert_int_equal(rk_sw_add_source(sw, 0, 100000000000ull, 0, f, sizeof(f), 0, 2400), 0);
 	rk_sw_net_run(n, 10000);
 	assert_int_equal(rk_sw_source_sent(n, 0, NULL), 30);
-	assert_int_equal(rk_sw_stats(sw, 1, PRIO)->ecn_marked, 11);
 	assert_int_equal(rk_sw_stats(sw, 1, PRIO)->queue_peak, 29000);
-	assert_true(rk_sw_red_p(15000, 10000, 20000, 0.5) == 0.25);
+	uint64_t marks = rk_sw_stats(sw, 1, PRIO)->ecn_marked;
+
 	rk_sw_net_destroy(n);
+	return marks;
+}
+
+/*
+ * The first frame leaves at once; frame k (k >= 2) is enqueued at depth
+ * (k - 1) * 1000, so the depths are j * 1000, j = 1..29.
+ * Kmin 10000, Kmax 20000, Pmax 0.5: j = 11..20 give p = 0.05..0.5 (running
+ * sum reaches 1 at j = 16 and 19: 2 marks), j = 21..29 give p = 1 (9): 11.
+ * Kmin 10000, Kmax 40000, Pmax 0.9: p = 0.03 * (j - 10) for j = 11..29,
+ * sum 0.03 * 190 = 5.7, never an integer on the way: 5 marks (a counter
+ * reset to 0 on a mark instead of keeping the remainder gives 4).
+ */
+static void test_red_deterministic(void **state)
+{
+	(void)state;
+	assert_int_equal(run_red(10000, 20000, 0.5), 11);
+	assert_int_equal(run_red(10000, 40000, 0.9), 5);
+	assert_true(rk_sw_red_p(15000, 10000, 20000, 0.5) == 0.25);
+	assert_true(rk_sw_red_p(20001, 10000, 20000, 0.5) == 1.0);
+	assert_true(rk_sw_red_p(10000, 10000, 20000, 0.5) == 0.0);
 }
 
 struct pfc_rec {
