@@ -345,6 +345,83 @@ static void test_incast_16_1(void **state)
 	rk_sw_net_destroy(n);
 }
 
+static unsigned long ring_rx[4];
+
+static void ring_sink(void *ctx, struct rk_sw *sw, unsigned int port, uint64_t t,
+		      const uint8_t *frame, uint32_t len)
+{
+	(void)sw; (void)port; (void)t; (void)frame; (void)len;
+	ring_rx[(uintptr_t)ctx]++;
+}
+
+/*
+ * Four switches in a ring (port 1 -> next switch's port 2), a host source on
+ * port 0 and a sink on port 3 of each. Flow i goes two hops clockwise, to
+ * the sink of switch i + 2, so each ring link carries two flows at twice its
+ * rate. With all four flows the pauses form a cycle: once the sources stop,
+ * frames stay stuck behind pauses that are refreshed forever. With only
+ * flows 0 and 1 there is no cycle and everything drains.
+ * @return frames still in the network after the drain; *moved: frames the
+ * sinks got in the last half of the drain.
+ */
+static uint64_t run_ring(unsigned int nflows, unsigned long *moved)
+{
+	struct rk_sw_net *n = rk_sw_net_create();
+	struct rk_sw_cfg c = base_cfg(4, 1u << PRIO);
+	struct rk_sw *sw[4];
+	uint8_t f[1000];
+
+	c.port.prop_ns = 1000;
+	c.port.xoff_bytes = 20000;
+	c.port.xon_bytes = 2000;
+	c.port.headroom_bytes = 100000;
+	for (unsigned int i = 0; i < 4; i++)
+		sw[i] = rk_sw_add(n, &c);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(rk_sw_connect(sw[i], 1, sw[(i + 1) % 4], 2), 0);
+		ring_rx[i] = 0;
+		rk_sw_attach_host(sw[i], 3, ring_sink, (void *)(uintptr_t)i);
+		rk_sw_route(sw[i], (uint8_t)(10 + i), 3);
+		rk_sw_route(sw[i], (uint8_t)(10 + (i + 1) % 4), 1);
+		rk_sw_route(sw[i], (uint8_t)(10 + (i + 2) % 4), 1);
+	}
+	for (unsigned int i = 0; i < nflows; i++) {
+		mk_frame(f, sizeof(f), (uint8_t)(10 + (i + 2) % 4));
+		assert_int_equal(rk_sw_add_source(sw[i], 0, 100000000000ull, 1000, f, sizeof(f), 0,
+						  200000), 0);
+	}
+	rk_sw_net_run(n, 5000000);
+	unsigned long before = ring_rx[0] + ring_rx[1] + ring_rx[2] + ring_rx[3];
+
+	rk_sw_net_run(n, 10000000);
+	unsigned long after = ring_rx[0] + ring_rx[1] + ring_rx[2] + ring_rx[3];
+	uint64_t sent = 0, drops = 0;
+
+	for (unsigned int i = 0; i < nflows; i++)
+		sent += rk_sw_source_sent(n, i, NULL);
+	for (unsigned int i = 0; i < 4; i++)
+		for (unsigned int p = 0; p < 4; p++)
+			drops += rk_sw_stats(sw[i], p, PRIO)->drops;
+	assert_int_equal(drops, 0);
+	*moved = after - before;
+	rk_sw_net_destroy(n);
+	return sent - after;
+}
+
+static void test_cyclic_deadlock(void **state)
+{
+	unsigned long moved;
+	uint64_t stuck;
+
+	(void)state;
+	stuck = run_ring(4, &moved);
+	print_message("ring of 4: %lu frames stuck\n", (unsigned long)stuck);
+	assert_true(stuck > 0);
+	assert_int_equal(moved, 0);
+	stuck = run_ring(2, &moved);
+	assert_int_equal(stuck, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_xoff_xon_thresholds),
 		cmocka_unit_test(test_pause_duration_and_refresh),
 		cmocka_unit_test(test_two_tier_propagation),
+		cmocka_unit_test(test_cyclic_deadlock),
 		cmocka_unit_test(test_incast_16_1),
 	};
 
