@@ -13,6 +13,7 @@
 #include "rk_build.h"
 #include "rk_ipv4.h"
 #include "rk_sim_switch.h"
+#include "rk_sim_xstats.h"
 
 #define PRIO 3
 
@@ -285,6 +286,13 @@ static void test_two_tier_propagation(void **state)
 	rk_sw_net_run(n, 100000);
 	assert_true(rk_sw_stats(b, 0, PRIO)->tx_pause > 0);
 	assert_int_equal(rk_sw_stats(a, 1, PRIO)->rx_pause, rk_sw_stats(b, 0, PRIO)->tx_pause);
+	/* the same counters through the registry table */
+	int ix = rk_xstats_find(&rk_sim_switch_xstats, "rx-pause");
+
+	assert_true(ix >= 0);
+	assert_int_equal(rk_xstat_value(&rk_sim_switch_xstats, (unsigned int)ix, rk_sw_stats(a, 1, PRIO)),
+			 rk_sw_stats(a, 1, PRIO)->rx_pause);
+	assert_int_equal(rk_sim_switch_xstats.n, 8);
 	assert_true(rk_sw_stats(a, 0, PRIO)->tx_pause > 0);
 	uint64_t src_paused;
 	uint64_t sent = rk_sw_source_sent(n, 0, &src_paused);
