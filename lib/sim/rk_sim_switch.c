@@ -37,6 +37,7 @@ struct source {
 	bool waiting;                           /* blocked by a pause until wake_t */
 	uint64_t wake_t;
 	uint64_t gen;                           /* only the newest EV_SRC is live */
+	uint64_t last_done, ser_rem;
 	uint8_t *frame;
 	uint32_t len;
 };
@@ -53,6 +54,7 @@ struct port {
 	bool xoff[RK_SW_PRIOS];
 	bool refresh_pending[RK_SW_PRIOS];      /* one refresh chain per PG */
 	uint64_t kick_t;                        /* pending wake-up at a pause's end */
+	uint64_t last_done, ser_rem;            /* exact back-to-back serialisation */
 	double acc[RK_SW_PRIOS];
 	uint64_t rng;
 	struct rk_sw_prio_stats st[RK_SW_PRIOS];
@@ -371,9 +373,21 @@ static struct pkt *q_take(struct queue *q)
 	return p;
 }
 
-static uint64_t ser_ns(uint64_t bytes, uint64_t rate)
+/*
+ * Serialisation of back-to-back frames without rounding drift: the
+ * remainder (in 1/rate ns units) carries to the next frame while the
+ * transmitter stays busy, and restarts at 0 after an idle gap.
+ */
+static uint64_t ser_ns_exact(uint64_t bytes, uint64_t rate, uint64_t now, uint64_t *last_done,
+			     uint64_t *rem)
 {
-	return (bytes * 8 * 1000000000ull + rate - 1) / rate;
+	if (now != *last_done)
+		*rem = 0;
+	uint64_t num = bytes * 8 * 1000000000ull + *rem;
+
+	*rem = num % rate;
+	*last_done = now + num / rate;
+	return num / rate;
 }
 
 static uint64_t quanta_ns(uint16_t quanta, uint64_t rate)
@@ -497,7 +511,8 @@ static void start_tx(struct rk_sw *sw, unsigned int port)
 		return;
 	}
 	pt->busy = true;
-	uint64_t done = n->now + ser_ns(p->len, pt->cfg.rate_bps);
+	uint64_t done = n->now + ser_ns_exact(p->len, pt->cfg.rate_bps, n->now, &pt->last_done,
+					      &pt->ser_rem);
 
 	sched(n, done, EV_TX_DONE, sw, port, 0, NULL);
 	deliver(sw, port, p, done + pt->cfg.prop_ns);
@@ -668,7 +683,7 @@ static void source_step(struct rk_sw_net *n, struct source *s, uint64_t gen)
 	memcpy(p->data, s->frame, s->len);
 	p->len = s->len;
 	s->sent++;
-	uint64_t done = n->now + ser_ns(s->len, s->rate);
+	uint64_t done = n->now + ser_ns_exact(s->len, s->rate, n->now, &s->last_done, &s->ser_rem);
 
 	sched(n, done + s->prop, EV_ARRIVE, s->sw, s->port, 0, p);
 	src_sched(n, s, done);

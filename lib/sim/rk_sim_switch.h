@@ -75,7 +75,11 @@ struct rk_sw_prio_stats {
 struct rk_sw_net;
 struct rk_sw;
 
-/** A frame leaving the network to a host (port @p port of switch @p sw). */
+/**
+ * A frame leaving the network to a host (port @p port of switch @p sw),
+ * called when the switch starts sending it; @p t_ns is when its last bit
+ * reaches the host (serialisation + propagation later).
+ */
 typedef void (*rk_sw_host_fn)(void *ctx, struct rk_sw *sw, unsigned int port,
 			      uint64_t t_ns, const uint8_t *frame, uint32_t len);
 /** A PFC frame sent (dir 0) or received (dir 1) by (sw, port). */
