@@ -10,5 +10,7 @@
 #include "rk_xstats.h"
 
 extern const struct rk_xstat_table rk_sim_link_xstats;
+/** Counters of one (switch port, priority): struct rk_sw_prio_stats; pause-ns and queue-peak are details. */
+extern const struct rk_xstat_table rk_sim_switch_xstats;
 
 #endif /* RK_SIM_XSTATS_H */

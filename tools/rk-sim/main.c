@@ -798,9 +798,17 @@ run_matrix(int argc, char **argv)
 	return fails ? 1 : 0;
 }
 
+#ifdef RK_HAVE_JANSSON
+int rk_sim_run_incast(int argc, char **argv);
+#endif
+
 int
 main(int argc, char **argv)
 {
+#ifdef RK_HAVE_JANSSON
+	if (argc > 1 && strcmp(argv[1], "incast") == 0)
+		return rk_sim_run_incast(argc - 1, argv + 1);
+#endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "matrix") == 0)

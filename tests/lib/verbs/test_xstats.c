@@ -13,6 +13,7 @@
 #include "rk_ib_xstats.h"
 #include "rk_iw_xstats.h"
 #include "rk_sim.h"
+#include "rk_sim_switch.h"
 #include "rk_sim_xstats.h"
 #include "rk_verbs.h"
 #if __has_include(<jansson.h>)
@@ -22,6 +23,7 @@
 
 static const struct rk_xstat_table *const tables[] = {
 	&rk_ib_xstats, &rk_ib_reason_xstats, &rk_iw_xstats, &rk_sim_link_xstats,
+	&rk_sim_switch_xstats,
 };
 
 static void
@@ -44,6 +46,7 @@ test_tables_well_formed(void **state)
 	/* Every field of these structs is named. */
 	assert_int_equal(rk_iw_xstats.n * 8, sizeof(struct rk_iw_stats));
 	assert_int_equal(rk_sim_link_xstats.n * 8, sizeof(struct rk_sim_link_stats));
+	assert_int_equal(rk_sim_switch_xstats.n * 8, sizeof(struct rk_sw_prio_stats));
 }
 
 /* Each counter reads back the value of its own field. */
