@@ -40,14 +40,14 @@ static void test_fixed_point_by_hand(void **state)
 
 	(void)state;
 	assert_int_equal(dcqcn_fluid_fixed_point(&pp, &fp), 0);
-	print_message("N=2: p* %.4g q* %.2f pkt, RT/RC %.4f, alpha %.4g\n", fp.p, fp.q,
+	print_message("# N=2: p* %.4g q* %.2f pkt, RT/RC %.4f, alpha %.4g\n", fp.p, fp.q,
 		      fp.rt / fp.rc, fp.alpha);
 	assert_true(fabs(fp.p - 9.546e-4) / 9.546e-4 < 0.02);
 	assert_true(fabs(fp.q - 23.61) < 0.5);
 	assert_true(fp.rc == 2.5e6);
 	pp = defaults(8);
 	assert_int_equal(dcqcn_fluid_fixed_point(&pp, &fp), 0);
-	print_message("N=8: p* %.4g q* %.2f pkt\n", fp.p, fp.q);
+	print_message("# N=8: p* %.4g q* %.2f pkt\n", fp.p, fp.q);
 	assert_true(fabs(fp.p - 6.020e-3) / 6.020e-3 < 0.03);
 	assert_true(fabs(fp.q - 122.4) < 4);
 }

@@ -338,7 +338,7 @@ static void test_incast_16_1(void **state)
 	getrusage(RUSAGE_SELF, &ru);
 	double cpu = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
 
-	print_message("incast 16:1 100 ms: %lu frames out, cpu %.2f s, max RSS %ld KiB\n",
+	print_message("# incast 16:1 100 ms: %lu frames out, cpu %.2f s, max RSS %ld KiB\n",
 		      host_frames, cpu, ru.ru_maxrss);
 	/*
 	 * The egress runs at line rate: 100 ms / (1078 * 8 / 100e9 s) = 1159554
@@ -428,7 +428,7 @@ static void test_cyclic_deadlock(void **state)
 
 	(void)state;
 	stuck = run_ring(4, &moved);
-	print_message("ring of 4: %lu frames stuck\n", (unsigned long)stuck);
+	print_message("# ring of 4: %lu frames stuck\n", (unsigned long)stuck);
 	assert_true(stuck > 0);
 	assert_int_equal(moved, 0);
 	stuck = run_ring(2, &moved);
