@@ -198,6 +198,10 @@ rk_impair_rule_parse(const char *text, struct rk_impair_rule *r, char *err,
 		return fail(err, errlen, "empty rule", text);
 	if ((r->match.by_qp || r->match.by_opcode || r->match.by_psn) && r->match.ip_proto == 0)
 		r->match.ip_proto = 17;
+	/* "delay=0" and the like: no match and no action, nothing to write back */
+	rk_impair_rule_format(r, w, sizeof(w));
+	if (strcmp(w, "(any)") == 0)
+		return fail(err, errlen, "the rule matches nothing and does nothing", text);
 	return 0;
 }
 

@@ -835,6 +835,8 @@ test_rule_parse(void **state)
 		"", "   ", "qp", "=1", "qp=", "qp=0x1000000", "psn=5-1", "opcode=256",
 		"loss=1.5", "loss=-0.1", "drop-every=0", "mtu=0", "reorder=0.5",
 		"reorder=x:1", "color=red", "qp=1 nope=2", "qp=-1", "delay=1e3",
+		/* no match, no action: it could not be written back (found by fuzz_impair_rule) */
+		"delay=0", "seed=0 loss=0",
 	};
 	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = '\0';
