@@ -4,7 +4,9 @@
  * verbose, impair add|show|clear, help, quit; and the runner that reads
  * commands from the terminal or from a file through the same parser.
  */
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -265,21 +267,49 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 		 * newline runs too, and nothing after "quit". Output to stdout:
 		 * each command echoed with its answer or error. */
 		FILE *f = fopen(file, "r");
-		char line[4096];
+		struct stat st;
+		char *line = NULL;
+		size_t cap = 0;
+		unsigned int no = 0;
+		ssize_t got;
+		int err = errno;
 
+		if (f != NULL && (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode))) {
+			fclose(f);
+			f = NULL;
+			err = EISDIR;
+		}
 		cl = f != NULL ? cmdline_new(ctx, "rk-testpmd> ", -1, STDOUT_FILENO) : NULL;
 		if (cl == NULL) {
 			if (f != NULL)
 				fclose(f);
-			fprintf(stderr, "rk-testpmd: cannot read command file %s\n", file);
+			fprintf(stderr, "rk-testpmd: cannot read command file %s: %s\n", file,
+				strerror(f != NULL ? ENOMEM : err));
 			return -1;
 		}
-		while (!rk_tp.quit && fgets(line, sizeof(line), f) != NULL) {
+		while (!rk_tp.quit && (got = getline(&line, &cap, f)) >= 0) {
 			size_t len = strcspn(line, "\r\n");
 
+			no++;
+			/* The prompt's line buffer holds 512 bytes: a longer line
+			 * would run as pieces, each a command of its own. */
+			if (len > RK_TP_LINE_MAX) {
+				printf("rk-testpmd: %s line %u: %zu characters, at most %u: skipped\n",
+				       file, no, len, RK_TP_LINE_MAX);
+				fflush(stdout);
+				continue;
+			}
+			/* A tab would ask for completion. */
+			for (size_t i = 0; i < len; i++)
+				if (line[i] == '\t')
+					line[i] = ' ';
 			line[len] = '\n';
 			cmdline_in(cl, line, (int)len + 1);
+			fflush(stdout);
 		}
+		if (ferror(f))
+			fprintf(stderr, "rk-testpmd: %s: read error after line %u\n", file, no);
+		free(line);
 		cmdline_free(cl);
 		fclose(f);
 		printf("\nRead commands from %s\n", file);

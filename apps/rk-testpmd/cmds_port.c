@@ -269,8 +269,10 @@ cmd_pcap_parsed(void *res, struct cmdline *cl, void *data)
 		else
 			printf("Port %u: recording received frames to %s\n", r->port, r->file);
 	} else {
+		bool was = rk_tp.ports[r->port].pcap != NULL;
+
 		rk_tp_pcap_stop(r->port);
-		printf("Port %u: recording stopped\n", r->port);
+		printf(was ? "Port %u: recording stopped\n" : "Port %u: not recording\n", r->port);
 	}
 	fflush(stdout);
 }

@@ -154,6 +154,8 @@ main(int argc, char **argv)
 	uint64_t portmask = UINT64_MAX;
 	int n, rc;
 
+	/* Answers and errors in the order of the commands, also into a pipe or file. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	/* --help and --version without the EAL (no devices probed): as the
 	 * first argument, or the first after "--". */
 	for (int i = 1; i < argc; i++) {

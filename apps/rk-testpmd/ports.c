@@ -234,9 +234,13 @@ rk_tp_pcap_start(uint16_t port, const char *file)
 		return -EBUSY;
 	if ((h = pcap_open_dead(DLT_EN10MB, 65535)) == NULL)
 		return -ENOMEM;
+	errno = 0;
 	if ((d = pcap_dump_open(h, file)) == NULL) {
+		/* libpcap opens with fopen(): its errno says why (ENOENT, EISDIR, EACCES) */
+		int err = errno != 0 ? errno : EIO;
+
 		pcap_close(h);
-		return -EACCES;
+		return -err;
 	}
 	pt->pcap_handle = h;
 	__atomic_store_n(&pt->pcap, (struct pcap_dumper *)d, __ATOMIC_RELEASE);

@@ -17,6 +17,9 @@
 
 #include "rk_impair.h"
 
+/* Longest line of a command file (librte_cmdline reads 512 bytes a line). */
+#define RK_TP_LINE_MAX 500u
+
 #define RK_TP_MAX_PORTS 8
 #define RK_TP_BURST 32
 #define RK_TP_MAX_RULES 16
