@@ -51,6 +51,9 @@ nslots(const struct perf *p, uint32_t size)
 	return n == 0 ? 1 : (uint32_t)n;
 }
 
+/* An engine event this near (a paced send, a timer) is spun for, not slept for. */
+#define PERF_SPIN_AHEAD_NS 200000ull
+
 /*
  * The idle policy after one poll of a loop; over iWARP, lwIP's frames move
  * here too (every loop of the data phase passes by).
@@ -60,6 +63,17 @@ perf_idle(struct perf *p, int work)
 {
 	if (p->iw != NULL)
 		work += perf_iw_poll(p->iw);
+	/*
+	 * DCQCN paces sends microseconds apart: a sleep of the adaptive
+	 * policy (50 us asked, often more) between them cut the rate to a
+	 * quarter of R_C. Spin while the engine's next event is that near.
+	 */
+	if (work == 0 && p->o.dcqcn && p->ctx != NULL && p->io != NULL) {
+		uint64_t next = rk_next_event_ns(p->ctx), now = rk_io_dpdk_now_ns();
+
+		if (next != UINT64_MAX && (next <= now || next - now < PERF_SPIN_AHEAD_NS))
+			work = 1;
+	}
 	if (p->io != NULL) {
 		rk_io_dpdk_idle(p->io, work);
 		return;
