@@ -127,6 +127,36 @@ parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "rk-conform: --markdown goes with --list\n");
 		return 2;
 	}
+	if (o->list && (o->json != NULL || o->junit != NULL || o->pcap_dir != NULL)) {
+		fprintf(stderr, "rk-conform: --list runs nothing: no --json, --junit or --pcap-dir\n");
+		return 2;
+	}
+	if (o->cases != NULL) {
+		unsigned int n, hit = 0;
+		const struct rk_conform_case *all = rk_conform_cases(&n);
+
+		for (unsigned int i = 0; i < n; i++)
+			hit += fnmatch(o->cases, all[i].id, 0) == 0;
+		if (hit == 0) {
+			fprintf(stderr, "rk-conform: --cases '%s': no case ID matches (--list)\n",
+				o->cases);
+			return 2;
+		}
+	}
+	/* An output that cannot be written is said before the run, not after it. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i == 0 ? o->json : o->junit;
+		FILE *t;
+
+		if (path == NULL)
+			continue;
+		if ((t = fopen(path, "w")) == NULL) {
+			fprintf(stderr, "rk-conform: %s %s: %s\n", i == 0 ? "--json" : "--junit", path,
+				strerror(errno));
+			return 2;
+		}
+		fclose(t);
+	}
 	return 0;
 }
 

@@ -134,6 +134,16 @@ def main():
         run(exe, ["--dut", "nosuch"], want=2)
         run(exe, ["--timeout-ms", "0"], want=2)
         run(exe, ["--markdown"], want=2)
+        # Said before the run, exit 2: a glob no case matches (a typo must not
+        # pass as "0 cases"), an output file that cannot be written, --list
+        # with outputs of a run.
+        for args, msg in ((["--cases", "nomatch*"], "no case ID matches"),
+                          (["--json", os.path.join(tmp, "no", "x.json")], "No such file"),
+                          (["--junit", os.path.join(tmp, "no", "x.xml")], "No such file"),
+                          (["--list", "--json", os.path.join(tmp, "l.json")], "runs nothing")):
+            p = run(exe, args, want=2)
+            if msg not in p.stderr or "ID " in p.stdout:
+                sys.exit(f"FAIL: rk-conform {' '.join(args)}: {p.stderr!r}")
     finally:
         shutil.rmtree(tmp)
     print("rk-conform: all cases pass against self; JUnit/JSON agree; mutants fail their "
