@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "rk_cli.h"
 #include "rk_conform.h"
 #include "rk_conform_self.h"
 
@@ -70,7 +71,8 @@ usage(FILE *f)
 		"  --json FILE           the verdicts as JSON\n"
 		"  --junit FILE          the verdicts as JUnit XML\n"
 		"  --pcap-dir DIR        a pcap of each failing case's frames, DIR/ID.pcap\n"
-		"  -h, --help\n"
+		"  -h, --help            this text\n"
+		"  -V, --version         print the version\n"
 		"Exit status: 0 when no case failed, 1 when one did, 2 for bad options.\n");
 }
 
@@ -86,13 +88,14 @@ parse(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'u' },
 		{ "pcap-dir", required_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
 	*o = (struct opts){ .dut = "self", .timeout_ms = 50 };
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
 		char *end;
 
 		switch (c) {
@@ -112,7 +115,11 @@ parse(int argc, char **argv, struct opts *o)
 		case 'u': o->junit = optarg; break;
 		case 'p': o->pcap_dir = optarg; break;
 		case 'h': usage(stdout); exit(0);
-		default: usage(stderr); return 2;
+		case 'V': rk_cli_version("rk-conform"); exit(0);
+		default:
+			rk_cli_bad_option("rk-conform", c, argc, argv);
+			rk_cli_hint("rk-conform");
+			return 2;
 		}
 	}
 	if (optind < argc) {

@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "rk_cli.h"
+#include "rk_io_dpdk.h"
 #include "testpmd.h"
 
 struct rk_tp rk_tp = { .fwd_lcore = RTE_MAX_LCORE, .nb_cores = 1 };
@@ -68,7 +69,8 @@ parse_args(int argc, char **argv, bool *interactive, const char **file, uint64_t
 	char *end;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "ih", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			*interactive = true;
@@ -112,7 +114,8 @@ parse_args(int argc, char **argv, bool *interactive, const char **file, uint64_t
 			usage(stdout, "rk-testpmd");
 			return 1;
 		default:
-			usage(stderr, "rk-testpmd");
+			rk_cli_bad_option("rk-testpmd", c, argc, argv);
+			rk_cli_hint("rk-testpmd");
 			return 2;
 		}
 	}
@@ -152,6 +155,7 @@ main(int argc, char **argv)
 	bool interactive = false;
 	const char *file = NULL;
 	uint64_t portmask = UINT64_MAX;
+	struct rk_io_dpdk_args args;
 	int n, rc;
 
 	/* Answers and errors in the order of the commands, also into a pipe or file. */
@@ -174,18 +178,18 @@ main(int argc, char **argv)
 			break;
 	}
 	rk_tp.engine = &rk_tp_fwd_io;
-	n = rte_eal_init(argc, argv);
+	/* EAL options before "--", as the other tools (without it the EAL gets
+	 * defaults that need no set-up); our options are checked first, so a
+	 * bad one is one line, not the EAL's start-up and its usage. */
+	rk_io_dpdk_split_args(argc, argv, "rk-testpmd", &args);
+	args.app_argv[0] = (char *)"rk-testpmd";
+	rc = parse_args(args.app_argc, args.app_argv, &interactive, &file, &portmask);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
+	n = rte_eal_init(args.eal_argc, args.eal_argv);
 	if (n < 0) {
 		fprintf(stderr, "rk-testpmd: EAL init failed: %s\n", rte_strerror(rte_errno));
 		return 2;
-	}
-	argc -= n;
-	argv += n;
-	argv[0] = (char *)"rk-testpmd";
-	rc = parse_args(argc, argv, &interactive, &file, &portmask);
-	if (rc != 0) {
-		rte_eal_cleanup();
-		return rc == 1 ? 0 : 2;
 	}
 	rk_tp.pool = rte_pktmbuf_pool_create("rk_tp_pool", 8191, 256, 0, RTE_MBUF_DEFAULT_BUF_SIZE,
 					     (int)rte_socket_id());

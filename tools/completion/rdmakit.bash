@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Bash completion for rdmakit's tools (rk-inspect, rk-perf, rk-gen,
-# rk-interop, rk-sim): their long and short options, read from the tool's
+# rk-interop, rk-sim, rk-conform, rk-testpmd): their long and short options, read from the tool's
 # own --help so the list never drifts from the program; file names
 # elsewhere. Installed once per tool name under bash-completion's
 # completions directory.
@@ -23,4 +23,4 @@ _rdmakit_complete()
 	fi
 }
 
-complete -F _rdmakit_complete rk-inspect rk-perf rk-gen rk-interop rk-sim
+complete -F _rdmakit_complete rk-inspect rk-perf rk-gen rk-interop rk-sim rk-conform rk-testpmd
