@@ -108,6 +108,10 @@ rk_gen_series_finish(struct rk_gen_series *s, const struct rk_gen_recv *r)
 	/* The last, partial interval counts as a whole one (its rate reads low). */
 	if (s->started && !s->overflow && (s->frames != 0 || s->n == 0))
 		close_row(s, r);
+	/* A live run's wait after the last frame (--idle) is no part of it:
+	 * the series ends with the last interval that had a frame. */
+	while (s->n > 1 && s->row[s->n - 1].frames == 0)
+		s->n--;
 }
 
 static double
