@@ -80,13 +80,13 @@ int rk_sim_run_incast(int argc, char **argv)
 		case 'n':
 			senders = strtoul(optarg, &end, 10);
 			if (*end || senders < 1 || senders > 63) {
-				fprintf(stderr, "rk-sim incast: --senders takes 1..63\n");
+				fprintf(stderr, "rk-sim: incast: --senders takes 1..63\n");
 				return 2;
 			}
 			break;
 		case 'p':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				fprintf(stderr, "rk-sim incast: --pfc takes on or off\n");
+				fprintf(stderr, "rk-sim: incast: --pfc takes on or off\n");
 				return 2;
 			}
 			pfc = strcmp(optarg, "on") == 0;
@@ -94,7 +94,7 @@ int rk_sim_run_incast(int argc, char **argv)
 		case 'd':
 			ms = strtoul(optarg, &end, 10);
 			if (*end || ms < 1 || ms > 10000) {
-				fprintf(stderr, "rk-sim incast: --duration takes 1..10000 (ms)\n");
+				fprintf(stderr, "rk-sim: incast: --duration takes 1..10000 (ms)\n");
 				return 2;
 			}
 			break;
@@ -104,10 +104,24 @@ int rk_sim_run_incast(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
+	if (optind < argc) {
+		fprintf(stderr, "rk-sim: incast: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	/* An output that cannot be written is said before the run. */
+	if (json != NULL) {
+		FILE *t = fopen(json, "w");
+
+		if (t == NULL) {
+			fprintf(stderr, "rk-sim: incast: %s: %s\n", json, strerror(errno));
+			return 2;
+		}
+		fclose(t);
+	}
 	struct incast_trace tr = { .out_port = (unsigned int)senders, .pfc = json_array() };
 
 	if (csv && !(tr.csv = fopen(csv, "w"))) {
-		fprintf(stderr, "rk-sim incast: %s: %s\n", csv, strerror(errno));
+		fprintf(stderr, "rk-sim: incast: %s: %s\n", csv, strerror(errno));
 		return 1;
 	}
 	if (tr.csv)
@@ -130,7 +144,7 @@ int rk_sim_run_incast(int argc, char **argv)
 	uint8_t f[1078] = { 0 };
 
 	if (!n || !sw) {
-		fprintf(stderr, "rk-sim incast: out of memory\n");
+		fprintf(stderr, "rk-sim: incast: out of memory\n");
 		return 1;
 	}
 	f[0] = 0x02; f[5] = 9; f[6] = 0x02;
@@ -161,14 +175,18 @@ int rk_sim_run_incast(int argc, char **argv)
 	json_object_set_new(root, "pfc_events", tr.pfc);
 	json_object_set_new(root, "pfc_events_total", json_integer((json_int_t)tr.pfc_events));
 	const struct rk_sw_prio_stats *out = rk_sw_stats(sw, (unsigned int)senders, PRIO);
+	uint64_t drops = 0;
 
-	printf("incast %lu:1 %lu ms pfc %s: out %llu frames, marked %llu, queue peak %llu B\n",
-	       senders, ms, pfc ? "on" : "off", (unsigned long long)out->tx_frames,
-	       (unsigned long long)out->ecn_marked, (unsigned long long)out->queue_peak);
+	for (unsigned int p = 0; p <= senders; p++)
+		drops += rk_sw_stats(sw, p, PRIO)->drops;
+	printf("incast %lu:1 %lu ms pfc %s: out %llu frames, marked %llu, queue peak %llu B, "
+	       "dropped %llu\n", senders, ms, pfc ? "on" : "off",
+	       (unsigned long long)out->tx_frames, (unsigned long long)out->ecn_marked,
+	       (unsigned long long)out->queue_peak, (unsigned long long)drops);
 	int rc = 0;
 
 	if (json && json_dump_file(root, json, JSON_INDENT(1)) < 0) {
-		fprintf(stderr, "rk-sim incast: cannot write %s\n", json);
+		fprintf(stderr, "rk-sim: incast: cannot write %s\n", json);
 		rc = 1;
 	}
 	json_decref(root);
