@@ -557,6 +557,11 @@ parse_args(void *arg, int argc, char **argv)
 	/* GNU getopt moved the options first: what is left is the server. */
 	if (optind < argc)
 		o->server_host = argv[optind++];
+	/* "--dcqcn paper": an optional value goes with '=' */
+	if (o->server_host != NULL && (strcmp(o->server_host, "paper") == 0 ||
+				       strcmp(o->server_host, "nvidia-default") == 0))
+		BAD("'%s' is taken as the server: write the profile as --dcqcn=%s",
+		    o->server_host, o->server_host);
 	if (optind < argc)
 		BAD("unexpected argument '%s'", argv[optind]);
 	o->server = o->server_host == NULL;

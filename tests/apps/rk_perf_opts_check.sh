@@ -160,6 +160,8 @@ usage "PCP), 0..7" write_bw --ip 198.18.0.1 -S 9 --vlan 2 || bad=$((bad + 1))
 usage "-c UD: rk-perf runs RC only" write_bw --ip 198.18.0.1 -c UD || bad=$((bad + 1))
 usage "-i 2: a DPDK port has one port" write_bw --ip 198.18.0.1 -i 2 || bad=$((bad + 1))
 usage "goes with the bandwidth tests" write_lat --ip 198.18.0.1 -w 5 || bad=$((bad + 1))
+usage "write the profile as --dcqcn=paper" write_bw --ip 198.18.0.2 --dcqcn paper 127.0.0.1 ||
+	bad=$((bad + 1))
 usage "goes with the latency tests" write_bw --ip 198.18.0.1 -H || bad=$((bad + 1))
 usage "run_infinitely goes with the bandwidth" read_lat --ip 198.18.0.1 --run_infinitely ||
 	bad=$((bad + 1))
