@@ -34,6 +34,8 @@ def roce_frame(psn):
 
 
 def main():
+    if len(sys.argv) != 4 or sys.argv[1] not in ("send", "count"):
+        sys.exit("usage: rk_testpmd_traffic.py send IFACE N | count IFACE SECS")
     mode, iface, n = sys.argv[1], sys.argv[2], sys.argv[3]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
