@@ -357,6 +357,7 @@ parse_args(void *arg, int argc, char **argv)
 				BAD("--dcqcn: expected the profile paper or nvidia-default, got '%s'",
 				    optarg);
 			o->dcqcn = true;
+			o->dcqcn_profile = optarg != NULL ? optarg : "nvidia-default";
 			break;
 		case O_DCQCN_PARAM: {
 			char name[64];

@@ -50,6 +50,7 @@ struct perf_opts {
 	uint32_t snaplen;               /* --snaplen: bytes recorded per frame; 0: whole */
 	bool dcqcn;                     /* --dcqcn: DCQCN on every QP (RoCEv2) */
 	struct rk_dcqcn_params dcqcn_p; /* its profile, then --dcqcn-param changes */
+	const char *dcqcn_profile;      /* the profile's name */
 	enum rk_io_idle idle;
 	uint32_t tx_drop_every;
 	double tx_drop_rate;

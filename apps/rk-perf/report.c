@@ -273,6 +273,25 @@ add_json_result(struct perf *p, const struct perf_result *r)
 	json_array_append_new(p->jresults, j);
 }
 
+/* The DCQCN set-up of the run: its profile and every parameter as used. */
+static json_t *
+dcqcn_json(const struct perf *p)
+{
+	const struct rk_dcqcn_params *d = &p->o.dcqcn_p;
+	json_t *v = json_object();
+
+#define U(f) json_object_set_new(v, #f, json_integer((json_int_t)d->f))
+	U(dce_tcp_g); U(dce_tcp_rtt); U(initial_alpha_value); U(rate_reduce_monitor_period);
+	U(rate_to_set_on_first_cnp); U(rpg_time_reset); U(rpg_byte_reset); U(rpg_threshold);
+	U(rpg_ai_rate); U(rpg_hai_rate); U(rpg_gd); U(rpg_min_dec_fac); U(rpg_min_rate);
+	U(rpg_max_rate); U(min_time_between_cnps); U(cnp_dscp); U(cnp_802p_prio);
+#undef U
+	json_object_set_new(v, "clamp_tgt_rate", json_boolean(d->clamp_tgt_rate));
+	json_object_set_new(v, "clamp_tgt_rate_after_time_inc",
+			    json_boolean(d->clamp_tgt_rate_after_time_inc));
+	return json_pack("{s:s, s:o}", "profile", p->o.dcqcn_profile, "params", v);
+}
+
 void
 print_json(struct perf *p, int status)
 {
@@ -285,6 +304,7 @@ print_json(struct perf *p, int status)
 							p->o.tcp_kernel ? "iwarp-kernel-tcp" :
 							"iwarp-lwip"));
 	json_object_set_new(j, "tx_depth", json_integer(p->o.tx_depth));
+	json_object_set_new(j, "dcqcn", p->o.dcqcn ? dcqcn_json(p) : json_null());
 	json_object_set_new(j, "rx_depth", json_integer(p->o.rx_depth));
 	{
 		json_t *sz = json_array();

@@ -417,6 +417,21 @@ else
 	ko "-l runs: $(tail -1 "$tmp"/l*.err)"
 fi
 
+# --dcqcn: the run's JSON records the profile and every parameter as used
+# (--dcqcn-param's change included); without it, "dcqcn" is null.
+if run dq write_bw "" -n 200 --json --dcqcn=paper --dcqcn-param rpg_ai_rate=10 &&
+   run nodq write_bw "" -n 200 --json; then
+	got=$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1])); b = json.load(open(sys.argv[2]))
+d = a["dcqcn"]
+print(d["profile"], d["params"]["rpg_ai_rate"], len(d["params"]), b["dcqcn"])' 		"$tmp/dq.cli" "$tmp/nodq.cli" 2>&1)
+	[ "$got" = "paper 10 19 None" ] && ok "--dcqcn in the JSON: $got" ||
+		ko "--dcqcn in the JSON: '$got'"
+else
+	ko "--dcqcn runs: $(tail -1 "$tmp"/dq.err "$tmp"/nodq.err)"
+fi
+
 # --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
 avg() { awk '$1 == '"$2"' && NF == 5 {print $'"$3"'}' "$1"; }
 within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= 0.8 * w && v <= 1.2 * w) }'; }
