@@ -262,7 +262,7 @@ uint32_t rk_ib_mtu_bytes(enum rk_mtu mtu);
 
 /* Frame building (rk_req.c). */
 uint8_t *rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah,
-			   uint8_t *f, uint32_t ib_len);
+			   uint8_t *f, uint32_t ib_len, uint8_t ecn);
 uint32_t rk_ib_frame_end(const struct rk_ib_qp *qp, uint8_t *f, uint32_t bth_off,
 			 uint32_t payload_end);
 /*

@@ -19,7 +19,7 @@
 
 uint8_t *
 rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_t *f,
-		  uint32_t ib_len)
+		  uint32_t ib_len, uint8_t ecn)
 {
 	const struct rk_ib_dev *dev = qp->dev;
 	uint8_t *ip = f + RK_ETH_HLEN, *udp;
@@ -29,8 +29,7 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		     dev->attr.ip_version == 4 ? RK_ETHERTYPE_IPV4 : RK_ETHERTYPE_IPV6);
 	if (dev->attr.ip_version == 4) {
 		ip[0] = 4 << 4 | RK_IPV4_HLEN / 4;
-		/* ECN 00: no congestion control */
-		rk_ipv4_set_tos(ip, (uint8_t)(ah->dscp << RK_IPV4_DSCP_SHIFT));
+		rk_ipv4_set_tos(ip, (uint8_t)(ah->dscp << RK_IPV4_DSCP_SHIFT | (ecn & 3)));
 		rk_ipv4_set_total_len(ip, (uint16_t)(RK_IPV4_HLEN + RK_UDP_HLEN + ib_len));
 		rk_ipv4_set_id(ip, 0);                  /* constant: retransmissions identical */
 		rk_ipv4_set_frag(ip, RK_IPV4_DF);       /* DF, CA17-7 */
@@ -41,7 +40,7 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		rk_ipv4_fill_csum(ip);
 		udp = ip + RK_IPV4_HLEN;
 	} else {
-		rk_ipv6_set_word0(ip, ah->dscp, RK_ECN_NOT_ECT, 0);
+		rk_ipv6_set_word0(ip, ah->dscp, ecn & 3, 0);
 		rk_ipv6_set_payload_len(ip, (uint16_t)(RK_UDP_HLEN + ib_len));
 		rk_ipv6_set_next_header(ip, RK_IPPROTO_UDP);
 		rk_ipv6_set_hop_limit(ip, ttl);
@@ -367,7 +366,10 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 	hdr = op->hdr_len;
 	bth.pad_cnt = (uint8_t)((4 - (plen & 3)) & 3);
 	ib_len = hdr + plen + bth.pad_cnt + RK_ICRC_LEN;
-	b = rk_ib_frame_begin(qp, ah, f, ib_len);
+	/* Under congestion control the data is ECN-capable (ECT(0), as RoCE
+	 * NICs send it with DCQCN on): a switch marks it CE rather than drop
+	 * it, and the responder's NP answers with CNPs. Else Not-ECT. */
+	b = rk_ib_frame_begin(qp, ah, f, ib_len, qp->cc != NULL ? RK_ECN_ECT0 : RK_ECN_NOT_ECT);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
 	if (qp->dev->sg_allowed && plen >= RK_IB_SG_MIN && !w->inline_data) {

@@ -21,6 +21,7 @@
 
 #include "rk_enum.h"
 #include "rk_ib_internal.h"
+#include "rk_ipv4.h"
 #include "rk_ib_mutant.h"
 
 #define UD_GRH_LEN 40
@@ -828,7 +829,11 @@ build_resp(struct rk_ib_qp *qp, uint8_t *f, uint8_t opcode, uint32_t psn, uint8_
 	uint8_t *b;
 
 	bth.pad_cnt = (uint8_t)((4 - (plen & 3)) & 3);
-	b = rk_ib_frame_begin(qp, &qp->attr.ah_attr, f, hdr + plen + bth.pad_cnt + RK_ICRC_LEN);
+	/* READ responses carry data: ECN-capable under congestion control, as
+	 * requests; ACKs, NAKs and atomic ACKs Not-ECT. */
+	b = rk_ib_frame_begin(qp, &qp->attr.ah_attr, f, hdr + plen + bth.pad_cnt + RK_ICRC_LEN,
+			      qp->cc != NULL && (op->flags & RK_OPF_READ_RESP) ? RK_ECN_ECT0 :
+			      RK_ECN_NOT_ECT);
 	bth_off = (uint32_t)(b - f);
 	rk_build_ib_headers(b, hdr, &bth, &x);
 	if (qp->dev->sg_allowed && plen >= RK_IB_SG_MIN)

@@ -229,6 +229,68 @@ test_pacer_link(void **state)
 }
 
 /* DCQCN is refused on UD QPs (a CNP would need each sender's address). */
+static uint8_t
+ecn_of(const struct h_frame *f)
+{
+	return f->data[RK_ETH_HLEN + 1] & 3;
+}
+
+/*
+ * Every frame @p from sends, 1 us of virtual time apart (the pacer lets one
+ * go at a time), delivered to @p to; each must carry ECN @p ecn.
+ * @return the frames.
+ */
+static unsigned int
+paced(struct h_side *from, struct h_side *to, uint8_t ecn)
+{
+	unsigned int n = 0;
+
+	for (int round = 0; round < 16; round++) {
+		unsigned int k = h_tx(&H, from);
+
+		for (unsigned int i = 0; i < k; i++)
+			assert_int_equal(ecn_of(&H.q[i]), ecn);
+		h_rx_all(&H, to);
+		n += k;
+		H.now += 1000;
+	}
+	return n;
+}
+
+/*
+ * Under DCQCN the data is ECN-capable, so a switch marks it CE instead
+ * of dropping it: a's WRITE requests and b's READ responses go ECT(0);
+ * b's ACKs stay Not-ECT, and without congestion control everything is
+ * Not-ECT (found when the NP could never see a mark from a real switch).
+ */
+static void
+test_data_ect(void **state)
+{
+	struct rk_dcqcn_params p;
+
+	(void)state;
+	for (int cc = 0; cc < 2; cc++) {
+		uint8_t want = cc ? RK_ECN_ECT0 : RK_ECN_NOT_ECT;
+
+		h_init(&H, &(struct h_opts){ .mtu = RK_MTU_1024, .window = 64 });
+		assert_int_equal(rk_dcqcn_profile("paper", &p), 0);
+		if (cc) {
+			assert_int_equal(rk_ib_qp_set_cc(H.a.qp, "dcqcn", &p, 100000), 0);
+			assert_int_equal(rk_ib_qp_set_cc(H.b.qp, "dcqcn", &p, 100000), 0);
+		}
+		assert_int_equal(h_post_send(&H.a, 1, RK_WR_RDMA_WRITE, 0, 3000, h_va(&H.b, 0),
+					     rk_ib_mr_rkey(H.b.mr), 0), 0);
+		assert_int_equal(paced(&H.a, &H.b, want), 3);   /* the WRITE's packets */
+		assert_int_equal(paced(&H.b, &H.a, RK_ECN_NOT_ECT), 1);  /* its ACK */
+		/* a READ of 2048 bytes: its request, and b's two responses */
+		assert_int_equal(h_post_send(&H.a, 2, RK_WR_RDMA_READ, 4096, 2048, h_va(&H.b, 0),
+					     rk_ib_mr_rkey(H.b.mr), 0), 0);
+		assert_int_equal(paced(&H.a, &H.b, want), 1);
+		assert_int_equal(paced(&H.b, &H.a, want), 2);
+		h_fini(&H);
+	}
+}
+
 static void
 test_ud_refused(void **state)
 {
@@ -249,6 +311,7 @@ main(void)
 		cmocka_unit_test(test_none_no_cnp),
 		cmocka_unit_test(test_rp_counts),
 		cmocka_unit_test(test_pacer_link),
+		cmocka_unit_test(test_data_ect),
 		cmocka_unit_test(test_ud_refused),
 	};
 
