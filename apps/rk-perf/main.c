@@ -114,7 +114,10 @@ usage(FILE *f)
 		"      --tx-drop-rate P   drop frames sent (as above) with probability P, 0..0.5\n"
 		"                         (seeded; no such pattern). With --tx-drop-every too,\n"
 		"                         a frame is dropped when either one says so\n"
-		"      --seed N           seed of --tx-drop-rate (default 1)\n"
+		"      --seed N           seed of --tx-drop-rate and --rx-ecn-ce (default 1)\n"
+		"      --rx-ecn-ce P      mark CE on ECN-capable RoCE frames received with\n"
+		"                         probability P, 0..1 (lib/impair: as a congested\n"
+		"                         switch would; the NP of --dcqcn answers with CNPs)\n"
 		"      --tx-copy          copy every payload into its frame; by default a port\n"
 		"                         whose driver copies frames out (memif, af_packet,\n"
 		"                         pcap, tap, null) reads payloads of 512 B and more\n"
@@ -154,7 +157,7 @@ parse_args(void *arg, int argc, char **argv)
 {
 	struct perf *p = arg;
 	enum { O_GBITS = 256, O_JSON, O_VERIFY, O_COUNTERS, O_VLAN, O_IDLE, O_DROP_EVERY,
-	       O_DROP_RATE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
+	       O_DROP_RATE, O_RX_CE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
 	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN, O_IP, O_PCAP,
 	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_DCQCN, O_DCQCN_PARAM,
 	       O_REFUSED = 1000 };
@@ -179,6 +182,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "verify", 0, NULL, O_VERIFY }, { "counters", 0, NULL, O_COUNTERS },
 		{ "vlan", 1, NULL, O_VLAN }, { "idle", 1, NULL, O_IDLE },
 		{ "tx-drop-every", 1, NULL, O_DROP_EVERY }, { "tx-drop-rate", 1, NULL, O_DROP_RATE },
+		{ "rx-ecn-ce", 1, NULL, O_RX_CE },
 		{ "seed", 1, NULL, O_SEED }, { "oob-timeout", 1, NULL, O_OOB_TO },
 		{ "timeout", 1, NULL, O_TO }, { "arp-timeout", 1, NULL, O_ARP_TO },
 		{ "link-timeout", 1, NULL, O_LINK_TO }, { "sizes", 1, NULL, O_SIZES },
@@ -513,6 +517,10 @@ parse_args(void *arg, int argc, char **argv)
 			if (rk_app_parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
 				BAD("--tx-drop-rate: expected 0..0.5, got '%s'", optarg);
 			break;
+		case O_RX_CE:
+			if (rk_app_parse_double(optarg, 0, 1, &o->rx_ecn_ce) != 0)
+				BAD("--rx-ecn-ce: expected a probability 0..1, got '%s'", optarg);
+			break;
 		case O_SEED:
 			if (rk_app_parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
 				BAD("--seed: expected a number, got '%s'", optarg);
@@ -836,7 +844,23 @@ open_iwarp:
 	 */
 	if (p->o.mode == MODE_LAT)
 		da.ack_delay_ns = 5000;
-	p->ctx = rk_open_device(&rk_io_dpdk_ops, p->io, &da);
+	if (p->o.rx_ecn_ce > 0) {
+		/* Received frames pass the impairment stage, which marks CE. */
+		const struct rk_impair_rule ce = { .ecn_ce = p->o.rx_ecn_ce,
+						   .seed = p->o.seed ? p->o.seed : 1 };
+		const struct rk_impair_io_cfg icfg = { .inner = &rk_io_dpdk_ops, .inner_io = p->io,
+							.rx_rules = &ce, .n_rx_rules = 1 };
+
+		p->rx_imp = rk_impair_io_create(&icfg);
+		if (p->rx_imp == NULL) {
+			fprintf(stderr, "rk-perf: --rx-ecn-ce: %s\n", strerror(errno));
+			rc = 1;
+			goto out;
+		}
+		p->ctx = rk_open_device(&rk_impair_io_ops, p->rx_imp, &da);
+	} else {
+		p->ctx = rk_open_device(&rk_io_dpdk_ops, p->io, &da);
+	}
 	if (p->ctx == NULL) {
 		fprintf(stderr, "rk-perf: cannot open the RDMA device: %s\n", strerror(errno));
 		rc = 1;
@@ -881,6 +905,15 @@ out:
 		p->fd = -1;
 	}
 	destroy_resources(p);
+	if (p->rx_imp != NULL) {
+		const struct rk_impair_rule_stats *st =
+			rk_impair_stats(rk_impair_io_stage(p->rx_imp, true), 0);
+
+		fprintf(stderr, "rk-perf: --rx-ecn-ce: %" PRIu64 " of %" PRIu64
+			" frames received marked CE\n", st->ce_marked, st->matched);
+		rk_impair_io_destroy(p->rx_imp);
+		p->rx_imp = NULL;
+	}
 	if (p->iw != NULL) {
 		/* The streams' FINs leave before lwIP goes. */
 		for (uint64_t t = now_ns() + 50000000ull; now_ns() < t;)

@@ -16,6 +16,7 @@
 #include "rk_app_rdma.h"
 #include "rk_io_dpdk.h"
 #include "rk_cc_dcqcn.h"
+#include "rk_impair.h"
 #include "rk_verbs.h"
 
 #define PERF_MAX_QPS 64
@@ -54,6 +55,7 @@ struct perf_opts {
 	enum rk_io_idle idle;
 	uint32_t tx_drop_every;
 	double tx_drop_rate;
+	double rx_ecn_ce;               /* --rx-ecn-ce: CE marked on RX with this probability */
 	bool tx_copy;                   /* --tx-copy: no payloads by reference */
 	uint64_t warmup;                /* latency tests: --warmup, when warmup_set */
 	bool warmup_set;
@@ -343,6 +345,7 @@ struct perf {
 	struct perf_opts o;
 	const struct perf_engine *e;    /* the test: o.verb and o.mode */
 	struct rk_io_dpdk *io;
+	struct rk_impair_io *rx_imp;    /* --rx-ecn-ce: the RX stage over io, or NULL */
 	struct rk_context *ctx;
 	struct rk_pd *pd;
 	struct rk_cq *scq, *rcq;

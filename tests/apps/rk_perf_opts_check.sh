@@ -432,6 +432,29 @@ else
 	ko "--dcqcn runs: $(tail -1 "$tmp"/dq.err "$tmp"/nodq.err)"
 fi
 
+# --rx-ecn-ce with --dcqcn at both ends: the server's impairment stage marks
+# about 5% of the WRITEs CE, its NP counts exactly those and answers with
+# CNPs, and the client's RP takes every CNP (handled or ignored): none lost.
+if run ce write_bw "--dcqcn --rx-ecn-ce 0.05 --json --counters" -n 2000 --dcqcn --json --counters
+then
+	got=$(python3 - "$tmp/ce.srv" "$tmp/ce.cli" <<'PY' 2>&1
+import json, re, sys
+srv = open(sys.argv[1]).read()
+m = re.search(r"--rx-ecn-ce: (\d+) of (\d+) frames received marked CE", srv)
+s = json.loads("\n".join(l for l in srv.splitlines() if not l.startswith(("rk-perf:", "TELEMETRY"))))
+c = json.load(open(sys.argv[2]))
+marked, seen = int(m.group(1)), int(m.group(2))
+sc, cc = s["counters"], c["counters"]
+print(0.03 < marked / seen < 0.07, sc["np_ecn_marked_roce_packets"] == marked,
+      sc["np_cnp_sent"] > 0, cc["rp_cnp_handled"] + cc["rp_cnp_ignored"] == sc["np_cnp_sent"])
+PY
+)
+	[ "$got" = "True True True True" ] && ok "--rx-ecn-ce: marks, NP counts and CNPs, RP takes them all" ||
+		ko "--rx-ecn-ce: '$got'"
+else
+	ko "--rx-ecn-ce run: $(tail -2 "$tmp"/ce.err "$tmp"/ce.srv)"
+fi
+
 # --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
 avg() { awk '$1 == '"$2"' && NF == 5 {print $'"$3"'}' "$1"; }
 within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= 0.8 * w && v <= 1.2 * w) }'; }
