@@ -56,10 +56,15 @@ rk_tp_send(uint16_t port, struct rte_mbuf **m, uint16_t n, struct rk_tp_stream *
 	return sent;
 }
 
-/* What every engine does with a burst it read: count, record, decode. */
-void
-rk_tp_rx_hook(uint16_t port, struct rte_mbuf **m, uint16_t n)
+/* What every engine does first: read a burst, count, record, decode it. */
+uint16_t
+rk_tp_rx(struct rk_tp_stream *fs, struct rte_mbuf **m)
 {
+	uint16_t port = fs->rx_port, n = rte_eth_rx_burst(port, 0, m, RK_TP_BURST);
+
+	if (n == 0)
+		return 0;
+	fs->rx += n;
 	rk_tp.ports[port].rx += n;
 	rk_tp_pcap_frames(port, m, n);
 	if (rk_tp.verbose) {
@@ -68,6 +73,7 @@ rk_tp_rx_hook(uint16_t port, struct rte_mbuf **m, uint16_t n)
 				     rte_pktmbuf_data_len(m[i]));
 		fflush(stdout);
 	}
+	return n;
 }
 
 static void

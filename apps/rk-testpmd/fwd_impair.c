@@ -124,14 +124,12 @@ static void
 impair_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST], *out[RK_TP_BURST * 2];
-	uint16_t n = rte_eth_rx_burst(fs->rx_port, 0, m, RK_TP_BURST), k = 0;
+	uint16_t n = rk_tp_rx(fs, m), k = 0;
 	uint64_t now = now_ns();
 
 	send_due(fs, now);
 	if (n == 0)
 		return;
-	fs->rx += n;
-	rk_tp_rx_hook(fs->rx_port, m, n);
 	for (uint16_t i = 0; i < n; i++) {
 		uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
 		uint32_t len = rte_pktmbuf_data_len(m[i]);

@@ -8,12 +8,10 @@ static void
 mac_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST];
-	uint16_t n = rte_eth_rx_burst(fs->rx_port, 0, m, RK_TP_BURST);
+	uint16_t n = rk_tp_rx(fs, m);
 
 	if (n == 0)
 		return;
-	fs->rx += n;
-	rk_tp_rx_hook(fs->rx_port, m, n);
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_ether_hdr *eh;
 		struct rte_ether_addr t;

@@ -6,12 +6,10 @@ static void
 rxonly_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST];
-	uint16_t n = rte_eth_rx_burst(fs->rx_port, 0, m, RK_TP_BURST);
+	uint16_t n = rk_tp_rx(fs, m);
 
 	if (n == 0)
 		return;
-	fs->rx += n;
-	rk_tp_rx_hook(fs->rx_port, m, n);
 	rte_pktmbuf_free_bulk(m, n);
 }
 

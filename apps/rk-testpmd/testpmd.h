@@ -109,7 +109,9 @@ int rk_tp_fwd_start(FILE *out);
 void rk_tp_fwd_stop(FILE *out);
 int rk_tp_set_fwd(const char *name);
 uint16_t rk_tp_send(uint16_t port, struct rte_mbuf **m, uint16_t n, struct rk_tp_stream *fs);
-void rk_tp_rx_hook(uint16_t port, struct rte_mbuf **m, uint16_t n);
+/* Read a burst of up to RK_TP_BURST frames from fs->rx_port into @p m,
+ * counted, recorded (pcap start) and decoded (set verbose); @return n. */
+uint16_t rk_tp_rx(struct rk_tp_stream *fs, struct rte_mbuf **m);
 
 /* decode.c */
 void rk_tp_decode(FILE *out, uint16_t port, const uint8_t *frame, uint32_t len);
