@@ -153,6 +153,9 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 
 		if (qp == NULL)
 			continue;
+		/* Congestion control's state too (a QP still open at the end). */
+		if (qp->cc != NULL)
+			qp->cc->fini(qp);
 		free(qp->sq);
 		free(qp->rq.ring);
 		free(qp->inline_buf);
