@@ -77,18 +77,25 @@ python3 - "$ROOT" "$fuzz_pass" "$fuzz_fail" <<'PY'
 import json, sys, os
 root, fp, ff = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 p = f = s = 0
+skipped = []
 for b in ("release", "san"):
     log = os.path.join(root, b, "meson-logs", "testlog.json")
     if not os.path.exists(log):
         continue
     for line in open(log):
-        r = json.loads(line).get("result")
+        t = json.loads(line)
+        r = t.get("result")
         if r in ("OK", "EXPECTEDFAIL"):
             p += 1
         elif r == "SKIP":
             s += 1
+            why = [x for x in (t.get("stdout") or "").splitlines() if "SKIP" in x]
+            skipped.append(f"{b}: {t.get('name')}: {why[0].strip() if why else 'no reason given'}")
         else:
             f += 1
+# A skip is never a pass: each one is named, with the reason it gave.
+for x in skipped:
+    print(f"skipped {x}")
 print(f"tests: {p + fp} passed, {f + ff} failed, {s} skipped")
 PY
 exit $status
