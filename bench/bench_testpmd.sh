@@ -31,11 +31,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 # Each process keeps to its own memory: --in-memory with hugepages, else anonymous.
-if [ "$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)" -ge 64 ] 2>/dev/null; then
-	MEM="--in-memory"
-else
-	MEM="--no-huge -m 512 --no-shconf"
-fi
+# shellcheck source=../tests/helpers/dpdk-mem.sh
+. "$(dirname "$0")/../tests/helpers/dpdk-mem.sh"
 EAL="$MEM --no-pci --log-level=*:critical"
 
 # loop_pps MIDDLE_COMMAND...: the peer's best Rx-pps with that middle.
