@@ -158,6 +158,21 @@ pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add
 	return c;
 }
 
+/* pair_get() through the flow's own record of the pair in @p slot (may be NULL). */
+static inline struct rk_insp_cong *
+pair_of(struct rk_insp_qos *q, struct rk_insp_cong **slot, const uint8_t *src,
+	const uint8_t *dst, bool add)
+{
+	struct rk_insp_cong *c;
+
+	if (slot != NULL && *slot != NULL)
+		return *slot;
+	c = pair_get(q, src, dst, add);
+	if (slot != NULL)
+		*slot = c;
+	return c;
+}
+
 static void
 delay_push(struct rk_insp_qos *q, struct rk_insp_delays *d, uint64_t ns)
 {
@@ -236,7 +251,7 @@ rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8
 		return;
 	switch (role) {
 	case RK_INSP_QOS_DATA:
-		if ((c = pair_get(q, src, dst, false)) != NULL) {
+		if ((c = pair_of(q, &fq->pair_sd, src, dst, false)) != NULL) {
 			c->last_flow = fq;
 			c->last_psn = psn;
 		}
@@ -249,7 +264,7 @@ rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8
 		if (fq->peer != NULL)
 			break;
 		/* The ACK goes B -> A: the data it answers went A -> B. */
-		c = pair_get(q, dst, src, false);
+		c = pair_of(q, &fq->pair_ds, dst, src, false);
 		if (c != NULL && c->last_flow != NULL &&
 		    ((c->last_psn - psn) & 0xffffffu) <= RK_INSP_QOS_PAIR_WINDOW)
 			fq->peer = c->last_flow;
@@ -267,9 +282,9 @@ rk_insp_qos_flow(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8
 }
 
 void
-rk_insp_qos_packet(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst,
-		   const struct rk_insp_qos_marks *m, enum rk_insp_qos_role role,
-		   uint32_t wirelen, uint64_t ts_ns)
+rk_insp_qos_packet(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
+		   const uint8_t *dst, const struct rk_insp_qos_marks *m,
+		   enum rk_insp_qos_role role, uint32_t wirelen, uint64_t ts_ns)
 {
 	struct rk_insp_qos_class *cls[2] = {
 		&q->pcp[m->tagged ? m->pcp & 7 : RK_INSP_QOS_UNTAGGED],
@@ -301,12 +316,12 @@ rk_insp_qos_packet(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst
 		return;
 	if (role == RK_INSP_QOS_CNP) {
 		/* A CNP from B to A answers the marks on A's packets to B. */
-		struct rk_insp_cong *c = pair_get(q, dst, src, true);
+		struct rk_insp_cong *c = pair_of(q, fq != NULL ? &fq->pair_ds : NULL, dst, src, true);
 
 		if (c != NULL)
 			cnp_packet(q, c, ts_ns);
 	} else {
-		struct rk_insp_cong *c = pair_get(q, src, dst, true);
+		struct rk_insp_cong *c = pair_of(q, fq != NULL ? &fq->pair_sd : NULL, src, dst, true);
 
 		if (c != NULL)
 			data_packet(q, c, m, wirelen, ts_ns);

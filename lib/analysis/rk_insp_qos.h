@@ -71,6 +71,8 @@ struct rk_insp_delays {
  * Marks of one QP flow (one direction): the first seen, and counts; and
  * its CE marks answered by CNPs, once the CNPs' QP is tied to this flow.
  */
+struct rk_insp_cong;
+
 struct rk_insp_flow_qos {
 	bool seen;
 	struct rk_insp_qos_marks first; /**< marks of the flow's first packet */
@@ -85,6 +87,10 @@ struct rk_insp_flow_qos {
 	/* As the flow of ACKs and CNPs: the data flow they answer, or NULL. */
 	struct rk_insp_flow_qos *peer;
 	uint64_t cnps_unpaired; /**< CNPs on this flow before it was tied to a data flow */
+	/* The host-pair records of this flow's addresses, src -> dst and
+	 * dst -> src, once found: a flow's addresses never change, so its
+	 * packets skip the pair table's lookup. */
+	struct rk_insp_cong *pair_sd, *pair_ds;
 };
 
 /** Count the marks @p m of one packet of a flow. */
@@ -180,10 +186,12 @@ void rk_insp_qos_fini(struct rk_insp_qos *q);
  * for RoCEv2 with an IP header, the CE-to-CNP pairing of its host pair. A
  * CNP answers the CE marks of the opposite direction: the delay runs from
  * the first CE mark not yet answered (RFC 3168 5, IBTA Annex A17.9.3).
+ * @p fq is the QoS record of the packet's flow, where it keeps its host
+ * pairs for the next packet, or NULL (a packet with no flow).
  */
-void rk_insp_qos_packet(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst,
-			const struct rk_insp_qos_marks *m, enum rk_insp_qos_role role,
-			uint32_t wirelen, uint64_t ts_ns);
+void rk_insp_qos_packet(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
+			const uint8_t *dst, const struct rk_insp_qos_marks *m,
+			enum rk_insp_qos_role role, uint32_t wirelen, uint64_t ts_ns);
 
 /**
  * The per-flow side of one RDMA packet, after rk_insp_qos_packet() for the

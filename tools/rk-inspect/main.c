@@ -323,12 +323,12 @@ bth_frame(struct app *a, const struct rk_pkt *pkt, const struct rk_insp_frame *f
 	r.ts_ns = fr->ts_ns;
 	if (r.key.dest_qp == 1 && r.transport == RK_TR_UD && !a->no_congestion)
 		rk_insp_timing_cm(&a->timing, pkt);
-	if (!a->no_congestion)
-		rk_insp_qos_packet(&a->qos, r.key.src, r.key.dst, &r.qos,
-				   rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	if (rk_pkt_mad(pkt, &mad, NULL) == 1)
 		(void)rk_insp_cmconn_mad(&a->cm, r.key.src, r.key.dst, r.key.lid, &mad, fr->no);
 	flow = rk_insp_flow_packet(&a->flows, &r, &found, &seq);
+	if (!a->no_congestion)
+		rk_insp_qos_packet(&a->qos, flow != NULL ? &flow->qos : NULL, r.key.src, r.key.dst,
+				   &r.qos, rk_insp_qos_role_of(r.opflags), r.wirelen, fr->ts_ns);
 	if (flow != NULL && !a->no_congestion) {
 		rk_insp_qos_flow(&a->qos, &flow->qos, r.key.src, r.key.dst, &r.qos,
 				 rk_insp_qos_role_of(r.opflags), r.psn, fr->ts_ns);

@@ -157,12 +157,12 @@ test_ce_to_cnp(void **state)
 
 		/* CNPs B -> A at 0, 500 and 1000 us, before that time's data. */
 		if (i % 50 == 0 && i <= 100)
-			rk_insp_qos_packet(&q, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 78, t);
-		rk_insp_qos_packet(&q, host_a, host_b, mark ? &ce : &ect0, RK_INSP_QOS_DATA,
+			rk_insp_qos_packet(&q, NULL, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 78, t);
+		rk_insp_qos_packet(&q, NULL, host_a, host_b, mark ? &ce : &ect0, RK_INSP_QOS_DATA,
 				   1000, t);
 	}
 	/* ACKs B -> A: their own pair, no CE, no CNP. */
-	rk_insp_qos_packet(&q, host_b, host_a, &ect0, RK_INSP_QOS_ACK, 62, 2 * MS);
+	rk_insp_qos_packet(&q, NULL, host_b, host_a, &ect0, RK_INSP_QOS_ACK, 62, 2 * MS);
 	assert_int_equal(q.npairs, 2);
 	c = q.head;
 	assert_memory_equal(c->src, host_a, 16);
@@ -206,7 +206,7 @@ pkt(struct rk_insp_qos *q, struct rk_insp_flow_qos *fq, const uint8_t *src,
     const uint8_t *dst, const struct rk_insp_qos_marks *m, enum rk_insp_qos_role role,
     uint32_t psn, uint64_t ts)
 {
-	rk_insp_qos_packet(q, src, dst, m, role, 100, ts);
+	rk_insp_qos_packet(q, fq, src, dst, m, role, 100, ts);
 	rk_insp_qos_flow(q, fq, src, dst, m, role, psn, ts);
 }
 
@@ -262,10 +262,10 @@ test_sender_rates(void **state)
 	init(&q, 0, 0);
 	/* 1250 bytes every 1 us = 10 Gb/s; after the CNP every 2 us = 5 Gb/s. */
 	for (uint64_t i = 0; i < 100; i++)
-		rk_insp_qos_packet(&q, host_a, host_b, &ce, RK_INSP_QOS_DATA, 1250, i * US);
-	rk_insp_qos_packet(&q, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 78, 100 * US);
+		rk_insp_qos_packet(&q, NULL, host_a, host_b, &ce, RK_INSP_QOS_DATA, 1250, i * US);
+	rk_insp_qos_packet(&q, NULL, host_b, host_a, &cnp, RK_INSP_QOS_CNP, 78, 100 * US);
 	for (uint64_t i = 1; i <= 100; i++)
-		rk_insp_qos_packet(&q, host_a, host_b, &ect0, RK_INSP_QOS_DATA, 1250,
+		rk_insp_qos_packet(&q, NULL, host_a, host_b, &ect0, RK_INSP_QOS_DATA, 1250,
 				   100 * US + i * 2 * US);
 	assert_true(rk_insp_cong_rates(q.head, &before, &after));
 	assert_int_equal(before, 10 * GBPS);
@@ -349,7 +349,7 @@ test_nothing_to_report(void **state)
 
 	(void)state;
 	init(&q, 0, 0);
-	rk_insp_qos_packet(&q, host_a, host_b, &plain, RK_INSP_QOS_DATA, 100, 0);
+	rk_insp_qos_packet(&q, NULL, host_a, host_b, &plain, RK_INSP_QOS_DATA, 100, 0);
 	assert_false(rk_insp_qos_any(&q));
 	rk_insp_qos_fini(&q);
 }
