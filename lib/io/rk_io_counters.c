@@ -43,7 +43,8 @@ rk_io_hw_counters(const struct rk_io_dpdk *io, const struct rk_ib_stats *ib,
 	for (unsigned int i = 0; i < k && n < max; i++)
 		out[n++] = (struct rk_io_counter){ c[i].name, c[i].value };
 	if (io != NULL) {
-		struct rk_io_port_xstats x = { io->st, driver_tx_errors(io) };
+		struct rk_io_port_xstats x = { io->st, driver_tx_errors(io), io->pcap.frames,
+						 io->pcap.waits };
 
 		for (unsigned int i = 0; i < rk_io_port_xstats.n && n < max; i++)
 			out[n++] = (struct rk_io_counter){ rk_io_port_xstats.desc[i].name,

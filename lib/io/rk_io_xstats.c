@@ -34,6 +34,8 @@ static const struct rk_xstat_desc port_desc[] = {
 	S(st.rx_prio_pause[6], "rx_prio6_pause"), S(st.rx_prio_pause_ns[6], "rx_prio6_pause_duration_ns"),
 	S(st.rx_prio_pause[7], "rx_prio7_pause"), S(st.rx_prio_pause_ns[7], "rx_prio7_pause_duration_ns"),
 	S(st.tx_paused_holds, "tx_paused_holds"),
+	S(pcap_frames, "pcap_frames"),
+	S(pcap_waits, "pcap_waits"),
 };
 
 const struct rk_xstat_table rk_io_port_xstats =

@@ -16,6 +16,8 @@
 struct rk_io_port_xstats {
 	struct rk_io_dpdk_stats st;
 	uint64_t driver_tx_errors;      /**< frames the driver took and dropped (oerrors) */
+	uint64_t pcap_frames;           /**< frames recorded (--pcap) */
+	uint64_t pcap_waits;            /**< recording buffers that waited for the disk */
 };
 
 extern const struct rk_xstat_table rk_io_port_xstats;

@@ -4,11 +4,15 @@
  * A small pcapng writer (draft-ietf-opsawg-pcapng): one section, one
  * Ethernet interface with nanosecond timestamps (if_tsresol 9), one
  * Enhanced Packet Block per frame with its direction in epb_flags.
- * libc only; buffered through stdio. Not thread-safe.
+ * libc and POSIX threads only. Buffered through stdio, or, opened with
+ * rk_pcapng_open_background(), through two buffers a thread of its own
+ * writes out, so that the caller never waits for the file system.
+ * One writer per struct: not thread-safe.
  */
 #ifndef RK_PCAPNG_H
 #define RK_PCAPNG_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -18,10 +22,14 @@ enum rk_pcapng_dir {
 	RK_PCAPNG_OUT = 2,
 };
 
+struct rk_pcapng_bg;
+
 struct rk_pcapng {
-	FILE *f;
+	FILE *f;                /**< stdio mode */
+	struct rk_pcapng_bg *bg; /**< background mode */
 	uint32_t snaplen;
 	uint64_t frames;
+	uint64_t waits;         /**< background: buffer hand-overs that had to wait for the disk */
 	int err;                /**< first write error, negative errno */
 };
 
@@ -35,6 +43,20 @@ int rk_pcapng_open(struct rk_pcapng *w, const char *path, const char *ifname,
 		   uint32_t snaplen);
 
 /**
+ * rk_pcapng_open(), with the file written by a thread of the writer's own
+ * from two buffers of @p buf_bytes each (0: 1 MiB; at least 128 KiB):
+ * rk_pcapng_write() copies the block into the current buffer and, when
+ * it is full, hands it over and goes on in the other one. It waits only
+ * when the thread has not finished the other one yet (counted in
+ * w->waits): no frame is ever dropped. The thread may run on any CPU,
+ * whatever the caller's affinity (a polling thread pinned to its core
+ * keeps it).
+ * @return 0, or a negative errno from open or pthread_create.
+ */
+int rk_pcapng_open_background(struct rk_pcapng *w, const char *path, const char *ifname,
+			      uint32_t snaplen, size_t buf_bytes);
+
+/**
  * Append one frame seen at @p ts_ns (ns since the Unix epoch); frames
  * longer than the snap length are cut and keep their original length.
  * Errors are remembered in w->err (see rk_pcapng_close()).
@@ -43,8 +65,9 @@ void rk_pcapng_write(struct rk_pcapng *w, uint64_t ts_ns, enum rk_pcapng_dir dir
 		     const uint8_t *frame, uint32_t len);
 
 /**
- * Flush and close the file.
- * @return 0, or the first negative errno of any write or of fclose.
+ * Flush and close the file (in background mode: hand over what is left,
+ * wait for the thread to write it and end).
+ * @return 0, or the first negative errno of any write or of the close.
  */
 int rk_pcapng_close(struct rk_pcapng *w);
 

@@ -66,7 +66,7 @@ print(" ".join("%s=%d" % kv for kv in sorted(d["findings"].items())) or "none",
       sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")))'
 }
 
-if run bw write_bw -s 16384 -n 300 --verify; then
+if run bw write_bw -s 16384 -n 300 --verify --counters; then
 	read -r n longest cut <<<"$(caps "$tmp/bw.pcapng")"
 	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/bw.pcapng")"
 	if [ "$longest" = 128 ] && [ "$cut" -gt 0 ] && [ "$gaps" = 0 ] && [ "$rdma" -gt 0 ] &&
@@ -74,6 +74,13 @@ if run bw write_bw -s 16384 -n 300 --verify; then
 		ok "write_bw by default: $n frames, at most 128 bytes each, $cut cut, no PSN gap"
 	else
 		ko "write_bw by default: $n frames, longest $longest, $cut cut; rk-inspect: $f $rdma $good $trunc $gaps"
+	fi
+	# The recording thread wrote every frame the port counted as recorded.
+	pf=$(awk '$1 == "pcap_frames" {print $2}' "$tmp/bw.cli")
+	if [ "$pf" = "$n" ]; then
+		ok "the counters' pcap_frames $pf equal the frames in the file"
+	else
+		ko "pcap_frames '${pf}' against $n frames in the file"
 	fi
 else
 	ko "write_bw by default: $(tail -2 "$tmp/bw.cli")"
