@@ -172,7 +172,8 @@ cmd_impair_add_parsed(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_inst_t cmd_impair_add = {
 	.f = cmd_impair_add_parsed,
 	.help_str = "impair add <key=value ...>: a rule: qp= opcode= psn= (N or N-M), "
-		    "drop-every= loss= dup= corrupt= ecn-ce= delay= jitter= reorder=P:NS mtu= seed=",
+		    "drop-every= loss= dup= corrupt= ecn-ce= delay= jitter= reorder=P:NS mtu= seed= "
+		    "count= forge=nak-seq|nak-inv|nak-rae|nak-rop|rnr[:T]|cnp",
 	.tokens = { (void *)&tok_ia_impair, (void *)&tok_ia_add, (void *)&tok_ia_rule, NULL },
 };
 

@@ -4,7 +4,9 @@
  * stage, with the rules "impair add" loaded (matched by DestQP, OpCode, PSN
  * range). Dropped frames are freed, duplicates are copied, corrupted and
  * CE-marked copies are changed in place, delayed ones wait in a queue per
- * stream and leave when due. Frames no rule matches pass untouched.
+ * stream and leave when due. Frames no rule matches pass untouched. A
+ * rule with forge= answers the request toward its requester (forge.c),
+ * which also follows each drop and answer to the requester's reaction.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -69,15 +71,21 @@ rk_tp_impair_show(FILE *out)
 		rk_impair_rule_format(&rk_tp.rules[i], text, sizeof(text));
 		fprintf(out, "rule %u: %s\n  matched %" PRIu64 " dropped %" PRIu64
 			" (periodic %" PRIu64 ", mtu %" PRIu64 ") duplicated %" PRIu64
-			" reordered %" PRIu64 " corrupted %" PRIu64 " ce-marked %" PRIu64 "\n",
+			" reordered %" PRIu64 " corrupted %" PRIu64 " ce-marked %" PRIu64
+			" forged %" PRIu64 "\n",
 			i, text, s->matched, s->lost + s->mtu_drops, s->periodic_drops,
-			s->mtu_drops, s->dup, s->reordered, s->corrupted, s->ce_marked);
+			s->mtu_drops, s->dup, s->reordered, s->corrupted, s->ce_marked, s->forged);
 	}
+	if (rk_tp.nb_rules > 0)
+		rk_tp_forge_report(out);
 }
 
 static int
 impair_begin(uint16_t port)
 {
+	/* The reaction report covers one run. */
+	if (rk_tp.nb_streams > 0 && port == rk_tp.streams[0].rx_port)
+		rk_tp_forge_reset();
 	if (rk_tp.impair == NULL) {
 		rk_tp.impair = rk_impair_create(rk_tp.rules, rk_tp.nb_rules);
 		if (rk_tp.impair == NULL)
@@ -120,6 +128,35 @@ send_due(struct rk_tp_stream *fs, uint64_t now)
 	}
 }
 
+/* Answer the request @p f toward its requester, out of the port it came in
+ * on. @return whether an answer went out. */
+static bool
+forge(struct rk_tp_stream *fs, const struct rk_impair_verdict *v, const uint8_t *f, uint32_t len)
+{
+	const struct rk_impair_rule *r = &rk_tp.rules[v->rule];
+	struct rte_mbuf *m;
+	int n;
+
+	struct rk_tp_stream *back = fs;
+
+	if ((m = rte_pktmbuf_alloc(rk_tp.pool)) == NULL)
+		return false;
+	n = rk_tp_forge_build(v->forge, r->forge_arg, f, len, rte_pktmbuf_mtod(m, uint8_t *),
+			      rte_pktmbuf_tailroom(m));
+	if (n <= 0) {
+		rte_pktmbuf_free(m);
+		return false;
+	}
+	m->data_len = m->pkt_len = (uint32_t)n;
+	if (v->forge != RK_IMPAIR_FORGE_CNP)
+		rk_tp_forge_event(v->rule, v->forge, r->forge_arg, f, len);
+	/* Counted on the stream whose port it leaves by. */
+	for (unsigned int i = 0; i < rk_tp.nb_streams; i++)
+		if (rk_tp.streams[i].tx_port == fs->rx_port)
+			back = &rk_tp.streams[i];
+	return rk_tp_send(fs->rx_port, &m, 1, back) == 1;
+}
+
 static void
 impair_fwd(struct rk_tp_stream *fs)
 {
@@ -135,13 +172,24 @@ impair_fwd(struct rk_tp_stream *fs)
 		uint32_t len = rte_pktmbuf_data_len(m[i]);
 		struct rk_impair_verdict v;
 
+		if (rk_tp.nb_rules > 0)
+			rk_tp_forge_observe(f, len);
 		rk_impair_decide(rk_tp.impair, f, len, &v);
 		if (v.rule < 0) {
 			rk_tp.impair_passed++;
 			out[k++] = m[i];
 			continue;
 		}
+		/* With no answer of the requester's QP seen yet there is no one to
+		 * answer: the request passes (counted unpaired in the report). */
+		if (v.forge != RK_IMPAIR_FORGE_NONE && !forge(fs, &v, f, len) &&
+		    v.drop == RK_IMPAIR_DROP_FORGED) {
+			out[k++] = m[i];
+			continue;
+		}
 		if (v.copies == 0) {
+			if (v.drop != RK_IMPAIR_DROP_FORGED)
+				rk_tp_forge_event(v.rule, RK_IMPAIR_FORGE_NONE, 0, f, len);
 			fs->dropped++;
 			rte_pktmbuf_free(m[i]);
 			continue;

@@ -121,6 +121,19 @@ int rk_tp_impair_add(const char *text, char *err, unsigned int errlen);
 void rk_tp_impair_show(FILE *out);
 void rk_tp_impair_clear(void);
 
+/* forge.c: answers forged toward requesters, and the endpoints' reaction */
+void rk_tp_forge_reset(void);
+/* A frame passing the bump: learn requester QPs from answers, follow requests. */
+void rk_tp_forge_observe(const uint8_t *frame, uint32_t len);
+/* A request rule @p rule dropped (forge NONE) or answered: an event to follow. */
+void rk_tp_forge_event(int rule, enum rk_impair_forge forge, uint8_t arg, const uint8_t *frame,
+		      uint32_t len);
+/* The answer @p forge to request @p req into @p out: its length, -ENOENT
+ * when no answer of the requester's QP was seen yet, -EINVAL, -ENOSPC. */
+int rk_tp_forge_build(enum rk_impair_forge forge, uint8_t arg, const uint8_t *req, uint32_t len,
+		      uint8_t *out, uint32_t cap);
+void rk_tp_forge_report(FILE *out);
+
 /* cmds_*.c */
 struct cmdline;
 extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[];

@@ -180,8 +180,10 @@ rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 	v->rule = -1;
 	v->copies = 1;
 	v->drop = RK_IMPAIR_PASS;
+	v->forge = RK_IMPAIR_FORGE_NONE;
 	for (unsigned int i = 0; st != NULL && i < st->n; i++)
-		if (rk_impair_match_frame(&st->rules[i].r.match, frame, len)) {
+		if ((st->rules[i].r.count == 0 || st->rules[i].st.matched < st->rules[i].r.count) &&
+		    rk_impair_match_frame(&st->rules[i].r.match, frame, len)) {
 			ir = &st->rules[i];
 			v->rule = (int)i;
 			break;
@@ -190,6 +192,15 @@ rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 		return;
 	r = &ir->r;
 	ir->st.matched++;
+	if (r->forge != RK_IMPAIR_FORGE_NONE) {
+		ir->st.forged++;
+		v->forge = r->forge;
+		if (r->forge != RK_IMPAIR_FORGE_CNP) {
+			v->copies = 0;
+			v->drop = RK_IMPAIR_DROP_FORGED;
+			return;
+		}
+	}
 	v->copies = 0;
 	if (r->mtu != 0 && len > ETH_HLEN && len - ETH_HLEN > r->mtu) {
 		ir->st.mtu_drops++;

@@ -55,6 +55,22 @@ struct rk_impair_match {
 };
 
 /**
+ * An answer a forwarder forges toward the requester in place of (or, for
+ * a CNP, besides) a request a rule takes. Only a forwarder that sees both
+ * directions can forge (it learns the requester's QP from the responder's
+ * answers): rk_impair_io_create() refuses such rules.
+ */
+enum rk_impair_forge {
+	RK_IMPAIR_FORGE_NONE = 0,
+	RK_IMPAIR_FORGE_NAK_SEQ,        /**< NAK PSN sequence error, PSN of the request (IBTA Vol1 9.7.5.2.4) */
+	RK_IMPAIR_FORGE_NAK_INV,        /**< NAK invalid request (9.7.5.2.4, syndrome 0x61) */
+	RK_IMPAIR_FORGE_NAK_RAE,        /**< NAK remote access error (0x62) */
+	RK_IMPAIR_FORGE_NAK_ROP,        /**< NAK remote operational error (0x63) */
+	RK_IMPAIR_FORGE_RNR,            /**< RNR NAK with the encoded timer forge_arg (9.7.5.2.8) */
+	RK_IMPAIR_FORGE_CNP,            /**< a CNP (Annex A17 A17.9.3); the request passes */
+};
+
+/**
  * One rule: a predicate and the impairments it applies. Probabilities are
  * per frame, 0..1; 0 draws nothing from the generator. The decisions are
  * taken in this order, each on the frames the previous ones left:
@@ -82,6 +98,11 @@ struct rk_impair_rule {
 	double ecn_ce;
 	enum rk_impair_rng rng;
 	uint64_t seed;          /**< the generator's initial state */
+	/** The rule takes at most this many frames, then matches no more
+	 * (so a PSN dropped once is let through when resent); 0: no limit. */
+	uint64_t count;
+	enum rk_impair_forge forge;     /**< answer forged for each frame taken */
+	uint8_t forge_arg;              /**< RK_IMPAIR_FORGE_RNR: the 5-bit timer code */
 };
 
 /** Counters of one rule. Every matched frame ends in one of the drops or is passed. */
@@ -95,6 +116,7 @@ struct rk_impair_rule_stats {
 	uint64_t reordered;     /**< copies held reorder_ns */
 	uint64_t corrupted;     /**< copies with a flipped bit */
 	uint64_t ce_marked;     /**< copies marked CE */
+	uint64_t forged;        /**< frames answered by a forged NAK, RNR NAK or CNP */
 };
 
 /** Why rk_impair_decide() dropped a frame. */
@@ -104,6 +126,7 @@ enum rk_impair_drop {
 	RK_IMPAIR_DROP_PERIODIC,
 	RK_IMPAIR_DROP_BURST,
 	RK_IMPAIR_DROP_LOSS,
+	RK_IMPAIR_DROP_FORGED,  /**< answered by a forged NAK or RNR NAK instead */
 };
 
 /** The fate of one frame. */
@@ -111,6 +134,7 @@ struct rk_impair_verdict {
 	int rule;               /**< index of the rule that matched, -1: none (passed untouched) */
 	unsigned int copies;    /**< 0 (dropped), 1 or 2 (duplicated) */
 	enum rk_impair_drop drop;
+	enum rk_impair_forge forge; /**< the answer the caller must forge, or NONE */
 };
 
 /** What happens to one copy of a frame. */
@@ -220,8 +244,9 @@ struct rk_impair_io_stats {
 struct rk_impair_io;
 
 /**
- * Wrap @p cfg->inner. NULL with errno EINVAL (no inner backend or a rule
- * refused by rk_impair_create) or ENOMEM.
+ * Wrap @p cfg->inner. NULL with errno EINVAL (no inner backend, a rule
+ * refused by rk_impair_create, or a rule that forges: one endpoint's
+ * stage cannot) or ENOMEM.
  */
 struct rk_impair_io *rk_impair_io_create(const struct rk_impair_io_cfg *cfg);
 
@@ -254,7 +279,9 @@ extern const struct rk_io_ops rk_impair_io_ops;
  * bits), opcode (BTH OpCode, 8 bits), psn (24 bits), proto (IP protocol).
  * Action keys: drop-every=K (the k-th matched frame is lost), loss=P,
  * dup=P, corrupt=P, ecn-ce=P (probabilities 0..1), delay=NS, jitter=NS,
- * reorder=P:NS, mtu=BYTES, seed=N. A match key on BTH fields implies
+ * reorder=P:NS, mtu=BYTES, seed=N, count=N (the rule takes N frames
+ * at most), forge=nak-seq|nak-inv|nak-rae|nak-rop|rnr[:T]|cnp (T the RNR
+ * timer code 0..31, default 14: 1.28 ms). A match key on BTH fields implies
  * proto=17 (RoCEv2, IBTA Vol1 Annex A17). Unset fields are zero.
  * @return 0; -EINVAL with a one-line reason in @p err (NUL-terminated,
  *         cut to @p errlen) on an unknown key, a value out of range or an

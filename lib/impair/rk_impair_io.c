@@ -23,13 +23,24 @@ struct rk_impair_io {
 	uint8_t scratch[MAX_FRAME];
 };
 
+/* One endpoint's stage sees one direction: it cannot learn whom to answer. */
+static bool
+forges(const struct rk_impair_rule *r, unsigned int n)
+{
+	for (unsigned int i = 0; r != NULL && i < n; i++)
+		if (r[i].forge != RK_IMPAIR_FORGE_NONE)
+			return true;
+	return false;
+}
+
 struct rk_impair_io *
 rk_impair_io_create(const struct rk_impair_io_cfg *cfg)
 {
 	struct rk_impair_io *io;
 
 	if (cfg == NULL || cfg->inner == NULL || cfg->inner->tx == NULL ||
-	    cfg->inner->rx == NULL || cfg->inner->now_ns == NULL) {
+	    cfg->inner->rx == NULL || cfg->inner->now_ns == NULL ||
+	    forges(cfg->tx_rules, cfg->n_tx_rules) || forges(cfg->rx_rules, cfg->n_rx_rules)) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -78,6 +78,35 @@ prob(const char *s, double *out)
 	return true;
 }
 
+static const char *const forge_names[] = {
+	[RK_IMPAIR_FORGE_NAK_SEQ] = "nak-seq", [RK_IMPAIR_FORGE_NAK_INV] = "nak-inv",
+	[RK_IMPAIR_FORGE_NAK_RAE] = "nak-rae", [RK_IMPAIR_FORGE_NAK_ROP] = "nak-rop",
+	[RK_IMPAIR_FORGE_RNR] = "rnr", [RK_IMPAIR_FORGE_CNP] = "cnp",
+};
+
+/* The RNR timer code an RNR NAK carries by default: 1.28 ms (IBTA Vol1 Table 45). */
+#define FORGE_RNR_DEFAULT 14
+
+static int
+forge_parse(const char *v, struct rk_impair_rule *r)
+{
+	uint64_t t;
+
+	if (strncmp(v, "rnr", 3) == 0 && (v[3] == '\0' || v[3] == ':')) {
+		if (v[3] == ':' && !num(v + 4, 31, &t))
+			return -1;
+		r->forge = RK_IMPAIR_FORGE_RNR;
+		r->forge_arg = v[3] == ':' ? (uint8_t)t : FORGE_RNR_DEFAULT;
+		return 0;
+	}
+	for (unsigned int i = 1; i < sizeof(forge_names) / sizeof(forge_names[0]); i++)
+		if (i != RK_IMPAIR_FORGE_RNR && strcmp(v, forge_names[i]) == 0) {
+			r->forge = (enum rk_impair_forge)i;
+			return 0;
+		}
+	return -1;
+}
+
 static int
 word(const char *w, struct rk_impair_rule *r, char *err, unsigned int errlen)
 {
@@ -151,6 +180,13 @@ word(const char *w, struct rk_impair_rule *r, char *err, unsigned int errlen)
 		if (!num(v, 65535, &x) || x == 0)
 			return fail(err, errlen, "mtu wants 1..65535", w);
 		r->mtu = (uint32_t)x;
+	} else if (strcmp(key, "count") == 0) {
+		if (!num(v, UINT64_MAX, &r->count) || r->count == 0)
+			return fail(err, errlen, "count wants 1..2^64-1", w);
+	} else if (strcmp(key, "forge") == 0) {
+		if (forge_parse(v, r) != 0)
+			return fail(err, errlen,
+				    "forge wants nak-seq, nak-inv, nak-rae, nak-rop, rnr[:0..31] or cnp", w);
 	} else if (strcmp(key, "seed") == 0) {
 		if (!num(v, UINT64_MAX, &r->seed))
 			return fail(err, errlen, "seed wants a number", w);
@@ -241,6 +277,12 @@ rk_impair_rule_format(const struct rk_impair_rule *r, char *buf, unsigned int le
 		PUT(" mtu=%u", r->mtu);
 	if (r->seed != 0)
 		PUT(" seed=%" PRIu64, r->seed);
+	if (r->count != 0)
+		PUT(" count=%" PRIu64, r->count);
+	if (r->forge == RK_IMPAIR_FORGE_RNR)
+		PUT(" forge=rnr:%u", r->forge_arg);
+	else if (r->forge > RK_IMPAIR_FORGE_NONE && r->forge <= RK_IMPAIR_FORGE_CNP)
+		PUT(" forge=%s", forge_names[r->forge]);
 #undef PUT
 	if (n == 0)
 		n = snprintf(tmp, sizeof(tmp), " (any)");

@@ -137,6 +137,7 @@ rk_sim_link_send(struct rk_sim_link *l, unsigned int dir, const uint8_t *frame, 
 		/* fall through */
 	case RK_IMPAIR_DROP_BURST:
 	case RK_IMPAIR_DROP_LOSS:
+	case RK_IMPAIR_DROP_FORGED:     /* a link cannot answer: the frame is lost */
 		d->st.lost++;
 		return 0;
 	case RK_IMPAIR_PASS:

@@ -845,6 +845,96 @@ test_rule_parse(void **state)
 	}
 	assert_int_equal(rk_impair_rule_parse("color=red", &r, err, sizeof(err)), -EINVAL);
 	assert_string_equal(err, "unknown key: \"color\"");
+
+	/* count and forge: values, the RNR timer's default, round trips, refusals. */
+	static const struct { const char *text; enum rk_impair_forge forge; uint8_t arg; } ok[] = {
+		{ "psn=5 count=1 forge=nak-seq", RK_IMPAIR_FORGE_NAK_SEQ, 0 },
+		{ "qp=3 forge=nak-inv", RK_IMPAIR_FORGE_NAK_INV, 0 },
+		{ "qp=3 forge=nak-rae", RK_IMPAIR_FORGE_NAK_RAE, 0 },
+		{ "qp=3 forge=nak-rop", RK_IMPAIR_FORGE_NAK_ROP, 0 },
+		{ "qp=3 forge=rnr", RK_IMPAIR_FORGE_RNR, 14 },
+		{ "qp=3 forge=rnr:31", RK_IMPAIR_FORGE_RNR, 31 },
+		{ "qp=3 forge=cnp count=7", RK_IMPAIR_FORGE_CNP, 0 },
+	};
+	for (unsigned int i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		assert_int_equal(rk_impair_rule_parse(ok[i].text, &r, err, sizeof(err)), 0);
+		assert_int_equal(r.forge, ok[i].forge);
+		assert_int_equal(r.forge_arg, ok[i].arg);
+		rk_impair_rule_format(&r, text, sizeof(text));
+		assert_int_equal(rk_impair_rule_parse(text, &back, err, sizeof(err)), 0);
+		assert_memory_equal(&back, &r, sizeof(r));
+	}
+	assert_int_equal(rk_impair_rule_parse("psn=5 count=1 forge=nak-seq", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.count, 1);
+	static const char *const bad_forge[] = {
+		"forge=nak", "forge=rnr:32", "forge=rnr:", "forge=rnrx", "forge=CNP", "count=0",
+		"count=-1", "forge=",
+	};
+	for (unsigned int i = 0; i < sizeof(bad_forge) / sizeof(bad_forge[0]); i++)
+		assert_int_equal(rk_impair_rule_parse(bad_forge[i], &r, err, sizeof(err)), -EINVAL);
+}
+
+/*
+ * count=N: the rule takes N frames, then the next rule (or none) decides.
+ * forge: a NAK or RNR rule takes the request away (the forwarder answers),
+ * a CNP rule lets it pass; both are counted. One endpoint's stage refuses
+ * forging rules.
+ */
+static void
+test_count_and_forge(void **state)
+{
+	uint8_t f[100];
+	struct rk_impair_rule rules[2];
+	struct rk_impair_verdict v;
+	struct rk_impair *st;
+	char err[128];
+	unsigned int dropped = 0;
+
+	(void)state;
+	assert_int_equal(rk_impair_rule_parse("psn=7 count=1 drop-every=1", &rules[0], err,
+					      sizeof(err)), 0);
+	assert_int_equal(rk_impair_rule_parse("psn=7 forge=rnr:3", &rules[1], err, sizeof(err)), 0);
+	assert_non_null(st = rk_impair_create(rules, 2));
+	roce_frame(f, sizeof(f), false, 0x0a, 0x12, 7, 0);
+	/* First copy of PSN 7: dropped by rule 0; the resend: answered by rule 1, twice. */
+	rk_impair_decide(st, f, sizeof(f), &v);
+	assert_int_equal(v.rule, 0);
+	assert_int_equal(v.copies, 0);
+	assert_int_equal(v.forge, RK_IMPAIR_FORGE_NONE);
+	for (int i = 0; i < 2; i++) {
+		rk_impair_decide(st, f, sizeof(f), &v);
+		assert_int_equal(v.rule, 1);
+		assert_int_equal(v.copies, 0);
+		assert_int_equal(v.drop, RK_IMPAIR_DROP_FORGED);
+		assert_int_equal(v.forge, RK_IMPAIR_FORGE_RNR);
+	}
+	assert_int_equal(rk_impair_stats(st, 0)->matched, 1);
+	assert_int_equal(rk_impair_stats(st, 1)->forged, 2);
+	rk_impair_destroy(st);
+
+	/* A CNP rule for 3 frames: they pass, each counted forged. */
+	assert_int_equal(rk_impair_rule_parse("qp=0x12 forge=cnp count=3", &rules[0], err,
+					      sizeof(err)), 0);
+	assert_non_null(st = rk_impair_create(rules, 1));
+	for (int i = 0; i < 5; i++) {
+		rk_impair_decide(st, f, sizeof(f), &v);
+		dropped += v.copies == 0;
+		assert_int_equal(v.forge, i < 3 ? RK_IMPAIR_FORGE_CNP : RK_IMPAIR_FORGE_NONE);
+		assert_int_equal(v.rule, i < 3 ? 0 : -1);
+	}
+	assert_int_equal(dropped, 0);
+	assert_int_equal(rk_impair_stats(st, 0)->forged, 3);
+	rk_impair_destroy(st);
+
+	{
+		struct rk_impair_io_cfg cfg = {
+			.inner = &rk_impair_io_ops, .inner_io = NULL, .tx_rules = rules, .n_tx_rules = 1,
+		};
+
+		errno = 0;
+		assert_null(rk_impair_io_create(&cfg));
+		assert_int_equal(errno, EINVAL);
+	}
 }
 
 int
@@ -868,6 +958,7 @@ main(void)
 		cmocka_unit_test(test_io_wrapper_rx_held_from_taken),
 		cmocka_unit_test(test_io_wrapper_lent_frames),
 		cmocka_unit_test(test_rule_parse),
+		cmocka_unit_test(test_count_and_forge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

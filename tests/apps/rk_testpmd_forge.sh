@@ -1,0 +1,130 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-testpmd's impair engine as a bump in the wire between two rdmakit
+# endpoints (rk-perf send_bw over net_af_packet, veth pairs in a namespace
+# the test creates, 198.18.0.0/15 addresses):
+#   client tfa0 --veth-- tfa1 (port 0) rk-testpmd (port 1) tfb1 --veth-- tfb0 server
+# Rules on RC SEND Only requests, each for a counted number of frames:
+# one SEND dropped once, one answered by a forged RNR NAK (timer 10:
+# 0.32 ms), one by a forged NAK (PSN sequence error), one followed by a
+# forged CNP; 300 requests between them, more than the requester's window,
+# so each is recovered before the next (a NAK forged behind a request not
+# yet resent would acknowledge what the responder threw away: the bump
+# holds such a forge back). Checked: the transfer completes with its data verified; the
+# requester's counters show exactly what was forged (one RNR NAK obeyed,
+# the server's own NAK for the drop plus the forged one, one CNP); the
+# rules count what they took; the reaction report has the resend of each
+# PSN, the RNR wait no shorter than its timer, and the go-back-N range.
+# usage: rk_testpmd_forge.sh RK_TESTPMD RK_PERF
+# Exit 77 (skip) without namespaces.
+set -u
+tp=$1
+perf=$2
+ns=rktf$$
+tmp=$(mktemp -d /tmp/rk-testpmd-forge.XXXXXX)
+pass=0
+fail=0
+pids=""
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+trap '' PIPE
+
+if ! err=$(ip netns add "$ns" 2>&1); then
+	echo "SKIP: cannot create a network namespace: $err"
+	exit 77
+fi
+ip -n "$ns" link set lo up
+ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ip -n "$ns" link add tfa0 type veth peer name tfa1
+ip -n "$ns" link add tfb0 type veth peer name tfb1
+for i in tfa0 tfa1 tfb0 tfb1; do ip -n "$ns" link set "$i" up; done
+
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+LOG="--no-pci --log-level=*:warning"
+PORT=$((22000 + $$ % 1000))
+
+cat >"$tmp/rules.cmd" <<'CMD'
+set fwd impair
+impair add opcode=4 count=40
+impair add opcode=4 count=1 drop-every=1
+impair add opcode=4 count=300
+impair add opcode=4 count=1 forge=rnr:10
+impair add opcode=4 count=300
+impair add opcode=4 count=1 forge=nak-seq
+impair add opcode=4 count=100
+impair add opcode=4 count=1 forge=cnp
+CMD
+mkfifo "$tmp/tp.fifo"
+ip netns exec "$ns" timeout 120 "$tp" $MEM $LOG -l 0-1 --file-prefix=rktf$$ \
+	--vdev=net_af_packet0,iface=tfa1 --vdev=net_af_packet1,iface=tfb1 -- \
+	-i --cmdline-file "$tmp/rules.cmd" <"$tmp/tp.fifo" >"$tmp/tp.out" 2>&1 &
+tp_pid=$!
+pids="$tp_pid"
+exec 3>"$tmp/tp.fifo"
+echo start >&3
+for _ in $(seq 100); do
+	grep -q "packet forwarding - ports" "$tmp/tp.out" && break
+	sleep 0.1
+done
+
+args="send_bw -s 64 -n 1000 --verify"
+ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 1 --file-prefix=rkfs$$ \
+	--vdev=net_af_packet0,iface=tfb0 -- $args --ip 198.18.0.2 -p "$PORT" --counters \
+	>"$tmp/srv.out" 2>&1 &
+srv=$!
+pids="$pids $srv"
+sleep 1
+ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 0 --file-prefix=rkfc$$ \
+	--vdev=net_af_packet0,iface=tfa0 -- $args --ip 198.18.0.1 -p "$PORT" \
+	--counters --dcqcn 127.0.0.1 >"$tmp/cli.out" 2>&1
+crc=$?
+wait "$srv"
+src=$?
+printf 'stop\nimpair show\nquit\n' >&3
+exec 3>&-
+wait "$tp_pid"
+echo "rc=$?" >>"$tmp/tp.out"
+
+[ "$crc" = 0 ] && [ "$src" = 0 ] && ok "send_bw through the bump: both ends exit 0, data verified" ||
+	ko "send_bw: client exit $crc, server exit $src: $(tail -3 "$tmp/cli.out" "$tmp/srv.out" | tr '\n' '|')"
+counter() { awk -v n="$1" '$1 == n {print $2}' "$tmp/cli.out"; }
+rnr=$(counter rnr_nak_retry_err)
+seq=$(counter packet_seq_err)
+cnp=$(( $(counter rp_cnp_handled || echo 0) + $(counter rp_cnp_ignored || echo 0) ))
+[ "$rnr" = 1 ] && ok "requester obeyed 1 forged RNR NAK (rnr_nak_retry_err 1)" ||
+	ko "rnr_nak_retry_err '$rnr', expected 1"
+# Every request taken away makes the responder NAK the requests behind it
+# (once, out of sequence); the requester counts the NAKs that sent it back
+# (a second NAK for the PSN it is already resending from is no new one):
+# at least the drop's and the forged one, at most the server's and ours.
+srv_seq=$(awk '$1 == "out_of_sequence" {print $2}' "$tmp/srv.out")
+[ -n "$seq" ] && [ -n "$srv_seq" ] && [ "$seq" -ge 2 ] && [ "$seq" -le $((srv_seq + 1)) ] &&
+	ok "packet_seq_err $seq: between 2 and the server's $srv_seq NAK(s) and the forged one" ||
+	ko "packet_seq_err '$seq', the server's out_of_sequence '$srv_seq'"
+[ "$cnp" = 1 ] && ok "the requester's RP took 1 forged CNP" || ko "CNPs at the requester: $cnp, expected 1"
+
+for r in 3 5 7; do
+	grep -A1 "^rule $r: " "$tmp/tp.out" | grep -q "forged 1$" &&
+		ok "impair show: rule $r forged 1" || ko "rule $r: $(grep -A1 "^rule $r: " "$tmp/tp.out" | tr '\n' ' ')"
+done
+grep -q "^reaction: 3 request(s) dropped or answered by a rule, 3 answer(s) forged (not forged: 0 with no requester QP learned yet, 0 behind" "$tmp/tp.out" &&
+	ok "reaction: 3 events, 3 answers forged" || ko "reaction: $(grep '^reaction' "$tmp/tp.out")"
+# The RNR wait: at least the timer the NAK carried (0.32 ms).
+wait_us=$(sed -n 's/^  rule 3: PSN [0-9]* of QP 0x[0-9a-f]* RNR NAK (timer 10: 0.32 ms): resent after \([0-9.]*\) us.*/\1/p' "$tmp/tp.out")
+[ -n "$wait_us" ] && awk -v w="$wait_us" 'BEGIN { exit !(w >= 320) }' &&
+	ok "RNR NAK: resent after $wait_us us (timer 320 us)" || ko "RNR wait: $(grep '^  rule 3' "$tmp/tp.out")"
+grep -q "^  rule 1: PSN [0-9]* of QP 0x[0-9a-f]* dropped: resent after [0-9.]* us, go-back-N [0-9]*\.\.[0-9]*: [0-9]* of [0-9]* frames resent$" "$tmp/tp.out" &&
+	ok "drop: resent with its go-back-N range: $(grep '^  rule 1' "$tmp/tp.out" | cut -d: -f2-)" ||
+	ko "drop reaction: $(grep '^  rule 1' "$tmp/tp.out")"
+grep -q "^  rule 5: PSN [0-9]* of QP 0x[0-9a-f]* NAK 0x60: resent after" "$tmp/tp.out" &&
+	ok "forged NAK: the NAKed PSN resent" || ko "NAK reaction: $(grep '^  rule 5' "$tmp/tp.out")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] || { [ -n "${KEEP:-}" ] && cp -r "$tmp" /tmp/forge-keep; for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }
