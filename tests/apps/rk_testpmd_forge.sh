@@ -35,15 +35,12 @@ cleanup() {
 trap cleanup EXIT INT TERM
 trap '' PIPE
 
-if ! err=$(ip netns add "$ns" 2>&1); then
-	echo "SKIP: cannot create a network namespace: $err"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+if ! why=$(ns_veths_up "$ns" tfa0:tfa1 tfb0:tfb1); then
+	echo "SKIP: $why"
 	exit 77
 fi
-ip -n "$ns" link set lo up
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip -n "$ns" link add tfa0 type veth peer name tfa1
-ip -n "$ns" link add tfb0 type veth peer name tfb1
-for i in tfa0 tfa1 tfb0 tfb1; do ip -n "$ns" link set "$i" up; done
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"

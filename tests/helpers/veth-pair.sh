@@ -31,3 +31,24 @@ veth_pair_up() {
 	ip -n "${ns}a" link set rkoa up
 	ip -n "${ns}b" link set rkob up
 }
+
+# ns_veths_up NS A0:A1 [B0:B1 ...]: one namespace NS with a veth pair per
+# argument, all up, IPv6 off, no addresses (the DPDK programs on them
+# answer ARP themselves). 0, or 1 with the reason on stdout when no
+# namespace can be made here (the caller skips). The caller deletes NS.
+ns_veths_up() {
+	local ns=$1 err p
+	shift
+	if ! err=$(ip netns add "$ns" 2>&1); then
+		echo "cannot create a network namespace: $err"
+		return 1
+	fi
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	for p in "$@"; do
+		ip -n "$ns" link add "${p%%:*}" type veth peer name "${p##*:}"
+		ip -n "$ns" link set "${p%%:*}" up
+		ip -n "$ns" link set "${p##*:}" up
+	done
+}
