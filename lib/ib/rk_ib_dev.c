@@ -462,6 +462,11 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 			RK_QP_COUNT(qp, rx_drop_state);
 			return 0;
 		}
+		/* NP for READ: the responses are the data, the requester receives
+		 * them, and its CNP paces the responder (Annex A17.9.2). */
+		if (qp->cc != NULL && (pkt->op->flags & RK_OPF_READ_RESP) &&
+		    qp->cc->on_rx_ecn(qp, pkt->ecn, now_ns))
+			qp->cnp_owed = true;
 		rk_comp_rx(qp, pkt, now_ns);
 	} else {
 		/* NP: a CE-marked request owes the sender a CNP (Annex A17.9.2). */
@@ -536,7 +541,7 @@ rk_ib_poll_tx_sg(struct rk_ib_dev *dev, uint64_t now_ns, rk_ib_frame_fn frame,
 					if (len > 0)
 						RK_QP_COUNT(qp, np_cnp_sent);
 				} else if (resp)
-					len = rk_resp_emit_owed(qp, f);
+					len = rk_resp_emit_owed(qp, now_ns, f);
 				if (len <= 0 && !cnp)
 					len = w != NULL ? rk_req_emit_wqe(qp, w, now_ns, f) :
 							  rk_req_emit(qp, now_ns, f);
@@ -602,7 +607,7 @@ rk_ib_next_timer(const struct rk_ib_dev *dev)
 			if (c < t)
 				t = c;
 			/* Paced by congestion control: due when the pacer lets it go. */
-			if (s < t && rk_req_ready(qp, s))
+			if (s < t && (rk_req_ready(qp, s) || rk_resp_ready(qp, s)))
 				t = s;
 		}
 	}

@@ -299,7 +299,7 @@ void rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns);
 int rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
 bool rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns);
 /* rk_resp_emit once rk_resp_ready said true (not asked again). */
-int rk_resp_emit_owed(struct rk_ib_qp *qp, uint8_t *f);
+int rk_resp_emit_owed(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
 void rk_resp_reset(struct rk_ib_qp *qp);
 
 /* State names of the responder and completer machines. */

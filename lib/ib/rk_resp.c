@@ -981,25 +981,32 @@ rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns)
 		return r->final_nak && (next_res(qp) != NULL || r->ack_pending);
 	if (qp->state == RK_QPS_RESET || qp->state == RK_QPS_INIT)
 		return false;
-	return next_res(qp) != NULL || (r->ack_pending && now_ns >= r->ack_due_ns);
+	/* READ and atomic responses go first (in PSN order) and carry the
+	 * data: the congestion control's pacer holds them, as it holds requests. */
+	if (next_res(qp) != NULL)
+		return qp->cc == NULL || now_ns >= qp->cc->next_send_ns(qp);
+	return r->ack_pending && now_ns >= r->ack_due_ns;
 }
 
 int
 rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 {
-	return rk_resp_ready(qp, now_ns) ? rk_resp_emit_owed(qp, f) : 0;
+	return rk_resp_ready(qp, now_ns) ? rk_resp_emit_owed(qp, now_ns, f) : 0;
 }
 
 int
-rk_resp_emit_owed(struct rk_ib_qp *qp, uint8_t *f)
+rk_resp_emit_owed(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 {
 	struct resp_state *r = &qp->resp;
 	struct resp_res *res;
 	int len;
 
 	/* READ-RESP-01: in PSN order, before a class C NAK of a later request. */
-	if ((res = next_res(qp)) != NULL && (len = emit_res(qp, res, f)) > 0)
+	if ((res = next_res(qp)) != NULL && (len = emit_res(qp, res, f)) > 0) {
+		if (qp->cc != NULL)
+			qp->cc->on_send(qp, (uint32_t)len, now_ns);
 		return len;
+	}
 	len = build_resp(qp, f, RK_OP_ACKNOWLEDGE, r->ack_psn, r->ack_syndrome, r->ack_msn, 0,
 			 NULL, 0);
 	r->ack_pending = false;
