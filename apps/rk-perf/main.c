@@ -108,6 +108,10 @@ usage(FILE *f)
 		"                         nvidia-default (default) or paper; starts at\n"
 		"                         rpg_max_rate, or 100 Gb/s when it is 0\n"
 		"      --dcqcn-param N=V  set one DCQCN parameter by its NVIDIA name (after --dcqcn)\n"
+		"      --dcqcn-trace FILE with --dcqcn: QP 0's reaction point as CSV, a row per\n"
+		"                         event that changes it (CNP, alpha update, rate\n"
+		"                         increase): time_s, event, rc_mbps, rt_mbps,\n"
+		"                         alpha, tx_frames\n"
 		"      --idle P           spin, or adaptive (spin-then-sleep, default)\n"
 		"      --tx-drop-every N  drop every Nth frame sent (RoCE; over iWARP/lwIP, TCP\n"
 		"                         segments). RoCE resends go-back-N, the same frames in\n"
@@ -117,9 +121,11 @@ usage(FILE *f)
 		"                         (seeded; no such pattern). With --tx-drop-every too,\n"
 		"                         a frame is dropped when either one says so\n"
 		"      --seed N           seed of --tx-drop-rate and --rx-ecn-ce (default 1)\n"
-		"      --rx-ecn-ce P      mark CE on ECN-capable RoCE frames received with\n"
+		"      --rx-ecn-ce P[:N]  mark CE on ECN-capable RoCE frames received with\n"
 		"                         probability P, 0..1 (lib/impair: as a congested\n"
-		"                         switch would; the NP of --dcqcn answers with CNPs)\n"
+		"                         switch would; the NP of --dcqcn answers with CNPs);\n"
+		"                         with :N only among the first N frames received, so\n"
+		"                         the sender's recovery follows\n"
 		"      --tx-copy          copy every payload into its frame; by default a port\n"
 		"                         whose driver copies frames out (memif, af_packet,\n"
 		"                         pcap, tap, null) reads payloads of 512 B and more\n"
@@ -162,6 +168,7 @@ parse_args(void *arg, int argc, char **argv)
 	       O_DROP_RATE, O_RX_CE, O_SEED, O_OOB_TO, O_TO, O_ARP_TO, O_LINK_TO, O_SIZES, O_IP6,
 	       O_TRANSPORT, O_TCP, O_NETMASK, O_TX_COPY, O_WARMUP, O_SNAPLEN, O_IP, O_PCAP,
 	       O_RUN_INF, O_RATE_LIMIT, O_RATE_UNITS, O_RATE_TYPE, O_DCQCN, O_DCQCN_PARAM,
+	       O_DCQCN_TRACE,
 	       O_REFUSED = 1000 };
 	static const struct option base[] = {
 		{ "size", 1, NULL, 's' }, { "all", 0, NULL, 'a' }, { "iters", 1, NULL, 'n' },
@@ -192,7 +199,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "tcp", 1, NULL, O_TCP }, { "netmask", 1, NULL, O_NETMASK },
 		{ "tx-copy", 0, NULL, O_TX_COPY }, { "warmup", 1, NULL, O_WARMUP },
 		{ "snaplen", 1, NULL, O_SNAPLEN }, { "dcqcn", 2, NULL, O_DCQCN },
-		{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM },
+		{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM }, { "dcqcn-trace", 1, NULL, O_DCQCN_TRACE },
 	};
 	/* rk-perf's options, then perftest's refused ones (any argument taken, then refused). */
 	static struct option lo[sizeof(base) / sizeof(base[0]) + 128];
@@ -519,9 +526,25 @@ parse_args(void *arg, int argc, char **argv)
 			if (rk_app_parse_double(optarg, 0, 0.5, &o->tx_drop_rate) != 0)
 				BAD("--tx-drop-rate: expected 0..0.5, got '%s'", optarg);
 			break;
-		case O_RX_CE:
-			if (rk_app_parse_double(optarg, 0, 1, &o->rx_ecn_ce) != 0)
-				BAD("--rx-ecn-ce: expected a probability 0..1, got '%s'", optarg);
+		case O_RX_CE: {
+			char pr[64];
+			const char *colon = strchr(optarg, ':');
+			size_t n = colon != NULL ? (size_t)(colon - optarg) : strlen(optarg);
+
+			o->rx_ecn_ce_count = 0;
+			if (n >= sizeof(pr))
+				BAD("--rx-ecn-ce: expected P or P:N, got '%s'", optarg);
+			memcpy(pr, optarg, n);
+			pr[n] = '\0';
+			if (rk_app_parse_double(pr, 0, 1, &o->rx_ecn_ce) != 0 ||
+			    (colon != NULL && (rk_app_parse_u64(colon + 1, 1, UINT64_MAX,
+								&o->rx_ecn_ce_count) != 0)))
+				BAD("--rx-ecn-ce: expected a probability 0..1, optionally :N frames "
+				    "(N >= 1), got '%s'", optarg);
+			break;
+		}
+		case O_DCQCN_TRACE:
+			o->dcqcn_trace = optarg;
 			break;
 		case O_SEED:
 			if (rk_app_parse_u64(optarg, 0, UINT64_MAX, &o->seed) != 0)
@@ -606,6 +629,8 @@ parse_args(void *arg, int argc, char **argv)
 		    "lwIP's or the kernel's", o->tos >= 0 ? "-T" : "-L");
 	if (o->iwarp && o->qp_timeout >= 0)
 		BAD("-u sets RoCE's ACK timeout; over --transport iwarp TCP retransmits");
+	if (o->dcqcn_trace != NULL && !o->dcqcn)
+		BAD("--dcqcn-trace goes with --dcqcn (it traces the reaction point)");
 	if (o->iwarp && o->dcqcn)
 		BAD("--dcqcn is RoCEv2's congestion control (CNPs); over --transport iwarp "
 		    "TCP's own applies");
@@ -791,7 +816,8 @@ main(int argc, char **argv)
 	cfg.tx_drop_seed = p->o.seed;
 	cfg.tx_copy = p->o.tx_copy;
 	cfg.cancel = &rk_app_stop;
-	if (!rk_app_recording_writable("rk-perf", p->o.pcap_path)) {
+	if (!rk_app_recording_writable("rk-perf", p->o.pcap_path) ||
+	    perf_dcqcn_trace_open(p) != 0) {
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}
@@ -849,7 +875,8 @@ open_iwarp:
 	if (p->o.rx_ecn_ce > 0) {
 		/* Received frames pass the impairment stage, which marks CE. */
 		const struct rk_impair_rule ce = { .ecn_ce = p->o.rx_ecn_ce,
-						   .seed = p->o.seed ? p->o.seed : 1 };
+						   .seed = p->o.seed ? p->o.seed : 1,
+						   .count = p->o.rx_ecn_ce_count };
 		const struct rk_impair_io_cfg icfg = { .inner = &rk_io_dpdk_ops, .inner_io = p->io,
 							.rx_rules = &ce, .n_rx_rules = 1 };
 
@@ -912,7 +939,8 @@ out:
 			rk_impair_stats(rk_impair_io_stage(p->rx_imp, true), 0);
 
 		fprintf(stderr, "rk-perf: --rx-ecn-ce: %" PRIu64 " of %" PRIu64
-			" frames received marked CE\n", st->ce_marked, st->matched);
+			" frames received marked CE%s\n", st->ce_marked, st->matched,
+			p->o.rx_ecn_ce_count != 0 ? " (the first ones)" : "");
 		rk_impair_io_destroy(p->rx_imp);
 		p->rx_imp = NULL;
 	}
@@ -931,6 +959,8 @@ out:
 		close(p->fd);
 	if (p->lfd >= 0)
 		close(p->lfd);
+	if (perf_dcqcn_trace_close(p) != 0 && rc == 0)
+		rc = 1;
 	/*
 	 * No rte_eal_cleanup(): the ports are closed and the recording is
 	 * written; with --no-huge, 22.11's cleanup sometimes reports

@@ -56,6 +56,8 @@ struct perf_opts {
 	uint32_t tx_drop_every;
 	double tx_drop_rate;
 	double rx_ecn_ce;               /* --rx-ecn-ce: CE marked on RX with this probability */
+	uint64_t rx_ecn_ce_count;       /* --rx-ecn-ce P:N: among the first N frames; 0: all */
+	const char *dcqcn_trace;        /* --dcqcn-trace: QP 0's RP events as CSV */
 	bool tx_copy;                   /* --tx-copy: no payloads by reference */
 	uint64_t warmup;                /* latency tests: --warmup, when warmup_set */
 	bool warmup_set;
@@ -346,6 +348,10 @@ struct perf {
 	const struct perf_engine *e;    /* the test: o.verb and o.mode */
 	struct rk_io_dpdk *io;
 	struct rk_impair_io *rx_imp;    /* --rx-ecn-ce: the RX stage over io, or NULL */
+	FILE *trace_f;                  /* --dcqcn-trace, open from option checking on */
+	uint64_t trace_t0;              /* its time origin (ns), the first event */
+	uint64_t trace_rows, trace_last[3]; /* rows written; R_C, R_T, alpha of the last */
+	struct rk_ib_qp *trace_qp;
 	struct rk_context *ctx;
 	struct rk_pd *pd;
 	struct rk_cq *scq, *rcq;
@@ -470,6 +476,12 @@ now_ns(void)
 uint32_t msg_bytes(const struct perf *p, uint32_t size);
 uint32_t nslots(const struct perf *p, uint32_t size);
 void perf_idle(struct perf *p, int work);
+/* trace.c: --dcqcn-trace. open: 0, or -1 (said) when the file cannot be
+ * written; start: QP 0 reports to it; close: 0, or -1 (said). */
+int perf_dcqcn_trace_open(struct perf *p);
+struct rk_ib_qp;
+void perf_dcqcn_trace_start(struct perf *p, struct rk_ib_qp *qp);
+int perf_dcqcn_trace_close(struct perf *p);
 void perf_event(struct perf *p);
 int check_wc(struct perf *p, const struct rk_wc *wc);
 const char *peer_addr(const struct perf *p, char *buf, size_t len);

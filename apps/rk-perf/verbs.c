@@ -338,6 +338,8 @@ create_resources(struct perf *p)
 
 			if (rc != 0)
 				return fail(p, "--dcqcn on QP %u: %s", i, strerror(-rc));
+			if (i == 0 && p->trace_f != NULL)
+				perf_dcqcn_trace_start(p, rk_qp_ib(q->qp));
 		}
 		q->psn = (uint32_t)(((uint64_t)rand() << 8) ^ (uint64_t)rand()) & 0xffffff;
 		p->local.qp[i] = (struct perf_qp_info){

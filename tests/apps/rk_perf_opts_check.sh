@@ -455,6 +455,59 @@ else
 	ko "--rx-ecn-ce run: $(tail -2 "$tmp"/ce.err "$tmp"/ce.srv)"
 fi
 
+# --rx-ecn-ce P:N and --dcqcn-trace: 80% of the first 3000 WRITEs the
+# server receives are marked CE, then none. The client's reaction point
+# (the paper's profile), starting at rpg_max_rate 200 Mb/s, cuts R_C below
+# half on the CNPs and climbs back to within 10% of 200 once the marks
+# stop; over every 5 ms between trace rows the WRITEs it sent never
+# exceed the R_C it was allowed on average (by more than 20%: the pacer's
+# slack), windows where that was a quarter or more under the line rate
+# among them: the sender slowed down as its trace says.
+if run trace write_bw "--dcqcn=paper --dcqcn-param rpg_max_rate=200 --rx-ecn-ce 0.8:3000" \
+	-D 2 -s 1024 -m 1024 --dcqcn=paper --dcqcn-param rpg_max_rate=200 --dcqcn-trace "$tmp/rp.csv"
+then
+	got=$(python3 - "$tmp/trace.srv" "$tmp/rp.csv" <<'PY' 2>&1
+import csv, re, sys
+m = re.search(r"--rx-ecn-ce: (\d+) of (\d+) frames received marked CE \(the first ones\)",
+              open(sys.argv[1]).read())
+rows = list(csv.DictReader(open(sys.argv[2])))
+t = [float(r["time_s"]) for r in rows]
+rc = [float(r["rc_mbps"]) for r in rows]
+tx = [int(r["tx_frames"]) for r in rows]
+cnp = [i for i, r in enumerate(rows) if r["event"] == "cnp"]
+ok_marks = m is not None and int(m.group(2)) == 3000 and 2250 <= int(m.group(1)) <= 2550
+slowed = bool(cnp) and min(rc) < 100
+recovered = bool(cnp) and t[-1] > t[cnp[-1]] and rc[-1] >= 180
+# 1098-byte frames: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 1024, ICRC 4
+# R_C holds from one row to the next: its mean over a window, by time.
+worst, low, i = 0.0, 0, 0
+while i < len(rows) - 1:
+    j = i + 1
+    while j < len(rows) and t[j] - t[i] < 0.005:
+        j += 1
+    if j == len(rows):
+        break
+    allowed = sum(rc[k] * (t[k + 1] - t[k]) for k in range(i, j)) / (t[j] - t[i])
+    achieved = (tx[j] - tx[i]) * 1098 * 8 / (t[j] - t[i]) / 1e6
+    worst = max(worst, achieved / allowed)
+    low += allowed < 150
+    i = j
+print(ok_marks, slowed, recovered, worst <= 1.2 and low > 0,
+      "rows=%d cnps=%d min_rc=%.1f last_rc=%.1f worst=%.2f low_windows=%d"
+      % (len(rows), len(cnp), min(rc) if rc else -1, rc[-1] if rc else -1, worst, low))
+PY
+)
+	case $got in
+	"True True True True "*) ok "--dcqcn-trace: R_C cut on CE marks and recovered, pacing held (${got#True True True True })" ;;
+	*) ko "--dcqcn-trace: $got; server: $(grep -e --rx-ecn-ce "$tmp/trace.srv")" ;;
+	esac
+else
+	ko "--dcqcn-trace run: $(tail -2 "$tmp"/trace.err "$tmp"/trace.srv)"
+fi
+run badtrace write_bw "" -n 10 --dcqcn-trace "$tmp/x.csv" >/dev/null 2>&1
+grep -q "dcqcn-trace goes with --dcqcn" "$tmp/badtrace.err" && ok "--dcqcn-trace without --dcqcn: refused" ||
+	ko "--dcqcn-trace without --dcqcn: $(tail -1 "$tmp/badtrace.err")"
+
 # --rate_limit: the average within 20% of the limit, which is binding (unpaced is faster).
 avg() { awk '$1 == '"$2"' && NF == 5 {print $'"$3"'}' "$1"; }
 within() { awk -v v="$1" -v w="$2" 'BEGIN { exit !(v >= 0.8 * w && v <= 1.2 * w) }'; }
