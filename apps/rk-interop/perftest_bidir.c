@@ -184,7 +184,8 @@ pt_run_forever(struct pt *t)
 	       a->o.interval_s, forever_count(t, sender) - total0,
 	       sender ? "operations completed" : "operations seen", why);
 	printf("result: ok (%s)\n", t->verb == PT_READ ? "READ data checked" :
-	       "completions and lengths checked");
+	       sender ? "completions checked" : t->verb == PT_SEND ? "lengths checked" :
+	       "WRITEs counted");
 	fflush(stdout);
 	return 0;
 }
