@@ -342,25 +342,26 @@ options() {
 	done
 	# --run_infinitely: a result line per -D interval without end. rk-interop
 	# gets SIGINT after 3 of its lines (exit 0, "stopped by a signal"); the
-	# tool never ends by itself: its guest timeout (124; SIGTERM, as a
-	# background job in the guest ignores SIGINT) or, once our end
-	# is gone, its exchange or QP failing (1) ends it. The tool's own
-	# interval lines where perftest prints them (its client, send_bw's server).
+	# tool never ends by itself: its guest timeout ends it (SIGTERM: a job the
+	# guest runs in the background ignores SIGINT; 124, or 143 from busybox's
+	# timeout), or its exchange or QP failing once our end is gone (1). The
+	# tool's own interval lines where perftest prints them (its client,
+	# send_bw's server).
 	for t in write_bw send_bw; do
-		RUN_INF=3 TOOL_RC='^(1|124)$' SEEN="stopped by a signal" \
+		RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
 			TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" case_ "$t/--run_inf" rk-server \
 			"timeout -s TERM 45 ib_$t -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
 			"$t --run_infinitely -D 2 -s 65536"
 	done
-	RUN_INF=3 TOOL_RC='^(1|124)$' SEEN="stopped by a signal" case_ "write_bw/--run_inf" \
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" case_ "write_bw/--run_inf" \
 		rk-client "timeout -s TERM 45 ib_write_bw -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
 		"write_bw --run_infinitely -D 2 -s 65536"
-	RUN_INF=3 TOOL_RC='^(1|124)$' SEEN="stopped by a signal" \
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
 		TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" case_ "send_bw/--run_inf" rk-client \
 		"timeout -s TERM 45 ib_send_bw -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
 		"send_bw --run_infinitely -D 2 -s 65536"
 	# -b with --run_infinitely: both ends post without end.
-	RUN_INF=3 TOOL_RC='^(1|124)$' SEEN="stopped by a signal" \
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
 		TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" both "write_bw/-b --run_inf" \
 		"timeout -s TERM 45 ib_write_bw -d rxe0 -x 1 -F -b --run_infinitely -D 2 -s 65536" \
 		"write_bw -b --run_infinitely -D 2 -s 65536"

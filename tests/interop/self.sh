@@ -4,8 +4,9 @@
 # same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
 # MPA over lwIP), so one process of each on a veth pair runs every mode
 # without the lab's guests. This guards the wire shape of the options the
-# tools take (perftest -a, -q, -T, -A and -o, rping -S/-C/-P) where no QEMU is at hand; the lab
-# suites (run.sh, siw.sh) hold the same options against rxe and siw.
+# tools take (perftest -a, -q, -T, -A, -o, -b and --run_infinitely, rping
+# -S/-C/-P) where no QEMU is at hand; the lab suites (run.sh, siw.sh) hold
+# the same options against rxe and siw.
 #
 #   self.sh RK_INTEROP RK_INSPECT
 #
