@@ -22,6 +22,13 @@ on_signal(int sig)
 }
 
 void
+rk_app_stop_grace(void)
+{
+	if (rk_app_stop)
+		alarm(3);
+}
+
+void
 rk_app_signals(void)
 {
 	signal(SIGINT, on_signal);

@@ -26,6 +26,12 @@ extern volatile sig_atomic_t rk_app_stop;
  * outlive the signal. SIGPIPE is ignored (the exchange's errors say it).
  */
 void rk_app_signals(void);
+/**
+ * A run the signal ends as planned (--run_infinitely) that has work left
+ * (completions to reap, the port to close): the 3 s guard starts again
+ * from now. Nothing when no signal came.
+ */
+void rk_app_stop_grace(void);
 
 /* -------------------------------------------------------------- errors */
 

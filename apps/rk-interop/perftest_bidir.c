@@ -156,9 +156,14 @@ pt_run_forever(struct pt *t)
 		}
 		rk_io_dpdk_idle(a->io, n);
 	}
-	/* A signal: what we posted completes (the peer is still there). */
+	/*
+	 * The signal is this run's planned end: a fresh 3 s for what is left.
+	 * What we posted may complete for 0.5 s (the peer is still there); the
+	 * rest is left in flight, as perftest's end leaves it, and counted.
+	 */
+	rk_app_stop_grace();
 	if (sender && rk_app_stop && t->fd >= 0 && !rk_oob_readable(a->fd)) {
-		uint64_t end = rk_io_dpdk_now_ns() + (uint64_t)(a->o.timeout_s * 1e9);
+		uint64_t end = rk_io_dpdk_now_ns() + 500000000ull;
 
 		t->iters = (uint32_t)t->posted;
 		while (t->done < t->posted && rk_io_dpdk_now_ns() < end) {
@@ -169,8 +174,8 @@ pt_run_forever(struct pt *t)
 			rk_io_dpdk_idle(a->io, n);
 		}
 		if (t->done < t->posted)
-			return ia_fail(a, "after the signal, %" PRIu64 " of %" PRIu64 " operations did "
-				       "not complete", t->posted - t->done, t->posted);
+			printf(" run_infinitely: %" PRIu64 " operations still in flight at the end\n",
+			       t->posted - t->done);
 	}
 	/* The end of our exchange tells an rk-interop peer the run is over. */
 	if (a->fd >= 0) {
