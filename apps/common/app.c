@@ -22,6 +22,13 @@ on_signal(int sig)
 }
 
 void
+rk_app_stop_grace(void)
+{
+	if (rk_app_stop)
+		alarm(3);
+}
+
+void
 rk_app_signals(void)
 {
 	signal(SIGINT, on_signal);
@@ -170,4 +177,39 @@ rk_app_pacer_allowed(struct rk_app_pacer *p, uint64_t posted, uint64_t now_ns)
 		allowed = posted + p->burst;
 	}
 	return allowed;
+}
+
+void
+rk_app_interval_init(struct rk_app_interval *iv, double period_s, uint64_t now_ns,
+		     uint64_t count)
+{
+	iv->period_ns = period_s > 0 ? (uint64_t)(period_s * 1e9) : 1000000000ull;
+	iv->start_ns = now_ns;
+	iv->count0 = count;
+	iv->done = 0;
+}
+
+bool
+rk_app_interval_due(struct rk_app_interval *iv, uint64_t now_ns, uint64_t count,
+		    uint64_t *delta, double *secs)
+{
+	if (now_ns - iv->start_ns < iv->period_ns)
+		return false;
+	*delta = count - iv->count0;
+	*secs = (double)(now_ns - iv->start_ns) * 1e-9;
+	iv->start_ns = now_ns;
+	iv->count0 = count;
+	iv->done++;
+	return true;
+}
+
+void
+rk_app_bw_line(FILE *f, uint32_t bytes, uint64_t iters, double peak_Bps, double avg_Bps,
+	       double msg_rate, bool gbits)
+{
+	double k = gbits ? 8e-9 : 1.0 / 1048576.0;
+
+	fprintf(f, " %-10u %-10llu     %-18.2f %-18.2f   %.6f\n", bytes, (unsigned long long)iters,
+		peak_Bps * k, avg_Bps * k, msg_rate / 1e6);
+	fflush(f);
 }

@@ -26,6 +26,12 @@ extern volatile sig_atomic_t rk_app_stop;
  * outlive the signal. SIGPIPE is ignored (the exchange's errors say it).
  */
 void rk_app_signals(void);
+/**
+ * A run the signal ends as planned (--run_infinitely) that has work left
+ * (completions to reap, the port to close): the 3 s guard starts again
+ * from now. Nothing when no signal came.
+ */
+void rk_app_stop_grace(void);
 
 /* -------------------------------------------------------------- errors */
 
@@ -139,6 +145,38 @@ void rk_app_pacer_init(struct rk_app_pacer *p, double rate, char units, uint32_t
  * being posted so far. @return the count; UINT64_MAX when unpaced.
  */
 uint64_t rk_app_pacer_allowed(struct rk_app_pacer *p, uint64_t posted, uint64_t now_ns);
+
+/* ------------------------------------------------------------ intervals */
+
+/**
+ * perftest's --run_infinitely clock: a result line every @c period_ns,
+ * each over the operations completed in that interval alone.
+ */
+struct rk_app_interval {
+	uint64_t period_ns;
+	uint64_t start_ns;              /* of the interval under way */
+	uint64_t count0;                /* the count at start_ns */
+	uint32_t done;                  /* intervals ended so far */
+};
+
+/** Start the first interval of @p period_s seconds at @p now_ns, @p count done so far. */
+void rk_app_interval_init(struct rk_app_interval *iv, double period_s, uint64_t now_ns,
+			  uint64_t count);
+/**
+ * Whether the interval under way ended by @p now_ns (@p count done so far);
+ * if so, its count and length in seconds go to *@p delta and *@p secs and
+ * the next interval starts.
+ */
+bool rk_app_interval_due(struct rk_app_interval *iv, uint64_t now_ns, uint64_t count,
+			 uint64_t *delta, double *secs);
+
+/**
+ * perftest's bandwidth result line: " #bytes #iterations peak average
+ * rate" in its columns; bandwidths in MB/s (2^20 bytes) or, with
+ * @p gbits, Gb/s; @p msg_rate in messages per second (printed as Mpps).
+ */
+void rk_app_bw_line(FILE *f, uint32_t bytes, uint64_t iters, double peak_Bps, double avg_Bps,
+		    double msg_rate, bool gbits);
 
 /* ------------------------------------------------------------ progress */
 

@@ -42,6 +42,9 @@ struct ia_opts {
 	uint8_t outs;                   /* perftest -o: READs/atomics in flight, 1..IA_MAX_OUTS */
 	uint32_t iters;
 	double duration_s;              /* perftest -D: bw tests run this long, not --iters */
+	bool bidir;                     /* perftest -b: both ends run the test towards the other */
+	bool run_infinitely;            /* perftest --run_infinitely: a line per interval, no end */
+	double interval_s;              /* its interval (perftest -D, default 5 s) */
 	double rate_limit;              /* perftest --rate_limit (client, SW); 0: none */
 	char rate_units;                /* --rate_units: 'g' (default), 'M', 'p' */
 	bool uc;                        /* perftest -c UC: unreliable connection QPs */

@@ -222,6 +222,11 @@ usage(FILE *f)
 		"  -D, --duration S       bw tests: run S seconds (1..3600) instead of --iters,\n"
 		"                         as perftest -D; the server of send_bw receives until\n"
 		"                         S are up and the SENDs have stopped\n"
+		"  -b, --bidirectional    write_bw/read_bw/send_bw: both ends run the test\n"
+		"                         towards the other (perftest -b); both give -b\n"
+		"      --run_infinitely   write_bw/read_bw/send_bw: run without end, a result\n"
+		"                         line every -D seconds (default 5), until SIGINT or\n"
+		"                         SIGTERM (then exit 0) or the peer's end (perftest's)\n"
 		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
 		"                         (perftest -q, TCP exchange; at most 64)\n"
@@ -330,7 +335,7 @@ parse_args(void *arg, int argc, char **argv)
 	struct ia *a = arg;
 	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW, O_TRANSPORT, O_IWARP,
 	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK, O_RATE_LIMIT, O_RATE_UNITS,
-	       O_RATE_TYPE };
+	       O_RATE_TYPE, O_RUN_INF };
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -352,6 +357,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "p2p", 0, NULL, O_P2P }, { "netmask", 1, NULL, O_NETMASK },
 		{ "rate_limit", 1, NULL, O_RATE_LIMIT }, { "rate_units", 1, NULL, O_RATE_UNITS },
 		{ "rate_limit_type", 1, NULL, O_RATE_TYPE },
+		{ "bidirectional", 0, NULL, 'b' }, { "run_infinitely", 0, NULL, O_RUN_INF },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_opts *o = &a->o;
@@ -365,7 +371,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:c:aA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:c:abA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)
@@ -374,6 +380,8 @@ parse_args(void *arg, int argc, char **argv)
 			given |= c == 'S' ? GIVEN_S : 0;
 			break;
 		case 'a': o->all_sizes = true; break;
+		case 'b': o->bidir = true; break;
+		case O_RUN_INF: o->run_infinitely = true; break;
 		case 'q':
 			if (rk_app_parse_u32(optarg, 1, IA_MAX_QPS, &o->qps) != 0)
 				BAD("--qp: expected 1..%u QPs, got '%s'", IA_MAX_QPS, optarg);
@@ -581,6 +589,25 @@ parse_args(void *arg, int argc, char **argv)
 				   o->mode != IA_SEND_BW && o->mode != IA_ATOMIC_BW)))
 		BAD("-D (run for a duration, as perftest's): write_bw, read_bw, send_bw and "
 		    "atomic_bw, without -n, -a or --pair-port");
+	if (o->bidir && (o->mode < IA_WRITE_BW || o->mode > IA_SEND_BW || o->all_sizes ||
+			 o->qps > 1 || o->rdma_cm || o->iwarp || o->uc || o->pair_port != 0))
+		BAD("-b (bidirectional, as perftest's): write_bw, read_bw and send_bw over the "
+		    "TCP exchange, one RC QP (no -a, -q, -R, -c UC, --pair-port or iWARP)");
+	if (o->bidir && o->mode == IA_SEND_BW && (o->duration_s > 0 || o->rate_limit > 0))
+		BAD("-b with send_bw: a count of iterations, unpaced (no -D or --rate_limit)");
+	if (o->run_infinitely && (o->mode < IA_WRITE_BW || o->mode > IA_SEND_BW || iters_set ||
+				  o->all_sizes || o->qps > 1 || o->rdma_cm || o->iwarp ||
+				  o->pair_port != 0 || o->rate_limit > 0))
+		BAD("--run_infinitely (a result line every -D seconds until stopped, as perftest's): "
+		    "write_bw, read_bw and send_bw over the TCP exchange, one QP (no -n, -a, -q, "
+		    "-R, --rate_limit, --pair-port or iWARP)");
+	if (o->run_infinitely && o->bidir && o->mode == IA_SEND_BW)
+		BAD("--run_infinitely with -b: write_bw and read_bw (perftest refuses send_bw)");
+	if (o->run_infinitely) {
+		/* -D is the interval here, not an end. */
+		o->interval_s = o->duration_s > 0 ? o->duration_s : 5;
+		o->duration_s = 0;
+	}
 	if (!size_set)
 		o->size = o->mode == IA_RC_PINGPONG ? 4096 : o->mode == IA_UD_PINGPONG ? 2048 :
 			  o->mode == IA_RPING ? 64 : o->mode >= IA_WRITE_LAT ? 2 : 65536;

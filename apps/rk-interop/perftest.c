@@ -488,6 +488,9 @@ pt_setup(struct pt *t)
 	struct ia *a = t->a;
 	int barriers = pt_bw_report(t) ? 2 : 3;
 
+	/* perftest -b: write/read_bw sync once more before the data (not --run_infinitely). */
+	if (a->o.bidir && t->verb != PT_SEND && !a->o.run_infinitely)
+		barriers++;
 	t->cm = a->o.rdma_cm;
 	if (t->cm) {
 		/*
@@ -564,6 +567,39 @@ pt_finish(struct pt *t, uint64_t sum0)
 	return pt_result(t, sum0, peer_iters);
 }
 
+/*
+ * After a -b data phase, as perftest's duplex tests: the bw reports both
+ * ways at once (no barrier before them), a barrier, "done". Then checks:
+ * the peer did the same count (-n), our READ-only region unchanged, and
+ * the result line of each direction and their sum.
+ */
+static int
+pt_finish_bidir(struct pt *t)
+{
+	struct ia *a = t->a;
+	uint64_t peer_iters = 0;
+	double mbs = t->seconds > 0 ? (double)t->size * (double)t->done / t->seconds / 1048576.0 : 0;
+
+	if (pt_reports(t, &peer_iters) != 0 || hand_shake(t, NULL) != 0)
+		return -1;
+	(void)rk_oob_send(a->fd, "done", 5);
+	if (a->o.duration_s <= 0 && peer_iters != t->iters)
+		return ia_fail(a, "the peer reported %" PRIu64 " iterations of its direction, "
+			       "expected %u", peer_iters, t->iters);
+	if (peer_iters == 0)
+		return ia_fail(a, "the peer reported no iterations of its direction");
+	if (t->verb == PT_READ && !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
+		return ia_fail(a, "READ-only buffer changed during the test");
+	printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  (peer: %" PRIu64
+	       " iterations %.2f MB/sec; both ways %.2f MB/sec)\n", t->size, t->iters, t->seconds,
+	       mbs, peer_iters, t->peer_mbs, mbs + t->peer_mbs);
+	printf("result: ok (bidirectional: %s)\n", t->verb == PT_READ ? "READ data checked" :
+	       t->verb == PT_SEND ? "SENDs and lengths both ways checked" :
+	       "completions checked");
+	fflush(stdout);
+	return 0;
+}
+
 static int ia_perftest_pair(struct ia *a);
 static int ia_perftest_qps(struct ia *a);
 
@@ -583,9 +619,17 @@ ia_perftest(struct ia *a)
 		goto out;
 	rk_app_watchdog_restart(&a->wd);
 	sum0 = pt_word_sum(t.buf + t.region_off, t.region_len);
-	rc = t.lat ? run_lat(&t) : pt_run(&t);
-	if (rc == 0)
-		rc = pt_finish(&t, sum0);
+	if (a->o.run_infinitely) {
+		rc = pt_run_forever(&t);
+	} else if (a->o.bidir) {
+		rc = pt_run_bidir(&t);
+		if (rc == 0)
+			rc = pt_finish_bidir(&t);
+	} else {
+		rc = t.lat ? run_lat(&t) : pt_run(&t);
+		if (rc == 0)
+			rc = pt_finish(&t, sum0);
+	}
 out:
 	pt_release(&t);
 	return rc;

@@ -123,6 +123,7 @@ struct pt {
 	 */
 	bool credits;
 	uint32_t credit_step;
+	double peer_mbs;                /* the peer's average in its bw report (MB/s) */
 };
 
 /*
@@ -178,7 +179,20 @@ int pt_send_server(struct pt *t);
  * sees only the end). 0 or -1 with a message.
  */
 int pt_run(struct pt *t);
-/* The bw result exchange: size, iterations, peak, average (MB/s), Mpps. */
+/*
+ * perftest_bidir.c, the TCP exchange's -b data phase: both ends post
+ * (write/read: the bw client's loop; send_bw: SENDs and receives, the
+ * server's first SEND after the client's first arrived). 0 or -1.
+ */
+int pt_run_bidir(struct pt *t);
+/*
+ * --run_infinitely: post (or serve) without end, a result line per
+ * o.interval_s over that interval, until SIGINT/SIGTERM (what was posted
+ * then completes) or the peer's end of the exchange; then a summary and
+ * "result: ok". 0 or -1 with a message.
+ */
+int pt_run_forever(struct pt *t);
+/* The bw result exchange: size, iterations, peak, average (MB/s), Mpps (the peer's average into t->peer_mbs). */
 int pt_reports(struct pt *t, uint64_t *peer_iters);
 /* Sum of the 64-bit words of @p b. */
 uint64_t pt_word_sum(const uint8_t *b, size_t len);

@@ -480,7 +480,7 @@ pt_reports(struct pt *t, uint64_t *peer_iters)
 	double mbs = 0, rate = 0;
 	uint64_t iters = 0;
 
-	if (t->client && t->seconds > 0) {
+	if ((t->client || t->a->o.bidir) && t->seconds > 0) {
 		iters = t->done;
 		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
 		rate = (double)t->done / t->seconds / 1e6;
@@ -494,6 +494,11 @@ pt_reports(struct pt *t, uint64_t *peer_iters)
 		if (t->link->exchange(t, mine[i], theirs[i], 8) != 0)
 			return -1;
 	*peer_iters = rk_get_be64(theirs[1]);
+	{
+		uint64_t v = rk_get_be64(theirs[3]);
+
+		memcpy(&t->peer_mbs, &v, 8);
+	}
 	return 0;
 }
 

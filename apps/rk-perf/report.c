@@ -111,11 +111,8 @@ void
 report_line(const struct perf_opts *o, const struct perf_result *r)
 {
 	if (o->mode == MODE_BW) {
-		double k = o->report_gbits ? 8e-9 : 1.0 / 1048576.0;
-
-		printf(" %-10u %-10llu     %-18.2f %-18.2f   %.6f\n", r->bytes,
-		       (unsigned long long)r->iters, r->bw_peak_Bps * k, r->bw_avg_Bps * k,
-		       r->msg_rate / 1e6);
+		rk_app_bw_line(stdout, r->bytes, r->iters, r->bw_peak_Bps, r->bw_avg_Bps,
+			       r->msg_rate, o->report_gbits);
 	} else {
 		printf(" %-7u %-10llu  %-7.2f        %-7.2f      %-7.2f            %-7.2f"
 		       "          %-7.2f          %-7.2f                 %-7.2f\n", r->bytes,

@@ -97,6 +97,37 @@ main(void)
 	      "progress: a latency test prints its mean latency, not 0.000 Gb/s");
 	printf("     (%s)", line);
 
+	/* --run_infinitely's clock: each interval's own count and length. */
+	{
+		struct rk_app_interval iv;
+		uint64_t d = 0;
+		double secs = 0;
+
+		rk_app_interval_init(&iv, 2, 1000000000ull, 500);
+		CHECK(!rk_app_interval_due(&iv, 2999999999ull, 900, &d, &secs),
+		      "interval: 1.99 s of 2 is not over");
+		CHECK(rk_app_interval_due(&iv, 3000000000ull, 900, &d, &secs) && d == 400 &&
+		      secs == 2.0 && iv.done == 1, "interval: at 2 s, the 400 done since the start");
+		CHECK(!rk_app_interval_due(&iv, 4000000000ull, 1000, &d, &secs),
+		      "interval: the next one starts where the last ended");
+		CHECK(rk_app_interval_due(&iv, 5500000000ull, 1300, &d, &secs) && d == 400 &&
+		      secs == 2.5 && iv.done == 2,
+		      "interval: a late check counts up to it (400 in 2.5 s), not from the first start");
+	}
+	/* perftest's bw line: 1000 x 64 KiB in 1 s is 62.50 MB/s (2^20), 0.001 Mpps. */
+	{
+		FILE *f = tmpfile();
+		size_t n;
+
+		rk_app_bw_line(f, 65536, 1000, 0, 65536000.0, 1000, false);
+		rewind(f);
+		n = fread(line, 1, sizeof(line) - 1, f);
+		line[n] = '\0';
+		fclose(f);
+		CHECK(strcmp(line, " 65536      1000           0.00               62.50                "
+			      "0.001000\n") == 0, "bw line: perftest's columns, MB/s of 2^20 bytes");
+	}
+
 	printf("app_common: %s\n", failures == 0 ? "all checks passed" : "FAILED");
 	return failures == 0 ? 0 : 1;
 }

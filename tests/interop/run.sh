@@ -140,6 +140,18 @@ rk_u() {
 	[ -z "${LOSSY:-}" ] && echo "-u 17"
 }
 
+# stop_after_lines LOG N SECS PID: once LOG holds N result lines of
+# --run_infinitely's intervals (at most SECS), SIGINT to rk-interop, the
+# child of timeout PID.
+stop_after_lines() {
+	local i
+	for i in $(seq 1 $(($3 * 5))); do
+		[ "$(grep -cE '^ [0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$' "$1")" -ge "$2" ] && break
+		sleep 0.2
+	done
+	kill -INT "$(pgrep -P "$4")" 2>/dev/null
+}
+
 # case NAME ROLE TOOLCMD RKARGS [EXPECT]
 #   ROLE rk-server: rk-interop listens, the tool connects to the exchange namespace;
 #   rk-client: the tool listens in the guest. EXPECT "ok" (both exit 0) or
@@ -155,8 +167,11 @@ case_() {
 		tp=$!
 		tool_wait_listening 30 "$tool"
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
-			--oob-netns "$OOB_NS" -w "$f.pcapng" "$G1" >"$f.rk" 2>&1
-		rc=$?
+			--oob-netns "$OOB_NS" -w "$f.pcapng" "$G1" >"$f.rk" 2>&1 &
+		rp=$!
+		# RUN_INF=N: rk-interop runs without end; SIGINT after N intervals.
+		[ -n "${RUN_INF:-}" ] && stop_after_lines "$f.rk" "$RUN_INF" 100 "$rp"
+		wait "$rp"; rc=$?
 		wait "$tp"; trc=$?
 	else
 		timeout -k 10 150 ip netns exec "$NS" "$rki" $EAL -- $(rk_u) $args -m "$PMTU" -I "$RK_IP" \
@@ -167,8 +182,10 @@ case_() {
 		else
 			rk_wait_listening 30
 		fi
-		pexec 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1
-		trc=$?
+		pexec 120 1 "$tool${TOOL_HOST- $OOB_IP}" >"$f.tool" 2>&1 &
+		tp=$!
+		[ -n "${RUN_INF:-}" ] && stop_after_lines "$f.rk" "$RUN_INF" 100 "$rp"
+		wait "$tp"; trc=$?
 		# STOP_RK=1: rk-interop serves until stopped (rping -P); once the
 		# tool is done, SIGINT to it (timeout's child) ends it cleanly.
 		if [ -n "${STOP_RK:-}" ]; then
@@ -182,7 +199,11 @@ case_() {
 	local pcok=$?
 	if [ "$expect" = ok ]; then
 		# SEEN=REGEX (lab_seen_ok); DSCP=N: see dscp_ok.
-		if [ "$rc" = 0 ] && [ "$trc" = 0 ] && [ $pcok = 0 ] && lab_seen_ok "$f.rk" "$f.tool" &&
+		# TOOL_RC=REGEX: the tool's exit codes taken (perftest's --run_infinitely
+		# never ends by itself: its guest timeout, or the failure our end causes).
+		if [ "$rc" = 0 ] && [[ "$trc" =~ ${TOOL_RC:-^0$} ]] && [ $pcok = 0 ] &&
+		   lab_seen_ok "$f.rk" "$f.tool" &&
+		   { [ -z "${TOOL_SEEN:-}" ] || grep -qE "$TOOL_SEEN" "$f.tool"; } &&
 		   { [ -z "${DSCP:-}" ] || dscp_ok "$f.pcapng" "$DSCP"; }; then
 			res=PASS
 		else
@@ -313,6 +334,37 @@ options() {
 	for t in write_bw send_bw write_lat send_lat; do
 		both "$t/-c UC" "ib_$t -d rxe0 -x 1 -F -c UC -n 200 -s 4096" "$t -c UC -n 200 -s 4096"
 	done
+	# -b: both ends post towards each other (perftest's duplex): each end
+	# reports both directions, and the peer's count matched ours.
+	for t in write_bw read_bw send_bw; do
+		SEEN="peer: 100 iterations .* both ways" both "$t/-b" \
+			"ib_$t -d rxe0 -x 1 -F -b -n 100 -s 4096" "$t -b -n 100 -s 4096"
+	done
+	# --run_infinitely: a result line per -D interval without end. rk-interop
+	# gets SIGINT after 3 of its lines (exit 0, "stopped by a signal"); the
+	# tool never ends by itself: its guest timeout ends it (SIGTERM: a job the
+	# guest runs in the background ignores SIGINT; 124, or 143 from busybox's
+	# timeout), or its exchange or QP failing once our end is gone (1). The
+	# tool's own interval lines where perftest prints them (its client,
+	# send_bw's server).
+	for t in write_bw send_bw; do
+		RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
+			TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" case_ "$t/--run_inf" rk-server \
+			"timeout -s TERM 45 ib_$t -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
+			"$t --run_infinitely -D 2 -s 65536"
+	done
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" case_ "write_bw/--run_inf" \
+		rk-client "timeout -s TERM 45 ib_write_bw -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
+		"write_bw --run_infinitely -D 2 -s 65536"
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
+		TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" case_ "send_bw/--run_inf" rk-client \
+		"timeout -s TERM 45 ib_send_bw -d rxe0 -x 1 -F --run_infinitely -D 2 -s 65536" \
+		"send_bw --run_infinitely -D 2 -s 65536"
+	# -b with --run_infinitely: both ends post without end.
+	RUN_INF=3 TOOL_RC='^(1|124|143)$' SEEN="stopped by a signal" \
+		TOOL_SEEN="^ 65536 +[1-9][0-9]* +0\.00[[:space:]]" both "write_bw/-b --run_inf" \
+		"timeout -s TERM 45 ib_write_bw -d rxe0 -x 1 -F -b --run_infinitely -D 2 -s 65536" \
+		"write_bw -b --run_infinitely -D 2 -s 65536"
 	# rping -P: one server, two rping clients in turn, each on its own connection.
 	STOP_RK=1 SEEN="stopped after 2 clients" TOOL_HOST="" case_ "rping/-P" rk-server \
 		"rping -c -a $RK_IP -V -C 5 && rping -c -a $RK_IP -V -C 5" "rping -P -n 5"

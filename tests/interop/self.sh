@@ -4,8 +4,9 @@
 # same tools' protocols (perftest's TCP and RDMA-CM exchanges, rping, siw's
 # MPA over lwIP), so one process of each on a veth pair runs every mode
 # without the lab's guests. This guards the wire shape of the options the
-# tools take (perftest -a, -q, -T, -A and -o, rping -S/-C/-P) where no QEMU is at hand; the lab
-# suites (run.sh, siw.sh) hold the same options against rxe and siw.
+# tools take (perftest -a, -q, -T, -A, -o, -b and --run_infinitely, rping
+# -S/-C/-P) where no QEMU is at hand; the lab suites (run.sh, siw.sh) hold
+# the same options against rxe and siw.
 #
 #   self.sh RK_INTEROP RK_INSPECT
 #
@@ -196,6 +197,64 @@ persistent_case() {
 	fi
 }
 
+# forever_case NAME SIDE ARGS...: --run_infinitely at both ends; once SIDE
+# (client or server) printed 3 interval lines, SIGINT to it (its PID);
+# the other end then sees the exchange close. Both must exit 0 with
+# "result: ok", every interval line of SIDE must count work, and the
+# recording must give rk-inspect no finding.
+forever_case() {
+	local name=$1 side=$2 f sp cp rc rs i lines pid ok=1 why=""
+	shift 2
+	[[ "$name" =~ ${RK_SELF_ONLY:-.} ]] || return 0
+	n=$((n + 1))
+	f="$tmp/$n"
+	ip netns exec "${ns}a" timeout -k 5 120 "$rki" $(eal a) -- "$@" -I 198.18.0.1 \
+		>"$f.server" 2>&1 &
+	sp=$!
+	pids+=("$sp")
+	sleep 1.5
+	ip netns exec "${ns}b" timeout -k 5 120 "$rki" $(eal b) -- "$@" -I 198.18.0.2 \
+		-w "$f.pcapng" 198.18.1.1 >"$f.client" 2>&1 &
+	cp=$!
+	pids+=("$cp")
+	local re='^ [0-9]+ +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+$'
+	for i in $(seq 1 300); do
+		lines=$(grep -cE "$re" "$f.$side")
+		[ "$lines" -ge 3 ] && break
+		sleep 0.1
+	done
+	pid=$sp
+	[ "$side" = client ] && pid=$cp
+	# rk-interop itself, timeout's child.
+	kill -INT "$(pgrep -P "$pid")" 2>/dev/null
+	wait "$cp"; rc=$?
+	wait "$sp"; rs=$?
+	[ "$rc" = 0 ] && [ "$rs" = 0 ] || { ok=0; why="exit $rc/$rs"; }
+	[ "${lines:-0}" -ge 3 ] || { ok=0; why="$why; $side printed ${lines:-0} interval lines"; }
+	# No interval without work (the second column counts it).
+	if grep -E "$re" "$f.$side" | awk '$2 == 0 { z = 1 } END { exit !z }'; then
+		ok=0
+		why="$why; an interval of $side without operations"
+	fi
+	grep -q "stopped by a signal" "$f.$side" || { ok=0; why="$why; $side: not stopped by the signal"; }
+	for s in client server; do
+		grep -q "^result: ok" "$f.$s" || { ok=0; why="$why; no result in $s"; }
+	done
+	local nf
+	nf=$("$rk" -j "$f.pcapng" 2>/dev/null | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()))' 2>/dev/null)
+	[ "${nf:-x}" = 0 ] || { ok=0; why="$why; rk-inspect findings ${nf:-?}"; }
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1))
+		printf 'PASS %-28s %s\n' "$name" "$(grep -h "run_infinitely:" "$f.$side" | cut -c1-70)"
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %-28s %s\n' "$name" "$why"
+		echo "---- server:"; grep -v '^TELEMETRY' "$f.server" | tail -n 8
+		echo "---- client:"; grep -v '^TELEMETRY' "$f.client" | tail -n 8
+	fi
+}
+
 # usage_ REGEX ARGS...: bad options: exit 2 with a message matching REGEX.
 usage_() {
 	local want=$1 out rc
@@ -246,6 +305,12 @@ usage_ "^rk-interop: --rate_limit_type HW: rk-interop paces in software" --rate_
 usage_ "^rk-interop: --rate_units and --rate_limit_type go with" --rate_units M \
 	-I 198.18.0.1 write_bw
 usage_ "^rk-interop: --duration \(-D\): expected seconds" -D 0.5 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -b \(bidirectional" -b -I 198.18.0.1 atomic_bw
+usage_ "^rk-interop: -b \(bidirectional" -b -q 2 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: -b with send_bw" -b -D 2 -I 198.18.0.1 send_bw
+usage_ "^rk-interop: --run_infinitely \(a result line" --run_infinitely -n 5 -I 198.18.0.1 write_bw
+usage_ "^rk-interop: --run_infinitely \(a result line" --run_infinitely -I 198.18.0.1 write_lat
+usage_ "^rk-interop: --run_infinitely with -b" --run_infinitely -b -I 198.18.0.1 send_bw
 usage_ "^rk-interop: -c UC: write_bw, send_bw" -c UC -I 198.18.0.1 read_bw
 usage_ "^rk-interop: -c UD: rk-interop plays perftest's RC and UC" -c UD -I 198.18.0.1 send_bw
 usage_ "^rk-interop: -c \(--connection\): expected RC or UC" -c rc -I 198.18.0.1 send_bw
@@ -272,6 +337,17 @@ case_ "send_bw -q 2 -D 2" tcp send_bw -q 2 -D 2 -s 4096
 RATE_MBS=23.84 case_ "write_bw --rate_limit 0.2" tcp write_bw -D 2 -s 65536 --rate_limit 0.2
 RATE_MBS=10 case_ "read_bw --rate_limit 10 M" tcp read_bw -D 2 -s 65536 --rate_limit 10 \
 	--rate_units M --rate_limit_type SW
+# -b: both ends post towards each other; each prints both directions and their sum.
+for m in write_bw read_bw send_bw; do
+	SERVER_SEEN="peer: 50 iterations .* both ways" case_ "$m -b" tcp "$m" -b -n 50 -s 4096
+done
+SERVER_SEEN="both ways" case_ "write_bw -b -D 2" tcp write_bw -b -D 2 -s 4096
+# --run_infinitely: a line per -D interval until a signal; either end stopped.
+for m in write_bw read_bw send_bw; do
+	forever_case "$m --run_infinitely" client "$m" --run_infinitely -D 1 -s 4096
+done
+forever_case "send_bw --run_infinitely, server" server send_bw --run_infinitely -D 1 -s 4096
+forever_case "write_bw -b --run_infinitely" client write_bw -b --run_infinitely -D 1 -s 4096
 for m in write_bw send_bw write_lat send_lat; do
 	UC=1 case_ "$m -c UC" tcp "$m" -c UC -n 50 -s 4096
 done
