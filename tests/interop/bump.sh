@@ -148,10 +148,12 @@ run_pair() {
 		echo "---- guest kernel:"; pexec 10 1 'dmesg | tail -5' 2>&1
 	fi
 }
-# A tool's result line: ib_write_bw's BW average, pingpong's rate.
+# A tool's result line: ib_write_bw's iterations and BW average (perftest
+# prints 0.00 for some runs through the rules, so the wall time above is
+# the measure), pingpong's rate.
 summary() {
 	local l
-	l=$(awk '$1 == 1024 && NF >= 5 { print $4 " MB/s average" }' "$tmp/$1.cli" | tail -1)
+	l=$(awk '$1 == 1024 && NF >= 5 { print $2 " x " $1 " B, perftest BW average " $4 " MB/s" }' "$tmp/$1.cli" | tail -1)
 	[ -n "$l" ] || l=$(grep -m1 'iters in' "$tmp/$1.cli")
 	[ -n "$l" ] && echo ": $l"
 }
