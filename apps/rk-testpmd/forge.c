@@ -23,6 +23,10 @@
  * has not resent yet, it would acknowledge requests the responder threw
  * away as out of sequence, and the two ends would never agree again; so
  * while such a hole is open the request passes instead (counted held back).
+ * The hole closes when the PSN passes again, or when the responder
+ * acknowledges it: a copy the bump took may be a resend (after the
+ * requester's retry timer) of a request the responder already had, and
+ * then no resend follows.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,7 +72,7 @@ struct event {
 	uint8_t forge_arg;
 	uint8_t src_ip[16], dst_ip[16];
 	uint32_t dest_qp, psn, hi_psn;
-	uint64_t t_ns, resent_ns;
+	uint64_t t_ns, resent_ns, acked_ns;
 	uint32_t resent;                /* frames of the resent range seen */
 	bool resend_seen, done;
 };
@@ -113,8 +117,43 @@ rk_tp_forge_reset(void)
 		}                                                               \
 	} while (0)
 
+/* Whether an answer's PSN @p ack covers @p psn of the same requester: at
+ * most half the PSN space ahead (answers of other QPs between the same
+ * hosts have PSNs of their own, far away as a rule). */
+static bool
+covers(uint32_t ack, uint32_t psn)
+{
+	int32_t d = rk_psn_diff(ack, psn);
+
+	return d >= 0 && d < (1 << 16);
+}
+
+static struct flow *flow_of(const struct rk_pkt *p, uint32_t dest_qp);
+
+/* An ACK or READ response from a responder (@p p, toward the requester)
+ * acknowledging up to @p psn: a hole it covers was no loss, an event it
+ * covers was answered without a resend. */
 static void
-learn_answer(const struct rk_pkt *p, uint32_t dest_qp, uint32_t psn)
+see_ack(const struct rk_pkt *p, uint32_t psn, uint64_t now)
+{
+	for (unsigned int i = 0; i < FLOWS; i++) {
+		struct flow *f = &fg.flows[i];
+
+		if (f->used && f->hole && !memcmp(f->src_ip, p->dst_ip, 16) &&
+		    !memcmp(f->dst_ip, p->src_ip, 16) && covers(psn, f->hole_psn))
+			f->hole = false;
+	}
+	for (unsigned int i = 0; i < fg.n_ev; i++) {
+		struct event *e = &fg.ev[i];
+
+		if (!e->resend_seen && e->acked_ns == 0 && !memcmp(e->src_ip, p->dst_ip, 16) &&
+		    !memcmp(e->dst_ip, p->src_ip, 16) && covers(psn, e->psn) && now > e->t_ns)
+			e->acked_ns = now;
+	}
+}
+
+static void
+learn_answer(const struct rk_pkt *p, uint32_t dest_qp, uint32_t psn, uint64_t now)
 {
 	const uint8_t *aeth = NULL;
 	struct peer *e;
@@ -131,6 +170,8 @@ learn_answer(const struct rk_pkt *p, uint32_t dest_qp, uint32_t psn)
 	}
 	if ((aeth = rk_pkt_xeth(p, RK_HDR_AETH)) != NULL)
 		e->msn = rk_aeth_msn(aeth);
+	if (aeth == NULL || rk_aeth_kind(rk_aeth_syndrome(aeth)) == RK_AETH_ACK)
+		see_ack(p, psn, now);
 	e->psn = psn;
 	e->sport = p->src_port;
 	e->vlan = p->n_vlan > 0;
@@ -236,7 +277,7 @@ rk_tp_forge_observe(const uint8_t *frame, uint32_t len)
 	if (p.op->flags & RK_OPF_CNP)
 		fg.cnps_seen++;
 	else if (p.op->flags & RK_OPF_RESP)
-		learn_answer(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth));
+		learn_answer(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), now_ns());
 	else if (p.op->flags & RK_OPF_REQ)
 		see_request(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), now_ns());
 }
@@ -353,6 +394,12 @@ print_event(FILE *out, const struct event *e)
 	else
 		snprintf(what, sizeof(what), "NAK 0x%02x", syndrome_of(e->forge, e->forge_arg));
 	fprintf(out, "  rule %d: PSN %u of QP 0x%x %s: ", e->rule, e->psn, e->dest_qp, what);
+	if (!e->resend_seen && e->acked_ns != 0) {
+		/* The copy taken was a resend of a request the responder had. */
+		fprintf(out, "not resent, acknowledged after %.1f us (the responder had an earlier copy)\n",
+			(double)(e->acked_ns - e->t_ns) / 1e3);
+		return;
+	}
 	if (!e->resend_seen) {
 		fprintf(out, "not resent\n");
 		return;

@@ -4,7 +4,12 @@
 #   rk_testpmd_traffic.py send IFACE N      N RoCEv2 RC SEND Only frames,
 #       198.18.0.1 -> 198.18.0.2, DestQP 0x11, PSN 0..N-1, ICRC good
 #   rk_testpmd_traffic.py count IFACE SECS  print how many RoCEv2 frames
-#       (UDP port 4791) arrive within SECS (ends 1 s after the last one)
+#       (UDP port 4791) arrive on IFACE within SECS (ends 1 s after the
+#       last one; frames sent on IFACE are not counted)
+#   rk_testpmd_traffic.py acked REQ_IFACE RESP_IFACE  a requester's resend
+#       the responder did not need: SEND Only PSN 0..9 on REQ_IFACE, ACKs
+#       (198.18.0.2 -> .1, DestQP 0x12) of PSN 0..4 and 9 on RESP_IFACE,
+#       PSN 7 sent twice before the ACK of 9, then PSN 10; 20 ms apart
 import socket
 import struct
 import sys
@@ -12,19 +17,18 @@ import time
 import zlib
 
 
-def roce_frame(psn):
-    payload = bytes(64)
-    bth = struct.pack("!BBHI I", 0x04, 0x40, 0xFFFF, 0x11, psn & 0xFFFFFF)
+def roce_frame(psn, opcode=0x04, qp=0x11, src=1, dst=2, ext=b"", payload=bytes(64)):
+    bth = struct.pack("!BBHI I", opcode, 0x40, 0xFFFF, qp, psn & 0xFFFFFF) + ext
     udp_len = 8 + len(bth) + len(payload) + 4
     udp = struct.pack("!HHHH", 49152, 4791, udp_len, 0)
     ip_len = 20 + udp_len
     ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0x02, ip_len, 0, 0x4000, 64, 17, 0,
-                     bytes([198, 18, 0, 1]), bytes([198, 18, 0, 2]))
+                     bytes([198, 18, 0, src]), bytes([198, 18, 0, dst]))
     s = sum(struct.unpack("!10H", ip))
     s = (s & 0xFFFF) + (s >> 16)
     s = (s & 0xFFFF) + (s >> 16)
     ip = ip[:10] + struct.pack("!H", ~s & 0xFFFF) + ip[12:]
-    eth = bytes.fromhex("02000000000202000000000108 00".replace(" ", ""))
+    eth = bytes([2, 0, 0, 0, 0, dst, 2, 0, 0, 0, 0, src, 8, 0])
     # ICRC, IBTA Vol1 Annex A17: the variant fields masked to ones
     mip = ip[:1] + b"\xff" + ip[2:8] + b"\xff" + ip[9:10] + b"\xff\xff" + ip[12:]
     mudp = udp[:6] + b"\xff\xff"
@@ -33,9 +37,29 @@ def roce_frame(psn):
     return eth + ip + udp + bth + payload + struct.pack("<I", icrc)
 
 
+def ack(psn):
+    # RC Acknowledge, AETH: ACK, credits not tracked (0x1f), MSN = PSN + 1
+    return roce_frame(psn, 0x11, 0x12, 2, 1, struct.pack("!I", 0x1F << 24 | (psn + 1)), b"")
+
+
+def acked(req_iface, resp_iface):
+    a = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    a.bind((req_iface, 0))
+    b = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    b.bind((resp_iface, 0))
+    seq = [(a, roce_frame(p)) for p in range(5)] + [(b, ack(p)) for p in range(5)]
+    seq += [(a, roce_frame(p)) for p in (5, 6, 7, 8, 9, 7)] + [(b, ack(9)), (a, roce_frame(10))]
+    for sock, f in seq:
+        sock.send(f)
+        time.sleep(0.02)  # the two ports are two streams: keep their order
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "acked":
+        acked(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) != 4 or sys.argv[1] not in ("send", "count"):
-        sys.exit("usage: rk_testpmd_traffic.py send IFACE N | count IFACE SECS")
+        sys.exit("usage: rk_testpmd_traffic.py send IFACE N | count IFACE SECS | acked REQ_IFACE RESP_IFACE")
     mode, iface, n = sys.argv[1], sys.argv[2], sys.argv[3]
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 8 << 20)
@@ -54,8 +78,10 @@ def main():
     last = None
     while time.time() < end and (last is None or time.time() - last < 1.0):
         try:
-            f = s.recv(65535)
+            f, addr = s.recvfrom(65535)
         except socket.timeout:
+            continue
+        if addr[2] == socket.PACKET_OUTGOING:  # our own, sent on IFACE
             continue
         if len(f) > 38 and f[12:14] == b"\x08\x00" and f[23] == 17 and f[36:38] == b"\x12\xb7":
             got += 1

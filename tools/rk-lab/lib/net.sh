@@ -94,41 +94,48 @@ NFT
 }
 
 # rk-lab capture start FILE [-b 2] [FILTER...] | stop | FILE -- CMD...
+# One capture per bridge may run (capture.pid, capture2.pid: in the split
+# topology both sides of a program forwarding between the bridges are
+# recorded at once); stop ends them all.
 cmd_capture() {
 	need_root
-	local pidf="$RK_LAB_RUN/capture.pid" pid br k
+	local pidf pid br k b=1 log
 	case ${1:-} in
 	stop)
-		[ -s "$pidf" ] || return 0
-		pid=$(cat "$pidf")
-		if pid_is "$pid" "tcpdump"; then
-			kill -INT "$pid" 2>/dev/null
-			for ((k = 0; k < 50; k++)); do
-				[ -d "/proc/$pid" ] || break
-				sleep 0.1
-			done
-		fi
-		rm -f "$pidf"
+		for pidf in "$RK_LAB_RUN"/capture.pid "$RK_LAB_RUN"/capture[0-9].pid; do
+			[ -s "$pidf" ] || continue
+			pid=$(cat "$pidf")
+			if pid_is "$pid" "tcpdump"; then
+				kill -INT "$pid" 2>/dev/null
+				for ((k = 0; k < 50; k++)); do
+					[ -d "/proc/$pid" ] || break
+					sleep 0.1
+				done
+			fi
+			rm -f "$pidf"
+		done
 		;;
 	start)
 		local file=${2:?capture start FILE}
 		shift 2
-		br=$(bridge_name 1)
 		if [ "${1:-}" = -b ]; then
-			br=$(bridge_name "$2")
+			b=$2
 			shift 2
 		fi
-		[ -s "$pidf" ] && die "a capture runs already (rk-lab capture stop)"
+		br=$(bridge_name "$b")
+		pidf="$RK_LAB_RUN/capture.pid" log="$RK_LAB_RUN/capture.log"
+		[ "$b" = 1 ] || pidf="$RK_LAB_RUN/capture$b.pid" log="$RK_LAB_RUN/capture$b.log"
+		[ -s "$pidf" ] && die "a capture of bridge $b runs already (rk-lab capture stop)"
 		ns_exists || die "the lab is not up"
 		# exec: the PID recorded is tcpdump's own.
 		(exec ip netns exec "$RK_LAB_NS" tcpdump -i "$br" -s 0 -U -Z root -w "$file" "$@" \
-			</dev/null >"$RK_LAB_RUN/capture.log" 2>&1) &
+			</dev/null >"$log" 2>&1) &
 		echo $! >"$pidf"
 		for ((k = 0; k < 50; k++)); do
-			grep -q listening "$RK_LAB_RUN/capture.log" 2>/dev/null && return 0
+			grep -q listening "$log" 2>/dev/null && return 0
 			sleep 0.1
 		done
-		say "tcpdump did not start: $(cat "$RK_LAB_RUN/capture.log")"
+		say "tcpdump did not start: $(cat "$log")"
 		return 1
 		;;
 	'') die "usage: rk-lab capture start FILE [-b 2] [FILTER] | stop | FILE -- CMD..." ;;

@@ -221,6 +221,7 @@ cmd_status() {
 		fi
 	done
 	[ -s "$RK_LAB_RUN/capture.pid" ] && echo "capture: tcpdump PID $(cat "$RK_LAB_RUN/capture.pid")"
+	[ -s "$RK_LAB_RUN/capture2.pid" ] && echo "capture -b 2: tcpdump PID $(cat "$RK_LAB_RUN/capture2.pid")"
 	return 0
 }
 
