@@ -150,13 +150,13 @@ struct rk_insp_seqx {
 	struct rk_insp_msg_state back;
 	bool back_valid;
 	/* Requests: where the run stood before such a packet. */
-	uint32_t back_next;
+	uint32_t back_next, back_psn;
 	bool back_next_valid;
 	/* Requests: a packet that skipped forward inside the run (counted
 	 * fwd_missing PSNs from fwd_next), while the next one has not told
 	 * whether the run goes on where it stood (the packet was then a copy
 	 * sent out of the run, not a loss in it). */
-	uint32_t fwd_next, fwd_missing;
+	uint32_t fwd_next, fwd_missing, fwd_id;
 	bool fwd_valid;
 	/* The message state before such a packet (READ responses; for
 	 * requests the go-back-N run's, flow->rtx_msg). */
@@ -448,7 +448,9 @@ acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint
  * packet follows; on a flow that has not shown reordering yet, so is a
  * chain further on in the run (the run lost the packets in between). On a flow that has already shown
  * reordering, a run that would have lost more packets than the chain
- * holds is taken as late packets too.
+ * holds is taken as late packets too, and a chain that is the run's is
+ * settled as such when a packet skips ahead of it to a hole (that one
+ * starts a chain of its own).
  */
 static enum rk_insp_verdict
 chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t psn,
@@ -469,6 +471,12 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 		       RK_INSP_VERDICT_LATE;
 	if (d > 0 && psn == tr->next)
 		return RK_INSP_VERDICT_LATE;
+	/* The chain is the run's, and this packet skips ahead of it to a
+	 * hole: on a flow that reorders, a late packet rather than a loss
+	 * in the run. Settle the chain as the run now, so that the packets
+	 * after it go on from the run, not from this one. */
+	if (at_hole && d > 0 && run && tr->reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	if (at_hole && x->n < CHAIN_MAX)
 		return RK_INSP_VERDICT_NONE;
 	if (d > 0 && !run && nak_names(t, flow, psn))
@@ -499,20 +507,31 @@ static void
 fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
 {
 	struct rk_insp_seqx *x = tr->x;
-	uint32_t end = rk_psn_add(x->fwd_next, x->fwd_missing);
 	uint64_t *missing = rtx ? &tr->rtx_missing : &tr->missing;
 	uint64_t *gaps = rtx ? &tr->rtx_gaps : &tr->gaps;
+	uint64_t back = 0, held = 0;
 
 	/* Its holes, as gap_add() remembered them (in pieces of at most
-	 * GAP_PSNS_MAX), unless a late packet already filled some. */
+	 * GAP_PSNS_MAX), and only those: an older gap over the same PSNs
+	 * keeps its own. PSNs a late packet filled were taken back then;
+	 * those a pending chain claims are its verdict's to take back. */
 	for (unsigned int i = x->nevs; i-- > 0;) {
-		const struct gap_ev *e = &x->evs[i];
+		struct gap_ev *e = &x->evs[i];
+		uint64_t holes = ~(e->late | e->pend) & psn_mask(e->len);
 
-		if (e->rtx == rtx && !e->uncounted && rk_psn_diff(e->psn, x->fwd_next) >= 0 &&
-		    rk_psn_diff(end, e->psn) > 0 && e->late == 0 && e->pend == 0)
+		if (e->id != x->fwd_id || e->uncounted)
+			continue;
+		held += e->len;
+		back += (uint64_t)__builtin_popcountll(holes);
+		if (e->pend == 0)
 			gap_drop(x, i);
+		else
+			e->late |= holes;
 	}
-	*missing -= x->fwd_missing < *missing ? x->fwd_missing : *missing;
+	/* A gap too long to be remembered whole: the rest. */
+	if (held < x->fwd_missing)
+		back += x->fwd_missing - held;
+	*missing -= back < *missing ? back : *missing;
 	if (*gaps > 0)
 		(*gaps)--;
 	if (rtx)
@@ -528,6 +547,7 @@ fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing)
 		return;
 	tr->x->fwd_next = from;
 	tr->x->fwd_missing = missing;
+	tr->x->fwd_id = tr->x->gap_id;
 	tr->x->fwd_valid = true;
 }
 
@@ -565,12 +585,20 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	/*
 	 * The packet before went back at no hole: a go-back, or a late copy
 	 * of a packet already seen. When this one goes on where the run
-	 * stood, it was the late copy, and the run goes on. (Its line and
-	 * counts stay those of a retransmission: they are out already.)
+	 * stood or further on (fewer PSNs lost than the go-back would have
+	 * lost), jumps back before it, or is itself at a hole (late too,
+	 * perhaps), it did not go on from it as a go-back-N run would: it
+	 * was the late copy, and the run goes on where it stood. (Its line
+	 * and counts stay those of a retransmission: they are out already.)
 	 */
 	if (tr->x != NULL && tr->x->back_next_valid) {
 		tr->x->back_next_valid = false;
-		if (psn == tr->x->back_next && psn != tr->next)
+		if (psn != tr->next &&
+		    (psn == tr->x->back_next ||
+		     (tr->reordered > 0 &&
+		      (rk_psn_diff(psn, tr->x->back_next) > 0 ||
+		       rk_psn_diff(psn, tr->x->back_psn) < 0 ||
+		       (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))))
 			tr->next = tr->x->back_next;
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
@@ -651,6 +679,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->rtx_episodes++;
 		if (seqx_get(tr) != NULL) {
 			tr->x->back_next = tr->next;
+			tr->x->back_psn = psn;
 			tr->x->back_next_valid = true;
 		}
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
@@ -698,6 +727,22 @@ count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
 	}
 }
 
+/*
+ * Whether READ response @p r, after a packet that went back at no hole
+ * (tr->x->back), says that packet was late: it is where the open response
+ * stood, or, once the flow has shown reordering, anything but a FIRST
+ * that does not go on from that packet (see read_response()).
+ */
+static bool
+resp_back(const struct rk_insp_psn_track *tr, const struct rk_insp_msg_state *m,
+	  const struct rk_insp_roce *r)
+{
+	if (r->psn == m->next_psn)
+		return false;
+	return r->psn == tr->x->back.next_psn ||
+	       (tr->reordered > 0 && !(r->opflags & RK_OPF_FIRST));
+}
+
 /* The READ response sequence and message state, for one READ response. */
 static void
 read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
@@ -711,14 +756,17 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	uint32_t psn = r->psn;
 
 	/*
-	 * The packet before this one went back at no hole: a replay of a
-	 * re-issued READ, or a late copy from an earlier replay. When this
-	 * one goes on where the open response stood, it was the late copy
-	 * (a duplicate, as its line says) and the open response goes on.
+	 * The packet before this one went back at no hole, or began a
+	 * response with a MIDDLE or LAST behind the responses seen: a replay
+	 * of a re-issued READ, or a late copy. A replay goes on from it; when
+	 * this one does not (it is where the response stood, further on, or
+	 * elsewhere), that one was the late copy (a duplicate, as its line
+	 * says) and the response goes on where it stood: the replay would
+	 * have lost more packets than the late copy explains (none).
 	 */
 	if (tr->x != NULL && tr->x->back_valid) {
 		tr->x->back_valid = false;
-		if (psn == tr->x->back.next_psn && psn != m->next_psn)
+		if (resp_back(tr, m, r))
 			*m = tr->x->back;
 	}
 	/* The packet before skipped PSNs of the open response, and this one
@@ -820,7 +868,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			flow->read_resp_messages++;
 		m->state = MSG_IDLE;
 	}
-	if (res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE && seqx_get(tr) != NULL) {
+	if (((res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE) ||
+	     (before.state != MSG_INSIDE && !(fl & RK_OPF_FIRST) && before.rr_seen &&
+	      rk_psn_diff(psn, before.next_psn) < 0)) &&
+	    seqx_get(tr) != NULL) {
 		tr->x->back = before;
 		tr->x->back_valid = true;
 	}
@@ -904,7 +955,10 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
  * What READ response @p psn (at a hole when @p at_hole) says of the
  * pending chain of READ responses: a replay when it goes on from the
  * chain's last packet (NONE while at a hole too: the chain grows); LATE
- * when the response goes on where it stood, jumps back, or is new.
+ * when the response goes on where it stood, jumps back, or is new. A
+ * chain that goes on from the open response is settled as its replay when
+ * a packet skips ahead of it to a hole, once the flow has shown reordering
+ * (that packet, late rather than a loss in the replay, starts a chain).
  */
 static enum rk_insp_verdict
 resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -923,10 +977,11 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 		return RK_INSP_VERDICT_LATE;
 	if (d < 0 || rk_psn_diff(psn, flow->resp.last) > 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
-	if (at_hole && x->n < CHAIN_MAX)
-		return RK_INSP_VERDICT_NONE;
+	if (at_hole && d > 0 && run && flow->resp.reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	/* A replay runs to its LAST: the response of another READ after a
-	 * chain that stopped short of its LAST says the chain came late. */
+	 * chain that stopped short of its LAST says the chain came late
+	 * (at a hole or not: that response does not go on from the chain). */
 	if (!run && !(x->pkt[x->n - 1].r.opflags & RK_OPF_LAST)) {
 		uint32_t mine, theirs;
 
@@ -934,6 +989,8 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 		    read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
 			return RK_INSP_VERDICT_LATE;
 	}
+	if (at_hole && x->n < CHAIN_MAX)
+		return RK_INSP_VERDICT_NONE;
 	return RK_INSP_VERDICT_GO_BACK;
 }
 
@@ -985,6 +1042,11 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (h >= 0) {
 		struct rk_insp_seqx *x = tr->x;
 		struct rk_insp_msg_state vm = x->n != 0 ? x->vm : *m;
+
+		/* As read_response() will take it when the verdict replays
+		 * the chain: the packet before may have been late. */
+		if (x->n == 0 && x->back_valid && resp_back(tr, m, r))
+			vm = x->back;
 		uint32_t missing;
 		/* The replay verdict as read_response() will count it; LATE is
 		 * the other. */
