@@ -12,88 +12,6 @@
 #include "rk_psn.h"
 #include "rk_xeth.h"
 
-/* PSNs a READ request reserves (IBTA Vol1 ch. 9): one per
- * response packet, ceil(DMALen / PMTU), at least one. */
-uint32_t
-rk_insp_read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
-	  const struct rk_insp_path *path, uint32_t dma_len, bool *unknown)
-{
-	uint32_t pmtu = t->opts.pmtu;
-	uint64_t span;
-
-	*unknown = false;
-	if (dma_len <= MIN_PMTU)
-		return 1;
-	if (pmtu == 0)
-		pmtu = flow->pmtu_seen;
-	if (pmtu == 0 && path != NULL)
-		pmtu = path->pmtu;
-	if (pmtu == 0) {
-		*unknown = true;
-		return 1;
-	}
-	span = ((uint64_t)dma_len + pmtu - 1) / pmtu;
-	if (span > MAX_READ_SPAN)
-		span = MAX_READ_SPAN;
-	return (uint32_t)span;
-}
-
-void
-rk_insp_read_remember(struct rk_insp_path *p, int dir, uint32_t psn, uint32_t dma_len)
-{
-	struct pending_read *ring = p->reads[dir];
-
-	/* A retransmitted READ replaces its first copy. */
-	for (unsigned int i = 0; i < READ_RING; i++) {
-		if (ring[i].used && ring[i].psn == psn) {
-			ring[i].dma_len = dma_len;
-			return;
-		}
-	}
-	ring[p->rpos[dir]].psn = psn;
-	ring[p->rpos[dir]].dma_len = dma_len;
-	ring[p->rpos[dir]].used = 1;
-	p->rpos[dir] = (p->rpos[dir] + 1) % READ_RING;
-}
-
-static const struct pending_read *
-find_read(const struct rk_insp_path *p, int dir, uint32_t psn)
-{
-	for (unsigned int i = 0; i < READ_RING; i++)
-		if (p->reads[dir][i].used && p->reads[dir][i].psn == psn)
-			return &p->reads[dir][i];
-	return NULL;
-}
-
-/*
- * The first PSN of the READ (requested by side @p dir of @p path) whose
- * response PSNs hold @p psn: the latest one starting at or before it, as a
- * re-issued READ starts inside the first one's span. @return false when
- * no remembered READ holds @p psn.
- */
-static bool
-read_start(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
-	   const struct rk_insp_path *p, int dir, uint32_t psn, uint32_t *start)
-{
-	int32_t best = -1;
-
-	if (p == NULL)
-		return false;
-	for (unsigned int i = 0; i < READ_RING; i++) {
-		const struct pending_read *pr = &p->reads[dir][i];
-		int32_t off = rk_psn_diff(psn, pr->psn);
-		bool unknown;
-
-		if (!pr->used || off < 0 || (best >= 0 && off >= best))
-			continue;
-		if ((uint32_t)off < rk_insp_read_span(t, flow, p, pr->dma_len, &unknown) && !unknown) {
-			best = off;
-			*start = pr->psn;
-		}
-	}
-	return best >= 0;
-}
-
 /*
  * Holes and verdicts.
  *
@@ -131,6 +49,11 @@ struct gap_ev {
 	bool rtx;              /* a gap inside a go-back-N run */
 	bool uncounted;        /* PSNs a run skipped as acknowledged: not missing */
 	uint32_t id;           /* the gap this piece is of (a long gap is several) */
+	/* READ responses: the path's READ request count at the first copy
+	 * of the READ being answered when the gap was counted (0: unknown),
+	 * and the PSNs a replay has filled since (a copy each). */
+	uint32_t rd_serial;
+	uint64_t replayed;
 };
 
 /* A packet of the pending chain, and the PSNs it reserves. */
@@ -162,6 +85,10 @@ struct rk_insp_seqx {
 	 * requests the go-back-N run's, flow->rtx_msg). */
 	struct rk_insp_msg_state fwd_msg;
 	uint32_t gap_id;       /* of the last gap remembered */
+	/* READ responses: a packet of the pending chain cannot be a replay
+	 * (no READ issued after the one its gap was in has a copy of its PSN
+	 * left): the chain came late. */
+	bool late_only;
 };
 
 static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -743,6 +670,73 @@ resp_back(const struct rk_insp_psn_track *tr, const struct rk_insp_msg_state *m,
 	       (tr->reordered > 0 && !(r->opflags & RK_OPF_FIRST));
 }
 
+/*
+ * The gap just counted on READ responses: remember how many READ requests
+ * had come when its response (or replay) began, @p serial, so that a
+ * copy of one of its PSNs can be matched to the READs issued after the
+ * one being answered (a READ re-issued while the response is under way
+ * may be answered after it).
+ */
+static void
+gap_mark_reads(struct rk_insp_psn_track *tr, uint32_t serial)
+{
+	struct rk_insp_seqx *x = tr->x;
+
+	if (x == NULL)
+		return;
+	for (unsigned int i = 0; i < x->nevs; i++)
+		if (x->evs[i].id == x->gap_id) {
+			x->evs[i].rd_serial = serial;
+			x->evs[i].replayed = 0;
+		}
+}
+
+/*
+ * Whether READ response @p psn, at the hole of gap @p h, may be a replay: a
+ * responder replays READ responses only for a READ request it received
+ * (a duplicate READ, IBTA Vol1 ch. 9), one copy of each PSN per request. A
+ * replay needs a READ copy sent after the one the gap was in, holding
+ * @p psn, whose copy of it has not been seen yet; without one, this is the
+ * late packet of the hole. Counted generously: every copy of a READ but
+ * its first when that came before, any when a READ may be forgotten or its
+ * span is unknown.
+ */
+static bool
+replay_possible(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+		const struct rk_insp_path *path, int rdir, const struct rk_insp_psn_track *tr,
+		int h, uint32_t psn)
+{
+	const struct gap_ev *e = &tr->x->evs[h];
+	uint32_t holding = 0, used = 0;
+	unsigned int filled = (unsigned int)(e->replayed >> rk_psn_diff(psn, e->psn) & 1);
+
+	if (path == NULL || e->rd_serial == 0)
+		return true;
+	for (unsigned int i = 0; i < READ_RING; i++) {
+		const struct pending_read *pr = &path->reads[rdir][i];
+		int32_t off = rk_psn_diff(psn, pr->psn);
+		bool unknown;
+
+		if (!pr->used)
+			continue;
+		used++;
+		/* Forgotten READs may have been issued since: any may. */
+		if ((int32_t)(pr->first_serial - e->rd_serial) <= 0)
+			used = READ_RING + 1;
+		if ((int32_t)(pr->serial - e->rd_serial) <= 0 || off < 0 ||
+		    (uint32_t)off >= rk_insp_read_span(t, flow, path, pr->dma_len, &unknown))
+			continue;
+		if (unknown)
+			return true;
+		/* Its copies since, all but the first when that came before. */
+		holding += (int32_t)(pr->first_serial - e->rd_serial) > 0 ? pr->copies :
+			   pr->copies - 1u;
+	}
+	if (used == READ_RING)
+		return true;
+	return holding > filled;
+}
+
 /* The READ response sequence and message state, for one READ response. */
 static void
 read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
@@ -800,9 +794,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		m->len_known = false;
 		m->next_psn = rk_psn_add(psn, 1);
 		m->rr_seen = true;
+		m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		if (path != NULL) {
 			/* The request came from this packet's destination. */
-			const struct pending_read *pr = find_read(path, !dir, psn);
+			const struct pending_read *pr = rk_insp_read_find(path, !dir, psn);
 
 			if (pr != NULL) {
 				m->len_known = true;
@@ -824,14 +819,15 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			m->got_len = 0;
 			m->next_psn = psn;
 			m->rr_seen = true;
+			m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		} else if (rk_psn_diff(psn, m->next_psn) > 0) {
 			uint32_t cur, start;
 
 			/* A response to another READ than the open one (whose
 			 * tail may come late): its own PSNs before this one are
 			 * missing, not those of the READs in between. */
-			if (read_start(t, flow, path, !dir, psn, &start) &&
-			    (!read_start(t, flow, path, !dir,
+			if (rk_insp_read_start(t, flow, path, !dir, psn, &start) &&
+			    (!rk_insp_read_start(t, flow, path, !dir,
 					 rk_psn_add(m->next_psn, RK_PSN_MASK), &cur) ||
 			     cur != start)) {
 				m->len_known = false;
@@ -848,6 +844,7 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			res->missing = (uint32_t)d;
 			m->tainted = true;
 			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false, false);
+			gap_mark_reads(tr, m->read_serial);
 			fwd_note(tr, m->next_psn, (uint32_t)d);
 			if (tr->x != NULL)
 				tr->x->fwd_msg = before;
@@ -855,6 +852,8 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			tr->duplicates++;
 			res->note = RK_INSP_SEQ_DUP;
 			m->tainted = true;
+			/* A replay begins. */
+			m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		}
 		m->got_len += r->payload_len;
 		if (r->truncated)
@@ -934,10 +933,14 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
 				flow->read_resp_messages++;
 		x->n = 0;
 		x->n_rtx = 0;
+		x->late_only = false;
 		return;
 	}
 	/* A replay: counted as it would have been at once. Findings can no
-	 * longer go to their frames and are not raised. */
+	 * longer go to their frames and are not raised. Its copies of the
+	 * holes' PSNs are the ones the READs re-issued since have sent. */
+	for (unsigned int i = 0; i < x->nevs; i++)
+		x->evs[i].replayed |= x->evs[i].pend;
 	chain_unclaim(x);
 	path = rk_insp_path_lookup(t, &flow->key, &dir);
 	for (unsigned int i = 0; i < x->n; i++) {
@@ -949,6 +952,7 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
 	}
 	x->n = 0;
 	x->n_rtx = 0;
+	x->late_only = false;
 }
 
 /*
@@ -971,6 +975,9 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 	 * (a replay), unless the response's own next packet follows. */
 	bool run = m->state == MSG_INSIDE && x->pkt[0].r.psn == m->next_psn;
 
+	if (x->late_only)
+		return d == 0 && at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE :
+		       RK_INSP_VERDICT_LATE;
 	if (d == 0)
 		return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
 	if (psn == m->next_psn)
@@ -985,8 +992,8 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 	if (!run && !(x->pkt[x->n - 1].r.opflags & RK_OPF_LAST)) {
 		uint32_t mine, theirs;
 
-		if (read_start(t, flow, path, !dir, x->pkt[x->n - 1].r.psn, &mine) &&
-		    read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
+		if (rk_insp_read_start(t, flow, path, !dir, x->pkt[x->n - 1].r.psn, &mine) &&
+		    rk_insp_read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
 			return RK_INSP_VERDICT_LATE;
 	}
 	if (at_hole && x->n < CHAIN_MAX)
@@ -1052,7 +1059,10 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		 * the other. */
 		enum rk_insp_seq_note note = resp_note(&vm, r, &missing);
 
+		bool replay = replay_possible(t, flow, path, !dir, tr, h, psn);
+
 		if (chain_add(tr, h, r, 1)) {
+			x->late_only |= !replay;
 			x->vm = vm;
 			res->note = note;
 			res->missing = missing;
@@ -1077,7 +1087,7 @@ rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		const struct rk_insp_seqx *x = flow->resp.x;
 		/* A replay runs to the LAST of its response: a chain that ends
 		 * short of one when the capture ends held late packets. */
-		enum rk_insp_verdict v = x->pkt[x->n - 1].r.opflags & RK_OPF_LAST ?
+		enum rk_insp_verdict v = x->pkt[x->n - 1].r.opflags & RK_OPF_LAST && !x->late_only ?
 					 RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 
 		rk_insp_resp_settle(t, flow, v);

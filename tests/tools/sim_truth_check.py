@@ -55,6 +55,10 @@ for seed in (2, 3, 5, 8):
 # Open (--all): 5% of frames held 10 us on a link with no rate, where a
 # held frame is overtaken by its own retransmissions (the first run of
 # issue 21), and loss with reordering: counts improved, not yet right.
+# Most of what remains are READ responses of a READ the requester sent
+# several times before its response began: which copy a response answers,
+# and so whether a later copy of a missing PSN is a replay or the late
+# one, the capture does not say when the copies are byte-identical.
 OPEN = [("issue_reorder", ["-o", "2000", "-r", "0.05"])]
 for seed in (1, 2, 3, 5, 8):
     OPEN.append((f"reorder5_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.05"]))
