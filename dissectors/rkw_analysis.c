@@ -47,6 +47,10 @@ struct rkw_qp {
 	struct rkw_msg msg[2][2]; /* [requests, responses][first transmissions, go-back-N run] */
 	uint32_t pend[2][RKW_PEND_MAX]; /* [requests, READ responses]: frames waiting */
 	unsigned int npend[2];
+	/* Per sequence: the PSNs the frames with a verdict show lost (missing
+	 * less not_lost), and the last such frame. */
+	uint64_t shown[2];
+	uint32_t last_frame[2];
 };
 
 struct rkw_iwmsg {
@@ -468,12 +472,11 @@ seq_missing(const struct rk_insp_flow *flow, int c)
 
 /*
  * The verdict on the frames of sequence @p c waiting in @p q: their records
- * become what it says. @p not_lost PSNs reported lost came late with them.
+ * become what it says, and the PSNs they show lost count as shown.
  * @return the READ response messages the verdict ended in them.
  */
 static unsigned int
-pend_settle(struct rkw_state *s, struct rkw_qp *q, int c, enum rk_insp_verdict v,
-	    uint64_t not_lost)
+pend_settle(struct rkw_state *s, struct rkw_qp *q, int c, enum rk_insp_verdict v)
 {
 	unsigned int msgs = 0;
 
@@ -489,9 +492,8 @@ pend_settle(struct rkw_state *s, struct rkw_qp *q, int c, enum rk_insp_verdict v
 			o->out_of_order = true;
 			o->rtx_start = false;
 			o->missing = 0;
-			if (i == 0)
-				o->not_lost = not_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)not_lost;
 		}
+		q->shown[c] += o->missing;
 		/* rk-inspect counts a READ response message on a late LAST, and
 		 * on a replayed one unless it went back. */
 		if (c == 1 && o->pending_last &&
@@ -504,6 +506,38 @@ pend_settle(struct rkw_state *s, struct rkw_qp *q, int c, enum rk_insp_verdict v
 	return msgs;
 }
 
+/*
+ * Make the PSNs the frames of sequence @p c show lost agree with the flow
+ * analysis's count: a verdict, a late copy or a skip found out of the run
+ * may take back PSNs counted before (not_lost), and a replayed chain may
+ * count other PSNs than its frames showed while pending. The difference
+ * goes to frame @p num (0: none yet; it waits for the next one).
+ */
+static void
+shown_reconcile(struct rkw_state *s, struct rkw_qp *q, const struct rk_insp_flow *flow, int c,
+		uint32_t num)
+{
+	uint64_t counted = seq_missing(flow, c);
+	struct rkw_frame *f = num != 0 ? rkw_lookup(s, num) : NULL;
+	uint64_t d;
+
+	if (f == NULL || counted == q->shown[c])
+		return;
+	if (counted < q->shown[c]) {
+		d = q->shown[c] - counted;
+		if (d > UINT32_MAX - f->roce.not_lost)
+			d = UINT32_MAX - f->roce.not_lost;
+		f->roce.not_lost += (uint32_t)d;
+		q->shown[c] -= d;
+	} else {
+		d = counted - q->shown[c];
+		if (d > UINT32_MAX - f->roce.missing)
+			d = UINT32_MAX - f->roce.missing;
+		f->roce.missing += (uint32_t)d;
+		q->shown[c] += d;
+	}
+}
+
 static void
 roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt, uint32_t num)
 {
@@ -513,8 +547,9 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	struct rk_insp_flow *flow;
 	struct rkw_roce *o = &rec->roce;
 	struct rkw_qp *q, *f;
-	uint64_t msgs_before, missing_before = 0, own = 0;
+	uint64_t msgs_before;
 	unsigned int settled_msgs = 0;
+	uint32_t settled_at = 0;
 	int c;
 	/* The payload, when every byte of it was captured. */
 	const uint8_t *payload = pkt->payload_off + (uint64_t)pkt->payload_len <= pkt->caplen ?
@@ -527,21 +562,18 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 	memset(&found, 0, sizeof(found));
 	flow = rk_insp_flow_find(&s->flows, &r.key);
 	c = (r.opflags & RK_OPF_RESP) != 0;
-	missing_before = seq_missing(flow, c);
 	msgs_before = flow != NULL ? flow->messages + flow->read_resp_messages : 0;
 	flow = rk_insp_flow_packet(&s->flows, &r, &found, &seq);
 	if (flow == NULL)
 		return;
 	q = qp_of(s, flow, &r);
 	if (seq.resolved != RK_INSP_VERDICT_NONE) {
-		/* What this packet counted itself, to tell it from what the
-		 * verdict took back. */
-		if (!seq.pending && (seq.note == RK_INSP_SEQ_GAP || seq.note == RK_INSP_SEQ_DUP))
-			own = seq.missing;
-		settled_msgs = pend_settle(s, q, c, seq.resolved,
-					   seq.resolved == RK_INSP_VERDICT_LATE &&
-					   missing_before + own > seq_missing(flow, c) ?
-					   missing_before + own - seq_missing(flow, c) : 0);
+		/* LATE takes back PSNs counted before its chain; a replay
+		 * corrects what its frames showed, after them. */
+		if (q->npend[c] != 0)
+			settled_at = q->pend[c][seq.resolved == RK_INSP_VERDICT_LATE ?
+						   0 : q->npend[c] - 1];
+		settled_msgs = pend_settle(s, q, c, seq.resolved);
 	}
 	/* Counted by rk-inspect as a message here (READ requests included). */
 	o->msg_end = flow->messages + flow->read_resp_messages > msgs_before + settled_msgs;
@@ -560,7 +592,15 @@ roce_frame(struct rkw_state *s, struct rkw_frame *rec, const struct rk_pkt *pkt,
 		o->pending_last = (r.opflags & RK_OPF_LAST) != 0;
 		if (q->npend[c] < RKW_PEND_MAX)
 			q->pend[c][q->npend[c]++] = num;
+	} else {
+		q->shown[c] += o->missing;
+		q->last_frame[c] = num;
 	}
+	/* What the counts changed by beyond what the frames show: on a
+	 * frame a verdict settled (see above), else
+	 * on this one, or the last one with a verdict while this one waits. */
+	shown_reconcile(s, q, flow, c, settled_at != 0 ? settled_at :
+			!seq.pending ? num : q->last_frame[c]);
 
 	if (r.opflags & RK_OPF_REQ) {
 		rk_insp_qp_request(&q->an, r.psn, num, s->cur_ts,
@@ -942,14 +982,29 @@ settled(void *ctx, struct rk_insp_flow *flow, const void *chain, enum rk_insp_ve
 {
 	struct rkw_state *s = ctx;
 	struct rkw_qp *q = g_hash_table_lookup(s->qps, flow);
+	int c = chain == &flow->resp;
+	uint32_t first;
 
-	if (q != NULL)
-		pend_settle(s, q, chain == &flow->resp, v, 0);
+	if (q == NULL)
+		return;
+	first = q->npend[c] == 0 ? q->last_frame[c] :
+		q->pend[c][v == RK_INSP_VERDICT_LATE ? 0 : q->npend[c] - 1];
+	pend_settle(s, q, c, v);
+	shown_reconcile(s, q, flow, c, first);
 }
 
 void
 rkw_finish(struct rkw_state *s)
 {
+	GHashTableIter it;
+	gpointer flow, q;
+
 	rk_insp_flows_settle(&s->flows, settled, s);
+	/* A difference still waiting for a frame (the flow's frames all
+	 * waited for a verdict when it came). */
+	g_hash_table_iter_init(&it, s->qps);
+	while (g_hash_table_iter_next(&it, &flow, &q))
+		for (int c = 0; c < 2; c++)
+			shown_reconcile(s, q, flow, c, ((struct rkw_qp *)q)->last_frame[c]);
 	rk_insp_iw_finish(&s->iw);
 }

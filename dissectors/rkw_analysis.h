@@ -14,7 +14,9 @@
  * Frames must be fed once each, in capture order (Wireshark's first pass);
  * the records are then read any number of times, in any order. The record
  * of a packet that fills PSNs reported lost changes when a later packet
- * tells whether it was a retransmission or came late (out of order).
+ * tells whether it was a retransmission or came late (out of order); the
+ * missing less not_lost of a sequence's records always sum to what
+ * rk-inspect counts missing on it.
  * Uses GLib containers; no Wireshark API, so it is testable alone.
  */
 #ifndef RKW_ANALYSIS_H
@@ -52,8 +54,10 @@ struct rkw_roce {
 	bool out_of_order;       /**< came after later PSNs (RKW_SEQ_LATE, or DUP for a
 				      late copy in a go-back-N run) */
 	uint32_t expected;       /**< PSN expected before this packet */
-	uint32_t missing;        /**< PSNs skipped */
-	uint32_t not_lost;       /**< PSNs reported lost before that came late with it */
+	uint32_t missing;        /**< PSNs skipped (with what a replayed chain it
+				      ends counted beyond its frames) */
+	uint32_t not_lost;       /**< PSNs reported lost before that its verdict
+				      took back (came late, a skip out of the run) */
 	/* Until a later packet of the sequence decides (rk-inspect's verdict,
 	 * flow.h), a record holds the retransmission verdict; these say what
 	 * the other would change. */

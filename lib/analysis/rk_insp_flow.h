@@ -135,6 +135,8 @@ struct rk_insp_msg_state {
 	uint64_t got_len;
 	uint32_t next_psn;     /**< next PSN inside a READ response */
 	bool rr_seen;          /**< a READ response has been seen */
+	uint32_t read_serial;  /**< READ responses: READ requests seen (copies
+				    included) when this response or replay began */
 };
 
 #define RK_INSP_OPHIST 32

@@ -35,6 +35,9 @@
 struct pending_read {
 	uint32_t psn;
 	uint32_t dma_len;
+	uint32_t serial;        /* the path's READ request count at its last copy */
+	uint32_t first_serial;  /* and at its first */
+	uint16_t copies;        /* copies of it seen (saturating) */
 	uint8_t used;
 };
 
@@ -48,6 +51,7 @@ struct rk_insp_path {
 	uint32_t pmtu;
 	struct pending_read reads[2][READ_RING]; /* [0]: requester a, [1]: b */
 	unsigned int rpos[2];
+	uint32_t read_serial[2]; /* READ requests seen (copies included) */
 	/* PSNs of the last NAKs (sequence error, RNR) each side sent: where
 	 * the peer's requester will resend from. */
 	uint32_t naks[2][NAK_RING];
@@ -89,10 +93,22 @@ is_only(uint32_t fl)
 struct rk_insp_path *rk_insp_path_lookup(const struct rk_insp_flows *t,
 					 const struct rk_insp_flow_key *k, int *dir);
 
-/* rk_insp_seq.c: the PSN sequences of a flow. */
+/* rk_insp_read.c: READ requests of a host pair (side @p dir: requester). */
 uint32_t rk_insp_read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 			   const struct rk_insp_path *path, uint32_t dma_len, bool *unknown);
 void rk_insp_read_remember(struct rk_insp_path *p, int dir, uint32_t psn, uint32_t dma_len);
+/* The remembered READ at @p psn, or NULL. */
+const struct pending_read *rk_insp_read_find(const struct rk_insp_path *p, int dir, uint32_t psn);
+/* The first PSN of the READ whose response PSNs hold @p psn (the latest
+ * starting at or before it); false when no remembered READ does. */
+bool rk_insp_read_start(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+			const struct rk_insp_path *p, int dir, uint32_t psn, uint32_t *start);
+/* The READ request count at the first copy of the READ a response starting
+ * at @p psn answers; 0 when unknown. */
+uint32_t rk_insp_read_answered(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+			       const struct rk_insp_path *path, int dir, uint32_t psn);
+
+/* rk_insp_seq.c: the PSN sequences of a flow. */
 void rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			   const struct rk_insp_roce *r, uint32_t span, bool span_unknown,
 			   struct rk_insp_seq_result *res);

@@ -12,88 +12,6 @@
 #include "rk_psn.h"
 #include "rk_xeth.h"
 
-/* PSNs a READ request reserves (IBTA Vol1 ch. 9): one per
- * response packet, ceil(DMALen / PMTU), at least one. */
-uint32_t
-rk_insp_read_span(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
-	  const struct rk_insp_path *path, uint32_t dma_len, bool *unknown)
-{
-	uint32_t pmtu = t->opts.pmtu;
-	uint64_t span;
-
-	*unknown = false;
-	if (dma_len <= MIN_PMTU)
-		return 1;
-	if (pmtu == 0)
-		pmtu = flow->pmtu_seen;
-	if (pmtu == 0 && path != NULL)
-		pmtu = path->pmtu;
-	if (pmtu == 0) {
-		*unknown = true;
-		return 1;
-	}
-	span = ((uint64_t)dma_len + pmtu - 1) / pmtu;
-	if (span > MAX_READ_SPAN)
-		span = MAX_READ_SPAN;
-	return (uint32_t)span;
-}
-
-void
-rk_insp_read_remember(struct rk_insp_path *p, int dir, uint32_t psn, uint32_t dma_len)
-{
-	struct pending_read *ring = p->reads[dir];
-
-	/* A retransmitted READ replaces its first copy. */
-	for (unsigned int i = 0; i < READ_RING; i++) {
-		if (ring[i].used && ring[i].psn == psn) {
-			ring[i].dma_len = dma_len;
-			return;
-		}
-	}
-	ring[p->rpos[dir]].psn = psn;
-	ring[p->rpos[dir]].dma_len = dma_len;
-	ring[p->rpos[dir]].used = 1;
-	p->rpos[dir] = (p->rpos[dir] + 1) % READ_RING;
-}
-
-static const struct pending_read *
-find_read(const struct rk_insp_path *p, int dir, uint32_t psn)
-{
-	for (unsigned int i = 0; i < READ_RING; i++)
-		if (p->reads[dir][i].used && p->reads[dir][i].psn == psn)
-			return &p->reads[dir][i];
-	return NULL;
-}
-
-/*
- * The first PSN of the READ (requested by side @p dir of @p path) whose
- * response PSNs hold @p psn: the latest one starting at or before it, as a
- * re-issued READ starts inside the first one's span. @return false when
- * no remembered READ holds @p psn.
- */
-static bool
-read_start(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
-	   const struct rk_insp_path *p, int dir, uint32_t psn, uint32_t *start)
-{
-	int32_t best = -1;
-
-	if (p == NULL)
-		return false;
-	for (unsigned int i = 0; i < READ_RING; i++) {
-		const struct pending_read *pr = &p->reads[dir][i];
-		int32_t off = rk_psn_diff(psn, pr->psn);
-		bool unknown;
-
-		if (!pr->used || off < 0 || (best >= 0 && off >= best))
-			continue;
-		if ((uint32_t)off < rk_insp_read_span(t, flow, p, pr->dma_len, &unknown) && !unknown) {
-			best = off;
-			*start = pr->psn;
-		}
-	}
-	return best >= 0;
-}
-
 /*
  * Holes and verdicts.
  *
@@ -131,6 +49,11 @@ struct gap_ev {
 	bool rtx;              /* a gap inside a go-back-N run */
 	bool uncounted;        /* PSNs a run skipped as acknowledged: not missing */
 	uint32_t id;           /* the gap this piece is of (a long gap is several) */
+	/* READ responses: the path's READ request count at the first copy
+	 * of the READ being answered when the gap was counted (0: unknown),
+	 * and the PSNs a replay has filled since (a copy each). */
+	uint32_t rd_serial;
+	uint64_t replayed;
 };
 
 /* A packet of the pending chain, and the PSNs it reserves. */
@@ -150,18 +73,22 @@ struct rk_insp_seqx {
 	struct rk_insp_msg_state back;
 	bool back_valid;
 	/* Requests: where the run stood before such a packet. */
-	uint32_t back_next;
+	uint32_t back_next, back_psn;
 	bool back_next_valid;
 	/* Requests: a packet that skipped forward inside the run (counted
 	 * fwd_missing PSNs from fwd_next), while the next one has not told
 	 * whether the run goes on where it stood (the packet was then a copy
 	 * sent out of the run, not a loss in it). */
-	uint32_t fwd_next, fwd_missing;
+	uint32_t fwd_next, fwd_missing, fwd_id;
 	bool fwd_valid;
 	/* The message state before such a packet (READ responses; for
 	 * requests the go-back-N run's, flow->rtx_msg). */
 	struct rk_insp_msg_state fwd_msg;
 	uint32_t gap_id;       /* of the last gap remembered */
+	/* READ responses: a packet of the pending chain cannot be a replay
+	 * (no READ issued after the one its gap was in has a copy of its PSN
+	 * left): the chain came late. */
+	bool late_only;
 };
 
 static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -448,7 +375,9 @@ acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint
  * packet follows; on a flow that has not shown reordering yet, so is a
  * chain further on in the run (the run lost the packets in between). On a flow that has already shown
  * reordering, a run that would have lost more packets than the chain
- * holds is taken as late packets too.
+ * holds is taken as late packets too, and a chain that is the run's is
+ * settled as such when a packet skips ahead of it to a hole (that one
+ * starts a chain of its own).
  */
 static enum rk_insp_verdict
 chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t psn,
@@ -469,6 +398,12 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 		       RK_INSP_VERDICT_LATE;
 	if (d > 0 && psn == tr->next)
 		return RK_INSP_VERDICT_LATE;
+	/* The chain is the run's, and this packet skips ahead of it to a
+	 * hole: on a flow that reorders, a late packet rather than a loss
+	 * in the run. Settle the chain as the run now, so that the packets
+	 * after it go on from the run, not from this one. */
+	if (at_hole && d > 0 && run && tr->reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	if (at_hole && x->n < CHAIN_MAX)
 		return RK_INSP_VERDICT_NONE;
 	if (d > 0 && !run && nak_names(t, flow, psn))
@@ -499,20 +434,31 @@ static void
 fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
 {
 	struct rk_insp_seqx *x = tr->x;
-	uint32_t end = rk_psn_add(x->fwd_next, x->fwd_missing);
 	uint64_t *missing = rtx ? &tr->rtx_missing : &tr->missing;
 	uint64_t *gaps = rtx ? &tr->rtx_gaps : &tr->gaps;
+	uint64_t back = 0, held = 0;
 
 	/* Its holes, as gap_add() remembered them (in pieces of at most
-	 * GAP_PSNS_MAX), unless a late packet already filled some. */
+	 * GAP_PSNS_MAX), and only those: an older gap over the same PSNs
+	 * keeps its own. PSNs a late packet filled were taken back then;
+	 * those a pending chain claims are its verdict's to take back. */
 	for (unsigned int i = x->nevs; i-- > 0;) {
-		const struct gap_ev *e = &x->evs[i];
+		struct gap_ev *e = &x->evs[i];
+		uint64_t holes = ~(e->late | e->pend) & psn_mask(e->len);
 
-		if (e->rtx == rtx && !e->uncounted && rk_psn_diff(e->psn, x->fwd_next) >= 0 &&
-		    rk_psn_diff(end, e->psn) > 0 && e->late == 0 && e->pend == 0)
+		if (e->id != x->fwd_id || e->uncounted)
+			continue;
+		held += e->len;
+		back += (uint64_t)__builtin_popcountll(holes);
+		if (e->pend == 0)
 			gap_drop(x, i);
+		else
+			e->late |= holes;
 	}
-	*missing -= x->fwd_missing < *missing ? x->fwd_missing : *missing;
+	/* A gap too long to be remembered whole: the rest. */
+	if (held < x->fwd_missing)
+		back += x->fwd_missing - held;
+	*missing -= back < *missing ? back : *missing;
 	if (*gaps > 0)
 		(*gaps)--;
 	if (rtx)
@@ -528,6 +474,7 @@ fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing)
 		return;
 	tr->x->fwd_next = from;
 	tr->x->fwd_missing = missing;
+	tr->x->fwd_id = tr->x->gap_id;
 	tr->x->fwd_valid = true;
 }
 
@@ -565,12 +512,20 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	/*
 	 * The packet before went back at no hole: a go-back, or a late copy
 	 * of a packet already seen. When this one goes on where the run
-	 * stood, it was the late copy, and the run goes on. (Its line and
-	 * counts stay those of a retransmission: they are out already.)
+	 * stood or further on (fewer PSNs lost than the go-back would have
+	 * lost), jumps back before it, or is itself at a hole (late too,
+	 * perhaps), it did not go on from it as a go-back-N run would: it
+	 * was the late copy, and the run goes on where it stood. (Its line
+	 * and counts stay those of a retransmission: they are out already.)
 	 */
 	if (tr->x != NULL && tr->x->back_next_valid) {
 		tr->x->back_next_valid = false;
-		if (psn == tr->x->back_next && psn != tr->next)
+		if (psn != tr->next &&
+		    (psn == tr->x->back_next ||
+		     (tr->reordered > 0 &&
+		      (rk_psn_diff(psn, tr->x->back_next) > 0 ||
+		       rk_psn_diff(psn, tr->x->back_psn) < 0 ||
+		       (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))))
 			tr->next = tr->x->back_next;
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
@@ -651,6 +606,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		tr->rtx_episodes++;
 		if (seqx_get(tr) != NULL) {
 			tr->x->back_next = tr->next;
+			tr->x->back_psn = psn;
 			tr->x->back_next_valid = true;
 		}
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
@@ -698,6 +654,89 @@ count_aeth(struct rk_insp_flow *flow, const struct rk_insp_roce *r)
 	}
 }
 
+/*
+ * Whether READ response @p r, after a packet that went back at no hole
+ * (tr->x->back), says that packet was late: it is where the open response
+ * stood, or, once the flow has shown reordering, anything but a FIRST
+ * that does not go on from that packet (see read_response()).
+ */
+static bool
+resp_back(const struct rk_insp_psn_track *tr, const struct rk_insp_msg_state *m,
+	  const struct rk_insp_roce *r)
+{
+	if (r->psn == m->next_psn)
+		return false;
+	return r->psn == tr->x->back.next_psn ||
+	       (tr->reordered > 0 && !(r->opflags & RK_OPF_FIRST));
+}
+
+/*
+ * The gap just counted on READ responses: remember how many READ requests
+ * had come when its response (or replay) began, @p serial, so that a
+ * copy of one of its PSNs can be matched to the READs issued after the
+ * one being answered (a READ re-issued while the response is under way
+ * may be answered after it).
+ */
+static void
+gap_mark_reads(struct rk_insp_psn_track *tr, uint32_t serial)
+{
+	struct rk_insp_seqx *x = tr->x;
+
+	if (x == NULL)
+		return;
+	for (unsigned int i = 0; i < x->nevs; i++)
+		if (x->evs[i].id == x->gap_id) {
+			x->evs[i].rd_serial = serial;
+			x->evs[i].replayed = 0;
+		}
+}
+
+/*
+ * Whether READ response @p psn, at the hole of gap @p h, may be a replay: a
+ * responder replays READ responses only for a READ request it received
+ * (a duplicate READ, IBTA Vol1 ch. 9), one copy of each PSN per request. A
+ * replay needs a READ copy sent after the one the gap was in, holding
+ * @p psn, whose copy of it has not been seen yet; without one, this is the
+ * late packet of the hole. Counted generously: every copy of a READ but
+ * its first when that came before, any when a READ may be forgotten or its
+ * span is unknown.
+ */
+static bool
+replay_possible(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
+		const struct rk_insp_path *path, int rdir, const struct rk_insp_psn_track *tr,
+		int h, uint32_t psn)
+{
+	const struct gap_ev *e = &tr->x->evs[h];
+	uint32_t holding = 0, used = 0;
+	unsigned int filled = (unsigned int)(e->replayed >> rk_psn_diff(psn, e->psn) & 1);
+
+	if (path == NULL || e->rd_serial == 0)
+		return true;
+	for (unsigned int i = 0; i < READ_RING; i++) {
+		const struct pending_read *pr = &path->reads[rdir][i];
+		int32_t off = rk_psn_diff(psn, pr->psn);
+		bool unknown;
+
+		if (!pr->used)
+			continue;
+		used++;
+		/* Forgotten READs may have been issued since: any may. */
+		if ((int32_t)(pr->first_serial - e->rd_serial) <= 0)
+			used = READ_RING + 1;
+		if ((int32_t)(pr->serial - e->rd_serial) <= 0 || off < 0 ||
+		    (uint32_t)off >= rk_insp_read_span(t, flow, path, pr->dma_len, &unknown))
+			continue;
+		if (unknown)
+			return true;
+		/* Its copies since, all but the first when that came before. */
+		holding += (int32_t)(pr->first_serial - e->rd_serial) > 0 ? pr->copies :
+			   pr->copies - 1u;
+	}
+	if (used == READ_RING)
+		return true;
+	return holding > filled;
+}
+
 /* The READ response sequence and message state, for one READ response. */
 static void
 read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
@@ -711,14 +750,17 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	uint32_t psn = r->psn;
 
 	/*
-	 * The packet before this one went back at no hole: a replay of a
-	 * re-issued READ, or a late copy from an earlier replay. When this
-	 * one goes on where the open response stood, it was the late copy
-	 * (a duplicate, as its line says) and the open response goes on.
+	 * The packet before this one went back at no hole, or began a
+	 * response with a MIDDLE or LAST behind the responses seen: a replay
+	 * of a re-issued READ, or a late copy. A replay goes on from it; when
+	 * this one does not (it is where the response stood, further on, or
+	 * elsewhere), that one was the late copy (a duplicate, as its line
+	 * says) and the response goes on where it stood: the replay would
+	 * have lost more packets than the late copy explains (none).
 	 */
 	if (tr->x != NULL && tr->x->back_valid) {
 		tr->x->back_valid = false;
-		if (psn == tr->x->back.next_psn && psn != m->next_psn)
+		if (resp_back(tr, m, r))
 			*m = tr->x->back;
 	}
 	/* The packet before skipped PSNs of the open response, and this one
@@ -752,9 +794,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		m->len_known = false;
 		m->next_psn = rk_psn_add(psn, 1);
 		m->rr_seen = true;
+		m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		if (path != NULL) {
 			/* The request came from this packet's destination. */
-			const struct pending_read *pr = find_read(path, !dir, psn);
+			const struct pending_read *pr = rk_insp_read_find(path, !dir, psn);
 
 			if (pr != NULL) {
 				m->len_known = true;
@@ -776,14 +819,15 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			m->got_len = 0;
 			m->next_psn = psn;
 			m->rr_seen = true;
+			m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		} else if (rk_psn_diff(psn, m->next_psn) > 0) {
 			uint32_t cur, start;
 
 			/* A response to another READ than the open one (whose
 			 * tail may come late): its own PSNs before this one are
 			 * missing, not those of the READs in between. */
-			if (read_start(t, flow, path, !dir, psn, &start) &&
-			    (!read_start(t, flow, path, !dir,
+			if (rk_insp_read_start(t, flow, path, !dir, psn, &start) &&
+			    (!rk_insp_read_start(t, flow, path, !dir,
 					 rk_psn_add(m->next_psn, RK_PSN_MASK), &cur) ||
 			     cur != start)) {
 				m->len_known = false;
@@ -800,6 +844,7 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			res->missing = (uint32_t)d;
 			m->tainted = true;
 			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false, false);
+			gap_mark_reads(tr, m->read_serial);
 			fwd_note(tr, m->next_psn, (uint32_t)d);
 			if (tr->x != NULL)
 				tr->x->fwd_msg = before;
@@ -807,6 +852,8 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			tr->duplicates++;
 			res->note = RK_INSP_SEQ_DUP;
 			m->tainted = true;
+			/* A replay begins. */
+			m->read_serial = rk_insp_read_answered(t, flow, path, !dir, psn);
 		}
 		m->got_len += r->payload_len;
 		if (r->truncated)
@@ -820,7 +867,10 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			flow->read_resp_messages++;
 		m->state = MSG_IDLE;
 	}
-	if (res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE && seqx_get(tr) != NULL) {
+	if (((res->note == RK_INSP_SEQ_DUP && before.state == MSG_INSIDE) ||
+	     (before.state != MSG_INSIDE && !(fl & RK_OPF_FIRST) && before.rr_seen &&
+	      rk_psn_diff(psn, before.next_psn) < 0)) &&
+	    seqx_get(tr) != NULL) {
 		tr->x->back = before;
 		tr->x->back_valid = true;
 	}
@@ -883,10 +933,14 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
 				flow->read_resp_messages++;
 		x->n = 0;
 		x->n_rtx = 0;
+		x->late_only = false;
 		return;
 	}
 	/* A replay: counted as it would have been at once. Findings can no
-	 * longer go to their frames and are not raised. */
+	 * longer go to their frames and are not raised. Its copies of the
+	 * holes' PSNs are the ones the READs re-issued since have sent. */
+	for (unsigned int i = 0; i < x->nevs; i++)
+		x->evs[i].replayed |= x->evs[i].pend;
 	chain_unclaim(x);
 	path = rk_insp_path_lookup(t, &flow->key, &dir);
 	for (unsigned int i = 0; i < x->n; i++) {
@@ -898,13 +952,17 @@ rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, en
 	}
 	x->n = 0;
 	x->n_rtx = 0;
+	x->late_only = false;
 }
 
 /*
  * What READ response @p psn (at a hole when @p at_hole) says of the
  * pending chain of READ responses: a replay when it goes on from the
  * chain's last packet (NONE while at a hole too: the chain grows); LATE
- * when the response goes on where it stood, jumps back, or is new.
+ * when the response goes on where it stood, jumps back, or is new. A
+ * chain that goes on from the open response is settled as its replay when
+ * a packet skips ahead of it to a hole, once the flow has shown reordering
+ * (that packet, late rather than a loss in the replay, starts a chain).
  */
 static enum rk_insp_verdict
 resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
@@ -917,23 +975,29 @@ resp_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 	 * (a replay), unless the response's own next packet follows. */
 	bool run = m->state == MSG_INSIDE && x->pkt[0].r.psn == m->next_psn;
 
+	if (x->late_only)
+		return d == 0 && at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE :
+		       RK_INSP_VERDICT_LATE;
 	if (d == 0)
 		return at_hole && x->n < CHAIN_MAX ? RK_INSP_VERDICT_NONE : RK_INSP_VERDICT_GO_BACK;
 	if (psn == m->next_psn)
 		return RK_INSP_VERDICT_LATE;
 	if (d < 0 || rk_psn_diff(psn, flow->resp.last) > 0)
 		return run ? RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
-	if (at_hole && x->n < CHAIN_MAX)
-		return RK_INSP_VERDICT_NONE;
+	if (at_hole && d > 0 && run && flow->resp.reordered > 0)
+		return RK_INSP_VERDICT_GO_BACK;
 	/* A replay runs to its LAST: the response of another READ after a
-	 * chain that stopped short of its LAST says the chain came late. */
+	 * chain that stopped short of its LAST says the chain came late
+	 * (at a hole or not: that response does not go on from the chain). */
 	if (!run && !(x->pkt[x->n - 1].r.opflags & RK_OPF_LAST)) {
 		uint32_t mine, theirs;
 
-		if (read_start(t, flow, path, !dir, x->pkt[x->n - 1].r.psn, &mine) &&
-		    read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
+		if (rk_insp_read_start(t, flow, path, !dir, x->pkt[x->n - 1].r.psn, &mine) &&
+		    rk_insp_read_start(t, flow, path, !dir, psn, &theirs) && mine != theirs)
 			return RK_INSP_VERDICT_LATE;
 	}
+	if (at_hole && x->n < CHAIN_MAX)
+		return RK_INSP_VERDICT_NONE;
 	return RK_INSP_VERDICT_GO_BACK;
 }
 
@@ -985,12 +1049,20 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	if (h >= 0) {
 		struct rk_insp_seqx *x = tr->x;
 		struct rk_insp_msg_state vm = x->n != 0 ? x->vm : *m;
+
+		/* As read_response() will take it when the verdict replays
+		 * the chain: the packet before may have been late. */
+		if (x->n == 0 && x->back_valid && resp_back(tr, m, r))
+			vm = x->back;
 		uint32_t missing;
 		/* The replay verdict as read_response() will count it; LATE is
 		 * the other. */
 		enum rk_insp_seq_note note = resp_note(&vm, r, &missing);
 
+		bool replay = replay_possible(t, flow, path, !dir, tr, h, psn);
+
 		if (chain_add(tr, h, r, 1)) {
+			x->late_only |= !replay;
 			x->vm = vm;
 			res->note = note;
 			res->missing = missing;
@@ -1015,7 +1087,7 @@ rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		const struct rk_insp_seqx *x = flow->resp.x;
 		/* A replay runs to the LAST of its response: a chain that ends
 		 * short of one when the capture ends held late packets. */
-		enum rk_insp_verdict v = x->pkt[x->n - 1].r.opflags & RK_OPF_LAST ?
+		enum rk_insp_verdict v = x->pkt[x->n - 1].r.opflags & RK_OPF_LAST && !x->late_only ?
 					 RK_INSP_VERDICT_GO_BACK : RK_INSP_VERDICT_LATE;
 
 		rk_insp_resp_settle(t, flow, v);

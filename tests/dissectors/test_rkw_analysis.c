@@ -286,6 +286,39 @@ test_out_of_order_in_go_back(void **state)
 	assert_false(r->roce.out_of_order);
 }
 
+/*
+ * A go-back-N run skips PSN 8, and the next packet resends 8: the skipping
+ * copy was sent out of the run, and rk-inspect takes the loss back. The
+ * frames' lost PSNs (missing less not_lost) sum to its count: the skip
+ * shows 1, the frame that took it back says 1 not lost.
+ */
+static void
+test_run_skip_taken_back(void **state)
+{
+	struct feeder *f = *state;
+	const struct rkw_frame *r;
+	static const uint32_t run[] = { 2, 3, 4, 5, 6, 7, 9, 8 };
+	uint32_t skip = 0, back = 0;
+
+	for (uint32_t p = 0; p < 10; p++)
+		pkt(f, true, RK_OP_RDMA_WRITE_ONLY, p, false, NULL, NULL, 0, 1000);
+	for (size_t i = 0; i < sizeof(run) / sizeof(run[0]); i++) {
+		r = pkt(f, true, RK_OP_RDMA_WRITE_ONLY, run[i], false, NULL, NULL, 0, 1000);
+		if (run[i] == 9)
+			skip = f->num;
+		if (run[i] == 8)
+			back = f->num;
+	}
+	rkw_finish(f->s);
+	r = rkw_lookup(f->s, skip);
+	assert_int_equal(r->roce.missing, 1);
+	assert_int_equal(r->roce.not_lost, 0);
+	r = rkw_lookup(f->s, back);
+	assert_int_equal(r->roce.seq, RKW_SEQ_DUP);
+	assert_int_equal(r->roce.missing, 0);
+	assert_int_equal(r->roce.not_lost, 1);
+}
+
 static void
 test_read_latency(void **state)
 {
@@ -404,6 +437,7 @@ main(void)
 		cmocka_unit_test_setup_teardown(test_loss_nak_go_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_out_of_order_in_go_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_skip_taken_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_latency, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cm_pairing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_rdma, setup, teardown),

@@ -47,17 +47,22 @@ for seed in (1, 2, 3, 5, 8):
     # can arrive inside a later replay or go-back-N run.
     CASES.append((f"reorder1_100g_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.01:2000"]))
 # Loss with reordering where a run's forward skips are told from packets
-# sent out of the run, and long gaps are remembered whole.
-for seed in (2, 3):
+# sent out of the run, long gaps are remembered whole, and a packet that
+# went back is told late when the next one does not go on from it.
+for seed in (2, 3, 5, 8):
     CASES.append((f"loss_reorder_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01",
                                            "-r", "0.02:3000"]))
 # Open (--all): 5% of frames held 10 us on a link with no rate, where a
 # held frame is overtaken by its own retransmissions (the first run of
 # issue 21), and loss with reordering: counts improved, not yet right.
+# Most of what remains are READ responses of a READ the requester sent
+# several times before its response began: which copy a response answers,
+# and so whether a later copy of a missing PSN is a replay or the late
+# one, the capture does not say when the copies are byte-identical.
 OPEN = [("issue_reorder", ["-o", "2000", "-r", "0.05"])]
 for seed in (1, 2, 3, 5, 8):
     OPEN.append((f"reorder5_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.05"]))
-for seed in (1, 5, 8):
+for seed in (1,):
     OPEN.append((f"loss_reorder_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01",
                                            "-r", "0.02:3000"]))
 
