@@ -3,7 +3,7 @@
 # rk-testpmd's gen engine (rk-gen's stateless engine) over net_af_packet on
 # a veth pair in a namespace the test creates (198.18.0.0/15 addresses in
 # the frames, no kernel addresses):
-#   tga0 --veth-- tga1 (port 0)  rk-testpmd
+#   tga0 --veth-- tga1 (port 0)  rk-testpmd  (port 1) tgb1 --veth-- tgb0
 # Port 0 alone is its own TX port: the streams go out on tga1 and are
 # captured on tga0 (tcpdump), then read back by rk-gen --receive (frames
 # per stream, loss, duplicates, order) and rk-inspect (no finding, every
@@ -16,6 +16,8 @@
 #             sent 300 and 200; the 300 take about 0.3 s (their rate).
 #   endless:  count 0 at 2 kpps, stopped after about a second: "stop"
 #             reports as many frames sent as arrived.
+#   two ports: each sends both streams on a schedule of its own: 300 and
+#             200 frames captured on tga0 and on tgb0 alike.
 # usage: rk_testpmd_gen_check.sh RK_TESTPMD RK_GEN RK_INSPECT
 # Exit 77 (skip) without namespaces, tcpdump or tshark.
 set -u
@@ -31,6 +33,7 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 cleanup() {
 	[ -n "${tp_pid:-}" ] && kill "$tp_pid" 2>/dev/null
 	[ -n "${cap_pid:-}" ] && kill "$cap_pid" 2>/dev/null
+	[ -n "${capb_pid:-}" ] && kill "$capb_pid" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
 }
@@ -48,11 +51,13 @@ fi
 ip -n "$ns" link set lo up
 ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip -n "$ns" link add tga0 type veth peer name tga1
-for i in tga0 tga1; do ip -n "$ns" link set "$i" up; done
+ip -n "$ns" link add tgb0 type veth peer name tgb1
+for i in tga0 tga1 tgb0 tgb1; do ip -n "$ns" link set "$i" up; done
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
 EAL="$MEM --no-pci --log-level=*:warning -l 0-1 --vdev=net_af_packet0,iface=tga1"
+EAL2="$EAL --vdev=net_af_packet1,iface=tgb1"
 
 cat >"$tmp/two.yaml" <<'YAML'
 streams:
@@ -95,16 +100,24 @@ streams:
 YAML
 
 # session NAME SECS "COMMANDS BEFORE START": rk-testpmd -i fed through a
-# FIFO, tcpdump on tga0 meanwhile; "start", SECS seconds, "stop", "quit".
-# Output: $tmp/NAME.out, the capture $tmp/NAME.pcap.
+# FIFO, tcpdump on tga0 and tgb0 meanwhile; "start", SECS seconds,
+# "stop", "quit". EAL options: ${EALS:-$EAL}. Output: $tmp/NAME.out, the
+# captures $tmp/NAME.pcap (tga0) and $tmp/NAME.b.pcap (tgb0).
 session() {
 	local name=$1 secs=$2 before=$3 fifo=$tmp/$1.fifo
 	mkfifo "$fifo"
 	ip netns exec "$ns" tcpdump -i tga0 -U -w "$tmp/$name.pcap" udp port 4791 \
 		2>"$tmp/$name.tcpdump" &
 	cap_pid=$!
-	for _ in $(seq 50); do grep -q "listening on" "$tmp/$name.tcpdump" && break; sleep 0.1; done
-	ip netns exec "$ns" timeout 60 "$tp" $EAL -- -i <"$fifo" >"$tmp/$name.out" 2>&1 &
+	ip netns exec "$ns" tcpdump -i tgb0 -U -w "$tmp/$name.b.pcap" udp port 4791 \
+		2>"$tmp/$name.b.tcpdump" &
+	capb_pid=$!
+	for _ in $(seq 50); do
+		grep -q "listening on" "$tmp/$name.tcpdump" && grep -q "listening on" "$tmp/$name.b.tcpdump" &&
+			break
+		sleep 0.1
+	done
+	ip netns exec "$ns" timeout 60 "$tp" ${EALS:-$EAL} -- -i <"$fifo" >"$tmp/$name.out" 2>&1 &
 	tp_pid=$!
 	exec 3>"$fifo"
 	printf '%s\n' "$before" start >&3
@@ -115,9 +128,10 @@ session() {
 	echo "rc=$?" >>"$tmp/$name.out"
 	tp_pid=
 	sleep 0.5
-	kill "$cap_pid"
-	wait "$cap_pid" 2>/dev/null
+	kill "$cap_pid" "$capb_pid"
+	wait "$cap_pid" "$capb_pid" 2>/dev/null
 	cap_pid=
+	capb_pid=
 }
 
 # receive CAPTURE: "frames stream:frames:unique:lost:duplicates:reordered ..."
@@ -191,6 +205,23 @@ grep -q "gen: port 0: streams stopped" "$out" && [ -n "$sent" ] && [ "$sent" -gt
 	[ "$got" = "$sent 0:$sent:$sent:0:0:0" ] &&
 	ok "endless: stopped after $sent frames sent, all captured in order" ||
 	ko "endless: sent ${sent:-?}, captured $got"
+
+# --- two ports: a schedule each, both streams whole on both
+EALS=$EAL2 session two 2 "set fwd gen
+load streams $tmp/two.yaml"
+out=$tmp/two.out
+grep -q "gen packet forwarding - ports=2" "$out" && grep -q "gen: port 0: all streams done" "$out" &&
+	grep -q "gen: port 1: all streams done" "$out" &&
+	[ "$(grep -c "stream 0 writes: sent 300 frames" "$out")" = 2 ] &&
+	[ "$(grep -c "stream 1 sends: sent 200 frames" "$out")" = 2 ] &&
+	ok "two ports: stop reports 300 and 200 sent on each" || ko "two ports: $(grep -A3 '^gen: port' "$out")"
+a=$(receive "$tmp/two.pcap")
+b=$(receive "$tmp/two.b.pcap")
+[ "$a" = "500 0:300:300:0:0:0 1:200:200:0:0:0" ] && [ "$b" = "$a" ] &&
+	ok "two ports: 300 and 200 captured on tga0 and on tgb0" || ko "two ports: tga0 $a, tgb0 $b"
+got=$(findings "$tmp/two.b.pcap")
+[ "$got" = "none 500 500" ] && ok "two ports: rk-inspect on tgb0: no finding, 500 ICRCs good" ||
+	ko "two ports: rk-inspect on tgb0: $got"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }
