@@ -18,12 +18,17 @@
 #             reports as many frames sent as arrived.
 #   two ports: each sends both streams on a schedule of its own: 300 and
 #             200 frames captured on tga0 and on tgb0 alike.
-# usage: rk_testpmd_gen_check.sh RK_TESTPMD RK_GEN RK_INSPECT
+#   examples: the stream files of doc/gen-examples whose frames fit the
+#             veth's MTU, sent by rk-testpmd: rk-inspect says of the
+#             capture what it says of rk-gen's pcap of the same file
+#             (findings, frames, good ICRCs, PSN gaps, missing PSNs).
+# usage: rk_testpmd_gen_check.sh RK_TESTPMD RK_GEN RK_INSPECT EXAMPLES_DIR
 # Exit 77 (skip) without namespaces, tcpdump or tshark.
 set -u
 tp=$1
 gen=$2
 inspect=$3
+examples=$4
 ns=rktg$$
 tmp=$(mktemp -d /tmp/rk-testpmd-gen.XXXXXX)
 pass=0
@@ -101,15 +106,16 @@ YAML
 
 # session NAME SECS "COMMANDS BEFORE START": rk-testpmd -i fed through a
 # FIFO, tcpdump on tga0 and tgb0 meanwhile; "start", SECS seconds,
-# "stop", "quit". EAL options: ${EALS:-$EAL}. Output: $tmp/NAME.out, the
+# "stop", "quit". EAL options: ${EALS:-$EAL}; capture filter: ${FILTER}
+# (default: RoCEv2 only). Output: $tmp/NAME.out, the
 # captures $tmp/NAME.pcap (tga0) and $tmp/NAME.b.pcap (tgb0).
 session() {
 	local name=$1 secs=$2 before=$3 fifo=$tmp/$1.fifo
 	mkfifo "$fifo"
-	ip netns exec "$ns" tcpdump -i tga0 -U -w "$tmp/$name.pcap" udp port 4791 \
+	ip netns exec "$ns" tcpdump -i tga0 -U -w "$tmp/$name.pcap" ${FILTER-udp port 4791} \
 		2>"$tmp/$name.tcpdump" &
 	cap_pid=$!
-	ip netns exec "$ns" tcpdump -i tgb0 -U -w "$tmp/$name.b.pcap" udp port 4791 \
+	ip netns exec "$ns" tcpdump -i tgb0 -U -w "$tmp/$name.b.pcap" ${FILTER-udp port 4791} \
 		2>"$tmp/$name.b.tcpdump" &
 	capb_pid=$!
 	for _ in $(seq 50); do
@@ -141,6 +147,17 @@ import json, sys
 d = json.load(sys.stdin)
 print(d["frames"], " ".join("%d:%d:%d:%d:%d:%d" % (s["stream_id"], s["frames"], s["unique"],
       s["lost"], s["duplicates"], s["reordered"]) for s in d["streams"]))'
+}
+
+# summary CAPTURE: "FINDINGS FRAMES ICRC_GOOD PSN_GAPS PSN_MISSING"
+summary() {
+	"$inspect" -j "$1" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(" ".join(sorted("%s=%d" % kv for kv in d["findings"].items())) or "none",
+      d["totals"]["frames"], d["totals"]["icrc_good"],
+      sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")),
+      sum(q["psn"]["missing"] for q in d["qps"] if q.get("psn")))'
 }
 
 # findings CAPTURE: "FINDINGS FRAMES ICRC_GOOD"
@@ -222,6 +239,17 @@ b=$(receive "$tmp/two.b.pcap")
 got=$(findings "$tmp/two.b.pcap")
 [ "$got" = "none 500 500" ] && ok "two ports: rk-inspect on tgb0: no finding, 500 ICRCs good" ||
 	ko "two ports: rk-inspect on tgb0: $got"
+
+# --- the examples of doc/gen-examples (incast's 4 KiB frames exceed the MTU)
+for ex in cnp-pfc negative psn-gap read-ack-trains write-train; do
+	"$gen" --stream "$examples/$ex.yaml" --pcap "$tmp/$ex.want.pcap" 2>/dev/null
+	want=$(summary "$tmp/$ex.want.pcap")
+	FILTER= session "$ex" 1 "set fwd gen
+load streams $examples/$ex.yaml"
+	got=$(summary "$tmp/$ex.pcap")
+	[ "$got" = "$want" ] && ok "example $ex: rk-inspect as of rk-gen's pcap: $got" ||
+		ko "example $ex: rk-inspect: $got; of rk-gen's pcap: $want"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }
