@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file gen.h
- * rk-gen's parts: the scheduler that merges the sources (crafted streams,
- * captures replayed) by their frames' times (sched.c, replay.c), the DPDK
- * sender (port.c), and the receive side: accounting and reports (recv.c:
+ * rk-gen's parts: a capture replayed as one of the scheduler's sources
+ * (replay.c; the scheduler is lib/gen's rk_gen_sched.h), the DPDK sender
+ * (port.c), and the receive side: accounting and reports (recv.c:
  * a capture read back), and the DPDK receiver (recv_port.c).
  */
 #ifndef RK_GEN_APP_H
@@ -17,88 +17,8 @@
 
 #include "rk_gen_rewrite.h"
 #include "rk_gen_rx.h"
+#include "rk_gen_sched.h"
 #include "rk_gen_stream.h"
-
-/** No template: a frame to copy whole. */
-#define RK_GEN_TMPL_NONE UINT32_MAX
-
-/** A source's pending frame. */
-struct rk_gen_frame {
-	const uint8_t *data;     /**< valid until the source's next call */
-	int len;                 /**< bytes; 0 when the source is done */
-	uint32_t tmpl;           /**< its template (rk_gen_stream_next_ref), or RK_GEN_TMPL_NONE */
-	const struct rk_gen_range *dirty; /**< with a template: the bytes that change */
-	uint32_t ndirty;
-};
-
-/**
- * Where a stream's frames come from: a crafted stream (lib/gen) or a
- * capture replayed (replay.c). next() makes the frame after @p f (whose
- * len is 0 before the first) at @p *t_ns (0 for the first), sets
- * @p *t_ns to its time, fills @p f, and returns its length, 0 when the
- * source is done, or -1 after saying why on stderr.
- */
-struct rk_gen_source_ops {
-	int (*next)(void *src, struct rk_gen_frame *f, double *t_ns);
-	void (*free)(void *src);
-	/** Write wall-clock TX time @p ns into a copy @p buf (@p len bytes) of
-	 * the pending frame, its ICRC kept; NULL: the source has no slot. */
-	void (*stamp)(void *src, uint8_t *buf, uint32_t len, uint64_t ns);
-};
-
-/** One stream being sent: its next frame and that frame's time. */
-struct rk_gen_live {
-	const struct rk_gen_source_ops *ops;
-	void *src;
-	const char *name;
-	struct rk_gen_frame f; /**< the pending frame; f.len 0 when the stream is done */
-	double t_ns;           /**< its time from the start, ns */
-};
-
-/** The streams of one run, merged in time order. */
-struct rk_gen_sched {
-	struct rk_gen_live *lv;
-	uint32_t n;
-	double line_rate_bps;   /**< for rates in % */
-	bool failed;            /**< a source said it could not go on */
-};
-
-/**
- * ns between the starts of two frames, the first of @p len bytes, at
- * @p rate of @p unit (enum rk_gen_rate_unit; % of @p line_rate_bps): a
- * frame takes len + 24 bytes of wire time (FCS, preamble, gap).
- */
-double rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps);
-
-/**
- * Compile the @p n streams of @p cfgs and build each one's first frame (at
- * time 0). Says why on stderr when a stream cannot be built.
- * @return 0, or -1
- */
-int rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
-		      double line_rate_bps);
-
-/**
- * Add a source of frames other than a crafted stream (a replay), named
- * @p name in messages; it is freed with the scheduler, or at once when
- * adding fails. Builds its first frame.
- * @return 0, or -1 (said on stderr)
- */
-int rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, void *src,
-		     const char *name);
-
-/** The stream whose pending frame comes first, or NULL when all are done. */
-struct rk_gen_live *rk_gen_sched_peek(struct rk_gen_sched *s);
-
-/**
- * @p m's frame went out: build its next one, at the time its rate puts it
- * (a frame of len bytes takes len + 24 bytes of wire time: FCS, preamble,
- * gap), the sequence slot's TX time set to that time.
- */
-void rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m);
-
-/** Free the streams. */
-void rk_gen_sched_fini(struct rk_gen_sched *s);
 
 /** What a replay did (rk_gen_replay_add). */
 struct rk_gen_replay_stats {

@@ -652,41 +652,6 @@ parse_args(struct args *a, int argc, char **argv)
 	return 0;
 }
 
-static char *
-read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (n == cap) {
-			char *nb;
-
-			cap = cap ? cap * 2 : 65536;
-			if (cap > (64u << 20) || (nb = realloc(buf, cap)) == NULL) {
-				free(buf);
-				fclose(f);
-				errno = EFBIG;
-				return NULL;
-			}
-			buf = nb;
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r > 0);
-	if (ferror(f)) {
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 /* Write the streams' frames to the pcap file, stamped with their times. */
 static int
 run_pcap(struct args *a, struct rk_gen_sched *sc)
@@ -760,9 +725,14 @@ static int
 run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 {
 	struct rk_gen_sched sc = { 0 };
-	int rc = 1;
+	char err[512];
+	int rc = 1, init;
 
-	if (rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps) == 0 &&
+	init = rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps, err, sizeof(err));
+	/* -EIO: the source said why */
+	if (init < 0 && init != -EIO)
+		fprintf(stderr, "rk-gen: %s\n", err);
+	if (init == 0 &&
 	    (a->replay.file == NULL || rk_gen_replay_add(&sc, &a->replay) == 0)) {
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {
@@ -792,8 +762,6 @@ run_all(struct args *a)
 {
 	struct rk_gen_file *f = NULL;
 	char err[512];
-	size_t len = 0;
-	char *buf;
 	int rc;
 
 	if (a->receive) {
@@ -807,15 +775,10 @@ run_all(struct args *a)
 		return run(a, NULL, 0);
 	if (a->stream_file == NULL)
 		return run(a, &a->cli, 1);
-	buf = read_file(a->stream_file, &len);
-	if (buf == NULL) {
-		fprintf(stderr, "rk-gen: %s: %s\n", a->stream_file, strerror(errno));
-		return 1;
-	}
-	rc = rk_gen_yaml_parse(buf, len, a->stream_file, &f, err, sizeof(err));
-	free(buf);
+	rc = rk_gen_yaml_load(a->stream_file, &f, err, sizeof(err));
 	if (rc < 0) {
-		fprintf(stderr, "%s\n", err);
+		/* a bad file's line names itself; one not read gets the app's name */
+		fprintf(stderr, "%s%s\n", rc == -EIO ? "rk-gen: " : "", err);
 		return 1;
 	}
 	rc = run(a, f->streams, f->nstreams);

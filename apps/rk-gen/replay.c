@@ -4,6 +4,7 @@
  * libpcap), rewritten by lib/gen's maps, at the capture's timing divided
  * by a speed factor or at a fixed rate, looped.
  */
+#include <errno.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,5 +158,9 @@ rk_gen_replay_add(struct rk_gen_sched *s, const struct rk_gen_replay_opts *o)
 		free(r);
 		return -1;
 	}
-	return rk_gen_sched_add(s, &replay_ops, r, o->file);
+	if (rk_gen_sched_add(s, &replay_ops, r, o->file) == -ENOMEM) {
+		fprintf(stderr, "rk-gen: out of memory\n");
+		return -1;
+	}
+	return s->failed ? -1 : 0;
 }

@@ -251,6 +251,8 @@ build_ctx(void)
 		ctx[n++] = rk_tp_cmds_port[i];
 	for (unsigned int i = 0; cmds_fwd[i] != NULL; i++)
 		ctx[n++] = cmds_fwd[i];
+	for (unsigned int i = 0; rk_tp_cmds_gen[i] != NULL; i++)
+		ctx[n++] = rk_tp_cmds_gen[i];
 	ctx[n] = NULL;
 }
 

@@ -22,6 +22,7 @@ const struct rk_tp_engine *const rk_tp_engines[] = {
 	&rk_tp_fwd_mac,
 	&rk_tp_fwd_rxonly,
 	&rk_tp_fwd_impair,
+	&rk_tp_fwd_gen,
 	NULL,
 };
 
@@ -154,6 +155,8 @@ rk_tp_fwd_start(FILE *out)
 		fprintf(out, "Packet forwarding already started\n");
 		return -EALREADY;
 	}
+	if (rk_tp.engine->fwd_ready != NULL && (rc = rk_tp.engine->fwd_ready(out)) < 0)
+		return rc;
 	make_streams();
 	if (rk_tp.nb_streams == 0) {
 		fprintf(out, "No started port: run \"port start all\" first\n");

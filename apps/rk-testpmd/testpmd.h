@@ -48,13 +48,15 @@ struct rk_tp_stream {
 
 /*
  * A forwarding engine, as "set fwd <name>" selects it. The forwarding loop
- * calls port_fwd_begin for every port in use before the first burst,
- * packet_fwd once per stream per pass, port_fwd_end when "stop" ends the run.
+ * calls fwd_ready once (when set) to refuse a start it cannot make, then
+ * port_fwd_begin for every port in use before the first burst, packet_fwd
+ * once per stream per pass, port_fwd_end when "stop" ends the run.
  * To add one: a fwd_<name>.c defining the struct, and a line in fwd.c's table.
  */
 struct rk_tp_engine {
 	const char *name;
 	const char *help;                       /* one line for "set fwd" help */
+	int (*fwd_ready)(FILE *out);            /* 0, or negative errno after saying why */
 	int (*port_fwd_begin)(uint16_t port);   /* 0, or negative errno: start refused */
 	void (*packet_fwd)(struct rk_tp_stream *fs);
 	void (*port_fwd_end)(uint16_t port);
@@ -62,7 +64,7 @@ struct rk_tp_engine {
 
 extern const struct rk_tp_engine *const rk_tp_engines[];
 extern const struct rk_tp_engine rk_tp_fwd_io, rk_tp_fwd_mac, rk_tp_fwd_rxonly,
-	rk_tp_fwd_impair;
+	rk_tp_fwd_impair, rk_tp_fwd_gen;
 
 /* The app's state (one instance). */
 struct rk_tp {
@@ -134,9 +136,15 @@ int rk_tp_forge_build(enum rk_impair_forge forge, uint8_t arg, const uint8_t *re
 		      uint8_t *out, uint32_t cap);
 void rk_tp_forge_report(FILE *out);
 
+/* gen engine (fwd_gen.c): the streams of a stream file (rk-gen's) */
+/* Load stream file @p path, replacing the streams loaded; 0, or negative
+ * errno with @p err one line: "FILE:LINE: field 'x': reason" for a bad file. */
+int rk_tp_gen_load(const char *path, char *err, size_t errlen);
+void rk_tp_gen_show(FILE *out);
+
 /* cmds_*.c */
 struct cmdline;
-extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[];
+extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[], *rk_tp_cmds_gen[];
 int rk_tp_cmdline_run(const char *file, bool interactive);
 
 #endif /* RK_TESTPMD_H */

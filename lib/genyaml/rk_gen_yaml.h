@@ -58,6 +58,21 @@ struct rk_gen_file {
 int rk_gen_yaml_parse(const char *buf, size_t len, const char *fname, struct rk_gen_file **out,
 		      char *err, size_t errlen);
 
+/** Largest stream file rk_gen_yaml_load() reads, bytes. */
+#define RK_GEN_FILE_BYTES_MAX (64u << 20)
+
+/**
+ * Read stream file @p path (at most RK_GEN_FILE_BYTES_MAX bytes) and parse
+ * it as rk_gen_yaml_parse() does: what rk-gen's --stream and rk-testpmd's
+ * "load streams" share.
+ * @param out  receives the streams (free with rk_gen_file_free())
+ * @param err  receives one line, without newline: "FILE:LINE: field 'x':
+ *             reason" for a bad file, "FILE: reason" when it cannot be read
+ * @return 0, -EINVAL for a bad file, -ENOMEM, or -EIO when the file
+ *         cannot be read (opened, read, or it is too large)
+ */
+int rk_gen_yaml_load(const char *path, struct rk_gen_file **out, char *err, size_t errlen);
+
 /** Free what rk_gen_yaml_parse() returned (NULL is fine). */
 void rk_gen_file_free(struct rk_gen_file *f);
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* rk-gen's scheduler: the sources' frames merged by the times their rates
- * (or a capture's timestamps) give. */
+/* The stateless engine's scheduler: the sources' frames merged by the
+ * times their rates (or a capture's timestamps) give. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "gen.h"
+#include "rk_gen_sched.h"
 
 double
 rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps)
@@ -104,9 +105,8 @@ rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, vo
 	struct rk_gen_live *lv = realloc(s->lv, (s->n + 1) * sizeof(*lv)), *l;
 
 	if (lv == NULL) {
-		fprintf(stderr, "rk-gen: out of memory\n");
 		ops->free(src);
-		return -1;
+		return -ENOMEM;
 	}
 	s->lv = lv;
 	l = &lv[s->n++];
@@ -114,23 +114,24 @@ rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, vo
 	if (ops->next(src, &l->f, &l->t_ns) < 0) {
 		l->f.len = 0;
 		s->failed = true;
-		return -1;
+		return -EIO;
 	}
 	return 0;
 }
 
 int
 rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
-		  double line_rate_bps)
+		  double line_rate_bps, char *err, size_t errlen)
 {
 	*s = (struct rk_gen_sched){ .line_rate_bps = line_rate_bps };
 	for (uint32_t i = 0; i < n; i++) {
 		struct rk_gen_err e = { 0 };
 		struct stream_src *ss = calloc(1, sizeof(*ss));
+		int rc;
 
 		if (ss == NULL) {
-			fprintf(stderr, "rk-gen: out of memory\n");
-			return -1;
+			snprintf(err, errlen, "out of memory");
+			return -ENOMEM;
 		}
 		ss->line_rate_bps = line_rate_bps;
 		/* The gap is affine in the frame's length: no division per frame. */
@@ -138,14 +139,19 @@ rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_
 		ss->gap_byte_ns = rk_gen_gap_ns(cfgs[i].rate_unit, cfgs[i].rate, 1, line_rate_bps) -
 				  ss->gap_fixed_ns;
 		if (rk_gen_stream_compile(&cfgs[i], &ss->s, &e) < 0) {
-			fprintf(stderr, "rk-gen: stream '%s': field '%s': %s\n", cfgs[i].name,
-				e.field, e.reason);
+			snprintf(err, errlen, "stream '%s': field '%s': %s", cfgs[i].name,
+				 e.field, e.reason);
 			free(ss);
-			return -1;
+			return -EINVAL;
 		}
-		if (rk_gen_sched_add(s, cfgs[i].seq ? &stream_ops : &stream_ops_noslot, ss,
-				     cfgs[i].name) < 0)
-			return -1;
+		rc = rk_gen_sched_add(s, cfgs[i].seq ? &stream_ops : &stream_ops_noslot, ss,
+				      cfgs[i].name);
+		if (rc < 0) {
+			snprintf(err, errlen, rc == -ENOMEM ? "out of memory"
+							    : "stream '%s': its first frame failed",
+				 cfgs[i].name);
+			return rc;
+		}
 	}
 	return 0;
 }

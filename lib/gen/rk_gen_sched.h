@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_gen_sched.h
+ * The scheduler of rk-gen's stateless engine: the frames of several
+ * sources (crafted streams, lib/gen; captures replayed, rk-gen's replay)
+ * merged in the order of the times their rates give. Times are ns from
+ * the start of the run, computed, not measured: the sender paces them
+ * against its own clock (rk-gen's port sender, rk-testpmd's gen engine) or
+ * writes them as timestamps (rk-gen's pcap output). libc only.
+ */
+#ifndef RK_GEN_SCHED_H
+#define RK_GEN_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rk_gen_stream.h"
+
+/** No template: a frame to copy whole. */
+#define RK_GEN_TMPL_NONE UINT32_MAX
+
+/** A source's pending frame. */
+struct rk_gen_frame {
+	const uint8_t *data;     /**< valid until the source's next call */
+	int len;                 /**< bytes; 0 when the source is done */
+	uint32_t tmpl;           /**< its template (rk_gen_stream_next_ref), or RK_GEN_TMPL_NONE */
+	const struct rk_gen_range *dirty; /**< with a template: the bytes that change */
+	uint32_t ndirty;
+};
+
+/**
+ * Where a stream's frames come from: a crafted stream (lib/gen) or a
+ * capture replayed. next() makes the frame after @p f (whose len is 0
+ * before the first) at @p *t_ns (0 for the first), sets @p *t_ns to its
+ * time, fills @p f, and returns its length, 0 when the source is done, or
+ * -1 after saying why on stderr.
+ */
+struct rk_gen_source_ops {
+	int (*next)(void *src, struct rk_gen_frame *f, double *t_ns);
+	void (*free)(void *src);
+	/** Write wall-clock TX time @p ns into a copy @p buf (@p len bytes) of
+	 * the pending frame, its ICRC kept; NULL: the source has no slot. */
+	void (*stamp)(void *src, uint8_t *buf, uint32_t len, uint64_t ns);
+};
+
+/** One stream being sent: its next frame and that frame's time. */
+struct rk_gen_live {
+	const struct rk_gen_source_ops *ops;
+	void *src;
+	const char *name;
+	struct rk_gen_frame f; /**< the pending frame; f.len 0 when the stream is done */
+	double t_ns;           /**< its time from the start, ns */
+};
+
+/** The streams of one run, merged in time order. */
+struct rk_gen_sched {
+	struct rk_gen_live *lv;
+	uint32_t n;
+	double line_rate_bps;   /**< for rates in % */
+	bool failed;            /**< a source said it could not go on */
+};
+
+/**
+ * ns between the starts of two frames, the first of @p len bytes, at
+ * @p rate of @p unit (enum rk_gen_rate_unit; % of @p line_rate_bps, bit/s):
+ * a frame takes len + 24 bytes of wire time (FCS 4, preamble 8, gap 12).
+ * Without a rate (RK_GEN_RATE_NONE): 1000 ns (1 Mpps).
+ */
+double rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps);
+
+/**
+ * Compile the @p n streams of @p cfgs (kept: they must outlive @p s, their
+ * names name the streams) and build each one's first frame, at time 0.
+ * A stream's frames come at its rate, in bursts (burst_frames followed by
+ * burst_gap_us) and on/off periods (on_us of sending, off_us of silence)
+ * when it has them; its sequence slot, if any, gets the stamp op.
+ * On failure @p s holds the streams built so far: free it with
+ * rk_gen_sched_fini().
+ * @param err  receives one line without newline: "stream 'NAME': field
+ *             'F': reason" (the stream cannot be compiled) or "out of memory"
+ * @return 0, -EINVAL (a stream cannot be compiled), -ENOMEM, or -EIO (a
+ *         stream could not build its first frame)
+ */
+int rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
+		      double line_rate_bps, char *err, size_t errlen);
+
+/**
+ * Add a source of frames other than a crafted stream (a replay), named
+ * @p name (kept) in messages; it is freed with the scheduler, or at once
+ * when adding fails. Builds its first frame.
+ * @return 0, -ENOMEM (nothing said), or -EIO (the source's first frame
+ *         failed: the source said why, s->failed is set)
+ */
+int rk_gen_sched_add(struct rk_gen_sched *s, const struct rk_gen_source_ops *ops, void *src,
+		     const char *name);
+
+/** The stream whose pending frame comes first, or NULL when all are done. */
+struct rk_gen_live *rk_gen_sched_peek(struct rk_gen_sched *s);
+
+/**
+ * @p m's frame went out: build its next one, at the time its rate puts it
+ * (a frame of len bytes takes len + 24 bytes of wire time: FCS, preamble,
+ * gap), the sequence slot's TX time set to that time. A source that fails
+ * ends (f.len 0) and sets s->failed.
+ */
+void rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m);
+
+/** Free the streams (@p s itself is the caller's; a zeroed one is fine). */
+void rk_gen_sched_fini(struct rk_gen_sched *s);
+
+#endif /* RK_GEN_SCHED_H */

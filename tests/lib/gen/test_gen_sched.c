@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * lib/gen's scheduler: the gap a rate gives, two streams merged in time
+ * order with their frame counts, bursts and on/off periods at the times
+ * they ask for, and a stream that cannot be compiled named in one line.
+ */
+#include "rk_test.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rk_gen_sched.h"
+#include "rk_gen_stream.h"
+
+static void
+cfg(struct rk_gen_cfg *c, const char *name, uint64_t count, double pps)
+{
+	rk_gen_cfg_init(c);
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->count = count;
+	c->count_set = true;
+	c->rate_unit = RK_GEN_RATE_PPS;
+	c->rate = pps;
+}
+
+static void
+test_gap(void **state)
+{
+	(void)state;
+	assert_float_equal(rk_gen_gap_ns(RK_GEN_RATE_PPS, 1e6, 100, 100e9), 1000.0, 1e-9);
+	/* 100 bytes + 24 of FCS, preamble and gap: 992 bits, at 1 Gbit/s */
+	assert_float_equal(rk_gen_gap_ns(RK_GEN_RATE_BPS, 1e9, 100, 100e9), 992.0, 1e-9);
+	/* 10% of 10 Gbit/s is 1 Gbit/s */
+	assert_float_equal(rk_gen_gap_ns(RK_GEN_RATE_PERCENT, 10, 100, 10e9), 992.0, 1e-9);
+	assert_float_equal(rk_gen_gap_ns(RK_GEN_RATE_NONE, 0, 100, 10e9), 1000.0, 1e-9);
+}
+
+static void
+test_merge(void **state)
+{
+	struct rk_gen_cfg c[2];
+	struct rk_gen_sched s;
+	struct rk_gen_live *m;
+	char err[256];
+	/* A: 5 frames at 1 kpps (0..4 ms), B: 3 at 500 pps (0, 2, 4 ms); a tie goes to A */
+	static const char want_who[] = "ABAABAAB";
+	static const double want_t[] = { 0, 0, 1e6, 2e6, 2e6, 3e6, 4e6, 4e6 };
+	unsigned int n = 0;
+
+	(void)state;
+	cfg(&c[0], "A", 5, 1000);
+	cfg(&c[1], "B", 3, 500);
+	assert_int_equal(rk_gen_sched_init(&s, c, 2, 100e9, err, sizeof(err)), 0);
+	assert_int_equal(s.n, 2);
+	while ((m = rk_gen_sched_peek(&s)) != NULL) {
+		assert_true(n < 8);
+		assert_int_equal(m->name[0], want_who[n]);
+		assert_float_equal(m->t_ns, want_t[n], 1e-3);
+		assert_true(m->f.len > 0);
+		n++;
+		rk_gen_sched_advance(&s, m);
+	}
+	assert_int_equal(n, 8);
+	assert_false(s.failed);
+	rk_gen_sched_fini(&s);
+}
+
+static void
+test_burst_and_on_off(void **state)
+{
+	struct rk_gen_cfg c;
+	struct rk_gen_sched s;
+	struct rk_gen_live *m;
+	char err[256];
+	/* 1 Mpps in bursts of 2 frames, 10 us between bursts */
+	static const double burst_t[] = { 0, 1000, 12000, 13000, 24000, 25000 };
+	/* 1 Mpps, on 3 us, off 5 us: 3 frames per 8 us */
+	static const double on_off_t[] = { 0, 1000, 2000, 8000, 9000, 10000, 16000 };
+	unsigned int n = 0;
+
+	(void)state;
+	cfg(&c, "burst", 6, 1e6);
+	c.burst_frames = 2;
+	c.burst_gap_us = 10;
+	assert_int_equal(rk_gen_sched_init(&s, &c, 1, 100e9, err, sizeof(err)), 0);
+	while ((m = rk_gen_sched_peek(&s)) != NULL) {
+		assert_true(n < 6);
+		assert_float_equal(m->t_ns, burst_t[n], 1e-3);
+		n++;
+		rk_gen_sched_advance(&s, m);
+	}
+	assert_int_equal(n, 6);
+	rk_gen_sched_fini(&s);
+
+	cfg(&c, "on-off", 7, 1e6);
+	c.on_us = 3;
+	c.off_us = 5;
+	n = 0;
+	assert_int_equal(rk_gen_sched_init(&s, &c, 1, 100e9, err, sizeof(err)), 0);
+	while ((m = rk_gen_sched_peek(&s)) != NULL) {
+		assert_true(n < 7);
+		assert_float_equal(m->t_ns, on_off_t[n], 1e-3);
+		n++;
+		rk_gen_sched_advance(&s, m);
+	}
+	assert_int_equal(n, 7);
+	rk_gen_sched_fini(&s);
+}
+
+static void
+test_bad_stream(void **state)
+{
+	struct rk_gen_cfg c[2];
+	struct rk_gen_sched s;
+	char err[256] = "";
+
+	(void)state;
+	cfg(&c[0], "good", 1, 1000);
+	cfg(&c[1], "short", 1, 1000);
+	c[1].seq = true;        /* the slot needs 16 payload bytes */
+	c[1].payload_len = 4;
+	assert_int_equal(rk_gen_sched_init(&s, c, 2, 100e9, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "stream 'short': field '"));
+	assert_null(strchr(err, '\n'));
+	assert_int_equal(s.n, 1); /* the good one, freed here */
+	rk_gen_sched_fini(&s);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gap),
+		cmocka_unit_test(test_merge),
+		cmocka_unit_test(test_burst_and_on_off),
+		cmocka_unit_test(test_bad_stream),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
