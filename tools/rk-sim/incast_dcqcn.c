@@ -164,8 +164,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		struct rk_sdq_flow f;
 
 		rk_sdq_flow(s, i, &f);
-		printf("  flow %u: %.2f Gb/s, R_C %.2f Gb/s, alpha %.3f, CNPs %llu handled %llu "
-		       "ignored\n", i, (double)f.rx_bytes * 8 / ((double)ms * 1e6),
+		printf("  flow %u: %.2f Gb/s, R_C %.2f Gb/s, alpha %.3f, CNPs handled %llu, ignored %llu"
+		       "\n", i, (double)f.rx_bytes * 8 / ((double)ms * 1e6),
 		       f.rc_kbps / 1e6, f.alpha / 1024.0, (unsigned long long)f.cnp_handled,
 		       (unsigned long long)f.cnp_ignored);
 	}
