@@ -610,6 +610,32 @@ static void arrive(struct rk_sw *sw, unsigned int port, struct pkt *p)
 	start_tx(sw, out);
 }
 
+int rk_sw_host_send(struct rk_sw *sw, unsigned int port, uint64_t arrive_ns,
+		    const uint8_t *frame, uint32_t len)
+{
+	if (!sw || port >= sw->cfg.nports || !frame || !len || sw->ports[port].peer ||
+	    sw->ports[port].src >= 0 || arrive_ns < sw->net->now)
+		return -EINVAL;
+	struct pkt *p = malloc(sizeof(*p) + len);
+
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->data, frame, len);
+	p->len = len;
+	struct ev e = { .t = arrive_ns, .kind = EV_ARRIVE, .sw = sw, .port = port, .p = p };
+
+	if (push(sw->net, e) < 0) {
+		free(p);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+uint64_t rk_sw_net_next_ns(const struct rk_sw_net *n)
+{
+	return n->nev ? n->heap[0].t : UINT64_MAX;
+}
+
 /* ---- sources ---- */
 static void src_sched(struct rk_sw_net *n, struct source *s, uint64_t t);
 

@@ -109,6 +109,17 @@ struct rk_sw *rk_sw_add(struct rk_sw_net *n, const struct rk_sw_cfg *cfg);
 int rk_sw_connect(struct rk_sw *a, unsigned int pa, struct rk_sw *b, unsigned int pb);
 /** Frames leaving (sw, port) go to @p fn (a host); PFC frames too. @return 0, -EINVAL. */
 int rk_sw_attach_host(struct rk_sw *sw, unsigned int port, rk_sw_host_fn fn, void *ctx);
+/**
+ * A host on (sw, port) sends @p frame: its last bit reaches the switch at
+ * @p arrive_ns (the host models its own link: serialisation and
+ * propagation). Frames of one port must be given in order of arrival.
+ * @return 0, -EINVAL (bad port, a switch or source on it, @p arrive_ns
+ *         in the past), -ENOMEM.
+ */
+int rk_sw_host_send(struct rk_sw *sw, unsigned int port, uint64_t arrive_ns,
+		    const uint8_t *frame, uint32_t len);
+/** Time of the next pending event (ns), UINT64_MAX when there is none. */
+uint64_t rk_sw_net_next_ns(const struct rk_sw_net *n);
 /** Egress routing: frames whose destination MAC's last byte is @p mac_lsb leave by @p port. */
 int rk_sw_route(struct rk_sw *sw, uint8_t mac_lsb, unsigned int port);
 /** Override one port's configuration. @return 0, -EINVAL. */

@@ -345,6 +345,37 @@ else
 	echo "FAIL rk-sim incast: $(cat "$tmp/on" "$tmp/off")"
 	fail=$((fail + 1))
 fi
+# rk-sim incast --dcqcn: 2 DCQCN RC QPs at 40 Gb/s for 20 ms: no drop, CE
+# marks answered, each flow near its fair share of 20 Gb/s over the run, the
+# queue under 250 KB at its peak; CSV, JSON (and PNG with gnuplot) agree.
+png_arg=
+command -v gnuplot >/dev/null 2>&1 && png_arg="--png $tmp/dq.png"
+# shellcheck disable=SC2086
+timeout 120 "$sim" incast --dcqcn --senders 2 --duration 20 --csv "$tmp/dq.csv" \
+	--json "$tmp/dq.json" $png_arg >"$tmp/dq" 2>&1
+if python3 - "$tmp/dq" "$tmp/dq.csv" "$tmp/dq.json" "${png_arg:+$tmp/dq.png}" <<'PY'
+import csv, json, re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"queue avg ([\d.]+) KB, peak (\d+) B, marked (\d+), dropped (\d+)", out)
+flows = [float(x) for x in re.findall(r"flow \d+: ([\d.]+) Gb/s", out)]
+rows = list(csv.DictReader(open(sys.argv[2])))
+d = json.load(open(sys.argv[3]))
+ok = (m and int(m.group(4)) == 0 and int(m.group(3)) > 0 and int(m.group(2)) < 250000 and
+      len(flows) == 2 and all(15 <= f <= 25 for f in flows) and len(rows) == 4000 and
+      max(int(r["cnps"]) for r in rows) > 0 and d["dropped"] == 0 and
+      abs(d["queue_avg_bytes"] / 1000 - float(m.group(1))) < 0.1 and len(d["trace"]) == 400)
+if sys.argv[4]:
+    ok = ok and open(sys.argv[4], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim incast --dcqcn: $(cat "$tmp/dq")"
+	fail=$((fail + 1))
+fi
+expect 2 "unknown --dcqcn profile 'bogus'" incast --dcqcn=bogus
+expect 2 "No such file or directory" incast --dcqcn --json "$tmp/no/x.json"
 expect 2 "unexpected argument 'extra'" incast extra
 expect 2 "No such file or directory" incast --json "$tmp/no/x.json"
 echo "$pass passed, $fail failed"

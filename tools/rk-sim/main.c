@@ -246,6 +246,8 @@ usage(FILE *out)
 	       "       rk-sim incast [--senders N] [--pfc on|off] [--duration MS] [--csv F] [--json F]\n"
 	       "                                 N line-rate senders into one port of the simulated\n"
 	       "                                 switch (doc/congestion.md; incast --help)\n"
+	       "       rk-sim incast --dcqcn[=PROFILE] [--senders N] [--png F] ...\n"
+	       "                                 N DCQCN RC QPs through the switch instead\n"
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
@@ -803,14 +805,20 @@ run_matrix(int argc, char **argv)
 
 #ifdef RK_HAVE_JANSSON
 int rk_sim_run_incast(int argc, char **argv);
+int rk_sim_run_incast_dcqcn(int argc, char **argv);
 #endif
 
 int
 main(int argc, char **argv)
 {
 #ifdef RK_HAVE_JANSSON
-	if (argc > 1 && strcmp(argv[1], "incast") == 0)
+	if (argc > 1 && strcmp(argv[1], "incast") == 0) {
+		for (int i = 2; i < argc; i++)
+			if (strncmp(argv[i], "--dcqcn", 7) == 0 &&
+			    (argv[i][7] == 0 || argv[i][7] == '='))
+				return rk_sim_run_incast_dcqcn(argc - 1, argv + 1);
 		return rk_sim_run_incast(argc - 1, argv + 1);
+	}
 #endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);

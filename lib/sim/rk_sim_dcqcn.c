@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* N:1 incast of lib/ib RC QPs through the simulated switch: see rk_sim_dcqcn.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_ib.h"
+#include "rk_pkt.h"
+#include "rk_sim_dcqcn.h"
+#include "rk_sim_switch.h"
+
+#define HOST_MEM (1u << 20)
+#define SQ_DEPTH 16
+#define RECV_MAC 0x80
+
+struct rxf {
+	struct rxf *next;
+	uint64_t t;
+	uint32_t len;
+	uint8_t data[];
+};
+
+struct host {
+	struct rk_sdq *s;
+	unsigned int port;              /* switch port; flow index for senders */
+	struct rk_ib_dev *dev;
+	struct rk_ib_pd *pd;
+	struct rk_ib_cq *cq;
+	struct rk_ib_qp *qp[RK_SDQ_MAX_SENDERS];
+	uint8_t *mem;
+	struct rk_ib_mr *mr;
+	uint8_t mac[6], ip[16];
+	struct rxf *rx_head, *rx_tail;
+	uint64_t link_free;             /* the host link's transmitter is busy until */
+	uint64_t now;                   /* the time of the emit in progress */
+	unsigned int posted;
+};
+
+struct rk_sdq {
+	struct rk_sdq_cfg cfg;
+	struct rk_sw_net *net;
+	struct rk_sw *sw;
+	struct host recv, snd[RK_SDQ_MAX_SENDERS];
+	uint64_t rx_bytes[RK_SDQ_MAX_SENDERS];
+	uint64_t q_bytes, q_t;
+	double q_area;
+	int err;
+};
+
+uint32_t rk_sdq_frame_bytes(void)
+{
+	return 14 + 20 + 8 + 12 + 1024 + 4;     /* Eth, IPv4, UDP, BTH, payload, ICRC */
+}
+
+static void on_queue(void *ctx, struct rk_sw *sw, unsigned int port, unsigned int prio,
+		     uint64_t t, uint64_t bytes, bool marked, bool paused)
+{
+	struct rk_sdq *s = ctx;
+
+	(void)sw; (void)prio; (void)marked; (void)paused;
+	if (port != s->cfg.senders)
+		return;
+	s->q_area += (double)s->q_bytes * (double)(t - s->q_t);
+	s->q_t = t;
+	s->q_bytes = bytes;
+}
+
+/* The switch hands a frame to a host: kept until its arrival time. */
+static void on_host(void *ctx, struct rk_sw *sw, unsigned int port, uint64_t t,
+		    const uint8_t *frame, uint32_t len)
+{
+	struct host *h = ctx;
+	struct rxf *f = malloc(sizeof(*f) + len);
+
+	(void)sw; (void)port;
+	if (!f) {
+		h->s->err = -ENOMEM;
+		return;
+	}
+	f->next = NULL;
+	f->t = t;
+	f->len = len;
+	memcpy(f->data, frame, len);
+	if (h->rx_tail)
+		h->rx_tail->next = f;
+	else
+		h->rx_head = f;
+	h->rx_tail = f;
+}
+
+/* The engine emits a frame: serialised on the host link, then propagated. */
+static void emit(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct host *h = ctx;
+	struct rk_sdq *s = h->s;
+	uint64_t start = h->link_free > h->now ? h->link_free : h->now;
+
+	h->link_free = start + ((uint64_t)len * 8 * 1000000000ull + s->cfg.link_bps - 1) /
+			       s->cfg.link_bps;
+	if (rk_sw_host_send(s->sw, h->port, h->link_free + s->cfg.prop_ns, frame, len) < 0)
+		s->err = -ENOMEM;
+}
+
+static int host_init(struct rk_sdq *s, struct host *h, unsigned int port, uint8_t mac_lsb,
+		     unsigned int nqp)
+{
+	struct rk_ib_dev_attr da = {
+		.mac = { 0x02, 0, 0, 0, 0, mac_lsb },
+		.ip_version = 4,
+		.key_seed = 0x5d0 + mac_lsb,
+		.max_inflight_pkts = s->cfg.window,
+	};
+	struct rk_ib_qp_init_attr qa = {
+		.qp_type = RK_QPT_RC,
+		.sq_sig_all = 1,
+		.cap = { .max_send_wr = SQ_DEPTH, .max_recv_wr = 4, .max_send_sge = 1,
+			 .max_recv_sge = 1 },
+	};
+
+	da.ip[10] = da.ip[11] = 0xff;
+	da.ip[12] = 198; da.ip[13] = 18; da.ip[14] = 1; da.ip[15] = mac_lsb;
+	h->s = s;
+	h->port = port;
+	memcpy(h->mac, da.mac, 6);
+	memcpy(h->ip, da.ip, 16);
+	if (!(h->dev = rk_ib_dev_create(&da)))
+		return -ENOMEM;
+	rk_ib_dev_set_tx_rate(h->dev, s->cfg.link_bps);
+	h->pd = rk_ib_pd_alloc(h->dev);
+	h->cq = rk_ib_cq_create(h->dev, 4096);
+	h->mem = calloc(1, HOST_MEM);
+	if (!h->pd || !h->cq || !h->mem)
+		return -ENOMEM;
+	h->mr = rk_ib_mr_reg(h->pd, h->mem, HOST_MEM, RK_ACCESS_LOCAL_WRITE |
+			     RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ);
+	if (!h->mr)
+		return -ENOMEM;
+	qa.send_cq = qa.recv_cq = h->cq;
+	for (unsigned int i = 0; i < nqp; i++)
+		if (!(h->qp[i] = rk_ib_qp_create(h->pd, &qa)))
+			return -ENOMEM;
+	return rk_sw_attach_host(s->sw, port, on_host, h);
+}
+
+static int qp_connect(struct rk_ib_qp *qp, const struct host *peer, struct rk_ib_qp *pqp)
+{
+	struct rk_qp_attr a = { 0 };
+
+	a.qp_state = RK_QPS_INIT;
+	a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
+	if (rk_ib_qp_modify(qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			    RK_QP_ACCESS_FLAGS))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTR;
+	a.path_mtu = RK_MTU_1024;
+	a.dest_qp_num = rk_ib_qp_num(pqp);
+	a.max_dest_rd_atomic = 4;
+	memcpy(a.ah_attr.dmac, peer->mac, 6);
+	memcpy(a.ah_attr.dip, peer->ip, 16);
+	if (rk_ib_qp_modify(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
+			    RK_QP_RQ_PSN | RK_QP_MAX_DEST_RD_ATOMIC | RK_QP_MIN_RNR_TIMER))
+		return -EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = RK_QPS_RTS;
+	a.timeout = 14;                 /* 67 ms: no retransmission under queueing */
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 4;
+	return rk_ib_qp_modify(qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
+			       RK_QP_RETRY_CNT | RK_QP_RNR_RETRY | RK_QP_MAX_QP_RD_ATOMIC) ? -EINVAL : 0;
+}
+
+/* Keep the sender's send queue full of WRITEs to its region at the receiver. */
+static void refill(struct rk_sdq *s, struct host *h)
+{
+	struct rk_wc wc[16];
+	int n;
+
+	while ((n = rk_ib_cq_poll(h->cq, 16, wc)) > 0)
+		h->posted -= (unsigned int)n;
+	while (h->posted < SQ_DEPTH) {
+		struct rk_sge sge = { (uint64_t)(uintptr_t)h->mem, s->cfg.msg_bytes,
+				      rk_ib_mr_lkey(h->mr) };
+		struct rk_send_wr wr = { .wr_id = h->posted, .sg_list = &sge, .num_sge = 1,
+					 .opcode = RK_WR_RDMA_WRITE };
+		const struct rk_send_wr *bad;
+
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)s->recv.mem;
+		wr.wr.rdma.rkey = rk_ib_mr_rkey(s->recv.mr);
+		if (rk_ib_post_send(h->qp[0], &wr, &bad))
+			break;
+		h->posted++;
+	}
+}
+
+struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
+{
+	unsigned int n = cfg ? cfg->senders : 0;
+
+	if (!n || n > RK_SDQ_MAX_SENDERS || !cfg->link_bps || !cfg->msg_bytes ||
+	    cfg->msg_bytes > HOST_MEM || cfg->kmax_bytes < cfg->kmin_bytes) {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct rk_sdq *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->net = rk_sw_net_create())) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->cfg = *cfg;
+	struct rk_sw_cfg sc = {
+		.nports = n + 1, .seed = cfg->seed, .mark_at_enqueue = cfg->mark_at_enqueue,
+		.port = { .rate_bps = cfg->link_bps, .prop_ns = cfg->prop_ns,
+			  .limit_bytes = cfg->limit_bytes },
+	};
+
+	for (unsigned int p = 0; p < 8; p++) {
+		sc.port.kmin_bytes[p] = cfg->kmin_bytes;
+		sc.port.kmax_bytes[p] = cfg->kmax_bytes;
+		sc.port.pmax[p] = cfg->pmax;
+	}
+	int rc = (s->sw = rk_sw_add(s->net, &sc)) ? 0 : -ENOMEM;
+
+	rk_sw_net_set_trace(s->net, NULL, on_queue, s);
+	if (!rc)
+		rc = host_init(s, &s->recv, n, RECV_MAC, n);
+	for (unsigned int i = 0; !rc && i < n; i++)
+		rc = host_init(s, &s->snd[i], i, (uint8_t)(i + 1), 1);
+	if (!rc)
+		rc = rk_sw_route(s->sw, RECV_MAC, n);
+	for (unsigned int i = 0; !rc && i < n; i++) {
+		rc = rk_sw_route(s->sw, (uint8_t)(i + 1), i);
+		if (!rc)
+			rc = qp_connect(s->snd[i].qp[0], &s->recv, s->recv.qp[i]);
+		if (!rc)
+			rc = qp_connect(s->recv.qp[i], &s->snd[i], s->snd[i].qp[0]);
+		if (!rc && cfg->dcqcn) {
+			uint32_t mbps = (uint32_t)(cfg->link_bps / 1000000);
+
+			rc = rk_ib_qp_set_cc(s->snd[i].qp[0], "dcqcn", &cfg->params, mbps);
+			if (!rc)
+				rc = rk_ib_qp_set_cc(s->recv.qp[i], "dcqcn", &cfg->params, mbps);
+		}
+		if (!rc)
+			refill(s, &s->snd[i]);
+	}
+	if (rc) {
+		rk_sdq_destroy(s);
+		errno = rc == -ENOMEM ? ENOMEM : EINVAL;
+		return NULL;
+	}
+	return s;
+}
+
+static void host_fini(struct host *h)
+{
+	struct rxf *f = h->rx_head;
+
+	while (f) {
+		struct rxf *nx = f->next;
+
+		free(f);
+		f = nx;
+	}
+	if (h->dev)
+		rk_ib_dev_destroy(h->dev);
+	free(h->mem);
+}
+
+void rk_sdq_destroy(struct rk_sdq *s)
+{
+	if (!s)
+		return;
+	host_fini(&s->recv);
+	for (unsigned int i = 0; i < s->cfg.senders; i++)
+		host_fini(&s->snd[i]);
+	rk_sw_net_destroy(s->net);
+	free(s);
+}
+
+static uint64_t host_next(const struct host *h)
+{
+	uint64_t t = rk_ib_next_timer(h->dev);
+
+	if (h->rx_head && h->rx_head->t < t)
+		t = h->rx_head->t;
+	return t;
+}
+
+/* Everything host @p h has due at @p t: frames in, timers, frames out. */
+static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
+{
+	bool is_recv = h == &s->recv;
+
+	while (h->rx_head && h->rx_head->t <= t) {
+		struct rxf *f = h->rx_head;
+		struct rk_pkt pkt;
+
+		h->rx_head = f->next;
+		if (!h->rx_head)
+			h->rx_tail = NULL;
+		if (is_recv && f->data[11] >= 1 && f->data[11] <= s->cfg.senders)
+			s->rx_bytes[f->data[11] - 1] += f->len;
+		if (rk_pkt_parse(&pkt, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL) == 0)
+			rk_ib_rx(h->dev, &pkt, t);
+		free(f);
+	}
+	if (rk_ib_next_timer(h->dev) <= t)
+		rk_ib_timers(h->dev, t);
+	if (!is_recv)
+		refill(s, h);
+	h->now = t;
+	while (rk_ib_poll_tx(h->dev, t, emit, h, 64) == 64)
+		;
+}
+
+int rk_sdq_run(struct rk_sdq *s, uint64_t until)
+{
+	uint64_t last = UINT64_MAX;
+	unsigned int same = 0;
+
+	while (!s->err) {
+		uint64_t t = rk_sw_net_next_ns(s->net), h = host_next(&s->recv);
+
+		if (h < t)
+			t = h;
+		for (unsigned int i = 0; i < s->cfg.senders; i++)
+			if ((h = host_next(&s->snd[i])) < t)
+				t = h;
+		if (t > until)
+			break;
+		/* an engine that keeps asking for the same instant is stuck */
+		same = t == last ? same + 1 : 0;
+		last = t;
+		if (same > 100000)
+			return -EIO;
+		rk_sw_net_run(s->net, t);
+		host_step(s, &s->recv, t);
+		for (unsigned int i = 0; i < s->cfg.senders; i++)
+			host_step(s, &s->snd[i], t);
+	}
+	if (s->err)
+		return s->err;
+	rk_sw_net_run(s->net, until);
+	return 0;
+}
+
+int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
+{
+	if (!s || i >= s->cfg.senders || !o)
+		return -EINVAL;
+	memset(o, 0, sizeof(*o));
+	o->rx_bytes = s->rx_bytes[i];
+	struct rk_dcqcn_rp *rp = rk_ib_qp_dcqcn_rp(s->snd[i].qp[0]);
+
+	if (rp) {
+		o->rc_kbps = rp->rc_kbps;
+		o->rt_kbps = rp->rt_kbps;
+		o->alpha = rp->alpha;
+	}
+	const struct rk_ib_stats *ss = rk_ib_qp_stats(s->snd[i].qp[0]);
+	const struct rk_ib_stats *rs = rk_ib_qp_stats(s->recv.qp[i]);
+
+	o->cnp_handled = ss->rp_cnp_handled;
+	o->cnp_ignored = ss->rp_cnp_ignored;
+	o->cnp_sent = rs->np_cnp_sent;
+	o->ce_received = rs->np_ecn_marked_roce_packets;
+	return 0;
+}
+
+uint64_t rk_sdq_queue(const struct rk_sdq *s, double *area)
+{
+	uint64_t now = rk_sw_net_now(s->net);
+
+	if (area)
+		*area = s->q_area + (double)s->q_bytes * (double)(now - s->q_t);
+	return s->q_bytes;
+}
+
+void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dropped,
+			  uint64_t *peak)
+{
+	uint64_t m = 0, d = 0, pk = 0;
+
+	for (unsigned int p = 0; p <= s->cfg.senders; p++)
+		for (unsigned int pr = 0; pr < 8; pr++) {
+			const struct rk_sw_prio_stats *st = rk_sw_stats(s->sw, p, pr);
+
+			m += st->ecn_marked;
+			d += st->drops;
+			if (p == s->cfg.senders && st->queue_peak > pk)
+				pk = st->queue_peak;
+		}
+	if (marked)
+		*marked = m;
+	if (dropped)
+		*dropped = d;
+	if (peak)
+		*peak = pk;
+}

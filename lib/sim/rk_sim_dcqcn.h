@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/**
+ * @file rk_sim_dcqcn.h
+ * N:1 incast of rdmakit RC QPs through one simulated switch
+ * (rk_sim_switch.h) on a virtual clock: each sender is an lib/ib device
+ * with one RC QP writing to the receiver without pause; the receiver is one
+ * device with one QP per sender. With DCQCN on, the switch marks CE by RED
+ * on the bottleneck queue (the port towards the receiver), the receiver's
+ * NP answers with CNPs (IBTA Vol1 Annex A17.9) and each sender's RP paces
+ * its QP at R_C (Zhu et al., SIGCOMM 2015).
+ *
+ * Links: every host has one link of link_bps to its switch port, with
+ * prop_ns of propagation each way; a host's frames are serialised on it
+ * back to back. The data priority is lossy with a large limit (no PFC),
+ * as the DCQCN fluid model assumes. Same configuration and seed: same
+ * run, event for event. Not thread-safe.
+ */
+#ifndef RK_SIM_DCQCN_H
+#define RK_SIM_DCQCN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rk_cc_dcqcn.h"
+
+#define RK_SDQ_MAX_SENDERS 32
+
+struct rk_sdq_cfg {
+	unsigned int senders;           /**< 1..RK_SDQ_MAX_SENDERS */
+	uint64_t link_bps;              /**< every link's rate */
+	uint64_t prop_ns;               /**< every link's propagation delay */
+	uint32_t msg_bytes;             /**< size of each RDMA WRITE (PMTU 1024) */
+	uint32_t window;                /**< requester window, packets (max_inflight_pkts) */
+	uint32_t kmin_bytes, kmax_bytes; /**< RED on the bottleneck queue */
+	double pmax;
+	bool mark_at_enqueue;           /**< default: at dequeue */
+	uint32_t limit_bytes;           /**< bottleneck queue limit (drops above) */
+	uint64_t seed;                  /**< RED's generator */
+	bool dcqcn;                     /**< false: no congestion control at all */
+	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
+};
+
+/** One flow now. Rates in kb/s, alpha in 1/1024. */
+struct rk_sdq_flow {
+	uint64_t rx_bytes;              /**< frame bytes of this flow the receiver took */
+	uint64_t rc_kbps, rt_kbps;      /**< 0 without DCQCN */
+	uint32_t alpha;
+	uint64_t cnp_sent;              /**< by the receiver's NP for this flow */
+	uint64_t cnp_handled, cnp_ignored;
+	uint64_t ce_received;           /**< CE-marked requests at the receiver */
+};
+
+struct rk_sdq;
+
+/** Build the network and the QPs; NULL with errno EINVAL or ENOMEM. */
+struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg);
+void rk_sdq_destroy(struct rk_sdq *s);
+/** Run until virtual time @p until_ns. @return 0, -EIO when an engine stalled. */
+int rk_sdq_run(struct rk_sdq *s, uint64_t until_ns);
+/** Flow @p i's counters (i < senders); -EINVAL otherwise. */
+int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *out);
+/**
+ * The bottleneck queue: bytes now, and the integral of its bytes over
+ * time since the start (byte * ns), for time averages between two reads.
+ */
+uint64_t rk_sdq_queue(const struct rk_sdq *s, double *area_byte_ns);
+/** Bottleneck counters: frames marked, dropped (all ports), peak bytes. */
+void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dropped,
+			  uint64_t *peak);
+/** Bytes on the wire of one data frame (the unit of the fluid model's packets). */
+uint32_t rk_sdq_frame_bytes(void);
+
+#endif
