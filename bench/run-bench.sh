@@ -124,6 +124,14 @@ else
 	status=1
 fi
 
+echo "==== bench_sim.sh"
+if "$here/bench_sim.sh" "$build" | tee -a "$log" | grep -v '^@'; then
+	grep -q '^@result sim_incast16_peak_rss_mib' "$log" || status=1
+else
+	echo "run-bench: bench_sim failed" >&2
+	status=1
+fi
+
 if [ "$dpdk" = 1 ] && [ -x "$build/apps/rk-perf" ] && [ -x "$build/bench/memif_raw" ]; then
 	echo "==== bench_dpdk.sh"
 	"$here/bench_dpdk.sh" "$build" "$dpdk_time" "$dpdk_rounds" | tee -a "$log" | grep -v '^@'
