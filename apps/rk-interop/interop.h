@@ -44,6 +44,7 @@ struct ia_opts {
 	double duration_s;              /* perftest -D: bw tests run this long, not --iters */
 	bool bidir;                     /* perftest -b: both ends run the test towards the other */
 	bool run_infinitely;            /* perftest --run_infinitely: a line per interval, no end */
+	bool warm_up;                   /* perftest --perform_warm_up: -t operations first */
 	double interval_s;              /* its interval (perftest -D, default 5 s) */
 	double rate_limit;              /* perftest --rate_limit (client, SW); 0: none */
 	char rate_units;                /* --rate_units: 'g' (default), 'M', 'p' */
@@ -82,6 +83,7 @@ struct ia {
 	int fd;
 	char err[256];
 	struct rk_app_watchdog wd;      /* data phases; timeout_s from o.timeout_s */
+	uint64_t warm_up_ops;           /* --perform_warm_up: operations done before the measured */
 };
 
 /* main.c */

@@ -227,6 +227,10 @@ usage(FILE *f)
 		"      --run_infinitely   write_bw/read_bw/send_bw: run without end, a result\n"
 		"                         line every -D seconds (default 5), until SIGINT or\n"
 		"                         SIGTERM (then exit 0) or the peer's end (perftest's)\n"
+		"      --perform_warm_up  write_bw/read_bw/atomic_bw client: -t operations\n"
+		"                         posted and completed before the measured ones (and\n"
+		"                         before each size of -a), as perftest's; the server\n"
+		"                         takes it without effect\n"
 		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
 		"                         (perftest -q, TCP exchange; at most 64)\n"
@@ -335,7 +339,7 @@ parse_args(void *arg, int argc, char **argv)
 	struct ia *a = arg;
 	enum { O_NETNS = 256, O_OOB_TO, O_TO, O_BAD_RKEY, O_PSN_SKEW, O_TRANSPORT, O_IWARP,
 	       O_MPA_REV, O_CRC, O_MARKERS, O_P2P, O_NETMASK, O_RATE_LIMIT, O_RATE_UNITS,
-	       O_RATE_TYPE, O_RUN_INF };
+	       O_RATE_TYPE, O_RUN_INF, O_WARM_UP };
 	enum { O_PAIR_PORT = 512 };
 	static const struct option lo[] = {
 		{ "size", 1, NULL, 's' }, { "iters", 1, NULL, 'n' }, { "duration", 1, NULL, 'D' },
@@ -358,6 +362,7 @@ parse_args(void *arg, int argc, char **argv)
 		{ "rate_limit", 1, NULL, O_RATE_LIMIT }, { "rate_units", 1, NULL, O_RATE_UNITS },
 		{ "rate_limit_type", 1, NULL, O_RATE_TYPE },
 		{ "bidirectional", 0, NULL, 'b' }, { "run_infinitely", 0, NULL, O_RUN_INF },
+		{ "perform_warm_up", 0, NULL, O_WARM_UP },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ia_opts *o = &a->o;
@@ -382,6 +387,7 @@ parse_args(void *arg, int argc, char **argv)
 		case 'a': o->all_sizes = true; break;
 		case 'b': o->bidir = true; break;
 		case O_RUN_INF: o->run_infinitely = true; break;
+		case O_WARM_UP: o->warm_up = true; break;
 		case 'q':
 			if (rk_app_parse_u32(optarg, 1, IA_MAX_QPS, &o->qps) != 0)
 				BAD("--qp: expected 1..%u QPs, got '%s'", IA_MAX_QPS, optarg);
@@ -601,6 +607,12 @@ parse_args(void *arg, int argc, char **argv)
 		BAD("--run_infinitely (a result line every -D seconds until stopped, as perftest's): "
 		    "write_bw, read_bw and send_bw over the TCP exchange, one QP (no -n, -a, -q, "
 		    "-R, --rate_limit, --pair-port or iWARP)");
+	/* perftest warms up WRITE, READ and atomics (perftest_resources.c perform_warm_up). */
+	if (o->warm_up && (o->mode == IA_SEND_BW || o->mode < IA_WRITE_BW ||
+			   o->mode > IA_ATOMIC_BW || o->bidir || o->run_infinitely || o->qps > 1 ||
+			   o->iwarp))
+		BAD("--perform_warm_up: write_bw, read_bw and atomic_bw, one QP (perftest warms up "
+		    "no SENDs; not with -b, -q, --run_infinitely or iWARP)");
 	if (o->run_infinitely && o->bidir && o->mode == IA_SEND_BW)
 		BAD("--run_infinitely with -b: write_bw and read_bw (perftest refuses send_bw)");
 	if (o->run_infinitely) {

@@ -369,9 +369,63 @@ pt_bw_client_step(struct pt *t)
 	return n;
 }
 
+/* Warm-up operations' wr_id: above any measured iteration. */
+#define PT_WARM_UP_ID (1ull << 62)
+
+/*
+ * perftest's --perform_warm_up: -t operations of the current size posted
+ * to the peer's buffer and completed before the measured ones; their
+ * results are not checked and not counted.
+ */
+static int
+pt_warm_up(struct pt *t)
+{
+	static const enum rk_wr_opcode op[] = {
+		[PT_WRITE] = RK_WR_RDMA_WRITE, [PT_READ] = RK_WR_RDMA_READ,
+		[PT_ATOMIC] = RK_WR_ATOMIC_FETCH_AND_ADD,
+	};
+	uint32_t bytes = t->verb == PT_ATOMIC ? 8 : t->size;
+	enum rk_wr_opcode o = t->verb == PT_ATOMIC && t->a->o.atomic_cas ?
+			      RK_WR_ATOMIC_CMP_AND_SWP : op[t->verb];
+	uint64_t n = t->a->o.tx_depth, posted = 0, done = 0;
+
+	rk_app_watchdog_restart(&t->a->wd);
+	while (done < n) {
+		struct rk_wc wc[32];
+		int k, rc;
+
+		while (posted < n && posted - done < t->window) {
+			rc = post(t, PT_WARM_UP_ID + posted, o,
+				  t->buf + (size_t)(posted % t->slots) * bytes, bytes);
+			if (rc < 0)
+				return -1;
+			if (rc > 0)
+				break;
+			posted++;
+		}
+		k = rk_poll_cq(t->cq, 32, wc);
+		if (k < 0)
+			return ia_fail(t->a, "poll_cq: %s", strerror(-k));
+		for (int i = 0; i < k; i++) {
+			if (wc[i].status != RK_WC_SUCCESS)
+				return t->link->wc_fail(t, &wc[i]);
+			done++;
+		}
+		if (k == 0 && t->link->qp_ended(t) != 0)
+			return -1;
+		k += t->link->pump(t, k);
+		if (ia_watchdog(t->a, k) != 0)
+			return -1;
+	}
+	t->a->warm_up_ops += n;
+	return 0;
+}
+
 int
 pt_run_bw_client(struct pt *t)
 {
+	if (t->a->o.warm_up && t->verb != PT_SEND && pt_warm_up(t) != 0)
+		return -1;
 	if (pt_bw_client_begin(t) != 0)
 		return -1;
 	while (t->done < t->iters) {
@@ -562,7 +616,9 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 	/* Checks only the server can make, now that the client said how much it did. */
 	if (!t->client && t->verb == PT_ATOMIC) {
 		uint64_t delta = pt_word_sum(t->buf + t->region_off, t->region_len) - sum0;
-		uint64_t want = a->o.atomic_cas ? 0 : peer_iters;
+		/* A client that warmed up added -t more (both ends are given the options). */
+		uint64_t want = a->o.atomic_cas ? 0 :
+				peer_iters + (a->o.warm_up ? a->o.tx_depth : 0);
 
 		if (delta != want)
 			return ia_fail(a, "our buffer grew by %" PRIu64 " over %" PRIu64 " %s",
@@ -584,6 +640,9 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 		printf(" #bytes %u  the client reported %" PRIu64 " iterations\n", t->size,
 		       peer_iters);
 	}
+	if (a->warm_up_ops != 0)
+		printf(" warm-up: %" PRIu64 " operations before the measured ones\n",
+		       a->warm_up_ops);
 	printf("result: ok (%s)\n",
 	       t->verb == PT_ATOMIC ? (a->o.atomic_cas ? "CMP_AND_SWAP results checked" :
 				       "FETCH_AND_ADD results checked") :

@@ -98,6 +98,13 @@ case_() {
 			why="$why; --rate_limit: ${mbs:-no} MB/sec, want $RATE_MBS +-20%"
 		fi
 	fi
+	# FRAMES="REGEX=N": exactly N frames of the recording match REGEX (rk-inspect's lines).
+	if [ -n "${FRAMES:-}" ]; then
+		local got
+		got=$("$rk" "$f.pcapng" 2>/dev/null | grep -cE "${FRAMES%=*}")
+		[ "$got" = "${FRAMES##*=}" ] ||
+			{ ok=0; why="$why; ${got:-no} frames of '${FRAMES%=*}', want ${FRAMES##*=}"; }
+	fi
 	# UC=1: the data went over UC (opcodes 0x20..0x2b), no ACK came back.
 	if [ -n "${UC:-}" ]; then
 		local kinds
@@ -333,6 +340,14 @@ for m in write_bw read_bw send_bw atomic_bw; do
 	case_ "$m -D 2" tcp "$m" -D 2 -s 4096
 done
 case_ "send_bw -q 2 -D 2" tcp send_bw -q 2 -D 2 -s 4096
+# --perform_warm_up (perftest's): -t 16 WRITEs / FETCH_AND_ADDs before the
+# measured 100 / 50; the atomic server expects the 16 in its buffer too.
+FRAMES="RDMA WRITE Only=116" case_ "write_bw --perform_warm_up" tcp write_bw -n 100 -s 1024 \
+	-m 1024 -t 16 --perform_warm_up
+FRAMES="RC FetchAdd =66" case_ "atomic_bw --perform_warm_up" tcp atomic_bw -n 50 -t 16 \
+	--perform_warm_up
+usage_ "^rk-interop: --perform_warm_up: write_bw, read_bw and atomic_bw" --perform_warm_up \
+	-I 198.18.0.1 send_bw
 # --rate_limit (perftest's software limiter): 0.2 Gb/s is 23.84 MiB/s; 10 MiB/s of READs.
 RATE_MBS=23.84 case_ "write_bw --rate_limit 0.2" tcp write_bw -D 2 -s 65536 --rate_limit 0.2
 RATE_MBS=10 case_ "read_bw --rate_limit 10 M" tcp read_bw -D 2 -s 65536 --rate_limit 10 \
