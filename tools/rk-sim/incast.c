@@ -56,7 +56,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: rk-sim incast [--senders N] [--pfc on|off] [--duration MS]\n"
 		   "                     [--csv FILE] [--json FILE]\n"
 		   "  N senders at 100 Gb/s (1078-byte ECT(0) UDP/IPv4 frames, priority 3)\n"
-		   "  into one 100 Gb/s port for MS ms of virtual time (defaults 16, on, 10).\n");
+		   "  into one 100 Gb/s port for MS ms of virtual time (defaults 16, on, 10).\n"
+		   "       rk-sim incast --dcqcn[=paper|nvidia-default] [--senders N]\n"
+		   "                     [--duration MS] [--csv FILE] [--json FILE] [--png FILE]\n"
+		   "  N rdmakit RC QPs with DCQCN through the switch instead (rk-sim incast\n"
+		   "  --dcqcn --help).\n");
 }
 
 int rk_sim_run_incast(int argc, char **argv);
