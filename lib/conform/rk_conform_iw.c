@@ -607,12 +607,16 @@ run_read_ok(struct rk_conform_run *r, const void *arg)
 	}
 }
 
-/* RFC 5041 5.1 (tagged placement): a valid Write lands, no answer. */
+/* RFC 5041 5.1 (tagged placement): a valid Write lands and is answered by
+ * nothing; a Read of the same bytes then returns them, so silence alone
+ * does not pass. */
 static void
 run_write_ok(struct rk_conform_run *r, const void *arg)
 {
 	static const uint8_t data[16] = { 0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8 };
-	uint8_t u[64], got[16];
+	struct rk_rdmap_read_req_fields rr;
+	const struct rk_probe_iw_msg *m;
+	uint8_t u[64];
 	uint16_t n;
 
 	(void)arg;
@@ -626,9 +630,20 @@ run_write_ok(struct rk_conform_run *r, const void *arg)
 				r->closed ? "the stream closed" : "an answer");
 		return;
 	}
-	if (r->env->read_mem != NULL && (r->env->read_mem(r->env->ctx, 64, got, sizeof(got)) != 0 ||
-					 memcmp(got, data, sizeof(data)) != 0))
-		rk_conform_fail(r, "the Write's data did not land");
+	read_req_fields(r, &rr);
+	rr.src_to = r->dut.va + 64;
+	rr.rdma_rd_sz = sizeof(data);
+	n = rk_probe_iw_read_req(u, 1, &rr);
+	if (rk_conform_iw_send(r, u, n, false) != 0 || rk_conform_iw_wait(r, 1) < 0)
+		return;
+	if (r->mpa->nmsgs == 0) {
+		rk_conform_fail(r, "no Read Response to read the Write back");
+		return;
+	}
+	m = &r->mpa->msgs[0];
+	if (m->opcode != RK_RDMAP_READ_RESP || m->payload_len != sizeof(data) ||
+	    memcmp(m->payload, data, sizeof(data)) != 0)
+		rk_conform_fail(r, "the Write's data did not land (read back differs)");
 }
 
 #define IW RK_CONFORM_IWARP
@@ -665,7 +680,8 @@ static const struct rk_conform_case iw_cases[] = {
 	  run_mpa_rtr_wrong, NULL),
 	/* DDP (RFC 5041) */
 	C("iw.ddp.write_ok", "RFC 5041 5.1",
-	  "place a valid tagged Write in its buffer and answer nothing", 0, run_write_ok, NULL),
+	  "place a valid tagged Write in its buffer (read back) and answer nothing", 0,
+	  run_write_ok, NULL),
 	TERM_C("iw.ddp.stag_invalid", "RFC 5041 7.2 [DDP-STAG-01]",
 	       "answer a Write to an STag it does not hold with Terminate 1/1/0x00", 0,
 	       IW_WRITE_STAG_UNKNOWN, RK_TERM_LAYER_DDP, 1, 0x00),
