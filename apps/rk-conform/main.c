@@ -25,7 +25,9 @@
 
 #ifdef RK_IB_MUTANTS
 #include "rk_ib_mutant.h"
+#include "rk_iw_mutant.h"
 uint32_t rk_ib_mutants;
+uint32_t rk_iw_mutants;
 #endif
 
 #define CASE_FRAMES 512u
@@ -346,6 +348,8 @@ main(int argc, char **argv)
 #ifdef RK_IB_MUTANTS
 	if (getenv("RK_IB_MUTANTS") != NULL)
 		rk_ib_mutants = (uint32_t)strtoul(getenv("RK_IB_MUTANTS"), NULL, 0);
+	if (getenv("RK_IW_MUTANTS") != NULL)
+		rk_iw_mutants = (uint32_t)strtoul(getenv("RK_IW_MUTANTS"), NULL, 0);
 #endif
 	if (o.pcap_dir != NULL && mkdir(o.pcap_dir, 0777) != 0 && errno != EEXIST) {
 		fprintf(stderr, "rk-conform: cannot create %s: %s\n", o.pcap_dir, strerror(errno));

@@ -9,6 +9,7 @@
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rk_pkt.h"
@@ -250,6 +251,10 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 	r.env = env;
 	r.res = res;
 	need = (struct rk_conform_need){ .transport = c->transport, .recvs = c->recvs };
+	if (c->transport == RK_CONFORM_IWARP && env->stream == NULL) {
+		rk_conform_na(&r, "the DUT is reached by frames only, not by a stream");
+		return 0;
+	}
 	t0 = env->ops->now_ns(env->io);
 	rc = env->setup(env->ctx, &need, &r.dut, why, sizeof(why));
 	if (rc != 0) {
@@ -269,6 +274,10 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 	r.probe.target.dest_qp = r.dut.qpn;
 	r.probe.target.epsn = r.dut.epsn;
 	c->run(&r, c->arg);
+	if (r.mpa != NULL) {
+		rk_probe_mpa_fini(r.mpa);
+		free(r.mpa);
+	}
 	if (env->teardown != NULL)
 		env->teardown(env->ctx);
 	res->elapsed_ns = env->ops->now_ns(env->io) - t0;

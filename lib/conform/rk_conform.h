@@ -15,6 +15,10 @@
  * rdmakit's own engine is one such environment (rk_conform_self.h); a
  * live peer behind a port is another, once something gives the tester a
  * fresh QP of it per case.
+ *
+ * iWARP cases reach the DUT through a byte stream instead (struct
+ * rk_conform_stream_ops: a TCP connection, MPA not yet started, fresh per
+ * case); the tester is the MPA Initiator (lib/probe's rk_probe_mpa).
  */
 #ifndef RK_CONFORM_H
 #define RK_CONFORM_H
@@ -25,6 +29,7 @@
 
 #include "rk_io.h"
 #include "rk_probe.h"
+#include "rk_probe_mpa.h"
 
 /** Transport a case exercises. */
 enum rk_conform_transport {
@@ -61,6 +66,28 @@ struct rk_conform_dut {
 	uint8_t min_rnr_timer;  /**< encoded (IBTA Vol1 9.7.5.2.8); 0xff: unknown */
 	uint8_t max_rd_atomic;  /**< responder resources; 0: unknown */
 	bool atomics;           /**< the DUT executes atomics */
+	/* iWARP (the region above: va, r_key = its STag, len; ro_*: remote read only) */
+	uint32_t isn, dut_isn;  /**< TCP sequence numbers of our and the DUT's first
+				 *   stream byte (MPA markers sit at offsets from them) */
+	uint16_t ird;           /**< Read Requests the DUT takes at once; 0: unknown */
+	bool p2p;               /**< the DUT accepts peer-to-peer RTR (RFC 6581) */
+	uint32_t other_stag;    /**< an STag of another protection domain, or 0 */
+	uint64_t other_va;      /**< its base */
+};
+
+/**
+ * A byte stream to the DUT (iWARP: TCP payload in order, both ways). The
+ * backend's now_ns (rk_conform_env.ops) still bounds every wait.
+ */
+struct rk_conform_stream_ops {
+	/** Write all @p n bytes toward the DUT. @return 0 or a negative errno. */
+	int (*write)(void *ctx, const uint8_t *b, size_t n);
+	/**
+	 * Read bytes the DUT sent, at most @p cap. @return bytes, 0 when none
+	 * now, -ECONNRESET once the DUT closed the stream and all was read,
+	 * other negative errnos for failures.
+	 */
+	int (*read)(void *ctx, uint8_t *b, size_t cap);
 };
 
 /** How the tester reaches the DUT. */
@@ -91,6 +118,10 @@ struct rk_conform_env {
 			 uint64_t ns);
 	void *frame_ctx;                /**< on_frame's context */
 	void *ctx;                      /**< the DUT hooks' context */
+	/** iWARP: the stream of setup()'s fresh connection (NULL: the DUT is
+	 *  reached by frames only, iWARP cases are not applicable). Its
+	 *  context is @p ctx. */
+	const struct rk_conform_stream_ops *stream;
 };
 
 /** One case's verdict. */
@@ -115,7 +146,8 @@ struct rk_conform_case {
 	const void *arg;
 };
 
-/** The catalog, in a fixed order; @p n receives its length. */
+/** The catalog, in a fixed order (RoCEv2, then iWARP), joined on the first
+ *  call (make that call before starting threads); @p n receives its length. */
 const struct rk_conform_case *rk_conform_cases(unsigned int *n);
 
 /** "RC", "UC", "UD", "iWARP". */
@@ -148,6 +180,8 @@ struct rk_conform_run {
 	struct rk_probe probe;          /**< target = the DUT's QP */
 	struct rk_conform_result *res;
 	unsigned int waits;             /**< waits so far (bounded by the runner) */
+	struct rk_probe_mpa_peer *mpa;  /**< iWARP: the tester's MPA side */
+	bool closed;                    /**< iWARP: the DUT closed the stream */
 };
 
 /** Frame edits after crafting; the ICRC is recomputed unless BAD_ICRC. */
@@ -187,5 +221,47 @@ void rk_conform_na(struct rk_conform_run *r, const char *fmt, ...)
 /** "ACK", "NAK-SEQ", "RNR-NAK(14)", "READ-RESP", "nothing", ... for reasons. */
 const char *rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int n, char *buf,
 				  size_t len);
+
+/* ---- iWARP cases (the stream of rk_conform_env) */
+
+/** The MPA Request of the catalog: Rev 2, enhanced, CRC, IRD = ORD = 4. */
+void rk_conform_iw_default_req(struct rk_mpa_rr *req);
+
+/**
+ * Send the MPA Request @p req (RFC 5044 7.1) and wait for the Reply.
+ * @return 1 when a Reply came, 0 when none did (the stream closed or the
+ * wait ended), a negative errno when the tester failed (verdict FAIL).
+ */
+int rk_conform_iw_request(struct rk_conform_run *r, const struct rk_mpa_rr *req);
+
+/**
+ * Set up full operation: the default Request, an accepting Reply (R = 0)
+ * with CRC. @return true, or false with the verdict FAIL.
+ */
+bool rk_conform_iw_connect(struct rk_conform_run *r);
+
+/** Frame @p ulpdu as one FPDU (bad_crc: its CRC wrong) and send it. @return 0 or -errno. */
+int rk_conform_iw_send(struct rk_conform_run *r, const uint8_t *ulpdu, uint16_t len,
+		       bool bad_crc);
+
+/** Send raw stream bytes (counted in the stream's position). @return 0 or -errno. */
+int rk_conform_iw_send_raw(struct rk_conform_run *r, const uint8_t *b, size_t n);
+
+/**
+ * Read the DUT's stream until r->mpa->nmsgs >= @p want, the DUT closed
+ * it, or the timeout passed. @return messages decoded so far, or -errno.
+ */
+int rk_conform_iw_wait(struct rk_conform_run *r, unsigned int want);
+
+/**
+ * The DUT's next message must be a Terminate (RFC 5040 7.4.1) with Layer
+ * @p layer, EType @p etype and Error Code @p code, and a good CRC.
+ * @return true, or false with the verdict FAIL saying what came instead.
+ */
+bool rk_conform_iw_expect_term(struct rk_conform_run *r, uint8_t layer, uint8_t etype,
+			       uint8_t code);
+
+/** The iWARP part of the catalog (rk_conform_iw.c); @p n its length. */
+const struct rk_conform_case *rk_conform_iw_cases(unsigned int *n);
 
 #endif /* RK_CONFORM_H */

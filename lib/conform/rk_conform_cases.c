@@ -819,9 +819,26 @@ static const struct rk_conform_case cases[] = {
 	  ONE(.opcode = OP_UD(RK_OP_SEND_ONLY), .xk = X_DETH, .len = 8, .e = E_SILENT)),
 };
 
+#define N_ROCE (sizeof(cases) / sizeof(cases[0]))
+#define N_IW_MAX 64u
+
+/* RoCEv2 cases, then iWARP's (rk_conform_iw.c), joined once. */
 const struct rk_conform_case *
 rk_conform_cases(unsigned int *n)
 {
-	*n = sizeof(cases) / sizeof(cases[0]);
-	return cases;
+	static struct rk_conform_case all[N_ROCE + N_IW_MAX];
+	static unsigned int nall;
+
+	if (nall == 0) {
+		unsigned int niw;
+		const struct rk_conform_case *iw = rk_conform_iw_cases(&niw);
+
+		if (niw > N_IW_MAX)
+			niw = N_IW_MAX;
+		memcpy(all, cases, sizeof(cases));
+		memcpy(all + N_ROCE, iw, niw * sizeof(*iw));
+		nall = (unsigned int)N_ROCE + niw;
+	}
+	*n = nall;
+	return all;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rk_ib.h"
+#include "rk_iw.h"
 #include "rk_pkt.h"
 
 #define RW_LEN (64u * 1024)
@@ -21,6 +22,9 @@
 #define START_PSN 0xfffffeu
 #define MIN_RNR 14u
 #define Q_KEY 0x11111111u
+#define IW_ISN 1000u            /* the tester's first stream byte */
+#define IW_DUT_ISN 5000u        /* the engine's */
+#define IW_IRD 2u
 
 struct rk_conform_self {
 	struct rk_ib_dev *dev;
@@ -32,6 +36,12 @@ struct rk_conform_self {
 	uint32_t recv_posted;
 	int recv_ok;
 	uint64_t now;
+	/* iWARP: the engine as MPA Responder on an in-memory stream */
+	struct rk_iw_dev *iwdev;
+	struct rk_iw_cq *iwcq;
+	struct rk_iw_qp *iwqp;
+	struct rk_iw_mr *iw_recv;
+	uint8_t other[256];             /* another protection domain's region */
 	uint8_t q[QUEUE][RK_IB_MAX_FRAME];
 	uint32_t qlen[QUEUE];
 	unsigned int qhead, qn;
@@ -113,13 +123,37 @@ self_down(struct rk_conform_self *s)
 	if (s->dev != NULL)
 		rk_ib_dev_destroy(s->dev);
 	s->dev = NULL;
+	if (s->iwdev != NULL)
+		rk_iw_dev_destroy(s->iwdev);
+	s->iwdev = NULL;
+	s->iwqp = NULL;
 	s->qn = s->qhead = 0;
+}
+
+static int
+iw_post_recv(struct rk_conform_self *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t slot = s->recv_posted % RECV_MAX;
+		struct rk_sge sge = { (uint64_t)(uintptr_t)(s->recv + slot * RECV_LEN), RECV_LEN,
+				      rk_iw_mr_stag(s->iw_recv) };
+		struct rk_recv_wr wr = { .wr_id = s->recv_posted, .sg_list = &sge, .num_sge = 1 };
+		int rc = rk_iw_post_recv(s->iwqp, &wr, NULL);
+
+		if (rc != 0)
+			return rc;
+		s->recv_posted++;
+	}
+	return 0;
 }
 
 static int
 self_post_recv(void *ctx, uint32_t n)
 {
 	struct rk_conform_self *s = ctx;
+
+	if (s->iwqp != NULL)
+		return iw_post_recv(s, n);
 
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t slot = s->recv_posted % RECV_MAX;
@@ -187,6 +221,104 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 	return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
 }
 
+/* The stream: bytes in go to rk_iw_rx(), bytes out come from rk_iw_tx(). */
+static int
+iw_write(void *ctx, const uint8_t *b, size_t n)
+{
+	struct rk_conform_self *s = ctx;
+
+	if (s->iwqp == NULL)
+		return -ENOTCONN;
+	/* After the engine closed, the bytes fall on the floor (-EPIPE). */
+	(void)rk_iw_rx(s->iwqp, b, n, s->now);
+	return 0;
+}
+
+static int
+iw_read(void *ctx, uint8_t *b, size_t cap)
+{
+	struct rk_conform_self *s = ctx;
+	size_t n;
+
+	if (s->iwqp == NULL)
+		return -ENOTCONN;
+	n = rk_iw_tx(s->iwqp, b, cap, s->now);
+	if (n > 0)
+		return (int)n;
+	if (rk_iw_want_close(s->iwqp))
+		return -ECONNRESET;
+	/* Quiet: let time pass and the engine's timers run. */
+	s->now += STEP_NS;
+	rk_iw_timers(s->iwqp, s->now);
+	return 0;
+}
+
+static const struct rk_conform_stream_ops self_stream = {
+	.write = iw_write,
+	.read = iw_read,
+};
+
+/* A fresh engine as MPA Responder (Rev 2, CRC, markers asked, peer-to-peer
+ * RTR accepted, IRD 2), before the tester's MPA Request. */
+static int
+iw_setup(struct rk_conform_self *s, const struct rk_conform_need *need,
+	 struct rk_conform_dut *dut, char *why, size_t why_len)
+{
+	struct rk_iw_dev_attr da = { .max_mr = 64, .key_seed = 0x5eed };
+	struct rk_iw_qp_init_attr qa;
+	struct rk_iw_pd *pd, *pd2;
+	struct rk_iw_mr *rw, *ro, *other;
+
+	self_down(s);
+	memset(s->rw, 0, RW_LEN);
+	memset(s->ro, 0x5a, RO_LEN);
+	s->recv_posted = 0;
+	s->recv_ok = 0;
+	s->iwdev = rk_iw_dev_create(&da);
+	pd = s->iwdev != NULL ? rk_iw_pd_alloc(s->iwdev) : NULL;
+	pd2 = s->iwdev != NULL ? rk_iw_pd_alloc(s->iwdev) : NULL;
+	s->iwcq = s->iwdev != NULL ? rk_iw_cq_create(s->iwdev, 256) : NULL;
+	if (pd == NULL || pd2 == NULL || s->iwcq == NULL) {
+		snprintf(why, why_len, "creating the iWARP device failed");
+		return -ENOMEM;
+	}
+	memset(&qa, 0, sizeof(qa));
+	qa.send_cq = qa.recv_cq = s->iwcq;
+	qa.cap.max_send_wr = 64;
+	qa.cap.max_recv_wr = RECV_MAX;
+	qa.cap.max_send_sge = qa.cap.max_recv_sge = 4;
+	qa.conn.role = RK_IW_RESPONDER;
+	qa.conn.rev = 2;
+	qa.conn.enhanced = true;
+	qa.conn.p2p = true;
+	qa.conn.markers_rx = true;
+	qa.conn.crc = true;
+	qa.conn.ird = IW_IRD;
+	qa.conn.ord = IW_IRD;
+	qa.conn.rx_isn = IW_ISN;
+	qa.conn.tx_isn = IW_DUT_ISN;
+	s->iwqp = rk_iw_qp_create(pd, &qa, s->now);
+	rw = rk_iw_mr_reg(pd, s->rw, RW_LEN, RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
+			  RK_ACCESS_REMOTE_READ);
+	ro = rk_iw_mr_reg(pd, s->ro, RO_LEN, RK_ACCESS_REMOTE_READ);
+	s->iw_recv = rk_iw_mr_reg(pd, s->recv, RECV_MAX * RECV_LEN, RK_ACCESS_LOCAL_WRITE);
+	other = rk_iw_mr_reg(pd2, s->other, sizeof(s->other),
+			     RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE);
+	if (s->iwqp == NULL || rw == NULL || ro == NULL || s->iw_recv == NULL || other == NULL ||
+	    iw_post_recv(s, need->recvs) != 0) {
+		snprintf(why, why_len, "creating the iWARP QP or its regions failed");
+		return -EIO;
+	}
+	*dut = (struct rk_conform_dut){
+		.va = (uint64_t)(uintptr_t)s->rw, .r_key = rk_iw_mr_stag(rw), .len = RW_LEN,
+		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_iw_mr_stag(ro),
+		.ro_len = RO_LEN, .recv_len = RECV_LEN, .min_rnr_timer = 0xff,
+		.isn = IW_ISN, .dut_isn = IW_DUT_ISN, .ird = IW_IRD, .p2p = true,
+		.other_stag = rk_iw_mr_stag(other), .other_va = (uint64_t)(uintptr_t)s->other,
+	};
+	return 0;
+}
+
 static int
 self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *dut,
 	   char *why, size_t why_len)
@@ -201,10 +333,8 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	};
 	static const enum rk_qp_type types[] = { RK_QPT_RC, RK_QPT_UC, RK_QPT_UD };
 
-	if (need->transport > RK_CONFORM_UD) {
-		snprintf(why, why_len, "the in-process DUT is rdmakit's RoCEv2 engine only");
-		return -ENOTSUP;
-	}
+	if (need->transport == RK_CONFORM_IWARP)
+		return iw_setup(s, need, dut, why, why_len);
 	self_down(s);
 	memset(s->rw, 0, RW_LEN);
 	memset(s->ro, 0x5a, RO_LEN);
@@ -271,6 +401,9 @@ self_recv_done(void *ctx)
 	while (s->dev != NULL && rk_ib_cq_poll(s->rcq, 1, &wc) == 1)
 		if (wc.status == RK_WC_SUCCESS)
 			s->recv_ok++;
+	while (s->iwdev != NULL && rk_iw_cq_poll(s->iwcq, 1, &wc) == 1)
+		if (wc.status == RK_WC_SUCCESS && wc.opcode == RK_WC_RECV)
+			s->recv_ok++;
 	return s->recv_ok;
 }
 
@@ -313,6 +446,7 @@ rk_conform_self_create(struct rk_conform_env *env)
 	env->read_mem = self_read_mem;
 	env->recv_done = self_recv_done;
 	env->teardown = self_teardown;
+	env->stream = &self_stream;
 	env->ctx = s;
 	return s;
 }

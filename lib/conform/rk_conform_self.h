@@ -6,6 +6,10 @@
  * rk_ib_rx(), frames the engine emits are read back, and time advances by
  * a fixed step whenever the tester finds nothing to read (the engine's
  * timers run as it passes them). A fresh device and QP per case.
+ * iWARP cases reach rdmakit's iWARP engine (lib/iwarp) the same way over
+ * an in-memory byte stream (rk_conform_env.stream): a fresh MPA Responder
+ * per case (Rev 2, CRC, markers asked of the tester, peer-to-peer RTR
+ * accepted, IRD 2), before the MPA exchange.
  */
 #ifndef RK_CONFORM_SELF_H
 #define RK_CONFORM_SELF_H

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "rk_iw_internal.h"
+#include "rk_iw_mutant.h"
 
 /* --------------------------------------------------------------- MPA */
 
@@ -97,7 +98,8 @@ mpa_request(struct rk_iw_qp *qp)
 		return;
 	}
 	save_peer_pd(qp, &req);
-	reject = req.rev == 0 || req.rev > 2 || req.r ||
+	reject = ((req.rev == 0 || req.rev > 2) && !RK_IW_MUTANT(RK_IW_MUT_ANY_REV)) ||
+		 (req.r && !RK_IW_MUTANT(RK_IW_MUT_ACCEPT_R)) ||
 		 rk_findings_has(&f, RK_F_MPA_ENHANCED_PD_SHORT);
 	enh = negotiate(qp, &req, req.rev < qp->conn.rev && req.rev != 0 ? req.rev :
 				  qp->conn.rev);

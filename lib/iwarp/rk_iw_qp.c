@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rk_iw_internal.h"
+#include "rk_iw_mutant.h"
 
 const char *const rk_iw_state_name[RK_IW_STATE_COUNT] = {
 	RK_IW_STATES(RK_ENUM_NAME, RK_IW_)
@@ -124,7 +125,7 @@ queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, uint8_t layer, uint8_t et
 	memset(&t, 0, sizeof(t));
 	t.layer = layer;
 	t.etype = etype;
-	t.err_code = code;
+	t.err_code = RK_IW_MUTANT(RK_IW_MUT_TERM_CODE) ? (uint8_t)(code ^ 1) : code;
 	if (m != NULL && seg != NULL && m->ddp_ok && layer != L_LLP) {
 		t.m = 1;
 		t.d = 1;
@@ -143,7 +144,7 @@ queue_term(struct rk_iw_qp *qp, enum rk_iw_reason why, uint8_t layer, uint8_t et
 		n += RK_RDMAP_READ_REQ_LEN;
 	}
 	qp->term_len = n;
-	qp->term_pending = true;
+	qp->term_pending = !RK_IW_MUTANT(RK_IW_MUT_NO_TERM);
 	qp->rx_stop = true;
 	qp->state = RK_IW_TERMINATE;
 	qp->err.reason = RK_IW_CLOSE_TERM_SENT;

@@ -12,16 +12,28 @@
 #include "rk_conform.h"
 #include "rk_conform_self.h"
 #include "rk_ib_mutant.h"
+#include "rk_iw_mutant.h"
 
 uint32_t rk_ib_mutants;
+uint32_t rk_iw_mutants;
 
 struct mutant {
 	uint32_t bit;
 	const char *name;
 	const char *const *fail;        /* the case IDs that must fail, NULL-ended */
+	uint32_t iw_bit;                /* iWARP engine faults (rk_iw_mutant.h) */
 };
 
 #define IDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+#define IW_TERM_CASES \
+	IDS("iw.mpa.crc_bad", "iw.mpa.marker_bad", "iw.mpa.rtr_wrong", "iw.ddp.stag_invalid", \
+	    "iw.ddp.stag_other_pd", "iw.ddp.bounds_past_end", "iw.ddp.bounds_below", \
+	    "iw.ddp.bounds_wrap", "iw.ddp.tagged_version", "iw.ddp.untagged_version", \
+	    "iw.ddp.qn_wrong", "iw.ddp.msn_ahead", "iw.ddp.no_recv", "iw.ddp.mo_wrong", \
+	    "iw.ddp.too_long", "iw.rdmap.version", "iw.rdmap.opcode_reserved", \
+	    "iw.rdmap.read_resp_unsolicited", "iw.rdmap.write_read_only", \
+	    "iw.rdmap.read_stag_invalid", "iw.rdmap.read_past_end", "iw.rdmap.read_with_payload")
 
 static const struct mutant mutants[] = {
 	{ RK_IB_MUT_ANY_ACCESS, "accept any access rights",
@@ -53,6 +65,11 @@ static const struct mutant mutants[] = {
 	{ RK_IB_MUT_ZERO_LEN_KEYED, "zero-length RETH keyed",
 	  IDS("rc.reth.zero_len_write", "rc.reth.zero_len_read") },
 	{ RK_IB_MUT_ANY_QKEY, "any Q_Key accepted", IDS("ud.qkey.mismatch") },
+	/* iWARP: a wrong or missing Terminate fails every case expecting one. */
+	{ 0, "Terminate code off by one", IW_TERM_CASES, RK_IW_MUT_TERM_CODE },
+	{ 0, "no Terminate", IW_TERM_CASES, RK_IW_MUT_NO_TERM },
+	{ 0, "MPA Rev 3 accepted", IDS("iw.mpa.rev_unknown"), RK_IW_MUT_ANY_REV },
+	{ 0, "MPA Request with R accepted", IDS("iw.mpa.request_r_set"), RK_IW_MUT_ACCEPT_R },
 };
 
 static bool
@@ -66,7 +83,7 @@ listed(const char *const *ids, const char *id)
 
 /* Run the catalog with @p bits on; count cases whose verdict is wrong. */
 static unsigned int
-run(uint32_t bits, const char *const *fail, const char *name)
+run(uint32_t bits, uint32_t iw_bits, const char *const *fail, const char *name)
 {
 	struct rk_conform_env env;
 	struct rk_conform_self *s = rk_conform_self_create(&env);
@@ -75,6 +92,7 @@ run(uint32_t bits, const char *const *fail, const char *name)
 
 	assert_non_null(s);
 	rk_ib_mutants = bits;
+	rk_iw_mutants = iw_bits;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rk_conform_result res;
 		bool must_fail = fail != NULL && listed(fail, c[i].id);
@@ -88,6 +106,7 @@ run(uint32_t bits, const char *const *fail, const char *name)
 		}
 	}
 	rk_ib_mutants = 0;
+	rk_iw_mutants = 0;
 	rk_conform_self_destroy(s);
 	return wrong;
 }
@@ -96,7 +115,7 @@ static void
 test_no_mutant_all_pass(void **state)
 {
 	(void)state;
-	assert_int_equal(run(0, NULL, "none"), 0);
+	assert_int_equal(run(0, 0, NULL, "none"), 0);
 }
 
 static void
@@ -106,7 +125,7 @@ test_each_mutant_fails_its_cases(void **state)
 
 	(void)state;
 	for (size_t m = 0; m < sizeof(mutants) / sizeof(mutants[0]); m++) {
-		wrong += run(mutants[m].bit, mutants[m].fail, mutants[m].name);
+		wrong += run(mutants[m].bit, mutants[m].iw_bit, mutants[m].fail, mutants[m].name);
 		for (const char *const *id = mutants[m].fail; *id != NULL; id++)
 			covered++;
 	}

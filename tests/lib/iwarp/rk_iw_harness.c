@@ -139,98 +139,14 @@ iw_poll_all(struct rk_iw_cq *cq, struct rk_wc *wc, int n)
 
 /* ------------------------------------------------------------- raw peer */
 
-static void
-rp_event(const struct rk_mpa_event *ev, void *ctx)
-{
-	struct raw_peer *rp = ctx;
-	const struct rk_rdmap_msg *m = &ev->fpdu.msg;
-	struct rp_msg *r;
-
-	if (ev->kind != RK_MPA_EV_FPDU || rp->nmsgs >= RP_MSGS_MAX)
-		return;
-	r = &rp->msgs[rp->nmsgs++];
-	memset(r, 0, sizeof(*r));
-	r->crc_ok = !ev->fpdu.crc_checked || ev->fpdu.crc_ok;
-	r->markers_ok = ev->fpdu.markers_ok;
-	if (rk_probe_iw_answer(m, &r->ans) != 0)
-		return;
-	r->opcode = m->opcode;
-	r->t = m->t;
-	r->l = m->l;
-	r->stag = m->stag;
-	r->to = m->to;
-	r->qn = m->qn;
-	r->msn = m->msn;
-	r->mo = m->mo;
-	r->inval = m->rsvdulp32;
-	r->payload_len = m->payload_len;
-	if (m->payload != NULL && m->payload_len > 0)
-		memcpy(r->payload, m->payload,
-		       m->payload_len < sizeof(r->payload) ? m->payload_len : sizeof(r->payload));
-	if (!m->rdmap_hdr_ok)
-		return;
-	switch (m->opcode) {
-	case RK_RDMAP_READ_REQ:
-		r->rr = m->u.read_req;
-		break;
-	case RK_RDMAP_TERMINATE:
-		r->term = m->u.term.ctrl;
-		if (m->u.term.ctrl.d) {
-			r->term_seg_len = m->u.term.ddp_seg_len;
-			memcpy(r->term_ddp, m->u.term.ddp_hdr, m->u.term.ddp_hdr_len);
-		}
-		if (m->u.term.ctrl.r)
-			memcpy(r->term_rdmap, m->u.term.rdmap_hdr, RK_RDMAP_READ_REQ_LEN);
-		break;
-	case RK_RDMAP_IMMDT:
-	case RK_RDMAP_IMMDT_SE:
-		r->immdt = m->u.immdt;
-		break;
-	case RK_RDMAP_ATOMIC_RESP:
-		r->aresp = m->u.atomic_resp;
-		break;
-	default:
-		break;
-	}
-}
-
 void
 rp_pump(struct raw_peer *rp)
 {
 	uint8_t buf[8192];
 	size_t n;
 
-	while ((n = rk_iw_tx(rp->qp, buf, sizeof(buf), rp->now)) > 0) {
-		size_t off = 0;
-
-		if (!rp->got_reply) {
-			size_t take = sizeof(rp->reply_buf) - rp->reply_have;
-
-			if (take > n)
-				take = n;
-			memcpy(rp->reply_buf + rp->reply_have, buf, take);
-			rp->reply_have += take;
-			if (rk_mpa_rr_parse(rp->reply_buf, rp->reply_have, &rp->reply, NULL) > 0) {
-				size_t flen = RK_MPA_RR_HDR_LEN + rp->reply.pd_len;
-				struct rk_mpa_params prm = { 2, false, false };
-
-				rp->got_reply = true;
-				off = flen - (rp->reply_have - take);
-				rp->crc = rp->reply.c || rp->crc;
-				prm.markers = rp->markers_from_dut;
-				prm.crc = rp->crc;
-				rp->markers_to_dut = rp->reply.m;
-				rp->rseq = 5000 + (uint32_t)flen;
-				rk_mpa_stream_init_fpdu(rp->ds, &prm, rp->rseq, rp->rseq);
-			} else {
-				continue;
-			}
-		}
-		if (off < n) {
-			rk_mpa_stream_feed(rp->ds, rp->rseq, buf + off, n - off, rp_event, rp);
-			rp->rseq += (uint32_t)(n - off);
-		}
-	}
+	while ((n = rk_iw_tx(rp->qp, buf, sizeof(buf), rp->now)) > 0)
+		rk_probe_mpa_feed(&rp->mp, buf, n);
 }
 
 void
@@ -263,16 +179,8 @@ rp_init(struct raw_peer *rp, const struct rk_iw_conn_attr *cr, const struct rk_m
 	qa.conn = c;
 	rp->qp = rk_iw_qp_create(rp->pd, &qa, rp->now);
 	assert_non_null(rp->qp);
-	rp->ds = malloc(sizeof(*rp->ds));
-	assert_non_null(rp->ds);
-	for (int q = 0; q < 5; q++)
-		rp->msn[q] = 1;
-	rp->crc = req->c;
-	rp->markers_from_dut = req->m;
-	w = rk_mpa_rr_build(fr, sizeof(fr), req);
+	w = rk_probe_mpa_init(&rp->mp, req, 1000, 5000, fr, sizeof(fr));
 	assert_true(w > 0);
-	rp->seq = 1000 + (uint32_t)w;
-	rp->seq0 = rp->seq;
 	assert_int_equal(rk_iw_rx(rp->qp, fr, (size_t)w, rp->now), 0);
 	rp_pump(rp);
 }
@@ -283,32 +191,32 @@ rp_send_raw(struct raw_peer *rp, const uint8_t *b, size_t n)
 	int rc = rk_iw_rx(rp->qp, b, n, rp->now);
 
 	assert_true(rc == 0 || rc == -EPIPE);
-	rp->seq += (uint32_t)n;
+	rk_probe_mpa_sent(&rp->mp, n);
 }
 
 void
 rp_send(struct raw_peer *rp, const uint8_t *ulpdu, uint16_t len, bool bad_crc, size_t split_at)
 {
 	static uint8_t f[RK_MPA_FPDU_MAX + 1024];
-	struct rk_mpa_tx tx = { rp->markers_to_dut, rp->crc, rp->seq, rp->seq0 };
-	int w = rk_mpa_fpdu_build(f, sizeof(f), ulpdu, len, &tx);
+	int w = rk_probe_mpa_fpdu(&rp->mp, ulpdu, len, bad_crc, f, sizeof(f));
+	int rc;
 
 	assert_true(w > 0);
-	if (bad_crc)
-		f[w - 1] ^= 0x40;   /* last CRC octet (no marker there on aligned grids) */
 	if (split_at > 0 && split_at < (size_t)w) {
-		rp_send_raw(rp, f, split_at);
-		rp_send_raw(rp, f + split_at, (size_t)w - split_at);
+		rc = rk_iw_rx(rp->qp, f, split_at, rp->now);
+		assert_true(rc == 0 || rc == -EPIPE);
+		rc = rk_iw_rx(rp->qp, f + split_at, (size_t)w - split_at, rp->now);
 	} else {
-		rp_send_raw(rp, f, (size_t)w);
+		rc = rk_iw_rx(rp->qp, f, (size_t)w, rp->now);
 	}
+	assert_true(rc == 0 || rc == -EPIPE);
 }
 
 void
 rp_fini(struct raw_peer *rp)
 {
 	rk_iw_dev_destroy(rp->dev);
-	free(rp->ds);
+	rk_probe_mpa_fini(&rp->mp);
 }
 
 /* ------------------------------------------------------------ builders */

@@ -14,6 +14,7 @@
 #include "rk_iw.h"
 #include "rk_mpa.h"
 #include "rk_probe.h"
+#include "rk_probe_mpa.h"
 #include "rk_rdmap.h"
 
 #define IWP_WIRE_MAX (4u << 20)
@@ -51,44 +52,15 @@ void iwp_run(struct iw_pair *p);
 
 void iwp_fini(struct iw_pair *p);
 
-/* One decoded unit the raw peer received from the engine. */
-struct rp_msg {
-	uint8_t opcode, t, l;
-	uint32_t stag, qn, msn, mo, inval;
-	uint64_t to;
-	uint32_t payload_len;
-	uint8_t payload[4096];
-	struct rk_rdmap_read_req_fields rr;
-	struct rk_rdmap_term_fields term;
-	uint16_t term_seg_len;
-	uint8_t term_ddp[RK_DDP_UNTAGGED_LEN];
-	uint8_t term_rdmap[RK_RDMAP_READ_REQ_LEN];
-	uint64_t immdt;
-	struct rk_rdmap_atomic_resp_fields aresp;
-	bool crc_ok, markers_ok;
-	struct rk_probe_answer ans; /* classified (lib/probe) */
-};
-
-#define RP_MSGS_MAX 256
-
-/* A hand-driven MPA Initiator facing one engine (the Responder). */
+/* A hand-driven MPA Initiator facing one engine (the Responder); the
+ * MPA side (framing, reading back, decoding) is lib/probe's. */
 struct raw_peer {
 	struct rk_iw_dev *dev;
 	struct rk_iw_pd *pd;
 	struct rk_iw_cq *cq;
 	struct rk_iw_qp *qp;
 	uint64_t now;
-	bool crc, markers_to_dut, markers_from_dut;
-	uint32_t seq, seq0;         /* our stream towards the engine */
-	struct rk_mpa_stream *ds;   /* deframes the engine's FPDUs */
-	uint32_t rseq;
-	struct rk_mpa_rr reply;
-	uint8_t reply_buf[RK_MPA_RR_HDR_LEN + RK_MPA_PD_MAX];
-	size_t reply_have;
-	bool got_reply;
-	struct rp_msg msgs[RP_MSGS_MAX];
-	unsigned int nmsgs;
-	uint32_t msn[5];            /* next MSN we send per queue */
+	struct rk_probe_mpa_peer mp;
 };
 
 /*

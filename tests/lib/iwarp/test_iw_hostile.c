@@ -56,7 +56,7 @@ dut_up(struct dut *d, const struct rk_iw_conn_attr *cr, const struct rk_mpa_rr *
 		req = &r;
 	}
 	rp_init(&d->rp, cr, req, ext);
-	assert_true(d->rp.got_reply);
+	assert_true(d->rp.mp.got_reply);
 	memset(d->wbuf, 0xaa, sizeof(d->wbuf));
 	rk_test_fill(d->rbuf, sizeof(d->rbuf));
 	d->wmr = rk_iw_mr_reg(d->rp.pd, d->wbuf, sizeof(d->wbuf),
@@ -84,15 +84,15 @@ dut_down(struct dut *d)
 }
 
 /* The engine's last message is a Terminate with these codes, then it closes. */
-static const struct rp_msg *
+static const struct rk_probe_iw_msg *
 expect_term(struct dut *d, uint8_t layer, uint8_t etype, uint8_t code)
 {
-	const struct rp_msg *t;
+	const struct rk_probe_iw_msg *t;
 	const struct rk_iw_error *e;
 
 	rp_pump(&d->rp);
-	assert_true(d->rp.nmsgs > 0);
-	t = &d->rp.msgs[d->rp.nmsgs - 1];
+	assert_true(d->rp.mp.nmsgs > 0);
+	t = &d->rp.mp.msgs[d->rp.mp.nmsgs - 1];
 	assert_true(t->crc_ok);
 	assert_int_equal(t->opcode, RK_RDMAP_TERMINATE);
 	assert_int_equal(t->t, 0);
@@ -104,8 +104,8 @@ expect_term(struct dut *d, uint8_t layer, uint8_t etype, uint8_t code)
 	assert_int_equal(t->ans.term_layer, layer);
 	assert_int_equal(t->ans.term_etype, etype);
 	assert_int_equal(t->ans.term_code, code);
-	for (unsigned int i = 0; i + 1 < d->rp.nmsgs; i++)
-		assert_int_not_equal(d->rp.msgs[i].opcode, RK_RDMAP_TERMINATE);
+	for (unsigned int i = 0; i + 1 < d->rp.mp.nmsgs; i++)
+		assert_int_not_equal(d->rp.mp.msgs[i].opcode, RK_RDMAP_TERMINATE);
 	assert_int_equal(rk_iw_qp_state(d->rp.qp), RK_IW_CLOSED);
 	assert_true(rk_iw_want_close(d->rp.qp));
 	e = rk_iw_qp_error(d->rp.qp);
@@ -170,7 +170,7 @@ test_bad_crc(void **state)
 	rk_test_fill(data, sizeof(data));
 	for (size_t split = 0; split < 90; split++) {
 		struct dut d;
-		const struct rp_msg *t;
+		const struct rk_probe_iw_msg *t;
 		struct rk_wc wc[4];
 		uint16_t n;
 
@@ -206,15 +206,15 @@ test_bad_marker(void **state)
 	iwp_conn_default(&c, RK_IW_RESPONDER);
 	c.markers_rx = true;
 	dut_up(&d, &c, NULL, false, 0);
-	assert_true(d.rp.markers_to_dut);
+	assert_true(d.rp.mp.markers_to_dut);
 	good_write(&d);
 	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 500);
-	tx = (struct rk_mpa_tx){ true, true, d.rp.seq, d.rp.seq0 };
+	tx = (struct rk_mpa_tx){ true, true, d.rp.mp.seq, d.rp.mp.seq0 };
 	w = rk_mpa_fpdu_build(f, sizeof(f), u, n, &tx);
 	assert_true(w > 0);
 	/* The grid point inside this FPDU: 512 after SeqStart. */
 	{
-		uint32_t at = d.rp.seq0 + 512 - d.rp.seq;
+		uint32_t at = d.rp.mp.seq0 + 512 - d.rp.mp.seq;
 
 		assert_true(at + 4 < (uint32_t)w);
 		assert_int_equal(rk_get_be16(f + at), 0);
@@ -243,7 +243,7 @@ test_tagged_errors(void **state)
 	rk_test_fill(data, sizeof(data));
 	for (int k = 0; k < 6; k++) {
 		struct dut d;
-		const struct rp_msg *t;
+		const struct rk_probe_iw_msg *t;
 		uint32_t stag;
 		uint64_t to;
 		uint8_t layer = RK_TERM_LAYER_DDP, etype = 1, code;
@@ -416,7 +416,7 @@ test_read_errors(void **state)
 	for (int k = 0; k < 5; k++) {
 		struct dut d;
 		struct rk_rdmap_read_req_fields rr;
-		const struct rp_msg *t;
+		const struct rk_probe_iw_msg *t;
 		uint8_t code = 0, etype = 1;
 		uint16_t n;
 
@@ -476,9 +476,9 @@ test_read_errors(void **state)
 					    RK_RDMAP_READ_REQ_LEN);
 		}
 		/* No Read Response went out for a refused Read. */
-		for (unsigned int i = 0; i < d.rp.nmsgs; i++)
+		for (unsigned int i = 0; i < d.rp.mp.nmsgs; i++)
 			if (k != 0)
-				assert_int_not_equal(d.rp.msgs[i].opcode, RK_RDMAP_READ_RESP);
+				assert_int_not_equal(d.rp.mp.msgs[i].opcode, RK_RDMAP_READ_RESP);
 		dut_down(&d);
 	}
 }
@@ -507,15 +507,15 @@ test_read_response(void **state)
 	n = rk_probe_iw_read_req(u, 1, &rr);
 	rp_send(&d.rp, u, n, false, 0);
 	rp_pump(&d.rp);
-	assert_true(d.rp.nmsgs >= 3);
-	for (unsigned int i = 0; i < d.rp.nmsgs; i++) {
-		const struct rp_msg *m = &d.rp.msgs[i];
+	assert_true(d.rp.mp.nmsgs >= 3);
+	for (unsigned int i = 0; i < d.rp.mp.nmsgs; i++) {
+		const struct rk_probe_iw_msg *m = &d.rp.mp.msgs[i];
 
 		assert_int_equal(m->opcode, RK_RDMAP_READ_RESP);
 		assert_int_equal(m->t, 1);
 		assert_int_equal(m->stag, 0x4321);
 		assert_int_equal(m->to, 0x10000 + got);
-		assert_int_equal(m->l, i + 1 == d.rp.nmsgs);
+		assert_int_equal(m->l, i + 1 == d.rp.mp.nmsgs);
 		assert_memory_equal(m->payload, d.rbuf + got, m->payload_len);
 		got += m->payload_len;
 	}
@@ -531,7 +531,7 @@ test_read_source_gone(void **state)
 	struct rk_rdmap_read_req_fields rr;
 	struct dut d;
 	uint8_t u[128];
-	const struct rp_msg *t;
+	const struct rk_probe_iw_msg *t;
 	uint16_t n;
 
 	(void)state;
@@ -547,8 +547,8 @@ test_read_source_gone(void **state)
 	assert_int_equal(rk_iw_mr_dereg(d.rmr), 0);
 	t = expect_term(&d, RK_TERM_LAYER_RDMAP, 1, 0x00);
 	assert_int_equal(t->term.d, 0);
-	for (unsigned int i = 0; i < d.rp.nmsgs; i++)
-		assert_int_not_equal(d.rp.msgs[i].opcode, RK_RDMAP_READ_RESP);
+	for (unsigned int i = 0; i < d.rp.mp.nmsgs; i++)
+		assert_int_not_equal(d.rp.mp.msgs[i].opcode, RK_RDMAP_READ_RESP);
 	dut_down(&d);
 }
 
@@ -599,7 +599,7 @@ test_term_received(void **state)
 	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
 	rp_send(&d.rp, u, n, false, 0);
 	rp_pump(&d.rp);
-	assert_int_equal(d.rp.nmsgs, 0);
+	assert_int_equal(d.rp.mp.nmsgs, 0);
 	assert_untouched(&d);
 	assert_int_equal(rk_iw_qp_state(d.rp.qp), RK_IW_CLOSED);
 	assert_true(rk_iw_want_close(d.rp.qp));
@@ -778,8 +778,8 @@ test_wrong_rtr(void **state)
 	req.ird_ord.p2p = 1;
 	req.ird_ord.rtr_read = 1;
 	dut_up(&d, &c, &req, false, 0);
-	assert_int_equal(d.rp.reply.ird_ord.p2p, 1);
-	assert_int_equal(d.rp.reply.ird_ord.rtr_read, 1);
+	assert_int_equal(d.rp.mp.reply.ird_ord.p2p, 1);
+	assert_int_equal(d.rp.mp.reply.ird_ord.rtr_read, 1);
 	assert_int_equal(rk_iw_qp_state(d.rp.qp), RK_IW_RTR_WAIT);
 	/* A Write instead of the zero-length Read Request. */
 	n = rk_probe_iw_write(u, rk_iw_mr_stag(d.wmr), (uintptr_t)d.wbuf, true, data, 4);
@@ -806,8 +806,8 @@ test_truncated(void **state)
 		rk_probe_iw_read_req(u, 1, &rr);
 		rp_send(&d.rp, u, len, false, 1);
 		rp_pump(&d.rp);
-		assert_true(d.rp.nmsgs >= 1);
-		assert_int_equal(d.rp.msgs[d.rp.nmsgs - 1].opcode, RK_RDMAP_TERMINATE);
+		assert_true(d.rp.mp.nmsgs >= 1);
+		assert_int_equal(d.rp.mp.msgs[d.rp.mp.nmsgs - 1].opcode, RK_RDMAP_TERMINATE);
 		assert_int_equal(rk_iw_qp_state(d.rp.qp), RK_IW_CLOSED);
 		assert_untouched(&d);
 		dut_down(&d);
