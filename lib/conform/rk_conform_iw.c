@@ -460,33 +460,31 @@ run_mpa_reject(struct rk_conform_run *r, const void *arg)
 		rk_conform_fail(r, "the DUT accepted (R = 0)");
 }
 
-/* RFC 5044 7.1.2: CRC is used when either side sets C; a Reply to C = 0
- * says what the DUT decided, and FPDUs follow it. */
+/*
+ * A Request @p req (accepted by the DUT: R = 0 in its Reply), then a Read
+ * of @p size bytes whose Response must come framed as negotiated: its CRC
+ * right, and its markers too when @p markers.
+ */
 static void
-run_mpa_crc_nego(struct rk_conform_run *r, const void *arg)
+negotiated_read(struct rk_conform_run *r, const struct rk_mpa_rr *req, const char *what,
+		uint32_t size, bool markers)
 {
-	struct rk_mpa_rr req;
 	struct rk_rdmap_read_req_fields rr;
 	uint8_t u[64];
 	uint16_t n;
-	int rc;
+	int rc = rk_conform_iw_request(r, req);
 
-	(void)arg;
-	rk_conform_iw_default_req(&req);
-	req.c = 0;
-	rc = rk_conform_iw_request(r, &req);
 	if (rc <= 0) {
 		if (rc == 0)
-			rk_conform_fail(r, "no MPA Reply to a Request with C = 0");
+			rk_conform_fail(r, "no MPA Reply to a Request with %s", what);
 		return;
 	}
 	if (r->mpa->reply.r) {
-		rk_conform_fail(r, "the DUT rejected a Request with C = 0");
+		rk_conform_fail(r, "the DUT rejected a Request with %s", what);
 		return;
 	}
-	/* A Read: its Response must be framed as negotiated (CRC checked if C). */
 	read_req_fields(r, &rr);
-	rr.rdma_rd_sz = 16;
+	rr.rdma_rd_sz = size;
 	n = rk_probe_iw_read_req(u, 1, &rr);
 	if (rk_conform_iw_send(r, u, n, false) != 0 || rk_conform_iw_wait(r, 1) < 0)
 		return;
@@ -497,44 +495,34 @@ run_mpa_crc_nego(struct rk_conform_run *r, const void *arg)
 				r->mpa->msgs[0].opcode);
 	else if (!r->mpa->msgs[0].crc_ok)
 		rk_conform_fail(r, "the Read Response's CRC is wrong (C = %u)", r->mpa->reply.c);
+	else if (markers && !r->mpa->msgs[0].markers_ok)
+		rk_conform_fail(r, "the Read Response's markers are wrong");
 }
 
-/* RFC 5044 7.1.2: Request M = 1: the DUT's FPDUs carry markers. */
+/* RFC 5044 7.1.2: CRC is used when either side sets C; a Reply to C = 0
+ * says what the DUT decided, and FPDUs follow it. */
+static void
+run_mpa_crc_nego(struct rk_conform_run *r, const void *arg)
+{
+	struct rk_mpa_rr req;
+
+	(void)arg;
+	rk_conform_iw_default_req(&req);
+	req.c = 0;
+	negotiated_read(r, &req, "C = 0", 16, false);
+}
+
+/* RFC 5044 7.1.2: Request M = 1: the DUT's FPDUs carry markers (a Read of
+ * 1 KiB crosses at least one 512-byte grid point). */
 static void
 run_mpa_markers(struct rk_conform_run *r, const void *arg)
 {
 	struct rk_mpa_rr req;
-	struct rk_rdmap_read_req_fields rr;
-	uint8_t u[64];
-	uint16_t n;
-	int rc;
 
 	(void)arg;
 	rk_conform_iw_default_req(&req);
 	req.m = 1;
-	rc = rk_conform_iw_request(r, &req);
-	if (rc <= 0) {
-		if (rc == 0)
-			rk_conform_fail(r, "no MPA Reply to a Request with M = 1");
-		return;
-	}
-	if (r->mpa->reply.r) {
-		rk_conform_fail(r, "the DUT rejected a Request with M = 1");
-		return;
-	}
-	/* A Read of 1 KiB crosses at least one 512-byte grid point. */
-	read_req_fields(r, &rr);
-	rr.rdma_rd_sz = 1024;
-	n = rk_probe_iw_read_req(u, 1, &rr);
-	if (rk_conform_iw_send(r, u, n, false) != 0 || rk_conform_iw_wait(r, 1) < 0)
-		return;
-	if (r->mpa->nmsgs == 0)
-		rk_conform_fail(r, "no Read Response");
-	else if (!r->mpa->msgs[0].markers_ok || !r->mpa->msgs[0].crc_ok)
-		rk_conform_fail(r, "the Read Response's markers or CRC are wrong");
-	else if (r->mpa->msgs[0].opcode != RK_RDMAP_READ_RESP)
-		rk_conform_fail(r, "RDMAP opcode 0x%x instead of a Read Response",
-				r->mpa->msgs[0].opcode);
+	negotiated_read(r, &req, "M = 1", 1024, true);
 }
 
 /* MPA-RTR-01: peer-to-peer with a Read RTR, then a Write first. */
