@@ -330,6 +330,14 @@ options() {
 	SEEN="#iterations [0-9]+  3\.[0-9]+ s  (1\.9|2\.[0-8])[0-9] MB/sec" \
 		case_ "write_bw/--rate_limit" rk-client "ib_write_bw -d rxe0 -x 1 -F -D 3 -s 65536" \
 		"write_bw -D 3 -s 65536 --rate_limit 0.02"
+	# --perform_warm_up: -t 16 operations before the measured ones. Against
+	# ib_atomic_bw's client with it, rxe's side sends one FetchAdd after the
+	# 16 of the warm-up and then nothing (doc/interop.md): rk-client only.
+	both "write_bw/--perform_warm_up" "ib_write_bw -d rxe0 -x 1 -F -n 100 -t 16 --perform_warm_up" \
+		"write_bw -n 100 -t 16 --perform_warm_up"
+	case_ "atomic_bw/--perform_warm_up" rk-client \
+		"ib_atomic_bw -d rxe0 -x 1 -F -n 50 -t 16 --perform_warm_up" \
+		"atomic_bw -n 50 -t 16 --perform_warm_up"
 	# -c UC: unreliable connection QPs (no ACKs), WRITE and SEND.
 	for t in write_bw send_bw write_lat send_lat; do
 		both "$t/-c UC" "ib_$t -d rxe0 -x 1 -F -c UC -n 200 -s 4096" "$t -c UC -n 200 -s 4096"
