@@ -224,8 +224,6 @@ const char *rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int 
 
 /* ---- iWARP cases (the stream of rk_conform_env) */
 
-/** The MPA Request of the catalog: Rev 2, enhanced, CRC, IRD = ORD = 4. */
-void rk_conform_iw_default_req(struct rk_mpa_rr *req);
 
 /**
  * Send the MPA Request @p req (RFC 5044 7.1) and wait for the Reply.

@@ -37,18 +37,6 @@ write_bytes(struct rk_conform_run *r, const uint8_t *b, size_t n)
 	return rc < 0 ? rc : 0;
 }
 
-void
-rk_conform_iw_default_req(struct rk_mpa_rr *req)
-{
-	memset(req, 0, sizeof(*req));
-	req->c = 1;
-	req->rev = 2;
-	req->enhanced = 1;
-	req->has_ird_ord = true;
-	req->ird_ord.ird = 4;
-	req->ird_ord.ord = 4;
-}
-
 int
 rk_conform_iw_wait(struct rk_conform_run *r, unsigned int want)
 {
@@ -130,7 +118,7 @@ rk_conform_iw_connect(struct rk_conform_run *r)
 	struct rk_mpa_rr req;
 	int rc;
 
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	rc = rk_conform_iw_request(r, &req);
 	if (rc < 0)
 		return false;
@@ -426,7 +414,7 @@ run_mpa_key(struct rk_conform_run *r, const void *arg)
 	int rc;
 
 	(void)arg;
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	rc = request(r, &req, spoil_key);
 	if (rc < 0)
 		return;
@@ -445,7 +433,7 @@ run_mpa_reject(struct rk_conform_run *r, const void *arg)
 	struct rk_mpa_rr req;
 	int rc;
 
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	if (*k == 0)
 		req.rev = 3;
 	else
@@ -507,7 +495,7 @@ run_mpa_crc_nego(struct rk_conform_run *r, const void *arg)
 	struct rk_mpa_rr req;
 
 	(void)arg;
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	req.c = 0;
 	negotiated_read(r, &req, "C = 0", 16, false);
 }
@@ -520,7 +508,7 @@ run_mpa_markers(struct rk_conform_run *r, const void *arg)
 	struct rk_mpa_rr req;
 
 	(void)arg;
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	req.m = 1;
 	negotiated_read(r, &req, "M = 1", 1024, true);
 }
@@ -540,7 +528,7 @@ run_mpa_rtr_wrong(struct rk_conform_run *r, const void *arg)
 		rk_conform_na(r, "the DUT does not take peer-to-peer RTR negotiation");
 		return;
 	}
-	rk_conform_iw_default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	req.ird_ord.p2p = 1;
 	req.ird_ord.rtr_read = 1;
 	rc = rk_conform_iw_request(r, &req);

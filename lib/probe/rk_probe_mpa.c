@@ -7,6 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+void
+rk_probe_mpa_default_req(struct rk_mpa_rr *req)
+{
+	memset(req, 0, sizeof(*req));
+	req->c = 1;
+	req->rev = 2;
+	req->enhanced = 1;
+	req->has_ird_ord = true;
+	req->ird_ord.ird = 4;
+	req->ird_ord.ord = 4;
+}
+
 int
 rk_probe_mpa_init(struct rk_probe_mpa_peer *p, const struct rk_mpa_rr *req, uint32_t isn,
 		  uint32_t dut_isn, uint8_t *out, size_t cap)

@@ -59,6 +59,13 @@ struct rk_probe_mpa_peer {
 };
 
 /**
+ * The usual MPA Request of a tester: Rev 2 with the enhanced mode's
+ * IRD/ORD (RFC 6581, IRD = ORD = 4), CRC asked for, no markers
+ * (RFC 5044 7.1). Cases change what they test from here.
+ */
+void rk_probe_mpa_default_req(struct rk_mpa_rr *req);
+
+/**
  * Start a peer and build its MPA Request from @p req (key, revision, M,
  * C, private data: RFC 5044 7.1) into @p out (@p cap bytes). @p isn and
  * @p dut_isn are the sequence numbers of the first byte each side sends

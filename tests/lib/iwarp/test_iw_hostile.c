@@ -25,18 +25,6 @@ struct dut {
 };
 
 static void
-default_req(struct rk_mpa_rr *req)
-{
-	memset(req, 0, sizeof(*req));
-	req->c = 1;
-	req->rev = 2;
-	req->enhanced = 1;
-	req->has_ird_ord = true;
-	req->ird_ord.ird = 4;
-	req->ird_ord.ord = 4;
-}
-
-static void
 dut_up(struct dut *d, const struct rk_iw_conn_attr *cr, const struct rk_mpa_rr *req, bool ext,
        int nrecv)
 {
@@ -52,7 +40,7 @@ dut_up(struct dut *d, const struct rk_iw_conn_attr *cr, const struct rk_mpa_rr *
 		cr = &c;
 	}
 	if (req == NULL) {
-		default_req(&r);
+		rk_probe_mpa_default_req(&r);
 		req = &r;
 	}
 	rp_init(&d->rp, cr, req, ext);
@@ -635,7 +623,7 @@ test_mpa_refusals(void **state)
 		iwp_conn_default(&qa.conn, RK_IW_RESPONDER);
 		qp = rk_iw_qp_create(pd, &qa, 0);
 		assert_non_null(qp);
-		default_req(&req);
+		rk_probe_mpa_default_req(&req);
 		switch (k) {
 		case 3: req.rev = 3; break;
 		case 4: req.r = 1; break;
@@ -774,7 +762,7 @@ test_wrong_rtr(void **state)
 	(void)state;
 	iwp_conn_default(&c, RK_IW_RESPONDER);
 	c.p2p = true;
-	default_req(&req);
+	rk_probe_mpa_default_req(&req);
 	req.ird_ord.p2p = 1;
 	req.ird_ord.rtr_read = 1;
 	dut_up(&d, &c, &req, false, 0);
