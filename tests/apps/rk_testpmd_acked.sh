@@ -27,15 +27,12 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-if ! err=$(ip netns add "$ns" 2>&1); then
-	echo "SKIP: cannot create a network namespace: $err"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+if ! why=$(ns_veths_up "$ns" tra0:tra1 trb0:trb1); then
+	echo "SKIP: $why"
 	exit 77
 fi
-ip -n "$ns" link set lo up
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip -n "$ns" link add tra0 type veth peer name tra1
-ip -n "$ns" link add trb0 type veth peer name trb1
-for i in tra0 tra1 trb0 trb1; do ip -n "$ns" link set "$i" up; done
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"

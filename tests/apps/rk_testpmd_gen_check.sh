@@ -49,15 +49,12 @@ if ! command -v tcpdump >/dev/null || ! command -v tshark >/dev/null; then
 	echo "SKIP: no tcpdump or tshark"
 	exit 77
 fi
-if ! err=$(ip netns add "$ns" 2>&1); then
-	echo "SKIP: cannot create a network namespace: $err"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+if ! why=$(ns_veths_up "$ns" tga0:tga1 tgb0:tgb1); then
+	echo "SKIP: $why"
 	exit 77
 fi
-ip -n "$ns" link set lo up
-ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip -n "$ns" link add tga0 type veth peer name tga1
-ip -n "$ns" link add tgb0 type veth peer name tgb1
-for i in tga0 tga1 tgb0 tgb1; do ip -n "$ns" link set "$i" up; done
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
