@@ -260,11 +260,11 @@ do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_RETRY;
 	}
 	idx = (uint32_t)rk_psn_diff(c->psn, w->first_psn);
-	if (w->npkts == 1)
+	if (sq_wqe_npkts(w) == 1)
 		expect = RK_OP_RDMA_READ_RESPONSE_ONLY;
 	else if (idx == 0)
 		expect = RK_OP_RDMA_READ_RESPONSE_FIRST;
-	else if (idx + 1 == w->npkts)
+	else if (idx + 1 == sq_wqe_npkts(w))
 		expect = RK_OP_RDMA_READ_RESPONSE_LAST;
 	else
 		expect = RK_OP_RDMA_READ_RESPONSE_MIDDLE;
@@ -280,7 +280,7 @@ do_read(struct rk_ib_qp *qp, struct comp_ctx *c)
 	if (!rk_ib_sge_scatter(qp, w->sge, (uint32_t)w->wr.num_sge, off, src, plen))
 		return RK_COMP_ST_LOC_PROT;
 	advance_psn(qp, c, rk_psn_add(c->psn, 1));
-	if (idx + 1 == w->npkts)
+	if (idx + 1 == sq_wqe_npkts(w))
 		retire_head(qp, w, RK_WC_SUCCESS);
 	return RK_COMP_ST_DONE;
 }

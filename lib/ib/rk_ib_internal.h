@@ -71,21 +71,61 @@ enum sq_wqe_state {
 };
 
 /*
+ * A posted send WR as the engine keeps it: the fields of struct
+ * rk_send_wr it reads after rk_ib_post_send() returns, under the same
+ * names, in 48 bytes instead of 72 (the chain and SGE pointers are the
+ * caller's, the UD address vector is copied into the slot).
+ */
+struct sq_wr {
+	uint64_t wr_id;
+	union {
+		uint32_t imm_data;      /* host order */
+		uint32_t invalidate_rkey;
+	};
+	uint8_t opcode;                 /* enum rk_wr_opcode */
+	uint8_t num_sge;                /* at most RK_IB_MAX_SGE */
+	uint16_t send_flags;            /* enum rk_send_flags */
+	union {
+		struct {
+			uint64_t remote_addr;
+			uint32_t rkey;
+		} rdma;
+		struct {
+			uint64_t remote_addr, compare_add, swap;
+			uint32_t rkey;
+		} atomic;
+		struct {
+			uint32_t remote_qpn, remote_qkey;
+		} ud;
+	} wr;
+};
+
+/*
  * A send queue slot. Slots are sq_stride bytes: the header, the QP's
  * max_send_sge SGEs, then (UD QPs only) the destination's rk_ah_attr, so
- * an RC QP pays for neither unused SGEs nor an address vector.
+ * an RC QP pays for neither unused SGEs nor an address vector. With one
+ * SGE an RC slot is 80 bytes: 4096 QPs with 128 WRs each hold 40 MiB.
+ * An inline WR's data is at sge[0].addr, its copy in the QP.
  */
 struct sq_wqe {
-	struct rk_send_wr wr;           /* next and sg_list cleared */
-	uint8_t *inline_ptr;            /* RK_SEND_INLINE: the copy in the QP */
+	struct sq_wr wr;
 	uint32_t length;                /* bytes of the message */
-	uint32_t first_psn, last_psn;
-	uint32_t npkts;
+	uint32_t first_psn, last_psn;   /* assigned when started */
 	uint8_t state;
 	uint8_t err_status;             /* local error found when starting it */
 	bool inline_data;
 	struct rk_sge sge[];
 };
+
+_Static_assert(sizeof(struct sq_wr) == 48, "a kept send WR is 48 bytes");
+_Static_assert(sizeof(struct sq_wqe) == 64, "an RC slot is 64 bytes and its SGEs");
+
+/* Packets of a started WQE: its PSNs. */
+static inline uint32_t
+sq_wqe_npkts(const struct sq_wqe *w)
+{
+	return ((w->last_psn - w->first_psn) & 0xffffffu) + 1;
+}
 
 /* Requester (rxe_req.c role). */
 struct req_state {

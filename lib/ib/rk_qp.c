@@ -543,6 +543,31 @@ wr_allowed(enum rk_qp_type t, enum rk_wr_opcode op)
 	}
 }
 
+/* What the engine keeps of @p wr (checked: num_sge fits). */
+static void
+sq_wr_keep(struct sq_wr *k, const struct rk_send_wr *wr)
+{
+	k->wr_id = wr->wr_id;
+	k->imm_data = wr->imm_data;
+	k->opcode = (uint8_t)wr->opcode;
+	k->num_sge = (uint8_t)wr->num_sge;
+	k->send_flags = (uint16_t)wr->send_flags;
+	if (wr_is_atomic(wr->opcode)) {
+		k->wr.atomic.remote_addr = wr->wr.atomic.remote_addr;
+		k->wr.atomic.compare_add = wr->wr.atomic.compare_add;
+		k->wr.atomic.swap = wr->wr.atomic.swap;
+		k->wr.atomic.rkey = wr->wr.atomic.rkey;
+	} else if (wr->opcode == RK_WR_SEND || wr->opcode == RK_WR_SEND_WITH_IMM ||
+		   wr->opcode == RK_WR_SEND_WITH_INV) {
+		/* UD's destination QP; RC and UC ignore it */
+		k->wr.ud.remote_qpn = wr->wr.ud.remote_qpn;
+		k->wr.ud.remote_qkey = wr->wr.ud.remote_qkey;
+	} else {
+		k->wr.rdma.remote_addr = wr->wr.rdma.remote_addr;
+		k->wr.rdma.rkey = wr->wr.rdma.rkey;
+	}
+}
+
 static int
 post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 {
@@ -574,9 +599,7 @@ post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 	slot = qp->sq_prod % qp->sq_depth;
 	w = sq_slot(qp, qp->sq_prod);
 	memset(w, 0, sizeof(*w));
-	w->wr = *wr;
-	w->wr.next = NULL;
-	w->wr.sg_list = NULL;
+	sq_wr_keep(&w->wr, wr);
 	w->length = (uint32_t)total;
 	if (qp->type == RK_QPT_UD)
 		*sq_ah(qp, w) = wr->wr.ud.ah->attr;
@@ -592,7 +615,6 @@ post_one_send(struct rk_ib_qp *qp, const struct rk_send_wr *wr)
 		w->inline_data = true;
 		w->wr.num_sge = 1;
 		w->sge[0] = (struct rk_sge){ (uint64_t)(uintptr_t)dst, (uint32_t)total, 0 };
-		w->inline_ptr = dst;
 	} else {
 		for (int i = 0; i < wr->num_sge; i++)
 			w->sge[i] = wr->sg_list[i];

@@ -114,7 +114,7 @@ rk_req_sge_ptr(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t i, uint32_t
 	       uint32_t len, unsigned int need)
 {
 	if (w->inline_data)
-		return w->inline_ptr + off;
+		return (uint8_t *)(uintptr_t)w->sge[0].addr + off;
 	return rk_ib_sge_ptr(qp, &w->sge[i], off, len, need);
 }
 
@@ -303,7 +303,7 @@ build_req(struct rk_ib_qp *qp, const struct sq_wqe *w, uint32_t idx, uint32_t ps
 	struct rk_bth_fields bth = { 0 };
 	struct rk_xeth_fields x = { 0 };
 	const struct rk_ah_attr *ah = qp->type == RK_QPT_UD ? sq_ah(qp, w) : &qp->attr.ah_attr;
-	bool first = idx == 0, last = idx + 1 == w->npkts;
+	bool first = idx == 0, last = idx + 1 == sq_wqe_npkts(w);
 	uint32_t off = idx * qp->pmtu, plen = 0, hdr, ib_len, bth_off;
 	const struct rk_opcode_info *op;
 	uint8_t *b;
@@ -425,9 +425,8 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 				rk_ib_qp_to_sqe(qp);
 			return 0;
 		}
-		w->npkts = rk_req_npkts(qp, w);
 		w->first_psn = qp->req.psn;
-		w->last_psn = rk_psn_add(qp->req.psn, w->npkts - 1);
+		w->last_psn = rk_psn_add(qp->req.psn, rk_req_npkts(qp, w) - 1);
 		w->state = WQE_STARTED;
 		if (wr_is_rd_atomic(w->wr.opcode))
 			qp->req.rd_atomic++;
@@ -455,7 +454,7 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 		done = true;
 	} else {
 		top = psn;
-		done = idx + 1 == w->npkts;
+		done = idx + 1 == sq_wqe_npkts(w);
 	}
 	qp->req.psn = rk_psn_add(top, 1);
 	if (!qp->req.sent_any || rk_psn_diff(top, qp->req.max_sent_psn) > 0)
