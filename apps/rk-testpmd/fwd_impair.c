@@ -72,9 +72,13 @@ rk_tp_impair_show(FILE *out)
 		fprintf(out, "rule %u: %s\n  matched %" PRIu64 " dropped %" PRIu64
 			" (periodic %" PRIu64 ", mtu %" PRIu64 ") duplicated %" PRIu64
 			" reordered %" PRIu64 " corrupted %" PRIu64 " ce-marked %" PRIu64
-			" forged %" PRIu64 "\n",
+			" forged %" PRIu64,
 			i, text, s->matched, s->lost + s->mtu_drops, s->periodic_drops,
 			s->mtu_drops, s->dup, s->reordered, s->corrupted, s->ce_marked, s->forged);
+		/* requests a forge rule let pass, since no answer could be made */
+		if (s->unforged != 0)
+			fprintf(out, " unforged %" PRIu64, s->unforged);
+		fputc('\n', out);
 	}
 	if (rk_tp.nb_rules > 0)
 		rk_tp_forge_report(out);
@@ -181,11 +185,15 @@ impair_fwd(struct rk_tp_stream *fs)
 			continue;
 		}
 		/* With no answer of the requester's QP seen yet there is no one to
-		 * answer: the request passes (counted unpaired in the report). */
-		if (v.forge != RK_IMPAIR_FORGE_NONE && !forge(fs, &v, f, len) &&
-		    v.drop == RK_IMPAIR_DROP_FORGED) {
-			out[k++] = m[i];
-			continue;
+		 * answer (counted unpaired in the report), and a NAK waits behind
+		 * a hole: a NAK or RNR NAK rule's request passes, the rule still
+		 * armed. */
+		if (v.forge != RK_IMPAIR_FORGE_NONE && !forge(fs, &v, f, len)) {
+			rk_impair_unforge(rk_tp.impair, &v);
+			if (v.drop == RK_IMPAIR_DROP_FORGED) {
+				out[k++] = m[i];
+				continue;
+			}
 		}
 		if (v.copies == 0) {
 			if (v.drop != RK_IMPAIR_DROP_FORGED)

@@ -236,6 +236,22 @@ rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 }
 
 void
+rk_impair_unforge(struct rk_impair *st, const struct rk_impair_verdict *v)
+{
+	struct rk_impair_rule_stats *rs;
+
+	if (st == NULL || v->rule < 0 || (unsigned int)v->rule >= st->n ||
+	    v->forge == RK_IMPAIR_FORGE_NONE)
+		return;
+	rs = &st->rules[v->rule].st;
+	if (rs->forged > 0)
+		rs->forged--;
+	if (v->drop == RK_IMPAIR_DROP_FORGED && rs->matched > 0)
+		rs->matched--;
+	rs->unforged++;
+}
+
+void
 rk_impair_next_copy(struct rk_impair *st, const struct rk_impair_verdict *v,
 		    struct rk_impair_copy *c)
 {

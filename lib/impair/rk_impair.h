@@ -117,6 +117,7 @@ struct rk_impair_rule_stats {
 	uint64_t corrupted;     /**< copies with a flipped bit */
 	uint64_t ce_marked;     /**< copies marked CE */
 	uint64_t forged;        /**< frames answered by a forged NAK, RNR NAK or CNP */
+	uint64_t unforged;      /**< answers the caller could not forge (rk_impair_unforge()) */
 };
 
 /** Why rk_impair_decide() dropped a frame. */
@@ -163,6 +164,16 @@ void rk_impair_destroy(struct rk_impair *st);
  */
 void rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 		      struct rk_impair_verdict *v);
+
+/**
+ * The caller could not forge the answer @p v asked for (its requester not
+ * known yet, or a NAK that must wait). A NAK or RNR NAK rule's frame then
+ * passes untouched and was not taken: the rule's matched and forged
+ * counts go back, so a rule of count N still answers N requests. A CNP
+ * rule's frame was taken as usual: only its forged count goes back. Both
+ * count unforged. No effect when @p v forged nothing.
+ */
+void rk_impair_unforge(struct rk_impair *st, const struct rk_impair_verdict *v);
 
 /**
  * The delay, reordering, corruption and CE mark of the next copy of a

@@ -5,7 +5,9 @@
 # the test creates, 198.18.0.0/15 addresses):
 #   client tfa0 --veth-- tfa1 (port 0) rk-testpmd (port 1) tfb1 --veth-- tfb0 server
 # Rules on RC SEND Only requests, each for a counted number of frames:
-# one SEND dropped once, one answered by a forged RNR NAK (timer 10:
+# one RNR NAK forged as soon as the requester's QP is known (the first
+# SENDs pass before any answer: nothing to answer them with, and the rule
+# stays armed), one SEND dropped once, one answered by a forged RNR NAK (timer 10:
 # 0.32 ms), one by a forged NAK (PSN sequence error), one followed by a
 # forged CNP; 300 requests between them, more than the requester's window,
 # so each is recovered before the next (a NAK forged behind a request not
@@ -49,6 +51,7 @@ PORT=$((22000 + $$ % 1000))
 
 cat >"$tmp/rules.cmd" <<'CMD'
 set fwd impair
+impair add opcode=4 count=1 forge=rnr:10
 impair add opcode=4 count=40
 impair add opcode=4 count=1 drop-every=1
 impair add opcode=4 count=300
@@ -95,8 +98,8 @@ counter() { awk -v n="$1" '$1 == n {print $2}' "$tmp/cli.out"; }
 rnr=$(counter rnr_nak_retry_err)
 seq=$(counter packet_seq_err)
 cnp=$(( $(counter rp_cnp_handled || echo 0) + $(counter rp_cnp_ignored || echo 0) ))
-[ "$rnr" = 1 ] && ok "requester obeyed 1 forged RNR NAK (rnr_nak_retry_err 1)" ||
-	ko "rnr_nak_retry_err '$rnr', expected 1"
+[ "$rnr" = 2 ] && ok "requester obeyed 2 forged RNR NAKs (rnr_nak_retry_err 2)" ||
+	ko "rnr_nak_retry_err '$rnr', expected 2"
 # Every request taken away makes the responder NAK the requests behind it
 # (once, out of sequence); the requester counts the NAKs that sent it back
 # (a second NAK for the PSN it is already resending from is no new one):
@@ -107,21 +110,25 @@ srv_seq=$(awk '$1 == "out_of_sequence" {print $2}' "$tmp/srv.out")
 	ko "packet_seq_err '$seq', the server's out_of_sequence '$srv_seq'"
 [ "$cnp" = 1 ] && ok "the requester's RP took 1 forged CNP" || ko "CNPs at the requester: $cnp, expected 1"
 
-for r in 3 5 7; do
+for r in 4 6 8; do
 	grep -A1 "^rule $r: " "$tmp/tp.out" | grep -q "forged 1$" &&
 		ok "impair show: rule $r forged 1" || ko "rule $r: $(grep -A1 "^rule $r: " "$tmp/tp.out" | tr '\n' ' ')"
 done
-grep -q "^reaction: 3 request(s) dropped or answered by a rule, 3 answer(s) forged (not forged: 0 with no requester QP learned yet, 0 behind" "$tmp/tp.out" &&
-	ok "reaction: 3 events, 3 answers forged" || ko "reaction: $(grep '^reaction' "$tmp/tp.out")"
+# Rule 0 let the SENDs before the first answer pass, and forged once.
+grep -A1 "^rule 0: " "$tmp/tp.out" | grep -qE "matched 1 .* forged 1 unforged [1-9][0-9]*$" &&
+	ok "impair show: rule 0 forged 1 after $(grep -A1 "^rule 0: " "$tmp/tp.out" | grep -o 'unforged [0-9]*')" ||
+	ko "rule 0: $(grep -A1 "^rule 0: " "$tmp/tp.out" | tr '\n' ' ')"
+grep -qE "^reaction: 4 request\(s\) dropped or answered by a rule, 4 answer\(s\) forged \(not forged: [1-9][0-9]* with no requester QP learned yet, 0 behind" "$tmp/tp.out" &&
+	ok "reaction: 4 events, 4 answers forged" || ko "reaction: $(grep '^reaction' "$tmp/tp.out")"
 # The RNR wait: at least the timer the NAK carried (0.32 ms).
-wait_us=$(sed -n 's/^  rule 3: PSN [0-9]* of QP 0x[0-9a-f]* RNR NAK (timer 10: 0.32 ms): resent after \([0-9.]*\) us.*/\1/p' "$tmp/tp.out")
+wait_us=$(sed -n 's/^  rule 4: PSN [0-9]* of QP 0x[0-9a-f]* RNR NAK (timer 10: 0.32 ms): resent after \([0-9.]*\) us.*/\1/p' "$tmp/tp.out")
 [ -n "$wait_us" ] && awk -v w="$wait_us" 'BEGIN { exit !(w >= 320) }' &&
-	ok "RNR NAK: resent after $wait_us us (timer 320 us)" || ko "RNR wait: $(grep '^  rule 3' "$tmp/tp.out")"
-grep -q "^  rule 1: PSN [0-9]* of QP 0x[0-9a-f]* dropped: resent after [0-9.]* us, go-back-N [0-9]*\.\.[0-9]*: [0-9]* of [0-9]* frames resent$" "$tmp/tp.out" &&
-	ok "drop: resent with its go-back-N range: $(grep '^  rule 1' "$tmp/tp.out" | cut -d: -f2-)" ||
-	ko "drop reaction: $(grep '^  rule 1' "$tmp/tp.out")"
-grep -q "^  rule 5: PSN [0-9]* of QP 0x[0-9a-f]* NAK 0x60: resent after" "$tmp/tp.out" &&
-	ok "forged NAK: the NAKed PSN resent" || ko "NAK reaction: $(grep '^  rule 5' "$tmp/tp.out")"
+	ok "RNR NAK: resent after $wait_us us (timer 320 us)" || ko "RNR wait: $(grep '^  rule 4' "$tmp/tp.out")"
+grep -q "^  rule 2: PSN [0-9]* of QP 0x[0-9a-f]* dropped: resent after [0-9.]* us, go-back-N [0-9]*\.\.[0-9]*: [0-9]* of [0-9]* frames resent$" "$tmp/tp.out" &&
+	ok "drop: resent with its go-back-N range: $(grep '^  rule 2' "$tmp/tp.out" | cut -d: -f2-)" ||
+	ko "drop reaction: $(grep '^  rule 2' "$tmp/tp.out")"
+grep -q "^  rule 6: PSN [0-9]* of QP 0x[0-9a-f]* NAK 0x60: resent after" "$tmp/tp.out" &&
+	ok "forged NAK: the NAKed PSN resent" || ko "NAK reaction: $(grep '^  rule 6' "$tmp/tp.out")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { [ -n "${KEEP:-}" ] && cp -r "$tmp" /tmp/forge-keep; for f in "$tmp"/*.out; do echo "== $f"; cat "$f"; done; exit 1; }

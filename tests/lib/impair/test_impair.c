@@ -877,7 +877,8 @@ test_rule_parse(void **state)
 /*
  * count=N: the rule takes N frames, then the next rule (or none) decides.
  * forge: a NAK or RNR rule takes the request away (the forwarder answers),
- * a CNP rule lets it pass; both are counted. One endpoint's stage refuses
+ * a CNP rule lets it pass; both are counted; an answer the forwarder could
+ * not make is given back (rk_impair_unforge). One endpoint's stage refuses
  * forging rules.
  */
 static void
@@ -924,6 +925,39 @@ test_count_and_forge(void **state)
 	}
 	assert_int_equal(dropped, 0);
 	assert_int_equal(rk_impair_stats(st, 0)->forged, 3);
+	rk_impair_destroy(st);
+
+	/* Unforged: a NAK rule of count 1 whose answer could not be made
+	 * stays armed for the next request; a CNP rule's frame stays taken. */
+	assert_int_equal(rk_impair_rule_parse("qp=0x12 count=1 forge=nak-seq", &rules[0], err,
+					      sizeof(err)), 0);
+	assert_non_null(st = rk_impair_create(rules, 1));
+	rk_impair_decide(st, f, sizeof(f), &v);
+	assert_int_equal(v.drop, RK_IMPAIR_DROP_FORGED);
+	rk_impair_unforge(st, &v);
+	assert_int_equal(rk_impair_stats(st, 0)->matched, 0);
+	assert_int_equal(rk_impair_stats(st, 0)->forged, 0);
+	assert_int_equal(rk_impair_stats(st, 0)->unforged, 1);
+	rk_impair_decide(st, f, sizeof(f), &v);
+	assert_int_equal(v.rule, 0);
+	assert_int_equal(v.forge, RK_IMPAIR_FORGE_NAK_SEQ);
+	rk_impair_decide(st, f, sizeof(f), &v);
+	assert_int_equal(v.rule, -1);
+	rk_impair_unforge(st, &v);              /* nothing forged: no effect */
+	assert_int_equal(rk_impair_stats(st, 0)->matched, 1);
+	assert_int_equal(rk_impair_stats(st, 0)->forged, 1);
+	assert_int_equal(rk_impair_stats(st, 0)->unforged, 1);
+	rk_impair_destroy(st);
+	assert_int_equal(rk_impair_rule_parse("qp=0x12 count=1 forge=cnp", &rules[0], err,
+					      sizeof(err)), 0);
+	assert_non_null(st = rk_impair_create(rules, 1));
+	rk_impair_decide(st, f, sizeof(f), &v);
+	rk_impair_unforge(st, &v);
+	assert_int_equal(rk_impair_stats(st, 0)->matched, 1);
+	assert_int_equal(rk_impair_stats(st, 0)->forged, 0);
+	assert_int_equal(rk_impair_stats(st, 0)->unforged, 1);
+	rk_impair_decide(st, f, sizeof(f), &v);
+	assert_int_equal(v.rule, -1);
 	rk_impair_destroy(st);
 
 	{
