@@ -12,6 +12,11 @@
 #define HOST_MEM (1u << 20)
 #define SQ_DEPTH 16
 #define RECV_MAC 0x80
+#define VRECV_MAC 0x81
+/* Lossless thresholds with pfc (bytes per ingress port and priority). */
+#define PFC_XOFF 50000
+#define PFC_XON 40000
+#define PFC_HEADROOM 100000
 
 struct rxf {
 	struct rxf *next;
@@ -22,7 +27,9 @@ struct rxf {
 
 struct host {
 	struct rk_sdq *s;
+	struct rk_sw *sw;               /* the switch its link goes to */
 	unsigned int port;              /* switch port; flow index for senders */
+	struct host *peer;              /* senders: the receiver written to */
 	struct rk_ib_dev *dev;
 	struct rk_ib_pd *pd;
 	struct rk_ib_cq *cq;
@@ -34,14 +41,20 @@ struct host {
 	uint64_t link_free;             /* the host link's transmitter is busy until */
 	uint64_t now;                   /* the time of the emit in progress */
 	unsigned int posted;
+	uint64_t paused_until;          /* PFC: priority 0 (data) stopped until */
+	unsigned int flow;              /* senders: index in rx_bytes */
 };
 
 struct rk_sdq {
 	struct rk_sdq_cfg cfg;
 	struct rk_sw_net *net;
-	struct rk_sw *sw;
-	struct host recv, snd[RK_SDQ_MAX_SENDERS];
-	uint64_t rx_bytes[RK_SDQ_MAX_SENDERS];
+	struct rk_sw *sw;               /* the senders' switch (T0) */
+	struct rk_sw *t1;               /* victim: the receivers' switch */
+	struct rk_sw *bott_sw;          /* the bottleneck: port bott_port of bott_sw */
+	unsigned int bott_port;
+	unsigned int nsnd;              /* senders, and the victim */
+	struct host recv, vrecv, snd[RK_SDQ_MAX_SENDERS + 1];
+	uint64_t rx_bytes[RK_SDQ_MAX_SENDERS + 1];
 	uint64_t q_bytes, q_t;
 	double q_area;
 	int err;
@@ -57,8 +70,8 @@ static void on_queue(void *ctx, struct rk_sw *sw, unsigned int port, unsigned in
 {
 	struct rk_sdq *s = ctx;
 
-	(void)sw; (void)prio; (void)marked; (void)paused;
-	if (port != s->cfg.senders)
+	(void)prio; (void)marked; (void)paused;
+	if (sw != s->bott_sw || port != s->bott_port)
 		return;
 	s->q_area += (double)s->q_bytes * (double)(t - s->q_t);
 	s->q_t = t;
@@ -97,12 +110,12 @@ static void emit(void *ctx, const uint8_t *frame, uint32_t len)
 
 	h->link_free = start + ((uint64_t)len * 8 * 1000000000ull + s->cfg.link_bps - 1) /
 			       s->cfg.link_bps;
-	if (rk_sw_host_send(s->sw, h->port, h->link_free + s->cfg.prop_ns, frame, len) < 0)
+	if (rk_sw_host_send(h->sw, h->port, h->link_free + s->cfg.prop_ns, frame, len) < 0)
 		s->err = -ENOMEM;
 }
 
-static int host_init(struct rk_sdq *s, struct host *h, unsigned int port, uint8_t mac_lsb,
-		     unsigned int nqp)
+static int host_init(struct rk_sdq *s, struct host *h, struct rk_sw *sw, unsigned int port,
+		     uint8_t mac_lsb, unsigned int nqp)
 {
 	struct rk_ib_dev_attr da = {
 		.mac = { 0x02, 0, 0, 0, 0, mac_lsb },
@@ -120,6 +133,7 @@ static int host_init(struct rk_sdq *s, struct host *h, unsigned int port, uint8_
 	da.ip[10] = da.ip[11] = 0xff;
 	da.ip[12] = 198; da.ip[13] = 18; da.ip[14] = 1; da.ip[15] = mac_lsb;
 	h->s = s;
+	h->sw = sw;
 	h->port = port;
 	memcpy(h->mac, da.mac, 6);
 	memcpy(h->ip, da.ip, 16);
@@ -139,7 +153,7 @@ static int host_init(struct rk_sdq *s, struct host *h, unsigned int port, uint8_
 	for (unsigned int i = 0; i < nqp; i++)
 		if (!(h->qp[i] = rk_ib_qp_create(h->pd, &qa)))
 			return -ENOMEM;
-	return rk_sw_attach_host(s->sw, port, on_host, h);
+	return rk_sw_attach_host(sw, port, on_host, h);
 }
 
 static int qp_connect(struct rk_ib_qp *qp, const struct host *peer, struct rk_ib_qp *pqp)
@@ -186,12 +200,103 @@ static void refill(struct rk_sdq *s, struct host *h)
 					 .opcode = RK_WR_RDMA_WRITE };
 		const struct rk_send_wr *bad;
 
-		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)s->recv.mem;
-		wr.wr.rdma.rkey = rk_ib_mr_rkey(s->recv.mr);
+		(void)s;
+		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)h->peer->mem;
+		wr.wr.rdma.rkey = rk_ib_mr_rkey(h->peer->mr);
 		if (rk_ib_post_send(h->qp[0], &wr, &bad))
 			break;
 		h->posted++;
 	}
+}
+
+/* Both directions of sender @p h and its QP @p rqp at receiver @p r. */
+static int pair_up(const struct rk_sdq *s, struct host *h, struct host *r, struct rk_ib_qp *rqp)
+{
+	const struct rk_sdq_cfg *cfg = &s->cfg;
+	int rc;
+
+	h->peer = r;
+	rc = qp_connect(h->qp[0], r, rqp);
+	if (!rc)
+		rc = qp_connect(rqp, h, h->qp[0]);
+	if (!rc && cfg->dcqcn) {
+		uint32_t mbps = (uint32_t)(cfg->link_bps / 1000000);
+
+		rc = rk_ib_qp_set_cc(h->qp[0], "dcqcn", &cfg->params, mbps);
+		if (!rc)
+			rc = rk_ib_qp_set_cc(rqp, "dcqcn", &cfg->params, mbps);
+	}
+	return rc;
+}
+
+/* The run's settings of every switch port. */
+static void port_cfg(const struct rk_sdq_cfg *cfg, struct rk_sw_port_cfg *pc)
+{
+	memset(pc, 0, sizeof(*pc));
+	pc->rate_bps = cfg->link_bps;
+	pc->prop_ns = cfg->prop_ns;
+	pc->limit_bytes = cfg->limit_bytes;
+	if (cfg->pfc) {
+		pc->xoff_bytes = PFC_XOFF;
+		pc->xon_bytes = PFC_XON;
+		pc->headroom_bytes = PFC_HEADROOM;
+		pc->pause_quanta = 0xffff;
+	}
+	for (unsigned int p = 0; p < 8; p++) {
+		pc->kmin_bytes[p] = cfg->kmin_bytes;
+		pc->kmax_bytes[p] = cfg->kmax_bytes;
+		pc->pmax[p] = cfg->pmax;
+	}
+}
+
+static struct rk_sw *add_switch(struct rk_sdq *s, unsigned int nports)
+{
+	struct rk_sw_cfg sc = {
+		.nports = nports, .seed = s->cfg.seed, .mark_at_enqueue = s->cfg.mark_at_enqueue,
+		.lossless_mask = s->cfg.pfc ? 0xff : 0,
+	};
+
+	port_cfg(&s->cfg, &sc.port);
+	return rk_sw_add(s->net, &sc);
+}
+
+/*
+ * Two tiers: T0 ports 0..n-1 the senders, n the victim, n + 1 the uplink
+ * at (n + 1) x link_bps; T1 port 0 the uplink, 1 the receiver, 2 the
+ * victim's receiver.
+ */
+static int victim_topology(struct rk_sdq *s)
+{
+	unsigned int n = s->cfg.senders;
+	struct rk_sw_port_cfg up;
+	int rc;
+
+	if (!(s->t1 = add_switch(s, 3)))
+		return -ENOMEM;
+	port_cfg(&s->cfg, &up);
+	up.rate_bps = s->cfg.link_bps * (n + 1);
+	rc = rk_sw_set_port_cfg(s->sw, n + 1, &up);
+	if (!rc)
+		rc = rk_sw_set_port_cfg(s->t1, 0, &up);
+	if (!rc)
+		rc = rk_sw_connect(s->sw, n + 1, s->t1, 0);
+	if (!rc)
+		rc = host_init(s, &s->recv, s->t1, 1, RECV_MAC, n);
+	if (!rc)
+		rc = host_init(s, &s->vrecv, s->t1, 2, VRECV_MAC, 1);
+	if (!rc)
+		rc = rk_sw_route(s->sw, RECV_MAC, n + 1);
+	if (!rc)
+		rc = rk_sw_route(s->sw, VRECV_MAC, n + 1);
+	if (!rc)
+		rc = rk_sw_route(s->t1, RECV_MAC, 1);
+	if (!rc)
+		rc = rk_sw_route(s->t1, VRECV_MAC, 2);
+	for (unsigned int i = 0; !rc && i <= n; i++)
+		rc = rk_sw_route(s->t1, (uint8_t)(i + 1), 0);
+	s->bott_sw = s->t1;
+	s->bott_port = 1;
+	return rc;
 }
 
 struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
@@ -199,7 +304,8 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 	unsigned int n = cfg ? cfg->senders : 0;
 
 	if (!n || n > RK_SDQ_MAX_SENDERS || !cfg->link_bps || !cfg->msg_bytes ||
-	    cfg->msg_bytes > HOST_MEM || cfg->kmax_bytes < cfg->kmin_bytes) {
+	    cfg->msg_bytes > HOST_MEM || cfg->kmax_bytes < cfg->kmin_bytes ||
+	    (cfg->victim && !cfg->pfc)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -211,39 +317,28 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 		return NULL;
 	}
 	s->cfg = *cfg;
-	struct rk_sw_cfg sc = {
-		.nports = n + 1, .seed = cfg->seed, .mark_at_enqueue = cfg->mark_at_enqueue,
-		.port = { .rate_bps = cfg->link_bps, .prop_ns = cfg->prop_ns,
-			  .limit_bytes = cfg->limit_bytes },
-	};
-
-	for (unsigned int p = 0; p < 8; p++) {
-		sc.port.kmin_bytes[p] = cfg->kmin_bytes;
-		sc.port.kmax_bytes[p] = cfg->kmax_bytes;
-		sc.port.pmax[p] = cfg->pmax;
-	}
-	int rc = (s->sw = rk_sw_add(s->net, &sc)) ? 0 : -ENOMEM;
+	s->nsnd = n + (cfg->victim ? 1 : 0);
+	/* one port per sender (and the victim), then the receiver's or the uplink */
+	int rc = (s->sw = add_switch(s, s->nsnd + 1)) ? 0 : -ENOMEM;
 
 	rk_sw_net_set_trace(s->net, NULL, on_queue, s);
-	if (!rc)
-		rc = host_init(s, &s->recv, n, RECV_MAC, n);
-	for (unsigned int i = 0; !rc && i < n; i++)
-		rc = host_init(s, &s->snd[i], i, (uint8_t)(i + 1), 1);
-	if (!rc)
-		rc = rk_sw_route(s->sw, RECV_MAC, n);
-	for (unsigned int i = 0; !rc && i < n; i++) {
-		rc = rk_sw_route(s->sw, (uint8_t)(i + 1), i);
+	if (!rc && cfg->victim) {
+		rc = victim_topology(s);
+	} else if (!rc) {
+		rc = host_init(s, &s->recv, s->sw, n, RECV_MAC, n);
 		if (!rc)
-			rc = qp_connect(s->snd[i].qp[0], &s->recv, s->recv.qp[i]);
+			rc = rk_sw_route(s->sw, RECV_MAC, n);
+		s->bott_sw = s->sw;
+		s->bott_port = n;
+	}
+	for (unsigned int i = 0; !rc && i < s->nsnd; i++) {
+		s->snd[i].flow = i;
+		rc = host_init(s, &s->snd[i], s->sw, i, (uint8_t)(i + 1), 1);
 		if (!rc)
-			rc = qp_connect(s->recv.qp[i], &s->snd[i], s->snd[i].qp[0]);
-		if (!rc && cfg->dcqcn) {
-			uint32_t mbps = (uint32_t)(cfg->link_bps / 1000000);
-
-			rc = rk_ib_qp_set_cc(s->snd[i].qp[0], "dcqcn", &cfg->params, mbps);
-			if (!rc)
-				rc = rk_ib_qp_set_cc(s->recv.qp[i], "dcqcn", &cfg->params, mbps);
-		}
+			rc = rk_sw_route(s->sw, (uint8_t)(i + 1), i);
+		if (!rc)
+			rc = i < n ? pair_up(s, &s->snd[i], &s->recv, s->recv.qp[i]) :
+			     pair_up(s, &s->snd[i], &s->vrecv, s->vrecv.qp[0]);
 		if (!rc)
 			refill(s, &s->snd[i]);
 	}
@@ -275,7 +370,8 @@ void rk_sdq_destroy(struct rk_sdq *s)
 	if (!s)
 		return;
 	host_fini(&s->recv);
-	for (unsigned int i = 0; i < s->cfg.senders; i++)
+	host_fini(&s->vrecv);
+	for (unsigned int i = 0; i < s->nsnd; i++)
 		host_fini(&s->snd[i]);
 	rk_sw_net_destroy(s->net);
 	free(s);
@@ -283,17 +379,35 @@ void rk_sdq_destroy(struct rk_sdq *s)
 
 static uint64_t host_next(const struct host *h)
 {
-	uint64_t t = rk_ib_next_timer(h->dev);
+	uint64_t t;
 
+	if (!h->dev)
+		return UINT64_MAX;
+	t = rk_ib_next_timer(h->dev);
+	/* paused, frames to send wait for the pause's end, not the timers */
+	if (h->paused_until > h->now && t <= h->now)
+		t = h->paused_until;
 	if (h->rx_head && h->rx_head->t < t)
 		t = h->rx_head->t;
+	if (h->paused_until > h->now && h->paused_until < t)
+		t = h->paused_until;
 	return t;
+}
+
+/* A PFC frame to a host: its data priority (0) stops for the quanta at
+ * the link's rate, or goes on (quanta 0) (IEEE 802.1Qbb). */
+static void host_pfc(struct rk_sdq *s, struct host *h, const struct rk_pkt *pkt, uint64_t t)
+{
+	if (!(pkt->pfc_class_enable & 1))
+		return;
+	h->paused_until = pkt->pause_quanta[0] == 0 ? t :
+			  t + (uint64_t)pkt->pause_quanta[0] * 512 * 1000000000ull / s->cfg.link_bps;
 }
 
 /* Everything host @p h has due at @p t: frames in, timers, frames out. */
 static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 {
-	bool is_recv = h == &s->recv;
+	bool is_recv = h == &s->recv || h == &s->vrecv;
 
 	while (h->rx_head && h->rx_head->t <= t) {
 		struct rxf *f = h->rx_head;
@@ -302,10 +416,14 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 		h->rx_head = f->next;
 		if (!h->rx_head)
 			h->rx_tail = NULL;
-		if (is_recv && f->data[11] >= 1 && f->data[11] <= s->cfg.senders)
+		if (is_recv && f->data[11] >= 1 && f->data[11] <= s->nsnd)
 			s->rx_bytes[f->data[11] - 1] += f->len;
-		if (rk_pkt_parse(&pkt, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL) == 0)
-			rk_ib_rx(h->dev, &pkt, t);
+		if (rk_pkt_parse(&pkt, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL) == 0) {
+			if (pkt.kind == RK_PKT_PFC)
+				host_pfc(s, h, &pkt, t);
+			else
+				rk_ib_rx(h->dev, &pkt, t);
+		}
 		free(f);
 	}
 	if (rk_ib_next_timer(h->dev) <= t)
@@ -313,6 +431,8 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 	if (!is_recv)
 		refill(s, h);
 	h->now = t;
+	if (h->paused_until > t)
+		return;
 	while (rk_ib_poll_tx(h->dev, t, emit, h, 64) == 64)
 		;
 }
@@ -327,7 +447,9 @@ int rk_sdq_run(struct rk_sdq *s, uint64_t until)
 
 		if (h < t)
 			t = h;
-		for (unsigned int i = 0; i < s->cfg.senders; i++)
+		if ((h = host_next(&s->vrecv)) < t)
+			t = h;
+		for (unsigned int i = 0; i < s->nsnd; i++)
 			if ((h = host_next(&s->snd[i])) < t)
 				t = h;
 		if (t > until)
@@ -339,7 +461,9 @@ int rk_sdq_run(struct rk_sdq *s, uint64_t until)
 			return -EIO;
 		rk_sw_net_run(s->net, t);
 		host_step(s, &s->recv, t);
-		for (unsigned int i = 0; i < s->cfg.senders; i++)
+		if (s->vrecv.dev)
+			host_step(s, &s->vrecv, t);
+		for (unsigned int i = 0; i < s->nsnd; i++)
 			host_step(s, &s->snd[i], t);
 	}
 	if (s->err)
@@ -350,7 +474,7 @@ int rk_sdq_run(struct rk_sdq *s, uint64_t until)
 
 int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
 {
-	if (!s || i >= s->cfg.senders || !o)
+	if (!s || i >= s->nsnd || !o)
 		return -EINVAL;
 	memset(o, 0, sizeof(*o));
 	o->rx_bytes = s->rx_bytes[i];
@@ -362,7 +486,8 @@ int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
 		o->alpha = rp->alpha;
 	}
 	const struct rk_ib_stats *ss = rk_ib_qp_stats(s->snd[i].qp[0]);
-	const struct rk_ib_stats *rs = rk_ib_qp_stats(s->recv.qp[i]);
+	const struct rk_ib_stats *rs = rk_ib_qp_stats(i < s->cfg.senders ? s->recv.qp[i] :
+						      s->vrecv.qp[0]);
 
 	o->cnp_handled = ss->rp_cnp_handled;
 	o->cnp_ignored = ss->rp_cnp_ignored;
@@ -380,24 +505,50 @@ uint64_t rk_sdq_queue(const struct rk_sdq *s, double *area)
 	return s->q_bytes;
 }
 
+static void sw_counts(const struct rk_sw *sw, unsigned int nports, uint64_t *m, uint64_t *d,
+		      uint64_t *pfc)
+{
+	for (unsigned int p = 0; p < nports; p++)
+		for (unsigned int pr = 0; pr < 8; pr++) {
+			const struct rk_sw_prio_stats *st = rk_sw_stats(sw, p, pr);
+
+			*m += st->ecn_marked;
+			*d += st->drops;
+			*pfc += st->tx_pause;
+		}
+}
+
 void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dropped,
 			  uint64_t *peak)
 {
-	uint64_t m = 0, d = 0, pk = 0;
+	uint64_t m = 0, d = 0, pfc = 0, pk = 0;
 
-	for (unsigned int p = 0; p <= s->cfg.senders; p++)
-		for (unsigned int pr = 0; pr < 8; pr++) {
-			const struct rk_sw_prio_stats *st = rk_sw_stats(s->sw, p, pr);
+	sw_counts(s->sw, s->nsnd + 1, &m, &d, &pfc);
+	if (s->t1)
+		sw_counts(s->t1, 3, &m, &d, &pfc);
+	for (unsigned int pr = 0; pr < 8; pr++) {
+		const struct rk_sw_prio_stats *st = rk_sw_stats(s->bott_sw, s->bott_port, pr);
 
-			m += st->ecn_marked;
-			d += st->drops;
-			if (p == s->cfg.senders && st->queue_peak > pk)
-				pk = st->queue_peak;
-		}
+		if (st->queue_peak > pk)
+			pk = st->queue_peak;
+	}
 	if (marked)
 		*marked = m;
 	if (dropped)
 		*dropped = d;
 	if (peak)
 		*peak = pk;
+}
+
+void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *uplink_paused_ns)
+{
+	uint64_t m = 0, d = 0, pfc = 0;
+
+	sw_counts(s->sw, s->nsnd + 1, &m, &d, &pfc);
+	if (s->t1)
+		sw_counts(s->t1, 3, &m, &d, &pfc);
+	if (pfc_sent)
+		*pfc_sent = pfc;
+	if (uplink_paused_ns)
+		*uplink_paused_ns = s->t1 ? rk_sw_stats(s->sw, s->nsnd, 0)->pause_ns : 0;
 }

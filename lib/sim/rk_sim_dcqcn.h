@@ -12,8 +12,22 @@
  * Links: every host has one link of link_bps to its switch port, with
  * prop_ns of propagation each way; a host's frames are serialised on it
  * back to back. The data priority is lossy with a large limit (no PFC),
- * as the DCQCN fluid model assumes. Same configuration and seed: same
- * run, event for event. Not thread-safe.
+ * as the DCQCN fluid model assumes, unless pfc is set: then every
+ * priority is lossless (IEEE 802.1Qbb; per ingress port XOFF above 50 000
+ * bytes, XON under 40 000, 100 000 bytes of headroom, pauses of 65 535
+ * quanta).
+ *
+ * With victim set (and pfc), a second tier: the senders and one more
+ * host, the victim, sit on switch T0, whose uplink of (senders + 1) x
+ * link_bps goes to switch T1 with the receiver and the victim's own
+ * receiver. The bottleneck is T1's port to the receiver; when its
+ * backlog pauses the uplink (a pause stops a whole priority of a port),
+ * the victim's WRITEs to an idle receiver wait behind the incast's:
+ * congestion spreading, "RDMA over Commodity Ethernet at Scale" (Guo et
+ * al., SIGCOMM 2016) section 4; DCQCN keeps the queue under the XOFF
+ * threshold and gives the victim its rate back (Zhu et al., SIGCOMM 2015,
+ * section 2).
+ * Same configuration and seed: same run, event for event. Not thread-safe.
  */
 #ifndef RK_SIM_DCQCN_H
 #define RK_SIM_DCQCN_H
@@ -37,6 +51,8 @@ struct rk_sdq_cfg {
 	uint32_t limit_bytes;           /**< bottleneck queue limit (drops above) */
 	uint64_t seed;                  /**< RED's generator */
 	bool dcqcn;                     /**< false: no congestion control at all */
+	bool pfc;                       /**< every priority lossless (see above) */
+	bool victim;                    /**< two tiers and a victim flow (needs pfc) */
 	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
 };
 
@@ -57,7 +73,8 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg);
 void rk_sdq_destroy(struct rk_sdq *s);
 /** Run until virtual time @p until_ns. @return 0, -EIO when an engine stalled. */
 int rk_sdq_run(struct rk_sdq *s, uint64_t until_ns);
-/** Flow @p i's counters (i < senders); -EINVAL otherwise. */
+/** Flow @p i's counters (i < senders; i == senders: the victim, when
+ * there is one); -EINVAL otherwise. */
 int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *out);
 /**
  * The bottleneck queue: bytes now, and the integral of its bytes over
@@ -67,6 +84,12 @@ uint64_t rk_sdq_queue(const struct rk_sdq *s, double *area_byte_ns);
 /** Bottleneck counters: frames marked, dropped (all ports), peak bytes. */
 void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dropped,
 			  uint64_t *peak);
+/**
+ * PFC frames the switches sent (XOFF and XON, all priorities), and with a
+ * victim the time T0's uplink egress spent paused on priority 0, the
+ * data's (ns; 0 without a victim).
+ */
+void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *uplink_paused_ns);
 /** Bytes on the wire of one data frame (the unit of the fluid model's packets). */
 uint32_t rk_sdq_frame_bytes(void);
 

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Congestion spreading to a victim flow (rk_sim_dcqcn.h, victim): 8
+ * rdmakit RC QPs write into one 40 Gb/s receiver behind a second switch
+ * tier; a ninth sender on the same first-tier switch, the victim, writes
+ * to an idle receiver on the second tier. Every priority is lossless.
+ *
+ * With PFC alone the receiver's port backs up, the second tier pauses the
+ * uplink, and the victim, which congests nothing, waits behind the
+ * incast: it gets a ninth of the uplink's turns, 5 of its 40 Gb/s (Guo et
+ * al., SIGCOMM 2016, section 4). With DCQCN marking below the XOFF
+ * threshold (Kmax 40 KB, XOFF 50 KB) the senders slow to their share
+ * before the queue reaches XOFF: the pauses stop and the victim gets most
+ * of its link back (Zhu et al., SIGCOMM 2015, section 2; its rate, cut by
+ * the few marks of the first bursts, recovers at the paper's pace). With
+ * Kmax above XOFF (200 KB) PFC acts first and DCQCN cannot help: the
+ * ECN thresholds must sit below PFC's. Nothing is lost in any run.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "rk_sim_dcqcn.h"
+
+#define SENDERS 8
+#define RUN_NS 30000000ull     /* 30 ms */
+#define STEADY_NS 5000000ull   /* measured over the last 5 ms */
+
+struct outcome {
+	double victim_gbps, incast_gbps;
+	uint64_t pfc, paused_ns, dropped;
+};
+
+static struct outcome run(bool dcqcn, uint32_t kmax, double pmax)
+{
+	struct rk_sdq_cfg c = {
+		.senders = SENDERS, .link_bps = 40000000000ull, .prop_ns = 500,
+		.msg_bytes = 65536, .window = 512,
+		.kmin_bytes = 5000, .kmax_bytes = kmax, .pmax = pmax,
+		.seed = 0xdc9c, .dcqcn = dcqcn, .pfc = true, .victim = true,
+	};
+	struct outcome o = { 0 };
+	uint64_t v0, in0 = 0, in1 = 0;
+	struct rk_sdq_flow f;
+	struct rk_sdq *s;
+
+	assert_int_equal(rk_dcqcn_profile("paper", &c.params), 0);
+	assert_non_null(s = rk_sdq_create(&c));
+	assert_int_equal(rk_sdq_run(s, RUN_NS - STEADY_NS), 0);
+	assert_int_equal(rk_sdq_flow(s, SENDERS, &f), 0);
+	v0 = f.rx_bytes;
+	for (unsigned int i = 0; i < SENDERS; i++) {
+		assert_int_equal(rk_sdq_flow(s, i, &f), 0);
+		in0 += f.rx_bytes;
+	}
+	assert_int_equal(rk_sdq_run(s, RUN_NS), 0);
+	assert_int_equal(rk_sdq_flow(s, SENDERS, &f), 0);
+	o.victim_gbps = (double)(f.rx_bytes - v0) * 8 / (double)STEADY_NS;
+	for (unsigned int i = 0; i < SENDERS; i++) {
+		assert_int_equal(rk_sdq_flow(s, i, &f), 0);
+		in1 += f.rx_bytes;
+	}
+	o.incast_gbps = (double)(in1 - in0) * 8 / (double)STEADY_NS;
+	rk_sdq_switch_counts(s, NULL, &o.dropped, NULL);
+	rk_sdq_pfc_counts(s, &o.pfc, &o.paused_ns);
+	assert_int_equal(rk_sdq_flow(s, SENDERS + 1, &f), -EINVAL);
+	rk_sdq_destroy(s);
+	printf("# %s, Kmax %u B: victim %.2f Gb/s, incast %.2f Gb/s, PFC frames %llu, uplink "
+	       "paused %.2f ms, dropped %llu\n", dcqcn ? "PFC and DCQCN" : "PFC only", kmax,
+	       o.victim_gbps,
+	       o.incast_gbps, (unsigned long long)o.pfc, o.paused_ns / 1e6,
+	       (unsigned long long)o.dropped);
+	return o;
+}
+
+static void test_victim(void **state)
+{
+	struct outcome pfc, both, late;
+
+	(void)state;
+	pfc = run(false, 40000, 0.2);
+	both = run(true, 40000, 0.2);
+	late = run(true, 200000, 0.01);
+	/* every run keeps the bottleneck busy and loses nothing */
+	assert_true(pfc.incast_gbps > 38 && both.incast_gbps > 38 && late.incast_gbps > 38);
+	assert_int_equal(pfc.dropped + both.dropped + late.dropped, 0);
+	/* PFC alone: the uplink is paused most of the run and the victim starves */
+	assert_true(pfc.paused_ns > RUN_NS / 2);
+	assert_true(pfc.victim_gbps < 8);
+	/* DCQCN marking before XOFF: pauses only at the start, the victim back */
+	assert_true(both.paused_ns < 1000000);
+	assert_true(both.victim_gbps > 20);
+	assert_true(both.victim_gbps > 4 * pfc.victim_gbps);
+	/* marking above XOFF: still paused, the victim still starved */
+	assert_true(late.paused_ns > RUN_NS / 4);
+	assert_true(late.victim_gbps < 12);
+}
+
+/* A victim needs PFC: refused without it. */
+static void test_victim_needs_pfc(void **state)
+{
+	struct rk_sdq_cfg c = { .senders = 2, .link_bps = 40000000000ull, .msg_bytes = 4096,
+				.window = 64, .victim = true };
+
+	(void)state;
+	assert_null(rk_sdq_create(&c));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_victim),
+		cmocka_unit_test(test_victim_needs_pfc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
