@@ -378,5 +378,46 @@ expect 2 "unknown --dcqcn profile 'bogus'" incast --dcqcn=bogus
 expect 2 "No such file or directory" incast --dcqcn --json "$tmp/no/x.json"
 expect 2 "unexpected argument 'extra'" incast extra
 expect 2 "No such file or directory" incast --json "$tmp/no/x.json"
+# rk-sim victim: 8 senders and a victim, 20 ms: with PFC alone the victim
+# gets about a ninth of the uplink (5 Gb/s) while the uplink is paused
+# most of the run; with DCQCN the pauses stop and the victim gains; the
+# table, CSV and JSON agree; nothing dropped.
+png_arg=
+command -v gnuplot >/dev/null 2>&1 && png_arg="--png $tmp/v.png"
+# shellcheck disable=SC2086
+timeout 120 "$sim" victim --duration 20 --csv "$tmp/v.csv" --json "$tmp/v.json" $png_arg \
+	>"$tmp/v" 2>&1
+if python3 - "$tmp/v" "$tmp/v.csv" "$tmp/v.json" "${png_arg:+$tmp/v.png}" <<'PY'
+import csv, json, re, sys
+out = open(sys.argv[1]).read()
+tab = {m[0]: [float(x) for x in m[1:]] for m in
+       re.findall(r"^(pfc|pfc\+dcqcn) +([\d.]+) +([\d.]+) +([\d.]+) +(\d+) +(\d+) +(\d+)$",
+                  out, re.M)}
+rows = list(csv.DictReader(open(sys.argv[2])))
+d = json.load(open(sys.argv[3]))
+runs = {r["run"]: r for r in d["runs"]}
+p, q = tab.get("pfc"), tab.get("pfc+dcqcn")
+ok = (p is not None and q is not None and p[0] < 6 and p[2] > 15 and q[2] < 1 and
+      q[0] > 2 * p[0] and p[5] == 0 and q[5] == 0 and p[1] > 38 and
+      len(rows) == 400 and {r["run"] for r in rows} == {"pfc", "pfc+dcqcn"} and
+      abs(runs["pfc"]["victim_gbps"] - p[0]) < 0.01 and
+      runs["pfc+dcqcn"]["uplink_paused_ns"] == int(rows[-1]["uplink_paused_ns"]) and
+      len(d["trace"]) == 400)
+if sys.argv[4]:
+    ok = ok and open(sys.argv[4], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim victim: $(cat "$tmp/v")"
+	fail=$((fail + 1))
+fi
+expect 2 "--senders 1..32" victim --senders 0
+expect 2 "--pmax" victim --pmax 1.5
+expect 2 "--kmax" victim --kmax 10
+expect 2 "unknown --dcqcn profile 'bogus'" victim --dcqcn=bogus
+expect 2 "No such file or directory" victim --json "$tmp/no/x.json"
+expect 2 "unexpected argument 'extra'" victim extra
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -248,6 +248,9 @@ usage(FILE *out)
 	       "                                 switch (doc/congestion.md; incast --help)\n"
 	       "       rk-sim incast --dcqcn[=PROFILE] [--senders N] [--png F] ...\n"
 	       "                                 N DCQCN RC QPs through the switch instead\n"
+	       "       rk-sim victim [--senders N] [--kmax B] [--png F] ...\n"
+	       "                                 a victim flow behind a paused uplink, with PFC\n"
+	       "                                 alone and with DCQCN (victim --help)\n"
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
@@ -806,6 +809,7 @@ run_matrix(int argc, char **argv)
 #ifdef RK_HAVE_JANSSON
 int rk_sim_run_incast(int argc, char **argv);
 int rk_sim_run_incast_dcqcn(int argc, char **argv);
+int rk_sim_run_victim(int argc, char **argv);
 #endif
 
 int
@@ -819,6 +823,8 @@ main(int argc, char **argv)
 				return rk_sim_run_incast_dcqcn(argc - 1, argv + 1);
 		return rk_sim_run_incast(argc - 1, argv + 1);
 	}
+	if (argc > 1 && strcmp(argv[1], "victim") == 0)
+		return rk_sim_run_victim(argc - 1, argv + 1);
 #endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);

@@ -13,8 +13,9 @@
  * before the queue reaches XOFF: the pauses stop and the victim gets most
  * of its link back (Zhu et al., SIGCOMM 2015, section 2; its rate, cut by
  * the few marks of the first bursts, recovers at the paper's pace). With
- * Kmax above XOFF (200 KB) PFC acts first and DCQCN cannot help: the
- * ECN thresholds must sit below PFC's. Nothing is lost in any run.
+ * RED from 5 to 200 KB at Pmax 1 % the marking below XOFF is too weak
+ * (under 0.25 % at 50 KB): PFC acts first and DCQCN cannot help, as the
+ * paper warns (ECN must act before PFC). Nothing is lost in any run.
  */
 #include <errno.h>
 #include <setjmp.h>

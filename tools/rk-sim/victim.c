@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-sim victim: congestion spreading to a victim flow behind a paused
+ * uplink, and DCQCN taking it back (rk_sim_dcqcn.h, victim). The same
+ * two-tier network runs twice, PFC alone and PFC with DCQCN; a table of
+ * the victim's rate, the uplink's pause time and the PFC frames, traces
+ * every 100 us as CSV and JSON, and a PNG plot (lib/plot, gnuplot).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_plot.h"
+#include "rk_sim_dcqcn.h"
+
+#define SAMPLE_NS 100000ull
+#define RUNS 2                  /* PFC alone, PFC and DCQCN */
+#define COLS (1 + 2 * RUNS)     /* t, victim rate per run, queue per run */
+
+static const char *const run_name[RUNS] = { "pfc", "pfc+dcqcn" };
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rk-sim victim [--senders N] [--dcqcn=PROFILE] [--kmax BYTES] [--pmax P]\n"
+		   "                     [--duration MS] [--csv FILE] [--json FILE] [--png FILE]\n"
+		   "  N RC QPs (64 KB WRITEs, 40 Gb/s links) into one receiver behind a second\n"
+		   "  switch, and a victim on the senders' switch writing to an idle receiver\n"
+		   "  on the second; every priority lossless (XOFF 50000 B, XON 40000 B).\n"
+		   "  Run with PFC alone, then with DCQCN (RED from 5000 B to Kmax, Pmax at Kmax).\n"
+		   "  Defaults: 8 senders, paper, Kmax 40000 B (below XOFF), Pmax 0.2, 30 ms.\n");
+}
+
+struct totals {
+	double victim_gbps, incast_gbps;        /* over the second half */
+	uint64_t pfc, paused_ns, dropped, marked;
+};
+
+/* Sum of the incast flows' received bytes, and the victim's. */
+static void rx_bytes(const struct rk_sdq *s, unsigned int n, uint64_t *incast, uint64_t *victim)
+{
+	struct rk_sdq_flow f;
+
+	*incast = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		rk_sdq_flow(s, i, &f);
+		*incast += f.rx_bytes;
+	}
+	rk_sdq_flow(s, n, &f);
+	*victim = f.rx_bytes;
+}
+
+/* One run: its samples into column @p run of @p rows (and the CSV, JSON). */
+static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps, double *rows,
+		   FILE *cf, json_t *jt, struct totals *tot)
+{
+	struct rk_sdq *s = rk_sdq_create(c);
+	uint64_t pi = 0, pv = 0, half_i = 0, half_v = 0, inc, vic;
+
+	if (!s) {
+		fprintf(stderr, "rk-sim: victim: %s\n", strerror(errno));
+		return 1;
+	}
+	for (uint64_t k = 1; k <= steps; k++) {
+		uint64_t t = k * SAMPLE_NS, q, paused;
+		double *r = &rows[(k - 1) * COLS];
+
+		if (rk_sdq_run(s, t)) {
+			fprintf(stderr, "rk-sim: victim: an engine stalled at %llu ns\n",
+				(unsigned long long)t);
+			rk_sdq_destroy(s);
+			return 1;
+		}
+		rx_bytes(s, c->senders, &inc, &vic);
+		q = rk_sdq_queue(s, NULL);
+		rk_sdq_pfc_counts(s, NULL, &paused);
+		double vg = (double)(vic - pv) * 8 / (double)SAMPLE_NS;
+		double ig = (double)(inc - pi) * 8 / (double)SAMPLE_NS;
+
+		pv = vic;
+		pi = inc;
+		if (k == steps / 2) {
+			half_v = vic;
+			half_i = inc;
+		}
+		r[0] = (double)t / 1e6;
+		r[1 + run] = vg;
+		r[1 + RUNS + run] = (double)q / 1000;
+		if (cf)
+			fprintf(cf, "%llu,%s,%.3f,%.3f,%llu,%llu\n", (unsigned long long)t,
+				run_name[run], vg, ig, (unsigned long long)q,
+				(unsigned long long)paused);
+		if (jt)
+			json_array_append_new(jt, json_pack("{s:I,s:s,s:f,s:f,s:I,s:I}",
+				"t_ns", (json_int_t)t, "run", run_name[run], "victim_gbps", vg,
+				"incast_gbps", ig, "queue_bytes", (json_int_t)q,
+				"uplink_paused_ns", (json_int_t)paused));
+	}
+	double span = (double)(steps - steps / 2) * SAMPLE_NS;
+
+	tot->victim_gbps = (double)(vic - half_v) * 8 / span;
+	tot->incast_gbps = (double)(inc - half_i) * 8 / span;
+	rk_sdq_switch_counts(s, &tot->marked, &tot->dropped, NULL);
+	rk_sdq_pfc_counts(s, &tot->pfc, &tot->paused_ns);
+	rk_sdq_destroy(s);
+	return 0;
+}
+
+static int plot(const char *png, uint64_t steps, const double *rows)
+{
+	static const char *const names[COLS] = {
+		"t", "victim, pfc", "victim, pfc+dcqcn", "queue, pfc", "queue, pfc+dcqcn",
+	};
+	struct rk_plot_panel pn[2] = {
+		{ .ylabel = "victim rate (Gb/s)", .n_cols = 2, .cols = { 1, 2 } },
+		{ .ylabel = "bottleneck queue (KB)", .n_cols = 2, .cols = { 3, 4 } },
+	};
+	struct rk_plot p = { .title = "rk-sim victim", .xlabel = "time (ms)", .n_cols = COLS,
+			     .names = names, .n_rows = steps, .rows = rows, .n_panels = 2,
+			     .panels = pn };
+	char err[256];
+
+	if (rk_plot_png(png, &p, err, sizeof(err))) {
+		fprintf(stderr, "rk-sim: victim: --png: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+/* Bad option values: one line, exit 2. */
+static int bad(const char *what)
+{
+	fprintf(stderr, "rk-sim: victim: %s\n", what);
+	return 2;
+}
+
+int rk_sim_run_victim(int argc, char **argv);
+
+int rk_sim_run_victim(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "dcqcn", 1, NULL, 'q' }, { "senders", 1, NULL, 'n' }, { "kmax", 1, NULL, 'k' },
+		{ "pmax", 1, NULL, 'p' },
+		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
+		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+	};
+	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
+	unsigned long n = 8, ms = 30, kmax = 40000;
+	double pmax = 0.2;
+	struct totals tot[RUNS];
+	char *end, err[256];
+	FILE *cf = NULL;
+	int o, rc = 0;
+
+	optind = 1;
+	while ((o = getopt_long(argc, argv, "n:d:k:p:c:j:g:h", lo, NULL)) != -1) {
+		switch (o) {
+		case 'q': profile = optarg; break;
+		case 'n':
+			n = strtoul(optarg, &end, 10);
+			if (*end || !n || n > RK_SDQ_MAX_SENDERS)
+				return bad("--senders 1..32");
+			break;
+		case 'k':
+			kmax = strtoul(optarg, &end, 10);
+			if (*end || kmax < 5000 || kmax > 4000000)
+				return bad("--kmax 5000..4000000 bytes");
+			break;
+		case 'p':
+			pmax = strtod(optarg, &end);
+			if (*end || end == optarg || !(pmax > 0 && pmax <= 1))
+				return bad("--pmax: a probability above 0, at most 1");
+			break;
+		case 'd':
+			ms = strtoul(optarg, &end, 10);
+			if (*end || ms < 2 || ms > 1000)
+				return bad("--duration 2..1000 ms");
+			break;
+		case 'c': csv = optarg; break;
+		case 'j': json = optarg; break;
+		case 'g': png = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "rk-sim: victim: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	struct rk_sdq_cfg c = {
+		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
+		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000,
+		.kmax_bytes = (uint32_t)kmax, .pmax = pmax, .seed = 0xdc9c,
+		.pfc = true, .victim = true,
+	};
+
+	if (rk_dcqcn_profile(profile, &c.params)) {
+		fprintf(stderr, "rk-sim: victim: unknown --dcqcn profile '%s' (paper, "
+			"nvidia-default)\n", profile);
+		return 2;
+	}
+	if (png && rk_plot_check(err, sizeof(err))) {
+		fprintf(stderr, "rk-sim: victim: --png: %s\n", err);
+		return 2;
+	}
+	if (json) {             /* refused before the run, not after it */
+		FILE *jf = fopen(json, "w");
+
+		if (!jf) {
+			fprintf(stderr, "rk-sim: victim: %s: %s\n", json, strerror(errno));
+			return 2;
+		}
+		fclose(jf);
+	}
+	if (csv && !(cf = fopen(csv, "w"))) {
+		fprintf(stderr, "rk-sim: victim: %s: %s\n", csv, strerror(errno));
+		return 2;
+	}
+	if (cf)
+		fprintf(cf, "t_ns,run,victim_gbps,incast_gbps,queue_bytes,uplink_paused_ns\n");
+	uint64_t steps = ms * 1000000ull / SAMPLE_NS;
+	double *rows = calloc(steps * COLS, sizeof(double));
+	json_t *jt = json ? json_array() : NULL;
+
+	if (!rows) {
+		fprintf(stderr, "rk-sim: victim: out of memory\n");
+		rc = 1;
+	}
+	for (unsigned int r = 0; !rc && r < RUNS; r++) {
+		c.dcqcn = r == 1;
+		rc = run_one(&c, r, steps, rows, cf, jt, &tot[r]);
+	}
+	if (cf)
+		fclose(cf);
+	if (!rc) {
+		printf("victim %lu:1 and 1 victim, 40 Gb/s, %lu ms, Kmax %lu B, Pmax %g (XOFF "
+		       "50000 B), profile %s; rates over the second half\n", n, ms, kmax, pmax,
+		       profile);
+		printf("%-10s %12s %12s %17s %11s %9s %8s\n", "run", "victim Gb/s", "incast Gb/s",
+		       "uplink paused ms", "PFC frames", "CE marks", "dropped");
+		for (unsigned int r = 0; r < RUNS; r++)
+			printf("%-10s %12.2f %12.2f %17.2f %11llu %9llu %8llu\n", run_name[r],
+			       tot[r].victim_gbps, tot[r].incast_gbps, tot[r].paused_ns / 1e6,
+			       (unsigned long long)tot[r].pfc, (unsigned long long)tot[r].marked,
+			       (unsigned long long)tot[r].dropped);
+	}
+	if (json && !rc) {
+		json_t *runs = json_array();
+
+		for (unsigned int r = 0; r < RUNS; r++)
+			json_array_append_new(runs, json_pack("{s:s,s:f,s:f,s:I,s:I,s:I,s:I}",
+				"run", run_name[r], "victim_gbps", tot[r].victim_gbps,
+				"incast_gbps", tot[r].incast_gbps,
+				"uplink_paused_ns", (json_int_t)tot[r].paused_ns,
+				"pfc_frames", (json_int_t)tot[r].pfc,
+				"ce_marks", (json_int_t)tot[r].marked,
+				"dropped", (json_int_t)tot[r].dropped));
+		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:f,s:o,s:o}", "profile", profile,
+					 "senders", (int)n, "duration_ms", (int)ms,
+					 "kmax_bytes", (int)kmax, "pmax", pmax, "runs", runs,
+					 "trace", jt);
+
+		jt = NULL;
+		if (!root || json_dump_file(root, json, JSON_INDENT(1))) {
+			fprintf(stderr, "rk-sim: victim: cannot write %s\n", json);
+			rc = 1;
+		}
+		json_decref(root);
+	}
+	json_decref(jt);
+	if (png && !rc)
+		rc = plot(png, steps, rows);
+	free(rows);
+	return rc;
+}
