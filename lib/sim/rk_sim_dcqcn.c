@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rk_build.h"
 #include "rk_ib.h"
 #include "rk_pkt.h"
 #include "rk_sim_dcqcn.h"
@@ -17,6 +18,9 @@
 #define PFC_XOFF 50000
 #define PFC_XON 40000
 #define PFC_HEADROOM 100000
+/* A storming receiver's XOFF: the longest pause, refreshed well before its end. */
+#define STORM_QUANTA 0xffff
+#define STORM_EVERY_NS 400000ull
 
 struct rxf {
 	struct rxf *next;
@@ -42,6 +46,7 @@ struct host {
 	uint64_t now;                   /* the time of the emit in progress */
 	unsigned int posted;
 	uint64_t paused_until;          /* PFC: priority 0 (data) stopped until */
+	uint64_t storm_next;            /* storming receiver: its next XOFF, 0: not storming */
 	unsigned int flow;              /* senders: index in rx_bytes */
 };
 
@@ -305,7 +310,7 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 
 	if (!n || n > RK_SDQ_MAX_SENDERS || !cfg->link_bps || !cfg->msg_bytes ||
 	    cfg->msg_bytes > HOST_MEM || cfg->kmax_bytes < cfg->kmin_bytes ||
-	    (cfg->victim && !cfg->pfc)) {
+	    ((cfg->victim || cfg->storm_ns) && !cfg->pfc)) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -391,6 +396,11 @@ static uint64_t host_next(const struct host *h)
 		t = h->rx_head->t;
 	if (h->paused_until > h->now && h->paused_until < t)
 		t = h->paused_until;
+	if (h->storm_next && h->storm_next < t)
+		t = h->storm_next;
+	if (h == &h->s->recv && !h->storm_next && h->s->cfg.storm_ns &&
+	    h->s->cfg.storm_ns < t)
+		t = h->s->cfg.storm_ns;
 	return t;
 }
 
@@ -404,11 +414,29 @@ static void host_pfc(struct rk_sdq *s, struct host *h, const struct rk_pkt *pkt,
 			  t + (uint64_t)pkt->pause_quanta[0] * 512 * 1000000000ull / s->cfg.link_bps;
 }
 
+/* The storming receiver's XOFFs, one every STORM_EVERY_NS from storm_ns. */
+static void storm(struct rk_sdq *s, struct host *h, uint64_t t)
+{
+	uint16_t q[8] = { STORM_QUANTA };
+	uint8_t f[60];
+
+	if (!h->storm_next)
+		h->storm_next = s->cfg.storm_ns;
+	while (h->storm_next <= t) {
+		h->now = t;
+		if (rk_build_pfc(f, sizeof(f), h->mac, 1, q) > 0)
+			emit(h, f, 60);
+		h->storm_next += STORM_EVERY_NS;
+	}
+}
+
 /* Everything host @p h has due at @p t: frames in, timers, frames out. */
 static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 {
 	bool is_recv = h == &s->recv || h == &s->vrecv;
 
+	if (h == &s->recv && s->cfg.storm_ns && t >= s->cfg.storm_ns)
+		storm(s, h, t);
 	while (h->rx_head && h->rx_head->t <= t) {
 		struct rxf *f = h->rx_head;
 		struct rk_pkt pkt;
@@ -416,6 +444,10 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 		h->rx_head = f->next;
 		if (!h->rx_head)
 			h->rx_tail = NULL;
+		if (h->storm_next) {    /* a storming receiver takes nothing */
+			free(f);
+			continue;
+		}
 		if (is_recv && f->data[11] >= 1 && f->data[11] <= s->nsnd)
 			s->rx_bytes[f->data[11] - 1] += f->len;
 		if (rk_pkt_parse(&pkt, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL) == 0) {

@@ -27,6 +27,12 @@
  * al., SIGCOMM 2016) section 4; DCQCN keeps the queue under the XOFF
  * threshold and gives the victim its rate back (Zhu et al., SIGCOMM 2015,
  * section 2).
+ * With storm_ns (and pfc), a pause storm: from that time on the incast's
+ * receiver takes no more frames and sends its switch a PFC XOFF for
+ * priority 0, the data's (65 535 quanta), every 400 us, as a NIC whose
+ * host stopped draining its receive queue does (Guo et al., section 4.3):
+ * the pauses spread upstream to every sender, the victim's included.
+ *
  * Same configuration and seed: same run, event for event. Not thread-safe.
  */
 #ifndef RK_SIM_DCQCN_H
@@ -53,6 +59,7 @@ struct rk_sdq_cfg {
 	bool dcqcn;                     /**< false: no congestion control at all */
 	bool pfc;                       /**< every priority lossless (see above) */
 	bool victim;                    /**< two tiers and a victim flow (needs pfc) */
+	uint64_t storm_ns;              /**< a pause storm from then on (needs pfc); 0: none */
 	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
 };
 

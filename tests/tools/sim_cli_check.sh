@@ -413,6 +413,25 @@ else
 	echo "FAIL rk-sim victim: $(cat "$tmp/v")"
 	fail=$((fail + 1))
 fi
+# --storm: from 8 ms the receiver pauses its port forever; by 10 ms nothing
+# moves in either run, the victim included.
+if timeout 60 "$sim" victim --duration 12 --storm 8 --json "$tmp/st.json" >"$tmp/st" 2>&1 &&
+	python3 - "$tmp/st.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+late = [r for r in d["trace"] if r["t_ns"] > 10000000]
+sys.exit(0 if d["storm_ms"] == 8 and late and
+         all(r["victim_gbps"] == 0 and r["incast_gbps"] == 0 for r in late) and
+         all(r["victim_gbps"] < 0.5 for r in d["runs"]) else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim victim --storm: $(cat "$tmp/st")"
+	fail=$((fail + 1))
+fi
+expect 2 "--storm must start before" victim --storm 30
+expect 2 "--storm 1..999" victim --storm 0
 expect 2 "--senders 1..32" victim --senders 0
 expect 2 "--pmax" victim --pmax 1.5
 expect 2 "--kmax" victim --kmax 10

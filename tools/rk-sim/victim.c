@@ -25,16 +25,18 @@ static const char *const run_name[RUNS] = { "pfc", "pfc+dcqcn" };
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rk-sim victim [--senders N] [--dcqcn=PROFILE] [--kmax BYTES] [--pmax P]\n"
-		   "                     [--duration MS] [--csv FILE] [--json FILE] [--png FILE]\n"
+		   "                     [--storm MS] [--duration MS] [--csv FILE] [--json FILE]\n"
+		   "                     [--png FILE]\n"
 		   "  N RC QPs (64 KB WRITEs, 40 Gb/s links) into one receiver behind a second\n"
 		   "  switch, and a victim on the senders' switch writing to an idle receiver\n"
 		   "  on the second; every priority lossless (XOFF 50000 B, XON 40000 B).\n"
 		   "  Run with PFC alone, then with DCQCN (RED from 5000 B to Kmax, Pmax at Kmax).\n"
+		   "  --storm MS: from then on the receiver stops draining and pauses its port.\n"
 		   "  Defaults: 8 senders, paper, Kmax 40000 B (below XOFF), Pmax 0.2, 30 ms.\n");
 }
 
 struct totals {
-	double victim_gbps, incast_gbps;        /* over the second half */
+	double victim_gbps, incast_gbps;        /* from sample @p from on */
 	uint64_t pfc, paused_ns, dropped, marked;
 };
 
@@ -53,8 +55,8 @@ static void rx_bytes(const struct rk_sdq *s, unsigned int n, uint64_t *incast, u
 }
 
 /* One run: its samples into column @p run of @p rows (and the CSV, JSON). */
-static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps, double *rows,
-		   FILE *cf, json_t *jt, struct totals *tot)
+static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps, uint64_t from,
+		   double *rows, FILE *cf, json_t *jt, struct totals *tot)
 {
 	struct rk_sdq *s = rk_sdq_create(c);
 	uint64_t pi = 0, pv = 0, half_i = 0, half_v = 0, inc, vic;
@@ -81,7 +83,7 @@ static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps,
 
 		pv = vic;
 		pi = inc;
-		if (k == steps / 2) {
+		if (k == from) {
 			half_v = vic;
 			half_i = inc;
 		}
@@ -98,7 +100,7 @@ static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps,
 				"incast_gbps", ig, "queue_bytes", (json_int_t)q,
 				"uplink_paused_ns", (json_int_t)paused));
 	}
-	double span = (double)(steps - steps / 2) * SAMPLE_NS;
+	double span = (double)(steps - from) * SAMPLE_NS;
 
 	tot->victim_gbps = (double)(vic - half_v) * 8 / span;
 	tot->incast_gbps = (double)(inc - half_i) * 8 / span;
@@ -142,12 +144,12 @@ int rk_sim_run_victim(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "dcqcn", 1, NULL, 'q' }, { "senders", 1, NULL, 'n' }, { "kmax", 1, NULL, 'k' },
-		{ "pmax", 1, NULL, 'p' },
+		{ "pmax", 1, NULL, 'p' }, { "storm", 1, NULL, 's' },
 		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
 		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 8, ms = 30, kmax = 40000;
+	unsigned long n = 8, ms = 30, kmax = 40000, storm = 0;
 	double pmax = 0.2;
 	struct totals tot[RUNS];
 	char *end, err[256];
@@ -155,7 +157,7 @@ int rk_sim_run_victim(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:k:p:c:j:g:h", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:d:k:p:s:c:j:g:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'q': profile = optarg; break;
 		case 'n':
@@ -173,6 +175,11 @@ int rk_sim_run_victim(int argc, char **argv)
 			if (*end || end == optarg || !(pmax > 0 && pmax <= 1))
 				return bad("--pmax: a probability above 0, at most 1");
 			break;
+		case 's':
+			storm = strtoul(optarg, &end, 10);
+			if (*end || !storm || storm > 999)
+				return bad("--storm 1..999 ms");
+			break;
 		case 'd':
 			ms = strtoul(optarg, &end, 10);
 			if (*end || ms < 2 || ms > 1000)
@@ -189,11 +196,13 @@ int rk_sim_run_victim(int argc, char **argv)
 		fprintf(stderr, "rk-sim: victim: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	if (storm && storm >= ms)
+		return bad("--storm must start before the end of --duration");
 	struct rk_sdq_cfg c = {
 		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
 		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000,
 		.kmax_bytes = (uint32_t)kmax, .pmax = pmax, .seed = 0xdc9c,
-		.pfc = true, .victim = true,
+		.pfc = true, .victim = true, .storm_ns = storm * 1000000ull,
 	};
 
 	if (rk_dcqcn_profile(profile, &c.params)) {
@@ -221,6 +230,8 @@ int rk_sim_run_victim(int argc, char **argv)
 	if (cf)
 		fprintf(cf, "t_ns,run,victim_gbps,incast_gbps,queue_bytes,uplink_paused_ns\n");
 	uint64_t steps = ms * 1000000ull / SAMPLE_NS;
+	/* rates from the storm on, else over the second half */
+	uint64_t from = storm ? storm * 1000000ull / SAMPLE_NS : steps / 2;
 	double *rows = calloc(steps * COLS, sizeof(double));
 	json_t *jt = json ? json_array() : NULL;
 
@@ -230,14 +241,17 @@ int rk_sim_run_victim(int argc, char **argv)
 	}
 	for (unsigned int r = 0; !rc && r < RUNS; r++) {
 		c.dcqcn = r == 1;
-		rc = run_one(&c, r, steps, rows, cf, jt, &tot[r]);
+		rc = run_one(&c, r, steps, from, rows, cf, jt, &tot[r]);
 	}
 	if (cf)
 		fclose(cf);
 	if (!rc) {
+		char when[48] = "over the second half";
+
+		if (storm)
+			snprintf(when, sizeof(when), "from the storm at %lu ms on", storm);
 		printf("victim %lu:1 and 1 victim, 40 Gb/s, %lu ms, Kmax %lu B, Pmax %g (XOFF "
-		       "50000 B), profile %s; rates over the second half\n", n, ms, kmax, pmax,
-		       profile);
+		       "50000 B), profile %s; rates %s\n", n, ms, kmax, pmax, profile, when);
 		printf("%-10s %12s %12s %17s %11s %9s %8s\n", "run", "victim Gb/s", "incast Gb/s",
 		       "uplink paused ms", "PFC frames", "CE marks", "dropped");
 		for (unsigned int r = 0; r < RUNS; r++)
@@ -257,10 +271,10 @@ int rk_sim_run_victim(int argc, char **argv)
 				"pfc_frames", (json_int_t)tot[r].pfc,
 				"ce_marks", (json_int_t)tot[r].marked,
 				"dropped", (json_int_t)tot[r].dropped));
-		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:f,s:o,s:o}", "profile", profile,
+		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:f,s:i,s:o,s:o}", "profile", profile,
 					 "senders", (int)n, "duration_ms", (int)ms,
-					 "kmax_bytes", (int)kmax, "pmax", pmax, "runs", runs,
-					 "trace", jt);
+					 "kmax_bytes", (int)kmax, "pmax", pmax, "storm_ms", (int)storm,
+					 "runs", runs, "trace", jt);
 
 		jt = NULL;
 		if (!root || json_dump_file(root, json, JSON_INDENT(1))) {

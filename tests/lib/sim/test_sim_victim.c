@@ -16,6 +16,11 @@
  * RED from 5 to 200 KB at Pmax 1 % the marking below XOFF is too weak
  * (under 0.25 % at 50 KB): PFC acts first and DCQCN cannot help, as the
  * paper warns (ECN must act before PFC). Nothing is lost in any run.
+ *
+ * A pause storm (storm_ns): the incast's receiver stops draining and
+ * keeps pausing its switch port. The pauses spread up the tree: the
+ * uplink, then every sender on T0, the victim included, stop, though the
+ * victim's receiver is fine (Guo et al., section 4.3).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -101,6 +106,57 @@ static void test_victim(void **state)
 	assert_true(late.victim_gbps < 12);
 }
 
+/* Bytes the victim's receiver and the incast's took by virtual time @p t. */
+static void run_to(struct rk_sdq *s, uint64_t t, uint64_t *victim, uint64_t *incast)
+{
+	struct rk_sdq_flow f;
+
+	assert_int_equal(rk_sdq_run(s, t), 0);
+	assert_int_equal(rk_sdq_flow(s, SENDERS, &f), 0);
+	*victim = f.rx_bytes;
+	*incast = 0;
+	for (unsigned int i = 0; i < SENDERS; i++) {
+		assert_int_equal(rk_sdq_flow(s, i, &f), 0);
+		*incast += f.rx_bytes;
+	}
+}
+
+static void test_pause_storm(void **state)
+{
+	struct rk_sdq_cfg c = {
+		.senders = SENDERS, .link_bps = 40000000000ull, .prop_ns = 500,
+		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000, .kmax_bytes = 40000,
+		.pmax = 0.2, .seed = 0xdc9c, .dcqcn = true, .pfc = true, .victim = true,
+		.storm_ns = 20000000,
+	};
+	uint64_t v[4], in[4], p0, p1, dropped;
+	struct rk_sdq *s;
+
+	(void)state;
+	assert_int_equal(rk_dcqcn_profile("paper", &c.params), 0);
+	assert_non_null(s = rk_sdq_create(&c));
+	run_to(s, 15000000, &v[0], &in[0]);
+	run_to(s, 20000000, &v[1], &in[1]);
+	rk_sdq_pfc_counts(s, NULL, &p0);
+	run_to(s, 25000000, &v[2], &in[2]);
+	run_to(s, 30000000, &v[3], &in[3]);
+	rk_sdq_pfc_counts(s, NULL, &p1);
+	rk_sdq_switch_counts(s, NULL, &dropped, NULL);
+	rk_sdq_destroy(s);
+	printf("# storm at 20 ms: victim %.2f Gb/s before, %.2f after; incast %.2f before, "
+	       "%.2f after; uplink paused %.2f of the last 10 ms; dropped %llu\n",
+	       (double)(v[1] - v[0]) * 8 / 5e6, (double)(v[3] - v[2]) * 8 / 5e6,
+	       (double)(in[1] - in[0]) * 8 / 5e6, (double)(in[3] - in[2]) * 8 / 5e6,
+	       (double)(p1 - p0) / 1e6, (unsigned long long)dropped);
+	/* before: DCQCN's steady state; from 5 ms after: nothing moves */
+	assert_true((v[1] - v[0]) * 8 / 5e6 > 15);
+	assert_true((in[1] - in[0]) * 8 / 5e6 > 38);
+	assert_true(v[3] - v[2] < 20000);
+	assert_true(in[3] - in[2] < 20000);
+	assert_true(p1 - p0 > 9000000);
+	assert_int_equal(dropped, 0);
+}
+
 /* A victim needs PFC: refused without it. */
 static void test_victim_needs_pfc(void **state)
 {
@@ -109,12 +165,16 @@ static void test_victim_needs_pfc(void **state)
 
 	(void)state;
 	assert_null(rk_sdq_create(&c));
+	c.victim = false;
+	c.storm_ns = 1000;
+	assert_null(rk_sdq_create(&c));
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_victim),
+		cmocka_unit_test(test_pause_storm),
 		cmocka_unit_test(test_victim_needs_pfc),
 	};
 
