@@ -161,7 +161,8 @@ static int host_init(struct rk_sdq *s, struct host *h, struct rk_sw *sw, unsigne
 	return rk_sw_attach_host(sw, port, on_host, h);
 }
 
-static int qp_connect(struct rk_ib_qp *qp, const struct host *peer, struct rk_ib_qp *pqp)
+static int qp_connect(struct rk_ib_qp *qp, const struct host *peer, struct rk_ib_qp *pqp,
+		      uint8_t timeout)
 {
 	struct rk_qp_attr a = { 0 };
 
@@ -182,7 +183,7 @@ static int qp_connect(struct rk_ib_qp *qp, const struct host *peer, struct rk_ib
 		return -EINVAL;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTS;
-	a.timeout = 14;                 /* 67 ms: no retransmission under queueing */
+	a.timeout = timeout ? timeout : 14;     /* 67 ms: none under queueing */
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 4;
@@ -221,9 +222,9 @@ static int pair_up(const struct rk_sdq *s, struct host *h, struct host *r, struc
 	int rc;
 
 	h->peer = r;
-	rc = qp_connect(h->qp[0], r, rqp);
+	rc = qp_connect(h->qp[0], r, rqp, cfg->timeout);
 	if (!rc)
-		rc = qp_connect(rqp, h, h->qp[0]);
+		rc = qp_connect(rqp, h, h->qp[0], cfg->timeout);
 	if (!rc && cfg->dcqcn) {
 		uint32_t mbps = (uint32_t)(cfg->link_bps / 1000000);
 
@@ -246,6 +247,7 @@ static void port_cfg(const struct rk_sdq_cfg *cfg, struct rk_sw_port_cfg *pc)
 		pc->xon_bytes = PFC_XON;
 		pc->headroom_bytes = PFC_HEADROOM;
 		pc->pause_quanta = 0xffff;
+		pc->pfcwd_detect_ns = pc->pfcwd_restore_ns = cfg->pfcwd_ns;
 	}
 	for (unsigned int p = 0; p < 8; p++) {
 		pc->kmin_bytes[p] = cfg->kmin_bytes;
@@ -583,4 +585,27 @@ void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *upl
 		*pfc_sent = pfc;
 	if (uplink_paused_ns)
 		*uplink_paused_ns = s->t1 ? rk_sw_stats(s->sw, s->nsnd, 0)->pause_ns : 0;
+}
+
+static void wd_counts(const struct rk_sw *sw, unsigned int nports, uint64_t *storms,
+		      uint64_t *drops)
+{
+	for (unsigned int p = 0; p < nports; p++)
+		for (unsigned int pr = 0; pr < 8; pr++) {
+			*storms += rk_sw_stats(sw, p, pr)->pfcwd_storms;
+			*drops += rk_sw_stats(sw, p, pr)->pfcwd_drops;
+		}
+}
+
+void rk_sdq_pfcwd_counts(const struct rk_sdq *s, uint64_t *storms, uint64_t *drops)
+{
+	uint64_t st = 0, dr = 0;
+
+	wd_counts(s->sw, s->nsnd + 1, &st, &dr);
+	if (s->t1)
+		wd_counts(s->t1, 3, &st, &dr);
+	if (storms)
+		*storms = st;
+	if (drops)
+		*drops = dr;
 }

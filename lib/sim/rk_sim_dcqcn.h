@@ -60,6 +60,10 @@ struct rk_sdq_cfg {
 	bool pfc;                       /**< every priority lossless (see above) */
 	bool victim;                    /**< two tiers and a victim flow (needs pfc) */
 	uint64_t storm_ns;              /**< a pause storm from then on (needs pfc); 0: none */
+	uint8_t timeout;                /**< RC local ACK timeout exponent (IBTA Vol1 9.7.6.1.3:
+					     4.096 us x 2^timeout); 0: 14 (67 ms) */
+	uint64_t pfcwd_ns;              /**< every switch port's PFC watchdog: detection and
+					     restoration time (rk_sw_port_cfg); 0: off */
 	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
 };
 
@@ -97,6 +101,8 @@ void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dr
  * data's (ns; 0 without a victim).
  */
 void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *uplink_paused_ns);
+/** PFC watchdog: storms found and frames dropped, all switches and ports. */
+void rk_sdq_pfcwd_counts(const struct rk_sdq *s, uint64_t *storms, uint64_t *drops);
 /** Bytes on the wire of one data frame (the unit of the fluid model's packets). */
 uint32_t rk_sdq_frame_bytes(void);
 

@@ -18,7 +18,7 @@ struct pkt {
 
 struct queue { struct pkt *head, *tail; uint64_t bytes; };
 
-enum ev_kind { EV_ARRIVE, EV_TX_DONE, EV_KICK, EV_SRC, EV_REFRESH };
+enum ev_kind { EV_ARRIVE, EV_TX_DONE, EV_KICK, EV_SRC, EV_REFRESH, EV_WATCHDOG };
 
 struct ev {
 	uint64_t t, seq;
@@ -54,6 +54,10 @@ struct port {
 	bool xoff[RK_SW_PRIOS];
 	bool refresh_pending[RK_SW_PRIOS];      /* one refresh chain per PG */
 	uint64_t kick_t;                        /* pending wake-up at a pause's end */
+	/* PFC watchdog: since when each priority is paused without a break
+	 * (0: not paused), a storm being handled, the last PFC naming it */
+	uint64_t paused_since[RK_SW_PRIOS], wd_last_pfc[RK_SW_PRIOS];
+	bool wd_storm[RK_SW_PRIOS], wd_pending[RK_SW_PRIOS];
 	uint64_t last_done, ser_rem;            /* exact back-to-back serialisation */
 	double acc[RK_SW_PRIOS];
 	uint64_t rng;
@@ -556,6 +560,68 @@ static void apply_pause(uint64_t *until, uint64_t *acc_ns, uint64_t now, uint16_
 	*until = end;
 }
 
+/* A watchdog check of (sw, port, prio) at @p t, unless one is pending or it is off. */
+static void wd_arm(struct rk_sw *sw, unsigned int port, unsigned int prio, uint64_t t)
+{
+	struct port *pt = &sw->ports[port];
+
+	if (!pt->cfg.pfcwd_detect_ns || pt->wd_pending[prio])
+		return;
+	pt->wd_pending[prio] = true;
+	sched(sw->net, t, EV_WATCHDOG, sw, port, prio, NULL);
+}
+
+/* A storm found on egress (sw, port, prio): unpause it and drop what it holds. */
+static void wd_storm_begin(struct rk_sw *sw, unsigned int port, unsigned int prio)
+{
+	struct rk_sw_net *n = sw->net;
+	struct port *pt = &sw->ports[port];
+	struct pkt *p;
+
+	pt->wd_storm[prio] = true;
+	pt->wd_last_pfc[prio] = n->now;
+	pt->st[prio].pfcwd_storms++;
+	apply_pause(&pt->paused_until[prio], &pt->st[prio].pause_ns, n->now, 0, pt->cfg.rate_bps);
+	pt->paused_since[prio] = 0;
+	while ((p = q_take(&pt->q[prio])) != NULL) {
+		sw->ports[p->in_port].ing[prio] -= p->len;
+		sw->used -= p->len;
+		pt->st[prio].pfcwd_drops++;
+		ingress_check(sw, p->in_port, prio);
+		free(p);
+	}
+	trace_q(sw, port, prio, false);
+	wd_arm(sw, port, prio, n->now + pt->cfg.pfcwd_restore_ns);
+}
+
+/* The watchdog's check of (sw, port, prio): a storm begins, ends, or not yet. */
+static void wd_check(struct rk_sw *sw, unsigned int port, unsigned int prio)
+{
+	struct rk_sw_net *n = sw->net;
+	struct port *pt = &sw->ports[port];
+
+	pt->wd_pending[prio] = false;
+	if (pt->wd_storm[prio]) {
+		if (n->now - pt->wd_last_pfc[prio] >= pt->cfg.pfcwd_restore_ns)
+			pt->wd_storm[prio] = false;     /* restored: PFC honoured again */
+		else
+			wd_arm(sw, port, prio, pt->wd_last_pfc[prio] + pt->cfg.pfcwd_restore_ns);
+		return;
+	}
+	if (pt->paused_until[prio] <= n->now || !pt->paused_since[prio]) {
+		pt->paused_since[prio] = 0;
+		return;
+	}
+	if (n->now - pt->paused_since[prio] < pt->cfg.pfcwd_detect_ns) {
+		wd_arm(sw, port, prio, pt->paused_since[prio] + pt->cfg.pfcwd_detect_ns);
+		return;
+	}
+	if (pt->q[prio].head)
+		wd_storm_begin(sw, port, prio);
+	else    /* paused with nothing to send: no storm yet, look again */
+		wd_arm(sw, port, prio, n->now + pt->cfg.pfcwd_detect_ns);
+}
+
 static void arrive(struct rk_sw *sw, unsigned int port, struct pkt *p)
 {
 	struct rk_sw_net *n = sw->net;
@@ -568,8 +634,17 @@ static void arrive(struct rk_sw *sw, unsigned int port, struct pkt *p)
 			if (!(ce >> i & 1))
 				continue;
 			pt->st[i].rx_pause++;
+			if (pt->wd_storm[i]) {  /* ignored while the watchdog holds it */
+				if (qv[i])
+					pt->wd_last_pfc[i] = n->now;
+				continue;
+			}
+			if (pt->paused_until[i] <= n->now || !qv[i])
+				pt->paused_since[i] = qv[i] ? n->now : 0;
 			apply_pause(&pt->paused_until[i], &pt->st[i].pause_ns, n->now, qv[i],
 				    pt->cfg.rate_bps);
+			if (qv[i])
+				wd_arm(sw, port, i, pt->paused_since[i] + pt->cfg.pfcwd_detect_ns);
 			if (n->pfc_tr)
 				n->pfc_tr(n->tr_ctx, sw, port, n->now, i, qv[i], 1);
 		}
@@ -587,6 +662,11 @@ static void arrive(struct rk_sw *sw, unsigned int port, struct pkt *p)
 	bool lossless = sw->cfg.lossless_mask >> prio & 1;
 	uint64_t cap = (uint64_t)pt->cfg.reserve_bytes + pt->cfg.xoff_bytes + pt->cfg.headroom_bytes;
 
+	if (op && op->wd_storm[prio]) {
+		op->st[prio].pfcwd_drops++;
+		free(p);
+		return;
+	}
 	if (!op || (sw->cfg.buffer_bytes && sw->used + p->len > sw->cfg.buffer_bytes) ||
 	    (lossless && pt->ing[prio] + p->len > cap) ||
 	    (!lossless && op->cfg.limit_bytes && op->q[prio].bytes + p->len > op->cfg.limit_bytes)) {
@@ -755,6 +835,10 @@ uint64_t rk_sw_net_run(struct rk_sw_net *n, uint64_t until)
 			break;
 		case EV_SRC:
 			source_step(n, &n->srcs[e.idx], e.gen);
+			break;
+		case EV_WATCHDOG:
+			wd_check(e.sw, e.port, e.idx);
+			start_tx(e.sw, e.port);
 			break;
 		case EV_REFRESH: {
 			struct port *pt = &e.sw->ports[e.port];

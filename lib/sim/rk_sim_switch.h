@@ -49,6 +49,14 @@ struct rk_sw_port_cfg {
 	uint32_t kmax_bytes[RK_SW_PRIOS];  /**< RED: always marking above */
 	double pmax[RK_SW_PRIOS];       /**< RED: probability at kmax */
 	uint32_t limit_bytes;           /**< lossy queue limit (egress bytes per queue) */
+	/**
+	 * PFC watchdog of each egress queue (0: off): paused without a break
+	 * for pfcwd_detect_ns while holding frames is a pause storm; the
+	 * queue then ignores PFC and drops its frames, queued and arriving,
+	 * until no PFC frame has named its priority for pfcwd_restore_ns
+	 * (the drop action of SONiC's and switch vendors' PFC watchdogs).
+	 */
+	uint64_t pfcwd_detect_ns, pfcwd_restore_ns;
 };
 
 /** Switch configuration. */
@@ -70,6 +78,8 @@ struct rk_sw_prio_stats {
 	uint64_t ecn_marked;
 	uint64_t drops;
 	uint64_t queue_peak;            /**< egress bytes, highest seen */
+	uint64_t pfcwd_storms;          /**< pause storms the watchdog found */
+	uint64_t pfcwd_drops;           /**< frames it dropped while one lasted */
 };
 
 struct rk_sw_net;

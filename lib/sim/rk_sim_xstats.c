@@ -35,6 +35,8 @@ static const struct rk_xstat_desc switch_desc[] = {
 	W(ecn_marked, "ecn-marked"),
 	W(drops, "drops"),
 	RK_XSTAT_D(struct rk_sw_prio_stats, queue_peak, "queue-peak"),
+	W(pfcwd_storms, "pfcwd-storms"),
+	W(pfcwd_drops, "pfcwd-drops"),
 };
 
 const struct rk_xstat_table rk_sim_switch_xstats =

@@ -432,6 +432,7 @@ else
 fi
 expect 2 "--storm must start before" victim --storm 30
 expect 2 "--storm 1..999" victim --storm 0
+expect 2 "--pfcwd 1..999" victim --storm 5 --pfcwd 0
 expect 2 "--senders 1..32" victim --senders 0
 expect 2 "--pmax" victim --pmax 1.5
 expect 2 "--kmax" victim --kmax 10

@@ -25,19 +25,20 @@ static const char *const run_name[RUNS] = { "pfc", "pfc+dcqcn" };
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rk-sim victim [--senders N] [--dcqcn=PROFILE] [--kmax BYTES] [--pmax P]\n"
-		   "                     [--storm MS] [--duration MS] [--csv FILE] [--json FILE]\n"
-		   "                     [--png FILE]\n"
+		   "                     [--storm MS [--pfcwd MS]] [--duration MS] [--csv FILE]\n"
+		   "                     [--json FILE] [--png FILE]\n"
 		   "  N RC QPs (64 KB WRITEs, 40 Gb/s links) into one receiver behind a second\n"
 		   "  switch, and a victim on the senders' switch writing to an idle receiver\n"
 		   "  on the second; every priority lossless (XOFF 50000 B, XON 40000 B).\n"
 		   "  Run with PFC alone, then with DCQCN (RED from 5000 B to Kmax, Pmax at Kmax).\n"
 		   "  --storm MS: from then on the receiver stops draining and pauses its port.\n"
+		   "  --pfcwd MS: every switch port's PFC watchdog (detection and restoration).\n"
 		   "  Defaults: 8 senders, paper, Kmax 40000 B (below XOFF), Pmax 0.2, 30 ms.\n");
 }
 
 struct totals {
 	double victim_gbps, incast_gbps;        /* from sample @p from on */
-	uint64_t pfc, paused_ns, dropped, marked;
+	uint64_t pfc, paused_ns, dropped, marked, wd_storms, wd_drops;
 };
 
 /* Sum of the incast flows' received bytes, and the victim's. */
@@ -106,6 +107,7 @@ static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps,
 	tot->incast_gbps = (double)(inc - half_i) * 8 / span;
 	rk_sdq_switch_counts(s, &tot->marked, &tot->dropped, NULL);
 	rk_sdq_pfc_counts(s, &tot->pfc, &tot->paused_ns);
+	rk_sdq_pfcwd_counts(s, &tot->wd_storms, &tot->wd_drops);
 	rk_sdq_destroy(s);
 	return 0;
 }
@@ -145,11 +147,12 @@ int rk_sim_run_victim(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "dcqcn", 1, NULL, 'q' }, { "senders", 1, NULL, 'n' }, { "kmax", 1, NULL, 'k' },
 		{ "pmax", 1, NULL, 'p' }, { "storm", 1, NULL, 's' },
+		{ "pfcwd", 1, NULL, 'w' },
 		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
 		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 8, ms = 30, kmax = 40000, storm = 0;
+	unsigned long n = 8, ms = 30, kmax = 40000, storm = 0, pfcwd = 0;
 	double pmax = 0.2;
 	struct totals tot[RUNS];
 	char *end, err[256];
@@ -157,7 +160,7 @@ int rk_sim_run_victim(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:k:p:s:c:j:g:h", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:d:k:p:s:w:c:j:g:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'q': profile = optarg; break;
 		case 'n':
@@ -179,6 +182,11 @@ int rk_sim_run_victim(int argc, char **argv)
 			storm = strtoul(optarg, &end, 10);
 			if (*end || !storm || storm > 999)
 				return bad("--storm 1..999 ms");
+			break;
+		case 'w':
+			pfcwd = strtoul(optarg, &end, 10);
+			if (*end || !pfcwd || pfcwd > 999)
+				return bad("--pfcwd 1..999 ms");
 			break;
 		case 'd':
 			ms = strtoul(optarg, &end, 10);
@@ -203,6 +211,8 @@ int rk_sim_run_victim(int argc, char **argv)
 		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000,
 		.kmax_bytes = (uint32_t)kmax, .pmax = pmax, .seed = 0xdc9c,
 		.pfc = true, .victim = true, .storm_ns = storm * 1000000ull,
+		.pfcwd_ns = pfcwd * 1000000ull,
+		.timeout = 10,  /* 4.2 ms: frames a watchdog dropped are resent within the run */
 	};
 
 	if (rk_dcqcn_profile(profile, &c.params)) {
@@ -252,29 +262,37 @@ int rk_sim_run_victim(int argc, char **argv)
 			snprintf(when, sizeof(when), "from the storm at %lu ms on", storm);
 		printf("victim %lu:1 and 1 victim, 40 Gb/s, %lu ms, Kmax %lu B, Pmax %g (XOFF "
 		       "50000 B), profile %s; rates %s\n", n, ms, kmax, pmax, profile, when);
-		printf("%-10s %12s %12s %17s %11s %9s %8s\n", "run", "victim Gb/s", "incast Gb/s",
-		       "uplink paused ms", "PFC frames", "CE marks", "dropped");
-		for (unsigned int r = 0; r < RUNS; r++)
-			printf("%-10s %12.2f %12.2f %17.2f %11llu %9llu %8llu\n", run_name[r],
+		printf("%-10s %12s %12s %17s %11s %9s %8s%s\n", "run", "victim Gb/s",
+		       "incast Gb/s", "uplink paused ms", "PFC frames", "CE marks", "dropped",
+		       pfcwd ? "  watchdog storms  drops" : "");
+		for (unsigned int r = 0; r < RUNS; r++) {
+			printf("%-10s %12.2f %12.2f %17.2f %11llu %9llu %8llu", run_name[r],
 			       tot[r].victim_gbps, tot[r].incast_gbps, tot[r].paused_ns / 1e6,
 			       (unsigned long long)tot[r].pfc, (unsigned long long)tot[r].marked,
 			       (unsigned long long)tot[r].dropped);
+			if (pfcwd)
+				printf(" %17llu %6llu", (unsigned long long)tot[r].wd_storms,
+				       (unsigned long long)tot[r].wd_drops);
+			putchar('\n');
+		}
 	}
 	if (json && !rc) {
 		json_t *runs = json_array();
 
 		for (unsigned int r = 0; r < RUNS; r++)
-			json_array_append_new(runs, json_pack("{s:s,s:f,s:f,s:I,s:I,s:I,s:I}",
+			json_array_append_new(runs, json_pack("{s:s,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:I}",
 				"run", run_name[r], "victim_gbps", tot[r].victim_gbps,
 				"incast_gbps", tot[r].incast_gbps,
 				"uplink_paused_ns", (json_int_t)tot[r].paused_ns,
 				"pfc_frames", (json_int_t)tot[r].pfc,
 				"ce_marks", (json_int_t)tot[r].marked,
-				"dropped", (json_int_t)tot[r].dropped));
-		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:f,s:i,s:o,s:o}", "profile", profile,
-					 "senders", (int)n, "duration_ms", (int)ms,
+				"dropped", (json_int_t)tot[r].dropped,
+				"pfcwd_storms", (json_int_t)tot[r].wd_storms,
+				"pfcwd_drops", (json_int_t)tot[r].wd_drops));
+		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:f,s:i,s:i,s:o,s:o}", "profile",
+					 profile, "senders", (int)n, "duration_ms", (int)ms,
 					 "kmax_bytes", (int)kmax, "pmax", pmax, "storm_ms", (int)storm,
-					 "runs", runs, "trace", jt);
+					 "pfcwd_ms", (int)pfcwd, "runs", runs, "trace", jt);
 
 		jt = NULL;
 		if (!root || json_dump_file(root, json, JSON_INDENT(1))) {

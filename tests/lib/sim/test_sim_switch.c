@@ -263,6 +263,77 @@ static void host_cb(void *ctx, struct rk_sw *sw, unsigned int port, uint64_t t,
 	host_frames++;
 }
 
+/* Data frames a host took, per millisecond of virtual time (first 10 ms). */
+static unsigned long host_ms[10];
+
+static void host_ms_cb(void *ctx, struct rk_sw *sw, unsigned int port, uint64_t t,
+		       const uint8_t *frame, uint32_t len)
+{
+	(void)ctx; (void)sw; (void)port;
+	if (len > 60 && t < 10000000)
+		host_ms[t / 1000000]++;
+	(void)frame;
+}
+
+/*
+ * A pause storm from a host (an XOFF every 200 us from 0.1 ms to 5 ms) on
+ * a port fed by a source at line rate. Without the watchdog the storm
+ * spreads: the source is paused all along. With a 1 ms watchdog the
+ * queue is found stormed once, its frames are dropped instead of the
+ * source being paused, and 1 ms after the last XOFF it is restored.
+ */
+static uint64_t run_storm(uint64_t wd_ns, uint64_t *storms, uint64_t *drops)
+{
+	struct rk_sw_net *n = rk_sw_net_create();
+	struct rk_sw_cfg c = base_cfg(2, 1u << PRIO);
+	uint16_t qv[RK_SW_PRIOS] = { 0 };
+	uint8_t f[1000], pfc[60];
+	uint64_t paused = 0;
+
+	qv[PRIO] = 0xffff;
+	c.port.pfcwd_detect_ns = c.port.pfcwd_restore_ns = wd_ns;
+	struct rk_sw *a = rk_sw_add(n, &c);
+
+	memset(host_ms, 0, sizeof(host_ms));
+	rk_sw_route(a, 9, 1);
+	assert_int_equal(rk_sw_attach_host(a, 1, host_ms_cb, NULL), 0);
+	mk_frame(f, sizeof(f), 9);
+	assert_int_equal(rk_sw_add_source(a, 0, 100000000000ull, 0, f, sizeof(f), 0, 10000000), 0);
+	assert_int_equal(rk_build_pfc(pfc, sizeof(pfc), (const uint8_t *)"\2\0\0\0\0\x09",
+				      (uint8_t)(1u << PRIO), qv), 60);
+	for (uint64_t t = 100000; t < 5000000; t += 200000)
+		assert_int_equal(rk_sw_host_send(a, 1, t, pfc, sizeof(pfc)), 0);
+	rk_sw_net_run(n, 10000000);
+	rk_sw_source_sent(n, 0, &paused);
+	*storms = rk_sw_stats(a, 1, PRIO)->pfcwd_storms;
+	*drops = rk_sw_stats(a, 1, PRIO)->pfcwd_drops;
+	assert_int_equal(rk_sw_stats(a, 0, PRIO)->drops, 0);
+	rk_sw_net_destroy(n);
+	return paused;
+}
+
+static void test_pfc_watchdog(void **state)
+{
+	uint64_t storms, drops, paused;
+
+	(void)state;
+	paused = run_storm(0, &storms, &drops);
+	assert_int_equal(storms, 0);
+	assert_int_equal(drops, 0);
+	assert_true(paused > 4500000);          /* the storm reached the source */
+	assert_int_equal(host_ms[2] + host_ms[3] + host_ms[4], 0);
+	assert_true(host_ms[7] > 0);            /* after the storm, flowing again */
+
+	paused = run_storm(1000000, &storms, &drops);
+	assert_int_equal(storms, 1);
+	assert_true(drops > 1000);
+	assert_true(paused < 1500000);          /* paused until the watchdog acted */
+	assert_int_equal(host_ms[2] + host_ms[3] + host_ms[4], 0);
+	/* restored 1 ms after the last XOFF (4.9 ms): line rate from 5.9 ms */
+	assert_true(host_ms[5] > 1000 && host_ms[5] < 1300);
+	assert_int_equal(host_ms[7], 12500);
+}
+
 /* Source -> A -> B -> host at 10 Gb/s: B pauses A, A fills and pauses the source; no loss. */
 static void test_two_tier_propagation(void **state)
 {
@@ -293,7 +364,7 @@ static void test_two_tier_propagation(void **state)
 	assert_true(ix >= 0);
 	assert_int_equal(rk_xstat_value(&rk_sim_switch_xstats, (unsigned int)ix, rk_sw_stats(a, 1, PRIO)),
 			 rk_sw_stats(a, 1, PRIO)->rx_pause);
-	assert_int_equal(rk_sim_switch_xstats.n, 8);
+	assert_int_equal(rk_sim_switch_xstats.n, 10);
 	assert_true(rk_sw_stats(a, 0, PRIO)->tx_pause > 0);
 	uint64_t src_paused;
 	uint64_t sent = rk_sw_source_sent(n, 0, &src_paused);
@@ -485,6 +556,7 @@ int main(void)
 		cmocka_unit_test(test_xoff_xon_thresholds),
 		cmocka_unit_test(test_pause_duration_and_refresh),
 		cmocka_unit_test(test_two_tier_propagation),
+		cmocka_unit_test(test_pfc_watchdog),
 		cmocka_unit_test(test_cyclic_deadlock),
 		cmocka_unit_test(test_incast_16_1),
 		cmocka_unit_test(test_host_send),
