@@ -2,7 +2,8 @@
 /*
  * Arbitrary frames into the simulated switch's parsers (PFC, priority,
  * ECN marking) and through a switch as a source's frame (the PFC frames
- * the switch sends back, and any it receives, are parsed).
+ * the switch sends back, and any it receives, are parsed), with the PFC
+ * watchdog on or off.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,6 +42,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	c.port.kmin_bytes[data[0] & 7] = 1000;
 	c.port.kmax_bytes[data[0] & 7] = 5000;
 	c.port.pmax[data[0] & 7] = 0.5;
+	/* the PFC watchdog on or off, short enough to act within the run */
+	c.port.pfcwd_detect_ns = (uint64_t)(data[0] >> 3 & 3) * 5000;
+	c.port.pfcwd_restore_ns = (uint64_t)(data[0] >> 5) * 3000;
 	struct rk_sw *sw = rk_sw_add(n, &c);
 
 	if (sw) {
