@@ -14,6 +14,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_dcqcn.h"
+#include "sim_cli.h"
 
 #define SAMPLE_NS 10000ull
 
@@ -36,7 +37,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	};
 	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
 	unsigned long n = 2, ms = 20;
-	char *end, err[256];
+	char err[256];
 	int o;
 
 	optind = 1;
@@ -44,18 +45,12 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		switch (o) {
 		case 'q': if (optarg) profile = optarg; break;
 		case 'n':
-			n = strtoul(optarg, &end, 10);
-			if (*end || !n || n > RK_SDQ_MAX_SENDERS) {
-				fprintf(stderr, "rk-sim: incast: --senders 1..%d\n", RK_SDQ_MAX_SENDERS);
+			if (rk_sim_cli_num("incast", "senders", optarg, 1, RK_SDQ_MAX_SENDERS, "", &n))
 				return 2;
-			}
 			break;
 		case 'd':
-			ms = strtoul(optarg, &end, 10);
-			if (*end || !ms || ms > 10000) {
-				fprintf(stderr, "rk-sim: incast: --duration 1..10000 ms\n");
+			if (rk_sim_cli_num("incast", "duration", optarg, 1, 10000, "ms", &ms))
 				return 2;
-			}
 			break;
 		case 'c': csv = optarg; break;
 		case 'j': json = optarg; break;
@@ -64,10 +59,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		default: usage(stderr); return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "rk-sim: incast: unexpected argument '%s'\n", argv[optind]);
+	if (rk_sim_cli_no_args("incast", optind, argc, argv))
 		return 2;
-	}
 	struct rk_sdq_cfg c = {
 		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
 		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000, .kmax_bytes = 200000,
@@ -82,23 +75,10 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		fprintf(stderr, "rk-sim: incast: --png draws at most 7 senders\n");
 		return 2;
 	}
-	if (png && rk_plot_check(err, sizeof(err))) {
-		fprintf(stderr, "rk-sim: incast: --png: %s\n", err);
-		return 2;
-	}
-	FILE *cf = NULL, *jf;
+	FILE *cf;
 
-	if (json) {             /* refused before the run, not after it */
-		if (!(jf = fopen(json, "w"))) {
-			fprintf(stderr, "rk-sim: incast: %s: %s\n", json, strerror(errno));
-			return 2;
-		}
-		fclose(jf);
-	}
-	if (csv && !(cf = fopen(csv, "w"))) {
-		fprintf(stderr, "rk-sim: incast: %s: %s\n", csv, strerror(errno));
+	if (rk_sim_cli_outputs("incast", csv, json, png, &cf))
 		return 2;
-	}
 	struct rk_sdq *s = rk_sdq_create(&c);
 
 	if (!s) {
@@ -177,11 +157,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 					 "trace", jt);
 
 		jt = NULL;
-		if (!root || json_dump_file(root, json, JSON_INDENT(1))) {
-			fprintf(stderr, "rk-sim: incast: cannot write %s\n", json);
+		if (rk_sim_cli_write_json("incast", root, json))
 			rc = 1;
-		}
-		json_decref(root);
 	}
 	json_decref(jt);
 	if (png && rows && !rc) {

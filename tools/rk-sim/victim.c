@@ -15,10 +15,12 @@
 
 #include "rk_plot.h"
 #include "rk_sim_dcqcn.h"
+#include "sim_cli.h"
 
 #define SAMPLE_NS 100000ull
 #define RUNS 2                  /* PFC alone, PFC and DCQCN */
 #define COLS (1 + 2 * RUNS)     /* t, victim rate per run, queue per run */
+#define CMD "victim"
 
 static const char *const run_name[RUNS] = { "pfc", "pfc+dcqcn" };
 
@@ -60,7 +62,7 @@ static int run_one(const struct rk_sdq_cfg *c, unsigned int run, uint64_t steps,
 		   double *rows, FILE *cf, json_t *jt, struct totals *tot)
 {
 	struct rk_sdq *s = rk_sdq_create(c);
-	uint64_t pi = 0, pv = 0, half_i = 0, half_v = 0, inc, vic;
+	uint64_t pi = 0, pv = 0, half_i = 0, half_v = 0, inc = 0, vic = 0;
 
 	if (!s) {
 		fprintf(stderr, "rk-sim: victim: %s\n", strerror(errno));
@@ -155,43 +157,30 @@ int rk_sim_run_victim(int argc, char **argv)
 	unsigned long n = 8, ms = 30, kmax = 40000, storm = 0, pfcwd = 0;
 	double pmax = 0.2;
 	struct totals tot[RUNS];
-	char *end, err[256];
+	char *end;
 	FILE *cf = NULL;
 	int o, rc = 0;
 
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "n:d:k:p:s:w:c:j:g:h", lo, NULL)) != -1) {
+		int bad_num = 0;
+
 		switch (o) {
 		case 'q': profile = optarg; break;
-		case 'n':
-			n = strtoul(optarg, &end, 10);
-			if (*end || !n || n > RK_SDQ_MAX_SENDERS)
-				return bad("--senders 1..32");
+		case 'n': bad_num = rk_sim_cli_num(CMD, "senders", optarg, 1, RK_SDQ_MAX_SENDERS,
+						   "", &n); break;
+		case 'k': bad_num = rk_sim_cli_num(CMD, "kmax", optarg, 5000, 4000000, "bytes",
+						   &kmax); break;
+		case 's': bad_num = rk_sim_cli_num(CMD, "storm", optarg, 1, 999, "ms", &storm);
 			break;
-		case 'k':
-			kmax = strtoul(optarg, &end, 10);
-			if (*end || kmax < 5000 || kmax > 4000000)
-				return bad("--kmax 5000..4000000 bytes");
+		case 'w': bad_num = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 999, "ms", &pfcwd);
+			break;
+		case 'd': bad_num = rk_sim_cli_num(CMD, "duration", optarg, 2, 1000, "ms", &ms);
 			break;
 		case 'p':
 			pmax = strtod(optarg, &end);
 			if (*end || end == optarg || !(pmax > 0 && pmax <= 1))
 				return bad("--pmax: a probability above 0, at most 1");
-			break;
-		case 's':
-			storm = strtoul(optarg, &end, 10);
-			if (*end || !storm || storm > 999)
-				return bad("--storm 1..999 ms");
-			break;
-		case 'w':
-			pfcwd = strtoul(optarg, &end, 10);
-			if (*end || !pfcwd || pfcwd > 999)
-				return bad("--pfcwd 1..999 ms");
-			break;
-		case 'd':
-			ms = strtoul(optarg, &end, 10);
-			if (*end || ms < 2 || ms > 1000)
-				return bad("--duration 2..1000 ms");
 			break;
 		case 'c': csv = optarg; break;
 		case 'j': json = optarg; break;
@@ -199,11 +188,11 @@ int rk_sim_run_victim(int argc, char **argv)
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+		if (bad_num)
+			return bad_num;
 	}
-	if (optind < argc) {
-		fprintf(stderr, "rk-sim: victim: unexpected argument '%s'\n", argv[optind]);
+	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
-	}
 	if (storm && storm >= ms)
 		return bad("--storm must start before the end of --duration");
 	struct rk_sdq_cfg c = {
@@ -220,23 +209,8 @@ int rk_sim_run_victim(int argc, char **argv)
 			"nvidia-default)\n", profile);
 		return 2;
 	}
-	if (png && rk_plot_check(err, sizeof(err))) {
-		fprintf(stderr, "rk-sim: victim: --png: %s\n", err);
+	if (rk_sim_cli_outputs(CMD, csv, json, png, &cf))
 		return 2;
-	}
-	if (json) {             /* refused before the run, not after it */
-		FILE *jf = fopen(json, "w");
-
-		if (!jf) {
-			fprintf(stderr, "rk-sim: victim: %s: %s\n", json, strerror(errno));
-			return 2;
-		}
-		fclose(jf);
-	}
-	if (csv && !(cf = fopen(csv, "w"))) {
-		fprintf(stderr, "rk-sim: victim: %s: %s\n", csv, strerror(errno));
-		return 2;
-	}
 	if (cf)
 		fprintf(cf, "t_ns,run,victim_gbps,incast_gbps,queue_bytes,uplink_paused_ns\n");
 	uint64_t steps = ms * 1000000ull / SAMPLE_NS;
@@ -295,11 +269,7 @@ int rk_sim_run_victim(int argc, char **argv)
 					 "pfcwd_ms", (int)pfcwd, "runs", runs, "trace", jt);
 
 		jt = NULL;
-		if (!root || json_dump_file(root, json, JSON_INDENT(1))) {
-			fprintf(stderr, "rk-sim: victim: cannot write %s\n", json);
-			rc = 1;
-		}
-		json_decref(root);
+		rc = rk_sim_cli_write_json(CMD, root, json);
 	}
 	json_decref(jt);
 	if (png && !rc)

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rk-sim's scenario commands: number options and outputs (sim_cli.h). */
+#include "sim_cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rk_plot.h"
+
+int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned long lo,
+		   unsigned long hi, const char *unit, unsigned long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoul(arg, &end, 10);
+	if (errno || end == arg || *end || arg[0] == '-' || *v < lo || *v > hi) {
+		fprintf(stderr, "rk-sim: %s: --%s %lu..%lu%s%s\n", cmd, opt, lo, hi,
+			*unit ? " " : "", unit);
+		return 2;
+	}
+	return 0;
+}
+
+int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const char *png,
+		       FILE **cf)
+{
+	char err[256];
+
+	*cf = NULL;
+	if (png && rk_plot_check(err, sizeof(err))) {
+		fprintf(stderr, "rk-sim: %s: --png: %s\n", cmd, err);
+		return 2;
+	}
+	if (json) {             /* refused before the run, not after it */
+		FILE *jf = fopen(json, "w");
+
+		if (!jf) {
+			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, json, strerror(errno));
+			return 2;
+		}
+		fclose(jf);
+	}
+	if (csv && !(*cf = fopen(csv, "w"))) {
+		fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, csv, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+int rk_sim_cli_write_json(const char *cmd, json_t *root, const char *path)
+{
+	int rc = 0;
+
+	if (!root || json_dump_file(root, path, JSON_INDENT(1))) {
+		fprintf(stderr, "rk-sim: %s: cannot write %s\n", cmd, path);
+		rc = 1;
+	}
+	json_decref(root);
+	return rc;
+}
+
+int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv)
+{
+	if (optind_now < argc) {
+		fprintf(stderr, "rk-sim: %s: unexpected argument '%s'\n", cmd, argv[optind_now]);
+		return 2;
+	}
+	return 0;
+}
