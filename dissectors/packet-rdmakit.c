@@ -618,6 +618,12 @@ dissect_rdmakit(tvbuff_t *tvb, packet_info *pinfo, proto_tree *tree, void *data 
 		rec = rkw_feed(state, pinfo->num, bytes, caplen, tvb_reported_length(tvb), link, ts,
 			       &pkt);
 	} else {
+		/* The first look back at a frame ends the first pass over a
+		 * file (tshark -2, or Wireshark once the file is read): the
+		 * verdicts still open are decided now, as rk-inspect does at
+		 * the end. iWARP streams are not flushed: a live capture may
+		 * still bring their holes' bytes. */
+		rkw_end_roce(state);
 		rec = rkw_lookup(state, pinfo->num);
 		if (rec == NULL)
 			return 0;

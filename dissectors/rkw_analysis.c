@@ -85,6 +85,7 @@ struct rkw_state {
 	GPtrArray *flowinfo;     /* struct rkw_flow_info, index - 1 */
 	uint32_t cur_num;
 	uint64_t cur_ts;
+	bool roce_ended;         /* rkw_end_roce() ran */
 };
 
 /* The plugin's record of the flow whose analysis is @p an. */
@@ -994,17 +995,26 @@ settled(void *ctx, struct rk_insp_flow *flow, const void *chain, enum rk_insp_ve
 }
 
 void
-rkw_finish(struct rkw_state *s)
+rkw_end_roce(struct rkw_state *s)
 {
 	GHashTableIter it;
 	gpointer flow, q;
 
-	rk_insp_flows_settle(&s->flows, settled, s);
+	if (s->roce_ended)
+		return;
+	s->roce_ended = true;
+	rk_insp_flows_end(&s->flows, settled, s);
 	/* A difference still waiting for a frame (the flow's frames all
 	 * waited for a verdict when it came). */
 	g_hash_table_iter_init(&it, s->qps);
 	while (g_hash_table_iter_next(&it, &flow, &q))
 		for (int c = 0; c < 2; c++)
 			shown_reconcile(s, q, flow, c, ((struct rkw_qp *)q)->last_frame[c]);
+}
+
+void
+rkw_finish(struct rkw_state *s)
+{
+	rkw_end_roce(s);
 	rk_insp_iw_finish(&s->iw);
 }

@@ -174,7 +174,17 @@ struct rkw_frame *rkw_feed(struct rkw_state *s, uint32_t num, const uint8_t *fra
 			   uint32_t caplen, uint32_t wirelen, enum rk_linktype link,
 			   uint64_t ts_ns, struct rk_pkt *pkt);
 
-/** Flush the iWARP streams (end of capture): late FPDUs go to their frames. */
+/**
+ * End of the RoCE analysis (once; later calls do nothing): open verdicts
+ * are decided as rk-inspect decides them at the end of a capture, the READ
+ * response copy count bounds the missing READ response PSNs
+ * (rk_insp_flows_end()), and the PSNs the frames show lost are made to
+ * agree with the flows' counts (on each sequence's last frame).
+ */
+void rkw_end_roce(struct rkw_state *s);
+
+/** rkw_end_roce(), then flush the iWARP streams (end of capture): late
+ *  FPDUs go to their frames. */
 void rkw_finish(struct rkw_state *s);
 
 /** The record of frame @p num, or NULL. */

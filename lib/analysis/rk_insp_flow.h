@@ -125,6 +125,38 @@ struct rk_insp_psn_track {
 	struct rk_insp_seqx *x;
 };
 
+/**
+ * The READ response copy count of a flow (rk_insp_flows_end()). A
+ * responder answers a READ request it accepts, new at its expected PSN or
+ * a duplicate below it, with one response packet per PSN of the request's
+ * span, and drops a request past its expected PSN (IBTA Vol1 ch. 9,
+ * responder: PSN sequence errors, and duplicates, C9-105). So the
+ * response packets lost before the capture point are at most those the
+ * accepted READ copies ask for less those seen, whatever order they came
+ * in. As a request flow: @c epsn replays the responder's expected PSN in
+ * capture order and @c owed counts the response packets asked for; as a
+ * response flow: @c seen counts the READ response packets inside
+ * [first, epsn) of its request flow. The same count per PSN, kept for the
+ * last 16384 PSNs once the responses show a gap, settles each hole left at
+ * the end: every copy of its PSN asked for was seen, so none was lost.
+ */
+struct rk_insp_copy_win;
+
+struct rk_insp_read_copies {
+	/* Request flow: counts per PSN for the holes' check, from the first
+	 * gap of its READ responses on (NULL before, or out of memory). */
+	struct rk_insp_copy_win *win;
+	bool started;
+	bool unknown;          /**< a READ's span was unknown: no count */
+	bool dup_read;         /**< a duplicate READ was taken */
+	uint32_t first;        /**< first request PSN (requests before: not counted) */
+	uint32_t epsn;         /**< the responder's expected PSN, as replayed */
+	uint64_t owed;         /**< READ response packets the accepted READs ask for */
+	uint64_t seen;         /**< READ response packets seen (response flow) */
+	uint64_t taken_back;   /**< response PSNs counted missing that the count
+				    shows arrived (late): no longer missing */
+};
+
 /** Message state of one sequence (opcode sequence and length checks). */
 struct rk_insp_msg_state {
 	uint8_t state;         /**< 0 unknown, 1 idle, 2 inside a message */
@@ -186,6 +218,7 @@ struct rk_insp_flow {
 	uint64_t read_resp_messages;
 	struct rk_insp_psn_track req, resp;
 	struct rk_insp_msg_state req_msg, resp_msg;
+	struct rk_insp_read_copies copies;
 	/* Message state of the current retransmission run: kept apart from
 	 * req_msg, which follows first transmissions, because a go-back-N run
 	 * may stop mid-message once the rest is known to have arrived. */
@@ -268,8 +301,21 @@ typedef void rk_insp_settled_fn(void *ctx, struct rk_insp_flow *flow, const void
 void rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			 rk_insp_settled_fn *cb, void *ctx);
 
-/** rk_insp_flow_settle() on every flow (end of capture). */
+/** rk_insp_flow_settle() on every flow (output held too long). */
 void rk_insp_flows_settle(struct rk_insp_flows *t, rk_insp_settled_fn *cb, void *ctx);
+
+/**
+ * End of capture: rk_insp_flows_settle(), then the READ response copy
+ * count (struct rk_insp_read_copies) bounds each flow's missing READ
+ * response PSNs: a hole whose PSN came in as many copies as the accepted
+ * READs asked for is taken back, then so is what the total count shows
+ * arrived; both go from resp.missing into copies.taken_back, and
+ * resp.gaps is at most what stays missing. The count is kept only when
+ * one request flow and one response flow carry the READs of a host
+ * pair's direction, and every READ's span was known; otherwise the
+ * heuristic's counts stand.
+ */
+void rk_insp_flows_end(struct rk_insp_flows *t, rk_insp_settled_fn *cb, void *ctx);
 
 /** Add the findings of @p f to the counters of @p flow. */
 void rk_insp_flow_count_findings(struct rk_insp_flow *flow,

@@ -60,6 +60,10 @@ struct rk_insp_path {
 	 * PSN before a NAK): its peer's requester need not resend up to it. */
 	uint32_t acked[2];
 	bool acked_valid[2];
+	/* The flows of each requester side's READs and of their responses
+	 * (struct rk_insp_read_copies); mixed when more than one of either. */
+	struct rk_insp_flow *rd_req[2], *rd_resp[2];
+	bool rd_mixed[2];
 };
 
 enum msg_st {
@@ -117,6 +121,14 @@ void rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		      struct rk_findings *found, struct rk_insp_seq_result *res);
 void rk_insp_chain_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			  enum rk_insp_verdict v);
+/*
+ * End of capture, no verdict pending: the holes of @p flow's READ
+ * responses whose PSN @p arrived(@p ctx, PSN) says came are no longer
+ * missing (a gap all of whose PSNs came is no gap).
+ * @return the PSNs taken back from flow->resp.missing.
+ */
+uint64_t rk_insp_resp_take_back(struct rk_insp_flow *flow,
+				bool (*arrived)(const void *ctx, uint32_t psn), const void *ctx);
 void rk_insp_resp_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			 enum rk_insp_verdict v);
 void rk_insp_seqx_free(struct rk_insp_seqx *x);

@@ -1074,6 +1074,30 @@ rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 	read_response(t, flow, path, dir, r, found, res);
 }
 
+uint64_t
+rk_insp_resp_take_back(struct rk_insp_flow *flow,
+		       bool (*arrived)(const void *ctx, uint32_t psn), const void *ctx)
+{
+	struct rk_insp_psn_track *tr = &flow->resp;
+	struct rk_insp_seqx *x = tr->x;
+	uint64_t before = tr->missing;
+	uint64_t reordered = tr->reordered;
+
+	if (x == NULL || x->n != 0)
+		return 0;
+	for (unsigned int i = 0; i < x->nevs; i++) {
+		struct gap_ev *e = &x->evs[i];
+
+		for (uint32_t b = 0; b < e->len; b++)
+			if (!(e->late >> b & 1) && arrived(ctx, rk_psn_add(e->psn, b)))
+				e->pend |= 1ull << b;
+	}
+	/* As a late verdict on those PSNs, but no packet is counted late. */
+	chain_late(tr);
+	tr->reordered = reordered;
+	return before - tr->missing;
+}
+
 void
 rk_insp_flow_settle(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 		    rk_insp_settled_fn *cb, void *ctx)

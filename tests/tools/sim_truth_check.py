@@ -18,7 +18,8 @@ From that truth, per case (seed, loss rate, reorder rate, burst, rate):
     most the PSNs whose first transmission was lost (a lost tail looks like
     new PSNs when it is resent, so it may be less);
   - with nothing reordered, no packet is called late: reordered is 0 on
-    both sequences and no line says "out of order";
+    both sequences, no line says "out of order", and the READ response
+    copy count takes nothing back;
   - with nothing lost, no gap is counted (frames still on the link when
     the run ended count as lost).
 
@@ -49,23 +50,25 @@ for seed in (1, 2, 3, 5, 8):
 # Loss with reordering where a run's forward skips are told from packets
 # sent out of the run, long gaps are remembered whole, and a packet that
 # went back is told late when the next one does not go on from it.
-for seed in (2, 3, 5, 8):
+for seed in (1, 2, 3, 5, 8):
     CASES.append((f"loss_reorder_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01",
                                            "-r", "0.02:3000"]))
-# Open (--all): 5% of frames held 10 us on a link with no rate, where a
-# held frame is overtaken by its own retransmissions (the first run of
-# issue 21), and loss with reordering: counts improved, not yet right.
-# Most of what remains are READ responses of a READ the requester sent
-# several times before its response began: which copy a response answers,
-# and so whether a later copy of a missing PSN is a replay or the late
-# one, the capture does not say when the copies are byte-identical.
-OPEN = [("issue_reorder", ["-o", "2000", "-r", "0.05"])]
-for seed in (1, 2, 3, 5, 8):
+# 5% of frames held 10 us at 100 Gb/s, where READs are re-issued while
+# their responses are under way: the READ response copy count (every
+# accepted READ copy asks for one response packet per PSN) takes back what
+# the sequence heuristic could not tell. issue_reorder is the first run of
+# issue 21 (rk-sim -o 2000 -r 0.05).
+CASES.append(("issue_reorder", ["-o", "2000", "-r", "0.05"]))
+for seed in (5, 8):
+    CASES.append((f"reorder5_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.05"]))
+# Open (--all): the same at other seeds. Their READ responses are right;
+# their requests are not: a held frame overtaken by its own byte-identical
+# retransmissions inside go-back-N runs is counted missing, and how many
+# copies the requester sent (runs restart on each NAK) the capture does
+# not say.
+OPEN = []
+for seed in (1, 2, 3):
     OPEN.append((f"reorder5_s{seed}", ["-s", str(seed), "-o", "600", "-r", "0.05"]))
-for seed in (1,):
-    OPEN.append((f"loss_reorder_s{seed}", ["-s", str(seed), "-o", "600", "-l", "0.01",
-                                           "-r", "0.02:3000"]))
-
 
 def read_pcap(path):
     """[(ts_ns, bytes)] of a nanosecond little-endian pcap."""
@@ -234,6 +237,12 @@ def check(name, args, sim, rk, tmp):
                                 f"missing, {t['lost_read_resp']} lost")
             if not reorder and rs["reordered"]:
                 problems.append(f"{name_q}: {rs['reordered']} READ responses late")
+            # Nothing came late, so every hole was a loss: the copy count
+            # (which takes back only PSNs that came as often as asked)
+            # must take none back.
+            if not reorder and rs.get("late_by_count", 0):
+                problems.append(f"{name_q}: the copy count took back {rs['late_by_count']} "
+                                f"READ response PSNs, nothing was reordered")
             if t["lost_read_resp"] == 0 and rs["gaps"]:
                 problems.append(f"{name_q}: {rs['gaps']} READ response gaps, nothing lost")
     return problems, "; ".join(summary)

@@ -915,7 +915,7 @@ main(int argc, char **argv)
 	pcap_close(p);
 analysed:
 	/* Verdicts still open at the end: taken as retransmissions. */
-	rk_insp_flows_settle(&a.flows, a.print_packets ? settled : NULL, &a);
+	rk_insp_flows_end(&a.flows, a.print_packets ? settled : NULL, &a);
 	hold_flush(&a);
 	rk_insp_iw_finish(&a.iw);
 	rk_insp_qos_finish(&a.qos);

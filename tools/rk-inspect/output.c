@@ -817,6 +817,9 @@ flow_json(const struct rk_insp_flows *t, const struct rk_insp_cmconns *cm, bool 
 			    json_integer((json_int_t)f->read_resp_messages));
 	json_object_set_new(o, "psn", psn_track_json(&f->req, true));
 	json_object_set_new(o, "response_psn", psn_track_json(&f->resp, false));
+	if (f->resp.valid)
+		json_object_set_new(json_object_get(o, "response_psn"), "late_by_count",
+				    json_integer((json_int_t)f->copies.taken_back));
 	json_object_set_new(o, "acks", json_integer((json_int_t)f->acks));
 	json_object_set_new(o, "atomic_acks", json_integer((json_int_t)f->atomic_acks));
 	for (int i = 0; i < 32; i++) {

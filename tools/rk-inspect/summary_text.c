@@ -79,6 +79,8 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconn
 			f->read_resp_messages, f->resp.gaps, f->resp.duplicates);
 		if (f->resp.reordered != 0)
 			fprintf(out, " reordered=%" PRIu64, f->resp.reordered);
+		if (f->copies.taken_back != 0)
+			fprintf(out, " late-by-count=%" PRIu64, f->copies.taken_back);
 		fputc('\n', out);
 	}
 	if (f->naks_total || f->rnr_naks) {

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "rk_insp_flow.h"
+#include "rk_insp_flow_int.h"
 #include "rk_insp_hash.h"
 #include "rk_insp_tcp.h"
 #include "rk_psn.h"
@@ -1107,6 +1108,100 @@ test_reorder_scattered_then_go_back(void **state)
 	assert_int_equal(f->req.reordered, 4);
 }
 
+/*
+ * The READ response copy count (rk_insp_flows_end()): PSN 11 of a READ's
+ * response comes late, after the next READ's, and is judged a replay (as
+ * when byte-identical copies of a re-issued READ mislead the sequence),
+ * so it stays counted missing (@p counted), though every PSN the READs
+ * asked for came once. The count takes it back, whatever the verdict.
+ * With @p lose, the READ was re-issued at 11 and its replay never came:
+ * one stays missing.
+ */
+static struct rk_insp_flow *
+late_read_tail(struct fx *x, bool lose, uint64_t *counted)
+{
+	struct rk_insp_flow *f;
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 10, 0, 4 * 1024);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 10, 1024, 0x1f, 1);
+	send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 12, 1024);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 13, 1024, 0x1f, 1);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 14, 0, 2 * 1024);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_FIRST, 14, 1024, 0x1f, 2);
+	aeth_op(x, true, RK_OP_RDMA_READ_RESPONSE_LAST, 15, 1024, 0x1f, 2);
+	if (lose)
+		reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 11, 0, 3 * 1024);
+	f = send_op(x, true, RK_OP_RDMA_READ_RESPONSE_MIDDLE, 11, 1024);
+	assert_true(x->res.pending);
+	rk_insp_resp_settle(&x->t, f, RK_INSP_VERDICT_GO_BACK);
+	assert_int_equal(f->resp.missing, 1);
+	*counted = f->resp.missing;
+	return f;
+}
+
+static void
+test_read_copy_count_takes_back(void **state)
+{
+	struct fx *x = *state;
+	uint64_t counted;
+	struct rk_insp_flow *f = late_read_tail(x, false, &counted);
+
+	/* Past the responder's expected PSN (16): dropped, owes nothing. */
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 30000, 0, 100 * 1024);
+	rk_insp_flows_end(&x->t, NULL, NULL);
+	assert_int_equal(f->resp.missing, 0);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->copies.taken_back, counted);
+}
+
+static void
+test_read_copy_count_keeps_loss(void **state)
+{
+	struct fx *x = *state;
+	uint64_t counted;
+	struct rk_insp_flow *f = late_read_tail(x, true, &counted);
+
+	rk_insp_flows_end(&x->t, NULL, NULL);
+	assert_int_equal(f->resp.missing, 1);
+	assert_int_equal(f->resp.gaps, 1);
+	assert_int_equal(f->copies.taken_back, 0);
+}
+
+/* A duplicate READ left unanswered (its resource gone, or the capture
+ * ended) leaves the total count short of a bound; PSN 11 came as often
+ * as it was asked for, and its own count takes it back. */
+static void
+test_read_copy_count_per_psn(void **state)
+{
+	struct fx *x = *state;
+	uint64_t counted;
+	struct rk_insp_flow *f = late_read_tail(x, false, &counted);
+
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 14, 0, 2 * 1024);
+	reth_op(x, false, RK_OP_RDMA_READ_REQUEST, 14, 0, 2 * 1024);
+	rk_insp_flows_end(&x->t, NULL, NULL);
+	assert_int_equal(f->resp.missing, 0);
+	assert_int_equal(f->resp.gaps, 0);
+	assert_int_equal(f->copies.taken_back, counted);
+}
+
+static void
+test_read_copy_count_needs_one_flow(void **state)
+{
+	struct fx *x = *state;
+	uint64_t counted;
+	struct rk_insp_flow *f = late_read_tail(x, false, &counted);
+	struct rk_insp_roce r = pkt(false, RK_OP_RDMA_READ_REQUEST, 7, 0);
+
+	/* Another QP's READ between the same hosts: no count. */
+	r.key.dest_qp = 0x000033;
+	r.dma_len = 64;
+	feed(x, &r);
+	rk_insp_flows_end(&x->t, NULL, NULL);
+	assert_int_equal(f->resp.missing, counted);
+	assert_int_equal(f->copies.taken_back, 0);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define T1024(fn) cmocka_unit_test_setup_teardown(fn, setup_pmtu1024, teardown)
 
@@ -1147,6 +1242,10 @@ main(void)
 		T(test_loss_then_go_back_unchanged),
 		T1024(test_reorder_read_response),
 		T(test_reorder_scattered_then_go_back),
+		T1024(test_read_copy_count_takes_back),
+		T1024(test_read_copy_count_keeps_loss),
+		T1024(test_read_copy_count_per_psn),
+		T1024(test_read_copy_count_needs_one_flow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
