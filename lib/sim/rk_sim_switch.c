@@ -353,6 +353,12 @@ uint64_t rk_sw_queue_bytes(const struct rk_sw *sw, unsigned int port, unsigned i
 	return port < sw->cfg.nports && prio < RK_SW_PRIOS ? sw->ports[port].q[prio].bytes : 0;
 }
 
+bool rk_sw_paused(const struct rk_sw *sw, unsigned int port, unsigned int prio)
+{
+	return port < sw->cfg.nports && prio < RK_SW_PRIOS &&
+	       sw->ports[port].paused_until[prio] > sw->net->now;
+}
+
 static void q_put(struct queue *q, struct pkt *p)
 {
 	p->next = NULL;

@@ -153,6 +153,8 @@ const struct rk_sw_prio_stats *rk_sw_stats(const struct rk_sw *sw, unsigned int 
 uint64_t rk_sw_ingress_bytes(const struct rk_sw *sw, unsigned int port, unsigned int pg);
 /** Egress bytes now queued at (port, prio). */
 uint64_t rk_sw_queue_bytes(const struct rk_sw *sw, unsigned int port, unsigned int prio);
+/** Whether the peer's PFC/PAUSE holds egress (port, prio) now. */
+bool rk_sw_paused(const struct rk_sw *sw, unsigned int port, unsigned int prio);
 
 /**
  * RED marking probability for @p bytes queued (DCQCN paper, 3.1):

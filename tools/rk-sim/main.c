@@ -251,6 +251,9 @@ usage(FILE *out)
 	       "       rk-sim victim [--senders N] [--kmax B] [--png F] ...\n"
 	       "                                 a victim flow behind a paused uplink, with PFC\n"
 	       "                                 alone and with DCQCN (victim --help)\n"
+	       "       rk-sim deadlock [--switches N] [--pfcwd MS] [--png F] ...\n"
+	       "                                 a PFC ring's cyclic buffer dependency, and the\n"
+	       "                                 acyclic control (deadlock --help)\n"
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
@@ -810,6 +813,7 @@ run_matrix(int argc, char **argv)
 int rk_sim_run_incast(int argc, char **argv);
 int rk_sim_run_incast_dcqcn(int argc, char **argv);
 int rk_sim_run_victim(int argc, char **argv);
+int rk_sim_run_deadlock(int argc, char **argv);
 #endif
 
 int
@@ -825,6 +829,8 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "victim") == 0)
 		return rk_sim_run_victim(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "deadlock") == 0)
+		return rk_sim_run_deadlock(argc - 1, argv + 1);
 #endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);

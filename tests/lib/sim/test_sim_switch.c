@@ -13,6 +13,7 @@
 
 #include "rk_build.h"
 #include "rk_ipv4.h"
+#include "rk_sim_ring.h"
 #include "rk_sim_switch.h"
 #include "rk_sim_xstats.h"
 
@@ -471,81 +472,82 @@ static void test_incast_16_1(void **state)
 	rk_sw_net_destroy(n);
 }
 
-static unsigned long ring_rx[4];
-
-static void ring_sink(void *ctx, struct rk_sw *sw, unsigned int port, uint64_t t,
-		      const uint8_t *frame, uint32_t len)
-{
-	(void)sw; (void)port; (void)t; (void)frame; (void)len;
-	ring_rx[(uintptr_t)ctx]++;
-}
-
 /*
- * Four switches in a ring (port 1 -> next switch's port 2), a host source on
- * port 0 and a sink on port 3 of each. Flow i goes two hops clockwise, to
- * the sink of switch i + 2, so each ring link carries two flows at twice its
- * rate. With all four flows the pauses form a cycle: once the sources stop,
- * frames stay stuck behind pauses that are refreshed forever. With only
- * flows 0 and 1 there is no cycle and everything drains.
- * @return frames still in the network after the drain; *moved: frames the
- * sinks got in the last half of the drain.
+ * The ring of rk_sim_ring.h, 4 switches at 100 Gb/s, sources stopping at
+ * 200 us: @return frames neither delivered nor dropped after 15 ms;
+ * *moved: frames the sinks got in its last 10 ms.
  */
-static uint64_t run_ring(unsigned int nflows, unsigned long *moved)
+static uint64_t run_ring(unsigned int nflows, uint64_t pfcwd_ns, unsigned long *moved,
+			 struct rk_sring_counts *k)
 {
-	struct rk_sw_net *n = rk_sw_net_create();
-	struct rk_sw_cfg c = base_cfg(4, 1u << PRIO);
-	struct rk_sw *sw[4];
-	uint8_t f[1000];
+	struct rk_sring_cfg c = {
+		.switches = 4, .flows = nflows, .link_bps = 100000000000ull, .prop_ns = 1000,
+		.frame_bytes = 1000, .stop_ns = 200000, .xoff_bytes = 20000, .xon_bytes = 2000,
+		.headroom_bytes = 100000, .pfcwd_ns = pfcwd_ns,
+	};
+	struct rk_sring *r = rk_sring_create(&c);
 
-	c.port.prop_ns = 1000;
-	c.port.xoff_bytes = 20000;
-	c.port.xon_bytes = 2000;
-	c.port.headroom_bytes = 100000;
-	for (unsigned int i = 0; i < 4; i++)
-		sw[i] = rk_sw_add(n, &c);
-	for (unsigned int i = 0; i < 4; i++) {
-		assert_int_equal(rk_sw_connect(sw[i], 1, sw[(i + 1) % 4], 2), 0);
-		ring_rx[i] = 0;
-		rk_sw_attach_host(sw[i], 3, ring_sink, (void *)(uintptr_t)i);
-		rk_sw_route(sw[i], (uint8_t)(10 + i), 3);
-		rk_sw_route(sw[i], (uint8_t)(10 + (i + 1) % 4), 1);
-		rk_sw_route(sw[i], (uint8_t)(10 + (i + 2) % 4), 1);
-	}
-	for (unsigned int i = 0; i < nflows; i++) {
-		mk_frame(f, sizeof(f), (uint8_t)(10 + (i + 2) % 4));
-		assert_int_equal(rk_sw_add_source(sw[i], 0, 100000000000ull, 1000, f, sizeof(f), 0,
-						  200000), 0);
-	}
-	rk_sw_net_run(n, 5000000);
-	unsigned long before = ring_rx[0] + ring_rx[1] + ring_rx[2] + ring_rx[3];
+	assert_non_null(r);
+	rk_sring_run(r, 5000000);
+	rk_sring_counts(r, k);
+	uint64_t before = k->delivered;
 
-	rk_sw_net_run(n, 10000000);
-	unsigned long after = ring_rx[0] + ring_rx[1] + ring_rx[2] + ring_rx[3];
-	uint64_t sent = 0, drops = 0;
-
-	for (unsigned int i = 0; i < nflows; i++)
-		sent += rk_sw_source_sent(n, i, NULL);
-	for (unsigned int i = 0; i < 4; i++)
-		for (unsigned int p = 0; p < 4; p++)
-			drops += rk_sw_stats(sw[i], p, PRIO)->drops;
-	assert_int_equal(drops, 0);
-	*moved = after - before;
-	rk_sw_net_destroy(n);
-	return sent - after;
+	rk_sring_run(r, 15000000);
+	rk_sring_counts(r, k);
+	*moved = (unsigned long)(k->delivered - before);
+	rk_sring_destroy(r);
+	assert_int_equal(k->drops, 0);          /* lossless: the headroom held */
+	return k->sent - k->delivered - k->pfcwd_drops;
 }
 
 static void test_cyclic_deadlock(void **state)
 {
+	struct rk_sring_counts k;
 	unsigned long moved;
 	uint64_t stuck;
 
 	(void)state;
-	stuck = run_ring(4, &moved);
+	stuck = run_ring(4, 0, &moved, &k);
 	print_message("# ring of 4: %lu frames stuck\n", (unsigned long)stuck);
 	assert_true(stuck > 0);
 	assert_int_equal(moved, 0);
-	stuck = run_ring(2, &moved);
+	assert_int_equal(k.buffered_bytes, stuck * 1000);
+	/* The acyclic control drains. */
+	stuck = run_ring(2, 0, &moved, &k);
 	assert_int_equal(stuck, 0);
+	assert_int_equal(k.buffered_bytes, 0);
+	assert_true(k.delivered > 1000);
+	/* The PFC watchdog breaks the cycle by dropping what it held. */
+	stuck = run_ring(4, 1000000, &moved, &k);
+	assert_int_equal(stuck, 0);
+	assert_true(k.pfcwd_drops > 0);
+	assert_true(k.pfcwd_storms > 0);
+	assert_int_equal(k.buffered_bytes, 0);
+}
+
+static void test_ring_cfg(void **state)
+{
+	struct rk_sring_cfg c = {
+		.switches = 2, .flows = 2, .link_bps = 1000000000, .frame_bytes = 1000,
+		.stop_ns = 1000, .xoff_bytes = 20000, .xon_bytes = 2000,
+	};
+
+	(void)state;
+	assert_null(rk_sring_create(&c));       /* too few switches */
+	c.switches = 4;
+	c.flows = 5;
+	assert_null(rk_sring_create(&c));       /* more flows than switches */
+	c.flows = 4;
+	c.xon_bytes = 20000;
+	assert_null(rk_sring_create(&c));       /* XON not below XOFF */
+	c.xon_bytes = 2000;
+	c.frame_bytes = 10;
+	assert_null(rk_sring_create(&c));
+	c.frame_bytes = 1000;
+	struct rk_sring *r = rk_sring_create(&c);
+
+	assert_non_null(r);
+	rk_sring_destroy(r);
 }
 
 int main(void)
@@ -558,6 +560,7 @@ int main(void)
 		cmocka_unit_test(test_two_tier_propagation),
 		cmocka_unit_test(test_pfc_watchdog),
 		cmocka_unit_test(test_cyclic_deadlock),
+		cmocka_unit_test(test_ring_cfg),
 		cmocka_unit_test(test_incast_16_1),
 		cmocka_unit_test(test_host_send),
 	};
