@@ -58,6 +58,8 @@ struct rk_sdq {
 	struct rk_sw *bott_sw;          /* the bottleneck: port bott_port of bott_sw */
 	unsigned int bott_port;
 	unsigned int nsnd;              /* senders, and the victim */
+	unsigned int uplink_port;       /* two tiers: T0's port to T1 */
+	unsigned int t0_ports;
 	struct host recv, vrecv, snd[RK_SDQ_MAX_SENDERS + 1];
 	uint64_t rx_bytes[RK_SDQ_MAX_SENDERS + 1];
 	uint64_t q_bytes, q_t;
@@ -306,13 +308,40 @@ static int victim_topology(struct rk_sdq *s)
 	return rc;
 }
 
+/*
+ * Port-based PFC unfairness: T0 ports 0..n-2 the first n - 1 senders, n - 1
+ * the uplink at link_bps; T1 port 0 the uplink, 1 the receiver, 2 the last
+ * sender, alone on its ingress port.
+ */
+static int lone_topology(struct rk_sdq *s)
+{
+	unsigned int n = s->cfg.senders;
+	int rc;
+
+	if (!(s->t1 = add_switch(s, 3)))
+		return -ENOMEM;
+	rc = rk_sw_connect(s->sw, n - 1, s->t1, 0);
+	if (!rc)
+		rc = host_init(s, &s->recv, s->t1, 1, RECV_MAC, n);
+	if (!rc)
+		rc = rk_sw_route(s->sw, RECV_MAC, n - 1);
+	if (!rc)
+		rc = rk_sw_route(s->t1, RECV_MAC, 1);
+	for (unsigned int i = 0; !rc && i + 1 < n; i++)
+		rc = rk_sw_route(s->t1, (uint8_t)(i + 1), 0);
+	s->bott_sw = s->t1;
+	s->bott_port = 1;
+	s->uplink_port = n - 1;
+	return rc;
+}
+
 struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 {
 	unsigned int n = cfg ? cfg->senders : 0;
 
 	if (!n || n > RK_SDQ_MAX_SENDERS || !cfg->link_bps || !cfg->msg_bytes ||
 	    cfg->msg_bytes > HOST_MEM || cfg->kmax_bytes < cfg->kmin_bytes ||
-	    ((cfg->victim || cfg->storm_ns) && !cfg->pfc)) {
+	    ((cfg->victim || cfg->storm_ns) && !cfg->pfc) || (cfg->lone && (n < 2 || cfg->victim))) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -325,12 +354,17 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 	}
 	s->cfg = *cfg;
 	s->nsnd = n + (cfg->victim ? 1 : 0);
-	/* one port per sender (and the victim), then the receiver's or the uplink */
-	int rc = (s->sw = add_switch(s, s->nsnd + 1)) ? 0 : -ENOMEM;
+	s->uplink_port = s->nsnd;
+	/* one port per sender on T0 (and the victim; not the lone one), then
+	 * the receiver's or the uplink */
+	s->t0_ports = cfg->lone ? n : s->nsnd + 1;
+	int rc = (s->sw = add_switch(s, s->t0_ports)) ? 0 : -ENOMEM;
 
 	rk_sw_net_set_trace(s->net, NULL, on_queue, s);
 	if (!rc && cfg->victim) {
 		rc = victim_topology(s);
+	} else if (!rc && cfg->lone) {
+		rc = lone_topology(s);
 	} else if (!rc) {
 		rc = host_init(s, &s->recv, s->sw, n, RECV_MAC, n);
 		if (!rc)
@@ -339,10 +373,14 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 		s->bott_port = n;
 	}
 	for (unsigned int i = 0; !rc && i < s->nsnd; i++) {
+		bool alone = cfg->lone && i + 1 == n;
+		struct rk_sw *at = alone ? s->t1 : s->sw;
+		unsigned int port = alone ? 2 : i;
+
 		s->snd[i].flow = i;
-		rc = host_init(s, &s->snd[i], s->sw, i, (uint8_t)(i + 1), 1);
+		rc = host_init(s, &s->snd[i], at, port, (uint8_t)(i + 1), 1);
 		if (!rc)
-			rc = rk_sw_route(s->sw, (uint8_t)(i + 1), i);
+			rc = rk_sw_route(at, (uint8_t)(i + 1), port);
 		if (!rc)
 			rc = i < n ? pair_up(s, &s->snd[i], &s->recv, s->recv.qp[i]) :
 			     pair_up(s, &s->snd[i], &s->vrecv, s->vrecv.qp[0]);
@@ -557,7 +595,7 @@ void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dr
 {
 	uint64_t m = 0, d = 0, pfc = 0, pk = 0;
 
-	sw_counts(s->sw, s->nsnd + 1, &m, &d, &pfc);
+	sw_counts(s->sw, s->t0_ports, &m, &d, &pfc);
 	if (s->t1)
 		sw_counts(s->t1, 3, &m, &d, &pfc);
 	for (unsigned int pr = 0; pr < 8; pr++) {
@@ -578,13 +616,13 @@ void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *upl
 {
 	uint64_t m = 0, d = 0, pfc = 0;
 
-	sw_counts(s->sw, s->nsnd + 1, &m, &d, &pfc);
+	sw_counts(s->sw, s->t0_ports, &m, &d, &pfc);
 	if (s->t1)
 		sw_counts(s->t1, 3, &m, &d, &pfc);
 	if (pfc_sent)
 		*pfc_sent = pfc;
 	if (uplink_paused_ns)
-		*uplink_paused_ns = s->t1 ? rk_sw_stats(s->sw, s->nsnd, 0)->pause_ns : 0;
+		*uplink_paused_ns = s->t1 ? rk_sw_stats(s->sw, s->uplink_port, 0)->pause_ns : 0;
 }
 
 static void wd_counts(const struct rk_sw *sw, unsigned int nports, uint64_t *storms,
@@ -601,7 +639,7 @@ void rk_sdq_pfcwd_counts(const struct rk_sdq *s, uint64_t *storms, uint64_t *dro
 {
 	uint64_t st = 0, dr = 0;
 
-	wd_counts(s->sw, s->nsnd + 1, &st, &dr);
+	wd_counts(s->sw, s->t0_ports, &st, &dr);
 	if (s->t1)
 		wd_counts(s->t1, 3, &st, &dr);
 	if (storms)

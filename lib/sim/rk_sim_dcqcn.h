@@ -59,6 +59,10 @@ struct rk_sdq_cfg {
 	bool dcqcn;                     /**< false: no congestion control at all */
 	bool pfc;                       /**< every priority lossless (see above) */
 	bool victim;                    /**< two tiers and a victim flow (needs pfc) */
+	bool lone;                      /**< two tiers: the last sender alone on an
+					     ingress port of the receiver's switch, the
+					     others behind one uplink (senders >= 2; not
+					     with victim) */
 	uint64_t storm_ns;              /**< a pause storm from then on (needs pfc); 0: none */
 	uint8_t timeout;                /**< RC local ACK timeout exponent (IBTA Vol1 9.7.6.1.3:
 					     4.096 us x 2^timeout); 0: 14 (67 ms) */

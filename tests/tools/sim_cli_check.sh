@@ -487,5 +487,44 @@ expect 2 "--send must end before --duration" deadlock --send 10
 expect 2 "--pfcwd 1..100" deadlock --pfcwd 0
 expect 2 "--duration 2..200" deadlock --duration 1000
 expect 2 "unexpected argument 'extra'" deadlock extra
+# rk-sim unfair: PFC gives the lone sender half the receiver's port and
+# each of the three behind the uplink a sixth; DCQCN a quarter each. The
+# table, CSV and JSON agree.
+png_arg=
+command -v gnuplot >/dev/null 2>&1 && png_arg="--png $tmp/uf.png"
+# shellcheck disable=SC2086
+timeout 120 "$sim" unfair --duration 20 --csv "$tmp/uf.csv" --json "$tmp/uf.json" $png_arg \
+	>"$tmp/uf" 2>&1
+if python3 - "$tmp/uf" "$tmp/uf.csv" "$tmp/uf.json" "${png_arg:+$tmp/uf.png}" <<'PY'
+import csv, json, re, sys
+out = open(sys.argv[1]).read()
+tab = {m[0]: [float(x) for x in m[1].split()] for m in
+       re.findall(r"^(pfc|pfc\+dcqcn) +([\d. ]+)$", out, re.M)}
+rows = list(csv.DictReader(open(sys.argv[2])))
+d = json.load(open(sys.argv[3]))
+runs = {r["run"]: r for r in d["runs"]}
+p, q = tab.get("pfc"), tab.get("pfc+dcqcn")
+ok = (p is not None and q is not None and len(p) == 8 and len(q) == 8 and
+      18 < p[3] < 22 and all(5 < x < 8 for x in p[:3]) and p[4] < 0.8 and
+      all(7 < x < 13 for x in q[:4]) and q[4] >= 0.97 and p[7] == 0 and q[7] == 0 and
+      all(abs(a - b) < 0.01 for a, b in zip(runs["pfc"]["gbps"], p[:4])) and
+      abs(runs["pfc+dcqcn"]["jain"] - q[4]) < 0.001 and
+      len(rows) == 400 and list(rows[0])[2:] == ["flow%d_gbps" % i for i in range(4)] and
+      len(d["trace"]) == 400 and len(d["trace"][0]["gbps"]) == 4)
+if sys.argv[4]:
+    ok = ok and open(sys.argv[4], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim unfair: $(cat "$tmp/uf")"
+	fail=$((fail + 1))
+fi
+expect 2 "--senders 2..7" unfair --senders 1
+expect 2 "--senders 2..7" unfair --senders 8
+expect 2 "--duration 2..1000" unfair --duration 0
+expect 2 "unknown --dcqcn profile 'bogus'" unfair --dcqcn=bogus
+expect 2 "unexpected argument 'extra'" unfair extra
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -251,6 +251,9 @@ usage(FILE *out)
 	       "       rk-sim victim [--senders N] [--kmax B] [--png F] ...\n"
 	       "                                 a victim flow behind a paused uplink, with PFC\n"
 	       "                                 alone and with DCQCN (victim --help)\n"
+	       "       rk-sim unfair [--senders N] [--png F] ...\n"
+	       "                                 PFC shares a port by ingress port, not by flow;\n"
+	       "                                 DCQCN by flow (unfair --help)\n"
 	       "       rk-sim deadlock [--switches N] [--pfcwd MS] [--png F] ...\n"
 	       "                                 a PFC ring's cyclic buffer dependency, and the\n"
 	       "                                 acyclic control (deadlock --help)\n"
@@ -814,6 +817,7 @@ int rk_sim_run_incast(int argc, char **argv);
 int rk_sim_run_incast_dcqcn(int argc, char **argv);
 int rk_sim_run_victim(int argc, char **argv);
 int rk_sim_run_deadlock(int argc, char **argv);
+int rk_sim_run_unfair(int argc, char **argv);
 #endif
 
 int
@@ -829,6 +833,8 @@ main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "victim") == 0)
 		return rk_sim_run_victim(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "unfair") == 0)
+		return rk_sim_run_unfair(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "deadlock") == 0)
 		return rk_sim_run_deadlock(argc - 1, argv + 1);
 #endif
