@@ -48,6 +48,7 @@ struct host {
 	uint64_t paused_until;          /* PFC: priority 0 (data) stopped until */
 	uint64_t storm_next;            /* storming receiver: its next XOFF, 0: not storming */
 	unsigned int flow;              /* senders: index in rx_bytes */
+	uint64_t start_ns;              /* senders: the first WRITE is posted then */
 };
 
 struct rk_sdq {
@@ -384,7 +385,8 @@ struct rk_sdq *rk_sdq_create(const struct rk_sdq_cfg *cfg)
 		if (!rc)
 			rc = i < n ? pair_up(s, &s->snd[i], &s->recv, s->recv.qp[i]) :
 			     pair_up(s, &s->snd[i], &s->vrecv, s->vrecv.qp[0]);
-		if (!rc)
+		s->snd[i].start_ns = i < n ? i * cfg->stagger_ns : 0;
+		if (!rc && s->snd[i].start_ns == 0)
 			refill(s, &s->snd[i]);
 	}
 	if (rc) {
@@ -438,6 +440,8 @@ static uint64_t host_next(const struct host *h)
 		t = h->paused_until;
 	if (h->storm_next && h->storm_next < t)
 		t = h->storm_next;
+	if (h->start_ns > h->now && h->start_ns < t)
+		t = h->start_ns;
 	if (h == &h->s->recv && !h->storm_next && h->s->cfg.storm_ns &&
 	    h->s->cfg.storm_ns < t)
 		t = h->s->cfg.storm_ns;
@@ -500,7 +504,7 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 	}
 	if (rk_ib_next_timer(h->dev) <= t)
 		rk_ib_timers(h->dev, t);
-	if (!is_recv)
+	if (!is_recv && t >= h->start_ns)
 		refill(s, h);
 	h->now = t;
 	if (h->paused_until > t)

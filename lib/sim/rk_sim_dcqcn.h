@@ -64,6 +64,8 @@ struct rk_sdq_cfg {
 					     others behind one uplink (senders >= 2; not
 					     with victim) */
 	uint64_t storm_ns;              /**< a pause storm from then on (needs pfc); 0: none */
+	uint64_t stagger_ns;            /**< sender i starts at i x stagger_ns (the
+					     victim at 0); 0: all at once */
 	uint8_t timeout;                /**< RC local ACK timeout exponent (IBTA Vol1 9.7.6.1.3:
 					     4.096 us x 2^timeout); 0: 14 (67 ms) */
 	uint64_t pfcwd_ns;              /**< every switch port's PFC watchdog: detection and

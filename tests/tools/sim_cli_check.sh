@@ -374,6 +374,29 @@ else
 	echo "FAIL rk-sim incast --dcqcn: $(cat "$tmp/dq")"
 	fail=$((fail + 1))
 fi
+# --stagger: flow 1 starts 10 ms after flow 0; the line says from when both
+# stay within 10 % of 20 Gb/s, and the JSON agrees with it and the trace.
+if timeout 120 "$sim" incast --dcqcn --stagger 10 --duration 40 --json "$tmp/sg.json" \
+	>"$tmp/sg" 2>&1 && python3 - "$tmp/sg" "$tmp/sg.json" <<'PY'
+import json, re, sys
+out = open(sys.argv[1]).read()
+m = re.search(r"staggered by 10 ms, last start at 10 ms: each flow within 10 % of its "
+              r"share of the link from (\d+) ms on \((\d+) ms after the last start\)", out)
+d = json.load(open(sys.argv[2]))
+early = [r for r in d["trace"] if r["flow"] == 1 and r["t_ns"] <= 10000000]
+sys.exit(0 if m and int(m.group(1)) == d["fair_from_ms"] and 10 <= d["fair_from_ms"] <= 30 and
+         int(m.group(2)) == d["fair_from_ms"] - 10 and d["stagger_ms"] == 10 and early and
+         all(r["rate_gbps"] == 0 for r in early) else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim incast --dcqcn --stagger: $(cat "$tmp/sg")"
+	fail=$((fail + 1))
+fi
+expect 2 "--stagger needs 2 senders or more" incast --dcqcn --senders 1 --stagger 5
+expect 2 "--stagger needs 2 senders or more" incast --dcqcn --stagger 19
+expect 2 "--stagger 1..1000" incast --dcqcn --stagger 0
 expect 2 "unknown --dcqcn profile 'bogus'" incast --dcqcn=bogus
 expect 2 "No such file or directory" incast --dcqcn --json "$tmp/no/x.json"
 expect 2 "unexpected argument 'extra'" incast extra

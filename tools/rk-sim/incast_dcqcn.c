@@ -21,9 +21,36 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rk-sim incast --dcqcn[=paper|nvidia-default] [--senders N]\n"
-		   "                     [--duration MS] [--csv FILE] [--json FILE] [--png FILE]\n"
+		   "                     [--stagger MS] [--duration MS] [--csv FILE] [--json FILE]\n"
+		   "                     [--png FILE]\n"
 		   "  N RC QPs (rdmakit engines, 64 KB WRITEs) at 40 Gb/s into one port,\n"
-		   "  RED 5..200 KB, Pmax 1 %%, marking at dequeue (defaults: paper, 2, 20).\n");
+		   "  RED 5..200 KB, Pmax 1 %%, marking at dequeue (defaults: paper, 2, 20).\n"
+		   "  --stagger MS: sender i starts at i x MS; a line says from when each flow\n"
+		   "  stays within 10 %% of its share of the link (1 ms windows).\n");
+}
+
+/*
+ * The first whole 1 ms window, at or after @p from_ms, from which every
+ * window to the end has each of the @p n flows within 10 % of its share of
+ * the link, @p share bytes a window (@p win: bytes, window-major); -1 when
+ * none.
+ */
+static long fair_from(const uint64_t *win, unsigned long n, unsigned long ms,
+		      unsigned long from_ms, double share)
+{
+	long first = -1;
+
+	for (unsigned long w = ms; w-- > from_ms;) {
+		bool fair = true;
+
+		for (unsigned long i = 0; i < n; i++)
+			fair &= (double)win[w * n + i] >= 0.9 * share &&
+				(double)win[w * n + i] <= 1.1 * share;
+		if (!fair)
+			break;
+		first = (long)w;
+	}
+	return first;
 }
 
 int rk_sim_run_incast_dcqcn(int argc, char **argv);
@@ -31,19 +58,23 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv);
 int rk_sim_run_incast_dcqcn(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "dcqcn", 2, NULL, 'q' }, { "senders", 1, NULL, 'n' },
+		{ "dcqcn", 2, NULL, 'q' }, { "senders", 1, NULL, 'n' }, { "stagger", 1, NULL, 's' },
 		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
 		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 2, ms = 20;
+	unsigned long n = 2, ms = 20, stagger = 0;
 	char err[256];
 	int o;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:c:j:g:h", lo, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "n:s:d:c:j:g:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'q': if (optarg) profile = optarg; break;
+		case 's':
+			if (rk_sim_cli_num("incast", "stagger", optarg, 1, 1000, "ms", &stagger))
+				return 2;
+			break;
 		case 'n':
 			if (rk_sim_cli_num("incast", "senders", optarg, 1, RK_SDQ_MAX_SENDERS, "", &n))
 				return 2;
@@ -61,10 +92,16 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	}
 	if (rk_sim_cli_no_args("incast", optind, argc, argv))
 		return 2;
+	if (stagger && (n < 2 || stagger * (n - 1) + 2 > ms)) {
+		fprintf(stderr, "rk-sim: incast: --stagger needs 2 senders or more and the last "
+			"to start at least 2 ms before the end of --duration\n");
+		return 2;
+	}
 	struct rk_sdq_cfg c = {
 		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
 		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000, .kmax_bytes = 200000,
 		.pmax = 0.01, .limit_bytes = 4u << 20, .seed = 0xdc9c, .dcqcn = true,
+		.stagger_ns = stagger * 1000000ull,
 	};
 	if (rk_dcqcn_profile(profile, &c.params)) {
 		fprintf(stderr, "rk-sim: incast: unknown --dcqcn profile '%s' (paper, nvidia-default)\n",
@@ -93,6 +130,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	unsigned int ncol = 2 + 2 * (unsigned int)n;   /* t, queue, rate_i, alpha_i */
 	double *rows = calloc(steps * ncol, sizeof(double));
 	json_t *jt = json_array();
+	/* bytes per flow per 1 ms window, for the convergence time */
+	uint64_t *win = calloc(ms * n, sizeof(uint64_t));
 	double area = 0;
 	int rc = 0;
 
@@ -116,6 +155,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 			rk_sdq_flow(s, i, &f);
 			double gbps = (double)(f.rx_bytes - prev[i]) * 8 / (double)SAMPLE_NS;
 
+			if (win)
+				win[((t - 1) / 1000000ull) * n + i] += f.rx_bytes - prev[i];
 			prev[i] = f.rx_bytes;
 			r[2 + i] = gbps;
 			r[2 + n + i] = f.alpha / 1024.0;
@@ -140,6 +181,21 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	printf("incast %lu:1 dcqcn %s %lu ms: queue avg %.1f KB, peak %llu B, marked %llu, "
 	       "dropped %llu\n", n, profile, ms, qavg / 1000, (unsigned long long)peak,
 	       (unsigned long long)marked, (unsigned long long)dropped);
+	long fair_ms = -1;
+
+	if (stagger && win) {
+		fair_ms = fair_from(win, n, ms, stagger * (n - 1),
+				    (double)c.link_bps / 8 / 1000 / (double)n);
+		if (fair_ms >= 0)
+			printf("  staggered by %lu ms, last start at %lu ms: each flow within 10 %% of "
+			       "its share of the link from %ld ms on (%ld ms after the last start)\n",
+			       stagger,
+			       stagger * (n - 1), fair_ms, fair_ms - (long)(stagger * (n - 1)));
+		else
+			printf("  staggered by %lu ms, last start at %lu ms: not every flow within "
+			       "10 %% of its share of the link by the end\n", stagger,
+			       stagger * (n - 1));
+	}
 	for (unsigned int i = 0; i < n; i++) {
 		struct rk_sdq_flow f;
 
@@ -150,8 +206,9 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		       (unsigned long long)f.cnp_ignored);
 	}
 	if (json) {
-		json_t *root = json_pack("{s:s,s:i,s:i,s:f,s:I,s:I,s:I,s:o}", "profile", profile,
-					 "senders", (int)n, "duration_ms", (int)ms,
+		json_t *root = json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:I,s:I,s:I,s:o}", "profile",
+					 profile, "senders", (int)n, "duration_ms", (int)ms,
+					 "stagger_ms", (int)stagger, "fair_from_ms", (int)fair_ms,
 					 "queue_avg_bytes", qavg, "queue_peak_bytes", (json_int_t)peak,
 					 "marked", (json_int_t)marked, "dropped", (json_int_t)dropped,
 					 "trace", jt);
@@ -187,6 +244,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		}
 	}
 	free(rows);
+	free(win);
 	rk_sdq_destroy(s);
 	return rc;
 }

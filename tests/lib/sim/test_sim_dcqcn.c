@@ -187,6 +187,50 @@ static void test_deterministic(void **state)
 	assert_int_equal(a.marked, b.marked);
 }
 
+/*
+ * A staggered start (E4): flow B starts 10 ms after flow A at line rate.
+ * The queue spikes past Kmax, both are cut, and both come within 10 % of
+ * C/2 within 20 ms of B's start and stay there (1 ms windows, to 40 ms;
+ * 15 ms here).
+ */
+static void test_staggered_start(void **state)
+{
+	struct rk_sdq_cfg c = config(2, true);
+	uint64_t prev[2] = { 0 }, peak;
+	double gbps[40][2];
+	struct rk_sdq_flow f;
+	struct rk_sdq *s;
+	int settled = -1;
+
+	(void)state;
+	c.stagger_ns = 10000000;
+	assert_non_null(s = rk_sdq_create(&c));
+	for (unsigned int w = 0; w < 40; w++) {
+		assert_int_equal(rk_sdq_run(s, (w + 1) * 1000000ull), 0);
+		for (unsigned int i = 0; i < 2; i++) {
+			assert_int_equal(rk_sdq_flow(s, i, &f), 0);
+			gbps[w][i] = (double)(f.rx_bytes - prev[i]) * 8 / 1e6;
+			prev[i] = f.rx_bytes;
+		}
+	}
+	rk_sdq_switch_counts(s, NULL, NULL, &peak);
+	rk_sdq_destroy(s);
+	for (unsigned int w = 2; w < 10; w++) {         /* A alone at line rate, B idle */
+		assert_true(gbps[w][0] > 38);
+		assert_true(gbps[w][1] == 0);
+	}
+	assert_true(peak > c.kmax_bytes);
+	assert_true(gbps[10][0] < 25);                  /* A cut when B arrives */
+	for (int w = 39; w >= 10; w--) {
+		if (gbps[w][0] < 18 || gbps[w][0] > 22 || gbps[w][1] < 18 || gbps[w][1] > 22)
+			break;
+		settled = w;
+	}
+	print_message("# staggered start: within 10 %% of C/2 from %d ms, queue peak %llu B\n",
+		      settled, (unsigned long long)peak);
+	assert_true(settled >= 10 && settled <= 30);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_n8),
 		cmocka_unit_test(test_off_misses),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_staggered_start),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
