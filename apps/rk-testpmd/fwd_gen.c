@@ -8,7 +8,9 @@
  * the forwarding loop. Frames the TX queue refuses wait for the next pass
  * (none is lost to a full queue); received frames are counted and freed,
  * as rxonly does. "stop" prints the frames each stream sent on each port.
- * Frames longer than an mbuf's data room are skipped and counted.
+ * A frame longer than an mbuf's data room goes out as a chain of mbufs
+ * where the port takes chains (RTE_ETH_TX_OFFLOAD_MULTI_SEGS), else it is
+ * skipped and counted.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +39,7 @@ struct gen_port {
 	struct rte_mbuf *wait[RK_TP_BURST];     /* refused by the queue: next pass */
 	uint32_t wait_src[RK_TP_BURST];
 	uint16_t nwait;
+	uint8_t *scratch;               /* a chained frame, stamped before it is split */
 };
 
 static struct gen_port gp[RK_TP_MAX_PORTS];
@@ -182,9 +185,48 @@ gen_flush(struct gen_port *g, uint16_t port, struct rk_tp_stream *fs)
 	fs->fwd += n;
 }
 
+
+/*
+ * The mbuf (a chain when @p len exceeds @p room) of frame @p m, stamped
+ * with the wall-clock TX time when its stream carries a sequence slot.
+ * @return NULL when the pool is drained.
+ */
+static struct rte_mbuf *
+frame_mbuf(struct gen_port *g, const struct rk_gen_live *m, uint32_t len, uint32_t room)
+{
+	struct rte_mbuf *head = NULL;
+	const uint8_t *data = m->f.data;
+
+	if (len > room) {
+		memcpy(g->scratch, data, len);
+		if (m->ops->stamp != NULL)
+			m->ops->stamp(m->src, g->scratch, len, wall_ns());
+		data = g->scratch;
+	}
+	for (uint32_t off = 0; off < len;) {
+		uint32_t n = len - off < room ? len - off : room;
+		struct rte_mbuf *seg = rte_pktmbuf_alloc(rk_tp.pool);
+		uint8_t *p = seg != NULL ? (uint8_t *)rte_pktmbuf_append(seg, (uint16_t)n) : NULL;
+
+		if (p == NULL || (head != NULL && rte_pktmbuf_chain(head, seg) != 0)) {
+			rte_pktmbuf_free(seg);
+			rte_pktmbuf_free(head);
+			return NULL;
+		}
+		memcpy(p, data + off, n);
+		if (head == NULL)
+			head = seg;
+		off += n;
+	}
+	if (len <= room && m->ops->stamp != NULL)
+		m->ops->stamp(m->src, rte_pktmbuf_mtod(head, uint8_t *), len, wall_ns());
+	return head;
+}
+
 static void
 gen_fwd(struct rk_tp_stream *fs)
 {
+	const uint32_t room = rte_pktmbuf_data_room_size(rk_tp.pool) - RTE_PKTMBUF_HEADROOM;
 	struct rte_mbuf *rx[RK_TP_BURST];
 	uint16_t port = fs->tx_port, n = rk_tp_rx(fs, rx);
 	struct gen_port *g = &gp[port];
@@ -202,19 +244,17 @@ gen_fwd(struct rk_tp_stream *fs)
 	/* Due frames, up to a burst, behind those the queue refused before. */
 	while (g->nwait < RK_TP_BURST && (m = rk_gen_sched_peek(&g->s)) != NULL && m->t_ns <= t) {
 		uint32_t src = (uint32_t)(m - g->s.lv), len = (uint32_t)m->f.len;
-		struct rte_mbuf *mb = rte_pktmbuf_alloc(rk_tp.pool);
-		uint8_t *p;
+		struct rte_mbuf *mb;
 
-		if (mb == NULL)
-			break;  /* the pool is drained: the device still holds them */
-		p = len <= UINT16_MAX ? (uint8_t *)rte_pktmbuf_append(mb, (uint16_t)len) : NULL;
-		if (p == NULL) {
-			rte_pktmbuf_free(mb);
+		if (len > room && (!rk_tp.ports[port].multi_seg || len > RK_GEN_FRAME_MAX)) {
 			g->too_long[src]++;
 		} else {
-			memcpy(p, m->f.data, len);
-			if (m->ops->stamp != NULL)
-				m->ops->stamp(m->src, p, len, wall_ns());
+			if (len > room && g->scratch == NULL &&
+			    (g->scratch = malloc(RK_GEN_FRAME_MAX)) == NULL)
+				break;
+			mb = frame_mbuf(g, m, len, room);
+			if (mb == NULL)
+				break;  /* the pool is drained: the device still holds them */
 			g->wait[g->nwait] = mb;
 			g->wait_src[g->nwait++] = src;
 		}
@@ -239,7 +279,8 @@ gen_end(uint16_t port)
 	for (uint32_t i = 0; i < g->s.n; i++) {
 		printf("  stream %u %s: sent %" PRIu64 " frames", i, g->s.lv[i].name, g->sent[i]);
 		if (g->too_long[i])
-			printf(", %" PRIu64 " skipped (longer than an mbuf's %u bytes)",
+			printf(", %" PRIu64 " skipped (longer than an mbuf's %u bytes, and the port "
+			       "takes no chained mbufs)",
 			       g->too_long[i], rte_pktmbuf_data_room_size(rk_tp.pool) -
 						       RTE_PKTMBUF_HEADROOM);
 		putchar('\n');
@@ -248,6 +289,7 @@ gen_end(uint16_t port)
 		printf("gen: port %u: a stream failed\n", port);
 	free(g->sent);
 	free(g->too_long);
+	free(g->scratch);
 	rk_gen_sched_fini(&g->s);
 	memset(g, 0, sizeof(*g));
 }

@@ -30,10 +30,18 @@ rk_tp_port_valid(uint16_t port, FILE *out)
 static int
 port_configure(uint16_t port)
 {
+	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
 	int rc;
 
 	memset(&conf, 0, sizeof(conf));
+	/* Frames longer than an mbuf's room (the gen engine's jumbo streams)
+	 * go out as chains where the driver takes them. */
+	if (rte_eth_dev_info_get(port, &info) == 0 &&
+	    (info.tx_offload_capa & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)) {
+		conf.txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
+		rk_tp.ports[port].multi_seg = true;
+	}
 	if ((rc = rte_eth_dev_configure(port, 1, 1, &conf)) < 0)
 		return rc;
 	if ((rc = rte_eth_rx_queue_setup(port, 0, NB_DESC, rte_eth_dev_socket_id(port), NULL,

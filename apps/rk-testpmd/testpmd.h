@@ -34,6 +34,7 @@ struct rk_tp_port {
 	uint8_t ip[4];          /* "set ip"; 0.0.0.0: none */
 	uint16_t vlan;          /* "set vlan"; 0: untagged */
 	uint16_t mtu;
+	bool multi_seg;         /* TX takes chained mbufs (frames past one's room) */
 	struct pcap_dumper *pcap;       /* "pcap start": frames received */
 	void *pcap_handle;
 	/* Frames the app counted on this port. */
