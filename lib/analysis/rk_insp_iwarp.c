@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rk_insp_iwsync.h"
+#include "rk_insp_timing.h"
 
 /* Both MPA keys start with this: enough to tell MPA from anything else,
  * and a wrong key after it is the deframer's mpa.key.bad to report. */
@@ -72,6 +73,65 @@ free_dir(struct rk_insp_iw_dir *d)
 	d->deframer = NULL;
 	free(d->mid_buf);
 	d->mid_buf = NULL;
+	rk_insp_lat_free(d->read_lat);
+	d->read_lat = NULL;
+	free(d->rd_pend);
+	d->rd_pend = NULL;
+}
+
+/*
+ * Timing of FPDU @p m at @p ts_ns in direction @p d (the other @p o): a
+ * Read Request waits for its response in @p d; a Read Response segment at
+ * a waiting request's sink STag and TO, the first of its response, gives
+ * the latency to @p o.
+ */
+static void
+fpdu_timing(struct rk_insp_iw_dir *d, struct rk_insp_iw_dir *o, const struct rk_rdmap_msg *m,
+	    uint64_t ts_ns)
+{
+	if (d->fpdus == 1)
+		d->first_fpdu_ns = ts_ns;
+	d->last_fpdu_ns = ts_ns;
+	if (!m->ddp_ok)
+		return;
+	switch (m->opcode) {
+	case RK_RDMAP_WRITE:
+	case RK_RDMAP_READ_RESP:
+	case RK_RDMAP_SEND:
+	case RK_RDMAP_SEND_INV:
+	case RK_RDMAP_SEND_SE:
+	case RK_RDMAP_SEND_SE_INV:
+		d->data_bytes += m->payload_len;
+		break;
+	default:
+		break;
+	}
+	if (m->opcode == RK_RDMAP_READ_REQ && m->rdmap_hdr_ok) {
+		/* Out of memory only loses the latency. */
+		if (d->rd_pend == NULL &&
+		    (d->rd_pend = calloc(RK_INSP_IW_READS, sizeof(*d->rd_pend))) == NULL)
+			return;
+		d->rd_pend[d->rd_pos].stag = m->u.read_req.sink_stag;
+		d->rd_pend[d->rd_pos].to = m->u.read_req.sink_to;
+		d->rd_pend[d->rd_pos].ts_ns = ts_ns;
+		d->rd_pos = (d->rd_pos + 1) % RK_INSP_IW_READS;
+		if (d->rd_n < RK_INSP_IW_READS)
+			d->rd_n++;
+	} else if (m->opcode == RK_RDMAP_READ_RESP && m->t) {
+		for (unsigned int i = 0; i < o->rd_n; i++) {
+			unsigned int k = (o->rd_pos + RK_INSP_IW_READS - 1 - i) % RK_INSP_IW_READS;
+
+			if (o->rd_pend[k].stag != m->stag || o->rd_pend[k].to != m->to)
+				continue;
+			if (ts_ns >= o->rd_pend[k].ts_ns)
+				rk_insp_lat_add(&o->read_lat, ts_ns - o->rd_pend[k].ts_ns);
+			/* answered: the oldest waiting takes its place */
+			o->rd_pend[k] = o->rd_pend[(o->rd_pos + RK_INSP_IW_READS - o->rd_n) %
+						   RK_INSP_IW_READS];
+			o->rd_n--;
+			break;
+		}
+	}
 }
 
 void
@@ -273,6 +333,8 @@ on_mpa_event(const struct rk_mpa_event *mev, void *ctx)
 		d->crc = mev->params.crc;
 		d->fpdus++;
 		d->ulp_bytes += fp->ulpdu_len;
+		if (ev.crc != RK_INSP_CRC_BAD)
+			fpdu_timing(d, o, &fp->msg, t->cur_ts_ns);
 		d->markers_removed += fp->nmarkers;
 		if (ev.crc == RK_INSP_CRC_BAD)
 			d->crc_errors++;

@@ -80,6 +80,11 @@ enum rk_insp_iw_mid {
 };
 
 /** Per-direction record of a connection. */
+/** Read Requests a direction keeps waiting for their response (an ORD). */
+#define RK_INSP_IW_READS 64
+
+struct rk_insp_lat;
+
 struct rk_insp_iw_dir {
 	uint64_t packets, bytes, payload_bytes;
 	struct rk_insp_tcp_dir tcp;
@@ -99,6 +104,20 @@ struct rk_insp_iw_dir {
 		uint8_t layer, etype, err_code;
 		uint64_t frame;
 	} term[4];                  /**< the first Terminates */
+
+	/* Timing (capture ns): the first and last FPDU, the RDMAP payload of
+	 * Sends, Writes and Read Responses, and the READ latency of this
+	 * side's Read Requests: to the first segment of the Read Response
+	 * (RFC 5040 4.4), the one at the request's sink STag and TO. */
+	uint64_t first_fpdu_ns, last_fpdu_ns;
+	uint64_t data_bytes;
+	struct rk_insp_iw_read {
+		uint32_t stag;
+		uint64_t to, ts_ns;
+	} *rd_pend;                 /**< RK_INSP_IW_READS Read Requests not answered
+				         yet; NULL until the first */
+	unsigned int rd_n, rd_pos;
+	struct rk_insp_lat *read_lat; /**< NULL until one (rk_insp_timing.h) */
 
 	/* Joined mid-connection (no SYN): stream bytes kept until the FPDU
 	 * framing is found in them (rk_insp_iwsync.h). */

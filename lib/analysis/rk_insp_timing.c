@@ -25,12 +25,8 @@ rk_insp_timing_fini(struct rk_insp_timing *t)
 	while (f != NULL) {
 		struct rk_insp_timing_flow *n = f->next;
 
-		if (f->rtt != NULL)
-			free(f->rtt->h);
-		if (f->read != NULL)
-			free(f->read->h);
-		free(f->rtt);
-		free(f->read);
+		rk_insp_lat_free(f->rtt);
+		rk_insp_lat_free(f->read);
 		rk_insp_qp_fini(&f->qp);
 		free(f);
 		f = n;
@@ -119,9 +115,16 @@ request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t p
 	return i >= 0 ? of_qp(t->cand[i].qp) : NULL;
 }
 
-/* Add @p ns to @p *lp, allocated at its first value; out of memory loses it. */
-static void
-hist_add(struct rk_insp_lat **lp, uint64_t ns)
+void
+rk_insp_lat_free(struct rk_insp_lat *l)
+{
+	if (l != NULL)
+		free(l->h);
+	free(l);
+}
+
+void
+rk_insp_lat_add(struct rk_insp_lat **lp, uint64_t ns)
 {
 	struct rk_insp_lat *l = *lp;
 
@@ -183,14 +186,14 @@ rk_insp_timing_packet(struct rk_insp_timing *t, struct rk_insp_flow *flow,
 			return;
 		rk_insp_qp_ack(&q->qp, r->psn, kind == RK_AETH_NAK, r->ts_ns, &ack);
 		if (ack.req_frame != 0)
-			hist_add(&q->rtt, ack.rtt_ns);
+			rk_insp_lat_add(&q->rtt, ack.rtt_ns);
 	}
 	if (fl & RK_OPF_READ_RESP && fl & RK_OPF_FIRST) {
 		uint32_t frame;
 		uint64_t rt;
 
 		if (rk_insp_qp_read_response(&q->qp, r->psn, r->ts_ns, &frame, &rt))
-			hist_add(&q->read, rt);
+			rk_insp_lat_add(&q->read, rt);
 	}
 }
 

@@ -46,6 +46,12 @@ struct rk_insp_lat {
 	struct rk_hist *h;                 /**< every value, past RK_INSP_LAT_EXACT */
 };
 
+/** Add @p ns (ns) to @p *lp, allocated at its first value; out of memory loses it. */
+void rk_insp_lat_add(struct rk_insp_lat **lp, uint64_t ns);
+
+/** Free @p l (NULL: nothing). */
+void rk_insp_lat_free(struct rk_insp_lat *l);
+
 /** Timing of one flow (one direction of a QP). */
 struct rk_insp_timing_flow {
 	struct rk_insp_qp qp;          /**< its requests, and its peer once paired */

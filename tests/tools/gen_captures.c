@@ -18,6 +18,11 @@
  *                         first without markers nor CRC, the second with
  *                         both; cut at its start, it is the mid-connection
  *                         test's input (iwarp_midstream_check.py)
+ *   iwarp_timing.pcap     an iWARP connection (no markers, no CRC) with
+ *                         exact times for the timing view: two READs
+ *                         answered 50 and 120 us after their request (the
+ *                         first in two segments), a SEND each way
+ *                         (timing_check.py)
  *   bench.pcap N          (with -b N) N MiB of RoCEv2 WRITE/ACK traffic
  *
  * usage: gen_captures OUTDIR [-b MIB]
@@ -611,6 +616,80 @@ iwarp_long(void)
 	iwarp_long_connection(&c2, &s2, true, true);
 }
 
+/*
+ * Exact times (put() adds 10 us before each frame; now_us is moved on
+ * between them): client FPDUs at T, T+1000, T+3000 us (a SEND of 1000
+ * bytes, READ 1, READ 2); server FPDUs at T+1050, T+1060, T+3120, T+3200.
+ * READ 1 (2048 bytes, STag 0x5000 TO 0x10000) is answered from T+1050 in
+ * two segments (latency 50 us); READ 2 (512 bytes, STag 0x5001 TO
+ * 0x20000) at T+3120 (120 us); then the server SENDs 100 bytes.
+ */
+static void
+iwarp_timing(void)
+{
+	struct tcp_ep c = { "\x02\x00\x00\x00\x01\x01", { 10, 0, 1, 1 }, 40020, 1000 };
+	struct tcp_ep s = { "\x02\x00\x00\x00\x01\x02", { 10, 0, 1, 2 }, 5001, 9000 };
+	static uint8_t ul[8192], wire[70000];
+	uint8_t rr[28];
+	struct rk_mpa_tx tc, ts;
+	uint64_t t0;
+	uint32_t n, w;
+
+	handshake(&c, &s);
+	n = mpa_frame(wire, false, false, false, "timing");
+	stream(&c, &s, wire, n, 1448);
+	n = mpa_frame(wire, true, false, false, "timing");
+	stream(&s, &c, wire, n, 1448);
+	memset(&tc, 0, sizeof(tc));
+	tc.seq = c.seq;
+	tc.marker_seq0 = c.seq;
+	ts = tc;
+	ts.seq = s.seq;
+	ts.marker_seq0 = s.seq;
+	t0 = now_us + 10;
+	/* T: a SEND of 1000 bytes */
+	n = ddp_seg(ul, RK_RDMAP_SEND, false, true, 0, 1, 0, NULL, 0, 1000);
+	w = fpdu(wire, ul, n, &tc);
+	stream(&c, &s, wire, w, 1448);
+	/* T+1000: READ 1 */
+	now_us = t0 + 1000 - 10;
+	memset(rr, 0, sizeof(rr));
+	rk_rdmap_set_sink_stag(rr, 0x5000);
+	rk_rdmap_set_sink_to(rr, 0x10000);
+	rk_rdmap_set_rdma_rd_sz(rr, 2048);
+	rk_rdmap_set_src_stag(rr, 0x6000);
+	rk_rdmap_set_src_to(rr, 0);
+	n = ddp_seg(ul, RK_RDMAP_READ_REQ, false, true, 1, 1, 0, rr, 28, 0);
+	w = fpdu(wire, ul, n, &tc);
+	stream(&c, &s, wire, w, 1448);
+	/* T+1050, T+1060: its response, two segments */
+	now_us = t0 + 1050 - 10;
+	n = ddp_seg(ul, RK_RDMAP_READ_RESP, true, false, 0x5000, 0, 0x10000, NULL, 0, 1024);
+	w = fpdu(wire, ul, n, &ts);
+	stream(&s, &c, wire, w, 1448);
+	n = ddp_seg(ul, RK_RDMAP_READ_RESP, true, true, 0x5000, 0, 0x10400, NULL, 0, 1024);
+	w = fpdu(wire, ul, n, &ts);
+	stream(&s, &c, wire, w, 1448);
+	/* T+3000: READ 2 */
+	now_us = t0 + 3000 - 10;
+	rk_rdmap_set_sink_stag(rr, 0x5001);
+	rk_rdmap_set_sink_to(rr, 0x20000);
+	rk_rdmap_set_rdma_rd_sz(rr, 512);
+	n = ddp_seg(ul, RK_RDMAP_READ_REQ, false, true, 1, 2, 0, rr, 28, 0);
+	w = fpdu(wire, ul, n, &tc);
+	stream(&c, &s, wire, w, 1448);
+	/* T+3120: its response; T+3200: a SEND of 100 bytes */
+	now_us = t0 + 3120 - 10;
+	n = ddp_seg(ul, RK_RDMAP_READ_RESP, true, true, 0x5001, 0, 0x20000, NULL, 0, 512);
+	w = fpdu(wire, ul, n, &ts);
+	stream(&s, &c, wire, w, 1448);
+	now_us = t0 + 3200 - 10;
+	n = ddp_seg(ul, RK_RDMAP_SEND, false, true, 0, 1, 0, NULL, 0, 100);
+	w = fpdu(wire, ul, n, &ts);
+	stream(&s, &c, wire, w, 1448);
+	fin(&c, &s);
+}
+
 static void
 bench(uint64_t mib)
 {
@@ -676,6 +755,9 @@ main(int argc, char **argv)
 	close_out();
 	open_out(dir, "iwarp_long.pcap", 65535);
 	iwarp_long();
+	close_out();
+	open_out(dir, "iwarp_timing.pcap", 65535);
+	iwarp_timing();
 	close_out();
 	return 0;
 }

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """rk-inspect's timing view over captures written here with exact times.
 
-usage: timing_check.py RK_INSPECT
+usage: timing_check.py RK_INSPECT GEN_CAPTURES
 
 rtt.pcap: 198.18.0.1 > 198.18.0.2, RoCEv2 RC. Ten WRITE ONLY requests of
 1024 bytes (PSN 0..9) 1 ms apart, each ACKed 10, 20, ..., 100 us later;
@@ -11,6 +11,14 @@ READ response ONLY 30 and 40 us later. Checked: per flow duration,
 goodput and wire Gb/s; ACK RTT count 10, p50 50 us (within the
 histogram's 1/128), p99 and max 100 us exactly; READ latency count 2, p50
 30 us (within 1/128), max 40 us; the same in the text summary.
+
+iwarp_timing.pcap (gen_captures.c): one iWARP connection, client FPDUs
+at T, T+1 ms, T+3 ms (a SEND of 1000 bytes, two READs), server FPDUs at
+T+1050 us, T+1060 us (READ 1's response in two segments), T+3120 us (READ
+2's), T+3200 us (a SEND of 100 bytes). Checked per direction: duration
+3000 and 2150 us, goodput bytes 1000 and 2660 (RDMAP payload), READ
+latency count 2, p50 50 us, p99 and max 120 us on the client's side and
+none on the server's; the text line; no timing with --no-congestion.
 
 series.pcap, --interval 1: second 0 holds 100 frames (95 WRITEs of 1000
 bytes, 5 of them CE-marked, 2 CNPs, 3 PFC frames), second 1 none, second 2
@@ -298,9 +306,34 @@ def check_no_congestion(rk, tmp):
           "\n    time " in text, False)
 
 
+def check_iwarp(rk, gen, tmp):
+    """iWARP directions: duration, goodput, READ latency (iwarp_timing.pcap)."""
+    run([gen, tmp])
+    cap = os.path.join(tmp, "iwarp_timing.pcap")
+    d = json.loads(run([rk, "-j", cap]).stdout)
+    dirs = {x["from"]: x["timing"] for c in d["connections"] for x in c["directions"]}
+    cl, sv = dirs.get("10.0.1.1:40020"), dirs.get("10.0.1.2:5001")
+    check("iwarp: client duration, goodput bytes",
+          (cl["duration_ns"], cl["goodput_bytes"]) if cl else None, (3000000, 1000))
+    check("iwarp: server duration, goodput bytes",
+          (sv["duration_ns"], sv["goodput_bytes"]) if sv else None, (2150000, 2660))
+    check("iwarp: client READ latency", cl["read_latency_ns"] if cl else None,
+          {"count": 2, "p50": 50000, "p99": 120000, "max": 120000})
+    check("iwarp: server READ latency", sv["read_latency_ns"] if sv else "?", None)
+    check("iwarp: goodput Gb/s", round(cl["goodput_gbps"], 6) if cl else None,
+          round(1000 * 8 / 3000000, 6))
+    text = run([rk, "-s", cap]).stdout
+    check("iwarp: text line", "      time 0.003000 s, goodput 0.003 Gb/s, wire 0.004 Gb/s; "
+          "READ latency p50/p99/max 50.000/120.000/120.000 us (2)" in text, True)
+    bare = json.loads(run([rk, "-j", "--no-congestion", cap]).stdout)
+    check("iwarp: --no-congestion: no timing",
+          ["timing" in x for c in bare["connections"] for x in c["directions"]], [False, False])
+
+
 def main():
-    rk = sys.argv[1]
+    rk, gen = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
+        check_iwarp(rk, gen, tmp)
         check_rtt(rk, tmp)
         check_no_congestion(rk, tmp)
         check_series(rk, tmp)

@@ -874,7 +874,7 @@ rk_insp_iw_endpoint(char *buf, size_t len, const struct rk_insp_iw_conn *c, int 
 }
 
 static json_t *
-iw_dir_json(const struct rk_insp_iw_conn *c, int d)
+iw_dir_json(const struct rk_insp_iw_conn *c, int d, bool views)
 {
 	const struct rk_insp_iw_dir *x = &c->dir[d];
 	json_t *o = json_object(), *ops = json_array(), *terms = json_array();
@@ -958,11 +958,13 @@ iw_dir_json(const struct rk_insp_iw_conn *c, int d)
 		json_array_append_new(terms, e);
 	}
 	json_object_set_new(o, "terminate_list", terms);
+	if (views)
+		json_object_set_new(o, "timing", rk_insp_iw_timing_json(x));
 	return o;
 }
 
 static json_t *
-conn_json(const struct rk_insp_iw_conn *c)
+conn_json(const struct rk_insp_iw_conn *c, bool views)
 {
 	json_t *o = json_object(), *dirs = json_array();
 	char a[64], b[64];
@@ -980,8 +982,8 @@ conn_json(const struct rk_insp_iw_conn *c)
 	json_object_set_new(o, "bytes", json_integer((json_int_t)(c->dir[0].bytes +
 								   c->dir[1].bytes)));
 	json_object_set_new(o, "joined_mid_connection", json_boolean(c->joined_mid));
-	json_array_append_new(dirs, iw_dir_json(c, 0));
-	json_array_append_new(dirs, iw_dir_json(c, 1));
+	json_array_append_new(dirs, iw_dir_json(c, 0, views));
+	json_array_append_new(dirs, iw_dir_json(c, 1, views));
 	json_object_set_new(o, "directions", dirs);
 	json_object_set_new(o, "findings", findings_counts_json(c->findings));
 	return o;
@@ -1048,7 +1050,7 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	if (rep->iw != NULL)
 		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)
 			if (rk_insp_iw_is_iwarp(c))
-				json_array_append_new(conns, conn_json(c));
+				json_array_append_new(conns, conn_json(c, rep->timing != NULL));
 	json_object_set_new(doc, "connections", conns);
 	json_object_set_new(doc, "cm_connections", rk_insp_cm_json(rep->cm));
 	if (rep->qos != NULL)

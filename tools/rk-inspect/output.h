@@ -129,6 +129,18 @@ void rk_insp_print_flow_timing(FILE *out, const struct rk_insp_flow *f);
 /** The "timing" object of a QP flow in the summary JSON; caller owns it. */
 json_t *rk_insp_flow_timing_json(const struct rk_insp_flow *f);
 
+/**
+ * An iWARP direction's timing line of the text summary: first to last
+ * FPDU, goodput (RDMAP payload of Sends, Writes and Read Responses) and
+ * wire rate (its TCP frames) in Gb/s, and the READ latency of its Read
+ * Requests (to the first segment of the response) p50/p99/max in us.
+ * Nothing when it carried no FPDU.
+ */
+void rk_insp_print_iw_timing(FILE *out, const struct rk_insp_iw_dir *x);
+
+/** The "timing" object of an iWARP direction in the summary JSON; caller owns it. */
+json_t *rk_insp_iw_timing_json(const struct rk_insp_iw_dir *x);
+
 /** The summary JSON's "timing" object (flows timed, untimed, unpaired); caller owns it. */
 json_t *rk_insp_timing_json(const struct rk_insp_timing *t);
 

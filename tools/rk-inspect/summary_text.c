@@ -110,7 +110,7 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconn
 }
 
 static void
-print_conn(FILE *out, const struct rk_insp_iw_conn *c)
+print_conn(FILE *out, const struct rk_insp_iw_conn *c, bool views)
 {
 	char a[96], b[96];
 
@@ -159,6 +159,8 @@ print_conn(FILE *out, const struct rk_insp_iw_conn *c)
 		if (n_ops == 0)
 			fputs(" none", out);
 		fputc('\n', out);
+		if (views)
+			rk_insp_print_iw_timing(out, x);
 		for (uint64_t i = 0; i < x->terminates && i < 4; i++) {
 			const char *txt = rk_rdmap_term_text(x->term[i].layer,
 							     x->term[i].etype,
@@ -216,7 +218,7 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 		fprintf(out, "\niWARP connections (%" PRIu64 "):\n", rep->iw->niwarp);
 		for (const struct rk_insp_iw_conn *c = rep->iw->head; c != NULL; c = c->next)
 			if (rk_insp_iw_is_iwarp(c))
-				print_conn(out, c);
+				print_conn(out, c, rep->timing != NULL);
 	}
 	rk_insp_print_cm(out, rep->cm);
 	if (rep->qos != NULL)

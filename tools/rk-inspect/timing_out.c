@@ -121,6 +121,33 @@ rk_insp_flow_timing_json(const struct rk_insp_flow *f)
 	return o;
 }
 
+void
+rk_insp_print_iw_timing(FILE *out, const struct rk_insp_iw_dir *x)
+{
+	uint64_t d = x->last_fpdu_ns - x->first_fpdu_ns;
+
+	if (x->fpdus == 0)
+		return;
+	fprintf(out, "      time %.6f s", (double)d / 1e9);
+	if (d != 0)
+		fprintf(out, ", goodput %.3f Gb/s, wire %.3f Gb/s", gbps(x->data_bytes, d),
+			gbps(x->bytes, d));
+	print_pctl(out, "READ latency", x->read_lat);
+	fputc('\n', out);
+}
+
+json_t *
+rk_insp_iw_timing_json(const struct rk_insp_iw_dir *x)
+{
+	uint64_t d = x->fpdus ? x->last_fpdu_ns - x->first_fpdu_ns : 0;
+
+	return json_pack("{s:I, s:I, s:o, s:o, s:o}", "duration_ns", (json_int_t)d,
+			 "goodput_bytes", (json_int_t)x->data_bytes,
+			 "goodput_gbps", d ? json_real(gbps(x->data_bytes, d)) : json_null(),
+			 "wire_gbps", d ? json_real(gbps(x->bytes, d)) : json_null(),
+			 "read_latency_ns", pctl_json(x->read_lat));
+}
+
 json_t *
 rk_insp_timing_json(const struct rk_insp_timing *t)
 {
