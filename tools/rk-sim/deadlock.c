@@ -114,13 +114,7 @@ static int plot(const char *png, uint64_t steps, const double *rows)
 	struct rk_plot p = { .title = "rk-sim deadlock", .xlabel = "time (ms)", .n_cols = COLS,
 			     .names = names, .n_rows = steps, .rows = rows, .n_panels = 3,
 			     .panels = pn };
-	char err[256];
-
-	if (rk_plot_png(png, &p, err, sizeof(err))) {
-		fprintf(stderr, "rk-sim: deadlock: --png: %s\n", err);
-		return 1;
-	}
-	return 0;
+	return rk_sim_cli_png(CMD, png, &p);
 }
 
 /* The run's verdict, in words. */

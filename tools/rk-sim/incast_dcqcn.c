@@ -64,7 +64,6 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	};
 	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
 	unsigned long n = 2, ms = 20, stagger = 0;
-	char err[256];
 	int o;
 
 	optind = 1;
@@ -238,10 +237,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 				     .n_cols = ncol, .names = names, .n_rows = steps,
 				     .rows = rows, .n_panels = 3, .panels = pn };
 
-		if (rk_plot_png(png, &p, err, sizeof(err))) {
-			fprintf(stderr, "rk-sim: incast: --png: %s\n", err);
-			rc = 1;
-		}
+		rc = rk_sim_cli_png("incast", png, &p);
 	}
 	free(rows);
 	free(win);

@@ -69,3 +69,14 @@ int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv)
 	}
 	return 0;
 }
+
+int rk_sim_cli_png(const char *cmd, const char *png, const struct rk_plot *p)
+{
+	char err[256];
+
+	if (rk_plot_png(png, p, err, sizeof(err))) {
+		fprintf(stderr, "rk-sim: %s: --png: %s\n", cmd, err);
+		return 1;
+	}
+	return 0;
+}

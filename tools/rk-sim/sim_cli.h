@@ -22,6 +22,11 @@ int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned l
 int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const char *png,
 		       FILE **cf);
 
+struct rk_plot;
+
+/** Draw @p p into @p png (gnuplot). @return 0, or 1 with one line on stderr. */
+int rk_sim_cli_png(const char *cmd, const char *png, const struct rk_plot *p);
+
 /** Write @p root (taken, freed) to @p path. @return 0, or 1 with one line on stderr. */
 int rk_sim_cli_write_json(const char *cmd, json_t *root, const char *path);
 

@@ -119,7 +119,6 @@ static int plot(const char *png, unsigned int n, uint64_t steps, const double *r
 		{ .ylabel = "pfc: Gb/s per flow", .n_cols = n },
 		{ .ylabel = "pfc+dcqcn: Gb/s per flow", .n_cols = n },
 	};
-	char err[256];
 
 	names[0] = "t";
 	for (unsigned int r = 0; r < RUNS; r++)
@@ -135,11 +134,7 @@ static int plot(const char *png, unsigned int n, uint64_t steps, const double *r
 			     .names = names, .n_rows = steps, .rows = rows, .n_panels = RUNS,
 			     .panels = pn };
 
-	if (rk_plot_png(png, &p, err, sizeof(err))) {
-		fprintf(stderr, "rk-sim: unfair: --png: %s\n", err);
-		return 1;
-	}
-	return 0;
+	return rk_sim_cli_png(CMD, png, &p);
 }
 
 int rk_sim_run_unfair(int argc, char **argv);
