@@ -185,7 +185,6 @@ gen_flush(struct gen_port *g, uint16_t port, struct rk_tp_stream *fs)
 	fs->fwd += n;
 }
 
-
 /*
  * The mbuf (a chain when @p len exceeds @p room) of frame @p m, stamped
  * with the wall-clock TX time when its stream carries a sequence slot.

@@ -122,6 +122,19 @@ void rk_insp_response(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 void rk_insp_chain_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			  enum rk_insp_verdict v);
 /*
+ * The READ response copy count (rk_insp_copies.c). Request @p r of
+ * @p flow, reserving @p span PSNs (@p unknown: the span is not known),
+ * from side @p dir of @p path (NULL: none).
+ */
+void rk_insp_copies_request(struct rk_insp_flow *flow, struct rk_insp_path *path, int dir,
+			    const struct rk_insp_roce *r, uint32_t span, bool unknown);
+/* A READ response at @p psn from side @p dir of @p path, on @p flow. */
+void rk_insp_copies_response(struct rk_insp_path *path, int dir, struct rk_insp_flow *flow,
+			     uint32_t psn);
+/* The READ response just counted a gap of @p missing PSNs before @p psn. */
+void rk_insp_copies_gap(struct rk_insp_path *path, int dir, uint32_t psn, uint32_t missing);
+
+/*
  * End of capture, no verdict pending: the holes of @p flow's READ
  * responses whose PSN @p arrived(@p ctx, PSN) says came are no longer
  * missing (a gap all of whose PSNs came is no gap).
