@@ -101,9 +101,10 @@ usage(FILE *f)
 		"      --pcap FILE        record every frame sent and received (pcapng); a\n"
 		"                         thread of its own writes the file, the datapath\n"
 		"                         only copies each frame's recorded bytes\n"
-		"      --snaplen N        with --pcap: bytes of each frame recorded, the rest cut\n"
-		"                         (its length kept); 0: whole frames. Default: the\n"
-		"                         headers (128) for RoCE bandwidth tests, else 0\n"
+		"      --snaplen N|headers  with --pcap: bytes of each frame recorded, the rest\n"
+		"                         cut (its length kept); 0: whole frames; headers: each\n"
+		"                         RoCEv2 frame up to its payload. Default: headers for\n"
+		"                         RoCE bandwidth tests, else 0\n"
 		"      --dcqcn[=PROFILE]  DCQCN congestion control on every QP (RoCEv2): profile\n"
 		"                         nvidia-default (default) or paper; starts at\n"
 		"                         rpg_max_rate, or 100 Gb/s when it is 0\n"
@@ -357,10 +358,12 @@ parse_args(void *arg, int argc, char **argv)
 			o->pcap_path = optarg;
 			break;
 		case O_SNAPLEN:
-			if (rk_app_parse_u32(optarg, 0, 65535, &o->snaplen) != 0 ||
-			    (o->snaplen != 0 && o->snaplen < 14))
-				BAD("--snaplen: expected 0 (whole frames) or 14..65535 bytes, got '%s'",
-				    optarg);
+			if (strcmp(optarg, "headers") == 0)
+				o->snaplen = RK_IO_SNAP_HEADERS;
+			else if (rk_app_parse_u32(optarg, 0, 65535, &o->snaplen) != 0 ||
+				 (o->snaplen != 0 && o->snaplen < 14))
+				BAD("--snaplen: expected headers, 0 (whole frames) or 14..65535 bytes, "
+				    "got '%s'", optarg);
 			snaplen_set = true;
 			break;
 		case O_DCQCN:
@@ -684,7 +687,7 @@ parse_args(void *arg, int argc, char **argv)
 	/* A bandwidth test's payloads would make the recording the bottleneck:
 	 * headers only, unless asked. iWARP's byte stream needs every byte. */
 	if (!snaplen_set && o->mode == MODE_BW && !o->iwarp)
-		o->snaplen = PERF_BW_SNAPLEN;
+		o->snaplen = RK_IO_SNAP_HEADERS;
 	/* An atomic's operand is 8 bytes: another size would be run as 8 unsaid. */
 	for (uint32_t i = 0; o->verb == VERB_ATOMIC && list_set && i < p->nsizes; i++)
 		if (p->sizes[i] != 8)

@@ -20,9 +20,6 @@
 #include "rk_verbs.h"
 
 #define PERF_MAX_QPS 64
-/* Bytes recorded per frame in bandwidth tests by default: Ethernet, an
- * 802.1Q tag, IPv6, UDP, the BTH and the largest extended headers. */
-#define PERF_BW_SNAPLEN 128
 #define PERF_MAX_SIZES 24
 #define PERF_MAX_POST_LIST 256
 
@@ -48,7 +45,8 @@ struct perf_opts {
 	uint8_t ip[4];
 	bool have_ip;
 	const char *pcap_path;
-	uint32_t snaplen;               /* --snaplen: bytes recorded per frame; 0: whole */
+	uint32_t snaplen;               /* --snaplen: bytes recorded per frame; 0: whole;
+					 * RK_IO_SNAP_HEADERS: up to the payload */
 	bool dcqcn;                     /* --dcqcn: DCQCN on every QP (RoCEv2) */
 	struct rk_dcqcn_params dcqcn_p; /* its profile, then --dcqcn-param changes */
 	const char *dcqcn_profile;      /* the profile's name */

@@ -68,6 +68,13 @@ enum rk_io_idle {
 	RK_IO_IDLE_SPIN = 1,
 };
 
+/**
+ * rk_io_dpdk_cfg.snaplen: record every header of a RoCEv2 frame and none of
+ * its payload (rk_rocev2_hdrs_len()), other frames whole: what an analysis
+ * of a bandwidth run needs at a fraction of the bytes.
+ */
+#define RK_IO_SNAP_HEADERS UINT32_MAX
+
 /** Port configuration for rk_io_dpdk_open(). Zero means the default. */
 struct rk_io_dpdk_cfg {
 	const char *port_name;          /**< ethdev name ("net_memif0"); NULL: use port_id */
@@ -96,7 +103,8 @@ struct rk_io_dpdk_cfg {
 	uint32_t link_timeout_ms;       /**< wait for link up; 0: 10000 */
 	const char *pcapng_path;        /**< record TX and RX here; NULL: no recording */
 	/** Bytes of each frame recorded (the pcapng snap length: the rest is
-	 * cut, its original length kept); 0: whole frames. */
+	 * cut, its original length kept); 0: whole frames;
+	 * RK_IO_SNAP_HEADERS: RoCEv2 frames up to their payload, others whole. */
 	uint32_t snaplen;
 	/** TX drops, of RoCE frames and of rk_io_dpdk_tx_raw()'s IPv4 TCP frames. */
 	uint32_t tx_drop_every;         /**< drop every Nth frame sent; 0: none */

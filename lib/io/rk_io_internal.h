@@ -48,6 +48,7 @@ struct rk_io_dpdk {
 	struct rte_mbuf *rx[RX_BURST];
 	uint16_t rx_n, rx_i;
 	bool rx_short;                  /* the last burst did not fill rx[] */
+	uint64_t rx_wall_ns;            /* when recording: the time rx[] was taken */
 	/* TX queue: a ring of mbufs not yet taken by the device. */
 	struct rte_mbuf **txq;
 	uint32_t txq_size;              /* power of two */

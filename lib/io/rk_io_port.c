@@ -584,7 +584,8 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 		if (rte_eth_dev_get_name_by_port(io->port, ifname) != 0)
 			snprintf(ifname, sizeof(ifname), "port%u", io->port);
 		/* Written by the writer's own thread: the datapath only copies. */
-		rc = rk_pcapng_open_background(&io->pcap, cfg->pcapng_path, ifname, cfg->snaplen, 0);
+		rc = rk_pcapng_open_background(&io->pcap, cfg->pcapng_path, ifname,
+					       cfg->snaplen == RK_IO_SNAP_HEADERS ? 0 : cfg->snaplen, 0);
 		if (rc != 0)
 			goto fail_stop;
 		io->recording = true;

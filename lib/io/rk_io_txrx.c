@@ -22,19 +22,50 @@ enum kind { K_ROCE, K_ARP, K_ND, K_OTHER, K_IP4, K_MAC_CONTROL };
 
 /* -------------------------------------------------------------------- TX */
 
+/*
+ * The bytes of a @p len byte frame that RK_IO_SNAP_HEADERS records, from
+ * its first @p avail bytes at @p p: up to its payload; whole when nothing
+ * but the ICRC and Ethernet padding follow its headers (as cheap, and the
+ * ICRC stays checkable) or when it is not RoCEv2.
+ */
+static uint32_t
+snap_headers(const uint8_t *p, uint32_t avail, uint32_t len)
+{
+	uint32_t h = rk_rocev2_hdrs_len(p, avail);
+
+	return h == 0 || len - h <= 8 ? len : h;
+}
+
+/*
+ * Recorded at @p wall_ns: one clock reading per burst, not per frame (in
+ * a VM the TSC read showed as the largest cost of a record).
+ */
 static void
-record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m, enum rk_pcapng_dir dir)
+record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m, enum rk_pcapng_dir dir, uint64_t wall_ns)
 {
 	uint32_t len = rte_pktmbuf_pkt_len(m);
 	uint32_t cap = len < SCRATCH ? len : SCRATCH;
+	const uint8_t *p;
 
-	/* Only what the snap length keeps is read. */
-	if (io->pcap.snaplen != 0 && cap > io->pcap.snaplen)
-		cap = io->pcap.snaplen;
-	const uint8_t *p = rte_pktmbuf_read(m, 0, cap, io->scratch);
+	if (io->cfg.snaplen == RK_IO_SNAP_HEADERS) {
+		/* Every header stack fits in the first 256 bytes. */
+		uint32_t head = cap < 256 ? cap : 256;
+		uint32_t h;
 
+		p = rte_pktmbuf_read(m, 0, head, io->scratch);
+		if (p == NULL)
+			return;
+		h = snap_headers(p, head, len);
+		if (h <= head) {
+			rk_pcapng_write_cut(&io->pcap, wall_ns, dir, p, h, len);
+			return;
+		}
+	} else if (io->pcap.snaplen != 0 && cap > io->pcap.snaplen) {
+		cap = io->pcap.snaplen;         /* only what the snap length keeps is read */
+	}
+	p = rte_pktmbuf_read(m, 0, cap, io->scratch);
 	if (p != NULL)
-		rk_pcapng_write(&io->pcap, rk_io_wall_ns(io), dir, p, len);
+		rk_pcapng_write(&io->pcap, wall_ns, dir, p, len);
 }
 
 /*
@@ -53,8 +84,10 @@ tx_handed(struct rk_io_dpdk *io, struct rte_mbuf **q, uint16_t offered, uint16_t
 	}
 	if (!io->recording)
 		return;
+	uint64_t wall_ns = rk_io_wall_ns(io);
+
 	for (uint16_t i = 0; i < n; i++)
-		record_mbuf(io, q[i], RK_PCAPNG_OUT);
+		record_mbuf(io, q[i], RK_PCAPNG_OUT, wall_ns);
 	for (uint16_t i = 0; i < offered; i++)
 		rte_pktmbuf_free(q[i]);         /* our reference only */
 }
@@ -421,7 +454,7 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	/* ARP and ND are recorded here, before the answer they may cause. */
 	if (type == RK_ETHERTYPE_ARP && len >= l3 + ARP_LEN) {
 		if (io->recording)
-			record_mbuf(io, m, RK_PCAPNG_IN);
+			record_mbuf(io, m, RK_PCAPNG_IN, io->rx_wall_ns);
 		rk_io_handle_arp(io, ip);
 		return K_ARP;
 	}
@@ -429,7 +462,7 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	    rk_ipv6_version(ip) == 6) {
 		if (rk_ipv6_next_header(ip) == RK_IPPROTO_ICMPV6) {
 			if (io->recording)
-				record_mbuf(io, m, RK_PCAPNG_IN);
+				record_mbuf(io, m, RK_PCAPNG_IN, io->rx_wall_ns);
 			rk_io_handle_nd(io, m, l3);
 			return K_ND;
 		}
@@ -482,6 +515,8 @@ refill(struct rk_io_dpdk *io)
 	if (io->rx_n == 0)
 		return false;
 	io->rx_short = io->rx_n < RX_BURST;
+	if (io->recording)
+		io->rx_wall_ns = rk_io_wall_ns(io);
 	io->idle_since_ns = 0;          /* traffic: back to spinning */
 	return true;
 }
@@ -516,7 +551,7 @@ hook_frame(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
 		len -= RK_VLAN_HLEN;
 	}
 	if (k == K_IP4 && io->recording)
-		record_mbuf(io, m, RK_PCAPNG_IN);
+		record_mbuf(io, m, RK_PCAPNG_IN, io->rx_wall_ns);
 	io->st.rx_hooked++;
 	io->hook(io->hook_ctx, b, len);
 	return true;
@@ -531,7 +566,7 @@ consume_other(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
 	if (k == K_MAC_CONTROL) {
 		rk_io_mac_control(io, m);
 		if (io->recording)
-			record_mbuf(io, m, RK_PCAPNG_IN);
+			record_mbuf(io, m, RK_PCAPNG_IN, io->rx_wall_ns);
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -542,7 +577,7 @@ consume_other(struct rk_io_dpdk *io, struct rte_mbuf *m, enum kind k)
 	if (k == K_OTHER || k == K_IP4)
 		io->st.rx_other++;
 	if (io->recording && (k == K_OTHER || k == K_IP4))
-		record_mbuf(io, m, RK_PCAPNG_IN);
+		record_mbuf(io, m, RK_PCAPNG_IN, io->rx_wall_ns);
 	rte_pktmbuf_free(m);
 }
 
@@ -596,8 +631,12 @@ next_roce(struct rk_io_dpdk *io, uint32_t max_len, uint8_t *buf, const uint8_t *
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		if (io->recording)
-			rk_pcapng_write(&io->pcap, rk_io_wall_ns(io), RK_PCAPNG_IN, p, *len);
+		if (io->recording) {
+			uint32_t cap = io->cfg.snaplen == RK_IO_SNAP_HEADERS ?
+				       snap_headers(p, *len, *len) : *len;
+
+			rk_pcapng_write_cut(&io->pcap, io->rx_wall_ns, RK_PCAPNG_IN, p, cap, *len);
+		}
 		io->st.rx_roce++;
 		*data = p;
 		return m;

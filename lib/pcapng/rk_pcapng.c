@@ -280,7 +280,17 @@ void
 rk_pcapng_write(struct rk_pcapng *w, uint64_t ts_ns, enum rk_pcapng_dir dir,
 		const uint8_t *frame, uint32_t len)
 {
-	uint32_t cap = len < w->snaplen ? len : w->snaplen;
+	rk_pcapng_write_cut(w, ts_ns, dir, frame, len, len);
+}
+
+void
+rk_pcapng_write_cut(struct rk_pcapng *w, uint64_t ts_ns, enum rk_pcapng_dir dir,
+		    const uint8_t *frame, uint32_t cap, uint32_t len)
+{
+	if (cap > len)
+		cap = len;
+	if (cap > w->snaplen)
+		cap = w->snaplen;
 	uint32_t blen = 28 + pad4(cap) + 8 + 4 + 4;
 	/* The block around the frame built in place, host byte order: three
 	 * writes per frame, not one per field (recording is on the datapath). */

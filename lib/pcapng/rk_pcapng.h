@@ -65,6 +65,15 @@ void rk_pcapng_write(struct rk_pcapng *w, uint64_t ts_ns, enum rk_pcapng_dir dir
 		     const uint8_t *frame, uint32_t len);
 
 /**
+ * rk_pcapng_write() of a frame the caller already cut: only the first
+ * @p cap bytes at @p frame are read and recorded (and no more than the
+ * snap length), and @p len, its original length, is kept. A @p cap
+ * above @p len is taken as @p len.
+ */
+void rk_pcapng_write_cut(struct rk_pcapng *w, uint64_t ts_ns, enum rk_pcapng_dir dir,
+			 const uint8_t *frame, uint32_t cap, uint32_t len);
+
+/**
  * Flush and close the file (in background mode: hand over what is left,
  * wait for the thread to write it and end).
  * @return 0, or the first negative errno of any write or of the close.

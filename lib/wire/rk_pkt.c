@@ -150,6 +150,46 @@ icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 }
 
 uint32_t
+rk_rocev2_hdrs_len(const uint8_t *frame, uint32_t len)
+{
+	uint32_t off = RK_ETH_HLEN, end;
+	uint16_t type;
+
+	if (frame == NULL || len < RK_ETH_HLEN)
+		return 0;
+	type = rk_eth_ethertype(frame);
+	for (int tags = 0; tags < 2 && rk_ethertype_is_vlan(type); tags++) {
+		if (len < off + RK_VLAN_HLEN)
+			return 0;
+		type = rk_get_be16(frame + off + 2);
+		off += RK_VLAN_HLEN;
+	}
+	if (type == RK_ETHERTYPE_IPV4 && len >= off + RK_IPV4_HLEN &&
+	    rk_ipv4_version(frame + off) == 4 && rk_ipv4_hlen(frame + off) >= RK_IPV4_HLEN) {
+		if (rk_ipv4_protocol(frame + off) != RK_IPPROTO_UDP)
+			return 0;
+		off += rk_ipv4_hlen(frame + off);
+	} else if (type == RK_ETHERTYPE_IPV6 && len >= off + RK_IPV6_HLEN &&
+		   rk_ipv6_version(frame + off) == 6) {
+		if (rk_ipv6_next_header(frame + off) != RK_IPPROTO_UDP)
+			return 0;
+		off += RK_IPV6_HLEN;
+	} else {
+		return 0;
+	}
+	if (len < off + RK_UDP_HLEN || rk_udp_dst_port(frame + off) != RK_ROCEV2_UDP_PORT)
+		return 0;
+	off += RK_UDP_HLEN;
+	if (len < off + RK_BTH_LEN)
+		return len;
+	/* An undefined opcode's headers are unknown: the BTH is all that is sure. */
+	end = off + RK_BTH_LEN;
+	if (rk_opcode_info(rk_bth_opcode(frame + off))->hdr_len > RK_BTH_LEN)
+		end = off + rk_opcode_info(rk_bth_opcode(frame + off))->hdr_len;
+	return end < len ? end : len;
+}
+
+uint32_t
 rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len)
 {
 	uint32_t ip_hlen, hl;

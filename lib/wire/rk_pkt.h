@@ -214,6 +214,20 @@ uint32_t rk_rocev2_icrc(const uint8_t *ip, uint32_t len);
 uint32_t rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len);
 
 /**
+ * Where the transport headers of a RoCEv2 frame end (IBTA Annex A17.4:
+ * Ethernet, up to two 802.1Q/802.1ad tags, IPv4 with its options or IPv6
+ * without extension headers, UDP to port 4791, then the BTH and the
+ * extended headers its opcode carries, IBTA Vol 1 9.2 and Table 38). A
+ * recorder cuts frames there to keep every header and no payload.
+ * @param frame  first byte of the Ethernet header
+ * @param len    bytes available from @p frame
+ * @return bytes from @p frame to the first payload byte (at most @p len:
+ *         a frame that ends inside its headers gives @p len), or 0 when
+ *         the frame is not RoCEv2 (or too short to tell).
+ */
+uint32_t rk_rocev2_hdrs_len(const uint8_t *frame, uint32_t len);
+
+/**
  * Compute the ICRC of a packet starting with a GRH (RoCEv1, Annex A16) or an
  * LRH (native IB, IBTA Vol1 7.8.1): variant fields (LRH VL, GRH TClass,
  * FlowLabel, HopLmt, BTH byte 4) set to ones. When a GRH is present (RoCEv1,

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-perf's recording snap length (--snaplen) over net_memif: a bandwidth
-# test records the headers only by default (every frame cut to 128 bytes,
-# its length kept, rk-inspect follows every PSN), --snaplen 0 whole frames
-# (every ICRC checked good), a latency test whole frames by default; a bad
-# value is one line and exit 2.
+# test records the headers only by default (each RoCEv2 frame cut where its
+# payload starts, by its opcode's header length, or whole when nothing but
+# the ICRC follows; its length kept; rk-inspect follows every PSN), --snaplen
+# 128 cuts at 128 bytes, --snaplen 0 keeps whole frames (every ICRC checked
+# good), a latency test whole frames by default; a bad value is one line
+# and exit 2.
 # usage: snaplen_check.sh RK_PERF RK_INSPECT
 set -u
 perf=$1
@@ -39,21 +41,33 @@ run() {
 	return $rc
 }
 
-# caps FILE: "frames longest_caplen cut" from the pcapng's packet blocks
+# caps FILE: "frames longest_caplen cut not_at_headers" from the pcapng's
+# packet blocks; the last counts frames not cut exactly where their
+# headers end (Ethernet, IPv4, UDP, BTH and the opcode's extended headers,
+# IBTA Vol 1 Table 38), or cut though only the ICRC followed them.
 caps() {
 	python3 - "$1" <<'PY'
 import struct, sys
+# Extended header bytes after the BTH, by RC opcode.
+XETH = {0x00: 0, 0x01: 0, 0x02: 0, 0x03: 4, 0x04: 0, 0x05: 4, 0x06: 16, 0x07: 0,
+        0x08: 0, 0x09: 4, 0x0a: 16, 0x0b: 20, 0x0c: 16, 0x0d: 4, 0x0e: 0, 0x0f: 4,
+        0x10: 4, 0x11: 4, 0x12: 12, 0x13: 28, 0x14: 28}
 d = open(sys.argv[1], "rb").read()
-off, n, longest, cut = 0, 0, 0, 0
+off, n, longest, cut, wrong = 0, 0, 0, 0, 0
 while off + 12 <= len(d):
     t, blen = struct.unpack_from("<II", d, off)
     if t == 6:
         cap, orig = struct.unpack_from("<II", d, off + 20)
+        f = d[off + 28:off + 28 + cap]
         n += 1
         longest = max(longest, cap)
         cut += cap < orig
+        if len(f) >= 54 and f[12:14] == b"\x08\x00" and f[23] == 17 and f[36:38] == b"\x12\xb7":
+            h = 14 + (f[14] & 15) * 4 + 8 + 12 + XETH.get(f[42], 1000)
+            want = orig if orig - h <= 8 else h
+            wrong += cap != want
     off += blen
-print(n, longest, cut)
+print(n, longest, cut, wrong)
 PY
 }
 inspect() { # FILE -> "findings rdma_frames icrc_good truncated gaps"
@@ -67,13 +81,14 @@ print(" ".join("%s=%d" % kv for kv in sorted(d["findings"].items())) or "none",
 }
 
 if run bw write_bw -s 16384 -n 300 --verify --counters; then
-	read -r n longest cut <<<"$(caps "$tmp/bw.pcapng")"
+	read -r n longest cut wrong <<<"$(caps "$tmp/bw.pcapng")"
 	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/bw.pcapng")"
-	if [ "$longest" = 128 ] && [ "$cut" -gt 0 ] && [ "$gaps" = 0 ] && [ "$rdma" -gt 0 ] &&
-	   [ "$f" = "frame.truncated=$trunc" ]; then
-		ok "write_bw by default: $n frames, at most 128 bytes each, $cut cut, no PSN gap"
+	# WRITE First 70 bytes, Middle and Last 54; the ACKs whole, ICRC good.
+	if [ "$longest" = 70 ] && [ "$cut" -gt 0 ] && [ "$wrong" = 0 ] && [ "$gaps" = 0 ] &&
+	   [ "$rdma" -gt 0 ] && [ "$good" -gt 0 ] && [ "$f" = "frame.truncated=$trunc" ]; then
+		ok "write_bw by default: $n frames, $cut cut where their headers end, $good whole with ICRC good, no PSN gap"
 	else
-		ko "write_bw by default: $n frames, longest $longest, $cut cut; rk-inspect: $f $rdma $good $trunc $gaps"
+		ko "write_bw by default: $n frames, longest $longest, $cut cut, $wrong not at the headers; rk-inspect: $f $rdma $good $trunc $gaps"
 	fi
 	# The recording thread wrote every frame the port counted as recorded.
 	pf=$(awk '$1 == "pcap_frames" {print $2}' "$tmp/bw.cli")
@@ -85,8 +100,26 @@ if run bw write_bw -s 16384 -n 300 --verify --counters; then
 else
 	ko "write_bw by default: $(tail -2 "$tmp/bw.cli")"
 fi
+if run read read_bw -s 16384 -n 300 --verify --snaplen headers; then
+	read -r n longest cut wrong <<<"$(caps "$tmp/read.pcapng")"
+	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/read.pcapng")"
+	# READ requests whole, 74 bytes (only the ICRC follows their RETH);
+	# responses cut at 58 (AETH) or 54.
+	[ "$longest" = 74 ] && [ "$cut" -gt 0 ] && [ "$wrong" = 0 ] && [ "$gaps" = 0 ] &&
+		ok "read_bw --snaplen headers: $n frames, $cut cut where their headers end" ||
+		ko "read_bw --snaplen headers: $n frames, longest $longest, $cut cut, $wrong not at the headers; rk-inspect: $f $gaps"
+else
+	ko "read_bw --snaplen headers: $(tail -2 "$tmp/read.cli")"
+fi
+if run fixed write_bw -s 16384 -n 300 --snaplen 128; then
+	read -r n longest cut wrong <<<"$(caps "$tmp/fixed.pcapng")"
+	[ "$longest" = 128 ] && [ "$cut" -gt 0 ] && ok "--snaplen 128: $n frames, at most 128 bytes, $cut cut" ||
+		ko "--snaplen 128: $n frames, longest $longest, $cut cut"
+else
+	ko "--snaplen 128: $(tail -2 "$tmp/fixed.cli")"
+fi
 if run whole write_bw -s 16384 -n 300 --verify --snaplen 0; then
-	read -r n longest cut <<<"$(caps "$tmp/whole.pcapng")"
+	read -r n longest cut wrong <<<"$(caps "$tmp/whole.pcapng")"
 	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/whole.pcapng")"
 	[ "$cut" = 0 ] && [ "$f" = none ] && [ "$good" = "$rdma" ] && [ "$longest" -gt 1000 ] &&
 		ok "--snaplen 0: $n whole frames, $good ICRCs good" ||
@@ -95,7 +128,7 @@ else
 	ko "--snaplen 0: $(tail -2 "$tmp/whole.cli")"
 fi
 if run lat write_lat -s 4096 -n 50 --warmup 0; then
-	read -r n longest cut <<<"$(caps "$tmp/lat.pcapng")"
+	read -r n longest cut wrong <<<"$(caps "$tmp/lat.pcapng")"
 	[ "$cut" = 0 ] && [ "$longest" -gt 1000 ] && ok "write_lat: $n whole frames by default" ||
 		ko "write_lat: $n frames, $cut cut, longest $longest"
 else
@@ -103,7 +136,7 @@ else
 fi
 "$perf" write_bw --ip 198.18.0.2 --snaplen 5 127.0.0.1 >"$tmp/bad" 2>&1
 rc=$?
-[ $rc = 2 ] && grep -q -- "--snaplen: expected 0 (whole frames) or 14..65535" "$tmp/bad" &&
+[ $rc = 2 ] && grep -q -- "--snaplen: expected headers, 0 (whole frames) or 14..65535" "$tmp/bad" &&
 	ok "--snaplen 5: exit 2, said" || ko "--snaplen 5: exit $rc, $(cat "$tmp/bad")"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

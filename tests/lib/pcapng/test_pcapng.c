@@ -76,6 +76,39 @@ test_frames_read_back(void **state)
 	unlink(path);
 }
 
+/* Frames the caller cut: the cut, then the snap length, bound what is kept. */
+static void
+test_write_cut(void **state)
+{
+	static const uint32_t caps[4] = { 54, 300, 250, 0 }, want[4] = { 54, 100, 200, 0 };
+	static const uint32_t lens[4] = { 300, 100, 300, 60 };
+	uint8_t frame[300];
+	char path[64], err[PCAP_ERRBUF_SIZE];
+	struct rk_pcapng w;
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	pcap_t *p;
+
+	(void)state;
+	temp_path(path, sizeof(path));
+	rk_test_fill(frame, sizeof(frame));
+	assert_int_equal(open_mode(&w, path, "port0", 200), 0);
+	for (int i = 0; i < 4; i++)
+		rk_pcapng_write_cut(&w, 1000 + (uint64_t)i, RK_PCAPNG_OUT, frame, caps[i], lens[i]);
+	assert_int_equal(rk_pcapng_close(&w), 0);
+	p = pcap_open_offline_with_tstamp_precision(path, PCAP_TSTAMP_PRECISION_NANO, err);
+	assert_non_null(p);
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(pcap_next_ex(p, &ph, &data), 1);
+		assert_int_equal(ph->len, lens[i]);
+		assert_int_equal(ph->caplen, want[i]);
+		assert_memory_equal(data, frame, want[i]);
+	}
+	assert_int_equal(pcap_next_ex(p, &ph, &data), PCAP_ERROR_BREAK);
+	pcap_close(p);
+	unlink(path);
+}
+
 static void
 test_errors(void **state)
 {
@@ -167,9 +200,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_frames_read_back, stdio_mode),
 		cmocka_unit_test_setup(test_errors, stdio_mode),
+		cmocka_unit_test_setup(test_write_cut, stdio_mode),
 		cmocka_unit_test_setup(test_many_frames_in_order, stdio_mode),
 		cmocka_unit_test_setup(test_frames_read_back, background_mode),
 		cmocka_unit_test_setup(test_errors, background_mode),
+		cmocka_unit_test_setup(test_write_cut, background_mode),
 		cmocka_unit_test_setup(test_many_frames_in_order, background_mode),
 	};
 

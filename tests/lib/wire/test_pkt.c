@@ -143,6 +143,71 @@ test_every_roce_opcode_clean(void **state)
 	assert_int_equal(checked, (85 - 22) * 4);
 }
 
+/*
+ * rk_rocev2_hdrs_len() ends where the full parser puts the payload, for
+ * every opcode over IPv4 and IPv6, tagged or not; inside the headers it
+ * gives what there is, before the BTH nothing; not RoCEv2, nothing.
+ */
+static void
+test_hdrs_len_is_payload_offset(void **state)
+{
+	struct rk_xeth_fields x = { .reth_dma_len = 37 };
+	int checked = 0;
+
+	(void)state;
+	for (int op = 0; op < 256; op++) {
+		const struct rk_opcode_info *oi = rk_opcode_info((uint8_t)op);
+
+		if (!(oi->flags & RK_OPF_VALID) || oi->transport == RK_TR_RD)
+			continue;
+		for (int v = 0; v < 4; v++) {
+			uint8_t buf[9000];
+			struct rk_pkt p;
+			int len;
+
+			build(buf, &len, v & 1 ? 6 : 4, v & 2, (uint8_t)op, payload_for(oi), &x);
+			assert_int_equal(rk_pkt_parse(&p, buf, (uint32_t)len, (uint32_t)len,
+						      RK_LINK_ETHERNET, NULL), 0);
+			assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), p.payload_off);
+			/* Cut inside the transport headers: all of it; before the BTH: 0. */
+			for (uint32_t cut = 0; cut < p.payload_off; cut++)
+				assert_int_equal(rk_rocev2_hdrs_len(buf, cut),
+						 cut >= p.bth_off ? cut : 0);
+			checked++;
+		}
+	}
+	assert_int_equal(checked, (85 - 22) * 4);
+
+	uint8_t buf[9000];
+	int len;
+
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_FIRST, 64, &x);
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), 14 + 20 + 8 + 12 + 16);
+	/* An undefined opcode: the BTH is all that is known. */
+	buf[14 + 20 + 8] = 0x19;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), 14 + 20 + 8 + 12);
+	/* Another UDP port, then TCP, then an ARP EtherType: not RoCEv2. */
+	buf[14 + 20 + 3] = 0xb8;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), 0);
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_FIRST, 64, &x);
+	buf[14 + 9] = 6;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), 0);
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_FIRST, 64, &x);
+	buf[12] = 0x08;
+	buf[13] = 0x06;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len), 0);
+	/* IPv4 with 4 bytes of options: the UDP header moves with them. */
+	build(buf, &len, 4, false, RK_OP_RDMA_WRITE_FIRST, 64, &x);
+	memmove(buf + 14 + 24, buf + 14 + 20, (size_t)len - 34);
+	memset(buf + 14 + 20, 1, 4);    /* NOP options */
+	buf[14] = 0x46;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len + 4), 14 + 24 + 8 + 12 + 16);
+	/* A header length below 20 is no IPv4 header. */
+	buf[14] = 0x44;
+	assert_int_equal(rk_rocev2_hdrs_len(buf, (uint32_t)len + 4), 0);
+	assert_int_equal(rk_rocev2_hdrs_len(NULL, 100), 0);
+}
+
 /* Parse buf and expect exactly the listed findings (in any order). */
 static void
 expect_findings(const uint8_t *buf, uint32_t caplen, uint32_t wirelen, int n, ...)
@@ -785,6 +850,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_roce_opcode_clean),
+		cmocka_unit_test(test_hdrs_len_is_payload_offset),
 		cmocka_unit_test(test_bth_mutations),
 		cmocka_unit_test(test_payload_byte_flip_is_bad_icrc),
 		cmocka_unit_test(test_truncated_is_not_bad_icrc),
