@@ -549,5 +549,23 @@ expect 2 "--senders 2..7" unfair --senders 8
 expect 2 "--duration 2..1000" unfair --duration 0
 expect 2 "unknown --dcqcn profile 'bogus'" unfair --dcqcn=bogus
 expect 2 "unexpected argument 'extra'" unfair extra
+# --csv - is standard output: the CSV alone there, the same rows as a file
+# gives, the table on standard error, and no file named "-".
+sim_abs=$(realpath "$sim")
+for cmd in deadlock incast; do
+	(cd "$tmp" && timeout 60 "$sim_abs" $cmd --duration 2 --csv - >"$tmp/$cmd.stdout" 2>"$tmp/$cmd.stderr")
+	rc=$?
+	timeout 60 "$sim" $cmd --duration 2 --csv "$tmp/$cmd.file.csv" >/dev/null 2>&1
+	if [ $rc -eq 0 ] && cmp -s "$tmp/$cmd.stdout" "$tmp/$cmd.file.csv" &&
+	   [ "$(wc -l <"$tmp/$cmd.stdout")" -gt 1 ] && [ -s "$tmp/$cmd.stderr" ] && [ ! -e "$tmp/-" ]; then
+		echo "ok   $cmd --csv -: $(wc -l <"$tmp/$cmd.stdout") CSV lines on stdout, the table on stderr"
+		pass=$((pass + 1))
+	else
+		echo "FAIL $cmd --csv -: exit $rc; stdout $(head -c 80 "$tmp/$cmd.stdout" | head -1); file '-' $([ -e "$tmp/-" ] && echo made || echo absent)"
+		fail=$((fail + 1))
+	fi
+	rm -f "$tmp/-"
+done
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -13,6 +13,7 @@
 
 #include "rk_sim_switch.h"
 #include "rk_sim_xstats.h"
+#include "sim_cli.h"
 
 #define PRIO 3
 #define MAX_PFC_EVENTS 100000
@@ -124,10 +125,8 @@ int rk_sim_run_incast(int argc, char **argv)
 	}
 	struct incast_trace tr = { .out_port = (unsigned int)senders, .pfc = json_array() };
 
-	if (csv && !(tr.csv = fopen(csv, "w"))) {
-		fprintf(stderr, "rk-sim: incast: %s: %s\n", csv, strerror(errno));
-		return 1;
-	}
+	if (csv && rk_sim_cli_csv_open("incast", csv, &tr.csv) != 0)
+		return 2;
 	if (tr.csv)
 		fprintf(tr.csv, "t_ns,port,prio,bytes,marked,paused\n");
 	struct rk_sw_net *n = rk_sw_net_create();

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rk_plot.h"
 
@@ -42,8 +43,28 @@ int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const
 		}
 		fclose(jf);
 	}
-	if (csv && !(*cf = fopen(csv, "w"))) {
-		fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, csv, strerror(errno));
+	return csv ? rk_sim_cli_csv_open(cmd, csv, cf) : 0;
+}
+
+int rk_sim_cli_csv_open(const char *cmd, const char *csv, FILE **cf)
+{
+	int fd;
+
+	if (strcmp(csv, "-") != 0) {
+		if (!(*cf = fopen(csv, "w"))) {
+			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, csv, strerror(errno));
+			return 2;
+		}
+		return 0;
+	}
+	/* The CSV takes standard output; the table, printed there, moves to
+	 * standard error so the two never mix. */
+	fflush(stdout);
+	if ((fd = dup(STDOUT_FILENO)) < 0 || !(*cf = fdopen(fd, "w")) ||
+	    dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+		fprintf(stderr, "rk-sim: %s: --csv -: %s\n", cmd, strerror(errno));
+		if (fd >= 0 && !*cf)
+			close(fd);
 		return 2;
 	}
 	return 0;
