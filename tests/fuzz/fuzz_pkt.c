@@ -49,5 +49,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pkt.payload_len > 0 && !pkt.truncated &&
 	    (uint64_t)pkt.payload_off + pkt.payload_len > len)
 		__builtin_trap();
+	/* The recorder's cut point: within the bytes, and where the parser
+	 * puts the payload of a whole RoCEv2 frame over Ethernet. */
+	uint32_t hl = rk_rocev2_hdrs_len(data, len);
+
+	if (hl > len)
+		__builtin_trap();
+	if ((sel & 7) % 7 == 0 && pkt.kind == RK_PKT_ROCEV2 && !pkt.truncated && wire == len &&
+	    pkt.op != NULL && (pkt.op->flags & RK_OPF_VALID) && pkt.findings.count == 0 &&
+	    hl != pkt.payload_off)
+		__builtin_trap();
 	return 0;
 }
