@@ -217,8 +217,8 @@ uint32_t rk_rocev2_icrc_begin(const uint8_t *ip, uint32_t len);
  * Where the transport headers of a RoCEv2 frame end (IBTA Annex A17.4:
  * Ethernet, up to two 802.1Q/802.1ad tags, IPv4 with its options or IPv6
  * without extension headers, UDP to port 4791, then the BTH and the
- * extended headers its opcode carries, IBTA Vol 1 9.2 and Table 38). A
- * recorder cuts frames there to keep every header and no payload.
+ * extended headers its opcode carries, IBTA Vol 1 9.2.1, table "OpCode
+ * field"). A recorder cuts frames there to keep every header and no payload.
  * @param frame  first byte of the Ethernet header
  * @param len    bytes available from @p frame
  * @return bytes from @p frame to the first payload byte (at most @p len:

@@ -44,7 +44,7 @@ run() {
 # caps FILE: "frames longest_caplen cut not_at_headers" from the pcapng's
 # packet blocks; the last counts frames not cut exactly where their
 # headers end (Ethernet, IPv4, UDP, BTH and the opcode's extended headers,
-# IBTA Vol 1 Table 38), or cut though only the ICRC followed them.
+# IBTA Vol 1 9.2.1), or cut though only the ICRC followed them.
 caps() {
 	python3 - "$1" <<'PY'
 import struct, sys
