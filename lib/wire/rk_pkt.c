@@ -152,7 +152,7 @@ icrc_v2(const uint8_t *ip, uint32_t ip_hlen, uint32_t len)
 uint32_t
 rk_rocev2_hdrs_len(const uint8_t *frame, uint32_t len)
 {
-	uint32_t off = RK_ETH_HLEN, end;
+	uint32_t off = RK_ETH_HLEN, end, hl;
 	uint16_t type;
 
 	if (frame == NULL || len < RK_ETH_HLEN)
@@ -182,10 +182,9 @@ rk_rocev2_hdrs_len(const uint8_t *frame, uint32_t len)
 	off += RK_UDP_HLEN;
 	if (len < off + RK_BTH_LEN)
 		return len;
-	/* An undefined opcode's headers are unknown: the BTH is all that is sure. */
-	end = off + RK_BTH_LEN;
-	if (rk_opcode_info(rk_bth_opcode(frame + off))->hdr_len > RK_BTH_LEN)
-		end = off + rk_opcode_info(rk_bth_opcode(frame + off))->hdr_len;
+	/* An undefined opcode's row is all zero: the BTH is all that is sure. */
+	hl = rk_opcode_info(rk_bth_opcode(frame + off))->hdr_len;
+	end = off + (hl > RK_BTH_LEN ? hl : RK_BTH_LEN);
 	return end < len ? end : len;
 }
 

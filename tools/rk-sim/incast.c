@@ -4,7 +4,6 @@
  * PFC on or off; queue depth as CSV (at most one row per microsecond) and
  * counters plus PFC events as JSON.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -113,20 +112,12 @@ int rk_sim_run_incast(int argc, char **argv)
 		fprintf(stderr, "rk-sim: incast: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
+	struct incast_trace tr = { .out_port = (unsigned int)senders };
+
 	/* An output that cannot be written is said before the run. */
-	if (json != NULL) {
-		FILE *t = fopen(json, "w");
-
-		if (t == NULL) {
-			fprintf(stderr, "rk-sim: incast: %s: %s\n", json, strerror(errno));
-			return 2;
-		}
-		fclose(t);
-	}
-	struct incast_trace tr = { .out_port = (unsigned int)senders, .pfc = json_array() };
-
-	if (csv && rk_sim_cli_csv_open("incast", csv, &tr.csv) != 0)
+	if (rk_sim_cli_outputs("incast", csv, json, NULL, &tr.csv) != 0)
 		return 2;
+	tr.pfc = json_array();
 	if (tr.csv)
 		fprintf(tr.csv, "t_ns,port,prio,bytes,marked,paused\n");
 	struct rk_sw_net *n = rk_sw_net_create();

@@ -24,29 +24,11 @@ int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned l
 	return 0;
 }
 
-int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const char *png,
-		       FILE **cf)
-{
-	char err[256];
-
-	*cf = NULL;
-	if (png && rk_plot_check(err, sizeof(err))) {
-		fprintf(stderr, "rk-sim: %s: --png: %s\n", cmd, err);
-		return 2;
-	}
-	if (json) {             /* refused before the run, not after it */
-		FILE *jf = fopen(json, "w");
-
-		if (!jf) {
-			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, json, strerror(errno));
-			return 2;
-		}
-		fclose(jf);
-	}
-	return csv ? rk_sim_cli_csv_open(cmd, csv, cf) : 0;
-}
-
-int rk_sim_cli_csv_open(const char *cmd, const char *csv, FILE **cf)
+/*
+ * Open @p csv into @p *cf; "-" is standard output, and then what the
+ * command prints there (its table) goes to standard error instead.
+ */
+static int csv_open(const char *cmd, const char *csv, FILE **cf)
 {
 	int fd;
 
@@ -69,6 +51,29 @@ int rk_sim_cli_csv_open(const char *cmd, const char *csv, FILE **cf)
 	}
 	return 0;
 }
+
+int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const char *png,
+		       FILE **cf)
+{
+	char err[256];
+
+	*cf = NULL;
+	if (png && rk_plot_check(err, sizeof(err))) {
+		fprintf(stderr, "rk-sim: %s: --png: %s\n", cmd, err);
+		return 2;
+	}
+	if (json) {             /* refused before the run, not after it */
+		FILE *jf = fopen(json, "w");
+
+		if (!jf) {
+			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, json, strerror(errno));
+			return 2;
+		}
+		fclose(jf);
+	}
+	return csv ? csv_open(cmd, csv, cf) : 0;
+}
+
 
 int rk_sim_cli_write_json(const char *cmd, json_t *root, const char *path)
 {

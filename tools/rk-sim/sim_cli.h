@@ -16,19 +16,13 @@ int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned l
 
 /**
  * Before a run, the outputs asked for: gnuplot for @p png, @p json
- * writable (created empty), @p csv opened into @p *cf (rk_sim_cli_csv_open()).
+ * writable (created empty), @p csv opened into @p *cf ("-": standard
+ * output, and what the command prints there goes to standard error).
  * Each may be NULL.
  * @return 0, or 2 with one line on stderr (nothing left open).
  */
 int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const char *png,
 		       FILE **cf);
-
-/**
- * Open the CSV file @p csv into @p *cf; "-" is standard output, and then
- * what the command prints on standard output (its table) goes to
- * standard error instead. @return 0, or 2 with one line on stderr.
- */
-int rk_sim_cli_csv_open(const char *cmd, const char *csv, FILE **cf);
 
 struct rk_plot;
 
