@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* Option values of the apps (rk_app.h): numbers and size lists. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,12 @@ rk_app_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
+	/* strtoull would take a sign or leading space: a number starts with a digit. */
+	if (!isdigit((unsigned char)s[0]))
+		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
-	if (errno != 0 || end == s || *end != '\0' || s[0] == '-' || v < min || v > max)
+	if (errno != 0 || *end != '\0' || v < min || v > max)
 		return -1;
 	*out = v;
 	return 0;

@@ -163,6 +163,9 @@ usage "goes with the bandwidth tests" write_lat --ip 198.18.0.1 -w 5 || bad=$((b
 usage "write the profile as --dcqcn=paper" write_bw --ip 198.18.0.2 --dcqcn paper 127.0.0.1 ||
 	bad=$((bad + 1))
 usage "goes with the latency tests" write_bw --ip 198.18.0.1 -H || bad=$((bad + 1))
+# Numbers take no sign and no leading space (strtoull would take both).
+usage "--snaplen: expected headers" write_bw --ip 198.18.0.1 --snaplen +20 || bad=$((bad + 1))
+usage "--snaplen: expected headers" write_bw --ip 198.18.0.1 --snaplen " 20" || bad=$((bad + 1))
 usage "run_infinitely goes with the bandwidth" read_lat --ip 198.18.0.1 --run_infinitely ||
 	bad=$((bad + 1))
 usage "not -n" write_bw --ip 198.18.0.1 --run_infinitely -n 10 || bad=$((bad + 1))
