@@ -118,8 +118,10 @@ request_flow(struct rk_insp_timing *t, struct rk_insp_timing_flow *r, uint32_t p
 void
 rk_insp_lat_free(struct rk_insp_lat *l)
 {
-	if (l != NULL)
+	if (l != NULL && l->h != NULL) {
+		rk_hist_sparse_fini(l->h);
 		free(l->h);
+	}
 	free(l);
 }
 
@@ -135,13 +137,12 @@ rk_insp_lat_add(struct rk_insp_lat **lp, uint64_t ns)
 		return;
 	}
 	if (l->h == NULL) {
-		if ((l->h = malloc(sizeof(*l->h))) == NULL)
+		if ((l->h = calloc(1, sizeof(*l->h))) == NULL)
 			return;
-		rk_hist_init(l->h);
 		for (uint32_t i = 0; i < l->n; i++)
-			rk_hist_add(l->h, l->v[i]);
+			(void)rk_hist_sparse_add(l->h, l->v[i]);
 	}
-	rk_hist_add(l->h, ns);
+	(void)rk_hist_sparse_add(l->h, ns);
 }
 
 static int
@@ -201,7 +202,7 @@ struct rk_insp_pctl
 rk_insp_pctl_of(const struct rk_insp_lat *l)
 {
 	struct rk_insp_pctl p = { 0, 0, 0, 0 };
-	const struct rk_hist *h = l != NULL ? l->h : NULL;
+	const struct rk_hist_sparse *h = l != NULL ? l->h : NULL;
 
 	if (l != NULL && h == NULL && l->n != 0) {
 		uint64_t s[RK_INSP_LAT_EXACT];
@@ -218,8 +219,8 @@ rk_insp_pctl_of(const struct rk_insp_lat *l)
 	if (h == NULL || h->count == 0)
 		return p;
 	p.count = h->count;
-	p.p50 = rk_hist_quantile(h, 50000);
-	p.p99 = rk_hist_quantile(h, 99000);
-	p.max = rk_hist_quantile(h, 100000);
+	p.p50 = rk_hist_sparse_quantile(h, 50000);
+	p.p99 = rk_hist_sparse_quantile(h, 99000);
+	p.max = rk_hist_sparse_quantile(h, 100000);
 	return p;
 }

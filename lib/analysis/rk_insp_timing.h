@@ -37,13 +37,14 @@
 
 /**
  * Latencies of one flow, ns: the first RK_INSP_LAT_EXACT exactly (most
- * flows of a large capture have a few), then all in a histogram
- * (rk_hist.h, 34 KiB), so memory follows what a flow has to tell.
+ * flows of a large capture have a few), then all in a sparse histogram
+ * (rk_hist.h: 1 KiB per power of two the values reach), so memory
+ * follows what a flow has to tell.
  */
 struct rk_insp_lat {
 	uint32_t n;                        /**< values in @c v while @c h is NULL */
 	uint64_t v[RK_INSP_LAT_EXACT];
-	struct rk_hist *h;                 /**< every value, past RK_INSP_LAT_EXACT */
+	struct rk_hist_sparse *h;          /**< every value, past RK_INSP_LAT_EXACT */
 };
 
 /** Add @p ns (ns) to @p *lp, allocated at its first value; out of memory loses it. */
@@ -100,7 +101,7 @@ struct rk_insp_pctl {
 
 /**
  * p50, p99 and max of @p l (NULL: none): the value of rank ceil(count x q)
- * exactly while @p l holds its values, else rk_hist_quantile()'s bucket.
+ * exactly while @p l holds its values, else rk_hist_sparse_quantile()'s bucket.
  */
 struct rk_insp_pctl rk_insp_pctl_of(const struct rk_insp_lat *l);
 

@@ -2,10 +2,14 @@
 /* Log-linear histogram of durations (rk_hist.h). */
 #include "rk_hist.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define SUB (1u << RK_HIST_SUB_BITS)        /* exact buckets */
 #define HALF (1u << (RK_HIST_SUB_BITS - 1)) /* buckets per power of two above */
+
+_Static_assert(RK_HIST_ROWS * RK_HIST_ROW == RK_HIST_BUCKETS, "rows hold every bucket");
 
 void
 rk_hist_init(struct rk_hist *h)
@@ -45,39 +49,91 @@ bucket_top(uint32_t b)
 	return ((m + 1) << shift) - 1;
 }
 
+/* The exact count, extremes and sum of a histogram take @p ns. */
+static void
+stats_add(uint64_t *count, uint64_t *min_ns, uint64_t *max_ns, uint64_t *sum_ns, uint64_t ns)
+{
+	if (*count == 0 || ns < *min_ns)
+		*min_ns = ns;
+	if (ns > *max_ns)
+		*max_ns = ns;
+	*sum_ns = *sum_ns + ns < *sum_ns ? UINT64_MAX : *sum_ns + ns;
+	(*count)++;
+}
+
 void
 rk_hist_add(struct rk_hist *h, uint64_t ns)
 {
-	if (h->count == 0 || ns < h->min_ns)
-		h->min_ns = ns;
-	if (ns > h->max_ns)
-		h->max_ns = ns;
-	h->sum_ns = h->sum_ns + ns < h->sum_ns ? UINT64_MAX : h->sum_ns + ns;
-	h->count++;
+	stats_add(&h->count, &h->min_ns, &h->max_ns, &h->sum_ns, ns);
 	h->bucket[bucket_of(ns)]++;
+}
+
+/*
+ * The quantile of a histogram of @p count values in [min_ns, max_ns]
+ * whose buckets are held in rows of RK_HIST_ROW (a NULL row is empty).
+ */
+static uint64_t
+quantile(uint64_t count, uint64_t min_ns, uint64_t max_ns, const uint64_t *const *rows,
+	 uint32_t per_100k)
+{
+	uint64_t rank, seen = 0;
+
+	if (count == 0 || per_100k > 100000)
+		return 0;
+	if (per_100k == 100000)
+		return max_ns;
+	/* ceil(count * q) without overflow for any count below 2^64 / 100000 */
+	rank = count / 100000 * per_100k + (count % 100000 * per_100k + 99999) / 100000;
+	if (rank == 0)
+		rank = 1;
+	for (uint32_t r = 0; r < RK_HIST_ROWS; r++) {
+		if (rows[r] == NULL)
+			continue;
+		for (uint32_t i = 0; i < RK_HIST_ROW; i++) {
+			seen += rows[r][i];
+			if (seen >= rank) {
+				uint64_t v = bucket_top(r * RK_HIST_ROW + i);
+
+				return v < min_ns ? min_ns : v > max_ns ? max_ns : v;
+			}
+		}
+	}
+	return max_ns;
 }
 
 uint64_t
 rk_hist_quantile(const struct rk_hist *h, uint32_t per_100k)
 {
-	uint64_t rank, seen = 0;
+	const uint64_t *rows[RK_HIST_ROWS];
 
-	if (h->count == 0 || per_100k > 100000)
-		return 0;
-	if (per_100k == 100000)
-		return h->max_ns;
-	/* ceil(count * q) without overflow for any count below 2^64 / 100000 */
-	rank = h->count / 100000 * per_100k +
-	       (h->count % 100000 * per_100k + 99999) / 100000;
-	if (rank == 0)
-		rank = 1;
-	for (uint32_t b = 0; b < RK_HIST_BUCKETS; b++) {
-		seen += h->bucket[b];
-		if (seen >= rank) {
-			uint64_t v = bucket_top(b);
+	for (uint32_t r = 0; r < RK_HIST_ROWS; r++)
+		rows[r] = &h->bucket[r * RK_HIST_ROW];
+	return quantile(h->count, h->min_ns, h->max_ns, rows, per_100k);
+}
 
-			return v < h->min_ns ? h->min_ns : v > h->max_ns ? h->max_ns : v;
-		}
-	}
-	return h->max_ns;
+int
+rk_hist_sparse_add(struct rk_hist_sparse *h, uint64_t ns)
+{
+	uint32_t b = bucket_of(ns);
+	uint64_t **row = &h->row[b / RK_HIST_ROW];
+
+	if (*row == NULL && (*row = calloc(RK_HIST_ROW, sizeof(**row))) == NULL)
+		return -ENOMEM;
+	stats_add(&h->count, &h->min_ns, &h->max_ns, &h->sum_ns, ns);
+	(*row)[b % RK_HIST_ROW]++;
+	return 0;
+}
+
+uint64_t
+rk_hist_sparse_quantile(const struct rk_hist_sparse *h, uint32_t per_100k)
+{
+	return quantile(h->count, h->min_ns, h->max_ns, (const uint64_t *const *)h->row, per_100k);
+}
+
+void
+rk_hist_sparse_fini(struct rk_hist_sparse *h)
+{
+	for (uint32_t r = 0; r < RK_HIST_ROWS; r++)
+		free(h->row[r]);
+	memset(h, 0, sizeof(*h));
 }
