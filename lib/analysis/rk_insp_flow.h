@@ -206,6 +206,11 @@ struct rk_insp_flow {
 	 * table; NULL when not timed. */
 	struct rk_insp_timing_flow *timing;
 	bool untimed;                 /**< past the timing table's cap */
+	/* An address the flow's next packet will likely touch (its next
+	 * request table entry, set by rk_insp_timing_packet()): prefetched
+	 * as the packet's flow is found, so the miss overlaps the PSN
+	 * tracking. Any address: a prefetch never faults. */
+	const void *hint;
 
 	uint64_t packets, bytes, payload_bytes;
 	uint64_t dup_payload_bytes;   /**< payload of duplicates (rk_insp_timing_packet()) */

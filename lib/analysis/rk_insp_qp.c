@@ -22,15 +22,40 @@ struct rk_insp_cm_peer {
 	uint32_t qpn;
 };
 
-/* A request table entry holds PSN | REQ_HELD (PSNs are 24 bits). */
-#define REQ_HELD 0x80000000u
+/* A request table entry (rk_insp_qp.h): PSN, held, ns after the base. */
+#define REQ_PSN 0xffffffull
+#define REQ_HELD (1ull << 24)
+#define REQ_OFF_SHIFT 25
+#define REQ_OFF_MAX (RK_INSP_QP_REQ_SPAN_NS - 1)
+
+/* A zeroed block of @p n entries of @p size bytes for flow @p q. */
+static void *
+table_new(struct rk_insp_qp *q, unsigned int n, size_t size)
+{
+	return q->pool != NULL ? rk_insp_pool_alloc(q->pool, n * size) : calloc(n, size);
+}
+
+static void
+table_free(struct rk_insp_qp *q, void *t, unsigned int n, size_t size)
+{
+	if (q->pool != NULL)
+		rk_insp_pool_free(q->pool, t, n * size);
+	else
+		free(t);
+}
 
 void
 rk_insp_qp_fini(struct rk_insp_qp *q)
 {
-	free(q->req);
-	free(q->rd);
-	q->req = q->rd = NULL;
+	if (q->req != NULL)
+		table_free(q, q->req, q->req_size, sizeof(*q->req));
+	if (q->req_frames != NULL)
+		table_free(q, q->req_frames, q->req_size, sizeof(*q->req_frames));
+	if (q->rd != NULL)
+		table_free(q, q->rd, RK_INSP_QP_READ_RING, sizeof(*q->rd));
+	q->req = NULL;
+	q->req_frames = NULL;
+	q->rd = NULL;
 	q->req_size = q->req_n = q->rd_head = q->rd_n = 0;
 }
 
@@ -44,22 +69,89 @@ ring_add(struct rk_insp_qp_req *ring, unsigned int size, unsigned int *head, uns
 		(*n)++;
 }
 
-/* Twice the entries: distinct PSNs mod n stay distinct mod 2n. */
+/* A copy of table @p t of @p n entries of @p size bytes in both halves of a new one. */
+static void *
+table_twice(struct rk_insp_qp *q, void *t, unsigned int n, size_t size)
+{
+	char *d = table_new(q, n ? 2 * n : RK_INSP_QP_REQ_MIN, size);
+
+	if (d != NULL && t != NULL) {
+		memcpy(d, t, n * size);
+		memcpy(d + n * size, t, n * size);
+	}
+	return d;
+}
+
+/*
+ * Twice the entries. The entry of PSN p sits at p mod size; at twice the
+ * size it belongs at the same index or that index plus the old size, so
+ * the old table copied into both halves holds every entry at its place,
+ * and the copy at the other place is no entry of the PSNs that map there
+ * (req_home() tells them apart): no rehash, two block copies.
+ */
 static bool
 req_grow(struct rk_insp_qp *q)
 {
-	unsigned int n = q->req_size ? q->req_size * 2 : RK_INSP_QP_REQ_MIN;
-	struct rk_insp_qp_req *t = calloc(n, sizeof(*t));
+	uint64_t *t = table_twice(q, q->req, q->req_size, sizeof(*t));
+	uint32_t *f = NULL;
 
 	if (t == NULL)
 		return false;
-	for (unsigned int i = 0; i < q->req_size; i++)
-		if (q->req[i].psn & REQ_HELD)
-			t[q->req[i].psn & (n - 1)] = q->req[i];
-	free(q->req);
+	if (!q->no_frames &&
+	    (f = table_twice(q, q->req_frames, q->req_size, sizeof(*f))) == NULL) {
+		table_free(q, t, q->req_size ? 2 * q->req_size : RK_INSP_QP_REQ_MIN, sizeof(*t));
+		return false;
+	}
+	if (q->req != NULL)
+		table_free(q, q->req, q->req_size, sizeof(*q->req));
+	if (q->req_frames != NULL)
+		table_free(q, q->req_frames, q->req_size, sizeof(*q->req_frames));
 	q->req = t;
-	q->req_size = n;
+	q->req_frames = f;
+	q->req_size = q->req_size ? 2 * q->req_size : RK_INSP_QP_REQ_MIN;
 	return true;
+}
+
+/* Whether entry @p e, at index @p i, is a request's (not empty, not a copy left by req_grow()). */
+static inline bool
+req_home(const struct rk_insp_qp *q, uint64_t e, unsigned int i)
+{
+	return (e & REQ_HELD) && (e & (q->req_size - 1)) == i;
+}
+
+/* The time of the request in entry @p e. */
+static inline uint64_t
+req_ts(const struct rk_insp_qp *q, uint64_t e)
+{
+	return q->req_base_ns + (e >> REQ_OFF_SHIFT);
+}
+
+/*
+ * Time @p ts_ns lies outside the table's span: move the base to it (time
+ * went back) or to half a span before it, forgetting the requests the
+ * new span leaves out.
+ */
+static void
+req_rebase(struct rk_insp_qp *q, uint64_t ts_ns)
+{
+	uint64_t base = ts_ns < q->req_base_ns ? ts_ns : ts_ns - REQ_OFF_MAX / 2;
+
+	for (unsigned int i = 0; i < q->req_size; i++) {
+		uint64_t e = q->req[i], t;
+
+		if (!req_home(q, e, i)) {
+			q->req[i] = 0;
+			continue;
+		}
+		t = req_ts(q, e);
+		if (t < base || t - base > REQ_OFF_MAX) {
+			q->req[i] = 0;
+			q->req_n--;
+		} else {
+			q->req[i] = (e & (REQ_PSN | REQ_HELD)) | (t - base) << REQ_OFF_SHIFT;
+		}
+	}
+	q->req_base_ns = base;
 }
 
 /* Not yet covered by a response: pushing it out would lose its RTT. */
@@ -72,32 +164,37 @@ req_unacked(const struct rk_insp_qp *q, uint32_t psn)
 static void
 req_add(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns)
 {
-	struct rk_insp_qp_req *e;
+	unsigned int i;
 
 	if (q->req == NULL) {
 		if (!req_grow(q))
 			return;
 		q->req_first = psn;
+		q->req_base_ns = ts_ns;
 	}
-	e = &q->req[psn & (q->req_size - 1)];
-	while ((e->psn & REQ_HELD) && (e->psn & ~REQ_HELD) != psn &&
-	       req_unacked(q, e->psn & ~REQ_HELD) && q->req_size < RK_INSP_QP_REQ_RING &&
+	if (ts_ns < q->req_base_ns || ts_ns - q->req_base_ns > REQ_OFF_MAX)
+		req_rebase(q, ts_ns);
+	i = psn & (q->req_size - 1);
+	while (req_home(q, q->req[i], i) && (q->req[i] & REQ_PSN) != psn &&
+	       req_unacked(q, q->req[i] & REQ_PSN) && q->req_size < RK_INSP_QP_REQ_RING &&
 	       req_grow(q))
-		e = &q->req[psn & (q->req_size - 1)];
-	q->req_n += !(e->psn & REQ_HELD);
-	*e = (struct rk_insp_qp_req){ .psn = psn | REQ_HELD, .frame = frame, .ts_ns = ts_ns };
+		i = psn & (q->req_size - 1);
+	q->req_n += !req_home(q, q->req[i], i);
+	q->req[i] = psn | REQ_HELD | (ts_ns - q->req_base_ns) << REQ_OFF_SHIFT;
+	if (q->req_frames != NULL)
+		q->req_frames[i] = frame;
 }
 
-/* The request with PSN @p psn, or NULL. */
-static const struct rk_insp_qp_req *
+/* The index of the request with PSN @p psn, or -1. */
+static int
 req_find(const struct rk_insp_qp *q, uint32_t psn)
 {
-	const struct rk_insp_qp_req *e;
+	unsigned int i;
 
 	if (q->req == NULL)
-		return NULL;
-	e = &q->req[psn & (q->req_size - 1)];
-	return e->psn == (psn | REQ_HELD) ? e : NULL;
+		return -1;
+	i = psn & (q->req_size - 1);
+	return (q->req[i] & (REQ_PSN | REQ_HELD)) == (psn | REQ_HELD) ? (int)i : -1;
 }
 
 /* The newest entry of @p ring with PSN @p psn, or NULL. */
@@ -117,15 +214,15 @@ ring_find(const struct rk_insp_qp_req *ring, unsigned int size, unsigned int hea
 void
 rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns, bool read)
 {
-	req_add(q, psn, frame, ts_ns);
-	if (read && (q->rd != NULL || (q->rd = calloc(RK_INSP_QP_READ_RING, sizeof(*q->rd)))))
+	req_add(q, psn & REQ_PSN, frame, ts_ns);
+	if (read && (q->rd != NULL || (q->rd = table_new(q, RK_INSP_QP_READ_RING, sizeof(*q->rd)))))
 		ring_add(q->rd, RK_INSP_QP_READ_RING, &q->rd_head, &q->rd_n, psn, frame, ts_ns);
 }
 
 bool
 rk_insp_qp_sent(const struct rk_insp_qp *q, uint32_t psn)
 {
-	return req_find(q, psn) != NULL;
+	return req_find(q, psn) >= 0;
 }
 
 void
@@ -151,11 +248,14 @@ rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_ns,
 		req->acked_valid = true;
 	}
 	if (!nak) {
-		const struct rk_insp_qp_req *rq = req_find(req, psn);
+		int i = req_find(req, psn);
 
-		if (rq != NULL) {
-			out->req_frame = rq->frame;
-			out->rtt_ns = ts_ns - rq->ts_ns;
+		if (i >= 0) {
+			uint64_t sent = req_ts(req, req->req[i]);
+
+			out->timed = true;
+			out->req_frame = req->req_frames != NULL ? req->req_frames[i] : 0;
+			out->rtt_ns = ts_ns >= sent ? ts_ns - sent : 0;
 		}
 	}
 }

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "rk_insp_flow.h"
+#include "rk_insp_pool.h"
 
 /**
  * Most requests remembered per flow for ACK coverage and request-to-ACK
@@ -43,15 +44,23 @@ enum rk_insp_peer_src {
 	RK_INSP_PEER_DETH,      /**< UD: the DETH SrcQP of the packet */
 };
 
-/** One request remembered: its PSN, frame and time. */
+/** One READ request remembered: its PSN, frame and time. */
 struct rk_insp_qp_req {
 	uint32_t psn, frame;
 	uint64_t ts_ns;
 };
 
+/** Time span a request table holds, ns (2^39 ns, about 9 minutes). */
+#define RK_INSP_QP_REQ_SPAN_NS (1ull << 39)
+
 /** Request history and pairing of one flow. Zero-initialise; rk_insp_qp_fini(). */
 struct rk_insp_qp {
-	struct rk_insp_qp_req *req; /* req_size entries at PSN % req_size; NULL until one */
+	/* Requests by PSN: req_size entries, PSN p at p % req_size, each
+	 * 8 bytes: the PSN (bits 0-23), held (bit 24), and the ns from
+	 * req_base_ns to the request (bits 25-63). NULL until a request. */
+	uint64_t *req;
+	uint32_t *req_frames;       /* the requests' frames, beside req; NULL when no_frames */
+	uint64_t req_base_ns;
 	unsigned int req_size;
 	unsigned int req_n;         /**< requests held */
 	uint32_t req_first;         /**< PSN of the flow's first request */
@@ -61,14 +70,22 @@ struct rk_insp_qp {
 	uint32_t acked;             /**< last PSN a response covered */
 	struct rk_insp_qp *peer;    /**< the other direction, once paired */
 	uint8_t peer_src;           /**< enum rk_insp_peer_src */
+	/** Keep no frame numbers of requests (rk_insp_qp_ack() leaves req_frame 0):
+	 *  two thirds of the memory. Set before the first request. */
+	bool no_frames;
+	/** Where the tables come from (rk_insp_pool.h); NULL: malloc. Set
+	 *  before the first request, kept until rk_insp_qp_fini(). */
+	struct rk_insp_pool *pool;
 };
 
 /** What an ACK, NAK or atomic ACK covers, and the request it names. */
 struct rk_insp_qp_ack {
 	uint32_t first, last;       /**< PSNs [first, last] it acknowledges */
 	uint32_t count;             /**< last - first + 1, 0 when it goes back */
-	uint32_t req_frame;         /**< frame of the request with PSN last, 0 if unknown */
-	uint64_t rtt_ns;            /**< that request to this response (with req_frame) */
+	bool timed;                 /**< the request with PSN last was found: rtt_ns holds */
+	uint32_t req_frame;         /**< its frame; 0 if not found or no_frames */
+	uint64_t rtt_ns;            /**< that request to this response; 0 when the
+					 response is stamped before the request */
 };
 
 /** Free the request tables of @p q (zeroed or used; again: nothing). */
@@ -77,7 +94,9 @@ void rk_insp_qp_fini(struct rk_insp_qp *q);
 /**
  * Remember request @p psn (frame @p frame at @p ts_ns) of flow @p q;
  * @p read: a READ request (its responses' latency is measured). Out of
- * memory: not remembered (its RTT is not measured).
+ * memory: not remembered (its RTT is not measured). A table holds the
+ * requests of RK_INSP_QP_REQ_SPAN_NS: one sent that long before the
+ * newest, or after it, is forgotten (RC retransmits long before).
  */
 void rk_insp_qp_request(struct rk_insp_qp *q, uint32_t psn, uint32_t frame, uint64_t ts_ns,
 			bool read);

@@ -31,6 +31,7 @@ rk_insp_timing_fini(struct rk_insp_timing *t)
 		free(f);
 		f = n;
 	}
+	rk_insp_pool_fini(&t->pool);
 	rk_insp_htab_fini(&t->hash);
 	free(t->cand);
 	rk_insp_cm_fini(&t->cm);
@@ -60,6 +61,8 @@ timing_get(struct rk_insp_timing *t, struct rk_insp_flow *flow)
 		return NULL;
 	}
 	tf->flow = flow;
+	tf->qp.pool = &t->pool;
+	tf->qp.no_frames = true;
 	rk_insp_htab_add(&t->hash, &tf->hl, dir_hash(k->src, k->dst, k->kind, k->lid));
 	tf->next = t->head;
 	t->head = tf;
@@ -167,9 +170,13 @@ rk_insp_timing_packet(struct rk_insp_timing *t, struct rk_insp_flow *flow,
 	if (fl & RK_OPF_REQ) {
 		if (r->transport != RK_TR_RC && r->transport != RK_TR_XRC)
 			return;
-		if ((tf = timing_get(t, flow)) != NULL)
+		if ((tf = timing_get(t, flow)) != NULL) {
 			rk_insp_qp_request(&tf->qp, r->psn, (uint32_t)r->frame, r->ts_ns,
 					   (fl & RK_OPF_READ_REQ) != 0);
+			/* The next request of the flow likely takes the next entry. */
+			if (tf->qp.req != NULL)
+				flow->hint = &tf->qp.req[(r->psn + 1) & (tf->qp.req_size - 1)];
+		}
 		return;
 	}
 	if (!(fl & RK_OPF_RESP) || (tf = timing_get(t, flow)) == NULL)
@@ -186,7 +193,7 @@ rk_insp_timing_packet(struct rk_insp_timing *t, struct rk_insp_flow *flow,
 		if (kind == RK_AETH_RNR_NAK)
 			return;
 		rk_insp_qp_ack(&q->qp, r->psn, kind == RK_AETH_NAK, r->ts_ns, &ack);
-		if (ack.req_frame != 0)
+		if (ack.timed)
 			rk_insp_lat_add(&q->rtt, ack.rtt_ns);
 	}
 	if (fl & RK_OPF_READ_RESP && fl & RK_OPF_FIRST) {

@@ -70,6 +70,7 @@ struct rk_insp_timing {
 	uint64_t nflows;               /**< flows timed */
 	uint64_t untimed_flows;        /**< RC flows past RK_INSP_TIMING_FLOWS_MAX, or out of memory */
 	uint64_t unpaired;             /**< responses whose request flow was not found */
+	struct rk_insp_pool pool;      /* the flows' request tables */
 	struct rk_insp_qp_cand *cand;  /* room for the candidates of a response */
 	unsigned int cand_cap;
 	struct rk_insp_cm cm;          /**< QPs the CM REQ/REP MADs named: the caller

@@ -2,7 +2,9 @@
 /*
  * Tests of lib/analysis/rk_insp_qp.c: ACK coverage (coalesced, stale, NAK),
  * request-to-ACK and READ request-to-response times across the 24-bit
- * wrap, pairing by traffic and by CM REQ/REP, and the CM table's limits.
+ * wrap, the request table (growth, its time span, times without frames,
+ * tables from a pool), pairing by traffic and by CM REQ/REP, and the CM
+ * table's limits.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -164,6 +166,115 @@ test_table_follows_window(void **state)
 	free(q);
 }
 
+/* With a pool and no frame numbers: the same times, req_frame 0. */
+static void
+test_times_only_from_pool(void **state)
+{
+	struct rk_insp_pool pool = { 0 };
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+
+	(void)state;
+	q->pool = &pool;
+	q->no_frames = true;
+	for (uint32_t i = 0; i < 100; i++)
+		rk_insp_qp_request(q, i, i + 1, 10 * i, false);
+	assert_int_equal(q->req_size, 128);
+	assert_null(q->req_frames);
+	assert_true(pool.bytes >= RK_INSP_POOL_CHUNK);
+	for (uint32_t i = 0; i < 100; i++) {
+		rk_insp_qp_ack(q, i, false, 10 * i + 7, &a);
+		assert_true(a.timed);
+		assert_int_equal(a.req_frame, 0);
+		assert_int_equal(a.rtt_ns, 7);
+	}
+	/* A PSN never sent is not timed. */
+	rk_insp_qp_ack(q, 100, false, 2000, &a);
+	assert_false(a.timed);
+	rk_insp_qp_fini(q);
+	rk_insp_pool_fini(&pool);
+	assert_int_equal(pool.bytes, 0);
+	free(q);
+}
+
+/*
+ * Growing copies the table into both halves: the copy in the other half
+ * is no request. PSN 17 was never sent though the copy of PSN 1 sits at
+ * index 17 of the grown table.
+ */
+static void
+test_grown_copies_are_not_requests(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+
+	(void)state;
+	for (uint32_t i = 0; i <= RK_INSP_QP_REQ_MIN; i++)
+		rk_insp_qp_request(q, i, i + 1, i, false);
+	assert_int_equal(q->req_size, 2 * RK_INSP_QP_REQ_MIN);
+	assert_int_equal(q->req_n, RK_INSP_QP_REQ_MIN + 1);
+	for (uint32_t i = 0; i <= RK_INSP_QP_REQ_MIN; i++)
+		assert_true(rk_insp_qp_sent(q, i));
+	for (uint32_t i = RK_INSP_QP_REQ_MIN + 1; i < 2 * RK_INSP_QP_REQ_MIN; i++)
+		assert_false(rk_insp_qp_sent(q, i));
+	/* Writing over a copy counts one request more. */
+	rk_insp_qp_request(q, RK_INSP_QP_REQ_MIN + 1, 99, 99, false);
+	assert_int_equal(q->req_n, RK_INSP_QP_REQ_MIN + 2);
+	assert_int_equal(q->req_size, 2 * RK_INSP_QP_REQ_MIN);
+	rk_insp_qp_fini(q);
+	free(q);
+}
+
+/* A table spans RK_INSP_QP_REQ_SPAN_NS; time going back moves its base. */
+static void
+test_table_span(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+	const uint64_t t0 = 1000000000000ull;
+
+	(void)state;
+	rk_insp_qp_request(q, 1, 1, t0, false);
+	rk_insp_qp_request(q, 2, 2, t0 + 3, false);
+	/* Time goes back: the earlier request keeps its time, so do the others. */
+	rk_insp_qp_request(q, 3, 3, t0 - 1000, false);
+	rk_insp_qp_ack(q, 3, false, t0 + 10, &a);
+	assert_true(a.timed);
+	assert_int_equal(a.rtt_ns, 1010);
+	rk_insp_qp_ack(q, 2, false, t0 + 10, &a);
+	assert_true(a.timed);
+	assert_int_equal(a.rtt_ns, 7);
+	/* One span later, what is older than half a span is forgotten. */
+	rk_insp_qp_request(q, 4, 4, t0 + RK_INSP_QP_REQ_SPAN_NS + 5, false);
+	rk_insp_qp_request(q, 5, 5, t0 + RK_INSP_QP_REQ_SPAN_NS + 6, false);
+	assert_false(rk_insp_qp_sent(q, 1));
+	assert_false(rk_insp_qp_sent(q, 3));
+	assert_int_equal(q->req_n, 2);
+	rk_insp_qp_ack(q, 4, false, t0 + RK_INSP_QP_REQ_SPAN_NS + 50, &a);
+	assert_true(a.timed);
+	assert_int_equal(a.req_frame, 4);
+	assert_int_equal(a.rtt_ns, 45);
+	rk_insp_qp_ack(q, 5, false, t0 + RK_INSP_QP_REQ_SPAN_NS + 50, &a);
+	assert_int_equal(a.rtt_ns, 44);
+	rk_insp_qp_fini(q);
+	free(q);
+}
+
+/* An ACK stamped before its request (merged captures) gives 0, not a wrapped time. */
+static void
+test_ack_stamped_before_request(void **state)
+{
+	struct rk_insp_qp *q = new_qp();
+	struct rk_insp_qp_ack a;
+
+	(void)state;
+	rk_insp_qp_request(q, 7, 1, 5000, false);
+	rk_insp_qp_ack(q, 7, false, 4000, &a);
+	assert_int_equal(a.req_frame, 1);
+	assert_int_equal(a.rtt_ns, 0);
+	rk_insp_qp_fini(q);
+	free(q);
+}
+
 static void
 test_pairing(void **state)
 {
@@ -300,6 +411,10 @@ main(void)
 		cmocka_unit_test(test_read_latency),
 		cmocka_unit_test(test_ring_forgets),
 		cmocka_unit_test(test_table_follows_window),
+		cmocka_unit_test(test_times_only_from_pool),
+		cmocka_unit_test(test_grown_copies_are_not_requests),
+		cmocka_unit_test(test_table_span),
+		cmocka_unit_test(test_ack_stamped_before_request),
 		cmocka_unit_test(test_pairing),
 		cmocka_unit_test(test_match),
 		cmocka_unit_test(test_cm),
