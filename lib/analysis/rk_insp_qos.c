@@ -7,6 +7,7 @@
 #include "rk_insp_qos.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +95,9 @@ rk_insp_qos_fini(struct rk_insp_qos *q)
 	memset(q, 0, sizeof(*q));
 }
 
+_Static_assert(offsetof(struct rk_insp_cong, first_ns) <= 64,
+	       "a data packet's fields fit one cache line");
+
 /* Two 16-byte addresses equal: two word compares, no call. */
 static inline bool
 pair_eq(const struct rk_insp_cong *c, const uint8_t *src, const uint8_t *dst)
@@ -139,11 +143,13 @@ pair_get(struct rk_insp_qos *q, const uint8_t *src, const uint8_t *dst, bool add
 	}
 	if (!add)
 		return NULL;
-	c = calloc(1, sizeof(*c));
+	/* One cache line holds what each data packet touches. */
+	c = aligned_alloc(64, (sizeof(*c) + 63) / 64 * 64);
 	if (c == NULL) {
 		q->nomem = true;
 		return NULL;
 	}
+	memset(c, 0, sizeof(*c));
 	memcpy(c->src, src, 16);
 	memcpy(c->dst, dst, 16);
 	rk_insp_htab_add(&q->hash, &c->hl, h);
@@ -209,7 +215,7 @@ data_packet(struct rk_insp_qos *q, struct rk_insp_cong *c, const struct rk_insp_
 			c->ce_pending_ns = ts_ns;
 		}
 	}
-	if (c->cnps == 0) {
+	if (!c->cnp_seen) {
 		c->bytes_before += wirelen;
 	} else {
 		if (c->bytes_after == 0)
@@ -237,6 +243,7 @@ cnp_packet(struct rk_insp_qos *q, struct rk_insp_cong *c, uint64_t ts_ns)
 {
 	if (c->cnps++ == 0)
 		c->first_cnp_ns = ts_ns;
+	c->cnp_seen = true;
 	answer(q, &c->ce_pending, c->ce_pending_ns, &c->delay, &c->cnps_unprompted, ts_ns);
 }
 

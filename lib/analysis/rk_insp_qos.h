@@ -76,8 +76,13 @@ struct rk_insp_cong;
 struct rk_insp_flow_qos {
 	bool seen;
 	struct rk_insp_qos_marks first; /**< marks of the flow's first packet */
-	uint64_t changed;       /**< packets whose VLAN, PCP or DSCP differ from the first */
 	uint64_t ecn[4];        /**< packets per ECN codepoint (enum rk_insp_ecn) */
+	/* The host-pair records of this flow's addresses, src -> dst and
+	 * dst -> src, once found: a flow's addresses never change, so its
+	 * packets skip the pair table's lookup. Next to the counters every
+	 * packet updates, in the same cache line. */
+	struct rk_insp_cong *pair_sd, *pair_ds;
+	uint64_t changed;       /**< packets whose VLAN, PCP or DSCP differ from the first */
 	/* As the data flow: CNPs paired with it, and its marks' delays. */
 	uint64_t cnps;          /**< CNPs of the paired flow (see rk_insp_qos_flow()) */
 	uint64_t cnps_unprompted; /**< of which with no CE mark of this flow pending */
@@ -87,10 +92,6 @@ struct rk_insp_flow_qos {
 	/* As the flow of ACKs and CNPs: the data flow they answer, or NULL. */
 	struct rk_insp_flow_qos *peer;
 	uint64_t cnps_unpaired; /**< CNPs on this flow before it was tied to a data flow */
-	/* The host-pair records of this flow's addresses, src -> dst and
-	 * dst -> src, once found: a flow's addresses never change, so its
-	 * packets skip the pair table's lookup. */
-	struct rk_insp_cong *pair_sd, *pair_ds;
 };
 
 /** Count the marks @p m of one packet of a flow. */
@@ -126,25 +127,31 @@ struct rk_insp_pause_prio {
  * point answers CE-marked packets with CNPs to their sender).
  */
 struct rk_insp_cong {
-	struct rk_insp_hlink hl;
-	struct rk_insp_cong *next;    /* creation order */
-	uint8_t src[16], dst[16];     /**< as rk_insp_flow_key */
+	/* What a data packet of the pair touches, in the first 64 bytes
+	 * (the record is allocated on a cache line). */
 	uint64_t packets, bytes;      /**< RoCE packets src -> dst, not CNPs */
 	uint64_t ect, ce;             /**< of which ECN-capable, CE-marked */
-	uint64_t cnps;                /**< CNPs dst -> src */
-	uint64_t cnps_unprompted;     /**< CNPs with no CE mark pending */
-	bool ce_pending;              /**< a CE mark not yet answered */
-	uint64_t ce_pending_ns;       /**< time of the first of them */
-	struct rk_insp_delays delay;  /**< CE-to-CNP delays, in order */
-	/* The sender's reaction: its rate before the first CNP and after. */
-	uint64_t first_ns, last_ns, first_cnp_ns;
+	uint64_t last_ns;             /**< time of the last of them */
 	uint64_t bytes_before;        /**< wire bytes src -> dst before the first CNP */
-	uint64_t bytes_after;         /**< and from it on */
-	uint64_t after_first_ns;      /**< first packet from the first CNP on */
 	/* The data flow src -> dst seen last and its PSN: an ACK dst -> src
 	 * naming a PSN it sent lately ties the ACK's QP to it. */
 	struct rk_insp_flow_qos *last_flow;
 	uint32_t last_psn;
+	bool ce_pending;              /**< a CE mark not yet answered */
+	bool cnp_seen;                /**< cnps != 0 */
+	/* The rest. */
+	uint64_t first_ns;            /**< time of the first packet */
+	uint64_t cnps;                /**< CNPs dst -> src */
+	uint64_t cnps_unprompted;     /**< CNPs with no CE mark pending */
+	uint64_t ce_pending_ns;       /**< time of the first mark pending */
+	struct rk_insp_delays delay;  /**< CE-to-CNP delays, in order */
+	/* The sender's reaction: its rate before the first CNP and after. */
+	uint64_t first_cnp_ns;
+	uint64_t bytes_after;         /**< wire bytes src -> dst from the first CNP on */
+	uint64_t after_first_ns;      /**< first packet from the first CNP on */
+	struct rk_insp_hlink hl;
+	struct rk_insp_cong *next;    /* creation order */
+	uint8_t src[16], dst[16];     /**< as rk_insp_flow_key */
 };
 
 /** An ACK ties its flow to a data flow that sent its PSN at most this many PSNs ago. */
