@@ -127,14 +127,15 @@ req_ts(const struct rk_insp_qp *q, uint64_t e)
 }
 
 /*
- * Time @p ts_ns lies outside the table's span: move the base to it (time
- * went back) or to half a span before it, forgetting the requests the
- * new span leaves out.
+ * Time @p ts_ns lies outside the table's span: centre the span on it,
+ * forgetting the requests it leaves out. Half a span each way keeps
+ * timestamps running backwards (a hostile capture) from moving the base
+ * at every request.
  */
 static void
 req_rebase(struct rk_insp_qp *q, uint64_t ts_ns)
 {
-	uint64_t base = ts_ns < q->req_base_ns ? ts_ns : ts_ns - REQ_OFF_MAX / 2;
+	uint64_t base = ts_ns > REQ_OFF_MAX / 2 ? ts_ns - REQ_OFF_MAX / 2 : 0;
 
 	for (unsigned int i = 0; i < q->req_size; i++) {
 		uint64_t e = q->req[i], t;

@@ -256,6 +256,15 @@ test_table_span(void **state)
 	rk_insp_qp_ack(q, 5, false, t0 + RK_INSP_QP_REQ_SPAN_NS + 50, &a);
 	assert_int_equal(a.rtt_ns, 44);
 	rk_insp_qp_fini(q);
+	/* Requests stamped ever earlier, from time 0 on: each keeps its time. */
+	for (uint32_t i = 0; i < 3000; i++)
+		rk_insp_qp_request(q, 100 + i, 1 + i, 3000000 - 1000 * i, false);
+	for (uint32_t i = 2000; i < 3000; i++) {
+		rk_insp_qp_ack(q, 100 + i, false, 3000000, &a);
+		assert_true(a.timed);
+		assert_int_equal(a.rtt_ns, 1000 * i);
+	}
+	rk_insp_qp_fini(q);
 	free(q);
 }
 
