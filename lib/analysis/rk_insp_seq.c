@@ -68,8 +68,9 @@ struct rk_insp_seqx {
 	unsigned int n, n_rtx; /* chain packets, those at holes of go-back-N runs */
 	struct pend_pkt *pkt;  /* CHAIN_MAX, allocated with the first chain */
 	struct rk_insp_msg_state vm; /* READ responses: the state a replay would leave */
-	/* READ responses: the state before a packet that went back at no
-	 * hole, while the next packet has not told whether it came late. */
+	/* The message state before a packet that went back at no hole,
+	 * while the next packet has not told whether it came late (READ
+	 * responses: the response's; requests: the run's, flow->rtx_msg). */
 	struct rk_insp_msg_state back;
 	bool back_valid;
 	/* Requests: where the run stood before such a packet. */
@@ -525,8 +526,12 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		     (tr->reordered > 0 &&
 		      (rk_psn_diff(psn, tr->x->back_next) > 0 ||
 		       rk_psn_diff(psn, tr->x->back_psn) < 0 ||
-		       (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0)))))
+		       (rk_psn_diff(psn, tr->hw) < 0 && hole_at(tr, psn) >= 0))))) {
 			tr->next = tr->x->back_next;
+			/* The run's message too: judged against the late
+			 * copy, its next packet would be a false finding. */
+			flow->rtx_msg = tr->x->back;
+		}
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
 		tr->x->fwd_valid = false;
@@ -608,6 +613,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 			tr->x->back_next = tr->next;
 			tr->x->back_psn = psn;
 			tr->x->back_next_valid = true;
+			tr->x->back = flow->rtx_msg;
 		}
 	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
 		/* The run skips what an ACK covered meanwhile: no loss (a

@@ -728,6 +728,40 @@ test_opcode_sequence(void **state)
 	assert_int_equal(f->findings[RK_F_MSG_OPCODE_SEQUENCE], 3);
 }
 
+/*
+ * A late copy of an older message's packet lands inside a go-back-N run:
+ * the run goes on where it stood, and so does its message: the run's next
+ * SEND MIDDLE is no opcode sequence error (it was judged against the late
+ * WRITE MIDDLE before).
+ */
+static void
+test_late_copy_inside_run_keeps_its_message(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	send_op(x, false, RK_OP_RDMA_WRITE_FIRST, 0, 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, 1, 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_LAST, 2, 8);
+	send_op(x, false, RK_OP_SEND_FIRST, 3, 1024);
+	for (uint32_t p = 4; p < 9; p++)
+		send_op(x, false, RK_OP_SEND_MIDDLE, p, 1024);
+	send_op(x, false, RK_OP_SEND_LAST, 9, 8);
+	/* The run from 5, then the late copy of 1, then the run goes on. */
+	send_op(x, false, RK_OP_SEND_MIDDLE, 5, 1024);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 6, 1024);
+	send_op(x, false, RK_OP_RDMA_WRITE_MIDDLE, 1, 1024);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 7, 1024);
+	assert_int_equal(x->found.count, 0);
+	send_op(x, false, RK_OP_SEND_MIDDLE, 8, 1024);
+	assert_int_equal(x->found.count, 0);
+	f = send_op(x, false, RK_OP_SEND_LAST, 9, 8);
+	assert_int_equal(x->found.count, 0);
+	assert_int_equal(f->findings[RK_F_MSG_OPCODE_SEQUENCE], 0);
+}
+
 static void
 test_cnp_and_ud(void **state)
 {
@@ -1230,6 +1264,7 @@ main(void)
 		T(test_read_response_without_first),
 		T(test_write_length),
 		T(test_opcode_sequence),
+		T(test_late_copy_inside_run_keeps_its_message),
 		T(test_cnp_and_ud),
 		T(test_counters),
 		T(test_many_flows),
