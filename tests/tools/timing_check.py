@@ -283,6 +283,18 @@ def check_series(rk, tmp):
     p = run([rk, "-s", "--interval", "1", "--csv", "-", cap], code=2)
     check("--csv - with -s", p.stderr.startswith("rk-inspect: --csv - takes standard output"),
           True)
+    # A run that fails after the analysis leaves the files as they were:
+    # 1 us intervals over the capture's 2.7 s are too many.
+    kept = os.path.join(tmp, "kept.csv")
+    with open(kept, "w") as f:
+        f.write("an older series\n")
+    fresh = os.path.join(tmp, "fresh.csv")
+    p = run([rk, "--no-icrc", "-q", "--interval", "0.000001", "--csv", kept, cap], code=2)
+    check("too many intervals: error", "more than" in p.stderr, True)
+    with open(kept) as f:
+        check("too many intervals: the existing --csv file kept", f.read(), "an older series\n")
+    run([rk, "--no-icrc", "-q", "--interval", "0.000001", "--csv", fresh, cap], code=2)
+    check("too many intervals: no --csv file made", os.path.exists(fresh), False)
 
 
 def check_no_congestion(rk, tmp):

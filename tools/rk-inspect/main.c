@@ -762,19 +762,25 @@ main(int argc, char **argv)
 				       a.mode == RK_INSP_PACKETS_JSON) &&
 			  (a.csv == NULL || strcmp(a.csv, "-") != 0);
 
-	/* An output that cannot be written is said before the analysis, not after. */
+	/* An output that cannot be written is said before the analysis, not
+	 * after; one that can is left as it is (opened to append, a file made
+	 * for the check removed) until the run has a series to write into it. */
 	for (int i = 0; i < 2; i++) {
 		const char *path = i == 0 ? a.csv : a.plot;
+		bool existed;
 		FILE *t;
 
 		if (path == NULL || strcmp(path, "-") == 0)
 			continue;
-		if ((t = fopen(path, "w")) == NULL) {
+		existed = access(path, F_OK) == 0;
+		if ((t = fopen(path, "a")) == NULL) {
 			fprintf(stderr, "rk-inspect: %s %s: %s\n", i == 0 ? "--csv" : "--plot",
 				path, strerror(errno));
 			return EXIT_BAD;
 		}
 		fclose(t);
+		if (!existed)
+			(void)unlink(path);
 	}
 	errbuf[0] = '\0';
 	if (a.bare_read) {
