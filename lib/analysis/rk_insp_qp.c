@@ -270,7 +270,7 @@ rk_insp_qp_read_response(struct rk_insp_qp *req, uint32_t psn, uint64_t ts_ns,
 
 	if (rq != NULL) {
 		*req_frame = rq->frame;
-		*rt_ns = ts_ns - rq->ts_ns;
+		*rt_ns = ts_ns >= rq->ts_ns ? ts_ns - rq->ts_ns : 0;
 	}
 	if (!req->acked_valid || rk_psn_diff(psn, req->acked) > 0) {
 		req->acked = psn;

@@ -116,7 +116,8 @@ void rk_insp_qp_ack(struct rk_insp_qp *req, uint32_t psn, bool nak, uint64_t ts_
 /**
  * A READ response FIRST or ONLY with PSN @p psn at @p ts_ns answers the
  * READ request of flow @p req with that PSN: @p req_frame and @p rt_ns
- * (request to first response) are set when it is remembered. It also
+ * (request to first response; 0 when the response is stamped before the
+ * request) are set when it is remembered. It also
  * acknowledges the requests before the READ (IBTA Vol1 9.7.5.1.2).
  * @return whether the READ request was found.
  */

@@ -268,18 +268,28 @@ test_table_span(void **state)
 	free(q);
 }
 
-/* An ACK stamped before its request (merged captures) gives 0, not a wrapped time. */
+/*
+ * An ACK or a READ response stamped before its request (merged captures)
+ * gives 0, not a wrapped time.
+ */
 static void
 test_ack_stamped_before_request(void **state)
 {
 	struct rk_insp_qp *q = new_qp();
 	struct rk_insp_qp_ack a;
+	uint32_t frame = 0;
+	uint64_t rt = 1;
 
 	(void)state;
 	rk_insp_qp_request(q, 7, 1, 5000, false);
 	rk_insp_qp_ack(q, 7, false, 4000, &a);
 	assert_int_equal(a.req_frame, 1);
 	assert_int_equal(a.rtt_ns, 0);
+	/* A READ response too. */
+	rk_insp_qp_request(q, 8, 2, 6000, true);
+	assert_true(rk_insp_qp_read_response(q, 8, 5500, &frame, &rt));
+	assert_int_equal(frame, 2);
+	assert_int_equal(rt, 0);
 	rk_insp_qp_fini(q);
 	free(q);
 }
