@@ -78,11 +78,11 @@ def pfc():
     return f + bytes(60 - len(f))
 
 
-def write_pcap(path, frames):
+def write_pcap(path, frames, in_time_order=True):
     """@frames: (ns since BASE_S, bytes); nanosecond pcap, Ethernet."""
     with open(path, "wb") as f:
         f.write(struct.pack("<IHHiIII", 0xa1b23c4d, 2, 4, 0, 0, 65535, 1))
-        for t, fr in sorted(frames, key=lambda x: x[0]):
+        for t, fr in sorted(frames, key=lambda x: x[0]) if in_time_order else frames:
             f.write(struct.pack("<IIII", BASE_S + t // 10**9, t % 10**9, len(fr), len(fr)))
             f.write(fr)
 
@@ -297,6 +297,24 @@ def check_series(rk, tmp):
     check("too many intervals: no --csv file made", os.path.exists(fresh), False)
 
 
+def check_backwards(rk, tmp):
+    """Frames stamped before the frame before them: counted, the first named once."""
+    cap = os.path.join(tmp, "back.pcap")
+    write_pcap(cap, [((3 - i) * MS, roce(A, B, WRITE_ONLY, 0x11, i, reth(8), bytes(8)))
+                     for i in range(3)], in_time_order=False)
+    p = run([rk, "--no-icrc", "-j", cap])
+    check("backwards: ts_backwards", json.loads(p.stdout)["totals"]["ts_backwards"], 2)
+    check("backwards: one warning naming frame 2",
+          (p.stderr.count("\n"), "frame 2 is stamped 0.001000000 s before" in p.stderr),
+          (1, True))
+    text = run([rk, "--no-icrc", "-s", cap]).stdout
+    check("backwards: summary line",
+          "timestamps: 2 frames stamped before the frame before\n" in text, True)
+    p = run([rk, "--no-icrc", "-j", os.path.join(tmp, "rtt.pcap")])
+    check("in order: no count, no warning",
+          (json.loads(p.stdout)["totals"]["ts_backwards"], p.stderr), (0, ""))
+
+
 def check_no_congestion(rk, tmp):
     """--no-congestion: no timing, no congestion view, the rest the same."""
     cap = os.path.join(tmp, "rtt.pcap")
@@ -348,6 +366,7 @@ def main():
         check_iwarp(rk, gen, tmp)
         check_rtt(rk, tmp)
         check_no_congestion(rk, tmp)
+        check_backwards(rk, tmp)
         check_series(rk, tmp)
     return finish()
 

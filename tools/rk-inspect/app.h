@@ -77,6 +77,7 @@ struct app {
 	struct rk_insp_series series;
 	bool have_ts0;
 	uint64_t ts0;
+	uint64_t ts_prev;             /* the frame before's timestamp, ns */
 	bool print_packets;
 	bool warned_untracked;
 	bool live;                    /* a pipe or an interface: each frame's lines out at once */

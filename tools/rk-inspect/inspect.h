@@ -41,6 +41,7 @@ struct rk_insp_totals {
 	uint64_t fpdus, mpa_requests, mpa_replies, mpa_crc_bad;
 	uint64_t parse_errors;     /**< frames rk_pkt_parse refused */
 	uint64_t unknown_linktype_frames; /**< pcapng frames of an interface whose link type is not decoded */
+	uint64_t ts_backwards;     /**< frames stamped before the frame before them */
 	uint64_t findings[RK_F_COUNT];
 	uint64_t error_findings;   /**< findings of severity error */
 	uint64_t first_ts_ns, last_ts_ns;

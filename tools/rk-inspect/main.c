@@ -407,7 +407,14 @@ frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data)
 		a->have_ts0 = true;
 		a->ts0 = ts;
 		a->tot.first_ts_ns = ts;
+	} else if (ts < a->ts_prev && a->tot.ts_backwards++ == 0) {
+		fprintf(stderr, "rk-inspect: %s: frame %" PRIu64 " is stamped %.9f s before the "
+			"frame before it (a merged or re-stamped capture?): times, rates and "
+			"latencies that span such frames may be off, and a frame stamped before "
+			"the first counts at the first's time\n",
+			a->file, a->tot.frames, (double)(a->ts_prev - ts) / 1e9);
 	}
+	a->ts_prev = ts;
 	a->tot.last_ts_ns = ts;
 	fr.no = a->tot.frames;
 	/* Out-of-order timestamps print as 0 rather than wrapping. */

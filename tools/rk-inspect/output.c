@@ -1025,6 +1025,7 @@ rk_insp_summary_json(const struct rk_insp_report *rep)
 	TOT("mpa_crc_bad", t->mpa_crc_bad);
 	TOT("parse_errors", t->parse_errors);
 	TOT("unknown_linktype_frames", t->unknown_linktype_frames);
+	TOT("ts_backwards", t->ts_backwards);
 	TOT("qps", rep->flows != NULL ? rep->flows->nflows : 0);
 	TOT("untracked_flows", rep->flows != NULL ? rep->flows->untracked_flows : 0);
 	TOT("untracked_packets", rep->flows != NULL ? rep->flows->untracked_packets : 0);

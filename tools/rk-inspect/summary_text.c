@@ -202,6 +202,9 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 			t->mpa_crc_bad);
 	if (rep->read_error != NULL)
 		fprintf(out, "read error: %s\n", rep->read_error);
+	if (t->ts_backwards != 0)
+		fprintf(out, "timestamps: %" PRIu64 " frame%s stamped before the frame before\n",
+			t->ts_backwards, t->ts_backwards == 1 ? "" : "s");
 
 	if (rep->flows != NULL && rep->flows->untracked_packets != 0)
 		fprintf(out, "untracked flows %" PRIu64 " (%" PRIu64 " packets): "
