@@ -49,6 +49,7 @@ struct rk_io_dpdk {
 	uint16_t rx_n, rx_i;
 	bool rx_short;                  /* the last burst did not fill rx[] */
 	uint64_t rx_wall_ns;            /* when recording: the time rx[] was taken */
+	uint64_t rec_last_ns;           /* the time of the last frame recorded */
 	/* TX queue: a ring of mbufs not yet taken by the device. */
 	struct rte_mbuf **txq;
 	uint32_t txq_size;              /* power of two */
@@ -102,6 +103,10 @@ rk_io_wall_ns(const struct rk_io_dpdk *io)
 {
 	return (uint64_t)((int64_t)rk_io_dpdk_now_ns() + io->wall_off_ns);
 }
+
+/* The time to record a frame at, from its burst's @p wall_ns: never before
+ * the last frame recorded (rk_io_txrx.c). */
+uint64_t rk_io_record_ns(struct rk_io_dpdk *io, uint64_t wall_ns);
 
 /* Whether the caller's cancel flag (cfg.cancel) is set. */
 static inline bool

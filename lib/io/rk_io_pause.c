@@ -95,7 +95,8 @@ send_now(struct rk_io_dpdk *io, const uint8_t *f, int len)
 	}
 	memcpy(p, f, (size_t)len);
 	if (io->recording)
-		rk_pcapng_write(&io->pcap, rk_io_wall_ns(io), RK_PCAPNG_OUT, f, (uint32_t)len);
+		rk_pcapng_write(&io->pcap, rk_io_record_ns(io, rk_io_wall_ns(io)), RK_PCAPNG_OUT, f,
+				(uint32_t)len);
 	if (rte_eth_tx_burst(io->port, 0, &m, 1) != 1) {
 		rte_pktmbuf_free(m);
 		return -EIO;

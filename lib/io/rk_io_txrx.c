@@ -37,6 +37,22 @@ snap_headers(const uint8_t *p, uint32_t avail, uint32_t len)
 }
 
 /*
+ * The time to record a frame of a burst taken at @p wall_ns. Frames are
+ * recorded as the engine takes them, so a received frame may follow a
+ * transmitted burst stamped after its own burst: it takes that later time
+ * (off by at most the burst's processing), and the file's times never go
+ * back, as readers expect of one capture.
+ */
+uint64_t
+rk_io_record_ns(struct rk_io_dpdk *io, uint64_t wall_ns)
+{
+	if (wall_ns < io->rec_last_ns)
+		return io->rec_last_ns;
+	io->rec_last_ns = wall_ns;
+	return wall_ns;
+}
+
+/*
  * Recorded at @p wall_ns: one clock reading per burst, not per frame (in
  * a VM the TSC read showed as the largest cost of a record).
  */
@@ -47,6 +63,7 @@ record_mbuf(struct rk_io_dpdk *io, struct rte_mbuf *m, enum rk_pcapng_dir dir, u
 	uint32_t cap = len < SCRATCH ? len : SCRATCH;
 	const uint8_t *p;
 
+	wall_ns = rk_io_record_ns(io, wall_ns);
 	if (io->cfg.snaplen == RK_IO_SNAP_HEADERS) {
 		/* Every header stack fits in the first 256 bytes. */
 		uint32_t head = cap < 256 ? cap : 256;
@@ -635,7 +652,8 @@ next_roce(struct rk_io_dpdk *io, uint32_t max_len, uint8_t *buf, const uint8_t *
 			uint32_t cap = io->cfg.snaplen == RK_IO_SNAP_HEADERS ?
 				       snap_headers(p, *len, *len) : *len;
 
-			rk_pcapng_write_cut(&io->pcap, io->rx_wall_ns, RK_PCAPNG_IN, p, cap, *len);
+			rk_pcapng_write_cut(&io->pcap, rk_io_record_ns(io, io->rx_wall_ns), RK_PCAPNG_IN,
+					    p, cap, *len);
 		}
 		io->st.rx_roce++;
 		*data = p;

@@ -75,10 +75,12 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 check_pcap() { # NAME FILE [UDP6ZERO: tolerate UDP checksum 0 over IPv6]
 	local name=$1 f=$2 out nf bad xf=""
 	[ "${3:-}" = UDP6ZERO ] && xf=" && !udp.checksum.zero"
-	out=$("$rk" -j --fail-on-findings "$f" 2>&1)
+	# Warnings on stderr stay out of the JSON; shown on a failure.
+	out=$("$rk" -j --fail-on-findings "$f" 2>"$f.inspect.err")
 	nf=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()), d["totals"]["rdma_frames"])' 2>/dev/null)
 	if [ -z "$nf" ] || [ "${nf%% *}" != 0 ] || [ "${nf#* }" = 0 ]; then
 		bad "$name: rk-inspect findings/frames: ${nf:-unreadable} ($f)"
+		head -5 "$f.inspect.err"
 		printf '%s\n' "$out" | head -5
 		return 1
 	fi

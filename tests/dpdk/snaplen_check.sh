@@ -70,19 +70,23 @@ while off + 12 <= len(d):
 print(n, longest, cut, wrong)
 PY
 }
-inspect() { # FILE -> "findings rdma_frames icrc_good truncated gaps"
-	"$rk" -j "$1" | python3 -c '
+inspect() { # FILE -> "findings rdma_frames icrc_good truncated gaps ts_backwards"
+	"$rk" -j "$1" 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 t = d["totals"]
 print(" ".join("%s=%d" % kv for kv in sorted(d["findings"].items())) or "none",
       t["rdma_frames"], t["icrc_good"], t["truncated_frames"],
-      sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")))'
+      sum(q["psn"]["gaps"] for q in d["qps"] if q.get("psn")), t.get("ts_backwards", -1))'
 }
 
 if run bw write_bw -s 16384 -n 300 --verify --counters; then
 	read -r n longest cut wrong <<<"$(caps "$tmp/bw.pcapng")"
-	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/bw.pcapng")"
+	read -r f rdma good trunc gaps back <<<"$(inspect "$tmp/bw.pcapng")"
+	# Frames are recorded as the engine takes them, stamped per burst:
+	# the file's times still never go back.
+	[ "$back" = 0 ] && ok "write_bw: no recorded frame stamped before the one before it" ||
+		ko "write_bw: $back recorded frames stamped before the one before them"
 	# WRITE First 70 bytes, Middle and Last 54; the ACKs whole, ICRC good.
 	if [ "$longest" = 70 ] && [ "$cut" -gt 0 ] && [ "$wrong" = 0 ] && [ "$gaps" = 0 ] &&
 	   [ "$rdma" -gt 0 ] && [ "$good" -gt 0 ] && [ "$f" = "frame.truncated=$trunc" ]; then
@@ -102,7 +106,9 @@ else
 fi
 if run read read_bw -s 16384 -n 300 --verify --snaplen headers; then
 	read -r n longest cut wrong <<<"$(caps "$tmp/read.pcapng")"
-	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/read.pcapng")"
+	read -r f rdma good trunc gaps back <<<"$(inspect "$tmp/read.pcapng")"
+	[ "$back" = 0 ] && ok "read_bw: no recorded frame stamped before the one before it" ||
+		ko "read_bw: $back recorded frames stamped before the one before them"
 	# READ requests whole, 74 bytes (only the ICRC follows their RETH);
 	# responses cut at 58 (AETH) or 54.
 	[ "$longest" = 74 ] && [ "$cut" -gt 0 ] && [ "$wrong" = 0 ] && [ "$gaps" = 0 ] &&
@@ -120,7 +126,7 @@ else
 fi
 if run whole write_bw -s 16384 -n 300 --verify --snaplen 0; then
 	read -r n longest cut wrong <<<"$(caps "$tmp/whole.pcapng")"
-	read -r f rdma good trunc gaps <<<"$(inspect "$tmp/whole.pcapng")"
+	read -r f rdma good trunc gaps back <<<"$(inspect "$tmp/whole.pcapng")"
 	[ "$cut" = 0 ] && [ "$f" = none ] && [ "$good" = "$rdma" ] && [ "$longest" -gt 1000 ] &&
 		ok "--snaplen 0: $n whole frames, $good ICRCs good" ||
 		ko "--snaplen 0: $n frames, $cut cut; rk-inspect: $f $rdma $good"

@@ -118,14 +118,17 @@ dscp_ok() {
 	[ "$ours" = "$2" ] && [ "$theirs" -gt 0 ]
 }
 
-# check_pcap FILE: zero findings and RDMA frames present.
+# check_pcap FILE: zero findings and RDMA frames present. rk-inspect's
+# stderr (warnings) stays out of the JSON; on a failure its first line is
+# shown.
 check_pcap() {
-	local out nf
-	out=$("$rk" -j "$1" 2>&1)
+	local out nf err
+	out=$("$rk" -j "$1" 2>"$1.inspect.err")
 	nf=$(printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(d["findings"].values()), d["totals"]["rdma_frames"], ",".join(sorted(d["findings"])))' 2>/dev/null)
+	err=$(head -n 1 "$1.inspect.err")
 	set -- $nf
 	[ "${1:-x}" = 0 ] && [ "${2:-0}" != 0 ] && { echo "$2 frames"; return 0; }
-	echo "findings ${1:-?} ${3:-} (${2:-0} frames)"
+	echo "findings ${1:-?} ${3:-} (${2:-0} frames)${err:+ rk-inspect: ${err:0:160}}"
 	return 1
 }
 
