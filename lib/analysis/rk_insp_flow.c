@@ -328,14 +328,12 @@ rk_insp_flow_packet(struct rk_insp_flows *t, const struct rk_insp_roce *r,
 
 	memset(res, 0, sizeof(*res));
 	flow = flow_get(t, &r->key);
-	if (flow != NULL && flow->hint != NULL) {
-		__builtin_prefetch(flow->hint, 1);
-		__builtin_prefetch(flow->timing, 1);
-	}
-	if (flow != NULL && flow->qos.pair_sd != NULL)
-		__builtin_prefetch(flow->qos.pair_sd, 1);
 	if (flow == NULL)
 		return NULL;
+	/* What the views will touch; a prefetch of NULL is harmless. */
+	__builtin_prefetch(flow->hint, 1);
+	__builtin_prefetch(flow->timing, 1);
+	__builtin_prefetch(flow->qos.pair_sd, 1);
 	if (flow->packets == 0) {
 		flow->first_frame = r->frame;
 		flow->first_ts_ns = r->ts_ns;
