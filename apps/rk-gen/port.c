@@ -57,32 +57,54 @@ rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra
 	return io;
 }
 
-/* One kept ring per template of each source (NULL: copy its frames). */
+/* One kept ring per template of each source, made at the template's first
+ * frame with mbufs of its length (a template's frames all have one);
+ * NULL: copy its frames. */
 struct keep {
 	struct rk_io_kept *k[3];
+	bool tried[3];
 };
 
-static struct keep *
-keep_open(struct rk_io_dpdk *io, const struct rk_gen_sched *s)
-{
-	struct keep *kp = calloc(s->n ? s->n : 1, sizeof(*kp));
-	uint32_t ring = s->n ? KEPT_TOTAL / (3 * s->n) : 0;
+struct keeps {
+	struct rk_io_dpdk *io;
+	uint32_t ring;                  /* mbufs per ring; 0: none kept */
+	struct keep *kp;
+};
 
-	if (ring > KEPT_RING_MAX)
-		ring = KEPT_RING_MAX;
-	for (uint32_t i = 0; kp != NULL && ring >= KEPT_RING_MIN && i < s->n; i++)
-		for (uint32_t t = 0; t < 3; t++)
-			kp[i].k[t] = rk_io_dpdk_kept_new(io, ring);
-	return kp;
+static int
+keep_open(struct keeps *ks, struct rk_io_dpdk *io, const struct rk_gen_sched *s)
+{
+	ks->io = io;
+	ks->ring = s->n ? KEPT_TOTAL / (3 * s->n) : 0;
+	if (ks->ring > KEPT_RING_MAX)
+		ks->ring = KEPT_RING_MAX;
+	if (ks->ring < KEPT_RING_MIN)
+		ks->ring = 0;
+	ks->kp = calloc(s->n ? s->n : 1, sizeof(*ks->kp));
+	return ks->kp != NULL ? 0 : -ENOMEM;
+}
+
+static struct rk_io_kept *
+keep_ring(struct keeps *ks, uint32_t src, uint32_t tmpl, uint32_t len)
+{
+	struct keep *kp = &ks->kp[src];
+
+	if (tmpl >= 3 || ks->ring == 0 || len > RK_IB_MAX_FRAME)
+		return NULL;
+	if (!kp->tried[tmpl]) {
+		kp->tried[tmpl] = true;
+		kp->k[tmpl] = rk_io_dpdk_kept_new(ks->io, ks->ring, len);
+	}
+	return kp->k[tmpl];
 }
 
 static void
-keep_close(struct keep *kp, uint32_t n)
+keep_close(struct keeps *ks, uint32_t n)
 {
-	for (uint32_t i = 0; kp != NULL && i < n; i++)
+	for (uint32_t i = 0; ks->kp != NULL && i < n; i++)
 		for (uint32_t t = 0; t < 3; t++)
-			rk_io_dpdk_kept_free(kp[i].k[t]);
-	free(kp);
+			rk_io_dpdk_kept_free(ks->kp[i].k[t]);
+	free(ks->kp);
 }
 
 /*
@@ -92,13 +114,13 @@ keep_close(struct keep *kp, uint32_t n)
  * @return 0 or the error of lib/io's send.
  */
 static int
-send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
+send_frame(struct rk_io_dpdk *io, struct keeps *ks, uint32_t src, const struct rk_gen_live *m)
 {
 	static uint8_t copy[RK_GEN_FRAME_MAX];
 	const struct rk_gen_frame *f = &m->f;
-	struct rk_io_kept *k = f->tmpl < 3 && kp != NULL ? kp->k[f->tmpl] : NULL;
 	uint32_t held, len = (uint32_t)f->len;
-	uint8_t *p = k != NULL && len <= RK_IB_MAX_FRAME ? rk_io_dpdk_kept_next(k, &held) : NULL;
+	struct rk_io_kept *k = ks->kp != NULL ? keep_ring(ks, src, f->tmpl, len) : NULL;
+	uint8_t *p = k != NULL ? rk_io_dpdk_kept_next(k, &held) : NULL;
 
 	if (p == NULL && m->ops->stamp == NULL)
 		return rk_io_dpdk_tx_raw(io, f->data, len);
@@ -107,13 +129,17 @@ send_frame(struct rk_io_dpdk *io, struct keep *kp, const struct rk_gen_live *m)
 		m->ops->stamp(m->src, copy, len, rk_gen_wall_ns());
 		return rk_io_dpdk_tx_raw(io, copy, len);
 	}
-	if (held == len)
+	if (held == len && len >= 8)
+		/* Bytes outside the ranges are the same in both: copy whole
+		 * 8-byte words over each range, the last one ending at len. */
 		for (uint32_t i = 0; i < f->ndirty; i++) {
 			const struct rk_gen_range *r = &f->dirty[i];
 
-			/* A few bytes each: no library call. */
-			for (uint32_t b = r->off; b < (uint32_t)r->off + r->len; b++)
-				p[b] = f->data[b];
+			for (uint32_t b = r->off; b < (uint32_t)r->off + r->len; b += 8) {
+				uint32_t w = b + 8 <= len ? b : len - 8;
+
+				memcpy(p + w, f->data + w, 8);
+			}
 		}
 	else
 		memcpy(p, f->data, len);
@@ -148,16 +174,16 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 {
 	const struct rk_io_dpdk_stats *st;
 	struct rk_io_dpdk *io;
-	struct keep *kp;
+	struct keeps ks = { 0 };
 	struct rk_gen_live *m;
 	uint64_t sent = 0, bytes = 0, t0, dt;
 	struct tx_line line;
 	int status = 0;
 
-	io = rk_gen_port_open(o->port, o->record, true, KEPT_TOTAL);
+	io = rk_gen_port_open(o->port, o->record, true, 0);
 	if (io == NULL)
 		return 1;
-	kp = keep_open(io, s);
+	(void)keep_open(&ks, io, s);    /* none: every frame copied */
 	t0 = rk_io_dpdk_now_ns();
 	line = (struct tx_line){ .t0 = t0, .next = t0 + 1000000000ull };
 	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
@@ -172,7 +198,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
 		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
 			break;
-		rc = send_frame(io, kp != NULL ? &kp[m - s->lv] : NULL, m);
+		rc = send_frame(io, &ks, (uint32_t)(m - s->lv), m);
 		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
 			rk_io_dpdk_ops.flush(io);
 			continue;
@@ -196,7 +222,7 @@ rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
 	}
 	rk_io_dpdk_ops.flush(io);
 	dt = rk_io_dpdk_now_ns() - t0;
-	keep_close(kp, s->n);
+	keep_close(&ks, s->n);
 	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
 	while (o->rx != NULL && !rk_gen_recv_port_done(o->rx)) {
 		rk_io_dpdk_ops.flush(io);

@@ -29,6 +29,7 @@ rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps)
  * periods when it has them. */
 struct stream_src {
 	struct rk_gen_stream *s;
+	const struct rk_gen_cfg *c;     /* its configuration, read every frame */
 	double line_rate_bps;
 	double active_ns;       /* its time counting on periods only */
 	uint64_t sent;          /* frames before this one */
@@ -51,7 +52,7 @@ static int
 stream_next(void *src, struct rk_gen_frame *f, double *t_ns)
 {
 	struct stream_src *ss = src;
-	const struct rk_gen_cfg *c = rk_gen_stream_cfg(ss->s);
+	const struct rk_gen_cfg *c = ss->c;
 	struct rk_gen_ref_frame rf;
 
 	if (f->len > 0) {
@@ -144,6 +145,7 @@ rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_
 			free(ss);
 			return -EINVAL;
 		}
+		ss->c = rk_gen_stream_cfg(ss->s);
 		rc = rk_gen_sched_add(s, cfgs[i].seq ? &stream_ops : &stream_ops_noslot, ss,
 				      cfgs[i].name);
 		if (rc < 0) {

@@ -921,33 +921,45 @@ vary_next(struct rk_gen_stream *s, uint32_t k)
 	return c->value;
 }
 
-/* Write v into field tv of t, keeping ICRC (incremental) and checksum right. */
+/* The IPv4 checksum after field tv of t changed from @p cont to @p now
+ * (RFC 1624 over the 16-bit words it touches inside the header). */
 static void
-apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
+apply_csum(struct tmpl *t, const struct tvar *tv, uint64_t cont)
 {
 	uint32_t lo = tv->off & ~1u, hi = (tv->off + tv->n + 1) & ~1u;
 	uint8_t before[RK_GEN_ICRC_FIELD_MAX + 2];
+	uint8_t *ip = t->frame + t->l3;
+	uint32_t wlo = lo < t->l3 ? t->l3 : lo;
+	uint32_t whi = hi > t->l3 + RK_IPV4_HLEN ? t->l3 + RK_IPV4_HLEN : hi;
+
+	for (uint32_t i = 0; i < hi - lo; i++)
+		before[i] = t->frame[lo + i];
+	rk_field_store_be(before + (tv->off - lo), tv->n, cont);
+	rk_ipv4_set_hdr_csum(ip, rk_gen_csum_replace(rk_ipv4_hdr_csum(ip), before + (wlo - lo),
+						     t->frame + wlo, whi - wlo));
+}
+
+/* Write v into field tv of t, keeping ICRC (incremental) and checksum
+ * right. Per frame: the ICRC changes by the XOR of the field's old and new
+ * bytes (CRC is linear), one table per byte. */
+static void
+apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
+{
 	uint8_t *p = t->frame + tv->off;
 	uint64_t cont = rk_field_load_be(p, tv->n);
 	uint64_t now = (cont & ~tv->mask) | ((v << tv->shift) & tv->mask);
+	uint64_t diff = cont ^ now;
 
-	/* Per frame: a few bytes, copied without a library call. */
-	if (now == cont)
+	if (diff == 0)
 		return;
-	for (uint32_t i = 0; i < hi - lo; i++)
-		before[i] = t->frame[lo + i];
 	rk_field_store_be(p, tv->n, now);
-	if (incremental)
-		t->icrc = rk_gen_icrc_field_update(&tv->icf, t->icrc, before + (tv->off - lo), p);
-	if (tv->csum && incremental) {
-		uint8_t *ip = t->frame + t->l3;
-		uint32_t wlo = lo < t->l3 ? t->l3 : lo;
-		uint32_t whi = hi > t->l3 + RK_IPV4_HLEN ? t->l3 + RK_IPV4_HLEN : hi;
-
-		rk_ipv4_set_hdr_csum(ip, rk_gen_csum_replace(rk_ipv4_hdr_csum(ip),
-							     before + (wlo - lo), t->frame + wlo,
-							     whi - wlo));
-	}
+	if (!incremental)
+		return;
+	if (tv->icf.tab != NULL)
+		for (uint32_t i = tv->n; diff != 0; diff >>= 8)
+			t->icrc ^= tv->icf.tab[--i][diff & 0xff];
+	if (tv->csum)
+		apply_csum(t, tv, cont);
 }
 
 int

@@ -388,29 +388,32 @@ void rk_io_dpdk_set_frame_hook(struct rk_io_dpdk *io, rk_io_frame_fn fn, void *c
 int rk_io_dpdk_tx_raw(struct rk_io_dpdk *io, const uint8_t *frame, uint32_t len);
 
 /**
- * Kept frames: a ring of mbufs the caller fills once and then refills in
- * place, changing only the bytes that differ, and sends again once the
- * device has released them (a generator's templates: no allocation and
- * no full copy per frame). The ring holds a reference on each mbuf; the
- * driver's free after sending drops the other, so an mbuf whose count is
- * back to one is the caller's to write again.
+ * Kept frames: mbufs the caller fills once and then refills in place,
+ * changing only the bytes that differ (a generator's templates: no full
+ * copy per frame). Each ring has a mempool of its own, so its mbufs only
+ * ever hold its frames: a freed mbuf keeps its bytes and the length of its
+ * frame, and the driver's free after sending puts it back for the next
+ * frame. The pools are freed by rk_io_dpdk_close().
  */
 struct rk_io_kept;
 
 /**
- * A ring of @p n mbufs from the port's pool (cfg.nb_mbufs must allow for
- * them). Not with cfg.vlan_id (frames are sent as they are).
- * @return the ring, or NULL (errno: EINVAL for n == 0 or a VLAN port,
- *         ENOMEM when the pool has fewer than @p n free mbufs)
+ * A ring of @p n mbufs for frames of up to @p max_len bytes, in a mempool
+ * of its own (not from the port's pool). Not with cfg.vlan_id (frames are
+ * sent as they are).
+ * @return the ring, or NULL (errno: EINVAL for n == 0, n > 2^20, a VLAN
+ *         port, @p max_len under 14 or over RK_IB_MAX_FRAME; ENOMEM when
+ *         the pool cannot be made)
  */
-struct rk_io_kept *rk_io_dpdk_kept_new(struct rk_io_dpdk *io, uint32_t n);
+struct rk_io_kept *rk_io_dpdk_kept_new(struct rk_io_dpdk *io, uint32_t n, uint32_t max_len);
 
 /**
- * The next mbuf of the ring to fill, at most RK_IB_MAX_FRAME bytes.
- * @param held  set to the length of the frame it still holds from its
- *              last send (0: none, fill it whole)
- * @return its data, or NULL while the device still has it (send the
- *         frame another way, or flush and ask again)
+ * The next mbuf of the ring to fill, at most its max_len bytes. Asked
+ * again before rk_io_dpdk_kept_send(), it gives the same mbuf.
+ * @param held  set to the length of the frame it still holds from an
+ *              earlier send of the ring (0: none, fill it whole)
+ * @return its data, or NULL while the device has all of the ring's mbufs
+ *         (send the frame another way, or flush and ask again)
  */
 uint8_t *rk_io_dpdk_kept_next(struct rk_io_kept *k, uint32_t *held);
 
@@ -418,13 +421,14 @@ uint8_t *rk_io_dpdk_kept_next(struct rk_io_kept *k, uint32_t *held);
  * Queue the mbuf rk_io_dpdk_kept_next() returned, holding a frame of
  * @p len bytes, as rk_io_dpdk_tx_raw() queues a frame (sent at the next
  * flush, recorded when the device takes it; no drop options).
- * @return 0, -EINVAL (no mbuf taken, @p len under 14 or over
- *         RK_IB_MAX_FRAME), -ENOBUFS (queue full: counted in
- *         tx_dropped_full; the mbuf stays the next one)
+ * @return 0, -EINVAL (no mbuf taken, @p len under 14 or over the ring's
+ *         max_len), -ENOBUFS (queue full: counted in tx_dropped_full; the
+ *         mbuf stays the next one)
  */
 int rk_io_dpdk_kept_send(struct rk_io_kept *k, uint32_t len);
 
-/** Give the ring's mbufs back (those still sending return when sent). NULL is a no-op. */
+/** Free the ring (its pool stays until rk_io_dpdk_close(): the device may
+ * still hold its mbufs). Before rk_io_dpdk_close(). NULL is a no-op. */
 void rk_io_dpdk_kept_free(struct rk_io_kept *k);
 
 /** The port's IPv4 address (cfg.ip). @return 0, -ENOENT when none is set. */

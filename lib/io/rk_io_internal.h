@@ -78,6 +78,9 @@ struct rk_io_dpdk {
 	bool tx_sg;
 	struct rte_mempool *ext_pool;
 	struct rte_mbuf_ext_shared_info ext_shinfo;
+	/* Pools of kept rings (rk_io_kept.c), freed once the port is closed. */
+	struct rte_mempool **kept_pools;
+	uint32_t kept_pools_n;
 	rk_io_frame_fn hook;            /* IPv4 frames for us and ARP replies (lwIP) */
 	void *hook_ctx;
 	/* What bounds the frames the port sends (rk_io_dpdk_check_frame()). */

@@ -404,6 +404,9 @@ port_free(struct rk_io_dpdk *io)
 		rte_mempool_free(io->pool);
 	}
 	rte_mempool_free(io->ext_pool);
+	for (uint32_t i = 0; i < io->kept_pools_n; i++)
+		rte_mempool_free(io->kept_pools[i]);
+	free(io->kept_pools);
 	rk_impair_destroy(io->tx_drop);
 	rte_free(io->txq);
 	rte_free(io);
