@@ -129,20 +129,7 @@ send_frame(struct rk_io_dpdk *io, struct keeps *ks, uint32_t src, const struct r
 		m->ops->stamp(m->src, copy, len, rk_gen_wall_ns());
 		return rk_io_dpdk_tx_raw(io, copy, len);
 	}
-	if (held == len && len >= 8)
-		/* Bytes outside the ranges are the same in both: copy whole
-		 * 8-byte words over each range, the last one ending at len. */
-		for (uint32_t i = 0; i < f->ndirty; i++) {
-			const struct rk_gen_range *r = &f->dirty[i];
-
-			for (uint32_t b = r->off; b < (uint32_t)r->off + r->len; b += 8) {
-				uint32_t w = b + 8 <= len ? b : len - 8;
-
-				memcpy(p + w, f->data + w, 8);
-			}
-		}
-	else
-		memcpy(p, f->data, len);
+	rk_gen_frame_copy(p, held, f);
 	if (m->ops->stamp != NULL)
 		m->ops->stamp(m->src, p, len, rk_gen_wall_ns());
 	return rk_io_dpdk_kept_send(k, len);

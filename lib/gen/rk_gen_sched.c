@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rk_gen_sched.h"
 
@@ -175,6 +176,33 @@ rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m)
 	if (m->ops->next(m->src, &m->f, &m->t_ns) < 0) {
 		m->f.len = 0;
 		s->failed = true;
+	}
+}
+
+void
+rk_gen_frame_copy(uint8_t *dst, uint32_t held, const struct rk_gen_frame *f)
+{
+	const struct rk_gen_range *r = f->dirty;
+	const uint8_t *src = f->data;
+	uint32_t len = (uint32_t)f->len, nd = f->ndirty;
+
+	if (held != len || len < 8) {
+		memcpy(dst, src, len);
+		return;
+	}
+	/* Bytes outside the ranges are the same in both: copy whole 8-byte
+	 * words over each range, the last one ending at len. The ranges are
+	 * read into locals: a store to dst would otherwise reload them. */
+	for (uint32_t i = 0; i < nd; i++) {
+		uint32_t off = r[i].off, end = off + r[i].len;
+
+		for (uint32_t b = off; b < end; b += 8) {
+			uint32_t w = b + 8 <= len ? b : len - 8;
+			uint64_t word;
+
+			memcpy(&word, src + w, 8);
+			memcpy(dst + w, &word, 8);
+		}
 	}
 }
 

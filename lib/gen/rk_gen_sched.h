@@ -106,6 +106,13 @@ struct rk_gen_live *rk_gen_sched_peek(struct rk_gen_sched *s);
  */
 void rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m);
 
+/**
+ * Write @p f's frame into @p dst, which holds a frame of @p held bytes of
+ * the same template from before (0: none): then only the bytes that change
+ * are written, else all of it.
+ */
+void rk_gen_frame_copy(uint8_t *dst, uint32_t held, const struct rk_gen_frame *f);
+
 /** Free the streams (@p s itself is the caller's; a zeroed one is fine). */
 void rk_gen_sched_fini(struct rk_gen_sched *s);
 
