@@ -2,7 +2,8 @@
 /*
  * lib/gen's scheduler: the gap a rate gives, two streams merged in time
  * order with their frame counts, bursts and on/off periods at the times
- * they ask for, and a stream that cannot be compiled named in one line.
+ * they ask for, a stream that cannot be compiled named in one line, and
+ * a frame written over its template's earlier one.
  */
 #include "rk_test.h"
 
@@ -127,6 +128,33 @@ test_bad_stream(void **state)
 	rk_gen_sched_fini(&s);
 }
 
+/* Only the changing bytes written, in words that stay within the frame;
+ * another length (or none) held: the whole frame. */
+static void
+test_frame_copy(void **state)
+{
+	static const struct rk_gen_range dirty[] = { { .off = 3, .len = 2 }, { .off = 12, .len = 12 },
+						     { .off = 37, .len = 3 } };
+	uint8_t now[40], dst[48];
+	struct rk_gen_frame f = { .data = now, .len = 40, .tmpl = 0, .dirty = dirty, .ndirty = 3 };
+
+	(void)state;
+	for (int i = 0; i < 40; i++)
+		now[i] = (uint8_t)i;
+	memcpy(dst, now, 40);
+	memset(dst + 40, 0xee, 8);                  /* past the frame: never written */
+	dst[3] = dst[4] = dst[12] = dst[23] = dst[37] = dst[39] = 0xaa; /* the earlier frame's changing bytes */
+	rk_gen_frame_copy(dst, 40, &f);
+	assert_memory_equal(dst, now, 40);
+	for (int i = 40; i < 48; i++)
+		assert_int_equal(dst[i], 0xee);
+	/* held another length: everything is written */
+	memset(dst, 0, 40);
+	rk_gen_frame_copy(dst, 58, &f);
+	assert_memory_equal(dst, now, 40);
+	assert_int_equal(dst[40], 0xee);
+}
+
 int
 main(void)
 {
@@ -135,6 +163,7 @@ main(void)
 		cmocka_unit_test(test_merge),
 		cmocka_unit_test(test_burst_and_on_off),
 		cmocka_unit_test(test_bad_stream),
+		cmocka_unit_test(test_frame_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
