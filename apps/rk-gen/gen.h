@@ -48,12 +48,18 @@ struct rk_gen_replay_opts {
  */
 int rk_gen_replay_add(struct rk_gen_sched *s, const struct rk_gen_replay_opts *o);
 
+/** Ports rk-gen sends on at once, at most. */
+#define RK_GEN_PORTS_MAX 8
+
 /** What the DPDK sender needs from the command line. */
 struct rk_gen_port_opts {
-	const char *port;        /**< ethdev name ("net_null0") or port number */
-	const char *record;      /**< pcapng of every frame sent, or NULL */
+	const char *port;        /**< ethdev name ("net_null0") or port number: the first */
+	const char *record;      /**< pcapng of every frame the first port sends, or NULL */
+	const char *ports[RK_GEN_PORTS_MAX];   /**< every port (--port repeated) */
+	const char *records[RK_GEN_PORTS_MAX]; /**< each one's recording, or NULL */
+	uint32_t nports, nrecords;
 	bool top_speed;          /**< ignore the rates: send as fast as the port takes */
-	uint64_t limit;          /**< frames in all */
+	uint64_t limit;          /**< frames per port */
 	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
 	struct rk_gen_recv_port *rx; /**< receive here in the same loop, or NULL */
 };
@@ -72,12 +78,13 @@ struct rk_io_dpdk *rk_gen_port_open(const char *port, const char *record, bool s
 				    uint32_t extra_mbufs);
 
 /**
- * Send the streams on a DPDK port (the EAL is up): frames in time order,
- * paced by the streams' rates against the TSC unless top_speed; SIGINT or
- * SIGTERM ends the run. Prints a summary line on stderr.
+ * Send the streams on o->nports DPDK ports (the EAL is up), port k the
+ * frames of @p scheds[k]: each port's in time order, paced by the streams'
+ * rates against the TSC unless top_speed; SIGINT or SIGTERM ends the run.
+ * Prints a summary line per port on stderr, and a total with several.
  * @return the exit status: 0, or 1 (port, send or recording error)
  */
-int rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o);
+int rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opts *o);
 
 /**
  * Wall-clock time (CLOCK_REALTIME), ns since the epoch: the TX time the

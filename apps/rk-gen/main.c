@@ -47,12 +47,14 @@ usage(FILE *f)
 	      "\n"
 	      "  -s, --stream FILE      streams from a YAML stream file\n"
 	      "  -w, --pcap FILE        write the frames here (Ethernet, pcap)\n"
-	      "      --limit N          at most N frames in all (default: 1000000 to a pcap,\n"
-	      "                         no limit on a port; streams with count 0 are endless)\n"
+	      "      --limit N          at most N frames in all, per port (default: 1000000 to\n"
+	      "                         a pcap, none on a port; streams with count 0 are endless)\n"
 	      "      --line-rate GBPS   line rate for rates given in % (default 100)\n"
 	      "      --port PORT        send on this DPDK port instead (ethdev name, e.g.\n"
-	      "                         net_null0, or number); EAL options go first, then --\n"
-	      "      --record FILE      with --port: every frame sent, to pcapng\n"
+	      "                         net_null0, or number); EAL options go first, then --;\n"
+	      "                         repeated (up to 8): every stream on every port\n"
+	      "      --record FILE      with --port: every frame sent, to pcapng (repeated:\n"
+	      "                         the Nth --port's)\n"
 	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
 	      "      --duration SECONDS with --port: stop after this long\n"
 	      "\n"
@@ -522,13 +524,21 @@ parse_args(struct args *a, int argc, char **argv)
 		}
 		case OPT_PORT:
 #ifdef RK_GEN_DPDK
-			a->port.port = optarg;
+			if (a->port.nports == RK_GEN_PORTS_MAX)
+				return bad_usage("--port %s: at most %d ports", optarg,
+						 RK_GEN_PORTS_MAX);
+			a->port.ports[a->port.nports++] = optarg;
+			a->port.port = a->port.ports[0];
 			break;
 #else
 			return bad_usage("--port %s: rk-gen was built without DPDK", optarg);
 #endif
 		case OPT_RECORD:
-			a->port.record = optarg;
+			if (a->port.nrecords == RK_GEN_PORTS_MAX)
+				return bad_usage("--record %s: at most %d recordings", optarg,
+						 RK_GEN_PORTS_MAX);
+			a->port.records[a->port.nrecords++] = optarg;
+			a->port.record = a->port.records[0];
 			break;
 		case OPT_TOP_SPEED:
 			a->port.top_speed = true;
@@ -626,6 +636,8 @@ parse_args(struct args *a, int argc, char **argv)
 		return check_receive(a);
 	if (a->recv.port != NULL && a->port.port == NULL)
 		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
+	if (a->port.nrecords > a->port.nports && a->port.nports > 0)
+		return bad_usage("%s", "--record: one per --port at most, in the same order");
 	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect || a->recv.json ||
 				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns ||
 				     a->recv.interval_ns))
@@ -721,19 +733,32 @@ replay_summary(const struct args *a)
 	fputc('\n', stderr);
 }
 
+/* The streams (and the replay) compiled into @p sc; @return 0 or -1 (said). */
 static int
-run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
+sched_make(struct args *a, struct rk_gen_sched *sc, struct rk_gen_cfg *cfgs, uint32_t n)
 {
-	struct rk_gen_sched sc = { 0 };
 	char err[512];
-	int rc = 1, init;
+	int init = rk_gen_sched_init(sc, cfgs, n, a->line_rate_bps, err, sizeof(err));
 
-	init = rk_gen_sched_init(&sc, cfgs, n, a->line_rate_bps, err, sizeof(err));
 	/* -EIO: the source said why */
 	if (init < 0 && init != -EIO)
 		fprintf(stderr, "rk-gen: %s\n", err);
-	if (init == 0 &&
-	    (a->replay.file == NULL || rk_gen_replay_add(&sc, &a->replay) == 0)) {
+	if (init == 0 && (a->replay.file == NULL || rk_gen_replay_add(sc, &a->replay) == 0))
+		return 0;
+	return -1;
+}
+
+static int
+run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
+{
+	/* each port its own schedule of every stream; a pcap file one */
+	struct rk_gen_sched sc[RK_GEN_PORTS_MAX] = { 0 }, *scp[RK_GEN_PORTS_MAX];
+	uint32_t ns = a->port.nports > 1 ? a->port.nports : 1, made = 0;
+	int rc = 1;
+
+	for (; made < ns && sched_make(a, &sc[made], cfgs, n) == 0; made++)
+		scp[made] = &sc[made];
+	if (made == ns) {
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {
 			a->port.limit = a->limit;
@@ -741,16 +766,18 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 			if (a->recv.port != NULL)
 				a->port.rx = rk_gen_recv_port_open(&a->recv);
 			if (a->recv.port == NULL || a->port.rx != NULL)
-				rc = rk_gen_port_run(&sc, &a->port);
+				rc = rk_gen_port_run(scp, &a->port);
 			if (a->port.rx != NULL && rk_gen_recv_port_close(a->port.rx) != 0)
 				rc = 1;
 		} else
 #endif
-			rc = run_pcap(a, &sc);
+			rc = run_pcap(a, &sc[0]);
 	}
-	if (sc.failed)
-		rc = 1;
-	rk_gen_sched_fini(&sc);
+	for (uint32_t i = 0; i < ns; i++) {
+		if (sc[i].failed)
+			rc = 1;
+		rk_gen_sched_fini(&sc[i]);
+	}
 	if (a->replay.file != NULL && a->replay_st.read > 0)
 		replay_summary(a);
 	return rc;

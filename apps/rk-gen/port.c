@@ -8,9 +8,11 @@
  * copied into a fresh mbuf (rk_io_dpdk_tx_raw). A stream with a sequence
  * slot gets the wall clock as TX time as each frame is queued
  * (rk_gen_stream_stamp_last: the ICRC patched from the stream's tables).
- * With a receiving port (--rx-port) the same loop polls it while it waits
- * and every 32 frames, then until the receiver's end. One TX queue, frames
- * up to RK_IB_MAX_FRAME bytes.
+ * Several ports (--port repeated) each send every stream on a schedule of
+ * their own, in turn from one loop on one core. With a receiving port
+ * (--rx-port) the same loop polls it on every turn, then until the
+ * receiver's end. One TX queue per port, frames up to RK_IB_MAX_FRAME
+ * bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -141,92 +143,161 @@ struct tx_line {
 };
 
 static void
-tx_line(struct tx_line *l, uint64_t now, uint64_t sent, uint64_t bytes)
+tx_line(struct tx_line *l, const char *port, uint64_t now, uint64_t sent, uint64_t bytes)
 {
 	double dt;
 
 	if (now < l->next)
 		return;
 	dt = (double)(now - l->next + 1000000000ull) / 1e9;
-	fprintf(stderr, "rk-gen: %.0f s: sent %" PRIu64 " frames, %.3f Mpps, %.3f Gbit/s\n",
-		(double)(now - l->t0) / 1e9, sent, (double)(sent - l->frames) / dt / 1e6,
-		(double)(bytes - l->bytes) * 8 / dt / 1e9);
+	fprintf(stderr, "rk-gen: %.0f s: %s%ssent %" PRIu64 " frames, %.3f Mpps, %.3f Gbit/s\n",
+		(double)(now - l->t0) / 1e9, port ? port : "", port ? ": " : "", sent,
+		(double)(sent - l->frames) / dt / 1e6, (double)(bytes - l->bytes) * 8 / dt / 1e9);
 	l->frames = sent;
 	l->bytes = bytes;
 	l->next = now + 1000000000ull;
 }
 
-int
-rk_gen_port_run(struct rk_gen_sched *s, const struct rk_gen_port_opts *o)
-{
-	const struct rk_io_dpdk_stats *st;
+/* One port being sent on: its own schedule of the streams. */
+struct port_tx {
+	const char *name;
 	struct rk_io_dpdk *io;
-	struct keeps ks = { 0 };
-	struct rk_gen_live *m;
-	uint64_t sent = 0, bytes = 0, t0, dt;
+	struct rk_gen_sched *s;
+	struct keeps ks;
+	uint64_t sent, bytes, next_clock;
+	uint32_t unflushed;
 	struct tx_line line;
+	bool done;
+};
+
+/*
+ * One frame of @p p's schedule when it is due (or at top speed).
+ * @return 1 a frame went, 0 not due yet (or the queue was full), -1 done
+ *         (the streams' end, the limit or the duration), -2 on an error
+ *         (said)
+ */
+static int
+port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
+{
+	struct rk_gen_live *m;
+	int rc;
+
+	if (p->sent >= o->limit || (m = rk_gen_sched_peek(p->s)) == NULL)
+		return -1;
+	if (!o->top_speed && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns) {
+		rk_io_dpdk_ops.flush(p->io);
+		return 0;
+	}
+	/* at top speed the clock is read every 256 frames only */
+	if (o->duration_ns && (!o->top_speed || p->sent >= p->next_clock)) {
+		p->next_clock = p->sent + 256;
+		if (rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
+			return -1;
+	}
+	rc = send_frame(p->io, &p->ks, (uint32_t)(m - p->s->lv), m);
+	if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
+		rk_io_dpdk_ops.flush(p->io);
+		return 0;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "rk-gen: stream '%s': a frame of %d bytes: %s (at most %u)\n",
+			m->name, m->f.len, strerror(-rc), RK_IB_MAX_FRAME);
+		return -2;
+	}
+	p->sent++;
+	p->bytes += (uint64_t)m->f.len;
+	if (++p->unflushed == 32) {
+		p->unflushed = 0;
+		rk_io_dpdk_ops.flush(p->io);
+	}
+	if ((p->sent & 1023) == 0)
+		tx_line(&p->line, o->nports > 1 ? p->name : NULL, rk_io_dpdk_now_ns(), p->sent,
+			p->bytes);
+	rk_gen_sched_advance(p->s, m);
+	return 1;
+}
+
+/* The port's summary line; @return 0, or 1 when its recording is incomplete. */
+static int
+port_close(struct port_tx *p, uint64_t dt)
+{
+	const struct rk_io_dpdk_stats *st = rk_io_dpdk_stats(p->io);
 	int status = 0;
 
-	io = rk_gen_port_open(o->port, o->record, true, 0);
-	if (io == NULL)
-		return 1;
-	(void)keep_open(&ks, io, s);    /* none: every frame copied */
-	t0 = rk_io_dpdk_now_ns();
-	line = (struct tx_line){ .t0 = t0, .next = t0 + 1000000000ull };
-	while (!rk_app_stop && sent < o->limit && (m = rk_gen_sched_peek(s)) != NULL) {
-		int rc;
-
-		while (!o->top_speed && !rk_app_stop && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns) {
-			rk_io_dpdk_ops.flush(io);
-			if (o->rx != NULL)
-				(void)rk_gen_recv_port_poll(o->rx);
-		}
-		/* at top speed the clock is read every 256 frames only */
-		if (o->duration_ns && (!o->top_speed || (sent & 255) == 0) &&
-		    rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
-			break;
-		rc = send_frame(io, &ks, (uint32_t)(m - s->lv), m);
-		if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */
-			rk_io_dpdk_ops.flush(io);
-			continue;
-		}
-		if (rc < 0) {
-			fprintf(stderr, "rk-gen: stream '%s': a frame of %d bytes: %s (at most %u)\n",
-				m->name, m->f.len, strerror(-rc), RK_IB_MAX_FRAME);
-			status = 1;
-			break;
-		}
-		sent++;
-		bytes += (uint64_t)m->f.len;
-		if ((sent & 31) == 0) {
-			rk_io_dpdk_ops.flush(io);
-			if (o->rx != NULL)
-				(void)rk_gen_recv_port_poll(o->rx);
-		}
-		if ((sent & 1023) == 0)
-			tx_line(&line, rk_io_dpdk_now_ns(), sent, bytes);
-		rk_gen_sched_advance(s, m);
-	}
-	rk_io_dpdk_ops.flush(io);
-	dt = rk_io_dpdk_now_ns() - t0;
-	keep_close(&ks, s->n);
-	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
-	while (o->rx != NULL && !rk_gen_recv_port_done(o->rx)) {
-		rk_io_dpdk_ops.flush(io);
-		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
-	}
-	st = rk_io_dpdk_stats(io);
 	fprintf(stderr,
 		"rk-gen: %llu frames (%llu bytes) to port %s in %.3f s: %.3f Mpps, %.3f Gbit/s; "
 		"port tx %llu, dropped %llu%s\n",
-		(unsigned long long)sent, (unsigned long long)bytes, o->port, dt / 1e9,
-		dt ? sent * 1e3 / (double)dt : 0.0, dt ? bytes * 8.0 / (double)dt : 0.0,
+		(unsigned long long)p->sent, (unsigned long long)p->bytes, p->name, dt / 1e9,
+		dt ? p->sent * 1e3 / (double)dt : 0.0, dt ? p->bytes * 8.0 / (double)dt : 0.0,
 		(unsigned long long)st->tx_frames, (unsigned long long)st->tx_dropped_full,
 		rk_app_stop ? " (interrupted)" : "");
-	if (rk_io_dpdk_close(io) < 0) {
-		fprintf(stderr, "rk-gen: error: the recording %s is incomplete\n",
-			o->record ? o->record : "");
+	if (rk_io_dpdk_close(p->io) < 0) {
+		fprintf(stderr, "rk-gen: error: the recording of port %s is incomplete\n", p->name);
 		status = 1;
 	}
+	return status;
+}
+
+int
+rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opts *o)
+{
+	struct port_tx p[RK_GEN_PORTS_MAX] = { 0 };
+	uint64_t t0, dt, sent = 0, bytes = 0;
+	uint32_t n = o->nports, open = 0;
+	int status = 0;
+
+	for (; open < n; open++) {
+		p[open].name = o->ports[open];
+		p[open].s = scheds[open];
+		p[open].io = rk_gen_port_open(o->ports[open], o->records[open], true, 0);
+		if (p[open].io == NULL)
+			break;
+		(void)keep_open(&p[open].ks, p[open].io, p[open].s); /* none: every frame copied */
+	}
+	t0 = rk_io_dpdk_now_ns();
+	for (uint32_t i = 0; i < open; i++)
+		p[i].line = (struct tx_line){ .t0 = t0, .next = t0 + 1000000000ull };
+	/* The ports in turn, a frame each: one core keeps them all going. */
+	for (uint32_t turn = 1, left = open < n ? 0 : n; left > 0 && !rk_app_stop; turn++) {
+		bool idle = true;
+
+		for (uint32_t i = 0; i < n; i++) {
+			int rc = p[i].done ? 0 : port_step(&p[i], o, t0);
+
+			idle &= rc <= 0;
+			if (rc < 0) {
+				p[i].done = true;
+				left--;
+				if (rc == -2)
+					status = 1;
+			}
+		}
+		if (o->rx != NULL && (idle || (turn & 31) == 0))
+			(void)rk_gen_recv_port_poll(o->rx);
+		if (status != 0)
+			break;
+	}
+	for (uint32_t i = 0; i < open; i++)
+		rk_io_dpdk_ops.flush(p[i].io);
+	dt = rk_io_dpdk_now_ns() - t0;
+	for (uint32_t i = 0; i < open; i++)
+		keep_close(&p[i].ks, p[i].s->n);
+	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
+	while (open == n && o->rx != NULL && !rk_gen_recv_port_done(o->rx)) {
+		rk_io_dpdk_ops.flush(p[0].io);
+		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
+	}
+	for (uint32_t i = 0; i < open; i++) {
+		sent += p[i].sent;
+		bytes += p[i].bytes;
+		status |= port_close(&p[i], dt);
+	}
+	if (open < n)
+		return 1;
+	if (n > 1)
+		fprintf(stderr, "rk-gen: %llu frames (%llu bytes) to %u ports in %.3f s: %.3f Mpps, "
+			"%.3f Gbit/s\n", (unsigned long long)sent, (unsigned long long)bytes, n,
+			dt / 1e9, dt ? sent * 1e3 / (double)dt : 0.0,
+			dt ? bytes * 8.0 / (double)dt : 0.0);
 	return status;
 }

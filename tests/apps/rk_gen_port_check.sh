@@ -3,8 +3,9 @@
 # rk-gen on a DPDK port (net_null0, recorded to pcapng by lib/io): every
 # example of doc/gen.md sent on the port gives rk-inspect the same findings,
 # frames and PSN figures as the same file written to pcap; a stream at a
-# rate takes its time; frames too large for the port are refused with a
-# line saying so; bad EAL options exit 2.
+# rate takes its time; several ports each send every stream; frames too
+# large for the port are refused with a line saying so; bad EAL options
+# exit 2.
 # usage: rk_gen_port_check.sh RK_GEN RK_INSPECT EXAMPLES_DIR
 set -u
 gen=$1
@@ -100,6 +101,34 @@ if "$gen" $args --pcap "$tmp/wrap.pcap" 2>"$tmp/err" &&
 else
 	ko "kept mbufs: rk-gen: $(tail -2 "$tmp/err")"
 fi
+
+# several ports: every stream on each, on a schedule of its own; each
+# recording holds what the pcap does, and --limit counts per port
+EAL2="$EAL --vdev=net_null1 --vdev=net_null2"
+args="--train WRITE:2000:1024 --count 3000 --vary ipv4.src:inc --rate 2Mpps"
+if "$gen" $args --pcap "$tmp/multi.pcap" 2>"$tmp/err" &&
+   timeout -k 5 60 "$gen" $EAL2 -- $args --port net_null0 --port net_null1 --port net_null2 \
+	--record "$tmp/m0.pcapng" --record "$tmp/m1.pcapng" >"$tmp/out" 2>"$tmp/err"; then
+	got="$(same_frames "$tmp/multi.pcap" "$tmp/m0.pcapng") $(same_frames "$tmp/multi.pcap" \
+		"$tmp/m1.pcapng") $(grep -c '^rk-gen: 3000 frames .* to port net_null[012] ' "$tmp/err")"
+	tot=$(grep -c '^rk-gen: 9000 frames .* to 3 ports' "$tmp/err")
+	[ "$got" = "same same 3" ] && [ "$tot" = 1 ] && [ ! -e "$tmp/m2.pcapng" ] &&
+		ok "three ports: 3000 frames each, two recorded as the pcap, a total line" ||
+		ko "three ports: $got, total lines $tot: $(tail -4 "$tmp/err")"
+else
+	ko "three ports: rk-gen: $(tail -2 "$tmp/err")"
+fi
+timeout -k 5 60 "$gen" $EAL2 -- --op SEND_ONLY --count 0 --top-speed --limit 500 \
+	--port net_null0 --port net_null1 2>"$tmp/err"
+n=$(grep -c '^rk-gen: 500 frames .* to port net_null[01] ' "$tmp/err")
+[ "$n" = 2 ] && ok "--limit 500 on two ports: 500 each" || ko "--limit per port: $(cat "$tmp/err")"
+for bad in "--record a.pcapng --record b.pcapng --port net_null0" \
+	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)"; do
+	"$gen" $EAL -- --op SEND_ONLY $bad >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" -le 2 ] && ok "bad ports: exit 2, $(head -1 "$tmp/err")" ||
+		ko "bad ports '$bad': exit $rc, $(cat "$tmp/err")"
+done
 
 # 200 frames at 20 kpps take about 10 ms; at top speed far less
 timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --count 200 --vary psn:inc --rate 20kpps \
