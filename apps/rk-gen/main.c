@@ -340,6 +340,8 @@ check_receive(struct args *a)
 	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns ||
 				   r->rx_drop_every || r->rx_delay_ns))
 		return bad_usage("%s", "--record, --duration, --idle and --rx-* go with --port");
+	if (a->port.nports > 1 || a->port.nrecords > 1)
+		return bad_usage("%s", "--receive takes one --port and one --record");
 	r->port = a->port.port;
 	r->record = a->port.record;
 	r->duration_ns = a->port.duration_ns;

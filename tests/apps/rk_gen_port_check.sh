@@ -123,8 +123,10 @@ timeout -k 5 60 "$gen" $EAL2 -- --op SEND_ONLY --count 0 --top-speed --limit 500
 n=$(grep -c '^rk-gen: 500 frames .* to port net_null[01] ' "$tmp/err")
 [ "$n" = 2 ] && ok "--limit 500 on two ports: 500 each" || ko "--limit per port: $(cat "$tmp/err")"
 for bad in "--record a.pcapng --record b.pcapng --port net_null0" \
-	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)"; do
-	"$gen" $EAL -- --op SEND_ONLY $bad >/dev/null 2>"$tmp/err"
+	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)" \
+	   "--receive --port net_null0 --port net_null1"; do
+	case "$bad" in --receive*) op= ;; *) op="--op SEND_ONLY" ;; esac
+	"$gen" $EAL -- $op $bad >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" -le 2 ] && ok "bad ports: exit 2, $(head -1 "$tmp/err")" ||
 		ko "bad ports '$bad': exit $rc, $(cat "$tmp/err")"
