@@ -62,6 +62,7 @@ struct rk_gen_port_opts {
 	uint64_t limit;          /**< frames per port */
 	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
 	struct rk_gen_recv_port *rx; /**< receive here in the same loop, or NULL */
+	bool json;               /**< the report (ports, streams) as JSON on stdout */
 };
 
 struct rk_io_dpdk;

@@ -57,6 +57,8 @@ usage(FILE *f)
 	      "                         the Nth --port's)\n"
 	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
 	      "      --duration SECONDS with --port: stop after this long\n"
+	      "      --json             with --port: the sender's report as JSON on stdout\n"
+	      "                         (with --rx-port: the receiver's)\n"
 	      "\n"
 	      "One stream from the command line (instead of --stream):\n"
 	      "      --op OPCODE        BTH opcode: name (WRITE_ONLY, RC_SEND_FIRST, CNP) or number\n"
@@ -640,11 +642,14 @@ parse_args(struct args *a, int argc, char **argv)
 		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
 	if (a->port.nrecords > a->port.nports && a->port.nports > 0)
 		return bad_usage("%s", "--record: one per --port at most, in the same order");
-	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect || a->recv.json ||
+	/* sending on ports without --rx-port: --json is the sender's report */
+	a->port.json = a->recv.json && a->recv.port == NULL && a->port.port != NULL;
+	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect ||
+				     (a->recv.json && !a->port.json) ||
 				     a->recv.idle_ns || a->recv.rx_drop_every || a->recv.rx_delay_ns ||
 				     a->recv.interval_ns))
-		return bad_usage("%s", "--pcap-in, --expect, --json, --idle, --interval and --rx-* "
-				 "go with --receive or --rx-port");
+		return bad_usage("%s", "--pcap-in, --expect, --idle, --interval and --rx-* go with "
+				 "--receive or --rx-port; --json with those or --port");
 	if (a->recv.pcap_in != NULL)
 		return bad_usage("%s", "--pcap-in goes with --receive");
 	if (a->recv.port != NULL && a->recv.idle_ns == 0)

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "gen.h"
 #include "rk_app.h"
 #include "rk_io_dpdk.h"
@@ -165,6 +167,7 @@ struct port_tx {
 	struct rk_gen_sched *s;
 	struct keeps ks;
 	uint64_t sent, bytes, next_clock;
+	uint64_t *st_frames, *st_bytes; /* per stream of s; NULL: not counted */
 	uint32_t unflushed;
 	struct tx_line line;
 	bool done;
@@ -206,6 +209,10 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 	}
 	p->sent++;
 	p->bytes += (uint64_t)m->f.len;
+	if (p->st_frames != NULL) {
+		p->st_frames[m - p->s->lv]++;
+		p->st_bytes[m - p->s->lv] += (uint64_t)m->f.len;
+	}
 	if (++p->unflushed == 32) {
 		p->unflushed = 0;
 		rk_io_dpdk_ops.flush(p->io);
@@ -215,6 +222,68 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 			p->bytes);
 	rk_gen_sched_advance(p->s, m);
 	return 1;
+}
+
+/* The port's report: what it sent, per stream too. */
+static json_t *
+port_json(const struct port_tx *p, uint64_t dt)
+{
+	const struct rk_io_dpdk_stats *st = rk_io_dpdk_stats(p->io);
+	json_t *j = json_object(), *streams = json_array();
+
+	json_object_set_new(j, "port", json_string(p->name));
+	json_object_set_new(j, "frames", json_integer((json_int_t)p->sent));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)p->bytes));
+	json_object_set_new(j, "seconds", json_real(dt / 1e9));
+	json_object_set_new(j, "mpps", json_real(dt ? p->sent * 1e3 / (double)dt : 0.0));
+	json_object_set_new(j, "gbps", json_real(dt ? p->bytes * 8.0 / (double)dt : 0.0));
+	json_object_set_new(j, "port_tx_frames", json_integer((json_int_t)st->tx_frames));
+	json_object_set_new(j, "port_tx_dropped", json_integer((json_int_t)st->tx_dropped_full));
+	for (uint32_t i = 0; p->st_frames != NULL && i < p->s->n; i++) {
+		json_t *x = json_object();
+
+		json_object_set_new(x, "name", json_string(p->s->lv[i].name));
+		json_object_set_new(x, "frames", json_integer((json_int_t)p->st_frames[i]));
+		json_object_set_new(x, "bytes", json_integer((json_int_t)p->st_bytes[i]));
+		json_object_set_new(x, "done", json_boolean(p->s->lv[i].f.len == 0));
+		json_array_append_new(streams, x);
+	}
+	json_object_set_new(j, "streams", streams);
+	return j;
+}
+
+/* The run's report on stdout: the ports and their total. */
+static void
+report_json(struct port_tx *p, uint32_t n, uint64_t dt)
+{
+	json_t *j = json_object(), *ports = json_array();
+	uint64_t frames = 0, bytes = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		frames += p[i].sent;
+		bytes += p[i].bytes;
+		json_array_append_new(ports, port_json(&p[i], dt));
+	}
+	json_object_set_new(j, "frames", json_integer((json_int_t)frames));
+	json_object_set_new(j, "bytes", json_integer((json_int_t)bytes));
+	json_object_set_new(j, "seconds", json_real(dt / 1e9));
+	json_object_set_new(j, "interrupted", json_boolean(rk_app_stop != 0));
+	json_object_set_new(j, "ports", ports);
+	json_dumpf(j, stdout, JSON_INDENT(2));
+	fputc('\n', stdout);
+	json_decref(j);
+}
+
+/* The run's table on stdout: a row per stream of each port. */
+static void
+report_table(const struct port_tx *p, uint32_t n)
+{
+	printf("%-16s %-20s %14s %16s %s\n", "port", "stream", "frames", "bytes", "done");
+	for (uint32_t k = 0; k < n; k++)
+		for (uint32_t i = 0; i < p[k].s->n; i++)
+			printf("%-16s %-20s %14" PRIu64 " %16" PRIu64 " %s\n", p[k].name,
+			       p[k].s->lv[i].name, p[k].st_frames[i], p[k].st_bytes[i],
+			       p[k].s->lv[i].f.len == 0 ? "yes" : "no");
 }
 
 /* The port's summary line; @return 0, or 1 when its recording is incomplete. */
@@ -249,6 +318,12 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 	for (; open < n; open++) {
 		p[open].name = o->ports[open];
 		p[open].s = scheds[open];
+		p[open].st_frames = calloc(p[open].s->n + 1, sizeof(uint64_t));
+		p[open].st_bytes = calloc(p[open].s->n + 1, sizeof(uint64_t));
+		if (p[open].st_frames == NULL || p[open].st_bytes == NULL) {
+			fprintf(stderr, "rk-gen: out of memory\n");
+			break;
+		}
 		p[open].io = rk_gen_port_open(o->ports[open], o->records[open], true, 0);
 		if (p[open].io == NULL)
 			break;
@@ -287,10 +362,19 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 		rk_io_dpdk_ops.flush(p[0].io);
 		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
 	}
+	/* with a receiving port, stdout is the receiver's report */
+	if (o->json && open == n)
+		report_json(p, n, dt);
+	else if (o->rx == NULL && open == n)
+		report_table(p, n);
 	for (uint32_t i = 0; i < open; i++) {
 		sent += p[i].sent;
 		bytes += p[i].bytes;
 		status |= port_close(&p[i], dt);
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		free(p[i].st_frames);
+		free(p[i].st_bytes);
 	}
 	if (open < n)
 		return 1;

@@ -112,16 +112,26 @@ if "$gen" $args --pcap "$tmp/multi.pcap" 2>"$tmp/err" &&
 	got="$(same_frames "$tmp/multi.pcap" "$tmp/m0.pcapng") $(same_frames "$tmp/multi.pcap" \
 		"$tmp/m1.pcapng") $(grep -c '^rk-gen: 3000 frames .* to port net_null[012] ' "$tmp/err")"
 	tot=$(grep -c '^rk-gen: 9000 frames .* to 3 ports' "$tmp/err")
-	[ "$got" = "same same 3" ] && [ "$tot" = 1 ] && [ ! -e "$tmp/m2.pcapng" ] &&
-		ok "three ports: 3000 frames each, two recorded as the pcap, a total line" ||
-		ko "three ports: $got, total lines $tot: $(tail -4 "$tmp/err")"
+	rows=$(grep -c '^net_null[012] .* 3000 .* yes$' "$tmp/out")
+	[ "$got" = "same same 3" ] && [ "$tot" = 1 ] && [ ! -e "$tmp/m2.pcapng" ] && [ "$rows" = 3 ] &&
+		ok "three ports: 3000 frames each, two recorded as the pcap, a total line, the table" ||
+		ko "three ports: $got, total lines $tot, table rows $rows: $(tail -4 "$tmp/err")"
 else
 	ko "three ports: rk-gen: $(tail -2 "$tmp/err")"
 fi
-timeout -k 5 60 "$gen" $EAL2 -- --op SEND_ONLY --count 0 --top-speed --limit 500 \
-	--port net_null0 --port net_null1 2>"$tmp/err"
-n=$(grep -c '^rk-gen: 500 frames .* to port net_null[01] ' "$tmp/err")
-[ "$n" = 2 ] && ok "--limit 500 on two ports: 500 each" || ko "--limit per port: $(cat "$tmp/err")"
+timeout -k 5 60 "$gen" $EAL2 -- --stream "$examples/incast.yaml" --top-speed --limit 100 \
+	--port net_null0 --port net_null1 --json >"$tmp/out" 2>"$tmp/err"
+n=$(grep -c '^rk-gen: 100 frames .* to port net_null[01] ' "$tmp/err")
+j=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["ports"]
+print(d["frames"], len(p), [x["frames"] for x in p], [x["port_tx_frames"] for x in p],
+      [sum(s["frames"] for s in x["streams"]) for x in p], len(p[0]["streams"]),
+      sum(s["bytes"] for x in p for s in x["streams"]) == d["bytes"])' "$tmp/out" 2>&1)
+[ "$n" = 2 ] && [ "$j" = "200 2 [100, 100] [100, 100] [100, 100] 3 True" ] &&
+	ok "--limit 100 on two ports, --json: 100 each, per stream, bytes add up" ||
+	ko "--limit per port, --json: lines $n, json '$j': $(cat "$tmp/err")"
 for bad in "--record a.pcapng --record b.pcapng --port net_null0" \
 	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)" \
 	   "--receive --port net_null0 --port net_null1"; do
