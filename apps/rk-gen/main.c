@@ -742,10 +742,14 @@ replay_summary(const struct args *a)
 
 /* The streams (and the replay) compiled into @p sc; @return 0 or -1 (said). */
 static int
-sched_make(struct args *a, struct rk_gen_sched *sc, struct rk_gen_cfg *cfgs, uint32_t n)
+sched_make(struct args *a, struct rk_gen_sched *sc, struct rk_gen_cfg *cfgs, uint32_t n,
+	   uint32_t port)
 {
 	char err[512];
-	int init = rk_gen_sched_init(sc, cfgs, n, a->line_rate_bps, err, sizeof(err));
+	/* to a pcap file every stream; on ports those the port is named for */
+	int init = a->port.nports == 0 ?
+		   rk_gen_sched_init(sc, cfgs, n, a->line_rate_bps, err, sizeof(err)) :
+		   rk_gen_sched_init_port(sc, cfgs, n, port, a->line_rate_bps, err, sizeof(err));
 
 	/* -EIO: the source said why */
 	if (init < 0 && init != -EIO)
@@ -763,8 +767,18 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 	uint32_t ns = a->port.nports > 1 ? a->port.nports : 1, made = 0;
 	int rc = 1;
 
-	for (; made < ns && sched_make(a, &sc[made], cfgs, n) == 0; made++)
+	for (uint32_t i = 0; i < n && a->port.nports > 0; i++)
+		if (cfgs[i].ports >> a->port.nports) {
+			fprintf(stderr, "rk-gen: stream '%s' (line %u): its ports go past the %u "
+				"--port given\n", cfgs[i].name, cfgs[i].line, a->port.nports);
+			return EXIT_BAD;
+		}
+	for (; made < ns && sched_make(a, &sc[made], cfgs, n, made) == 0; made++) {
 		scp[made] = &sc[made];
+		if (sc[made].n == 0)
+			fprintf(stderr, "rk-gen: port %s: no stream goes to it\n",
+				a->port.ports[made]);
+	}
 	if (made == ns) {
 #ifdef RK_GEN_DPDK
 		if (a->port.port != NULL) {

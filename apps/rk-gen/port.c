@@ -88,6 +88,19 @@ keep_open(struct keeps *ks, struct rk_io_dpdk *io, const struct rk_gen_sched *s)
 	return ks->kp != NULL ? 0 : -ENOMEM;
 }
 
+static struct rk_io_kept *keep_ring(struct keeps *ks, uint32_t src, uint32_t tmpl, uint32_t len);
+
+/* The rings of the streams' first frames, before the clock starts (making
+ * a pool takes milliseconds); a train's other templates get theirs at
+ * their first frame. */
+static void
+keep_first(struct keeps *ks, const struct rk_gen_sched *s)
+{
+	for (uint32_t i = 0; ks->kp != NULL && i < s->n; i++)
+		if (s->lv[i].f.len > 0)
+			(void)keep_ring(ks, i, s->lv[i].f.tmpl, (uint32_t)s->lv[i].f.len);
+}
+
 static struct rk_io_kept *
 keep_ring(struct keeps *ks, uint32_t src, uint32_t tmpl, uint32_t len)
 {
@@ -327,7 +340,8 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 		p[open].io = rk_gen_port_open(o->ports[open], o->records[open], true, 0);
 		if (p[open].io == NULL)
 			break;
-		(void)keep_open(&p[open].ks, p[open].io, p[open].s); /* none: every frame copied */
+		if (keep_open(&p[open].ks, p[open].io, p[open].s) == 0) /* none: every frame copied */
+			keep_first(&p[open].ks, p[open].s);
 	}
 	t0 = rk_io_dpdk_now_ns();
 	for (uint32_t i = 0; i < open; i++)

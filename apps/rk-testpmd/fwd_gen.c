@@ -121,6 +121,11 @@ rk_tp_gen_show(FILE *out)
 			fprintf(out, ", bursts of %u then %u us", c->burst_frames, c->burst_gap_us);
 		if (c->on_us && c->off_us)
 			fprintf(out, ", on %u us / off %u us", c->on_us, c->off_us);
+		for (uint32_t k = 0, first = 1; k < RK_GEN_PORT_BITS; k++)
+			if ((c->ports >> k) & 1) {
+				fprintf(out, "%s%u", first ? ", ports " : ",", k);
+				first = 0;
+			}
 		fputc('\n', out);
 	}
 }
@@ -149,10 +154,12 @@ gen_begin(uint16_t port)
 	    link.link_speed != RTE_ETH_SPEED_NUM_UNKNOWN)
 		line = (double)link.link_speed * 1e6;
 	memset(g, 0, sizeof(*g));
-	rc = rk_gen_sched_init(&g->s, loaded->streams, loaded->nstreams, line, err, sizeof(err));
+	/* a stream's ports: key names the ports it goes to, by port id */
+	rc = rk_gen_sched_init_port(&g->s, loaded->streams, loaded->nstreams, port, line, err,
+				    sizeof(err));
 	if (rc == 0) {
-		g->sent = calloc(g->s.n, sizeof(*g->sent));
-		g->too_long = calloc(g->s.n, sizeof(*g->too_long));
+		g->sent = calloc(g->s.n + 1, sizeof(*g->sent));
+		g->too_long = calloc(g->s.n + 1, sizeof(*g->too_long));
 		if (g->sent == NULL || g->too_long == NULL) {
 			snprintf(err, sizeof(err), "out of memory");
 			rc = -ENOMEM;

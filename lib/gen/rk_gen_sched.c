@@ -159,6 +159,28 @@ rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_
 	return 0;
 }
 
+int
+rk_gen_sched_init_port(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
+		       uint32_t port, double line_rate_bps, char *err, size_t errlen)
+{
+	struct rk_gen_cfg *own;
+	uint32_t m = 0;
+	int rc;
+
+	*s = (struct rk_gen_sched){ .line_rate_bps = line_rate_bps };
+	own = calloc(n ? n : 1, sizeof(*own));
+	if (own == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (cfgs[i].ports == 0 || (port < RK_GEN_PORT_BITS && (cfgs[i].ports >> port) & 1))
+			own[m++] = cfgs[i];
+	rc = rk_gen_sched_init(s, own, m, line_rate_bps, err, errlen);
+	s->own = own;
+	return rc;
+}
+
 struct rk_gen_live *
 rk_gen_sched_peek(struct rk_gen_sched *s)
 {
@@ -213,4 +235,6 @@ rk_gen_sched_fini(struct rk_gen_sched *s)
 		s->lv[i].ops->free(s->lv[i].src);
 	free(s->lv);
 	s->lv = NULL;
+	free(s->own);
+	s->own = NULL;
 }

@@ -59,6 +59,7 @@ struct rk_gen_sched {
 	uint32_t n;
 	double line_rate_bps;   /**< for rates in % */
 	bool failed;            /**< a source said it could not go on */
+	struct rk_gen_cfg *own; /**< the streams' copies rk_gen_sched_init_port() made */
 };
 
 /**
@@ -84,6 +85,17 @@ double rk_gen_gap_ns(int unit, double rate, uint32_t len, double line_rate_bps);
  */
 int rk_gen_sched_init(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
 		      double line_rate_bps, char *err, size_t errlen);
+
+/**
+ * rk_gen_sched_init() for port @p port of a run: only the streams whose
+ * `ports` is 0 or has bit @p port set (a port above 7 gets those with 0),
+ * copied (the copies are freed by rk_gen_sched_fini(); @p cfgs need not
+ * outlive @p s). A port no stream goes to gets an empty schedule
+ * (rk_gen_sched_peek() gives NULL).
+ * @return as rk_gen_sched_init()
+ */
+int rk_gen_sched_init_port(struct rk_gen_sched *s, const struct rk_gen_cfg *cfgs, uint32_t n,
+			   uint32_t port, double line_rate_bps, char *err, size_t errlen);
 
 /**
  * Add a source of frames other than a crafted stream (a replay), named

@@ -167,6 +167,9 @@ enum rk_gen_rate_unit {
  * A stream as configured: what rk_gen_stream_compile() builds from.
  * Start from rk_gen_cfg_init(); the parser and the command line fill it.
  */
+/** Ports a stream's `ports` may name: bits 0..7 of rk_gen_cfg.ports. */
+#define RK_GEN_PORT_BITS 8
+
 struct rk_gen_cfg {
 	char name[48];
 	uint32_t line;            /**< where the stream starts in its file */
@@ -202,6 +205,9 @@ struct rk_gen_cfg {
 	/* On/off: the stream sends for on_us, then is silent for off_us, and
 	 * again; 0: always on. Times are the sender's (rk-gen's scheduler). */
 	uint32_t on_us, off_us;
+	/* Bit k: sent on the k-th port of the run (rk-gen's k-th --port,
+	 * rk-testpmd's port k); 0: on every port. A pcap file gets them all. */
+	uint8_t ports;
 	uint32_t noverrides;
 	struct rk_gen_override overrides[RK_GEN_OVERRIDES_MAX];
 	uint32_t nvary;

@@ -596,6 +596,34 @@ parse_one_vary(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, int idx)
 	return 0;
 }
 
+/* ports: an index (0..7) or a list of them: the ports the stream goes to. */
+static int
+parse_ports(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *v)
+{
+	uint64_t u;
+
+	if (v->type == YAML_SCALAR_NODE) {
+		if (get_u64(x, v, "ports", RK_GEN_PORT_BITS - 1, &u) < 0)
+			return -EINVAL;
+		c->ports = (uint8_t)(1u << u);
+		return 0;
+	}
+	if (v->type != YAML_SEQUENCE_NODE || v->data.sequence.items.start == v->data.sequence.items.top)
+		return bad(x, line_of(v), "ports", "a port index (0 to %d) or a list of them",
+			   RK_GEN_PORT_BITS - 1);
+	for (yaml_node_item_t *it = v->data.sequence.items.start; it < v->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *n = node(x, *it);
+
+		if (n == NULL || n->type != YAML_SCALAR_NODE)
+			return bad(x, line_of(v), "ports", "a list of port indexes");
+		if (get_u64(x, n, "ports", RK_GEN_PORT_BITS - 1, &u) < 0)
+			return -EINVAL;
+		c->ports |= (uint8_t)(1u << u);
+	}
+	return 0;
+}
+
 static int
 parse_rate(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *v)
 {
@@ -675,6 +703,8 @@ parse_stream(struct ctx *x, struct rk_gen_cfg *c, yaml_node_t *map, uint32_t idx
 				return bad(x, line_of(v), key, "full, incremental or bad");
 		} else if (strcmp(key, "rate") == 0) {
 			rc = parse_rate(x, c, v);
+		} else if (strcmp(key, "ports") == 0) {
+			rc = parse_ports(x, c, v);
 		} else if (strcmp(key, "payload") == 0 || strcmp(key, "burst") == 0 ||
 			   strcmp(key, "on_off") == 0) {
 			rc = each_key(x, c, v, key, section_key);

@@ -132,6 +132,25 @@ print(d["frames"], len(p), [x["frames"] for x in p], [x["port_tx_frames"] for x 
 [ "$n" = 2 ] && [ "$j" = "200 2 [100, 100] [100, 100] [100, 100] 3 True" ] &&
 	ok "--limit 100 on two ports, --json: 100 each, per stream, bytes add up" ||
 	ko "--limit per port, --json: lines $n, json '$j': $(cat "$tmp/err")"
+# streams bound to ports: 'a' on the first, 'b' on the second and third,
+# 'all' everywhere; a stream naming a port past those given: exit 2
+cat >"$tmp/ports.yaml" <<'EOF'
+streams:
+  - {name: a, count: 100, rate: 1Mpps, ports: 0, bth: {opcode: SEND_ONLY}}
+  - {name: b, count: 50, rate: 1Mpps, ports: [1, 2], bth: {opcode: SEND_ONLY}}
+  - {name: all, count: 10, rate: 1Mpps, bth: {opcode: SEND_ONLY}}
+EOF
+timeout -k 5 60 "$gen" $EAL2 -- --stream "$tmp/ports.yaml" --port net_null0 --port net_null1 \
+	--port net_null2 >"$tmp/out" 2>"$tmp/err"
+got=$(awk '$1 ~ /^net_null/ { printf "%s:%s:%s ", $1, $2, $3 }' "$tmp/out")
+want="net_null0:a:100 net_null0:all:10 net_null1:b:50 net_null1:all:10 net_null2:b:50 net_null2:all:10 "
+[ "$got" = "$want" ] && ok "ports: keys: each port sent its streams" || ko "ports: keys: '$got'"
+timeout -k 5 60 "$gen" $EAL2 -- --stream "$tmp/ports.yaml" --port net_null0 --port net_null1 \
+	>/dev/null 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "stream 'b' (line 3): its ports go past the 2 --port given" "$tmp/err" &&
+	ok "a stream's port past the --port given: named, exit 2" ||
+	ko "ports past --port: exit $rc, $(cat "$tmp/err")"
 for bad in "--record a.pcapng --record b.pcapng --port net_null0" \
 	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)" \
 	   "--receive --port net_null0 --port net_null1"; do

@@ -2,8 +2,9 @@
 /*
  * lib/gen's scheduler: the gap a rate gives, two streams merged in time
  * order with their frame counts, bursts and on/off periods at the times
- * they ask for, a stream that cannot be compiled named in one line, and
- * a frame written over its template's earlier one.
+ * they ask for, a stream that cannot be compiled named in one line, a
+ * frame written over its template's earlier one, and the streams a port
+ * gets.
  */
 #include "rk_test.h"
 
@@ -155,6 +156,44 @@ test_frame_copy(void **state)
 	assert_int_equal(dst[40], 0xee);
 }
 
+/* Each port gets the streams named for it and those named for none. */
+static void
+test_init_port(void **state)
+{
+	struct rk_gen_cfg c[3];
+	struct rk_gen_sched s;
+	char err[256];
+	static const struct {
+		uint32_t port, n;
+		const char *names;
+	} want[] = { { 0, 2, "AC" }, { 1, 2, "BC" }, { 2, 2, "BC" }, { 5, 1, "C" }, { 9, 1, "C" } };
+
+	(void)state;
+	cfg(&c[0], "A", 5, 1000);
+	cfg(&c[1], "B", 5, 1000);
+	cfg(&c[2], "C", 5, 1000);
+	c[0].ports = 1u << 0;
+	c[1].ports = (1u << 1) | (1u << 2);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char got[4] = "";
+
+		assert_int_equal(rk_gen_sched_init_port(&s, c, 3, want[i].port, 100e9, err,
+							sizeof(err)), 0);
+		assert_int_equal(s.n, want[i].n);
+		for (uint32_t k = 0; k < s.n; k++)
+			got[k] = s.lv[k].name[0];
+		assert_string_equal(got, want[i].names);
+		rk_gen_sched_fini(&s);
+	}
+	/* the copies are the schedule's: the caller's may go */
+	c[1].ports = 1u << 6;
+	assert_int_equal(rk_gen_sched_init_port(&s, c, 3, 6, 100e9, err, sizeof(err)), 0);
+	memset(c, 0, sizeof(c));
+	assert_string_equal(s.lv[0].name, "B");
+	assert_non_null(rk_gen_sched_peek(&s));
+	rk_gen_sched_fini(&s);
+}
+
 int
 main(void)
 {
@@ -164,6 +203,7 @@ main(void)
 		cmocka_unit_test(test_burst_and_on_off),
 		cmocka_unit_test(test_bad_stream),
 		cmocka_unit_test(test_frame_copy),
+		cmocka_unit_test(test_init_port),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -31,9 +31,11 @@ static const char good[] =
 	"      - {field: ipv4.dst, op: inc, min: 198.18.0.2, max: 198.18.0.9}\n"
 	"      - {field: payload, offset: 32, size: 2, op: dec}\n"
 	"  - name: v6-train\n"
+	"    ports: 2\n"
 	"    ipv6: {src: '2001:2::1', dst: '2001:2::2', flow_label: 7}\n"
 	"    train: {op: SEND, message: 5000, pmtu: 2048}\n"
 	"  - name: pfc\n"
+	"    ports: [0, 7, 3]\n"
 	"    pfc: {quanta: [0, 0, 0, 0xffff]}\n"
 	"  - name: cnp\n"
 	"    bth: {opcode: CNP, becn: 1}\n"
@@ -62,6 +64,9 @@ test_good_file(void **state)
 	assert_int_equal(f->streams[0].opcode, RK_OP_RDMA_WRITE_ONLY);
 	assert_int_equal(f->streams[0].nvary, 5);
 	assert_int_equal(f->streams[0].vary[3].min, 0xc6120002);
+	assert_int_equal(f->streams[0].ports, 0);      /* every port */
+	assert_int_equal(f->streams[1].ports, 1u << 2);
+	assert_int_equal(f->streams[2].ports, 0x89);
 	assert_int_equal(f->streams[1].ip_version, 6);
 	assert_int_equal(f->streams[1].train, RK_GEN_TRAIN_SEND);
 	assert_int_equal(f->streams[2].kind, RK_GEN_PFC);
@@ -169,6 +174,13 @@ static const struct {
 	  "t.yaml:2: field 'on_off.on_us': 0 with off_us set: the stream would never send" },
 	{ "streams:\n  - name: a\n    burst: {frames: 4, gap: 5}\n",
 	  "t.yaml:3: field 'burst.gap': unknown field" },
+	{ "streams:\n  - name: a\n    ports: 8\n",
+	  "t.yaml:3: field 'ports': value 8 out of range (0..7)" },
+	{ "streams:\n  - name: a\n    ports: []\n",
+	  "t.yaml:3: field 'ports': a port index (0 to 7) or a list of them" },
+	{ "streams:\n  - name: a\n    ports: [1, [2]]\n",
+	  "t.yaml:3: field 'ports': a list of port indexes" },
+	{ "streams:\n  - name: a\n    ports: [1, x]\n", "t.yaml:3: field 'ports': not a number" },
 	{ "streams: []\n", "t.yaml:1: field 'streams': a list of one or more streams" },
 	{ "stream:\n  - name: a\n", "t.yaml:1: field 'stream': unknown field" },
 	{ "streams:\n  - name: a\n    bth: {psn: [1\n",
