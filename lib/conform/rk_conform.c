@@ -42,6 +42,9 @@ rk_conform_verdict_name(enum rk_conform_verdict v)
 	return "?";
 }
 
+static void vset(struct rk_conform_run *r, enum rk_conform_verdict v, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 static void
 vset(struct rk_conform_run *r, enum rk_conform_verdict v, const char *fmt, va_list ap)
 {

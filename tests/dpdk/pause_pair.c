@@ -35,6 +35,8 @@
 static struct rk_io_dpdk *io[2];
 static int failed;
 
+static void check(bool ok, const char *what, ...) __attribute__((format(printf, 2, 3)));
+
 static void
 check(bool ok, const char *what, ...)
 {
