@@ -200,9 +200,15 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 
 	if (p->sent >= o->limit || (m = rk_gen_sched_peek(p->s)) == NULL)
 		return -1;
-	if (!o->top_speed && rk_io_dpdk_now_ns() - t0 < (uint64_t)m->t_ns) {
-		rk_io_dpdk_ops.flush(p->io);
-		return 0;
+	if (!o->top_speed) {
+		uint64_t now = rk_io_dpdk_now_ns();
+
+		if (now - t0 < (uint64_t)m->t_ns) {
+			rk_io_dpdk_ops.flush(p->io);
+			/* a slow stream still gets its line a second */
+			tx_line(&p->line, o->nports > 1 ? p->name : NULL, now, p->sent, p->bytes);
+			return 0;
+		}
 	}
 	/* at top speed the clock is read every 256 frames only */
 	if (o->duration_ns && (!o->top_speed || p->sent >= p->next_clock)) {

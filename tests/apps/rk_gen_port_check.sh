@@ -198,6 +198,23 @@ else
 	ko "a line a second: '$(cat "$tmp/err")'"
 fi
 
+# a slow stream gets its line a second too (200 pps: 1024 frames would
+# take 5 s), and with two ports each port has its own, named
+timeout -k 5 60 "$gen" $EAL2 -- --op SEND_ONLY --count 0 --rate 200pps --duration 2.5 \
+	--port net_null0 --port net_null1 2>"$tmp/err"
+lines=$(sed -n 's/^rk-gen: \([0-9]*\) s: \(net_null[01]\): sent \([0-9]*\) frames.*/\1:\2:\3/p' \
+	"$tmp/err" | sort | tr '\n' ' ')
+if python3 -c "
+import sys
+l = [x.split(':') for x in sys.argv[1].split()]
+sys.exit(not ([(s, p) for s, p, _ in l] == [('1', 'net_null0'), ('1', 'net_null1'),
+                                             ('2', 'net_null0'), ('2', 'net_null1')]
+              and all(abs(int(n) - 200 * int(s)) <= 2 for s, _, n in l)))" "$lines"; then
+	ok "a line a second at 200 pps, per port: $lines"
+else
+	ko "a line a second at 200 pps: '$lines' $(cat "$tmp/err")"
+fi
+
 # a frame the port cannot take: said once, exit 1
 timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --payload 8000 --port net_null0 2>"$tmp/err"
 rc=$?
