@@ -96,8 +96,31 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
-	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_HELP,
+	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_HELP,
 };
+
+/* --dscp 26 or 26,46,...: QP i takes the (i mod n)-th. */
+static int
+parse_dscp(const char *spec, struct rk_sf_opts *o)
+{
+	const char *p = spec;
+
+	o->ndscp = 0;
+	for (;;) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(p, &end, 0);
+		if (end == p || errno != 0 || v > 63 || o->ndscp == RK_SF_DSCP_MAX ||
+		    (*end != ',' && *end != '\0') || *p == '-')
+			return -1;
+		o->dscp[o->ndscp++] = (uint8_t)v;
+		if (*end == '\0')
+			return 0;
+		p = end + 1;
+	}
+}
 
 static void
 usage(FILE *f)
@@ -128,6 +151,12 @@ usage(FILE *f)
 	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
 	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default: 14, one\n"
 	      "                         more per doubling of QPs x depth above 1024)\n"
+	      "      --dscp D[,D...]    DSCP of each QP's frames: QP i the (i mod n)-th\n"
+	      "                         (0..63, at most 16; default 0); each end its own\n"
+	      "      --dcqcn[=PROFILE]  DCQCN on every QP (frames ECT(0), CNPs for CE marks,\n"
+	      "                         the rate limiter): paper or nvidia-default (default)\n"
+	      "      --dcqcn-param N=V  one DCQCN parameter by its NVIDIA name (after --dcqcn)\n"
+	      "      --record FILE      the port's frames to pcapng, up to their payload\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n", f);
@@ -145,7 +174,10 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		{ "port", 1, NULL, O_PORT }, { "ip", 1, NULL, O_IP }, { "mtu", 1, NULL, O_MTU },
 		{ "oob-port", 1, NULL, O_OOB_PORT }, { "tx-drop-rate", 1, NULL, O_DROP_RATE },
 		{ "seed", 1, NULL, O_SEED }, { "timeout", 1, NULL, O_TIMEOUT },
-		{ "worst", 1, NULL, O_WORST }, { "ack-timeout", 1, NULL, O_ACK_TIMEOUT }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "worst", 1, NULL, O_WORST }, { "ack-timeout", 1, NULL, O_ACK_TIMEOUT },
+		{ "dscp", 1, NULL, O_DSCP }, { "dcqcn", 2, NULL, O_DCQCN },
+		{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM }, { "record", 1, NULL, O_RECORD },
+		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t v, w;
 	char *end;
@@ -260,6 +292,40 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 				return bad("--ack-timeout %s: an exponent 1..31 (4.096 us * 2^N)", optarg);
 			o->ack_timeout = (uint8_t)v;
 			break;
+		case O_RECORD:
+			o->record = optarg;
+			break;
+		case O_DSCP:
+			if (parse_dscp(optarg, o) != 0)
+				return bad("--dscp %s: values 0..63, at most %d, by commas", optarg,
+					   RK_SF_DSCP_MAX);
+			break;
+		case O_DCQCN:
+			/* a later --dcqcn-param changes the profile given here */
+			if (rk_dcqcn_profile(optarg != NULL ? optarg : "nvidia-default",
+					     &o->dcqcn_p) != 0)
+				return bad("--dcqcn: the profile paper or nvidia-default, not '%s'",
+					   optarg);
+			o->dcqcn = true;
+			break;
+		case O_DCQCN_PARAM: {
+			char name[64];
+			const char *eq = strchr(optarg, '=');
+			int rc;
+
+			if (!o->dcqcn)
+				return bad("--dcqcn-param %s: give --dcqcn[=PROFILE] first", optarg);
+			if (eq == NULL || eq == optarg || (size_t)(eq - optarg) >= sizeof(name))
+				return bad("--dcqcn-param: name=value, not '%s'", optarg);
+			memcpy(name, optarg, (size_t)(eq - optarg));
+			name[eq - optarg] = '\0';
+			rc = rk_dcqcn_param_set(&o->dcqcn_p, name, eq + 1);
+			if (rc == -ENOENT)
+				return bad("--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names)", name);
+			if (rc != 0)
+				return bad("--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+			break;
+		}
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -320,6 +386,9 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 	if (rc != 0)
 		return rc > 0 ? 0 : EXIT_BAD;
 	rk_app_signals();
+	/* before the port: a bad path is the recording's fault, said so */
+	if (!rk_app_recording_writable("rk-gen", o.record))
+		return 1;
 	rc = rk_app_eal_init("rk-gen", da);
 	if (rc != 0)
 		return rc;
@@ -329,6 +398,8 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 		return 1;
 	}
 	cfg.port_name = o.port;
+	cfg.pcapng_path = o.record;
+	cfg.snaplen = RK_IO_SNAP_HEADERS;
 	memcpy(cfg.ip, o.ip, 4);
 	cfg.tx_drop_rate = o.tx_drop_rate;
 	cfg.tx_drop_seed = o.seed;

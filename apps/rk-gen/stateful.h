@@ -48,6 +48,9 @@ struct rk_sf_totals {
 };
 
 /** The set of QPs of one end. */
+/** DSCP values --dscp takes at most. */
+#define RK_SF_DSCP_MAX 16
+
 struct rk_sf {
 	struct rk_context *ctx;
 	struct rk_pd *pd;
@@ -65,6 +68,8 @@ struct rk_sf {
 	uint64_t outstanding;           /**< client: messages outstanding on all QPs */
 	uint32_t qps_done;              /**< client: QPs that completed their iterations */
 	struct rk_sf_totals t;
+	const uint8_t *dscp;            /**< QP i sends with dscp[i % ndscp]; NULL: 0 */
+	uint32_t ndscp;
 	char err[256];
 };
 

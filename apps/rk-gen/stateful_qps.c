@@ -253,6 +253,7 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 			rc = rk_app_qp_connect(q->qp, &(struct rk_app_qp_path){
 				.mtu = mtu_enum(s->cfg.mtu), .dest_qpn = remote[i].qpn,
 				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
+				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,
 				.max_dest_rd_atomic = 16, .min_rnr_timer = 1, .timeout = timeout,
 				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, NULL);
 		if (rc != 0) {

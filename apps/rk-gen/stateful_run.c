@@ -150,8 +150,19 @@ resolve_and_connect(struct rk_sf_run *r)
 	if (rc != 0)
 		return fail("the peer %s did not answer ARP: %s", ip, strerror(-rc));
 	memcpy(dip + 12, r->peer_ip, 4);
+	r->s.dscp = r->o->dscp;
+	r->s.ndscp = r->o->ndscp;
 	if (rk_sf_connect(&r->s, r->remote, r->peer_mac, dip, ack_timeout(r), 7) != 0)
 		return fail("%s", r->s.err);
+	for (uint32_t i = 0; r->o->dcqcn && i < r->s.n; i++) {
+		/* The RP starts at rpg_max_rate, else at 100 Gb/s (as rk-perf's). */
+		const struct rk_dcqcn_params *p = &r->o->dcqcn_p;
+		int cc = rk_ib_qp_set_cc(rk_qp_ib(r->s.q[i].qp), "dcqcn", p,
+					 p->rpg_max_rate ? p->rpg_max_rate : 100000);
+
+		if (cc != 0)
+			return fail("--dcqcn on QP %u: %s", i, strerror(-cc));
+	}
 	return 0;
 }
 

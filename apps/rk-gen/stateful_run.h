@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rk_io_dpdk.h"
+#include "rk_cc_dcqcn.h"
 #include "stateful.h"
 
 struct rk_sf_opts {
@@ -30,6 +31,11 @@ struct rk_sf_opts {
 	double timeout_s;
 	uint8_t ack_timeout;            /**< Local ACK Timeout exponent; 0: from the load */
 	uint32_t worst;
+	uint8_t dscp[RK_SF_DSCP_MAX];   /**< QP i sends with dscp[i % ndscp] */
+	uint32_t ndscp;                 /**< 0: DSCP 0 */
+	const char *record;             /**< pcapng of the port's frames (headers), or NULL */
+	bool dcqcn;                     /**< DCQCN on every QP: ECT(0), CNPs, the RP */
+	struct rk_dcqcn_params dcqcn_p;
 };
 
 struct rk_sf_run {

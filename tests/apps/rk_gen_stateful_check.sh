@@ -13,9 +13,12 @@
 #     duplicate_request at the responder);
 #  3. a client asking for more QPs than the responder takes is refused
 #     with a clear error at both ends.
-# usage: rk_gen_stateful_check.sh RK_GEN
+#  4. --dscp per QP and --dcqcn at both ends, recorded: rk-inspect finds
+#     each QP's DSCP and every frame ECT(0); bad values exit 2.
+# usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
+rk=$2
 tmp=$(mktemp -d)
 rpid=""
 trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
@@ -126,6 +129,42 @@ if [ "$crc" != 0 ] && [ "$rrc" != 0 ] &&
 else
 	ko "refusal: client $crc, responder $rrc: $(tail -1 "$tmp/refuse.r.err")"
 fi
+
+# 4. per-QP DSCP and DCQCN: the client's QPs alternate DSCP 26 and 46, the
+#    responder's answers carry its 10, every request is ECT(0) (and the
+#    READ responses; ACKs are Not-ECT)
+run qos "--stateful 8 --op write,read,send --iters 50 --depth 4 --dscp 26,46 --dcqcn --record $tmp/qos.pcapng" \
+	"--dscp 10 --dcqcn"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ] && check qos 8 50 0; then
+	got=$("$rk" -j "$tmp/qos.pcapng" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+out = {}
+for q in d["qps"]:
+    if q["kind"] != "RoCEv2" or not q.get("qos"):
+        continue
+    e = q["qos"]["ecn"]
+    # requests all ECT(0); READ responses ECT(0), ACKs not
+    ect = e["ect0"] == q["packets"] if q["src"] == "198.18.0.1" else e["ect0"] > 0
+    key = (q["src"], q["qos"]["dscp"], ect)
+    out[key] = out.get(key, 0) + 1
+print(" ".join("%s:%s:%s:%d" % (k + (v,)) for k, v in sorted(out.items())))')
+	want="198.18.0.1:26:True:4 198.18.0.1:46:True:4 198.18.0.2:10:True:8"
+	[ "$got" = "$want" ] && ok "--dscp 26,46 and --dcqcn: DSCP per QP, every request ECT(0)" ||
+		ko "--dscp and --dcqcn on the wire: '$got', want '$want'"
+else
+	ko "--dscp and --dcqcn: client $crc, responder $rrc: $(tail -2 "$tmp/qos.c.err")"
+fi
+
+# 5. bad --dscp and --dcqcn values: one line, exit 2
+for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param rpg_ai_rate=5" \
+	"--dcqcn --dcqcn-param no_such=1"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- --stateful 1 $bad --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --d")" = 1 ] &&
+		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
