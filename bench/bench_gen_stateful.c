@@ -26,6 +26,12 @@
 
 #define TARGET_MIB 64.0
 
+static uint64_t
+no_clock(void)
+{
+	return 0;
+}
+
 /* Build one end's set, connected, with everything it posts at the start; print its growth. */
 static int
 one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
@@ -50,7 +56,10 @@ one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
 	rss0 = bench_rss_bytes();
 	heap0 = bench_heap_bytes();
 	ctx = rk_open_device(&bench_null_ops, NULL, &da);
+	/* the client measures latency, as rk-gen's does (its per-QP rows come
+	 * with traffic, which this bench does not send) */
 	if (ctx == NULL || rk_sf_create(&s, ctx, cfg, responder, local) != 0 ||
+	    (!responder && rk_sf_latency_on(&s, no_clock) != 0) ||
 	    rk_sf_connect(&s, local, dmac, dip, 14, 7) != 0) {
 		fprintf(stderr, "bench_gen_stateful: %s\n", ctx == NULL ? strerror(errno) : s.err);
 		return -1;

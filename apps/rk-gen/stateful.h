@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "rk_gen_hello.h"
+#include "rk_hist.h"
 #include "rk_verbs.h"
 
 /** One QP of the set. */
@@ -47,10 +48,18 @@ struct rk_sf_totals {
 	uint64_t wc_err;        /**< completions in error */
 };
 
-/** The set of QPs of one end. */
 /** DSCP values --dscp takes at most. */
 #define RK_SF_DSCP_MAX 16
 
+/** The client's latency, post to completion, ns (rk_sf_latency_on()). */
+struct rk_sf_lat {
+	uint64_t (*now_ns)(void);       /**< the clock */
+	uint32_t *post;                 /**< n x depth: each outstanding message's post time, low 32 bits */
+	struct rk_hist op[3];           /**< per opcode: write, read, send */
+	struct rk_hist_sparse *qp;      /**< per QP, n */
+};
+
+/** The set of QPs of one end. */
 struct rk_sf {
 	struct rk_context *ctx;
 	struct rk_pd *pd;
@@ -68,6 +77,7 @@ struct rk_sf {
 	uint64_t outstanding;           /**< client: messages outstanding on all QPs */
 	uint32_t qps_done;              /**< client: QPs that completed their iterations */
 	struct rk_sf_totals t;
+	struct rk_sf_lat *lat;          /**< client: latencies measured; NULL: not */
 	const uint8_t *dscp;            /**< QP i sends with dscp[i % ndscp]; NULL: 0 */
 	uint32_t ndscp;
 	char err[256];
@@ -129,5 +139,22 @@ bool rk_sf_all_done(const struct rk_sf *s);
 
 /** Destroy everything of the set (not the context). */
 void rk_sf_destroy(struct rk_sf *s);
+
+/**
+ * Client: measure each message's latency, post to completion, with
+ * @p now_ns (ns; its low 32 bits kept per outstanding message), into
+ * s->lat's histograms. After rk_sf_create(); freed by rk_sf_destroy().
+ * @return 0 or -ENOMEM
+ */
+int rk_sf_latency_on(struct rk_sf *s, uint64_t (*now_ns)(void));
+
+/** Message @p m of QP @p i is posted now (s->lat set). */
+void rk_sf_lat_post(struct rk_sf *s, uint32_t i, uint64_t m);
+
+/** Message @p m of QP @p i, of opcode index @p op (0 write, 1 read, 2 send), completed now. */
+void rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint64_t m, unsigned int op);
+
+/** Free s->lat (NULL is fine). */
+void rk_sf_latency_off(struct rk_sf *s);
 
 #endif /* RK_GEN_STATEFUL_H */

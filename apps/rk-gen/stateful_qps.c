@@ -308,6 +308,8 @@ post_one(struct rk_sf *s, uint32_t i)
 			 strerror(-rc));
 		return -1;
 	}
+	if (s->lat != NULL)
+		rk_sf_lat_post(s, i, m);
 	q->posted++;
 	q->outstanding++;
 	s->outstanding++;
@@ -365,6 +367,8 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	s->t.msgs++;
 	s->t.bytes += len;
 	s->t.msgs_op[op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2]++;
+	if (s->lat != NULL)
+		rk_sf_lat_done(s, i, m, op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2);
 	return 0;
 }
 
@@ -486,6 +490,7 @@ rk_sf_destroy(struct rk_sf *s)
 		rk_destroy_cq(s->scq);
 	if (s->pd != NULL)
 		rk_dealloc_pd(s->pd);
+	rk_sf_latency_off(s);
 	free(s->q);
 	free(s->shared);
 	memset(s, 0, sizeof(*s));

@@ -364,6 +364,80 @@ worst_qps(const struct rk_sf_run *r, uint32_t *k)
 	return all;
 }
 
+static const char *const lat_op_name[3] = { "write", "read", "send" };
+
+/* The quantiles a latency line or object gives, per 100000. */
+static const uint32_t lat_q[] = { 50000, 99000, 99900 };
+
+/* Client: a line per opcode with messages, then each QP of the worst
+ * table with its own. */
+static void
+lat_text(const struct rk_sf_run *r)
+{
+	const struct rk_sf_lat *l = r->s.lat;
+
+	if (l == NULL)
+		return;
+	printf("latency, post to completion (us):\n  %-6s %10s %9s %9s %9s %9s %9s\n", "op",
+	       "messages", "min", "p50", "p99", "p99.9", "max");
+	for (unsigned int o = 0; o < 3; o++) {
+		const struct rk_hist *h = &l->op[o];
+
+		if (h->count == 0)
+			continue;
+		printf("  %-6s %10" PRIu64 " %9.1f", lat_op_name[o], h->count, h->min_ns / 1e3);
+		for (size_t q = 0; q < sizeof(lat_q) / sizeof(lat_q[0]); q++)
+			printf(" %9.1f", rk_hist_quantile(h, lat_q[q]) / 1e3);
+		printf(" %9.1f\n", h->max_ns / 1e3);
+	}
+}
+
+static json_t *
+lat_json(uint64_t count, uint64_t min_ns, uint64_t max_ns, const uint64_t *q_ns)
+{
+	json_t *j = json_object();
+
+	json_object_set_new(j, "count", json_integer((json_int_t)count));
+	json_object_set_new(j, "min_ns", json_integer((json_int_t)min_ns));
+	json_object_set_new(j, "p50_ns", json_integer((json_int_t)q_ns[0]));
+	json_object_set_new(j, "p99_ns", json_integer((json_int_t)q_ns[1]));
+	json_object_set_new(j, "p99_9_ns", json_integer((json_int_t)q_ns[2]));
+	json_object_set_new(j, "max_ns", json_integer((json_int_t)max_ns));
+	return j;
+}
+
+/* "latency": {"write": {...}, ...} per opcode, for those that ran. */
+static json_t *
+lat_ops_json(const struct rk_sf_lat *l)
+{
+	json_t *j = json_object();
+
+	for (unsigned int o = 0; o < 3; o++) {
+		uint64_t q[3];
+
+		if (l->op[o].count == 0)
+			continue;
+		for (size_t k = 0; k < 3; k++)
+			q[k] = rk_hist_quantile(&l->op[o], lat_q[k]);
+		json_object_set_new(j, lat_op_name[o],
+				    lat_json(l->op[o].count, l->op[o].min_ns, l->op[o].max_ns, q));
+	}
+	return j;
+}
+
+/* QP i's own latency object, or NULL (no latency measured, none yet). */
+static json_t *
+lat_qp_json(const struct rk_sf_lat *l, uint32_t i)
+{
+	uint64_t q[3];
+
+	if (l == NULL || l->qp[i].count == 0)
+		return NULL;
+	for (size_t k = 0; k < 3; k++)
+		q[k] = rk_hist_sparse_quantile(&l->qp[i], lat_q[k]);
+	return lat_json(l->qp[i].count, l->qp[i].min_ns, l->qp[i].max_ns, q);
+}
+
 static void
 report_text(const struct rk_sf_run *r, double secs, int rc)
 {
@@ -387,6 +461,7 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 		printf("  %s %" PRIu64 " WRITE+SEND messages%s\n",
 		       r->s.responder ? "the client completed" : "the responder received",
 		       r->peer_msgs, rc == 0 ? "" : " (see the error)");
+	lat_text(r);
 	printf("counters (all QPs):\n");
 	for (unsigned int i = 0; i < n; i++)
 		if (c[i].value != 0)
@@ -396,6 +471,8 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 		printf("worst %u QPs:\n  %-8s %10s %6s", k, "QPN", "messages", "errors");
 		for (size_t b = 0; b < NBAD; b++)
 			printf(" %s", bad_names[b]);
+		if (r->s.lat != NULL)
+			printf(" %9s %9s", "p50_us", "p99_us");
 		putchar('\n');
 		for (uint32_t j = 0; j < k; j++) {
 			const struct rk_sf_qp *q = &r->s.q[w[j].i];
@@ -403,6 +480,10 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 			printf("  %#-8x %10" PRIu64 " %6" PRIu64, q->qp->qp_num, q->done, q->bad);
 			for (size_t b = 0; b < NBAD; b++)
 				printf(" %*" PRIu64, (int)strlen(bad_names[b]), w[j].v[b]);
+			if (r->s.lat != NULL)
+				printf(" %9.1f %9.1f",
+				       rk_hist_sparse_quantile(&r->s.lat->qp[w[j].i], 50000) / 1e3,
+				       rk_hist_sparse_quantile(&r->s.lat->qp[w[j].i], 99000) / 1e3);
 			putchar('\n');
 		}
 	}
@@ -438,6 +519,8 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 	json_object_set_new(j, "overwritten", json_integer((json_int_t)t->overwritten));
 	if (r->peer_known)
 		json_object_set_new(j, "peer_messages", json_integer((json_int_t)r->peer_msgs));
+	if (r->s.lat != NULL)
+		json_object_set_new(j, "latency", lat_ops_json(r->s.lat));
 	for (unsigned int i = 0; i < n; i++)
 		json_object_set_new(jc, c[i].name, json_integer((json_int_t)c[i].value));
 	json_object_set_new(j, "counters", jc);
@@ -450,6 +533,10 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 		json_object_set_new(q, "errors", json_integer((json_int_t)r->s.q[w[x].i].bad));
 		for (size_t b = 0; b < NBAD; b++)
 			json_object_set_new(q, bad_names[b], json_integer((json_int_t)w[x].v[b]));
+		json_t *lq = lat_qp_json(r->s.lat, w[x].i);
+
+		if (lq != NULL)
+			json_object_set_new(q, "latency", lq);
 		json_array_append_new(jw, q);
 	}
 	free(w);
@@ -510,6 +597,10 @@ rk_sf_session(struct rk_sf_run *r)
 		return fail("%s", r->s.err);
 	}
 	r->s.iters = o->iters;
+	if (!o->responder && rk_sf_latency_on(&r->s, rk_io_dpdk_now_ns) != 0) {
+		free(local);
+		return fail("out of memory for the latency of %u QPs", peer.count);
+	}
 	if (o->responder) {
 		rc = resolve_and_connect(r);
 		if (rc == 0 && (rc = send_hello(r, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)

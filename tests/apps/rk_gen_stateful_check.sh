@@ -13,6 +13,7 @@
 #     duplicate_request at the responder);
 #  3. a client asking for more QPs than the responder takes is refused
 #     with a clear error at both ends.
+#  Every client report holds its latency, per opcode and per QP.
 #  4. --dscp per QP and --dcqcn at both ends, recorded: rk-inspect finds
 #     each QP's DSCP and every frame ECT(0); bad values exit 2.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
@@ -95,6 +96,18 @@ else:
                    % (cc["sent_pkts"], rc["rcvd_pkts"]))
 if len(c["worst_qps"]) != min(5, qps):
     bad.append("worst_qps: %d entries" % len(c["worst_qps"]))
+# the client's latency: per opcode its messages, per QP its own, in order
+lat = c.get("latency", {})
+for op in ("write", "read", "send"):
+    n = lat.get(op, {}).get("count", 0)
+    want("latency %s count" % op, n, c[op])
+    if n and not (0 < lat[op]["min_ns"] <= lat[op]["p50_ns"] <= lat[op]["p99_ns"]
+                  <= lat[op]["p99_9_ns"] <= lat[op]["max_ns"]):
+        bad.append("latency %s out of order: %s" % (op, lat[op]))
+for q in c["worst_qps"]:
+    want("QP %#x latency count" % q["qpn"], q.get("latency", {}).get("count"), q["messages"])
+if "latency" in r:
+    bad.append("the responder reports a latency")
 for b in bad:
     print("   ", b)
 sys.exit(1 if bad else 0)

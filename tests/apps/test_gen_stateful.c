@@ -6,7 +6,8 @@
  * 32 QPs over a link that loses, reorders and duplicates frames still
  * deliver every message once and intact; data that is not the pattern is
  * found (a READ area changed at the responder, a client that does not
- * fill its messages); the pattern, sizes, mix and layout on their own.
+ * fill its messages); the client's latency per opcode and per QP in
+ * virtual time; the pattern, sizes, mix and layout on their own.
  */
 #include "rk_test.h"
 
@@ -147,6 +148,92 @@ test_mix_256(void **state)
 	close_pair();
 }
 
+static uint64_t
+virtual_now(void)
+{
+	return clk.now_ns;
+}
+
+/* Latency in virtual time: every message takes at least the link's round
+ * trip (2 us each way); each opcode's histogram holds its messages, the
+ * QPs' hold them all, and the quantiles are in order. */
+static void
+test_latency(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(8, 7, 1, 3000, 4);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	const struct rk_sf_lat *l;
+	uint64_t per_qp = 0;
+
+	(void)state;
+	open_pair(&cfg, clean, 40, 1, 1);
+	assert_int_equal(rk_sf_latency_on(&e[0].s, virtual_now), 0);
+	run_pair();
+	assert_agree(8, 40);
+	l = e[0].s.lat;
+	for (unsigned int o = 0; o < 3; o++) {
+		assert_int_equal(l->op[o].count, e[0].s.t.msgs_op[o]);
+		assert_true(l->op[o].min_ns >= 4000);
+		assert_true(rk_hist_quantile(&l->op[o], 50000) <= rk_hist_quantile(&l->op[o], 99000));
+		assert_true(rk_hist_quantile(&l->op[o], 99000) <= l->op[o].max_ns);
+	}
+	for (uint32_t i = 0; i < 8; i++) {
+		assert_int_equal(l->qp[i].count, 40);
+		assert_true(l->qp[i].min_ns >= 4000);
+		per_qp += l->qp[i].count;
+	}
+	assert_int_equal(per_qp, e[0].s.t.msgs);
+	close_pair();
+}
+
+static uint64_t fake_ns;
+
+static uint64_t
+fake_now(void)
+{
+	return fake_ns;
+}
+
+/* Each message's latency is its own post-to-completion time: QP 1 posts
+ * messages 0..4 at 100 ns steps with three outstanding (depth 3), each
+ * completing 1000 + 10 m ns after its post; one READ on QP 0 takes 5 us;
+ * a post time past 2^32 ns still gives the right latency. */
+static void
+test_latency_exact(void **state)
+{
+	struct rk_sf s = { .n = 2, .cfg = { .depth = 3 } };
+
+	(void)state;
+	assert_int_equal(rk_sf_latency_on(&s, fake_now), 0);
+	for (uint64_t m = 0; m < 5; m++) {
+		fake_ns = 100 * m;
+		rk_sf_lat_post(&s, 1, m);
+		if (m >= 2) {   /* message m - 2 completes before m + 1 is posted */
+			fake_ns = 100 * (m - 2) + 1000 + 10 * (m - 2);
+			rk_sf_lat_done(&s, 1, m - 2, 0);
+		}
+	}
+	for (uint64_t m = 3; m < 5; m++) {
+		fake_ns = 100 * m + 1000 + 10 * m;
+		rk_sf_lat_done(&s, 1, m, 0);
+	}
+	fake_ns = (1ull << 32) - 2000;
+	rk_sf_lat_post(&s, 0, 7);
+	fake_ns += 5000;
+	rk_sf_lat_done(&s, 0, 7, 1);
+	assert_int_equal(s.lat->op[0].count, 5);
+	assert_int_equal(s.lat->op[0].min_ns, 1000);
+	assert_int_equal(s.lat->op[0].max_ns, 1040);
+	assert_int_equal(s.lat->op[0].sum_ns, 5 * 1000 + 10 * (0 + 1 + 2 + 3 + 4));
+	assert_int_equal(s.lat->qp[1].count, 5);
+	assert_int_equal(s.lat->op[1].count, 1);
+	assert_int_equal(s.lat->op[1].min_ns, 5000);
+	assert_int_equal(s.lat->qp[0].max_ns, 5000);
+	assert_int_equal(s.lat->op[2].count, 0);
+	rk_sf_latency_off(&s);
+	assert_null(s.lat);
+}
+
 static void
 test_lossy_link(void **state)
 {
@@ -244,6 +331,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern_and_mix),
 		cmocka_unit_test(test_mix_256),
+		cmocka_unit_test(test_latency),
+		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_lossy_link),
 		cmocka_unit_test(test_read_data_checked),
 		cmocka_unit_test(test_write_send_data_checked),
