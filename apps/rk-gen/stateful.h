@@ -36,12 +36,13 @@ struct rk_sf_qp {
 	uint64_t done;          /**< client: completed; responder: received (WRITE, SEND) */
 	uint64_t bytes;         /**< of those messages */
 	uint64_t bad;           /**< data or sequence errors */
+	uint64_t atomics;       /**< client: atomics completed (the next one returns this) */
 };
 
 /** Totals of a run. */
 struct rk_sf_totals {
 	uint64_t msgs, bytes;
-	uint64_t msgs_op[3];    /**< client: write, read, send completed */
+	uint64_t msgs_op[4];    /**< client: write, read, send, atomic completed */
 	uint64_t data_err;      /**< data not the pattern */
 	uint64_t seq_err;       /**< an Immediate not the message expected, a length not its */
 	uint64_t overwritten;   /**< responder: a WRITE slot rewritten before it was checked */
@@ -55,7 +56,7 @@ struct rk_sf_totals {
 struct rk_sf_lat {
 	uint64_t (*now_ns)(void);       /**< the clock */
 	uint32_t *post;                 /**< n x depth: each outstanding message's post time, low 32 bits */
-	struct rk_hist op[3];           /**< per opcode: write, read, send */
+	struct rk_hist op[4];           /**< per opcode: write, read, send, atomic */
 	struct rk_hist_sparse *qp;      /**< per QP, n */
 };
 
@@ -87,7 +88,15 @@ struct rk_sf {
 struct rk_sf_layout {
 	uint32_t write_slots, read_slots, recv_slots;
 	uint64_t write_off, read_off, recv_off, len;
+	uint64_t atomic_off;            /**< the 8-byte word atomics add to (8-aligned) */
 };
+
+/** Index of an op (enum rk_gen_hello_op bit) in msgs_op[] and the latency's op[]. */
+static inline unsigned int
+rk_sf_op_index(uint8_t op)
+{
+	return op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : op == RK_GEN_OP_SEND ? 2 : 3;
+}
 
 /** The region of one QP: the client's (depth slots) or the responder's (write, read, recv areas). */
 void rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l);
@@ -151,7 +160,7 @@ int rk_sf_latency_on(struct rk_sf *s, uint64_t (*now_ns)(void));
 /** Message @p m of QP @p i is posted now (s->lat set). */
 void rk_sf_lat_post(struct rk_sf *s, uint32_t i, uint64_t m);
 
-/** Message @p m of QP @p i, of opcode index @p op (0 write, 1 read, 2 send), completed now. */
+/** Message @p m of QP @p i, of opcode index @p op (rk_sf_op_index()), completed now. */
 void rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint64_t m, unsigned int op);
 
 /** Free s->lat (NULL is fine). */

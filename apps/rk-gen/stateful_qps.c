@@ -45,6 +45,10 @@ rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout
 	l->len = l->recv_off + ((cfg->ops & RK_GEN_OP_SEND) ? sz * l->recv_slots : 0);
 	if (l->len < sz)
 		l->len = sz;
+	/* the word FETCH_ADDs add to, after the rest (IBTA Vol1 9.4.5: 8-aligned) */
+	l->atomic_off = (l->len + 7) & ~(uint64_t)7;
+	if (cfg->ops & RK_GEN_OP_ATOMIC)
+		l->len = l->atomic_off + 8;
 }
 
 static uint64_t
@@ -60,11 +64,12 @@ mix64(uint64_t x)
 uint8_t
 rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
 {
-	uint32_t total = (uint32_t)cfg->weight[0] + cfg->weight[1] + cfg->weight[2];
+	uint32_t total = (uint32_t)cfg->weight[0] + cfg->weight[1] + cfg->weight[2] +
+			 cfg->weight[3];
 	uint32_t k = (uint32_t)((m + i) % total);
 
 	/* weights 3,1: W W W R W W W R ..., shifted per QP */
-	for (int b = 0; b < 3; b++) {
+	for (int b = 0; b < 4; b++) {
 		if (k < cfg->weight[b])
 			return (uint8_t)(1u << b);
 		k -= cfg->weight[b];
@@ -144,7 +149,8 @@ int
 rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello *cfg,
 	     bool responder, struct rk_gen_hello_qp *local)
 {
-	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ;
+	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+			   ((cfg->ops & RK_GEN_OP_ATOMIC) ? RK_ACCESS_REMOTE_ATOMIC : 0);
 	struct rk_sf_layout l;
 	uint32_t rq;
 
@@ -187,6 +193,9 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 		for (uint32_t k = 0; cfg->verify && k < l.read_slots; k++)
 			rk_sf_pattern(q->buf + l.read_off + (uint64_t)k * cfg->size_max,
 				      cfg->size_max, i, READ_SEED + k);
+		/* atomics add from 0: the k-th returns k */
+		if (responder && (cfg->ops & RK_GEN_OP_ATOMIC))
+			memset(q->buf + l.atomic_off, 0, 8);
 		q->mr = rk_reg_mr(s->pd, q->buf, l.len, access);
 		q->qp = q->mr != NULL ? rk_create_qp(s->pd, &ia) : NULL;
 		if (q->qp == NULL) {
@@ -245,7 +254,8 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 		struct rk_sf_qp *q = &s->q[i];
 		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT,
 					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
-							   RK_ACCESS_REMOTE_READ };
+							   RK_ACCESS_REMOTE_READ |
+							   RK_ACCESS_REMOTE_ATOMIC };
 		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				      RK_QP_ACCESS_FLAGS);
 
@@ -298,9 +308,15 @@ post_one(struct rk_sf *s, uint32_t i)
 		wr.opcode = RK_WR_RDMA_READ;
 		wr.wr.rdma.remote_addr = s->remote[i].va + l.read_off +
 					 (m % l.read_slots) * s->cfg.size_max;
+	} else if (op == RK_GEN_OP_ATOMIC) {
+		wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
+		wr.wr.atomic.remote_addr = s->remote[i].va + l.atomic_off;
+		wr.wr.atomic.rkey = s->remote[i].rkey;
+		wr.wr.atomic.compare_add = 1;
+		sge.length = 8;
 	} else
 		wr.opcode = RK_WR_SEND_WITH_IMM;
-	if (op != RK_GEN_OP_READ && s->cfg.verify)
+	if ((op == RK_GEN_OP_WRITE || op == RK_GEN_OP_SEND) && s->cfg.verify)
 		rk_sf_pattern(data, len, i, m);
 	rc = rk_post_send(q->qp, &wr, &bad);
 	if (rc != 0) {
@@ -347,6 +363,18 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	}
 	op = rk_sf_op(&s->cfg, i, m);
 	len = rk_sf_size(&s->cfg, i, m);
+	if (op == RK_GEN_OP_ATOMIC) {
+		uint64_t orig;
+
+		/* executed once each, in order: the k-th FETCH_ADD found k */
+		memcpy(&orig, q->buf + (m % s->cfg.depth) * s->cfg.size_max, 8);
+		if (s->cfg.verify && orig != q->atomics) {
+			q->bad++;
+			s->t.data_err++;
+		}
+		q->atomics++;
+		len = 8;
+	}
 	if (op == RK_GEN_OP_READ && s->cfg.verify) {
 		struct rk_sf_layout l;
 		const uint8_t *data = q->buf + (m % s->cfg.depth) * s->cfg.size_max;
@@ -366,9 +394,9 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	q->bytes += len;
 	s->t.msgs++;
 	s->t.bytes += len;
-	s->t.msgs_op[op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2]++;
+	s->t.msgs_op[rk_sf_op_index(op)]++;
 	if (s->lat != NULL)
-		rk_sf_lat_done(s, i, m, op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : 2);
+		rk_sf_lat_done(s, i, m, rk_sf_op_index(op));
 	return 0;
 }
 
@@ -388,8 +416,9 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 	if (i >= s->n)
 		return 0;
 	q = &s->q[i];
-	/* the client's next message that is no READ (READs take no receive) */
-	while (rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_READ)
+	/* the client's next message that takes a receive (a WRITE or SEND) */
+	while (rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_READ ||
+	       rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_ATOMIC)
 		q->posted++;
 	m = q->posted++;
 	len = rk_sf_size(&s->cfg, i, m);

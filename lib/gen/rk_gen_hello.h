@@ -12,7 +12,7 @@
  *  12  path MTU, bytes (4)    16  depth (4)         20  size_min (4)
  *  24  size_max (4)           28  verify (1)        29  ip_version (1)
  *  30  MAC (6)                36  IP (16; IPv4 in the last 4)
- *  52  weights (4 x 1: write, read, send, reserved) 56  reserved (8)
+ *  52  weights (4 x 1: write, read, send, atomic)  56  reserved (8)
  * then count entries of RK_GEN_HELLO_QP_LEN bytes:
  *   0  QPN (4)  4  PSN (4)  8  R_Key (4)  12  VA (8)  20  length (8)
  * Encoding and decoding are pure: no I/O, no allocation.
@@ -41,6 +41,7 @@ enum rk_gen_hello_op {
 	RK_GEN_OP_WRITE = 1,    /**< RDMA WRITE with Immediate */
 	RK_GEN_OP_READ = 2,     /**< RDMA READ */
 	RK_GEN_OP_SEND = 4,     /**< SEND with Immediate */
+	RK_GEN_OP_ATOMIC = 8,   /**< FETCH_ADD of 1 on the QP's 8-byte word */
 };
 
 /** One QP's entry. */
@@ -56,7 +57,7 @@ struct rk_gen_hello_qp {
 struct rk_gen_hello {
 	uint8_t role;           /**< enum rk_gen_hello_role */
 	uint8_t ops;            /**< enum rk_gen_hello_op bits, at least one */
-	uint8_t weight[3];      /**< write, read, send: the mix's shares (0 for ops not in it) */
+	uint8_t weight[4];      /**< write, read, send, atomic: the mix's shares (0 for ops not in it) */
 	uint8_t verify;         /**< 0 or 1 */
 	uint8_t ip_version;     /**< 4 or 6 */
 	uint8_t mac[6];

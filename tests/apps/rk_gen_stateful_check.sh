@@ -16,6 +16,7 @@
 #  Every client report holds its latency, per opcode and per QP.
 #  4. --dscp per QP and --dcqcn at both ends, recorded: rk-inspect finds
 #     each QP's DSCP and every frame ECT(0); bad values exit 2.
+#  6. FETCH_ADDs in the mix: the originals they return are checked.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -178,6 +179,25 @@ for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param r
 	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --d")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
+
+# 6. FETCH_ADDs in the mix over memif: every QP's k-th atomic found k
+run atomic "--stateful 32 --op write,read,send,atomic:2 --size 8-512 --iters 100 --depth 4"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ] && check atomic 32 100 0 &&
+	python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+sys.exit(not (c["atomic"] > 0 and c["latency"]["atomic"]["count"] == c["atomic"]
+              and c["write"] + c["read"] + c["send"] + c["atomic"] == c["messages"]))' \
+		"$tmp/atomic.c.json"; then
+	ok "atomics in the mix: every original value right, counted and timed"
+else
+	ko "atomics: client $crc, responder $rrc: $(tail -2 "$tmp/atomic.c.err")"
+fi
+"$gen" --no-pci -- --stateful 1 --op atomic --size 4 --port x --ip 198.18.0.1 127.0.0.1 \
+	>/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" "$tmp/bad.err" &&
+	ok "atomics with 4-byte messages: exit 2" || ko "atomic --size 4: exit $rc, $(cat "$tmp/bad.err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

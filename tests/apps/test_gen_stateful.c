@@ -252,6 +252,41 @@ test_lossy_link(void **state)
 	close_pair();
 }
 
+/* FETCH_ADDs in the mix, over a clean link and one that loses and
+ * duplicates: each QP's k-th atomic found k (executed once, in order, a
+ * duplicate answered from the responder's copy), and the responder's word
+ * holds the count. */
+static void
+test_atomics(void **state)
+{
+	static const struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	static const struct rk_sim_impair bad[2] = {
+		{ .loss = 0.03, .dup = 0.02 }, { .loss = 0.03, .dup = 0.02 },
+	};
+
+	(void)state;
+	for (int run = 0; run < 2; run++) {
+		struct rk_gen_hello cfg = cfg_of(16, 15, 8, 600, 4);
+		struct rk_sf_layout l;
+
+		cfg.weight[3] = 2;
+		open_pair(&cfg, run ? bad : clean, 50, 1, 1);
+		run_pair();
+		assert_agree(16, 50);
+		assert_true(e[0].s.t.msgs_op[3] > 0);
+		rk_sf_layout(&cfg, true, &l);
+		for (uint32_t i = 0; i < 16; i++) {
+			uint64_t word;
+
+			memcpy(&word, e[1].s.q[i].buf + l.atomic_off, 8);
+			assert_int_equal(word, e[0].s.q[i].atomics);
+		}
+		if (run)
+			assert_true(rk_context_stats(e[0].ctx)->req_retx_pkts > 0);
+		close_pair();
+	}
+}
+
 /* A READ area changed at the responder: the client finds it. */
 static void
 test_read_data_checked(void **state)
@@ -333,6 +368,7 @@ main(void)
 		cmocka_unit_test(test_mix_256),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_exact),
+		cmocka_unit_test(test_atomics),
 		cmocka_unit_test(test_lossy_link),
 		cmocka_unit_test(test_read_data_checked),
 		cmocka_unit_test(test_write_send_data_checked),

@@ -144,7 +144,17 @@ test_refusals(void **state)
 	rk_put_be32(c + 20, 8192);                      /* size_min > size_max */
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
-	c[7] = 0x08;                                    /* unknown op */
+	c[7] = 0x10;                                    /* unknown op */
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
+	memcpy(c, b, sizeof(b));
+	c[7] |= RK_GEN_OP_ATOMIC;                       /* atomic in the mix, not weighed */
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
+	c[55] = 2;                                      /* weighed: taken, weight 2 */
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), 0);
+	assert_int_equal(d.ops, RK_GEN_OP_WRITE | RK_GEN_OP_READ | RK_GEN_OP_ATOMIC);
+	assert_int_equal(d.weight[3], 2);
+	rk_put_be32(c + 20, 4);                         /* atomics with messages under 8 bytes */
+	rk_put_be32(c + 24, 7);
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
 	c[54] = 1;                                      /* SEND weighed but not in ops */
