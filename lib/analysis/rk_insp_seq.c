@@ -77,10 +77,11 @@ struct rk_insp_seqx {
 	uint32_t back_next, back_psn;
 	bool back_next_valid;
 	/* Requests: a packet that skipped forward inside the run (counted
-	 * fwd_missing PSNs from fwd_next), while the next one has not told
-	 * whether the run goes on where it stood (the packet was then a copy
-	 * sent out of the run, not a loss in it). */
-	uint32_t fwd_next, fwd_missing, fwd_id;
+	 * fwd_missing PSNs from fwd_next, remembered as gaps fwd_id0 to
+	 * fwd_id), while the next one has not told whether the run goes on
+	 * where it stood (the packet was then a copy sent out of the run,
+	 * not a loss in it). */
+	uint32_t fwd_next, fwd_missing, fwd_id0, fwd_id;
 	bool fwd_valid;
 	/* The message state before such a packet (READ responses; for
 	 * requests the go-back-N run's, flow->rtx_msg). */
@@ -92,8 +93,7 @@ struct rk_insp_seqx {
 	bool late_only;
 };
 
-static bool acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
-			uint32_t from, uint32_t to);
+static uint32_t run_skip(const struct rk_insp_flows *t, struct rk_insp_flow *flow, uint32_t n);
 
 void
 rk_insp_seqx_free(struct rk_insp_seqx *x)
@@ -280,13 +280,8 @@ rk_insp_chain_settle(const struct rk_insp_flows *t, struct rk_insp_flow *flow, e
 		if (dr < 0) {
 			tr->rtx_episodes++;
 			flow->rtx_msg.state = MSG_UNKNOWN;
-		} else if (dr > 0 && acked_range(t, flow, tr->next, pp->r.psn)) {
-			/* Skipped what an ACK covered: no loss. */
-			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, true);
 		} else if (dr > 0) {
-			tr->rtx_gaps++;
-			tr->rtx_missing += (uint32_t)dr;
-			gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
+			run_skip(t, flow, (uint32_t)dr);
 		}
 		tr->next = rk_psn_add(pp->r.psn, pp->span);
 		if (rk_psn_diff(tr->next, tr->hw) > 0)
@@ -321,13 +316,20 @@ chain_add(struct rk_insp_psn_track *tr, int h, const struct rk_insp_roce *r, uin
 	return true;
 }
 
+/* The PSN after the chain's last packet. */
+static uint32_t
+chain_end(const struct rk_insp_seqx *x)
+{
+	const struct pend_pkt *last = &x->pkt[x->n - 1];
+
+	return rk_psn_add(last->r.psn, last->span);
+}
+
 /* PSNs from the end of the chain's last packet to @p psn. */
 static int32_t
 chain_skip(const struct rk_insp_seqx *x, uint32_t psn)
 {
-	const struct pend_pkt *last = &x->pkt[x->n - 1];
-
-	return rk_psn_diff(psn, rk_psn_add(last->r.psn, last->span));
+	return rk_psn_diff(psn, chain_end(x));
 }
 
 /* Whether the peer of @p flow's requester NAKed @p psn lately. */
@@ -347,20 +349,45 @@ nak_names(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32
 }
 
 /*
- * Whether the responder of @p flow's requests has acknowledged PSNs
- * [@p from, @p to): a requester that skips them in a go-back-N run lost
- * nothing, it resends only what is not acknowledged (IBTA Vol1 9.7.5.1.1).
+ * How many of the @p len PSNs from @p from the responder of @p flow's
+ * requests has acknowledged (a prefix: ACKs are cumulative). A requester
+ * that skips them in a go-back-N run lost nothing: it resends only what
+ * is not acknowledged (IBTA Vol1 9.7.5.1.1).
  */
-static bool
-acked_range(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t from,
-	    uint32_t to)
+static uint32_t
+acked_count(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t from,
+	    uint32_t len)
 {
 	int dir;
 	const struct rk_insp_path *p = rk_insp_path_lookup(t, &flow->key, &dir);
+	int32_t n;
 
-	(void)from;
-	return p != NULL && p->acked_valid[!dir] &&
-	       rk_psn_diff(p->acked[!dir], rk_psn_add(to, RK_PSN_MASK)) >= 0;
+	if (p == NULL || !p->acked_valid[!dir])
+		return 0;
+	n = rk_psn_diff(rk_psn_add(p->acked[!dir], 1), from);
+	if (n <= 0)
+		return 0;
+	return (uint32_t)n < len ? (uint32_t)n : len;
+}
+
+/*
+ * A go-back-N run skips the @p n PSNs from tr->next: those an ACK covered
+ * are no loss (a late copy may still come), the rest were lost in the run.
+ * @return the PSNs counted missing.
+ */
+static uint32_t
+run_skip(const struct rk_insp_flows *t, struct rk_insp_flow *flow, uint32_t n)
+{
+	struct rk_insp_psn_track *tr = &flow->req;
+	uint32_t acked = acked_count(t, flow, tr->next, n);
+
+	gap_add(tr, tr->hw, tr->next, acked, true, true);
+	if (acked == n)
+		return 0;
+	tr->rtx_gaps++;
+	tr->rtx_missing += n - acked;
+	gap_add(tr, tr->hw, rk_psn_add(tr->next, acked), n - acked, true, false);
+	return n - acked;
 }
 
 /*
@@ -447,8 +474,16 @@ fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
 		struct gap_ev *e = &x->evs[i];
 		uint64_t holes = ~(e->late | e->pend) & psn_mask(e->len);
 
-		if (e->id != x->fwd_id || e->uncounted)
+		if (e->id - x->fwd_id0 > x->fwd_id - x->fwd_id0)
 			continue;
+		if (e->uncounted) {
+			/* Skipped as acknowledged: no count, but no holes. */
+			if (e->pend == 0)
+				gap_drop(x, i);
+			else
+				e->late |= holes;
+			continue;
+		}
 		held += e->len;
 		back += (uint64_t)__builtin_popcountll(holes);
 		if (e->pend == 0)
@@ -460,21 +495,23 @@ fwd_undo(struct rk_insp_psn_track *tr, bool rtx)
 	if (held < x->fwd_missing)
 		back += x->fwd_missing - held;
 	*missing -= back < *missing ? back : *missing;
-	if (*gaps > 0)
+	if (*gaps > 0 && x->fwd_missing > 0)
 		(*gaps)--;
 	if (rtx)
 		tr->next = x->fwd_next;
 }
 
-/* Remember that the packet just counted @p missing PSNs from @p from as
- * a skip, for fwd_undo() when the next packet is @p from. */
+/* Remember that the packet just skipped the PSNs from @p from (gaps
+ * @p id0 on, @p missing PSNs counted), for fwd_undo() when the next
+ * packet is @p from. */
 static void
-fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing)
+fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing, uint32_t id0)
 {
 	if (seqx_get(tr) == NULL)
 		return;
 	tr->x->fwd_next = from;
 	tr->x->fwd_missing = missing;
+	tr->x->fwd_id0 = id0;
 	tr->x->fwd_id = tr->x->gap_id;
 	tr->x->fwd_valid = true;
 }
@@ -592,8 +629,13 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		} else {
 			d = chain_skip(x, psn);
 		}
-		res->skip = d > 0 && acked_range(t, flow, tr->next, psn);
-		res->missing = d > 0 && !res->skip ? (uint32_t)d : 0;
+		if (d > 0) {
+			uint32_t from = x->n == 0 ? tr->next : chain_end(x);
+			uint32_t acked = acked_count(t, flow, from, (uint32_t)d);
+
+			res->skip = acked != 0;
+			res->missing = (uint32_t)d - acked;
+		}
 		if (chain_add(tr, h, r, span)) {
 			res->pending = true;
 			res->pending_rtx = rtx;
@@ -615,17 +657,12 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 			tr->x->back_next_valid = true;
 			tr->x->back = flow->rtx_msg;
 		}
-	} else if (dr > 0 && acked_range(t, flow, tr->next, psn)) {
-		/* The run skips what an ACK covered meanwhile: no loss (a
-		 * late copy may still come). */
-		res->skip = true;
-		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, true);
 	} else if (dr > 0) {
-		res->missing = (uint32_t)dr;
-		tr->rtx_gaps++;
-		tr->rtx_missing += (uint32_t)dr;
-		gap_add(tr, tr->hw, tr->next, (uint32_t)dr, true, false);
-		fwd_note(tr, tr->next, (uint32_t)dr);
+		uint32_t id0 = seqx_get(tr) != NULL ? tr->x->gap_id + 1 : 0;
+
+		res->missing = run_skip(t, flow, (uint32_t)dr);
+		res->skip = res->missing != (uint32_t)dr;
+		fwd_note(tr, tr->next, res->missing, id0);
 		if (tr->x != NULL)
 			tr->x->fwd_msg = flow->rtx_msg;
 	}
@@ -851,7 +888,8 @@ read_response(const struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			m->tainted = true;
 			gap_add(tr, rk_psn_add(tr->last, 1), m->next_psn, (uint32_t)d, false, false);
 			gap_mark_reads(tr, m->read_serial);
-			fwd_note(tr, m->next_psn, (uint32_t)d);
+			if (tr->x != NULL)
+				fwd_note(tr, m->next_psn, (uint32_t)d, tr->x->gap_id);
 			if (tr->x != NULL)
 				tr->x->fwd_msg = before;
 		} else if (d < 0) {

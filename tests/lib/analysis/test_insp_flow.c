@@ -1143,6 +1143,43 @@ test_reorder_scattered_then_go_back(void **state)
 }
 
 /*
+ * The requester goes back to 5 (NAKed, so 4 and below acknowledged); a
+ * held copy of 1 comes right after it, so the run seems to go on from 1
+ * and to skip 2..5. The NAK acknowledged 2..4: only 5 is counted, and its
+ * held original fills it. Counting the whole skip left 2..4 missing for
+ * good (no copy of an acknowledged PSN comes again).
+ */
+static void
+test_run_skip_counts_only_unacknowledged(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	for (uint32_t p = 0; p < 10; p++)
+		if (p != 5)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	aeth_op(x, true, RK_OP_ACKNOWLEDGE, 5, 0, RK_AETH_TYPE_NAK | RK_AETH_NAK_PSN_SEQ_ERR, 4);
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 1, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 6, 8);
+	assert_int_equal(x->res.missing, 1);
+	assert_true(x->res.skip);
+	assert_int_equal(f->req.rtx_missing, 1);
+	for (uint32_t p = 7; p < 10; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	/* The original of 5, held. */
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.rtx_missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+}
+
+/*
  * The READ response copy count (rk_insp_flows_end()): PSN 11 of a READ's
  * response comes late, after the next READ's, and is judged a replay (as
  * when byte-identical copies of a re-issued READ mislead the sequence),
@@ -1277,6 +1314,7 @@ main(void)
 		T(test_loss_then_go_back_unchanged),
 		T1024(test_reorder_read_response),
 		T(test_reorder_scattered_then_go_back),
+		T(test_run_skip_counts_only_unacknowledged),
 		T1024(test_read_copy_count_takes_back),
 		T1024(test_read_copy_count_keeps_loss),
 		T1024(test_read_copy_count_per_psn),
