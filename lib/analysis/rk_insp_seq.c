@@ -82,6 +82,7 @@ struct rk_insp_seqx {
 	 * where it stood (the packet was then a copy sent out of the run,
 	 * not a loss in it). */
 	uint32_t fwd_next, fwd_missing, fwd_id0, fwd_id;
+	uint32_t fwd_psn;      /* requests: the skipping packet's PSN */
 	bool fwd_valid;
 	/* The message state before such a packet (READ responses; for
 	 * requests the go-back-N run's, flow->rtx_msg). */
@@ -517,6 +518,23 @@ fwd_note(struct rk_insp_psn_track *tr, uint32_t from, uint32_t missing, uint32_t
 }
 
 /*
+ * Whether request @p psn, right after a packet that skipped forward inside
+ * the run, says that packet was out of the run: it is the run's next PSN
+ * as it stood, or, on a flow that reorders, one of the PSNs skipped (the
+ * run goes on from where it stood, and what it skips now is counted
+ * from there).
+ */
+static bool
+fwd_back_into(const struct rk_insp_psn_track *tr, uint32_t psn)
+{
+	const struct rk_insp_seqx *x = tr->x;
+
+	return psn == x->fwd_next ||
+	       (tr->reordered > 0 && rk_psn_diff(psn, x->fwd_next) > 0 &&
+		rk_psn_diff(psn, x->fwd_psn) < 0);
+}
+
+/*
  * Advance a request sequence by one packet reserving @p span PSNs.
  *
  * A packet at or below the highest PSN seen is a retransmission. It starts
@@ -572,7 +590,7 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 	}
 	if (tr->x != NULL && tr->x->fwd_valid) {
 		tr->x->fwd_valid = false;
-		if (psn == tr->x->fwd_next) {
+		if (fwd_back_into(tr, psn)) {
 			/* The skipping packet was out of the run: so is its
 			 * effect on the run's message (an opcode order judged
 			 * against it would be a false finding). */
@@ -663,8 +681,10 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 		res->missing = run_skip(t, flow, (uint32_t)dr);
 		res->skip = res->missing != (uint32_t)dr;
 		fwd_note(tr, tr->next, res->missing, id0);
-		if (tr->x != NULL)
+		if (tr->x != NULL) {
 			tr->x->fwd_msg = flow->rtx_msg;
+			tr->x->fwd_psn = psn;
+		}
 	}
 	tr->next = rk_psn_add(psn, span);
 	/* A retransmitted READ whose span is now known may reserve more than

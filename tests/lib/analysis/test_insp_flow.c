@@ -1179,6 +1179,52 @@ test_run_skip_counts_only_unacknowledged(void **state)
 	assert_int_equal(f->req.rtx_gaps, 0);
 }
 
+/* Requests 0..3 with 1 late, so that the flow has shown reordering. */
+static void
+reorder_seen(struct fx *x)
+{
+	send_op(x, false, RK_OP_SEND_ONLY, 0, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 2, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 1, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 3, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+}
+
+/*
+ * In a run from 3, a held copy of 8 comes after 5, then the run's 7 (its
+ * 6 held too): 8 was out of the run, and the run skipped 6 only, which
+ * comes late. Taken as a skip of 6 and 7, 7 stayed missing.
+ */
+static void
+test_run_goes_back_into_skip(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reorder_seen(x);
+	for (uint32_t p = 4; p < 10; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 3, 8);
+	assert_true(x->res.rtx_start);
+	send_op(x, false, RK_OP_SEND_ONLY, 4, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 5, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 8, 8);
+	assert_int_equal(f->req.rtx_missing, 2);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 7, 8);
+	assert_false(x->res.pending);
+	assert_int_equal(x->res.missing, 1);
+	assert_int_equal(f->req.rtx_missing, 1);
+	send_op(x, false, RK_OP_SEND_ONLY, 8, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 9, 8);
+	send_op(x, false, RK_OP_SEND_ONLY, 6, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(f->req.rtx_missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+	assert_int_equal(f->req.missing, 0);
+}
+
 /*
  * The READ response copy count (rk_insp_flows_end()): PSN 11 of a READ's
  * response comes late, after the next READ's, and is judged a replay (as
@@ -1315,6 +1361,7 @@ main(void)
 		T1024(test_reorder_read_response),
 		T(test_reorder_scattered_then_go_back),
 		T(test_run_skip_counts_only_unacknowledged),
+		T(test_run_goes_back_into_skip),
 		T1024(test_read_copy_count_takes_back),
 		T1024(test_read_copy_count_keeps_loss),
 		T1024(test_read_copy_count_per_psn),
