@@ -404,9 +404,10 @@ run_skip(const struct rk_insp_flows *t, struct rk_insp_flow *flow, uint32_t n)
  * packet follows; on a flow that has not shown reordering yet, so is a
  * chain further on in the run (the run lost the packets in between). On a flow that has already shown
  * reordering, a run that would have lost more packets than the chain
- * holds is taken as late packets too, and a chain that is the run's is
- * settled as such when a packet skips ahead of it to a hole (that one
- * starts a chain of its own).
+ * holds is taken as late packets too, and so is a chain that went back
+ * into the current run when a packet goes on past where the run stood;
+ * a chain that is the run's is settled as such when a packet skips ahead
+ * of it to a hole (that one starts a chain of its own).
  */
 static enum rk_insp_verdict
 chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, uint32_t psn,
@@ -426,6 +427,13 @@ chain_verdict(const struct rk_insp_flows *t, const struct rk_insp_flow *flow, ui
 		return run && psn != x->pkt[0].r.psn ? RK_INSP_VERDICT_GO_BACK :
 		       RK_INSP_VERDICT_LATE;
 	if (d > 0 && psn == tr->next)
+		return RK_INSP_VERDICT_LATE;
+	/* A chain that went back into the run, then a packet past the
+	 * run's next PSN (a late copy, then the run skipping what an ACK
+	 * covered or losing some): on a flow that reorders, the run goes
+	 * on where it stood, as it does when this is the run's next PSN. */
+	if (d > 0 && tr->reordered > 0 && tr->next != tr->hw &&
+	    rk_psn_diff(x->pkt[0].r.psn, tr->next) < 0 && rk_psn_diff(psn, tr->next) > 0)
 		return RK_INSP_VERDICT_LATE;
 	/* The chain is the run's, and this packet skips ahead of it to a
 	 * hole: on a flow that reorders, a late packet rather than a loss

@@ -1226,6 +1226,50 @@ test_run_goes_back_into_skip(void **state)
 }
 
 /*
+ * Run A from 4 loses 8 and 11 (held); run B from 4 gets to 9, then A's
+ * held 8 comes, then B's 11 (its 10 held): 11 is where no go-back from 8
+ * would be, it goes on past where B stood. 8 came late; B skipped 10,
+ * which comes late too, as does A's 11. Taken as a go-back from 8, A's
+ * 8 stayed missing and B's skip counted 9 as well.
+ */
+static void
+test_late_copy_into_run_then_run_goes_on(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reorder_seen(x);
+	for (uint32_t p = 4; p < 13; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	/* Run A. */
+	for (uint32_t p = 4; p < 13; p++)
+		if (p != 8 && p != 11)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	/* Run B to 9: its 8 is a retransmission. */
+	for (uint32_t p = 4; p < 10; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 8, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 12, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_GO_BACK);
+	/* A's 11, then B's 10. */
+	send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 13, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 14, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.rtx_missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+}
+
+/*
  * The READ response copy count (rk_insp_flows_end()): PSN 11 of a READ's
  * response comes late, after the next READ's, and is judged a replay (as
  * when byte-identical copies of a re-issued READ mislead the sequence),
@@ -1362,6 +1406,7 @@ main(void)
 		T(test_reorder_scattered_then_go_back),
 		T(test_run_skip_counts_only_unacknowledged),
 		T(test_run_goes_back_into_skip),
+		T(test_late_copy_into_run_then_run_goes_on),
 		T1024(test_read_copy_count_takes_back),
 		T1024(test_read_copy_count_keeps_loss),
 		T1024(test_read_copy_count_per_psn),
