@@ -543,6 +543,22 @@ fwd_back_into(const struct rk_insp_psn_track *tr, uint32_t psn)
 }
 
 /*
+ * Whether request @p psn, at a hole and going on from the packet that
+ * skipped forward (or from the pending chain after it), leaves the
+ * question open on a flow that reorders: held copies come in a row, and
+ * the packet after them tells for all.
+ */
+static bool
+fwd_waits(const struct rk_insp_psn_track *tr, uint32_t psn)
+{
+	const struct rk_insp_seqx *x = tr->x;
+	uint32_t end = x->n != 0 ? chain_end(x) : tr->next;
+
+	return tr->reordered > 0 && psn == end && rk_psn_diff(psn, tr->hw) < 0 &&
+	       hole_at(tr, psn) >= 0 && x->n < CHAIN_MAX;
+}
+
+/*
  * Advance a request sequence by one packet reserving @p span PSNs.
  *
  * A packet at or below the highest PSN seen is a retransmission. It starts
@@ -604,6 +620,8 @@ rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow, const 
 			 * against it would be a false finding). */
 			fwd_undo(tr, true);
 			flow->rtx_msg = tr->x->fwd_msg;
+		} else if (fwd_waits(tr, psn)) {
+			tr->x->fwd_valid = true;
 		}
 	}
 	d = rk_psn_diff(psn, tr->hw);

@@ -1270,6 +1270,42 @@ test_late_copy_into_run_then_run_goes_on(void **state)
 }
 
 /*
+ * First transmissions of 10 and 11 held; in a run from 4, a held copy of
+ * 9 skips 8, then the held 10 and 11 come, going on from it, then the
+ * run's 8: all three were out of the run, nothing was lost. Taken as the
+ * run, the chain left 10 and 11 missing (and 8 skipped).
+ */
+static void
+test_held_copies_in_a_row_after_skip(void **state)
+{
+	struct fx *x = *state;
+	struct rk_insp_flow *f;
+
+	reorder_seen(x);
+	for (uint32_t p = 4; p < 14; p++)
+		if (p != 10 && p != 11)
+			send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	for (uint32_t p = 4; p < 8; p++)
+		send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 9, 8);
+	assert_int_equal(f->req.rtx_missing, 1);
+	send_op(x, false, RK_OP_SEND_ONLY, 10, 8);
+	assert_true(x->res.pending);
+	send_op(x, false, RK_OP_SEND_ONLY, 11, 8);
+	assert_true(x->res.pending);
+	f = send_op(x, false, RK_OP_SEND_ONLY, 8, 8);
+	assert_int_equal(x->res.resolved, RK_INSP_VERDICT_LATE);
+	assert_false(x->res.rtx_start);
+	for (uint32_t p = 9; p < 14; p++)
+		f = send_op(x, false, RK_OP_SEND_ONLY, p, 8);
+	assert_int_equal(f->req.missing, 0);
+	assert_int_equal(f->req.gaps, 0);
+	assert_int_equal(f->req.rtx_missing, 0);
+	assert_int_equal(f->req.rtx_gaps, 0);
+	assert_int_equal(f->req.rtx_episodes, 1);
+}
+
+/*
  * The READ response copy count (rk_insp_flows_end()): PSN 11 of a READ's
  * response comes late, after the next READ's, and is judged a replay (as
  * when byte-identical copies of a re-issued READ mislead the sequence),
@@ -1407,6 +1443,7 @@ main(void)
 		T(test_run_skip_counts_only_unacknowledged),
 		T(test_run_goes_back_into_skip),
 		T(test_late_copy_into_run_then_run_goes_on),
+		T(test_held_copies_in_a_row_after_skip),
 		T1024(test_read_copy_count_takes_back),
 		T1024(test_read_copy_count_keeps_loss),
 		T1024(test_read_copy_count_per_psn),
