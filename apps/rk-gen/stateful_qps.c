@@ -45,7 +45,7 @@ rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout
 	l->len = l->recv_off + ((cfg->ops & RK_GEN_OP_SEND) ? sz * l->recv_slots : 0);
 	if (l->len < sz)
 		l->len = sz;
-	/* the word FETCH_ADDs add to, after the rest (IBTA Vol1 9.4.5: 8-aligned) */
+	/* the word FETCH_ADDs add to, after the rest: 8-aligned (IBTA Vol1 ch. 9, ATOM-ALIGN-01) */
 	l->atomic_off = (l->len + 7) & ~(uint64_t)7;
 	if (cfg->ops & RK_GEN_OP_ATOMIC)
 		l->len = l->atomic_off + 8;
