@@ -25,6 +25,7 @@
 #include "rk_app_rdma.h"
 #include "rk_byteorder.h"
 #include "rk_io_dpdk.h"
+#include "rk_plot.h"
 #include "stateful.h"
 #include "stateful_run.h"
 
@@ -96,7 +97,7 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
-	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_HELP,
+	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_INTERVAL, O_CSV, O_PLOT, O_HELP,
 };
 
 /* --dscp 26 or 26,46,...: QP i takes the (i mod n)-th. */
@@ -158,6 +159,11 @@ usage(FILE *f)
 	      "                         the rate limiter): paper or nvidia-default (default)\n"
 	      "      --dcqcn-param N=V  one DCQCN parameter by its NVIDIA name (after --dcqcn)\n"
 	      "      --record FILE      the port's frames to pcapng, up to their payload\n"
+	      "      --interval S       a series over time, a row each S seconds (default 1\n"
+	      "                         with --csv or --plot): rates, errors, retransmitted,\n"
+	      "                         outstanding, latency p50/p99; in --json too\n"
+	      "      --csv FILE         the series as CSV\n"
+	      "      --plot FILE.png    the series drawn (gnuplot)\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
 	      "      --json             the report as JSON on stdout\n"
 	      "  -h, --help             this text\n", f);
@@ -178,6 +184,8 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		{ "worst", 1, NULL, O_WORST }, { "ack-timeout", 1, NULL, O_ACK_TIMEOUT },
 		{ "dscp", 1, NULL, O_DSCP }, { "dcqcn", 2, NULL, O_DCQCN },
 		{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM }, { "record", 1, NULL, O_RECORD },
+		{ "interval", 1, NULL, O_INTERVAL }, { "csv", 1, NULL, O_CSV },
+		{ "plot", 1, NULL, O_PLOT },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
 	uint64_t v, w;
@@ -296,6 +304,20 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		case O_RECORD:
 			o->record = optarg;
 			break;
+		case O_INTERVAL: {
+			double d = strtod(optarg, &end);
+
+			if (*end != '\0' || !(d >= 0.001 && d <= 3600))
+				return bad("--interval %s: seconds, 0.001 to 3600", optarg);
+			o->interval_ns = (uint64_t)(d * 1e9);
+			break;
+		}
+		case O_CSV:
+			o->csv = optarg;
+			break;
+		case O_PLOT:
+			o->plot = optarg;
+			break;
 		case O_DSCP:
 			if (parse_dscp(optarg, o) != 0)
 				return bad("--dscp %s: values 0..63, at most %d, by commas", optarg,
@@ -344,6 +366,14 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
 	if (o->port == NULL || !o->have_ip)
 		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
+	if ((o->csv != NULL || o->plot != NULL) && o->interval_ns == 0)
+		o->interval_ns = 1000000000ull;
+	if (o->plot != NULL) {
+		char err[256];
+
+		if (rk_plot_check(err, sizeof(err)) != 0)
+			return bad("--plot: %s", err);
+	}
 	if ((o->cfg.ops & RK_GEN_OP_ATOMIC) && o->cfg.size_max < 8)
 		return bad("--op atomic: --size must allow 8 bytes (the atomic's), got %u",
 			   o->cfg.size_max);

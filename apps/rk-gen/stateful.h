@@ -57,6 +57,7 @@ struct rk_sf_lat {
 	uint64_t (*now_ns)(void);       /**< the clock */
 	uint32_t *post;                 /**< n x depth: each outstanding message's post time, low 32 bits */
 	struct rk_hist op[4];           /**< per opcode: write, read, send, atomic */
+	struct rk_hist interval;        /**< since the series' last row */
 	struct rk_hist_sparse *qp;      /**< per QP, n */
 };
 

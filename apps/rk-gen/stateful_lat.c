@@ -48,6 +48,7 @@ rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint64_t m, unsigned int op)
 		      l->post[(size_t)i * s->cfg.depth + m % s->cfg.depth];
 
 	rk_hist_add(&l->op[op], ns);
+	rk_hist_add(&l->interval, ns);
 	/* a row that cannot be had leaves the value out of that QP's only */
 	(void)rk_hist_sparse_add(&l->qp[i], ns);
 }

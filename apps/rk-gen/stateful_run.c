@@ -204,6 +204,7 @@ traffic(struct rk_sf_run *r)
 	uint64_t moved_ns = now, mark = 0, drain_until = 0, oob_next_ns = 0;
 
 	r->t0_ns = now;
+	r->series.last_ns = now;
 	for (;;) {
 		int ev = rk_sf_step(&r->s, 4096);
 
@@ -226,6 +227,8 @@ traffic(struct rk_sf_run *r)
 				    o->timeout_s, r->s.responder ? 0 : rk_sf_outstanding(&r->s));
 		if (now - last_ns >= 1000000000ull)
 			line(r, now, &last_ns, &last_msgs, &last_bytes);
+		if (o->interval_ns && now - r->series.last_ns >= o->interval_ns)
+			rk_sf_series_row(r, r->series.last_ns + o->interval_ns);
 		if (r->s.responder) {
 			/* a system call: every 10 ms, not every pass */
 			if (now >= oob_next_ns) {
@@ -249,6 +252,9 @@ traffic(struct rk_sf_run *r)
 		rk_io_dpdk_idle(r->io, ev);
 	}
 	r->t_end_ns = rk_io_dpdk_now_ns();
+	/* the last interval, as far as it went */
+	if (o->interval_ns && r->t_end_ns > r->series.last_ns)
+		rk_sf_series_row(r, r->t_end_ns);
 	return 0;
 }
 
@@ -522,6 +528,8 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 		json_object_set_new(j, "peer_messages", json_integer((json_int_t)r->peer_msgs));
 	if (r->s.lat != NULL)
 		json_object_set_new(j, "latency", lat_ops_json(r->s.lat));
+	if (r->o->interval_ns)
+		json_object_set_new(j, "series", rk_sf_series_json(&r->series));
 	for (unsigned int i = 0; i < n; i++)
 		json_object_set_new(jc, c[i].name, json_integer((json_int_t)c[i].value));
 	json_object_set_new(j, "counters", jc);
@@ -635,6 +643,9 @@ rk_sf_session(struct rk_sf_run *r)
 	else
 		report_text(r, secs, rc);
 	fflush(stdout);
+	if (o->interval_ns && rk_sf_series_write(r) != 0 && rc == 0)
+		rc = 1;
+	free(r->series.v);
 	/* the last ACKs leave before the port goes */
 	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
 		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));

@@ -10,6 +10,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "rk_io_dpdk.h"
 #include "rk_cc_dcqcn.h"
 #include "stateful.h"
@@ -35,7 +37,17 @@ struct rk_sf_opts {
 	uint32_t ndscp;                 /**< 0: DSCP 0 */
 	const char *record;             /**< pcapng of the port's frames (headers), or NULL */
 	bool dcqcn;                     /**< DCQCN on every QP: ECT(0), CNPs, the RP */
+	uint64_t interval_ns;           /**< the series' interval; 0: no series */
+	const char *csv, *plot;         /**< the series as CSV, as a PNG; NULL: not */
 	struct rk_dcqcn_params dcqcn_p;
+};
+
+/** The series over time (stateful_series.c): COLS values a row. */
+struct rk_sf_series {
+	uint64_t n, cap;
+	double *v;
+	bool overflow;
+	uint64_t last_ns, msgs, bytes, errors, retx; /* at the last row's end */
 };
 
 struct rk_sf_run {
@@ -49,7 +61,18 @@ struct rk_sf_run {
 	uint64_t t0_ns, t_end_ns;
 	uint64_t peer_msgs, peer_data_err, peer_seq_err, peer_overwritten;
 	bool peer_known;
+	struct rk_sf_series series;
 };
+
+/** Close the series' current interval at @p now_ns (a row: rates, errors,
+ * retransmissions, outstanding messages, the interval's latency). */
+void rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns);
+
+/** The series as JSON rows (time_s and the CSV's columns). */
+json_t *rk_sf_series_json(const struct rk_sf_series *s);
+
+/** Write --csv and --plot. @return 0, or -1 after saying why on stderr. */
+int rk_sf_series_write(const struct rk_sf_run *r);
 
 /** Whether the command line asks for the stateful mode (--responder, --stateful). */
 bool rk_sf_wanted(int argc, char **argv);

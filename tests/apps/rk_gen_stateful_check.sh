@@ -17,6 +17,7 @@
 #  4. --dscp per QP and --dcqcn at both ends, recorded: rk-inspect finds
 #     each QP's DSCP and every frame ECT(0); bad values exit 2.
 #  6. FETCH_ADDs in the mix: the originals they return are checked.
+#  7. --interval with --csv, --plot and --json: the series adds up.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -198,6 +199,31 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" "$tmp/bad.err" &&
 	ok "atomics with 4-byte messages: exit 2" || ko "atomic --size 4: exit $rc, $(cat "$tmp/bad.err")"
+
+# 7. the series: a row each 50 ms as CSV, in the JSON, and drawn; the rows'
+#    messages add up to the run's
+plot=""
+command -v gnuplot >/dev/null && plot="--plot $tmp/series.png"
+run series "--stateful 16 --op write,read --iters 3000 --depth 2 --interval 0.05 --csv $tmp/series.csv $plot"
+got=$(python3 -c '
+import csv, json, sys
+c = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[2])))
+times = [float(x["time"]) for x in rows]
+msgs = 0.0
+for i, x in enumerate(rows):
+    end = times[i + 1] if i + 1 < len(rows) else c["seconds"]
+    msgs += float(x["messages_per_s"]) * (end - times[i])
+ok = (len(rows) >= 3 and len(c["series"]) == len(rows) and abs(msgs - c["messages"]) < 2
+      and all(float(x["latency_p50_us"]) <= float(x["latency_p99_us"]) for x in rows)
+      and all(abs(times[i] - 0.05 * i) < 1e-6 for i in range(len(rows))))
+print("ok" if ok else "rows %d json %d messages %.1f of %d" % (len(rows), len(c["series"]),
+      msgs, c["messages"]))' "$tmp/series.c.json" "$tmp/series.csv" 2>&1)
+png=ok
+[ -n "$plot" ] && [ "$(head -c 4 "$tmp/series.png" 2>/dev/null | tail -c 3)" != PNG ] && png="no PNG"
+[ "$crc" = 0 ] && [ "$got" = ok ] && [ "$png" = ok ] &&
+	ok "series: rows of 50 ms as CSV and JSON, messages add up${plot:+, drawn}" ||
+	ko "series: client $crc, $got, $png: $(tail -2 "$tmp/series.c.err")"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
