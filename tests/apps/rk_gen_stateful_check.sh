@@ -171,13 +171,13 @@ else
 	ko "--dscp and --dcqcn: client $crc, responder $rrc: $(tail -2 "$tmp/qos.c.err")"
 fi
 
-# 5. bad --dscp and --dcqcn values: one line, exit 2
+# 5. bad --dscp, --dcqcn and --interval values: one line, exit 2
 for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param rpg_ai_rate=5" \
-	"--dcqcn --dcqcn-param no_such=1"; do
+	"--dcqcn --dcqcn-param no_such=1" "--interval 0" "--interval 1x"; do
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- --stateful 1 $bad --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --d")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --[di]")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
