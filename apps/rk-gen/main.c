@@ -642,6 +642,13 @@ parse_args(struct args *a, int argc, char **argv)
 		return bad_usage("%s", "--rx-port goes with --port (send there, receive here)");
 	if (a->port.nrecords > a->port.nports && a->port.nports > 0)
 		return bad_usage("%s", "--record: one per --port at most, in the same order");
+	for (uint32_t i = 0; i < a->port.nports; i++)
+		for (uint32_t k = i + 1; k < a->port.nports; k++) {
+			if (strcmp(a->port.ports[i], a->port.ports[k]) == 0)
+				return bad_usage("--port %s: given twice", a->port.ports[i]);
+			if (k < a->port.nrecords && strcmp(a->port.records[i], a->port.records[k]) == 0)
+				return bad_usage("--record %s: given for two ports", a->port.records[i]);
+		}
 	/* sending on ports without --rx-port: --json is the sender's report */
 	a->port.json = a->recv.json && a->recv.port == NULL && a->port.port != NULL;
 	if (a->recv.port == NULL && (a->recv.pcap_in || a->recv.expect ||

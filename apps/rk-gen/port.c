@@ -55,7 +55,10 @@ rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra
 	if (!rk_app_recording_writable("rk-gen", record))
 		return NULL;
 	io = rk_io_dpdk_open(&cfg);
-	if (io == NULL)
+	if (io == NULL && errno == EEXIST)
+		fprintf(stderr, "rk-gen: cannot open port %s: it is open already (one port given "
+			"twice, by name and by number?)\n", port);
+	else if (io == NULL)
 		fprintf(stderr, "rk-gen: cannot open port %s: %s\n", port,
 			rk_io_dpdk_open_strerror(errno));
 	return io;
@@ -90,15 +93,21 @@ keep_open(struct keeps *ks, struct rk_io_dpdk *io, const struct rk_gen_sched *s)
 
 static struct rk_io_kept *keep_ring(struct keeps *ks, uint32_t src, uint32_t tmpl, uint32_t len);
 
-/* The rings of the streams' first frames, before the clock starts (making
- * a pool takes milliseconds); a train's other templates get theirs at
- * their first frame. */
+/* Every template's ring before the clock starts: making a pool takes
+ * milliseconds, which a train's first Middle or Last frame would wait. */
 static void
 keep_first(struct keeps *ks, const struct rk_gen_sched *s)
 {
-	for (uint32_t i = 0; ks->kp != NULL && i < s->n; i++)
-		if (s->lv[i].f.len > 0)
-			(void)keep_ring(ks, i, s->lv[i].f.tmpl, (uint32_t)s->lv[i].f.len);
+	for (uint32_t i = 0; ks->kp != NULL && i < s->n; i++) {
+		const struct rk_gen_live *l = &s->lv[i];
+
+		for (uint32_t t = 0; l->ops->tmpl_len != NULL && t < 3; t++) {
+			uint32_t len = l->ops->tmpl_len(l->src, t);
+
+			if (len > 0)
+				(void)keep_ring(ks, i, t, len);
+		}
+	}
 }
 
 static struct rk_io_kept *
@@ -184,6 +193,7 @@ struct port_tx {
 	uint32_t unflushed;
 	struct tx_line line;
 	bool done;
+	uint64_t end_ns;                /* when it sent its last frame (the run's end if not done) */
 };
 
 /*
@@ -245,8 +255,9 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 
 /* The port's report: what it sent, per stream too. */
 static json_t *
-port_json(const struct port_tx *p, uint64_t dt)
+port_json(const struct port_tx *p, uint64_t t0)
 {
+	uint64_t dt = p->end_ns - t0;
 	const struct rk_io_dpdk_stats *st = rk_io_dpdk_stats(p->io);
 	json_t *j = json_object(), *streams = json_array();
 
@@ -273,7 +284,7 @@ port_json(const struct port_tx *p, uint64_t dt)
 
 /* The run's report on stdout: the ports and their total. */
 static void
-report_json(struct port_tx *p, uint32_t n, uint64_t dt)
+report_json(struct port_tx *p, uint32_t n, uint64_t t0, uint64_t dt)
 {
 	json_t *j = json_object(), *ports = json_array();
 	uint64_t frames = 0, bytes = 0;
@@ -281,7 +292,7 @@ report_json(struct port_tx *p, uint32_t n, uint64_t dt)
 	for (uint32_t i = 0; i < n; i++) {
 		frames += p[i].sent;
 		bytes += p[i].bytes;
-		json_array_append_new(ports, port_json(&p[i], dt));
+		json_array_append_new(ports, port_json(&p[i], t0));
 	}
 	json_object_set_new(j, "frames", json_integer((json_int_t)frames));
 	json_object_set_new(j, "bytes", json_integer((json_int_t)bytes));
@@ -297,19 +308,28 @@ report_json(struct port_tx *p, uint32_t n, uint64_t dt)
 static void
 report_table(const struct port_tx *p, uint32_t n)
 {
-	printf("%-16s %-20s %14s %16s %s\n", "port", "stream", "frames", "bytes", "done");
+	int wp = 16, ws = 20;
+
+	for (uint32_t k = 0; k < n; k++) {
+		wp = (int)strlen(p[k].name) > wp ? (int)strlen(p[k].name) : wp;
+		for (uint32_t i = 0; i < p[k].s->n; i++)
+			if ((int)strlen(p[k].s->lv[i].name) > ws)
+				ws = (int)strlen(p[k].s->lv[i].name);
+	}
+	printf("%-*s %-*s %14s %16s %s\n", wp, "port", ws, "stream", "frames", "bytes", "done");
 	for (uint32_t k = 0; k < n; k++)
 		for (uint32_t i = 0; i < p[k].s->n; i++)
-			printf("%-16s %-20s %14" PRIu64 " %16" PRIu64 " %s\n", p[k].name,
+			printf("%-*s %-*s %14" PRIu64 " %16" PRIu64 " %s\n", wp, p[k].name, ws,
 			       p[k].s->lv[i].name, p[k].st_frames[i], p[k].st_bytes[i],
 			       p[k].s->lv[i].f.len == 0 ? "yes" : "no");
 }
 
 /* The port's summary line; @return 0, or 1 when its recording is incomplete. */
 static int
-port_close(struct port_tx *p, uint64_t dt)
+port_close(struct port_tx *p, uint64_t t0, const struct rk_gen_port_opts *o)
 {
 	const struct rk_io_dpdk_stats *st = rk_io_dpdk_stats(p->io);
+	uint64_t dt = p->end_ns - t0;
 	int status = 0;
 
 	fprintf(stderr,
@@ -319,6 +339,9 @@ port_close(struct port_tx *p, uint64_t dt)
 		dt ? p->sent * 1e3 / (double)dt : 0.0, dt ? p->bytes * 8.0 / (double)dt : 0.0,
 		(unsigned long long)st->tx_frames, (unsigned long long)st->tx_dropped_full,
 		rk_app_stop ? " (interrupted)" : "");
+	if (p->sent >= o->limit && rk_gen_sched_peek(p->s) != NULL)
+		fprintf(stderr, "rk-gen: port %s: stopped at the limit of %llu frames (--limit); the "
+			"streams had more\n", p->name, (unsigned long long)o->limit);
 	if (rk_io_dpdk_close(p->io) < 0) {
 		fprintf(stderr, "rk-gen: error: the recording of port %s is incomplete\n", p->name);
 		status = 1;
@@ -361,6 +384,9 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 
 			idle &= rc <= 0;
 			if (rc < 0) {
+				/* its last frames go now, not when the others end */
+				rk_io_dpdk_ops.flush(p[i].io);
+				p[i].end_ns = rk_io_dpdk_now_ns();
 				p[i].done = true;
 				left--;
 				if (rc == -2)
@@ -372,9 +398,12 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 		if (status != 0)
 			break;
 	}
-	for (uint32_t i = 0; i < open; i++)
-		rk_io_dpdk_ops.flush(p[i].io);
 	dt = rk_io_dpdk_now_ns() - t0;
+	for (uint32_t i = 0; i < open; i++) {
+		rk_io_dpdk_ops.flush(p[i].io);
+		if (!p[i].done)
+			p[i].end_ns = t0 + dt;
+	}
 	for (uint32_t i = 0; i < open; i++)
 		keep_close(&p[i].ks, p[i].s->n);
 	/* receiving too: until the receiver's end (--idle, --duration, a signal) */
@@ -384,13 +413,17 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 	}
 	/* with a receiving port, stdout is the receiver's report */
 	if (o->json && open == n)
-		report_json(p, n, dt);
+		report_json(p, n, t0, dt);
 	else if (o->rx == NULL && open == n)
 		report_table(p, n);
 	for (uint32_t i = 0; i < open; i++) {
 		sent += p[i].sent;
 		bytes += p[i].bytes;
-		status |= port_close(&p[i], dt);
+		/* a port that failed to open: the others sent nothing, no summary */
+		if (open == n)
+			status |= port_close(&p[i], t0, o);
+		else
+			(void)rk_io_dpdk_close(p[i].io);
 	}
 	for (uint32_t i = 0; i < n; i++) {
 		free(p[i].st_frames);

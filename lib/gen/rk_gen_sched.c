@@ -89,15 +89,23 @@ stream_stamp(void *src, uint8_t *buf, uint32_t len, uint64_t ns)
 	rk_gen_stream_stamp_last(ss->s, buf, len, ns);
 }
 
+static uint32_t
+stream_tmpl_len(void *src, uint32_t tmpl)
+{
+	return rk_gen_stream_tmpl_len(((struct stream_src *)src)->s, tmpl);
+}
+
 static const struct rk_gen_source_ops stream_ops = {
 	.next = stream_next,
 	.free = stream_free,
 	.stamp = stream_stamp,
+	.tmpl_len = stream_tmpl_len,
 };
 /* Streams without the sequence slot: nothing to stamp. */
 static const struct rk_gen_source_ops stream_ops_noslot = {
 	.next = stream_next,
 	.free = stream_free,
+	.tmpl_len = stream_tmpl_len,
 };
 
 int

@@ -42,6 +42,9 @@ struct rk_gen_source_ops {
 	/** Write wall-clock TX time @p ns into a copy @p buf (@p len bytes) of
 	 * the pending frame, its ICRC kept; NULL: the source has no slot. */
 	void (*stamp)(void *src, uint8_t *buf, uint32_t len, uint64_t ns);
+	/** Bytes of the frames of template @p tmpl (0..2), 0 for none; NULL:
+	 * the source has no templates. A sender prepares for them ahead. */
+	uint32_t (*tmpl_len)(void *src, uint32_t tmpl);
 };
 
 /** One stream being sent: its next frame and that frame's time. */

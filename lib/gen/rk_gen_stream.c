@@ -1040,6 +1040,14 @@ rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns, struct rk_gen_re
 	return t->frame;
 }
 
+uint32_t
+rk_gen_stream_tmpl_len(const struct rk_gen_stream *s, uint32_t tmpl)
+{
+	if (tmpl >= s->ntmpl || (s->ntmpl > 1 && tmpl == 1 && s->train_n <= 2))
+		return 0;
+	return s->t[tmpl].out_len;
+}
+
 void
 rk_gen_stream_reset(struct rk_gen_stream *s)
 {

@@ -349,6 +349,13 @@ const uint8_t *rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns,
 uint32_t rk_gen_stream_train_len(const struct rk_gen_stream *s);
 
 /**
+ * Bytes of every frame of template @p tmpl (the index
+ * rk_gen_stream_next_ref() gives: 0, or a train's 0 First, 1 Middle,
+ * 2 Last), or 0 when the stream's frames never come from it.
+ */
+uint32_t rk_gen_stream_tmpl_len(const struct rk_gen_stream *s, uint32_t tmpl);
+
+/**
  * Write TX time @p tx_ns into the sequence slot of frame @p buf (@p len
  * bytes, as rk_gen_stream_next() returned it) and keep its ICRC as it was
  * (valid stays valid, bad stays bad) by patching it.

@@ -151,9 +151,38 @@ rc=$?
 [ $rc = 2 ] && grep -q "stream 'b' (line 3): its ports go past the 2 --port given" "$tmp/err" &&
 	ok "a stream's port past the --port given: named, exit 2" ||
 	ko "ports past --port: exit $rc, $(cat "$tmp/err")"
-for bad in "--record a.pcapng --record b.pcapng --port net_null0" \
+# a train's Middle and Last rings are ready before the clock starts: 64
+# frames of 4 KiB at top speed take well under 50 ms (making their pools
+# on the way took about 150 ms)
+timeout -k 5 60 "$gen" $EAL -- --train WRITE:131072:4096 --count 64 --top-speed \
+	--port net_null0 2>"$tmp/err" >/dev/null
+secs=$(sed -n 's/.* in \([0-9.]*\) s:.*/\1/p' "$tmp/err")
+python3 -c "import sys; sys.exit(not float('${secs:-9}') < 0.05)" &&
+	ok "a train at top speed: 64 frames in $secs s" || ko "a train at top speed: $(cat "$tmp/err")"
+
+# a port that is done sends its last frames then, and reports its own
+# time: 100 frames at 1 Mpps on the first port, 3 at 2 pps on the second
+cat >"$tmp/early.yaml" <<'EOF'
+streams:
+  - {name: fast, count: 100, rate: 1Mpps, ports: 0, bth: {opcode: SEND_ONLY}}
+  - {name: slow, count: 3, rate: 2pps, ports: 1, bth: {opcode: SEND_ONLY}}
+EOF
+timeout -k 5 60 "$gen" $EAL2 -- --stream "$tmp/early.yaml" --port net_null0 --port net_null1 \
+	--record "$tmp/early.pcapng" --json >"$tmp/out" 2>"$tmp/err"
+got=$("$rk" -j "$tmp/early.pcapng" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+j = json.load(open(sys.argv[1]))
+print(float(d["totals"]["duration"]) < 0.05, j["ports"][0]["seconds"] < 0.05, j["ports"][1]["seconds"] > 0.9,
+      j["seconds"] > 0.9)' "$tmp/out" 2>&1)
+[ "$got" = "True True True True" ] &&
+	ok "a port done early: its frames out then (recording under 50 ms), its own time" ||
+	ko "a port done early: '$got' $(cat "$tmp/err")"
+
+for bad in "--record $tmp/a.pcapng --record $tmp/b.pcapng --port net_null0" \
 	   "$(for i in 0 1 2 3 4 5 6 7 8; do printf -- '--port net_null0 '; done)" \
-	   "--receive --port net_null0 --port net_null1"; do
+	   "--receive --port net_null0 --port net_null1" "--port net_null0 --port net_null0" \
+	   "--port net_null0 --port net_null1 --record $tmp/a.pcapng --record $tmp/a.pcapng"; do
 	case "$bad" in --receive*) op= ;; *) op="--op SEND_ONLY" ;; esac
 	"$gen" $EAL -- $op $bad >/dev/null 2>"$tmp/err"
 	rc=$?
