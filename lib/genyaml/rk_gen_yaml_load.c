@@ -17,6 +17,7 @@ read_file(const char *path, size_t *len)
 
 	if (f == NULL)
 		return NULL;
+	errno = 0;
 	do {
 		if (n == cap) {
 			char *nb;
@@ -34,9 +35,12 @@ read_file(const char *path, size_t *len)
 		n += r;
 	} while (r > 0);
 	if (ferror(f)) {
+		/* what the read said (a directory: EISDIR), else EIO */
+		int e = errno != 0 ? errno : EIO;
+
 		free(buf);
 		fclose(f);
-		errno = EIO;
+		errno = e;
 		return NULL;
 	}
 	fclose(f);

@@ -205,6 +205,21 @@ test_bad_files(void **state)
 	}
 }
 
+/* A file that cannot be read is named with the reason (a directory too). */
+static void
+test_load_errors(void **state)
+{
+	struct rk_gen_file *f = (struct rk_gen_file *)1;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(rk_gen_yaml_load(".", &f, err, sizeof(err)), -EIO);
+	assert_null(f);
+	assert_string_equal(err, ".: Is a directory");
+	assert_int_equal(rk_gen_yaml_load("/no/such/file.yaml", &f, err, sizeof(err)), -EIO);
+	assert_string_equal(err, "/no/such/file.yaml: No such file or directory");
+}
+
 /* The command line's short forms. */
 static void
 test_cfg_set_and_vary(void **state)
@@ -236,6 +251,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_file),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_load_errors),
 		cmocka_unit_test(test_cfg_set_and_vary),
 	};
 
