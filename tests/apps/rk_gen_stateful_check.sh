@@ -204,7 +204,7 @@ rc=$?
 #    messages add up to the run's
 plot=""
 command -v gnuplot >/dev/null && plot="--plot $tmp/series.png"
-run series "--stateful 16 --op write,read --iters 3000 --depth 2 --interval 0.05 --csv $tmp/series.csv $plot"
+run series "--stateful 16 --op write,read --duration 0.5 --depth 2 --interval 0.05 --csv $tmp/series.csv $plot"
 got=$(python3 -c '
 import csv, json, sys
 c = json.load(open(sys.argv[1]))
