@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "rk_app.h"
+#include "rk_cc_dcqcn.h"
 
 int
 rk_app_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
@@ -100,4 +101,26 @@ rk_app_parse_sizes(const char *s, uint32_t min, uint32_t max, uint32_t *sizes, u
 		if (*tok == '\0')
 			return (int)n;
 	}
+}
+
+int
+rk_app_dcqcn_param(struct rk_dcqcn_params *p, const char *spec, char *why, size_t wlen)
+{
+	char name[64];
+	const char *eq = strchr(spec, '=');
+	int rc;
+
+	if (eq == NULL || eq == spec || (size_t)(eq - spec) >= sizeof(name)) {
+		snprintf(why, wlen, "--dcqcn-param: expected name=value, got '%s'", spec);
+		return -1;
+	}
+	memcpy(name, spec, (size_t)(eq - spec));
+	name[eq - spec] = '\0';
+	rc = rk_dcqcn_param_set(p, name, eq + 1);
+	if (rc == -ENOENT)
+		snprintf(why, wlen, "--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names, such as "
+			 "rpg_ai_rate; see doc/congestion.md)", name);
+	else if (rc != 0)
+		snprintf(why, wlen, "--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+	return rc == 0 ? 0 : -1;
 }

@@ -100,6 +100,16 @@ extern const struct rk_app_word rk_app_words_atomic[];
  * and case-sensitive. @return the value, or -1 when @p s is none of them.
  */
 int rk_app_parse_word(const char *s, const struct rk_app_word *words);
+
+struct rk_dcqcn_params;
+
+/**
+ * One --dcqcn-param NAME=VALUE into @p p (rk_dcqcn_param_set(): NVIDIA's
+ * parameter names, doc/congestion.md), for rk-perf and rk-gen alike.
+ * @return 0, or -1 with one line in @p why (@p wlen bytes): not
+ *         NAME=VALUE, no such parameter, or the value out of its range
+ */
+int rk_app_dcqcn_param(struct rk_dcqcn_params *p, const char *spec, char *why, size_t wlen);
 /** Parse a whole floating-point number in [min, max]; 0 or -1. */
 int rk_app_parse_double(const char *s, double min, double max, double *out);
 /**

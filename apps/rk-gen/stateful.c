@@ -332,21 +332,12 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			o->dcqcn = true;
 			break;
 		case O_DCQCN_PARAM: {
-			char name[64];
-			const char *eq = strchr(optarg, '=');
-			int rc;
+			char why[192];
 
 			if (!o->dcqcn)
 				return bad("--dcqcn-param %s: give --dcqcn[=PROFILE] first", optarg);
-			if (eq == NULL || eq == optarg || (size_t)(eq - optarg) >= sizeof(name))
-				return bad("--dcqcn-param: name=value, not '%s'", optarg);
-			memcpy(name, optarg, (size_t)(eq - optarg));
-			name[eq - optarg] = '\0';
-			rc = rk_dcqcn_param_set(&o->dcqcn_p, name, eq + 1);
-			if (rc == -ENOENT)
-				return bad("--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names)", name);
-			if (rc != 0)
-				return bad("--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+			if (rk_app_dcqcn_param(&o->dcqcn_p, optarg, why, sizeof(why)) != 0)
+				return bad("%s", why);
 			break;
 		}
 		case 'h':

@@ -376,22 +376,12 @@ parse_args(void *arg, int argc, char **argv)
 			o->dcqcn_profile = optarg != NULL ? optarg : "nvidia-default";
 			break;
 		case O_DCQCN_PARAM: {
-			char name[64];
-			const char *eq = strchr(optarg, '=');
-			int rc;
+			char why[192];
 
 			if (!o->dcqcn)
 				BAD("--dcqcn-param %s: give --dcqcn[=profile] first", optarg);
-			if (eq == NULL || (size_t)(eq - optarg) >= sizeof(name))
-				BAD("--dcqcn-param: expected name=value, got '%s'", optarg);
-			memcpy(name, optarg, (size_t)(eq - optarg));
-			name[eq - optarg] = '\0';
-			rc = rk_dcqcn_param_set(&o->dcqcn_p, name, eq + 1);
-			if (rc == -ENOENT)
-				BAD("--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names, such as "
-				    "rpg_ai_rate; see doc/congestion.md)", name);
-			if (rc != 0)
-				BAD("--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+			if (rk_app_dcqcn_param(&o->dcqcn_p, optarg, why, sizeof(why)) != 0)
+				BAD("%s", why);
 			break;
 		}
 		case O_TRANSPORT:
