@@ -93,6 +93,19 @@ NFT
 	say "dropping $pct % of IPv4 frames${g:+ from guest${g#guest}}"
 }
 
+# Wait until capture file $1 has not grown for 0.3 s (at most 5 s).
+capture_settle() {
+	local f=$1 last=-1 now same=0 k
+
+	[ -n "$f" ] || return 0
+	for ((k = 0; k < 50 && same < 3; k++)); do
+		now=$(stat -c %s "$f" 2>/dev/null || echo 0)
+		if [ "$now" = "$last" ]; then same=$((same + 1)); else same=0; fi
+		last=$now
+		sleep 0.1
+	done
+}
+
 # rk-lab capture start FILE [-b 2] [FILTER...] | stop | FILE -- CMD...
 # One capture per bridge may run (capture.pid, capture2.pid: in the split
 # topology both sides of a program forwarding between the bridges are
@@ -106,13 +119,17 @@ cmd_capture() {
 			[ -s "$pidf" ] || continue
 			pid=$(cat "$pidf")
 			if pid_is "$pid" "tcpdump"; then
+				# On a loaded machine tcpdump may still be behind the
+				# traffic: a SIGINT now drops what the socket holds.
+				# Let its file stop growing first (up to 5 s).
+				capture_settle "$(cat "$pidf.file" 2>/dev/null)"
 				kill -INT "$pid" 2>/dev/null
 				for ((k = 0; k < 50; k++)); do
 					[ -d "/proc/$pid" ] || break
 					sleep 0.1
 				done
 			fi
-			rm -f "$pidf"
+			rm -f "$pidf" "$pidf.file"
 		done
 		;;
 	start)
@@ -131,6 +148,7 @@ cmd_capture() {
 		(exec ip netns exec "$RK_LAB_NS" tcpdump -i "$br" -s 0 -U -Z root -w "$file" "$@" \
 			</dev/null >"$log" 2>&1) &
 		echo $! >"$pidf"
+		echo "$file" >"$pidf.file"
 		for ((k = 0; k < 50; k++)); do
 			grep -q listening "$log" 2>/dev/null && return 0
 			sleep 0.1
