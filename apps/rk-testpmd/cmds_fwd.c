@@ -253,6 +253,8 @@ build_ctx(void)
 		ctx[n++] = cmds_fwd[i];
 	for (unsigned int i = 0; rk_tp_cmds_gen[i] != NULL; i++)
 		ctx[n++] = rk_tp_cmds_gen[i];
+	for (unsigned int i = 0; rk_tp_cmds_rdma[i] != NULL; i++)
+		ctx[n++] = rk_tp_cmds_rdma[i];
 	ctx[n] = NULL;
 }
 

@@ -23,6 +23,7 @@ const struct rk_tp_engine *const rk_tp_engines[] = {
 	&rk_tp_fwd_rxonly,
 	&rk_tp_fwd_impair,
 	&rk_tp_fwd_gen,
+	&rk_tp_fwd_rdma,
 	NULL,
 };
 

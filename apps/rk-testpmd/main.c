@@ -17,6 +17,7 @@
 #include <rte_mbuf.h>
 
 #include "rk_cli.h"
+#include "rdma.h"
 #include "rk_io_dpdk.h"
 #include "testpmd.h"
 
@@ -33,7 +34,7 @@ usage(FILE *out, const char *prog)
 		"                          worker lcore (default 1; needs two lcores in -l)\n"
 		"      --portmask MASK     hex mask of the ports to use (default: all)\n"
 		"      --stats-period S    print the forward statistics every S seconds while forwarding\n"
-		"      --forward-mode NAME the first engine (io, mac, rxonly, impair, gen; default io)\n"
+		"      --forward-mode NAME the first engine (io, mac, rxonly, impair, gen, rdma; default io)\n"
 		"  -h, --help              this text\n"
 		"  -V, --version           the version\n"
 		"Without -i, the commands of --cmdline-file run, forwarding starts if no command\n"
@@ -221,6 +222,8 @@ main(int argc, char **argv)
 	}
 	if (rk_tp.forwarding)
 		rk_tp_fwd_stop(stdout);
+	rk_tp_rdma_objs_free();
+	rk_tp_rdma_close_all();
 	for (uint16_t p = 0; p < rk_tp.nb_ports; p++)
 		if (rk_tp.ports[p].present) {
 			rk_tp_pcap_stop(p);

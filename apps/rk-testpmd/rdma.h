@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-testpmd's verbs side: a verbs device (lib/verbs, rk_verbs.h) per
+ * port, opened on the first "mr reg" or "qp create" on it, over an
+ * rk_io_ops adapter on the port (rdma_dev.c: TX through rte_eth_tx_burst,
+ * RX fed from the forwarding loop's bursts by the rdma engine); the MRs
+ * and QPs the commands make, post work on and poll (rdma_objs.c).
+ *
+ * A verbs context is not thread-safe: every call on one, from the
+ * forwarding lcore (the engine) or the prompt (the commands), holds
+ * rk_tp_rdma_lock.
+ */
+#ifndef RK_TP_RDMA_H
+#define RK_TP_RDMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_mbuf.h>
+#include <rte_ticketlock.h>
+
+#include "rk_verbs.h"
+
+#define RK_TP_MAX_MRS 32
+#define RK_TP_MAX_QPS 32
+#define RK_TP_MR_MAX_BYTES (64u << 20)
+
+/* Frames the engine handed over and the device has not read yet. */
+#define RK_TP_RDMA_RXQ 512u
+
+/** A port's verbs device and the adapter it moves frames through. */
+struct rk_tp_rdma_dev {
+	uint16_t port;
+	struct rk_context *ctx;
+	struct rk_pd *pd;
+	uint8_t mac[6];
+	uint8_t ip[4];
+	/* frames received, waiting for the device's rx() */
+	struct rte_mbuf *rxq[RK_TP_RDMA_RXQ];
+	unsigned int rx_head, rx_count;
+	/* frames the device sent, gathered into a burst until flush() */
+	struct rte_mbuf *txb[32];
+	unsigned int tx_count;
+	/* counters (frames) */
+	uint64_t rx_fed;        /* handed to the device by the engine */
+	uint64_t rx_overflow;   /* freed: the device had RK_TP_RDMA_RXQ waiting */
+	uint64_t rx_too_long;   /* freed: longer than the device's receive buffer */
+	uint64_t tx_sent;       /* taken by rte_eth_tx_burst */
+	uint64_t tx_dropped;    /* no mbuf, or the TX queue refused them */
+};
+
+extern rte_ticketlock_t rk_tp_rdma_lock;
+/* Frames the rdma engine read on a port without a verbs device (freed). */
+extern uint64_t rk_tp_rdma_no_dev[];
+
+/* ------------------------------------------------------- rdma_dev.c */
+
+/**
+ * The verbs device of @p port, opened when @p open and not open yet: MAC
+ * the port's, IPv4 the port's ("set ip"; 198.18.0.<port+1> when none
+ * was set), one PD. Caller holds rk_tp_rdma_lock.
+ * @return the device, or NULL (when @p open, a line on @p out says why)
+ */
+struct rk_tp_rdma_dev *rk_tp_rdma_dev(uint16_t port, bool open, FILE *out);
+
+/**
+ * Hand @p n received frames of @p port to its device (the mbufs become
+ * the device's: read by its next rk_progress(), or freed and counted),
+ * then run rk_progress() once: receive, timers, transmit. Frames of a
+ * port without a device are freed and counted in rk_tp_rdma_no_dev[].
+ * Takes rk_tp_rdma_lock.
+ */
+void rk_tp_rdma_feed(uint16_t port, struct rte_mbuf **m, uint16_t n);
+
+/**
+ * The largest path MTU (IBTA Vol1 9.6.1.2: 256..4096 bytes) whose RoCEv2
+ * frames fit the port's MTU (RK_ROCE_HDR_RESERVE bytes of headers) and,
+ * without TX chains, one mbuf.
+ */
+enum rk_mtu rk_tp_rdma_path_mtu(uint16_t port);
+
+/** "show rdma <port>": the adapter's counters and the device's (NIC names). */
+void rk_tp_rdma_show(FILE *out, uint16_t port);
+
+/** Close every device, after rk_tp_rdma_objs_free(); frees the frames still held. */
+void rk_tp_rdma_close_all(void);
+
+/* ------------------------------------------------------ rdma_objs.c */
+
+/**
+ * "mr reg": @p bytes (1..RK_TP_MR_MAX_BYTES) of zeroed memory on @p port,
+ * registered with local write and @p access (enum rk_access_flags remote
+ * bits). Prints "MR id: ..." with VA, length, L_Key and R_Key.
+ * @return the MR id, or negative errno after a line on @p out
+ */
+int rk_tp_mr_reg(FILE *out, uint16_t port, uint64_t bytes, int access);
+
+/** "mr show": every MR: id, port, VA, length, L_Key, R_Key, access. */
+void rk_tp_mr_show(FILE *out);
+
+/**
+ * "mr fill|check|dump <mr> <offset> <len> [pattern]": write the pattern
+ * into, compare it with, or hex-dump (at most 256 bytes) @p len bytes at
+ * @p off of MR @p id. @p pattern is a byte value (0..255) or "inc[:S]"
+ * (byte i is S + i, modulo 256). @p op is 'f', 'c' or 'd'.
+ * @return 0; -EINVAL (bad MR, range or pattern) or, for a check,
+ *         -EBADMSG at the first byte that differs; each with one line
+ */
+int rk_tp_mr_data(FILE *out, char op, unsigned int id, uint64_t off, uint64_t len,
+		  const char *pattern);
+
+/**
+ * "qp create": a QP of @p type (RC, UC, UD) on @p port's device with a
+ * CQ of its own for both queues, every send WR signalled, moved to INIT
+ * (RC: remote write, read and atomic allowed; UC: remote write; UD: Q_Key
+ * RK_TP_QKEY). Its first send PSN is drawn at random (24 bits).
+ * @return the QP id, or negative errno after a line on @p out
+ */
+int rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type);
+
+/** The Q_Key of every UD QP and of the sends to it (as ibv_ud_pingpong's). */
+#define RK_TP_QKEY 0x11111111u
+
+/**
+ * "qp connect": QP @p id to QP @p peer of this process (another port's or
+ * the same one's), of the same type: RC/UC to RTR then RTS (rk_app_qp.h;
+ * the peer's MAC, IPv4-mapped GID, QPN and first PSN; path MTU the
+ * smaller of the two ports' rk_tp_rdma_path_mtu()); UD to RTR and RTS
+ * with an address handle to the peer kept for "post send". One direction:
+ * connect the peer to @p id as well.
+ * @return 0 or negative errno after a line on @p out
+ */
+int rk_tp_qp_connect(FILE *out, unsigned int id, unsigned int peer);
+
+/** "qp show": every QP: id, port, type, QPN, state, PSNs, peer. */
+void rk_tp_qp_show(FILE *out);
+
+/** A work request as the "post" commands give it. */
+struct rk_tp_post {
+	enum rk_wr_opcode op;   /* RK_WR_SEND, RDMA_WRITE, RDMA_READ, the two atomics */
+	bool recv;              /* a receive WR (op unused) */
+	unsigned int qp;
+	unsigned int mr;        /* local MR id and byte offset */
+	uint64_t off;
+	uint32_t len;           /* bytes (atomics: 8) */
+	unsigned int rmr;       /* remote MR id and offset: WRITE, READ, atomics */
+	uint64_t roff;
+	uint64_t add, swap;     /* atomics: fetch-add's add / compare-swap's compare, swap */
+};
+
+/**
+ * Post @p p on its QP (rk_post_send() or rk_post_recv()), with the next
+ * wr_id of the process (from 1). Refused while another engine than rdma
+ * forwards (it owns the ports' TX queues). Prints "QP id: posted ...".
+ * @return 0 or negative errno after a line on @p out
+ */
+int rk_tp_post(FILE *out, const struct rk_tp_post *p);
+
+/**
+ * "poll cq": print the completions of QP @p id's CQ as rk_poll_cq()
+ * gives them ("wc wr_id=N status=success (0) opcode=RDMA_WRITE
+ * byte_len=N ..."), until @p want have been printed or @p wait_ms have
+ * passed (0: those waiting now), then "N completion(s)".
+ * @return completions printed, or negative errno after a line on @p out
+ */
+int rk_tp_poll_cq(FILE *out, unsigned int id, unsigned int want, unsigned int wait_ms);
+
+/** Destroy every QP, CQ, AH and MR (at exit). */
+void rk_tp_rdma_objs_free(void);
+
+#endif /* RK_TP_RDMA_H */
