@@ -74,7 +74,7 @@ struct rk_tp_rdma_dev *rk_tp_rdma_dev(uint16_t port, bool open, FILE *out);
 void rk_tp_rdma_feed(uint16_t port, struct rte_mbuf **m, uint16_t n);
 
 /**
- * The largest path MTU (IBTA Vol1 9.6.1.2: 256..4096 bytes) whose RoCEv2
+ * The largest path MTU (enum rk_mtu: 256..4096 bytes) whose RoCEv2
  * frames fit the port's MTU (RK_ROCE_HDR_RESERVE bytes of headers) and,
  * without TX chains, one mbuf.
  */
@@ -124,7 +124,8 @@ int rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type);
 
 /**
  * "qp connect": QP @p id to QP @p peer of this process (another port's or
- * the same one's), of the same type: RC/UC to RTR then RTS (rk_app_qp.h;
+ * the same one's), of the same type: RC/UC to RTR then RTS (IBTA Vol1
+ * 11.2.5, through rk_app_qp.h;
  * the peer's MAC, IPv4-mapped GID, QPN and first PSN; path MTU the
  * smaller of the two ports' rk_tp_rdma_path_mtu()); UD to RTR and RTS
  * with an address handle to the peer kept for "post send". One direction:
