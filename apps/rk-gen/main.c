@@ -511,19 +511,22 @@ parse_args(struct args *a, int argc, char **argv)
 			c->seq = true;
 			break;
 		case OPT_BURST: case OPT_ON_OFF: {
-			unsigned int x, y;
+			unsigned long long x, y;
 			char end;
 
 			a->cli_stream = true;
-			if (strchr(optarg, '-') != NULL || sscanf(optarg, "%u:%u%c", &x, &y, &end) != 2 ||
-			    (ch == OPT_BURST ? x == 0 : x == 0 && y != 0))
+			/* %llu and a 32-bit bound: %u took 3e15 as its low 32 bits */
+			if (strchr(optarg, '-') != NULL ||
+			    sscanf(optarg, "%llu:%llu%c", &x, &y, &end) != 2 || x > UINT32_MAX ||
+			    y > UINT32_MAX || (ch == OPT_BURST ? x == 0 : x == 0 && y != 0))
 				return bad_usage("%s '%s': %s", ch == OPT_BURST ? "--burst" : "--on-off",
-						 optarg, ch == OPT_BURST ? "FRAMES:GAP_US, FRAMES above 0"
-						 : "ON_US:OFF_US, ON_US above 0");
+						 optarg, ch == OPT_BURST ?
+						 "FRAMES:GAP_US, FRAMES above 0, each at most 4294967295"
+						 : "ON_US:OFF_US, ON_US above 0, each at most 4294967295");
 			if (ch == OPT_BURST)
-				c->burst_frames = x, c->burst_gap_us = y;
+				c->burst_frames = (uint32_t)x, c->burst_gap_us = (uint32_t)y;
 			else
-				c->on_us = x, c->off_us = y;
+				c->on_us = (uint32_t)x, c->off_us = (uint32_t)y;
 			break;
 		}
 		case OPT_PORT:
@@ -701,6 +704,14 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 		struct pcap_pkthdr h;
 		uint64_t ns = (uint64_t)m->t_ns;
 
+		/* A pcap record holds the seconds in 32 bits: past that they would wrap. */
+		if (ns / 1000000000u > UINT32_MAX) {
+			fprintf(stderr, "rk-gen: frame %llu is due at %llu s, past the 4294967295 s a "
+				"pcap file's timestamps hold; stopped after %llu frames (a higher "
+				"rate or --limit keeps within it)\n", (unsigned long long)written + 1,
+				(unsigned long long)(ns / 1000000000u), (unsigned long long)written);
+			goto out;
+		}
 		h.ts.tv_sec = (time_t)(ns / 1000000000u);
 		h.ts.tv_usec = (suseconds_t)(ns % 1000000000u); /* ns: see pcap_open_dead_with_tstamp_precision */
 		h.caplen = h.len = (bpf_u_int32)m->f.len;

@@ -320,8 +320,12 @@ want_map(struct ctx *x, yaml_node_t *n, const char *field)
 static int
 get_u64(struct ctx *x, yaml_node_t *n, const char *field, uint64_t max, uint64_t *v)
 {
+	if (parse_u64(scalar(n), v) < 0 && max == UINT64_MAX)
+		return bad(x, line_of(n), field, "'%s' is not a number (0 or more)",
+			   scalar(n) != NULL ? scalar(n) : "");
 	if (parse_u64(scalar(n), v) < 0)
-		return bad(x, line_of(n), field, "not a number");
+		return bad(x, line_of(n), field, "'%s' is not a number from 0 to %llu",
+			   scalar(n) != NULL ? scalar(n) : "", (unsigned long long)max);
 	if (*v > max)
 		return bad(x, line_of(n), field, "value %s out of range (0..%llu)", scalar(n),
 			   (unsigned long long)max);

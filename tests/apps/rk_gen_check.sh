@@ -207,7 +207,8 @@ rc=$?
 # vanishing rates, a message size that wraps, negative counts, a step of 0
 for args in "--rate nanpps" "--rate infpps" "--rate 1e-300pps" "--line-rate nan --rate 50%" \
 	    "--train WRITE:4294967295:1024" "--train WRITE:-1:1024" "--train WRITE:9:1024x" \
-	    "--burst -1:5" "--on-off 5:-1" "--vary psn:inc:0:10:0" "--vary psn:inc:0:10:1:0" \
+	    "--burst -1:5" "--on-off 5:-1" "--burst 1:4294967296" "--on-off 4294967296:1" \
+	    "--burst 1:3000000000000000" "--vary psn:inc:0:10:0" "--vary psn:inc:0:10:1:0" \
 	    "--vary psn:inc:5:1"; do
 	# shellcheck disable=SC2086
 	"$gen" $args --pcap "$tmp/x.pcap" 2>"$tmp/err"
@@ -215,6 +216,17 @@ for args in "--rate nanpps" "--rate infpps" "--rate 1e-300pps" "--line-rate nan 
 	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: $args: exit 2, one line" ||
 		ko "usage: $args: exit $rc, '$(cat "$tmp/err")'"
 done
+# A pcap record's seconds are 32 bits: at 1e-5 pps (1e5 s apart) frame
+# 42951 is due past 2^32 s; the run stops there and says so, no wrapped times.
+"$gen" --op SEND_ONLY --payload 0 --rate 0.00001pps --count 50000 --pcap "$tmp/slow.pcap" 2>"$tmp/err"
+rc=$?
+times=$(pcap_times "$tmp/slow.pcap")
+n=$(echo "$times" | wc -w)
+last=${times##* }
+[ $rc = 1 ] && [ "$n" = 42950 ] && [ "${last%?????????}" -ge 4294899999 ] &&
+	grep -Eq "frame 42951 is due at 429(4999999|5000000) s" "$tmp/err" &&
+	ok "pcap times past 2^32 s: stopped after 42950 frames, exit 1" ||
+	ko "pcap times past 2^32 s: exit $rc, $n frames, '$(cat "$tmp/err")'"
 printf 'streams:\n  - name: a\n    bth: {psn: 0x1000000}\n' >"$tmp/bad.yaml"
 "$gen" --stream "$tmp/bad.yaml" --pcap "$tmp/x.pcap" 2>"$tmp/err"
 rc=$?
