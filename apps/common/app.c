@@ -25,7 +25,7 @@ void
 rk_app_stop_grace(void)
 {
 	if (rk_app_stop)
-		alarm(3);
+		alarm(RK_APP_STOP_GRACE_S);
 }
 
 void

@@ -27,9 +27,15 @@ extern volatile sig_atomic_t rk_app_stop;
  */
 void rk_app_signals(void);
 /**
+ * Seconds rk_app_stop_grace() gives a planned end: rk-interop's takes up
+ * to 0.5 s of completions, 2 s serving the peer's last frames, then the
+ * port's close and its recording, over 3 s on a loaded machine.
+ */
+#define RK_APP_STOP_GRACE_S 10
+/**
  * A run the signal ends as planned (--run_infinitely) that has work left
- * (completions to reap, the port to close): the 3 s guard starts again
- * from now. Nothing when no signal came.
+ * (completions to reap, the port to close): the guard starts again from
+ * now with RK_APP_STOP_GRACE_S seconds. Nothing when no signal came.
  */
 void rk_app_stop_grace(void);
 

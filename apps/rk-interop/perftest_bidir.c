@@ -157,7 +157,7 @@ pt_run_forever(struct pt *t)
 		rk_io_dpdk_idle(a->io, n);
 	}
 	/*
-	 * The signal is this run's planned end: a fresh 3 s for what is left.
+	 * The signal is this run's planned end: a fresh RK_APP_STOP_GRACE_S for what is left.
 	 * What we posted may complete for 0.5 s (the peer is still there); the
 	 * rest is left in flight, as perftest's end leaves it, and counted.
 	 */
