@@ -62,11 +62,12 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* write|read|send|atomic, or a mix: write:3,read:1 */
+/* write|read|send|atomic|cmp_swap, or a mix: write:3,read:1 */
 static int
 parse_ops(const char *spec, struct rk_gen_hello *h)
 {
-	static const char *const names[4] = { "write", "read", "send", "atomic" };
+	static const char *const names[RK_GEN_HELLO_NOPS] = { "write", "read", "send", "atomic",
+							      "cmp_swap" };
 	char buf[128], *save = NULL, *tok;
 
 	if (strlen(spec) >= sizeof(buf))
@@ -84,9 +85,9 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 			if (parse_u64(colon + 1, 1, 100, &w) != 0)
 				return -1;
 		}
-		for (b = 0; b < 4 && strcmp(tok, names[b]) != 0; b++)
+		for (b = 0; b < RK_GEN_HELLO_NOPS && strcmp(tok, names[b]) != 0; b++)
 			;
-		if (b == 4 || (h->ops & (1u << b)))
+		if (b == RK_GEN_HELLO_NOPS || (h->ops & (1u << b)))
 			return -1;
 		h->ops |= (uint8_t)(1u << b);
 		h->weight[b] = (uint8_t)w;
@@ -135,9 +136,11 @@ usage(FILE *f)
 	      "      --responder        accept one client's QPs and answer them\n"
 	      "      --qps N            responder: the most QPs it accepts (default 4096)\n"
 	      "      --stateful N       client: open N RC QPs (1..65536)\n"
-	      "      --op OPS           write, read, send, atomic or a mix: write:3,read:1\n"
-	      "                         (default write); WRITE and SEND carry an Immediate,\n"
-	      "                         atomic is a FETCH_ADD of 1 (--size at least 8)\n"
+	      "      --op OPS           write, read, send, atomic, cmp_swap or a mix:\n"
+	      "                         write:3,read:1 (default write); WRITE and SEND carry\n"
+	      "                         an Immediate, atomic is a FETCH_ADD of 1, cmp_swap a\n"
+	      "                         CMP_SWAP of the value expected to it + 1 (atomics:\n"
+	      "                         --size at least 8)\n"
 	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
 	      "      --iters N          messages per QP (default 100)\n"
 	      "      --duration S       instead: post for S seconds, then drain\n"
@@ -221,8 +224,9 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			break;
 		case O_OP:
 			if (parse_ops(optarg, &o->cfg) != 0)
-				return bad("--op %s: write, read, send, atomic, or a mix like "
-					   "write:3,read:1 (weights 1..100, each op once)", optarg);
+				return bad("--op %s: write, read, send, atomic, cmp_swap, or a mix "
+					   "like write:3,read:1 (weights 1..100, each op once)",
+					   optarg);
 			break;
 		case O_SIZE:
 			errno = 0;
@@ -365,8 +369,9 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		if (rk_plot_check(err, sizeof(err)) != 0)
 			return bad("--plot: %s", err);
 	}
-	if ((o->cfg.ops & RK_GEN_OP_ATOMIC) && o->cfg.size_max < 8)
-		return bad("--op atomic: --size must allow 8 bytes (the atomic's), got %u",
+	if ((o->cfg.ops & (RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)) && o->cfg.size_max < 8)
+		return bad("--op %s: --size must allow 8 bytes (the atomic's), got %u",
+			   (o->cfg.ops & RK_GEN_OP_ATOMIC) ? "atomic" : "cmp_swap",
 			   o->cfg.size_max);
 	if (o->duration_s > 0)
 		o->iters = 0;

@@ -370,7 +370,8 @@ worst_qps(const struct rk_sf_run *r, uint32_t *k)
 	return all;
 }
 
-static const char *const lat_op_name[4] = { "write", "read", "send", "atomic" };
+static const char *const lat_op_name[RK_SF_NOPS] = { "write", "read", "send", "atomic",
+						     "cmp_swap" };
 
 /* The quantiles a latency line or object gives, per 100000. */
 static const uint32_t lat_q[] = { 50000, 99000, 99900 };
@@ -384,14 +385,14 @@ lat_text(const struct rk_sf_run *r)
 
 	if (l == NULL)
 		return;
-	printf("latency, post to completion (us):\n  %-6s %10s %9s %9s %9s %9s %9s\n", "op",
+	printf("latency, post to completion (us):\n  %-8s %10s %9s %9s %9s %9s %9s\n", "op",
 	       "messages", "min", "p50", "p99", "p99.9", "max");
-	for (unsigned int o = 0; o < 4; o++) {
+	for (unsigned int o = 0; o < RK_SF_NOPS; o++) {
 		const struct rk_hist *h = &l->op[o];
 
 		if (h->count == 0)
 			continue;
-		printf("  %-6s %10" PRIu64 " %9.1f", lat_op_name[o], h->count, h->min_ns / 1e3);
+		printf("  %-8s %10" PRIu64 " %9.1f", lat_op_name[o], h->count, h->min_ns / 1e3);
 		for (size_t q = 0; q < sizeof(lat_q) / sizeof(lat_q[0]); q++)
 			printf(" %9.1f", rk_hist_quantile(h, lat_q[q]) / 1e3);
 		printf(" %9.1f\n", h->max_ns / 1e3);
@@ -418,7 +419,7 @@ lat_ops_json(const struct rk_sf_lat *l)
 {
 	json_t *j = json_object();
 
-	for (unsigned int o = 0; o < 4; o++) {
+	for (unsigned int o = 0; o < RK_SF_NOPS; o++) {
 		uint64_t q[3];
 
 		if (l->op[o].count == 0)
@@ -459,7 +460,8 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 	       secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0);
 	if (!r->s.responder)
 		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "  atomic %" PRIu64
-		       "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2], t->msgs_op[3]);
+		       "  cmp_swap %" PRIu64 "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2],
+		       t->msgs_op[3], t->msgs_op[4]);
 	printf("  data errors %" PRIu64 "  sequence errors %" PRIu64 "  completion errors %"
 	       PRIu64 "  overwritten before checked %" PRIu64 "\n", t->data_err, t->seq_err,
 	       t->wc_err, t->overwritten);
@@ -520,6 +522,7 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 	json_object_set_new(j, "read", json_integer((json_int_t)t->msgs_op[1]));
 	json_object_set_new(j, "send", json_integer((json_int_t)t->msgs_op[2]));
 	json_object_set_new(j, "atomic", json_integer((json_int_t)t->msgs_op[3]));
+	json_object_set_new(j, "cmp_swap", json_integer((json_int_t)t->msgs_op[4]));
 	json_object_set_new(j, "data_errors", json_integer((json_int_t)t->data_err));
 	json_object_set_new(j, "sequence_errors", json_integer((json_int_t)t->seq_err));
 	json_object_set_new(j, "completion_errors", json_integer((json_int_t)t->wc_err));
