@@ -99,6 +99,7 @@ enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
 	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_INTERVAL, O_CSV, O_PLOT, O_HELP,
+	O_CLIENTS,
 };
 
 /* --dscp 26 or 26,46,...: QP i takes the (i mod n)-th. */
@@ -133,8 +134,12 @@ usage(FILE *f)
 	      "RC connections through lib/verbs on one DPDK port: N QPs to a responder,\n"
 	      "their parameters exchanged over TCP with SERVER (doc/gen.md, \"Stateful mode\").\n"
 	      "\n"
-	      "      --responder        accept one client's QPs and answer them\n"
-	      "      --qps N            responder: the most QPs it accepts (default 4096)\n"
+	      "      --responder        accept clients' QPs and answer them\n"
+	      "      --clients K        responder: serve K clients at once, each its own QPs,\n"
+	      "                         checked and reported apart (1..64, default 1): an\n"
+	      "                         N:1 incast of real connections\n"
+	      "      --qps N            responder: the most QPs it accepts, all clients\n"
+	      "                         together (default 4096)\n"
 	      "      --stateful N       client: open N RC QPs (1..65536)\n"
 	      "      --op OPS           write, read, send, atomic, cmp_swap or a mix:\n"
 	      "                         write:3,read:1 (default write); WRITE and SEND carry\n"
@@ -177,7 +182,8 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "responder", 0, NULL, O_RESPONDER }, { "stateful", 1, NULL, O_STATEFUL },
-		{ "qps", 1, NULL, O_QPS }, { "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
+		{ "qps", 1, NULL, O_QPS }, { "clients", 1, NULL, O_CLIENTS },
+		{ "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
 		{ "duration", 1, NULL, O_DURATION }, { "iters", 1, NULL, O_ITERS },
 		{ "depth", 1, NULL, O_DEPTH }, { "verify", 0, NULL, O_VERIFY },
 		{ "no-verify", 0, NULL, O_NO_VERIFY }, { "json", 0, NULL, O_JSON },
@@ -202,6 +208,7 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 	o->cfg.mtu = 1024;
 	o->cfg.verify = 1;
 	o->max_qps = 4096;
+	o->clients = 1;
 	o->iters = 100;
 	o->oob_port = 18515;
 	o->timeout_s = 10;
@@ -216,6 +223,11 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
 				return bad("--stateful %s: QPs are 1..65536", optarg);
 			o->cfg.count = (uint32_t)v;
+			break;
+		case O_CLIENTS:
+			if (parse_u64(optarg, 1, RK_SF_MAX_CLIENTS, &v) != 0)
+				return bad("--clients %s: 1..%u", optarg, RK_SF_MAX_CLIENTS);
+			o->clients = (uint32_t)v;
 			break;
 		case O_QPS:
 			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
@@ -359,6 +371,11 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		o->server = argv[optind];
 	} else if (optind != argc)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
+	if (!o->responder && o->clients != 1)
+		return bad("%s", "--clients is the responder's (each client is its own rk-gen)");
+	if (o->clients > 1 && (o->csv != NULL || o->plot != NULL || o->interval_ns != 0))
+		return bad("%s", "--interval, --csv and --plot are not for a responder of --clients "
+			   "above 1");
 	if (o->port == NULL || !o->have_ip)
 		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
 	if ((o->csv != NULL || o->plot != NULL) && o->interval_ns == 0)
@@ -466,11 +483,19 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 		close(r.lfd);
 	rk_sf_destroy(&r.s);
 	free(r.remote);
+	for (uint32_t k = 0; r.peers != NULL && k < o.clients; k++) {
+		rk_sf_destroy(&r.peers[k].s);
+		free(r.peers[k].remote);
+	}
 	if (r.ctx != NULL)
 		rk_close_device(r.ctx);
 	if (rk_app_port_close("rk-gen", r.io, NULL) != 0)
 		rc = 1;
 	if (r.fd >= 0)
 		close(r.fd);
+	for (uint32_t k = 0; r.peers != NULL && k < o.clients; k++)
+		if (r.peers[k].fd >= 0)
+			close(r.peers[k].fd);
+	free(r.peers);
 	return rc;
 }

@@ -268,6 +268,7 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
 							   RK_ACCESS_REMOTE_READ |
 							   RK_ACCESS_REMOTE_ATOMIC };
+		const char *state = "INIT";
 		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				      RK_QP_ACCESS_FLAGS);
 
@@ -277,10 +278,10 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
 				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,
 				.max_dest_rd_atomic = 16, .min_rnr_timer = 1, .timeout = timeout,
-				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, NULL);
+				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, &state);
 		if (rc != 0) {
-			snprintf(s->err, sizeof(s->err), "modify QP %#x: %s", q->qp->qp_num,
-				 strerror(-rc));
+			snprintf(s->err, sizeof(s->err), "modify QP %#x to %s: %s", q->qp->qp_num,
+				 state != NULL ? state : "?", strerror(-rc));
 			return -1;
 		}
 	}

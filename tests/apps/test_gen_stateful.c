@@ -383,6 +383,84 @@ test_cmp_swap_checked(void **state)
 	close_pair();
 }
 
+/* Two sets on each context, as a responder serving two clients would
+ * hold them (a set each, its own PD, CQ and QPs): set A of 4 QPs and set
+ * B of 6 with another mix, both with CMP_SWAPs, connected pairwise over
+ * one link, stepped in turn: every message of each checked, each
+ * responder set saw exactly its own client's. */
+static void
+test_two_sets_one_context(void **state)
+{
+	static const struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	struct rk_gen_hello ca = cfg_of(4, RK_GEN_OP_WRITE | RK_GEN_OP_CMP_SWAP, 8, 256, 4);
+	struct rk_gen_hello cb = cfg_of(6, RK_GEN_OP_SEND | RK_GEN_OP_READ | RK_GEN_OP_CMP_SWAP,
+					16, 512, 3);
+	struct rk_sf sb[2];
+	struct rk_gen_hello_qp *lb[2];
+
+	(void)state;
+	ca.weight[4] = 1;
+	cb.weight[4] = 2;
+	/* open_pair sizes the devices for A's QPs: room for B's as well */
+	ca.count = 10;
+	open_pair(&ca, clean, 0, 1, 1);
+	for (int i = 0; i < 2; i++) {
+		rk_sf_destroy(&e[i].s);
+		ca.count = 4;
+		assert_int_equal(rk_sf_create(&e[i].s, e[i].ctx, &ca, i == 1, e[i].local), 0);
+		lb[i] = calloc(cb.count, sizeof(*lb[i]));
+		assert_non_null(lb[i]);
+		assert_int_equal(rk_sf_create(&sb[i], e[i].ctx, &cb, i == 1, lb[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		uint8_t mac[6] = { 0, 0, 0, 0, 0, (uint8_t)(2 - i) };
+		uint8_t ip[16] = { [10] = 0xff, [11] = 0xff, [15] = (uint8_t)(2 - i) };
+
+		assert_int_equal(rk_sf_connect(&e[i].s, e[i ^ 1].local, mac, ip, 10, 7), 0);
+		assert_int_equal(rk_sf_connect(&sb[i], lb[i ^ 1], mac, ip, 10, 7), 0);
+	}
+	e[0].s.iters = 40;
+	sb[0].iters = 30;
+	for (long k = 0; k < 2000000; k++) {
+		uint64_t t = UINT64_MAX;
+		int ev = 0;
+
+		ev += rk_sf_step(&e[0].s, 4096) + rk_sf_step(&sb[0], 4096);
+		ev += rk_sf_step(&e[1].s, 0) + rk_sf_step(&sb[1], 0);
+		assert_true(e[0].s.err[0] == 0 && sb[0].err[0] == 0);
+		assert_true(e[1].s.err[0] == 0 && sb[1].err[0] == 0);
+		if (rk_sf_all_done(&e[0].s) && rk_sf_all_done(&sb[0]) &&
+		    e[1].s.t.msgs == e[0].s.t.msgs_op[0] && sb[1].t.msgs == sb[0].t.msgs_op[2])
+			break;
+		if (ev > 0)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+			t = x < t ? x : t;
+			x = rk_next_event_ns(e[d].ctx);
+			t = x < t ? x : t;
+		}
+		if (t != UINT64_MAX && t > clk.now_ns)
+			clk.now_ns = t;
+	}
+	assert_true(rk_sf_all_done(&e[0].s) && rk_sf_all_done(&sb[0]));
+	assert_int_equal(e[0].s.t.msgs, 4 * 40);
+	assert_int_equal(sb[0].t.msgs, 6 * 30);
+	assert_true(e[0].s.t.msgs_op[4] > 0 && sb[0].t.msgs_op[4] > 0);
+	assert_int_equal(e[1].s.t.msgs, e[0].s.t.msgs_op[0]);
+	assert_int_equal(sb[1].t.msgs, sb[0].t.msgs_op[2]);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(e[i].s.t.data_err + e[i].s.t.seq_err + e[i].s.t.wc_err, 0);
+		assert_int_equal(sb[i].t.data_err + sb[i].t.seq_err + sb[i].t.wc_err, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		rk_sf_destroy(&sb[i]);
+		free(lb[i]);
+	}
+	close_pair();
+}
+
 /* A READ area changed at the responder: the client finds it. */
 static void
 test_read_data_checked(void **state)
@@ -467,6 +545,7 @@ main(void)
 		cmocka_unit_test(test_atomics),
 		cmocka_unit_test(test_cmp_swap),
 		cmocka_unit_test(test_cmp_swap_checked),
+		cmocka_unit_test(test_two_sets_one_context),
 		cmocka_unit_test(test_lossy_link),
 		cmocka_unit_test(test_read_data_checked),
 		cmocka_unit_test(test_write_send_data_checked),
