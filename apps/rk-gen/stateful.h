@@ -15,7 +15,7 @@
  * pattern of message 0x80000000 + s. The Immediate of a WRITE or SEND is
  * m's low 32 bits.
  *
- * Atomics (IBTA Vol1 9.4.5; AtomicETH 9.3.3.4) work on two 8-byte words
+ * Atomics (IBTA Vol1 9.4.5; AtomicETH: IBTA Vol1 9.3.4) work on two 8-byte words
  * of each QP's responder region, host order, executed one at a time in
  * PSN order on the RC QP, a duplicate answered from the saved result:
  * FETCH_ADDs add 1 to the first word (from 0: the k-th returns k); the

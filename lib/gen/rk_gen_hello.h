@@ -48,7 +48,7 @@ enum rk_gen_hello_op {
 	RK_GEN_OP_SEND = 4,     /**< SEND with Immediate */
 	RK_GEN_OP_ATOMIC = 8,   /**< FETCH_ADD of 1 on the QP's 8-byte word */
 	/** CMP_SWAP on the QP's second 8-byte word: compare the value the client
-	 * expects there, swap in that value + 1 (IBTA Vol1 9.4.5, AtomicETH 9.3.3.4) */
+	 * expects there, swap in that value + 1 (IBTA Vol1 9.4.5; AtomicETH: IBTA Vol1 9.3.4) */
 	RK_GEN_OP_CMP_SWAP = 16,
 };
 
