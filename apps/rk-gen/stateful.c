@@ -128,7 +128,8 @@ parse_dscp(const char *spec, struct rk_sf_opts *o)
 static void
 usage(FILE *f)
 {
-	fputs("usage: rk-gen [EAL options --] --responder [--qps N] --port PORT --ip ADDR\n"
+	fputs("usage: rk-gen [EAL options --] --responder [--clients K] [--qps N] --port PORT\n"
+	      "              --ip ADDR\n"
 	      "       rk-gen [EAL options --] --stateful N [traffic options] --port PORT\n"
 	      "              --ip ADDR SERVER\n"
 	      "RC connections through lib/verbs on one DPDK port: N QPs to a responder,\n"
