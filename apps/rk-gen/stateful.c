@@ -62,11 +62,12 @@ parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* write|read|send|atomic, or a mix: write:3,read:1 */
+/* write|read|send|atomic|cmp_swap, or a mix: write:3,read:1 */
 static int
 parse_ops(const char *spec, struct rk_gen_hello *h)
 {
-	static const char *const names[4] = { "write", "read", "send", "atomic" };
+	static const char *const names[RK_GEN_HELLO_NOPS] = { "write", "read", "send", "atomic",
+							      "cmp_swap" };
 	char buf[128], *save = NULL, *tok;
 
 	if (strlen(spec) >= sizeof(buf))
@@ -84,9 +85,9 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 			if (parse_u64(colon + 1, 1, 100, &w) != 0)
 				return -1;
 		}
-		for (b = 0; b < 4 && strcmp(tok, names[b]) != 0; b++)
+		for (b = 0; b < RK_GEN_HELLO_NOPS && strcmp(tok, names[b]) != 0; b++)
 			;
-		if (b == 4 || (h->ops & (1u << b)))
+		if (b == RK_GEN_HELLO_NOPS || (h->ops & (1u << b)))
 			return -1;
 		h->ops |= (uint8_t)(1u << b);
 		h->weight[b] = (uint8_t)w;
@@ -98,6 +99,7 @@ enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
 	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_INTERVAL, O_CSV, O_PLOT, O_HELP,
+	O_CLIENTS,
 };
 
 /* --dscp 26 or 26,46,...: QP i takes the (i mod n)-th. */
@@ -126,18 +128,25 @@ parse_dscp(const char *spec, struct rk_sf_opts *o)
 static void
 usage(FILE *f)
 {
-	fputs("usage: rk-gen [EAL options --] --responder [--qps N] --port PORT --ip ADDR\n"
+	fputs("usage: rk-gen [EAL options --] --responder [--clients K] [--qps N] --port PORT\n"
+	      "              --ip ADDR\n"
 	      "       rk-gen [EAL options --] --stateful N [traffic options] --port PORT\n"
 	      "              --ip ADDR SERVER\n"
 	      "RC connections through lib/verbs on one DPDK port: N QPs to a responder,\n"
 	      "their parameters exchanged over TCP with SERVER (doc/gen.md, \"Stateful mode\").\n"
 	      "\n"
-	      "      --responder        accept one client's QPs and answer them\n"
-	      "      --qps N            responder: the most QPs it accepts (default 4096)\n"
+	      "      --responder        accept clients' QPs and answer them\n"
+	      "      --clients K        responder: serve K clients at once, each its own QPs,\n"
+	      "                         checked and reported apart (1..64, default 1): an\n"
+	      "                         N:1 incast of real connections\n"
+	      "      --qps N            responder: the most QPs it accepts, all clients\n"
+	      "                         together (default 4096)\n"
 	      "      --stateful N       client: open N RC QPs (1..65536)\n"
-	      "      --op OPS           write, read, send, atomic or a mix: write:3,read:1\n"
-	      "                         (default write); WRITE and SEND carry an Immediate,\n"
-	      "                         atomic is a FETCH_ADD of 1 (--size at least 8)\n"
+	      "      --op OPS           write, read, send, atomic, cmp_swap or a mix:\n"
+	      "                         write:3,read:1 (default write); WRITE and SEND carry\n"
+	      "                         an Immediate, atomic is a FETCH_ADD of 1, cmp_swap a\n"
+	      "                         CMP_SWAP of the value expected to it + 1 (atomics:\n"
+	      "                         --size at least 8)\n"
 	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
 	      "      --iters N          messages per QP (default 100)\n"
 	      "      --duration S       instead: post for S seconds, then drain\n"
@@ -174,7 +183,8 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "responder", 0, NULL, O_RESPONDER }, { "stateful", 1, NULL, O_STATEFUL },
-		{ "qps", 1, NULL, O_QPS }, { "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
+		{ "qps", 1, NULL, O_QPS }, { "clients", 1, NULL, O_CLIENTS },
+		{ "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
 		{ "duration", 1, NULL, O_DURATION }, { "iters", 1, NULL, O_ITERS },
 		{ "depth", 1, NULL, O_DEPTH }, { "verify", 0, NULL, O_VERIFY },
 		{ "no-verify", 0, NULL, O_NO_VERIFY }, { "json", 0, NULL, O_JSON },
@@ -199,6 +209,7 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 	o->cfg.mtu = 1024;
 	o->cfg.verify = 1;
 	o->max_qps = 4096;
+	o->clients = 1;
 	o->iters = 100;
 	o->oob_port = 18515;
 	o->timeout_s = 10;
@@ -214,6 +225,11 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 				return bad("--stateful %s: QPs are 1..65536", optarg);
 			o->cfg.count = (uint32_t)v;
 			break;
+		case O_CLIENTS:
+			if (parse_u64(optarg, 1, RK_SF_MAX_CLIENTS, &v) != 0)
+				return bad("--clients %s: 1..%u", optarg, RK_SF_MAX_CLIENTS);
+			o->clients = (uint32_t)v;
+			break;
 		case O_QPS:
 			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
 				return bad("--qps %s: QPs are 1..65536", optarg);
@@ -221,8 +237,9 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			break;
 		case O_OP:
 			if (parse_ops(optarg, &o->cfg) != 0)
-				return bad("--op %s: write, read, send, atomic, or a mix like "
-					   "write:3,read:1 (weights 1..100, each op once)", optarg);
+				return bad("--op %s: write, read, send, atomic, cmp_swap, or a mix "
+					   "like write:3,read:1 (weights 1..100, each op once)",
+					   optarg);
 			break;
 		case O_SIZE:
 			errno = 0;
@@ -355,6 +372,11 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		o->server = argv[optind];
 	} else if (optind != argc)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
+	if (!o->responder && o->clients != 1)
+		return bad("%s", "--clients is the responder's (each client is its own rk-gen)");
+	if (o->clients > 1 && (o->csv != NULL || o->plot != NULL || o->interval_ns != 0))
+		return bad("%s", "--interval, --csv and --plot are not for a responder of --clients "
+			   "above 1");
 	if (o->port == NULL || !o->have_ip)
 		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
 	if ((o->csv != NULL || o->plot != NULL) && o->interval_ns == 0)
@@ -365,8 +387,9 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		if (rk_plot_check(err, sizeof(err)) != 0)
 			return bad("--plot: %s", err);
 	}
-	if ((o->cfg.ops & RK_GEN_OP_ATOMIC) && o->cfg.size_max < 8)
-		return bad("--op atomic: --size must allow 8 bytes (the atomic's), got %u",
+	if ((o->cfg.ops & (RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)) && o->cfg.size_max < 8)
+		return bad("--op %s: --size must allow 8 bytes (the atomic's), got %u",
+			   (o->cfg.ops & RK_GEN_OP_ATOMIC) ? "atomic" : "cmp_swap",
 			   o->cfg.size_max);
 	if (o->duration_s > 0)
 		o->iters = 0;
@@ -461,11 +484,19 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 		close(r.lfd);
 	rk_sf_destroy(&r.s);
 	free(r.remote);
+	for (uint32_t k = 0; r.peers != NULL && k < o.clients; k++) {
+		rk_sf_destroy(&r.peers[k].s);
+		free(r.peers[k].remote);
+	}
 	if (r.ctx != NULL)
 		rk_close_device(r.ctx);
 	if (rk_app_port_close("rk-gen", r.io, NULL) != 0)
 		rc = 1;
 	if (r.fd >= 0)
 		close(r.fd);
+	for (uint32_t k = 0; r.peers != NULL && k < o.clients; k++)
+		if (r.peers[k].fd >= 0)
+			close(r.peers[k].fd);
+	free(r.peers);
 	return rc;
 }

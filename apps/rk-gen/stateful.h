@@ -14,6 +14,20 @@
  * the message's length. The responder's READ area holds, in slot s, the
  * pattern of message 0x80000000 + s. The Immediate of a WRITE or SEND is
  * m's low 32 bits.
+ *
+ * Atomics (IBTA Vol1 9.4.5; AtomicETH: IBTA Vol1 9.3.4) work on two 8-byte words
+ * of each QP's responder region, host order, executed one at a time in
+ * PSN order on the RC QP, a duplicate answered from the saved result:
+ * FETCH_ADDs add 1 to the first word (from 0: the k-th returns k); the
+ * k-th CMP_SWAP of QP i compares the second word with
+ * rk_sf_cas_value(i, k) and swaps in rk_sf_cas_value(i, k + 1), so it
+ * must return rk_sf_cas_value(i, k). Each several in flight on a QP
+ * compares what the ones before it leave. A CMP_SWAP executed twice (a
+ * duplicate executed again) returns value k + 1 to the client, and a word
+ * moved one ahead makes the next one fail its compare and return a value
+ * not expected (the chain goes on after it); one lost, or compare values
+ * ahead of the word, leave it behind: every later CMP_SWAP of the QP
+ * fails and is counted.
  */
 #ifndef RK_GEN_STATEFUL_H
 #define RK_GEN_STATEFUL_H
@@ -36,13 +50,18 @@ struct rk_sf_qp {
 	uint64_t done;          /**< client: completed; responder: received (WRITE, SEND) */
 	uint64_t bytes;         /**< of those messages */
 	uint64_t bad;           /**< data or sequence errors */
-	uint64_t atomics;       /**< client: atomics completed (the next one returns this) */
+	uint64_t atomics;       /**< client: FETCH_ADDs completed (the next one returns this) */
+	uint64_t cas_posted;    /**< client: CMP_SWAPs posted (k of the next one) */
+	uint64_t cas_done;      /**< client: CMP_SWAPs completed (k of the next one to return) */
 };
+
+/** Opcodes counted apart: write, read, send, atomic (FETCH_ADD), cmp_swap. */
+#define RK_SF_NOPS RK_GEN_HELLO_NOPS
 
 /** Totals of a run. */
 struct rk_sf_totals {
 	uint64_t msgs, bytes;
-	uint64_t msgs_op[4];    /**< client: write, read, send, atomic completed */
+	uint64_t msgs_op[RK_SF_NOPS]; /**< client: write, read, send, atomic, cmp_swap completed */
 	uint64_t data_err;      /**< data not the pattern */
 	uint64_t seq_err;       /**< an Immediate not the message expected, a length not its */
 	uint64_t overwritten;   /**< responder: a WRITE slot rewritten before it was checked */
@@ -56,7 +75,7 @@ struct rk_sf_totals {
 struct rk_sf_lat {
 	uint64_t (*now_ns)(void);       /**< the clock */
 	uint32_t *post;                 /**< n x depth: each outstanding message's post time, low 32 bits */
-	struct rk_hist op[4];           /**< per opcode: write, read, send, atomic */
+	struct rk_hist op[RK_SF_NOPS];  /**< per opcode: write, read, send, atomic, cmp_swap */
 	struct rk_hist interval;        /**< since the series' last row */
 	struct rk_hist_sparse *qp;      /**< per QP, n */
 };
@@ -89,14 +108,28 @@ struct rk_sf {
 struct rk_sf_layout {
 	uint32_t write_slots, read_slots, recv_slots;
 	uint64_t write_off, read_off, recv_off, len;
-	uint64_t atomic_off;            /**< the 8-byte word atomics add to (8-aligned) */
+	uint64_t atomic_off;            /**< the 8-byte word FETCH_ADDs add to (8-aligned) */
+	uint64_t cas_off;               /**< the 8-byte word CMP_SWAPs swap (8-aligned) */
 };
 
 /** Index of an op (enum rk_gen_hello_op bit) in msgs_op[] and the latency's op[]. */
 static inline unsigned int
 rk_sf_op_index(uint8_t op)
 {
-	return op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : op == RK_GEN_OP_SEND ? 2 : 3;
+	return op == RK_GEN_OP_WRITE ? 0 : op == RK_GEN_OP_READ ? 1 : op == RK_GEN_OP_SEND ? 2 :
+	       op == RK_GEN_OP_ATOMIC ? 3 : 4;
+}
+
+/**
+ * The value QP @p i's CMP_SWAP word holds after @p k CMP_SWAPs (the
+ * responder starts it at k = 0): a per-QP start, far from 0 and from the
+ * FETCH_ADD word's counts, plus k. The k-th CMP_SWAP compares
+ * rk_sf_cas_value(i, k) and swaps in rk_sf_cas_value(i, k + 1).
+ */
+static inline uint64_t
+rk_sf_cas_value(uint32_t i, uint64_t k)
+{
+	return 0x5ca5000000000000ull + ((uint64_t)i << 32) + k;
 }
 
 /** The region of one QP: the client's (depth slots) or the responder's (write, read, recv areas). */

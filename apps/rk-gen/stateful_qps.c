@@ -49,6 +49,10 @@ rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout
 	l->atomic_off = (l->len + 7) & ~(uint64_t)7;
 	if (cfg->ops & RK_GEN_OP_ATOMIC)
 		l->len = l->atomic_off + 8;
+	/* the word CMP_SWAPs swap, after that: 8-aligned as well */
+	l->cas_off = (l->len + 7) & ~(uint64_t)7;
+	if (cfg->ops & RK_GEN_OP_CMP_SWAP)
+		l->len = l->cas_off + 8;
 }
 
 static uint64_t
@@ -64,12 +68,13 @@ mix64(uint64_t x)
 uint8_t
 rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
 {
-	uint32_t total = (uint32_t)cfg->weight[0] + cfg->weight[1] + cfg->weight[2] +
-			 cfg->weight[3];
-	uint32_t k = (uint32_t)((m + i) % total);
+	uint32_t total = 0, k;
 
+	for (int b = 0; b < RK_GEN_HELLO_NOPS; b++)
+		total += cfg->weight[b];
+	k = (uint32_t)((m + i) % total);
 	/* weights 3,1: W W W R W W W R ..., shifted per QP */
-	for (int b = 0; b < 4; b++) {
+	for (int b = 0; b < RK_GEN_HELLO_NOPS; b++) {
 		if (k < cfg->weight[b])
 			return (uint8_t)(1u << b);
 		k -= cfg->weight[b];
@@ -150,7 +155,8 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 	     bool responder, struct rk_gen_hello_qp *local)
 {
 	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
-			   ((cfg->ops & RK_GEN_OP_ATOMIC) ? RK_ACCESS_REMOTE_ATOMIC : 0);
+			   ((cfg->ops & (RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)) ?
+			    RK_ACCESS_REMOTE_ATOMIC : 0);
 	struct rk_sf_layout l;
 	uint32_t rq;
 
@@ -196,6 +202,12 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 		/* atomics add from 0: the k-th returns k */
 		if (responder && (cfg->ops & RK_GEN_OP_ATOMIC))
 			memset(q->buf + l.atomic_off, 0, 8);
+		/* CMP_SWAPs start from the QP's value at k = 0 */
+		if (responder && (cfg->ops & RK_GEN_OP_CMP_SWAP)) {
+			uint64_t v = rk_sf_cas_value(i, 0);
+
+			memcpy(q->buf + l.cas_off, &v, 8);
+		}
 		q->mr = rk_reg_mr(s->pd, q->buf, l.len, access);
 		q->qp = q->mr != NULL ? rk_create_qp(s->pd, &ia) : NULL;
 		if (q->qp == NULL) {
@@ -256,6 +268,7 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
 							   RK_ACCESS_REMOTE_READ |
 							   RK_ACCESS_REMOTE_ATOMIC };
+		const char *state = "INIT";
 		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				      RK_QP_ACCESS_FLAGS);
 
@@ -265,10 +278,10 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
 				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,
 				.max_dest_rd_atomic = 16, .min_rnr_timer = 1, .timeout = timeout,
-				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, NULL);
+				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, &state);
 		if (rc != 0) {
-			snprintf(s->err, sizeof(s->err), "modify QP %#x: %s", q->qp->qp_num,
-				 strerror(-rc));
+			snprintf(s->err, sizeof(s->err), "modify QP %#x to %s: %s", q->qp->qp_num,
+				 state != NULL ? state : "?", strerror(-rc));
 			return -1;
 		}
 	}
@@ -314,6 +327,14 @@ post_one(struct rk_sf *s, uint32_t i)
 		wr.wr.atomic.rkey = s->remote[i].rkey;
 		wr.wr.atomic.compare_add = 1;
 		sge.length = 8;
+	} else if (op == RK_GEN_OP_CMP_SWAP) {
+		/* RC executes in order: the k-th finds the value the k before it leave */
+		wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
+		wr.wr.atomic.remote_addr = s->remote[i].va + l.cas_off;
+		wr.wr.atomic.rkey = s->remote[i].rkey;
+		wr.wr.atomic.compare_add = rk_sf_cas_value(i, q->cas_posted);
+		wr.wr.atomic.swap = rk_sf_cas_value(i, q->cas_posted + 1);
+		sge.length = 8;
 	} else
 		wr.opcode = RK_WR_SEND_WITH_IMM;
 	if ((op == RK_GEN_OP_WRITE || op == RK_GEN_OP_SEND) && s->cfg.verify)
@@ -326,6 +347,8 @@ post_one(struct rk_sf *s, uint32_t i)
 	}
 	if (s->lat != NULL)
 		rk_sf_lat_post(s, i, m);
+	if (op == RK_GEN_OP_CMP_SWAP)
+		q->cas_posted++;
 	q->posted++;
 	q->outstanding++;
 	s->outstanding++;
@@ -374,6 +397,17 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 		}
 		q->atomics++;
 		len = 8;
+	} else if (op == RK_GEN_OP_CMP_SWAP) {
+		uint64_t orig;
+
+		/* the k-th CMP_SWAP found value k: once each, in order, its compare matched */
+		memcpy(&orig, q->buf + (m % s->cfg.depth) * s->cfg.size_max, 8);
+		if (s->cfg.verify && orig != rk_sf_cas_value(i, q->cas_done)) {
+			q->bad++;
+			s->t.data_err++;
+		}
+		q->cas_done++;
+		len = 8;
 	}
 	if (op == RK_GEN_OP_READ && s->cfg.verify) {
 		struct rk_sf_layout l;
@@ -417,8 +451,7 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 		return 0;
 	q = &s->q[i];
 	/* the client's next message that takes a receive (a WRITE or SEND) */
-	while (rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_READ ||
-	       rk_sf_op(&s->cfg, i, q->posted) == RK_GEN_OP_ATOMIC)
+	while (!(rk_sf_op(&s->cfg, i, q->posted) & (RK_GEN_OP_WRITE | RK_GEN_OP_SEND)))
 		q->posted++;
 	m = q->posted++;
 	len = rk_sf_size(&s->cfg, i, m);

@@ -5,7 +5,8 @@
  * end of the run over the exchange (client: "RKGD" and the WRITEs and
  * SENDs it completed; responder: "RKGR" and what it received and found
  * wrong), then the report: totals, the engine's counters named as NIC
- * counters, the worst QPs; or JSON.
+ * counters, the worst QPs; or JSON. A responder of --clients K serves K
+ * clients at once on its one port, a set, exchange and report each.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <stdarg.h>
 
@@ -83,7 +85,9 @@ recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char
 	uint8_t hdr[RK_GEN_HELLO_HDR_LEN], *b;
 	uint32_t count;
 	size_t n;
-	int rc = rk_oob_recv(r->fd, hdr, sizeof(hdr), r->o->timeout_s, serve, r);
+	int (*wait)(void *) = r->wait_fn != NULL ? r->wait_fn : serve;
+	void *warg = r->wait_fn != NULL ? r->wait_arg : r;
+	int rc = rk_oob_recv(r->fd, hdr, sizeof(hdr), r->o->timeout_s, wait, warg);
 
 	if (rc != 0)
 		return fail("no hello from the %s: %s", who, strerror(-rc));
@@ -106,7 +110,7 @@ recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char
 		return fail("out of memory for %u QPs", count);
 	}
 	memcpy(b, hdr, sizeof(hdr));
-	rc = rk_oob_recv(r->fd, b + sizeof(hdr), n - sizeof(hdr), r->o->timeout_s, serve, r);
+	rc = rk_oob_recv(r->fd, b + sizeof(hdr), n - sizeof(hdr), r->o->timeout_s, wait, warg);
 	if (rc == 0)
 		rc = rk_gen_hello_decode(b, n, h, r->remote, count);
 	free(b);
@@ -370,7 +374,8 @@ worst_qps(const struct rk_sf_run *r, uint32_t *k)
 	return all;
 }
 
-static const char *const lat_op_name[4] = { "write", "read", "send", "atomic" };
+static const char *const lat_op_name[RK_SF_NOPS] = { "write", "read", "send", "atomic",
+						     "cmp_swap" };
 
 /* The quantiles a latency line or object gives, per 100000. */
 static const uint32_t lat_q[] = { 50000, 99000, 99900 };
@@ -384,14 +389,14 @@ lat_text(const struct rk_sf_run *r)
 
 	if (l == NULL)
 		return;
-	printf("latency, post to completion (us):\n  %-6s %10s %9s %9s %9s %9s %9s\n", "op",
+	printf("latency, post to completion (us):\n  %-8s %10s %9s %9s %9s %9s %9s\n", "op",
 	       "messages", "min", "p50", "p99", "p99.9", "max");
-	for (unsigned int o = 0; o < 4; o++) {
+	for (unsigned int o = 0; o < RK_SF_NOPS; o++) {
 		const struct rk_hist *h = &l->op[o];
 
 		if (h->count == 0)
 			continue;
-		printf("  %-6s %10" PRIu64 " %9.1f", lat_op_name[o], h->count, h->min_ns / 1e3);
+		printf("  %-8s %10" PRIu64 " %9.1f", lat_op_name[o], h->count, h->min_ns / 1e3);
 		for (size_t q = 0; q < sizeof(lat_q) / sizeof(lat_q[0]); q++)
 			printf(" %9.1f", rk_hist_quantile(h, lat_q[q]) / 1e3);
 		printf(" %9.1f\n", h->max_ns / 1e3);
@@ -418,7 +423,7 @@ lat_ops_json(const struct rk_sf_lat *l)
 {
 	json_t *j = json_object();
 
-	for (unsigned int o = 0; o < 4; o++) {
+	for (unsigned int o = 0; o < RK_SF_NOPS; o++) {
 		uint64_t q[3];
 
 		if (l->op[o].count == 0)
@@ -459,7 +464,8 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 	       secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0);
 	if (!r->s.responder)
 		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "  atomic %" PRIu64
-		       "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2], t->msgs_op[3]);
+		       "  cmp_swap %" PRIu64 "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2],
+		       t->msgs_op[3], t->msgs_op[4]);
 	printf("  data errors %" PRIu64 "  sequence errors %" PRIu64 "  completion errors %"
 	       PRIu64 "  overwritten before checked %" PRIu64 "\n", t->data_err, t->seq_err,
 	       t->wc_err, t->overwritten);
@@ -496,8 +502,8 @@ report_text(const struct rk_sf_run *r, double secs, int rc)
 	free(w);
 }
 
-static void
-report_json(const struct rk_sf_run *r, double secs, int rc)
+static json_t *
+report_obj(const struct rk_sf_run *r, double secs, int rc)
 {
 	const struct rk_sf_totals *t = &r->s.t;
 	struct rk_counter c[MAX_COUNTERS];
@@ -505,7 +511,6 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 	json_t *j = json_object(), *jc = json_object(), *jw = json_array();
 	struct worst *w;
 	uint32_t k;
-	char *s;
 
 	json_object_set_new(j, "role", json_string(r->s.responder ? "responder" : "client"));
 	json_object_set_new(j, "ok", json_boolean(rc == 0));
@@ -520,6 +525,7 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 	json_object_set_new(j, "read", json_integer((json_int_t)t->msgs_op[1]));
 	json_object_set_new(j, "send", json_integer((json_int_t)t->msgs_op[2]));
 	json_object_set_new(j, "atomic", json_integer((json_int_t)t->msgs_op[3]));
+	json_object_set_new(j, "cmp_swap", json_integer((json_int_t)t->msgs_op[4]));
 	json_object_set_new(j, "data_errors", json_integer((json_int_t)t->data_err));
 	json_object_set_new(j, "sequence_errors", json_integer((json_int_t)t->seq_err));
 	json_object_set_new(j, "completion_errors", json_integer((json_int_t)t->wc_err));
@@ -550,11 +556,24 @@ report_json(const struct rk_sf_run *r, double secs, int rc)
 	}
 	free(w);
 	json_object_set_new(j, "worst_qps", jw);
-	s = json_dumps(j, JSON_INDENT(1));
+	return j;
+}
+
+static void
+print_json(json_t *j)
+{
+	char *s = json_dumps(j, JSON_INDENT(1));
+
 	if (s != NULL)
 		puts(s);
 	free(s);
 	json_decref(j);
+}
+
+static void
+report_json(const struct rk_sf_run *r, double secs, int rc)
+{
+	print_json(report_obj(r, secs, rc));
 }
 
 /* Both ends' figures agree, nothing wrong. */
@@ -577,6 +596,276 @@ verdict(const struct rk_sf_run *r)
 	return 0;
 }
 
+/*
+ * A responder of several clients (--clients K): each client its own QP
+ * set on the one context and port, its own TCP connection, hello and end
+ * of run. They are accepted one after the other while the sets already
+ * connected keep running (serve_many steps them), and each ends on its
+ * own "RKGD"; the report gives each client's figures and the totals.
+ */
+/* The responder of several clients: its runs, each one's status, how many ended. */
+struct many {
+	struct rk_sf_run *r;
+	int *prc;
+	uint32_t ended;
+	uint64_t oob_next_ns;
+	bool refused;           /**< a client was refused: no more accepted */
+};
+
+/* Each connected client whose end message came: answered (every 10 ms, a system call each). */
+static void
+many_ends(struct many *m)
+{
+	struct rk_sf_run *r = m->r;
+	uint64_t now = rk_io_dpdk_now_ns();
+
+	if (now < m->oob_next_ns)
+		return;
+	m->oob_next_ns = now + 10000000ull;
+	for (uint32_t k = 0; k < r->npeers; k++) {
+		struct rk_sf_run *p = &r->peers[k];
+
+		if (p->t_end_ns != 0 || !rk_oob_readable(p->fd))
+			continue;
+		p->t_end_ns = rk_io_dpdk_now_ns();
+		m->prc[k] = responder_end(p);
+		m->ended++;
+	}
+}
+
+/* Every connected set stepped once. @return events, or -1 (s.err of the set set) */
+static int
+many_step(struct rk_sf_run *r)
+{
+	int ev = 0;
+
+	for (uint32_t k = 0; k < r->npeers; k++) {
+		int e = rk_sf_step(&r->peers[k].s, 0);
+
+		if (e < 0)
+			return -1;
+		ev += e;
+	}
+	return ev;
+}
+
+/* While the next client is awaited: the connected ones keep running and may end. */
+static int
+serve_many(void *arg)
+{
+	struct many *m = arg;
+	int ev = many_step(m->r);
+
+	if (ev < 0)
+		return 1;
+	many_ends(m);
+	rk_io_dpdk_idle(m->r->io, ev + rk_progress(m->r->ctx));
+	return rk_app_stop ? 1 : 0;
+}
+
+/* The MAC of client p's address, the connected sets stepped meanwhile. @return 0 or -errno */
+static int
+resolve_many(struct many *m, const struct rk_sf_run *p)
+{
+	uint8_t a[16] = { [10] = 0xff, [11] = 0xff }, mac[6];
+	uint64_t start = rk_io_dpdk_now_ns(), last = 0;
+
+	memcpy(a + 12, p->peer_ip, 4);
+	while (rk_io_dpdk_neigh_lookup(p->io, a, mac) != 0) {
+		uint64_t now = rk_io_dpdk_now_ns();
+
+		if (now - start >= (uint64_t)(p->o->timeout_s * 1e9))
+			return -ETIMEDOUT;
+		if (last == 0 || now - last >= 200000000ull) {
+			int rc = rk_io_dpdk_solicit(p->io, a);
+
+			if (rc != 0)
+				return rc;
+			last = now;
+		}
+		if (serve_many(m) != 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+/* The first connected set in error, said so; or the accept's error. */
+static int
+many_failed(const struct rk_sf_run *r, const char *what, int err)
+{
+	for (uint32_t k = 0; k < r->npeers; k++)
+		if (r->peers[k].s.err[0] != 0)
+			return fail("client %u: %s", k + 1, r->peers[k].s.err);
+	return fail("%s: %s", what, strerror(-err));
+}
+
+/*
+ * Accept client k, take its hello, build and connect its set, answer.
+ * @return 0; 1 when the client is refused (its connection closed: the
+ *         others go on); -1 when the responder cannot go on
+ */
+static int
+accept_client(struct many *m, uint32_t k, uint32_t *used)
+{
+	struct rk_sf_run *r = m->r;
+	const struct rk_sf_opts *o = r->o;
+	struct rk_sf_run *p = &r->peers[k];
+	struct rk_gen_hello peer;
+	struct rk_gen_hello_qp *local;
+	char who[32], ip[16];
+	int rc = rk_oob_accept_one(r->lfd, 3600, &p->fd, serve_many, m);
+
+	if (rc != 0) {
+		many_failed(r, "no more clients", rc);
+		return -1;
+	}
+	snprintf(who, sizeof(who), "client %u", k + 1);
+	p->wait_fn = serve_many;
+	p->wait_arg = m;
+	rc = recv_hello(p, &peer, o->max_qps - *used, who);
+	/* ARP while the others run: a blocking resolve would leave their frames unread */
+	if (rc == 0 && (rc = resolve_many(m, p)) != 0)
+		rc = fail("%s: the peer did not answer ARP: %s", who, strerror(-rc));
+	if (rc == 0 && peer.role != RK_GEN_HELLO_CLIENT)
+		rc = fail("the hello of %s is not a client's", who);
+	local = rc == 0 ? calloc(peer.count, sizeof(*local)) : NULL;
+	if (rc == 0 && local == NULL)
+		rc = fail("out of memory for %u QPs", peer.count);
+	if (rc == 0 && rk_sf_create(&p->s, r->ctx, &peer, true, local) != 0)
+		rc = fail("%s: %s", who, p->s.err);
+	if (rc == 0)
+		rc = resolve_and_connect(p);
+	if (rc == 0 && (rc = send_hello(p, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)
+		rc = fail("out-of-band send to %s: %s", who, strerror(-rc));
+	free(local);
+	if (rc != 0) {
+		rk_sf_destroy(&p->s);
+		close(p->fd);
+		p->fd = -1;
+		return 1;
+	}
+	*used += peer.count;
+	p->t0_ns = rk_io_dpdk_now_ns();
+	r->npeers = k + 1;
+	inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
+	fprintf(stderr, "rk-gen: %s (%s): %u RC QPs connected\n", who, ip, p->s.n);
+	return 0;
+}
+
+/* Every set stepped until each connected client has ended (its RKGD answered). */
+static int
+traffic_many(struct many *m)
+{
+	struct rk_sf_run *r = m->r;
+	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now;
+
+	r->t0_ns = now;
+	while (m->ended < r->npeers) {
+		int ev = many_step(r);
+
+		if (ev < 0)
+			return many_failed(r, "", 0);
+		many_ends(m);
+		now = rk_io_dpdk_now_ns();
+		if (now - last_ns >= 1000000000ull) {
+			uint64_t msgs = 0, errs = 0;
+
+			for (uint32_t k = 0; k < r->npeers; k++) {
+				msgs += r->peers[k].s.t.msgs;
+				errs += r->peers[k].s.t.data_err + r->peers[k].s.t.seq_err;
+			}
+			fprintf(stderr, "rk-gen: %5.1f s: %u clients, %u ended  messages %" PRIu64
+				"  errors %" PRIu64 "  retransmitted %" PRIu64 "\n",
+				(double)(now - r->t0_ns) / 1e9, r->npeers, m->ended, msgs, errs,
+				retransmitted(r));
+			last_ns = now;
+		}
+		if (rk_app_stop)
+			return fail("interrupted");
+		rk_io_dpdk_idle(r->io, ev);
+	}
+	r->t_end_ns = rk_io_dpdk_now_ns();
+	return 0;
+}
+
+static int
+responder_many(struct rk_sf_run *r)
+{
+	const struct rk_sf_opts *o = r->o;
+	uint32_t used = 0, n = o->clients;
+	uint64_t msgs = 0, qps = 0, errs = 0;
+	struct many m = { .r = r };
+	json_t *all = NULL, *arr = NULL;
+	int rc = 0;
+
+	r->peers = calloc(n, sizeof(*r->peers));
+	m.prc = calloc(n, sizeof(*m.prc));
+	if (r->peers == NULL || m.prc == NULL) {
+		free(m.prc);
+		return fail("out of memory for %u clients", n);
+	}
+	for (uint32_t k = 0; k < n; k++)
+		r->peers[k] = (struct rk_sf_run){ .o = o, .io = r->io, .ctx = r->ctx, .lfd = -1,
+						  .fd = -1 };
+	/* a client refused ends the accepting, not the clients already running */
+	for (uint32_t k = 0; k < n && rc == 0; k++)
+		rc = accept_client(&m, k, &used);
+	close(r->lfd);
+	r->lfd = -1;
+	if (rc >= 0) {
+		fprintf(stderr, "rk-gen: %u of %u clients, %u RC QPs connected\n", r->npeers, n,
+			used);
+		rc = traffic_many(&m) != 0 ? 1 : rc;
+	} else
+		rc = 1;
+	if (o->json) {
+		all = json_object();
+		arr = json_array();
+	}
+	for (uint32_t k = 0; k < r->npeers; k++) {
+		struct rk_sf_run *p = &r->peers[k];
+		double secs = p->t_end_ns > p->t0_ns ? (double)(p->t_end_ns - p->t0_ns) / 1e9 : 0;
+		int pr = m.prc[k];
+		char ip[16];
+
+		if (pr == 0 && p->peer_known)
+			pr = verdict(p);
+		else if (!p->peer_known)
+			pr = 1;
+		if (pr != 0)
+			rc = 1;
+		msgs += p->s.t.msgs;
+		qps += p->s.n;
+		errs += p->s.t.data_err + p->s.t.seq_err + p->s.t.wc_err;
+		inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
+		if (o->json) {
+			json_t *j = report_obj(p, secs, pr);
+
+			json_object_set_new(j, "client", json_string(ip));
+			json_array_append_new(arr, j);
+		} else {
+			printf("client %u of %u (%s):\n", k + 1, n, ip);
+			report_text(p, secs, pr);
+		}
+	}
+	if (o->json) {
+		json_object_set_new(all, "role", json_string("responder"));
+		json_object_set_new(all, "ok", json_boolean(rc == 0));
+		json_object_set_new(all, "clients", arr);
+		json_object_set_new(all, "qps", json_integer((json_int_t)qps));
+		json_object_set_new(all, "messages", json_integer((json_int_t)msgs));
+		json_object_set_new(all, "errors", json_integer((json_int_t)errs));
+		print_json(all);
+	} else
+		printf("responder: %u of %u clients, %" PRIu64 " QPs, %" PRIu64 " messages, %"
+		       PRIu64 " errors: %s\n", r->npeers, n, qps, msgs, errs, rc ? "FAILED" : "ok");
+	fflush(stdout);
+	free(m.prc);
+	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
+		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));
+	return rc;
+}
+
 int
 rk_sf_session(struct rk_sf_run *r)
 {
@@ -586,6 +875,8 @@ rk_sf_session(struct rk_sf_run *r)
 	int rc;
 	double secs;
 
+	if (o->responder && o->clients > 1)
+		return responder_many(r);
 	if (o->responder) {
 		rc = rk_oob_accept(r->lfd, 3600, &r->fd, serve, r);
 		r->lfd = -1;

@@ -19,7 +19,8 @@
 struct rk_sf_opts {
 	bool responder;
 	struct rk_gen_hello cfg;        /**< client: what it sends (count = QPs) */
-	uint32_t max_qps;               /**< responder: most QPs accepted */
+	uint32_t max_qps;               /**< responder: most QPs accepted, all clients together */
+	uint32_t clients;               /**< responder: clients served at once (1: one session) */
 	uint64_t iters;                 /**< per QP; 0 with a duration */
 	double duration_s;
 	bool json;
@@ -62,7 +63,14 @@ struct rk_sf_run {
 	uint64_t peer_msgs, peer_data_err, peer_seq_err, peer_overwritten;
 	bool peer_known;
 	struct rk_sf_series series;
+	struct rk_sf_run *peers;        /**< responder of --clients above 1: one run per client */
+	int (*wait_fn)(void *);         /**< what runs while the exchange waits; NULL: the port only */
+	void *wait_arg;
+	uint32_t npeers;                /**< of them, connected */
 };
+
+/** Most clients a responder serves at once (--clients). */
+#define RK_SF_MAX_CLIENTS 64u
 
 /** Close the series' current interval at @p now_ns (a row: rates, errors,
  * retransmissions, outstanding messages, the interval's latency). */

@@ -6,7 +6,9 @@
 #include "rk_byteorder.h"
 #include "rk_gen_hello.h"
 
-#define OPS_ALL (RK_GEN_OP_WRITE | RK_GEN_OP_READ | RK_GEN_OP_SEND | RK_GEN_OP_ATOMIC)
+#define OPS_ALL (RK_GEN_OP_WRITE | RK_GEN_OP_READ | RK_GEN_OP_SEND | RK_GEN_OP_ATOMIC | \
+		 RK_GEN_OP_CMP_SWAP)
+#define ATOMICS (RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)
 
 size_t
 rk_gen_hello_len(uint32_t count)
@@ -24,7 +26,7 @@ header_ok(const struct rk_gen_hello *h)
 		return 0;
 	if (h->ops == 0 || (h->ops & ~OPS_ALL) != 0)
 		return 0;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < RK_GEN_HELLO_NOPS; i++)
 		if ((h->weight[i] != 0) != ((h->ops & (1u << i)) != 0))
 			return 0;
 	if (m != 256 && m != 512 && m != 1024 && m != 2048 && m != 4096)
@@ -34,7 +36,7 @@ header_ok(const struct rk_gen_hello *h)
 	if (h->size_min == 0 || h->size_min > h->size_max)
 		return 0;
 	/* an atomic's 8 bytes land in a message slot of the client */
-	if ((h->ops & RK_GEN_OP_ATOMIC) && h->size_max < 8)
+	if ((h->ops & ATOMICS) && h->size_max < 8)
 		return 0;
 	if (h->verify > 1 || (h->ip_version != 4 && h->ip_version != 6))
 		return 0;
@@ -76,6 +78,7 @@ rk_gen_hello_encode(const struct rk_gen_hello *h, uint8_t *buf, size_t cap)
 	memcpy(buf + 30, h->mac, 6);
 	memcpy(buf + 36, h->ip, 16);
 	memcpy(buf + 52, h->weight, 4);
+	buf[56] = h->weight[4];
 	for (uint32_t i = 0; i < h->count; i++) {
 		uint8_t *e = buf + RK_GEN_HELLO_HDR_LEN + (size_t)i * RK_GEN_HELLO_QP_LEN;
 
@@ -135,6 +138,7 @@ rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 	memcpy(h->mac, buf + 30, 6);
 	memcpy(h->ip, buf + 36, 16);
 	memcpy(h->weight, buf + 52, 4);
+	h->weight[4] = buf[56];
 	h->qp = qp;
 	if (!header_ok(h))
 		return -EINVAL;

@@ -12,9 +12,14 @@
  *  12  path MTU, bytes (4)    16  depth (4)         20  size_min (4)
  *  24  size_max (4)           28  verify (1)        29  ip_version (1)
  *  30  MAC (6)                36  IP (16; IPv4 in the last 4)
- *  52  weights (4 x 1: write, read, send, atomic)  56  reserved (8)
+ *  52  weights (4 x 1: write, read, send, atomic)  56  cmp_swap weight (1)
+ *  57  reserved (7, sent as 0, not read)
  * then count entries of RK_GEN_HELLO_QP_LEN bytes:
  *   0  QPN (4)  4  PSN (4)  8  R_Key (4)  12  VA (8)  20  length (8)
+ * Byte 56 was reserved (sent as 0) before CMP_SWAP joined the mix: a hello
+ * without CMP_SWAP is byte for byte the one older rk-gens send, so the
+ * version stays 1; an older responder refuses a mix with CMP_SWAP (an
+ * unknown ops bit, -EINVAL) instead of misreading it.
  * Encoding and decoding are pure: no I/O, no allocation.
  */
 #ifndef RK_GEN_HELLO_H
@@ -42,7 +47,13 @@ enum rk_gen_hello_op {
 	RK_GEN_OP_READ = 2,     /**< RDMA READ */
 	RK_GEN_OP_SEND = 4,     /**< SEND with Immediate */
 	RK_GEN_OP_ATOMIC = 8,   /**< FETCH_ADD of 1 on the QP's 8-byte word */
+	/** CMP_SWAP on the QP's second 8-byte word: compare the value the client
+	 * expects there, swap in that value + 1 (IBTA Vol1 9.4.5; AtomicETH: IBTA Vol1 9.3.4) */
+	RK_GEN_OP_CMP_SWAP = 16,
 };
+
+/** Ops of the mix, in weight order (weight[b] is op 1 << b). */
+#define RK_GEN_HELLO_NOPS 5
 
 /** One QP's entry. */
 struct rk_gen_hello_qp {
@@ -57,7 +68,8 @@ struct rk_gen_hello_qp {
 struct rk_gen_hello {
 	uint8_t role;           /**< enum rk_gen_hello_role */
 	uint8_t ops;            /**< enum rk_gen_hello_op bits, at least one */
-	uint8_t weight[4];      /**< write, read, send, atomic: the mix's shares (0 for ops not in it) */
+	uint8_t weight[RK_GEN_HELLO_NOPS]; /**< write, read, send, atomic (FETCH_ADD), cmp_swap:
+					    * the mix's shares, 1..255 (0 for ops not in it) */
 	uint8_t verify;         /**< 0 or 1 */
 	uint8_t ip_version;     /**< 4 or 6 */
 	uint8_t mac[6];

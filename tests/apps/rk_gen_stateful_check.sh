@@ -16,7 +16,8 @@
 #  Every client report holds its latency, per opcode and per QP.
 #  4. --dscp per QP and --dcqcn at both ends, recorded: rk-inspect finds
 #     each QP's DSCP and every frame ECT(0); bad values exit 2.
-#  6. FETCH_ADDs in the mix: the originals they return are checked.
+#  6. FETCH_ADDs in the mix: the originals they return are checked; so
+#     are CMP_SWAPs' (with FETCH_ADDs, 2% of the client's frames dropped).
 #  7. --interval with --csv, --plot and --json: the series adds up.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
@@ -199,6 +200,32 @@ fi
 rc=$?
 [ $rc = 2 ] && grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" "$tmp/bad.err" &&
 	ok "atomics with 4-byte messages: exit 2" || ko "atomic --size 4: exit $rc, $(cat "$tmp/bad.err")"
+# CMP_SWAPs: every QP's k-th found the value k swaps leave, over a lossy link too
+run cas "--stateful 32 --op write,read,send,atomic,cmp_swap:3 --size 8-512 --iters 100 --depth 4 --tx-drop-rate 0.02 --seed 7"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ] && check cas 32 100 1 &&
+	python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+sys.exit(not (c["cmp_swap"] > 0 and c["atomic"] > 0
+              and c["latency"]["cmp_swap"]["count"] == c["cmp_swap"]
+              and c["write"] + c["read"] + c["send"] + c["atomic"] + c["cmp_swap"]
+                  == c["messages"]
+              and c["counters"]["retransmitted_pkts"] > 0))' \
+		"$tmp/cas.c.json"; then
+	ok "CMP_SWAPs in the mix, 2% loss: every original value right, counted and timed"
+else
+	ko "CMP_SWAPs: client $crc, responder $rrc: $(tail -2 "$tmp/cas.c.err")"
+fi
+"$gen" --no-pci -- --stateful 1 --op write,cmp_swap --size 2-6 --port x --ip 198.18.0.1 \
+	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap: --size must allow 8 bytes" "$tmp/bad.err" &&
+	ok "CMP_SWAPs with 6-byte messages: exit 2" || ko "cmp_swap --size 2-6: exit $rc, $(cat "$tmp/bad.err")"
+"$gen" --no-pci -- --stateful 1 --op cmp_swap:1,cmp_swap:2 --port x --ip 198.18.0.1 \
+	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap:1,cmp_swap:2: write, read, send, atomic, cmp_swap" "$tmp/bad.err" &&
+	ok "cmp_swap twice in --op: exit 2" || ko "cmp_swap twice: exit $rc, $(cat "$tmp/bad.err")"
 
 # 7. the series: a row each 50 ms as CSV, in the JSON, and drawn; the rows'
 #    messages add up to the run's

@@ -7,7 +7,8 @@
  * deliver every message once and intact; data that is not the pattern is
  * found (a READ area changed at the responder, a client that does not
  * fill its messages); the client's latency per opcode and per QP in
- * virtual time; the pattern, sizes, mix and layout on their own.
+ * virtual time; the pattern, sizes, mix and layout on their own; the
+ * FETCH_ADD and CMP_SWAP chains of atomics, and the CMP_SWAP checks.
  */
 #include "rk_test.h"
 
@@ -287,6 +288,179 @@ test_atomics(void **state)
 	}
 }
 
+/* CMP_SWAPs (with FETCH_ADDs and the rest) over a clean link, one that
+ * loses and duplicates, and one that also reorders: each QP's k-th
+ * CMP_SWAP returned its value k (its compare matched, executed once, in
+ * order; a duplicate answered from the responder's saved result), the
+ * responder's word holds the value after all of them, and the FETCH_ADD
+ * word its own count. */
+static void
+test_cmp_swap(void **state)
+{
+	static const struct rk_sim_impair links[3][2] = {
+		{ { 0 }, { 0 } },
+		{ { .loss = 0.03, .dup = 0.02 }, { .loss = 0.03, .dup = 0.02 } },
+		{ { .loss = 0.02, .dup = 0.03, .reorder = 0.02, .reorder_ns = 5000 },
+		  { .loss = 0.02, .dup = 0.03 } },
+	};
+
+	(void)state;
+	for (int run = 0; run < 3; run++) {
+		struct rk_gen_hello cfg = cfg_of(16, 31, 8, 600, 6);
+		struct rk_sf_layout l;
+		uint64_t cas = 0, want = 0;
+
+		cfg.weight[3] = 1;
+		cfg.weight[4] = 3;
+		open_pair(&cfg, links[run], 60, 1, 1);
+		run_pair();
+		assert_agree(16, 60);
+		rk_sf_layout(&cfg, true, &l);
+		assert_true(l.cas_off % 8 == 0 && l.cas_off >= l.atomic_off + 8);
+		assert_true(l.cas_off + 8 <= l.len);
+		for (uint32_t i = 0; i < 16; i++) {
+			uint64_t word;
+
+			assert_int_equal(e[0].s.q[i].cas_done, e[0].s.q[i].cas_posted);
+			memcpy(&word, e[1].s.q[i].buf + l.cas_off, 8);
+			assert_int_equal(word, rk_sf_cas_value(i, e[0].s.q[i].cas_done));
+			memcpy(&word, e[1].s.q[i].buf + l.atomic_off, 8);
+			assert_int_equal(word, e[0].s.q[i].atomics);
+			cas += e[0].s.q[i].cas_done;
+		}
+		/* weights 2:1:1:1:3: 3 in 8 messages are CMP_SWAPs */
+		for (uint32_t i = 0; i < 16; i++)
+			for (uint64_t m = 0; m < 60; m++)
+				want += rk_sf_op(&cfg, i, m) == RK_GEN_OP_CMP_SWAP;
+		assert_int_equal(cas, want);
+		assert_int_equal(e[0].s.t.msgs_op[4], want);
+		assert_true(want >= 16 * 21);
+		if (run) {
+			assert_true(rk_context_stats(e[0].ctx)->req_retx_pkts > 0);
+			assert_true(rk_sim_link_stats(link_, 0)->dup > 0);
+		}
+		close_pair();
+	}
+}
+
+/* The checks catch what they are for. QP 3's word one swap ahead before
+ * the run (a CMP_SWAP applied twice): its first CMP_SWAP finds the value
+ * one ahead, does not swap and is reported; the next ones go on from
+ * there. QP 5's client one CMP_SWAP ahead of the word (each compare value
+ * wrong, as after a lost execution): none of QP 5's swaps, all reported.
+ * The other QPs are clean. */
+static void
+test_cmp_swap_checked(void **state)
+{
+	static const struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	struct rk_gen_hello cfg = cfg_of(8, RK_GEN_OP_WRITE | RK_GEN_OP_CMP_SWAP, 8, 64, 4);
+	struct rk_sf_layout l;
+	uint64_t word;
+
+	(void)state;
+	cfg.weight[4] = 1;                             /* WRITE 2, CMP_SWAP 1 */
+	open_pair(&cfg, clean, 30, 1, 1);
+	rk_sf_layout(&cfg, true, &l);
+	word = rk_sf_cas_value(3, 1);
+	memcpy(e[1].s.q[3].buf + l.cas_off, &word, 8);
+	/* the client's QP 5 believes one CMP_SWAP was done: it compares the value after it */
+	e[0].s.q[5].cas_posted = e[0].s.q[5].cas_done = 1;
+	run_pair();
+	assert_int_equal(e[0].s.q[3].bad, 1);
+	assert_int_equal(e[0].s.q[5].bad, 10);         /* 30 messages, every third a CMP_SWAP */
+	assert_int_equal(e[0].s.t.data_err, 11);
+	for (uint32_t i = 0; i < 8; i++)
+		if (i != 3 && i != 5)
+			assert_int_equal(e[0].s.q[i].bad, 0);
+	/* QP 3: nine swaps after the one that failed; QP 5: none */
+	memcpy(&word, e[1].s.q[3].buf + l.cas_off, 8);
+	assert_int_equal(word, rk_sf_cas_value(3, 10));
+	memcpy(&word, e[1].s.q[5].buf + l.cas_off, 8);
+	assert_int_equal(word, rk_sf_cas_value(5, 0));
+	memcpy(&word, e[1].s.q[4].buf + l.cas_off, 8);
+	assert_int_equal(word, rk_sf_cas_value(4, 10));
+	assert_int_equal(e[1].s.t.data_err + e[1].s.t.seq_err, 0);
+	close_pair();
+}
+
+/* Two sets on each context, as a responder serving two clients would
+ * hold them (a set each, its own PD, CQ and QPs): set A of 4 QPs and set
+ * B of 6 with another mix, both with CMP_SWAPs, connected pairwise over
+ * one link, stepped in turn: every message of each checked, each
+ * responder set saw exactly its own client's. */
+static void
+test_two_sets_one_context(void **state)
+{
+	static const struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	struct rk_gen_hello ca = cfg_of(4, RK_GEN_OP_WRITE | RK_GEN_OP_CMP_SWAP, 8, 256, 4);
+	struct rk_gen_hello cb = cfg_of(6, RK_GEN_OP_SEND | RK_GEN_OP_READ | RK_GEN_OP_CMP_SWAP,
+					16, 512, 3);
+	struct rk_sf sb[2];
+	struct rk_gen_hello_qp *lb[2];
+
+	(void)state;
+	ca.weight[4] = 1;
+	cb.weight[4] = 2;
+	/* open_pair sizes the devices for A's QPs: room for B's as well */
+	ca.count = 10;
+	open_pair(&ca, clean, 0, 1, 1);
+	for (int i = 0; i < 2; i++) {
+		rk_sf_destroy(&e[i].s);
+		ca.count = 4;
+		assert_int_equal(rk_sf_create(&e[i].s, e[i].ctx, &ca, i == 1, e[i].local), 0);
+		lb[i] = calloc(cb.count, sizeof(*lb[i]));
+		assert_non_null(lb[i]);
+		assert_int_equal(rk_sf_create(&sb[i], e[i].ctx, &cb, i == 1, lb[i]), 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		uint8_t mac[6] = { 0, 0, 0, 0, 0, (uint8_t)(2 - i) };
+		uint8_t ip[16] = { [10] = 0xff, [11] = 0xff, [15] = (uint8_t)(2 - i) };
+
+		assert_int_equal(rk_sf_connect(&e[i].s, e[i ^ 1].local, mac, ip, 10, 7), 0);
+		assert_int_equal(rk_sf_connect(&sb[i], lb[i ^ 1], mac, ip, 10, 7), 0);
+	}
+	e[0].s.iters = 40;
+	sb[0].iters = 30;
+	for (long k = 0; k < 2000000; k++) {
+		uint64_t t = UINT64_MAX;
+		int ev = 0;
+
+		ev += rk_sf_step(&e[0].s, 4096) + rk_sf_step(&sb[0], 4096);
+		ev += rk_sf_step(&e[1].s, 0) + rk_sf_step(&sb[1], 0);
+		assert_true(e[0].s.err[0] == 0 && sb[0].err[0] == 0);
+		assert_true(e[1].s.err[0] == 0 && sb[1].err[0] == 0);
+		if (rk_sf_all_done(&e[0].s) && rk_sf_all_done(&sb[0]) &&
+		    e[1].s.t.msgs == e[0].s.t.msgs_op[0] && sb[1].t.msgs == sb[0].t.msgs_op[2])
+			break;
+		if (ev > 0)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+			t = x < t ? x : t;
+			x = rk_next_event_ns(e[d].ctx);
+			t = x < t ? x : t;
+		}
+		if (t != UINT64_MAX && t > clk.now_ns)
+			clk.now_ns = t;
+	}
+	assert_true(rk_sf_all_done(&e[0].s) && rk_sf_all_done(&sb[0]));
+	assert_int_equal(e[0].s.t.msgs, 4 * 40);
+	assert_int_equal(sb[0].t.msgs, 6 * 30);
+	assert_true(e[0].s.t.msgs_op[4] > 0 && sb[0].t.msgs_op[4] > 0);
+	assert_int_equal(e[1].s.t.msgs, e[0].s.t.msgs_op[0]);
+	assert_int_equal(sb[1].t.msgs, sb[0].t.msgs_op[2]);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(e[i].s.t.data_err + e[i].s.t.seq_err + e[i].s.t.wc_err, 0);
+		assert_int_equal(sb[i].t.data_err + sb[i].t.seq_err + sb[i].t.wc_err, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		rk_sf_destroy(&sb[i]);
+		free(lb[i]);
+	}
+	close_pair();
+}
+
 /* A READ area changed at the responder: the client finds it. */
 static void
 test_read_data_checked(void **state)
@@ -369,6 +543,9 @@ main(void)
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_atomics),
+		cmocka_unit_test(test_cmp_swap),
+		cmocka_unit_test(test_cmp_swap_checked),
+		cmocka_unit_test(test_two_sets_one_context),
 		cmocka_unit_test(test_lossy_link),
 		cmocka_unit_test(test_read_data_checked),
 		cmocka_unit_test(test_write_send_data_checked),

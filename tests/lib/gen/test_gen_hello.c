@@ -104,7 +104,7 @@ static void
 test_refusals(void **state)
 {
 	struct rk_gen_hello h, d;
-	uint8_t b[64 + 28 * 4], c[sizeof(b) + 1];
+	uint8_t b[64 + 28 * 4], c[sizeof(b) + 1], e[sizeof(b)];
 	uint32_t count = 99;
 
 	(void)state;
@@ -144,7 +144,7 @@ test_refusals(void **state)
 	rk_put_be32(c + 20, 8192);                      /* size_min > size_max */
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
-	c[7] = 0x10;                                    /* unknown op */
+	c[7] = 0x20;                                    /* unknown op */
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
 	c[7] |= RK_GEN_OP_ATOMIC;                       /* atomic in the mix, not weighed */
@@ -155,6 +155,25 @@ test_refusals(void **state)
 	assert_int_equal(d.weight[3], 2);
 	rk_put_be32(c + 20, 4);                         /* atomics with messages under 8 bytes */
 	rk_put_be32(c + 24, 7);
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
+	memcpy(c, b, sizeof(b));
+	assert_int_equal(c[56], 0);                     /* no CMP_SWAP: the old byte 56, zero */
+	c[7] |= RK_GEN_OP_CMP_SWAP;                     /* CMP_SWAP in the mix, not weighed */
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
+	c[56] = 3;                                      /* weighed in byte 56: taken */
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), 0);
+	assert_int_equal(d.ops, RK_GEN_OP_WRITE | RK_GEN_OP_READ | RK_GEN_OP_CMP_SWAP);
+	assert_int_equal(d.weight[4], 3);
+	assert_int_equal(d.weight[3], 0);
+	h = d;                                          /* and encoded back the same */
+	h.qp = out_qps;
+	assert_int_equal(rk_gen_hello_encode(&h, e, sizeof(e)), (long)sizeof(b));
+	assert_memory_equal(e, c, sizeof(b));
+	rk_put_be32(c + 20, 4);                         /* CMP_SWAP with messages under 8 bytes */
+	rk_put_be32(c + 24, 7);
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
+	memcpy(c, b, sizeof(b));
+	c[56] = 1;                                      /* CMP_SWAP weighed but not in ops */
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
 	c[54] = 1;                                      /* SEND weighed but not in ops */

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-gen's stateful N:1 incast of real connections: three client
+# processes into one `rk-gen --responder --clients 3`, each on its own
+# net_af_packet port, all ports on one Linux bridge in a network
+# namespace the test makes (net_memif joins exactly two ports, so it
+# cannot put three senders onto one receiver's port). The clients start
+# at different times with different QP counts and mixes (CMP_SWAPs and
+# FETCH_ADDs among them); every process exits 0, and for each client the
+# responder's report has its own entry (by address) whose messages are
+# that client's WRITEs and SENDs, its QPs the client's, no data, sequence
+# or completion error at either end, every atomic's original value right
+# at the client. Then a client beyond --qps (all clients together) is
+# refused at both ends, and --clients outside 1..64 or on a client exits 2.
+# Skipped where no namespace can be made.
+# usage: rk_gen_incast_check.sh RK_GEN
+set -u
+gen=$1
+tmp=$(mktemp -d)
+ns=rkgi$$
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	ip netns del $ns 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+NCPU=$(nproc)
+CORE_R=$((NCPU > 1 ? 1 : 0))
+OOB=$((20000 + $$ % 20000))
+
+# the option errors need no namespace
+for bad in "--responder --clients 0" "--responder --clients 65" "--stateful 2 --clients 2"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 $(case $bad in --st*) echo 127.0.0.1;; esac) \
+		>/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --clients" &&
+		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, $(cat "$tmp/bad.err")"
+done
+
+if ! err=$(ip netns add $ns 2>&1); then
+	echo "skip the incast: cannot create a network namespace: $err"
+	echo "$pass passed, $fail failed"
+	[ "$fail" = 0 ]
+	exit
+fi
+ip -n $ns link set lo up
+ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+ip -n $ns link add rkgsw type bridge
+ip -n $ns link set rkgsw mtu 9000 up
+for e in r c1 c2 c3; do
+	ip -n $ns link add rkg$e type veth peer name rkb$e
+	ip -n $ns link set rkb$e master rkgsw
+	ip -n $ns link set rkg$e mtu 9000 up
+	ip -n $ns link set rkb$e mtu 9000 up
+done
+
+# dpdk EAL options of end E (r, c1, c2, c3) on core C
+eal() {
+	echo "$MEM --no-pci --log-level=*:error -l $2 --file-prefix rkgi$1$$ --vdev=net_af_packet0,iface=rkg$1"
+}
+
+# incast NAME K "responder options" "client 1 options" "client 2 options" ...
+incast() {
+	name=$1
+	k=$2
+	ropts=$3
+	shift 3
+	# shellcheck disable=SC2046,SC2086
+	timeout -k 5 200 ip netns exec $ns "$gen" $(eal r $CORE_R) -- --responder --clients $k \
+		--port net_af_packet0 --ip 198.18.0.10 --oob-port $OOB --json $ropts \
+		>"$tmp/$name.r.json" 2>"$tmp/$name.r.err" &
+	rpid=$!
+	pids="$rpid"
+	sleep 1
+	c=0
+	for copts in "$@"; do
+		c=$((c + 1))
+		# shellcheck disable=SC2046,SC2086
+		timeout -k 5 200 ip netns exec $ns "$gen" $(eal c$c 0) -- --port net_af_packet0 \
+			--ip 198.18.0.$c --oob-port $OOB --json $copts 127.0.0.1 \
+			>"$tmp/$name.c$c.json" 2>"$tmp/$name.c$c.err" &
+		pids="$pids $!"
+		echo "$!" >"$tmp/$name.c$c.pid"
+		sleep 0.5
+	done
+	crcs=""
+	c=0
+	for copts in "$@"; do
+		c=$((c + 1))
+		wait "$(cat "$tmp/$name.c$c.pid")"
+		crcs="$crcs $?"
+	done
+	wait "$rpid"
+	rrc=$?
+	pids=""
+	OOB=$((OOB + 1))
+}
+
+incast three 3 "" \
+	"--stateful 8 --op write:2,read,cmp_swap:2 --size 8-1024 --iters 200 --depth 4" \
+	"--stateful 16 --op send,atomic,cmp_swap --size 16-512 --iters 150 --depth 2" \
+	"--stateful 4 --op write,read,send,atomic,cmp_swap:3 --size 8-4000 --iters 300"
+got=$(python3 - "$tmp/three" 3 "8 16 4" "200 150 300" <<'PY' 2>&1
+import json, sys
+base, n = sys.argv[1], int(sys.argv[2])
+qps = [int(x) for x in sys.argv[3].split()]
+iters = [int(x) for x in sys.argv[4].split()]
+bad = []
+r = json.load(open(base + ".r.json"))
+by_ip = {e["client"]: e for e in r.get("clients", [])}
+if not r.get("ok") or len(by_ip) != n:
+    bad.append("responder ok %s, %d client entries" % (r.get("ok"), len(by_ip)))
+tot = 0
+for k in range(1, n + 1):
+    c = json.load(open("%s.c%d.json" % (base, k)))
+    e = by_ip.get("198.18.0.%d" % k)
+    if e is None:
+        bad.append("client %d: no entry at the responder" % k)
+        continue
+    ws = c["write"] + c["send"]
+    tot += e["messages"]
+    for what, got, want in (("QPs", c["qps"], qps[k - 1]), ("responder's QPs", e["qps"], qps[k - 1]),
+                            ("messages", c["messages"], qps[k - 1] * iters[k - 1]),
+                            ("WRITE+SEND at the responder", e["messages"], ws),
+                            ("peer count at the client", c.get("peer_messages"), e["messages"]),
+                            ("client ok", c["ok"], True), ("entry ok", e["ok"], True)):
+        if got != want:
+            bad.append("client %d %s: %s, expected %s" % (k, what, got, want))
+    for side, j in (("client", c), ("responder", e)):
+        for f in ("data_errors", "sequence_errors", "completion_errors"):
+            if j[f] != 0:
+                bad.append("client %d, %s %s: %s" % (k, side, f, j[f]))
+    if c.get("cmp_swap", 0) == 0 or c["latency"]["cmp_swap"]["count"] != c["cmp_swap"]:
+        bad.append("client %d: cmp_swap %s" % (k, c.get("cmp_swap")))
+if r.get("messages") != tot or r.get("qps") != sum(qps):
+    bad.append("responder totals: %s messages, %s QPs" % (r.get("messages"), r.get("qps")))
+print("ok" if not bad else "; ".join(bad))
+PY
+)
+[ "$crcs" = " 0 0 0" ] && [ "$rrc" = 0 ] && [ "$got" = ok ] &&
+	ok "3:1 incast: 28 QPs from three processes, every client's messages checked and counted apart" ||
+	ko "3:1 incast: clients$crcs, responder $rrc: $got: $(tail -2 "$tmp/three.r.err")"
+
+# a client beyond --qps (all clients together) is refused at both ends
+incast over 2 "--qps 12" "--stateful 8 --iters 20" "--stateful 8 --iters 20"
+[ "$crcs" = " 0 1" ] && [ "$rrc" = 1 ] &&
+	grep -q "client 2 asks for 8 QPs; this end takes at most 4" "$tmp/over.r.err" &&
+	grep -q "no hello from the responder\|cannot reach\|answered" "$tmp/over.c2.err" &&
+	ok "a second client beyond --qps 12: refused, the first's run completed" ||
+	ko "over --qps: clients$crcs, responder $rrc: $(tail -1 "$tmp/over.r.err") / $(tail -1 "$tmp/over.c2.err")"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
