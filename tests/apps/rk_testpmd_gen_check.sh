@@ -102,17 +102,20 @@ streams:
 YAML
 
 # session NAME SECS "COMMANDS BEFORE START": rk-testpmd -i fed through a
-# FIFO, tcpdump on tga0 and tgb0 meanwhile; "start", SECS seconds,
+# FIFO, tcpdump on tga0 and tgb0 meanwhile (--immediate-mode: each frame
+# handed over at once; its ring then has a slot per frame, and the default
+# 2 MiB holds only about 30 of the 64 KiB slots a veth with offloads gets:
+# -s 9216 -B 16384 make it about 1800); "start", SECS seconds,
 # "stop", "quit". EAL options: ${EALS:-$EAL}; capture filter: ${FILTER}
 # (default: RoCEv2 only). Output: $tmp/NAME.out, the
 # captures $tmp/NAME.pcap (tga0) and $tmp/NAME.b.pcap (tgb0).
 session() {
 	local name=$1 secs=$2 before=$3 fifo=$tmp/$1.fifo
 	mkfifo "$fifo"
-	ip netns exec "$ns" tcpdump -i tga0 -U -w "$tmp/$name.pcap" ${FILTER-udp port 4791} \
+	ip netns exec "$ns" tcpdump -i tga0 -U --immediate-mode -s 9216 -B 16384 -w "$tmp/$name.pcap" ${FILTER-udp port 4791} \
 		2>"$tmp/$name.tcpdump" &
 	cap_pid=$!
-	ip netns exec "$ns" tcpdump -i tgb0 -U -w "$tmp/$name.b.pcap" ${FILTER-udp port 4791} \
+	ip netns exec "$ns" tcpdump -i tgb0 -U --immediate-mode -s 9216 -B 16384 -w "$tmp/$name.b.pcap" ${FILTER-udp port 4791} \
 		2>"$tmp/$name.b.tcpdump" &
 	capb_pid=$!
 	for _ in $(seq 50); do
@@ -124,13 +127,27 @@ session() {
 	tp_pid=$!
 	exec 3>"$fifo"
 	printf '%s\n' "$before" start >&3
+	# SECS count from forwarding's start: a loaded machine can spend more
+	# than a session's SECS in the EAL's start-up alone.
+	for _ in $(seq 300); do
+		grep -q "packet forwarding - ports=" "$tmp/$name.out" && break
+		sleep 0.1
+	done
 	sleep "$secs"
 	printf '%s\n' stop quit >&3
 	exec 3>&-
 	wait "$tp_pid"
 	echo "rc=$?" >>"$tmp/$name.out"
 	tp_pid=
-	sleep 0.5
+	# Until both files stop growing (0.3 s unchanged, at most 5 s): on a
+	# loaded machine tcpdump is behind, and its stop drops what it holds.
+	local size last=-1
+	for _ in $(seq 17); do
+		size=$(cat "$tmp/$name.pcap" "$tmp/$name.b.pcap" 2>/dev/null | wc -c)
+		[ "$size" = "$last" ] && break
+		last=$size
+		sleep 0.3
+	done
 	kill "$cap_pid" "$capb_pid"
 	wait "$cap_pid" "$capb_pid" 2>/dev/null
 	cap_pid=

@@ -144,8 +144,14 @@ cmd_capture() {
 		[ "$b" = 1 ] || pidf="$RK_LAB_RUN/capture$b.pid" log="$RK_LAB_RUN/capture$b.log"
 		[ -s "$pidf" ] && die "a capture of bridge $b runs already (rk-lab capture stop)"
 		ns_exists || die "the lab is not up"
-		# exec: the PID recorded is tcpdump's own.
-		(exec ip netns exec "$RK_LAB_NS" tcpdump -i "$br" -s 0 -U -Z root -w "$file" "$@" \
+		# exec: the PID recorded is tcpdump's own. --immediate-mode: writing
+		# a file, tcpdump otherwise takes packets a ring block at a time (up
+		# to its 1 s timeout), and a stop loses the block not yet handed over.
+		# That ring has a slot per frame: -s 9216 (a 9000-byte MTU's frames)
+		# and -B 32768 give it about 3500, where the default 2 MiB of 64 KiB
+		# slots held about 30.
+		(exec ip netns exec "$RK_LAB_NS" tcpdump -i "$br" -s 9216 -B 32768 -U --immediate-mode -Z root \
+			-w "$file" "$@" \
 			</dev/null >"$log" 2>&1) &
 		echo $! >"$pidf"
 		echo "$file" >"$pidf.file"
