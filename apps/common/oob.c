@@ -79,23 +79,28 @@ rk_oob_listen_open(uint16_t port, int *ls_out)
 }
 
 int
-rk_oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+rk_oob_accept_next(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
 {
 	int fd, rc;
 
 	rc = wait_fd(ls, POLLIN, mono_s() + timeout_s, serve, arg);
-	if (rc != 0) {
-		close(ls);
-		return rc;
-	}
-	fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
-	rc = fd < 0 ? -errno : 0;
-	close(ls);
 	if (rc != 0)
 		return rc;
+	fd = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 	tune(fd);
 	*fd_out = fd;
 	return 0;
+}
+
+int
+rk_oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+{
+	int rc = rk_oob_accept_next(ls, timeout_s, fd_out, serve, arg);
+
+	close(ls);
+	return rc;
 }
 
 int
