@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_random.h>
+
 #include "rdma.h"
 #include "responder.h"
 #include "rk_app.h"
@@ -195,7 +197,7 @@ create(struct client *c, struct rk_tp_rdma_dev *d)
 			return fail(c, "post_recv: %s", strerror(-rc));
 	}
 	c->local = (struct rk_pt_dest){ .out_reads = OUTS, .qpn = s->qp->qp_num,
-					.psn = (uint32_t)lrand48() & 0xffffff,
+					.psn = (uint32_t)rte_rand() & 0xffffff,
 					.rkey = s->mr->rkey, .vaddr = (uint64_t)(uintptr_t)s->buf,
 					.gid = { [10] = 0xff, [11] = 0xff } };
 	memcpy(c->local.gid + 12, d->ip, 4);
