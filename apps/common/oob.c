@@ -79,7 +79,7 @@ rk_oob_listen_open(uint16_t port, int *ls_out)
 }
 
 int
-rk_oob_accept_one(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
+rk_oob_accept_next(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
 {
 	int fd, rc;
 
@@ -97,7 +97,7 @@ rk_oob_accept_one(int ls, double timeout_s, int *fd_out, int (*serve)(void *), v
 int
 rk_oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg)
 {
-	int rc = rk_oob_accept_one(ls, timeout_s, fd_out, serve, arg);
+	int rc = rk_oob_accept_next(ls, timeout_s, fd_out, serve, arg);
 
 	close(ls);
 	return rc;

@@ -23,13 +23,14 @@
  */
 int rk_oob_listen_open(uint16_t port, int *ls_out);
 /** Accept one client on the listening socket @p ls, then close @p ls; 0, -ETIMEDOUT, -EINTR, -errno. */
-/**
- * Accept one client on @p ls and keep @p ls open for the next (a server of
- * several clients), calling @p serve while it waits.
- * @return 0, -ETIMEDOUT, -EINTR (serve asked to stop), -errno
- */
-int rk_oob_accept_one(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 int rk_oob_accept(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
+/**
+ * Accept one client on the listening socket @p ls and leave @p ls open
+ * (a server that takes one client after another, or several at once;
+ * connections that come meanwhile wait in the backlog), calling @p serve
+ * while it waits. @return 0, -ETIMEDOUT, -EINTR (serve asked to stop), -errno.
+ */
+int rk_oob_accept_next(int ls, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 /** rk_oob_listen_open() then rk_oob_accept(). */
 int rk_oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *), void *arg);
 /**

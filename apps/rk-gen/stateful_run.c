@@ -713,7 +713,7 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	struct rk_gen_hello peer;
 	struct rk_gen_hello_qp *local;
 	char who[32], ip[16];
-	int rc = rk_oob_accept_one(r->lfd, 3600, &p->fd, serve_many, m);
+	int rc = rk_oob_accept_next(r->lfd, 3600, &p->fd, serve_many, m);
 
 	if (rc != 0) {
 		many_failed(r, "no more clients", rc);

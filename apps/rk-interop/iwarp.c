@@ -525,7 +525,7 @@ pt_create(struct pt *t, struct iw_qp_spec *sp)
 	t->qp = iw_create_qp(t->link_ctx, sp);
 	if (t->qp == NULL)
 		return -1;
-	t->local = (struct pt_dest){ .out_reads = rd, .qpn = t->qp->qp_num,
+	t->local = (struct rk_pt_dest){ .out_reads = rd, .qpn = t->qp->qp_num,
 				     .psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
 				     .vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off) };
 	return 0;

@@ -47,8 +47,6 @@
 #include "perftest.h"
 #include "rk_byteorder.h"
 
-#define PT_KEY_LEN 108
-
 /* ------------------------------------------------------------- exchange */
 
 static int
@@ -95,63 +93,19 @@ xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 	return ia_oob_read(a, theirs, len) != 0 || ia_oob_write(a, mine, len) != 0 ? -1 : 0;
 }
 
-static void
-encode_keys(const struct pt_dest *d, char msg[PT_KEY_LEN])
-{
-	int n = snprintf(msg, PT_KEY_LEN, "%04x:%04x:%06x:%06x:%08x:%016" PRIx64 ":", d->lid,
-			 d->out_reads, d->qpn, d->psn, d->rkey, d->vaddr);
-
-	for (int i = 0; i < 16; i++)
-		n += snprintf(msg + n, (size_t)(PT_KEY_LEN - n), "%02x:", d->gid[i]);
-	snprintf(msg + n, (size_t)(PT_KEY_LEN - n), "%08x:", d->srqn);
-}
-
 static int
-decode_keys(struct pt_dest *d, const char msg[PT_KEY_LEN])
+hand_shake(struct pt *t, struct rk_pt_dest *out)
 {
-	char tmp[PT_KEY_LEN + 1], *save = NULL, *tok;
-	uint64_t f[23];
-	int n = 0;
-
-	if (memchr(msg, '\0', PT_KEY_LEN) == NULL)
-		return -1;
-	memcpy(tmp, msg, PT_KEY_LEN);
-	tmp[PT_KEY_LEN] = '\0';
-	for (tok = strtok_r(tmp, ":", &save); tok != NULL && n < 23;
-	     tok = strtok_r(NULL, ":", &save)) {
-		char *end;
-
-		f[n++] = strtoull(tok, &end, 16);
-		if (*end != '\0')
-			return -1;
-	}
-	if (n < 22)
-		return -1;
-	d->lid = (uint32_t)f[0];
-	d->out_reads = (uint32_t)f[1];
-	d->qpn = (uint32_t)f[2];
-	d->psn = (uint32_t)f[3];
-	d->rkey = (uint32_t)f[4];
-	d->vaddr = f[5];
-	for (int i = 0; i < 16; i++)
-		d->gid[i] = (uint8_t)f[6 + i];
-	d->srqn = n > 22 ? (uint32_t)f[22] : 0;
-	return d->qpn <= 0xffffff && d->psn <= 0xffffff ? 0 : -1;
-}
-
-static int
-hand_shake(struct pt *t, struct pt_dest *out)
-{
-	char mine[PT_KEY_LEN], theirs[PT_KEY_LEN];
-	struct pt_dest d;
+	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
+	struct rk_pt_dest d;
 
 	if (t->cm)
 		return pt_keys_bin(t, out);
 
-	encode_keys(&t->local, mine);
+	rk_pt_keys_encode(&t->local, mine);
 	if (xchg(t, mine, theirs, sizeof(mine)) != 0)
 		return -1;
-	if (decode_keys(&d, theirs) != 0)
+	if (rk_pt_keys_decode(&d, theirs) != 0)
 		return ia_fail(t->a, "the peer's key message is malformed: \"%.60s\"", theirs);
 	if (out != NULL)
 		*out = d;
@@ -243,7 +197,7 @@ create(struct pt *t)
 			  RK_QP_ACCESS_FLAGS);
 	if (rc != 0)
 		return ia_fail(a, "modify QP to INIT: %s", strerror(-rc));
-	t->local = (struct pt_dest){
+	t->local = (struct rk_pt_dest){
 		.out_reads = a->o.outs, .qpn = t->qp->qp_num,
 		.psn = (uint32_t)lrand48() & 0xffffff, .rkey = t->mr->rkey,
 		.vaddr = (uint64_t)(uintptr_t)(t->buf + t->region_off),

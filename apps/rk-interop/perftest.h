@@ -2,7 +2,7 @@
 /*
  * The data phases of perftest's bw/lat tools, shared by the RoCE peer
  * (perftest.c) and the iWARP one (iwarp.c): buffers, the binary key
- * message, the bw client and send_bw server loops, the result exchange
+ * message (its layout: rk_app_perftest.h), the bw client and send_bw server loops, the result exchange
  * and the result lines. Connection set-up, QP creation and the preamble
  * stay with each transport, which reaches them through struct pt_link_ops.
  */
@@ -10,27 +10,19 @@
 #define RK_INTEROP_PERFTEST_H
 
 #include "interop.h"
+#include "rk_app_perftest.h"
 
-#define PT_VERSION "6.06"
-#define PT_VERSION_LEN 16
-#define PT_CYCLE 4096u
-#define PT_CACHE_LINE 64u
+#define PT_VERSION_LEN RK_PT_VERSION_LEN
+#define PT_CYCLE RK_PT_CYCLE
+#define PT_CACHE_LINE RK_PT_CACHE_LINE
 #define PT_OUT_READS IA_MAX_OUTS
 #define PT_SLOT_BUDGET (16u << 20)
 #define PT_RECV ((uint64_t)1 << 62)
 /* perftest -a: every size 2^1 .. 2^23 bytes (its MAX_SIZE). */
 #define PT_ALL_MIN 2u
 #define PT_ALL_MAX (8u << 20)
-/* -R: perftest's struct pingpong_dest, big endian (56 bytes). */
-#define PT_KEY_BIN_LEN 56
 
 enum pt_verb { PT_WRITE, PT_READ, PT_SEND, PT_ATOMIC };
-
-struct pt_dest {
-	uint32_t lid, out_reads, qpn, psn, rkey, srqn;
-	uint64_t vaddr;
-	uint8_t gid[16];
-};
 
 struct pt;
 
@@ -88,7 +80,7 @@ struct pt {
 	uint32_t rslots;                /* receive slots of @size in rbuf */
 	uint32_t rq_depth;              /* receives the QP must hold, any size */
 	uint64_t rposted;               /* receives posted for this size */
-	struct pt_dest local, remote;
+	struct rk_pt_dest local, remote;
 	uint8_t peer_mac[6];
 	uint64_t posted, done, recvd;
 	double seconds;
@@ -151,7 +143,7 @@ int pt_post_recv(struct pt *t, uint32_t slot);
 /* The receives of a send_bw server for this size: min(rslots, iters); 0 or -1. */
 int pt_post_recvs(struct pt *t);
 /* The binary key message (zeros while the QP is NULL); the peer's real one into *@p out. */
-int pt_keys_bin(struct pt *t, struct pt_dest *out);
+int pt_keys_bin(struct pt *t, struct rk_pt_dest *out);
 /* Post operation @p it of the test; 0, 1 when the send queue is full, -1 with a message. */
 int pt_post_op(struct pt *t, uint64_t it);
 /* Check what the completed READ or FETCH_AND_ADD @p it brought back; 0 or -1. */

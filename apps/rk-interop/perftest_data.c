@@ -197,35 +197,17 @@ pt_post_recvs(struct pt *t)
 }
 
 int
-pt_keys_bin(struct pt *t, struct pt_dest *out)
+pt_keys_bin(struct pt *t, struct rk_pt_dest *out)
 {
-	uint8_t mine[PT_KEY_BIN_LEN] = { 0 }, theirs[PT_KEY_BIN_LEN];
-	const struct pt_dest *l = &t->local;
+	uint8_t mine[RK_PT_KEY_BIN_LEN] = { 0 }, theirs[RK_PT_KEY_BIN_LEN];
 
-	if (t->qp != NULL) {
-		rk_put_be32(mine, l->lid);
-		rk_put_be32(mine + 4, l->out_reads);
-		rk_put_be32(mine + 8, l->qpn);
-		rk_put_be32(mine + 12, l->psn);
-		rk_put_be32(mine + 16, l->rkey);
-		rk_put_be64(mine + 24, l->vaddr);
-		memcpy(mine + 32, l->gid, 16);
-		rk_put_be32(mine + 48, l->srqn);
-		rk_put_be32(mine + 52, 1);
-	}
+	if (t->qp != NULL)
+		rk_pt_keys_bin_encode(&t->local, mine);
 	if (t->link->exchange(t, mine, theirs, sizeof(mine)) != 0)
 		return -1;
 	/* perftest sends zeros until its data QP exists: keep the last real one. */
-	if (out != NULL && (rk_get_be32(theirs + 16) != 0 || rk_get_be64(theirs + 24) != 0)) {
-		out->lid = rk_get_be32(theirs);
-		out->out_reads = rk_get_be32(theirs + 4);
-		out->qpn = rk_get_be32(theirs + 8) & 0xffffff;
-		out->psn = rk_get_be32(theirs + 12) & 0xffffff;
-		out->rkey = rk_get_be32(theirs + 16);
-		out->vaddr = rk_get_be64(theirs + 24);
-		memcpy(out->gid, theirs + 32, 16);
-		out->srqn = rk_get_be32(theirs + 48);
-	}
+	if (out != NULL)
+		(void)rk_pt_keys_bin_decode(out, theirs);
 	return 0;
 }
 
@@ -518,41 +500,30 @@ pt_word_sum(const uint8_t *b, size_t len)
 	return s;
 }
 
-static void
-put_double(uint8_t *b, double d)
+/* One exchange step through the transport (rk_pt_xchg_fn). */
+static int
+link_xchg(void *ctx, const void *mine, void *theirs, size_t len)
 {
-	uint64_t v;
+	struct pt *t = ctx;
 
-	memcpy(&v, &d, 8);
-	rk_put_be64(b, v);
+	return t->link->exchange(t, mine, theirs, len);
 }
 
 int
 pt_reports(struct pt *t, uint64_t *peer_iters)
 {
-	uint8_t mine[5][8], theirs[5][8];
-	double mbs = 0, rate = 0;
-	uint64_t iters = 0;
+	struct rk_pt_report mine = { .size = t->verb == PT_ATOMIC ? 8 : t->size }, theirs;
 
 	if ((t->client || t->a->o.bidir) && t->seconds > 0) {
-		iters = t->done;
-		mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
-		rate = (double)t->done / t->seconds / 1e6;
+		mine.iters = t->done;
+		mine.avg_mbs = (double)t->size * (double)t->done / t->seconds / 1048576.0;
+		mine.peak_mbs = mine.avg_mbs;
+		mine.mpps = (double)t->done / t->seconds / 1e6;
 	}
-	rk_put_be64(mine[0], t->verb == PT_ATOMIC ? 8 : t->size);
-	rk_put_be64(mine[1], iters);
-	put_double(mine[2], mbs);
-	put_double(mine[3], mbs);
-	put_double(mine[4], rate);
-	for (int i = 0; i < 5; i++)
-		if (t->link->exchange(t, mine[i], theirs[i], 8) != 0)
-			return -1;
-	*peer_iters = rk_get_be64(theirs[1]);
-	{
-		uint64_t v = rk_get_be64(theirs[3]);
-
-		memcpy(&t->peer_mbs, &v, 8);
-	}
+	if (rk_pt_reports(link_xchg, t, &mine, &theirs) != 0)
+		return -1;
+	*peer_iters = theirs.iters;
+	t->peer_mbs = theirs.avg_mbs;
 	return 0;
 }
 
@@ -667,22 +638,10 @@ int
 pt_preamble(struct pt *t, const char mtu[2], char rmtu[3], char rver[PT_VERSION_LEN + 1],
 	    uint32_t *peer_cycle)
 {
-	char ver[PT_VERSION_LEN] = PT_VERSION;
-	uint8_t mine[4], theirs[4];
+	int rc = rk_pt_preamble(link_xchg, t, mtu, rmtu, rver, peer_cycle);
 
-	memset(rver, 0, PT_VERSION_LEN + 1);
-	memset(rmtu, 0, 3);
-	if (t->link->exchange(t, ver, rver, PT_VERSION_LEN) != 0)
-		return -1;
-	if (rver[0] < '5' || rver[0] > '9')
+	if (rc == -EPROTO)
 		return ia_fail(t->a, "the peer is not perftest 5.70 or later (version \"%.16s\")",
 			       rver);
-	rk_put_be32(mine, PT_CYCLE);
-	if (t->link->exchange(t, mine, theirs, 4) != 0)
-		return -1;
-	*peer_cycle = rk_get_be32(theirs);
-	rk_put_be32(mine, PT_CACHE_LINE);
-	if (t->link->exchange(t, mine, theirs, 4) != 0)
-		return -1;
-	return t->link->exchange(t, mtu, rmtu, 2);
+	return rc == 0 ? 0 : -1;
 }

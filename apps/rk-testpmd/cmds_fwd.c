@@ -255,6 +255,8 @@ build_ctx(void)
 		ctx[n++] = rk_tp_cmds_gen[i];
 	for (unsigned int i = 0; rk_tp_cmds_rdma[i] != NULL; i++)
 		ctx[n++] = rk_tp_cmds_rdma[i];
+	for (unsigned int i = 0; rk_tp_cmds_resp[i] != NULL; i++)
+		ctx[n++] = rk_tp_cmds_resp[i];
 	ctx[n] = NULL;
 }
 

@@ -15,6 +15,7 @@
 #include <cmdline_parse_string.h>
 
 #include "rdma.h"
+#include "responder.h"
 #include "testpmd.h"
 
 #define TOK(s, st, field, words) \
@@ -398,14 +399,19 @@ cmd_show_rdma_parsed(void *res, struct cmdline *cl, void *data)
 		usage(&cmd_show_rdma);
 	else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout))
+	{
 		rk_tp_rdma_show(stdout, (uint16_t)port);
+		if (rk_tp_resp.running && rk_tp_resp.port == port)
+			rk_tp_resp_show(stdout);
+	}
 	fflush(stdout);
 }
 
 static cmdline_parse_inst_t cmd_show_rdma = {
 	.f = cmd_show_rdma_parsed,
 	.help_str = "show rdma <port>: the port's verbs device: frames handed to it and sent, "
-		    "its counters (NIC names; rx_dropped_unknown_qp: frames no QP wanted)",
+		    "its counters (NIC names; rx_dropped_unknown_qp: frames no QP wanted); the "
+		    "responder's on its port",
 	.tokens = { (void *)&tok_show, (void *)&tok_show_rdma, (void *)&tok_args, NULL },
 };
 

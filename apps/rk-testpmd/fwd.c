@@ -24,6 +24,7 @@ const struct rk_tp_engine *const rk_tp_engines[] = {
 	&rk_tp_fwd_impair,
 	&rk_tp_fwd_gen,
 	&rk_tp_fwd_rdma,
+	&rk_tp_fwd_responder,
 	NULL,
 };
 

@@ -18,6 +18,7 @@
 
 #include "rk_cli.h"
 #include "rdma.h"
+#include "responder.h"
 #include "rk_io_dpdk.h"
 #include "testpmd.h"
 
@@ -220,6 +221,8 @@ main(int argc, char **argv)
 		else
 			run_until_enter();
 	}
+	if (rk_tp_resp.running)
+		rk_tp_resp_stop(stdout);
 	if (rk_tp.forwarding)
 		rk_tp_fwd_stop(stdout);
 	rk_tp_rdma_objs_free();

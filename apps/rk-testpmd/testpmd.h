@@ -65,7 +65,7 @@ struct rk_tp_engine {
 
 extern const struct rk_tp_engine *const rk_tp_engines[];
 extern const struct rk_tp_engine rk_tp_fwd_io, rk_tp_fwd_mac, rk_tp_fwd_rxonly,
-	rk_tp_fwd_impair, rk_tp_fwd_gen, rk_tp_fwd_rdma;
+	rk_tp_fwd_impair, rk_tp_fwd_gen, rk_tp_fwd_rdma, rk_tp_fwd_responder;
 
 /* The app's state (one instance). */
 struct rk_tp {
@@ -145,7 +145,8 @@ void rk_tp_gen_show(FILE *out);
 
 /* cmds_*.c */
 struct cmdline;
-extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[], *rk_tp_cmds_gen[], *rk_tp_cmds_rdma[];
+extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[], *rk_tp_cmds_gen[], *rk_tp_cmds_rdma[],
+	*rk_tp_cmds_resp[];
 int rk_tp_cmdline_run(const char *file, bool interactive);
 
 #endif /* RK_TESTPMD_H */

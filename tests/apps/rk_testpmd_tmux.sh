@@ -55,7 +55,7 @@ wait_for "Driver name: net_null" && ok "the completed command ran" || ko "show p
 
 # Double Tab on an ambiguous word: the choices, each with its help line.
 tmux send-keys -t "$S" "set fwd " Tab Tab
-wait_for "gen [Mul-choice STRING]: set fwd io|mac|rxonly|impair|gen|rdma: the forwarding engine" &&
+wait_for "gen [Mul-choice STRING]: set fwd io|mac|rxonly|impair|gen|rdma|responder: the forwarding engine" &&
 	ok "Tab Tab: engines listed with the help line" || ko "Tab Tab: $(screen | tail -6)"
 tmux send-keys -t "$S" C-a C-k "help" Enter
 wait_for "impair add <key=value ...>: a rule" && ok "help: command help lines" || ko "help: $(screen | tail -4)"

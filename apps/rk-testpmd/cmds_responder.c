@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder's commands: responder start <port> [<tcp-port> [<size>]],
+ * responder stop, show responder.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmdline.h>
+#include <cmdline_parse.h>
+#include <cmdline_parse_string.h>
+
+#include "responder.h"
+#include "rk_app_perftest.h"
+#include "testpmd.h"
+
+struct cmd_resp_result {
+	cmdline_fixed_string_t word1, word2;
+	cmdline_multi_string_t args;
+};
+
+static cmdline_parse_token_string_t tok_resp =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, word1, "responder");
+static cmdline_parse_token_string_t tok_start =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, word2, "start");
+static cmdline_parse_token_string_t tok_stop =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, word2, "stop");
+static cmdline_parse_token_string_t tok_show =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, word1, "show");
+static cmdline_parse_token_string_t tok_show_resp =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, word2, "responder");
+static cmdline_parse_token_string_t tok_args =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, args, TOKEN_STRING_MULTI);
+
+/* A number of at most @p max into *v, else a line naming @p what. */
+static bool
+num(const char *s, uint64_t max, const char *what, uint64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || *v > max) {
+		printf("Bad %s \"%s\": a number, at most %" PRIu64 "\n", what, s, max);
+		return false;
+	}
+	return true;
+}
+
+static void
+cmd_start_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_resp_result *r = res;
+	char *w[4], *save = NULL;
+	uint64_t port, tcp = RK_PT_TCP_PORT, size = 65536;
+	int n = 0;
+
+	(void)cl;
+	(void)data;
+	for (char *t = strtok_r(r->args, " \t", &save); t != NULL && n < 4;
+	     t = strtok_r(NULL, " \t", &save))
+		w[n++] = t;
+	if (n < 1 || n > 3)
+		printf("Usage: responder start <port> [<tcp-port> [<size>]]\n");
+	else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
+		 rk_tp_port_valid((uint16_t)port, stdout) &&
+		 (n < 2 || num(w[1], 65535, "TCP port", &tcp)) &&
+		 (n < 3 || num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size)))
+		rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_start = {
+	.f = cmd_start_parsed,
+	.help_str = "responder start <port> [<tcp-port> [<size>]]: answer perftest clients "
+		    "(ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
+		    "<tcp-port>, default 18515, not -R) one after another on the port's verbs "
+		    "device, messages up to <size> bytes (default 65536); with \"set fwd responder\"",
+	.tokens = { (void *)&tok_resp, (void *)&tok_start, (void *)&tok_args, NULL },
+};
+
+static cmdline_parse_inst_t cmd_start0 = {
+	.f = cmd_start_parsed,
+	.help_str = "responder start <port> [<tcp-port> [<size>]]",
+	.tokens = { (void *)&tok_resp, (void *)&tok_start, NULL },
+};
+
+static void
+cmd_stop_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	rk_tp_resp_stop(stdout);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_stop = {
+	.f = cmd_stop_parsed,
+	.help_str = "responder stop: stop answering (a client being served fails)",
+	.tokens = { (void *)&tok_resp, (void *)&tok_stop, NULL },
+};
+
+static void
+cmd_show_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	rk_tp_resp_show(stdout);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_show = {
+	.f = cmd_show_parsed,
+	.help_str = "show responder: the responder's clients (ok per tool, failed) and ARP counters",
+	.tokens = { (void *)&tok_show, (void *)&tok_show_resp, NULL },
+};
+
+void *rk_tp_cmds_resp[] = { &cmd_start, &cmd_start0, &cmd_stop, &cmd_show, NULL };

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder engine's forwarding side: frames of the responder's port
+ * go to its verbs device (rdma_dev.c) as with the rdma engine, but ARP
+ * (RFC 826) is answered here, for the device's IPv4, and its senders
+ * learnt for the control thread (responder.c); after each burst the
+ * client's receive completions (send_bw) are counted and the receive
+ * posted again on the same slot. Other ports' frames go to their devices.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+
+#include "rdma.h"
+#include "responder.h"
+#include "rk_byteorder.h"
+#include "testpmd.h"
+
+#define ETH_ARP 0x0806
+#define ARP_FRAME 42u   /* Ethernet header and the 28-byte packet */
+
+static int
+raw_tx(uint16_t port, const uint8_t *f, uint32_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(rk_tp.pool);
+	char *p;
+
+	if (m == NULL)
+		return -ENOBUFS;
+	/* Padded to the 60-byte minimum (without FCS). */
+	p = rte_pktmbuf_append(m, 60);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	memset(p, 0, 60);
+	memcpy(p, f, len);
+	if (rte_eth_tx_burst(port, 0, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return -EAGAIN;
+	}
+	rk_tp.ports[port].tx++;
+	return 0;
+}
+
+/* An ARP frame of op @p op from the device to @p dmac / @p tip. */
+static int
+arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6], const uint8_t tmac[6],
+	 const uint8_t tip[4])
+{
+	uint8_t f[ARP_FRAME];
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, d->mac, 6);
+	rk_put_be16(f + 12, ETH_ARP);
+	rk_put_be16(f + 14, 1);         /* Ethernet */
+	rk_put_be16(f + 16, 0x0800);    /* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	rk_put_be16(f + 20, op);
+	memcpy(f + 22, d->mac, 6);
+	memcpy(f + 28, d->ip, 4);
+	memcpy(f + 32, tmac, 6);
+	memcpy(f + 38, tip, 4);
+	return raw_tx(d->port, f, sizeof(f));
+}
+
+bool
+rk_tp_resp_neigh(const uint8_t ip[4], uint8_t mac[6])
+{
+	for (unsigned int i = 0; i < RK_TP_RESP_NEIGH; i++)
+		if (rk_tp_resp.neigh[i].used && memcmp(rk_tp_resp.neigh[i].ip, ip, 4) == 0) {
+			memcpy(mac, rk_tp_resp.neigh[i].mac, 6);
+			return true;
+		}
+	return false;
+}
+
+void
+rk_tp_resp_neigh_forget(const uint8_t ip[4])
+{
+	for (unsigned int i = 0; i < RK_TP_RESP_NEIGH; i++)
+		if (rk_tp_resp.neigh[i].used && memcmp(rk_tp_resp.neigh[i].ip, ip, 4) == 0)
+			rk_tp_resp.neigh[i].used = false;
+}
+
+static void
+learn(const uint8_t ip[4], const uint8_t mac[6])
+{
+	unsigned int i, free_i = RK_TP_RESP_NEIGH;
+
+	for (i = 0; i < RK_TP_RESP_NEIGH; i++) {
+		if (rk_tp_resp.neigh[i].used && memcmp(rk_tp_resp.neigh[i].ip, ip, 4) == 0)
+			break;
+		if (!rk_tp_resp.neigh[i].used && free_i == RK_TP_RESP_NEIGH)
+			free_i = i;
+	}
+	/* Full: slot 0 goes. */
+	if (i == RK_TP_RESP_NEIGH)
+		i = free_i != RK_TP_RESP_NEIGH ? free_i : 0;
+	rk_tp_resp.neigh[i].used = true;
+	memcpy(rk_tp_resp.neigh[i].ip, ip, 4);
+	memcpy(rk_tp_resp.neigh[i].mac, mac, 6);
+}
+
+void
+rk_tp_resp_arp(const uint8_t *f, uint32_t len)
+{
+	struct rk_tp_rdma_dev *d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
+	static const uint8_t zero[4];
+	uint16_t op;
+
+	if (d == NULL || len < ARP_FRAME || rk_get_be16(f + 14) != 1 ||
+	    rk_get_be16(f + 16) != 0x0800 || f[18] != 6 || f[19] != 4)
+		return;
+	op = rk_get_be16(f + 20);
+	if (memcmp(f + 28, zero, 4) != 0)
+		learn(f + 28, f + 22);
+	if (op == 1 && memcmp(f + 38, d->ip, 4) == 0 &&
+	    arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
+		rk_tp_resp.arp_answered++;
+}
+
+int
+rk_tp_resp_arp_request(const uint8_t ip[4])
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, none[6];
+	struct rk_tp_rdma_dev *d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
+	int rc;
+
+	if (d == NULL)
+		return -ENODEV;
+	rc = arp_send(d, 1, bcast, none, ip);
+	if (rc == 0)
+		rk_tp_resp.arp_requests++;
+	return rc;
+}
+
+/* The client's receive completions: counted, the receive posted again. */
+static void
+serve_recvs(struct rk_tp_resp_sess *s)
+{
+	struct rk_wc wc[32];
+	int n = rk_poll_cq(s->cq, 32, wc);
+
+	for (int i = 0; i < n; i++) {
+		uint32_t slot = (uint32_t)wc[i].wr_id;
+		struct rk_sge sge;
+		struct rk_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		if (wc[i].status != RK_WC_SUCCESS) {
+			s->wc_errors++;
+			continue;
+		}
+		if (s->recvd == 0)
+			s->recv_len = wc[i].byte_len;
+		else if (wc[i].byte_len != s->recv_len)
+			s->len_mismatch++;
+		s->recvd++;
+		s->recv_bytes += wc[i].byte_len;
+		sge = (struct rk_sge){ (uint64_t)(uintptr_t)(s->rbuf + (size_t)slot *
+							   rk_tp_resp.max_size),
+				       rk_tp_resp.max_size, s->rmr->lkey };
+		if (rk_post_recv(s->qp, &wr, &bad) != 0)
+			s->wc_errors++;
+	}
+}
+
+static void
+responder_fwd(struct rk_tp_stream *fs)
+{
+	struct rte_mbuf *m[RK_TP_BURST], *keep[RK_TP_BURST];
+	uint16_t n = rk_tp_rx(fs, m), k = 0;
+	bool ours = rk_tp_resp.running && fs->rx_port == rk_tp_resp.port;
+
+	if (ours && n > 0) {
+		rte_ticketlock_lock(&rk_tp_rdma_lock);
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(m[i]);
+
+			if (len >= 14 && rk_get_be16(f + 12) == ETH_ARP) {
+				rk_tp_resp_arp(f, len);
+				rte_pktmbuf_free(m[i]);
+			} else {
+				keep[k++] = m[i];
+			}
+		}
+		rte_ticketlock_unlock(&rk_tp_rdma_lock);
+	} else {
+		memcpy(keep, m, n * sizeof(m[0]));
+		k = n;
+	}
+	/* k == 0 too: the device's timers and the frames it has to send */
+	rk_tp_rdma_feed(fs->rx_port, keep, k);
+	if (ours) {
+		rte_ticketlock_lock(&rk_tp_rdma_lock);
+		if (rk_tp_resp.cur != NULL && rk_tp_resp.cur->rbuf != NULL)
+			serve_recvs(rk_tp_resp.cur);
+		rte_ticketlock_unlock(&rk_tp_rdma_lock);
+	}
+}
+
+const struct rk_tp_engine rk_tp_fwd_responder = {
+	.name = "responder",
+	.help = "the rdma engine, and ARP and send_bw's receives for \"responder start\"",
+	.packet_fwd = responder_fwd,
+};

@@ -1,0 +1,601 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder's control thread: perftest's TCP exchange (server role,
+ * rk_app_perftest.h) with one client after another, off the forwarding
+ * lcore. Per client: the preamble, a QP with a region of 2 * max(size,
+ * 4096) + 64 bytes (the pattern 0x5eed of rk_app_fill(), what READs must
+ * return) and receive slots for send_bw, the keys, the QP connected to
+ * the client's, then every message the client sends answered in kind
+ * until its "done": keys with ours (the barriers), the report with ours
+ * (iterations 0, as a passive server's). The tool is not named in the
+ * exchange: the QP's request counters tell it. Then the checks the
+ * server can make, one line per client, and the objects freed.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_random.h>
+
+#include "rdma.h"
+#include "responder.h"
+#include "rk_app.h"
+#include "rk_app_oob.h"
+#include "rk_app_perftest.h"
+#include "rk_app_qp.h"
+#include "testpmd.h"
+
+#define LOCK() rte_ticketlock_lock(&rk_tp_rdma_lock)
+#define UNLOCK() rte_ticketlock_unlock(&rk_tp_rdma_lock)
+#define PATTERN 0x5eed
+#define OUTS 16u
+
+struct rk_tp_resp rk_tp_resp;
+
+static pthread_t thread;
+static int lsock = -1;
+
+enum tool { T_WRITE, T_READ, T_SEND, T_ATOMIC, T_NONE };
+static const char *const tool_names[] = { "write_bw", "read_bw", "send_bw", "atomic_bw",
+					  "none" };
+
+/* One client: its exchange socket, the session, what went wrong. */
+struct client {
+	int fd;
+	unsigned int n;
+	struct rk_tp_resp_sess s;
+	struct rk_pt_dest local, remote;
+	uint32_t mtu_enum;
+	int first;              /* the next message's first byte, read already; -1: none */
+	char peer[48];          /* the client's address */
+	char err[200];
+};
+
+static int
+fail(struct client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+fail(struct client *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->err[0] != '\0')
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(c->err, sizeof(c->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Between polls of the exchange socket: a short sleep; "responder stop" ends the wait. */
+static int
+serve(void *arg)
+{
+	(void)arg;
+	usleep(1000);
+	return rk_tp_resp.stop ? 1 : 0;
+}
+
+static int
+recv_msg(struct client *c, void *buf, size_t len, double timeout_s)
+{
+	int rc = rk_oob_recv(c->fd, buf, len, timeout_s, serve, NULL);
+
+	if (rc == -ETIMEDOUT)
+		return fail(c, "the client sent nothing for %.0f s", timeout_s);
+	if (rc == -ECONNRESET)
+		return fail(c, "the client closed the exchange");
+	if (rc == -EINTR)
+		return fail(c, "stopped");
+	return rc == 0 ? 0 : fail(c, "exchange: %s", strerror(-rc));
+}
+
+static int
+send_msg(struct client *c, const void *buf, size_t len)
+{
+	int rc = rk_oob_send(c->fd, buf, len);
+
+	return rc == 0 ? 0 : fail(c, "exchange: %s", strerror(-rc));
+}
+
+/* One step in the server's order: the client's message first (rk_pt_xchg_fn). */
+static int
+xchg(void *ctx, const void *mine, void *theirs, size_t len)
+{
+	struct client *c = ctx;
+	uint8_t *t = theirs;
+
+	if (c->first >= 0 && len > 0) {
+		t[0] = (uint8_t)c->first;
+		c->first = -1;
+		t++;
+		len--;
+	}
+	if (len > 0 && recv_msg(c, t, len, rk_tp_resp.idle_s) != 0)
+		return -1;
+	len += (size_t)(t - (uint8_t *)theirs);
+	return send_msg(c, mine, len);
+}
+
+/*
+ * The first byte of the client's next message, waiting as long as frames
+ * reach the device (a passive server waits through the data phase).
+ */
+static int
+next_byte(struct client *c, uint8_t *b)
+{
+	struct rk_tp_rdma_dev *d;
+	uint64_t fed = UINT64_MAX, now;
+	double idle = 0;
+
+	for (;;) {
+		int rc = rk_oob_recv(c->fd, b, 1, 1.0, serve, NULL);
+
+		if (rc != -ETIMEDOUT)
+			return rc == 0 ? 0 : recv_msg(c, b, 1, 0);
+		LOCK();
+		d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
+		now = d != NULL ? d->rx_fed : 0;
+		UNLOCK();
+		idle = now != fed ? 0 : idle + 1.0;
+		fed = now;
+		if (idle >= rk_tp_resp.idle_s)
+			return fail(c, "the client sent neither frames nor messages for %.0f s",
+				    rk_tp_resp.idle_s);
+	}
+}
+
+/* The QP, region and receive slots; to INIT, receives posted. Under the lock. */
+static int
+create(struct client *c, struct rk_tp_rdma_dev *d)
+{
+	struct rk_tp_resp_sess *s = &c->s;
+	uint32_t max = rk_tp_resp.max_size;
+	size_t blk = max > 4096 ? max : 4096;
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
+				 .qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+						    RK_ACCESS_REMOTE_ATOMIC };
+	int rc;
+
+	s->buf_len = (2 * blk + RK_PT_CACHE_LINE + 4095) & ~(size_t)4095;
+	s->rslots = (uint32_t)(16u << 20) / max;
+	s->rslots = s->rslots > 512 ? 512 : s->rslots < 2 ? 2 : s->rslots;
+	s->buf = aligned_alloc(4096, s->buf_len);
+	s->rbuf = calloc(s->rslots, max);
+	if (s->buf == NULL || s->rbuf == NULL)
+		return fail(c, "cannot allocate %zu bytes", s->buf_len + (size_t)s->rslots * max);
+	rk_app_fill(s->buf, s->buf_len, PATTERN);
+	s->mr = rk_reg_mr(d->pd, s->buf, s->buf_len, RK_ACCESS_LOCAL_WRITE |
+			  RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC);
+	s->rmr = rk_reg_mr(d->pd, s->rbuf, (size_t)s->rslots * max, RK_ACCESS_LOCAL_WRITE);
+	s->cq = rk_create_cq(d->ctx, (int)(s->rslots + 64), NULL);
+	if (s->mr == NULL || s->rmr == NULL || s->cq == NULL)
+		return fail(c, "cannot create MR/CQ: %s", strerror(errno));
+	ia.send_cq = ia.recv_cq = s->cq;
+	ia.cap = (struct rk_qp_cap){ .max_send_wr = 16, .max_recv_wr = s->rslots + 1,
+				     .max_send_sge = 1, .max_recv_sge = 1 };
+	s->qp = rk_create_qp(d->pd, &ia);
+	if (s->qp == NULL)
+		return fail(c, "create_qp: %s", strerror(errno));
+	rc = rk_modify_qp(s->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			  RK_QP_ACCESS_FLAGS);
+	if (rc != 0)
+		return fail(c, "modify QP to INIT: %s", strerror(-rc));
+	for (uint32_t i = 0; i < s->rslots; i++) {
+		struct rk_sge sge = { (uint64_t)(uintptr_t)(s->rbuf + (size_t)i * max), max,
+				      s->rmr->lkey };
+		struct rk_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
+
+		if ((rc = rk_post_recv(s->qp, &wr, &bad)) != 0)
+			return fail(c, "post_recv: %s", strerror(-rc));
+	}
+	c->local = (struct rk_pt_dest){ .out_reads = OUTS, .qpn = s->qp->qp_num,
+					.psn = (uint32_t)rte_rand() & 0xffffff,
+					.rkey = s->mr->rkey, .vaddr = (uint64_t)(uintptr_t)s->buf,
+					.gid = { [10] = 0xff, [11] = 0xff } };
+	memcpy(c->local.gid + 12, d->ip, 4);
+	return 0;
+}
+
+/*
+ * The client's MAC: asked for (every 200 ms, 3 s), or learnt from its own
+ * ARP request. What an earlier client on the same address said is
+ * forgotten when its keys arrive: a new process has another MAC.
+ */
+static int
+resolve(struct client *c, uint8_t mac[6])
+{
+	const uint8_t *ip = c->remote.gid + 12;
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(c->remote.gid, v4, 12) != 0)
+		return fail(c, "the client's GID is not IPv4-mapped (perftest -x: its IPv4 GID)");
+	for (int i = 0; i < 3000; i++) {
+		bool found;
+
+		LOCK();
+		found = rk_tp_resp_neigh(ip, mac);
+		if (!found && i % 200 == 0)
+			(void)rk_tp_resp_arp_request(ip);
+		UNLOCK();
+		if (found)
+			return 0;
+		if (serve(NULL) != 0)
+			return fail(c, "stopped");
+	}
+	return fail(c, "%u.%u.%u.%u did not answer ARP within 3 s (is \"responder\" forwarding?)",
+		    ip[0], ip[1], ip[2], ip[3]);
+}
+
+static int
+connect_qp(struct client *c)
+{
+	uint8_t mac[6];
+	const char *state = "RTR";
+	struct rk_app_qp_path p = {
+		.mtu = (enum rk_mtu)c->mtu_enum, .dest_qpn = c->remote.qpn,
+		.rq_psn = c->remote.psn, .sq_psn = c->local.psn, .dmac = mac,
+		.dgid = c->remote.gid, .max_dest_rd_atomic = OUTS,
+		.max_rd_atomic = (uint8_t)(c->remote.out_reads > 0 && c->remote.out_reads < OUTS ?
+					   c->remote.out_reads : OUTS),
+		.min_rnr_timer = 12, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+	};
+	int rc;
+
+	if (resolve(c, mac) != 0)
+		return -1;
+	LOCK();
+	rc = rk_app_qp_connect(c->s.qp, &p, &state);
+	if (rc == 0)
+		rk_tp_resp.cur = &c->s;
+	UNLOCK();
+	return rc == 0 ? 0 : fail(c, "cannot move the QP to %s: %s", state, strerror(-rc));
+}
+
+static uint64_t
+word_sum(const uint8_t *b, size_t len)
+{
+	uint64_t s = 0, v;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&v, b + i, 8);
+		s += v;
+	}
+	return s;
+}
+
+/* A per-QP counter by its name (rk_counters_from_stats()'s). */
+static uint64_t
+counter(const struct rk_counter *cs, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(cs[i].name, name) == 0)
+			return cs[i].value;
+	return 0;
+}
+
+/* After "done": which tool it was, the checks a server can make, the line. */
+static void
+verdict(struct client *c, const struct rk_pt_report *peer, bool reported, uint64_t sum0)
+{
+	static const char *const req[] = { "rx_write_requests", "rx_read_requests",
+					   "rx_send_requests", "rx_atomic_requests" };
+	struct rk_tp_resp_sess *s = &c->s;
+	struct rk_counter cs[64];
+	uint64_t reqs[4], iters, size;
+	enum tool t = T_NONE;
+	char what[120] = "";
+	int n;
+
+	LOCK();
+	rk_tp_resp.cur = NULL;
+	n = rk_query_qp_counters(s->qp, cs, 64);
+	UNLOCK();
+	for (int i = 0; i < 4; i++) {
+		reqs[i] = counter(cs, n, req[i]);
+		if (reqs[i] > 0 && (t == T_NONE || reqs[i] > reqs[t]))
+			t = (enum tool)i;
+	}
+	iters = t == T_SEND ? s->recvd : peer->iters;
+	size = t == T_SEND ? s->recv_len : t == T_ATOMIC ? 8 : peer->size;
+	if (s->wc_errors > 0) {
+		fail(c, "%" PRIu64 " receive(s) completed in error", s->wc_errors);
+	} else if (t == T_NONE) {
+		fail(c, "no request reached the QP");
+	} else if (t == T_SEND) {
+		if (s->len_mismatch > 0)
+			fail(c, "%" PRIu64 " SEND(s) of another length than the first's %u bytes",
+			     s->len_mismatch, s->recv_len);
+		else
+			snprintf(what, sizeof(what), "%" PRIu64 " receives, each %u bytes", s->recvd,
+				 s->recv_len);
+	} else if (!reported) {
+		fail(c, "%s without the report exchange", tool_names[t]);
+	} else if (t == T_READ) {
+		if (!rk_app_check(s->buf, s->buf_len, PATTERN))
+			fail(c, "the READ-only region changed during the test");
+		else
+			snprintf(what, sizeof(what), "region unchanged, %" PRIu64 " READ requests",
+				 reqs[T_READ]);
+	} else if (t == T_ATOMIC) {
+		uint64_t delta = word_sum(s->buf, s->buf_len) - sum0;
+
+		/* FETCH_AND_ADD of 1 (perftest's): the region's words grew by one each. */
+		if (delta == reqs[T_ATOMIC] && iters <= reqs[T_ATOMIC])
+			snprintf(what, sizeof(what), "region grew by %" PRIu64 ", one per "
+				 "FETCH_AND_ADD executed", delta);
+		else if (delta == 0)
+			snprintf(what, sizeof(what), "region unchanged: CMP_AND_SWAP of 0 with 0");
+		else
+			fail(c, "the region grew by %" PRIu64 " over %" PRIu64 " atomics executed (%"
+			     PRIu64 " reported)", delta, reqs[T_ATOMIC], iters);
+	} else {
+		snprintf(what, sizeof(what), "%" PRIu64 " WRITE packets placed", reqs[T_WRITE]);
+	}
+	LOCK();
+	rk_tp_resp.clients++;
+	if (c->err[0] == '\0') {
+		rk_tp_resp.ok++;
+		rk_tp_resp.tools[t]++;
+	} else {
+		rk_tp_resp.failed++;
+	}
+	UNLOCK();
+	if (c->err[0] == '\0')
+		printf("responder: client %u (%s): %s, %" PRIu64 " bytes, %" PRIu64 " iterations, "
+		       "result: ok (%s)\n", c->n, c->peer, tool_names[t], size, iters, what);
+	else
+		printf("responder: client %u (%s): %s, result: failed: %s\n", c->n, c->peer,
+		       tool_names[t], c->err);
+	fflush(stdout);
+}
+
+/* Answer the client's messages until its "done". */
+static int
+answer(struct client *c, struct rk_pt_report *peer, bool *reported)
+{
+	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
+	struct rk_pt_report ours = { .size = rk_tp_resp.max_size };
+	uint8_t b;
+
+	rk_pt_keys_encode(&c->local, mine);
+	for (;;) {
+		if (next_byte(c, &b) != 0)
+			return -1;
+		c->first = b;
+		if (b == 'd') {
+			char done[5];
+
+			if (xchg(c, "done", done, 5) != 0)
+				return -1;
+			return memcmp(done, "done", 5) == 0 ? 0 :
+			       fail(c, "the client's last message is not \"done\"");
+		}
+		if (b == 0) {
+			/* A report's first value, the size: big endian, below 2^56. */
+			if (rk_pt_reports(xchg, c, &ours, peer) != 0)
+				return -1;
+			*reported = true;
+		} else if ((b >= '0' && b <= '9') || (b >= 'a' && b <= 'f')) {
+			if (xchg(c, mine, theirs, sizeof(theirs)) != 0)
+				return -1;
+		} else {
+			return fail(c, "unexpected message from the client (first byte %#x)", b);
+		}
+	}
+}
+
+static void
+serve_client(struct client *c)
+{
+	char mtu[2] = { (char)('0' + rk_tp_rdma_path_mtu(rk_tp_resp.port)), '\0' }, rmtu[3];
+	char rver[RK_PT_VERSION_LEN + 1], mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
+	struct rk_pt_report peer = { 0 };
+	struct rk_tp_rdma_dev *d;
+	bool reported = false;
+	uint64_t sum0 = 0;
+	unsigned int rm;
+	uint32_t cycle;
+	int rc;
+
+	c->mtu_enum = (uint32_t)(mtu[0] - '0');
+	rc = rk_pt_preamble(xchg, c, mtu, rmtu, rver, &cycle);
+	if (rc == -EPROTO)
+		fail(c, "not perftest 5.70 or later (version \"%.16s\")", rver);
+	if (rc != 0)
+		goto out;
+	if (sscanf(rmtu, "%u", &rm) != 1 || rm < RK_MTU_256 || rm > RK_MTU_4096) {
+		fail(c, "the client's MTU \"%.2s\" is not an IB MTU", rmtu);
+		goto out;
+	}
+	if (rm < c->mtu_enum)
+		c->mtu_enum = rm;
+	LOCK();
+	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
+	rc = d != NULL ? create(c, d) : fail(c, "no verbs device");
+	UNLOCK();
+	if (rc != 0)
+		goto out;
+	sum0 = word_sum(c->s.buf, c->s.buf_len);
+	rk_pt_keys_encode(&c->local, mine);
+	if (xchg(c, mine, theirs, sizeof(theirs)) != 0)
+		goto out;
+	if (rk_pt_keys_decode(&c->remote, theirs) != 0) {
+		fail(c, "the client's key message is malformed: \"%.60s\"", theirs);
+		goto out;
+	}
+	LOCK();
+	rk_tp_resp_neigh_forget(c->remote.gid + 12);
+	UNLOCK();
+	if (connect_qp(c) != 0)
+		goto out;
+	printf("responder: client %u (%s): perftest %s, QPN %#06x <- %#06x, path MTU %u\n", c->n,
+	       c->peer, rver, c->local.qpn, c->remote.qpn, 128u << c->mtu_enum);
+	fflush(stdout);
+	(void)answer(c, &peer, &reported);
+out:
+	verdict(c, &peer, reported, sum0);
+}
+
+static void
+release(struct client *c)
+{
+	struct rk_tp_resp_sess *s = &c->s;
+
+	LOCK();
+	if (rk_tp_resp.cur == s)
+		rk_tp_resp.cur = NULL;
+	if (s->qp != NULL)
+		rk_destroy_qp(s->qp);
+	if (s->mr != NULL)
+		rk_dereg_mr(s->mr);
+	if (s->rmr != NULL)
+		rk_dereg_mr(s->rmr);
+	if (s->cq != NULL)
+		rk_destroy_cq(s->cq);
+	UNLOCK();
+	free(s->buf);
+	free(s->rbuf);
+}
+
+/* The client's address; an IPv4-mapped one as a.b.c.d. */
+static void
+peer_str(const struct sockaddr_storage *sa, char *out, size_t len)
+{
+	const struct sockaddr_in6 *a6 = (const void *)sa;
+	const struct sockaddr_in *a4 = (const void *)sa;
+
+	if (sa->ss_family == AF_INET)
+		inet_ntop(AF_INET, &a4->sin_addr, out, (socklen_t)len);
+	else if (IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr))
+		inet_ntop(AF_INET, a6->sin6_addr.s6_addr + 12, out, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, &a6->sin6_addr, out, (socklen_t)len);
+}
+
+static void *
+run(void *arg)
+{
+	unsigned int n = 0;
+
+	(void)arg;
+	while (!rk_tp_resp.stop) {
+		struct client *c;
+		struct sockaddr_storage sa;
+		socklen_t sl = sizeof(sa);
+		int fd, rc = rk_oob_accept_next(lsock, 1.0, &fd, serve, NULL);
+
+		if (rc == -ETIMEDOUT)
+			continue;
+		if (rc != 0) {
+			if (rc != -EINTR)
+				printf("responder: accept: %s\n", strerror(-rc));
+			break;
+		}
+		c = calloc(1, sizeof(*c));
+		if (c == NULL) {
+			close(fd);
+			continue;
+		}
+		c->fd = fd;
+		c->n = ++n;
+		c->first = -1;
+		snprintf(c->peer, sizeof(c->peer), "?");
+		if (getpeername(fd, (struct sockaddr *)&sa, &sl) == 0)
+			peer_str(&sa, c->peer, sizeof(c->peer));
+		serve_client(c);
+		release(c);
+		close(fd);
+		free(c);
+	}
+	return NULL;
+}
+
+int
+rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size)
+{
+	struct rk_tp_rdma_dev *d;
+	int rc;
+
+	if (rk_tp_resp.running) {
+		fprintf(out, "The responder runs already (port %u, TCP port %u): \"responder stop\" "
+			"first\n", rk_tp_resp.port, rk_tp_resp.tcp_port);
+		return -EALREADY;
+	}
+	if (max_size == 0 || max_size > RK_TP_RESP_MAX_SIZE) {
+		fprintf(out, "Bad size %u: 1..%u bytes\n", max_size, RK_TP_RESP_MAX_SIZE);
+		return -EINVAL;
+	}
+	LOCK();
+	d = rk_tp_rdma_dev(port, true, out);
+	UNLOCK();
+	if (d == NULL)
+		return -ENODEV;
+	rc = rk_oob_listen_open(tcp_port, &lsock);
+	if (rc != 0) {
+		fprintf(out, "Cannot listen on TCP port %u: %s\n", tcp_port, strerror(-rc));
+		return rc;
+	}
+	rk_tp_resp.port = port;
+	rk_tp_resp.tcp_port = tcp_port;
+	rk_tp_resp.max_size = max_size;
+	if (rk_tp_resp.idle_s <= 0)
+		rk_tp_resp.idle_s = 30;
+	rk_tp_resp.stop = false;
+	rk_tp_resp.running = true;
+	rc = pthread_create(&thread, NULL, run, NULL);
+	if (rc != 0) {
+		rk_tp_resp.running = false;
+		close(lsock);
+		lsock = -1;
+		fprintf(out, "Cannot start the responder's thread: %s\n", strerror(rc));
+		return -rc;
+	}
+	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's TCP exchange on port %u, "
+		"messages up to %u bytes%s\n", port, d->ip[0], d->ip[1], d->ip[2], d->ip[3],
+		tcp_port, max_size, rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
+		": \"set fwd responder\" and \"start\" to answer");
+	return 0;
+}
+
+void
+rk_tp_resp_stop(FILE *out)
+{
+	if (!rk_tp_resp.running) {
+		fprintf(out, "The responder is not running\n");
+		return;
+	}
+	rk_tp_resp.stop = true;
+	pthread_join(thread, NULL);
+	close(lsock);
+	lsock = -1;
+	rk_tp_resp.running = false;
+	fprintf(out, "Responder stopped after %" PRIu64 " client(s)\n", rk_tp_resp.clients);
+}
+
+void
+rk_tp_resp_show(FILE *out)
+{
+	LOCK();
+	if (!rk_tp_resp.running)
+		fprintf(out, "Responder: not running\n");
+	else
+		fprintf(out, "Responder: port %u, TCP port %u, messages up to %u bytes, %s\n",
+			rk_tp_resp.port, rk_tp_resp.tcp_port, rk_tp_resp.max_size,
+			rk_tp_resp.cur != NULL ? "serving a client" : "waiting for a client");
+	fprintf(out, "  clients %" PRIu64 ": ok %" PRIu64 " (write_bw %" PRIu64 ", read_bw %"
+		PRIu64 ", send_bw %" PRIu64 ", atomic_bw %" PRIu64 "), failed %" PRIu64 "\n",
+		rk_tp_resp.clients, rk_tp_resp.ok, rk_tp_resp.tools[T_WRITE],
+		rk_tp_resp.tools[T_READ], rk_tp_resp.tools[T_SEND], rk_tp_resp.tools[T_ATOMIC],
+		rk_tp_resp.failed);
+	fprintf(out, "  ARP: requests answered %" PRIu64 ", requests sent %" PRIu64 "\n",
+		rk_tp_resp.arp_answered, rk_tp_resp.arp_requests);
+	UNLOCK();
+}

@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-testpmd's responder engine against perftest's client as rk-interop
+# plays it (the same exchange as Linux rxe's ib_*_bw): rk-testpmd on the
+# server end of a net_memif pair ("set fwd responder", "responder start"),
+# one rk-interop after another on the client end, the TCP exchange over
+# loopback. write_bw, read_bw, send_bw and atomic_bw (FETCH_AND_ADD, then
+# CMP_AND_SWAP) in turn; a client with a wrong R_Key must get a remote
+# access error and the responder report it, then serve the next client.
+# Each client must exit 0 with its "result: ok" (rk-interop checks READ
+# data, FETCH_AND_ADD results, every completion), and the responder print
+# its line for it: the tool it saw, size, iterations, its own checks
+# (READ region unchanged, the region grown by one per FETCH_AND_ADD,
+# every SEND received with the same length).
+# usage: rk_testpmd_responder_check.sh RK_TESTPMD RK_INTEROP
+set -u
+tp=$1
+rki=$2
+tmp=$(mktemp -d)
+tpid=""
+cleanup() {
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	[ -n "${RK_RESP_KEEP:-}" ] && echo "logs kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# A TCP port of our own on loopback: other tests may hold perftest's 18515.
+TCP=$((20000 + $$ % 20000))
+N=200
+
+cat >"$tmp/resp.cmd" <<CMD
+set fwd responder
+responder start 0 $TCP 65536
+start
+CMD
+mkfifo "$tmp/in"
+exec 3<>"$tmp/in"
+# shellcheck disable=SC2086
+timeout -k 5 280 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 --file-prefix rkrs$$ \
+	--vdev="net_memif0,role=server,socket=$tmp/memif.sock" \
+	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
+tpid=$!
+for _ in $(seq 1 100); do
+	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
+	sleep 0.1
+done
+
+# client NAME WANT-EXIT ARGS...: one rk-interop; its output in $tmp/NAME.
+client() {
+	local name=$1 want=$2 rc
+	shift 2
+	# shellcheck disable=SC2086
+	timeout -k 5 60 "$rki" $MEM --no-pci --log-level='*:warning' -l 1 --file-prefix rkrc$$ \
+		--vdev="net_memif0,role=client,socket=$tmp/memif.sock" \
+		-- "$@" -I 198.18.0.2 -p "$TCP" 127.0.0.1 >"$tmp/$name" 2>&1
+	rc=$?
+	if [ "$rc" = "$want" ]; then
+		ok "$name: client exit $rc"
+	else
+		ko "$name: client exit $rc, want $want: $(tail -n 2 "$tmp/$name" | tr '\n' ' ')"
+	fi
+}
+# resp_line K REGEX WHAT: the responder's line for client K matches REGEX.
+resp_line() {
+	local line
+	for _ in $(seq 1 50); do
+		line=$(grep "^responder: client $1 (127.0.0.1): .*result:" "$tmp/tp.out")
+		[ -n "$line" ] && break
+		sleep 0.1
+	done
+	if grep -qE "$2" <<<"$line"; then
+		ok "$3"
+	else
+		ko "$3: \"${line:-no line}\""
+	fi
+}
+
+client write_bw 0 write_bw -n $N -s 4096
+grep -q "^result: ok" "$tmp/write_bw" && ok "write_bw: client result ok" || ko "write_bw: no result"
+# 4096 bytes at the path MTU of 1024 (memif's 1500-byte MTU): 4 packets each.
+resp_line 1 "write_bw, 4096 bytes, $N iterations, result: ok \($((N * 4)) WRITE packets placed\)" \
+	"write_bw: the responder placed 4 WRITE packets for each of 200 WRITEs"
+
+client read_bw 0 read_bw -n $N -s 8192
+grep -q "^result: ok (READ data checked)" "$tmp/read_bw" && ok "read_bw: READ data checked" ||
+	ko "read_bw: $(grep result "$tmp/read_bw")"
+resp_line 2 "read_bw, 8192 bytes, $N iterations, result: ok \(region unchanged, $N READ requests\)" \
+	"read_bw: 200 READs answered, the region unchanged"
+
+client send_bw 0 send_bw -n $N -s 1000
+grep -q "^result: ok" "$tmp/send_bw" && ok "send_bw: client result ok" || ko "send_bw: no result"
+resp_line 3 "send_bw, 1000 bytes, $N iterations, result: ok \($N receives, each 1000 bytes\)" \
+	"send_bw: 200 SENDs of 1000 bytes received"
+
+client atomic_bw 0 atomic_bw -n $N
+grep -q "^result: ok (FETCH_AND_ADD results checked)" "$tmp/atomic_bw" &&
+	ok "atomic_bw: FETCH_AND_ADD results checked" || ko "atomic_bw: $(grep result "$tmp/atomic_bw")"
+resp_line 4 "atomic_bw, 8 bytes, $N iterations, result: ok \(region grew by $N, one per FETCH_AND_ADD" \
+	"atomic_bw: the region grew by one per FETCH_AND_ADD"
+
+client atomic_cas 0 atomic_bw -n 50 -A CMP_AND_SWAP
+resp_line 5 "atomic_bw, 8 bytes, 50 iterations, result: ok \(region unchanged: CMP_AND_SWAP" \
+	"atomic_bw -A CMP_AND_SWAP: no swap (no word is 0)"
+
+client bad_rkey 1 write_bw -n 20 -s 4096 --bad-rkey
+grep -q "remote access error" "$tmp/bad_rkey" && ok "bad R_Key: the client got a remote access error" ||
+	ko "bad R_Key: $(tail -n 1 "$tmp/bad_rkey")"
+resp_line 6 "write_bw, result: failed|none, result: failed" "bad R_Key: the responder reports a failed client"
+
+client write_after 0 write_bw -n 50 -s 65536
+resp_line 7 "write_bw, 65536 bytes, 50 iterations, result: ok" \
+	"the next client is served (50 WRITEs of 64 KiB)"
+
+echo >&3
+wait "$tpid"
+rc=$?
+tpid=""
+[ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
+grep -q "^Responder stopped after 7 client(s)" "$tmp/tp.out" && ok "7 clients in all" ||
+	ko "$(grep 'Responder stopped' "$tmp/tp.out" || echo 'no stop line')"
+echo "$pass passed, $fail failed"
+if [ "$fail" -ne 0 ]; then
+	echo "---- rk-testpmd:"
+	grep -v "^TELEMETRY" "$tmp/tp.out" | tail -n 40
+	exit 1
+fi
