@@ -124,8 +124,8 @@ on_progress(struct rk_ib_qp *qp, uint64_t now)
 }
 
 /* Go back to comp.psn, remembering it so one gap costs one retry. */
-static void
-go_back(struct rk_ib_qp *qp)
+void
+rk_comp_go_back(struct rk_ib_qp *qp)
 {
 	qp->comp.retry_psn = qp->comp.psn;
 	qp->comp.retry_psn_valid = true;
@@ -135,12 +135,13 @@ go_back(struct rk_ib_qp *qp)
 }
 
 /*
- * One transport retry (NAK-SEQ, READ re-issue or timeout): go back, or,
+ * One transport retry (NAK-SEQ, READ re-issue or timeout): @p again (go
+ * back, or what the QP's loss recovery owes for a NAK-SEQ), or,
  * after retry_cnt of them, complete the WQE with retry exceeded
  * (RETRY-CNT-01, IBTA Vol1 ch. 9).
  */
 static void
-retry_or_fail(struct rk_ib_qp *qp)
+retry_or_fail(struct rk_ib_qp *qp, void (*again)(struct rk_ib_qp *qp))
 {
 	if (qp->comp.retry_left == 0) {
 		RK_QP_COUNT(qp, req_retry_exceeded);
@@ -149,7 +150,7 @@ retry_or_fail(struct rk_ib_qp *qp)
 		return;
 	}
 	qp->comp.retry_left--;
-	go_back(qp);
+	again(qp);
 }
 
 /*
@@ -354,7 +355,7 @@ do_nak_seq(struct rk_ib_qp *qp, struct comp_ctx *c)
 		return RK_COMP_ST_DROP;         /* a duplicate of the NAK already obeyed */
 	c->progress = false;
 	RK_QP_COUNT(qp, req_nak_seq_retries);
-	retry_or_fail(qp);
+	retry_or_fail(qp, qp->lr->req_nak_seq);
 	return RK_COMP_ST_DONE;
 }
 
@@ -426,7 +427,7 @@ do_retry(struct rk_ib_qp *qp, struct comp_ctx *c)
 	if (qp->comp.retry_psn_valid && qp->comp.retry_psn == qp->comp.psn)
 		return RK_COMP_ST_DONE;
 	RK_QP_COUNT(qp, req_read_retries);
-	retry_or_fail(qp);
+	retry_or_fail(qp, rk_comp_go_back);
 	return RK_COMP_ST_DONE;
 }
 
@@ -505,5 +506,5 @@ rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 	if (!rk_comp_outstanding(qp))
 		return;
 	RK_QP_COUNT(qp, req_retransmit_timeouts);
-	retry_or_fail(qp);
+	retry_or_fail(qp, rk_comp_go_back);
 }

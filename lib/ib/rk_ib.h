@@ -320,6 +320,27 @@ struct rk_dcqcn_rp;
 /** The QP's DCQCN reaction point (R_C, R_T, alpha, trace hook), or NULL unless it runs DCQCN. */
 struct rk_dcqcn_rp *rk_ib_qp_dcqcn_rp(struct rk_ib_qp *qp);
 
+/**
+ * Choose the QP's loss recovery: @p algo "gbn" (go-back-N, IBTA Vol1
+ * ch. 9: the default) or "sr", IRN-style selective repeat (Mittal et al.,
+ * SIGCOMM 2018): the responder places RDMA WRITE packets (without
+ * immediate) that arrive past a PSN gap, keeps a bitmap of them, NAKs the
+ * gap's first PSN once (NAK-SEQ: the missing PSN, which acknowledges all
+ * before it); the requester then resends that PSN alone when it is a WRITE
+ * packet, and goes back N otherwise and on the local ACK timeout. SEND,
+ * WRITE with immediate, READ and ATOMIC past a gap are dropped and sent
+ * again, as with go-back-N. The frames are those of go-back-N; what
+ * differs is what each end does with them, so both ends must choose "sr":
+ * nothing negotiates it, and a peer that does not do it (any other RoCE
+ * implementation) must stay on "gbn". Details in rk_lr.c.
+ * @return 0; -EINVAL (NULL), -ENOENT (unknown algo), -EOPNOTSUPP ("sr" on
+ *         a UC or UD QP), -EBUSY (the QP is past INIT), -ENOMEM.
+ */
+int rk_ib_qp_set_recovery(struct rk_ib_qp *qp, const char *algo);
+
+/** The QP's loss recovery: "gbn" or "sr". */
+const char *rk_ib_qp_recovery(const struct rk_ib_qp *qp);
+
 int rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *attr, int mask);
 
 /** Read the QP's attributes (all of them, whatever @p mask says). @return 0. */

@@ -156,6 +156,8 @@ rk_ib_dev_destroy(struct rk_ib_dev *dev)
 		/* Congestion control's state too (a QP still open at the end). */
 		if (qp->cc != NULL)
 			qp->cc->fini(qp);
+		if (qp->lr->fini != NULL)
+			qp->lr->fini(qp);
 		free(qp->sq);
 		free(qp->rq.ring);
 		free(qp->inline_buf);

@@ -11,6 +11,7 @@
 
 #include "rk_bth.h"
 #include "rk_cc.h"
+#include "rk_lr.h"
 #include "rk_build.h"
 #include "rk_crc.h"
 #include "rk_ib.h"
@@ -136,6 +137,8 @@ struct req_state {
 	uint32_t rd_atomic;             /* READ/ATOMIC started and not completed */
 	bool rnr_wait;
 	uint64_t rnr_until_ns;
+	bool resend_valid;              /* selective repeat: resend_psn alone is owed again */
+	uint32_t resend_psn;
 };
 
 /* Completer (rxe_comp.c role). */
@@ -230,6 +233,9 @@ struct rk_ib_qp {
 	const struct rk_cc_ops *cc;
 	void *cc_state;
 	bool cnp_owed;                  /* NP: a CNP waits for the wire */
+	/* loss recovery: go-back-N unless set (rk_lr.h) */
+	const struct rk_lr_ops *lr;
+	void *lr_state;
 };
 
 /* Count an event of a QP on the device and on the QP. */
@@ -288,6 +294,13 @@ void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *fro
 
 /* rk_ib_reason.c: count reason @p r on the QP and trace it. */
 void rk_ib_reason_count(struct rk_ib_qp *qp, enum rk_ib_reason r);
+
+/* rk_resp.c: queue the one coalesced ACK/NAK; the ACK syndrome with its credits. */
+void rk_resp_set_ack(struct rk_ib_qp *qp, uint8_t syndrome, uint32_t psn, uint64_t now);
+uint8_t rk_resp_ack_syndrome(struct rk_ib_qp *qp);
+
+/* rk_comp.c: go back to comp.psn (go-back-N), remembering it as the retry PSN. */
+void rk_comp_go_back(struct rk_ib_qp *qp);
 
 /* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
 void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);

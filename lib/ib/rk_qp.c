@@ -222,6 +222,7 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	qp->srq = init->srq;
 	qp->context = init->qp_context;
 	qp->type = init->qp_type;
+	qp->lr = &rk_lr_gbn_ops;
 	qp->state = RK_QPS_RESET;
 	qp->qpn = RK_IB_QPN_BASE + slot;
 	qp->sq_sig_all = init->sq_sig_all != 0;
@@ -264,6 +265,8 @@ rk_ib_qp_destroy(struct rk_ib_qp *qp)
 		qp->srq->refs--;
 	if (qp->cc != NULL)
 		qp->cc->fini(qp);
+	if (qp->lr->fini != NULL)
+		qp->lr->fini(qp);
 	free(qp->sq);
 	free(qp->rq.ring);
 	free(qp->inline_buf);

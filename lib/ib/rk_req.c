@@ -203,6 +203,29 @@ check_sges(struct rk_ib_qp *qp, struct sq_wqe *w)
 	return RK_WC_SUCCESS;
 }
 
+/*
+ * The WQE owning the PSN selective repeat owes again (req.resend_psn), or
+ * NULL when none is owed or it was acknowledged meanwhile.
+ */
+static struct sq_wqe *
+resend_wqe(const struct rk_ib_qp *qp)
+{
+	uint32_t psn = qp->req.resend_psn;
+
+	if (!qp->req.resend_valid || rk_psn_diff(psn, qp->comp.psn) < 0 ||
+	    rk_psn_diff(psn, qp->req.psn) >= 0)
+		return NULL;
+	for (uint32_t idx = qp->comp.wqe_idx; idx != qp->sq_prod; idx++) {
+		struct sq_wqe *w = sq_slot(qp, idx);
+
+		if (w->state == WQE_POSTED)
+			break;
+		if (rk_psn_diff(psn, w->first_psn) >= 0 && rk_psn_diff(psn, w->last_psn) <= 0)
+			return w;
+	}
+	return NULL;
+}
+
 /* The WQE the requester would send from now, or NULL when it must wait. */
 struct sq_wqe *
 rk_req_next(const struct rk_ib_qp *qp, uint64_t now_ns)
@@ -213,10 +236,15 @@ rk_req_next(const struct rk_ib_qp *qp, uint64_t now_ns)
 		return NULL;
 	if (qp->req.rnr_wait && now_ns < qp->req.rnr_until_ns)
 		return NULL;
-	if (qp->req.wqe_idx == qp->sq_prod)
+	if (qp->req.wqe_idx == qp->sq_prod && !qp->req.resend_valid)
 		return NULL;
 	/* Congestion control's pacer: next send no earlier than last + bytes / rate. */
 	if (qp->cc != NULL && now_ns < qp->cc->next_send_ns(qp))
+		return NULL;
+	/* A PSN owed again goes first, inside the window it was sent in. */
+	if (qp->req.resend_valid && (w = resend_wqe(qp)) != NULL)
+		return w;
+	if (qp->req.wqe_idx == qp->sq_prod)
 		return NULL;
 	w = sq_slot(qp, qp->req.wqe_idx);
 	if (qp->type != RK_QPT_RC)
@@ -400,6 +428,40 @@ rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 	return w == NULL ? 0 : rk_req_emit_wqe(qp, w, now_ns, f);
 }
 
+/* An SGE's MR was deregistered meanwhile: local protection error. */
+static void
+lost_memory(struct rk_ib_qp *qp, struct sq_wqe *w)
+{
+	w->err_status = RK_WC_LOC_PROT_ERR;
+	if (qp->type == RK_QPT_RC)
+		rk_ib_qp_to_error(qp);
+	else
+		rk_ib_qp_to_sqe(qp);
+}
+
+/* Send req.resend_psn of @p w alone; req.psn stays where it is. */
+static int
+emit_resend(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t *f)
+{
+	uint32_t psn = qp->req.resend_psn;
+	int len = build_req(qp, w, (uint32_t)rk_psn_diff(psn, w->first_psn), psn, f);
+
+	qp->req.resend_valid = false;
+	if (len < 0) {
+		lost_memory(qp, w);
+		return 0;
+	}
+	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
+		qp->comp.retry_resent = true;
+	RK_QP_COUNT(qp, req_pkts);
+	RK_QP_COUNT(qp, req_retx_pkts);
+	if (qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
+		qp->comp.timer_ns = now_ns + qp->timeout_ns;
+	if (qp->cc != NULL)
+		qp->cc->on_send(qp, (uint32_t)len, now_ns);
+	return len;
+}
+
 int
 rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t *f)
 {
@@ -407,6 +469,11 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 	bool done;
 	int len;
 	qp->req.rnr_wait = false;
+	if (qp->req.resend_valid) {
+		if (resend_wqe(qp) == w)
+			return emit_resend(qp, w, now_ns, f);
+		qp->req.resend_valid = false;   /* acknowledged meanwhile */
+	}
 	if (w->state == WQE_POSTED) {
 		/*
 		 * A one-packet SEND or WRITE of an RC/UC QP: gather() checks
@@ -435,12 +502,7 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 	idx = (uint32_t)rk_psn_diff(psn, w->first_psn);
 	len = build_req(qp, w, idx, psn, f);
 	if (len < 0) {
-		/* An SGE's MR was deregistered meanwhile: local protection error. */
-		w->err_status = RK_WC_LOC_PROT_ERR;
-		if (qp->type == RK_QPT_RC)
-			rk_ib_qp_to_error(qp);
-		else
-			rk_ib_qp_to_sqe(qp);
+		lost_memory(qp, w);
 		return 0;
 	}
 	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)

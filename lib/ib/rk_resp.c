@@ -115,6 +115,18 @@ set_dup_ack(struct rk_ib_qp *qp, uint64_t now)
 	set_ack(qp, ack_syndrome(qp), rk_psn_sub(r->epsn, 1), now);
 }
 
+void
+rk_resp_set_ack(struct rk_ib_qp *qp, uint8_t syndrome, uint32_t psn, uint64_t now)
+{
+	set_ack(qp, syndrome, psn, now);
+}
+
+uint8_t
+rk_resp_ack_syndrome(struct rk_ib_qp *qp)
+{
+	return ack_syndrome(qp);
+}
+
 /* Take a receive WQE and check its SGEs against their L_Keys. */
 static enum rk_wc_status
 fetch_rwqe(struct rk_ib_qp *qp, bool *empty)
@@ -221,10 +233,15 @@ chk_psn(struct rk_ib_qp *qp, struct resp_ctx *c)
 		return RK_RESP_ST_CHK_OP_SEQ;
 	d = rk_psn_diff(c->psn, r->epsn);
 	if (is_rc(qp)) {
-		if (d > 0 && RK_IB_MUTANT(RK_IB_MUT_NO_PSN_AHEAD))
+		if (d > 0 && RK_IB_MUTANT(RK_IB_MUT_NO_PSN_AHEAD)) {
 			r->epsn = c->psn;
-		else if (d > 0)
+		} else if (d > 0) {
+			/* Selective repeat places it; the gap is NAKed once either way. */
+			if (qp->lr->resp_ahead != NULL && qp->lr->resp_ahead(qp, c->pkt, c->psn) &&
+			    r->nak_sent)
+				return RK_RESP_ST_DONE;
 			return RK_RESP_ST_NAK_SEQ;
+		}
 		if (d < 0)
 			return RK_RESP_ST_DUPLICATE;
 		r->nak_sent = false;
@@ -524,7 +541,9 @@ exec_write(struct rk_ib_qp *qp, struct resp_ctx *c)
 		r->wr_rkey = rk_reth_r_key(h);
 		r->wr_left = c->dma_len;
 	}
-	if (c->len > 0)
+	if (c->len > 0 && qp->lr->resp_write != NULL)
+		qp->lr->resp_write(qp, c->target, r->wr_va, c->payload, c->len);
+	else if (c->len > 0)
 		memcpy(c->target, c->payload, c->len);
 	r->wr_va += c->len;
 	r->wr_left -= c->len;
@@ -618,6 +637,8 @@ acknowledge(struct rk_ib_qp *qp, struct resp_ctx *c)
 	if (is_rc(qp) && !(c->flags & (RK_OPF_READ_REQ | RK_OPF_ATOMIC)) &&
 	    rk_bth_ack_req(c->bth))
 		set_ack(qp, ack_syndrome(qp), c->psn, c->now);
+	if (qp->lr->resp_advanced != NULL)
+		qp->lr->resp_advanced(qp, c->now);
 	return RK_RESP_ST_DONE;
 }
 
@@ -1023,4 +1044,6 @@ rk_resp_reset(struct rk_ib_qp *qp)
 	qp->resp.epsn = epsn;
 	if (qp->res != NULL)
 		memset(qp->res, 0, (size_t)qp->nres * sizeof(*qp->res));
+	if (qp->lr->reset != NULL)
+		qp->lr->reset(qp);
 }

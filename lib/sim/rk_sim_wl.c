@@ -340,6 +340,10 @@ setup(struct wl *w)
 		w->qp[i] = rk_create_qp(w->pd[i], &qa);
 		if (w->qp[i] == NULL)
 			return -ENOMEM;
+		/* Both ends, before they connect: nothing negotiates it. */
+		if (w->cfg->recovery != NULL &&
+		    (rc = rk_ib_qp_set_recovery(rk_qp_ib(w->qp[i]), w->cfg->recovery)) != 0)
+			return rc;
 	}
 	for (int i = 0; i < 2; i++)
 		if ((rc = connect_qp(w, i)) != 0)

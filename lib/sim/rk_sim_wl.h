@@ -53,6 +53,8 @@ struct rk_sim_wl_cfg {
 	uint8_t retry_cnt;              /**< 0: 7 */
 	uint8_t max_rd_atomic;          /**< 0: 8 */
 	uint32_t window;                /**< requester window, PSNs; 0: 256 */
+	/** Loss recovery of both QPs (rk_ib_qp_set_recovery): "gbn", "sr"; NULL: gbn. */
+	const char *recovery;
 	uint64_t max_virtual_ns;        /**< give up after; 0: 3600 s */
 	uint8_t ip_version;             /**< 4 (10.0.0.1/2) or 6 (2001:2::1/2); 0: 4 */
 	bool large_sizes;               /**< uniform 0..max_size instead of mostly small */
