@@ -332,7 +332,11 @@ struct rk_dcqcn_rp *rk_ib_qp_dcqcn_rp(struct rk_ib_qp *qp);
  * again, as with go-back-N. The frames are those of go-back-N; what
  * differs is what each end does with them, so both ends must choose "sr":
  * nothing negotiates it, and a peer that does not do it (any other RoCE
- * implementation) must stay on "gbn". Details in rk_lr.c.
+ * implementation) must stay on "gbn". A WRITE placed past a gap can land
+ * before an earlier READ or ATOMIC still missing in that gap executes: an
+ * application that needs their order posts the WRITE with RK_SEND_FENCE
+ * (IBTA Vol1 ch. 10 work request ordering), which holds it back until the
+ * READ or ATOMIC completed. Details in rk_lr.c.
  * @return 0; -EINVAL (NULL), -ENOENT (unknown algo), -EOPNOTSUPP ("sr" on
  *         a UC or UD QP), -EBUSY (the QP is past INIT), -ENOMEM.
  */
