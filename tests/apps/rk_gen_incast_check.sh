@@ -13,7 +13,7 @@
 # at the client. Then a client beyond --qps (all clients together) is
 # refused at both ends, and --clients outside 1..64 or on a client exits 2.
 # Skipped where no namespace can be made.
-# usage: rk_gen_incast_check.sh RK_GEN
+# usage: rk_gen_incast_check.sh RK_GEN   (RK_KEEP=1 keeps its files)
 set -u
 gen=$1
 tmp=$(mktemp -d)
@@ -22,7 +22,7 @@ pids=""
 cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	ip netns del $ns 2>/dev/null
-	rm -rf "$tmp"
+	[ -n "${RK_KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 pass=0
@@ -55,8 +55,15 @@ ip -n $ns link set lo up
 ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 ip -n $ns link add rkgsw type bridge
 ip -n $ns link set rkgsw mtu 9000 up
+# DPDK 22.11's af_packet joins a PACKET_FANOUT group numbered
+# (pid ^ ifindex) & 0xffff, one set of numbers per namespace: two of
+# these processes whose numbers met failed "could not set PACKET_FANOUT"
+# (EINVAL), 1 run in 5. Ports numbered 4096 apart keep apart the numbers
+# of processes started a few PIDs from each other.
+idx=4096
 for e in r c1 c2 c3; do
-	ip -n $ns link add rkg$e type veth peer name rkb$e
+	ip -n $ns link add rkg$e index $idx type veth peer name rkb$e
+	idx=$((idx + 4096))
 	ip -n $ns link set rkb$e master rkgsw
 	ip -n $ns link set rkg$e mtu 9000 up
 	ip -n $ns link set rkb$e mtu 9000 up
