@@ -38,9 +38,8 @@ split(char *line, char **w)
 	return n;
 }
 
-/* A number (decimal or 0x hex) of at most @p max into *v; else a line naming @p what. */
-static bool
-num(const char *s, uint64_t max, const char *what, uint64_t *v)
+bool
+rk_tp_arg_num(const char *s, uint64_t max, const char *what, uint64_t *v)
 {
 	char *end;
 
@@ -65,10 +64,10 @@ mr_at(const char *s, const char *what, unsigned int *id, uint64_t *off)
 	*off = 0;
 	if (colon != NULL) {
 		*colon = '\0';
-		if (!num(colon + 1, UINT32_MAX, "offset", off))
+		if (!rk_tp_arg_num(colon + 1, UINT32_MAX, "offset", off))
 			return false;
 	}
-	if (!num(buf, RK_TP_MAX_MRS - 1, what, &v))
+	if (!rk_tp_arg_num(buf, RK_TP_MAX_MRS - 1, what, &v))
 		return false;
 	*id = (unsigned int)v;
 	return true;
@@ -107,8 +106,8 @@ cmd_mr_reg_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (n < 2 || n > 3) {
 		usage(&cmd_mr_reg);
-	} else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
-		   num(w[1], RK_TP_MR_MAX_BYTES, "length", &bytes)) {
+	} else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
+		   rk_tp_arg_num(w[1], RK_TP_MR_MAX_BYTES, "length", &bytes)) {
 		char flags[64], *save = NULL;
 
 		snprintf(flags, sizeof(flags), "%s", n == 3 ? w[2] : "write,read,atomic");
@@ -158,9 +157,9 @@ cmd_mr_data_parsed(void *res, struct cmdline *cl, void *data)
 	if (n != (op == 'd' ? 3 : 4))
 		printf("Usage: mr %s <mr> <offset> <len>%s\n", r->word2,
 		       op == 'd' ? "" : " <byte>|inc[:START]");
-	else if (num(w[0], RK_TP_MAX_MRS - 1, "MR", &id) &&
-		 num(w[1], RK_TP_MR_MAX_BYTES, "offset", &off) &&
-		 num(w[2], RK_TP_MR_MAX_BYTES, "length", &len))
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_MRS - 1, "MR", &id) &&
+		 rk_tp_arg_num(w[1], RK_TP_MR_MAX_BYTES, "offset", &off) &&
+		 rk_tp_arg_num(w[2], RK_TP_MR_MAX_BYTES, "length", &len))
 		rk_tp_mr_data(stdout, op, (unsigned int)id, off, len, op == 'd' ? NULL : w[3]);
 	fflush(stdout);
 }
@@ -222,7 +221,7 @@ cmd_qp_create_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (n != 2)
 		usage(&cmd_qp_create);
-	else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port)) {
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port)) {
 		if (strcmp(w[1], "rc") == 0)
 			rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_RC);
 		else if (strcmp(w[1], "uc") == 0)
@@ -254,7 +253,7 @@ cmd_qp_connect_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (n != 2)
 		usage(&cmd_qp_connect);
-	else if (num(w[0], RK_TP_MAX_QPS - 1, "QP", &a) && num(w[1], RK_TP_MAX_QPS - 1, "QP", &b))
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &a) && rk_tp_arg_num(w[1], RK_TP_MAX_QPS - 1, "QP", &b))
 		rk_tp_qp_connect(stdout, (unsigned int)a, (unsigned int)b);
 	fflush(stdout);
 }
@@ -290,8 +289,8 @@ cmd_post_parsed(void *res, struct cmdline *cl, void *data)
 	if (n != (rdma ? 4 : 3))
 		printf("Usage: post %s <qp> <mr>[:<offset>] <len>%s\n", r->word2,
 		       rdma ? " <remote-mr>[:<offset>]" : "");
-	else if (num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[1], "MR", &p.mr, &p.off) &&
-		 num(w[2], RK_TP_MR_MAX_BYTES, "length", &len) &&
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[1], "MR", &p.mr, &p.off) &&
+		 rk_tp_arg_num(w[2], RK_TP_MR_MAX_BYTES, "length", &len) &&
 		 (!rdma || mr_at(w[3], "remote MR", &p.rmr, &p.roff))) {
 		p.qp = (unsigned int)qp;
 		p.len = (uint32_t)len;
@@ -324,10 +323,10 @@ cmd_post_atomic_parsed(void *res, struct cmdline *cl, void *data)
 		printf("Usage: post atomic fadd <qp> <mr>[:<offset>] <remote-mr>[:<offset>] <add>, "
 		       "or post atomic cswap <qp> <mr>[:<offset>] <remote-mr>[:<offset>] "
 		       "<compare> <swap>\n");
-	else if (num(w[1], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[2], "MR", &p.mr, &p.off) &&
+	else if (rk_tp_arg_num(w[1], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[2], "MR", &p.mr, &p.off) &&
 		 mr_at(w[3], "remote MR", &p.rmr, &p.roff) &&
-		 num(w[4], UINT64_MAX, cswap ? "compare value" : "add value", &p.add) &&
-		 (!cswap || num(w[5], UINT64_MAX, "swap value", &p.swap))) {
+		 rk_tp_arg_num(w[4], UINT64_MAX, cswap ? "compare value" : "add value", &p.add) &&
+		 (!cswap || rk_tp_arg_num(w[5], UINT64_MAX, "swap value", &p.swap))) {
 		p.qp = (unsigned int)qp;
 		rk_tp_post(stdout, &p);
 	}
@@ -361,9 +360,9 @@ cmd_poll_cq_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (n < 1 || n > 3)
 		usage(&cmd_poll_cq);
-	else if (num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) &&
-		 (n < 2 || num(w[1], 256, "count", &want)) &&
-		 (n < 3 || num(w[2], 60000, "wait (ms)", &ms))) {
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) &&
+		 (n < 2 || rk_tp_arg_num(w[1], 256, "count", &want)) &&
+		 (n < 3 || rk_tp_arg_num(w[2], 60000, "wait (ms)", &ms))) {
 		if (n == 2)
 			ms = 1000;
 		rk_tp_poll_cq(stdout, (unsigned int)qp, (unsigned int)want, (unsigned int)ms);
@@ -397,7 +396,7 @@ cmd_show_rdma_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (n != 1)
 		usage(&cmd_show_rdma);
-	else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout))
 	{
 		rk_tp_rdma_show(stdout, (uint16_t)port);

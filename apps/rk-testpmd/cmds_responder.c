@@ -14,6 +14,7 @@
 
 #include "responder.h"
 #include "rk_app_perftest.h"
+#include "rdma.h"
 #include "testpmd.h"
 
 struct cmd_resp_result {
@@ -34,21 +35,6 @@ static cmdline_parse_token_string_t tok_show_resp =
 static cmdline_parse_token_string_t tok_args =
 	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, args, TOKEN_STRING_MULTI);
 
-/* A number of at most @p max into *v, else a line naming @p what. */
-static bool
-num(const char *s, uint64_t max, const char *what, uint64_t *v)
-{
-	char *end;
-
-	errno = 0;
-	*v = strtoull(s, &end, 0);
-	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || *v > max) {
-		printf("Bad %s \"%s\": a number, at most %" PRIu64 "\n", what, s, max);
-		return false;
-	}
-	return true;
-}
-
 static void
 cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 {
@@ -64,10 +50,10 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 		w[n++] = t;
 	if (n < 1 || n > 3)
 		printf("Usage: responder start <port> [<tcp-port> [<size>]]\n");
-	else if (num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout) &&
-		 (n < 2 || num(w[1], 65535, "TCP port", &tcp)) &&
-		 (n < 3 || num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size)))
+		 (n < 2 || rk_tp_arg_num(w[1], 65535, "TCP port", &tcp)) &&
+		 (n < 3 || rk_tp_arg_num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size)))
 		rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size);
 	fflush(stdout);
 }

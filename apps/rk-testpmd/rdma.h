@@ -50,6 +50,12 @@ struct rk_tp_rdma_dev {
 	uint64_t tx_dropped;    /* no mbuf, or the TX queue refused them */
 };
 
+/*
+ * A command argument: a number (decimal or 0x hex) of at most @p max into
+ * *@p v; else one line 'Bad WHAT "S": a number, at most MAX' and false.
+ */
+bool rk_tp_arg_num(const char *s, uint64_t max, const char *what, uint64_t *v);
+
 extern rte_ticketlock_t rk_tp_rdma_lock;
 /* Frames the rdma engine read on a port without a verbs device (freed). */
 extern uint64_t rk_tp_rdma_no_dev[];
