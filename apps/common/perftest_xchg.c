@@ -150,3 +150,15 @@ rk_pt_reports(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_report *mine,
 	};
 	return 0;
 }
+
+uint64_t
+rk_pt_word_sum(const uint8_t *b, size_t len)
+{
+	uint64_t s = 0, v;
+
+	for (size_t i = 0; i + 8 <= len; i += 8) {
+		memcpy(&v, b + i, 8);
+		s += v;
+	}
+	return s;
+}

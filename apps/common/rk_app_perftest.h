@@ -114,4 +114,11 @@ struct rk_pt_report {
 int rk_pt_reports(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_report *mine,
 		  struct rk_pt_report *theirs);
 
+/**
+ * Sum of the 64-bit words (host order) of @p b, @p len bytes (a tail
+ * under 8 bytes left out): what an atomic_bw responder's region grew by,
+ * one per FETCH_AND_ADD of 1 executed.
+ */
+uint64_t rk_pt_word_sum(const uint8_t *b, size_t len);
+
 #endif /* RK_APP_PERFTEST_H */

@@ -572,7 +572,7 @@ ia_perftest(struct ia *a)
 	if (pt_setup(&t) != 0)
 		goto out;
 	rk_app_watchdog_restart(&a->wd);
-	sum0 = pt_word_sum(t.buf + t.region_off, t.region_len);
+	sum0 = rk_pt_word_sum(t.buf + t.region_off, t.region_len);
 	if (a->o.run_infinitely) {
 		rc = pt_run_forever(&t);
 	} else if (a->o.bidir) {

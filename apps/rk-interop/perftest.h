@@ -186,8 +186,6 @@ int pt_run_bidir(struct pt *t);
 int pt_run_forever(struct pt *t);
 /* The bw result exchange: size, iterations, peak, average (MB/s), Mpps (the peer's average into t->peer_mbs). */
 int pt_reports(struct pt *t, uint64_t *peer_iters);
-/* Sum of the 64-bit words of @p b. */
-uint64_t pt_word_sum(const uint8_t *b, size_t len);
 /* Server-side checks (@p sum0: the region's word sum before), result lines; 0 or -1. */
 int pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters);
 void pt_release(struct pt *t);

@@ -488,18 +488,6 @@ pt_send_server(struct pt *t)
 	return 0;
 }
 
-uint64_t
-pt_word_sum(const uint8_t *b, size_t len)
-{
-	uint64_t s = 0, v;
-
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		memcpy(&v, b + i, 8);
-		s += v;
-	}
-	return s;
-}
-
 /* One exchange step through the transport (rk_pt_xchg_fn). */
 static int
 link_xchg(void *ctx, const void *mine, void *theirs, size_t len)
@@ -586,7 +574,7 @@ pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters)
 
 	/* Checks only the server can make, now that the client said how much it did. */
 	if (!t->client && t->verb == PT_ATOMIC) {
-		uint64_t delta = pt_word_sum(t->buf + t->region_off, t->region_len) - sum0;
+		uint64_t delta = rk_pt_word_sum(t->buf + t->region_off, t->region_len) - sum0;
 		/* A client that warmed up added -t more (both ends are given the options). */
 		uint64_t want = a->o.atomic_cas ? 0 :
 				peer_iters + (a->o.warm_up ? a->o.tx_depth : 0);

@@ -259,18 +259,6 @@ connect_qp(struct client *c)
 	return rc == 0 ? 0 : fail(c, "cannot move the QP to %s: %s", state, strerror(-rc));
 }
 
-static uint64_t
-word_sum(const uint8_t *b, size_t len)
-{
-	uint64_t s = 0, v;
-
-	for (size_t i = 0; i + 8 <= len; i += 8) {
-		memcpy(&v, b + i, 8);
-		s += v;
-	}
-	return s;
-}
-
 /* A per-QP counter by its name (rk_counters_from_stats()'s). */
 static uint64_t
 counter(const struct rk_counter *cs, int n, const char *name)
@@ -325,7 +313,7 @@ verdict(struct client *c, const struct rk_pt_report *peer, bool reported, uint64
 			snprintf(what, sizeof(what), "region unchanged, %" PRIu64 " READ requests",
 				 reqs[T_READ]);
 	} else if (t == T_ATOMIC) {
-		uint64_t delta = word_sum(s->buf, s->buf_len) - sum0;
+		uint64_t delta = rk_pt_word_sum(s->buf, s->buf_len) - sum0;
 
 		/* FETCH_AND_ADD of 1 (perftest's): the region's words grew by one each. */
 		if (delta == reqs[T_ATOMIC] && iters <= reqs[T_ATOMIC])
@@ -423,7 +411,7 @@ serve_client(struct client *c)
 	UNLOCK();
 	if (rc != 0)
 		goto out;
-	sum0 = word_sum(c->s.buf, c->s.buf_len);
+	sum0 = rk_pt_word_sum(c->s.buf, c->s.buf_len);
 	rk_pt_keys_encode(&c->local, mine);
 	if (xchg(c, mine, theirs, sizeof(theirs)) != 0)
 		goto out;
