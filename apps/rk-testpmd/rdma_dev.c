@@ -141,6 +141,7 @@ rk_tp_rdma_dev(uint16_t port, bool open, FILE *out)
 	struct rte_ether_addr mac;
 	struct rk_tp_rdma_dev *d;
 	static const uint8_t none[4];
+	uint16_t mtu;
 
 	if (port >= RK_TP_MAX_PORTS)
 		return NULL;
@@ -165,6 +166,12 @@ rk_tp_rdma_dev(uint16_t port, bool open, FILE *out)
 	attr.ip_version = 4;
 	attr.max_qp = RK_TP_MAX_QPS + 2;
 	attr.max_mr = RK_TP_MAX_MRS + 2;
+	/* UD messages and path MTUs stay within what the port's frames carry. */
+	if (rte_eth_dev_get_mtu(port, &mtu) != 0)
+		mtu = RTE_ETHER_MTU;
+	attr.active_mtu = rk_roce_active_mtu(mtu);
+	if (attr.active_mtu == 0)
+		attr.active_mtu = RK_MTU_256;
 	d->ctx = rk_open_device(&dev_ops, d, &attr);
 	d->pd = d->ctx != NULL ? rk_alloc_pd(d->ctx) : NULL;
 	if (d->pd == NULL) {
@@ -175,8 +182,9 @@ rk_tp_rdma_dev(uint16_t port, bool open, FILE *out)
 		return NULL;
 	}
 	fprintf(out, "Port %u: verbs device opened, MAC %02x:%02x:%02x:%02x:%02x:%02x, "
-		"IPv4 %u.%u.%u.%u\n", port, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4],
-		d->mac[5], d->ip[0], d->ip[1], d->ip[2], d->ip[3]);
+		"IPv4 %u.%u.%u.%u, active MTU %u\n", port, d->mac[0], d->mac[1], d->mac[2], d->mac[3],
+		d->mac[4], d->mac[5], d->ip[0], d->ip[1], d->ip[2], d->ip[3],
+		256u << (attr.active_mtu - 1));
 	devs[port] = d;
 	return d;
 }

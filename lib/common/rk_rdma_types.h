@@ -44,6 +44,21 @@ enum rk_mtu {
  */
 #define RK_ROCE_HDR_RESERVE 80u
 
+/**
+ * The active MTU of a RoCE port whose IP MTU is @p ip_mtu bytes: the
+ * largest path MTU whose packets, with RK_ROCE_HDR_RESERVE bytes of
+ * headers, fit (1500 gives RK_MTU_1024, 9000 RK_MTU_4096), as rxe derives
+ * it; 0 when not even 256 bytes fit.
+ */
+static inline enum rk_mtu
+rk_roce_active_mtu(uint32_t ip_mtu)
+{
+	for (int m = RK_MTU_4096; m >= RK_MTU_256; m--)
+		if ((256u << (m - 1)) + RK_ROCE_HDR_RESERVE <= ip_mtu)
+			return (enum rk_mtu)m;
+	return (enum rk_mtu)0;
+}
+
 /** Memory region and QP access flags (IBV_ACCESS_*). */
 enum rk_access_flags {
 	RK_ACCESS_LOCAL_WRITE = 1,

@@ -98,6 +98,13 @@ struct rk_ib_dev_attr {
 	uint64_t key_seed;              /**< secret mixed into L_Keys and R_Keys */
 	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay (0: next poll_tx) */
 	uint32_t max_inflight_pkts;     /**< requester window in PSNs; 0 means 256 */
+	/**
+	 * The port's active MTU (IBTA Vol1 ch. 14, PortInfo ActiveMTU): a UD
+	 * message's limit and the largest path MTU a QP takes; 0 means 4096.
+	 * A RoCE port's is the largest one whose packets, with the 80 bytes
+	 * of headers rxe reserves, fit its Ethernet MTU.
+	 */
+	enum rk_mtu active_mtu;
 	uint32_t ackreq_every;          /**< AckReq on every n-th packet of a message; 0 means 16 */
 	bool accept_unchecked_icrc;     /**< accept frames parsed with ICRC checking off */
 	uint64_t tx_rate_bps;           /**< pace rk_ib_poll_tx to this wire rate; 0: no pacing */

@@ -123,6 +123,8 @@ rk_ib_dev_create(const struct rk_ib_dev_attr *attr)
 		dev->attr.max_inflight_pkts = DEFAULT_WINDOW;
 	if (dev->attr.max_inflight_pkts > (1u << 22))
 		dev->attr.max_inflight_pkts = 1u << 22;
+	if (dev->attr.active_mtu == 0 || rk_ib_mtu_bytes(dev->attr.active_mtu) == 0)
+		dev->attr.active_mtu = RK_MTU_4096;
 	if (dev->attr.ackreq_every == 0)
 		dev->attr.ackreq_every = DEFAULT_ACKREQ_EVERY;
 	dev->rng = attr->key_seed ^ 0x5851f42d4c957f2dull;

@@ -230,8 +230,9 @@ rk_ib_qp_create(struct rk_ib_pd *pd, const struct rk_ib_qp_init_attr *init)
 	if (qp->attr.cap.max_send_sge == 0)
 		qp->attr.cap.max_send_sge = 1;
 	qp->attr.cap.max_recv_sge = qp->rq.max_sge;
-	qp->attr.path_mtu = RK_MTU_4096;
-	qp->pmtu = 4096;
+	/* UD has no path: its messages are bounded by the port's active MTU. */
+	qp->attr.path_mtu = pd->dev->attr.active_mtu;
+	qp->pmtu = rk_ib_mtu_bytes(qp->attr.path_mtu);
 	qp->p_key = 0xffff;
 	/* IBTA Annex A17 A17.9.4: the UDP source port is per-QP entropy, constant. */
 	qp->sport = (uint16_t)(0xc000 | ((qp->qpn * 0x9e37u) & 0x3fff));
@@ -400,8 +401,9 @@ qp_reset(struct rk_ib_qp *qp)
 static int
 check_values(const struct rk_ib_qp *qp, const struct rk_qp_attr *a, int mask)
 {
-	(void)qp;
-	if ((mask & RK_QP_PATH_MTU) && rk_ib_mtu_bytes(a->path_mtu) == 0)
+	/* A path MTU above the port's active MTU is refused, as rxe refuses it. */
+	if ((mask & RK_QP_PATH_MTU) && (rk_ib_mtu_bytes(a->path_mtu) == 0 ||
+					a->path_mtu > qp->dev->attr.active_mtu))
 		return -EINVAL;
 	if ((mask & RK_QP_TIMEOUT) && a->timeout > 31)
 		return -EINVAL;

@@ -68,6 +68,11 @@ struct rk_device_attr {
 	uint32_t max_qp;                /**< 0: 64 */
 	uint32_t max_mr;                /**< 0: 1024 */
 	uint32_t max_inflight_pkts;     /**< requester window, PSNs; 0: 256 */
+	/**
+	 * RoCE: the port's active MTU (a UD message's limit, the largest path
+	 * MTU a QP takes); 0: 4096. rk_roce_active_mtu() derives it from the port's MTU.
+	 */
+	enum rk_mtu active_mtu;
 	uint64_t ack_delay_ns;          /**< responder ACK coalescing delay */
 };
 

@@ -80,6 +80,7 @@ roce_open_device(struct rk_vctx *v, const struct rk_device_attr *attr, uint64_t 
 		.max_qp = attr->max_qp,
 		.max_mr = attr->max_mr,
 		.max_inflight_pkts = attr->max_inflight_pkts,
+		.active_mtu = attr->active_mtu,
 		.ack_delay_ns = attr->ack_delay_ns,
 		.key_seed = key_seed,
 	};

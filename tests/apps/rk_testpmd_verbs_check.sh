@@ -74,6 +74,8 @@ poll cq 9
 mr check 0 0 1 300
 qp show
 show rdma 1
+post send 2 0:0 1025
+poll cq 2 1 5000
 quit
 CMD
 
@@ -118,8 +120,12 @@ want "QP 2: port 0 UD, QPN 0x000012, RTS, first PSN $(sed -n 's/^QP 2: port 0 UD
 	"qp show: the UD QP in RTS with its PSN and peer"
 n=$(grep -c "mismatch" "$tmp/out")
 [ "$n" = 1 ] && ok "no other mismatch" || ko "$n mismatch lines"
+# memif's 1500-byte MTU: active MTU 1024, so a UD SEND of 1025 bytes is
+# one packet too big (it went out as a 1100-byte frame before).
+want "QP 2: wc wr_id=10 status=local length error (1) opcode=SEND byte_len=1025" \
+	"UD SEND past the port's active MTU (1024): local length error"
 n=$(grep -c "status=" "$tmp/out")
-[ "$n" = 9 ] && ok "9 completions in all, none more" || ko "$n completions"
+[ "$n" = 10 ] && ok "10 completions in all, none more" || ko "$n completions"
 grep -q "frames handed to the device 9, freed: queue full 0, too long 0; sent 8, TX dropped 0" \
 	"$tmp/out" && ok "show rdma: port 1's device got 9 frames and sent 8" ||
 	ko "show rdma: $(grep 'frames handed' "$tmp/out")"

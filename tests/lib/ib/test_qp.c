@@ -264,6 +264,58 @@ count_emit(void *ctx, const uint8_t *frame, uint32_t len)
 	(*(unsigned int *)ctx)++;
 }
 
+/*
+ * The port's active MTU bounds the path MTU a QP takes and a UD QP's
+ * messages (IBTA Vol1 ch. 14 ActiveMTU; rxe refuses a larger path MTU).
+ */
+static void
+test_active_mtu(void **state)
+{
+	struct rk_ib_dev_attr da = { .ip_version = 4, .key_seed = 1, .active_mtu = RK_MTU_1024 };
+	struct rk_ib_qp_init_attr ia = {
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct rk_qp_attr a = { .qp_state = RK_QPS_INIT, .qp_access_flags = RK_ACCESS_REMOTE_WRITE,
+				.dest_qp_num = 0x123, .max_dest_rd_atomic = 1, .min_rnr_timer = 12 };
+	struct rk_qp_attr q;
+	struct rk_ib_dev *d;
+	struct rk_ib_pd *p;
+	struct rk_ib_cq *c;
+	struct rk_ib_qp *rc, *ud;
+
+	(void)state;
+	d = rk_ib_dev_create(&da);
+	p = rk_ib_pd_alloc(d);
+	c = rk_ib_cq_create(d, 64);
+	ia.send_cq = ia.recv_cq = c;
+	ia.qp_type = RK_QPT_RC;
+	rc = rk_ib_qp_create(p, &ia);
+	ia.qp_type = RK_QPT_UD;
+	ud = rk_ib_qp_create(p, &ia);
+	assert_non_null(rc);
+	assert_non_null(ud);
+	assert_int_equal(rk_ib_qp_modify(rc, &a, INIT_MASK), 0);
+	a.qp_state = RK_QPS_RTR;
+	a.path_mtu = RK_MTU_2048;
+	assert_int_equal(rk_ib_qp_modify(rc, &a, RTR_MASK), -EINVAL);
+	a.path_mtu = RK_MTU_1024;
+	assert_int_equal(rk_ib_qp_modify(rc, &a, RTR_MASK), 0);
+	/* UD has no path: its limit is the port's. */
+	assert_int_equal(rk_ib_qp_query(ud, &q, 0), 0);
+	assert_int_equal(q.path_mtu, RK_MTU_1024);
+	/* Without one the device takes 4096, as before. */
+	assert_int_equal(rk_ib_qp_query(make(RK_QPT_UD), &q, 0), 0);
+	assert_int_equal(q.path_mtu, RK_MTU_4096);
+	/* What a RoCE port's IP MTU gives. */
+	assert_int_equal(rk_roce_active_mtu(1500), RK_MTU_1024);
+	assert_int_equal(rk_roce_active_mtu(1104), RK_MTU_1024);
+	assert_int_equal(rk_roce_active_mtu(1103), RK_MTU_512);
+	assert_int_equal(rk_roce_active_mtu(9000), RK_MTU_4096);
+	assert_int_equal(rk_roce_active_mtu(335), 0);
+	rk_ib_dev_destroy(d);
+	rk_ib_dev_destroy(dev);
+}
+
 /* The transmit and timer loops walk the live QPs: a destroyed one leaves no hole. */
 static void
 test_poll_after_destroy(void **state)
@@ -312,6 +364,7 @@ main(void)
 		cmocka_unit_test(test_qp_state_size),
 		cmocka_unit_test(test_qp_mem_by_caps),
 		cmocka_unit_test(test_poll_after_destroy),
+		cmocka_unit_test(test_active_mtu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
