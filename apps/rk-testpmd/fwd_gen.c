@@ -133,10 +133,28 @@ rk_tp_gen_show(FILE *out)
 static int
 gen_ready(FILE *out)
 {
-	if (loaded != NULL)
-		return 0;
-	fprintf(out, "gen: no streams loaded: \"load streams FILE\" first\n");
-	return -ENOENT;
+	if (loaded == NULL) {
+		fprintf(out, "gen: no streams loaded: \"load streams FILE\" first\n");
+		return -ENOENT;
+	}
+	/* A stream bound (ports:) to no port in use would never send: say so, as rk-gen does. */
+	for (uint32_t i = 0; i < loaded->nstreams; i++) {
+		const struct rk_gen_cfg *c = &loaded->streams[i];
+		uint32_t k;
+
+		if (c->ports == 0)
+			continue;
+		for (k = 0; k < RK_GEN_PORT_BITS && k < rk_tp.nb_ports; k++)
+			if (((c->ports >> k) & 1) && rk_tp.ports[k].present && rk_tp.ports[k].started)
+				break;
+		if (k < RK_GEN_PORT_BITS && k < rk_tp.nb_ports)
+			continue;
+		fprintf(out, "gen: stream %u (%s, line %u) goes to no port in use (its ports: "
+			"key; ports 0..%u here): not started\n", i, c->name, c->line,
+			rk_tp.nb_ports - 1);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static int

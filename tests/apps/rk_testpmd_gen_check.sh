@@ -93,6 +93,14 @@ streams:
       - {field: psn, op: inc}
 YAML
 # line 5: a field BTH does not have
+cat >"$tmp/far.yaml" <<'YAML'
+streams:
+  - name: far
+    count: 3
+    rate: 1kpps
+    ports: 5
+    bth: {opcode: RC_SEND_ONLY}
+YAML
 cat >"$tmp/bad.yaml" <<'YAML'
 streams:
   - name: broken
@@ -189,12 +197,19 @@ start
 load streams $tmp/bad.yaml
 show streams
 load streams $tmp/no-such.yaml
+load streams $tmp/far.yaml
+start
 load streams $tmp/two.yaml
 show streams"
 out=$tmp/finite.out
 grep -q '^gen: no streams loaded: "load streams FILE" first' "$out" &&
 	! grep -q "^gen packet forwarding" <(sed -n '1,/bad.yaml/p' "$out") &&
 	ok "refused: start without streams says so" || ko "refused: $(grep -m2 -i 'gen' "$out")"
+# a stream bound to a port not in use: start refused, nothing sent
+grep -q '^gen: stream 0 (far, line 2) goes to no port in use' "$out" &&
+	[ "$(grep -c '^gen packet forwarding' "$out")" = 1 ] &&
+	ok "ports: 5 on a one-port run: start refused" ||
+	ko "ports: 5: $(grep -m2 'far\|^gen packet' "$out")"
 # the bad file: exactly one line, naming file, line and field
 bad=$(sed -n "s|.*\($tmp/bad.yaml:[0-9]*: field '[^']*':.*\)|\1|p" "$out")
 [ "$(grep -c "bad.yaml:" "$out")" = 1 ] && [[ "$bad" == "$tmp/bad.yaml:5: field 'bth.no_such_field': "* ]] &&
