@@ -218,8 +218,10 @@ cmd_help_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	printf("Commands (Tab completes, ? lists the choices):\n");
+	/* A bare usage line (no ": what it does") is a variant's, listed already. */
 	for (unsigned int i = 0; ctx[i] != NULL; i++)
-		printf("  %s\n", ctx[i]->help_str);
+		if (strchr(ctx[i]->help_str, ':') != NULL)
+			printf("  %s\n", ctx[i]->help_str);
 	fflush(stdout);
 }
 
