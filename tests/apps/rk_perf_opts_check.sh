@@ -357,12 +357,14 @@ else
 	ko "-Q runs: $(tail -1 "$tmp"/q*.err)"
 fi
 
-# -o: READ requests sent minus READ responses ended, in the client's recording
+# -o: READ requests outstanding (by PSN: a request sent again after a
+# timeout on a loaded machine is the same READ) in the client's recording
 # (frames in the order the port saw them): at most -o, more without it.
+# A response's Last or Only ends the latest request at or before its PSN.
 inflight() {
 	python3 - "$1" <<'PY'
 import struct, sys
-d, off, cur, top = open(sys.argv[1], "rb").read(), 0, 0, 0
+d, off, out, top = open(sys.argv[1], "rb").read(), 0, set(), 0
 while off + 12 <= len(d):
     t, blen = struct.unpack_from("<II", d, off)
     if t == 6:
@@ -370,11 +372,14 @@ while off + 12 <= len(d):
         f = d[off + 28:off + 28 + cap]
         if struct.unpack_from(">H", f, 12)[0] == 0x0800 and f[23] == 17 and \
            struct.unpack_from(">H", f, 36)[0] == 4791:
+            psn = int.from_bytes(f[51:54], "big")
             if f[42] == 0x0c and f[29] == 2:
-                cur += 1
+                out.add(psn)
             elif f[42] in (0x0f, 0x10) and f[29] == 1:
-                cur -= 1
-            top = max(top, cur)
+                done = [p for p in out if (psn - p) & 0xffffff < 0x800000]
+                if done:
+                    out.discard(min(done, key=lambda p: (psn - p) & 0xffffff))
+            top = max(top, len(out))
     off += blen
 print(top)
 PY

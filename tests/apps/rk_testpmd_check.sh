@@ -139,7 +139,7 @@ got=$(cat "$tmp/rxonly.count")
 if command -v dpdk-testpmd >/dev/null; then
 	sock=$tmp/m.sock
 	mkfifo "$tmp/link.fifo"
-	timeout 60 "$tp" $MEM --no-pci --log-level=*:warning -l 0-1 --file-prefix=rktpl$$ \
+	timeout 90 "$tp" $MEM --no-pci --log-level=*:warning -l 0-1 --file-prefix=rktpl$$ \
 		--vdev=net_memif0,role=server,socket="$sock",socket-abstract=no -- -i \
 		<"$tmp/link.fifo" >"$tmp/link.out" 2>&1 &
 	tp_pid=$!
@@ -149,10 +149,11 @@ if command -v dpdk-testpmd >/dev/null; then
 		--vdev=net_memif0,role=client,socket="$sock",socket-abstract=no -- \
 		--forward-mode=rxonly --nb-cores=1 --total-num-mbufs=4096 >"$tmp/peer.out" 2>&1 &
 	peer=$!
-	for _ in $(seq 100); do grep -q "^Port 0: link up" "$tmp/link.out" && break; sleep 0.1; done
+	# up to 30 s each: on a loaded machine the peer's start-up alone took over 10 s
+	for _ in $(seq 300); do grep -q "^Port 0: link up" "$tmp/link.out" && break; sleep 0.1; done
 	# the pipeline's last process is dpdk-testpmd
 	kill "$peer"
-	for _ in $(seq 50); do grep -q "^Port 0: link down" "$tmp/link.out" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q "^Port 0: link down" "$tmp/link.out" && break; sleep 0.1; done
 	printf 'stop\nshow port info 0\nquit\n' >&3
 	exec 3>&-
 	wait "$tp_pid"
