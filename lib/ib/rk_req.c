@@ -428,15 +428,35 @@ rk_req_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f)
 	return w == NULL ? 0 : rk_req_emit_wqe(qp, w, now_ns, f);
 }
 
-/* An SGE's MR was deregistered meanwhile: local protection error. */
+/* @p w fails with @p st (reported in order by the flush, after older WQEs). */
 static void
-lost_memory(struct rk_ib_qp *qp, struct sq_wqe *w)
+fail_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, enum rk_wc_status st)
 {
-	w->err_status = RK_WC_LOC_PROT_ERR;
+	w->err_status = (uint8_t)st;
 	if (qp->type == RK_QPT_RC)
 		rk_ib_qp_to_error(qp);
 	else
 		rk_ib_qp_to_sqe(qp);
+}
+
+/* A request packet with PSN @p psn was built: the retry's mark and the count. */
+static void
+count_sent(struct rk_ib_qp *qp, uint32_t psn)
+{
+	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
+		qp->comp.retry_resent = true;
+	RK_QP_COUNT(qp, req_pkts);
+}
+
+/* After a request packet of @p len bytes: the ACK timer (RC) and the pacer. */
+static int
+after_send(struct rk_ib_qp *qp, int len, uint64_t now_ns)
+{
+	if (qp->type == RK_QPT_RC && qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
+		qp->comp.timer_ns = now_ns + qp->timeout_ns;
+	if (qp->cc != NULL)
+		qp->cc->on_send(qp, (uint32_t)len, now_ns);
+	return len;
 }
 
 /* Send req.resend_psn of @p w alone; req.psn stays where it is. */
@@ -448,18 +468,12 @@ emit_resend(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t *f)
 
 	qp->req.resend_valid = false;
 	if (len < 0) {
-		lost_memory(qp, w);
+		fail_wqe(qp, w, RK_WC_LOC_PROT_ERR);   /* an SGE's MR was deregistered */
 		return 0;
 	}
-	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
-		qp->comp.retry_resent = true;
-	RK_QP_COUNT(qp, req_pkts);
+	count_sent(qp, psn);
 	RK_QP_COUNT(qp, req_retx_pkts);
-	if (qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
-		qp->comp.timer_ns = now_ns + qp->timeout_ns;
-	if (qp->cc != NULL)
-		qp->cc->on_send(qp, (uint32_t)len, now_ns);
-	return len;
+	return after_send(qp, len, now_ns);
 }
 
 int
@@ -484,12 +498,7 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 		enum rk_wc_status st = one ? RK_WC_SUCCESS : check_sges(qp, w);
 
 		if (st != RK_WC_SUCCESS) {
-			/* Reported in order by the flush, after older WQEs. */
-			w->err_status = (uint8_t)st;
-			if (qp->type == RK_QPT_RC)
-				rk_ib_qp_to_error(qp);
-			else
-				rk_ib_qp_to_sqe(qp);
+			fail_wqe(qp, w, st);
 			return 0;
 		}
 		w->first_psn = qp->req.psn;
@@ -502,12 +511,10 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 	idx = (uint32_t)rk_psn_diff(psn, w->first_psn);
 	len = build_req(qp, w, idx, psn, f);
 	if (len < 0) {
-		lost_memory(qp, w);
+		fail_wqe(qp, w, RK_WC_LOC_PROT_ERR);   /* an SGE's MR was deregistered */
 		return 0;
 	}
-	if (qp->comp.retry_psn_valid && psn == qp->comp.retry_psn)
-		qp->comp.retry_resent = true;
-	RK_QP_COUNT(qp, req_pkts);
+	count_sent(qp, psn);
 	if (qp->req.sent_any && rk_psn_diff(psn, qp->req.max_sent_psn) <= 0)
 		RK_QP_COUNT(qp, req_retx_pkts);
 
@@ -532,9 +539,5 @@ rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint8_t 
 			qp->comp.wqe_idx++;
 		}
 	}
-	if (qp->type == RK_QPT_RC && qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
-		qp->comp.timer_ns = now_ns + qp->timeout_ns;
-	if (qp->cc != NULL)
-		qp->cc->on_send(qp, (uint32_t)len, now_ns);
-	return len;
+	return after_send(qp, len, now_ns);
 }
