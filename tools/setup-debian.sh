@@ -56,7 +56,7 @@ else
 fi
 
 # The interop lab (Linux rxe and siw in QEMU guests, tools/rk-lab): QEMU,
-# socat, nftables, the build tools and the headers of Debian's current
+# nftables, the build tools and the headers of Debian's current
 # kernel for siw.ko. The guest image itself is built by the first
 # "rk-lab up" (or "rk-lab build"), from Debian's mirror, and cached.
 # --no-lab skips it (the demo needs no lab).
