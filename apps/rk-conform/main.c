@@ -6,8 +6,10 @@
  * pcap holding only that case's frames.
  *
  * DUTs: "self" is rdmakit's own RoCEv2 engine in process on a virtual
- * clock (no port, no peer).
+ * clock (no port, no peer); "perftest" a live DUT behind a DPDK port,
+ * through its perftest bw servers (dut_perftest.h).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -16,12 +18,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <arpa/inet.h>
 
 #include <jansson.h>
 
+#include "expect.h"
 #include "rk_cli.h"
 #include "rk_conform.h"
 #include "rk_conform_self.h"
+#ifdef RK_CONFORM_DPDK
+#include <fcntl.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "dut_perftest.h"
+#include "rk_app_rdma.h"
+#endif
 
 #ifdef RK_IB_MUTANTS
 #include "rk_ib_mutant.h"
@@ -49,23 +61,40 @@ struct capture {
 struct opts {
 	const char *dut;
 	const char *cases;
-	const char *json, *junit, *pcap_dir;
+	const char *json, *junit, *pcap_dir, *verdicts, *expect;
 	bool list, markdown;
 	double timeout_ms;
+	/* --dut perftest */
+	const char *server, *port, *oob_netns, *record;
+	const char *ip;
+	uint32_t size, mtu, min_rnr;
+	uint16_t tcp_port[4];
+	bool serve_given, one_server;
 };
 
-struct outcome {
-	const struct rk_conform_case *c;
-	struct rk_conform_result res;
-	char pcap[512];
-};
+#define outcome rk_cf_outcome
 
 static void
 usage(FILE *f)
 {
 	fprintf(f,
 		"usage: rk-conform [options]\n"
-		"  --dut self            the device under test: rdmakit's own engine in process\n"
+		"  --dut self|perftest   the device under test: rdmakit's own engine in process\n"
+		"                        (default), or a live one behind a DPDK port through its\n"
+		"                        perftest bw servers (EAL options first, then --)\n"
+		"  --server HOST         perftest: the host of the DUT's servers (TCP exchange)\n"
+		"  --serve VERB=PORT     perftest: the TCP port of the DUT's server of VERB (write,\n"
+		"                        read, send, atomic: one perftest tool each); repeat; or\n"
+		"                        all=PORT: one server of every verb (rk-testpmd's\n"
+		"                        responder; the default, all=18515)\n"
+		"  --ip A.B.C.D          perftest: our IPv4 address on the port (required)\n"
+		"  --size BYTES          perftest: the servers' -s (default 4096): their region's size\n"
+		"  --mtu BYTES           perftest: our path MTU, 256..4096 (default 1024)\n"
+		"  --min-rnr-timer N     perftest: the DUT's minimum RNR timer, 0..31 (default 12,\n"
+		"                        perftest's)\n"
+		"  --port NAME           perftest: the DPDK port (default: the first)\n"
+		"  --oob-netns NAME      perftest: open the TCP exchange in network namespace NAME\n"
+		"  --record FILE         perftest: record the port's frames (pcapng)\n"
 		"  --cases GLOB          run only the cases whose ID matches (shell glob)\n"
 		"  --list                list the cases (ID, transport, rule, what the DUT must do)\n"
 		"  --markdown            with --list: as a Markdown table\n"
@@ -73,9 +102,100 @@ usage(FILE *f)
 		"  --json FILE           the verdicts as JSON\n"
 		"  --junit FILE          the verdicts as JUnit XML\n"
 		"  --pcap-dir DIR        a pcap of each failing case's frames, DIR/ID.pcap\n"
+		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
+		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
+		"                        when one differs, 0 when all match\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         print the version\n"
 		"Exit status: 0 when no case failed, 1 when one did, 2 for bad options.\n");
+}
+
+static int
+parse_serve(struct opts *o, const char *spec)
+{
+	static const char *const verbs[] = { "write", "read", "send", "atomic" };
+	const char *eq = strchr(spec, '=');
+	unsigned long port;
+	char *end;
+	int v;
+
+	port = eq != NULL ? strtoul(eq + 1, &end, 10) : 0;
+	if (eq == NULL || eq[1] == 0 || *end != 0 || port == 0 || port > 65535)
+		goto bad;
+	for (v = 0; v < 4; v++)
+		if (strlen(verbs[v]) == (size_t)(eq - spec) && strncmp(spec, verbs[v], strlen(verbs[v])) == 0)
+			break;
+	if (v == 4 && !((size_t)(eq - spec) == 3 && strncmp(spec, "all", 3) == 0))
+		goto bad;
+	for (int i = 0; i < 4; i++)
+		if (v == 4 || i == v)
+			o->tcp_port[i] = (uint16_t)port;
+	o->one_server = v == 4;
+	o->serve_given = true;
+	return 0;
+bad:
+	fprintf(stderr, "rk-conform: --serve %s: expected VERB=PORT, VERB one of write, read, "
+		"send, atomic, all, PORT 1..65535\n", spec);
+	return -1;
+}
+
+static int
+parse_num(struct opts *o, int c, const char *s)
+{
+	const char *name = c == 'z' ? "--size" : c == 'M' ? "--mtu" : "--min-rnr-timer";
+	unsigned long min = c == 'z' ? 8 : c == 'M' ? 256 : 0;
+	unsigned long max = c == 'z' ? 1u << 30 : c == 'M' ? 4096 : 31;
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (*s == 0 || *end != 0 || *s == '-' || v < min || v > max ||
+	    (c == 'M' && (v & (v - 1)) != 0)) {
+		fprintf(stderr, "rk-conform: %s %s: not %s in %lu..%lu\n", name, s,
+			c == 'M' ? "a power of two" : "a number", min, max);
+		return -1;
+	}
+	if (c == 'z')
+		o->size = (uint32_t)v;
+	else if (c == 'M')
+		o->mtu = (uint32_t)v;
+	else
+		o->min_rnr = (uint32_t)v;
+	return 0;
+}
+
+/* The live DUT's options: all or nothing. */
+static int
+check_live(struct opts *o)
+{
+	bool live = strcmp(o->dut, "perftest") == 0;
+	struct in_addr a;
+
+	if (!live) {
+		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given) {
+			fprintf(stderr, "rk-conform: --server, --serve, --ip, --port, --oob-netns and "
+				"--record go with --dut perftest\n");
+			return -1;
+		}
+		return 0;
+	}
+#ifndef RK_CONFORM_DPDK
+	fprintf(stderr, "rk-conform: --dut perftest: this rk-conform was built without DPDK\n");
+	return -1;
+#endif
+	if (o->server == NULL || o->ip == NULL) {
+		fprintf(stderr, "rk-conform: --dut perftest needs --server HOST and --ip A.B.C.D\n");
+		return -1;
+	}
+	if (inet_pton(AF_INET, o->ip, &a) != 1) {
+		fprintf(stderr, "rk-conform: --ip %s: not an IPv4 address\n", o->ip);
+		return -1;
+	}
+	if (!o->serve_given) {
+		for (int i = 0; i < 4; i++)
+			o->tcp_port[i] = 18515;
+		o->one_server = true;
+	}
+	return 0;
 }
 
 static int
@@ -90,12 +210,24 @@ parse(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'u' },
 		{ "pcap-dir", required_argument, NULL, 'p' },
+		{ "verdicts", required_argument, NULL, 'v' },
+		{ "expect", required_argument, NULL, 'e' },
+		{ "server", required_argument, NULL, 'S' },
+		{ "serve", required_argument, NULL, 's' },
+		{ "ip", required_argument, NULL, 'I' },
+		{ "size", required_argument, NULL, 'z' },
+		{ "mtu", required_argument, NULL, 'M' },
+		{ "min-rnr-timer", required_argument, NULL, 'r' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "oob-netns", required_argument, NULL, 'n' },
+		{ "record", required_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
 
-	*o = (struct opts){ .dut = "self", .timeout_ms = 50 };
+	*o = (struct opts){ .dut = "self", .timeout_ms = 50, .size = 4096, .mtu = 1024,
+			    .min_rnr = 12 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
 		char *end;
@@ -116,6 +248,21 @@ parse(int argc, char **argv, struct opts *o)
 		case 'j': o->json = optarg; break;
 		case 'u': o->junit = optarg; break;
 		case 'p': o->pcap_dir = optarg; break;
+		case 'v': o->verdicts = optarg; break;
+		case 'e': o->expect = optarg; break;
+		case 'S': o->server = optarg; break;
+		case 'I': o->ip = optarg; break;
+		case 'P': o->port = optarg; break;
+		case 'n': o->oob_netns = optarg; break;
+		case 'w': o->record = optarg; break;
+		case 's':
+			if (parse_serve(o, optarg) != 0)
+				return 2;
+			break;
+		case 'z': case 'M': case 'r':
+			if (parse_num(o, c, optarg) != 0)
+				return 2;
+			break;
 		case 'h': usage(stdout); exit(0);
 		case 'V': rk_cli_version("rk-conform"); exit(0);
 		default:
@@ -128,10 +275,13 @@ parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "rk-conform: unexpected argument '%s'\n", argv[optind]);
 		return 2;
 	}
-	if (strcmp(o->dut, "self") != 0) {
-		fprintf(stderr, "rk-conform: --dut %s: unknown DUT (known: self)\n", o->dut);
+	if (strcmp(o->dut, "self") != 0 && strcmp(o->dut, "perftest") != 0) {
+		fprintf(stderr, "rk-conform: --dut %s: unknown DUT (known: self, perftest)\n",
+			o->dut);
 		return 2;
 	}
+	if (check_live(o) != 0)
+		return 2;
 	if (o->markdown && !o->list) {
 		fprintf(stderr, "rk-conform: --markdown goes with --list\n");
 		return 2;
@@ -329,18 +479,82 @@ list(const struct opts *o)
 	return 0;
 }
 
+#ifdef RK_CONFORM_DPDK
+static int
+enter_netns(const char *name)
+{
+	char path[256];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s%s", strchr(name, '/') != NULL ? "" : "/run/netns/",
+		 name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = setns(fd, CLONE_NEWNET) != 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* The live DUT: EAL, the port, the exchange's namespace, the adapter. */
+static int
+live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conform_env *env,
+	  struct rk_io_dpdk **io, struct rk_cpt **pt)
+{
+	struct rk_io_dpdk_cfg pcfg = { .port_name = o->port, .pcapng_path = o->record };
+	struct rk_cpt_cfg cfg = { .server = o->server, .size = o->size, .mtu = o->mtu,
+				  .min_rnr_timer = (uint8_t)o->min_rnr,
+				  .connect_timeout_s = 30 };
+	char msg[160];
+	int rc;
+
+	inet_pton(AF_INET, o->ip, cfg.ip);
+	memcpy(pcfg.ip, cfg.ip, 4);
+	memcpy(cfg.tcp_port, o->tcp_port, sizeof(cfg.tcp_port));
+	cfg.one_server = o->one_server;
+	if ((rc = rk_app_eal_init("rk-conform", da)) != 0)
+		return rc;
+	if ((*io = rk_app_port_open("rk-conform", &pcfg)) == NULL)
+		return 1;
+	if (rk_app_roce_frame_check(*io, o->mtu, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "rk-conform: error: %s\n", msg);
+		return 1;
+	}
+	if (o->oob_netns != NULL && (rc = enter_netns(o->oob_netns)) != 0) {
+		fprintf(stderr, "rk-conform: cannot enter network namespace %s: %s\n",
+			o->oob_netns, strerror(-rc));
+		return 1;
+	}
+	if ((*pt = rk_cpt_create(&cfg, *io, env)) == NULL) {
+		fprintf(stderr, "rk-conform: out of memory\n");
+		return 1;
+	}
+	return 0;
+}
+#endif
+
 int
 main(int argc, char **argv)
 {
 	struct opts o;
-	struct rk_conform_env env;
-	struct rk_conform_self *self;
+	struct rk_conform_env env = { 0 };
+	struct rk_conform_self *self = NULL;
 	struct capture cap = { 0 };
 	struct outcome *out;
 	unsigned int n, ran = 0, count[3] = { 0 };
 	const struct rk_conform_case *c = rk_conform_cases(&n);
-	int rc = parse(argc, argv, &o);
+	int rc;
+#ifdef RK_CONFORM_DPDK
+	struct rk_io_dpdk_args da;
+	struct rk_io_dpdk *io = NULL;
+	struct rk_cpt *pt = NULL;
 
+	/* "EAL options -- rk-conform options"; without "--", all are rk-conform's */
+	rk_io_dpdk_split_args(argc, argv, "rk-conform", &da);
+	argc = da.app_argc;
+	argv = da.app_argv;
+#endif
+	rc = parse(argc, argv, &o);
 	if (rc != 0)
 		return rc;
 	if (o.list)
@@ -355,10 +569,20 @@ main(int argc, char **argv)
 		fprintf(stderr, "rk-conform: cannot create %s: %s\n", o.pcap_dir, strerror(errno));
 		return 1;
 	}
-	self = rk_conform_self_create(&env);
 	out = calloc(n, sizeof(*out));
 	cap.f = calloc(CASE_FRAMES, sizeof(*cap.f));
-	if (self == NULL || out == NULL || cap.f == NULL) {
+	if (out == NULL || cap.f == NULL) {
+		fprintf(stderr, "rk-conform: out of memory\n");
+		return 1;
+	}
+#ifdef RK_CONFORM_DPDK
+	if (strcmp(o.dut, "perftest") == 0 && (rc = live_open(&o, &da, &env, &io, &pt)) != 0) {
+		if (io != NULL)
+			rk_io_dpdk_close(io);
+		return rc;
+	}
+#endif
+	if (strcmp(o.dut, "self") == 0 && (self = rk_conform_self_create(&env)) == NULL) {
 		fprintf(stderr, "rk-conform: out of memory\n");
 		return 1;
 	}
@@ -380,16 +604,36 @@ main(int argc, char **argv)
 			write_pcap(o.pcap_dir, c[i].id, &cap, r->pcap, sizeof(r->pcap));
 		printf("%-30s %-7s %-40s %s\n", c[i].id, rk_conform_verdict_name(r->res.verdict),
 		       c[i].rule, r->res.reason);
+		fflush(stdout);
 		ran++;
 	}
 	printf("%u cases: %u pass, %u fail, %u not applicable\n", ran, count[RK_CONFORM_PASS],
 	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);
 	rc = count[RK_CONFORM_FAIL] ? 1 : 0;
+	if (o.expect != NULL) {
+		int d = rk_cf_expect_check(o.expect, out, ran, o.cases, stdout);
+
+		if (d >= 0)
+			printf("expected verdicts (%s): %d difference%s\n", o.expect, d,
+			       d == 1 ? "" : "s");
+		rc = d == 0 ? 0 : 1;
+	}
+	if (o.verdicts != NULL && rk_cf_verdicts_write(o.verdicts, o.dut, out, ran) != 0)
+		rc = 1;
 	if (o.json != NULL && write_json(o.json, o.dut, out, ran, count) != 0)
 		rc = 1;
 	if (o.junit != NULL && write_junit(o.junit, out, ran, count) != 0)
 		rc = 1;
 	rk_conform_self_destroy(self);
+#ifdef RK_CONFORM_DPDK
+	if (pt != NULL) {
+		printf("frames of other QPs dropped: %llu\n",
+		       (unsigned long long)rk_cpt_foreign_frames(pt));
+		rk_cpt_destroy(pt);
+	}
+	if (io != NULL && rk_app_port_close("rk-conform", io, o.record) != 0)
+		rc = 1;
+#endif
 	free(cap.f);
 	free(out);
 	return rc;

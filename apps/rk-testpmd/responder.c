@@ -3,8 +3,9 @@
  * The responder's control thread: perftest's TCP exchange (server role,
  * rk_app_perftest.h) with one client after another, off the forwarding
  * lcore. Per client: the preamble, a QP with a region of 2 * max(size,
- * 4096) + 64 bytes (the pattern 0x5eed of rk_app_fill(), what READs must
- * return) and receive slots for send_bw, the keys, the QP connected to
+ * 4096) bytes whose second half it offers, as perftest's servers do (the
+ * pattern 0x5eed of rk_app_fill(), what READs must return; a WRITE past
+ * the offered half's end is out of bounds) and receive slots for send_bw, the keys, the QP connected to
  * the client's, then every message the client sends answered in kind
  * until its "done": keys with ours (the barriers), the report with ours
  * (iterations 0, as a passive server's). The tool is not named in the
@@ -164,10 +165,10 @@ create(struct client *c, struct rk_tp_rdma_dev *d)
 						    RK_ACCESS_REMOTE_ATOMIC };
 	int rc;
 
-	s->buf_len = (2 * blk + RK_PT_CACHE_LINE + 4095) & ~(size_t)4095;
+	s->buf_len = 2 * blk;
 	s->rslots = (uint32_t)(16u << 20) / max;
 	s->rslots = s->rslots > 512 ? 512 : s->rslots < 2 ? 2 : s->rslots;
-	s->buf = aligned_alloc(4096, s->buf_len);
+	s->buf = aligned_alloc(4096, (s->buf_len + 4095) & ~(size_t)4095);
 	s->rbuf = calloc(s->rslots, max);
 	if (s->buf == NULL || s->rbuf == NULL)
 		return fail(c, "cannot allocate %zu bytes", s->buf_len + (size_t)s->rslots * max);
@@ -198,7 +199,7 @@ create(struct client *c, struct rk_tp_rdma_dev *d)
 	}
 	c->local = (struct rk_pt_dest){ .out_reads = OUTS, .qpn = s->qp->qp_num,
 					.psn = (uint32_t)rte_rand() & 0xffffff,
-					.rkey = s->mr->rkey, .vaddr = (uint64_t)(uintptr_t)s->buf,
+					.rkey = s->mr->rkey, .vaddr = (uint64_t)(uintptr_t)(s->buf + blk),
 					.gid = { [10] = 0xff, [11] = 0xff } };
 	memcpy(c->local.gid + 12, d->ip, 4);
 	return 0;

@@ -253,7 +253,8 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 	memset(&r, 0, sizeof(r));
 	r.env = env;
 	r.res = res;
-	need = (struct rk_conform_need){ .transport = c->transport, .recvs = c->recvs };
+	need = (struct rk_conform_need){ .transport = c->transport, .recvs = c->recvs,
+					 .access = c->access };
 	if (c->transport == RK_CONFORM_IWARP && env->stream == NULL) {
 		rk_conform_na(&r, "the DUT is reached by frames only, not by a stream");
 		return 0;
@@ -265,6 +266,19 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 			rk_conform_na(&r, "%s", why[0] ? why : "the DUT cannot set up this QP");
 		else
 			rk_conform_fail(&r, "setup failed: %s", why[0] ? why : strerror(-rc));
+		return 0;
+	}
+	if (c->access & ~r.dut.access) {
+		uint8_t miss = c->access & ~r.dut.access;
+
+		rk_conform_na(&r, "the DUT %s",
+			      miss & RK_CONFORM_ACC_WRITE ? "offers no remote write" :
+			      miss & RK_CONFORM_ACC_READ ? "offers no remote read" :
+			      miss & RK_CONFORM_ACC_ATOMIC ? "offers no atomics" :
+			      miss & RK_CONFORM_ACC_RO ? "offers no read-only region" :
+			      "has receives posted on its QP");
+		if (env->teardown != NULL)
+			env->teardown(env->ctx);
 		return 0;
 	}
 	r.probe.ops = env->ops;

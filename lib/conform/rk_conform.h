@@ -46,10 +46,35 @@ enum rk_conform_verdict {
 	RK_CONFORM_NA,          /**< not applicable: the DUT lacks what the case needs */
 };
 
+/**
+ * Remote access to the DUT's region (IBTA Vol1 10.6.3 access rights): what
+ * a case needs (rk_conform_need.access) and what the DUT's region allows
+ * (rk_conform_dut.access). RK_CONFORM_ACC_RO asks for a second region
+ * with remote read only (ro_va, ro_r_key); a DUT may offer its only
+ * region as both when that region allows remote read only.
+ */
+enum rk_conform_access {
+	RK_CONFORM_ACC_WRITE = 1u << 0,
+	RK_CONFORM_ACC_READ = 1u << 1,
+	RK_CONFORM_ACC_ATOMIC = 1u << 2,
+	RK_CONFORM_ACC_RO = 1u << 3,
+	RK_CONFORM_ACC_ALL = 0xfu,      /**< the four above */
+	/** Not an access right: need: the QP must have no receive posted
+	 *  (RNR cases); dut: it has none. */
+	RK_CONFORM_ACC_NO_RECV = 1u << 4,
+};
+
 /** What a case needs of the DUT's fresh QP. */
 struct rk_conform_need {
 	enum rk_conform_transport transport;
 	uint32_t recvs;         /**< receive WQEs to post before the case (0: none) */
+	/**
+	 * RK_CONFORM_ACC_* the case's valid requests need. A DUT that gives
+	 * a region with less may still run it: the case sees dut.access and
+	 * says n/a where it must; "is the QP still alive" probes use what
+	 * the region allows (a WRITE, a READ, an atomic, or a SEND).
+	 */
+	uint8_t access;
 };
 
 /** The DUT's QP as setup() left it, the values frames toward it carry. */
@@ -65,7 +90,7 @@ struct rk_conform_dut {
 	uint32_t q_key;         /**< UD: the QP's Q_Key */
 	uint8_t min_rnr_timer;  /**< encoded (IBTA Vol1 9.7.5.2.8); 0xff: unknown */
 	uint8_t max_rd_atomic;  /**< responder resources; 0: unknown */
-	bool atomics;           /**< the DUT executes atomics */
+	uint8_t access;         /**< RK_CONFORM_ACC_* the region (va, r_key) allows */
 	/* iWARP (the region above: va, r_key = its STag, len; ro_*: remote read only) */
 	uint32_t isn, dut_isn;  /**< TCP sequence numbers of our and the DUT's first
 				 *   stream byte (MPA markers sit at offsets from them) */
@@ -141,6 +166,7 @@ struct rk_conform_case {
 	const char *must;               /**< one line: what the DUT must do */
 	enum rk_conform_transport transport;
 	uint32_t recvs;                 /**< receives the case needs posted */
+	uint8_t access;                 /**< RK_CONFORM_ACC_* its valid requests need */
 	/** Run the case; sets the verdict with rk_conform_fail()/_na(). */
 	void (*run)(struct rk_conform_run *r, const void *arg);
 	const void *arg;

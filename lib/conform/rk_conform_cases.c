@@ -55,7 +55,7 @@ enum expect {
 
 enum after {
 	A_NONE = 0,
-	A_ALIVE,                /* a WRITE at epsn + next_off is ACKed */
+	A_ALIVE,                /* a valid request at epsn + next_off is answered (alive()) */
 	A_DEAD,                 /* class C: the QP is in error, nothing answers */
 };
 
@@ -130,12 +130,6 @@ needs_ro(enum xk k)
 	return k == X_RETH_RO || k == X_ATOM_RO;
 }
 
-static bool
-needs_atomic(uint8_t op)
-{
-	return op == RK_OP_FETCH_ADD || op == RK_OP_COMPARE_SWAP;
-}
-
 /* Send one packet by values; false when the case is already decided. */
 static bool
 put(struct rk_conform_run *r, uint8_t opcode, int32_t off, bool ack_req, enum xk k,
@@ -202,23 +196,63 @@ expect(struct rk_conform_run *r, enum expect e, uint8_t code, int32_t exp_off)
 	return judge(r, a, n, e, code, exp_off);
 }
 
-/* A WRITE ONLY of 8 bytes at @p off must be ACKed: the QP still works. */
+/*
+ * A valid request at @p off that the region allows (a WRITE of 8 bytes, else
+ * a READ of 8, else a FETCH_ADD, else a SEND of 8 into a posted receive),
+ * and the answer it must get. False when the DUT offers none of them.
+ */
+static bool
+probe_op(const struct rk_conform_run *r, uint8_t *op, enum xk *k, enum expect *e)
+{
+	uint8_t a = r->dut.access;
+
+	if (a & RK_CONFORM_ACC_WRITE)
+		*op = RK_OP_RDMA_WRITE_ONLY, *k = X_RETH, *e = E_ACK;
+	else if (a & RK_CONFORM_ACC_READ)
+		*op = RK_OP_RDMA_READ_REQUEST, *k = X_RETH, *e = E_READ;
+	else if (a & RK_CONFORM_ACC_ATOMIC)
+		*op = RK_OP_FETCH_ADD, *k = X_ATOM, *e = E_ATOMIC;
+	else if (r->dut.recv_len >= 8)
+		*op = RK_OP_SEND_ONLY, *k = X_NONE, *e = E_ACK;
+	else
+		return false;
+	return true;
+}
+
+static bool
+put_probe(struct rk_conform_run *r, int32_t off, enum expect *e)
+{
+	uint8_t op;
+	enum xk k;
+
+	if (!probe_op(r, &op, &k, e))
+		return rk_conform_fail(r, "the DUT's QP allows no request to probe it with");
+	/* A READ and an atomic carry no payload. */
+	return put(r, op, off, true, k, *e == E_ACK ? 8 : 0, 8, -1, RK_CONFORM_M_NONE);
+}
+
+/* A valid request at @p off must be answered: the QP still works. */
 static bool
 alive(struct rk_conform_run *r, int32_t off, const char *what)
 {
+	static const enum rk_probe_kind kind[] = { [E_ACK] = RK_PROBE_ACK,
+						   [E_READ] = RK_PROBE_READ_RESP,
+						   [E_ATOMIC] = RK_PROBE_ATOMIC_ACK };
 	struct rk_probe_answer a[ANSWERS];
+	enum expect e = E_ACK;
 	char got[160];
 	int n;
 
-	if (!put(r, RK_OP_RDMA_WRITE_ONLY, off, true, X_RETH, 8, 0, -1, RK_CONFORM_M_NONE))
+	if (!put_probe(r, off, &e))
 		return false;
 	n = rk_conform_wait(r, a, ANSWERS, 1);
-	if (n > 0 && a[0].kind == RK_PROBE_ACK && a[0].psn == psn_at(r, off))
+	if (n > 0 && a[0].kind == kind[e] && a[0].psn == psn_at(r, off))
 		return true;
 	if (n < 0)
 		return false;
-	return rk_conform_fail(r, "%s: a valid WRITE at psn 0x%06x then got %s", what, psn_at(r, off),
-			       rk_conform_answer_str(a, (unsigned int)n, got, sizeof(got)));
+	return rk_conform_fail(r, "%s: a valid request at psn 0x%06x then got %s", what,
+			       psn_at(r, off), rk_conform_answer_str(a, (unsigned int)n, got,
+								      sizeof(got)));
 }
 
 static bool
@@ -241,8 +275,6 @@ run_one(struct rk_conform_run *r, const void *arg)
 
 	if (needs_ro(o->xk) && r->dut.ro_r_key == 0)
 		return rk_conform_na(r, "the DUT offers no read-only region");
-	if (needs_atomic(o->opcode) && !r->dut.atomics)
-		return rk_conform_na(r, "the DUT does not execute atomics");
 	if (!put(r, o->opcode, o->off, o->ack_req, o->xk, o->len, o->dmalen, o->pad - 1, o->m))
 		return;
 	if (!expect(r, o->e, o->code, o->exp_off))
@@ -250,8 +282,9 @@ run_one(struct rk_conform_run *r, const void *arg)
 	if (o->after == A_ALIVE && !alive(r, o->next_off, "the QP stopped working"))
 		return;
 	if (o->after == A_DEAD) {
-		if (!put(r, RK_OP_RDMA_WRITE_ONLY, o->next_off, true, X_RETH, 8, 0, -1,
-			 RK_CONFORM_M_NONE))
+		enum expect e;
+
+		if (!put_probe(r, o->next_off, &e))
 			return;
 		if (!expect(r, E_SILENT, 0, 0))
 			return;
@@ -496,8 +529,6 @@ run_atomic_dup(struct rk_conform_run *r, const void *arg)
 	uint64_t v = 0;
 
 	(void)arg;
-	if (!r->dut.atomics)
-		return rk_conform_na(r, "the DUT does not execute atomics");
 	if (!put(r, RK_OP_FETCH_ADD, 0, true, X_ATOM, 0, 0, -1, 0) || !expect(r, E_ATOMIC, 0, 0))
 		return;
 	if (!put(r, RK_OP_FETCH_ADD, 0, true, X_ATOM, 0, 0, -1, 0) || !expect(r, E_ATOMIC, 0, 0))
@@ -564,6 +595,15 @@ run_ud(struct rk_conform_run *r, const void *arg)
 #define C(id_, rule_, must_, tr_, recvs_, fn_, arg_) \
 	{ .id = id_, .rule = rule_, .must = must_, .transport = RK_CONFORM_##tr_, \
 	  .recvs = recvs_, .run = fn_, .arg = arg_ }
+/* A case whose valid requests need remote access to the DUT's region. */
+#define WR RK_CONFORM_ACC_WRITE
+#define RD_ RK_CONFORM_ACC_READ
+#define AT RK_CONFORM_ACC_ATOMIC
+#define RO RK_CONFORM_ACC_RO
+#define NR RK_CONFORM_ACC_NO_RECV
+#define CA(acc_, id_, rule_, must_, tr_, recvs_, fn_, arg_) \
+	{ .id = id_, .rule = rule_, .must = must_, .transport = RK_CONFORM_##tr_, \
+	  .recvs = recvs_, .access = acc_, .run = fn_, .arg = arg_ }
 
 static const struct rk_conform_case cases[] = {
 	/* PSN */
@@ -575,7 +615,7 @@ static const struct rk_conform_case cases[] = {
 	  "NAK-SEQ a request ahead of the expected PSN, carrying the expected PSN", RC, 1,
 	  run_one, ONE(.opcode = S, .off = 1, .ack_req = true, .len = 8, .e = E_NAK,
 		       .code = NAK_SEQ, .after = A_ALIVE, .recvs_done = DONE(0))),
-	C("rc.psn.ahead_write", "IBTA Vol1 ch. 9 [PSN-GAP-01]",
+	CA(WR, "rc.psn.ahead_write", "IBTA Vol1 ch. 9 [PSN-GAP-01]",
 	  "NAK-SEQ a WRITE ahead of the expected PSN and not execute it", RC, 0, run_one,
 	  ONE(.opcode = W, .off = 5, .ack_req = true, .xk = X_RETH, .len = 8, .e = E_NAK,
 	      .code = NAK_SEQ, .after = A_ALIVE)),
@@ -583,18 +623,18 @@ static const struct rk_conform_case cases[] = {
 	  "treat a PSN 2^23-1 ahead as out of sequence (NAK-SEQ)", RC, 1, run_one,
 	  ONE(.opcode = S, .off = 0x7fffff, .ack_req = true, .len = 8, .e = E_NAK,
 	      .code = NAK_SEQ, .after = A_ALIVE, .recvs_done = DONE(0))),
-	C("rc.psn.behind_half", "IBTA Vol1 9.7.1 [PSN-HALF-01]",
-	  "treat a PSN 2^23 behind as a duplicate (ACK, not NAK-SEQ)", RC, 1, run_one,
+	CA(WR, "rc.psn.behind_half", "IBTA Vol1 9.7.1 [PSN-HALF-01]",
+	  "treat a PSN 2^23 behind as a duplicate (ACK, not NAK-SEQ)", RC, 0, run_one,
 	  ONE(.opcode = W, .off = -0x800000, .ack_req = true, .xk = X_RETH, .len = 8, .e = E_ACK,
 	      .exp_off = -1, .after = A_ALIVE)),
 	C("rc.psn.duplicate", "IBTA Vol1 ch. 9 (C9-105) [PSN-DUP-01]",
 	  "ACK a duplicate SEND without executing it again", RC, 2, run_dup, NULL),
-	C("rc.psn.duplicate_write", "IBTA Vol1 ch. 9 (C9-105) [PSN-DUP-02]",
+	CA(WR, "rc.psn.duplicate_write", "IBTA Vol1 ch. 9 (C9-105) [PSN-DUP-02]",
 	  "ACK a duplicate WRITE even with AckReq clear", RC, 0, run_dup, "write"),
 	C("rc.psn.nak_once", "IBTA Vol1 ch. 9 [PSN-GAP-02]",
 	  "send one NAK-SEQ per gap, then drop later out-of-sequence packets", RC, 2,
 	  run_nak_once, NULL),
-	C("rc.psn.wrap", "IBTA Vol1 9.7.1 [PSN-WRAP-01]",
+	CA(WR, "rc.psn.wrap", "IBTA Vol1 9.7.1 [PSN-WRAP-01]",
 	  "take PSNs 0xFFFFFE, 0xFFFFFF, 0 in order (24-bit PSN wrap)", RC, 0, run_wrap, NULL),
 	/* Opcode sequence and reserved opcodes */
 	C("rc.opcode.reserved", "IBTA Vol1 ch. 9 [BTH-OPC-02]",
@@ -634,24 +674,24 @@ static const struct rk_conform_case cases[] = {
 	  "NAK-INV a SEND FIRST shorter than the PMTU", RC, 1, run_one,
 	  ONE(.opcode = RK_OP_SEND_FIRST, .ack_req = true, .len = LEN_PMTU_MINUS4, .e = E_NAK,
 	      .code = NAK_INV)),
-	C("rc.len.write_over_dmalen", "IBTA Vol1 ch. 9 (C9-92) [LEN-WR-01]",
+	CA(WR, "rc.len.write_over_dmalen", "IBTA Vol1 ch. 9 (C9-92) [LEN-WR-01]",
 	  "NAK-INV a WRITE ONLY carrying more bytes than its DMALen", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 64, .dmalen = 32, .e = E_NAK,
 	      .code = NAK_INV)),
-	C("rc.len.write_under_dmalen", "IBTA Vol1 ch. 9 (C9-92) [LEN-WR-01]",
+	CA(WR, "rc.len.write_under_dmalen", "IBTA Vol1 ch. 9 (C9-92) [LEN-WR-01]",
 	  "NAK-INV a WRITE ONLY carrying fewer bytes than its DMALen", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 16, .dmalen = 32, .e = E_NAK,
 	      .code = NAK_INV)),
 	C("rc.len.recv_overflow", "IBTA Vol1 ch. 9 [LEN-RQ-01]",
 	  "NAK-INV a SEND longer than the posted receive", RC, 1, run_recv_overflow, NULL),
-	C("rc.len.read_dmalen_huge", "IBTA Vol1 ch. 9 (C9-94) [MEM-DMALEN-01]",
+	CA(RD_, "rc.len.read_dmalen_huge", "IBTA Vol1 ch. 9 (C9-94) [MEM-DMALEN-01]",
 	  "NAK-INV a READ whose DMALen exceeds 2^31", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH_HUGE, .e = E_NAK, .code = NAK_INV)),
-	C("rc.len.read_with_payload", "IBTA Vol1 ch. 9 (C9-92)",
+	CA(RD_, "rc.len.read_with_payload", "IBTA Vol1 ch. 9 (C9-92)",
 	  "NAK-INV a READ request that carries payload", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH, .len = 8, .dmalen = 64, .e = E_NAK,
 	      .code = NAK_INV)),
-	C("rc.pad.lying", "IBTA Vol1 9.2 [BTH-PAD-01]",
+	CA(WR, "rc.pad.lying", "IBTA Vol1 9.2 [BTH-PAD-01]",
 	  "NAK-INV a WRITE whose PadCnt makes its length disagree with DMALen", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 5, .dmalen = 5, .pad = PAD(0),
 	      .e = E_NAK, .code = NAK_INV)),
@@ -659,73 +699,73 @@ static const struct rk_conform_case cases[] = {
 	  "NAK-INV a SEND whose PadCnt is larger than its payload", RC, 1, run_one,
 	  ONE(.opcode = S, .ack_req = true, .len = 0, .pad = PAD(3), .e = E_NAK, .code = NAK_INV)),
 	/* Remote access */
-	C("rc.rkey.bad_write", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
+	CA(WR, "rc.rkey.bad_write", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
 	  "NAK-RACC a WRITE with an R_Key it never gave", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH_BADKEY, .len = 8, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.rkey.bad_read", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
+	CA(RD_, "rc.rkey.bad_read", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
 	  "NAK-RACC a READ with an R_Key it never gave", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH_BADKEY, .dmalen = 64, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.rkey.bad_atomic", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
+	CA(AT, "rc.rkey.bad_atomic", "IBTA Vol1 ch. 9 [MEM-RKEY-01]",
 	  "NAK-RACC a FETCH_ADD with an R_Key it never gave", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_FETCH_ADD, .ack_req = true, .xk = X_ATOM_BADKEY, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.va.oob_write", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
+	CA(WR, "rc.va.oob_write", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
 	  "NAK-RACC a WRITE that runs past the end of the region", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH_OOB, .len = 8, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.va.oob_read", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
+	CA(RD_, "rc.va.oob_read", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
 	  "NAK-RACC a READ that runs past the end of the region", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH_OOB, .e = E_NAK, .code = NAK_RACC)),
-	C("rc.va.wrap", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
+	CA(WR, "rc.va.wrap", "IBTA Vol1 ch. 9 [MEM-BOUNDS-01]",
 	  "NAK-RACC a WRITE whose VA + DMALen wraps 2^64", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH_WRAP, .len = 8, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.access.write_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
+	CA(RO, "rc.access.write_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
 	  "NAK-RACC a WRITE to a region registered for remote read only", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH_RO, .len = 8, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.access.atomic_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
+	CA(RO, "rc.access.atomic_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
 	  "NAK-RACC an atomic on a region registered for remote read only", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_FETCH_ADD, .ack_req = true, .xk = X_ATOM_RO, .e = E_NAK,
 	      .code = NAK_RACC)),
-	C("rc.access.read_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
+	CA(RO, "rc.access.read_read_only", "IBTA Vol1 ch. 9 [MEM-ACC-01]",
 	  "answer a READ of a region registered for remote read", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH_RO, .dmalen = 16, .e = E_READ)),
-	C("rc.reth.zero_len_write", "IBTA Vol1 ch. 9 (C9-88) [MEM-ZERO-01]",
+	CA(WR, "rc.reth.zero_len_write", "IBTA Vol1 ch. 9 (C9-88) [MEM-ZERO-01]",
 	  "ACK a zero-length WRITE without checking its R_Key or VA", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH_ZERO, .e = E_ACK, .after = A_ALIVE,
 	      .next_off = 1)),
-	C("rc.reth.zero_len_read", "IBTA Vol1 ch. 9 (C9-88) [READ-ZERO-01]",
+	CA(RD_, "rc.reth.zero_len_read", "IBTA Vol1 ch. 9 (C9-88) [READ-ZERO-01]",
 	  "answer a zero-length READ with one empty response, no R_Key check", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH_ZERO, .e = E_READ, .after = A_ALIVE,
 	      .next_off = 1)),
 	/* READ and atomics */
-	C("rc.read.single", "IBTA Vol1 9.4.3 [READ-RESP-02]",
+	CA(RD_, "rc.read.single", "IBTA Vol1 9.4.3 [READ-RESP-02]",
 	  "answer a 64-byte READ with one READ RESPONSE ONLY at its PSN", RC, 0, run_one,
 	  ONE(.opcode = RD, .ack_req = true, .xk = X_RETH, .dmalen = 64, .e = E_READ,
 	      .after = A_ALIVE, .next_off = 1)),
-	C("rc.read.multi", "IBTA Vol1 9.4.3 [READ-RESP-01]",
+	CA(RD_, "rc.read.multi", "IBTA Vol1 9.4.3 [READ-RESP-01]",
 	  "answer a READ of 3 PMTU + 1 bytes with FIRST, MIDDLE, MIDDLE, LAST", RC, 0,
 	  run_read_multi, NULL),
-	C("rc.read.next_psn", "IBTA Vol1 ch. 9 [READ-NEXT-01]",
+	CA(RD_, "rc.read.next_psn", "IBTA Vol1 ch. 9 [READ-NEXT-01]",
 	  "expect the request after an n-packet READ at PSN + n", RC, 0, run_read_next, NULL),
-	C("rc.read.duplicate", "IBTA Vol1 ch. 9 (C9-105) [READ-DUP-01]",
+	CA(RD_, "rc.read.duplicate", "IBTA Vol1 ch. 9 (C9-105) [READ-DUP-01]",
 	  "answer a duplicate READ again from memory", RC, 0, run_read_dup, NULL),
-	C("rc.atomic.fetch_add", "IBTA Vol1 ch. 9 [ATOM-RESP-01]",
+	CA(AT, "rc.atomic.fetch_add", "IBTA Vol1 ch. 9 [ATOM-RESP-01]",
 	  "answer an aligned FETCH_ADD with an atomic ACK at its PSN", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_FETCH_ADD, .ack_req = true, .xk = X_ATOM, .e = E_ATOMIC,
 	      .after = A_ALIVE, .next_off = 1)),
-	C("rc.atomic.cmp_swap", "IBTA Vol1 ch. 9 [ATOM-RESP-01]",
+	CA(AT, "rc.atomic.cmp_swap", "IBTA Vol1 ch. 9 [ATOM-RESP-01]",
 	  "answer an aligned CMP_SWAP with an atomic ACK at its PSN", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_COMPARE_SWAP, .ack_req = true, .xk = X_ATOM, .e = E_ATOMIC,
 	      .after = A_ALIVE, .next_off = 1)),
-	C("rc.atomic.unaligned", "IBTA Vol1 ch. 9 [ATOM-ALIGN-01]",
+	CA(AT, "rc.atomic.unaligned", "IBTA Vol1 ch. 9 [ATOM-ALIGN-01]",
 	  "NAK-INV an atomic whose VA is not 8-byte aligned", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_FETCH_ADD, .ack_req = true, .xk = X_ATOM_UNALIGNED, .e = E_NAK,
 	      .code = NAK_INV)),
-	C("rc.atomic.duplicate", "IBTA Vol1 ch. 9 (C9-105) [ATOM-DUP-01]",
+	CA(AT, "rc.atomic.duplicate", "IBTA Vol1 ch. 9 (C9-105) [ATOM-DUP-01]",
 	  "replay a duplicate atomic's answer without executing it again", RC, 0,
 	  run_atomic_dup, NULL),
 	/* ACK and MSN */
@@ -735,20 +775,20 @@ static const struct rk_conform_case cases[] = {
 	  "ACK the last of three SENDs (AckReq on the last) with MSN 3", RC, 3, run_coalesce,
 	  NULL),
 	/* RNR */
-	C("rc.rnr.no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-01]",
+	CA(NR, "rc.rnr.no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-01]",
 	  "RNR NAK a SEND with no receive posted, with the QP's minimum RNR timer", RC, 0,
 	  run_one, ONE(.opcode = S, .ack_req = true, .len = 8, .e = E_RNR)),
-	C("rc.rnr.write_no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-02]",
+	CA(WR | NR, "rc.rnr.write_no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-02]",
 	  "ACK a WRITE with no receive posted (a WRITE consumes none)", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 8, .e = E_ACK)),
-	C("rc.rnr.write_imm_no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-03]",
+	CA(WR | NR, "rc.rnr.write_imm_no_recv", "IBTA Vol1 ch. 9 [RNR-GEN-03]",
 	  "RNR NAK a WRITE with immediate when no receive is posted", RC, 0, run_one,
 	  ONE(.opcode = RK_OP_RDMA_WRITE_ONLY_IMM, .ack_req = true, .xk = X_RETH, .len = 8,
 	      .e = E_RNR)),
-	C("rc.rnr.recovers", "IBTA Vol1 ch. 9 [RNR-GEN-01]",
+	CA(NR, "rc.rnr.recovers", "IBTA Vol1 ch. 9 [RNR-GEN-01]",
 	  "keep the QP usable after an RNR NAK: the retry is ACKed once a receive is posted", RC,
 	  0, run_rnr_recovers, NULL),
-	C("rc.rnr.later_dropped", "IBTA Vol1 ch. 9 [RNR-GEN-04]",
+	CA(WR | NR, "rc.rnr.later_dropped", "IBTA Vol1 ch. 9 [RNR-GEN-04]",
 	  "not execute the packet after one that got an RNR NAK", RC, 0, run_rnr_later, NULL),
 	/* Headers */
 	C("rc.icrc.bad", "IBTA Annex A17 (CA17-24) [ICRC-01]",
@@ -771,11 +811,11 @@ static const struct rk_conform_case cases[] = {
 	  "drop a request to a QP that does not exist", RC, 1, run_one,
 	  ONE(.opcode = S, .ack_req = true, .len = 8, .m = RK_CONFORM_M_BAD_QPN, .e = E_SILENT,
 	      .after = A_ALIVE, .recvs_done = DONE(0))),
-	C("rc.bth.migreq", "IBTA Vol1 9.2 [BTH-MIG-01]",
+	CA(WR, "rc.bth.migreq", "IBTA Vol1 9.2 [BTH-MIG-01]",
 	  "accept a request with MigReq set when no path migration is armed", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 8, .m = RK_CONFORM_M_MIGREQ,
 	      .e = E_ACK)),
-	C("rc.bth.reserved", "IBTA Vol1 9.2",
+	CA(WR, "rc.bth.reserved", "IBTA Vol1 9.2",
 	  "ignore the BTH's reserved bits on receipt", RC, 0, run_one,
 	  ONE(.opcode = W, .ack_req = true, .xk = X_RETH, .len = 8, .m = RK_CONFORM_M_RESV_BTH,
 	      .e = E_ACK)),
@@ -787,10 +827,10 @@ static const struct rk_conform_case cases[] = {
 	  "never NAK on UC: a PSN gap is silent", UC, 1, run_one,
 	  ONE(.opcode = OP_UC(RK_OP_SEND_ONLY), .off = 3, .ack_req = true, .len = 8,
 	      .e = E_SILENT)),
-	C("uc.rkey.bad_then_good", "IBTA Vol1 ch. 9 [MEM-UC-01]",
+	CA(WR, "uc.rkey.bad_then_good", "IBTA Vol1 ch. 9 [MEM-UC-01]",
 	  "drop a UC WRITE with a bad R_Key silently and take the next WRITE", UC, 0,
 	  run_uc_rkey, NULL),
-	C("uc.no_recv", "IBTA Vol1 ch. 9 [UD-NOWQE-01]",
+	CA(NR, "uc.no_recv", "IBTA Vol1 ch. 9 [UD-NOWQE-01]",
 	  "drop a UC SEND with no receive posted, no RNR NAK", UC, 0, run_one,
 	  ONE(.opcode = OP_UC(RK_OP_SEND_ONLY), .ack_req = true, .len = 8, .e = E_SILENT)),
 	C("uc.opcode.rc_to_uc", "IBTA Vol1 ch. 9 [BTH-OPC-01]",
@@ -814,7 +854,7 @@ static const struct rk_conform_case cases[] = {
 	  "drop a datagram with a bad ICRC", UD, 2, run_ud,
 	  ONE(.opcode = OP_UD(RK_OP_SEND_ONLY), .xk = X_DETH, .len = 8,
 	      .m = RK_CONFORM_M_BAD_ICRC, .recvs_done = DONE(0))),
-	C("ud.no_recv", "IBTA Vol1 ch. 9 [UD-NOWQE-01]",
+	CA(NR, "ud.no_recv", "IBTA Vol1 ch. 9 [UD-NOWQE-01]",
 	  "drop a datagram with no receive posted, no RNR NAK", UD, 0, run_one,
 	  ONE(.opcode = OP_UD(RK_OP_SEND_ONLY), .xk = X_DETH, .len = 8, .e = E_SILENT)),
 };

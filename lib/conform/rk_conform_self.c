@@ -376,7 +376,8 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 		.va = (uint64_t)(uintptr_t)s->rw, .r_key = rk_ib_mr_rkey(s->mr_rw), .len = RW_LEN,
 		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_ib_mr_rkey(s->mr_ro),
 		.ro_len = RO_LEN, .recv_len = RECV_LEN, .q_key = Q_KEY,
-		.min_rnr_timer = MIN_RNR, .max_rd_atomic = 4, .atomics = true,
+		.min_rnr_timer = MIN_RNR, .max_rd_atomic = 4, .access = RK_CONFORM_ACC_ALL |
+			  (need->recvs == 0 ? RK_CONFORM_ACC_NO_RECV : 0),
 	};
 	return 0;
 }

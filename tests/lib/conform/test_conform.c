@@ -103,7 +103,7 @@ mute_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	*dut = (struct rk_conform_dut){ .qpn = 0x12, .epsn = 100, .pmtu = 1024, .va = 0x10000,
 					.r_key = 0x1234, .len = 65536, .ro_va = 0x40000,
 					.ro_r_key = 0x77, .ro_len = 4096, .recv_len = 256,
-					.q_key = 1, .min_rnr_timer = 0xff, .atomics = true };
+					.q_key = 1, .min_rnr_timer = 0xff, .access = RK_CONFORM_ACC_ALL | RK_CONFORM_ACC_NO_RECV };
 	return 0;
 }
 

@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-conform against a live DUT over a port: rk-testpmd's responder
+# engine (rdmakit's engine behind net_af_packet, namespace a) as the DUT,
+# rk-conform --dut perftest in namespace b, a fresh perftest exchange and
+# QP per case over the second veth pair. Checks: the run's verdicts equal
+# the committed ones (every RC case that the responder can be tested for
+# passes; the rest n/a with the reason), no case fails, the JUnit XML and
+# JSON agree, the verdicts file is written; a --serve of one perftest
+# tool per verb makes the cases needing another verb n/a, not failed;
+# and a DUT whose QP never answers (no port on the other end) gets a
+# verdict for a case within the timeouts.
+# usage: rk_conform_live_check.sh RK_TESTPMD RK_CONFORM EXPECTED
+# Exit 77 (skip) where no namespace can be made.
+set -u
+tp=$1
+rkc=$2
+expected=$3
+tmp=$(mktemp -d)
+tpid=""
+cleanup() {
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	ip netns del "${ns}a" 2>/dev/null
+	ip netns del "${ns}b" 2>/dev/null
+	[ -n "${RK_CONFORM_KEEP:-}" ] && echo "logs kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+ns=rkcl$$
+if ! why=$(veth_pair_up "$ns"); then
+	echo "SKIP: $why"
+	exit 77
+fi
+TCP=$((20000 + $$ % 20000))
+
+printf 'set fwd responder\nresponder start 0 %s 65536\nstart\n' "$TCP" >"$tmp/resp.cmd"
+mkfifo "$tmp/in"
+exec 3<>"$tmp/in"
+# shellcheck disable=SC2086
+ip netns exec "${ns}a" timeout -k 5 280 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+	--file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
+	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
+tpid=$!
+for _ in $(seq 1 100); do
+	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
+	sleep 0.1
+done
+
+# conform NAME ARGS...: one rk-conform run in namespace b; exit status in $rc.
+conform() {
+	local name=$1
+	shift
+	# shellcheck disable=SC2086
+	ip netns exec "${ns}b" timeout -k 5 200 "$rkc" $MEM --no-pci --log-level='*:warning' -l 1 \
+		--file-prefix rkclb$$ --vdev=net_af_packet0,iface=rkvb \
+		-- --dut perftest --server 198.18.1.1 --ip 198.18.0.2 --size 65536 \
+		--timeout-ms 200 "$@" >"$tmp/$name.out" 2>&1
+	rc=$?
+}
+
+conform all --serve "all=$TCP" --expect "$expected" --verdicts "$tmp/v.txt" \
+	--json "$tmp/r.json" --junit "$tmp/r.xml" --pcap-dir "$tmp/fails"
+[ "$rc" = 0 ] && ok "the verdicts equal the committed ones (exit 0)" ||
+	ko "exit $rc: $(grep -E '^(DIFF|NEW|GONE)|expected verdicts' "$tmp/all.out" | head -5)"
+grep -q "^expected verdicts (.*): 0 differences" "$tmp/all.out" && ok "0 differences reported" ||
+	ko "no '0 differences' line"
+sum=$(grep -E "^[0-9]+ cases:" "$tmp/all.out")
+if [[ "$sum" =~ ^99\ cases:\ ([0-9]+)\ pass,\ 0\ fail ]] && [ "${BASH_REMATCH[1]}" -ge 50 ]; then
+	ok "$sum"
+else
+	ko "summary: ${sum:-none}"
+fi
+if python3 - "$tmp/r.json" "$tmp/r.xml" "$tmp/v.txt" <<'PY'; then
+import json, sys, xml.etree.ElementTree as ET
+j = json.load(open(sys.argv[1]))
+x = ET.parse(sys.argv[2]).getroot()
+v = [l.split() for l in open(sys.argv[3]) if not l.startswith('#')]
+cases = {c['id']: c['verdict'] for c in j['cases']}
+assert j['dut'] == 'perftest', j['dut']
+assert len(x.findall('.//testcase')) == len(cases) == len(v) == 99
+assert len(x.findall('.//skipped')) == j['summary']['not_applicable']
+assert dict(v) == cases
+# What the live DUT gave: a real QP per case, frames both ways.
+live = [c for c in j['cases'] if c['verdict'] == 'pass']
+assert all(c['frames_tx'] > 0 and c['frames_rx'] > 0 for c in live
+           if c['id'] not in ('rc.opcode.uc_to_rc',)), 'a passing case saw no frame'
+PY
+	ok "JSON, JUnit XML and the verdicts file agree; every passing case sent and read frames"
+else
+	ko "JSON / JUnit / verdicts disagree"
+fi
+n=$(grep -c "result: failed: the client closed the exchange" "$tmp/tp.out")
+[ "$n" -ge 50 ] && ok "the responder served a fresh client per case ($n)" || ko "responder clients: $n"
+
+# One perftest tool per verb, here only write: cases needing receives,
+# remote read or atomics are n/a with the reason, none fails. (Not the
+# rc.r* cases: a write_bw server posts no receives, the responder does,
+# so the RNR cases would rightly fail against it.)
+conform write --serve "write=$TCP" --cases 'rc.[!r]*'
+if [ "$rc" = 0 ] && grep -qE "^rc\.atomic\.fetch_add +n/a .*no DUT server for atomic" "$tmp/write.out" &&
+   grep -qE "^rc\.psn\.expected +n/a .*no DUT server for send" "$tmp/write.out" &&
+   grep -qE "^rc\.psn\.ahead_write +pass" "$tmp/write.out"; then
+	ok "--serve write=PORT: other verbs' cases n/a, WRITE cases pass"
+else
+	ko "--serve write: exit $rc: $(grep -E 'rc\.(atomic\.fetch_add|psn\.expected|psn\.ahead_write) ' "$tmp/write.out" | tr -s ' ' | head -3)"
+fi
+
+echo >&3
+wait "$tpid"
+tpid=""
+# The responder gone: its QP answers nothing, the exchange finds no
+# server. A case still ends in a verdict, bounded.
+t0=$(date +%s)
+conform gone --serve "all=$TCP" --cases rc.psn.expected
+t1=$(date +%s)
+if [ "$rc" = 1 ] && grep -qE "^rc\.psn\.expected +FAIL .*setup failed" "$tmp/gone.out" &&
+   [ $((t1 - t0)) -le 60 ]; then
+	ok "no server: FAIL with the reason in $((t1 - t0)) s"
+else
+	ko "no server: exit $rc in $((t1 - t0)) s: $(grep rc.psn.expected "$tmp/gone.out")"
+fi
+echo "$pass passed, $fail failed"
+if [ "$fail" -ne 0 ]; then
+	echo "---- rk-conform:"
+	tail -n 30 "$tmp/all.out"
+	exit 1
+fi
