@@ -49,6 +49,7 @@ struct host {
 	uint64_t storm_next;            /* storming receiver: its next XOFF, 0: not storming */
 	unsigned int flow;              /* senders: index in rx_bytes */
 	uint64_t start_ns;              /* senders: the first WRITE is posted then */
+	uint64_t goodput_bytes, wc_errors;  /* senders: WRITEs completed, failed */
 };
 
 struct rk_sdq {
@@ -158,9 +159,13 @@ static int host_init(struct rk_sdq *s, struct host *h, struct rk_sw *sw, unsigne
 	if (!h->mr)
 		return -ENOMEM;
 	qa.send_cq = qa.recv_cq = h->cq;
-	for (unsigned int i = 0; i < nqp; i++)
+	for (unsigned int i = 0; i < nqp; i++) {
 		if (!(h->qp[i] = rk_ib_qp_create(h->pd, &qa)))
 			return -ENOMEM;
+		/* both ends: nothing negotiates it */
+		if (s->cfg.recovery && rk_ib_qp_set_recovery(h->qp[i], s->cfg.recovery))
+			return -EINVAL;
+	}
 	return rk_sw_attach_host(sw, port, on_host, h);
 }
 
@@ -200,16 +205,23 @@ static void refill(struct rk_sdq *s, struct host *h)
 	struct rk_wc wc[16];
 	int n;
 
-	while ((n = rk_ib_cq_poll(h->cq, 16, wc)) > 0)
+	while ((n = rk_ib_cq_poll(h->cq, 16, wc)) > 0) {
 		h->posted -= (unsigned int)n;
-	while (h->posted < SQ_DEPTH) {
+		for (int i = 0; i < n; i++) {
+			if (wc[i].status == RK_WC_SUCCESS)
+				h->goodput_bytes += s->cfg.msg_bytes;
+			else
+				h->wc_errors++;
+		}
+	}
+	/* a QP in error flushes what is posted: the flow has stopped */
+	while (h->posted < SQ_DEPTH && !h->wc_errors) {
 		struct rk_sge sge = { (uint64_t)(uintptr_t)h->mem, s->cfg.msg_bytes,
 				      rk_ib_mr_lkey(h->mr) };
 		struct rk_send_wr wr = { .wr_id = h->posted, .sg_list = &sge, .num_sge = 1,
 					 .opcode = RK_WR_RDMA_WRITE };
 		const struct rk_send_wr *bad;
 
-		(void)s;
 		wr.wr.rdma.remote_addr = (uint64_t)(uintptr_t)h->peer->mem;
 		wr.wr.rdma.rkey = rk_ib_mr_rkey(h->peer->mr);
 		if (rk_ib_post_send(h->qp[0], &wr, &bad))
@@ -569,6 +581,12 @@ int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
 	o->cnp_ignored = ss->rp_cnp_ignored;
 	o->cnp_sent = rs->np_cnp_sent;
 	o->ce_received = rs->np_ecn_marked_roce_packets;
+	o->goodput_bytes = s->snd[i].goodput_bytes;
+	o->wc_errors = s->snd[i].wc_errors;
+	o->req_pkts = ss->req_pkts;
+	o->retx_pkts = ss->req_retx_pkts;
+	o->timeouts = ss->req_retransmit_timeouts;
+	o->nak_seq = rs->resp_nak_seq;
 	return 0;
 }
 

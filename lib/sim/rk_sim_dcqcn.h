@@ -71,6 +71,8 @@ struct rk_sdq_cfg {
 	uint64_t pfcwd_ns;              /**< every switch port's PFC watchdog: detection and
 					     restoration time (rk_sw_port_cfg); 0: off */
 	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
+	/** Loss recovery of every QP (rk_ib_qp_set_recovery): "gbn", "sr"; NULL: gbn. */
+	const char *recovery;
 };
 
 /** One flow now. Rates in kb/s, alpha in 1/1024. */
@@ -81,6 +83,11 @@ struct rk_sdq_flow {
 	uint64_t cnp_sent;              /**< by the receiver's NP for this flow */
 	uint64_t cnp_handled, cnp_ignored;
 	uint64_t ce_received;           /**< CE-marked requests at the receiver */
+	uint64_t goodput_bytes;         /**< payload of the WRITEs completed successfully */
+	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
+	uint64_t timeouts;              /**< local ACK timeouts of the sender's QP */
+	uint64_t nak_seq;               /**< NAK-SEQs the receiver's QP sent */
+	uint64_t wc_errors;             /**< completions in error (retries exceeded: the flow stops) */
 };
 
 struct rk_sdq;

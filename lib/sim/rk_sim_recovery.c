@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Go-back-N against selective repeat on a lossy link (rk_sim_recovery.h). */
+/* Go-back-N against selective repeat on a lossy link and in an incast (rk_sim_recovery.h). */
 #include "rk_sim_recovery.h"
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "rk_sim_dcqcn.h"
 
 int
 rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
@@ -38,5 +41,82 @@ rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 	p->timeouts = r->stats[0].req_retransmit_timeouts;
 	p->nak_seq = r->stats[1].resp_nak_seq;
 	free(r);
+	return rc;
+}
+
+/* The incast's network: that of rk-sim incast --dcqcn, victim and unfair. */
+static void incast_cfg(const struct rk_sim_recovery_incast_cfg *c, struct rk_sdq_cfg *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->senders = c->senders;
+	q->link_bps = 40000000000ull;
+	q->prop_ns = 500;
+	q->msg_bytes = 65536;
+	q->window = c->window ? c->window : RK_SIM_RECOVERY_WINDOW;
+	q->kmin_bytes = 5000;
+	q->kmax_bytes = 40000;
+	q->pmax = 0.2;
+	q->limit_bytes = c->limit_bytes ? c->limit_bytes : RK_SIM_RECOVERY_LIMIT;
+	q->seed = c->seed;
+	q->pfc = c->pfc;
+	q->dcqcn = c->dcqcn;
+	q->timeout = c->timeout ? c->timeout : RK_SIM_RECOVERY_TIMEOUT;
+	q->recovery = c->algo;
+	rk_dcqcn_profile("paper", &q->params);
+}
+
+static void incast_sample(const struct rk_sim_recovery_incast_cfg *c, struct rk_sdq *s,
+			  uint64_t t)
+{
+	uint64_t bytes[RK_SIM_RECOVERY_MAX_SENDERS], drops;
+	struct rk_sdq_flow f;
+
+	for (unsigned int i = 0; i < c->senders; i++) {
+		rk_sdq_flow(s, i, &f);
+		bytes[i] = f.goodput_bytes;
+	}
+	rk_sdq_switch_counts(s, NULL, &drops, NULL);
+	c->sample(c->sample_ctx, t, bytes, c->senders, rk_sdq_queue(s, NULL), drops);
+}
+
+int rk_sim_recovery_incast_run(const struct rk_sim_recovery_incast_cfg *c,
+			       struct rk_sim_recovery_incast *o)
+{
+	struct rk_sdq_cfg q;
+	struct rk_sdq *s;
+	int rc = 0;
+
+	if (!c || !o || c->senders < 2 || c->senders > RK_SIM_RECOVERY_MAX_SENDERS ||
+	    !c->duration_ns || !c->algo || (strcmp(c->algo, "gbn") && strcmp(c->algo, "sr")))
+		return -EINVAL;
+	incast_cfg(c, &q);
+	if (!(s = rk_sdq_create(&q)))
+		return -errno;
+	memset(o, 0, sizeof(*o));
+	if (c->sample && c->sample_ns) {
+		for (uint64_t t = c->sample_ns; !rc && t <= c->duration_ns; t += c->sample_ns)
+			if (!(rc = rk_sdq_run(s, t)))
+				incast_sample(c, s, t);
+	}
+	if (!rc)
+		rc = rk_sdq_run(s, c->duration_ns);
+	for (unsigned int i = 0; !rc && i < c->senders; i++) {
+		struct rk_sdq_flow f;
+
+		rk_sdq_flow(s, i, &f);
+		o->flow_gbps[i] = (double)f.goodput_bytes * 8 / (double)c->duration_ns;
+		o->flow_retx[i] = f.retx_pkts;
+		o->goodput_gbps += o->flow_gbps[i];
+		o->req_pkts += f.req_pkts;
+		o->retx_pkts += f.retx_pkts;
+		o->timeouts += f.timeouts;
+		o->nak_seq += f.nak_seq;
+		o->wc_errors += f.wc_errors;
+	}
+	if (!rc) {
+		rk_sdq_switch_counts(s, &o->marked, &o->drops, &o->queue_peak);
+		rk_sdq_pfc_counts(s, &o->pfc_frames, NULL);
+	}
+	rk_sdq_destroy(s);
 	return rc;
 }

@@ -257,6 +257,9 @@ usage(FILE *out)
 	       "       rk-sim deadlock [--switches N] [--pfcwd MS] [--png F] ...\n"
 	       "                                 a PFC ring's cyclic buffer dependency, and the\n"
 	       "                                 acyclic control (deadlock --help)\n"
+	       "       rk-sim recovery [--senders N] [--pfc on|off] [--dcqcn] [--png F] ...\n"
+	       "                                 go-back-N against selective repeat in an\n"
+	       "                                 incast (recovery --help)\n"
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
@@ -818,6 +821,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv);
 int rk_sim_run_victim(int argc, char **argv);
 int rk_sim_run_deadlock(int argc, char **argv);
 int rk_sim_run_unfair(int argc, char **argv);
+int rk_sim_run_recovery(int argc, char **argv);
 #endif
 
 int
@@ -837,6 +841,8 @@ main(int argc, char **argv)
 		return rk_sim_run_unfair(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "deadlock") == 0)
 		return rk_sim_run_deadlock(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "recovery") == 0)
+		return rk_sim_run_recovery(argc - 1, argv + 1);
 #endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);
