@@ -189,7 +189,9 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 {
 	static const uint8_t access[RK_CPT_VERBS] = {
 		[RK_CPT_WRITE] = RK_CONFORM_ACC_WRITE | RK_CONFORM_ACC_NO_RECV,
-		[RK_CPT_READ] = RK_CONFORM_ACC_READ | RK_CONFORM_ACC_RO | RK_CONFORM_ACC_NO_RECV,
+		/* Not RK_CONFORM_ACC_RO: read_bw's QP refuses WRITEs and atomics
+		 * itself (NAK-INV, ATOM-QPACC-01) before its region is asked. */
+		[RK_CPT_READ] = RK_CONFORM_ACC_READ | RK_CONFORM_ACC_NO_RECV,
 		[RK_CPT_ATOMIC] = RK_CONFORM_ACC_ATOMIC | RK_CONFORM_ACC_NO_RECV,
 	};
 	struct rk_cpt *p = ctx;
@@ -254,12 +256,6 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 		dut->access = RK_CONFORM_ACC_WRITE | RK_CONFORM_ACC_READ | RK_CONFORM_ACC_ATOMIC;
 		dut->recv_len = p->cfg.size;
 		return 0;
-	}
-	if (v == RK_CPT_READ) {
-		/* read_bw's region allows remote read only: it is the read-only one too. */
-		dut->ro_va = remote.vaddr;
-		dut->ro_r_key = remote.rkey;
-		dut->ro_len = len;
 	}
 	return 0;
 fail:

@@ -11,9 +11,9 @@
  *
  * The region a perftest server offers (perftest 4.5 to 6.x, one QP, -s
  * SIZE): from the advertised VA, max(SIZE, 4096) rounded up to 64 bytes,
- * with the access of its verb only (write_bw: remote write, read_bw:
- * remote read, atomic_bw: atomics; send_bw: none, but receives of SIZE
- * bytes posted); rk-testpmd's responder answers all four with one region
+ * with the access of its verb only, in its region and in its QP's access
+ * flags (write_bw: remote write, read_bw: remote read, atomic_bw: atomics;
+ * send_bw: none, but receives of SIZE bytes posted); rk-testpmd's responder answers all four with one region
  * allowing all three (rk_cpt_cfg.one_server). Its QP's minimum RNR timer is perftest's 12 (0.64 ms,
  * IBTA Vol1 9.7.5.2.8) unless said otherwise.
  */

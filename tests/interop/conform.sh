@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-conform against Linux Soft-RoCE (rxe) in the project's lab: the guest
+# runs perftest's four bw servers in loops (write 18515, read 18516, send
+# 18517, atomic 18518, -s 4096, GID index 1), rk-conform --dut perftest on
+# the lab's host port dpdk0 takes a fresh server and QP per case, and the
+# verdicts are compared with the committed ones (EXPECTED): a change in
+# the kernel's behaviour, or in rk-conform's, shows as DIFF lines and
+# fails the suite. Each failing case's pcap, the JSON and JUnit XML are
+# kept with RK_CONFORM_KEEP=1.
+#
+#   conform.sh RK_CONFORM EXPECTED
+#
+# Exit 0 when the verdicts match, 1 when they differ or the run broke,
+# 77 (skip) with the reason when the lab cannot run here. Environment:
+# RK_LAB_NS (default rkconf: a lab of its own, so interop_rxe's is not
+# disturbed), RK_CONFORM_KEEP=1 keeps the outputs, RK_CONFORM_CASES=GLOB.
+set -u
+rkc=$1
+expected=$2
+here=$(cd "$(dirname "$0")" && pwd)
+LAB_NS=${RK_LAB_NS:-rkconf}
+# shellcheck source=lab-common.sh
+. "$here/lab-common.sh"
+lab_checks "$rkc"
+
+OOB_NS=rkoob$$
+OOB_IF=rko$$
+tmp=$(mktemp -d /tmp/rk-conform.XXXXXX)
+booted=0
+srv=""
+lock=/run/rk-interop-$LAB_NS.lock
+exec 9>"$lock"
+flock -w 600 9 || skip "another run holds $lock"
+
+cleanup() {
+	[ -n "$srv" ] && kill "$srv" 2>/dev/null
+	ip netns del "$OOB_NS" 2>/dev/null
+	if [ "$booted" = 1 ]; then
+		"$peer" down >/dev/null 2>&1
+		lab_disown
+	fi
+	[ -n "${RK_CONFORM_KEEP:-}" ] && echo "outputs kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+lab_reap_stale
+if lab_running; then
+	echo "using the running lab $LAB_NS"
+else
+	booted=1
+	lab_own
+	lab_up "$tmp/up.log"
+fi
+echo "guest: $(lab_versions)"
+
+# The exchange needs a kernel IP stack on the lab link: a namespace of ours.
+mtu=$(ip -n "$LAB_NS" link show dpdk0 | sed -n 's/.* mtu \([0-9]*\).*/\1/p')
+ip netns add "$OOB_NS" || skip "cannot create a network namespace"
+ip -n "$OOB_NS" link set lo up
+ip netns exec "$OOB_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+ip link add "$OOB_IF" netns "$OOB_NS" address 52:54:00:18:00:67 mtu "$mtu" \
+	type veth peer name "${OOB_IF}b" netns "$LAB_NS" mtu "$mtu" || { echo "FAIL: veth"; exit 1; }
+ip -n "$LAB_NS" link set "${OOB_IF}b" master "$(lab_bridge)" up
+ip -n "$OOB_NS" addr add 198.18.0.101/24 dev "$OOB_IF"
+ip -n "$OOB_NS" link set "$OOB_IF" up
+
+# One guest command holds the four server loops (the lab's command
+# channels are few). ib_send_bw's server waits for its SENDs whatever the
+# exchange does: its timeout ends it.
+loops='srv() { local p=$1; shift; while :; do "$@" -d rxe0 -x 1 -p $p >/dev/null 2>&1; sleep 0.2; done; }
+srv 18515 ib_write_bw -s 4096 & srv 18516 ib_read_bw -s 4096 &
+srv 18517 timeout 8 ib_send_bw -s 4096 & srv 18518 ib_atomic_bw & wait'
+pexec 1500 1 "$loops" >"$tmp/servers.log" 2>&1 &
+srv=$!
+pexec 60 1 'for i in $(seq 300); do n=$(ss -ltnH | grep -cE ":1851[5-8]\b"); [ "$n" = 4 ] && exit 0; sleep 0.2; done; exit 1' \
+	>/dev/null 2>&1 || { echo "FAIL: the guest's perftest servers did not listen"; exit 1; }
+
+. "$here/../helpers/dpdk-mem.sh"
+# run_conform OUT: one rk-conform run, its output in OUT, exit status returned.
+run_conform() {
+	# shellcheck disable=SC2086
+	timeout -k 10 1200 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
+		--vdev=net_af_packet0,iface=dpdk0 -- --dut perftest --server 198.18.0.11 \
+		--ip 198.18.0.100 --oob-netns "$OOB_NS" --serve write=18515 --serve read=18516 \
+		--serve send=18517 --serve atomic=18518 --size 4096 --timeout-ms 500 \
+		--cases "${RK_CONFORM_CASES:-rc.*}" --expect "$expected" --verdicts "$tmp/rxe.verdicts" \
+		--json "$tmp/rxe.json" --junit "$tmp/rxe.xml" --pcap-dir "$tmp/fails" >"$1" 2>&1
+}
+matched() { [ "$1" = 0 ] && grep -q "^expected verdicts (.*): 0 differences" "$2"; }
+
+t0=$(date +%s)
+run_conform "$tmp/out"
+rc=$?
+# rxe under TCG on a loaded host now and then answers a case late or a
+# server is not back in its loop yet: a run that differs runs once more,
+# and the retry is shown with what differed.
+if ! matched "$rc" "$tmp/out"; then
+	echo "RETRY: the first run differed (exit $rc):"
+	grep -E "^(DIFF|NEW|GONE)|setup failed" "$tmp/out" | head -20
+	mv "$tmp/out" "$tmp/out.try1"
+	run_conform "$tmp/out"
+	rc=$?
+fi
+t1=$(date +%s)
+grep -vE "^(TELEMETRY|ID )" "$tmp/out"
+echo "rk-conform against rxe: exit $rc in $((t1 - t0)) s"
+if matched "$rc" "$tmp/out"; then
+	echo "PASS: the verdicts equal $expected"
+	exit 0
+fi
+echo "FAIL: the verdicts differ from $expected (or the run broke)"
+echo "---- guest kernel:"
+pexec 10 1 'dmesg | tail -8' 2>&1 | tail -8
+exit 1
