@@ -23,6 +23,7 @@
 #include <jansson.h>
 
 #include "expect.h"
+#include "replay.h"
 #include "rk_cli.h"
 #include "rk_conform.h"
 #include "rk_conform_self.h"
@@ -61,7 +62,7 @@ struct capture {
 struct opts {
 	const char *dut;
 	const char *cases;
-	const char *json, *junit, *pcap_dir, *verdicts, *expect;
+	const char *json, *junit, *pcap_dir, *verdicts, *expect, *replay;
 	bool list, markdown;
 	double timeout_ms;
 	/* --dut perftest */
@@ -102,6 +103,9 @@ usage(FILE *f)
 		"  --json FILE           the verdicts as JSON\n"
 		"  --junit FILE          the verdicts as JUnit XML\n"
 		"  --pcap-dir DIR        a pcap of each failing case's frames, DIR/ID.pcap\n"
+		"  --replay FILE         instead of the catalog: replay the requester's side of the\n"
+		"                        RC conversation recorded in FILE (pcap or pcapng) against\n"
+		"                        the DUT and compare its answers with the recorded ones\n"
 		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
 		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
 		"                        when one differs, 0 when all match\n"
@@ -211,6 +215,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "junit", required_argument, NULL, 'u' },
 		{ "pcap-dir", required_argument, NULL, 'p' },
 		{ "verdicts", required_argument, NULL, 'v' },
+		{ "replay", required_argument, NULL, 'R' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "server", required_argument, NULL, 'S' },
 		{ "serve", required_argument, NULL, 's' },
@@ -249,6 +254,7 @@ parse(int argc, char **argv, struct opts *o)
 		case 'u': o->junit = optarg; break;
 		case 'p': o->pcap_dir = optarg; break;
 		case 'v': o->verdicts = optarg; break;
+		case 'R': o->replay = optarg; break;
 		case 'e': o->expect = optarg; break;
 		case 'S': o->server = optarg; break;
 		case 'I': o->ip = optarg; break;
@@ -282,6 +288,10 @@ parse(int argc, char **argv, struct opts *o)
 	}
 	if (check_live(o) != 0)
 		return 2;
+	if (o->replay != NULL && (o->cases != NULL || o->list)) {
+		fprintf(stderr, "rk-conform: --replay runs no catalog: no --cases or --list\n");
+		return 2;
+	}
 	if (o->markdown && !o->list) {
 		fprintf(stderr, "rk-conform: --markdown goes with --list\n");
 		return 2;
@@ -589,7 +599,25 @@ main(int argc, char **argv)
 	env.timeout_ns = (uint64_t)(o.timeout_ms * 1e6);
 	env.on_frame = on_frame;
 	env.frame_ctx = &cap;
+	if (o.replay != NULL) {
+		static struct rk_conform_case rcase;
+		static char rid[96];
+
+		if (rk_cf_replay(o.replay, &env, &rcase, rid, &out[0]) != 0) {
+			rc = 1;
+			goto done;
+		}
+		count[out[0].res.verdict]++;
+		if (out[0].res.verdict == RK_CONFORM_FAIL && o.pcap_dir != NULL)
+			write_pcap(o.pcap_dir, rid, &cap, out[0].pcap, sizeof(out[0].pcap));
+		ran = 1;
+		n = 0;          /* no catalog case runs */
+	}
 	printf("%-30s %-7s %-40s %s\n", "ID", "verdict", "rule", "reason");
+	if (ran == 1)
+		printf("%-30s %-7s %-40s %s\n", out[0].c->id,
+		       rk_conform_verdict_name(out[0].res.verdict), out[0].c->rule,
+		       out[0].res.reason);
 	for (unsigned int i = 0; i < n; i++) {
 		struct outcome *r = &out[ran];
 
@@ -611,7 +639,9 @@ main(int argc, char **argv)
 	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);
 	rc = count[RK_CONFORM_FAIL] ? 1 : 0;
 	if (o.expect != NULL) {
-		int d = rk_cf_expect_check(o.expect, out, ran, o.cases, stdout);
+		/* A replay is compared with its own line of the file only. */
+		int d = rk_cf_expect_check(o.expect, out, ran, o.replay != NULL ? out[0].c->id :
+					   o.cases, stdout);
 
 		if (d >= 0)
 			printf("expected verdicts (%s): %d difference%s\n", o.expect, d,
@@ -624,6 +654,7 @@ main(int argc, char **argv)
 		rc = 1;
 	if (o.junit != NULL && write_junit(o.junit, out, ran, count) != 0)
 		rc = 1;
+done:
 	rk_conform_self_destroy(self);
 #ifdef RK_CONFORM_DPDK
 	if (pt != NULL) {

@@ -288,4 +288,49 @@ bool rk_conform_iw_expect_term(struct rk_conform_run *r, uint8_t layer, uint8_t 
 /** The iWARP part of the catalog (rk_conform_iw.c); @p n its length. */
 const struct rk_conform_case *rk_conform_iw_cases(unsigned int *n);
 
+/* ---- re-animation of a recording against a live DUT */
+
+/** One frame of a recording (Ethernet, as captured). */
+struct rk_conform_rec_frame {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/** What a replay found. */
+struct rk_conform_replay_result {
+	enum rk_conform_verdict verdict; /**< pass: every recorded answer came alike */
+	char reason[320];               /**< why it failed or is not applicable */
+	char first_diff[256];
+	unsigned int requests;          /**< recorded requests sent, rewritten */
+	unsigned int answers;           /**< recorded answers waited for */
+	unsigned int matched;           /**< ... that the live DUT gave alike */
+	unsigned int diffs;             /**< differences (the replay stops at 16) */
+	unsigned int extra;             /**< live answers but ACKs past the recording's last */
+	uint32_t frames_tx, frames_rx;
+	/** Optional: each difference as a line ("frame 12: recorded ACK ..., live ..."). */
+	void (*on_diff)(void *ctx, const char *line);
+	void *diff_ctx;
+};
+
+/**
+ * Replay the requester's side of a recorded RC conversation against the
+ * DUT of @p env: the requester is the source of the first RC request of
+ * @p f, its peer's answers toward it are the recorded answers. The DUT
+ * gets a fresh QP (setup() with the receives, remote access and RC the
+ * requests need); every request is sent in recorded order with its
+ * DestQP, PSN (the recorded first PSN mapped to the DUT's expected one,
+ * 24-bit arithmetic), R_Key and VA (the same offset from the lowest
+ * recorded VA, folded into the DUT's region when the recording spans
+ * more) rewritten, the addresses of @p env and a recomputed ICRC (IBTA
+ * Annex A17.3.3). At each recorded answer the replay waits for the live
+ * one (at most env->timeout_ns) and compares kind, opcode, NAK code and
+ * mapped PSN: the diff of two implementations answering the same
+ * requests. Payload bytes are not compared.
+ * @return 0 with @p res filled (n/a when the recording holds no RC
+ *         request or the DUT cannot give such a QP), -EINVAL for NULL
+ *         arguments, -ENOMEM.
+ */
+int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,
+		      unsigned int n, struct rk_conform_replay_result *res);
+
 #endif /* RK_CONFORM_H */

@@ -17,6 +17,8 @@
 #define RO_LEN 4096u
 #define RECV_LEN 4096u
 #define RECV_MAX 16u
+/* perftest's default outstanding READs: what a replayed recording may need */
+#define MAX_RD_ATOMIC 16u
 #define QUEUE 256u
 #define STEP_NS 100000ull       /* virtual time per empty read: 100 us */
 #define START_PSN 0xfffffeu
@@ -50,20 +52,6 @@ struct rk_conform_self {
 static const uint8_t self_mac[6] = { 0x02, 0, 0, 0, 0, 0x02 };
 static const uint8_t tester_mac[6] = { 0x02, 0, 0, 0, 0, 0x01 };
 
-static int
-io_tx(void *io, const uint8_t *frame, uint32_t len)
-{
-	struct rk_conform_self *s = io;
-	struct rk_pkt p;
-
-	if (s->dev == NULL)
-		return -ENOTCONN;
-	if (rk_pkt_parse(&p, frame, len, len, RK_LINK_ETHERNET, NULL) != 0)
-		return 0;       /* the wire takes it; the engine never sees it */
-	rk_ib_rx(s->dev, &p, s->now);
-	return 0;
-}
-
 static void
 emit(void *ctx, const uint8_t *frame, uint32_t len)
 {
@@ -75,6 +63,23 @@ emit(void *ctx, const uint8_t *frame, uint32_t len)
 	memcpy(s->q[i], frame, len);
 	s->qlen[i] = len;
 	s->qn++;
+}
+
+static int
+io_tx(void *io, const uint8_t *frame, uint32_t len)
+{
+	struct rk_conform_self *s = io;
+	struct rk_pkt p;
+
+	if (s->dev == NULL)
+		return -ENOTCONN;
+	if (rk_pkt_parse(&p, frame, len, len, RK_LINK_ETHERNET, NULL) != 0)
+		return 0;       /* the wire takes it; the engine never sees it */
+	rk_ib_rx(s->dev, &p, s->now);
+	/* Answer now, as a device does as packets arrive: a burst of requests
+	 * must not pile up in the engine past its responder resources. */
+	rk_ib_poll_tx(s->dev, s->now, emit, s, QUEUE - s->qn);
+	return 0;
 }
 
 static int
@@ -189,7 +194,7 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 	a.path_mtu = RK_MTU_1024;
 	a.dest_qp_num = 0x51;
 	a.rq_psn = START_PSN;
-	a.max_dest_rd_atomic = 4;
+	a.max_dest_rd_atomic = MAX_RD_ATOMIC;
 	a.min_rnr_timer = MIN_RNR;
 	memcpy(a.ah_attr.dmac, tester_mac, 6);
 	a.ah_attr.dip[10] = a.ah_attr.dip[11] = 0xff;
@@ -213,7 +218,7 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
-	a.max_rd_atomic = 4;
+	a.max_rd_atomic = MAX_RD_ATOMIC;
 	if (t == RK_QPT_RC)
 		return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_TIMEOUT |
 				       RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
@@ -271,6 +276,11 @@ iw_setup(struct rk_conform_self *s, const struct rk_conform_need *need,
 
 	self_down(s);
 	memset(s->rw, 0, RW_LEN);
+	if (need->recvs > RECV_MAX) {
+		snprintf(why, why_len, "the engine in process posts at most %u receives, %u asked",
+			 RECV_MAX, need->recvs);
+		return -ENOTSUP;
+	}
 	memset(s->ro, 0x5a, RO_LEN);
 	s->recv_posted = 0;
 	s->recv_ok = 0;
@@ -337,6 +347,11 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 		return iw_setup(s, need, dut, why, why_len);
 	self_down(s);
 	memset(s->rw, 0, RW_LEN);
+	if (need->recvs > RECV_MAX) {
+		snprintf(why, why_len, "the engine in process posts at most %u receives, %u asked",
+			 RECV_MAX, need->recvs);
+		return -ENOTSUP;
+	}
 	memset(s->ro, 0x5a, RO_LEN);
 	s->recv_posted = 0;
 	s->recv_ok = 0;
@@ -376,7 +391,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 		.va = (uint64_t)(uintptr_t)s->rw, .r_key = rk_ib_mr_rkey(s->mr_rw), .len = RW_LEN,
 		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_ib_mr_rkey(s->mr_ro),
 		.ro_len = RO_LEN, .recv_len = RECV_LEN, .q_key = Q_KEY,
-		.min_rnr_timer = MIN_RNR, .max_rd_atomic = 4, .access = RK_CONFORM_ACC_ALL |
+		.min_rnr_timer = MIN_RNR, .max_rd_atomic = MAX_RD_ATOMIC, .access = RK_CONFORM_ACC_ALL |
 			  (need->recvs == 0 ? RK_CONFORM_ACC_NO_RECV : 0),
 	};
 	return 0;

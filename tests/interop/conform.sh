@@ -6,8 +6,10 @@
 # the lab's host port dpdk0 takes a fresh server and QP per case, and the
 # verdicts are compared with the committed ones (EXPECTED): a change in
 # the kernel's behaviour, or in rk-conform's, shows as DIFF lines and
-# fails the suite. Each failing case's pcap, the JSON and JUnit XML are
-# kept with RK_CONFORM_KEEP=1.
+# fails the suite. Then rxe's own recordings (pcaps/roce/rxe_atomic_bw,
+# rxe_write_bw_ipv6) are replayed against it (rk-conform --replay), each
+# compared with its line of EXPECTED. Each failing case's pcap, the JSON
+# and JUnit XML are kept with RK_CONFORM_KEEP=1.
 #
 #   conform.sh RK_CONFORM EXPECTED
 #
@@ -88,6 +90,23 @@ run_conform() {
 		--cases "${RK_CONFORM_CASES:-rc.*}" --expect "$expected" --verdicts "$tmp/rxe.verdicts" \
 		--json "$tmp/rxe.json" --junit "$tmp/rxe.xml" --pcap-dir "$tmp/fails" >"$1" 2>&1
 }
+# run_replay NAME OUT: pcaps/roce/NAME.pcap replayed against the write or
+# atomic server, compared with its line in the verdicts file (one retry).
+run_replay() {
+	local try
+	for try in 1 2; do
+		# shellcheck disable=SC2086
+		timeout -k 10 300 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci \
+			--log-level='*:warning' --vdev=net_af_packet0,iface=dpdk0 -- --dut perftest \
+			--server 198.18.0.11 --ip 198.18.0.100 --oob-netns "$OOB_NS" \
+			--serve write=18515 --serve read=18516 --serve send=18517 --serve atomic=18518 \
+			--size 4096 --timeout-ms 500 --replay "$here/../../pcaps/roce/$1.pcap" \
+			--expect "$expected" >"$2" 2>&1 && break
+		echo "RETRY: replay of $1: $(grep -E '^(DIFF|replayed)' "$2" | head -3 | tr '\n' ' ')"
+	done
+	grep -E "^(replayed|DIFF|expected verdicts)" "$2"
+	grep -q "^expected verdicts (.*): 0 differences" "$2"
+}
 matched() { [ "$1" = 0 ] && grep -q "^expected verdicts (.*): 0 differences" "$2"; }
 
 t0=$(date +%s)
@@ -106,6 +125,12 @@ fi
 t1=$(date +%s)
 grep -vE "^(TELEMETRY|ID )" "$tmp/out"
 echo "rk-conform against rxe: exit $rc in $((t1 - t0)) s"
+if matched "$rc" "$tmp/out"; then
+	# rxe's own recordings replayed against rxe: its answers again.
+	for rec in rxe_atomic_bw rxe_write_bw_ipv6; do
+		run_replay "$rec" "$tmp/replay-$rec" || { rc=1; break; }
+	done
+fi
 if matched "$rc" "$tmp/out"; then
 	echo "PASS: the verdicts equal $expected"
 	exit 0

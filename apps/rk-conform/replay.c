@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * rk-conform --replay (see replay.h).
+ */
+#include "replay.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define REC_FRAMES_MAX 200000u
+#define REC_FRAME_MAX 9216u
+
+struct recording {
+	struct rk_conform_rec_frame *f;
+	uint8_t *bytes;
+	unsigned int n;
+};
+
+static void
+print_diff(void *ctx, const char *line)
+{
+	(void)ctx;
+	printf("DIFF %s\n", line);
+}
+
+/* Every whole Ethernet frame of @p path (truncated ones are left out). */
+static int
+load(const char *path, struct recording *r)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	pcap_t *p = pcap_open_offline(path, err);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	size_t used = 0, cap = 1u << 20;
+	int rc;
+
+	if (p == NULL) {
+		fprintf(stderr, "rk-conform: --replay %s: %s\n", path, err);
+		return -1;
+	}
+	if (pcap_datalink(p) != DLT_EN10MB) {
+		fprintf(stderr, "rk-conform: --replay %s: link type %s, not Ethernet\n", path,
+			pcap_datalink_val_to_name(pcap_datalink(p)));
+		pcap_close(p);
+		return -1;
+	}
+	r->f = calloc(REC_FRAMES_MAX, sizeof(*r->f));
+	r->bytes = malloc(cap);
+	if (r->f == NULL || r->bytes == NULL)
+		goto nomem;
+	while ((rc = pcap_next_ex(p, &h, &d)) == 1 && r->n < REC_FRAMES_MAX) {
+		if (h->caplen != h->len || h->caplen > REC_FRAME_MAX)
+			continue;
+		if (used + h->caplen > cap) {
+			uint8_t *nb;
+
+			cap *= 2;
+			if ((nb = realloc(r->bytes, cap)) == NULL)
+				goto nomem;
+			r->bytes = nb;
+		}
+		memcpy(r->bytes + used, d, h->caplen);
+		r->f[r->n].len = h->caplen;
+		/* Offsets now, pointers once the buffer stops moving. */
+		r->f[r->n++].data = (const uint8_t *)(uintptr_t)used;
+		used += h->caplen;
+	}
+	if (rc == -1)
+		fprintf(stderr, "rk-conform: --replay %s: %s (the frames before it are used)\n",
+			path, pcap_geterr(p));
+	pcap_close(p);
+	for (unsigned int i = 0; i < r->n; i++)
+		r->f[i].data = r->bytes + (uintptr_t)r->f[i].data;
+	if (r->n == 0) {
+		fprintf(stderr, "rk-conform: --replay %s: no whole frame in it\n", path);
+		return -1;
+	}
+	return 0;
+nomem:
+	fprintf(stderr, "rk-conform: --replay %s: out of memory\n", path);
+	pcap_close(p);
+	return -1;
+}
+
+int
+rk_cf_replay(const char *path, const struct rk_conform_env *env, struct rk_conform_case *c,
+	     char id[96], struct rk_cf_outcome *out)
+{
+	struct recording r = { 0 };
+	struct rk_conform_replay_result res = { .on_diff = print_diff };
+	char *dup = strdup(path);
+	int rc;
+
+	if (dup == NULL)
+		return -1;
+	snprintf(id, 96, "replay.%s", basename(dup));
+	free(dup);
+	*c = (struct rk_conform_case){
+		.id = id, .rule = "the recorded peer's answers",
+		.must = "answer the recorded requests as the recorded peer did",
+		.transport = RK_CONFORM_RC,
+	};
+	if (load(path, &r) != 0) {
+		free(r.f);
+		free(r.bytes);
+		return -1;
+	}
+	rc = rk_conform_replay(env, r.f, r.n, &res);
+	free(r.f);
+	free(r.bytes);
+	if (rc != 0) {
+		fprintf(stderr, "rk-conform: --replay %s: %s\n", path, strerror(-rc));
+		return -1;
+	}
+	memset(out, 0, sizeof(*out));
+	out->c = c;
+	out->res.verdict = res.verdict;
+	snprintf(out->res.reason, sizeof(out->res.reason), "%.191s", res.reason);
+	out->res.frames_tx = res.frames_tx;
+	out->res.frames_rx = res.frames_rx;
+	printf("replayed %u requests of %s; %u of %u recorded answers alike, %u difference%s\n",
+	       res.requests, path, res.matched, res.answers, res.diffs, res.diffs == 1 ? "" : "s");
+	return 0;
+}

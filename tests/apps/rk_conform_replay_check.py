@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rk-conform --replay against rdmakit's own engine.
+
+1. Linux rxe's recorded conversations (pcaps/roce: WRITE, READ, ATOMIC,
+   SEND ping-pong, IPv6, RDMA-CM) replayed against --dut self: every
+   recorded answer comes alike (coalesced ACKs matched by PSN), exit 0,
+   the verdict "pass" in the JSON, as many requests sent as recorded.
+2. The WRITE recording with one of rxe's ACKs turned into a NAK (PSN
+   sequence error): exactly that frame is reported as a DIFF, exit 1,
+   and --pcap-dir holds the replay's frames.
+3. A recording without RC traffic is n/a (exit 0); a file that is no
+   capture, a truncated one, and --replay with --cases give a clear error.
+Usage: rk_conform_replay_check.py RK_CONFORM PCAPS_DIR
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+ALIKE = {  # recording: (requests, answers) rxe's requester sent and its peer gave
+    "rxe_write_bw.pcap": (320, 20),
+    "rxe_read_bw.pcap": (20, 320),
+    "rxe_atomic_bw.pcap": (20, 20),
+    "rxe_rc_pingpong.pcap": (28, 13),
+    "rxe_write_bw_ipv6.pcap": (40, 10),
+    "rxe_write_bw_rdmacm.pcap": (16, 36),   # the first QP: perftest -R's exchange
+}
+
+
+def run(exe, args, want):
+    p = subprocess.run([exe] + args, capture_output=True, text=True, timeout=300)
+    if p.returncode != want:
+        sys.exit(f"FAIL: rk-conform {' '.join(args)}: exit {p.returncode}, wanted {want}\n"
+                 f"{p.stdout[-2000:]}\n{p.stderr}")
+    return p
+
+
+def records(data):
+    """(offset of each record's frame, its length) in a classic pcap."""
+    out, off = [], 24
+    while off + 16 <= len(data):
+        incl = struct.unpack_from("<I", data, off + 8)[0]
+        out.append((off + 16, incl))
+        off += 16 + incl
+    return out
+
+
+def main():
+    exe, pcaps = sys.argv[1], sys.argv[2]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, (nreq, nans) in ALIKE.items():
+            js = os.path.join(tmp, name + ".json")
+            p = run(exe, ["--replay", os.path.join(pcaps, "roce", name), "--json", js], 0)
+            want = f"replayed {nreq} requests of "
+            if want not in p.stdout or f"{nans} of {nans} recorded answers alike, 0 differences" \
+                    not in p.stdout:
+                sys.exit(f"FAIL: {name}: wanted {nreq} requests, {nans} answers alike:\n"
+                         f"{p.stdout}")
+            c = json.load(open(js))["cases"]
+            if len(c) != 1 or c[0]["id"] != "replay." + name or c[0]["verdict"] != "pass" or \
+                    c[0]["frames_tx"] != nreq:
+                sys.exit(f"FAIL: {name}: JSON {c}")
+            print(f"ok   {name}: {nreq} requests, {nans} answers alike")
+
+        # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
+        data = bytearray(open(os.path.join(pcaps, "roce", "rxe_write_bw.pcap"), "rb").read())
+        edited = None
+        for i, (off, n) in enumerate(records(data)):
+            if n > 58 and data[off + 12:off + 14] == b"\x08\x00" and data[off + 23] == 17 and \
+                    data[off + 36:off + 38] == b"\x12\xb7" and data[off + 42] == 0x11:
+                data[off + 54] = 0x60     # AETH syndrome: NAK, PSN sequence error
+                edited = i + 1
+                break
+        if edited is None:
+            sys.exit("FAIL: no ACK found in rxe_write_bw.pcap")
+        bad = os.path.join(tmp, "nak.pcap")
+        open(bad, "wb").write(data)
+        pdir = os.path.join(tmp, "fails")
+        p = run(exe, ["--replay", bad, "--pcap-dir", pdir], 1)
+        diffs = [l for l in p.stdout.splitlines() if l.startswith("DIFF ")]
+        if len(diffs) < 1 or not diffs[0].startswith(f"DIFF frame {edited}: recorded NAK-SEQ"):
+            sys.exit(f"FAIL: the edited frame {edited}: {diffs[:3]}\n{p.stdout}")
+        if not os.path.exists(os.path.join(pdir, "replay.nak.pcap.pcap")):
+            sys.exit(f"FAIL: no pcap of the failed replay in {os.listdir(pdir)}")
+        print(f"ok   an ACK made a NAK-SEQ (frame {edited}): reported, exit 1, pcap written")
+
+        # No RC traffic (the TCP exchange only): n/a.
+        tcp = bytearray(data[:24])
+        for off, n in records(data):
+            if data[off + 23] == 6:
+                tcp += data[off - 16:off + n]
+        only = os.path.join(tmp, "tcp.pcap")
+        open(only, "wb").write(tcp)
+        p = run(exe, ["--replay", only], 0)
+        if "n/a" not in p.stdout or "no RC request" not in p.stdout:
+            sys.exit(f"FAIL: a recording without RC: {p.stdout}")
+        print("ok   a recording without RC requests: n/a")
+
+        junk = os.path.join(tmp, "junk.pcap")
+        open(junk, "wb").write(b"not a capture at all" * 10)
+        p = run(exe, ["--replay", junk], 1)
+        if "--replay" not in p.stderr:
+            sys.exit(f"FAIL: junk: {p.stderr!r}")
+        cut = os.path.join(tmp, "cut.pcap")
+        open(cut, "wb").write(bytes(data[:len(data) // 2 + 7]))
+        p = run(exe, ["--replay", cut], 1)
+        run(exe, ["--replay", only, "--cases", "rc.*"], 2)
+        run(exe, ["--replay", os.path.join(tmp, "absent.pcap")], 1)
+        print("ok   junk, a truncated recording, a missing file, --cases: clear errors")
+
+
+if __name__ == "__main__":
+    main()
