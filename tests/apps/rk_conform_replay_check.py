@@ -6,11 +6,15 @@
    SEND ping-pong, IPv6, RDMA-CM) replayed against --dut self: every
    recorded answer comes alike (coalesced ACKs matched by PSN), exit 0,
    the verdict "pass" in the JSON, as many requests sent as recorded.
-2. The WRITE recording with one of rxe's ACKs turned into a NAK (PSN
-   sequence error): exactly that frame is reported as a DIFF, exit 1,
-   and --pcap-dir holds the replay's frames.
+2. Edited recordings, each reported at the edited frame with exit 1:
+   one of rxe's ACKs turned into a NAK (PSN sequence error; --pcap-dir
+   holds the replay's frames), an ACK moved 256 PSNs ahead, a READ
+   RESPONSE FIRST recorded as a LAST.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
+4. --verdicts then --expect of the same run: 0 differences; an edited
+   file gives exactly the DIFF, NEW and GONE lines and exit 1; a
+   malformed line is named.
 Usage: rk_conform_replay_check.py RK_CONFORM PCAPS_DIR
 """
 import json
@@ -87,6 +91,38 @@ def main():
             sys.exit(f"FAIL: no pcap of the failed replay in {os.listdir(pdir)}")
         print(f"ok   an ACK made a NAK-SEQ (frame {edited}): reported, exit 1, pcap written")
 
+        # A recorded ACK moved 256 PSNs ahead: no live ACK reaches it.
+        ahead = bytearray(open(os.path.join(pcaps, "roce", "rxe_write_bw.pcap"), "rb").read())
+        for i, (off, n) in enumerate(records(ahead)):
+            if n > 58 and ahead[off + 23] == 17 and ahead[off + 36:off + 38] == b"\x12\xb7" \
+                    and ahead[off + 42] == 0x11:
+                ahead[off + 51] = (ahead[off + 51] + 1) & 0xff   # PSN bits 8..15
+                moved = i + 1
+                break
+        path = os.path.join(tmp, "ahead.pcap")
+        open(path, "wb").write(ahead)
+        p = run(exe, ["--replay", path], 1)
+        if f"DIFF frame {moved}: recorded ACK" not in p.stdout:
+            sys.exit(f"FAIL: an ACK 256 PSNs ahead (frame {moved}) not reported:\n{p.stdout}")
+        print(f"ok   an ACK moved 256 PSNs ahead (frame {moved}): reported")
+
+        # rxe's first READ RESPONSE FIRST recorded as a LAST: the opcode differs.
+        rd = bytearray(open(os.path.join(pcaps, "roce", "rxe_read_bw.pcap"), "rb").read())
+        for i, (off, n) in enumerate(records(rd)):
+            if n > 58 and rd[off + 23] == 17 and rd[off + 36:off + 38] == b"\x12\xb7" \
+                    and rd[off + 42] == 0x0d:
+                rd[off + 42] = 0x0f
+                first = i + 1
+                break
+        path = os.path.join(tmp, "rdlast.pcap")
+        open(path, "wb").write(rd)
+        p = run(exe, ["--replay", path], 1)
+        want = f"DIFF frame {first}: recorded READ-RESP"
+        if not any(l.startswith(want) and "(opcode 0x0f), live READ-RESP" in l and
+                   l.endswith("(opcode 0x0d)") for l in p.stdout.splitlines()):
+            sys.exit(f"FAIL: a READ response's opcode (frame {first}) not reported:\n{p.stdout}")
+        print(f"ok   a READ RESPONSE FIRST recorded as LAST (frame {first}): reported")
+
         # No RC traffic (the TCP exchange only): n/a.
         tcp = bytearray(data[:24])
         for off, n in records(data):
@@ -98,6 +134,29 @@ def main():
         if "n/a" not in p.stdout or "no RC request" not in p.stdout:
             sys.exit(f"FAIL: a recording without RC: {p.stdout}")
         print("ok   a recording without RC requests: n/a")
+
+        # --verdicts then --expect: equal; one verdict edited, one line
+        # dropped, one added: DIFF, NEW and GONE, exit 1.
+        vf = os.path.join(tmp, "v.txt")
+        run(exe, ["--cases", "rc.psn.*", "--verdicts", vf], 0)
+        p = run(exe, ["--cases", "rc.psn.*", "--expect", vf], 0)
+        if "0 differences" not in p.stdout:
+            sys.exit(f"FAIL: --expect of its own verdicts: {p.stdout}")
+        lines = open(vf).read().splitlines()
+        lines = [l.replace("rc.psn.ahead pass", "rc.psn.ahead FAIL") for l in lines
+                 if not l.startswith("rc.psn.wrap ")] + ["rc.psn.gone pass"]
+        open(vf, "w").write("\n".join(lines) + "\n")
+        p = run(exe, ["--cases", "rc.psn.*", "--expect", vf], 1)
+        got = sorted(l.split(":")[0] for l in p.stdout.splitlines()
+                     if l.startswith(("DIFF ", "NEW ", "GONE ")))
+        if got != ["DIFF rc.psn.ahead", "GONE rc.psn.gone", "NEW  rc.psn.wrap"] or \
+                "3 differences" not in p.stdout:
+            sys.exit(f"FAIL: --expect of an edited file: {got}\n{p.stdout}")
+        open(vf, "w").write("rc.psn.ahead maybe\n")
+        p = run(exe, ["--cases", "rc.psn.*", "--expect", vf], 1)
+        if "v.txt:1: expected" not in p.stderr:
+            sys.exit(f"FAIL: a malformed verdicts file: {p.stderr!r}")
+        print("ok   --verdicts and --expect: equal, then DIFF, NEW, GONE; a bad line named")
 
         junk = os.path.join(tmp, "junk.pcap")
         open(junk, "wb").write(b"not a capture at all" * 10)
