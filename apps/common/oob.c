@@ -13,6 +13,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -242,4 +243,20 @@ rk_oob_readable(int fd)
 	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	return poll(&p, 1, 0) > 0;
+}
+
+int
+rk_oob_enter_netns(const char *name)
+{
+	char path[256];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s%s", strchr(name, '/') != NULL ? "" : "/run/netns/",
+		 name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = setns(fd, CLONE_NEWNET) != 0 ? -errno : 0;
+	close(fd);
+	return rc;
 }

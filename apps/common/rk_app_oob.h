@@ -55,4 +55,12 @@ int rk_oob_recv(int fd, void *buf, size_t len, double timeout_s, int (*serve)(vo
 /** Whether a message (or the close) waits (non-blocking). */
 bool rk_oob_readable(int fd);
 
+/**
+ * Move the calling thread into network namespace @p name (a name under
+ * /run/netns, as `ip netns` makes them, or a path): sockets opened after
+ * it live there (the exchange beside a port in another namespace).
+ * @return 0 or -errno (ENOENT: no such namespace; EPERM: not root)
+ */
+int rk_oob_enter_netns(const char *name);
+
 #endif /* RK_APP_OOB_H */

@@ -196,6 +196,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	};
 	struct rk_cpt *p = ctx;
 	int v = pick_verb(p, need, why, why_len);
+	const char *tool;
 	char mtu[2] = { mtu_enum(p->cfg.mtu), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
 	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
 	struct rk_pt_dest local = { .out_reads = 16, .psn = OUR_PSN,
@@ -205,6 +206,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 
 	if (v < 0)
 		return -ENOTSUP;
+	tool = p->cfg.one_server ? "the DUT's server" : tool_name[v];
 	if (p->cfg.tcp_port[v] == 0) {
 		snprintf(why, why_len, "no DUT server for %s (--serve %s=PORT)", verb_name[v],
 			 verb_name[v]);
@@ -214,7 +216,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 			    serve, p);
 	if (rc != 0) {
 		p->fd = -1;
-		snprintf(why, why_len, "%s server %s:%u: %s", tool_name[v], p->cfg.server,
+		snprintf(why, why_len, "%s server %s:%u: %s", tool, p->cfg.server,
 			 p->cfg.tcp_port[v], rk_oob_strerror(rc));
 		return -EIO;
 	}
@@ -223,19 +225,19 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	local.qpn = p->qpn;
 	memcpy(local.gid + 12, p->cfg.ip, 4);
 	if (rk_pt_preamble(xchg, p, mtu, rmtu, rver, &cycle) != 0) {
-		snprintf(why, why_len, "%s server: perftest's preamble failed", tool_name[v]);
+		snprintf(why, why_len, "%s server: perftest's preamble failed", tool);
 		goto fail;
 	}
 	rk_pt_keys_encode(&local, mine);
 	if (xchg(p, mine, theirs, RK_PT_KEY_LEN) != 0 || rk_pt_keys_decode(&remote, theirs) != 0) {
-		snprintf(why, why_len, "%s server: no valid key message", tool_name[v]);
+		snprintf(why, why_len, "%s server: no valid key message", tool);
 		goto fail;
 	}
 	/* perftest's barriers: the keys again, twice (three times for send_bw,
 	 * whose last comes once its receives are posted). */
 	for (int i = 0; i < (v == RK_CPT_SEND ? 3 : 2); i++)
 		if (xchg(p, mine, theirs, RK_PT_KEY_LEN) != 0) {
-			snprintf(why, why_len, "%s server: barrier %d failed", tool_name[v], i + 1);
+			snprintf(why, why_len, "%s server: barrier %d failed", tool, i + 1);
 			goto fail;
 		}
 	if ((rc = learn_dut(p, remote.gid, why, why_len)) != 0)

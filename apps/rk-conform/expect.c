@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LINE_MAX_LEN 256
+#define LINE_MAX_LEN 512
 #define EXPECT_MAX 1024
 
 struct expected {
@@ -62,6 +62,12 @@ load(const char *path, struct expected *e, unsigned int cap)
 		char *s = line + strspn(line, " \t");
 
 		lineno++;
+		/* fgets stops at a newline, never at a NUL: a shorter string is one. */
+		if (strlen(line) + 1 < sizeof(line) && strchr(line, '\n') == NULL && !feof(f)) {
+			fprintf(stderr, "rk-conform: %s:%u: a NUL byte: not a text file\n", path,
+				lineno);
+			goto bad;
+		}
 		if (strchr(line, '\n') == NULL && !feof(f)) {
 			fprintf(stderr, "rk-conform: %s:%u: line too long\n", path, lineno);
 			goto bad;
@@ -74,17 +80,47 @@ load(const char *path, struct expected *e, unsigned int cap)
 		}
 		if (sscanf(s, "%95s %7s %1s", e[n].id, e[n].verdict, extra) != 2 ||
 		    !verdict_known(e[n].verdict)) {
-			fprintf(stderr, "rk-conform: %s:%u: expected \"ID pass|FAIL|n/a\"\n", path,
-				lineno);
+			s[strcspn(s, "\r\n")] = 0;
+			fprintf(stderr, "rk-conform: %s:%u: \"%.60s\": expected \"ID pass|FAIL|n/a\"\n",
+				path, lineno, s);
 			goto bad;
 		}
+		for (unsigned int k = 0; k < n; k++)
+			if (strcmp(e[k].id, e[n].id) == 0) {
+				fprintf(stderr, "rk-conform: %s:%u: %s listed twice\n", path, lineno,
+					e[n].id);
+				goto bad;
+			}
 		e[n++].seen = false;
+	}
+	if (ferror(f)) {        /* a directory reads as EISDIR */
+		fprintf(stderr, "rk-conform: --expect %s: %s\n", path, strerror(errno));
+		goto bad;
 	}
 	fclose(f);
 	return (int)n;
 bad:
 	fclose(f);
 	return -1;
+}
+
+int
+rk_cf_expect_load_check(const char *path)
+{
+	struct expected *e = calloc(EXPECT_MAX, sizeof(*e));
+	int n = e != NULL ? load(path, e, EXPECT_MAX) : -1;
+
+	free(e);
+	return n < 0 ? -1 : 0;
+}
+
+/* "DIFF id: expected X, got Y (why)", the reason only when there is one. */
+static void
+say(FILE *report, const char *tag, const char *id, const char *what,
+    const struct rk_cf_outcome *o)
+{
+	fprintf(report, "%s %s: %s%s%s%s\n", tag, id, what, o->res.reason[0] ? " (" : "",
+		o->res.reason, o->res.reason[0] ? ")" : "");
 }
 
 int
@@ -100,19 +136,20 @@ rk_cf_expect_check(const char *path, const struct rk_cf_outcome *out, unsigned i
 	}
 	for (unsigned int i = 0; i < n; i++) {
 		const char *got = rk_conform_verdict_name(out[i].res.verdict);
+		char what[48];
 		int k;
 
 		for (k = 0; k < ne && strcmp(e[k].id, out[i].c->id) != 0; k++)
 			;
 		if (k == ne) {
-			fprintf(report, "NEW  %s: %s (%s)\n", out[i].c->id, got, out[i].res.reason);
+			say(report, "NEW ", out[i].c->id, got, &out[i]);
 			diffs++;
 			continue;
 		}
 		e[k].seen = true;
 		if (strcmp(e[k].verdict, got) != 0) {
-			fprintf(report, "DIFF %s: expected %s, got %s (%s)\n", out[i].c->id,
-				e[k].verdict, got, out[i].res.reason);
+			snprintf(what, sizeof(what), "expected %s, got %s", e[k].verdict, got);
+			say(report, "DIFF", out[i].c->id, what, &out[i]);
 			diffs++;
 		}
 	}

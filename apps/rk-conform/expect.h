@@ -28,12 +28,20 @@ int rk_cf_verdicts_write(const char *path, const char *dut, const struct rk_cf_o
 			 unsigned int n);
 
 /**
+ * Read and check the file @p path as rk_cf_expect_check() would, before a
+ * run. @return 0, or -1 with the reason on stderr (unreadable, a
+ * directory, a malformed line, an ID listed twice).
+ */
+int rk_cf_expect_load_check(const char *path);
+
+/**
  * Compare the run's verdicts with the file @p path: a line on @p report
  * for each case whose verdict differs ("DIFF"), each case run that the
  * file lacks ("NEW") and each case of the file matching @p glob (NULL:
  * all) that did not run ("GONE").
  * @return differences found (0: the run matches), or -1 when the file
- *         cannot be read or holds a malformed line (said on stderr).
+ *         cannot be read, holds a malformed line or an ID twice (said on
+ *         stderr).
  */
 int rk_cf_expect_check(const char *path, const struct rk_cf_outcome *out, unsigned int n,
 		       const char *glob, FILE *report);

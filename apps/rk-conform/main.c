@@ -9,7 +9,6 @@
  * clock (no port, no peer); "perftest" a live DUT behind a DPDK port,
  * through its perftest bw servers (dut_perftest.h).
  */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -28,11 +27,9 @@
 #include "rk_conform.h"
 #include "rk_conform_self.h"
 #ifdef RK_CONFORM_DPDK
-#include <fcntl.h>
-#include <sched.h>
-#include <unistd.h>
-
 #include "dut_perftest.h"
+#include "rk_app.h"
+#include "rk_app_oob.h"
 #include "rk_app_rdma.h"
 #endif
 
@@ -70,7 +67,7 @@ struct opts {
 	const char *ip;
 	uint32_t size, mtu, min_rnr;
 	uint16_t tcp_port[4];
-	bool serve_given, one_server;
+	bool serve_given, one_server, live_num_given;
 };
 
 #define outcome rk_cf_outcome
@@ -120,11 +117,11 @@ parse_serve(struct opts *o, const char *spec)
 	static const char *const verbs[] = { "write", "read", "send", "atomic" };
 	const char *eq = strchr(spec, '=');
 	unsigned long port;
-	char *end;
+	char *end = NULL;
 	int v;
 
-	port = eq != NULL ? strtoul(eq + 1, &end, 10) : 0;
-	if (eq == NULL || eq[1] == 0 || *end != 0 || port == 0 || port > 65535)
+	port = eq != NULL && eq[1] >= '0' && eq[1] <= '9' ? strtoul(eq + 1, &end, 10) : 0;
+	if (port == 0 || *end != 0 || port > 65535)
 		goto bad;
 	for (v = 0; v < 4; v++)
 		if (strlen(verbs[v]) == (size_t)(eq - spec) && strncmp(spec, verbs[v], strlen(verbs[v])) == 0)
@@ -158,6 +155,7 @@ parse_num(struct opts *o, int c, const char *s)
 			c == 'M' ? "a power of two" : "a number", min, max);
 		return -1;
 	}
+	o->live_num_given = true;
 	if (c == 'z')
 		o->size = (uint32_t)v;
 	else if (c == 'M')
@@ -175,9 +173,11 @@ check_live(struct opts *o)
 	struct in_addr a;
 
 	if (!live) {
-		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given) {
-			fprintf(stderr, "rk-conform: --server, --serve, --ip, --port, --oob-netns and "
-				"--record go with --dut perftest\n");
+		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given ||
+		    o->live_num_given) {
+			fprintf(stderr, "rk-conform: --server, --serve, --ip, --size, --mtu, "
+				"--min-rnr-timer, --port, --oob-netns and --record go with "
+				"--dut perftest\n");
 			return -1;
 		}
 		return 0;
@@ -244,8 +244,8 @@ parse(int argc, char **argv, struct opts *o)
 		case 'm': o->markdown = true; break;
 		case 't':
 			o->timeout_ms = strtod(optarg, &end);
-			if (*end != 0 || !(o->timeout_ms > 0 && o->timeout_ms <= 60000)) {
-				fprintf(stderr, "rk-conform: --timeout-ms %s: not in (0, 60000]\n",
+			if (*end != 0 || !(o->timeout_ms >= 0.001 && o->timeout_ms <= 60000)) {
+				fprintf(stderr, "rk-conform: --timeout-ms %s: not in 0.001..60000\n",
 					optarg);
 				return 2;
 			}
@@ -296,10 +296,14 @@ parse(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "rk-conform: --markdown goes with --list\n");
 		return 2;
 	}
-	if (o->list && (o->json != NULL || o->junit != NULL || o->pcap_dir != NULL)) {
-		fprintf(stderr, "rk-conform: --list runs nothing: no --json, --junit or --pcap-dir\n");
+	if (o->list && (o->json != NULL || o->junit != NULL || o->pcap_dir != NULL ||
+			o->verdicts != NULL || o->expect != NULL)) {
+		fprintf(stderr, "rk-conform: --list runs nothing: no --json, --junit, --pcap-dir, "
+			"--verdicts or --expect\n");
 		return 2;
 	}
+	if (o->expect != NULL && rk_cf_expect_load_check(o->expect) != 0)
+		return 2;
 	if (o->cases != NULL) {
 		unsigned int n, hit = 0;
 		const struct rk_conform_case *all = rk_conform_cases(&n);
@@ -313,15 +317,15 @@ parse(int argc, char **argv, struct opts *o)
 		}
 	}
 	/* An output that cannot be written is said before the run, not after it. */
-	for (int i = 0; i < 2; i++) {
-		const char *path = i == 0 ? o->json : o->junit;
+	for (int i = 0; i < 3; i++) {
+		static const char *const name[] = { "--json", "--junit", "--verdicts" };
+		const char *path = i == 0 ? o->json : i == 1 ? o->junit : o->verdicts;
 		FILE *t;
 
 		if (path == NULL)
 			continue;
 		if ((t = fopen(path, "w")) == NULL) {
-			fprintf(stderr, "rk-conform: %s %s: %s\n", i == 0 ? "--json" : "--junit", path,
-				strerror(errno));
+			fprintf(stderr, "rk-conform: %s %s: %s\n", name[i], path, strerror(errno));
 			return 2;
 		}
 		fclose(t);
@@ -490,22 +494,6 @@ list(const struct opts *o)
 }
 
 #ifdef RK_CONFORM_DPDK
-static int
-enter_netns(const char *name)
-{
-	char path[256];
-	int fd, rc;
-
-	snprintf(path, sizeof(path), "%s%s", strchr(name, '/') != NULL ? "" : "/run/netns/",
-		 name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = setns(fd, CLONE_NEWNET) != 0 ? -errno : 0;
-	close(fd);
-	return rc;
-}
-
 /* The live DUT: EAL, the port, the exchange's namespace, the adapter. */
 static int
 live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conform_env *env,
@@ -522,6 +510,8 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 	memcpy(pcfg.ip, cfg.ip, 4);
 	memcpy(cfg.tcp_port, o->tcp_port, sizeof(cfg.tcp_port));
 	cfg.one_server = o->one_server;
+	if (!rk_app_recording_writable("rk-conform", o->record))
+		return 2;
 	if ((rc = rk_app_eal_init("rk-conform", da)) != 0)
 		return rc;
 	if ((*io = rk_app_port_open("rk-conform", &pcfg)) == NULL)
@@ -530,7 +520,7 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		fprintf(stderr, "rk-conform: error: %s\n", msg);
 		return 1;
 	}
-	if (o->oob_netns != NULL && (rc = enter_netns(o->oob_netns)) != 0) {
+	if (o->oob_netns != NULL && (rc = rk_oob_enter_netns(o->oob_netns)) != 0) {
 		fprintf(stderr, "rk-conform: cannot enter network namespace %s: %s\n",
 			o->oob_netns, strerror(-rc));
 		return 1;
@@ -576,8 +566,8 @@ main(int argc, char **argv)
 		rk_iw_mutants = (uint32_t)strtoul(getenv("RK_IW_MUTANTS"), NULL, 0);
 #endif
 	if (o.pcap_dir != NULL && mkdir(o.pcap_dir, 0777) != 0 && errno != EEXIST) {
-		fprintf(stderr, "rk-conform: cannot create %s: %s\n", o.pcap_dir, strerror(errno));
-		return 1;
+		fprintf(stderr, "rk-conform: --pcap-dir %s: %s\n", o.pcap_dir, strerror(errno));
+		return 2;
 	}
 	out = calloc(n, sizeof(*out));
 	cap.f = calloc(CASE_FRAMES, sizeof(*cap.f));

@@ -639,22 +639,6 @@ parse_args(void *arg, int argc, char **argv)
 	return 0;
 }
 
-static int
-enter_netns(const char *name)
-{
-	char path[256];
-	int fd, rc;
-
-	snprintf(path, sizeof(path), "%s%s", strchr(name, '/') != NULL ? "" : "/run/netns/",
-		 name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = setns(fd, CLONE_NEWNET) != 0 ? -errno : 0;
-	close(fd);
-	return rc;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -684,7 +668,7 @@ main(int argc, char **argv)
 	if (a->io == NULL)
 		return 1;
 	/* The port's sockets are open: the exchange may now move elsewhere. */
-	if (a->o.oob_netns != NULL && (rc = enter_netns(a->o.oob_netns)) != 0) {
+	if (a->o.oob_netns != NULL && (rc = rk_oob_enter_netns(a->o.oob_netns)) != 0) {
 		fprintf(stderr, "rk-interop: cannot enter network namespace %s: %s\n",
 			a->o.oob_netns, strerror(-rc));
 		rk_io_dpdk_close(a->io);

@@ -14,7 +14,8 @@
    capture, a truncated one, and --replay with --cases give a clear error.
 4. --verdicts then --expect of the same run: 0 differences; an edited
    file gives exactly the DIFF, NEW and GONE lines and exit 1; a
-   malformed line is named.
+   malformed line, an ID listed twice, a NUL byte, a directory and an
+   unwritable --verdicts are refused before the run (exit 2).
 Usage: rk_conform_replay_check.py RK_CONFORM PCAPS_DIR
 """
 import json
@@ -152,11 +153,21 @@ def main():
         if got != ["DIFF rc.psn.ahead", "GONE rc.psn.gone", "NEW  rc.psn.wrap"] or \
                 "3 differences" not in p.stdout:
             sys.exit(f"FAIL: --expect of an edited file: {got}\n{p.stdout}")
-        open(vf, "w").write("rc.psn.ahead maybe\n")
-        p = run(exe, ["--cases", "rc.psn.*", "--expect", vf], 1)
-        if "v.txt:1: expected" not in p.stderr:
-            sys.exit(f"FAIL: a malformed verdicts file: {p.stderr!r}")
-        print("ok   --verdicts and --expect: equal, then DIFF, NEW, GONE; a bad line named")
+        # Refused before the run (exit 2), each with its reason.
+        for text, why in (("rc.psn.ahead maybe\n", 'v.txt:1: "rc.psn.ahead maybe": expected'),
+                          ("rc.psn.ahead pass\nrc.psn.ahead FAIL\n", "v.txt:2: rc.psn.ahead "
+                           "listed twice"),
+                          ("rc.psn.ahead p\0ss\n", "v.txt:1: a NUL byte")):
+            open(vf, "w").write(text)
+            p = run(exe, ["--cases", "rc.psn.*", "--expect", vf], 2)
+            if why not in p.stderr or p.stdout:
+                sys.exit(f"FAIL: verdicts file {text!r}: {p.stderr!r} {p.stdout[:80]!r}")
+        p = run(exe, ["--expect", tmp], 2)
+        if "Is a directory" not in p.stderr:
+            sys.exit(f"FAIL: --expect DIR: {p.stderr!r}")
+        run(exe, ["--verdicts", os.path.join(tmp, "no", "v.txt")], 2)
+        print("ok   --verdicts and --expect: equal, then DIFF, NEW, GONE; a bad line, an ID "
+              "twice, a NUL, a directory, an unwritable --verdicts refused before the run")
 
         junk = os.path.join(tmp, "junk.pcap")
         open(junk, "wb").write(b"not a capture at all" * 10)

@@ -598,6 +598,12 @@ expect 2 "--window 8..1024" recovery --window 2
 expect 2 "--limit 20000..16000000" recovery --limit 10
 expect 2 "--seed 0..4294967295" recovery --seed -1
 expect 2 "unexpected argument 'extra'" recovery extra
+# Outputs that cannot be written are refused before the run (no PNG bytes
+# on the terminal after it), and --json - names no file "-".
+expect 2 "--png /nonexistent/x.png" recovery --png /nonexistent/x.png
+expect 2 "--png /nonexistent/x.png" victim --png /nonexistent/x.png
+expect 2 "--json /nonexistent/x.json" unfair --json /nonexistent/x.json
+expect 2 "--json -: a file name is needed" recovery --json -
 # --csv - is standard output: the CSV alone there, the same rows as a file
 # gives, the table on standard error, and no file named "-".
 sim_abs=$(realpath "$sim")

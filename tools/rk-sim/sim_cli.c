@@ -62,14 +62,25 @@ int rk_sim_cli_outputs(const char *cmd, const char *csv, const char *json, const
 		fprintf(stderr, "rk-sim: %s: --png: %s\n", cmd, err);
 		return 2;
 	}
-	if (json) {             /* refused before the run, not after it */
-		FILE *jf = fopen(json, "w");
+	/* Outputs that cannot be written are refused before the run, not after it. */
+	for (int i = 0; i < 2; i++) {
+		const char *path = i == 0 ? json : png;
+		FILE *f;
 
-		if (!jf) {
-			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, json, strerror(errno));
+		if (path == NULL)
+			continue;
+		/* Standard output carries the table or --csv -: no file named "-". */
+		if (strcmp(path, "-") == 0) {
+			fprintf(stderr, "rk-sim: %s: %s -: a file name is needed (only --csv - "
+				"writes to standard output)\n", cmd, i == 0 ? "--json" : "--png");
 			return 2;
 		}
-		fclose(jf);
+		if ((f = fopen(path, "w")) == NULL) {
+			fprintf(stderr, "rk-sim: %s: %s %s: %s\n", cmd, i == 0 ? "--json" : "--png",
+				path, strerror(errno));
+			return 2;
+		}
+		fclose(f);
 	}
 	return csv ? csv_open(cmd, csv, cf) : 0;
 }
