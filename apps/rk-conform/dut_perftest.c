@@ -34,8 +34,9 @@ struct rk_cpt {
 };
 
 static const char *const verb_name[RK_CPT_VERBS] = { "write", "read", "send", "atomic" };
-static const char *const tool_name[RK_CPT_VERBS] = { "ib_write_bw", "ib_read_bw", "ib_send_bw",
-						     "ib_atomic_bw" };
+static const char *const tool_name[RK_CPT_VERBS] = {
+	"ib_write_bw server", "ib_read_bw server", "ib_send_bw server", "ib_atomic_bw server",
+};
 
 /* Frames of the running case's QP only: a previous case's DUT QP may
  * still answer (a retransmitted NAK, a late READ response). */
@@ -216,7 +217,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 			    serve, p);
 	if (rc != 0) {
 		p->fd = -1;
-		snprintf(why, why_len, "%s server %s:%u: %s", tool, p->cfg.server,
+		snprintf(why, why_len, "%s %s:%u: %s", tool, p->cfg.server,
 			 p->cfg.tcp_port[v], rk_oob_strerror(rc));
 		return -EIO;
 	}
@@ -225,19 +226,19 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	local.qpn = p->qpn;
 	memcpy(local.gid + 12, p->cfg.ip, 4);
 	if (rk_pt_preamble(xchg, p, mtu, rmtu, rver, &cycle) != 0) {
-		snprintf(why, why_len, "%s server: perftest's preamble failed", tool);
+		snprintf(why, why_len, "%s: perftest's preamble failed", tool);
 		goto fail;
 	}
 	rk_pt_keys_encode(&local, mine);
 	if (xchg(p, mine, theirs, RK_PT_KEY_LEN) != 0 || rk_pt_keys_decode(&remote, theirs) != 0) {
-		snprintf(why, why_len, "%s server: no valid key message", tool);
+		snprintf(why, why_len, "%s: no valid key message", tool);
 		goto fail;
 	}
 	/* perftest's barriers: the keys again, twice (three times for send_bw,
 	 * whose last comes once its receives are posted). */
 	for (int i = 0; i < (v == RK_CPT_SEND ? 3 : 2); i++)
 		if (xchg(p, mine, theirs, RK_PT_KEY_LEN) != 0) {
-			snprintf(why, why_len, "%s server: barrier %d failed", tool, i + 1);
+			snprintf(why, why_len, "%s: barrier %d failed", tool, i + 1);
 			goto fail;
 		}
 	if ((rc = learn_dut(p, remote.gid, why, why_len)) != 0)
