@@ -237,6 +237,22 @@ rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int n, char *buf
 	return buf;
 }
 
+void
+rk_conform_aim(struct rk_conform_run *r)
+{
+	const struct rk_conform_env *env = r->env;
+
+	r->probe.ops = env->ops;
+	r->probe.io = env->io;
+	memcpy(r->probe.target.src_mac, env->src_mac, 6);
+	memcpy(r->probe.target.dst_mac, env->dst_mac, 6);
+	memcpy(r->probe.target.src_ip, env->src_ip, 16);
+	memcpy(r->probe.target.dst_ip, env->dst_ip, 16);
+	r->probe.target.ip_version = env->ip_version;
+	r->probe.target.dest_qp = r->dut.qpn;
+	r->probe.target.epsn = r->dut.epsn;
+}
+
 int
 rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_case *c,
 		    struct rk_conform_result *res)
@@ -281,15 +297,7 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 			env->teardown(env->ctx);
 		return 0;
 	}
-	r.probe.ops = env->ops;
-	r.probe.io = env->io;
-	memcpy(r.probe.target.src_mac, env->src_mac, 6);
-	memcpy(r.probe.target.dst_mac, env->dst_mac, 6);
-	memcpy(r.probe.target.src_ip, env->src_ip, 16);
-	memcpy(r.probe.target.dst_ip, env->dst_ip, 16);
-	r.probe.target.ip_version = env->ip_version;
-	r.probe.target.dest_qp = r.dut.qpn;
-	r.probe.target.epsn = r.dut.epsn;
+	rk_conform_aim(&r);
 	c->run(&r, c->arg);
 	if (r.mpa != NULL) {
 		rk_probe_mpa_fini(r.mpa);

@@ -210,6 +210,13 @@ struct rk_conform_run {
 	bool closed;                    /**< iWARP: the DUT closed the stream */
 };
 
+/**
+ * Aim @p r's probe at the DUT's QP that setup() filled in r->dut: the
+ * environment's frame ops, MACs and addresses, the QP's DestQP and the
+ * PSN it expects.
+ */
+void rk_conform_aim(struct rk_conform_run *r);
+
 /** Frame edits after crafting; the ICRC is recomputed unless BAD_ICRC. */
 enum rk_conform_mangle {
 	RK_CONFORM_M_NONE = 0,

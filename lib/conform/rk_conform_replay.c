@@ -303,15 +303,7 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 		rc = -ENOTSUP;
 		goto out;
 	}
-	rp.run.probe.ops = env->ops;
-	rp.run.probe.io = env->io;
-	memcpy(rp.run.probe.target.src_mac, env->src_mac, 6);
-	memcpy(rp.run.probe.target.dst_mac, env->dst_mac, 6);
-	memcpy(rp.run.probe.target.src_ip, env->src_ip, 16);
-	memcpy(rp.run.probe.target.dst_ip, env->dst_ip, 16);
-	rp.run.probe.target.ip_version = env->ip_version;
-	rp.run.probe.target.dest_qp = rp.run.dut.qpn;
-	rp.run.probe.target.epsn = rp.run.dut.epsn;
+	rk_conform_aim(&rp.run);
 	for (unsigned int i = 0; i < rp.n && res->diffs < DIFF_MAX; i++) {
 		/* The runner's bound on waits is per case; a replay waits per answer. */
 		rp.run.waits = 0;

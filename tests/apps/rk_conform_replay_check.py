@@ -53,6 +53,20 @@ def records(data):
     return out
 
 
+def edit_first(path, opcode, out, edit):
+    """Copy the recording at @path to @out with @edit(frame bytes, offset)
+    applied to the first IPv4 RoCEv2 frame of BTH opcode @opcode; its
+    frame number (from 1), and the edited bytes."""
+    data = bytearray(open(path, "rb").read())
+    for i, (off, n) in enumerate(records(data)):
+        if n > 58 and data[off + 12:off + 14] == b"\x08\x00" and data[off + 23] == 17 and \
+                data[off + 36:off + 38] == b"\x12\xb7" and data[off + 42] == opcode:
+            edit(data, off)
+            open(out, "wb").write(data)
+            return i + 1, data
+    sys.exit(f"FAIL: no frame of opcode 0x{opcode:02x} in {path}")
+
+
 def main():
     exe, pcaps = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
@@ -71,18 +85,10 @@ def main():
             print(f"ok   {name}: {nreq} requests, {nans} answers alike")
 
         # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
-        data = bytearray(open(os.path.join(pcaps, "roce", "rxe_write_bw.pcap"), "rb").read())
-        edited = None
-        for i, (off, n) in enumerate(records(data)):
-            if n > 58 and data[off + 12:off + 14] == b"\x08\x00" and data[off + 23] == 17 and \
-                    data[off + 36:off + 38] == b"\x12\xb7" and data[off + 42] == 0x11:
-                data[off + 54] = 0x60     # AETH syndrome: NAK, PSN sequence error
-                edited = i + 1
-                break
-        if edited is None:
-            sys.exit("FAIL: no ACK found in rxe_write_bw.pcap")
+        wr = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")
         bad = os.path.join(tmp, "nak.pcap")
-        open(bad, "wb").write(data)
+        edited, data = edit_first(wr, 0x11, bad,    # AETH syndrome: NAK, PSN sequence error
+                                  lambda d, off: d.__setitem__(off + 54, 0x60))
         pdir = os.path.join(tmp, "fails")
         p = run(exe, ["--replay", bad, "--pcap-dir", pdir], 1)
         diffs = [l for l in p.stdout.splitlines() if l.startswith("DIFF ")]
@@ -93,30 +99,18 @@ def main():
         print(f"ok   an ACK made a NAK-SEQ (frame {edited}): reported, exit 1, pcap written")
 
         # A recorded ACK moved 256 PSNs ahead: no live ACK reaches it.
-        ahead = bytearray(open(os.path.join(pcaps, "roce", "rxe_write_bw.pcap"), "rb").read())
-        for i, (off, n) in enumerate(records(ahead)):
-            if n > 58 and ahead[off + 23] == 17 and ahead[off + 36:off + 38] == b"\x12\xb7" \
-                    and ahead[off + 42] == 0x11:
-                ahead[off + 51] = (ahead[off + 51] + 1) & 0xff   # PSN bits 8..15
-                moved = i + 1
-                break
         path = os.path.join(tmp, "ahead.pcap")
-        open(path, "wb").write(ahead)
+        moved, _ = edit_first(wr, 0x11, path,       # PSN bits 8..15 plus one
+                              lambda d, off: d.__setitem__(off + 51, (d[off + 51] + 1) & 0xff))
         p = run(exe, ["--replay", path], 1)
         if f"DIFF frame {moved}: recorded ACK" not in p.stdout:
             sys.exit(f"FAIL: an ACK 256 PSNs ahead (frame {moved}) not reported:\n{p.stdout}")
         print(f"ok   an ACK moved 256 PSNs ahead (frame {moved}): reported")
 
         # rxe's first READ RESPONSE FIRST recorded as a LAST: the opcode differs.
-        rd = bytearray(open(os.path.join(pcaps, "roce", "rxe_read_bw.pcap"), "rb").read())
-        for i, (off, n) in enumerate(records(rd)):
-            if n > 58 and rd[off + 23] == 17 and rd[off + 36:off + 38] == b"\x12\xb7" \
-                    and rd[off + 42] == 0x0d:
-                rd[off + 42] = 0x0f
-                first = i + 1
-                break
         path = os.path.join(tmp, "rdlast.pcap")
-        open(path, "wb").write(rd)
+        first, _ = edit_first(os.path.join(pcaps, "roce", "rxe_read_bw.pcap"), 0x0d, path,
+                              lambda d, off: d.__setitem__(off + 42, 0x0f))
         p = run(exe, ["--replay", path], 1)
         want = f"DIFF frame {first}: recorded READ-RESP"
         if not any(l.startswith(want) and "(opcode 0x0f), live READ-RESP" in l and
