@@ -31,7 +31,6 @@ struct step {
 };
 
 struct replay {
-	const struct rk_conform_env *env;
 	struct rk_conform_replay_result *res;
 	struct rk_conform_run run;
 	struct step *s;
@@ -280,7 +279,7 @@ int
 rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,
 		  unsigned int n, struct rk_conform_replay_result *res)
 {
-	struct replay rp = { .env = env, .res = res };
+	struct replay rp = { .res = res };
 	struct rk_conform_result cres = { 0 };
 	struct rk_conform_need need;
 	char why[160] = "";
