@@ -19,6 +19,10 @@ setup() { # dir, meson args...
 	ninja -C "$dir" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
 }
 
+# Builds that failed, for the summary: their suites never ran ("skip:"
+# marks a part that could not run here, counted as skipped).
+broken=()
+
 run_suite() { # dir, label, extra meson test arguments...
 	local dir=$1 label=$2
 	shift 2
@@ -27,11 +31,15 @@ run_suite() { # dir, label, extra meson test arguments...
 		status=1
 }
 
+# An earlier run's results must not stand in for a build that failed now.
+rm -f "$ROOT"/release/meson-logs/testlog.json "$ROOT"/san/meson-logs/testlog.json
+
 echo "== release build"
 if setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false; then
 	run_suite "$ROOT/release" release
 else
 	status=1
+	broken+=("release build")
 fi
 
 echo "== ASan+UBSan build"
@@ -43,6 +51,7 @@ if setup "$ROOT/san" -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef
 		run_suite "$ROOT/san" sanitizers --no-suite dpdk --no-suite interop
 else
 	status=1
+	broken+=("ASan+UBSan build")
 fi
 
 fuzz_pass=0 fuzz_fail=0
@@ -69,13 +78,18 @@ if command -v clang >/dev/null; then
 		done
 	else
 		status=1
+		broken+=("fuzz build")
 	fi
+else
+	echo "== libFuzzer targets skipped: clang is not installed (run tools/setup-debian.sh)"
+	broken+=("skip:fuzzing: clang is not installed")
 fi
 
 # Totals from meson's machine-readable logs (one entry per test).
-python3 - "$ROOT" "$fuzz_pass" "$fuzz_fail" <<'PY'
+python3 - "$ROOT" "$fuzz_pass" "$fuzz_fail" "${broken[@]}" <<'PY'
 import json, sys, os
 root, fp, ff = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+broken = sys.argv[4:]
 p = f = s = 0
 skipped = []
 for b in ("release", "san"):
@@ -96,6 +110,15 @@ for b in ("release", "san"):
 # A skip is never a pass: each one is named, with the reason it gave.
 for x in skipped:
     print(f"skipped {x}")
-print(f"tests: {p + fp} passed, {f + ff} failed, {s} skipped")
+# A build that failed is a failure of its own, its suites not run.
+nb = ns = 0
+for x in broken:
+    if x.startswith("skip:"):
+        print(f"skipped {x[5:]}")
+        ns += 1
+    else:
+        print(f"failed {x}: its tests did not run")
+        nb += 1
+print(f"tests: {p + fp} passed, {f + ff + nb} failed, {s + ns} skipped")
 PY
 exit $status

@@ -22,8 +22,9 @@ PKGS=(
 	libwireshark-dev libglib2.0-dev
 	# TCP for iWARP on DPDK
 	liblwip-dev
-	# captures and namespaces in tests
-	tcpdump iproute2 util-linux
+	# captures and namespaces in tests; pgrep and sysctl (procps), bc for
+	# timings in the DPDK tests
+	tcpdump iproute2 util-linux procps bc
 	# a slowed endpoint in the DPDK error tests
 	strace
 	# man pages from the tools' --help, and man to read them

@@ -80,7 +80,8 @@ usage(FILE *f)
 		"  --dut self|perftest   the device under test: rdmakit's own engine in process\n"
 		"                        (default), or a live one behind a DPDK port through its\n"
 		"                        perftest bw servers (EAL options first, then --)\n"
-		"  --server HOST         perftest: the host of the DUT's servers (TCP exchange)\n"
+		"  --server HOST         perftest: the host of the DUT's servers (TCP exchange;\n"
+		"                        required)\n"
 		"  --serve VERB=PORT     perftest: the TCP port of the DUT's server of VERB (write,\n"
 		"                        read, send, atomic: one perftest tool each); repeat; or\n"
 		"                        all=PORT: one server of every verb (rk-testpmd's\n"
@@ -108,7 +109,8 @@ usage(FILE *f)
 		"                        when one differs, 0 when all match\n"
 		"  -h, --help            this text\n"
 		"  -V, --version         print the version\n"
-		"Exit status: 0 when no case failed, 1 when one did, 2 for bad options.\n");
+		"Exit status: 0 when no case failed, 1 when one did (with --expect: when a\n"
+		"verdict differs), 2 for bad options or an input that cannot be read.\n");
 }
 
 static int
@@ -593,8 +595,9 @@ main(int argc, char **argv)
 		static struct rk_conform_case rcase;
 		static char rid[96];
 
+		/* A recording that cannot be read is bad input (2), not a verdict. */
 		if (rk_cf_replay(o.replay, &env, &rcase, rid, &out[0]) != 0) {
-			rc = 1;
+			rc = 2;
 			goto done;
 		}
 		count[out[0].res.verdict]++;

@@ -39,7 +39,11 @@ load(const char *path, struct recording *r)
 	int rc;
 
 	if (p == NULL) {
-		fprintf(stderr, "rk-conform: --replay %s: %s\n", path, err);
+		/* libpcap names the file in some errors, not in others. */
+		if (strstr(err, path) != NULL)
+			fprintf(stderr, "rk-conform: --replay: %s\n", err);
+		else
+			fprintf(stderr, "rk-conform: --replay %s: %s\n", path, err);
 		return -1;
 	}
 	if (pcap_datalink(p) != DLT_EN10MB) {

@@ -165,14 +165,16 @@ def main():
 
         junk = os.path.join(tmp, "junk.pcap")
         open(junk, "wb").write(b"not a capture at all" * 10)
-        p = run(exe, ["--replay", junk], 1)
+        p = run(exe, ["--replay", junk], 2)
         if "--replay" not in p.stderr:
             sys.exit(f"FAIL: junk: {p.stderr!r}")
         cut = os.path.join(tmp, "cut.pcap")
         open(cut, "wb").write(bytes(data[:len(data) // 2 + 7]))
-        p = run(exe, ["--replay", cut], 1)
+        p = run(exe, ["--replay", cut], 1)   # the frames before the cut are replayed
         run(exe, ["--replay", only, "--cases", "rc.*"], 2)
-        run(exe, ["--replay", os.path.join(tmp, "absent.pcap")], 1)
+        p = run(exe, ["--replay", os.path.join(tmp, "absent.pcap")], 2)
+        if p.stderr.count("absent.pcap") != 1:
+            sys.exit(f"FAIL: a missing recording: {p.stderr!r}")
         print("ok   junk, a truncated recording, a missing file, --cases: clear errors")
 
 

@@ -1320,7 +1320,7 @@ ipv6)
 	else
 		rc=$?
 		if [ $rc -eq 77 ]; then
-			echo "SKIP: $(grep SKIP "$tmp/v6.log")"
+			grep -m1 SKIP "$tmp/v6.log"
 			exit 77
 		fi
 		bad "ipv6 pair: exit $rc"
