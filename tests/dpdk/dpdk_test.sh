@@ -381,7 +381,7 @@ memif6)
 		ok "memif6 family mismatch: both exit 1: $(grep 'rk-perf: error' "$tmp/mix.cli")"
 	else
 		bad "memif6 family mismatch: client exit $rc, server exit $rs"
-		tail -2 "$tmp/mix.srv" "$tmp/mix.cli"
+		tail -n 2 "$tmp/mix.srv" "$tmp/mix.cli"
 	fi
 	;;
 afpacket)
@@ -1359,7 +1359,7 @@ lwip)
 		ok "lwip pair: $(grep 'checked by the peer' "$tmp/lw.cli")"
 	else
 		bad "lwip pair: client exit $rc, server exit $rs"
-		tail -3 "$tmp/lw.srv" "$tmp/lw.cli"
+		tail -n 3 "$tmp/lw.srv" "$tmp/lw.cli"
 	fi
 	if command -v tshark >/dev/null; then
 		for f in cli srv; do

@@ -467,7 +467,7 @@ pair() { # NAME FAULT-ARGS EXPECT-REGEX
 	else
 		fail=$((fail + 1))
 		echo "---- rk-interop ($f.rk, rc $rc):"; tail -6 "$f.rk"
-		echo "---- tools (rc $trc1, $trc2):"; tail -3 "$f.tool1" "$f.tool2"
+		echo "---- tools (rc $trc1, $trc2):"; tail -n 3 "$f.tool1" "$f.tool2"
 	fi
 }
 
