@@ -1,0 +1,174 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-testpmd's responder engine answering Linux Soft-RoCE's (rxe) perftest
+# clients in the project's lab. rk-testpmd
+# runs in a namespace of this test with two veths on the guest's bridge:
+# one its DPDK port (net_af_packet, RoCEv2 address 198.18.0.100, "set fwd
+# responder", "responder start"), one the kernel's 198.18.0.101 for the TCP
+# exchange (the lab's own namespace lets no traffic into its kernel
+# stack). The guest runs ib_write_bw,
+# ib_read_bw, ib_send_bw and ib_atomic_bw (-d rxe0 -x 1) against it, one
+# after another. Each client must exit 0 and the responder print its
+# line for it with its own checks (WRITE packets placed, READ region
+# unchanged, one per FETCH_AND_ADD, every SEND received with the same
+# length): perftest's bw tools check no data themselves.
+#
+#   responder.sh RK_TESTPMD
+#
+# Exit 0 when every client was served, 1 otherwise, 77 (skip) with the
+# reason when the lab cannot run here. RK_LAB_NS (default rkresp: a lab
+# of its own), RK_RESP_KEEP=1 keeps the logs.
+set -u
+tp=$1
+here=$(cd "$(dirname "$0")" && pwd)
+LAB_NS=${RK_LAB_NS:-rkresp}
+# shellcheck source=lab-common.sh
+. "$here/lab-common.sh"
+lab_checks "$tp"
+
+OOB_NS=rkoob$$
+TCP=18515
+tmp=$(mktemp -d /tmp/rk-responder.XXXXXX)
+booted=0
+tpid=""
+lock=/run/rk-interop-$LAB_NS.lock
+exec 9>"$lock"
+flock -w 600 9 || skip "another run holds $lock"
+
+cleanup() {
+	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
+	exec 3>&- 2>/dev/null
+	ip netns del "$OOB_NS" 2>/dev/null
+	if [ "$booted" = 1 ]; then
+		"$peer" down >/dev/null 2>&1 9>&-
+		lab_disown
+	fi
+	[ -n "${RK_RESP_KEEP:-}" ] && echo "logs kept in $tmp" || rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+lab_reap_stale
+if lab_running; then
+	echo "using the running lab $LAB_NS"
+else
+	booted=1
+	lab_own
+	lab_up "$tmp/up.log"
+fi
+echo "guest: $(lab_versions)"
+
+# The namespace: rkd (the DPDK port) and rko (198.18.0.101) on the bridge.
+# arp_ignore 1: the kernel answers ARP for .101 on rko only, never with
+# the DPDK port's MAC; rk-testpmd answers for .100 itself.
+mtu=$(ip -n "$LAB_NS" link show dpdk0 | sed -n 's/.* mtu \([0-9]*\).*/\1/p')
+ip netns add "$OOB_NS" || skip "cannot create a network namespace"
+ip -n "$OOB_NS" link set lo up
+ip netns exec "$OOB_NS" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv4.conf.all.arp_ignore=1
+# Fixed MACs, and the guest forgets what it knew: a run after another
+# must not send to the last run's veths.
+for i in d o; do
+	ip link add "rk$i$$" netns "$OOB_NS" mtu "$mtu" address "52:54:00:18:01:$([ $i = d ] && echo 64 || echo 65)" \
+		type veth peer name "rk$i$$"b netns "$LAB_NS" mtu "$mtu" || { echo "FAIL: veth"; exit 1; }
+	ip -n "$LAB_NS" link set "rk$i$$"b master "$(lab_bridge)" up
+	ip -n "$OOB_NS" link set "rk$i$$" up
+done
+ip -n "$OOB_NS" addr add 198.18.0.101/24 dev "rko$$"
+pexec 20 1 'ip neigh flush to 198.18.0.100; ip neigh flush to 198.18.0.101' >/dev/null 2>&1
+
+. "$here/../helpers/dpdk-mem.sh"
+cat >"$tmp/resp.cmd" <<CMD
+set ip 0 198.18.0.100
+set fwd responder
+responder start 0 $TCP 65536
+start
+CMD
+mkfifo "$tmp/in"
+exec 3<>"$tmp/in"
+# shellcheck disable=SC2086
+ip netns exec "$OOB_NS" timeout -k 5 600 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+	--file-prefix rkresp$$ --vdev=net_af_packet0,iface="rkd$$" \
+	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
+tpid=$!
+rk_wait_listening 60 "$OOB_NS" "$TCP"
+for _ in $(seq 1 300); do
+	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
+	kill -0 "$tpid" 2>/dev/null || break
+	sleep 0.1
+done
+grep -q "^responder packet forwarding" "$tmp/tp.out" || {
+	echo "FAIL: rk-testpmd did not start the responder:"
+	tail -n 10 "$tmp/tp.out"
+	exit 1
+}
+
+# client NAME REGEX TOOL ARGS: the guest's tool exits 0 and the responder's
+# next line for a client matches REGEX (k: the responder's number for the
+# client). -F: perftest's CPU clock check fails under TCG ("Correlation
+# coefficient r^2 < 0.9", exit 1 after the run). rxe under TCG on a busy
+# host now and then stalls a client: a failed client runs once more,
+# shown as RETRY.
+k=""
+client() {
+	local name=$1 re=$2 try rc line before
+	shift 2
+	for try in 1 2; do
+		before=$(grep -c "^responder: client [0-9]* (.*result:" "$tmp/tp.out")
+		pexec 120 1 "timeout 100 $* -F -d rxe0 -x 1 -p $TCP 198.18.0.101" >"$tmp/$name.$try.cli" 2>&1
+		rc=$?
+		line=""
+		for _ in $(seq 1 100); do
+			line=$(grep "^responder: client [0-9]* (.*result:" "$tmp/tp.out" | sed -n "$((before + 1))p")
+			[ -n "$line" ] && break
+			sleep 0.1
+		done
+		k=$(sed -n 's/^responder: client \([0-9]*\) .*/\1/p' <<<"$line")
+		[ "$rc" = 0 ] && grep -qE "$re" <<<"$line" && break
+		[ "$try" = 1 ] && echo "RETRY $name: exit $rc, responder: \"${line:-no line}\""
+	done
+	if [ "$rc" = 0 ] && grep -qE "$re" <<<"$line"; then
+		ok "$name: ${line#*: }"
+	else
+		ko "$name: client exit $rc, responder: \"${line:-no line}\""
+		tail -n 5 "$tmp/$name.$try.cli"
+	fi
+}
+
+# Sizes and counts small enough for rxe under TCG (a few MB/s).
+N=200
+client ib_write_bw "write_bw, 16384 bytes, $N iterations, result: ok \([0-9]+ WRITE packets placed\)" \
+	ib_write_bw -s 16384 -n $N
+# Every packet of every WRITE placed: 16 KiB over the path MTU each.
+pmtu=$(sed -n "s/^responder: client $k (.*path MTU \([0-9]*\)$/\1/p" "$tmp/tp.out")
+placed=$(sed -n "s/^responder: client $k (.*result: ok (\([0-9]*\) WRITE packets placed)$/\1/p" "$tmp/tp.out")
+if [ -n "$pmtu" ] && [ "${placed:-0}" = $((N * 16384 / pmtu)) ]; then
+	ok "ib_write_bw: $placed WRITE packets at path MTU $pmtu, none missing"
+else
+	ko "ib_write_bw: ${placed:-no} WRITE packets placed at path MTU ${pmtu:-unknown}, want $N x 16384 / MTU"
+fi
+client ib_read_bw "read_bw, 16384 bytes, $N iterations, result: ok \(region unchanged, $N READ requests\)" \
+	ib_read_bw -s 16384 -n $N
+client ib_send_bw "send_bw, 4096 bytes, $N iterations, result: ok \($N receives, each 4096 bytes\)" \
+	ib_send_bw -s 4096 -n $N
+client ib_atomic_bw "atomic_bw, 8 bytes, $N iterations, result: ok \(region grew by $N, one per FETCH_AND_ADD" \
+	ib_atomic_bw -n $N
+client ib_atomic_bw_cas "atomic_bw, 8 bytes, 50 iterations, result: ok \(region unchanged: CMP_AND_SWAP" \
+	ib_atomic_bw -A CMP_AND_SWAP -n 50
+
+echo >&3
+wait "$tpid"
+rc=$?
+tpid=""
+[ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
+echo "$pass passed, $fail failed"
+if [ "$fail" -ne 0 ]; then
+	echo "---- rk-testpmd:"
+	grep -v "^TELEMETRY" "$tmp/tp.out" | tail -n 40
+	echo "---- guest kernel:"
+	pexec 10 1 'dmesg | tail -8' 2>&1 | tail -8
+	exit 1
+fi
