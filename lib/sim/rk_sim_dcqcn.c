@@ -397,9 +397,12 @@ static uint64_t host_next(const struct host *h)
 	if (!h->dev)
 		return UINT64_MAX;
 	t = rk_ib_next_timer(h->dev);
-	/* paused, frames to send wait for the pause's end, not the timers */
-	if (h->paused_until > h->now && t <= h->now)
-		t = h->paused_until;
+	/* paused, or the link still busy with the last frame: frames to send
+	 * wait for the pause's end or the link, not the timers */
+	uint64_t hold = h->paused_until > h->link_free ? h->paused_until : h->link_free;
+
+	if (hold > h->now && t <= h->now)
+		t = hold;
 	if (h->rx_head && h->rx_head->t < t)
 		t = h->rx_head->t;
 	if (h->paused_until > h->now && h->paused_until < t)
@@ -478,7 +481,13 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 	if (!is_recv && t >= h->start_ns)
 		refill(s, h);
 	h->now = t;
-	if (h->paused_until > t)
+	/*
+	 * Frames go on the wire one at a time, when the link is free: the
+	 * engine's pacer (whole ns, rounded down) runs ahead of the link's
+	 * serialisation (rounded up), and frames handed over early would
+	 * be on the wire already when a pause came.
+	 */
+	if (h->paused_until > t || h->link_free > t)
 		return;
 	while (rk_ib_poll_tx(h->dev, t, emit, h, 64) == 64)
 		;
