@@ -558,7 +558,7 @@ command -v gnuplot >/dev/null 2>&1 && png_arg="--plot $tmp/rc.png"
 timeout 120 "$sim" recovery --duration 10 --csv "$tmp/rc.csv" --json "$tmp/rc.json" $png_arg \
 	>"$tmp/rc" 2>&1 &&
 timeout 120 "$sim" recovery --duration 10 --pfc on --json "$tmp/rcp.json" >"$tmp/rcp" 2>&1
-if python3 - "$tmp/rc" "$tmp/rc.csv" "$tmp/rc.json" "$tmp/rcp.json" "${png_arg:+$tmp/rc.png}" <<'PY'
+if python3 - "$tmp/rc" "$tmp/rc.csv" "$tmp/rc.json" "$tmp/rcp.json" "${png_arg:+$tmp/rc.png}" "$tmp/rcp" <<'PY'
 import csv, json, re, sys
 out = open(sys.argv[1]).read()
 tab = {m[0]: [float(x) for x in m[1].split()] for m in
@@ -579,6 +579,18 @@ ok = (g is not None and s is not None and len(g) == 11 and len(s) == 11 and
       len(d["trace"]) == 200 and
       prun["gbn"]["drops"] == 0 and prun["sr"]["drops"] == 0 and prun["gbn"]["resent"] == 0 and
       abs(prun["gbn"]["goodput_gbps"] - prun["sr"]["goodput_gbps"]) < 0.01)
+# Each 100 us row counts the payload placed in it: never above what the
+# 40 Gb/s link carries in 1082-byte frames of 1024 (37.86 Gb/s), give or
+# take a packet at each end of the interval (0.08 Gb/s).
+top = max(float(r["total_gbps"]) for r in rows)
+if not 30 < top <= 37.86 + 0.1:
+    print("a 100 us row has %.2f Gb/s of payload: above the link" % top)
+    ok = False
+# The header names the queue limit only when it applies (without PFC).
+head = open(sys.argv[6]).read().splitlines()[0]
+if "limit" not in out.splitlines()[0] or "limit" in head:
+    print("header: %r / with PFC %r" % (out.splitlines()[0], head))
+    ok = False
 if sys.argv[5]:
     ok = ok and open(sys.argv[5], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 sys.exit(0 if ok else 1)
