@@ -38,8 +38,9 @@ int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv);
 
 /**
  * The options every scenario command built on these helpers takes:
- * --duration MS, --dcqcn[=PROFILE] (--profile PROFILE the same), --csv,
- * --json, --png (--plot the same) and --help. A command puts
+ * --duration MS, --csv, --json, --png (--plot the same) and --help; and
+ * those that run DCQCN --dcqcn[=PROFILE] (--profile PROFILE the same). A
+ * command puts RK_SIM_CLI_DCQCN_LONGOPTS (if it runs DCQCN) and then
  * RK_SIM_CLI_LONGOPTS at the end of its own struct option table and
  * RK_SIM_CLI_SHORTOPTS in its short options, and hands what its switch
  * does not know to rk_sim_cli_opt().
@@ -53,10 +54,12 @@ struct rk_sim_cli_common {
 	void (*usage)(FILE *f);
 };
 
+#define RK_SIM_CLI_DCQCN_LONGOPTS \
+	{ "dcqcn", 2, NULL, 'Q' }, { "profile", 1, NULL, 'Q' }
 #define RK_SIM_CLI_LONGOPTS \
-	{ "duration", 1, NULL, 'd' }, { "dcqcn", 2, NULL, 'Q' }, { "profile", 1, NULL, 'Q' }, \
-	{ "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' }, { "png", 1, NULL, 'g' }, \
-	{ "plot", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 }
+	{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' }, \
+	{ "png", 1, NULL, 'g' }, { "plot", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
 #define RK_SIM_CLI_SHORTOPTS "d:c:j:g:h"
 
 /**

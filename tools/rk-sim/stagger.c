@@ -76,7 +76,7 @@ int rk_sim_run_stagger(int argc, char **argv);
 
 int rk_sim_run_stagger(int argc, char **argv)
 {
-	static const struct option lo[] = { { "stagger", 1, NULL, 's' }, RK_SIM_CLI_LONGOPTS };
+	static const struct option lo[] = { { "stagger", 1, NULL, 's' }, RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS };
 	struct rk_sim_cli_common cc = { .ms = 60, .ms_lo = 4, .ms_hi = 1000, .profile = "paper",
 					.usage = usage };
 	unsigned long st = 10;

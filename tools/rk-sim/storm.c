@@ -216,7 +216,7 @@ int rk_sim_run_storm(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "senders", 1, NULL, 'n' }, { "at", 1, NULL, 'a' }, { "watchdog-ms", 1, NULL, 'w' },
-		RK_SIM_CLI_LONGOPTS,
+		RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS,
 	};
 	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 4, .ms_hi = 1000, .usage = usage };
 	unsigned long n = 1, at = 10, wd = 1;
