@@ -11,7 +11,8 @@
  *
  * Links: every host has one link of link_bps to its switch port, with
  * prop_ns of propagation each way; a host's frames are serialised on it
- * back to back. The data priority is lossy with a large limit (no PFC),
+ * back to back, each handed to the link only once the last has left it,
+ * so a PFC pause holds every frame not yet on the wire. The data priority is lossy with a large limit (no PFC),
  * as the DCQCN fluid model assumes, unless pfc is set: then every
  * priority is lossless (IEEE 802.1Qbb; per ingress port XOFF above 50 000
  * bytes, XON under 40 000, 100 000 bytes of headroom, pauses of 65 535
