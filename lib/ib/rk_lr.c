@@ -183,6 +183,9 @@ sr_resp_ahead(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint32_t psn)
 	m.flags = (uint8_t)(((f & RK_OPF_FIRST) ? SR_FIRST : 0) | ((f & RK_OPF_LAST) ? SR_LAST : 0));
 	s->slot[psn % SR_WINDOW] = m;
 	set_held(s, psn, true);
+	/* a new WRITE packet placed: counted as it lands, as the in-order
+	 * path counts (a NIC's rx_write_requests), not when ePSN reaches it */
+	RK_QP_COUNT(qp, resp_write_reqs);
 	return true;
 }
 
@@ -211,7 +214,7 @@ take(struct rk_ib_qp *qp, const struct sr_slot *m)
 		r->msg = MSG_NONE;
 		r->msn = rk_psn_add(r->msn, 1);
 	}
-	RK_QP_COUNT(qp, resp_write_reqs);
+	/* counted in resp_write_reqs when it was placed, not again now */
 	r->epsn = rk_psn_add(r->epsn, 1);
 	return true;
 }

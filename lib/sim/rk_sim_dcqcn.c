@@ -8,6 +8,7 @@
 #include "rk_ib.h"
 #include "rk_pkt.h"
 #include "rk_sim_dcqcn.h"
+#include "rk_sim_dcqcn_int.h"
 #include "rk_sim_switch.h"
 
 #define HOST_MEM (1u << 20)
@@ -21,53 +22,6 @@
 /* A storming receiver's XOFF: the longest pause, refreshed well before its end. */
 #define STORM_QUANTA 0xffff
 #define STORM_EVERY_NS 400000ull
-
-struct rxf {
-	struct rxf *next;
-	uint64_t t;
-	uint32_t len;
-	uint8_t data[];
-};
-
-struct host {
-	struct rk_sdq *s;
-	struct rk_sw *sw;               /* the switch its link goes to */
-	unsigned int port;              /* switch port; flow index for senders */
-	struct host *peer;              /* senders: the receiver written to */
-	struct rk_ib_dev *dev;
-	struct rk_ib_pd *pd;
-	struct rk_ib_cq *cq;
-	struct rk_ib_qp *qp[RK_SDQ_MAX_SENDERS];
-	uint8_t *mem;
-	struct rk_ib_mr *mr;
-	uint8_t mac[6], ip[16];
-	struct rxf *rx_head, *rx_tail;
-	uint64_t link_free;             /* the host link's transmitter is busy until */
-	uint64_t now;                   /* the time of the emit in progress */
-	unsigned int posted;
-	uint64_t paused_until;          /* PFC: priority 0 (data) stopped until */
-	uint64_t storm_next;            /* storming receiver: its next XOFF, 0: not storming */
-	unsigned int flow;              /* senders: index in rx_bytes */
-	uint64_t start_ns;              /* senders: the first WRITE is posted then */
-	uint64_t goodput_bytes, wc_errors;  /* senders: WRITEs completed, failed */
-};
-
-struct rk_sdq {
-	struct rk_sdq_cfg cfg;
-	struct rk_sw_net *net;
-	struct rk_sw *sw;               /* the senders' switch (T0) */
-	struct rk_sw *t1;               /* victim: the receivers' switch */
-	struct rk_sw *bott_sw;          /* the bottleneck: port bott_port of bott_sw */
-	unsigned int bott_port;
-	unsigned int nsnd;              /* senders, and the victim */
-	unsigned int uplink_port;       /* two tiers: T0's port to T1 */
-	unsigned int t0_ports;
-	struct host recv, vrecv, snd[RK_SDQ_MAX_SENDERS + 1];
-	uint64_t rx_bytes[RK_SDQ_MAX_SENDERS + 1];
-	uint64_t q_bytes, q_t;
-	double q_area;
-	int err;
-};
 
 uint32_t rk_sdq_frame_bytes(void)
 {
@@ -443,9 +397,12 @@ static uint64_t host_next(const struct host *h)
 	if (!h->dev)
 		return UINT64_MAX;
 	t = rk_ib_next_timer(h->dev);
-	/* paused, frames to send wait for the pause's end, not the timers */
-	if (h->paused_until > h->now && t <= h->now)
-		t = h->paused_until;
+	/* paused, or the link still busy with the last frame: frames to send
+	 * wait for the pause's end or the link, not the timers */
+	uint64_t hold = h->paused_until > h->link_free ? h->paused_until : h->link_free;
+
+	if (hold > h->now && t <= h->now)
+		t = hold;
 	if (h->rx_head && h->rx_head->t < t)
 		t = h->rx_head->t;
 	if (h->paused_until > h->now && h->paused_until < t)
@@ -466,6 +423,11 @@ static void host_pfc(struct rk_sdq *s, struct host *h, const struct rk_pkt *pkt,
 {
 	if (!(pkt->pfc_class_enable & 1))
 		return;
+	/* a frame replaces the time left: count what the last one held */
+	if (h->paused_until > h->paused_from)
+		h->paused_ns += (h->paused_until < t ? h->paused_until : t) - h->paused_from;
+	h->paused_from = t;
+	h->pfc_rx++;
 	h->paused_until = pkt->pause_quanta[0] == 0 ? t :
 			  t + (uint64_t)pkt->pause_quanta[0] * 512 * 1000000000ull / s->cfg.link_bps;
 }
@@ -519,7 +481,13 @@ static void host_step(struct rk_sdq *s, struct host *h, uint64_t t)
 	if (!is_recv && t >= h->start_ns)
 		refill(s, h);
 	h->now = t;
-	if (h->paused_until > t)
+	/*
+	 * Frames go on the wire one at a time, when the link is free: the
+	 * engine's pacer (whole ns, rounded down) runs ahead of the link's
+	 * serialisation (rounded up), and frames handed over early would
+	 * be on the wire already when a pause came.
+	 */
+	if (h->paused_until > t || h->link_free > t)
 		return;
 	while (rk_ib_poll_tx(h->dev, t, emit, h, 64) == 64)
 		;
@@ -558,114 +526,4 @@ int rk_sdq_run(struct rk_sdq *s, uint64_t until)
 		return s->err;
 	rk_sw_net_run(s->net, until);
 	return 0;
-}
-
-int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
-{
-	if (!s || i >= s->nsnd || !o)
-		return -EINVAL;
-	memset(o, 0, sizeof(*o));
-	o->rx_bytes = s->rx_bytes[i];
-	struct rk_dcqcn_rp *rp = rk_ib_qp_dcqcn_rp(s->snd[i].qp[0]);
-
-	if (rp) {
-		o->rc_kbps = rp->rc_kbps;
-		o->rt_kbps = rp->rt_kbps;
-		o->alpha = rp->alpha;
-	}
-	const struct rk_ib_stats *ss = rk_ib_qp_stats(s->snd[i].qp[0]);
-	const struct rk_ib_stats *rs = rk_ib_qp_stats(i < s->cfg.senders ? s->recv.qp[i] :
-						      s->vrecv.qp[0]);
-
-	o->cnp_handled = ss->rp_cnp_handled;
-	o->cnp_ignored = ss->rp_cnp_ignored;
-	o->cnp_sent = rs->np_cnp_sent;
-	o->ce_received = rs->np_ecn_marked_roce_packets;
-	o->goodput_bytes = s->snd[i].goodput_bytes;
-	o->wc_errors = s->snd[i].wc_errors;
-	o->req_pkts = ss->req_pkts;
-	o->retx_pkts = ss->req_retx_pkts;
-	o->timeouts = ss->req_retransmit_timeouts;
-	o->nak_seq = rs->resp_nak_seq;
-	return 0;
-}
-
-uint64_t rk_sdq_queue(const struct rk_sdq *s, double *area)
-{
-	uint64_t now = rk_sw_net_now(s->net);
-
-	if (area)
-		*area = s->q_area + (double)s->q_bytes * (double)(now - s->q_t);
-	return s->q_bytes;
-}
-
-static void sw_counts(const struct rk_sw *sw, unsigned int nports, uint64_t *m, uint64_t *d,
-		      uint64_t *pfc)
-{
-	for (unsigned int p = 0; p < nports; p++)
-		for (unsigned int pr = 0; pr < 8; pr++) {
-			const struct rk_sw_prio_stats *st = rk_sw_stats(sw, p, pr);
-
-			*m += st->ecn_marked;
-			*d += st->drops;
-			*pfc += st->tx_pause;
-		}
-}
-
-void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dropped,
-			  uint64_t *peak)
-{
-	uint64_t m = 0, d = 0, pfc = 0, pk = 0;
-
-	sw_counts(s->sw, s->t0_ports, &m, &d, &pfc);
-	if (s->t1)
-		sw_counts(s->t1, 3, &m, &d, &pfc);
-	for (unsigned int pr = 0; pr < 8; pr++) {
-		const struct rk_sw_prio_stats *st = rk_sw_stats(s->bott_sw, s->bott_port, pr);
-
-		if (st->queue_peak > pk)
-			pk = st->queue_peak;
-	}
-	if (marked)
-		*marked = m;
-	if (dropped)
-		*dropped = d;
-	if (peak)
-		*peak = pk;
-}
-
-void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *uplink_paused_ns)
-{
-	uint64_t m = 0, d = 0, pfc = 0;
-
-	sw_counts(s->sw, s->t0_ports, &m, &d, &pfc);
-	if (s->t1)
-		sw_counts(s->t1, 3, &m, &d, &pfc);
-	if (pfc_sent)
-		*pfc_sent = pfc;
-	if (uplink_paused_ns)
-		*uplink_paused_ns = s->t1 ? rk_sw_stats(s->sw, s->uplink_port, 0)->pause_ns : 0;
-}
-
-static void wd_counts(const struct rk_sw *sw, unsigned int nports, uint64_t *storms,
-		      uint64_t *drops)
-{
-	for (unsigned int p = 0; p < nports; p++)
-		for (unsigned int pr = 0; pr < 8; pr++) {
-			*storms += rk_sw_stats(sw, p, pr)->pfcwd_storms;
-			*drops += rk_sw_stats(sw, p, pr)->pfcwd_drops;
-		}
-}
-
-void rk_sdq_pfcwd_counts(const struct rk_sdq *s, uint64_t *storms, uint64_t *drops)
-{
-	uint64_t st = 0, dr = 0;
-
-	wd_counts(s->sw, s->t0_ports, &st, &dr);
-	if (s->t1)
-		wd_counts(s->t1, 3, &st, &dr);
-	if (storms)
-		*storms = st;
-	if (drops)
-		*drops = dr;
 }

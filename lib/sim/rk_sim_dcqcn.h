@@ -11,7 +11,8 @@
  *
  * Links: every host has one link of link_bps to its switch port, with
  * prop_ns of propagation each way; a host's frames are serialised on it
- * back to back. The data priority is lossy with a large limit (no PFC),
+ * back to back, each handed to the link only once the last has left it,
+ * so a PFC pause holds every frame not yet on the wire. The data priority is lossy with a large limit (no PFC),
  * as the DCQCN fluid model assumes, unless pfc is set: then every
  * priority is lossless (IEEE 802.1Qbb; per ingress port XOFF above 50 000
  * bytes, XON under 40 000, 100 000 bytes of headroom, pauses of 65 535
@@ -88,6 +89,25 @@ struct rk_sdq_flow {
 	uint64_t timeouts;              /**< local ACK timeouts of the sender's QP */
 	uint64_t nak_seq;               /**< NAK-SEQs the receiver's QP sent */
 	uint64_t wc_errors;             /**< completions in error (retries exceeded: the flow stops) */
+	/**
+	 * Payload bytes the receiver placed in order so far: its RDMA WRITE
+	 * packets placed x 1024 (the PMTU; every packet of a WRITE of
+	 * msg_bytes a multiple of 1024 is full). Counted when each packet
+	 * lands, unlike goodput_bytes, which moves in whole WRITEs at their
+	 * completion.
+	 */
+	uint64_t placed_bytes;
+	uint64_t pfc_rx;                /**< PFC frames naming the data priority the sender took */
+	uint64_t paused_ns;             /**< time the sender's data priority was paused so far */
+	bool paused;                    /**< the sender is paused now */
+};
+
+/** Where a pause stands now, all on priority 0 (the data's). */
+struct rk_sdq_pause {
+	bool bott_paused;               /**< the bottleneck port (towards the receiver) */
+	bool uplink_paused;             /**< two tiers: T0's uplink towards T1; else false */
+	uint64_t bott_wd_storms;        /**< storms the bottleneck port's watchdog found */
+	uint64_t bott_wd_drops;         /**< frames it dropped for them */
 };
 
 struct rk_sdq;
@@ -114,6 +134,8 @@ void rk_sdq_switch_counts(const struct rk_sdq *s, uint64_t *marked, uint64_t *dr
  * data's (ns; 0 without a victim).
  */
 void rk_sdq_pfc_counts(const struct rk_sdq *s, uint64_t *pfc_sent, uint64_t *uplink_paused_ns);
+/** The pause state of the path towards the receiver now, into @p out. */
+void rk_sdq_pause_state(const struct rk_sdq *s, struct rk_sdq_pause *out);
 /** PFC watchdog: storms found and frames dropped, all switches and ports. */
 void rk_sdq_pfcwd_counts(const struct rk_sdq *s, uint64_t *storms, uint64_t *drops);
 /** Bytes on the wire of one data frame (the unit of the fluid model's packets). */

@@ -73,7 +73,7 @@ static void incast_sample(const struct rk_sim_recovery_incast_cfg *c, struct rk_
 
 	for (unsigned int i = 0; i < c->senders; i++) {
 		rk_sdq_flow(s, i, &f);
-		bytes[i] = f.goodput_bytes;
+		bytes[i] = f.placed_bytes;
 	}
 	rk_sdq_switch_counts(s, NULL, &drops, NULL);
 	c->sample(c->sample_ctx, t, bytes, c->senders, rk_sdq_queue(s, NULL), drops);

@@ -46,10 +46,14 @@ int rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t o
 
 /**
  * Called every sample_ns of an incast run: the virtual time, the payload
- * bytes each of the @p n flows completed so far, the receiver port's queue
+ * bytes the receiver placed in order for each of the @p n flows so far
+ * (rk_sdq_flow's placed_bytes: counted as each packet lands, so the
+ * difference between two samples is the payload delivered between them,
+ * at most the link's payload rate; completions move in whole 64 KiB
+ * WRITEs and would show bursts above it), the receiver port's queue
  * (bytes now) and the frames the switch dropped so far.
  */
-typedef void (*rk_sim_recovery_sample_fn)(void *ctx, uint64_t t_ns, const uint64_t *goodput_bytes,
+typedef void (*rk_sim_recovery_sample_fn)(void *ctx, uint64_t t_ns, const uint64_t *placed_bytes,
 					  unsigned int n, uint64_t queue_bytes, uint64_t drops);
 
 /** An incast run of the comparison. */

@@ -558,7 +558,7 @@ command -v gnuplot >/dev/null 2>&1 && png_arg="--plot $tmp/rc.png"
 timeout 120 "$sim" recovery --duration 10 --csv "$tmp/rc.csv" --json "$tmp/rc.json" $png_arg \
 	>"$tmp/rc" 2>&1 &&
 timeout 120 "$sim" recovery --duration 10 --pfc on --json "$tmp/rcp.json" >"$tmp/rcp" 2>&1
-if python3 - "$tmp/rc" "$tmp/rc.csv" "$tmp/rc.json" "$tmp/rcp.json" "${png_arg:+$tmp/rc.png}" <<'PY'
+if python3 - "$tmp/rc" "$tmp/rc.csv" "$tmp/rc.json" "$tmp/rcp.json" "${png_arg:+$tmp/rc.png}" "$tmp/rcp" <<'PY'
 import csv, json, re, sys
 out = open(sys.argv[1]).read()
 tab = {m[0]: [float(x) for x in m[1].split()] for m in
@@ -579,6 +579,18 @@ ok = (g is not None and s is not None and len(g) == 11 and len(s) == 11 and
       len(d["trace"]) == 200 and
       prun["gbn"]["drops"] == 0 and prun["sr"]["drops"] == 0 and prun["gbn"]["resent"] == 0 and
       abs(prun["gbn"]["goodput_gbps"] - prun["sr"]["goodput_gbps"]) < 0.01)
+# Each 100 us row counts the payload placed in it: never above what the
+# 40 Gb/s link carries in 1082-byte frames of 1024 (37.86 Gb/s), give or
+# take a packet at each end of the interval (0.08 Gb/s).
+top = max(float(r["total_gbps"]) for r in rows)
+if not 30 < top <= 37.86 + 0.1:
+    print("a 100 us row has %.2f Gb/s of payload: above the link" % top)
+    ok = False
+# The header names the queue limit only when it applies (without PFC).
+head = open(sys.argv[6]).read().splitlines()[0]
+if "limit" not in out.splitlines()[0] or "limit" in head:
+    print("header: %r / with PFC %r" % (out.splitlines()[0], head))
+    ok = False
 if sys.argv[5]:
     ok = ok and open(sys.argv[5], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
 sys.exit(0 if ok else 1)
@@ -598,6 +610,87 @@ expect 2 "--window 8..1024" recovery --window 2
 expect 2 "--limit 20000..16000000" recovery --limit 10
 expect 2 "--seed 0..4294967295" recovery --seed -1
 expect 2 "unexpected argument 'extra'" recovery extra
+# rk-sim storm: without a watchdog the innocent flow stops with the
+# stormed one; with one it runs again and the drops are the stormed
+# port's. The table, CSV and JSON agree.
+png_arg=
+command -v gnuplot >/dev/null 2>&1 && png_arg="--png $tmp/st.png"
+# shellcheck disable=SC2086
+timeout 120 "$sim" storm --duration 16 --csv "$tmp/st.csv" --json "$tmp/st.json" $png_arg \
+	>"$tmp/st" 2>&1
+if python3 - "$tmp/st" "$tmp/st.csv" "$tmp/st.json" "${png_arg:+$tmp/st.png}" <<'PY'
+import csv, json, re, sys
+out = open(sys.argv[1]).read()
+tab = {m[0]: m[1].split() for m in re.findall(r"^(pfc|pfc\+wd) +(.+)$", out, re.M)}
+rows = list(csv.DictReader(open(sys.argv[2])))
+d = json.load(open(sys.argv[3]))
+runs = {r["run"]: r for r in d["runs"]}
+p, w = tab.get("pfc"), tab.get("pfc+wd")
+ok = (p is not None and w is not None and float(p[0]) > 35 and float(p[1]) < 1 and
+      p[4] == "never" and float(w[1]) > 30 and w[4] != "never" and
+      abs(runs["pfc+wd"]["innocent_after_gbps"] - float(w[1])) < 0.01 and
+      runs["pfc"]["pfcwd_drops"] == 0 and runs["pfc+wd"]["pfcwd_drops_at_port"] > 0 and
+      runs["pfc+wd"]["pfcwd_drops_at_port"] == int(w[-1]) and
+      900 <= runs["pfc+wd"]["innocent_recovered_us"] <= 2000 and
+      d["watchdog_ms"] == 1 and d["storm_ms"] == 10 and d["dcqcn"] is None and
+      list(rows[0]) == ["t_ns", "run", "flow", "rate_gbps", "rc_gbps", "alpha", "queue_bytes",
+                        "cnps", "pfc_rx", "paused_us"] and
+      len(rows) == 2 * 1600 * 2 and len(d["trace"]) == 2 * 160 * 2 and
+      float([r for r in rows if r["run"] == "pfc"][-1]["paused_us"]) > 5000)
+if sys.argv[4]:
+    ok = ok and open(sys.argv[4], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim storm: $(cat "$tmp/st")"
+	fail=$((fail + 1))
+fi
+expect 2 "--senders 1..8" storm --senders 9
+expect 2 "--at 2..999" storm --at 1
+expect 2 "--watchdog-ms 1..999" storm --watchdog-ms 0
+expect 2 "must leave 2 x --watchdog-ms" storm --at 10 --watchdog-ms 5 --duration 20
+expect 2 "unknown --dcqcn profile 'bogus'" storm --dcqcn=bogus
+expect 2 "unexpected argument 'extra'" storm extra
+# rk-sim stagger: B's start spikes the queue, both flows settle within
+# 10 % of C/2 and stay fair; the line, CSV and JSON agree.
+png_arg=
+command -v gnuplot >/dev/null 2>&1 && png_arg="--png $tmp/sg.png"
+# shellcheck disable=SC2086
+timeout 120 "$sim" stagger --stagger 5 --duration 20 --profile nvidia-default --csv "$tmp/sg.csv" \
+	--json "$tmp/sg.json" $png_arg >"$tmp/sg" 2>&1
+if python3 - "$tmp/sg" "$tmp/sg.csv" "$tmp/sg.json" "${png_arg:+$tmp/sg.png}" <<'PY'
+import csv, json, re, sys
+out = open(sys.argv[1]).read()
+rows = list(csv.DictReader(open(sys.argv[2])))
+d = json.load(open(sys.argv[3]))
+fl = {f["flow"]: f for f in d["flows"]}
+m = re.search(r"^Jain over 1 ms windows from then on: min ([\d.]+)", out, re.M)
+ok = (m is not None and abs(float(m[1]) - d["jain_min"]) < 1e-4 and d["jain_min"] >= 0.99 and
+      d["profile"] == "nvidia-default" and d["stagger_ms"] == 5 and
+      d["queue_peak_after_bytes"] > 20 * d["queue_peak_before_bytes"] and
+      all(0 < fl[f]["within_10pct_ms"] <= 10 for f in "AB") and
+      all(18 <= fl[f]["then_gbps"] <= 22 for f in "AB") and
+      re.search(r"^B +[\d.]+ +[\d.]+ +%d after B" % fl["B"]["within_10pct_ms"], out, re.M) and
+      len(rows) == 2000 * 2 and len(d["trace"]) == 200 * 2 and
+      max(float(r["rate_gbps"]) for r in rows if r["flow"] == "1" and int(r["t_ns"]) <= 5000000) == 0)
+if sys.argv[4]:
+    ok = ok and open(sys.argv[4], "rb").read(8) == b"\x89PNG\r\n\x1a\n"
+sys.exit(0 if ok else 1)
+PY
+then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim stagger: $(cat "$tmp/sg")"
+	fail=$((fail + 1))
+fi
+expect 2 "--stagger 1..999" stagger --stagger 0
+expect 2 "unknown --dcqcn profile 'bogus'" stagger --profile bogus
+expect 2 "must leave 5 ms after --stagger" stagger --stagger 8 --duration 10
+expect 2 "--duration 4..1000" stagger --duration 3
+expect 2 "unexpected argument 'extra'" stagger extra
+expect 0 "" stagger --help
 # Outputs that cannot be written are refused before the run (no PNG bytes
 # on the terminal after it), and --json - names no file "-".
 expect 2 "--png /nonexistent/x.png" recovery --png /nonexistent/x.png

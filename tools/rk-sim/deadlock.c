@@ -136,38 +136,31 @@ int rk_sim_run_deadlock(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "switches", 1, NULL, 'n' }, { "send", 1, NULL, 's' }, { "pfcwd", 1, NULL, 'w' },
-		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
-		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		RK_SIM_CLI_LONGOPTS,
 	};
-	const char *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 4, send = 1, pfcwd = 0, ms = 10;
+	struct rk_sim_cli_common cc = { .ms = 10, .ms_lo = 2, .ms_hi = 200, .usage = usage };
+	unsigned long n = 4, send = 1, pfcwd = 0;
 	struct result res[RUNS];
 	FILE *cf = NULL;
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:s:w:d:c:j:g:h", lo, NULL)) != -1) {
-		int bad_num = 0;
-
+	while ((o = getopt_long(argc, argv, "n:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
-		case 'n': bad_num = rk_sim_cli_num(CMD, "switches", optarg, RK_SRING_MIN,
-						   RK_SRING_MAX, "", &n); break;
-		case 's': bad_num = rk_sim_cli_num(CMD, "send", optarg, 1, 100, "ms", &send); break;
-		case 'w': bad_num = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 100, "ms", &pfcwd);
-			break;
-		case 'd': bad_num = rk_sim_cli_num(CMD, "duration", optarg, 2, 200, "ms", &ms);
-			break;
-		case 'c': csv = optarg; break;
-		case 'j': json = optarg; break;
-		case 'g': png = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case 'n': rc = rk_sim_cli_num(CMD, "switches", optarg, RK_SRING_MIN, RK_SRING_MAX,
+					      "", &n); break;
+		case 's': rc = rk_sim_cli_num(CMD, "send", optarg, 1, 100, "ms", &send); break;
+		case 'w': rc = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 100, "ms", &pfcwd); break;
+		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
-		if (bad_num)
-			return bad_num;
+		if (rc)
+			return rc < 0 ? 0 : rc;
 	}
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
+	const char *csv = cc.csv, *json = cc.json, *png = cc.png;
+	unsigned long ms = cc.ms;
+
 	if (send >= ms) {
 		fprintf(stderr, "rk-sim: deadlock: --send must end before --duration\n");
 		return 2;

@@ -260,6 +260,12 @@ usage(FILE *out)
 	       "       rk-sim recovery [--senders N] [--pfc on|off] [--dcqcn] [--png F] ...\n"
 	       "                                 go-back-N against selective repeat in an\n"
 	       "                                 incast (recovery --help)\n"
+	       "       rk-sim storm [--watchdog-ms W] [--png F] ...\n"
+	       "                                 a receiver that stops draining pauses the fabric,\n"
+	       "                                 and a PFC watchdog (storm --help)\n"
+	       "       rk-sim stagger [--dcqcn=PROFILE] [--stagger MS] [--png F] ...\n"
+	       "                                 a DCQCN flow starts beside a running one: the\n"
+	       "                                 queue spike and convergence (stagger --help)\n"
 	       "options:\n"
 	       "  -s, --seed N          seed (default 1)\n"
 	       "  -o, --ops N           operations (default 1000)\n"
@@ -822,6 +828,8 @@ int rk_sim_run_victim(int argc, char **argv);
 int rk_sim_run_deadlock(int argc, char **argv);
 int rk_sim_run_unfair(int argc, char **argv);
 int rk_sim_run_recovery(int argc, char **argv);
+int rk_sim_run_storm(int argc, char **argv);
+int rk_sim_run_stagger(int argc, char **argv);
 #endif
 
 int
@@ -843,6 +851,10 @@ main(int argc, char **argv)
 		return rk_sim_run_deadlock(argc - 1, argv + 1);
 	if (argc > 1 && strcmp(argv[1], "recovery") == 0)
 		return rk_sim_run_recovery(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "storm") == 0)
+		return rk_sim_run_storm(argc - 1, argv + 1);
+	if (argc > 1 && strcmp(argv[1], "stagger") == 0)
+		return rk_sim_run_stagger(argc - 1, argv + 1);
 #endif
 	if (argc > 1 && strcmp(argv[1], "bench") == 0)
 		return run_bench(argc - 1, argv + 1);

@@ -46,6 +46,8 @@ struct trace {
 	uint64_t k;
 };
 
+/* Each row's rates: the payload placed in the interval (not the WRITEs
+ * completed in it, which come 64 KiB at a time). */
 static void on_sample(void *ctx, uint64_t t, const uint64_t *bytes, unsigned int n, uint64_t q,
 		      uint64_t drops)
 {
@@ -77,29 +79,19 @@ static void on_sample(void *ctx, uint64_t t, const uint64_t *bytes, unsigned int
 	r[1 + RUNS + tr->run] = (double)q / 1000;
 }
 
-static int plot(const char *png, uint64_t steps, const double *rows)
-{
-	static const char *const names[COLS] = { "t", "gbn", "sr", "gbn queue", "sr queue" };
-	struct rk_plot_panel pn[2] = {
-		{ .ylabel = "goodput, all flows (Gb/s)", .n_cols = RUNS, .cols = { 1, 2 } },
-		{ .ylabel = "receiver port queue (KB)", .n_cols = RUNS, .cols = { 3, 4 } },
-	};
-	struct rk_plot p = { .title = "rk-sim recovery: go-back-N and selective repeat",
-			     .xlabel = "time (ms)", .n_cols = COLS, .names = names,
-			     .n_rows = steps, .rows = rows, .n_panels = 2, .panels = pn };
-
-	return rk_sim_cli_png(CMD, png, &p);
-}
-
 static void print_table(const struct rk_sim_recovery_incast_cfg *c, unsigned long ms,
 			const struct rk_sim_recovery_incast *o)
 {
 	unsigned int n = c->senders;
 
-	printf("recovery %u:1, 40 Gb/s, %lu ms, pfc %s, %s, limit %u B, window %u, "
-	       "timeout %u, seed %llu\n", n, ms, c->pfc ? "on" : "off",
-	       c->dcqcn ? "dcqcn paper" : "no dcqcn", c->limit_bytes, c->window, c->timeout,
-	       (unsigned long long)c->seed);
+	char limit[32] = "";
+
+	/* the queue limit drops only without PFC; with it the port is lossless */
+	if (!c->pfc)
+		snprintf(limit, sizeof(limit), ", limit %u B", c->limit_bytes);
+	printf("recovery %u:1, 40 Gb/s, %lu ms, pfc %s, %s%s, window %u, timeout %u, seed %llu\n",
+	       n, ms, c->pfc ? "on" : "off", c->dcqcn ? "dcqcn paper" : "no dcqcn", limit,
+	       c->window, c->timeout, (unsigned long long)c->seed);
 	printf("%-4s %7s", "run", "Gb/s");
 	for (unsigned int i = 0; i < n; i++)
 		printf(" %5s%u", "f", i);
@@ -236,22 +228,30 @@ int rk_sim_run_recovery(int argc, char **argv)
 		fclose(cf);
 	if (!rc)
 		print_table(&c, ms, out);
+	json_t *root = NULL;
+
 	if (json && !rc) {
 		json_t *runs = json_array();
 
 		for (unsigned int r = 0; r < RUNS; r++)
 			json_array_append_new(runs, run_json(c.senders, &out[r], r));
-		json_t *root = json_pack("{s:i,s:b,s:b,s:i,s:I,s:i,s:i,s:i,s:o,s:o}",
+		root = json_pack("{s:i,s:b,s:b,s:i,s:I,s:i,s:i,s:i,s:o,s:o}",
 			"senders", (int)n, "pfc", c.pfc, "dcqcn", c.dcqcn, "duration_ms", (int)ms,
 			"seed", (json_int_t)c.seed, "window", (int)c.window, "timeout", (int)c.timeout,
 			"limit_bytes", (int)c.limit_bytes, "runs", runs, "trace", tr.jt);
-
 		tr.jt = NULL;
-		rc = rk_sim_cli_write_json(CMD, root, json);
 	}
 	json_decref(tr.jt);
-	if (png && !rc)
-		rc = plot(png, steps, tr.rows);
+	static const char *const names[COLS] = { "t", "gbn", "sr", "gbn queue", "sr queue" };
+	struct rk_plot_panel pn[2] = {
+		{ .ylabel = "payload placed, all flows (Gb/s)", .n_cols = RUNS, .cols = { 1, 2 } },
+		{ .ylabel = "receiver port queue (KB)", .n_cols = RUNS, .cols = { 3, 4 } },
+	};
+	struct rk_plot p = { .title = "rk-sim recovery: go-back-N and selective repeat",
+			     .xlabel = "time (ms)", .n_cols = COLS, .names = names,
+			     .n_rows = steps, .rows = tr.rows, .n_panels = 2, .panels = pn };
+
+	rc = rk_sim_cli_finish(CMD, rc, json, root, png, &p);
 	free(tr.rows);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rk_cc_dcqcn.h"
 #include "rk_plot.h"
 
 int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned long lo,
@@ -116,4 +117,59 @@ int rk_sim_cli_png(const char *cmd, const char *png, const struct rk_plot *p)
 		return 1;
 	}
 	return 0;
+}
+
+int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_common *c)
+{
+	struct rk_dcqcn_params p;
+
+	switch (o) {
+	case 'd':
+		return rk_sim_cli_num(cmd, "duration", arg, c->ms_lo, c->ms_hi, "ms", &c->ms);
+	case 'Q':
+		c->dcqcn_given = true;
+		if (arg)
+			c->profile = arg;
+		else if (!c->profile)
+			c->profile = "paper";
+		return rk_sim_cli_profile(cmd, c->profile, &p);
+	case 'c': c->csv = arg; return 0;
+	case 'j': c->json = arg; return 0;
+	case 'g': c->png = arg; return 0;
+	case 'h': c->usage(stdout); return -1;
+	default: c->usage(stderr); return 2;
+	}
+}
+
+int rk_sim_cli_profile(const char *cmd, const char *name, struct rk_dcqcn_params *params)
+{
+	if (rk_dcqcn_profile(name, params)) {
+		fprintf(stderr, "rk-sim: %s: unknown --dcqcn profile '%s' (paper, nvidia-default)\n",
+			cmd, name);
+		return 2;
+	}
+	return 0;
+}
+
+int rk_sim_cli_finish(const char *cmd, int rc, const char *json, json_t *root, const char *png,
+		      const struct rk_plot *plot)
+{
+	if (json && !rc)
+		rc = rk_sim_cli_write_json(cmd, root, json);
+	else
+		json_decref(root);
+	if (png && plot && !rc)
+		rc = rk_sim_cli_png(cmd, png, plot);
+	return rc;
+}
+
+double rk_sim_cli_jain(const double *x, unsigned int n)
+{
+	double s = 0, s2 = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		s += x[i];
+		s2 += x[i] * x[i];
+	}
+	return s2 > 0 ? s * s / ((double)n * s2) : 1;
 }

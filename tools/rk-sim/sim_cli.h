@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* What rk-sim's scenario commands (incast --dcqcn, victim) share on their command line. */
+/* What rk-sim's scenario commands share: options, outputs, per-flow traces. */
 #ifndef RK_SIM_CLI_H
 #define RK_SIM_CLI_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /**
@@ -34,5 +35,59 @@ int rk_sim_cli_write_json(const char *cmd, json_t *root, const char *path);
 
 /** The end of the options: an argument left is refused (2), else 0. */
 int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv);
+
+/**
+ * The options every scenario command built on these helpers takes:
+ * --duration MS, --csv, --json, --png (--plot the same) and --help; and
+ * those that run DCQCN --dcqcn[=PROFILE] (--profile PROFILE the same). A
+ * command puts RK_SIM_CLI_DCQCN_LONGOPTS (if it runs DCQCN) and then
+ * RK_SIM_CLI_LONGOPTS at the end of its own struct option table and
+ * RK_SIM_CLI_SHORTOPTS in its short options, and hands what its switch
+ * does not know to rk_sim_cli_opt().
+ */
+struct rk_sim_cli_common {
+	unsigned long ms;               /**< --duration, preset to the default */
+	unsigned long ms_lo, ms_hi;     /**< its range */
+	const char *profile;            /**< --dcqcn's profile; preset (NULL: DCQCN off) */
+	bool dcqcn_given;               /**< --dcqcn or --profile was on the line */
+	const char *csv, *json, *png;
+	void (*usage)(FILE *f);
+};
+
+#define RK_SIM_CLI_DCQCN_LONGOPTS \
+	{ "dcqcn", 2, NULL, 'Q' }, { "profile", 1, NULL, 'Q' }
+#define RK_SIM_CLI_LONGOPTS \
+	{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' }, \
+	{ "png", 1, NULL, 'g' }, { "plot", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, \
+	{ NULL, 0, NULL, 0 }
+#define RK_SIM_CLI_SHORTOPTS "d:c:j:g:h"
+
+/**
+ * Take option @p o (getopt_long's return) with @p arg into @p c.
+ * @return 0 taken; 2 refused or unknown (one line or the usage on
+ *         stderr); -1 for --help (the usage printed on stdout: exit 0).
+ */
+int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_common *c);
+
+/**
+ * DCQCN parameters of the profile @p name ("paper", "nvidia-default")
+ * into @p params. @return 0, or 2 with one line on stderr.
+ */
+struct rk_dcqcn_params;
+int rk_sim_cli_profile(const char *cmd, const char *name, struct rk_dcqcn_params *params);
+
+/**
+ * The end of a command's run: when @p rc is 0, @p root (taken, freed in
+ * any case) is written to @p json and @p plot drawn into @p png, each if
+ * asked for. @return the exit status: @p rc, or 1 when an output failed.
+ */
+int rk_sim_cli_finish(const char *cmd, int rc, const char *json, json_t *root, const char *png,
+		      const struct rk_plot *plot);
+
+/**
+ * Jain's fairness index of @p x[0..n-1]: (sum x)^2 / (n sum x^2), 1 when
+ * all are equal, 1/n when one has all; 1 for n 0 or all zero.
+ */
+double rk_sim_cli_jain(const double *x, unsigned int n);
 
 #endif

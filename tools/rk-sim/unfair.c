@@ -142,48 +142,33 @@ int rk_sim_run_unfair(int argc, char **argv);
 int rk_sim_run_unfair(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "dcqcn", 1, NULL, 'q' }, { "senders", 1, NULL, 'n' },
-		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
-		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "senders", 1, NULL, 'n' }, RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS,
 	};
-	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 4, ms = 30;
+	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 2, .ms_hi = 1000, .profile = "paper",
+					.usage = usage };
+	unsigned long n = 4;
 	struct totals tot[RUNS];
 	FILE *cf = NULL;
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:c:j:g:h", lo, NULL)) != -1) {
-		int bad_num = 0;
-
-		switch (o) {
-		case 'q': profile = optarg; break;
-		case 'n': bad_num = rk_sim_cli_num(CMD, "senders", optarg, 2, MAX_SENDERS, "", &n);
-			break;
-		case 'd': bad_num = rk_sim_cli_num(CMD, "duration", optarg, 2, 1000, "ms", &ms);
-			break;
-		case 'c': csv = optarg; break;
-		case 'j': json = optarg; break;
-		case 'g': png = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-		if (bad_num)
-			return bad_num;
+	while ((o = getopt_long(argc, argv, "n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+		rc = o == 'n' ? rk_sim_cli_num(CMD, "senders", optarg, 2, MAX_SENDERS, "", &n) :
+			 rk_sim_cli_opt(CMD, o, optarg, &cc);
+		if (rc)
+			return rc < 0 ? 0 : rc;
 	}
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
+	const char *profile = cc.profile, *csv = cc.csv, *json = cc.json, *png = cc.png;
+	unsigned long ms = cc.ms;
 	struct rk_sdq_cfg c = {
 		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
 		.msg_bytes = 65536, .window = 512, .kmin_bytes = 5000, .kmax_bytes = 40000,
 		.pmax = 0.2, .seed = 0xdc9c, .pfc = true, .lone = true,
 	};
 
-	if (rk_dcqcn_profile(profile, &c.params)) {
-		fprintf(stderr, "rk-sim: unfair: unknown --dcqcn profile '%s' (paper, "
-			"nvidia-default)\n", profile);
-		return 2;
-	}
+	rk_dcqcn_profile(profile, &c.params);     /* checked by rk_sim_cli_opt() */
 	if (rk_sim_cli_outputs(CMD, csv, json, png, &cf))
 		return 2;
 	if (cf) {

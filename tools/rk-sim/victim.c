@@ -141,14 +141,13 @@ int rk_sim_run_victim(int argc, char **argv);
 int rk_sim_run_victim(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "dcqcn", 1, NULL, 'q' }, { "senders", 1, NULL, 'n' }, { "kmax", 1, NULL, 'k' },
-		{ "pmax", 1, NULL, 'p' }, { "storm", 1, NULL, 's' },
-		{ "pfcwd", 1, NULL, 'w' },
-		{ "duration", 1, NULL, 'd' }, { "csv", 1, NULL, 'c' }, { "json", 1, NULL, 'j' },
-		{ "png", 1, NULL, 'g' }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+		{ "senders", 1, NULL, 'n' }, { "kmax", 1, NULL, 'k' }, { "pmax", 1, NULL, 'p' },
+		{ "storm", 1, NULL, 's' }, { "pfcwd", 1, NULL, 'w' }, RK_SIM_CLI_DCQCN_LONGOPTS,
+		RK_SIM_CLI_LONGOPTS,
 	};
-	const char *profile = "paper", *csv = NULL, *json = NULL, *png = NULL;
-	unsigned long n = 8, ms = 30, kmax = 40000, storm = 0, pfcwd = 0;
+	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 2, .ms_hi = 1000, .profile = "paper",
+					.usage = usage };
+	unsigned long n = 8, kmax = 40000, storm = 0, pfcwd = 0;
 	double pmax = 0.2;
 	struct totals tot[RUNS];
 	char *end;
@@ -156,37 +155,29 @@ int rk_sim_run_victim(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:k:p:s:w:c:j:g:h", lo, NULL)) != -1) {
-		int bad_num = 0;
-
+	while ((o = getopt_long(argc, argv, "n:k:p:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
-		case 'q': profile = optarg; break;
-		case 'n': bad_num = rk_sim_cli_num(CMD, "senders", optarg, 1, RK_SDQ_MAX_SENDERS,
-						   "", &n); break;
-		case 'k': bad_num = rk_sim_cli_num(CMD, "kmax", optarg, 5000, 4000000, "bytes",
-						   &kmax); break;
-		case 's': bad_num = rk_sim_cli_num(CMD, "storm", optarg, 1, 999, "ms", &storm);
+		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, RK_SDQ_MAX_SENDERS, "", &n);
 			break;
-		case 'w': bad_num = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 999, "ms", &pfcwd);
+		case 'k': rc = rk_sim_cli_num(CMD, "kmax", optarg, 5000, 4000000, "bytes", &kmax);
 			break;
-		case 'd': bad_num = rk_sim_cli_num(CMD, "duration", optarg, 2, 1000, "ms", &ms);
-			break;
+		case 's': rc = rk_sim_cli_num(CMD, "storm", optarg, 1, 999, "ms", &storm); break;
+		case 'w': rc = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 999, "ms", &pfcwd); break;
 		case 'p':
 			pmax = strtod(optarg, &end);
 			if (*end || end == optarg || !(pmax > 0 && pmax <= 1))
 				return bad("--pmax: a probability above 0, at most 1");
 			break;
-		case 'c': csv = optarg; break;
-		case 'j': json = optarg; break;
-		case 'g': png = optarg; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
-		if (bad_num)
-			return bad_num;
+		if (rc)
+			return rc < 0 ? 0 : rc;
 	}
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
+	const char *profile = cc.profile, *csv = cc.csv, *json = cc.json, *png = cc.png;
+	unsigned long ms = cc.ms;
+
 	if (storm && storm >= ms)
 		return bad("--storm must start before the end of --duration");
 	struct rk_sdq_cfg c = {
@@ -198,11 +189,7 @@ int rk_sim_run_victim(int argc, char **argv)
 		.timeout = 10,  /* 4.2 ms: frames a watchdog dropped are resent within the run */
 	};
 
-	if (rk_dcqcn_profile(profile, &c.params)) {
-		fprintf(stderr, "rk-sim: victim: unknown --dcqcn profile '%s' (paper, "
-			"nvidia-default)\n", profile);
-		return 2;
-	}
+	rk_dcqcn_profile(profile, &c.params);     /* checked by rk_sim_cli_opt() */
 	if (rk_sim_cli_outputs(CMD, csv, json, png, &cf))
 		return 2;
 	if (cf)
