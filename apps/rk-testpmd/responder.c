@@ -493,7 +493,8 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 	}
 	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's %s on port %u, "
 		"messages up to %u bytes%s\n", port, d->ip[0], d->ip[1], d->ip[2], d->ip[3],
-		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, max_size, rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
+		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, max_size,
+		rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
 		": \"set fwd responder\" and \"start\" to answer");
 	return 0;
 }

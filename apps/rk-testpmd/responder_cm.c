@@ -225,9 +225,11 @@ create_comm(struct rk_tp_resp_client *c)
 		x->mr = rk_reg_mr(d->pd, x->buf, sizeof(x->buf), RK_ACCESS_LOCAL_WRITE);
 		ia.send_cq = ia.recv_cq = x->cq;
 		x->qp = x->cq != NULL && x->mr != NULL ? rk_create_qp(d->pd, &ia) : NULL;
-		rc = x->qp == NULL ? -errno : rk_modify_qp(x->qp, &at, RK_QP_STATE |
-							  RK_QP_PKEY_INDEX | RK_QP_PORT |
-							  RK_QP_ACCESS_FLAGS);
+		if (x->qp == NULL)
+			rc = errno != 0 ? -errno : -ENOMEM;
+		else
+			rc = rk_modify_qp(x->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX |
+					  RK_QP_PORT | RK_QP_ACCESS_FLAGS);
 	}
 	UNLOCK();
 	if (rc != 0)
@@ -448,15 +450,18 @@ rk_tp_resp_cm_client(struct rk_tp_resp_client *c)
 	int rc;
 
 	c->cm = calloc(1, sizeof(*c->cm));
-	if (c->cm == NULL) {
-		rk_tp_resp_serve(NULL);
-		return 1;
+	if (c->cm != NULL) {
+		c->cm->port = (struct rk_app_cm_port){
+			.ctx = c, .send = qp1_send, .resolve = qp1_resolve,
+			.service_id = rk_cm_service_id(RK_CM_PS_TCP, rk_tp_resp.tcp_port) };
 	}
-	c->cm->port = (struct rk_app_cm_port){
-		.ctx = c, .send = qp1_send, .resolve = qp1_resolve,
-		.service_id = rk_cm_service_id(RK_CM_PS_TCP, rk_tp_resp.tcp_port) };
-	if (create_comm(c) != 0) {
-		rk_tp_resp_serve(NULL);
+	if (c->cm == NULL || create_comm(c) != 0) {
+		/* Out of memory or verbs objects (the user's own QPs?): say so, retry in 1 s. */
+		printf("responder: cannot wait for a client: %s\n",
+		       c->cm == NULL ? "no memory" : c->err);
+		fflush(stdout);
+		for (int i = 0; i < 1000 && rk_tp_resp_serve(NULL) == 0; i++)
+			;
 		return 1;
 	}
 	rc = accept_req(c, &c->cm->comm, c->cm->qp, (uint32_t)rte_rand() & 0xffffff, 0, mtu, 0);
