@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "rk_app.h"
+#include "rk_app_cm.h"
 #include "rk_app_oob.h"
 #include "rk_app_rdma.h"
 #include "rk_cm.h"
@@ -148,28 +149,20 @@ void ia_rping_text(uint8_t *b, uint32_t size, uint32_t n);
 /* rping's buffer advertisement: VA (8), R_Key/STag (4), length (4), big endian. */
 void ia_rping_info(uint8_t info[16], const uint8_t *buf, uint32_t rkey, uint32_t size);
 
-/* One RDMA-CM connection over QP1 and the peer's addresses. */
-struct ia_cmc {
-	struct rk_cm_conn conn;
-	uint8_t peer_mac[6], peer_ip[4];
-	/* A REJ for "no listener" ends ia_cm_connect() at once, as rping's
-	 * does; else it retries until the timeout, as perftest's does. */
-	bool no_retry;
-};
 /*
  * Client: REQ to o.server_host:o.tcp_port, wait for the REP (serving
  * @p others meanwhile), program @p qp (INIT) to RTS. @p rq_psn is the PSN
  * we announce and expect; @p resources our READ/ATOMIC depth both ways.
  */
-int ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
-		  uint8_t resources, struct ia_cmc **others, int nothers);
+int ia_cm_connect(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t rq_psn,
+		  uint8_t resources, struct rk_app_cm_conn **others, int nothers);
 /* Server: wait for a REQ on o.tcp_port, program @p qp to RTS, REP. */
-int ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
-		 uint8_t resources, struct ia_cmc **others, int nothers);
+int ia_cm_accept(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t rq_psn,
+		 uint8_t resources, struct rk_app_cm_conn **others, int nothers);
 /* Serve the port and the CM once; event bits, or -1 with a message. */
-int ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen);
+int ia_cm_pump(struct ia *a, struct rk_app_cm_conn **cs, int n, struct rk_app_cm_conn *listen);
 /* DREQ what is open (when @p initiate); wait up to @p wait_s for the ends. */
-int ia_cm_close(struct ia *a, struct ia_cmc **cs, int n, bool initiate, double wait_s);
+int ia_cm_close(struct ia *a, struct rk_app_cm_conn **cs, int n, bool initiate, double wait_s);
 
 /* pingpong.c: ibv_rc_pingpong / ibv_ud_pingpong peer. */
 int ia_pingpong(struct ia *a);

@@ -70,7 +70,7 @@ comm_wc_fail(struct pt *t, const struct rk_wc *wc)
 static int
 comm_idle(struct pt *t)
 {
-	struct ia_cmc *cs[2] = { &t->comm, &t->data };
+	struct rk_app_cm_conn *cs[2] = { &t->comm, &t->data };
 	int act = ia_cm_pump(t->a, cs, 2, NULL);
 
 	if (act < 0)
@@ -453,7 +453,7 @@ pt_setup(struct pt *t)
 		 * then two more barriers than over TCP (its first key
 		 * messages are zeros: the real ones come later).
 		 */
-		struct ia_cmc *comm[1] = { &t->comm };
+		struct rk_app_cm_conn *comm[1] = { &t->comm };
 		uint8_t res = t->verb == PT_READ || t->verb == PT_ATOMIC ? a->o.outs : 0;
 
 		if (create_comm(t) != 0)
@@ -511,7 +511,7 @@ pt_finish(struct pt *t, uint64_t sum0)
 	if (!(t->lat && t->verb == PT_WRITE) && hand_shake(t, NULL) != 0)
 		return -1;
 	if (t->cm) {
-		struct ia_cmc *cs[2] = { &t->data, &t->comm };
+		struct rk_app_cm_conn *cs[2] = { &t->data, &t->comm };
 
 		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
 			return -1;

@@ -86,7 +86,7 @@ struct pt {
 	double seconds;
 	/* -R: the exchange runs over SENDs on a first RDMA-CM connection. */
 	bool cm;
-	struct ia_cmc comm, data;
+	struct rk_app_cm_conn comm, data;
 	struct rk_cq *ccq;
 	struct rk_qp *cqp;
 	struct rk_mr *cmr;

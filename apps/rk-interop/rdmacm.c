@@ -5,8 +5,10 @@
  * QP1 (the GSI) lives here, not in the transport engine: an rk_io_ops shim
  * between the DPDK backend and the engine takes every UD SEND Only to
  * DestQP 1 off the receive path and queues its MAD; CM MADs go out as UD
- * SEND Only frames from QP1 (DETH Q_Key 0x80010000, SrcQP 1) built with
- * lib/wire. lib/cm decodes, encodes and keeps each connection's state.
+ * SEND Only frames from QP1 (DETH Q_Key 0x80010000, SrcQP 1). The frames,
+ * the routing of MADs to connections and the accept are apps/common's
+ * (rk_app_cm.h, shared with rk-testpmd's responder); lib/cm decodes,
+ * encodes and keeps each connection's state.
  *
  * rping (librdmacm/examples/rping.c), per ping: the client SENDs the
  * address, R_Key and length of its source buffer (16 bytes, big endian);
@@ -23,14 +25,11 @@
 #include <string.h>
 
 #include "interop.h"
+#include "rk_app_cm.h"
 #include "rk_app_qp.h"
 #include "rping.h"
-#include "rk_build.h"
-#include "rk_byteorder.h"
-#include "rk_cm.h"
 
 #define CM_QUEUE 16
-#define UD_SEND_ONLY 0x64
 
 static struct {
 	uint8_t mad[CM_QUEUE][RK_MAD_LEN];
@@ -56,25 +55,13 @@ shim_rx(void *io, uint8_t *buf, uint32_t cap)
 
 	for (;;) {
 		int n = rk_io_dpdk_ops.rx(a->io, buf, cap);
-		const uint8_t *ip, *bth;
-		uint32_t ihl;
+		uint8_t mad[RK_MAD_LEN], src_ip[4];
 
-		if (n <= 0)
-			return n;
-		if ((uint32_t)n < 14 + 20 + 8 + 12 + 8 + RK_MAD_LEN + 4 ||
-		    rk_get_be16(buf + 12) != 0x0800)
-			return n;
-		ip = buf + 14;
-		ihl = (ip[0] & 0xfu) * 4;
-		if (ip[9] != 17 || (uint32_t)n < 14 + ihl + 8 + 12 + 8 + RK_MAD_LEN + 4 ||
-		    rk_get_be16(ip + ihl + 2) != 4791)
-			return n;
-		bth = ip + ihl + 8;
-		if (bth[0] != UD_SEND_ONLY || rk_get_be24(bth + 5) != 1)
+		if (n <= 0 || !rk_app_cm_frame_mad(buf, (uint32_t)n, mad, src_ip))
 			return n;
 		if (cmq.head - cmq.tail < CM_QUEUE) {
-			memcpy(cmq.mad[cmq.head % CM_QUEUE], bth + 12 + 8, RK_MAD_LEN);
-			memcpy(cmq.src_ip, ip + 12, 4);
+			memcpy(cmq.mad[cmq.head % CM_QUEUE], mad, RK_MAD_LEN);
+			memcpy(cmq.src_ip, src_ip, 4);
 			cmq.head++;
 		} else {
 			cmq.dropped++;
@@ -110,18 +97,12 @@ static int
 cm_send(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
 	const uint8_t mad[RK_MAD_LEN])
 {
-	struct rk_roce_addr ad = { .ip_version = 4, .df = true, .src_port = 0xc001 };
-	struct rk_bth_fields bth = { .opcode = UD_SEND_ONLY, .p_key = 0xffff, .dest_qp = 1,
-				     .psn = cmq.psn++ & 0xffffff };
-	struct rk_xeth_fields x = { .deth_q_key = RK_GSI_QKEY, .deth_src_qp = 1 };
-	uint8_t frame[512];
+	uint8_t frame[512], mac[6];
 	int n;
 
-	rk_io_dpdk_mac(a->io, ad.src_mac);
-	memcpy(ad.dst_mac, peer_mac, 6);
-	ia_gid_v4(ad.src_ip, a->o.ip);
-	ia_gid_v4(ad.dst_ip, peer_ip);
-	n = rk_build_rocev2(frame, sizeof(frame), &ad, &bth, &x, mad, RK_MAD_LEN);
+	rk_io_dpdk_mac(a->io, mac);
+	n = rk_app_cm_frame(frame, sizeof(frame), mac, peer_mac, a->o.ip, peer_ip, cmq.psn++,
+			    mad);
 	if (n < 0)
 		return ia_fail(a, "cannot build a CM frame: %s", strerror(-n));
 	if (rk_io_dpdk_ops.tx(a->io, frame, (uint32_t)n) != 0)
@@ -134,16 +115,6 @@ cm_send(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
 			fprintf(stderr, "rk-interop: CM -> %s\n", rk_cm_attr_name(m.hdr.attr_id));
 	}
 	return 0;
-}
-
-/* A REQ for a path MTU above our -m: send the CM's REJ (reason 26) and say so. */
-static int
-ia_cm_refuse_mtu(struct ia *a, const uint8_t peer_mac[6], const uint8_t peer_ip[4],
-		 const uint8_t rej[RK_MAD_LEN], uint8_t req_mtu)
-{
-	(void)cm_send(a, peer_mac, peer_ip, rej);
-	return ia_fail(a, "the peer's REQ asks for path MTU %u, above --mtu %u: rejected (%s)",
-		       128u << req_mtu, a->o.mtu, rk_cm_rej_reason_name(RK_CM_REJ_INVALID_MTU));
 }
 
 /* The next queued CM MAD, decoded; false when none waits. */
@@ -176,7 +147,7 @@ rand32(void)
 struct rp {
 	struct ia_rping r;
 	bool server;
-	struct ia_cmc cm;
+	struct rk_app_cm_conn cm;
 	uint32_t psn;
 };
 
@@ -202,7 +173,7 @@ ia_post_send(struct ia *a, struct rk_qp *qp, uint64_t id, enum rk_wr_opcode op,
 static int
 cm_pump(struct rp *r)
 {
-	struct ia_cmc *c = &r->cm;
+	struct rk_app_cm_conn *c = &r->cm;
 
 	return ia_cm_pump(r->r.a, &c, 1, NULL);
 }
@@ -300,7 +271,7 @@ rp_cm_accept(struct rp *r)
 static int
 rp_disconnect(struct rp *r)
 {
-	struct ia_cmc *c = &r->cm;
+	struct rk_app_cm_conn *c = &r->cm;
 
 	if (ia_cm_close(r->r.a, &c, 1, true, 5.0) != 0)
 		return -1;
@@ -363,23 +334,25 @@ ia_rping(struct ia *a)
 
 /* ------------------------------------------- RDMA-CM for other modes */
 
-/*
- * A REQ for a port nobody listens on: REJ "invalid service ID", as the
- * Linux CM answers (REJ, IBTA Vol1 12.6.7), so the peer ends at once.
- */
-static void
-reject_unknown_service(struct ia *a, const struct rk_cm_msg *req, uint64_t now)
+static int
+port_send(void *ctx, const uint8_t mac[6], const uint8_t ip[4], const uint8_t mad[RK_MAD_LEN])
 {
-	struct ia_cmc tmp = { .conn = { 0 } };
-	uint8_t out[RK_MAD_LEN];
+	return cm_send(ctx, mac, ip, mad);
+}
 
-	memcpy(tmp.peer_ip, cmq.src_ip, 4);
-	if (rk_cm_listen_req(&tmp.conn, req, rand32(), now) < 0 &&
-	    tmp.conn.state == RK_CM_IDLE)
-		return;         /* not even a REQ we can answer */
-	if (ia_resolve(a, tmp.peer_ip, tmp.peer_mac) == 0 &&
-	    rk_cm_reject(&tmp.conn, RK_CM_REJ_INVALID_SERVICE_ID, out) > 0)
-		cm_send(a, tmp.peer_mac, tmp.peer_ip, out);
+static int
+port_resolve(void *ctx, const uint8_t ip[4], uint8_t mac[6])
+{
+	return ia_resolve(ctx, ip, mac);
+}
+
+/* Our QP1 as the shared CM code sees it: REQs for o.tcp_port are ours. */
+static struct rk_app_cm_port
+cm_port(struct ia *a)
+{
+	return (struct rk_app_cm_port){ .ctx = a, .send = port_send, .resolve = port_resolve,
+					.service_id = rk_cm_service_id(RK_CM_PS_TCP,
+								       a->o.tcp_port) };
 }
 
 /*
@@ -388,10 +361,10 @@ reject_unknown_service(struct ia *a, const struct rk_cm_msg *req, uint64_t now)
  * Returns the event bits seen, -1 with a message.
  */
 int
-ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
+ia_cm_pump(struct ia *a, struct rk_app_cm_conn **cs, int n, struct rk_app_cm_conn *listen)
 {
 	uint64_t now = rk_io_dpdk_now_ns();
-	uint8_t out[RK_MAD_LEN];
+	struct rk_app_cm_port port = cm_port(a);
 	struct rk_cm_msg m;
 	int act, seen = 0, work = rk_progress(a->ctx);
 
@@ -401,49 +374,18 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 	if (work > 0)
 		a->wd.last_ns = now;
 	while (cm_next(a, &m)) {
-		struct ia_cmc *c = NULL;
-
-		for (int i = 0; i < n && c == NULL; i++)
-			if (cs[i] != NULL && rk_cm_conn_match(&cs[i]->conn, &m))
-				c = cs[i];
-		if (c == NULL) {
-			if (m.hdr.attr_id == RK_CM_REQ &&
-			    m.req.service_id != rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port)) {
-				reject_unknown_service(a, &m, now);
-				continue;
-			}
-			if (listen != NULL && listen->conn.state == RK_CM_IDLE &&
-			    m.hdr.attr_id == RK_CM_REQ) {
-				memcpy(listen->peer_ip, cmq.src_ip, 4);
-				act = rk_cm_listen_req(&listen->conn, &m, rand32(), now);
-				if (act < 0) {
-					if (ia_resolve(a, listen->peer_ip, listen->peer_mac) == 0 &&
-					    rk_cm_reject(&listen->conn, RK_CM_REJ_CONSUMER_REJECT,
-							 out) > 0)
-						cm_send(a, listen->peer_mac, listen->peer_ip, out);
-					return ia_fail(a, "refused a REQ we cannot serve (not RC, or "
-						       "no RDMA-CM IP header)");
-				}
-				seen |= act;
-			}
-			continue;
-		}
-		act = rk_cm_rx(&c->conn, &m, now, out);
-		if (act > 0 && (act & RK_CM_SEND) && cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
+		act = rk_app_cm_dispatch(&port, &m, cmq.src_ip, cs, n, listen, now, rand32());
+		if (act == -EBADMSG)
+			return ia_fail(a, "refused a REQ we cannot serve (not RC, or no RDMA-CM IP "
+				       "header)");
+		if (act < 0)
 			return -1;
-		if (act > 0)
-			seen |= act;
+		seen |= act;
 	}
-	for (int i = 0; i < n; i++) {
-		if (cs[i] == NULL)
-			continue;
-		act = rk_cm_timer(&cs[i]->conn, now, out);
-		if (act > 0 && (act & RK_CM_SEND) &&
-		    cm_send(a, cs[i]->peer_mac, cs[i]->peer_ip, out) != 0)
-			return -1;
-		if (act > 0)
-			seen |= act;
-	}
+	act = rk_app_cm_timers(&port, cs, n, now);
+	if (act < 0)
+		return -1;
+	seen |= act;
 	rk_io_dpdk_idle(a->io, work);
 	return seen;
 }
@@ -451,19 +393,11 @@ ia_cm_pump(struct ia *a, struct ia_cmc **cs, int n, struct ia_cmc *listen)
 static struct rk_cm_params
 cm_params(struct ia *a, struct rk_qp *qp, uint32_t rq_psn, uint8_t resources)
 {
-	struct rk_cm_params p = { .qpn = qp->qp_num, .psn = rq_psn,
-				  .responder_resources = resources, .initiator_depth = resources,
-				  .path_mtu = (uint8_t)ia_mtu_enum(a->o.mtu), .retry_count = 7,
-				  .rnr_retry_count = 7, .local_ack_timeout = a->o.qp_timeout,
-				  .traffic_class = (uint8_t)(a->o.dscp << 2) };
 	uint8_t mac[6];
 
 	rk_io_dpdk_mac(a->io, mac);
-	ia_gid_v4(p.gid, a->o.ip);
-	p.ca_guid = ((uint64_t)(mac[0] ^ 2) << 56) | ((uint64_t)mac[1] << 48) |
-		    ((uint64_t)mac[2] << 40) | (0xfffeull << 24) | ((uint64_t)mac[3] << 16) |
-		    ((uint64_t)mac[4] << 8) | mac[5];
-	return p;
+	return rk_app_cm_params(qp->qp_num, rq_psn, resources, (enum rk_mtu)ia_mtu_enum(a->o.mtu),
+				mac, a->o.ip, a->o.qp_timeout, (uint8_t)(a->o.dscp << 2));
 }
 
 int
@@ -487,26 +421,26 @@ ia_rc_connect(struct ia *a, struct rk_qp *qp, const struct ia_rc_path *p, bool n
 
 /* RTR/RTS of @p qp from what the CM negotiated (Linux's PSN convention). */
 static int
-cm_program_qp(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn)
+cm_program_qp(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t rq_psn)
 {
-	uint8_t rr = c->conn.local.responder_resources, id = c->conn.local.initiator_depth;
+	struct rk_app_qp_path p;
 	uint8_t dgid[16];
 
-	ia_gid_v4(dgid, c->peer_ip);
+	rk_app_cm_qp_path(c, dgid, &p);
 	return ia_rc_connect(a, qp, &(struct ia_rc_path){
-		.mtu = (enum rk_mtu)c->conn.peer.path_mtu, .dest_qpn = c->conn.peer.qpn,
-		.rq_psn = rq_psn, .sq_psn = (c->conn.peer.psn + a->o.psn_skew) & 0xffffff,
-		.max_dest_rd_atomic = rr != 0 ? rr : 1, .max_rd_atomic = id != 0 ? id : 1,
+		.mtu = p.mtu, .dest_qpn = p.dest_qpn, .rq_psn = rq_psn,
+		.sq_psn = (p.sq_psn + a->o.psn_skew) & 0xffffff,
+		.max_dest_rd_atomic = p.max_dest_rd_atomic, .max_rd_atomic = p.max_rd_atomic,
 		.dmac = c->peer_mac, .dgid = dgid }, true);
 }
 
 int
-ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
-	      uint8_t resources, struct ia_cmc **others, int nothers)
+ia_cm_connect(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t rq_psn,
+	      uint8_t resources, struct rk_app_cm_conn **others, int nothers)
 {
 	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
 	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = (uint16_t)(0x8000 | rand32()) };
-	struct ia_cmc *all[8];
+	struct rk_app_cm_conn *all[8];
 	uint8_t out[RK_MAD_LEN];
 	double deadline;
 	int n = 0;
@@ -551,10 +485,11 @@ ia_cm_connect(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 }
 
 int
-ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
-	     uint8_t resources, struct ia_cmc **others, int nothers)
+ia_cm_accept(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t rq_psn,
+	     uint8_t resources, struct rk_app_cm_conn **others, int nothers)
 {
 	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
+	struct rk_app_cm_port port;
 	uint8_t out[RK_MAD_LEN];
 	double deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
 	int rc;
@@ -567,11 +502,14 @@ ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 			return ia_fail(a, "no connection request on port %u within %.0f s",
 				       a->o.tcp_port, a->o.oob_timeout_s);
 	}
-	if (ia_resolve(a, c->peer_ip, c->peer_mac) != 0)
-		return -1;
-	rc = rk_cm_accept(&c->conn, &p, rk_io_dpdk_now_ns(), out);
+	port = cm_port(a);
+	rc = rk_app_cm_accept(&port, c, &p, rk_io_dpdk_now_ns(), out);
 	if (rc == -EMSGSIZE)
-		return ia_cm_refuse_mtu(a, c->peer_mac, c->peer_ip, out, c->conn.peer.path_mtu);
+		return ia_fail(a, "the peer's REQ asks for path MTU %u, above --mtu %u: rejected "
+			       "(%s)", 128u << c->conn.peer.path_mtu, a->o.mtu,
+			       rk_cm_rej_reason_name(RK_CM_REJ_INVALID_MTU));
+	if (rc == -1)
+		return -1;
 	if (rc < 0)
 		return ia_fail(a, "cannot build the REP");
 	if (cm_program_qp(a, c, qp, rq_psn) != 0 || cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
@@ -581,7 +519,7 @@ ia_cm_accept(struct ia *a, struct ia_cmc *c, struct rk_qp *qp, uint32_t rq_psn,
 
 /* Disconnect what is established (when @p initiate) and wait, bounded, for the ends. */
 int
-ia_cm_close(struct ia *a, struct ia_cmc **cs, int n, bool initiate, double wait_s)
+ia_cm_close(struct ia *a, struct rk_app_cm_conn **cs, int n, bool initiate, double wait_s)
 {
 	uint8_t out[RK_MAD_LEN];
 	double deadline = (double)rk_io_dpdk_now_ns() + wait_s * 1e9;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The responder's commands: responder start <port> [<tcp-port> [<size>]],
- * responder stop, show responder.
+ * The responder's commands: responder start <port> [<tcp-port> [<size>]]
+ * [rdma_cm], responder stop, show responder.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -39,37 +39,44 @@ static void
 cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 {
 	struct cmd_resp_result *r = res;
-	char *w[4], *save = NULL;
+	char *w[5], *save = NULL;
 	uint64_t port, tcp = RK_PT_TCP_PORT, size = 65536;
+	bool cm = false;
 	int n = 0;
 
 	(void)cl;
 	(void)data;
-	for (char *t = strtok_r(r->args, " \t", &save); t != NULL && n < 4;
+	for (char *t = strtok_r(r->args, " \t", &save); t != NULL && n < 5;
 	     t = strtok_r(NULL, " \t", &save))
 		w[n++] = t;
+	/* perftest -R: the same port numbers, as its -p is the RDMA-CM port. */
+	if (n > 1 && strcmp(w[n - 1], "rdma_cm") == 0) {
+		cm = true;
+		n--;
+	}
 	if (n < 1 || n > 3)
-		printf("Usage: responder start <port> [<tcp-port> [<size>]]\n");
+		printf("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm]\n");
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout) &&
 		 (n < 2 || rk_tp_arg_num(w[1], 65535, "TCP port", &tcp)) &&
 		 (n < 3 || rk_tp_arg_num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size)))
-		rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size);
+		rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size, cm);
 	fflush(stdout);
 }
 
 static cmdline_parse_inst_t cmd_start = {
 	.f = cmd_start_parsed,
-	.help_str = "responder start <port> [<tcp-port> [<size>]]: answer perftest clients "
-		    "(ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
-		    "<tcp-port>, default 18515, not -R) one after another on the port's verbs "
-		    "device, messages up to <size> bytes (default 65536); with \"set fwd responder\"",
+	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm]: answer perftest "
+		    "clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
+		    "<tcp-port>, default 18515; with rdma_cm, their -R: RDMA-CM on that port) one "
+		    "after another on the port's verbs device, messages up to <size> bytes "
+		    "(default 65536); with \"set fwd responder\"",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, (void *)&tok_args, NULL },
 };
 
 static cmdline_parse_inst_t cmd_start0 = {
 	.f = cmd_start_parsed,
-	.help_str = "responder start <port> [<tcp-port> [<size>]]",
+	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm]",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, NULL },
 };
 
@@ -101,7 +108,8 @@ cmd_show_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_show = {
 	.f = cmd_show_parsed,
-	.help_str = "show responder: the responder's clients (ok per tool, failed) and ARP counters",
+	.help_str = "show responder: the responder's clients (ok per tool, failed), ARP and CM "
+		    "counters",
 	.tokens = { (void *)&tok_show, (void *)&tok_show_resp, NULL },
 };
 

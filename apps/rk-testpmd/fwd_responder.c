@@ -3,7 +3,8 @@
  * The responder engine's forwarding side: frames of the responder's port
  * go to its verbs device (rdma_dev.c) as with the rdma engine, but ARP
  * (RFC 826) is answered here, for the device's IPv4, and its senders
- * learnt for the control thread (responder.c); after each burst the
+ * learnt for the control thread (responder.c), and with "rdma_cm" QP1's
+ * CM MADs queued for it (responder_cm.c); after each burst the
  * client's receive completions (send_bw) are counted and the receive
  * posted again on the same slot. Other ports' frames go to their devices.
  */
@@ -20,21 +21,22 @@
 #define ETH_ARP 0x0806
 #define ARP_FRAME 42u   /* Ethernet header and the 28-byte packet */
 
-static int
-raw_tx(uint16_t port, const uint8_t *f, uint32_t len)
+int
+rk_tp_resp_tx(uint16_t port, const uint8_t *f, uint32_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(rk_tp.pool);
+	uint16_t flen = (uint16_t)(len < 60 ? 60 : len);
 	char *p;
 
 	if (m == NULL)
 		return -ENOBUFS;
 	/* Padded to the 60-byte minimum (without FCS). */
-	p = rte_pktmbuf_append(m, 60);
+	p = len <= UINT16_MAX ? rte_pktmbuf_append(m, flen) : NULL;
 	if (p == NULL) {
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
 	}
-	memset(p, 0, 60);
+	memset(p, 0, flen);
 	memcpy(p, f, len);
 	if (rte_eth_tx_burst(port, 0, &m, 1) != 1) {
 		rte_pktmbuf_free(m);
@@ -63,7 +65,7 @@ arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6], const uin
 	memcpy(f + 28, d->ip, 4);
 	memcpy(f + 32, tmac, 6);
 	memcpy(f + 38, tip, 4);
-	return raw_tx(d->port, f, sizeof(f));
+	return rk_tp_resp_tx(d->port, f, sizeof(f));
 }
 
 bool
@@ -183,6 +185,8 @@ responder_fwd(struct rk_tp_stream *fs)
 			if (len >= 14 && rk_get_be16(f + 12) == ETH_ARP) {
 				rk_tp_resp_arp(f, len);
 				rte_pktmbuf_free(m[i]);
+			} else if (rk_tp_resp.rdma_cm && rk_tp_resp_cm_mad(f, len)) {
+				rte_pktmbuf_free(m[i]);
 			} else {
 				keep[k++] = m[i];
 			}
@@ -204,6 +208,7 @@ responder_fwd(struct rk_tp_stream *fs)
 
 const struct rk_tp_engine rk_tp_fwd_responder = {
 	.name = "responder",
-	.help = "the rdma engine, and ARP and send_bw's receives for \"responder start\"",
+	.help = "the rdma engine, and ARP, QP1's CM MADs and send_bw's receives for "
+		"\"responder start\"",
 	.packet_fwd = responder_fwd,
 };

@@ -164,8 +164,8 @@ rk_tp_rdma_dev(uint16_t port, bool open, FILE *out)
 	attr.ip[10] = attr.ip[11] = 0xff;
 	memcpy(attr.ip + 12, d->ip, 4);
 	attr.ip_version = 4;
-	attr.max_qp = RK_TP_MAX_QPS + 2;
-	attr.max_mr = RK_TP_MAX_MRS + 2;
+	attr.max_qp = RK_TP_MAX_QPS + 4;   /* and the responder's: data QP, -R exchange QP */
+	attr.max_mr = RK_TP_MAX_MRS + 3;
 	/* UD messages and path MTUs stay within what the port's frames carry. */
 	if (rte_eth_dev_get_mtu(port, &mtu) != 0)
 		mtu = RTE_ETHER_MTU;

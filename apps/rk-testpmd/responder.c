@@ -10,7 +10,9 @@
  * until its "done": keys with ours (the barriers), the report with ours
  * (iterations 0, as a passive server's). The tool is not named in the
  * exchange: the QP's request counters tell it. Then the checks the
- * server can make, one line per client, and the objects freed.
+ * server can make (responder_verdict.c), one line per client, and the
+ * objects freed. With "rdma_cm" (perftest -R) responder_cm.c serves each
+ * client instead, with the same QP, checks and line.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,26 +44,11 @@ struct rk_tp_resp rk_tp_resp;
 static pthread_t thread;
 static int lsock = -1;
 
-enum tool { T_WRITE, T_READ, T_SEND, T_ATOMIC, T_NONE };
-static const char *const tool_names[] = { "write_bw", "read_bw", "send_bw", "atomic_bw",
-					  "none" };
+#define client rk_tp_resp_client
+#define fail rk_tp_resp_fail
+#define serve rk_tp_resp_serve
 
-/* One client: its exchange socket, the session, what went wrong. */
-struct client {
-	int fd;
-	unsigned int n;
-	struct rk_tp_resp_sess s;
-	struct rk_pt_dest local, remote;
-	uint32_t mtu_enum;
-	int first;              /* the next message's first byte, read already; -1: none */
-	char peer[48];          /* the client's address */
-	char err[200];
-};
-
-static int
-fail(struct client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static int
+int
 fail(struct client *c, const char *fmt, ...)
 {
 	va_list ap;
@@ -75,8 +62,8 @@ fail(struct client *c, const char *fmt, ...)
 }
 
 /* Between polls of the exchange socket: a short sleep; "responder stop" ends the wait. */
-static int
-serve(void *arg)
+int
+rk_tp_resp_serve(void *arg)
 {
 	(void)arg;
 	usleep(1000);
@@ -210,14 +197,9 @@ create(struct client *c, struct rk_tp_rdma_dev *d)
  * ARP request. What an earlier client on the same address said is
  * forgotten when its keys arrive: a new process has another MAC.
  */
-static int
-resolve(struct client *c, uint8_t mac[6])
+int
+rk_tp_resp_resolve(struct client *c, const uint8_t ip[4], uint8_t mac[6])
 {
-	const uint8_t *ip = c->remote.gid + 12;
-	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (memcmp(c->remote.gid, v4, 12) != 0)
-		return fail(c, "the client's GID is not IPv4-mapped (perftest -x: its IPv4 GID)");
 	for (int i = 0; i < 3000; i++) {
 		bool found;
 
@@ -250,7 +232,11 @@ connect_qp(struct client *c)
 	};
 	int rc;
 
-	if (resolve(c, mac) != 0)
+	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(c->remote.gid, v4, 12) != 0)
+		return fail(c, "the client's GID is not IPv4-mapped (perftest -x: its IPv4 GID)");
+	if (rk_tp_resp_resolve(c, c->remote.gid + 12, mac) != 0)
 		return -1;
 	LOCK();
 	rc = rk_app_qp_connect(c->s.qp, &p, &state);
@@ -258,92 +244,6 @@ connect_qp(struct client *c)
 		rk_tp_resp.cur = &c->s;
 	UNLOCK();
 	return rc == 0 ? 0 : fail(c, "cannot move the QP to %s: %s", state, strerror(-rc));
-}
-
-/* A per-QP counter by its name (rk_counters_from_stats()'s). */
-static uint64_t
-counter(const struct rk_counter *cs, int n, const char *name)
-{
-	for (int i = 0; i < n; i++)
-		if (strcmp(cs[i].name, name) == 0)
-			return cs[i].value;
-	return 0;
-}
-
-/* After "done": which tool it was, the checks a server can make, the line. */
-static void
-verdict(struct client *c, const struct rk_pt_report *peer, bool reported, uint64_t sum0)
-{
-	static const char *const req[] = { "rx_write_requests", "rx_read_requests",
-					   "rx_send_requests", "rx_atomic_requests" };
-	struct rk_tp_resp_sess *s = &c->s;
-	struct rk_counter cs[64];
-	uint64_t reqs[4], iters, size;
-	enum tool t = T_NONE;
-	char what[120] = "";
-	int n;
-
-	LOCK();
-	rk_tp_resp.cur = NULL;
-	n = rk_query_qp_counters(s->qp, cs, 64);
-	UNLOCK();
-	for (int i = 0; i < 4; i++) {
-		reqs[i] = counter(cs, n, req[i]);
-		if (reqs[i] > 0 && (t == T_NONE || reqs[i] > reqs[t]))
-			t = (enum tool)i;
-	}
-	iters = t == T_SEND ? s->recvd : peer->iters;
-	size = t == T_SEND ? s->recv_len : t == T_ATOMIC ? 8 : peer->size;
-	if (s->wc_errors > 0) {
-		fail(c, "%" PRIu64 " receive(s) completed in error", s->wc_errors);
-	} else if (t == T_NONE) {
-		fail(c, "no request reached the QP");
-	} else if (t == T_SEND) {
-		if (s->len_mismatch > 0)
-			fail(c, "%" PRIu64 " SEND(s) of another length than the first's %u bytes",
-			     s->len_mismatch, s->recv_len);
-		else
-			snprintf(what, sizeof(what), "%" PRIu64 " receives, each %u bytes", s->recvd,
-				 s->recv_len);
-	} else if (!reported) {
-		fail(c, "%s without the report exchange", tool_names[t]);
-	} else if (t == T_READ) {
-		if (!rk_app_check(s->buf, s->buf_len, PATTERN))
-			fail(c, "the READ-only region changed during the test");
-		else
-			snprintf(what, sizeof(what), "region unchanged, %" PRIu64 " READ requests",
-				 reqs[T_READ]);
-	} else if (t == T_ATOMIC) {
-		uint64_t delta = rk_pt_word_sum(s->buf, s->buf_len) - sum0;
-
-		/* FETCH_AND_ADD of 1 (perftest's): the region's words grew by one each. */
-		if (delta == reqs[T_ATOMIC] && iters <= reqs[T_ATOMIC])
-			snprintf(what, sizeof(what), "region grew by %" PRIu64 ", one per "
-				 "FETCH_AND_ADD executed", delta);
-		else if (delta == 0)
-			snprintf(what, sizeof(what), "region unchanged: CMP_AND_SWAP of 0 with 0");
-		else
-			fail(c, "the region grew by %" PRIu64 " over %" PRIu64 " atomics executed (%"
-			     PRIu64 " reported)", delta, reqs[T_ATOMIC], iters);
-	} else {
-		snprintf(what, sizeof(what), "%" PRIu64 " WRITE packets placed", reqs[T_WRITE]);
-	}
-	LOCK();
-	rk_tp_resp.clients++;
-	if (c->err[0] == '\0') {
-		rk_tp_resp.ok++;
-		rk_tp_resp.tools[t]++;
-	} else {
-		rk_tp_resp.failed++;
-	}
-	UNLOCK();
-	if (c->err[0] == '\0')
-		printf("responder: client %u (%s): %s, %" PRIu64 " bytes, %" PRIu64 " iterations, "
-		       "result: ok (%s)\n", c->n, c->peer, tool_names[t], size, iters, what);
-	else
-		printf("responder: client %u (%s): %s, result: failed: %s\n", c->n, c->peer,
-		       tool_names[t], c->err);
-	fflush(stdout);
 }
 
 /* Answer the client's messages until its "done". */
@@ -381,36 +281,43 @@ answer(struct client *c, struct rk_pt_report *peer, bool *reported)
 	}
 }
 
-static void
-serve_client(struct client *c)
+int
+rk_tp_resp_begin(struct client *c, rk_pt_xchg_fn x)
 {
 	char mtu[2] = { (char)('0' + rk_tp_rdma_path_mtu(rk_tp_resp.port)), '\0' }, rmtu[3];
-	char rver[RK_PT_VERSION_LEN + 1], mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
-	struct rk_pt_report peer = { 0 };
+	char rver[RK_PT_VERSION_LEN + 1];
 	struct rk_tp_rdma_dev *d;
-	bool reported = false;
-	uint64_t sum0 = 0;
 	unsigned int rm;
 	uint32_t cycle;
 	int rc;
 
 	c->mtu_enum = (uint32_t)(mtu[0] - '0');
-	rc = rk_pt_preamble(xchg, c, mtu, rmtu, rver, &cycle);
+	rc = rk_pt_preamble(x, c, mtu, rmtu, rver, &cycle);
 	if (rc == -EPROTO)
-		fail(c, "not perftest 5.70 or later (version \"%.16s\")", rver);
+		return fail(c, "not perftest 5.70 or later (version \"%.16s\")", rver);
 	if (rc != 0)
-		goto out;
-	if (sscanf(rmtu, "%u", &rm) != 1 || rm < RK_MTU_256 || rm > RK_MTU_4096) {
-		fail(c, "the client's MTU \"%.2s\" is not an IB MTU", rmtu);
-		goto out;
-	}
+		return -1;
+	if (sscanf(rmtu, "%u", &rm) != 1 || rm < RK_MTU_256 || rm > RK_MTU_4096)
+		return fail(c, "the client's MTU \"%.2s\" is not an IB MTU", rmtu);
 	if (rm < c->mtu_enum)
 		c->mtu_enum = rm;
+	snprintf(c->version, sizeof(c->version), "%s", rver);
 	LOCK();
 	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
 	rc = d != NULL ? create(c, d) : fail(c, "no verbs device");
 	UNLOCK();
-	if (rc != 0)
+	return rc;
+}
+
+static void
+serve_client(struct client *c)
+{
+	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
+	struct rk_pt_report peer = { 0 };
+	bool reported = false;
+	uint64_t sum0 = 0;
+
+	if (rk_tp_resp_begin(c, xchg) != 0)
 		goto out;
 	sum0 = rk_pt_word_sum(c->s.buf, c->s.buf_len);
 	rk_pt_keys_encode(&c->local, mine);
@@ -426,11 +333,11 @@ serve_client(struct client *c)
 	if (connect_qp(c) != 0)
 		goto out;
 	printf("responder: client %u (%s): perftest %s, QPN %#06x <- %#06x, path MTU %u\n", c->n,
-	       c->peer, rver, c->local.qpn, c->remote.qpn, 128u << c->mtu_enum);
+	       c->peer, c->version, c->local.qpn, c->remote.qpn, 128u << c->mtu_enum);
 	fflush(stdout);
 	(void)answer(c, &peer, &reported);
 out:
-	verdict(c, &peer, reported, sum0);
+	rk_tp_resp_verdict(c, &peer, reported, sum0);
 }
 
 static void
@@ -452,6 +359,7 @@ release(struct client *c)
 	UNLOCK();
 	free(s->buf);
 	free(s->rbuf);
+	rk_tp_resp_cm_release(c);
 }
 
 /* The client's address; an IPv4-mapped one as a.b.c.d. */
@@ -469,12 +377,42 @@ peer_str(const struct sockaddr_storage *sa, char *out, size_t len)
 		inet_ntop(AF_INET6, &a6->sin6_addr, out, (socklen_t)len);
 }
 
+/* perftest -R: one client after another, each from its REQ on. */
+static void
+run_cm(void)
+{
+	unsigned int n = 0;
+
+	while (!rk_tp_resp.stop) {
+		struct client *c = calloc(1, sizeof(*c));
+		int rc;
+
+		if (c == NULL) {
+			serve(NULL);
+			continue;
+		}
+		c->fd = -1;
+		c->n = n + 1;
+		c->first = -1;
+		snprintf(c->peer, sizeof(c->peer), "?");
+		rc = rk_tp_resp_cm_client(c);
+		if (rc == 0)
+			n++;
+		release(c);
+		free(c);
+	}
+}
+
 static void *
 run(void *arg)
 {
 	unsigned int n = 0;
 
 	(void)arg;
+	if (rk_tp_resp.rdma_cm) {
+		run_cm();
+		return NULL;
+	}
 	while (!rk_tp_resp.stop) {
 		struct client *c;
 		struct sockaddr_storage sa;
@@ -508,14 +446,15 @@ run(void *arg)
 }
 
 int
-rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size)
+rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size, bool rdma_cm)
 {
 	struct rk_tp_rdma_dev *d;
 	int rc;
 
 	if (rk_tp_resp.running) {
-		fprintf(out, "The responder runs already (port %u, TCP port %u): \"responder stop\" "
-			"first\n", rk_tp_resp.port, rk_tp_resp.tcp_port);
+		fprintf(out, "The responder runs already (port %u, %s port %u): \"responder stop\" "
+			"first\n", rk_tp_resp.port, rk_tp_resp.rdma_cm ? "RDMA-CM" : "TCP",
+			rk_tp_resp.tcp_port);
 		return -EALREADY;
 	}
 	if (max_size == 0 || max_size > RK_TP_RESP_MAX_SIZE) {
@@ -527,7 +466,7 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size)
 	UNLOCK();
 	if (d == NULL)
 		return -ENODEV;
-	rc = rk_oob_listen_open(tcp_port, &lsock);
+	rc = rdma_cm ? 0 : rk_oob_listen_open(tcp_port, &lsock);
 	if (rc != 0) {
 		fprintf(out, "Cannot listen on TCP port %u: %s\n", tcp_port, strerror(-rc));
 		return rc;
@@ -535,6 +474,10 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size)
 	rk_tp_resp.port = port;
 	rk_tp_resp.tcp_port = tcp_port;
 	rk_tp_resp.max_size = max_size;
+	LOCK();
+	rk_tp_resp.rdma_cm = rdma_cm;
+	rk_tp_resp.cmq.head = rk_tp_resp.cmq.tail = 0;
+	UNLOCK();
 	if (rk_tp_resp.idle_s <= 0)
 		rk_tp_resp.idle_s = 30;
 	rk_tp_resp.stop = false;
@@ -542,14 +485,16 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size)
 	rc = pthread_create(&thread, NULL, run, NULL);
 	if (rc != 0) {
 		rk_tp_resp.running = false;
-		close(lsock);
+		if (lsock >= 0)
+			close(lsock);
 		lsock = -1;
 		fprintf(out, "Cannot start the responder's thread: %s\n", strerror(rc));
 		return -rc;
 	}
-	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's TCP exchange on port %u, "
+	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's %s on port %u, "
 		"messages up to %u bytes%s\n", port, d->ip[0], d->ip[1], d->ip[2], d->ip[3],
-		tcp_port, max_size, rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
+		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, max_size,
+		rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
 		": \"set fwd responder\" and \"start\" to answer");
 	return 0;
 }
@@ -563,28 +508,14 @@ rk_tp_resp_stop(FILE *out)
 	}
 	rk_tp_resp.stop = true;
 	pthread_join(thread, NULL);
-	close(lsock);
+	if (lsock >= 0)
+		close(lsock);
 	lsock = -1;
 	rk_tp_resp.running = false;
 	fprintf(out, "Responder stopped after %" PRIu64 " client(s)\n", rk_tp_resp.clients);
-}
-
-void
-rk_tp_resp_show(FILE *out)
-{
-	LOCK();
-	if (!rk_tp_resp.running)
-		fprintf(out, "Responder: not running\n");
-	else
-		fprintf(out, "Responder: port %u, TCP port %u, messages up to %u bytes, %s\n",
-			rk_tp_resp.port, rk_tp_resp.tcp_port, rk_tp_resp.max_size,
-			rk_tp_resp.cur != NULL ? "serving a client" : "waiting for a client");
-	fprintf(out, "  clients %" PRIu64 ": ok %" PRIu64 " (write_bw %" PRIu64 ", read_bw %"
-		PRIu64 ", send_bw %" PRIu64 ", atomic_bw %" PRIu64 "), failed %" PRIu64 "\n",
-		rk_tp_resp.clients, rk_tp_resp.ok, rk_tp_resp.tools[T_WRITE],
-		rk_tp_resp.tools[T_READ], rk_tp_resp.tools[T_SEND], rk_tp_resp.tools[T_ATOMIC],
-		rk_tp_resp.failed);
-	fprintf(out, "  ARP: requests answered %" PRIu64 ", requests sent %" PRIu64 "\n",
-		rk_tp_resp.arp_answered, rk_tp_resp.arp_requests);
-	UNLOCK();
+	if (rk_tp_resp.rdma_cm) {
+		LOCK();
+		rk_tp_resp_cm_counters(out);
+		UNLOCK();
+	}
 }

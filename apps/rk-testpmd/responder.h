@@ -2,11 +2,12 @@
 /*
  * The responder engine: an RC responder on one port's verbs device for
  * perftest clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw)
- * over perftest's TCP exchange (not -R, RDMA-CM). responder.c runs the
- * exchange of one client after another on a control thread; the
- * forwarding loop (fwd_responder.c) hands the port's frames to the
- * device, answers ARP and keeps the receives of send_bw posted. Both
- * sides share the session under rk_tp_rdma_lock.
+ * over perftest's TCP exchange or, with -R, RDMA-CM (responder_cm.c).
+ * responder.c runs the exchange of one client after another on a control
+ * thread; the forwarding loop (fwd_responder.c) hands the port's frames
+ * to the device, answers ARP, queues QP1's CM MADs for the control thread
+ * and keeps the receives of send_bw posted. Both sides share the session
+ * under rk_tp_rdma_lock.
  */
 #ifndef RK_TP_RESPONDER_H
 #define RK_TP_RESPONDER_H
@@ -15,10 +16,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rk_app_perftest.h"
+#include "rk_cm.h"
 #include "rk_verbs.h"
 
 #define RK_TP_RESP_NEIGH 8
 #define RK_TP_RESP_MAX_SIZE (8u << 20)
+#define RK_TP_RESP_CMQ 16     /* CM MADs queued for the control thread */
 
 /** What a client's QP saw, and the objects the forwarding loop serves. */
 struct rk_tp_resp_sess {
@@ -39,7 +43,8 @@ struct rk_tp_resp_sess {
 struct rk_tp_resp {
 	bool running;                   /* the control thread is up */
 	volatile bool stop;             /* "responder stop": end the thread */
-	uint16_t port, tcp_port;
+	bool rdma_cm;                   /* perftest -R: RDMA-CM, not the TCP exchange */
+	uint16_t port, tcp_port;        /* tcp_port: the RDMA-CM port with rdma_cm */
 	uint32_t max_size;              /* bytes: the largest message answered */
 	double idle_s;                  /* no message and no frame this long: give up */
 	/* under rk_tp_rdma_lock */
@@ -50,6 +55,29 @@ struct rk_tp_resp {
 	} neigh[RK_TP_RESP_NEIGH];      /* learnt from ARP */
 	uint64_t clients, ok, failed, tools[4];
 	uint64_t arp_answered, arp_requests;
+	/* CM MADs from the forwarding loop, and what became of them */
+	struct {
+		uint8_t mad[RK_TP_RESP_CMQ][RK_MAD_LEN];
+		uint8_t src_ip[RK_TP_RESP_CMQ][4];
+		unsigned int head, tail;
+	} cmq;
+	uint64_t cm_mads, cm_dropped, cm_malformed, cm_rej_service, cm_refused;
+};
+
+struct rk_tp_resp_cm;
+
+/** One client being served (the control thread's). */
+struct rk_tp_resp_client {
+	int fd;                         /* the TCP exchange; -1 with -R */
+	unsigned int n;
+	struct rk_tp_resp_sess s;
+	struct rk_pt_dest local, remote;
+	uint32_t mtu_enum;
+	int first;              /* the next message's first byte, read already; -1: none */
+	char peer[48];          /* the client's address */
+	char version[RK_PT_VERSION_LEN + 1];    /* the client's perftest */
+	char err[200];
+	struct rk_tp_resp_cm *cm;       /* -R: the exchange QP and both connections */
 };
 
 extern struct rk_tp_resp rk_tp_resp;
@@ -58,20 +86,75 @@ extern struct rk_tp_resp rk_tp_resp;
 
 /**
  * "responder start": open @p port's verbs device, listen on TCP
- * @p tcp_port (all addresses) and serve perftest clients one after
- * another on a control thread, with buffers for messages of up to
+ * @p tcp_port (all addresses) or, with @p rdma_cm, for RDMA-CM REQs of
+ * service ID TCP port space:@p tcp_port on the device (perftest -R), and
+ * serve perftest clients one after another on a control thread, with buffers for messages of up to
  * @p max_size bytes (1..RK_TP_RESP_MAX_SIZE). Frames reach the device
  * only while the responder engine forwards ("set fwd responder", "start").
  * @return 0, or negative errno after a line on @p out (-EALREADY,
  *         -EADDRINUSE, -EINVAL, -ENODEV)
  */
-int rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size);
+int rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
+		     bool rdma_cm);
 
 /** "responder stop": end the control thread (a client being served fails). */
 void rk_tp_resp_stop(FILE *out);
 
+/* What responder_cm.c shares with responder.c (control thread). */
+
+/** Note why @p c fails (the first reason stays). @return -1 */
+int rk_tp_resp_fail(struct rk_tp_resp_client *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/** Between polls: a short sleep. @return 1 after "responder stop", else 0 */
+int rk_tp_resp_serve(void *arg);
+
+/**
+ * The preamble over @p x, the path MTU, then the QP, region and receive
+ * slots (INIT, receives posted). @return 0, or -1 (c->err says why)
+ */
+int rk_tp_resp_begin(struct rk_tp_resp_client *c, rk_pt_xchg_fn x);
+
+/** The MAC of @p ip by ARP (3 s). @return 0, or -1 (c->err says why) */
+int rk_tp_resp_resolve(struct rk_tp_resp_client *c, const uint8_t ip[4], uint8_t mac[6]);
+
+/* ----------------------------------------------- responder_verdict.c */
+
+/**
+ * After the client's end: the tool by the QP's counters, the checks, the
+ * line and the counters. @p peer is its report (@p reported), @p sum0 the
+ * region's word sum before the test.
+ */
+void rk_tp_resp_verdict(struct rk_tp_resp_client *c, const struct rk_pt_report *peer,
+			bool reported, uint64_t sum0);
+
 /** "show responder": the settings and the counters. */
 void rk_tp_resp_show(FILE *out);
+
+/** What became of QP1's CM MADs, one line on @p out; caller holds rk_tp_rdma_lock. */
+void rk_tp_resp_cm_counters(FILE *out);
+
+/* ---------------------------------------------------- responder_cm.c */
+
+/**
+ * Serve one perftest -R client: wait for its exchange connection's REQ
+ * (until "responder stop"), the exchange over it, the data connection,
+ * answers until it disconnects, the verdict; disconnects what is left.
+ * @return 0 when a client was served, 1 when stopped before one came
+ */
+int rk_tp_resp_cm_client(struct rk_tp_resp_client *c);
+
+/** Free what rk_tp_resp_cm_client() left of @p c (the exchange QP's objects). */
+void rk_tp_resp_cm_release(struct rk_tp_resp_client *c);
+
+/**
+ * The forwarding loop's hook: when @p frame (@p len bytes) is a CM MAD
+ * for QP1 (RoCEv2, rk_app_cm_frame_mad()) and "responder start ...
+ * rdma_cm" runs, queue it for the control thread (dropped and counted
+ * when RK_TP_RESP_CMQ wait). Caller holds rk_tp_rdma_lock.
+ * @return true when the frame was a CM MAD (the caller frees it)
+ */
+bool rk_tp_resp_cm_mad(const uint8_t *frame, uint32_t len);
 
 /* ------------------------------------------------ fwd_responder.c */
 
@@ -81,6 +164,12 @@ void rk_tp_resp_show(FILE *out);
  * request for the device's IPv4. Caller holds rk_tp_rdma_lock.
  */
 void rk_tp_resp_arp(const uint8_t *frame, uint32_t len);
+
+/**
+ * Send the Ethernet frame @p f (@p len bytes, padded to 60) on @p port's
+ * queue 0. Caller holds rk_tp_rdma_lock. @return 0 or negative errno
+ */
+int rk_tp_resp_tx(uint16_t port, const uint8_t *f, uint32_t len);
 
 /**
  * Send an ARP request for @p ip on the responder's port. Caller holds

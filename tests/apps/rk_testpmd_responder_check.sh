@@ -15,11 +15,17 @@
 # its line for it: the tool it saw, size, iterations, its own checks
 # (READ region unchanged, the region grown by one per FETCH_AND_ADD,
 # every SEND received with the same length).
-# usage: rk_testpmd_responder_check.sh RK_TESTPMD RK_INTEROP
+# With rdma_cm the clients are perftest's -R ones ("responder start ...
+# rdma_cm"): the exchange and the data QP connected by RDMA-CM over QP1 on
+# the veth pair (no TCP); instead of the wrong R_Key a client asks for
+# another RDMA-CM port and must get the CM's REJ (invalid service ID),
+# which the responder counts.
+# usage: rk_testpmd_responder_check.sh RK_TESTPMD RK_INTEROP [rdma_cm]
 # Exit 77 (skip) where no namespace can be made.
 set -u
 tp=$1
 rki=$2
+cm=${3:-}
 tmp=$(mktemp -d)
 tpid=""
 cleanup() {
@@ -47,10 +53,20 @@ if ! why=$(veth_pair_up "$ns"); then
 fi
 TCP=$((20000 + $$ % 20000))
 N=200
+if [ -n "$cm" ]; then
+	# the client's RoCE address, and the responder's device (198.18.0.1)
+	peer=198.18.0.2
+	server=198.18.0.1
+	copts=-R
+else
+	peer=198.18.1.2
+	server=198.18.1.1
+	copts=
+fi
 
 cat >"$tmp/resp.cmd" <<CMD
 set fwd responder
-responder start 0 $TCP 65536
+responder start 0 $TCP 65536 $cm
 start
 CMD
 mkfifo "$tmp/in"
@@ -72,7 +88,7 @@ client() {
 	# shellcheck disable=SC2086
 	ip netns exec "${ns}b" timeout -k 5 60 "$rki" $MEM --no-pci --log-level='*:warning' -l 1 \
 		--file-prefix rkrc$$ --vdev=net_af_packet0,iface=rkvb \
-		-- "$@" -I 198.18.0.2 -p "$TCP" 198.18.1.1 >"$tmp/$name" 2>&1
+		-- "$@" $copts -I 198.18.0.2 -p "${CPORT:-$TCP}" $server >"$tmp/$name" 2>&1
 	rc=$?
 	if [ "$rc" = "$want" ]; then
 		ok "$name: client exit $rc"
@@ -84,7 +100,7 @@ client() {
 resp_line() {
 	local line
 	for _ in $(seq 1 50); do
-		line=$(grep "^responder: client $1 (198.18.1.2): .*result:" "$tmp/tp.out")
+		line=$(grep "^responder: client $1 ($peer): .*result:" "$tmp/tp.out")
 		[ -n "$line" ] && break
 		sleep 0.1
 	done
@@ -122,13 +138,24 @@ client atomic_cas 0 atomic_bw -n 50 -A CMP_AND_SWAP
 resp_line 5 "atomic_bw, 8 bytes, 50 iterations, result: ok \(region unchanged: CMP_AND_SWAP" \
 	"atomic_bw -A CMP_AND_SWAP: no swap (no word is 0)"
 
-client bad_rkey 1 write_bw -n 20 -s 4096 --bad-rkey
-grep -q "remote access error" "$tmp/bad_rkey" && ok "bad R_Key: the client got a remote access error" ||
-	ko "bad R_Key: $(tail -n 1 "$tmp/bad_rkey")"
-resp_line 6 "write_bw, result: failed|none, result: failed" "bad R_Key: the responder reports a failed client"
+if [ -n "$cm" ]; then
+	CPORT=$((TCP + 1)) client other_port 1 write_bw -n 20 -s 4096 --oob-timeout 2
+	grep -q "invalid service ID" "$tmp/other_port" &&
+		ok "another RDMA-CM port: the client got the REJ (invalid service ID)" ||
+		ko "another RDMA-CM port: $(tail -n 1 "$tmp/other_port")"
+	clients=6
+else
+	client bad_rkey 1 write_bw -n 20 -s 4096 --bad-rkey
+	grep -q "remote access error" "$tmp/bad_rkey" &&
+		ok "bad R_Key: the client got a remote access error" ||
+		ko "bad R_Key: $(tail -n 1 "$tmp/bad_rkey")"
+	resp_line 6 "write_bw, result: failed|none, result: failed" \
+		"bad R_Key: the responder reports a failed client"
+	clients=7
+fi
 
 client write_after 0 write_bw -n 50 -s 65536
-resp_line 7 "write_bw, 65536 bytes, 50 iterations, result: ok" \
+resp_line $clients "write_bw, 65536 bytes, 50 iterations, result: ok" \
 	"the next client is served (50 WRITEs of 64 KiB)"
 
 echo >&3
@@ -136,8 +163,14 @@ wait "$tpid"
 rc=$?
 tpid=""
 [ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
-grep -q "^Responder stopped after 7 client(s)" "$tmp/tp.out" && ok "7 clients in all" ||
+grep -q "^Responder stopped after $clients client(s)" "$tmp/tp.out" && ok "$clients clients in all" ||
 	ko "$(grep 'Responder stopped' "$tmp/tp.out" || echo 'no stop line')"
+if [ -n "$cm" ]; then
+	# as "show responder" counts them
+	grep -qE "^  CM MADs: received [1-9][0-9]*, dropped \(queue full\) 0, .*other service ID [1-9]" \
+		"$tmp/tp.out" && ok "CM MADs received, none dropped, the other port's REQ(s) rejected" ||
+		ko "CM counters: $(grep '^  CM MADs' "$tmp/tp.out" || echo 'no line')"
+fi
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
 	echo "---- rk-testpmd:"
