@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rk_app.h"
 #include "rk_app_oob.h"
 #include "rk_app_perftest.h"
 #include "rk_pkt.h"
@@ -86,7 +87,8 @@ static int
 serve(void *arg)
 {
 	rk_io_dpdk_service(((struct rk_cpt *)arg)->io);
-	return 0;
+	/* Ctrl-C ends a wait for the server at once. */
+	return rk_app_stop ? -1 : 0;
 }
 
 /* One exchange step, the client's order: send, then receive as much. */

@@ -26,9 +26,9 @@
 #include "rk_cli.h"
 #include "rk_conform.h"
 #include "rk_conform_self.h"
+#include "rk_app.h"
 #ifdef RK_CONFORM_DPDK
 #include "dut_perftest.h"
-#include "rk_app.h"
 #include "rk_app_oob.h"
 #include "rk_app_rdma.h"
 #endif
@@ -62,6 +62,7 @@ struct opts {
 	const char *json, *junit, *pcap_dir, *verdicts, *expect, *replay;
 	bool list, markdown;
 	double timeout_ms;
+	double connect_timeout_s;      /* perftest: a server that refuses, retried this long */
 	/* --dut perftest */
 	const char *server, *port, *oob_netns, *record;
 	const char *ip;
@@ -98,6 +99,8 @@ usage(FILE *f)
 		"  --list                list the cases (ID, transport, rule, what the DUT must do)\n"
 		"  --markdown            with --list: as a Markdown table\n"
 		"  --timeout-ms MS       longest wait for an answer (default 50)\n"
+		"  --connect-timeout S   perftest: how long a case retries a server that refuses\n"
+		"                        or does not answer its connection (default 30)\n"
 		"  --json FILE           the verdicts as JSON\n"
 		"  --junit FILE          the verdicts as JUnit XML\n"
 		"  --pcap-dir DIR        a pcap of each failing case's frames, DIR/ID.pcap\n"
@@ -110,7 +113,8 @@ usage(FILE *f)
 		"  -h, --help            this text\n"
 		"  -V, --version         print the version\n"
 		"Exit status: 0 when no case failed, 1 when one did (with --expect: when a\n"
-		"verdict differs), 2 for bad options or an input that cannot be read.\n");
+		"verdict differs), 2 for bad options or an input that cannot be read, 130\n"
+		"when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the cases run.\n");
 }
 
 static int
@@ -178,8 +182,8 @@ check_live(struct opts *o)
 		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given ||
 		    o->live_num_given) {
 			fprintf(stderr, "rk-conform: --server, --serve, --ip, --size, --mtu, "
-				"--min-rnr-timer, --port, --oob-netns and --record go with "
-				"--dut perftest\n");
+				"--min-rnr-timer, --connect-timeout, --port, --oob-netns and "
+				"--record go with --dut perftest\n");
 			return -1;
 		}
 		return 0;
@@ -213,6 +217,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "list", no_argument, NULL, 'l' },
 		{ "markdown", no_argument, NULL, 'm' },
 		{ "timeout-ms", required_argument, NULL, 't' },
+		{ "connect-timeout", required_argument, NULL, 'C' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "junit", required_argument, NULL, 'u' },
 		{ "pcap-dir", required_argument, NULL, 'p' },
@@ -234,7 +239,7 @@ parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .dut = "self", .timeout_ms = 50, .size = 4096, .mtu = 1024,
-			    .min_rnr = 12 };
+			    .min_rnr = 12, .connect_timeout_s = 30 };
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
 		char *end;
@@ -246,11 +251,25 @@ parse(int argc, char **argv, struct opts *o)
 		case 'm': o->markdown = true; break;
 		case 't':
 			o->timeout_ms = strtod(optarg, &end);
-			if (*end != 0 || !(o->timeout_ms >= 0.001 && o->timeout_ms <= 60000)) {
+			if (end == optarg || *end != 0) {
+				fprintf(stderr, "rk-conform: --timeout-ms %s: not a number\n", optarg);
+				return 2;
+			}
+			if (!(o->timeout_ms >= 0.001 && o->timeout_ms <= 60000)) {
 				fprintf(stderr, "rk-conform: --timeout-ms %s: not in 0.001..60000\n",
 					optarg);
 				return 2;
 			}
+			break;
+		case 'C':
+			o->connect_timeout_s = strtod(optarg, &end);
+			if (end == optarg || *end != 0 || !(o->connect_timeout_s >= 0.1 &&
+							   o->connect_timeout_s <= 3600)) {
+				fprintf(stderr, "rk-conform: --connect-timeout %s: not a number of "
+					"seconds in 0.1..3600\n", optarg);
+				return 2;
+			}
+			o->live_num_given = true;
 			break;
 		case 'j': o->json = optarg; break;
 		case 'u': o->junit = optarg; break;
@@ -504,7 +523,7 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 	struct rk_io_dpdk_cfg pcfg = { .port_name = o->port, .pcapng_path = o->record };
 	struct rk_cpt_cfg cfg = { .server = o->server, .size = o->size, .mtu = o->mtu,
 				  .min_rnr_timer = (uint8_t)o->min_rnr,
-				  .connect_timeout_s = 30 };
+				  .connect_timeout_s = o->connect_timeout_s };
 	char msg[160];
 	int rc;
 
@@ -545,6 +564,7 @@ main(int argc, char **argv)
 	struct outcome *out;
 	unsigned int n, ran = 0, count[3] = { 0 };
 	const struct rk_conform_case *c = rk_conform_cases(&n);
+	bool interrupted = false;
 	int rc;
 #ifdef RK_CONFORM_DPDK
 	struct rk_io_dpdk_args da;
@@ -561,6 +581,7 @@ main(int argc, char **argv)
 		return rc;
 	if (o.list)
 		return list(&o);
+	rk_app_signals();
 #ifdef RK_IB_MUTANTS
 	if (getenv("RK_IB_MUTANTS") != NULL)
 		rk_ib_mutants = (uint32_t)strtoul(getenv("RK_IB_MUTANTS"), NULL, 0);
@@ -616,6 +637,11 @@ main(int argc, char **argv)
 
 		if (o.cases != NULL && fnmatch(o.cases, c[i].id, 0) != 0)
 			continue;
+		/* Ctrl-C: the cases run so far still get their outputs. */
+		if (rk_app_stop) {
+			interrupted = true;
+			break;
+		}
 		cap.n = 0;
 		cap.lost = false;
 		r->c = &c[i];
@@ -627,6 +653,10 @@ main(int argc, char **argv)
 		       c[i].rule, r->res.reason);
 		fflush(stdout);
 		ran++;
+	}
+	if (interrupted) {
+		rk_app_stop_grace();
+		printf("interrupted: the outputs hold the %u case%s run\n", ran, ran == 1 ? "" : "s");
 	}
 	printf("%u cases: %u pass, %u fail, %u not applicable\n", ran, count[RK_CONFORM_PASS],
 	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);
@@ -647,6 +677,8 @@ main(int argc, char **argv)
 		rc = 1;
 	if (o.junit != NULL && write_junit(o.junit, out, ran, count) != 0)
 		rc = 1;
+	if (interrupted)
+		rc = 130;
 done:
 	rk_conform_self_destroy(self);
 #ifdef RK_CONFORM_DPDK
