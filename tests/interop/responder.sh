@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-testpmd's responder engine answering Linux Soft-RoCE's (rxe) perftest
-# clients in the project's lab. rk-testpmd
+# clients in the project's lab, over perftest's TCP exchange and then -R
+# (RDMA-CM: "responder start ... rdma_cm", the clients name 198.18.0.100). rk-testpmd
 # runs in a namespace of this test with two veths on the guest's bridge:
 # one its DPDK port (net_af_packet, RoCEv2 address 198.18.0.100, "set fwd
 # responder", "responder start"), one the kernel's 198.18.0.101 for the TCP
@@ -37,7 +38,6 @@ flock -w 600 9 || skip "another run holds $lock"
 
 cleanup() {
 	[ -n "$tpid" ] && kill "$tpid" 2>/dev/null
-	exec 3>&- 2>/dev/null
 	ip netns del "$OOB_NS" 2>/dev/null
 	if [ "$booted" = 1 ]; then
 		"$peer" down >/dev/null 2>&1 9>&-
@@ -81,51 +81,70 @@ ip -n "$OOB_NS" addr add 198.18.0.101/24 dev "rko$$"
 pexec 20 1 'ip neigh flush to 198.18.0.100; ip neigh flush to 198.18.0.101' >/dev/null 2>&1
 
 . "$here/../helpers/dpdk-mem.sh"
-cat >"$tmp/resp.cmd" <<CMD
-set ip 0 198.18.0.100
-set fwd responder
-responder start 0 $TCP 65536
-start
-CMD
-mkfifo "$tmp/in"
-exec 3<>"$tmp/in"
-# shellcheck disable=SC2086
-ip netns exec "$OOB_NS" timeout -k 5 600 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
-	--file-prefix rkresp$$ --vdev=net_af_packet0,iface="rkd$$" \
-	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
-tpid=$!
-rk_wait_listening 60 "$OOB_NS" "$TCP"
-for _ in $(seq 1 300); do
-	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
-	kill -0 "$tpid" 2>/dev/null || break
-	sleep 0.1
-done
-grep -q "^responder packet forwarding" "$tmp/tp.out" || {
+# responder_up MODE: rk-testpmd's responder with the TCP exchange (MODE
+# empty) or RDMA-CM (MODE rdma_cm), its output in $tmp/tp.$MODE.out.
+responder_up() {
+	out=$tmp/tp.${1:-tcp}.out
+	printf 'set ip 0 198.18.0.100\nset fwd responder\nresponder start 0 %s 65536 %s\nstart\n' \
+		"$TCP" "$1" >"$tmp/resp.cmd"
+	rm -f "$tmp/in"
+	mkfifo "$tmp/in"
+	exec 3<>"$tmp/in"
+	# shellcheck disable=SC2086
+	ip netns exec "$OOB_NS" timeout -k 5 600 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+		--file-prefix rkresp$$ --vdev=net_af_packet0,iface="rkd$$" \
+		-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$out" 2>&1 &
+	tpid=$!
+	[ -z "$1" ] && rk_wait_listening 60 "$OOB_NS" "$TCP"
+	for _ in $(seq 1 300); do
+		grep -q "^responder packet forwarding" "$out" && return 0
+		kill -0 "$tpid" 2>/dev/null || break
+		sleep 0.1
+	done
 	echo "FAIL: rk-testpmd did not start the responder:"
-	tail -n 10 "$tmp/tp.out"
+	tail -n 10 "$out"
 	exit 1
 }
+# responder_down CLIENTS: rk-testpmd exits 0 after serving CLIENTS clients.
+responder_down() {
+	local rc
+	echo >&3
+	wait "$tpid"
+	rc=$?
+	tpid=""
+	exec 3>&-
+	if [ "$rc" = 0 ] && grep -q "^Responder stopped after $1 client(s)" "$out"; then
+		ok "rk-testpmd exits 0 after $1 clients"
+	else
+		ko "rk-testpmd: exit $rc, $(grep 'Responder stopped' "$out" || echo 'no stop line')"
+		echo "---- rk-testpmd:"
+		grep -v "^TELEMETRY" "$out" | tail -n 30
+	fi
+}
 
-# client NAME REGEX TOOL ARGS: the guest's tool exits 0 and the responder's
-# next line for a client matches REGEX (k: the responder's number for the
-# client). -F: perftest's CPU clock check fails under TCG ("Correlation
+# client NAME REGEX TOOL ARGS: the guest's tool, to the responder at
+# $TARGET, exits 0 and the responder's next line for a client matches
+# REGEX (k: the responder's number for the client; served: clients it
+# saw). -F: perftest's CPU clock check fails under TCG ("Correlation
 # coefficient r^2 < 0.9", exit 1 after the run). rxe under TCG on a busy
 # host now and then stalls a client: a failed client runs once more,
 # shown as RETRY.
 k=""
+served=0
 client() {
 	local name=$1 re=$2 try rc line before
 	shift 2
 	for try in 1 2; do
-		before=$(grep -c "^responder: client [0-9]* (.*result:" "$tmp/tp.out")
-		pexec 120 1 "timeout 100 $* -F -d rxe0 -x 1 -p $TCP 198.18.0.101" >"$tmp/$name.$try.cli" 2>&1
+		before=$(grep -c "^responder: client [0-9]* (.*result:" "$out")
+		pexec 120 1 "timeout 100 $* -F -d rxe0 $TARGET" >"$tmp/$name.$try.cli" 2>&1
 		rc=$?
 		line=""
 		for _ in $(seq 1 100); do
-			line=$(grep "^responder: client [0-9]* (.*result:" "$tmp/tp.out" | sed -n "$((before + 1))p")
+			line=$(grep "^responder: client [0-9]* (.*result:" "$out" | sed -n "$((before + 1))p")
 			[ -n "$line" ] && break
 			sleep 0.1
 		done
+		[ -n "$line" ] && served=$((served + 1))
 		k=$(sed -n 's/^responder: client \([0-9]*\) .*/\1/p' <<<"$line")
 		[ "$rc" = 0 ] && grep -qE "$re" <<<"$line" && break
 		[ "$try" = 1 ] && echo "RETRY $name: exit $rc, responder: \"${line:-no line}\""
@@ -140,34 +159,50 @@ client() {
 
 # Sizes and counts small enough for rxe under TCG (a few MB/s).
 N=200
-client ib_write_bw "write_bw, 16384 bytes, $N iterations, result: ok \([0-9]+ WRITE packets placed\)" \
-	ib_write_bw -s 16384 -n $N
-# Every packet of every WRITE placed: 16 KiB over the path MTU each.
-pmtu=$(sed -n "s/^responder: client $k (.*path MTU \([0-9]*\)$/\1/p" "$tmp/tp.out")
-placed=$(sed -n "s/^responder: client $k (.*result: ok (\([0-9]*\) WRITE packets placed)$/\1/p" "$tmp/tp.out")
-if [ -n "$pmtu" ] && [ "${placed:-0}" = $((N * 16384 / pmtu)) ]; then
-	ok "ib_write_bw: $placed WRITE packets at path MTU $pmtu, none missing"
-else
-	ko "ib_write_bw: ${placed:-no} WRITE packets placed at path MTU ${pmtu:-unknown}, want $N x 16384 / MTU"
-fi
-client ib_read_bw "read_bw, 16384 bytes, $N iterations, result: ok \(region unchanged, $N READ requests\)" \
-	ib_read_bw -s 16384 -n $N
-client ib_send_bw "send_bw, 4096 bytes, $N iterations, result: ok \($N receives, each 4096 bytes\)" \
-	ib_send_bw -s 4096 -n $N
-client ib_atomic_bw "atomic_bw, 8 bytes, $N iterations, result: ok \(region grew by $N, one per FETCH_AND_ADD" \
-	ib_atomic_bw -n $N
-client ib_atomic_bw_cas "atomic_bw, 8 bytes, 50 iterations, result: ok \(region unchanged: CMP_AND_SWAP" \
-	ib_atomic_bw -A CMP_AND_SWAP -n 50
+# every_tool LABEL: the five clients against the running responder.
+every_tool() {
+	local pmtu placed
+	client "$1ib_write_bw" "write_bw, 16384 bytes, $N iterations, result: ok \([0-9]+ WRITE packets placed\)" \
+		ib_write_bw -s 16384 -n $N
+	# Every packet of every WRITE placed: 16 KiB over the path MTU each.
+	pmtu=$(sed -n "s/^responder: client $k (.*path MTU \([0-9]*\)$/\1/p" "$out")
+	placed=$(sed -n "s/^responder: client $k (.*result: ok (\([0-9]*\) WRITE packets placed)$/\1/p" "$out")
+	if [ -n "$pmtu" ] && [ "${placed:-0}" = $((N * 16384 / pmtu)) ]; then
+		ok "$1ib_write_bw: $placed WRITE packets at path MTU $pmtu, none missing"
+	else
+		ko "$1ib_write_bw: ${placed:-no} WRITE packets placed at path MTU ${pmtu:-unknown}, want $N x 16384 / MTU"
+	fi
+	client "$1ib_read_bw" "read_bw, 16384 bytes, $N iterations, result: ok \(region unchanged, $N READ requests\)" \
+		ib_read_bw -s 16384 -n $N
+	client "$1ib_send_bw" "send_bw, 4096 bytes, $N iterations, result: ok \($N receives, each 4096 bytes\)" \
+		ib_send_bw -s 4096 -n $N
+	client "$1ib_atomic_bw" "atomic_bw, 8 bytes, $N iterations, result: ok \(region grew by $N, one per FETCH_AND_ADD" \
+		ib_atomic_bw -n $N
+	client "$1ib_atomic_bw_cas" "atomic_bw, 8 bytes, 50 iterations, result: ok \(region unchanged: CMP_AND_SWAP" \
+		ib_atomic_bw -A CMP_AND_SWAP -n 50
+}
 
-echo >&3
-wait "$tpid"
-rc=$?
-tpid=""
-[ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
+# perftest's TCP exchange to the kernel's address; the RoCE GID index 1.
+responder_up ""
+TARGET="-x 1 -p $TCP 198.18.0.101"
+served=0
+every_tool ""
+responder_down "$served"
+# -R: RDMA-CM to the device's own address, the exchange over a CM-connected QP.
+responder_up rdma_cm
+TARGET="-R -p $TCP 198.18.0.100"
+served=0
+every_tool "-R "
+grep -q "^responder: client 1 (198.18.0.11): perftest .* -R," "$out" &&
+	ok "-R: the responder saw RDMA-CM clients" || ko "-R: no RDMA-CM client line"
+responder_down "$served"
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
-	echo "---- rk-testpmd:"
-	grep -v "^TELEMETRY" "$tmp/tp.out" | tail -n 40
+	for f in "$tmp"/tp.*.out; do
+		echo "---- rk-testpmd ($f):"
+		grep -v "^TELEMETRY" "$f" | tail -n 25
+	done
 	echo "---- guest kernel:"
 	pexec 10 1 'dmesg | tail -8' 2>&1 | tail -8
 	exit 1
