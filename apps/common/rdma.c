@@ -61,14 +61,15 @@ rk_app_port_open(const char *prog, const struct rk_io_dpdk_cfg *cfg)
 }
 
 int
-rk_app_roce_frame_check(struct rk_io_dpdk *io, uint32_t mtu, char *msg, size_t len)
+rk_app_roce_frame_check(struct rk_io_dpdk *io, uint32_t mtu, const char *mtu_opt, char *msg,
+			size_t len)
 {
 	uint32_t frame = 14 + RK_ROCE_HDR_RESERVE + mtu;
 	char why[192];
 
 	if (rk_io_dpdk_check_frame(io, frame, why, sizeof(why)) == 0)
 		return 0;
-	snprintf(msg, len, "frames of %u bytes (-m %u): %s", frame, mtu, why);
+	snprintf(msg, len, "frames of %u bytes (%s %u): %s", frame, mtu_opt, mtu, why);
 	return -1;
 }
 

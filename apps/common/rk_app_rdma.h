@@ -44,9 +44,11 @@ int rk_app_port_close(const char *prog, struct rk_io_dpdk *io, const char *pcap_
  * @p mtu bytes: Ethernet (14 bytes), the RK_ROCE_HDR_RESERVE (80) bytes
  * of headers rk_modify_qp() reserves, as rxe does, and @p mtu bytes of
  * payload (net_af_packet drops a larger frame without an error).
- * @return 0, or -1 with "frames of N bytes (-m MTU): why" in @p msg
+ * @p mtu_opt names the app's option that set @p mtu ("-m", "--mtu").
+ * @return 0, or -1 with "frames of N bytes (MTU_OPT MTU): why" in @p msg
  */
-int rk_app_roce_frame_check(struct rk_io_dpdk *io, uint32_t mtu, char *msg, size_t len);
+int rk_app_roce_frame_check(struct rk_io_dpdk *io, uint32_t mtu, const char *mtu_opt, char *msg,
+			    size_t len);
 
 /** Verbs objects to release; NULL entries are skipped. */
 struct rk_app_verbs_objs {

@@ -537,7 +537,7 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		return rc;
 	if ((*io = rk_app_port_open("rk-conform", &pcfg)) == NULL)
 		return 1;
-	if (rk_app_roce_frame_check(*io, o->mtu, msg, sizeof(msg)) != 0) {
+	if (rk_app_roce_frame_check(*io, o->mtu, "--mtu", msg, sizeof(msg)) != 0) {
 		fprintf(stderr, "rk-conform: error: %s\n", msg);
 		return 1;
 	}

@@ -685,7 +685,7 @@ main(int argc, char **argv)
 		return rc;
 	}
 	/* The QP is refused otherwise, whatever the message sizes. */
-	if (rk_app_roce_frame_check(a->io, a->o.mtu, a->err, sizeof(a->err)) != 0) {
+	if (rk_app_roce_frame_check(a->io, a->o.mtu, "-m", a->err, sizeof(a->err)) != 0) {
 		fprintf(stderr, "rk-interop: error: %s\n", a->err);
 		rk_io_dpdk_close(a->io);
 		return 1;

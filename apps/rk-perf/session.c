@@ -553,7 +553,7 @@ check_frame_size(struct perf *p)
 	if (p->io == NULL)
 		return 0;
 	if (!p->o.iwarp)
-		return rk_app_roce_frame_check(p->io, p->o.mtu, why, sizeof(why)) != 0 ?
+		return rk_app_roce_frame_check(p->io, p->o.mtu, "-m", why, sizeof(why)) != 0 ?
 		       fail(p, "%s", why) : 0;
 	/* lwIP's segments fill its interface MTU (at most 1500). */
 	frame = 14 + (p->o.mtu > 1500 ? 1500 : p->o.mtu);

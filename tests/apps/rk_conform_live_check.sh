@@ -129,6 +129,14 @@ if [ "$rc" = 1 ] && grep -qE "^rc\.psn\.expected +FAIL .*setup failed" "$tmp/gon
 else
 	ko "no server, --connect-timeout 3: exit $rc in $((t1 - t0)) s: $(grep rc.psn.expected "$tmp/gone.out")"
 fi
+# A path MTU whose frames the port cannot carry: said at start, naming
+# rk-conform's own option.
+conform mtu --serve "all=$TCP" --mtu 4096 --cases rc.psn.expected
+if [ "$rc" = 1 ] && grep -qF "rk-conform: error: frames of 4190 bytes (--mtu 4096): net_af_packet0 takes frames of at most" "$tmp/mtu.out"; then
+	ok "--mtu 4096 on a port of 2 KiB frames: refused at start, naming --mtu"
+else
+	ko "--mtu 4096: exit $rc: $(grep -v TELEMETRY "$tmp/mtu.out" | head -n 2 | tr '\n' ' ')"
+fi
 # Ctrl-C while a case waits for the server (30 s by default): the run ends
 # at once with exit 130, and its outputs hold the cases it ran.
 t0=$(date +%s)
