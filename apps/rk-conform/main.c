@@ -114,7 +114,8 @@ usage(FILE *f)
 		"  -V, --version         print the version\n"
 		"Exit status: 0 when no case failed, 1 when one did (with --expect: when a\n"
 		"verdict differs), 2 for bad options or an input that cannot be read, 130\n"
-		"when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the cases run.\n");
+		"when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the cases that\n"
+		"ended before it.\n");
 }
 
 static int
@@ -134,6 +135,13 @@ parse_serve(struct opts *o, const char *spec)
 			break;
 	if (v == 4 && !((size_t)(eq - spec) == 3 && strncmp(spec, "all", 3) == 0))
 		goto bad;
+	/* One server per verb: a second --serve for it, or beside all=, is a typo. */
+	for (int i = 0; i < 4; i++)
+		if ((v == 4 || i == v) && (o->tcp_port[i] != 0 || o->one_server)) {
+			fprintf(stderr, "rk-conform: --serve %s: %s has a server already\n", spec,
+				v == 4 ? "a verb" : verbs[v]);
+			return -1;
+		}
 	for (int i = 0; i < 4; i++)
 		if (v == 4 || i == v)
 			o->tcp_port[i] = (uint16_t)port;
@@ -263,10 +271,14 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'C':
 			o->connect_timeout_s = strtod(optarg, &end);
-			if (end == optarg || *end != 0 || !(o->connect_timeout_s >= 0.1 &&
-							   o->connect_timeout_s <= 3600)) {
-				fprintf(stderr, "rk-conform: --connect-timeout %s: not a number of "
-					"seconds in 0.1..3600\n", optarg);
+			if (end == optarg || *end != 0) {
+				fprintf(stderr, "rk-conform: --connect-timeout %s: not a number\n",
+					optarg);
+				return 2;
+			}
+			if (!(o->connect_timeout_s >= 0.1 && o->connect_timeout_s <= 3600)) {
+				fprintf(stderr, "rk-conform: --connect-timeout %s: not in 0.1..3600 "
+					"seconds\n", optarg);
 				return 2;
 			}
 			o->live_num_given = true;
@@ -646,6 +658,11 @@ main(int argc, char **argv)
 		cap.lost = false;
 		r->c = &c[i];
 		rk_conform_run_case(&env, &c[i], &r->res);
+		/* A case the signal cut short is no verdict on the DUT: left out. */
+		if (rk_app_stop) {
+			interrupted = true;
+			break;
+		}
 		count[r->res.verdict]++;
 		if (r->res.verdict == RK_CONFORM_FAIL && o.pcap_dir != NULL)
 			write_pcap(o.pcap_dir, c[i].id, &cap, r->pcap, sizeof(r->pcap));
@@ -656,7 +673,8 @@ main(int argc, char **argv)
 	}
 	if (interrupted) {
 		rk_app_stop_grace();
-		printf("interrupted: the outputs hold the %u case%s run\n", ran, ran == 1 ? "" : "s");
+		printf("interrupted: the outputs hold the %u case%s run before the signal\n", ran,
+		       ran == 1 ? "" : "s");
 	}
 	printf("%u cases: %u pass, %u fail, %u not applicable\n", ran, count[RK_CONFORM_PASS],
 	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);

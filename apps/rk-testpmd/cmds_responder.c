@@ -59,8 +59,13 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout) &&
 		 (n < 2 || rk_tp_arg_num(w[1], 65535, "TCP port", &tcp)) &&
-		 (n < 3 || rk_tp_arg_num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size)))
-		rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size, cm);
+		 (n < 3 || rk_tp_arg_num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size))) {
+		/* Port 0 would listen on a port the kernel picks, which no client knows. */
+		if (tcp == 0)
+			printf("Bad %s \"0\": 1..65535\n", cm ? "RDMA-CM port" : "TCP port");
+		else
+			rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size, cm);
+	}
 	fflush(stdout);
 }
 

@@ -140,7 +140,13 @@ def main():
         for args, msg in ((["--cases", "nomatch*"], "no case ID matches"),
                           (["--json", os.path.join(tmp, "no", "x.json")], "No such file"),
                           (["--junit", os.path.join(tmp, "no", "x.xml")], "No such file"),
-                          (["--list", "--json", os.path.join(tmp, "l.json")], "runs nothing")):
+                          (["--list", "--json", os.path.join(tmp, "l.json")], "runs nothing"),
+                          (["--timeout-ms", "abc"], "abc: not a number"),
+                          (["--connect-timeout", "0"], "0: not in 0.1..3600 seconds"),
+                          (["--serve", "write=1", "--serve", "write=2"],
+                           "write=2: write has a server already"),
+                          (["--serve", "all=1", "--serve", "read=2"],
+                           "read=2: read has a server already")):
             p = run(exe, args, want=2)
             if msg not in p.stderr or "ID " in p.stdout:
                 sys.exit(f"FAIL: rk-conform {' '.join(args)}: {p.stderr!r}")

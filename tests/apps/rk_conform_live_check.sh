@@ -68,6 +68,25 @@ conform() {
 	rc=$?
 }
 
+# interrupt NAME SECS ARGS: rk-conform with ARGS in the background, SIGINT
+# after SECS; rc, the seconds it took (secs) and the outputs $tmp/NAME.*.
+interrupt() {
+	local name=$1 wait=$2 ipid t0
+	shift 2
+	t0=$(date +%s)
+	# shellcheck disable=SC2086
+	ip netns exec "${ns}b" "$rkc" $MEM --no-pci --log-level='*:warning' -l 1 \
+		--file-prefix rkcli$$ --vdev=net_af_packet0,iface=rkvb -- --dut perftest \
+		--server 198.18.1.1 --ip 198.18.0.2 --size 65536 --timeout-ms 200 "$@" \
+		--verdicts "$tmp/$name.v" --json "$tmp/$name.json" >"$tmp/$name.out" 2>&1 &
+	ipid=$!
+	sleep "$wait"
+	kill -INT "$ipid"
+	wait "$ipid"
+	rc=$?
+	secs=$(($(date +%s) - t0))
+}
+
 conform all --serve "all=$TCP" --expect "$expected" --verdicts "$tmp/v.txt" \
 	--json "$tmp/r.json" --junit "$tmp/r.xml" --pcap-dir "$tmp/fails"
 [ "$rc" = 0 ] && ok "the verdicts equal the committed ones (exit 0)" ||
@@ -115,6 +134,26 @@ else
 	ko "--serve write: exit $rc: $(grep -E 'rc\.(atomic\.fetch_add|psn\.expected|psn\.ahead_write) ' "$tmp/write.out" | tr -s ' ' | head -3)"
 fi
 
+# Ctrl-C mid-run: exit 130 at once; the outputs hold the cases that ended
+# before the signal, each with the verdict the full run gives it (the case
+# the signal cut short is no verdict on the DUT and is left out).
+interrupt int1 2 --serve "all=$TCP" --cases 'rc.*'
+k=$(grep -vc '^#' "$tmp/int1.v")
+if [ "$rc" = 130 ] && [ "$secs" -le 12 ] && [ "$k" -ge 1 ] &&
+   grep -q "^interrupted: the outputs hold the $k cases\? run before the signal" "$tmp/int1.out" &&
+   python3 - "$tmp/int1.v" "$tmp/v.txt" "$tmp/int1.json" <<'PY'; then
+import json, sys
+part = dict(l.split() for l in open(sys.argv[1]) if not l.startswith('#'))
+full = dict(l.split() for l in open(sys.argv[2]) if not l.startswith('#'))
+j = json.load(open(sys.argv[3]))
+assert {c['id']: c['verdict'] for c in j['cases']} == part
+assert all(full[i] == v for i, v in part.items()), [(i, v, full[i]) for i, v in part.items() if full[i] != v]
+PY
+	ok "Ctrl-C mid-run: exit 130 after $secs s, $k cases in the outputs, each as in the full run"
+else
+	ko "Ctrl-C mid-run: exit $rc after $secs s, $k cases: $(grep -E '^interrupted|cases:' "$tmp/int1.out" | tr '\n' ' ')"
+fi
+
 echo >&3
 wait "$tpid"
 tpid=""
@@ -137,26 +176,15 @@ if [ "$rc" = 1 ] && grep -qF "rk-conform: error: frames of 4190 bytes (--mtu 409
 else
 	ko "--mtu 4096: exit $rc: $(grep -v TELEMETRY "$tmp/mtu.out" | head -n 2 | tr '\n' ' ')"
 fi
-# Ctrl-C while a case waits for the server (30 s by default): the run ends
-# at once with exit 130, and its outputs hold the cases it ran.
-t0=$(date +%s)
-# shellcheck disable=SC2086
-ip netns exec "${ns}b" "$rkc" $MEM --no-pci --log-level='*:warning' -l 1 --file-prefix rkcli$$ \
-	--vdev=net_af_packet0,iface=rkvb -- --dut perftest --server 198.18.1.1 --ip 198.18.0.2 \
-	--serve "all=$TCP" --cases 'rc.psn.*' --verdicts "$tmp/int.v" --json "$tmp/int.json" \
-	>"$tmp/int.out" 2>&1 &
-ipid=$!
-sleep 4
-kill -INT "$ipid"
-wait "$ipid"
-rc=$?
-t1=$(date +%s)
-if [ "$rc" = 130 ] && [ $((t1 - t0)) -le 15 ] && grep -q "^interrupted: the outputs hold the 1 case run" "$tmp/int.out" &&
-   [ "$(grep -vc '^#' "$tmp/int.v")" = 1 ] &&
-   python3 -c "import json,sys; assert len(json.load(open(sys.argv[1]))['cases']) == 1" "$tmp/int.json"; then
-	ok "Ctrl-C: exit 130 after $((t1 - t0)) s, verdicts and JSON of the 1 case run"
+# Ctrl-C while the first case waits for a server (30 s by default): exit
+# 130 at once, and that case is in no output.
+interrupt int0 4 --serve "all=$TCP" --cases 'rc.psn.*'
+if [ "$rc" = 130 ] && [ "$secs" -le 10 ] && grep -q "^interrupted: the outputs hold the 0 cases run" "$tmp/int0.out" &&
+   [ "$(grep -vc '^#' "$tmp/int0.v")" = 0 ] &&
+   python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['cases'] == []" "$tmp/int0.json"; then
+	ok "Ctrl-C while waiting for a server: exit 130 after $secs s, the case left out"
 else
-	ko "Ctrl-C: exit $rc after $((t1 - t0)) s: $(grep -E '^interrupted|cases:' "$tmp/int.out" | tr '\n' ' ')"
+	ko "Ctrl-C while waiting for a server: exit $rc after $secs s: $(grep -E '^interrupted|cases:|FAIL' "$tmp/int0.out" | tr '\n' ' ')"
 fi
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then

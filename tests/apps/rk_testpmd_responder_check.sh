@@ -66,6 +66,7 @@ fi
 
 cat >"$tmp/resp.cmd" <<CMD
 set fwd responder
+responder start 0 0 65536 $cm
 responder start 0 $TCP 65536 $cm
 start
 CMD
@@ -80,6 +81,12 @@ for _ in $(seq 1 100); do
 	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
 	sleep 0.1
 done
+# Port 0 would listen where the kernel picks: refused, and the next start runs.
+if grep -qE '^Bad (TCP|RDMA-CM) port "0": 1..65535' "$tmp/tp.out"; then
+	ok "responder start 0 0: refused in one line"
+else
+	ko "responder start 0 0: $(grep -A1 'responder start 0 0' "$tmp/tp.out" | tail -n 1)"
+fi
 
 # client NAME WANT-EXIT ARGS...: one rk-interop; its output in $tmp/NAME.
 client() {
