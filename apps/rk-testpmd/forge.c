@@ -32,9 +32,8 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
 #include "rk_build.h"
+#include "rk_io_dpdk.h"
 #include "rk_opcode.h"
 #include "rk_pkt.h"
 #include "rk_psn.h"
@@ -84,12 +83,6 @@ static struct {
 	unsigned int n_ev;              /* events kept (the first EVENTS) */
 	uint64_t stamp, unpaired, built, cnps_seen, events_total, held_back;
 } fg;
-
-static uint64_t
-now_ns(void)
-{
-	return (uint64_t)((double)rte_get_timer_cycles() * 1e9 / (double)rte_get_timer_hz());
-}
 
 void
 rk_tp_forge_reset(void)
@@ -277,9 +270,9 @@ rk_tp_forge_observe(const uint8_t *frame, uint32_t len)
 	if (p.op->flags & RK_OPF_CNP)
 		fg.cnps_seen++;
 	else if (p.op->flags & RK_OPF_RESP)
-		learn_answer(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), now_ns());
+		learn_answer(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), rk_io_dpdk_now_ns());
 	else if (p.op->flags & RK_OPF_REQ)
-		see_request(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), now_ns());
+		see_request(&p, rk_bth_dest_qp(bth), rk_bth_psn(bth), rk_io_dpdk_now_ns());
 }
 
 void
@@ -312,7 +305,7 @@ rk_tp_forge_event(int rule, enum rk_impair_forge forge, uint8_t arg, const uint8
 	e->dest_qp = rk_bth_dest_qp(bth);
 	e->psn = rk_bth_psn(bth);
 	e->hi_psn = e->psn;
-	e->t_ns = now_ns();
+	e->t_ns = rk_io_dpdk_now_ns();
 }
 
 static uint8_t

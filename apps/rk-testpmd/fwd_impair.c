@@ -12,17 +12,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include <rte_cycles.h>
-
+#include "rk_io_dpdk.h"
 #include "testpmd.h"
 
 static struct rk_impair_queue held[RK_TP_MAX_PORTS];    /* by rx port */
 
-static uint64_t
-now_ns(void)
-{
-	return (uint64_t)((double)rte_get_timer_cycles() * 1e9 / (double)rte_get_timer_hz());
-}
 
 int
 rk_tp_impair_add(const char *text, char *err, unsigned int errlen)
@@ -166,7 +160,7 @@ impair_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST], *out[RK_TP_BURST * 2];
 	uint16_t n = rk_tp_rx(fs, m), k = 0;
-	uint64_t now = now_ns();
+	uint64_t now = rk_io_dpdk_now_ns();
 
 	send_due(fs, now);
 	if (n == 0)

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <rte_random.h>
 
@@ -25,6 +24,7 @@
 #include "responder.h"
 #include "rk_app_cm.h"
 #include "rk_app_qp.h"
+#include "rk_io_dpdk.h"
 #include "testpmd.h"
 
 #define LOCK() rte_ticketlock_lock(&rk_tp_rdma_lock)
@@ -51,14 +51,6 @@ struct rk_tp_resp_cm {
 
 static uint32_t qp1_psn;
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 bool
 rk_tp_resp_cm_mad(const uint8_t *f, uint32_t len)
@@ -159,7 +151,7 @@ pump(struct rk_tp_resp_client *c)
 	struct rk_app_cm_conn *cs[2] = { &x->comm, &x->data };
 	uint8_t mad[RK_TP_RESP_CMQ][RK_MAD_LEN], ip[RK_TP_RESP_CMQ][4];
 	unsigned int n = 0;
-	uint64_t now = now_ns(), malformed = 0;
+	uint64_t now = rk_io_dpdk_now_ns(), malformed = 0;
 	int seen = 0, act;
 
 	LOCK();
@@ -250,7 +242,7 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 	   uint32_t psn, uint8_t resources, enum rk_mtu mtu, double wait_s)
 {
 	struct rk_tp_resp_cm *x = c->cm;
-	uint64_t deadline = now_ns() + (uint64_t)(wait_s * 1e9);
+	uint64_t deadline = rk_io_dpdk_now_ns() + (uint64_t)(wait_s * 1e9);
 	struct rk_app_qp_path p;
 	struct rk_cm_params lp;
 	uint8_t rep[RK_MAD_LEN], dgid[16];
@@ -266,7 +258,7 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 			break;
 		if (rk_tp_resp_serve(NULL) != 0)
 			return conn == &x->comm ? 1 : fail(c, "stopped");
-		if (wait_s > 0 && now_ns() > deadline)
+		if (wait_s > 0 && rk_io_dpdk_now_ns() > deadline)
 			return fail(c, "no REQ for the data connection within %.0f s", wait_s);
 	}
 	LOCK();
@@ -277,7 +269,7 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 	x->listen = NULL;
 	if (d == NULL)
 		return fail(c, "no verbs device");
-	rc = rk_app_cm_accept(&x->port, conn, &lp, now_ns(), rep);
+	rc = rk_app_cm_accept(&x->port, conn, &lp, rk_io_dpdk_now_ns(), rep);
 	if (rc == -EMSGSIZE)
 		return fail(c, "the REQ asks for path MTU %u, above ours (%u): rejected (%s)",
 			    128u << conn->conn.peer.path_mtu, 128u << mtu,
@@ -307,7 +299,7 @@ static int
 next_msg(struct rk_tp_resp_client *c, uint32_t *len)
 {
 	struct rk_tp_resp_cm *x = c->cm;
-	uint64_t fed = UINT64_MAX, last = now_ns();
+	uint64_t fed = UINT64_MAX, last = rk_io_dpdk_now_ns();
 
 	while (x->head == x->tail) {
 		struct rk_tp_rdma_dev *d;
@@ -326,9 +318,9 @@ next_msg(struct rk_tp_resp_client *c, uint32_t *len)
 		f = d != NULL ? d->rx_fed : 0;
 		UNLOCK();
 		if (f != fed)
-			last = now_ns();
+			last = rk_io_dpdk_now_ns();
 		fed = f;
-		if ((double)(now_ns() - last) > rk_tp_resp.idle_s * 1e9)
+		if ((double)(rk_io_dpdk_now_ns() - last) > rk_tp_resp.idle_s * 1e9)
 			return fail(c, "the client sent neither frames nor messages for %.0f s",
 				    rk_tp_resp.idle_s);
 	}
@@ -364,12 +356,12 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 	if (rc != 0)
 		return fail(c, "post_send (exchange QP): %s", strerror(-rc));
 	/* ACKed before the next step: a disconnect must not overtake it. */
-	for (uint64_t end = now_ns() + (uint64_t)(rk_tp_resp.idle_s * 1e9); !x->send_done;) {
+	for (uint64_t end = rk_io_dpdk_now_ns() + (uint64_t)(rk_tp_resp.idle_s * 1e9); !x->send_done;) {
 		if (pump(c) < 0)
 			return -1;
 		if (x->send_done)
 			break;
-		if (x->closed || now_ns() > end)
+		if (x->closed || rk_io_dpdk_now_ns() > end)
 			return fail(c, "the client did not take our exchange message");
 		if (rk_tp_resp_serve(NULL) != 0)
 			return fail(c, "stopped");
@@ -426,9 +418,9 @@ close_conns(struct rk_tp_resp_client *c)
 
 	for (int i = 0; i < 2; i++)
 		if (cs[i]->conn.state == RK_CM_ESTABLISHED &&
-		    rk_cm_disconnect(&cs[i]->conn, rte_rand(), now_ns(), out) > 0)
+		    rk_cm_disconnect(&cs[i]->conn, rte_rand(), rk_io_dpdk_now_ns(), out) > 0)
 			(void)qp1_send(c, cs[i]->peer_mac, cs[i]->peer_ip, out);
-	for (uint64_t end = now_ns() + 2000000000ull; now_ns() < end;) {
+	for (uint64_t end = rk_io_dpdk_now_ns() + 2000000000ull; rk_io_dpdk_now_ns() < end;) {
 		bool open = false;
 
 		for (int i = 0; i < 2; i++)
