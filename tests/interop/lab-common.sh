@@ -66,7 +66,7 @@ lab_retry_note() {
 lab_checks() { # RK_INTEROP
 	[ "$(id -u)" = 0 ] || skip "needs root (network namespaces, QEMU)"
 	[ -x "$peer" ] || skip "no lab tool at $peer"
-	[ -x "$1" ] || skip "rk-interop not built"
+	[ -x "$1" ] || skip "$(basename "$1") not built"
 	[ -c /dev/net/tun ] || skip "no /dev/net/tun"
 	ip netns list >/dev/null 2>&1 || skip "no network namespace support"
 	command -v qemu-system-x86_64 >/dev/null || skip "QEMU is not installed (run tools/setup-debian.sh)"

@@ -250,7 +250,7 @@ def main():
         return 2
     tshark = shutil.which("tshark")
     if tshark is None:
-        print("tshark not installed: skipped")
+        print("SKIP: tshark not installed")
         return 77
     rk = sys.argv[1]
     args = sys.argv[2:]
