@@ -15,6 +15,8 @@
 #include "perf.h"
 #include "rk_cc_dcqcn.h"
 
+#define ALPHA_STEP (RK_DCQCN_ALPHA_ONE / 1024) /* the parameters' unit of alpha */
+
 static const char *const ev_names[] = {
 	[RK_DCQCN_EV_CNP] = "cnp", [RK_DCQCN_EV_CNP_IGNORED] = "cnp_ignored",
 	[RK_DCQCN_EV_ALPHA] = "alpha", [RK_DCQCN_EV_TIMER] = "timer",
@@ -44,14 +46,14 @@ row(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn_even
 	if (p->trace_f == NULL)
 		return;
 	/* The alpha timer runs every dce_tcp_rtt (1 us by NVIDIA's defaults):
-	 * a row only when something changed, or for a CNP. */
+	 * a row only when something changed (alpha by 1/1024), or for a CNP. */
 	if (ev != RK_DCQCN_EV_CNP && ev != RK_DCQCN_EV_CNP_IGNORED && p->trace_rows != 0 &&
 	    rp->rc_kbps == p->trace_last[0] && rp->rt_kbps == p->trace_last[1] &&
-	    rp->alpha == p->trace_last[2])
+	    rp->alpha / ALPHA_STEP == p->trace_last[2])
 		return;
 	p->trace_last[0] = rp->rc_kbps;
 	p->trace_last[1] = rp->rt_kbps;
-	p->trace_last[2] = rp->alpha;
+	p->trace_last[2] = rp->alpha / ALPHA_STEP;
 	p->trace_rows++;
 	if (p->trace_t0 == 0)
 		p->trace_t0 = now_ns;
@@ -59,7 +61,7 @@ row(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn_even
 		(double)(now_ns - p->trace_t0) / 1e9,
 		(unsigned int)ev < sizeof(ev_names) / sizeof(ev_names[0]) ? ev_names[ev] : "?",
 		(double)rp->rc_kbps / 1000.0, (double)rp->rt_kbps / 1000.0,
-		(double)rp->alpha / 1024.0, rk_ib_qp_stats(p->trace_qp)->tx_frames);
+		(double)rp->alpha / RK_DCQCN_ALPHA_ONE, rk_ib_qp_stats(p->trace_qp)->tx_frames);
 }
 
 void

@@ -141,7 +141,7 @@ rk_dcqcn_rp_init(struct rk_dcqcn_rp *rp, const struct rk_dcqcn_params *p, uint32
 	rp->p = p;
 	rp->line_kbps = (uint64_t)(line_mbps ? line_mbps : 1) * 1000;
 	rp->rc_kbps = rp->rt_kbps = rp->line_kbps;
-	rp->alpha = p->initial_alpha_value;
+	rp->alpha = p->initial_alpha_value * (RK_DCQCN_ALPHA_ONE / 1024);
 	rp->alpha_due_ns = rp->inc_due_ns = UINT64_MAX;
 }
 
@@ -170,7 +170,8 @@ alpha_update(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 {
 	uint32_t g = rp->p->dce_tcp_g < 1024 ? rp->p->dce_tcp_g : 1024;
 
-	rp->alpha = (uint32_t)((uint64_t)g * rp->alpha / 1024) + (rp->cnp_in_period ? 1024 - g : 0);
+	rp->alpha = (uint32_t)((uint64_t)g * rp->alpha / 1024) +
+		    (rp->cnp_in_period ? (1024 - g) * (RK_DCQCN_ALPHA_ONE / 1024) : 0);
 	rp->cnp_in_period = false;
 	trace(rp, now_ns, RK_DCQCN_EV_ALPHA);
 }
@@ -231,7 +232,7 @@ rk_dcqcn_rp_cnp(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 	}
 	if (!rp->active) {
 		rp->active = true;
-		rp->alpha = p->initial_alpha_value;
+		rp->alpha = p->initial_alpha_value * (RK_DCQCN_ALPHA_ONE / 1024);
 		if (p->rate_to_set_on_first_cnp != 0)
 			rp->rc_kbps = rp->rt_kbps = (uint64_t)p->rate_to_set_on_first_cnp * 1000;
 		rp->alpha_due_ns = later(now_ns, nz(p->dce_tcp_rtt) * US);
@@ -239,7 +240,8 @@ rk_dcqcn_rp_cnp(struct rk_dcqcn_rp *rp, uint64_t now_ns)
 	rp->cnp_in_period = true;
 	if (p->clamp_tgt_rate || rp->bc > 0 || (p->clamp_tgt_rate_after_time_inc && rp->t > 0))
 		rp->rt_kbps = rp->rc_kbps;
-	red = (rp->rc_kbps * rp->alpha) >> p->rpg_gd;
+	/* rpg_gd counts alpha in 1/1024; the state has 10 more bits */
+	red = (rp->rc_kbps * rp->alpha) >> (p->rpg_gd + 10);
 	cap = rp->rc_kbps * (100 - (p->rpg_min_dec_fac < 100 ? p->rpg_min_dec_fac : 100)) / 100;
 	if (red > cap)
 		red = cap;

@@ -11,14 +11,19 @@
  * Units used throughout:
  *   time       ns in the state, us in the parameters (as NVIDIA documents)
  *   rates      Mb/s in the parameters, kb/s in the state (less truncation)
- *   alpha      fixed point, 1024 = 1.0 (NVIDIA's 10-bit alpha)
+ *   alpha      fixed point: the parameters in 1/1024 (NVIDIA's unit), the
+ *              state in 1/2^20 (RK_DCQCN_ALPHA_ONE): a 10-bit alpha
+ *              truncated at every update loses at least 1/1024 a period,
+ *              so below about 0.25 it decays several times faster than
+ *              dce_tcp_g says (at 0.03, 8 times) and DCQCN settles with
+ *              a queue 2.6 times the fluid model's at 2 flows
  *   bytes      bytes (rpg_byte_reset is in bytes here; NVIDIA's unit is
  *              not documented with certainty)
  *
  * The form is NVIDIA's (ConnectX-4 and later), which contains the paper's
  * as a parameter set:
  *   alpha timer, every dce_tcp_rtt us once active:
- *     alpha <- dce_tcp_g * alpha / 1024 + (CNP seen in period ? 1024 - dce_tcp_g : 0)
+ *     alpha <- dce_tcp_g * alpha / 1024 + (CNP seen in period ? 1 - dce_tcp_g / 1024 : 0)
  *   CNP, applied at most once per rate_reduce_monitor_period (else ignored):
  *     first CNP: alpha <- initial_alpha_value; R_C = R_T <- rate_to_set_on_first_cnp
  *       (0 = keep the current rate); timers start
@@ -88,6 +93,9 @@ enum rk_dcqcn_event {
 };
 
 struct rk_dcqcn_rp;
+/** alpha 1.0 in the RP's state: 1/1024 steps with 10 more bits. */
+#define RK_DCQCN_ALPHA_ONE (1u << 20)
+
 /** Trace hook: called after each event with the new state. */
 typedef void (*rk_dcqcn_trace_fn)(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns,
 				  enum rk_dcqcn_event ev);
@@ -97,7 +105,7 @@ struct rk_dcqcn_rp {
 	const struct rk_dcqcn_params *p;
 	uint64_t line_kbps;         /**< kb/s: line rate, R_C and R_T before any CNP */
 	uint64_t rc_kbps, rt_kbps;  /**< kb/s: current and target rate */
-	uint32_t alpha;             /**< /1024 */
+	uint32_t alpha;             /**< 1/2^20 (RK_DCQCN_ALPHA_ONE = 1.0) */
 	uint32_t t, bc;             /**< increase events by timer / byte counter since a decrease */
 	uint64_t bytes;             /**< bytes sent since the last byte-counter event */
 	bool active;                /**< a CNP has been seen */

