@@ -79,12 +79,14 @@ write_panel(FILE *f, const struct rk_plot *p, const struct rk_plot_panel *pn)
 	gp_string(f, pn->ylabel);
 	if (pn->log_y)
 		fprintf(f, "\nset logscale y\nset yrange [*:%.9g]\n", ymax > 0 ? ymax * 2 : 10.0);
-	else
-		fprintf(f, "\nunset logscale y\nset yrange [0:%.9g]\n", ymax > 0 ? ymax * 1.1 : 1.0);
+	else    /* from a little under 0: a curve at 0 stays off the axis line */
+		fprintf(f, "\nunset logscale y\nset yrange [%.9g:%.9g]\n",
+			ymax > 0 ? -0.03 * ymax * 1.1 : -0.03, ymax > 0 ? ymax * 1.1 : 1.0);
 	fputs("plot ", f);
+	/* the first curve wider: where later ones lie on it, it still shows */
 	for (unsigned int i = 0; i < pn->n_cols; i++) {
-		fprintf(f, "%s using 1:%u with %s title ", i ? ", ''" : "$d", pn->cols[i] + 1,
-			p->steps ? "steps" : "lines");
+		fprintf(f, "%s using 1:%u with %s lw %s title ", i ? ", ''" : "$d", pn->cols[i] + 1,
+			p->steps ? "steps" : "lines", i == 0 && pn->n_cols > 1 ? "3" : "1.5");
 		gp_string(f, p->names[pn->cols[i]]);
 	}
 	fputc('\n', f);

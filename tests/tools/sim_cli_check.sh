@@ -650,7 +650,8 @@ fi
 expect 2 "--senders 1..8" storm --senders 9
 expect 2 "--at 2..999" storm --at 1
 expect 2 "--watchdog-ms 1..999" storm --watchdog-ms 0
-expect 2 "must leave 2 x --watchdog-ms" storm --at 10 --watchdog-ms 5 --duration 20
+expect 2 "storm: --duration 20: must leave 2 x --watchdog-ms and 1 ms after --at, so at least 21 ms" storm --at 10 --watchdog-ms 5 --duration 20
+expect 2 "so at least 1002 ms (at most 1000: a smaller --at or --watchdog-ms)" storm --at 999 --duration 1000
 expect 2 "unknown --dcqcn profile 'bogus'" storm --dcqcn=bogus
 expect 2 "unexpected argument 'extra'" storm extra
 # rk-sim stagger: B's start spikes the queue, both flows settle within
@@ -685,9 +686,10 @@ else
 	echo "FAIL rk-sim stagger: $(cat "$tmp/sg")"
 	fail=$((fail + 1))
 fi
-expect 2 "--stagger 1..999" stagger --stagger 0
+expect 2 "--stagger 1..995" stagger --stagger 0
 expect 2 "unknown --dcqcn profile 'bogus'" stagger --profile bogus
-expect 2 "must leave 5 ms after --stagger" stagger --stagger 8 --duration 10
+expect 2 "stagger: --duration 10: must leave 5 ms after --stagger 8, so at least 13 ms" stagger --stagger 8 --duration 10
+expect 2 "--stagger 1..995" stagger --stagger 996 --duration 1000
 expect 2 "--duration 4..1000" stagger --duration 3
 expect 2 "unexpected argument 'extra'" stagger extra
 expect 0 "" stagger --help
@@ -696,6 +698,8 @@ expect 0 "" stagger --help
 expect 2 "--png /nonexistent/x.png" recovery --png /nonexistent/x.png
 expect 2 "--png /nonexistent/x.png" victim --png /nonexistent/x.png
 expect 2 "--json /nonexistent/x.json" unfair --json /nonexistent/x.json
+expect 2 "storm: --csv /nonexistent/x.csv: No such file" storm --csv /nonexistent/x.csv
+expect 2 "incast: --csv /nonexistent/x.csv: No such file" incast --csv /nonexistent/x.csv
 expect 2 "--json -: a file name is needed" recovery --json -
 # --csv - is standard output: the CSV alone there, the same rows as a file
 # gives, the table on standard error, and no file named "-".

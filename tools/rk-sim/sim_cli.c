@@ -35,7 +35,7 @@ static int csv_open(const char *cmd, const char *csv, FILE **cf)
 
 	if (strcmp(csv, "-") != 0) {
 		if (!(*cf = fopen(csv, "w"))) {
-			fprintf(stderr, "rk-sim: %s: %s: %s\n", cmd, csv, strerror(errno));
+			fprintf(stderr, "rk-sim: %s: --csv %s: %s\n", cmd, csv, strerror(errno));
 			return 2;
 		}
 		return 0;

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		   "  --profile PROFILE: paper, nvidia-default), RED 5..200 KB, Pmax 1 %%, no PFC.\n"
 		   "  Reports the queue peak before and after B starts, each flow's cut, when each\n"
 		   "  stays within 10 %% of C/2 (1 ms windows) and Jain's index from then on.\n"
+		   "  --stagger 1..995 ms, --duration 4..1000 ms and at least --stagger + 5.\n"
 		   "  Defaults: paper, stagger 10 ms, 60 ms.\n");
 }
 
@@ -86,7 +87,7 @@ int rk_sim_run_stagger(int argc, char **argv)
 
 	optind = 1;
 	while ((o = getopt_long(argc, argv, "s:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
-		rc = o == 's' ? rk_sim_cli_num(CMD, "stagger", optarg, 1, 999, "ms", &st) :
+		rc = o == 's' ? rk_sim_cli_num(CMD, "stagger", optarg, 1, 995, "ms", &st) :
 			 rk_sim_cli_opt(CMD, o, optarg, &cc);
 		if (rc)
 			return rc < 0 ? 0 : rc;
@@ -94,7 +95,8 @@ int rk_sim_run_stagger(int argc, char **argv)
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
 	if (st + 5 > cc.ms) {
-		fprintf(stderr, "rk-sim: stagger: --duration must leave 5 ms after --stagger\n");
+		fprintf(stderr, "rk-sim: stagger: --duration %lu: must leave 5 ms after --stagger "
+			"%lu, so at least %lu ms\n", cc.ms, st, st + 5);
 		return 2;
 	}
 	struct rk_sdq_cfg c = {

@@ -39,6 +39,7 @@ static void usage(FILE *f)
 		   "  watchdog, then with one of W ms on every switch port (a queue paused and\n"
 		   "  holding frames for W ms ignores PFC and drops until no XOFF named it for W).\n"
 		   "  --dcqcn[=PROFILE] (or --profile): DCQCN on every QP (default: off).\n"
+		   "  --duration 4..1000 ms, at least --at + 2 x --watchdog-ms + 1.\n"
 		   "  Defaults: 1 sender (1..8), at 10 ms, watchdog 1 ms, 30 ms.\n");
 }
 
@@ -238,8 +239,9 @@ int rk_sim_run_storm(int argc, char **argv)
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
 	if (at + 2 * wd + 1 > cc.ms) {
-		fprintf(stderr, "rk-sim: storm: --duration must leave 2 x --watchdog-ms and 1 ms "
-			"after --at\n");
+		fprintf(stderr, "rk-sim: storm: --duration %lu: must leave 2 x --watchdog-ms and 1 ms "
+			"after --at, so at least %lu ms%s\n", cc.ms, at + 2 * wd + 1,
+			at + 2 * wd + 1 > 1000 ? " (at most 1000: a smaller --at or --watchdog-ms)" : "");
 		return 2;
 	}
 	memset(&x, 0, sizeof(x));
