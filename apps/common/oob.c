@@ -112,21 +112,43 @@ rk_oob_listen(uint16_t port, double timeout_s, int *fd_out, int (*serve)(void *)
 	return rc != 0 ? rc : rk_oob_accept(ls, timeout_s, fd_out, serve, arg);
 }
 
+static int
+lookup(const char *host, const char *port, struct addrinfo **res)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM };
+	int rc = getaddrinfo(host, port, &hints, res);
+
+	if (rc == EAI_SYSTEM)
+		return -errno;
+	if (rc != 0)
+		return -(RK_OOB_EAI_BASE + (rc < 0 ? -rc : rc));
+	return 0;
+}
+
+int
+rk_oob_resolve(const char *host)
+{
+	struct addrinfo *res = NULL;
+	int rc = lookup(host, NULL, &res);
+
+	if (rc == 0)
+		freeaddrinfo(res);
+	return rc;
+}
+
 int
 rk_oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_out,
 	    int (*serve)(void *), void *arg)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL;
+	struct addrinfo *res = NULL;
 	double deadline = mono_s() + timeout_s;
 	char ps[8];
 	int rc;
 
 	snprintf(ps, sizeof(ps), "%u", port);
-	rc = getaddrinfo(host, ps, &hints, &res);
-	if (rc == EAI_SYSTEM)
-		return -errno;
+	rc = lookup(host, ps, &res);
 	if (rc != 0)
-		return -(RK_OOB_EAI_BASE + (rc < 0 ? -rc : rc));
+		return rc;
 	/* The server may start after us: retry until the deadline. */
 	for (;;) {
 		int fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

@@ -44,6 +44,12 @@ int rk_oob_connect(const char *host, uint16_t port, double timeout_s, int *fd_ou
 		   int (*serve)(void *), void *arg);
 /** Resolver errors of rk_oob_connect(): -(RK_OOB_EAI_BASE + |getaddrinfo's code|). */
 #define RK_OOB_EAI_BASE 4096
+/**
+ * Resolve @p host as rk_oob_connect() will (a TCP address), so that a
+ * name that cannot resolve is reported before any work starts.
+ * @return 0, or an error for which rk_oob_resolve_failed() holds, or -errno.
+ */
+int rk_oob_resolve(const char *host);
 /** Whether an rk_oob_connect() error says the host name did not resolve. */
 bool rk_oob_resolve_failed(int rc);
 /** The text of an rk_oob_* error: gai_strerror() for the resolver's, else strerror(). */

@@ -282,6 +282,7 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 			rk_conform_na(&r, "%s", why[0] ? why : "the DUT cannot set up this QP");
 		else
 			rk_conform_fail(&r, "setup failed: %s", why[0] ? why : strerror(-rc));
+		res->setup_failed = rc != -ENOTSUP;
 		return 0;
 	}
 	if (c->access & ~r.dut.access) {

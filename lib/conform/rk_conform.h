@@ -155,6 +155,7 @@ struct rk_conform_result {
 	char reason[192];               /**< why it failed or is not applicable */
 	uint32_t frames_tx, frames_rx;  /**< frames the case sent and read */
 	uint64_t elapsed_ns;            /**< by the backend's clock */
+	bool setup_failed;              /**< FAIL: setup() gave no QP (the DUT, not the rule) */
 };
 
 struct rk_conform_run;

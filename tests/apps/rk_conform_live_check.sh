@@ -168,6 +168,25 @@ if [ "$rc" = 1 ] && grep -qE "^rc\.psn\.expected +FAIL .*setup failed" "$tmp/gon
 else
 	ko "no server, --connect-timeout 3: exit $rc in $((t1 - t0)) s: $(grep rc.psn.expected "$tmp/gone.out")"
 fi
+# Every setup failing (the servers gone): after 3 cases in a row the run
+# stops, with the cases run in the outputs, rather than waiting the
+# connect timeout for each of the rest.
+t0=$(date +%s)
+conform stop --serve "all=$TCP" --cases 'rc.psn.*' --connect-timeout 1 --verdicts "$tmp/stop.v"
+t1=$(date +%s)
+if [ "$rc" = 1 ] && [ $((t1 - t0)) -le 20 ] && [ "$(grep -c 'FAIL .*setup failed' "$tmp/stop.out")" = 3 ] &&
+   grep -q "^stopped: 3 cases in a row got no QP from the DUT (--max-setup-failures); the outputs hold the 3 cases run" "$tmp/stop.out" &&
+   [ "$(grep -vc '^#' "$tmp/stop.v")" = 3 ]; then
+	ok "servers gone: stopped after 3 setup failures in a row, in $((t1 - t0)) s"
+else
+	ko "servers gone: exit $rc in $((t1 - t0)) s: $(grep -E '^stopped|cases:' "$tmp/stop.out" | tr '\n' ' ')"
+fi
+conform stop0 --serve "all=$TCP" --cases 'rc.psn.*' --max-setup-failures x
+if [ "$rc" = 2 ] && grep -q "^rk-conform: --max-setup-failures x: not a number in 0..1000" "$tmp/stop0.out"; then
+	ok "--max-setup-failures x: refused, exit 2"
+else
+	ko "--max-setup-failures x: exit $rc: $(head -n 1 "$tmp/stop0.out")"
+fi
 # A path MTU whose frames the port cannot carry: said at start, naming
 # rk-conform's own option.
 conform mtu --serve "all=$TCP" --mtu 4096 --cases rc.psn.expected
@@ -175,6 +194,18 @@ if [ "$rc" = 1 ] && grep -qF "rk-conform: error: frames of 4190 bytes (--mtu 409
 	ok "--mtu 4096 on a port of 2 KiB frames: refused at start, naming --mtu"
 else
 	ko "--mtu 4096: exit $rc: $(grep -v TELEMETRY "$tmp/mtu.out" | head -n 2 | tr '\n' ' ')"
+fi
+# A server name that does not resolve: a wrong option (exit 2) at start,
+# not a setup failure per case after its timeout.
+t0=$(date +%s)
+conform badname --serve "all=$TCP" --server no-such-dut.invalid --cases 'rc.psn.*'
+t1=$(date +%s)
+if [ "$rc" = 2 ] && [ $((t1 - t0)) -le 10 ] &&
+   grep -q "^rk-conform: --server no-such-dut.invalid: " "$tmp/badname.out" &&
+   ! grep -qE "^rc\.psn" "$tmp/badname.out"; then
+	ok "--server that does not resolve: exit 2 at start, naming the option"
+else
+	ko "--server no-such-dut.invalid: exit $rc after $((t1 - t0)) s: $(grep -v TELEMETRY "$tmp/badname.out" | head -n 2 | tr '\n' ' ')"
 fi
 # Ctrl-C while the first case waits for a server (30 s by default): exit
 # 130 at once, and that case is in no output.

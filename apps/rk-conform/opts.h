@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* rk-conform's command line: the options, their checks, the usage text. */
+#ifndef RK_CONFORM_OPTS_H
+#define RK_CONFORM_OPTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct opts {
+	const char *dut;
+	const char *cases;
+	const char *json, *junit, *pcap_dir, *verdicts, *expect, *replay;
+	bool list, markdown;
+	double timeout_ms;
+	double connect_timeout_s;      /* perftest: a server that refuses, retried this long */
+	/* --dut perftest */
+	const char *server, *port, *oob_netns, *record;
+	const char *ip;
+	uint32_t size, mtu, min_rnr;
+	uint32_t max_setup_failures;   /* cases in a row without a QP before stopping; 0: never */
+	uint16_t tcp_port[4];
+	bool serve_given, one_server, live_num_given;
+};
+
+/**
+ * Parse rk-conform's options (after the EAL's, when built with DPDK) into
+ * @p o with their defaults; --help and --version exit here.
+ * @return 0, or 2 after a one-line error on stderr naming the option.
+ */
+int rk_cf_opts_parse(int argc, char **argv, struct opts *o);
+
+#endif
