@@ -254,7 +254,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 		.qpn = remote.qpn, .epsn = OUR_PSN, .pmtu = pmtu,
 		.va = remote.vaddr, .r_key = remote.rkey, .len = len,
 		.recv_len = v == RK_CPT_SEND ? p->cfg.size : 0,
-		.min_rnr_timer = p->cfg.min_rnr_timer, .access = access[v],
+		.min_rnr_timer = p->cfg.min_rnr_timer, .access = access[v], .peer_qpn = p->qpn,
 	};
 	if (p->cfg.one_server) {
 		/* rk-testpmd's responder: one region for every verb, receives posted. */

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rk_ipv4.h"
+#include "rk_ipv6.h"
 #include "rk_pkt.h"
 
 #define FRAME_MAX 4608u
@@ -114,6 +116,22 @@ mangle(uint8_t *f, uint32_t len, enum rk_conform_mangle m)
 		break;
 	case RK_CONFORM_M_BAD_QPN:
 		bth[5] ^= 0x5a;
+		break;
+	case RK_CONFORM_M_ECN_CE:
+	case RK_CONFORM_M_ECN_CE_BAD_ICRC:
+		/* The ICRC masks the ECN bits (A17.3.3): only the IP checksum changes. */
+		if (p.ip_version == 4) {
+			rk_ipv4_set_ecn(f + p.l3_off, RK_ECN_CE);
+			rk_ipv4_fill_csum(f + p.l3_off);
+		} else {
+			rk_ipv6_set_ecn(f + p.l3_off, RK_ECN_CE);
+		}
+		if (m == RK_CONFORM_M_ECN_CE_BAD_ICRC)
+			f[p.icrc_off] ^= 0x01;
+		return 0;
+	case RK_CONFORM_M_FECN_BECN:
+		rk_bth_set_fecn(bth, 1);
+		rk_bth_set_becn(bth, 1);
 		break;
 	case RK_CONFORM_M_UDP_CSUM:
 		/* Offset 6 of the UDP header; the ICRC masks it (A17.3.3). */
@@ -226,6 +244,9 @@ rk_conform_answer_str(const struct rk_probe_answer *a, unsigned int n, char *buf
 		case RK_PROBE_ATOMIC_ACK:
 			w = snprintf(buf + off, len - off, "%sATOMIC-ACK psn 0x%06x", sep, a[i].psn);
 			break;
+		case RK_PROBE_CNP:
+			w = snprintf(buf + off, len - off, "%sCNP to QP 0x%06x", sep, a[i].dest_qp);
+			break;
 		default:
 			w = snprintf(buf + off, len - off, "%sopcode 0x%02x", sep, a[i].opcode);
 			break;
@@ -270,7 +291,7 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 	r.env = env;
 	r.res = res;
 	need = (struct rk_conform_need){ .transport = c->transport, .recvs = c->recvs,
-					 .access = c->access };
+					 .access = c->access, .cc = c->cc };
 	if (c->transport == RK_CONFORM_IWARP && env->stream == NULL) {
 		rk_conform_na(&r, "the DUT is reached by frames only, not by a stream");
 		return 0;

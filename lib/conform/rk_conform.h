@@ -75,6 +75,12 @@ struct rk_conform_need {
 	 * the region allows (a WRITE, a READ, an atomic, or a SEND).
 	 */
 	uint8_t access;
+	/**
+	 * The case sends CE-marked packets: a DUT that has congestion control
+	 * it can turn on per QP does so (rdmakit's engine: DCQCN; its pacer
+	 * otherwise stays off, as a replay of pipelined requests needs).
+	 */
+	bool cc;
 };
 
 /** The DUT's QP as setup() left it, the values frames toward it carry. */
@@ -98,6 +104,8 @@ struct rk_conform_dut {
 	bool p2p;               /**< the DUT accepts peer-to-peer RTR (RFC 6581) */
 	uint32_t other_stag;    /**< an STag of another protection domain, or 0 */
 	uint64_t other_va;      /**< its base */
+	uint32_t peer_qpn;      /**< RoCE: the tester's QP the DUT's is connected to
+				 *   (a CNP's DestQP); 0: unknown */
 };
 
 /**
@@ -171,6 +179,7 @@ struct rk_conform_case {
 	/** Run the case; sets the verdict with rk_conform_fail()/_na(). */
 	void (*run)(struct rk_conform_run *r, const void *arg);
 	const void *arg;
+	bool cc;                        /**< rk_conform_need.cc: it sends CE marks */
 };
 
 /** The catalog, in a fixed order (RoCEv2, then iWARP), joined on the first
@@ -228,6 +237,9 @@ enum rk_conform_mangle {
 	RK_CONFORM_M_RESV_BTH,          /**< BTH reserved bits (Resv8a) set */
 	RK_CONFORM_M_BAD_QPN,           /**< DestQP of no QP */
 	RK_CONFORM_M_UDP_CSUM,          /**< a wrong non-zero UDP checksum */
+	RK_CONFORM_M_ECN_CE,            /**< IP ECN = 11, Congestion Experienced (RFC 3168 5) */
+	RK_CONFORM_M_ECN_CE_BAD_ICRC,   /**< both of the above: CE and a bad ICRC */
+	RK_CONFORM_M_FECN_BECN,         /**< BTH FECN and BECN set (Annex A17 A17.3.4) */
 };
 
 /**
@@ -292,6 +304,9 @@ int rk_conform_iw_wait(struct rk_conform_run *r, unsigned int want);
  */
 bool rk_conform_iw_expect_term(struct rk_conform_run *r, uint8_t layer, uint8_t etype,
 			       uint8_t code);
+
+/** The CE and CNP cases (rk_conform_ecn.c); @p n their number. */
+const struct rk_conform_case *rk_conform_ecn_cases(unsigned int *n);
 
 /** The iWARP part of the catalog (rk_conform_iw.c); @p n its length. */
 const struct rk_conform_case *rk_conform_iw_cases(unsigned int *n);

@@ -24,6 +24,7 @@
 #define START_PSN 0xfffffeu
 #define MIN_RNR 14u
 #define Q_KEY 0x11111111u
+#define TESTER_QPN 0x51u        /* the tester's QP, which the DUT's is connected to */
 #define IW_ISN 1000u            /* the tester's first stream byte */
 #define IW_DUT_ISN 5000u        /* the engine's */
 #define IW_IRD 2u
@@ -192,7 +193,7 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTR;
 	a.path_mtu = RK_MTU_1024;
-	a.dest_qp_num = 0x51;
+	a.dest_qp_num = TESTER_QPN;
 	a.rq_psn = START_PSN;
 	a.max_dest_rd_atomic = MAX_RD_ATOMIC;
 	a.min_rnr_timer = MIN_RNR;
@@ -380,7 +381,9 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	s->mr_ro = rk_ib_mr_reg(s->pd, s->ro, RO_LEN, RK_ACCESS_REMOTE_READ);
 	s->mr_recv = rk_ib_mr_reg(s->pd, s->recv, RECV_MAX * RECV_LEN, RK_ACCESS_LOCAL_WRITE);
 	if (s->mr_rw == NULL || s->mr_ro == NULL || s->mr_recv == NULL ||
-	    connect_qp(s, qa.qp_type) != 0 || self_post_recv(s, need->recvs) != 0) {
+	    connect_qp(s, qa.qp_type) != 0 || self_post_recv(s, need->recvs) != 0 ||
+	    (need->cc && qa.qp_type != RK_QPT_UD &&
+	     rk_ib_qp_set_cc(s->qp, "dcqcn", NULL, 100000) != 0)) {
 		snprintf(why, why_len, "registering or connecting the QP failed");
 		return -EIO;
 	}
@@ -393,6 +396,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 		.ro_len = RO_LEN, .recv_len = RECV_LEN, .q_key = Q_KEY,
 		.min_rnr_timer = MIN_RNR, .max_rd_atomic = MAX_RD_ATOMIC, .access = RK_CONFORM_ACC_ALL |
 			  (need->recvs == 0 ? RK_CONFORM_ACC_NO_RECV : 0),
+		.peer_qpn = qa.qp_type == RK_QPT_UD ? 0 : TESTER_QPN,
 	};
 	return 0;
 }

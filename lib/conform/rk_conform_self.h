@@ -23,7 +23,9 @@ struct rk_conform_self;
  * setup and the optional hooks). The QP's PSN starts at 0xFFFFFE so every
  * case crosses the 24-bit wrap; PMTU 1024, minimum RNR timer 14, receives
  * of 4096 bytes, a 64 KiB region with remote read/write/atomic and a 4 KiB
- * region with remote read only. @return the DUT, or NULL without memory.
+ * region with remote read only; for a case that sends CE marks
+ * (rk_conform_need.cc) an RC or UC QP runs DCQCN (NVIDIA's defaults), so
+ * a CE-marked request draws a CNP. @return the DUT, or NULL without memory.
  */
 struct rk_conform_self *rk_conform_self_create(struct rk_conform_env *env);
 

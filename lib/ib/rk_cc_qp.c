@@ -10,6 +10,7 @@
 
 #include "rk_cc_dcqcn.h"
 #include "rk_ib_internal.h"
+#include "rk_ib_mutant.h"
 #include "rk_ipv4.h"
 
 struct dcqcn_qp {
@@ -87,7 +88,7 @@ dcqcn_build_cnp(struct rk_ib_qp *qp, uint8_t *f)
 	ah.dscp = st(qp)->p.cnp_dscp;
 	bth.opcode = RK_OP_CNP;
 	bth.p_key = qp->p_key;
-	bth.dest_qp = qp->attr.dest_qp_num;
+	bth.dest_qp = RK_IB_MUTANT(RK_IB_MUT_CNP_OWN_QPN) ? qp->qpn : qp->attr.dest_qp_num;
 	b = rk_ib_frame_begin(qp, &ah, f, hdr + RK_ICRC_LEN, RK_ECN_NOT_ECT);
 	bth_off = (uint32_t)(b - f);
 	if (rk_build_ib_headers(b, hdr, &bth, &x) != (int)hdr)

@@ -9,6 +9,7 @@
 
 #include "rk_ib_internal.h"
 #include "rk_ib_mutant.h"
+#include "rk_ipv4.h"
 
 
 #define DEFAULT_MAX_QP 64
@@ -474,7 +475,10 @@ rk_ib_rx(struct rk_ib_dev *dev, const struct rk_pkt *pkt, uint64_t now_ns)
 		rk_comp_rx(qp, pkt, now_ns);
 	} else {
 		/* NP: a CE-marked request owes the sender a CNP (Annex A17.9.2). */
-		if (qp->cc != NULL && qp->cc->on_rx_ecn(qp, pkt->ecn, now_ns))
+		uint8_t ecn = RK_IB_MUTANT(RK_IB_MUT_FECN_AS_CE) &&
+			      rk_bth_fecn(pkt->frame + pkt->bth_off) ? RK_ECN_CE : pkt->ecn;
+
+		if (qp->cc != NULL && qp->cc->on_rx_ecn(qp, ecn, now_ns))
 			qp->cnp_owed = true;
 		rk_resp_rx(qp, pkt, now_ns);
 	}

@@ -26,6 +26,8 @@ enum rk_ib_mutant {
 	RK_IB_MUT_RACC_AS_INV = 1u << 9,  /**< remote access errors NAKed as NAK-INV */
 	RK_IB_MUT_ZERO_LEN_KEYED = 1u << 10, /**< zero-length RETH: R_Key checked (C9-88) */
 	RK_IB_MUT_ANY_QKEY = 1u << 11,    /**< UD: accept any Q_Key */
+	RK_IB_MUT_CNP_OWN_QPN = 1u << 12, /**< CNP DestQP: its own QPN, not the peer's */
+	RK_IB_MUT_FECN_AS_CE = 1u << 13,  /**< BTH FECN taken as a CE mark */
 };
 
 #ifdef RK_IB_MUTANTS

@@ -77,13 +77,23 @@ rk_probe_answer(const uint8_t *frame, uint32_t len, struct rk_probe_answer *a)
 	a->opcode = p.opcode;
 	a->psn = rk_bth_psn(bth);
 	a->payload_len = p.payload_len;
+	a->dest_qp = rk_bth_dest_qp(bth);
+	a->p_key = rk_bth_p_key(bth);
+	a->bth_flags = bth[1];
+	a->icrc_good = p.icrc_status == RK_ICRC_GOOD;
 	aeth = rk_pkt_xeth(&p, RK_HDR_AETH);
 	if (aeth != NULL) {
 		a->syndrome = rk_aeth_syndrome(aeth);
 		a->code = a->syndrome & RK_AETH_VALUE_MASK;
 		a->msn = rk_aeth_msn(aeth);
 	}
-	if (fl & RK_OPF_READ_RESP)
+	if (p.opcode == RK_OP_CNP) {
+		const uint8_t *resv = bth + RK_BTH_LEN;
+
+		a->kind = RK_PROBE_CNP;
+		a->resv_zero = p.icrc_off >= p.bth_off + RK_BTH_LEN + 16 &&
+			       memcmp(resv, (const uint8_t[16]){ 0 }, 16) == 0;
+	} else if (fl & RK_OPF_READ_RESP)
 		a->kind = RK_PROBE_READ_RESP;
 	else if (fl & RK_OPF_ATOMIC_ACK)
 		a->kind = RK_PROBE_ATOMIC_ACK;

@@ -72,6 +72,7 @@ enum rk_probe_kind {
 	RK_PROBE_REQUEST,        /**< a request of the target's own requester */
 	RK_PROBE_TERMINATE,      /**< iWARP Terminate (RFC 5040 5.3.1, 7.4) */
 	RK_PROBE_IW_OTHER,       /**< another iWARP message */
+	RK_PROBE_CNP,            /**< RoCEv2 CNP (IBTA Annex A17 A17.9, opcode 0x81) */
 };
 
 /** One answer of the target, classified. */
@@ -84,6 +85,12 @@ struct rk_probe_answer {
 	uint32_t msn;            /**< AETH MSN (RoCE), DDP MSN (iWARP untagged) */
 	uint32_t payload_len;
 	uint8_t term_layer, term_etype, term_code; /**< Terminate: RFC 5040 7.4.1 */
+	/* RoCE, every kind: what a CNP's format is checked by (Annex A17 Figure 6) */
+	uint32_t dest_qp;        /**< BTH DestQP */
+	uint16_t p_key;          /**< BTH P_Key */
+	uint8_t bth_flags;       /**< BTH byte 1: SE, MigReq, PadCnt, TVer (0 in a CNP) */
+	bool icrc_good;          /**< the ICRC checked and right */
+	bool resv_zero;          /**< CNP: its 16 reserved bytes are 0 */
 };
 
 /**

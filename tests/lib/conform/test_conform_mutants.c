@@ -47,7 +47,7 @@ static const struct mutant mutants[] = {
 	  IDS("rc.rnr.no_recv", "rc.rnr.write_imm_no_recv", "rc.rnr.recovers",
 	      "rc.rnr.later_dropped") },
 	{ RK_IB_MUT_KEEP_BAD_ICRC, "accept a bad ICRC",
-	  IDS("rc.icrc.bad", "rc.icrc.bad_ahead", "ud.bad_icrc") },
+	  IDS("rc.icrc.bad", "rc.icrc.bad_ahead", "ud.bad_icrc", "rc.ecn.cnp_bad_icrc") },
 	{ RK_IB_MUT_ANY_TVER, "accept TVer != 0", IDS("rc.bth.tver") },
 	{ RK_IB_MUT_ANY_PKEY, "accept any P_Key", IDS("rc.bth.pkey") },
 	{ RK_IB_MUT_NAK_SEQ_PSN, "NAK-SEQ carries the packet's PSN",
@@ -65,6 +65,8 @@ static const struct mutant mutants[] = {
 	{ RK_IB_MUT_ZERO_LEN_KEYED, "zero-length RETH keyed",
 	  IDS("rc.reth.zero_len_write", "rc.reth.zero_len_read") },
 	{ RK_IB_MUT_ANY_QKEY, "any Q_Key accepted", IDS("ud.qkey.mismatch") },
+	{ RK_IB_MUT_CNP_OWN_QPN, "CNP to its own QPN", IDS("rc.ecn.cnp") },
+	{ RK_IB_MUT_FECN_AS_CE, "a CNP for BTH FECN", IDS("rc.ecn.fecn_becn") },
 	/* iWARP: a wrong or missing Terminate fails every case expecting one. */
 	{ 0, "Terminate code off by one", IW_TERM_CASES, RK_IW_MUT_TERM_CODE },
 	{ 0, "no Terminate", IW_TERM_CASES, RK_IW_MUT_NO_TERM },
