@@ -3,7 +3,7 @@
  * Memory of rk-gen's stateful mode beyond the port's pools: each end's QP
  * set (apps/rk-gen/stateful_qps.c) built and connected on a backend that
  * moves nothing: N RC QPs with send queues of DEPTH at the client and
- * receive queues of 2 * DEPTH at the responder (receives posted), CQs,
+ * receive queues of DEPTH + DEPTH / 4 + 1 at the responder (receives posted), CQs,
  * one region and MR per QP, the messages of SIZE bytes. Each end is
  * measured as bench_qpmem does: the growth of the resident set and of the
  * heap in use, the larger held against the target (64 MiB), with the

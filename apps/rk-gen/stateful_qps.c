@@ -277,7 +277,10 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 				.mtu = mtu_enum(s->cfg.mtu), .dest_qpn = remote[i].qpn,
 				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
 				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,
-				.max_dest_rd_atomic = 16, .min_rnr_timer = 1, .timeout = timeout,
+				/* only the responder is READ from: the client keeps no
+				 * resources for it (768 bytes a QP) */
+				.max_dest_rd_atomic = s->responder ? 16 : 0,
+				.min_rnr_timer = 1, .timeout = timeout,
 				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, &state);
 		if (rc != 0) {
 			snprintf(s->err, sizeof(s->err), "modify QP %#x to %s: %s", q->qp->qp_num,
