@@ -40,17 +40,30 @@ serve(void *arg)
 static int
 fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The last error, for a refusal to tell the client why (refuse()). */
+static char last_err[RK_GEN_REFUSAL_MAX + 1];
+
 static int
 fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "rk-gen: error: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "rk-gen: error: %s\n", last_err);
 	return 1;
+}
+
+/* Responder: tell the client on @p fd why it is not served (rk_gen_hello.h), best effort. */
+static void
+refuse(int fd)
+{
+	uint8_t b[RK_GEN_HELLO_HDR_LEN + RK_GEN_REFUSAL_MAX];
+	long n = rk_gen_refusal_encode(last_err, b, sizeof(b));
+
+	if (fd >= 0 && n > 0)
+		(void)rk_oob_send(fd, b, (size_t)n);
 }
 
 static int
@@ -91,6 +104,14 @@ recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char
 
 	if (rc != 0)
 		return fail("no hello from the %s: %s", who, strerror(-rc));
+	if ((rc = rk_gen_refusal_peek(hdr, sizeof(hdr))) >= 0) {
+		char why[RK_GEN_REFUSAL_MAX + 1] = "";
+
+		if (rc > 0 && rk_oob_recv(r->fd, why, (size_t)rc, r->o->timeout_s, wait, warg) != 0)
+			rc = 0;
+		why[rc] = 0;
+		return fail("the %s refused this client: %s", who, rc > 0 ? why : "no reason given");
+	}
 	rc = rk_gen_hello_peek(hdr, sizeof(hdr), &count);
 	if (rc == -EPROTO)
 		return fail("the %s's hello is not rk-gen's stateful one (magic)", who);
@@ -740,6 +761,7 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	free(local);
 	if (rc != 0) {
 		rk_sf_destroy(&p->s);
+		refuse(p->fd);
 		close(p->fd);
 		p->fd = -1;
 		return 1;
@@ -882,19 +904,28 @@ rk_sf_session(struct rk_sf_run *r)
 		r->lfd = -1;
 		if (rc != 0)
 			return fail("no client: %s", strerror(-rc));
-		if (recv_hello(r, &peer, o->max_qps, "client") != 0)
+		if (recv_hello(r, &peer, o->max_qps, "client") != 0) {
+			refuse(r->fd);
 			return 1;
-		if (peer.role != RK_GEN_HELLO_CLIENT)
-			return fail("the peer's hello is not a client's");
+		}
+		if (peer.role != RK_GEN_HELLO_CLIENT) {
+			fail("the peer's hello is not a client's");
+			refuse(r->fd);
+			return 1;
+		}
 	} else {
 		peer = o->cfg;
 	}
 	local = calloc(peer.count, sizeof(*local));
-	if (local == NULL)
-		return fail("out of memory for %u QPs", peer.count);
-	if (rk_sf_create(&r->s, r->ctx, &peer, o->responder, local) != 0) {
+	if (local == NULL || rk_sf_create(&r->s, r->ctx, &peer, o->responder, local) != 0) {
+		if (local == NULL)
+			fail("out of memory for %u QPs", peer.count);
+		else
+			fail("%s", r->s.err);
 		free(local);
-		return fail("%s", r->s.err);
+		if (o->responder)
+			refuse(r->fd);
+		return 1;
 	}
 	r->s.iters = o->iters;
 	if (!o->responder && rk_sf_latency_on(&r->s, rk_io_dpdk_now_ns) != 0) {
@@ -903,7 +934,9 @@ rk_sf_session(struct rk_sf_run *r)
 	}
 	if (o->responder) {
 		rc = resolve_and_connect(r);
-		if (rc == 0 && (rc = send_hello(r, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)
+		if (rc != 0)
+			refuse(r->fd);
+		else if ((rc = send_hello(r, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)
 			rc = fail("out-of-band send: %s", strerror(-rc));
 	} else {
 		rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, serve, r);

@@ -155,3 +155,31 @@ rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 	}
 	return 0;
 }
+
+long
+rk_gen_refusal_encode(const char *reason, uint8_t *buf, size_t cap)
+{
+	size_t l = reason != NULL ? strnlen(reason, RK_GEN_REFUSAL_MAX) : 0;
+
+	if (buf == NULL || cap < RK_GEN_HELLO_HDR_LEN + l)
+		return -ENOSPC;
+	memset(buf, 0, RK_GEN_HELLO_HDR_LEN);
+	rk_put_be32(buf, RK_GEN_REFUSAL_MAGIC);
+	rk_put_be16(buf + 4, (uint16_t)l);
+	if (l != 0)
+		memcpy(buf + RK_GEN_HELLO_HDR_LEN, reason, l);
+	return (long)(RK_GEN_HELLO_HDR_LEN + l);
+}
+
+int
+rk_gen_refusal_peek(const uint8_t *buf, size_t len)
+{
+	uint16_t l;
+
+	if (buf == NULL || len < RK_GEN_HELLO_HDR_LEN)
+		return -EMSGSIZE;
+	if (rk_get_be32(buf) != RK_GEN_REFUSAL_MAGIC)
+		return -EPROTO;
+	l = rk_get_be16(buf + 4);
+	return l > RK_GEN_REFUSAL_MAX ? -ERANGE : l;
+}

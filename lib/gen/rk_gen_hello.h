@@ -113,4 +113,31 @@ int rk_gen_hello_peek(const uint8_t *buf, size_t len, uint32_t *count);
 int rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 			struct rk_gen_hello_qp *qp, uint32_t max_qp);
 
+/*
+ * A refusal, what a responder sends instead of its hello when it will not
+ * serve the client (too many QPs, a bad hello, no memory), before it
+ * closes: a header of RK_GEN_HELLO_HDR_LEN bytes, so a client reading a
+ * hello header reads it whole:
+ *   0  magic "RKGR" (4)    4  reason length L (2, at most RK_GEN_REFUSAL_MAX)
+ *   6  zeros (58)
+ * then L bytes of text, the reason (no NUL).
+ */
+#define RK_GEN_REFUSAL_MAGIC 0x524b4752u  /* "RKGR" */
+#define RK_GEN_REFUSAL_MAX 240
+
+/**
+ * Encode a refusal of @p reason (cut at RK_GEN_REFUSAL_MAX bytes) into
+ * @p buf. @return bytes written (RK_GEN_HELLO_HDR_LEN + L), -ENOSPC when
+ *         @p cap is short.
+ */
+long rk_gen_refusal_encode(const char *reason, uint8_t *buf, size_t cap);
+
+/**
+ * Whether the header in @p buf (@p len bytes) is a refusal.
+ * @return its reason length L (0..RK_GEN_REFUSAL_MAX), the bytes still to
+ *         read; -EPROTO when it is no refusal, -EMSGSIZE when @p len is
+ *         shorter than the header, -ERANGE when L is over RK_GEN_REFUSAL_MAX.
+ */
+int rk_gen_refusal_peek(const uint8_t *buf, size_t len);
+
 #endif /* RK_GEN_HELLO_H */

@@ -140,10 +140,11 @@ if check loss 16 300 1; then ok "2% loss: counts, data and counters agree"; else
 # 3. more QPs than the responder takes
 run refuse "--stateful 40 --iters 1 --timeout 3" "--qps 32"
 if [ "$crc" != 0 ] && [ "$rrc" != 0 ] &&
-	grep -q "asks for 40 QPs; this end takes at most 32" "$tmp/refuse.r.err"; then
-	ok "40 QPs to a responder of 32: refused at both ends"
+	grep -q "asks for 40 QPs; this end takes at most 32" "$tmp/refuse.r.err" &&
+	grep -q "the responder refused this client: the client asks for 40 QPs; this end takes at most 32 (--qps)" "$tmp/refuse.c.err"; then
+	ok "40 QPs to a responder of 32: refused at both ends, the client told why"
 else
-	ko "refusal: client $crc, responder $rrc: $(tail -1 "$tmp/refuse.r.err")"
+	ko "refusal: client $crc, responder $rrc: $(tail -1 "$tmp/refuse.r.err") / $(tail -1 "$tmp/refuse.c.err")"
 fi
 
 # 4. per-QP DSCP and DCQCN: the client's QPs alternate DSCP 26 and 46, the

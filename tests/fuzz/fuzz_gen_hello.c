@@ -3,7 +3,7 @@
  * libFuzzer target: rk-gen's stateful hello from a hostile peer. The
  * input is the bytes received; a hello that decodes must encode back to
  * the same bytes (the reserved ones zeroed), and the header check must
- * agree with the decoder on its errors.
+ * agree with the decoder on its errors; a refusal is never a hello.
  */
 #include <assert.h>
 #include <errno.h>
@@ -26,7 +26,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t count = 0;
 	int peek = rk_gen_hello_peek(data, size, &count);
 	int rc = rk_gen_hello_decode(data, size, &h, qp, MAX_QP);
+	int refusal = rk_gen_refusal_peek(data, size);
 	uint8_t *b;
+
+	/* A refusal is never a hello, and its length stays in bounds. */
+	assert(refusal < 0 || (peek == -EPROTO && refusal <= RK_GEN_REFUSAL_MAX));
 
 	if (peek != 0) {
 		assert(rc == peek);

@@ -189,6 +189,38 @@ test_refusals(void **state)
 	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), -EINVAL);
 }
 
+/* A responder's refusal: a hello-sized header, then the reason; never taken for a hello. */
+static void
+test_refusal_message(void **state)
+{
+	uint8_t b[RK_GEN_HELLO_HDR_LEN + RK_GEN_REFUSAL_MAX + 8];
+	char longer[RK_GEN_REFUSAL_MAX + 20];
+	const char *why = "the client asks for 40 QPs; this end takes at most 32 (--qps)";
+	uint32_t count;
+
+	(void)state;
+	assert_int_equal(rk_gen_refusal_encode(why, b, sizeof(b)),
+			 RK_GEN_HELLO_HDR_LEN + (long)strlen(why));
+	assert_memory_equal(b, "RKGR", 4);
+	assert_int_equal(rk_gen_refusal_peek(b, RK_GEN_HELLO_HDR_LEN), (int)strlen(why));
+	assert_memory_equal(b + RK_GEN_HELLO_HDR_LEN, why, strlen(why));
+	assert_int_equal(rk_gen_hello_peek(b, RK_GEN_HELLO_HDR_LEN, &count), -EPROTO);
+	assert_int_equal(rk_gen_refusal_peek(b, RK_GEN_HELLO_HDR_LEN - 1), -EMSGSIZE);
+	/* cut at RK_GEN_REFUSAL_MAX; a length past it is refused when read */
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = 0;
+	assert_int_equal(rk_gen_refusal_encode(longer, b, sizeof(b)),
+			 RK_GEN_HELLO_HDR_LEN + RK_GEN_REFUSAL_MAX);
+	b[4] = 0xff;
+	assert_int_equal(rk_gen_refusal_peek(b, RK_GEN_HELLO_HDR_LEN), -ERANGE);
+	assert_int_equal(rk_gen_refusal_encode(why, b, RK_GEN_HELLO_HDR_LEN), -ENOSPC);
+	assert_int_equal(rk_gen_refusal_encode(NULL, b, sizeof(b)), RK_GEN_HELLO_HDR_LEN);
+	assert_int_equal(rk_gen_refusal_peek(b, RK_GEN_HELLO_HDR_LEN), 0);
+	/* a hello is no refusal */
+	b[0] = 'R'; b[1] = 'K'; b[2] = 'G'; b[3] = 'S';
+	assert_int_equal(rk_gen_refusal_peek(b, RK_GEN_HELLO_HDR_LEN), -EPROTO);
+}
+
 int
 main(void)
 {
@@ -196,6 +228,7 @@ main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refusal_message),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
