@@ -135,8 +135,8 @@ check_live(struct opts *o)
 		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given ||
 		    o->live_num_given) {
 			fprintf(stderr, "rk-conform: --server, --serve, --ip, --size, --mtu, "
-				"--min-rnr-timer, --connect-timeout, --port, --oob-netns and "
-				"--record go with --dut perftest\n");
+				"--min-rnr-timer, --connect-timeout, --max-setup-failures, --port, "
+				"--oob-netns and --record go with --dut perftest\n");
 			return -1;
 		}
 		return 0;

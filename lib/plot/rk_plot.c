@@ -86,7 +86,7 @@ write_panel(FILE *f, const struct rk_plot *p, const struct rk_plot_panel *pn)
 	/* the first curve wider: where later ones lie on it, it still shows */
 	for (unsigned int i = 0; i < pn->n_cols; i++) {
 		fprintf(f, "%s using 1:%u with %s lw %s title ", i ? ", ''" : "$d", pn->cols[i] + 1,
-			p->steps ? "steps" : "lines", i == 0 && pn->n_cols > 1 ? "3" : "1.5");
+			p->steps ? "steps" : "lines", i == 0 && pn->n_cols > 1 ? "5" : "1.5");
 		gp_string(f, p->names[pn->cols[i]]);
 	}
 	fputc('\n', f);

@@ -52,7 +52,8 @@ int rk_plot_check(char *err, size_t elen);
  * error. Each panel's y range is explicit (from 3 % of the top under 0,
  * so a curve at 0 stays visible, to 1.1 x its largest value, or 0..1 when
  * all are 0), since gnuplot warns of an empty range. A panel's first curve
- * is drawn wider than the rest, so it shows where they coincide.
+ * is drawn wider than the rest (5 against 1.5), so it shows around them
+ * where they coincide.
  * @return 0, or -1 with one line in @p err: -EINVAL-like misuse (no rows
  *         is not misuse: the panels are drawn empty), no gnuplot, a file
  *         name with a newline, gnuplot failed (its exit status).

@@ -143,6 +143,9 @@ def main():
                           (["--list", "--json", os.path.join(tmp, "l.json")], "runs nothing"),
                           (["--timeout-ms", "abc"], "abc: not a number"),
                           (["--connect-timeout", "0"], "0: not in 0.1..3600 seconds"),
+                          (["--max-setup-failures", "2"],
+                           "--max-setup-failures, --port, --oob-netns and --record go with "
+                           "--dut perftest"),
                           (["--serve", "write=1", "--serve", "write=2"],
                            "write=2: write has a server already"),
                           (["--serve", "all=1", "--serve", "read=2"],

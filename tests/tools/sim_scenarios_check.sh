@@ -332,10 +332,14 @@ else
 	fail=$((fail + 1))
 fi
 expect 2 "--senders 1..8" storm --senders 9
-expect 2 "--at 2..999" storm --at 1
-expect 2 "--watchdog-ms 1..999" storm --watchdog-ms 0
+expect 2 "--at 2..997" storm --at 1
+expect 2 "--watchdog-ms 1..498" storm --watchdog-ms 0
 expect 2 "storm: --duration 20: must leave 2 x --watchdog-ms and 1 ms after --at, so at least 21 ms" storm --at 10 --watchdog-ms 5 --duration 20
-expect 2 "so at least 1002 ms (at most 1000: a smaller --at or --watchdog-ms)" storm --at 999 --duration 1000
+expect 2 "--at 997 and --watchdog-ms 2 need a --duration of 1002 ms, over 1000: with this watchdog --at is at most 995" storm --at 997 --watchdog-ms 2
+expect 2 "--at 2..997" storm --at 998
+expect 2 "--watchdog-ms 1..498" storm --watchdog-ms 499
+expect 2 "--duration 5..1000" storm --duration 4
+expect 2 "--duration 6..1000" stagger --duration 5
 expect 2 "unknown --dcqcn profile 'bogus'" storm --dcqcn=bogus
 expect 2 "unexpected argument 'extra'" storm extra
 # rk-sim stagger: B's start spikes the queue, both flows settle within
@@ -374,7 +378,7 @@ expect 2 "--stagger 1..995" stagger --stagger 0
 expect 2 "unknown --dcqcn profile 'bogus'" stagger --profile bogus
 expect 2 "stagger: --duration 10: must leave 5 ms after --stagger 8, so at least 13 ms" stagger --stagger 8 --duration 10
 expect 2 "--stagger 1..995" stagger --stagger 996 --duration 1000
-expect 2 "--duration 4..1000" stagger --duration 3
+expect 2 "--duration 6..1000" stagger --duration 3
 expect 2 "unexpected argument 'extra'" stagger extra
 expect 0 "" stagger --help
 # Outputs that cannot be written are refused before the run (no PNG bytes

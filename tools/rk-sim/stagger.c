@@ -33,7 +33,7 @@ static void usage(FILE *f)
 		   "  --profile PROFILE: paper, nvidia-default), RED 5..200 KB, Pmax 1 %%, no PFC.\n"
 		   "  Reports the queue peak before and after B starts, each flow's cut, when each\n"
 		   "  stays within 10 %% of C/2 (1 ms windows) and Jain's index from then on.\n"
-		   "  --stagger 1..995 ms, --duration 4..1000 ms and at least --stagger + 5.\n"
+		   "  --stagger 1..995 ms, --duration 6..1000 ms and at least --stagger + 5.\n"
 		   "  Defaults: paper, stagger 10 ms, 60 ms.\n");
 }
 
@@ -78,7 +78,7 @@ int rk_sim_run_stagger(int argc, char **argv);
 int rk_sim_run_stagger(int argc, char **argv)
 {
 	static const struct option lo[] = { { "stagger", 1, NULL, 's' }, RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS };
-	struct rk_sim_cli_common cc = { .ms = 60, .ms_lo = 4, .ms_hi = 1000, .profile = "paper",
+	struct rk_sim_cli_common cc = { .ms = 60, .ms_lo = 6, .ms_hi = 1000, .profile = "paper",
 					.usage = usage };
 	unsigned long st = 10;
 	struct result r;

@@ -39,7 +39,8 @@ static void usage(FILE *f)
 		   "  watchdog, then with one of W ms on every switch port (a queue paused and\n"
 		   "  holding frames for W ms ignores PFC and drops until no XOFF named it for W).\n"
 		   "  --dcqcn[=PROFILE] (or --profile): DCQCN on every QP (default: off).\n"
-		   "  --duration 4..1000 ms, at least --at + 2 x --watchdog-ms + 1.\n"
+		   "  --at 2..997 ms, --watchdog-ms 1..498, --duration 5..1000 ms and at least\n"
+		   "  --at + 2 x --watchdog-ms + 1.\n"
 		   "  Defaults: 1 sender (1..8), at 10 ms, watchdog 1 ms, 30 ms.\n");
 }
 
@@ -219,7 +220,8 @@ int rk_sim_run_storm(int argc, char **argv)
 		{ "senders", 1, NULL, 'n' }, { "at", 1, NULL, 'a' }, { "watchdog-ms", 1, NULL, 'w' },
 		RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS,
 	};
-	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 4, .ms_hi = 1000, .usage = usage };
+	/* the least run: --at 2, a 1 ms watchdog twice, 1 ms */
+	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 5, .ms_hi = 1000, .usage = usage };
 	unsigned long n = 1, at = 10, wd = 1;
 	struct result res[RUNS];
 	struct run_ctx x;
@@ -229,8 +231,8 @@ int rk_sim_run_storm(int argc, char **argv)
 	while ((o = getopt_long(argc, argv, "n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, 8, "", &n); break;
-		case 'a': rc = rk_sim_cli_num(CMD, "at", optarg, 2, 999, "ms", &at); break;
-		case 'w': rc = rk_sim_cli_num(CMD, "watchdog-ms", optarg, 1, 999, "ms", &wd); break;
+		case 'a': rc = rk_sim_cli_num(CMD, "at", optarg, 2, 997, "ms", &at); break;
+		case 'w': rc = rk_sim_cli_num(CMD, "watchdog-ms", optarg, 1, 498, "ms", &wd); break;
 		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
 		if (rc)
@@ -238,10 +240,15 @@ int rk_sim_run_storm(int argc, char **argv)
 	}
 	if (rk_sim_cli_no_args(CMD, optind, argc, argv))
 		return 2;
+	if (at + 2 * wd + 1 > 1000) {
+		fprintf(stderr, "rk-sim: storm: --at %lu and --watchdog-ms %lu need a --duration of "
+			"%lu ms, over 1000: with this watchdog --at is at most %lu\n", at, wd,
+			at + 2 * wd + 1, 1000 - 2 * wd - 1);
+		return 2;
+	}
 	if (at + 2 * wd + 1 > cc.ms) {
 		fprintf(stderr, "rk-sim: storm: --duration %lu: must leave 2 x --watchdog-ms and 1 ms "
-			"after --at, so at least %lu ms%s\n", cc.ms, at + 2 * wd + 1,
-			at + 2 * wd + 1 > 1000 ? " (at most 1000: a smaller --at or --watchdog-ms)" : "");
+			"after --at, so at least %lu ms\n", cc.ms, at + 2 * wd + 1);
 		return 2;
 	}
 	memset(&x, 0, sizeof(x));

@@ -77,7 +77,7 @@ test_zero_and_coinciding_curves(void **state)
 	/* the top 1.1 x 40 = 44; the bottom 3 % of it under 0 */
 	assert_non_null(yr = strstr(buf, "set yrange ["));
 	assert_true(strncmp(yr, "set yrange [-1.32:44]", 21) == 0);
-	assert_non_null(strstr(buf, "using 1:2 with lines lw 3 title 'a'"));
+	assert_non_null(strstr(buf, "using 1:2 with lines lw 5 title 'a'"));
 	assert_non_null(strstr(buf, "using 1:3 with lines lw 1.5 title 'b'"));
 }
 
