@@ -182,8 +182,8 @@ struct rk_conform_case {
 	bool cc;                        /**< rk_conform_need.cc: it sends CE marks */
 };
 
-/** The catalog, in a fixed order (RoCEv2, then iWARP), joined on the first
- *  call (make that call before starting threads); @p n receives its length. */
+/** The catalog, in a fixed order (RoCEv2, its CE/CNP cases, then iWARP), joined on
+ *  the first call (make that call before starting threads); @p n receives its length. */
 const struct rk_conform_case *rk_conform_cases(unsigned int *n);
 
 /** "RC", "UC", "UD", "iWARP". */
