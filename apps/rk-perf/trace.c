@@ -15,8 +15,6 @@
 #include "perf.h"
 #include "rk_cc_dcqcn.h"
 
-#define ALPHA_STEP (RK_DCQCN_ALPHA_ONE / 1024) /* the parameters' unit of alpha */
-
 static const char *const ev_names[] = {
 	[RK_DCQCN_EV_CNP] = "cnp", [RK_DCQCN_EV_CNP_IGNORED] = "cnp_ignored",
 	[RK_DCQCN_EV_ALPHA] = "alpha", [RK_DCQCN_EV_TIMER] = "timer",
@@ -49,11 +47,11 @@ row(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn_even
 	 * a row only when something changed (alpha by 1/1024), or for a CNP. */
 	if (ev != RK_DCQCN_EV_CNP && ev != RK_DCQCN_EV_CNP_IGNORED && p->trace_rows != 0 &&
 	    rp->rc_kbps == p->trace_last[0] && rp->rt_kbps == p->trace_last[1] &&
-	    rp->alpha / ALPHA_STEP == p->trace_last[2])
+	    RK_DCQCN_ALPHA_1024(rp->alpha) == p->trace_last[2])
 		return;
 	p->trace_last[0] = rp->rc_kbps;
 	p->trace_last[1] = rp->rt_kbps;
-	p->trace_last[2] = rp->alpha / ALPHA_STEP;
+	p->trace_last[2] = RK_DCQCN_ALPHA_1024(rp->alpha);
 	p->trace_rows++;
 	if (p->trace_t0 == 0)
 		p->trace_t0 = now_ns;

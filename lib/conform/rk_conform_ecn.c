@@ -48,6 +48,20 @@ collect(struct rk_conform_run *r, unsigned int want, struct rk_probe_answer *a,
 	return n;
 }
 
+/* The first ACK must acknowledge the request just sent; else FAIL saying what @p what drew. */
+static bool
+acked(struct rk_conform_run *r, const struct rk_probe_answer *a, int n,
+      const struct rk_probe_answer *ack, const char *what)
+{
+	char s[160];
+
+	if (ack != NULL && ack->psn == r->probe.target.epsn)
+		return true;
+	return rk_conform_fail(r, "%s drew %s, not an ACK of PSN 0x%06x", what,
+			       rk_conform_answer_str(a, (unsigned int)n, s, sizeof(s)),
+			       r->probe.target.epsn);
+}
+
 /* Annex A17 Figure 6 (CNP-FMT-01): PSN 0, flags 0, the marked packet's P_Key, DestQP the sender's. */
 static bool
 cnp_format(struct rk_conform_run *r, const struct rk_probe_answer *c)
@@ -78,18 +92,12 @@ run_cnp(struct rk_conform_run *r, const void *arg)
 {
 	struct rk_probe_answer a[ANSWERS];
 	const struct rk_probe_answer *ack, *cnp;
-	char s[160];
 	int n;
 
 	(void)arg;
-	if (!put_write(r, RK_CONFORM_M_ECN_CE) || (n = collect(r, 2, a, &ack, &cnp)) < 0)
+	if (!put_write(r, RK_CONFORM_M_ECN_CE) || (n = collect(r, 2, a, &ack, &cnp)) < 0 ||
+	    !acked(r, a, n, ack, "the CE-marked WRITE"))
 		return;
-	if (ack == NULL || ack->psn != r->probe.target.epsn) {
-		rk_conform_fail(r, "the CE-marked WRITE drew %s, not an ACK of PSN 0x%06x",
-				rk_conform_answer_str(a, (unsigned int)n, s, sizeof(s)),
-				r->probe.target.epsn);
-		return;
-	}
 	if (cnp == NULL)
 		return rk_conform_na(r, "no CNP: the DUT does no RoCEv2 congestion control "
 				     "(CA17-44 binds only those that do)");
@@ -117,13 +125,8 @@ run_cnp_bad_icrc(struct rk_conform_run *r, const void *arg)
 		return;
 	}
 	/* Silence alone passes nothing: the same WRITE, intact, is ACKed. */
-	if (!put_write(r, RK_CONFORM_M_NONE) || (n = collect(r, 1, a, &ack, &cnp)) < 0)
-		return;
-	if (ack == NULL || ack->psn != r->probe.target.epsn)
-		rk_conform_fail(r, "after the dropped packet, the same WRITE intact drew %s, not an "
-				"ACK of PSN 0x%06x",
-				rk_conform_answer_str(a, (unsigned int)n, s, sizeof(s)),
-				r->probe.target.epsn);
+	if (put_write(r, RK_CONFORM_M_NONE) && (n = collect(r, 1, a, &ack, &cnp)) >= 0)
+		acked(r, a, n, ack, "after the dropped packet, the same WRITE intact");
 }
 
 /* BTH-FECN-01: FECN and BECN set on a valid WRITE: ACKed as any, and no CNP from those bits. */
@@ -132,17 +135,13 @@ run_fecn_becn(struct rk_conform_run *r, const void *arg)
 {
 	struct rk_probe_answer a[ANSWERS];
 	const struct rk_probe_answer *ack, *cnp;
-	char s[160];
 	int n;
 
 	(void)arg;
-	if (!put_write(r, RK_CONFORM_M_FECN_BECN) || (n = collect(r, 2, a, &ack, &cnp)) < 0)
+	if (!put_write(r, RK_CONFORM_M_FECN_BECN) || (n = collect(r, 2, a, &ack, &cnp)) < 0 ||
+	    !acked(r, a, n, ack, "a WRITE with FECN and BECN set"))
 		return;
-	if (ack == NULL || ack->psn != r->probe.target.epsn)
-		rk_conform_fail(r, "a WRITE with FECN and BECN set drew %s, not an ACK of PSN "
-				"0x%06x", rk_conform_answer_str(a, (unsigned int)n, s, sizeof(s)),
-				r->probe.target.epsn);
-	else if (cnp != NULL)
+	if (cnp != NULL)
 		rk_conform_fail(r, "a CNP for BTH FECN/BECN: only the IP header's ECN field "
 				"signals congestion in RoCEv2");
 }

@@ -96,6 +96,9 @@ struct rk_dcqcn_rp;
 /** alpha 1.0 in the RP's state: 1/1024 steps with 10 more bits. */
 #define RK_DCQCN_ALPHA_ONE (1u << 20)
 
+/** @p alpha (the state's 1/2^20) in the parameters' 1/1024, rounded down: for display. */
+#define RK_DCQCN_ALPHA_1024(alpha) ((uint32_t)(alpha) / (RK_DCQCN_ALPHA_ONE / 1024))
+
 /** Trace hook: called after each event with the new state. */
 typedef void (*rk_dcqcn_trace_fn)(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns,
 				  enum rk_dcqcn_event ev);

@@ -16,7 +16,7 @@ int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
 	if (rp) {
 		o->rc_kbps = rp->rc_kbps;
 		o->rt_kbps = rp->rt_kbps;
-		o->alpha = rp->alpha / (RK_DCQCN_ALPHA_ONE / 1024);
+		o->alpha = RK_DCQCN_ALPHA_1024(rp->alpha);
 	}
 	const struct rk_ib_stats *ss = rk_ib_qp_stats(s->snd[i].qp[0]);
 	const struct rk_ib_stats *rs = rk_ib_qp_stats(i < s->cfg.senders ? s->recv.qp[i] :

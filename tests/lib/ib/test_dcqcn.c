@@ -253,7 +253,7 @@ trace_cb(void *ctx, const struct rk_dcqcn_rp *rp, uint64_t now_ns, enum rk_dcqcn
 	l->t[l->n] = now_ns;
 	l->rc[l->n] = rp->rc_kbps;
 	l->rt[l->n] = rp->rt_kbps;
-	l->alpha[l->n] = rp->alpha / (RK_DCQCN_ALPHA_ONE / 1024);
+	l->alpha[l->n] = RK_DCQCN_ALPHA_1024(rp->alpha);
 	l->ev[l->n++] = ev;
 }
 
