@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The responder's commands: responder start <port> [<tcp-port> [<size>]]
- * [rdma_cm], responder stop, show responder.
+ * [rdma_cm], responder stop, show responder, set responder clients <n>.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -73,8 +73,8 @@ static cmdline_parse_inst_t cmd_start = {
 	.f = cmd_start_parsed,
 	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm]: answer perftest "
 		    "clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
-		    "<tcp-port>, default 18515; with rdma_cm, their -R: RDMA-CM on that port) one "
-		    "after another on the port's verbs device, messages up to <size> bytes "
+		    "<tcp-port>, default 18515; with rdma_cm, their -R: RDMA-CM on that port), as "
+		    "many at once as \"set responder clients\" allows, on the port's verbs device, messages up to <size> bytes "
 		    "(default 65536); with \"set fwd responder\"",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, (void *)&tok_args, NULL },
 };
@@ -97,7 +97,7 @@ cmd_stop_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_stop = {
 	.f = cmd_stop_parsed,
-	.help_str = "responder stop: stop answering (a client being served fails)",
+	.help_str = "responder stop: stop answering (the clients being served fail)",
 	.tokens = { (void *)&tok_resp, (void *)&tok_stop, NULL },
 };
 
@@ -113,9 +113,48 @@ cmd_show_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_show = {
 	.f = cmd_show_parsed,
-	.help_str = "show responder: the responder's clients (ok per tool, failed), ARP and CM "
-		    "counters",
+	.help_str = "show responder: the responder's clients (being served, ok per tool, failed, "
+		    "refused), ARP and CM counters",
 	.tokens = { (void *)&tok_show, (void *)&tok_show_resp, NULL },
 };
 
-void *rk_tp_cmds_resp[] = { &cmd_start, &cmd_start0, &cmd_stop, &cmd_show, NULL };
+struct cmd_resp_set_result {
+	cmdline_fixed_string_t word1, word2, word3, n;
+};
+
+static cmdline_parse_token_string_t tok_set =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_set_result, word1, "set");
+static cmdline_parse_token_string_t tok_set_resp =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_set_result, word2, "responder");
+static cmdline_parse_token_string_t tok_set_clients =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_set_result, word3, "clients");
+static cmdline_parse_token_string_t tok_set_n =
+	TOKEN_STRING_INITIALIZER(struct cmd_resp_set_result, n, NULL);
+
+static void
+cmd_set_clients_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_resp_set_result *r = res;
+	uint64_t n;
+
+	(void)cl;
+	(void)data;
+	if (rk_tp_arg_num(r->n, RK_TP_RESP_CLIENTS, "number of clients", &n)) {
+		if (n == 0)
+			printf("Bad number of clients \"0\": 1..%u\n", RK_TP_RESP_CLIENTS);
+		else
+			rk_tp_resp_set_clients(stdout, (unsigned int)n);
+	}
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_set_clients = {
+	.f = cmd_set_clients_parsed,
+	.help_str = "set responder clients <n>: the most clients the responder serves at once, "
+		    "1..16 (default 16); more are refused",
+	.tokens = { (void *)&tok_set, (void *)&tok_set_resp, (void *)&tok_set_clients,
+		    (void *)&tok_set_n, NULL },
+};
+
+void *rk_tp_cmds_resp[] = { &cmd_start, &cmd_start0, &cmd_stop, &cmd_show, &cmd_set_clients,
+			    NULL };

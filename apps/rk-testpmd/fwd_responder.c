@@ -200,8 +200,16 @@ responder_fwd(struct rk_tp_stream *fs)
 	rk_tp_rdma_feed(fs->rx_port, keep, k);
 	if (ours) {
 		rte_ticketlock_lock(&rk_tp_rdma_lock);
-		if (rk_tp_resp.cur != NULL && rk_tp_resp.cur->rbuf != NULL)
-			serve_recvs(rk_tp_resp.cur);
+		for (unsigned int i = 0, seen = 0; seen < rk_tp_resp.serving &&
+		     i < RK_TP_RESP_CLIENTS; i++) {
+			struct rk_tp_resp_sess *s = rk_tp_resp.sess[i];
+
+			if (s == NULL)
+				continue;
+			seen++;
+			if (s->rbuf != NULL)
+				serve_recvs(s);
+		}
 		rte_ticketlock_unlock(&rk_tp_rdma_lock);
 	}
 }

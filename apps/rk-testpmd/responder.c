@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The responder's control thread: perftest's TCP exchange (server role,
- * rk_app_perftest.h) with one client after another, off the forwarding
- * lcore. Per client: the preamble, a QP with a region of 2 * max(size,
- * 4096) bytes whose second half it offers, as perftest's servers do (the
- * pattern 0x5eed of rk_app_fill(), what READs must return; a WRITE past
- * the offered half's end is out of bounds) and receive slots for send_bw, the keys, the QP connected to
- * the client's, then every message the client sends answered in kind
- * until its "done": keys with ours (the barriers), the report with ours
- * (iterations 0, as a passive server's). The tool is not named in the
- * exchange: the QP's request counters tell it. Then the checks the
- * server can make (responder_verdict.c), one line per client, and the
- * objects freed. With "rdma_cm" (perftest -R) responder_cm.c serves each
- * client instead, with the same QP, checks and line.
+ * The responder's control thread and its clients: perftest's TCP
+ * exchange (server role, rk_app_perftest.h), off the forwarding lcore,
+ * each client on a thread of its own (responder_clients.c). Per client:
+ * the preamble, a QP with a region of 2 * max(size, 4096) bytes whose
+ * second half it offers, as perftest's servers do (the pattern 0x5eed of
+ * rk_app_fill(), what READs must return; a WRITE past the offered half's
+ * end is out of bounds) and receive slots for send_bw, the keys, the QP
+ * connected to the client's, then every message the client sends
+ * answered in kind until its "done": keys with ours (the barriers), the
+ * report with ours (iterations 0, as a passive server's). The tool is not
+ * named in the exchange: the QP's request counters tell it. Then the
+ * checks the server can make (responder_verdict.c), one line per client,
+ * and the objects freed. With "rdma_cm" (perftest -R) responder_cm.c
+ * serves each client instead, with the same QP, checks and line.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -125,6 +126,8 @@ next_byte(struct client *c, uint8_t *b)
 	for (;;) {
 		int rc = rk_oob_recv(c->fd, b, 1, 1.0, serve, NULL);
 
+		if (rc == -EINTR)
+			return fail(c, "stopped");
 		if (rc != -ETIMEDOUT)
 			return rc == 0 ? 0 : recv_msg(c, b, 1, 0);
 		LOCK();
@@ -241,7 +244,7 @@ connect_qp(struct client *c)
 	LOCK();
 	rc = rk_app_qp_connect(c->s.qp, &p, &state);
 	if (rc == 0)
-		rk_tp_resp.cur = &c->s;
+		rk_tp_resp_sess_add(&c->s);
 	UNLOCK();
 	return rc == 0 ? 0 : fail(c, "cannot move the QP to %s: %s", state, strerror(-rc));
 }
@@ -346,8 +349,7 @@ release(struct client *c)
 	struct rk_tp_resp_sess *s = &c->s;
 
 	LOCK();
-	if (rk_tp_resp.cur == s)
-		rk_tp_resp.cur = NULL;
+	rk_tp_resp_sess_del(s);
 	if (s->qp != NULL)
 		rk_destroy_qp(s->qp);
 	if (s->mr != NULL)
@@ -377,30 +379,55 @@ peer_str(const struct sockaddr_storage *sa, char *out, size_t len)
 		inet_ntop(AF_INET6, &a6->sin6_addr, out, (socklen_t)len);
 }
 
-/* perftest -R: one client after another, each from its REQ on. */
+/* A perftest -R client's thread: from its REQ on. */
+static void
+cm_client(struct client *c)
+{
+	(void)rk_tp_resp_cm_client(c);
+	release(c);
+	free(c);
+}
+
+/* perftest -R: a thread always waits for the next client's REQ, while fewer than the most run. */
 static void
 run_cm(void)
 {
-	unsigned int n = 0;
-
 	while (!rk_tp_resp.stop) {
-		struct client *c = calloc(1, sizeof(*c));
+		struct client *c;
 		int rc;
 
+		if (rk_tp_resp_reap() >= rk_tp_resp_max_clients() || rk_tp_resp_waiting()) {
+			serve(NULL);
+			continue;
+		}
+		c = calloc(1, sizeof(*c));
 		if (c == NULL) {
 			serve(NULL);
 			continue;
 		}
 		c->fd = -1;
-		c->n = n + 1;
 		c->first = -1;
 		snprintf(c->peer, sizeof(c->peer), "?");
-		rc = rk_tp_resp_cm_client(c);
-		if (rc == 0)
-			n++;
-		release(c);
-		free(c);
+		rc = rk_tp_resp_spawn(c, cm_client, true);
+		if (rc != 0) {
+			free(c);
+			printf("responder: cannot start a client's thread: %s\n", strerror(-rc));
+			fflush(stdout);
+			for (int i = 0; i < 1000 && serve(NULL) == 0; i++)
+				;
+		}
 	}
+	rk_tp_resp_join_all();
+}
+
+/* A TCP exchange client's thread. */
+static void
+tcp_client(struct client *c)
+{
+	serve_client(c);
+	release(c);
+	close(c->fd);
+	free(c);
 }
 
 static void *
@@ -432,16 +459,30 @@ run(void *arg)
 			continue;
 		}
 		c->fd = fd;
-		c->n = ++n;
 		c->first = -1;
 		snprintf(c->peer, sizeof(c->peer), "?");
 		if (getpeername(fd, (struct sockaddr *)&sa, &sl) == 0)
 			peer_str(&sa, c->peer, sizeof(c->peer));
-		serve_client(c);
-		release(c);
+		c->n = n + 1;
+		rc = rk_tp_resp_spawn(c, tcp_client, false);
+		if (rc == 0) {
+			n++;
+			continue;
+		}
+		/* Beyond the most at once: the client's exchange ends at once, and says so. */
+		if (rc == -EBUSY)
+			printf("responder: a client from %s refused: %u client(s) being served, "
+			       "the most at once\n", c->peer, rk_tp_resp_max_clients());
+		else
+			printf("responder: a client from %s refused: %s\n", c->peer, strerror(-rc));
+		fflush(stdout);
+		LOCK();
+		rk_tp_resp.busy++;
+		UNLOCK();
 		close(fd);
 		free(c);
 	}
+	rk_tp_resp_join_all();
 	return NULL;
 }
 
@@ -477,6 +518,7 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 	LOCK();
 	rk_tp_resp.rdma_cm = rdma_cm;
 	rk_tp_resp.cmq.head = rk_tp_resp.cmq.tail = 0;
+	rk_tp_resp.next_n = 0;
 	UNLOCK();
 	if (rk_tp_resp.idle_s <= 0)
 		rk_tp_resp.idle_s = 30;

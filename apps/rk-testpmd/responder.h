@@ -3,11 +3,12 @@
  * The responder engine: an RC responder on one port's verbs device for
  * perftest clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw)
  * over perftest's TCP exchange or, with -R, RDMA-CM (responder_cm.c).
- * responder.c runs the exchange of one client after another on a control
- * thread; the forwarding loop (fwd_responder.c) hands the port's frames
- * to the device, answers ARP, queues QP1's CM MADs for the control thread
- * and keeps the receives of send_bw posted. Both sides share the session
- * under rk_tp_rdma_lock.
+ * responder.c takes the clients on a control thread and serves each on a
+ * thread of its own, up to RK_TP_RESP_CLIENTS at once
+ * (responder_clients.c); the forwarding loop (fwd_responder.c) hands the
+ * port's frames to the device, answers ARP, queues QP1's CM MADs for the
+ * client threads and keeps the receives of send_bw posted. They share
+ * the sessions under rk_tp_rdma_lock.
  */
 #ifndef RK_TP_RESPONDER_H
 #define RK_TP_RESPONDER_H
@@ -22,7 +23,8 @@
 
 #define RK_TP_RESP_NEIGH 8
 #define RK_TP_RESP_MAX_SIZE (8u << 20)
-#define RK_TP_RESP_CMQ 16     /* CM MADs queued for the control thread */
+#define RK_TP_RESP_CMQ 64     /* CM MADs queued for the client threads */
+#define RK_TP_RESP_CLIENTS 16 /* clients served at once; more are refused */
 
 /** What a client's QP saw, and the objects the forwarding loop serves. */
 struct rk_tp_resp_sess {
@@ -46,14 +48,18 @@ struct rk_tp_resp {
 	bool rdma_cm;                   /* perftest -R: RDMA-CM, not the TCP exchange */
 	uint16_t port, tcp_port;        /* tcp_port: the RDMA-CM port with rdma_cm */
 	uint32_t max_size;              /* bytes: the largest message answered */
+	unsigned int max_clients;       /* served at once, 1..RK_TP_RESP_CLIENTS; 0: the most */
 	double idle_s;                  /* no message and no frame this long: give up */
 	/* under rk_tp_rdma_lock */
-	struct rk_tp_resp_sess *cur;    /* the client being served, NULL between */
+	struct rk_tp_resp_sess *sess[RK_TP_RESP_CLIENTS];   /* connected clients' QPs */
+	unsigned int serving;           /* non-NULL entries of sess */
+	unsigned int next_n;            /* the last client's number (RDMA-CM) */
 	struct {
 		bool used;
 		uint8_t ip[4], mac[6];
 	} neigh[RK_TP_RESP_NEIGH];      /* learnt from ARP */
 	uint64_t clients, ok, failed, tools[4];
+	uint64_t busy;                  /* clients refused: RK_TP_RESP_CLIENTS being served */
 	uint64_t arp_answered, arp_requests;
 	/* CM MADs from the forwarding loop, and what became of them */
 	struct {
@@ -69,7 +75,8 @@ struct rk_tp_resp_cm;
 /** One client being served (the control thread's). */
 struct rk_tp_resp_client {
 	int fd;                         /* the TCP exchange; -1 with -R */
-	unsigned int n;
+	unsigned int n;                 /* its number, from 1 in the order they came */
+	int slot;                       /* its thread's (responder_clients.c) */
 	struct rk_tp_resp_sess s;
 	struct rk_pt_dest local, remote;
 	uint32_t mtu_enum;
@@ -88,16 +95,26 @@ extern struct rk_tp_resp rk_tp_resp;
  * "responder start": open @p port's verbs device, listen on TCP
  * @p tcp_port (all addresses) or, with @p rdma_cm, for RDMA-CM REQs of
  * service ID TCP port space:@p tcp_port on the device (perftest -R), and
- * serve perftest clients one after another on a control thread, with buffers for messages of up to
- * @p max_size bytes (1..RK_TP_RESP_MAX_SIZE). Frames reach the device
- * only while the responder engine forwards ("set fwd responder", "start").
+ * serve perftest clients, up to RK_TP_RESP_CLIENTS at once, each on a
+ * thread of its own, with buffers for messages of up to @p max_size
+ * bytes (1..RK_TP_RESP_MAX_SIZE). Frames reach the device only while the
+ * responder engine forwards ("set fwd responder", "start").
  * @return 0, or negative errno after a line on @p out (-EALREADY,
  *         -EADDRINUSE, -EINVAL, -ENODEV)
  */
 int rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 		     bool rdma_cm);
 
-/** "responder stop": end the control thread (a client being served fails). */
+/**
+ * "set responder clients": serve at most @p n clients at once (1..
+ * RK_TP_RESP_CLIENTS; those being served go on), a line on @p out.
+ */
+void rk_tp_resp_set_clients(FILE *out, unsigned int n);
+
+/** The most clients served at once ("set responder clients", else RK_TP_RESP_CLIENTS). */
+unsigned int rk_tp_resp_max_clients(void);
+
+/** "responder stop": end the control thread and the clients' (those being served fail). */
 void rk_tp_resp_stop(FILE *out);
 
 /* What responder_cm.c shares with responder.c (control thread). */
@@ -117,6 +134,41 @@ int rk_tp_resp_begin(struct rk_tp_resp_client *c, rk_pt_xchg_fn x);
 
 /** The MAC of @p ip by ARP (3 s). @return 0, or -1 (c->err says why) */
 int rk_tp_resp_resolve(struct rk_tp_resp_client *c, const uint8_t ip[4], uint8_t mac[6]);
+
+/* ----------------------------------------------- responder_clients.c */
+
+/** What a client thread runs: serve @p c, then free it. */
+typedef void (*rk_tp_resp_client_fn)(struct rk_tp_resp_client *c);
+
+/**
+ * Serve @p c by @p fn on a thread of its own (c->slot set). @p waiting:
+ * the thread waits for its client to come (RDMA-CM's listener) until
+ * rk_tp_resp_took(). Control thread only.
+ * @return 0; -EBUSY when rk_tp_resp_max_clients() threads run (@p c untouched);
+ *         negative errno from pthread_create
+ */
+int rk_tp_resp_spawn(struct rk_tp_resp_client *c, rk_tp_resp_client_fn fn, bool waiting);
+
+/** @p c's thread got its client: another may wait now. */
+void rk_tp_resp_took(const struct rk_tp_resp_client *c);
+
+/** Whether a client thread waits for its client. Control thread only. */
+bool rk_tp_resp_waiting(void);
+
+/** Join the client threads that ended. Control thread only. @return threads running */
+unsigned int rk_tp_resp_reap(void);
+
+/** Join every client thread (after "responder stop"). Control thread only. */
+void rk_tp_resp_join_all(void);
+
+/**
+ * Put @p s among the sessions the forwarding loop serves (once; there is
+ * room for every client thread's). Caller holds rk_tp_rdma_lock.
+ */
+void rk_tp_resp_sess_add(struct rk_tp_resp_sess *s);
+
+/** Take @p s out of the served sessions (no-op when absent); caller holds rk_tp_rdma_lock. */
+void rk_tp_resp_sess_del(const struct rk_tp_resp_sess *s);
 
 /* ----------------------------------------------- responder_verdict.c */
 

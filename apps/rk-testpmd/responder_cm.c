@@ -11,9 +11,15 @@
  * its length (keys with ours, the five report values with ours) until the
  * client disconnects. The forwarding loop queues QP1's MADs
  * (rk_tp_resp_cm_mad()) and frames go out under rk_tp_rdma_lock.
+ * Each client has a thread; one of them at a time waits for a new
+ * client's REQ. Whichever thread pumps QP1 hands each MAD to the thread
+ * it belongs to (responder_cm_route.c); every thread's connections and
+ * what it waits for are under rk_tp_resp_cm_mu (taken before
+ * rk_tp_rdma_lock).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +28,7 @@
 
 #include "rdma.h"
 #include "responder.h"
+#include "responder_cm.h"
 #include "rk_app_cm.h"
 #include "rk_app_qp.h"
 #include "rk_io_dpdk.h"
@@ -30,74 +37,13 @@
 #define LOCK() rte_ticketlock_lock(&rk_tp_rdma_lock)
 #define UNLOCK() rte_ticketlock_unlock(&rk_tp_rdma_lock)
 #define fail rk_tp_resp_fail
-#define RECVS 8u        /* exchange receives posted: perftest keeps one message in flight */
-#define MSG 64u         /* the longest exchange message: keys, 56 bytes */
+#define RECVS RK_TP_RESP_CM_RECVS
+#define MSG RK_TP_RESP_CM_MSG
+#define cm_mu rk_tp_resp_cm_mu
+#define qp1_send rk_tp_resp_qp1_send
+#define qp1_resolve rk_tp_resp_qp1_resolve
 #define SEND_ID RECVS
 #define OUTS 16u
-
-/* A client's exchange QP and connections. */
-struct rk_tp_resp_cm {
-	struct rk_cq *cq;
-	struct rk_qp *qp;
-	struct rk_mr *mr;
-	uint8_t buf[RECVS + 1][MSG];    /* receive slots, then the send's */
-	uint32_t done[RECVS], len[RECVS];   /* completed receive slots, in order */
-	unsigned int head, tail;
-	bool send_done, closed;
-	struct rk_app_cm_conn comm, data;
-	struct rk_app_cm_conn *listen;  /* takes a REQ while IDLE, whatever the wait */
-	struct rk_app_cm_port port;
-};
-
-static uint32_t qp1_psn;
-
-
-bool
-rk_tp_resp_cm_mad(const uint8_t *f, uint32_t len)
-{
-	unsigned int i = rk_tp_resp.cmq.head % RK_TP_RESP_CMQ;
-	uint8_t ip[4];
-
-	if (rk_tp_resp.cmq.head - rk_tp_resp.cmq.tail >= RK_TP_RESP_CMQ) {
-		uint8_t mad[RK_MAD_LEN];
-
-		if (!rk_app_cm_frame_mad(f, len, mad, ip))
-			return false;
-		rk_tp_resp.cm_dropped++;
-		return true;
-	}
-	if (!rk_app_cm_frame_mad(f, len, rk_tp_resp.cmq.mad[i], ip))
-		return false;
-	memcpy(rk_tp_resp.cmq.src_ip[i], ip, 4);
-	rk_tp_resp.cmq.head++;
-	rk_tp_resp.cm_mads++;
-	return true;
-}
-
-/* rk_app_cm_port's send: one MAD from the device's QP1. */
-static int
-qp1_send(void *ctx, const uint8_t mac[6], const uint8_t ip[4], const uint8_t mad[RK_MAD_LEN])
-{
-	struct rk_tp_resp_client *c = ctx;
-	struct rk_tp_rdma_dev *d;
-	uint8_t frame[512];
-	int n = -ENODEV;
-
-	LOCK();
-	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
-	if (d != NULL)
-		n = rk_app_cm_frame(frame, sizeof(frame), d->mac, mac, d->ip, ip, qp1_psn++, mad);
-	if (n > 0)
-		n = rk_tp_resp_tx(rk_tp_resp.port, frame, (uint32_t)n);
-	UNLOCK();
-	return n == 0 ? 0 : fail(c, "cannot send a CM MAD: %s", strerror(-n));
-}
-
-static int
-qp1_resolve(void *ctx, const uint8_t ip[4], uint8_t mac[6])
-{
-	return rk_tp_resp_resolve(ctx, ip, mac);
-}
 
 /* The exchange QP's completions: receives kept in order, the send's noted. */
 static int
@@ -139,63 +85,44 @@ post_recv(struct rk_tp_resp_client *c, uint32_t slot)
 	return rc == 0 ? 0 : fail(c, "post_recv (exchange QP): %s", strerror(-rc));
 }
 
+
 /*
- * Serve QP1 and the exchange QP once: queued MADs to their connection (a
- * REQ to x->listen), timers, completions. @return event bits, or -1.
+ * Serve QP1 and @p c's exchange QP once: queued MADs to their threads'
+ * connections, @p c's timers, its completions. @return 0, or -1.
  */
 static int
 pump(struct rk_tp_resp_client *c)
 {
 	struct rk_tp_resp_cm *x = c->cm;
-	struct rk_app_cm_conn *listen = x->listen;
 	struct rk_app_cm_conn *cs[2] = { &x->comm, &x->data };
-	uint8_t mad[RK_TP_RESP_CMQ][RK_MAD_LEN], ip[RK_TP_RESP_CMQ][4];
-	unsigned int n = 0;
-	uint64_t now = rk_io_dpdk_now_ns(), malformed = 0;
-	int seen = 0, act;
+	uint64_t now = rk_io_dpdk_now_ns();
+	int act;
 
-	LOCK();
-	for (; rk_tp_resp.cmq.tail != rk_tp_resp.cmq.head; rk_tp_resp.cmq.tail++, n++) {
-		unsigned int i = rk_tp_resp.cmq.tail % RK_TP_RESP_CMQ;
-
-		memcpy(mad[n], rk_tp_resp.cmq.mad[i], RK_MAD_LEN);
-		memcpy(ip[n], rk_tp_resp.cmq.src_ip[i], 4);
-	}
-	UNLOCK();
+	pthread_mutex_lock(&cm_mu);
+	rk_tp_resp_cm_route(now);
 	x->port.rej_service = x->port.refused = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		struct rk_cm_msg m;
-
-		/* Other management classes, attributes, or garbage: counted, dropped. */
-		if (rk_cm_decode(mad[i], RK_MAD_LEN, &m) != 0) {
-			malformed++;
-			continue;
-		}
-		act = rk_app_cm_dispatch(&x->port, &m, ip[i], cs, 2, listen, now,
-					 (uint32_t)rte_rand());
-		if (act == -EBADMSG) {
-			/* REJ sent; the listener waits for the next REQ. */
-			memset(&listen->conn, 0, sizeof(listen->conn));
-			continue;
-		}
-		if (act < 0)
-			return -1;
-		seen |= act;
-	}
 	act = rk_app_cm_timers(&x->port, cs, 2, now);
-	LOCK();
-	rk_tp_resp.cm_malformed += malformed;
-	rk_tp_resp.cm_rej_service += x->port.rej_service;
-	rk_tp_resp.cm_refused += x->port.refused;
-	UNLOCK();
-	if (act < 0)
-		return -1;
-	seen |= act;
 	/* DREQ/DREP, REJ or timeout of the exchange connection: the client is gone. */
 	x->closed = x->comm.conn.state > RK_CM_ESTABLISHED;
-	if (x->qp != NULL && poll_comm(c) != 0)
+	if (act < 0)
+		x->broken = true;
+	act = x->broken ? -1 : 0;
+	pthread_mutex_unlock(&cm_mu);
+	if (act < 0)
 		return -1;
-	return seen;
+	return x->qp != NULL && poll_comm(c) != 0 ? -1 : 0;
+}
+
+/* @p conn's state, as another thread's pump may change it. */
+static enum rk_cm_state
+conn_state(const struct rk_app_cm_conn *conn)
+{
+	enum rk_cm_state st;
+
+	pthread_mutex_lock(&cm_mu);
+	st = conn->conn.state;
+	pthread_mutex_unlock(&cm_mu);
+	return st;
 }
 
 /* The exchange QP, its region and receives; INIT. */
@@ -250,26 +177,34 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 	const char *state = "RTR";
 	int rc;
 
+	pthread_mutex_lock(&cm_mu);
 	x->listen = conn;
-	while (conn->conn.state == RK_CM_IDLE) {
+	pthread_mutex_unlock(&cm_mu);
+	while (conn_state(conn) == RK_CM_IDLE) {
 		if (pump(c) < 0)
 			return -1;
-		if (conn->conn.state != RK_CM_IDLE)
+		if (conn_state(conn) != RK_CM_IDLE)
 			break;
 		if (rk_tp_resp_serve(NULL) != 0)
 			return conn == &x->comm ? 1 : fail(c, "stopped");
 		if (wait_s > 0 && rk_io_dpdk_now_ns() > deadline)
 			return fail(c, "no REQ for the data connection within %.0f s", wait_s);
 	}
+	if (conn == &x->comm)
+		rk_tp_resp_took(c);     /* the next client's REQ goes to another thread */
 	LOCK();
 	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
 	if (d != NULL)
 		lp = rk_app_cm_params(qp->qp_num, psn, resources, mtu, d->mac, d->ip, 14, 0);
 	UNLOCK();
-	x->listen = NULL;
 	if (d == NULL)
 		return fail(c, "no verbs device");
+	pthread_mutex_lock(&cm_mu);
+	x->listen = NULL;
 	rc = rk_app_cm_accept(&x->port, conn, &lp, rk_io_dpdk_now_ns(), rep);
+	if (rc == 0)
+		rk_app_cm_qp_path(conn, dgid, &p);
+	pthread_mutex_unlock(&cm_mu);
 	if (rc == -EMSGSIZE)
 		return fail(c, "the REQ asks for path MTU %u, above ours (%u): rejected (%s)",
 			    128u << conn->conn.peer.path_mtu, 128u << mtu,
@@ -277,7 +212,6 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 	if (rc != 0)
 		return fail(c, "cannot accept the REQ");
 	/* The QP answers before the REP leaves: the client sends once it has it. */
-	rk_app_cm_qp_path(conn, dgid, &p);
 	p.min_rnr_timer = 12;
 	p.timeout = 14;
 	p.retry_cnt = 7;
@@ -416,17 +350,25 @@ close_conns(struct rk_tp_resp_client *c)
 	struct rk_app_cm_conn *cs[2] = { &x->data, &x->comm };
 	uint8_t out[RK_MAD_LEN];
 
-	for (int i = 0; i < 2; i++)
-		if (cs[i]->conn.state == RK_CM_ESTABLISHED &&
-		    rk_cm_disconnect(&cs[i]->conn, rte_rand(), rk_io_dpdk_now_ns(), out) > 0)
+	for (int i = 0; i < 2; i++) {
+		int n = 0;
+
+		pthread_mutex_lock(&cm_mu);
+		if (cs[i]->conn.state == RK_CM_ESTABLISHED)
+			n = rk_cm_disconnect(&cs[i]->conn, rte_rand(), rk_io_dpdk_now_ns(), out);
+		pthread_mutex_unlock(&cm_mu);
+		if (n > 0)
 			(void)qp1_send(c, cs[i]->peer_mac, cs[i]->peer_ip, out);
+	}
 	for (uint64_t end = rk_io_dpdk_now_ns() + 2000000000ull; rk_io_dpdk_now_ns() < end;) {
 		bool open = false;
 
-		for (int i = 0; i < 2; i++)
-			open = open || cs[i]->conn.state == RK_CM_ESTABLISHED ||
-			       cs[i]->conn.state == RK_CM_DREQ_SENT ||
-			       cs[i]->conn.state == RK_CM_REP_SENT;
+		for (int i = 0; i < 2; i++) {
+			enum rk_cm_state st = conn_state(cs[i]);
+
+			open = open || st == RK_CM_ESTABLISHED || st == RK_CM_DREQ_SENT ||
+			       st == RK_CM_REP_SENT;
+		}
 		if (!open || pump(c) < 0 || rk_tp_resp_serve(NULL) != 0)
 			return;
 	}
@@ -447,6 +389,11 @@ rk_tp_resp_cm_client(struct rk_tp_resp_client *c)
 			.ctx = c, .send = qp1_send, .resolve = qp1_resolve,
 			.service_id = rk_cm_service_id(RK_CM_PS_TCP, rk_tp_resp.tcp_port) };
 	}
+	if (c->cm != NULL) {
+		pthread_mutex_lock(&cm_mu);
+		rk_tp_resp_cm_register(c);
+		pthread_mutex_unlock(&cm_mu);
+	}
 	if (c->cm == NULL || create_comm(c) != 0) {
 		/* Out of memory or verbs objects (the user's own QPs?): say so, retry in 1 s. */
 		printf("responder: cannot wait for a client: %s\n",
@@ -457,21 +404,26 @@ rk_tp_resp_cm_client(struct rk_tp_resp_client *c)
 		return 1;
 	}
 	rc = accept_req(c, &c->cm->comm, c->cm->qp, (uint32_t)rte_rand() & 0xffffff, 0, mtu, 0);
-	if (rc == 1 || (rc < 0 && c->cm->comm.conn.state == RK_CM_IDLE))
+	if (rc == 1 || (rc < 0 && conn_state(&c->cm->comm) == RK_CM_IDLE))
 		return 1;       /* stopped, or no client came: nobody to report on */
+	LOCK();
+	c->n = ++rk_tp_resp.next_n;
+	UNLOCK();
 	snprintf(c->peer, sizeof(c->peer), "%u.%u.%u.%u", c->cm->comm.peer_ip[0],
 		 c->cm->comm.peer_ip[1], c->cm->comm.peer_ip[2], c->cm->comm.peer_ip[3]);
 	if (rc != 0 || rk_tp_resp_begin(c, xchg) != 0)
 		goto out;
 	sum0 = rk_pt_word_sum(c->s.buf, c->s.buf_len);
 	/* The data REQ may come while our key message waits for its ACK. */
+	pthread_mutex_lock(&cm_mu);
 	c->cm->listen = &c->cm->data;
+	pthread_mutex_unlock(&cm_mu);
 	if (keys(c) != 0 ||
 	    accept_req(c, &c->cm->data, c->s.qp, c->local.psn, OUTS, (enum rk_mtu)c->mtu_enum,
 		       rk_tp_resp.idle_s) != 0)
 		goto out;
 	LOCK();
-	rk_tp_resp.cur = &c->s;
+	rk_tp_resp_sess_add(&c->s);
 	UNLOCK();
 	printf("responder: client %u (%s): perftest %s -R, QPN %#06x <- %#06x, path MTU %u\n",
 	       c->n, c->peer, c->version, c->local.qpn, c->cm->data.conn.peer.qpn,
@@ -491,6 +443,9 @@ rk_tp_resp_cm_release(struct rk_tp_resp_client *c)
 
 	if (x == NULL)
 		return;
+	pthread_mutex_lock(&cm_mu);
+	rk_tp_resp_cm_unregister(c);
+	pthread_mutex_unlock(&cm_mu);
 	LOCK();
 	if (x->qp != NULL)
 		rk_destroy_qp(x->qp);

@@ -47,7 +47,7 @@ rk_tp_resp_verdict(struct client *c, const struct rk_pt_report *peer, bool repor
 	int n;
 
 	LOCK();
-	rk_tp_resp.cur = NULL;
+	rk_tp_resp_sess_del(s);
 	n = rk_query_qp_counters(s->qp, cs, 64);
 	UNLOCK();
 	for (int i = 0; i < 4; i++) {
@@ -126,15 +126,18 @@ rk_tp_resp_show(FILE *out)
 	if (!rk_tp_resp.running)
 		fprintf(out, "Responder: not running\n");
 	else
-		fprintf(out, "Responder: port %u, %s port %u, messages up to %u bytes, %s\n",
-			rk_tp_resp.port, rk_tp_resp.rdma_cm ? "RDMA-CM" : "TCP", rk_tp_resp.tcp_port,
-			rk_tp_resp.max_size,
-			rk_tp_resp.cur != NULL ? "serving a client" : "waiting for a client");
+		fprintf(out, "Responder: port %u, %s port %u, messages up to %u bytes, serving %u "
+			"client(s) (at most %u at once)\n", rk_tp_resp.port,
+			rk_tp_resp.rdma_cm ? "RDMA-CM" : "TCP", rk_tp_resp.tcp_port,
+			rk_tp_resp.max_size, rk_tp_resp.serving, rk_tp_resp_max_clients());
 	fprintf(out, "  clients %" PRIu64 ": ok %" PRIu64 " (write_bw %" PRIu64 ", read_bw %"
 		PRIu64 ", send_bw %" PRIu64 ", atomic_bw %" PRIu64 "), failed %" PRIu64 "\n",
 		rk_tp_resp.clients, rk_tp_resp.ok, rk_tp_resp.tools[T_WRITE],
 		rk_tp_resp.tools[T_READ], rk_tp_resp.tools[T_SEND], rk_tp_resp.tools[T_ATOMIC],
 		rk_tp_resp.failed);
+	if (rk_tp_resp.busy > 0)
+		fprintf(out, "  refused: %" PRIu64 " (as many being served as allowed at once)\n",
+			rk_tp_resp.busy);
 	fprintf(out, "  ARP: requests answered %" PRIu64 ", requests sent %" PRIu64 "\n",
 		rk_tp_resp.arp_answered, rk_tp_resp.arp_requests);
 	if (rk_tp_resp.rdma_cm)

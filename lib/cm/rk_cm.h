@@ -168,6 +168,7 @@ struct rk_cm_msg {
 
 /** REJ reasons used here (IBTA Vol1 12.6.7.2; the full table is lib/wire rk_mad_cm_rej_reasons). */
 enum rk_cm_rej_reason {
+	RK_CM_REJ_NO_RESOURCES = 3,
 	RK_CM_REJ_TIMEOUT = 4,
 	RK_CM_REJ_INVALID_COMM_ID = 6,
 	RK_CM_REJ_INVALID_SERVICE_ID = 8,

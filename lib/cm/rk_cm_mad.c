@@ -273,6 +273,7 @@ const char *
 rk_cm_rej_reason_name(uint16_t r)
 {
 	switch (r) {
+	case RK_CM_REJ_NO_RESOURCES: return "no resources available";
 	case RK_CM_REJ_TIMEOUT: return "timeout";
 	case RK_CM_REJ_INVALID_COMM_ID: return "invalid communication ID";
 	case RK_CM_REJ_INVALID_SERVICE_ID: return "invalid service ID (no listener)";

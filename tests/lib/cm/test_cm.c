@@ -481,7 +481,8 @@ test_mtu_negotiation(void **state)
 static void
 test_rej_reason_numbers(void **state)
 {
-	static const uint16_t used[] = { RK_CM_REJ_TIMEOUT, RK_CM_REJ_INVALID_COMM_ID,
+	static const uint16_t used[] = { RK_CM_REJ_NO_RESOURCES, RK_CM_REJ_TIMEOUT,
+					 RK_CM_REJ_INVALID_COMM_ID,
 					 RK_CM_REJ_INVALID_SERVICE_ID, RK_CM_REJ_STALE_CONN,
 					 RK_CM_REJ_INVALID_MTU, RK_CM_REJ_CONSUMER_REJECT };
 
@@ -495,6 +496,7 @@ test_rej_reason_numbers(void **state)
 		assert_int_equal(strncasecmp(ours, ibta, strlen(ibta) < strlen(ours) ?
 					     strlen(ibta) : strlen(ours)), 0);
 	}
+	assert_string_equal(rk_cm_rej_reason_name(3), "no resources available");
 	assert_string_equal(rk_cm_rej_reason_name(4), "timeout");
 	assert_string_equal(rk_cm_rej_reason_name(6), "invalid communication ID");
 	assert_string_equal(rk_cm_rej_reason_name(1), "other reason");

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * What responder_cm.c (a perftest -R client's thread) shares with
+ * responder_cm_route.c (QP1's MADs to the threads they belong to).
+ */
+#ifndef RK_TP_RESPONDER_CM_H
+#define RK_TP_RESPONDER_CM_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "responder.h"
+#include "rk_app_cm.h"
+#include "rk_verbs.h"
+
+#define RK_TP_RESP_CM_RECVS 8u  /* exchange receives posted: perftest keeps one message in flight */
+#define RK_TP_RESP_CM_MSG 64u   /* the longest exchange message: keys, 56 bytes */
+
+/* A client's exchange QP and connections. */
+struct rk_tp_resp_cm {
+	struct rk_cq *cq;
+	struct rk_qp *qp;
+	struct rk_mr *mr;
+	uint8_t buf[RK_TP_RESP_CM_RECVS + 1][RK_TP_RESP_CM_MSG];    /* receive slots, then the send's */
+	uint32_t done[RK_TP_RESP_CM_RECVS], len[RK_TP_RESP_CM_RECVS];   /* completed receive slots, in order */
+	unsigned int head, tail;
+	bool send_done, closed;
+	bool broken;                    /* a MAD for it could not be answered (under rk_tp_resp_cm_mu) */
+	struct rk_app_cm_conn comm, data;
+	struct rk_app_cm_conn *listen;  /* takes a REQ while IDLE, whatever the wait */
+	struct rk_app_cm_port port;
+};
+
+/*
+ * Every client thread's connections, listen and broken, and the routing
+ * state; taken before rk_tp_rdma_lock, never after.
+ */
+extern pthread_mutex_t rk_tp_resp_cm_mu;
+
+/** rk_app_cm_port's send: one MAD from the device's QP1 (fails @p ctx, a client). */
+int rk_tp_resp_qp1_send(void *ctx, const uint8_t mac[6], const uint8_t ip[4],
+			const uint8_t mad[RK_MAD_LEN]);
+
+/** rk_app_cm_port's resolve: ARP for @p ip (fails @p ctx, a client). */
+int rk_tp_resp_qp1_resolve(void *ctx, const uint8_t ip[4], uint8_t mac[6]);
+
+/** Route MADs to @p c's connections from now on; under rk_tp_resp_cm_mu. */
+void rk_tp_resp_cm_register(struct rk_tp_resp_client *c);
+
+/** No more MADs to @p c; under rk_tp_resp_cm_mu. */
+void rk_tp_resp_cm_unregister(const struct rk_tp_resp_client *c);
+
+/**
+ * The MADs the forwarding loop queued, and those held, each to the
+ * thread whose connection (or wait for a REQ) it is; a REQ nobody can
+ * take is rejected. Under rk_tp_resp_cm_mu; @p now_ns the monotonic clock.
+ */
+void rk_tp_resp_cm_route(uint64_t now_ns);
+
+#endif /* RK_TP_RESPONDER_CM_H */
