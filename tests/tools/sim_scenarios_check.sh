@@ -310,7 +310,12 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 d = json.load(open(sys.argv[3]))
 runs = {r["run"]: r for r in d["runs"]}
 p, w = tab.get("pfc"), tab.get("pfc+wd")
-ok = (p is not None and w is not None and float(p[0]) > 35 and float(p[1]) < 1 and
+# units in the header, a number (or never, or the hops a/b/c) in each cell
+num = re.compile(r"^(-?[\d.]+|never|-?\d+/-?\d+/-?\d+)$")
+ok = (re.search(r"^run +innocent before Gb/s +after Gb/s +stormed Gb/s +stop us +run again us ",
+                out, re.M) is not None and
+      all(len(r) == 10 and all(num.match(c) for c in r) for r in tab.values()))
+ok = (ok and p is not None and w is not None and float(p[0]) > 35 and float(p[1]) < 1 and
       p[4] == "never" and float(w[1]) > 30 and w[4] != "never" and
       abs(runs["pfc+wd"]["innocent_after_gbps"] - float(w[1])) < 0.01 and
       runs["pfc"]["pfcwd_drops"] == 0 and runs["pfc+wd"]["pfcwd_drops_at_port"] > 0 and
@@ -383,6 +388,14 @@ expect 2 "--stagger 1..995" stagger --stagger 996 --duration 1000
 expect 2 "stagger: --duration x: with --stagger 10, 15..1000 ms" stagger --duration x
 expect 2 "unexpected argument 'extra'" stagger extra
 expect 0 "" stagger --help
+# A flow that never settles has no rate "from then on": "never" and "-", no 0.00.
+if timeout 60 "$sim" stagger --stagger 1 --duration 6 >"$tmp/sgn" 2>&1 &&
+   [ "$(grep -cE '^[AB] +[0-9.]+ +[0-9.]+ +never +- +[0-9]+$' "$tmp/sgn")" = 2 ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim stagger, flows never settled: $(grep -E '^[AB] ' "$tmp/sgn" | tr '\n' ' ')"
+	fail=$((fail + 1))
+fi
 # The least --duration a refusal states runs (it depends on the options
 # the message names, given before or after --duration).
 for args in "stagger --duration 5" "stagger --duration 5 --stagger 3" "storm --duration 4" \

@@ -58,12 +58,14 @@ static void print_result(const char *profile, unsigned long st, unsigned long ms
 	printf("%-4s %17s %17s %20s %12s %6s\n", "flow", "first ms of B Gb/s", "lowest R_C Gb/s",
 	       "within 10% of C/2 ms", "then Gb/s", "CNPs");
 	for (unsigned int i = 0; i < FLOWS; i++) {
-		char w[24];
+		char w[24], then[24];
 
 		snprintf(w, sizeof(w), r->within_ms[i] < 0 ? "never" : "%ld after B",
 			 r->within_ms[i]);
-		printf("%-4c %17.2f %17.2f %20s %12.2f %6llu\n", 'A' + i, r->first_ms_gbps[i],
-		       r->rc_min_gbps[i], w, r->after_gbps[i], (unsigned long long)r->cnps[i]);
+		/* no rate "from then on" unless both flows settled */
+		snprintf(then, sizeof(then), r->jain_min < 0 ? "-" : "%.2f", r->after_gbps[i]);
+		printf("%-4c %17.2f %17.2f %20s %12s %6llu\n", 'A' + i, r->first_ms_gbps[i],
+		       r->rc_min_gbps[i], w, then, (unsigned long long)r->cnps[i]);
 	}
 	if (r->within_ms[0] >= 0 && r->within_ms[1] >= 0)
 		printf("Jain over 1 ms windows from then on: min %.4f, mean %.4f\n", r->jain_min,

@@ -176,23 +176,24 @@ static void print_table(const struct run_ctx *x, unsigned long at, unsigned long
 	       x->c.senders, x->c.senders > 1 ? "s" : "", at,
 	       (unsigned long long)(x->steps * SAMPLE_NS / 1000000), profile ? profile : "no dcqcn",
 	       wd, (unsigned long long)(x->after * SAMPLE_NS / 1000000));
-	printf("%-7s %15s %8s %11s %8s %10s %15s %9s %11s %9s %9s\n", "run", "innocent before",
-	       "after", "stormed", "stop us", "run again", "paused at us", "PFC", "wd storms",
-	       "wd drops", "at port");
+	/* units in the header, numbers (or "never") in the cells */
+	printf("%-7s %20s %10s %12s %8s %12s %15s %9s %11s %9s %9s\n", "run",
+	       "innocent before Gb/s", "after Gb/s", "stormed Gb/s", "stop us", "run again us",
+	       "paused at us", "PFC", "wd storms", "wd drops", "at port");
 	for (unsigned int i = 0; i < RUNS; i++) {
 		char rec[16], hops[32];
 
-		snprintf(rec, sizeof(rec), r[i].recovered_us < 0 ? "never" : "%ld us",
+		snprintf(rec, sizeof(rec), r[i].recovered_us < 0 ? "never" : "%ld",
 			 r[i].recovered_us);
 		snprintf(hops, sizeof(hops), "%ld/%ld/%ld", r[i].hop_us[0], r[i].hop_us[1],
 			 r[i].hop_us[2]);
-		printf("%-7s %15.2f %8.2f %11.2f %8ld %10s %15s %9llu %11llu %9llu %9llu\n",
+		printf("%-7s %20.2f %10.2f %12.2f %8ld %12s %15s %9llu %11llu %9llu %9llu\n",
 		       run_name[i], r[i].before_gbps, r[i].after_gbps, r[i].bad_after_gbps,
 		       r[i].stopped_us, rec, hops, (unsigned long long)r[i].pfc,
 		       (unsigned long long)r[i].wd_storms, (unsigned long long)r[i].wd_drops,
 		       (unsigned long long)r[i].bad_wd_drops);
 	}
-	printf("(Gb/s received; paused at: the receiver's port, the uplink, every sender, us after "
+	printf("(rates received; paused at: the receiver's port, the uplink, every sender, us after "
 	       "the storm, -1 never)\n");
 }
 
