@@ -241,8 +241,9 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		return 2;
 	if ((rc = rk_app_eal_init("rk-conform", da)) != 0)
 		return rc;
+	/* no such port (--port, or none given and no --vdev): a bad option */
 	if ((*io = rk_app_port_open("rk-conform", &pcfg)) == NULL)
-		return 1;
+		return errno == ENODEV ? 2 : 1;
 	if (rk_app_roce_frame_check(*io, o->mtu, "--mtu", msg, sizeof(msg)) != 0) {
 		fprintf(stderr, "rk-conform: error: %s\n", msg);
 		return 1;

@@ -153,6 +153,16 @@ def main():
             p = run(exe, args, want=2)
             if msg not in p.stderr or "ID " in p.stdout:
                 sys.exit(f"FAIL: rk-conform {' '.join(args)}: {p.stderr!r}")
+        # A live DUT with no port to reach it by (no --port, no --vdev), or a
+        # --port no device has: bad options too, one line, exit 2.
+        eal = ["--no-huge", "-m", "64", "--no-pci", "--no-shconf", "--log-level=*:critical",
+               "--"]
+        live = ["--dut", "perftest", "--server", "127.0.0.1", "--ip", "198.18.0.1"]
+        for args in (eal + live, eal + live + ["--port", "nosuch"]):
+            p = run(exe, args, want=2)
+            errs = [l for l in p.stderr.splitlines() if l.startswith("rk-conform:")]
+            if len(errs) != 1 or "ID " in p.stdout:
+                sys.exit(f"FAIL: rk-conform {' '.join(args)}: {p.stderr!r}")
     finally:
         shutil.rmtree(tmp)
     print("rk-conform: all cases pass against self; JUnit/JSON agree; mutants fail their "

@@ -21,6 +21,9 @@ before the damage are still analysed (-j totals.frames, read_error):
   clean      the undamaged file: exit 0, no read_error
   stdin      the cut file through a pipe: record number, no offset
   short      an empty file and a 3-byte one: "not a capture", exit 2
+  head -c    pcaps/roce/rxe_write_bw.pcap (and a pcapng copy) cut 100 bytes
+             short: the summary's read error says truncated, its count of
+             frames the snap length cut is snaplen-cut, not "truncated 0"
 
 Every damaged capture exits 2 (doc/inspect.md, "Exit status").
 """
@@ -167,6 +170,26 @@ def main():
     else:
         print(f"ok   stdin cut: exit {rc}: {err.strip()}")
         passed += 1
+
+    # A bundled capture cut mid-record by head -c, pcap and pcapng: the
+    # summary's read error says truncated, and the count of frames the snap
+    # length cut (snaplen-cut) is not named "truncated" beside it.
+    cut_src = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")
+    ngsrc = write("whole.pcapng", to_pcapng(open(cut_src, "rb").read())[0])
+    for kind, src in (("pcap", cut_src), ("pcapng", ngsrc)):
+        dst = os.path.join(tmp, "headc." + kind)
+        size = os.path.getsize(src)
+        with open(dst, "wb") as f:
+            subprocess.run(["head", "-c", str(size - 100), src], stdout=f, check=True)
+        rc, out, err = run(rk, ["--summary", dst])
+        tot = [ln for ln in out.splitlines() if ln.startswith("frames ")]
+        if (rc != 2 or "read error: truncated capture" not in out or len(tot) != 1 or
+                ", snaplen-cut 0, " not in tot[0] or "truncated" in tot[0]):
+            print(f"FAIL head -c {kind}: exit {rc}: {tot} {err.strip()}")
+            failed += 1
+        else:
+            print(f"ok   head -c {kind}: {tot[0]}")
+            passed += 1
 
     # Files shorter than any capture header (empty, a 3-byte text): not a capture.
     for name, blob in (("empty", b""), ("3 bytes", b"ab\n")):

@@ -310,7 +310,12 @@ rows = list(csv.DictReader(open(sys.argv[2])))
 d = json.load(open(sys.argv[3]))
 runs = {r["run"]: r for r in d["runs"]}
 p, w = tab.get("pfc"), tab.get("pfc+wd")
-ok = (p is not None and w is not None and float(p[0]) > 35 and float(p[1]) < 1 and
+# units in the header, a number (or never, or the hops a/b/c) in each cell
+num = re.compile(r"^(-?[\d.]+|never|-?\d+/-?\d+/-?\d+)$")
+ok = (re.search(r"^run +innocent before Gb/s +after Gb/s +stormed Gb/s +stop us +run again us ",
+                out, re.M) is not None and
+      all(len(r) == 10 and all(num.match(c) for c in r) for r in tab.values()))
+ok = (ok and p is not None and w is not None and float(p[0]) > 35 and float(p[1]) < 1 and
       p[4] == "never" and float(w[1]) > 30 and w[4] != "never" and
       abs(runs["pfc+wd"]["innocent_after_gbps"] - float(w[1])) < 0.01 and
       runs["pfc"]["pfcwd_drops"] == 0 and runs["pfc+wd"]["pfcwd_drops_at_port"] > 0 and
@@ -334,12 +339,13 @@ fi
 expect 2 "--senders 1..8" storm --senders 9
 expect 2 "--at 2..997" storm --at 1
 expect 2 "--watchdog-ms 1..498" storm --watchdog-ms 0
-expect 2 "storm: --duration 20: must leave 2 x --watchdog-ms and 1 ms after --at, so at least 21 ms" storm --at 10 --watchdog-ms 5 --duration 20
+expect 2 "storm: --duration 20: with --at 10 and --watchdog-ms 5, 21..1000 ms" storm --at 10 --watchdog-ms 5 --duration 20
 expect 2 "--at 997 and --watchdog-ms 2 need a --duration of 1002 ms, over 1000: with this watchdog --at is at most 995" storm --at 997 --watchdog-ms 2
 expect 2 "--at 2..997" storm --at 998
 expect 2 "--watchdog-ms 1..498" storm --watchdog-ms 499
-expect 2 "--duration 5..1000" storm --duration 4
-expect 2 "--duration 6..1000" stagger --duration 5
+expect 2 "storm: --duration 4: with --at 10 and --watchdog-ms 1, 13..1000 ms" storm --duration 4
+expect 2 "storm: --duration 1001: with --at 10 and --watchdog-ms 1, 13..1000 ms" storm --duration 1001
+expect 2 "stagger: --duration 5: with --stagger 10, 15..1000 ms" stagger --duration 5
 expect 2 "unknown --dcqcn profile 'bogus'" storm --dcqcn=bogus
 expect 2 "unexpected argument 'extra'" storm extra
 # rk-sim stagger: B's start spikes the queue, both flows settle within
@@ -376,11 +382,34 @@ else
 fi
 expect 2 "--stagger 1..995" stagger --stagger 0
 expect 2 "unknown --dcqcn profile 'bogus'" stagger --profile bogus
-expect 2 "stagger: --duration 10: must leave 5 ms after --stagger 8, so at least 13 ms" stagger --stagger 8 --duration 10
+expect 2 "stagger: --duration 10: with --stagger 8, 13..1000 ms" stagger --stagger 8 --duration 10
+expect 2 "stagger: --duration 60 (the default): with --stagger 100, 105..1000 ms" stagger --stagger 100
 expect 2 "--stagger 1..995" stagger --stagger 996 --duration 1000
-expect 2 "--duration 6..1000" stagger --duration 3
+expect 2 "stagger: --duration x: with --stagger 10, 15..1000 ms" stagger --duration x
 expect 2 "unexpected argument 'extra'" stagger extra
 expect 0 "" stagger --help
+# A flow that never settles has no rate "from then on": "never" and "-", no 0.00.
+if timeout 60 "$sim" stagger --stagger 1 --duration 6 >"$tmp/sgn" 2>&1 &&
+   [ "$(grep -cE '^[AB] +[0-9.]+ +[0-9.]+ +never +- +[0-9]+$' "$tmp/sgn")" = 2 ]; then
+	pass=$((pass + 1))
+else
+	echo "FAIL rk-sim stagger, flows never settled: $(grep -E '^[AB] ' "$tmp/sgn" | tr '\n' ' ')"
+	fail=$((fail + 1))
+fi
+# The least --duration a refusal states runs (it depends on the options
+# the message names, given before or after --duration).
+for args in "stagger --duration 5" "stagger --duration 5 --stagger 3" "storm --duration 4" \
+	    "storm --duration 4 --watchdog-ms 3" "storm --at 2 --duration 4"; do
+	# shellcheck disable=SC2086
+	lo=$(timeout 20 "$sim" $args 2>&1 >/dev/null | sed -n 's/.* \([0-9]*\)\.\.1000 ms$/\1/p')
+	# shellcheck disable=SC2086
+	if [ -n "$lo" ] && timeout 120 "$sim" $args --duration "$lo" >/dev/null 2>&1; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rk-sim $args: the least --duration stated (${lo:-none}) does not run"
+		fail=$((fail + 1))
+	fi
+done
 # Outputs that cannot be written are refused before the run (no PNG bytes
 # on the terminal after it), and --json - names no file "-".
 expect 2 "--png /nonexistent/x.png" recovery --png /nonexistent/x.png

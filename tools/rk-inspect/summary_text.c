@@ -99,7 +99,7 @@ print_flow(FILE *out, const struct rk_insp_flows *t, const struct rk_insp_cmconn
 		fprintf(out, "    CNP=%" PRIu64 " FECN=%" PRIu64 " BECN=%" PRIu64 "\n",
 			f->cnps, f->fecn, f->becn);
 	if (f->icrc_bad || f->truncated)
-		fprintf(out, "    ICRC bad=%" PRIu64 " truncated=%" PRIu64 "\n",
+		fprintf(out, "    ICRC bad=%" PRIu64 " snaplen-cut=%" PRIu64 "\n",
 			f->icrc_bad, f->truncated);
 	if (views) {
 		rk_insp_print_flow_timing(out, f);
@@ -181,7 +181,9 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 	bool any = false;
 
 	fprintf(out, "file %s (%s)\n", rep->file, rep->linktype != NULL ? rep->linktype : "?");
-	fprintf(out, "frames %" PRIu64 ", RDMA frames %" PRIu64 ", truncated %" PRIu64
+	/* frames the snap length cut, not a capture file that ends mid-record
+	 * (that is the "read error: truncated capture" line) */
+	fprintf(out, "frames %" PRIu64 ", RDMA frames %" PRIu64 ", snaplen-cut %" PRIu64
 		", bytes %" PRIu64 "\n", t->frames, t->rdma_frames, t->truncated_frames,
 		t->bytes);
 	/* iWARP frames are TCP frames of iWARP connections: the other TCP

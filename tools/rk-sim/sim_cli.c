@@ -125,6 +125,11 @@ int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_co
 
 	switch (o) {
 	case 'd':
+		/* its least may depend on options still to come: checked after them */
+		if (c->ms_lo == 0) {
+			c->ms_arg = arg;
+			return 0;
+		}
 		return rk_sim_cli_num(cmd, "duration", arg, c->ms_lo, c->ms_hi, "ms", &c->ms);
 	case 'Q':
 		c->dcqcn_given = true;
@@ -139,6 +144,30 @@ int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_co
 	case 'h': c->usage(stdout); return -1;
 	default: c->usage(stderr); return 2;
 	}
+}
+
+int rk_sim_cli_duration(const char *cmd, struct rk_sim_cli_common *c, unsigned long lo,
+			const char *with)
+{
+	unsigned long v = c->ms;
+	char *end = NULL;
+
+	if (c->ms_arg != NULL) {
+		errno = 0;
+		v = strtoul(c->ms_arg, &end, 10);
+	}
+	if (c->ms_arg == NULL ? v >= lo && v <= c->ms_hi :
+	    !errno && end != c->ms_arg && !*end && c->ms_arg[0] != '-' && v >= lo && v <= c->ms_hi) {
+		c->ms = v;
+		return 0;
+	}
+	if (c->ms_arg == NULL)
+		fprintf(stderr, "rk-sim: %s: --duration %lu (the default): with %s, %lu..%lu ms\n",
+			cmd, c->ms, with, lo, c->ms_hi);
+	else
+		fprintf(stderr, "rk-sim: %s: --duration %s: with %s, %lu..%lu ms\n", cmd, c->ms_arg,
+			with, lo, c->ms_hi);
+	return 2;
 }
 
 int rk_sim_cli_profile(const char *cmd, const char *name, struct rk_dcqcn_params *params)

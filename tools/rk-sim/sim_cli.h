@@ -47,7 +47,8 @@ int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv);
  */
 struct rk_sim_cli_common {
 	unsigned long ms;               /**< --duration, preset to the default */
-	unsigned long ms_lo, ms_hi;     /**< its range */
+	unsigned long ms_lo, ms_hi;     /**< its range; ms_lo 0: rk_sim_cli_duration() checks it */
+	const char *ms_arg;             /**< --duration as given (ms_lo 0), else NULL */
 	const char *profile;            /**< --dcqcn's profile; preset (NULL: DCQCN off) */
 	bool dcqcn_given;               /**< --dcqcn or --profile was on the line */
 	const char *csv, *json, *png;
@@ -68,6 +69,16 @@ struct rk_sim_cli_common {
  *         stderr); -1 for --help (the usage printed on stdout: exit 0).
  */
 int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_common *c);
+
+/**
+ * For a command whose least --duration depends on its other options
+ * (ms_lo 0): take --duration (or keep the default) when in @p lo..ms_hi.
+ * Otherwise print "rk-sim: CMD: --duration MS: with WITH, LO..HI ms"
+ * (@p with names those options and their values) and return 2; 0 when
+ * taken.
+ */
+int rk_sim_cli_duration(const char *cmd, struct rk_sim_cli_common *c, unsigned long lo,
+			const char *with);
 
 /**
  * DCQCN parameters of the profile @p name ("paper", "nvidia-default")

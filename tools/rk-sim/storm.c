@@ -39,8 +39,8 @@ static void usage(FILE *f)
 		   "  watchdog, then with one of W ms on every switch port (a queue paused and\n"
 		   "  holding frames for W ms ignores PFC and drops until no XOFF named it for W).\n"
 		   "  --dcqcn[=PROFILE] (or --profile): DCQCN on every QP (default: off).\n"
-		   "  --at 2..997 ms, --watchdog-ms 1..498, --duration 5..1000 ms and at least\n"
-		   "  --at + 2 x --watchdog-ms + 1.\n"
+		   "  --at 2..997 ms, --watchdog-ms 1..498, --duration (--at + 2 x --watchdog-ms\n"
+		   "  + 1)..1000 ms (13..1000 with the default --at and --watchdog-ms).\n"
 		   "  Defaults: 1 sender (1..8), at 10 ms, watchdog 1 ms, 30 ms.\n");
 }
 
@@ -176,23 +176,24 @@ static void print_table(const struct run_ctx *x, unsigned long at, unsigned long
 	       x->c.senders, x->c.senders > 1 ? "s" : "", at,
 	       (unsigned long long)(x->steps * SAMPLE_NS / 1000000), profile ? profile : "no dcqcn",
 	       wd, (unsigned long long)(x->after * SAMPLE_NS / 1000000));
-	printf("%-7s %15s %8s %11s %8s %10s %15s %9s %11s %9s %9s\n", "run", "innocent before",
-	       "after", "stormed", "stop us", "run again", "paused at us", "PFC", "wd storms",
-	       "wd drops", "at port");
+	/* units in the header, numbers (or "never") in the cells */
+	printf("%-7s %20s %10s %12s %8s %12s %15s %9s %11s %9s %9s\n", "run",
+	       "innocent before Gb/s", "after Gb/s", "stormed Gb/s", "stop us", "run again us",
+	       "paused at us", "PFC", "wd storms", "wd drops", "at port");
 	for (unsigned int i = 0; i < RUNS; i++) {
 		char rec[16], hops[32];
 
-		snprintf(rec, sizeof(rec), r[i].recovered_us < 0 ? "never" : "%ld us",
+		snprintf(rec, sizeof(rec), r[i].recovered_us < 0 ? "never" : "%ld",
 			 r[i].recovered_us);
 		snprintf(hops, sizeof(hops), "%ld/%ld/%ld", r[i].hop_us[0], r[i].hop_us[1],
 			 r[i].hop_us[2]);
-		printf("%-7s %15.2f %8.2f %11.2f %8ld %10s %15s %9llu %11llu %9llu %9llu\n",
+		printf("%-7s %20.2f %10.2f %12.2f %8ld %12s %15s %9llu %11llu %9llu %9llu\n",
 		       run_name[i], r[i].before_gbps, r[i].after_gbps, r[i].bad_after_gbps,
 		       r[i].stopped_us, rec, hops, (unsigned long long)r[i].pfc,
 		       (unsigned long long)r[i].wd_storms, (unsigned long long)r[i].wd_drops,
 		       (unsigned long long)r[i].bad_wd_drops);
 	}
-	printf("(Gb/s received; paused at: the receiver's port, the uplink, every sender, us after "
+	printf("(rates received; paused at: the receiver's port, the uplink, every sender, us after "
 	       "the storm, -1 never)\n");
 }
 
@@ -220,8 +221,8 @@ int rk_sim_run_storm(int argc, char **argv)
 		{ "senders", 1, NULL, 'n' }, { "at", 1, NULL, 'a' }, { "watchdog-ms", 1, NULL, 'w' },
 		RK_SIM_CLI_DCQCN_LONGOPTS, RK_SIM_CLI_LONGOPTS,
 	};
-	/* the least run: --at 2, a 1 ms watchdog twice, 1 ms */
-	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 5, .ms_hi = 1000, .usage = usage };
+	/* the least --duration depends on --at and --watchdog-ms: checked after them */
+	struct rk_sim_cli_common cc = { .ms = 30, .ms_lo = 0, .ms_hi = 1000, .usage = usage };
 	unsigned long n = 1, at = 10, wd = 1;
 	struct result res[RUNS];
 	struct run_ctx x;
@@ -246,11 +247,12 @@ int rk_sim_run_storm(int argc, char **argv)
 			at + 2 * wd + 1, 1000 - 2 * wd - 1);
 		return 2;
 	}
-	if (at + 2 * wd + 1 > cc.ms) {
-		fprintf(stderr, "rk-sim: storm: --duration %lu: must leave 2 x --watchdog-ms and 1 ms "
-			"after --at, so at least %lu ms\n", cc.ms, at + 2 * wd + 1);
+	char with[64];
+
+	/* 2 x --watchdog-ms and 1 ms after --at: the watchdog's trip and the "after" rates */
+	snprintf(with, sizeof(with), "--at %lu and --watchdog-ms %lu", at, wd);
+	if (rk_sim_cli_duration(CMD, &cc, at + 2 * wd + 1, with))
 		return 2;
-	}
 	memset(&x, 0, sizeof(x));
 	x.c = (struct rk_sdq_cfg){
 		.senders = (unsigned int)n, .link_bps = 40000000000ull, .prop_ns = 500,
