@@ -82,6 +82,47 @@ json_t *rk_sf_series_json(const struct rk_sf_series *s);
 /** Write --csv and --plot. @return 0, or -1 after saying why on stderr. */
 int rk_sf_series_write(const struct rk_sf_run *r);
 
+/* The session's parts (stateful_run.c), shared with the report
+ * (stateful_report.c) and the responder of several clients (stateful_many.c). */
+
+/** Say "rk-gen: error: ..." on stderr, kept for rk_sf_refuse(). @return 1 */
+int rk_sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Responder: tell the client on @p fd why it is not served (the last rk_sf_fail()), best effort. */
+void rk_sf_refuse(int fd);
+
+/** Send this end's hello of @p cfg as @p role with the entries @p local. @return 0 or -errno */
+int rk_sf_send_hello(struct rk_sf_run *r, const struct rk_gen_hello *cfg, uint8_t role,
+		     struct rk_gen_hello_qp *local);
+
+/** Receive the peer's hello of at most @p max QPs into @p h, its entries into r->remote
+ * (@p who names the peer in errors). @return 0, or 1 after rk_sf_fail() */
+int rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char *who);
+
+/** Resolve the peer's addresses (ARP) and connect every QP of r->s. @return 0, or 1 after rk_sf_fail() */
+int rk_sf_resolve_connect(struct rk_sf_run *r);
+
+/** Responder: take the client's end message, receive up to its count, answer. @return 0 or 1 */
+int rk_sf_responder_end(struct rk_sf_run *r);
+
+/** Both ends' figures agree, nothing wrong. @return 0, or 1 after rk_sf_fail() */
+int rk_sf_verdict(const struct rk_sf_run *r);
+
+/** The engine's retransmitted request packets, the whole context. */
+uint64_t rk_sf_retransmitted(const struct rk_sf_run *r);
+
+/** The report as text on stdout; @p secs of traffic, @p rc the run's status. */
+void rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc);
+
+/** The report as a JSON object (the caller's reference). */
+json_t *rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc);
+
+/** Print @p j on stdout and release it. */
+void rk_sf_print_json(json_t *j);
+
+/** A responder of --clients above 1 (stateful_many.c). @return the exit status */
+int rk_sf_responder_many(struct rk_sf_run *r);
+
 /** Whether the command line asks for the stateful mode (--responder, --stateful). */
 bool rk_sf_wanted(int argc, char **argv);
 
