@@ -80,14 +80,13 @@ serve_many(void *arg)
 	return rk_app_stop ? 1 : 0;
 }
 
-/* The MAC of client p's address, the connected sets stepped meanwhile. @return 0 or -errno */
+/* The MAC of client p's address @p a, the connected sets stepped meanwhile. @return 0 or -errno */
 static int
-resolve_many(struct many *m, const struct rk_sf_run *p)
+resolve_one(struct many *m, const struct rk_sf_run *p, const uint8_t a[16])
 {
-	uint8_t a[16] = { [10] = 0xff, [11] = 0xff }, mac[6];
 	uint64_t start = rk_io_dpdk_now_ns(), last = 0;
+	uint8_t mac[6];
 
-	memcpy(a + 12, p->peer_ip, 4);
 	while (rk_io_dpdk_neigh_lookup(p->io, a, mac) != 0) {
 		uint64_t now = rk_io_dpdk_now_ns();
 
@@ -104,6 +103,21 @@ resolve_many(struct many *m, const struct rk_sf_run *p)
 			return -EINTR;
 	}
 	return 0;
+}
+
+/* Each of client p's addresses, the first last (the cache keeps it for the connect). */
+static int
+resolve_many(struct many *m, const struct rk_sf_run *p)
+{
+	uint8_t base[16] = { [10] = 0xff, [11] = 0xff }, a[16];
+	int rc = 0;
+
+	memcpy(base + 12, p->peer_ip, 4);
+	for (uint32_t k = p->peer_ip_count; rc == 0 && k-- > 0;) {
+		rk_sf_addr(base, p->peer_ip_count, k, a);
+		rc = resolve_one(m, p, a);
+	}
+	return rc;
 }
 
 /* The first connected set in error, said so; or the accept's error. */
@@ -166,7 +180,11 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	p->t0_ns = rk_io_dpdk_now_ns();
 	r->npeers = k + 1;
 	inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
-	fprintf(stderr, "rk-gen: %s (%s): %u RC QPs connected\n", who, ip, p->s.n);
+	if (p->peer_ip_count > 1)
+		fprintf(stderr, "rk-gen: %s (%s and %u after it): %u RC QPs connected\n", who, ip,
+			p->peer_ip_count - 1u, p->s.n);
+	else
+		fprintf(stderr, "rk-gen: %s (%s): %u RC QPs connected\n", who, ip, p->s.n);
 	return 0;
 }
 

@@ -146,6 +146,27 @@ lat_qp_json(const struct rk_sf_lat *l, uint32_t i)
 	return lat_json(l->qp[i].count, l->qp[i].min_ns, l->qp[i].max_ns, q);
 }
 
+/* The client's addresses (its own, or the peer's at the responder): the first in @p base. */
+static uint32_t
+addrs(const struct rk_sf_run *r, uint8_t base[4])
+{
+	uint32_t n = r->s.responder ? r->peer_ip_count : r->o->ip_count;
+
+	memcpy(base, r->s.responder ? r->peer_ip : r->o->ip, 4);
+	return n > 1 ? n : 1;
+}
+
+/* The address of QP i (of several: addrs() above 1) as text. */
+static void
+qp_addr(const struct rk_sf_run *r, uint32_t i, char out[16])
+{
+	uint8_t b[4];
+	uint32_t n = addrs(r, b);
+
+	b[3] = (uint8_t)(b[3] + i % n);
+	inet_ntop(AF_INET, b, out, 16);
+}
+
 void
 rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 {
@@ -154,6 +175,9 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 	unsigned int n = rk_counters_from_stats(rk_context_stats(r->ctx), c, MAX_COUNTERS);
 	struct worst *w;
 	uint32_t k;
+	uint8_t base[4];
+	uint32_t na = addrs(r, base);
+	char a0[16], a1[16];
 
 	printf("%s: %u QPs, %" PRIu64 " messages, %" PRIu64 " bytes in %.3f s: %.0f msg/s, "
 	       "%.3f Gbit/s goodput\n", r->s.responder ? "responder" : "client", r->s.n, t->msgs,
@@ -163,6 +187,12 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "  atomic %" PRIu64
 		       "  cmp_swap %" PRIu64 "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2],
 		       t->msgs_op[3], t->msgs_op[4]);
+	if (na > 1) {
+		qp_addr(r, 0, a0);
+		qp_addr(r, na - 1, a1);
+		printf("  %s %u addresses %s-%s: QP i at the (i mod %u)-th\n",
+		       r->s.responder ? "the client's" : "from", na, a0, a1, na);
+	}
 	printf("  data errors %" PRIu64 "  sequence errors %" PRIu64 "  completion errors %"
 	       PRIu64 "  overwritten before checked %" PRIu64 "\n", t->data_err, t->seq_err,
 	       t->wc_err, t->overwritten);
@@ -182,6 +212,8 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 			printf(" %s", bad_names[b]);
 		if (r->s.lat != NULL)
 			printf(" %9s %9s", "p50_us", "p99_us");
+		if (na > 1)
+			printf(" %s", "address");
 		putchar('\n');
 		for (uint32_t j = 0; j < k; j++) {
 			const struct rk_sf_qp *q = &r->s.q[w[j].i];
@@ -193,6 +225,10 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 				printf(" %9.1f %9.1f",
 				       rk_hist_sparse_quantile(&r->s.lat->qp[w[j].i], 50000) / 1e3,
 				       rk_hist_sparse_quantile(&r->s.lat->qp[w[j].i], 99000) / 1e3);
+			if (na > 1) {
+				qp_addr(r, w[j].i, a0);
+				printf(" %s", a0);
+			}
 			putchar('\n');
 		}
 	}
@@ -208,6 +244,9 @@ rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc)
 	json_t *j = json_object(), *jc = json_object(), *jw = json_array();
 	struct worst *w;
 	uint32_t k;
+	uint8_t base[4];
+	uint32_t na = addrs(r, base);
+	char a[16];
 
 	json_object_set_new(j, "role", json_string(r->s.responder ? "responder" : "client"));
 	json_object_set_new(j, "ok", json_boolean(rc == 0));
@@ -231,6 +270,16 @@ rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc)
 		json_object_set_new(j, "peer_messages", json_integer((json_int_t)r->peer_msgs));
 	if (r->s.lat != NULL)
 		json_object_set_new(j, "latency", lat_ops_json(r->s.lat));
+	if (na > 1) {
+		json_t *ja = json_array();
+
+		for (uint32_t i = 0; i < na; i++) {
+			qp_addr(r, i, a);
+			json_array_append_new(ja, json_string(a));
+		}
+		/* the client's: QP i at the (i mod n)-th */
+		json_object_set_new(j, "addresses", ja);
+	}
 	if (r->o->interval_ns)
 		json_object_set_new(j, "series", rk_sf_series_json(&r->series));
 	for (unsigned int i = 0; i < n; i++)
@@ -249,6 +298,10 @@ rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc)
 
 		if (lq != NULL)
 			json_object_set_new(q, "latency", lq);
+		if (na > 1) {
+			qp_addr(r, w[x].i, a);
+			json_object_set_new(q, "ip", json_string(a));
+		}
 		json_array_append_new(jw, q);
 	}
 	free(w);

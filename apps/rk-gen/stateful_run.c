@@ -81,6 +81,7 @@ rk_sf_send_hello(struct rk_sf_run *r, const struct rk_gen_hello *cfg, uint8_t ro
 	memset(h.ip, 0, sizeof(h.ip));
 	h.ip[10] = h.ip[11] = 0xff;
 	memcpy(h.ip + 12, r->o->ip, 4);
+	h.ip_count = role == RK_GEN_HELLO_CLIENT ? r->o->ip_count : 1;
 	h.qp = local;
 	len = rk_gen_hello_encode(&h, b, n);
 	rc = len < 0 ? (int)len : rk_oob_send(r->fd, b, (size_t)len);
@@ -113,8 +114,9 @@ rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, cons
 	if (rc == -EPROTO)
 		return rk_sf_fail("the %s's hello is not rk-gen's stateful one (magic)", who);
 	if (rc == -EPROTONOSUPPORT)
-		return rk_sf_fail("the %s's hello is of version %u; this rk-gen speaks %u", who,
-			    rk_get_be16(hdr + 4), RK_GEN_HELLO_VERSION);
+		return rk_sf_fail("the %s's hello is of version %u; this rk-gen speaks %u and %u",
+				  who, rk_get_be16(hdr + 4), RK_GEN_HELLO_VERSION,
+				  RK_GEN_HELLO_VERSION_ADDRS);
 	if (rc != 0)
 		return rk_sf_fail("the %s's hello: bad QP count", who);
 	if (count > max)
@@ -136,6 +138,7 @@ rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, cons
 		return rk_sf_fail("the %s's hello: %s", who, strerror(-rc));
 	memcpy(r->peer_mac, h->mac, 6);
 	memcpy(r->peer_ip, h->ip + 12, 4);
+	r->peer_ip_count = h->ip_count > 1 ? h->ip_count : 1;
 	return 0;
 }
 
@@ -172,6 +175,25 @@ rk_sf_resolve_connect(struct rk_sf_run *r)
 	if (rc != 0)
 		return rk_sf_fail("the peer %s did not answer ARP: %s", ip, strerror(-rc));
 	memcpy(dip + 12, r->peer_ip, 4);
+	/* a client of several addresses answers for each (a responder of several
+	 * clients asked already, serving the others meanwhile) */
+	for (uint32_t k = 1; r->wait_fn == NULL && k < r->peer_ip_count; k++) {
+		uint8_t a[16], mac[6];
+
+		rk_sf_addr(dip, r->peer_ip_count, k, a);
+		rc = rk_io_dpdk_resolve(r->io, a + 12, mac, (uint32_t)(r->o->timeout_s * 1000));
+		inet_ntop(AF_INET, a + 12, ip, sizeof(ip));
+		if (rc != 0)
+			return rk_sf_fail("the peer's address %s did not answer ARP: %s", ip,
+					  strerror(-rc));
+	}
+	r->s.ndip = r->peer_ip_count;
+	if (!r->s.responder && r->o->ip_count > 1) {
+		memset(r->s.sip, 0, sizeof(r->s.sip));
+		r->s.sip[10] = r->s.sip[11] = 0xff;
+		memcpy(r->s.sip + 12, r->o->ip, 4);
+		r->s.nsip = r->o->ip_count;
+	}
 	r->s.dscp = r->o->dscp;
 	r->s.ndscp = r->o->ndscp;
 	if (rk_sf_connect(&r->s, r->remote, r->peer_mac, dip, ack_timeout(r), 7) != 0)

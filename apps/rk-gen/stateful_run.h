@@ -26,6 +26,7 @@ struct rk_sf_opts {
 	bool json;
 	const char *port;
 	uint8_t ip[4];
+	uint16_t ip_count;              /**< client: addresses ip .. ip + ip_count - 1 (--ip-count), >= 1 */
 	bool have_ip;
 	const char *server;
 	uint16_t oob_port;
@@ -58,6 +59,7 @@ struct rk_sf_run {
 	struct rk_sf s;
 	struct rk_gen_hello_qp *remote;
 	uint8_t peer_mac[6], peer_ip[4];
+	uint16_t peer_ip_count;         /**< the peer's addresses from peer_ip (its hello), >= 1 */
 	int lfd, fd;
 	uint64_t t0_ns, t_end_ns;
 	uint64_t peer_msgs, peer_data_err, peer_seq_err, peer_overwritten;
