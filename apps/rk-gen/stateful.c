@@ -173,7 +173,9 @@ usage(FILE *f)
 	      "      --record FILE      the port's frames to pcapng, up to their payload\n"
 	      "      --interval S       a series over time, a row each S seconds (default 1\n"
 	      "                         with --csv or --plot): rates, errors, retransmitted,\n"
-	      "                         outstanding, latency p50/p99; in --json too\n"
+	      "                         outstanding, latency p50/p99; in --json too; a\n"
+	      "                         responder of --clients K: a row per client, then\n"
+	      "                         one of all (CSV: a client column)\n"
 	      "      --csv FILE         the series as CSV\n"
 	      "      --plot FILE.png    the series drawn (gnuplot)\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
@@ -385,9 +387,6 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
 	if (!o->responder && o->clients != 1)
 		return bad("%s", "--clients is the responder's (each client is its own rk-gen)");
-	if (o->clients > 1 && (o->csv != NULL || o->plot != NULL || o->interval_ns != 0))
-		return bad("%s", "--interval, --csv and --plot are not for a responder of --clients "
-			   "above 1");
 	if (o->port == NULL || !o->have_ip)
 		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
 	if (o->responder && o->ip_count != 1)

@@ -50,6 +50,39 @@ many_ends(struct many *m)
 	}
 }
 
+/*
+ * The series' rows at @p at: one per connected client, then the sum's
+ * (r->s.t set to the clients' totals: r->s holds no QPs of its own).
+ */
+static void
+many_rows_at(struct rk_sf_run *r, uint64_t at)
+{
+	struct rk_sf_totals *t = &r->s.t;
+
+	memset(t, 0, sizeof(*t));
+	for (uint32_t k = 0; k < r->npeers; k++) {
+		const struct rk_sf_totals *x = &r->peers[k].s.t;
+
+		rk_sf_series_row(&r->peers[k], at);
+		t->msgs += x->msgs;
+		t->bytes += x->bytes;
+		t->data_err += x->data_err;
+		t->seq_err += x->seq_err;
+		t->wc_err += x->wc_err;
+	}
+	rk_sf_series_row(r, at);
+}
+
+/* An interval ended: its rows (from the first client's connection on). */
+static void
+many_rows(struct rk_sf_run *r)
+{
+	uint64_t iv = r->o->interval_ns;
+
+	if (iv != 0 && r->npeers > 0 && rk_io_dpdk_now_ns() - r->series.last_ns >= iv)
+		many_rows_at(r, r->series.last_ns + iv);
+}
+
 /* Every connected set stepped once. @return events, or -1 (s.err of the set set) */
 static int
 many_step(struct rk_sf_run *r)
@@ -76,6 +109,7 @@ serve_many(void *arg)
 	if (ev < 0)
 		return 1;
 	many_ends(m);
+	many_rows(m->r);
 	rk_io_dpdk_idle(m->r->io, ev + rk_progress(m->r->ctx));
 	return rk_app_stop ? 1 : 0;
 }
@@ -178,6 +212,11 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	}
 	*used += peer.count;
 	p->t0_ns = rk_io_dpdk_now_ns();
+	/* the series starts with the first client; each joins at the current interval */
+	if (k == 0)
+		r->t0_ns = r->series.t0_ns = r->series.last_ns = p->t0_ns;
+	p->series.t0_ns = r->series.t0_ns;
+	p->series.last_ns = r->series.last_ns;
 	r->npeers = k + 1;
 	inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
 	if (p->peer_ip_count > 1)
@@ -195,13 +234,13 @@ traffic_many(struct many *m)
 	struct rk_sf_run *r = m->r;
 	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now;
 
-	r->t0_ns = now;
 	while (m->ended < r->npeers) {
 		int ev = many_step(r);
 
 		if (ev < 0)
 			return many_failed(r, "", 0);
 		many_ends(m);
+		many_rows(r);
 		now = rk_io_dpdk_now_ns();
 		if (now - last_ns >= 1000000000ull) {
 			uint64_t msgs = 0, errs = 0;
@@ -221,7 +260,40 @@ traffic_many(struct many *m)
 		rk_io_dpdk_idle(r->io, ev);
 	}
 	r->t_end_ns = rk_io_dpdk_now_ns();
+	/* the last interval, as far as it went */
+	if (r->o->interval_ns && r->t_end_ns > r->series.last_ns)
+		many_rows_at(r, r->t_end_ns);
 	return 0;
+}
+
+/* The clients side by side, then all of them: the final table's last part. */
+static void
+clients_table(const struct rk_sf_run *r, const int *prc)
+{
+	struct rk_sf_totals all = { 0 };
+	uint64_t qps = 0;
+	double secs = r->t_end_ns > r->t0_ns ? (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0;
+
+	printf("clients:\n  %-6s %-15s %6s %10s %14s %7s %9s %s\n", "client", "address", "QPs",
+	       "messages", "bytes", "errors", "Gbit/s", "status");
+	for (uint32_t k = 0; k < r->npeers; k++) {
+		const struct rk_sf_run *p = &r->peers[k];
+		const struct rk_sf_totals *t = &p->s.t;
+		double s = p->t_end_ns > p->t0_ns ? (double)(p->t_end_ns - p->t0_ns) / 1e9 : 0;
+		char ip[16];
+
+		inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
+		printf("  %-6u %-15s %6u %10" PRIu64 " %14" PRIu64 " %7" PRIu64 " %9.3f %s\n", k + 1,
+		       ip, p->s.n, t->msgs, t->bytes, t->data_err + t->seq_err + t->wc_err,
+		       s > 0 ? (double)t->bytes * 8 / s / 1e9 : 0, prc[k] ? "FAILED" : "ok");
+		all.msgs += t->msgs;
+		all.bytes += t->bytes;
+		all.data_err += t->data_err + t->seq_err + t->wc_err;
+		qps += p->s.n;
+	}
+	printf("  %-6s %-15s %6" PRIu64 " %10" PRIu64 " %14" PRIu64 " %7" PRIu64 " %9.3f\n", "all",
+	       "", qps, all.msgs, all.bytes, all.data_err,
+	       secs > 0 ? (double)all.bytes * 8 / secs / 1e9 : 0);
 }
 
 int
@@ -229,7 +301,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 {
 	const struct rk_sf_opts *o = r->o;
 	uint32_t used = 0, n = o->clients;
-	uint64_t msgs = 0, qps = 0, errs = 0;
+	uint64_t msgs = 0, qps = 0, errs = 0, bytes = 0;
 	struct many m = { .r = r };
 	json_t *all = NULL, *arr = NULL;
 	int rc = 0;
@@ -242,7 +314,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 	}
 	for (uint32_t k = 0; k < n; k++)
 		r->peers[k] = (struct rk_sf_run){ .o = o, .io = r->io, .ctx = r->ctx, .lfd = -1,
-						  .fd = -1 };
+						  .fd = -1, .part = true };
 	/* a client refused ends the accepting, not the clients already running */
 	for (uint32_t k = 0; k < n && rc == 0; k++)
 		rc = accept_client(&m, k, &used);
@@ -270,7 +342,9 @@ rk_sf_responder_many(struct rk_sf_run *r)
 			pr = 1;
 		if (pr != 0)
 			rc = 1;
+		m.prc[k] = pr;
 		msgs += p->s.t.msgs;
+		bytes += p->s.t.bytes;
 		qps += p->s.n;
 		errs += p->s.t.data_err + p->s.t.seq_err + p->s.t.wc_err;
 		inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
@@ -290,12 +364,25 @@ rk_sf_responder_many(struct rk_sf_run *r)
 		json_object_set_new(all, "clients", arr);
 		json_object_set_new(all, "qps", json_integer((json_int_t)qps));
 		json_object_set_new(all, "messages", json_integer((json_int_t)msgs));
+		json_object_set_new(all, "bytes", json_integer((json_int_t)bytes));
 		json_object_set_new(all, "errors", json_integer((json_int_t)errs));
+		/* from the first client's connection to the last one's end: the series' span */
+		json_object_set_new(all, "seconds", json_real(r->t_end_ns > r->t0_ns ?
+							      (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0));
+		if (o->interval_ns)
+			json_object_set_new(all, "series", rk_sf_series_json(&r->series));
 		rk_sf_print_json(all);
-	} else
+	} else {
+		clients_table(r, m.prc);
 		printf("responder: %u of %u clients, %" PRIu64 " QPs, %" PRIu64 " messages, %"
 		       PRIu64 " errors: %s\n", r->npeers, n, qps, msgs, errs, rc ? "FAILED" : "ok");
+	}
 	fflush(stdout);
+	if (o->interval_ns && r->npeers > 0 && rk_sf_series_write_many(r) != 0)
+		rc = 1;
+	free(r->series.v);
+	for (uint32_t k = 0; k < r->npeers; k++)
+		free(r->peers[k].series.v);
 	free(m.prc);
 	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
 		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));

@@ -248,6 +248,7 @@ traffic(struct rk_sf_run *r)
 	uint64_t moved_ns = now, mark = 0, drain_until = 0, oob_next_ns = 0;
 
 	r->t0_ns = now;
+	r->series.t0_ns = now;
 	r->series.last_ns = now;
 	for (;;) {
 		int ev = rk_sf_step(&r->s, 4096);

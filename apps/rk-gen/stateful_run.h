@@ -49,6 +49,7 @@ struct rk_sf_series {
 	uint64_t n, cap;
 	double *v;
 	bool overflow;
+	uint64_t t0_ns;                 /**< the time column's 0 (the run's start) */
 	uint64_t last_ns, msgs, bytes, errors, retx; /* at the last row's end */
 };
 
@@ -69,13 +70,16 @@ struct rk_sf_run {
 	int (*wait_fn)(void *);         /**< what runs while the exchange waits; NULL: the port only */
 	void *wait_arg;
 	uint32_t npeers;                /**< of them, connected */
+	bool part;                      /**< one client's run of a responder of several:
+					 * retransmissions of its own QPs, not the context's */
 };
 
 /** Most clients a responder serves at once (--clients). */
 #define RK_SF_MAX_CLIENTS 64u
 
 /** Close the series' current interval at @p now_ns (a row: rates, errors,
- * retransmissions, outstanding messages, the interval's latency). */
+ * retransmissions, outstanding messages, the interval's latency), from
+ * r->s's totals (a responder of several clients: their sums, set by the caller). */
 void rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns);
 
 /** The series as JSON rows (time_s and the CSV's columns). */
@@ -83,6 +87,16 @@ json_t *rk_sf_series_json(const struct rk_sf_series *s);
 
 /** Write --csv and --plot. @return 0, or -1 after saying why on stderr. */
 int rk_sf_series_write(const struct rk_sf_run *r);
+
+/**
+ * Write --csv and --plot of a responder of several clients: r->series is
+ * the sum of all, r->peers[k].series client k + 1's (rows from its
+ * connection on, at the same times). CSV: the single series' columns with
+ * "client" second, a row per client connected then one of "all" per
+ * interval; the plot: the Gb/s of all and of each client (the first 12).
+ * @return 0, or -1 after saying why on stderr.
+ */
+int rk_sf_series_write_many(const struct rk_sf_run *r);
 
 /* The session's parts (stateful_run.c), shared with the report
  * (stateful_report.c) and the responder of several clients (stateful_many.c). */
