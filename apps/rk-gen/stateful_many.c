@@ -1,4 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A responder of several clients (--clients K): each client its own QP
+ * set on the one context and port, its own TCP connection, hello and end
+ * of run. They are accepted one after the other while the sets already
+ * connected keep running (serve_many steps them), and each ends on its
+ * own "RKGD"; the report gives each client's figures and the totals,
+ * and with --interval a series per client and one of all.
+ */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -13,13 +21,6 @@
 #include "rk_app_oob.h"
 #include "stateful_run.h"
 
-/*
- * A responder of several clients (--clients K): each client its own QP
- * set on the one context and port, its own TCP connection, hello and end
- * of run. They are accepted one after the other while the sets already
- * connected keep running (serve_many steps them), and each ends on its
- * own "RKGD"; the report gives each client's figures and the totals.
- */
 /* The responder of several clients: its runs, each one's status, how many ended. */
 struct many {
 	struct rk_sf_run *r;
