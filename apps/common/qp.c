@@ -19,6 +19,8 @@ rk_app_qp_connect(struct rk_qp *qp, const struct rk_app_qp_path *p, const char *
 	a.ah_attr.hop_limit = p->hop_limit;
 	memcpy(a.ah_attr.dmac, p->dmac, 6);
 	memcpy(a.ah_attr.dip, p->dgid, 16);
+	if (p->sgid != NULL)
+		memcpy(a.ah_attr.sip, p->sgid, 16);
 	rc = rk_modify_qp(qp, &a, RK_QP_STATE | RK_QP_AV | RK_QP_PATH_MTU | RK_QP_DEST_QPN |
 			  RK_QP_RQ_PSN | (p->uc ? 0 : RK_QP_MAX_DEST_RD_ATOMIC |
 					  RK_QP_MIN_RNR_TIMER));

@@ -25,6 +25,7 @@ struct rk_app_qp_path {
 	uint32_t sq_psn;                /**< first PSN this end sends */
 	const uint8_t *dmac;            /**< 6 bytes: the peer's MAC */
 	const uint8_t *dgid;            /**< 16 bytes: the peer's GID (IPv4-mapped for IPv4) */
+	const uint8_t *sgid;            /**< 16 bytes: this end's source GID; NULL: the device's */
 	uint8_t dscp;                   /**< DSCP of the frames sent (ECN stays the engine's) */
 	uint8_t hop_limit;              /**< IP TTL / hop limit; 0: the engine's default */
 	bool uc;                        /**< a UC QP: only the path, PSNs and MTU apply */

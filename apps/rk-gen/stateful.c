@@ -99,7 +99,7 @@ enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
 	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_INTERVAL, O_CSV, O_PLOT, O_HELP,
-	O_CLIENTS,
+	O_CLIENTS, O_IP_COUNT,
 };
 
 /* --dscp 26 or 26,46,...: QP i takes the (i mod n)-th. */
@@ -156,6 +156,9 @@ usage(FILE *f)
 	      "      --mtu BYTES        path MTU: 256..4096 (default 1024)\n"
 	      "      --port PORT        DPDK port (ethdev name or number)\n"
 	      "      --ip ADDR          this end's IPv4 address (198.18.0.0/15 in tests)\n"
+	      "      --ip-count M       client: M addresses from ADDR up, in its /24 (1..256,\n"
+	      "                         default 1): the port plays M hosts, QP i sends from\n"
+	      "                         the (i mod M)-th, answers ARP for each\n"
 	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
 	      "      --tx-drop-rate P   drop frames sent with probability P (loss injection)\n"
 	      "      --seed N           seed of --tx-drop-rate\n"
@@ -170,7 +173,9 @@ usage(FILE *f)
 	      "      --record FILE      the port's frames to pcapng, up to their payload\n"
 	      "      --interval S       a series over time, a row each S seconds (default 1\n"
 	      "                         with --csv or --plot): rates, errors, retransmitted,\n"
-	      "                         outstanding, latency p50/p99; in --json too\n"
+	      "                         outstanding, latency p50/p99; in --json too; a\n"
+	      "                         responder of --clients K: a row per client, then\n"
+	      "                         one of all (CSV: a client column)\n"
 	      "      --csv FILE         the series as CSV\n"
 	      "      --plot FILE.png    the series drawn (gnuplot)\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
@@ -184,6 +189,7 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 	static const struct option lo[] = {
 		{ "responder", 0, NULL, O_RESPONDER }, { "stateful", 1, NULL, O_STATEFUL },
 		{ "qps", 1, NULL, O_QPS }, { "clients", 1, NULL, O_CLIENTS },
+		{ "ip-count", 1, NULL, O_IP_COUNT },
 		{ "op", 1, NULL, O_OP }, { "size", 1, NULL, O_SIZE },
 		{ "duration", 1, NULL, O_DURATION }, { "iters", 1, NULL, O_ITERS },
 		{ "depth", 1, NULL, O_DEPTH }, { "verify", 0, NULL, O_VERIFY },
@@ -210,6 +216,7 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 	o->cfg.verify = 1;
 	o->max_qps = 4096;
 	o->clients = 1;
+	o->ip_count = 1;
 	o->iters = 100;
 	o->oob_port = 18515;
 	o->timeout_s = 10;
@@ -282,6 +289,12 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			if (inet_pton(AF_INET, optarg, o->ip) != 1)
 				return bad("--ip %s: an IPv4 address", optarg);
 			o->have_ip = true;
+			break;
+		case O_IP_COUNT:
+			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_ADDRS, &v) != 0)
+				return bad("--ip-count %s: addresses 1..%u", optarg,
+					   RK_GEN_HELLO_MAX_ADDRS);
+			o->ip_count = (uint16_t)v;
 			break;
 		case O_MTU:
 			if (parse_u64(optarg, 256, 4096, &v) != 0 || (v & (v - 1)) != 0)
@@ -374,11 +387,15 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
 	if (!o->responder && o->clients != 1)
 		return bad("%s", "--clients is the responder's (each client is its own rk-gen)");
-	if (o->clients > 1 && (o->csv != NULL || o->plot != NULL || o->interval_ns != 0))
-		return bad("%s", "--interval, --csv and --plot are not for a responder of --clients "
-			   "above 1");
 	if (o->port == NULL || !o->have_ip)
 		return bad("%s", "give the DPDK port (--port) and this end's address (--ip)");
+	if (o->responder && o->ip_count != 1)
+		return bad("%s", "--ip-count is the client's (the responder answers at each "
+			   "client's addresses)");
+	if (o->ip[3] + o->ip_count - 1 > 255)
+		return bad("--ip-count %u: from %u.%u.%u.%u it passes %u.%u.%u.255 (one /24)",
+			   o->ip_count, o->ip[0], o->ip[1], o->ip[2], o->ip[3], o->ip[0], o->ip[1],
+			   o->ip[2]);
 	if ((o->csv != NULL || o->plot != NULL) && o->interval_ns == 0)
 		o->interval_ns = 1000000000ull;
 	if (o->plot != NULL) {
@@ -449,6 +466,7 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 	cfg.pcapng_path = o.record;
 	cfg.snaplen = RK_IO_SNAP_HEADERS;
 	memcpy(cfg.ip, o.ip, 4);
+	cfg.ip4_count = o.ip_count;
 	cfg.tx_drop_rate = o.tx_drop_rate;
 	cfg.tx_drop_seed = o.seed;
 	cfg.cancel = &rk_app_stop;

@@ -101,6 +101,9 @@ struct rk_sf {
 	struct rk_sf_lat *lat;          /**< client: latencies measured; NULL: not */
 	const uint8_t *dscp;            /**< QP i sends with dscp[i % ndscp]; NULL: 0 */
 	uint32_t ndscp;
+	uint8_t sip[16];                /**< this end's first address (IPv4-mapped), with nsip */
+	uint32_t nsip;                  /**< QP i sends from sip + (i mod nsip); 0: the device's */
+	uint32_t ndip;                  /**< QP i's peer is dip + (i mod ndip); 0 or 1: dip */
 	char err[256];
 };
 
@@ -132,6 +135,19 @@ rk_sf_cas_value(uint32_t i, uint64_t k)
 	return 0x5ca5000000000000ull + ((uint64_t)i << 32) + k;
 }
 
+/**
+ * Address @p i mod @p count after @p base (16 bytes, IPv4-mapped: the last
+ * byte counted up, the caller keeps it in one /24) into @p out.
+ */
+static inline void
+rk_sf_addr(const uint8_t base[16], uint32_t count, uint32_t i, uint8_t out[16])
+{
+	for (int b = 0; b < 16; b++)
+		out[b] = base[b];
+	if (count > 1)
+		out[15] = (uint8_t)(out[15] + i % count);
+}
+
 /** The region of one QP: the client's (depth slots) or the responder's (write, read, recv areas). */
 void rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l);
 
@@ -159,8 +175,9 @@ int rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_he
 
 /**
  * Connect every QP to the peer's entry (RESET, INIT, RTR, RTS; IBTA Vol1
- * 10.3.1) at @p dmac / @p dip (IPv4-mapped or IPv6); the responder posts
- * its receives. @p remote must outlive the set.
+ * 10.3.1) at @p dmac / @p dip (IPv4-mapped or IPv6; QP i at its
+ * (i mod s->ndip)-th address, from this end's (i mod s->nsip)-th: set
+ * them first, as s->dscp); the responder posts its receives. @p remote must outlive the set.
  * @return 0, or -1 with s->err set
  */
 int rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dmac[6],

@@ -264,6 +264,7 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 	s->remote = remote;
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct rk_sf_qp *q = &s->q[i];
+		uint8_t qdip[16], qsip[16];
 		struct rk_qp_attr a = { .qp_state = RK_QPS_INIT,
 					.qp_access_flags = RK_ACCESS_REMOTE_WRITE |
 							   RK_ACCESS_REMOTE_READ |
@@ -272,10 +273,14 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 		int rc = rk_modify_qp(q->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
 				      RK_QP_ACCESS_FLAGS);
 
+		/* one port, several hosts: each QP its own pair of addresses */
+		rk_sf_addr(dip, s->ndip, i, qdip);
+		rk_sf_addr(s->sip, s->nsip, i, qsip);
 		if (rc == 0)
 			rc = rk_app_qp_connect(q->qp, &(struct rk_app_qp_path){
 				.mtu = mtu_enum(s->cfg.mtu), .dest_qpn = remote[i].qpn,
-				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = dip,
+				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = qdip,
+				.sgid = s->nsip ? qsip : NULL,
 				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,
 				/* only the responder is READ from: the client keeps no
 				 * resources for it (768 bytes a QP) */

@@ -26,6 +26,7 @@ struct rk_sf_opts {
 	bool json;
 	const char *port;
 	uint8_t ip[4];
+	uint16_t ip_count;              /**< client: addresses ip .. ip + ip_count - 1 (--ip-count), >= 1 */
 	bool have_ip;
 	const char *server;
 	uint16_t oob_port;
@@ -48,6 +49,7 @@ struct rk_sf_series {
 	uint64_t n, cap;
 	double *v;
 	bool overflow;
+	uint64_t t0_ns;                 /**< the time column's 0 (the run's start) */
 	uint64_t last_ns, msgs, bytes, errors, retx; /* at the last row's end */
 };
 
@@ -58,6 +60,7 @@ struct rk_sf_run {
 	struct rk_sf s;
 	struct rk_gen_hello_qp *remote;
 	uint8_t peer_mac[6], peer_ip[4];
+	uint16_t peer_ip_count;         /**< the peer's addresses from peer_ip (its hello), >= 1 */
 	int lfd, fd;
 	uint64_t t0_ns, t_end_ns;
 	uint64_t peer_msgs, peer_data_err, peer_seq_err, peer_overwritten;
@@ -67,13 +70,16 @@ struct rk_sf_run {
 	int (*wait_fn)(void *);         /**< what runs while the exchange waits; NULL: the port only */
 	void *wait_arg;
 	uint32_t npeers;                /**< of them, connected */
+	bool part;                      /**< one client's run of a responder of several:
+					 * retransmissions of its own QPs, not the context's */
 };
 
 /** Most clients a responder serves at once (--clients). */
 #define RK_SF_MAX_CLIENTS 64u
 
 /** Close the series' current interval at @p now_ns (a row: rates, errors,
- * retransmissions, outstanding messages, the interval's latency). */
+ * retransmissions, outstanding messages, the interval's latency), from
+ * r->s's totals (a responder of several clients: their sums, set by the caller). */
 void rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns);
 
 /** The series as JSON rows (time_s and the CSV's columns). */
@@ -81,6 +87,57 @@ json_t *rk_sf_series_json(const struct rk_sf_series *s);
 
 /** Write --csv and --plot. @return 0, or -1 after saying why on stderr. */
 int rk_sf_series_write(const struct rk_sf_run *r);
+
+/**
+ * Write --csv and --plot of a responder of several clients: r->series is
+ * the sum of all, r->peers[k].series client k + 1's (rows from its
+ * connection on, at the same times). CSV: the single series' columns with
+ * "client" second, a row per client connected then one of "all" per
+ * interval; the plot: the Gb/s of all and of each client (the first 12).
+ * @return 0, or -1 after saying why on stderr.
+ */
+int rk_sf_series_write_many(const struct rk_sf_run *r);
+
+/* The session's parts (stateful_run.c), shared with the report
+ * (stateful_report.c) and the responder of several clients (stateful_many.c). */
+
+/** Say "rk-gen: error: ..." on stderr, kept for rk_sf_refuse(). @return 1 */
+int rk_sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** Responder: tell the client on @p fd why it is not served (the last rk_sf_fail()), best effort. */
+void rk_sf_refuse(int fd);
+
+/** Send this end's hello of @p cfg as @p role with the entries @p local. @return 0 or -errno */
+int rk_sf_send_hello(struct rk_sf_run *r, const struct rk_gen_hello *cfg, uint8_t role,
+		     struct rk_gen_hello_qp *local);
+
+/** Receive the peer's hello of at most @p max QPs into @p h, its entries into r->remote
+ * (@p who names the peer in errors). @return 0, or 1 after rk_sf_fail() */
+int rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, const char *who);
+
+/** Resolve the peer's addresses (ARP) and connect every QP of r->s. @return 0, or 1 after rk_sf_fail() */
+int rk_sf_resolve_connect(struct rk_sf_run *r);
+
+/** Responder: take the client's end message, receive up to its count, answer. @return 0 or 1 */
+int rk_sf_responder_end(struct rk_sf_run *r);
+
+/** Both ends' figures agree, nothing wrong. @return 0, or 1 after rk_sf_fail() */
+int rk_sf_verdict(const struct rk_sf_run *r);
+
+/** The engine's retransmitted request packets, the whole context. */
+uint64_t rk_sf_retransmitted(const struct rk_sf_run *r);
+
+/** The report as text on stdout; @p secs of traffic, @p rc the run's status. */
+void rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc);
+
+/** The report as a JSON object (the caller's reference). */
+json_t *rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc);
+
+/** Print @p j on stdout and release it. */
+void rk_sf_print_json(json_t *j);
+
+/** A responder of --clients above 1 (stateful_many.c). @return the exit status */
+int rk_sf_responder_many(struct rk_sf_run *r);
 
 /** Whether the command line asks for the stateful mode (--responder, --stateful). */
 bool rk_sf_wanted(int argc, char **argv);

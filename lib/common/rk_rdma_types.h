@@ -205,6 +205,12 @@ struct rk_ah_attr {
 	uint8_t dip[16];        /**< IPv6, or IPv4 in the last 4 bytes */
 	uint8_t dscp;           /**< 6 bits (traffic class >> 2) */
 	uint8_t hop_limit;      /**< 0 means 64 */
+	/**
+	 * This end's source address, the device's version (an sgid): one
+	 * port may stand for several hosts. All zero: the device's own.
+	 * A connected QP takes only frames sent to it.
+	 */
+	uint8_t sip[16];
 };
 
 /** Address handle for UD sends (ibv_ah). */

@@ -40,6 +40,10 @@ header_ok(const struct rk_gen_hello *h)
 		return 0;
 	if (h->verify > 1 || (h->ip_version != 4 && h->ip_version != 6))
 		return 0;
+	/* several addresses: IPv4, within one /24 */
+	if (h->ip_count > RK_GEN_HELLO_MAX_ADDRS ||
+	    (h->ip_count > 1 && (h->ip_version != 4 || h->ip[15] + h->ip_count - 1 > 255)))
+		return 0;
 	return 1;
 }
 
@@ -65,7 +69,7 @@ rk_gen_hello_encode(const struct rk_gen_hello *h, uint8_t *buf, size_t cap)
 		return -ENOSPC;
 	memset(buf, 0, RK_GEN_HELLO_HDR_LEN);
 	rk_put_be32(buf, RK_GEN_HELLO_MAGIC);
-	rk_put_be16(buf + 4, RK_GEN_HELLO_VERSION);
+	rk_put_be16(buf + 4, h->ip_count > 1 ? RK_GEN_HELLO_VERSION_ADDRS : RK_GEN_HELLO_VERSION);
 	buf[6] = h->role;
 	buf[7] = h->ops;
 	rk_put_be32(buf + 8, h->count);
@@ -79,6 +83,8 @@ rk_gen_hello_encode(const struct rk_gen_hello *h, uint8_t *buf, size_t cap)
 	memcpy(buf + 36, h->ip, 16);
 	memcpy(buf + 52, h->weight, 4);
 	buf[56] = h->weight[4];
+	if (h->ip_count > 1)
+		rk_put_be16(buf + 57, h->ip_count);
 	for (uint32_t i = 0; i < h->count; i++) {
 		uint8_t *e = buf + RK_GEN_HELLO_HDR_LEN + (size_t)i * RK_GEN_HELLO_QP_LEN;
 
@@ -100,7 +106,8 @@ rk_gen_hello_peek(const uint8_t *buf, size_t len, uint32_t *count)
 		return -EMSGSIZE;
 	if (rk_get_be32(buf) != RK_GEN_HELLO_MAGIC)
 		return -EPROTO;
-	if (rk_get_be16(buf + 4) != RK_GEN_HELLO_VERSION)
+	if (rk_get_be16(buf + 4) != RK_GEN_HELLO_VERSION &&
+	    rk_get_be16(buf + 4) != RK_GEN_HELLO_VERSION_ADDRS)
 		return -EPROTONOSUPPORT;
 	c = rk_get_be32(buf + 8);
 	if (c == 0 || c > RK_GEN_HELLO_MAX_QPS)
@@ -139,6 +146,13 @@ rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 	memcpy(h->ip, buf + 36, 16);
 	memcpy(h->weight, buf + 52, 4);
 	h->weight[4] = buf[56];
+	h->ip_count = 1;
+	if (rk_get_be16(buf + 4) == RK_GEN_HELLO_VERSION_ADDRS) {
+		h->ip_count = rk_get_be16(buf + 57);
+		/* version 2 says so only with several */
+		if (h->ip_count < 2)
+			return -EINVAL;
+	}
 	h->qp = qp;
 	if (!header_ok(h))
 		return -EINVAL;

@@ -13,13 +13,19 @@
  *  24  size_max (4)           28  verify (1)        29  ip_version (1)
  *  30  MAC (6)                36  IP (16; IPv4 in the last 4)
  *  52  weights (4 x 1: write, read, send, atomic)  56  cmp_swap weight (1)
- *  57  reserved (7, sent as 0, not read)
+ *  57  version 2 only: address count M (2; 2..256)
+ *  59  reserved (5, sent as 0, not read; version 1: 57..63)
  * then count entries of RK_GEN_HELLO_QP_LEN bytes:
  *   0  QPN (4)  4  PSN (4)  8  R_Key (4)  12  VA (8)  20  length (8)
  * Byte 56 was reserved (sent as 0) before CMP_SWAP joined the mix: a hello
  * without CMP_SWAP is byte for byte the one older rk-gens send, so the
  * version stays 1; an older responder refuses a mix with CMP_SWAP (an
  * unknown ops bit, -EINVAL) instead of misreading it.
+ * Version 2 is a client of several source addresses (--ip-count): IPv4,
+ * IP and the M - 1 after it in the same /24, QP i at IP + (i mod M). A
+ * client of one address still sends version 1; a responder of before
+ * version 2 refuses a version 2 hello (-EPROTONOSUPPORT) instead of
+ * answering every QP at the first address.
  * Encoding and decoding are pure: no I/O, no allocation.
  */
 #ifndef RK_GEN_HELLO_H
@@ -30,6 +36,10 @@
 
 #define RK_GEN_HELLO_MAGIC 0x524b4753u  /* "RKGS" */
 #define RK_GEN_HELLO_VERSION 1
+/** The version of a hello of several addresses (ip_count above 1). */
+#define RK_GEN_HELLO_VERSION_ADDRS 2
+/** Most addresses one end may use (ip_count). */
+#define RK_GEN_HELLO_MAX_ADDRS 256u
 #define RK_GEN_HELLO_HDR_LEN 64
 #define RK_GEN_HELLO_QP_LEN 28
 /** Most QPs a hello may carry (24-bit QPNs allow more; a port holds fewer). */
@@ -74,6 +84,9 @@ struct rk_gen_hello {
 	uint8_t ip_version;     /**< 4 or 6 */
 	uint8_t mac[6];
 	uint8_t ip[16];
+	/** Addresses: ip and the ip_count - 1 after it (last byte counted up, one /24);
+	 * QP i uses the (i mod ip_count)-th. 0 or 1: ip alone (version 1). */
+	uint16_t ip_count;
 	uint32_t count;         /**< QPs, 1..RK_GEN_HELLO_MAX_QPS */
 	uint32_t mtu;           /**< 256, 512, 1024, 2048 or 4096 */
 	uint32_t depth;         /**< messages outstanding per QP, >= 1 */
@@ -96,7 +109,7 @@ long rk_gen_hello_encode(const struct rk_gen_hello *h, uint8_t *buf, size_t cap)
  * Check a hello's header (the first @p len bytes received) and give its
  * QP count, so the caller knows how many more bytes to read.
  * @return 0; -EMSGSIZE (@p len shorter than the header), -EPROTO (not the
- *         magic), -EPROTONOSUPPORT (another version), -ERANGE (count 0 or
+ *         magic), -EPROTONOSUPPORT (a version other than 1 and 2), -ERANGE (count 0 or
  *         above RK_GEN_HELLO_MAX_QPS).
  */
 int rk_gen_hello_peek(const uint8_t *buf, size_t len, uint32_t *count);
@@ -108,7 +121,8 @@ int rk_gen_hello_peek(const uint8_t *buf, size_t len, uint32_t *count);
  *         bytes than the count says), -ENOSPC (count above @p max_qp),
  *         -EINVAL (a field out of range: role, ops and weights, MTU,
  *         depth, sizes, verify, IP version, a QPN or PSN over 24 bits, a
- *         region shorter than size_max).
+ *         region shorter than size_max; version 2: an address count not
+ *         2..256, not IPv4, or passing x.y.z.255).
  */
 int rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 			struct rk_gen_hello_qp *qp, uint32_t max_qp);

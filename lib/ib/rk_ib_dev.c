@@ -372,7 +372,8 @@ pkey_match(uint16_t a, uint16_t b)
 /*
  * Connected service: only the QP's peer may talk to it (IBTA Vol1 ch. 9 source
  * checks for RC/UC; rxe check_addr): the source IP must be the
- * AV's destination and the destination IP ours. MACs are not compared: a
+ * AV's destination and the destination IP ours (the AV's source when it
+ * names one). MACs are not compared: a
  * routed peer's frames carry a router's MAC.
  */
 static bool
@@ -380,12 +381,13 @@ from_peer(const struct rk_ib_dev *dev, const struct rk_ib_qp *qp, const struct r
 {
 	const uint8_t *ip = pkt->frame + pkt->l3_off;
 	const uint8_t *dip = qp->attr.ah_attr.dip;
+	const uint8_t *mine = rk_ib_src_ip(dev, &qp->attr.ah_attr);
 
 	if (pkt->ip_version != dev->attr.ip_version)
 		return false;
 	if (pkt->ip_version == 4)
-		return memcmp(ip + 12, dip + 12, 4) == 0 && memcmp(ip + 16, dev->attr.ip + 12, 4) == 0;
-	return memcmp(ip + 8, dip, 16) == 0 && memcmp(ip + 24, dev->attr.ip, 16) == 0;
+		return memcmp(ip + 12, dip + 12, 4) == 0 && memcmp(ip + 16, mine + 12, 4) == 0;
+	return memcmp(ip + 8, dip, 16) == 0 && memcmp(ip + 24, mine, 16) == 0;
 }
 
 static struct rk_ib_qp *

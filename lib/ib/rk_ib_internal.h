@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rk_bth.h"
 #include "rk_cc.h"
@@ -312,6 +313,15 @@ void rk_ib_qp_flush(struct rk_ib_qp *qp);
 void rk_ib_sq_flush(struct rk_ib_qp *qp);
 void rk_ib_qp_to_sqe(struct rk_ib_qp *qp);
 uint32_t rk_ib_mtu_bytes(enum rk_mtu mtu);
+
+/* The source address of frames on @p ah: its sip, else the device's (all zero: not set). */
+static inline const uint8_t *
+rk_ib_src_ip(const struct rk_ib_dev *dev, const struct rk_ah_attr *ah)
+{
+	static const uint8_t zero[16];
+
+	return memcmp(ah->sip, zero, 16) != 0 ? ah->sip : dev->attr.ip;
+}
 
 /* Frame building (rk_req.c). */
 uint8_t *rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah,

@@ -24,6 +24,7 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 	const struct rk_ib_dev *dev = qp->dev;
 	uint8_t *ip = f + RK_ETH_HLEN, *udp;
 	uint8_t ttl = ah->hop_limit ? ah->hop_limit : 64;
+	const uint8_t *sip = rk_ib_src_ip(dev, ah);
 
 	rk_eth_write(f, ah->dmac, dev->attr.mac, 0, 0,
 		     dev->attr.ip_version == 4 ? RK_ETHERTYPE_IPV4 : RK_ETHERTYPE_IPV6);
@@ -35,7 +36,7 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		rk_ipv4_set_frag(ip, RK_IPV4_DF);       /* DF, CA17-7 */
 		rk_ipv4_set_ttl(ip, ttl);
 		rk_ipv4_set_protocol(ip, RK_IPPROTO_UDP);
-		rk_ipv4_set_src(ip, dev->attr.ip + 12);
+		rk_ipv4_set_src(ip, sip + 12);
 		rk_ipv4_set_dst(ip, ah->dip + 12);
 		rk_ipv4_fill_csum(ip);
 		udp = ip + RK_IPV4_HLEN;
@@ -44,7 +45,7 @@ rk_ib_frame_begin(const struct rk_ib_qp *qp, const struct rk_ah_attr *ah, uint8_
 		rk_ipv6_set_payload_len(ip, (uint16_t)(RK_UDP_HLEN + ib_len));
 		rk_ipv6_set_next_header(ip, RK_IPPROTO_UDP);
 		rk_ipv6_set_hop_limit(ip, ttl);
-		rk_ipv6_set_src(ip, dev->attr.ip);
+		rk_ipv6_set_src(ip, sip);
 		rk_ipv6_set_dst(ip, ah->dip);
 		udp = ip + RK_IPV6_HLEN;
 	}

@@ -85,6 +85,14 @@ struct rk_io_dpdk_cfg {
 	 */
 	uint8_t ip[4];
 	/**
+	 * IPv4 addresses of this endpoint, from ip up (the last byte counted
+	 * up, all in ip's /24): ARP is answered and RoCEv2 taken for each,
+	 * so one port stands for several hosts. 0 or 1: ip alone; at most
+	 * 256. rk_io_dpdk_open() fails with EINVAL when the last would pass
+	 * x.y.z.255. ARP requests and the frame hook use ip itself.
+	 */
+	uint16_t ip4_count;
+	/**
 	 * This endpoint's IPv6 address (network order); all zero: none. With
 	 * it the port answers Neighbor Solicitations for it (RFC 4861) and
 	 * takes RoCEv2 over IPv6 sent to it. With neither address set, every

@@ -15,6 +15,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
@@ -33,6 +34,11 @@
 #define NEIGH_MAX 16
 #define SCRATCH (RK_IB_MAX_FRAME + 256)
 #define ARP_LEN 28              /* RFC 826 packet for Ethernet and IPv4 */
+
+/* Whether @p a (4 bytes) is one of the port's IPv4 addresses (cfg.ip, cfg.ip4_count). */
+#define RK_IO_IP4_MINE(io, a)                                                     \
+	((io)->has_ip4 && memcmp((a), (io)->cfg.ip, 3) == 0 &&                    \
+	 (uint8_t)((a)[3] - (io)->cfg.ip[3]) < ((io)->cfg.ip4_count ? (io)->cfg.ip4_count : 1u))
 
 struct rk_io_neigh {
 	uint8_t ip[16];

@@ -72,8 +72,8 @@ neigh_learn(struct rk_io_dpdk *io, const uint8_t ip[16], const uint8_t mac[6])
 
 /* RFC 826 frame: Ethernet/IPv4 hardware and protocol types. */
 static int
-send_arp(struct rk_io_dpdk *io, uint16_t oper, const uint8_t dmac[6], const uint8_t tha[6],
-	 const uint8_t tpa[4])
+send_arp(struct rk_io_dpdk *io, uint16_t oper, const uint8_t dmac[6], const uint8_t spa[4],
+	 const uint8_t tha[6], const uint8_t tpa[4])
 {
 	uint8_t f[RK_ETH_FRAME_MIN] = { 0 };
 	uint8_t *a = f + RK_ETH_HLEN;
@@ -85,7 +85,7 @@ send_arp(struct rk_io_dpdk *io, uint16_t oper, const uint8_t dmac[6], const uint
 	a[ARP_PLEN] = 4;
 	rk_put_be16(a + ARP_OPER, oper);
 	memcpy(a + ARP_SHA, io->mac, 6);
-	memcpy(a + ARP_SPA, io->cfg.ip, 4);
+	memcpy(a + ARP_SPA, spa, 4);
 	memcpy(a + ARP_THA, tha, 6);
 	memcpy(a + ARP_TPA, tpa, 4);
 	io->st.tx_arp++;
@@ -101,12 +101,13 @@ rk_io_handle_arp(struct rk_io_dpdk *io, const uint8_t *a)
 	if (rk_get_be16(a + ARP_HTYPE) != 1 || rk_get_be16(a + ARP_PTYPE) != RK_ETHERTYPE_IPV4 ||
 	    a[ARP_HLEN] != RK_ETH_ALEN || a[ARP_PLEN] != 4)
 		return;
-	if (!io->has_ip4 || memcmp(a + ARP_TPA, io->cfg.ip, 4) != 0)
+	if (!RK_IO_IP4_MINE(io, a + ARP_TPA))
 		return;                 /* not for us: no gratuitous learning */
 	mapped4(a + ARP_SPA, spa);
 	neigh_learn(io, spa, a + ARP_SHA);
 	if (oper == 1) {
-		send_arp(io, 2, a + ARP_SHA, a + ARP_SHA, a + ARP_SPA);
+		/* from the address asked for: each of the port's hosts answers for itself */
+		send_arp(io, 2, a + ARP_SHA, a + ARP_TPA, a + ARP_SHA, a + ARP_SPA);
 		rk_io_tx_once(io);
 	}
 }
@@ -240,7 +241,7 @@ rk_io_dpdk_solicit(struct rk_io_dpdk *io, const uint8_t ip[16])
 	if (is_mapped4(ip)) {
 		if (!io->has_ip4)
 			return -EADDRNOTAVAIL;
-		rc = send_arp(io, 1, bcast, zero, ip + 12);
+		rc = send_arp(io, 1, bcast, io->cfg.ip, zero, ip + 12);
 	} else {
 		uint8_t sn[16], dmac[6] = { 0x33, 0x33 };
 

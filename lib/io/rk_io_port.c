@@ -424,7 +424,8 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	int rc;
 
 	if (cfg == NULL || cfg->vlan_id > 4094 || cfg->vlan_pcp > 7 || cfg->tx_drop_rate < 0 ||
-	    cfg->tx_drop_rate >= 1) {
+	    cfg->tx_drop_rate >= 1 || cfg->ip4_count > 256 ||
+	    (cfg->ip4_count > 1 && cfg->ip[3] + cfg->ip4_count - 1 > 255)) {
 		errno = EINVAL;
 		return NULL;
 	}

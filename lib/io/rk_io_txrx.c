@@ -495,7 +495,7 @@ classify(struct rk_io_dpdk *io, struct rte_mbuf *m)
 	if (type == RK_ETHERTYPE_IPV4 && len >= l3 + RK_IPV4_HLEN + RK_UDP_HLEN &&
 	    rk_ipv4_version(ip) == 4) {
 		uint32_t ihl = rk_ipv4_hlen(ip);
-		bool mine = io->has_ip4 && memcmp(rk_ipv4_dst(ip), io->cfg.ip, 4) == 0;
+		bool mine = RK_IO_IP4_MINE(io, rk_ipv4_dst(ip));
 		uint8_t udp[RK_UDP_HLEN];
 		const uint8_t *u;
 

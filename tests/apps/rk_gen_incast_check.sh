@@ -12,6 +12,9 @@
 # or completion error at either end, every atomic's original value right
 # at the client. Then a client beyond --qps (all clients together) is
 # refused at both ends, and --clients outside 1..64 or on a client exits 2.
+# The responder's series (--interval, --csv): a row per client and one of
+# all per interval, each client's adding up to its own messages and the
+# clients' to all's (one client of two addresses, --ip-count, among them).
 # Skipped where no namespace can be made.
 # usage: rk_gen_incast_check.sh RK_GEN   (RK_KEEP=1 keeps its files)
 set -u
@@ -155,6 +158,65 @@ PY
 [ "$crcs" = " 0 0 0" ] && [ "$rrc" = 0 ] && [ "$got" = ok ] &&
 	ok "3:1 incast: 28 QPs from three processes, every client's messages checked and counted apart" ||
 	ko "3:1 incast: clients$crcs, responder $rrc: $got: $(tail -2 "$tmp/three.r.err")"
+
+# the responder's series: per-client rows, their sums, all's
+plot=""
+command -v gnuplot >/dev/null && plot="--plot $tmp/series.png"
+incast series 3 "--interval 0.05 --csv $tmp/series.csv $plot" \
+	"--stateful 4 --op write,read --duration 0.6 --depth 2" \
+	"--stateful 8 --op send --duration 0.4 --depth 2" \
+	"--stateful 2 --ip 198.18.0.20 --ip-count 2 --op write --duration 0.5"
+got=$(python3 - "$tmp/series" <<'PY' 2>&1
+import csv, json, sys
+base = sys.argv[1]
+r = json.load(open(base + ".r.json"))
+rows = list(csv.DictReader(open(base + ".csv")))
+bad = []
+if not rows or list(rows[0].keys())[:2] != ["time", "client"]:
+    bad.append("CSV columns %s" % (list(rows[0].keys()) if rows else None))
+by = {}
+for x in rows:
+    by.setdefault(x["client"], []).append(x)
+if sorted(by) != ["1", "2", "3", "all"]:
+    bad.append("CSV clients %s" % sorted(by))
+end = r.get("seconds", 0)
+def msgs(rs):
+    t = [float(x["time"]) for x in rs]
+    return sum(float(x["messages_per_s"]) * ((t[i + 1] if i + 1 < len(t) else end) - t[i])
+               for i, x in enumerate(rs))
+alls = by.get("all", [])
+if len(alls) < 5 or len(r.get("series", [])) != len(alls):
+    bad.append("%d rows of all, %d in the JSON" % (len(alls), len(r.get("series", []))))
+if abs(msgs(alls) - r["messages"]) >= 2:
+    bad.append("all's rows: %.1f messages of %d" % (msgs(alls), r["messages"]))
+ents = r.get("clients", [])
+want_ip = ["198.18.0.1", "198.18.0.2", "198.18.0.20"]
+for k, e in enumerate(ents):
+    rs = by.get(str(k + 1), [])
+    if e.get("client") != want_ip[k] or len(e.get("series", [])) != len(rs) or not rs:
+        bad.append("client %d: %s, %d rows, %d in its JSON" % (k + 1, e.get("client"), len(rs),
+                                                              len(e.get("series", []))))
+    elif abs(msgs(rs) - e["messages"]) >= 2 or e["messages"] == 0:
+        bad.append("client %d's rows: %.1f messages of %d" % (k + 1, msgs(rs), e["messages"]))
+# at each time, the clients' rates add up to all's
+for x in alls:
+    s = sum(float(y["messages_per_s"]) for c in ("1", "2", "3") for y in by.get(c, [])
+            if y["time"] == x["time"])
+    if abs(s - float(x["messages_per_s"])) > 1e-6 * max(1.0, s):
+        bad.append("at %s: clients %.3f, all %s" % (x["time"], s, x["messages_per_s"]))
+        break
+if sum(e["messages"] for e in ents) != r["messages"] or sum(e["bytes"] for e in ents) != r.get("bytes"):
+    bad.append("totals: messages %s, bytes %s" % (r["messages"], r.get("bytes")))
+if ents and ents[2].get("addresses") != ["198.18.0.20", "198.18.0.21"]:
+    bad.append("client 3's addresses: %s" % ents[2].get("addresses"))
+print("ok" if not bad else "; ".join(bad))
+PY
+)
+png=ok
+[ -n "$plot" ] && [ "$(head -c 4 "$tmp/series.png" 2>/dev/null | tail -c 3)" != PNG ] && png="no PNG"
+[ "$crcs" = " 0 0 0" ] && [ "$rrc" = 0 ] && [ "$got" = ok ] && [ "$png" = ok ] &&
+	ok "responder series of 3 clients: per-client rows add up to each client's and to all's${plot:+, drawn}" ||
+	ko "responder series: clients$crcs, responder $rrc: $got, $png: $(tail -2 "$tmp/series.r.err")"
 
 # a client beyond --qps (all clients together) is refused at both ends
 incast over 2 "--qps 12" "--stateful 8 --iters 20" "--stateful 8 --iters 20"

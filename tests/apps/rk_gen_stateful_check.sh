@@ -19,6 +19,9 @@
 #  6. FETCH_ADDs in the mix: the originals they return are checked; so
 #     are CMP_SWAPs' (with FETCH_ADDs, 2% of the client's frames dropped).
 #  7. --interval with --csv, --plot and --json: the series adds up.
+#  8. --ip-count: one client port plays 4 hosts; recorded, rk-inspect
+#     finds each QP's frames from its own address and the responder's
+#     answers to it, the responder's report names the 4; bad values exit 2.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -252,6 +255,49 @@ png=ok
 [ "$crc" = 0 ] && [ "$got" = ok ] && [ "$png" = ok ] &&
 	ok "series: rows of 50 ms as CSV and JSON, messages add up${plot:+, drawn}" ||
 	ko "series: client $crc, $got, $png: $(tail -2 "$tmp/series.c.err")"
+
+# 8. several source addresses on the client's port: QP i from 198.18.0.(16 + i mod 4)
+run addrs "--stateful 8 --ip 198.18.0.16 --ip-count 4 --op write,read,send --iters 50 --depth 4 --record $tmp/addrs.pcapng"
+if [ "$crc" = 0 ] && [ "$rrc" = 0 ] && check addrs 8 50 0; then
+	got=$("$rk" -j "$tmp/addrs.pcapng" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = json.load(open(sys.argv[1]))
+c = json.load(open(sys.argv[2]))
+want = ["198.18.0.%d" % (16 + k) for k in range(4)]
+src, dst = {}, {}
+for q in d["qps"]:
+    if q["kind"] != "RoCEv2":
+        continue
+    if q["src"] == "198.18.0.2":
+        dst[q["dst"]] = dst.get(q["dst"], 0) + 1
+    else:
+        src[q["src"]] = src.get(q["src"], 0) + 1
+bad = []
+if src != {a: 2 for a in want}:
+    bad.append("the client sent from %s" % src)
+if dst != {a: 2 for a in want}:
+    bad.append("the responder answered to %s" % dst)
+if r.get("addresses") != want or c.get("addresses") != want:
+    bad.append("addresses in the reports: %s / %s" % (r.get("addresses"), c.get("addresses")))
+ips = sorted(set(q.get("ip") for q in r["worst_qps"]))
+if not set(ips) <= set(want) or len(r["worst_qps"]) != 5:
+    bad.append("worst QPs ip: %s" % ips)
+print("ok" if not bad else "; ".join(bad))' "$tmp/addrs.r.json" "$tmp/addrs.c.json" 2>&1)
+	[ "$got" = ok ] && ok "--ip-count 4: each QP from its own address, answered there, reported" ||
+		ko "--ip-count 4 on the wire: $got"
+else
+	ko "--ip-count 4: client $crc, responder $rrc: $(tail -2 "$tmp/addrs.c.err") / $(tail -2 "$tmp/addrs.r.err")"
+fi
+for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
+	"--stateful 1 --ip 198.18.0.250 --ip-count 7" "--responder --ip-count 2"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad --port x $(case $bad in *--ip\ *) ;; *) echo --ip 198.18.0.1;; esac) \
+		$(case $bad in --st*) echo 127.0.0.1;; esac) >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --ip-count")" = 1 ] &&
+		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
+done
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

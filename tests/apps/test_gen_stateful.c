@@ -8,7 +8,8 @@
  * found (a READ area changed at the responder, a client that does not
  * fill its messages); the client's latency per opcode and per QP in
  * virtual time; the pattern, sizes, mix and layout on their own; the
- * FETCH_ADD and CMP_SWAP chains of atomics, and the CMP_SWAP checks.
+ * FETCH_ADD and CMP_SWAP chains of atomics, and the CMP_SWAP checks; a
+ * client of four source addresses (rk_sf.nsip) and its responder.
  */
 #include "rk_test.h"
 
@@ -28,6 +29,7 @@ struct end {
 static struct rk_sim_clock clk;
 static struct rk_sim_link *link_;
 static struct end e[2];         /* 0: client, 1: responder */
+static uint32_t n_addrs;        /* the client's addresses from 198.18.0.16 (rk_sf.nsip); 0: its device's */
 
 static struct rk_gen_hello
 cfg_of(uint32_t n, uint8_t ops, uint32_t smin, uint32_t smax, uint32_t depth)
@@ -75,6 +77,14 @@ open_pair(const struct rk_gen_hello *cfg, const struct rk_sim_impair *imp, uint6
 		uint8_t mac[6] = { 0, 0, 0, 0, 0, (uint8_t)(2 - i) };
 		uint8_t ip[16] = { [10] = 0xff, [11] = 0xff, [15] = (uint8_t)(2 - i) };
 
+		if (n_addrs > 1 && i == 0) {
+			memcpy(e[0].s.sip, ip, 16);
+			e[0].s.sip[15] = 16;
+			e[0].s.nsip = n_addrs;
+		} else if (n_addrs > 1) {
+			ip[15] = 16;
+			e[1].s.ndip = n_addrs;
+		}
 		assert_int_equal(rk_sf_connect(&e[i].s, e[i ^ 1].local, mac, ip, 10, 7), 0);
 	}
 	e[0].s.iters = iters;
@@ -146,6 +156,35 @@ test_mix_256(void **state)
 	assert_agree(256, 12);
 	assert_true(e[0].s.t.msgs_op[0] > 0 && e[0].s.t.msgs_op[1] > 0 && e[0].s.t.msgs_op[2] > 0);
 	assert_int_equal(rk_context_stats(e[0].ctx)->req_retx_pkts, 0);
+	close_pair();
+}
+
+/*
+ * One client device, four source addresses: QP i sends from .16 + i mod 4
+ * and the responder's QP i answers there. Each end takes only frames of
+ * its QP's pair of addresses, so the run completing means both used them.
+ */
+static void
+test_addrs(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(8, 7, 1, 3000, 4);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+
+	(void)state;
+	n_addrs = 4;
+	open_pair(&cfg, clean, 20, 1, 1);
+	n_addrs = 0;
+	for (uint32_t i = 0; i < 8; i++) {
+		struct rk_qp_attr a;
+		struct rk_qp_init_attr ia;
+
+		assert_int_equal(rk_query_qp(e[0].s.q[i].qp, &a, RK_QP_AV, &ia), 0);
+		assert_int_equal(a.ah_attr.sip[15], 16 + i % 4);
+		assert_int_equal(rk_query_qp(e[1].s.q[i].qp, &a, RK_QP_AV, &ia), 0);
+		assert_int_equal(a.ah_attr.dip[15], 16 + i % 4);
+	}
+	run_pair();
+	assert_agree(8, 20);
 	close_pair();
 }
 
@@ -540,6 +579,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern_and_mix),
 		cmocka_unit_test(test_mix_256),
+		cmocka_unit_test(test_addrs),
 		cmocka_unit_test(test_latency),
 		cmocka_unit_test(test_latency_exact),
 		cmocka_unit_test(test_atomics),

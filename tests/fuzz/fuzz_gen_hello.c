@@ -42,8 +42,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	b = malloc(size);
 	assert(b != NULL);
 	assert(rk_gen_hello_encode(&h, b, size) == (long)size);
-	/* reserved bytes (57..63) are written as zeros */
+	/* reserved bytes (57..63; 59..63 in version 2) are written as zeros */
 	assert(memcmp(b, data, 57) == 0);
+	/* version 2: the address count, 2..256 */
+	assert(h.ip_count >= 1 && h.ip_count <= RK_GEN_HELLO_MAX_ADDRS);
+	if (h.ip_count > 1)
+		assert(memcmp(b + 57, data + 57, 2) == 0);
 	assert(memcmp(b + RK_GEN_HELLO_HDR_LEN, data + RK_GEN_HELLO_HDR_LEN,
 		      size - RK_GEN_HELLO_HDR_LEN) == 0);
 	free(b);

@@ -2,7 +2,8 @@
 /*
  * rk-gen's stateful hello: a round trip of 4096 QPs, the byte layout of
  * the header and of an entry, and each refusal: wrong magic, version,
- * count, a truncated or overlong buffer, fields out of range.
+ * count, a truncated or overlong buffer, fields out of range; a client of
+ * several addresses (version 2) and its limits.
  */
 #include "rk_test.h"
 
@@ -41,6 +42,46 @@ fill(struct rk_gen_hello *h, uint32_t n)
 						   .va = 0x7f0000000000ull + (uint64_t)i * 65536,
 						   .len = 65536 };
 	h->qp = qps;
+}
+
+/* Several addresses: version 2 with the count at 57; one address stays version 1. */
+static void
+test_addrs(void **state)
+{
+	uint8_t b[64 + 28 * 4];
+	struct rk_gen_hello h, d;
+
+	(void)state;
+	fill(&h, 4);
+	h.ip_count = 1;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), (long)sizeof(b));
+	assert_int_equal(rk_get_be16(b + 4), RK_GEN_HELLO_VERSION);
+	assert_int_equal(rk_get_be16(b + 57), 0);
+	assert_int_equal(rk_gen_hello_decode(b, sizeof(b), &d, out_qps, 4), 0);
+	assert_int_equal(d.ip_count, 1);
+	h.ip_count = 4;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), (long)sizeof(b));
+	assert_int_equal(rk_get_be16(b + 4), RK_GEN_HELLO_VERSION_ADDRS);
+	assert_int_equal(rk_get_be16(b + 57), 4);
+	assert_int_equal(rk_gen_hello_decode(b, sizeof(b), &d, out_qps, 4), 0);
+	assert_int_equal(d.ip_count, 4);
+	assert_memory_equal(d.ip, h.ip, 16);
+	/* 198.18.0.1 and 255 after it: past the /24 */
+	h.ip_count = 255;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), (long)sizeof(b));
+	h.ip_count = 256;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), -EINVAL);
+	rk_put_be16(b + 57, 256);
+	assert_int_equal(rk_gen_hello_decode(b, sizeof(b), &d, out_qps, 4), -EINVAL);
+	h.ip[15] = 0;
+	h.ip_count = 256;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), (long)sizeof(b));
+	h.ip_count = 257;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), -EINVAL);
+	/* IPv6: one address */
+	h.ip_count = 2;
+	h.ip_version = 6;
+	assert_int_equal(rk_gen_hello_encode(&h, b, sizeof(b)), -EINVAL);
 }
 
 static void
@@ -126,8 +167,11 @@ test_refusals(void **state)
 	c[0] = 'X';
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EPROTO);
 	memcpy(c, b, sizeof(b));
-	rk_put_be16(c + 4, 2);
+	rk_put_be16(c + 4, 3);
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EPROTONOSUPPORT);
+	/* version 2 without a count of several addresses */
+	rk_put_be16(c + 4, 2);
+	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -EINVAL);
 	memcpy(c, b, sizeof(b));
 	rk_put_be32(c + 8, 0);
 	assert_int_equal(rk_gen_hello_decode(c, sizeof(b), &d, out_qps, 4), -ERANGE);
@@ -229,6 +273,7 @@ main(void)
 		cmocka_unit_test(test_layout),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refusal_message),
+		cmocka_unit_test(test_addrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
