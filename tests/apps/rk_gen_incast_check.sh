@@ -34,6 +34,7 @@ ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+. "$(dirname "$0")/../helpers/veth-pair.sh"
 NCPU=$(nproc)
 CORE_R=$((NCPU > 1 ? 1 : 0))
 OOB=$((20000 + $$ % 20000))
@@ -48,29 +49,12 @@ for bad in "--responder --clients 0" "--responder --clients 65" "--stateful 2 --
 		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
-if ! err=$(ip netns add $ns 2>&1); then
-	echo "skip the incast: cannot create a network namespace: $err"
+if ! err=$(bridge_ns_up $ns rkgsw rkg rkb r c1 c2 c3); then
+	echo "skip the incast: $err"
 	echo "$pass passed, $fail failed"
 	[ "$fail" = 0 ]
 	exit
 fi
-ip -n $ns link set lo up
-ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip -n $ns link add rkgsw type bridge
-ip -n $ns link set rkgsw mtu 9000 up
-# DPDK 22.11's af_packet joins a PACKET_FANOUT group numbered
-# (pid ^ ifindex) & 0xffff, one set of numbers per namespace: two of
-# these processes whose numbers met failed "could not set PACKET_FANOUT"
-# (EINVAL), 1 run in 5. Ports numbered 4096 apart keep apart the numbers
-# of processes started a few PIDs from each other.
-idx=4096
-for e in r c1 c2 c3; do
-	ip -n $ns link add rkg$e index $idx type veth peer name rkb$e
-	idx=$((idx + 4096))
-	ip -n $ns link set rkb$e master rkgsw
-	ip -n $ns link set rkg$e mtu 9000 up
-	ip -n $ns link set rkb$e mtu 9000 up
-done
 
 # dpdk EAL options of end E (r, c1, c2, c3) on core C
 eal() {

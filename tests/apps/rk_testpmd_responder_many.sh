@@ -44,24 +44,12 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
-if ! err=$(ip netns add $ns 2>&1); then
-	echo "SKIP: cannot create a network namespace: $err"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+if ! why=$(bridge_ns_up $ns rkmsw rkm rkn r c1 c2 c3); then
+	echo "SKIP: $why"
 	exit 77
 fi
-ip -n $ns link set lo up
-ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-ip -n $ns link add rkmsw type bridge
-ip -n $ns link set rkmsw mtu 9000 up
-# Ports numbered 4096 apart: DPDK 22.11's af_packet fanout group ids
-# ((pid ^ ifindex) & 0xffff) of processes started a few PIDs apart differ.
-idx=4096
-for e in r c1 c2 c3; do
-	ip -n $ns link add rkm$e index $idx type veth peer name rkn$e
-	idx=$((idx + 4096))
-	ip -n $ns link set rkn$e master rkmsw
-	ip -n $ns link set rkm$e mtu 9000 up
-	ip -n $ns link set rkn$e mtu 9000 up
-done
 TCP=$((20000 + $$ % 20000))
 if [ -n "$cm" ]; then
 	server=198.18.0.1       # the responder's device

@@ -52,3 +52,34 @@ ns_veths_up() {
 		ip -n "$ns" link set "${p##*:}" up
 	done
 }
+
+# bridge_ns_up NS BR PFX PEER END...: one namespace NS (lo up, IPv6 off)
+# with a Linux bridge BR and, per END, a veth pair PFX<END> (for a DPDK
+# net_af_packet port) / PEER<END> (enslaved to BR), all MTU 9000 and up.
+# DPDK 22.11's af_packet joins a PACKET_FANOUT group numbered
+# (pid ^ ifindex) & 0xffff, one set of numbers per namespace: two
+# processes whose numbers met failed "could not set PACKET_FANOUT"
+# (EINVAL), 1 run in 5. Ports numbered 4096 apart keep apart the numbers
+# of processes started a few PIDs from each other. 0, or 1 with the
+# reason on stdout when no namespace can be made here (the caller skips).
+# The caller deletes NS.
+bridge_ns_up() {
+	local ns=$1 br=$2 pfx=$3 peer=$4 err e idx=4096
+	shift 4
+	if ! err=$(ip netns add "$ns" 2>&1); then
+		echo "cannot create a network namespace: $err"
+		return 1
+	fi
+	ip -n "$ns" link set lo up
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+	ip -n "$ns" link add "$br" type bridge
+	ip -n "$ns" link set "$br" mtu 9000 up
+	for e in "$@"; do
+		ip -n "$ns" link add "$pfx$e" index $idx type veth peer name "$peer$e"
+		idx=$((idx + 4096))
+		ip -n "$ns" link set "$peer$e" master "$br"
+		ip -n "$ns" link set "$pfx$e" mtu 9000 up
+		ip -n "$ns" link set "$peer$e" mtu 9000 up
+	done
+}
