@@ -149,9 +149,12 @@ create(struct client *c, struct rk_tp_rdma_dev *d)
 	struct rk_tp_resp_sess *s = &c->s;
 	uint32_t max = rk_tp_resp.max_size;
 	size_t blk = max > 4096 ? max : 4096;
-	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1 };
+	struct rk_qp_init_attr ia = { .qp_type = rk_tp_resp.uc ? RK_QPT_UC : RK_QPT_RC,
+				      .sq_sig_all = 1 };
+	/* UC: no READ or atomics (IBTA Vol1 9.7.3, table 38's UC column) */
 	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
+				 .qp_access_flags = rk_tp_resp.uc ? RK_ACCESS_REMOTE_WRITE :
+						    RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
 						    RK_ACCESS_REMOTE_ATOMIC };
 	int rc;
 
@@ -232,6 +235,7 @@ connect_qp(struct client *c)
 		.max_rd_atomic = (uint8_t)(c->remote.out_reads > 0 && c->remote.out_reads < OUTS ?
 					   c->remote.out_reads : OUTS),
 		.min_rnr_timer = 12, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
+		.uc = rk_tp_resp.uc,
 	};
 	int rc;
 
@@ -487,7 +491,8 @@ run(void *arg)
 }
 
 int
-rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size, bool rdma_cm)
+rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size, bool rdma_cm,
+		 bool uc)
 {
 	struct rk_tp_rdma_dev *d;
 	int rc;
@@ -517,6 +522,7 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 	rk_tp_resp.max_size = max_size;
 	LOCK();
 	rk_tp_resp.rdma_cm = rdma_cm;
+	rk_tp_resp.uc = uc;
 	rk_tp_resp.cmq.head = rk_tp_resp.cmq.tail = 0;
 	rk_tp_resp.next_n = 0;
 	UNLOCK();
@@ -533,9 +539,9 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 		fprintf(out, "Cannot start the responder's thread: %s\n", strerror(rc));
 		return -rc;
 	}
-	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's %s on port %u, "
+	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's %s on port %u, %s QPs, "
 		"messages up to %u bytes%s\n", port, d->ip[0], d->ip[1], d->ip[2], d->ip[3],
-		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, max_size,
+		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, uc ? "UC" : "RC", max_size,
 		rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
 		": \"set fwd responder\" and \"start\" to answer");
 	return 0;

@@ -46,6 +46,7 @@ struct rk_tp_resp {
 	bool running;                   /* the control thread is up */
 	volatile bool stop;             /* "responder stop": end the thread */
 	bool rdma_cm;                   /* perftest -R: RDMA-CM, not the TCP exchange */
+	bool uc;                        /* perftest -c UC: UC QPs, not RC */
 	uint16_t port, tcp_port;        /* tcp_port: the RDMA-CM port with rdma_cm */
 	uint32_t max_size;              /* bytes: the largest message answered */
 	unsigned int max_clients;       /* served at once, 1..RK_TP_RESP_CLIENTS; 0: the most */
@@ -97,13 +98,15 @@ extern struct rk_tp_resp rk_tp_resp;
  * service ID TCP port space:@p tcp_port on the device (perftest -R), and
  * serve perftest clients, up to RK_TP_RESP_CLIENTS at once, each on a
  * thread of its own, with buffers for messages of up to @p max_size
- * bytes (1..RK_TP_RESP_MAX_SIZE). Frames reach the device only while the
+ * bytes (1..RK_TP_RESP_MAX_SIZE); with @p uc their QPs are UC (perftest
+ * -c UC, remote write only; not with @p rdma_cm), else RC (IBTA Vol1
+ * 9.8.3, 9.7). Frames reach the device only while the
  * responder engine forwards ("set fwd responder", "start").
  * @return 0, or negative errno after a line on @p out (-EALREADY,
  *         -EADDRINUSE, -EINVAL, -ENODEV)
  */
 int rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
-		     bool rdma_cm);
+		     bool rdma_cm, bool uc);
 
 /**
  * "set responder clients": serve at most @p n clients at once (1..

@@ -126,9 +126,10 @@ rk_tp_resp_show(FILE *out)
 	if (!rk_tp_resp.running)
 		fprintf(out, "Responder: not running\n");
 	else
-		fprintf(out, "Responder: port %u, %s port %u, messages up to %u bytes, serving %u "
-			"client(s) (at most %u at once)\n", rk_tp_resp.port,
+		fprintf(out, "Responder: port %u, %s port %u, %s QPs, messages up to %u bytes, "
+			"serving %u client(s) (at most %u at once)\n", rk_tp_resp.port,
 			rk_tp_resp.rdma_cm ? "RDMA-CM" : "TCP", rk_tp_resp.tcp_port,
+			rk_tp_resp.uc ? "UC" : "RC",
 			rk_tp_resp.max_size, rk_tp_resp.serving, rk_tp_resp_max_clients());
 	fprintf(out, "  clients %" PRIu64 ": ok %" PRIu64 " (write_bw %" PRIu64 ", read_bw %"
 		PRIu64 ", send_bw %" PRIu64 ", atomic_bw %" PRIu64 "), failed %" PRIu64 "\n",

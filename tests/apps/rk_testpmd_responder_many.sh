@@ -13,7 +13,8 @@
 # line for each must name the tool that client ran with "result: ok".
 # Then, after "set responder clients 2", a third client while two are
 # served is refused (the exchange closed; with rdma_cm a REJ "no
-# resources available") and the two go on.
+# resources available") and the two go on. Then (TCP exchange only; with
+# rdma_cm refused) UC clients: write_bw and send_bw -c UC at once.
 # The clients' ACK timeout is 1 s (-u 18): four busy-polling processes
 # share two cores, and one descheduled long enough must not fail the test.
 # Each client sends at most 100 Mb/s: unpaced, write_bw alone fills the
@@ -185,14 +186,58 @@ out | grep -q "^responder: a client from \(127.0.0.1\|198.18.0.13\) refused: 2 c
 	ok "the responder says why it refused" ||
 	ko "no refusal line: $(out | grep refused | head -1)"
 
-printf "show responder\nshow rdma 0\nshow port stats 0\nquit\n" >&3
+echo "show responder" >&3
+# UC clients (perftest -c UC): write_bw and send_bw at once, TCP exchange only.
+if [ -n "$cm" ]; then
+	echo "responder start 0 $((TCP + 1)) 65536 rdma_cm uc" >&3
+	for _ in $(seq 1 30); do
+		out | grep -q '^Bad "uc" with "rdma_cm"' && break
+		sleep 0.1
+	done
+	out | grep -q '^Bad "uc" with "rdma_cm": UC clients over perftest.s TCP exchange only$' &&
+		ok "uc with rdma_cm: refused in one line" || ko "uc with rdma_cm: not refused"
+else
+	printf "responder stop\nset responder clients 16\nresponder start 0 %s 65536 uc\n" \
+		$((TCP + 1)) >&3
+	for _ in $(seq 1 30); do
+		out | grep -q "^Responder on port 0 .*port $((TCP + 1)), UC QPs" && break
+		sleep 0.1
+	done
+	TCP=$((TCP + 1)) copts="-c UC" start_client 1 u1 3
+	TCP=$((TCP + 1)) copts="-c UC" start_client 3 u3 3
+	k=0
+	for p in $pids; do
+		k=$((k + 1))
+		wait "$p"
+		urc[k]=$?
+	done
+	pids=""
+	for f in u1:1 u3:2; do
+		[ "${urc[${f#*:}]}" = 0 ] && grep -q "^result: ok" "$tmp/${f%:*}" &&
+			ok "UC client ${f%:*}: $(grep '^result:' "$tmp/${f%:*}")" ||
+			ko "UC client ${f%:*}: exit ${urc[${f#*:}]}: $(tail -n 1 "$tmp/${f%:*}")"
+	done
+	for t in "write_bw, 65536 bytes, .*result: ok (.* WRITE packets placed)" \
+		 "send_bw, 4096 bytes, .*result: ok (.* receives, each 4096 bytes)"; do
+		# the lines after the UC responder's start (its clients are numbered from 1)
+		for _ in $(seq 1 50); do
+			out | sed -n '/, UC QPs, messages/,$p' | grep -q "^responder: client .*$t" && break
+			sleep 0.1
+		done
+		out | sed -n '/, UC QPs, messages/,$p' | grep -q "^responder: client .*$t" &&
+			ok "UC: the responder's verdict: ${t%%,*} ok" ||
+			ko "UC: no \"$t\": $(out | grep '^responder: client' | tail -n 2 | tr '\n' ' ')"
+	done
+fi
+printf "show rdma 0\nshow port stats 0\nquit\n" >&3
 wait "$tpid"
 rc=$?
 tpid=""
 [ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
 out | grep -q "^  refused: 1 " && ok "show responder: refused 1" ||
 	ko "show responder: $(out | grep '^  refused' || echo 'no refused line')"
-out | grep -q "^Responder stopped after 5 client(s)" && ok "5 clients in all" ||
+all=$([ -n "$cm" ] && echo 5 || echo 7)
+out | grep -q "^Responder stopped after $all client(s)" && ok "$all clients in all" ||
 	ko "$(grep 'Responder stopped' "$tmp/tp.out" || echo 'no stop line')"
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
