@@ -141,7 +141,7 @@ usage(FILE *f)
 	      "                         N:1 incast of real connections\n"
 	      "      --qps N            responder: the most QPs it accepts, all clients\n"
 	      "                         together (default 4096)\n"
-	      "      --stateful N       client: open N RC QPs (1..65536)\n"
+	      "      --stateful N       client: open N RC QPs (1..65533)\n"
 	      "      --op OPS           write, read, send, atomic, cmp_swap or a mix:\n"
 	      "                         write:3,read:1 (default write); WRITE and SEND carry\n"
 	      "                         an Immediate, atomic is a FETCH_ADD of 1, cmp_swap a\n"
@@ -228,8 +228,8 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			o->responder = true;
 			break;
 		case O_STATEFUL:
-			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
-				return bad("--stateful %s: QPs are 1..65536", optarg);
+			if (parse_u64(optarg, 1, RK_SF_MAX_QPS, &v) != 0)
+				return bad("--stateful %s: QPs are 1..%u", optarg, RK_SF_MAX_QPS);
 			o->cfg.count = (uint32_t)v;
 			break;
 		case O_CLIENTS:
@@ -238,8 +238,8 @@ parse(struct rk_sf_opts *o, int argc, char **argv)
 			o->clients = (uint32_t)v;
 			break;
 		case O_QPS:
-			if (parse_u64(optarg, 1, RK_GEN_HELLO_MAX_QPS, &v) != 0)
-				return bad("--qps %s: QPs are 1..65536", optarg);
+			if (parse_u64(optarg, 1, RK_SF_MAX_QPS, &v) != 0)
+				return bad("--qps %s: QPs are 1..%u", optarg, RK_SF_MAX_QPS);
 			o->max_qps = (uint32_t)v;
 			break;
 		case O_OP:

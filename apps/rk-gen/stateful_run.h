@@ -76,6 +76,8 @@ struct rk_sf_run {
 
 /** Most clients a responder serves at once (--clients). */
 #define RK_SF_MAX_CLIENTS 64u
+/* QPs of one process: the device numbers at most 0xffff, two kept for the app */
+#define RK_SF_MAX_QPS (0xffffu - 2u)
 
 /** Close the series' current interval at @p now_ns (a row: rates, errors,
  * retransmissions, outstanding messages, the interval's latency), from

@@ -145,12 +145,15 @@ cmd_set_clients_parsed(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	if (rk_tp_arg_num(r->n, RK_TP_RESP_CLIENTS, "number of clients", &n)) {
-		if (n == 0)
-			printf("Bad number of clients \"0\": 1..%u\n", RK_TP_RESP_CLIENTS);
-		else
-			rk_tp_resp_set_clients(stdout, (unsigned int)n);
-	}
+	char *end;
+
+	errno = 0;
+	n = strtoull(r->n, &end, 10);
+	if (r->n[0] < '0' || r->n[0] > '9' || *end != '\0' || errno != 0 || n < 1 ||
+	    n > RK_TP_RESP_CLIENTS)
+		printf("Bad number of clients \"%s\": 1..%u\n", r->n, RK_TP_RESP_CLIENTS);
+	else
+		rk_tp_resp_set_clients(stdout, (unsigned int)n);
 	fflush(stdout);
 }
 

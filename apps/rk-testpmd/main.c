@@ -35,7 +35,7 @@ usage(FILE *out, const char *prog)
 		"                          worker lcore (default 1; needs two lcores in -l)\n"
 		"      --portmask MASK     hex mask of the ports to use (default: all)\n"
 		"      --stats-period S    print the forward statistics every S seconds while forwarding\n"
-		"      --forward-mode NAME the first engine (io, mac, rxonly, impair, gen, rdma; default io)\n"
+		"      --forward-mode NAME the first engine (io, mac, rxonly, impair, gen, rdma, responder; default io)\n"
 		"  -h, --help              this text\n"
 		"  -V, --version           the version\n"
 		"Without -i, the commands of --cmdline-file run, forwarding starts if no command\n"

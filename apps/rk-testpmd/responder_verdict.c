@@ -124,7 +124,8 @@ rk_tp_resp_show(FILE *out)
 {
 	LOCK();
 	if (!rk_tp_resp.running)
-		fprintf(out, "Responder: not running\n");
+		fprintf(out, "Responder: not running (at most %u client(s) at once when started)\n",
+			rk_tp_resp_max_clients());
 	else
 		fprintf(out, "Responder: port %u, %s port %u, %s QPs, messages up to %u bytes, "
 			"serving %u client(s) (at most %u at once)\n", rk_tp_resp.port,

@@ -186,6 +186,15 @@ for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param r
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
+# QPs beyond what one device numbers (0xffff, two kept): one line, exit 2, not a failed open
+for bad in "--stateful 65534 127.0.0.1" "--responder --qps 65534"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --[a-z]* 65534: QPs are 1..65533$" &&
+		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, $(cat "$tmp/bad.err")"
+done
+
 # 6. FETCH_ADDs in the mix over memif: every QP's k-th atomic found k
 run atomic "--stateful 32 --op write,read,send,atomic:2 --size 8-512 --iters 100 --depth 4"
 if [ "$crc" = 0 ] && [ "$rrc" = 0 ] && check atomic 32 100 0 &&

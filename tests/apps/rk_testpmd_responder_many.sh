@@ -61,6 +61,9 @@ else
 fi
 
 cat >"$tmp/resp.cmd" <<CMD
+set responder clients 17
+set responder clients x
+show responder
 set fwd responder
 responder start 0 $TCP 65536 $cm
 start
@@ -79,6 +82,13 @@ done
 
 # rk-testpmd's output without its prompt (-i: lines may start with it)
 out() { sed 's/^\(rk-testpmd> \)*//' "$tmp/tp.out"; }
+
+for v in 17 x; do
+	out | grep -qx "Bad number of clients \"$v\": 1..16" &&
+		ok "set responder clients $v: refused in one line" || ko "set responder clients $v: not refused"
+done
+out | grep -qx "Responder: not running (at most 16 client(s) at once when started)" &&
+	ok "show responder before start: the limit" || ko "show responder before start: $(out | grep -m1 '^Responder: not')"
 
 tools=(write_bw read_bw send_bw)
 sizes=(65536 16384 4096)
