@@ -315,6 +315,8 @@ main(int argc, char **argv)
 	if (strcmp(o.dut, "perftest") == 0 && (rc = live_open(&o, &da, &env, &io, &pt)) != 0) {
 		if (io != NULL)
 			rk_io_dpdk_close(io);
+		free(cap.f);
+		free(out);
 		return rc;
 	}
 #endif
