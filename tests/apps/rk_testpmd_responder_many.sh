@@ -110,6 +110,24 @@ connected() {
 		sleep 0.1
 	done
 }
+# wait_clients: wait for every client started; their exit codes in rcs[1..]
+wait_clients() {
+	local p k=0
+	rcs=()
+	for p in $pids; do
+		k=$((k + 1))
+		wait "$p"
+		rcs[k]=$?
+	done
+	pids=""
+}
+# await PATTERN: up to 5 s for a line of rk-testpmd's output to match PATTERN
+await() {
+	for _ in $(seq 1 50); do
+		out | grep -q "$1" && return
+		sleep 0.1
+	done
+}
 for k in 1 2 3; do
 	start_client $k c$k 20
 	sleep 0.3
@@ -118,10 +136,7 @@ done
 # all three connected: then the responder serves three at once
 connected 3
 echo "show responder" >&3
-for _ in $(seq 1 30); do
-	out | grep -q "^Responder: port 0, .*serving" && break
-	sleep 0.1
-done
+await "^Responder: port 0, .*serving"
 line=$(out | grep "^Responder: port 0, ")
 if grep -q "serving 3 client(s)" <<<"$line"; then
 	ok "three clients served at once: \"${line#*bytes, }\""
@@ -129,18 +144,14 @@ else
 	ko "three clients at once: \"${line:-no line}\""
 fi
 
-k=0
-for p in $pids; do
-	k=$((k + 1))
-	wait "$p"
-	rc=$?
-	if [ $rc = 0 ] && grep -q "^result: ok" "$tmp/c$k"; then
+wait_clients
+for k in 1 2 3; do
+	if [ "${rcs[k]}" = 0 ] && grep -q "^result: ok" "$tmp/c$k"; then
 		ok "client $k (${tools[k - 1]}): exit 0, $(grep '^result:' "$tmp/c$k")"
 	else
-		ko "client $k (${tools[k - 1]}): exit $rc: $(tail -n 2 "$tmp/c$k" | tr '\n' ' ')"
+		ko "client $k (${tools[k - 1]}): exit ${rcs[k]}: $(tail -n 2 "$tmp/c$k" | tr '\n' ' ')"
 	fi
 done
-pids=""
 grep -q "^result: ok (READ data checked)" "$tmp/c2" && ok "read_bw: READ data checked" ||
 	ko "read_bw: $(grep result "$tmp/c2")"
 
@@ -172,13 +183,7 @@ start_client 1 d1 12
 start_client 2 d2 12
 connected 5
 start_client 3 d3 4
-k=0
-for p in $pids; do
-	k=$((k + 1))
-	wait "$p"
-	rcs[k]=$?
-done
-pids=""
+wait_clients
 for k in 1 2; do
 	[ "${rcs[k]}" = 0 ] && grep -q "^result: ok" "$tmp/d$k" &&
 		ok "at most 2: client $k served ($(grep '^result:' "$tmp/d$k"))" ||
@@ -200,32 +205,20 @@ echo "show responder" >&3
 # UC clients (perftest -c UC): write_bw and send_bw at once, TCP exchange only.
 if [ -n "$cm" ]; then
 	echo "responder start 0 $((TCP + 1)) 65536 rdma_cm uc" >&3
-	for _ in $(seq 1 30); do
-		out | grep -q '^Bad "uc" with "rdma_cm"' && break
-		sleep 0.1
-	done
+	await '^Bad "uc" with "rdma_cm"'
 	out | grep -q '^Bad "uc" with "rdma_cm": UC clients over perftest.s TCP exchange only$' &&
 		ok "uc with rdma_cm: refused in one line" || ko "uc with rdma_cm: not refused"
 else
 	printf "responder stop\nset responder clients 16\nresponder start 0 %s 65536 uc\n" \
 		$((TCP + 1)) >&3
-	for _ in $(seq 1 30); do
-		out | grep -q "^Responder on port 0 .*port $((TCP + 1)), UC QPs" && break
-		sleep 0.1
-	done
+	await "^Responder on port 0 .*port $((TCP + 1)), UC QPs"
 	TCP=$((TCP + 1)) copts="-c UC" start_client 1 u1 3
 	TCP=$((TCP + 1)) copts="-c UC" start_client 3 u3 3
-	k=0
-	for p in $pids; do
-		k=$((k + 1))
-		wait "$p"
-		urc[k]=$?
-	done
-	pids=""
+	wait_clients
 	for f in u1:1 u3:2; do
-		[ "${urc[${f#*:}]}" = 0 ] && grep -q "^result: ok" "$tmp/${f%:*}" &&
+		[ "${rcs[${f#*:}]}" = 0 ] && grep -q "^result: ok" "$tmp/${f%:*}" &&
 			ok "UC client ${f%:*}: $(grep '^result:' "$tmp/${f%:*}")" ||
-			ko "UC client ${f%:*}: exit ${urc[${f#*:}]}: $(tail -n 1 "$tmp/${f%:*}")"
+			ko "UC client ${f%:*}: exit ${rcs[${f#*:}]}: $(tail -n 1 "$tmp/${f%:*}")"
 	done
 	for t in "write_bw, 65536 bytes, .*result: ok (.* WRITE packets placed)" \
 		 "send_bw, 4096 bytes, .*result: ok (.* receives, each 4096 bytes)"; do

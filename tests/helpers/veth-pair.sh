@@ -32,20 +32,27 @@ veth_pair_up() {
 	ip -n "${ns}b" link set rkob up
 }
 
+# ns_up NS: the namespace NS, lo up, IPv6 off. 0, or 1 with the reason
+# on stdout when no namespace can be made here.
+ns_up() {
+	local err
+	if ! err=$(ip netns add "$1" 2>&1); then
+		echo "cannot create a network namespace: $err"
+		return 1
+	fi
+	ip -n "$1" link set lo up
+	ip netns exec "$1" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1
+}
+
 # ns_veths_up NS A0:A1 [B0:B1 ...]: one namespace NS with a veth pair per
 # argument, all up, IPv6 off, no addresses (the DPDK programs on them
 # answer ARP themselves). 0, or 1 with the reason on stdout when no
 # namespace can be made here (the caller skips). The caller deletes NS.
 ns_veths_up() {
-	local ns=$1 err p
+	local ns=$1 p
 	shift
-	if ! err=$(ip netns add "$ns" 2>&1); then
-		echo "cannot create a network namespace: $err"
-		return 1
-	fi
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
+	ns_up "$ns" || return 1
 	for p in "$@"; do
 		ip -n "$ns" link add "${p%%:*}" type veth peer name "${p##*:}"
 		ip -n "$ns" link set "${p%%:*}" up
@@ -64,15 +71,9 @@ ns_veths_up() {
 # reason on stdout when no namespace can be made here (the caller skips).
 # The caller deletes NS.
 bridge_ns_up() {
-	local ns=$1 br=$2 pfx=$3 peer=$4 err e idx=4096
+	local ns=$1 br=$2 pfx=$3 peer=$4 e idx=4096
 	shift 4
-	if ! err=$(ip netns add "$ns" 2>&1); then
-		echo "cannot create a network namespace: $err"
-		return 1
-	fi
-	ip -n "$ns" link set lo up
-	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-		net.ipv6.conf.default.disable_ipv6=1
+	ns_up "$ns" || return 1
 	ip -n "$ns" link add "$br" type bridge
 	ip -n "$ns" link set "$br" mtu 9000 up
 	for e in "$@"; do
