@@ -10,8 +10,10 @@
  * exchange and reports.
  *
  * Data: message m of QP i (m counted from 0 per QP) is a pattern seeded
- * by (i, m): 32-bit words seed + w * 0x9e3779b1, little-endian, cut to
- * the message's length. The responder's READ area holds, in slot s, the
+ * by (i, m): 32-bit words (j + w) * 0x9e3779b1, host order, cut to the
+ * message's length, j = rk_sf_seed(i, m), one of RK_SF_SEEDS. Every
+ * pattern is thus a window of one source (j = 0, rk_sf_src_fill()) that
+ * the client sends from. The responder's READ area holds, in slot s, the
  * pattern of message 0x80000000 + s. The Immediate of a WRITE or SEND is
  * m's low 32 bits.
  *
@@ -80,6 +82,22 @@ struct rk_sf_lat {
 	struct rk_hist_sparse *qp;      /**< per QP, n */
 };
 
+/** Seeds of the patterns: the client's source holds them all (4 bytes each, then size_max). */
+#define RK_SF_SEEDS (1u << 16)
+
+/** Layout of one QP's region, from the client's parameters (both ends compute it). */
+struct rk_sf_layout {
+	uint32_t write_slots;           /**< the most WRITEs among depth messages, + 2 */
+	uint32_t read_slots;
+	uint32_t recv_slots;            /**< receives posted */
+	uint32_t send_slots;            /**< the most SENDs among recv_slots receives */
+	uint32_t land_slots;            /**< client: the most READs and atomics among depth messages */
+	uint32_t land_size;             /**< client: bytes of each (size_max with READs, else 8) */
+	uint64_t write_off, read_off, recv_off, len;
+	uint64_t atomic_off;            /**< the 8-byte word FETCH_ADDs add to (8-aligned) */
+	uint64_t cas_off;               /**< the 8-byte word CMP_SWAPs swap (8-aligned) */
+};
+
 /** The set of QPs of one end. */
 struct rk_sf {
 	struct rk_context *ctx;
@@ -90,6 +108,10 @@ struct rk_sf {
 	uint32_t n;
 	struct rk_sf_qp *q;
 	uint8_t *shared;                /**< without verify: the one region all QPs use */
+	uint8_t *src;                   /**< client, verify: the patterns WRITEs and SENDs carry */
+	struct rk_mr *src_mr;
+	struct rk_sf_layout rl;         /**< the responder's layout (both ends) */
+	struct rk_sf_layout cl;         /**< the client's layout (both ends) */
 	struct rk_gen_hello_qp *remote; /**< the peer's entries */
 	uint64_t iters;                 /**< client: messages per QP; 0: until stopped */
 	bool stopping;                  /**< client: post no more */
@@ -105,14 +127,6 @@ struct rk_sf {
 	uint32_t nsip;                  /**< QP i sends from sip + (i mod nsip); 0: the device's */
 	uint32_t ndip;                  /**< QP i's peer is dip + (i mod ndip); 0 or 1: dip */
 	char err[256];
-};
-
-/** Layout of one QP's region, from the client's parameters (both ends compute it). */
-struct rk_sf_layout {
-	uint32_t write_slots, read_slots, recv_slots;
-	uint64_t write_off, read_off, recv_off, len;
-	uint64_t atomic_off;            /**< the 8-byte word FETCH_ADDs add to (8-aligned) */
-	uint64_t cas_off;               /**< the 8-byte word CMP_SWAPs swap (8-aligned) */
 };
 
 /** Index of an op (enum rk_gen_hello_op bit) in msgs_op[] and the latency's op[]. */
@@ -148,8 +162,40 @@ rk_sf_addr(const uint8_t base[16], uint32_t count, uint32_t i, uint8_t out[16])
 		out[15] = (uint8_t)(out[15] + i % count);
 }
 
-/** The region of one QP: the client's (depth slots) or the responder's (write, read, recv areas). */
+/**
+ * The region of one QP: the client's (land_slots of land_size) or the
+ * responder's (write, read, SEND receive areas, the atomic words).
+ */
 void rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l);
+
+/**
+ * Messages of QP @p i before message @p m whose op is in @p mask (enum
+ * rk_gen_hello_op bits): the k-th WRITE takes write slot k mod
+ * write_slots, the k-th READ or atomic the client's land slot k mod land_slots.
+ */
+uint64_t rk_sf_ord(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m, uint8_t mask);
+
+/** The message number of QP @p i's @p k-th WRITE (from 0; WRITE in the mix). */
+uint64_t rk_sf_nth_write(const struct rk_gen_hello *cfg, uint32_t i, uint64_t k);
+
+/**
+ * QP @p i's @p k-th receive (from 0; taken by WRITEs and SENDs in order):
+ * -1 when a WRITE takes it, else the number of SENDs before it (its send
+ * slot modulo send_slots).
+ */
+int64_t rk_sf_recv_send(const struct rk_gen_hello *cfg, uint32_t i, uint64_t k);
+
+/** The 64-bit mix the seeds, sizes and PSNs come from. */
+uint64_t rk_sf_mix64(uint64_t x);
+
+/** The pattern seed index of message @p m of QP @p i: 0..RK_SF_SEEDS - 1. */
+uint32_t rk_sf_seed(uint32_t i, uint64_t m);
+
+/** Bytes of the client's source: every pattern starts at 4 * rk_sf_seed() in it. */
+uint64_t rk_sf_src_len(const struct rk_gen_hello *cfg);
+
+/** Fill the source (rk_sf_src_len() bytes). */
+void rk_sf_src_fill(uint8_t *src, const struct rk_gen_hello *cfg);
 
 /** The operation (enum rk_gen_hello_op) of message @p m of QP @p i under the mix of @p cfg. */
 uint8_t rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m);

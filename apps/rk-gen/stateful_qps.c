@@ -15,115 +15,7 @@
 
 #define WC_BATCH 64
 #define READ_SEED 0x80000000ull
-
-/*
- * A WRITE slot is reused after write_slots messages: a responder lagging
- * further finds a later message there (counted as overwritten, not wrong).
- */
-void
-rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout *l)
-{
-	uint64_t sz = cfg->size_max;
-
-	memset(l, 0, sizeof(*l));
-	if (!responder) {
-		l->len = sz * cfg->depth;
-		return;
-	}
-	if (cfg->ops & RK_GEN_OP_WRITE)
-		l->write_slots = cfg->depth + 2;
-	/* READs read a fixed pattern: a few slots are as good as many */
-	if (cfg->ops & RK_GEN_OP_READ)
-		l->read_slots = cfg->depth < 8 ? cfg->depth : 8;
-	/* a window and a quarter: the responder reposts after its check */
-	if (cfg->ops & (RK_GEN_OP_WRITE | RK_GEN_OP_SEND))
-		l->recv_slots = cfg->depth + cfg->depth / 4 + 1;
-	l->write_off = 0;
-	l->read_off = sz * l->write_slots;
-	/* receives of a WRITE with Immediate take no buffer */
-	l->recv_off = l->read_off + sz * l->read_slots;
-	l->len = l->recv_off + ((cfg->ops & RK_GEN_OP_SEND) ? sz * l->recv_slots : 0);
-	if (l->len < sz)
-		l->len = sz;
-	/* the word FETCH_ADDs add to, after the rest: 8-aligned (IBTA Vol1 ch. 9, ATOM-ALIGN-01) */
-	l->atomic_off = (l->len + 7) & ~(uint64_t)7;
-	if (cfg->ops & RK_GEN_OP_ATOMIC)
-		l->len = l->atomic_off + 8;
-	/* the word CMP_SWAPs swap, after that: 8-aligned as well */
-	l->cas_off = (l->len + 7) & ~(uint64_t)7;
-	if (cfg->ops & RK_GEN_OP_CMP_SWAP)
-		l->len = l->cas_off + 8;
-}
-
-static uint64_t
-mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	return x ^ (x >> 33);
-}
-
-uint8_t
-rk_sf_op(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
-{
-	uint32_t total = 0, k;
-
-	for (int b = 0; b < RK_GEN_HELLO_NOPS; b++)
-		total += cfg->weight[b];
-	k = (uint32_t)((m + i) % total);
-	/* weights 3,1: W W W R W W W R ..., shifted per QP */
-	for (int b = 0; b < RK_GEN_HELLO_NOPS; b++) {
-		if (k < cfg->weight[b])
-			return (uint8_t)(1u << b);
-		k -= cfg->weight[b];
-	}
-	return RK_GEN_OP_WRITE;
-}
-
-uint32_t
-rk_sf_size(const struct rk_gen_hello *cfg, uint32_t i, uint64_t m)
-{
-	uint64_t span = (uint64_t)cfg->size_max - cfg->size_min + 1;
-
-	if (span == 1)
-		return cfg->size_min;
-	return cfg->size_min + (uint32_t)(mix64(((uint64_t)i << 40) ^ m ^ 0x5a5a) % span);
-}
-
-static uint32_t
-seed_of(uint32_t i, uint64_t m)
-{
-	return (uint32_t)mix64(((uint64_t)i << 32) ^ m);
-}
-
-void
-rk_sf_pattern(uint8_t *buf, uint32_t len, uint32_t i, uint64_t m)
-{
-	uint32_t v = seed_of(i, m), w;
-
-	for (w = 0; w + 4 <= len; w += 4, v += 0x9e3779b1u)
-		memcpy(buf + w, &(uint32_t){ v }, 4);   /* host order: both ends are this program */
-	for (uint32_t k = 0; w + k < len; k++)
-		buf[w + k] = (uint8_t)(v >> (8 * k));
-}
-
-bool
-rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m)
-{
-	uint32_t v = seed_of(i, m), w, x;
-
-	for (w = 0; w + 4 <= len; w += 4, v += 0x9e3779b1u) {
-		memcpy(&x, buf + w, 4);
-		if (x != v)
-			return false;
-	}
-	for (uint32_t k = 0; w + k < len; k++)
-		if (buf[w + k] != (uint8_t)(v >> (8 * k)))
-			return false;
-	return true;
-}
+#define LAND_OPS (RK_GEN_OP_READ | RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)
 
 /*
  * Completions waiting in a CQ: rk_sf_step() takes them WC_BATCH at a time
@@ -167,12 +59,24 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 	s->cfg.qp = NULL;
 	s->responder = responder;
 	s->n = cfg->count;
-	rk_sf_layout(cfg, responder, &l);
+	rk_sf_layout(cfg, true, &s->rl);
+	rk_sf_layout(cfg, false, &s->cl);
+	l = responder ? s->rl : s->cl;
 	rq = responder ? l.recv_slots : 0;
 	s->q = calloc(s->n, sizeof(*s->q));
 	s->pd = rk_alloc_pd(ctx);
 	if (s->q == NULL || s->pd == NULL)
 		return sf_fail(s, "cannot allocate the QP set", errno ? errno : ENOMEM);
+	/* one source for all QPs' WRITEs and SENDs: each message a window of it */
+	if (!responder && cfg->verify && (cfg->ops & (RK_GEN_OP_WRITE | RK_GEN_OP_SEND))) {
+		s->src = malloc(rk_sf_src_len(cfg));
+		if (s->src == NULL)
+			return sf_fail(s, "cannot allocate the source", ENOMEM);
+		rk_sf_src_fill(s->src, cfg);
+		s->src_mr = rk_reg_mr(s->pd, s->src, rk_sf_src_len(cfg), RK_ACCESS_LOCAL_WRITE);
+		if (s->src_mr == NULL)
+			return sf_fail(s, "cannot register the source", errno);
+	}
 	/* one CQ for both queues: a poll of another CQ would receive behind this one's back */
 	s->scq = rk_create_cq(ctx, cq_size(s->n, cfg->depth), NULL);
 	s->rcq = s->scq;
@@ -214,7 +118,7 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 			snprintf(what, sizeof(what), "cannot create QP %u of %u", i + 1, s->n);
 			return sf_fail(s, what, errno);
 		}
-		q->psn = (uint32_t)mix64(((uint64_t)i << 8) ^ (uint64_t)(uintptr_t)q) & 0xffffff;
+		q->psn = (uint32_t)rk_sf_mix64(((uint64_t)i << 8) ^ (uint64_t)(uintptr_t)q) & 0xffffff;
 		local[i] = (struct rk_gen_hello_qp){ .qpn = q->qp->qp_num, .psn = q->psn,
 						     .rkey = q->mr->rkey,
 						     .va = (uint64_t)(uintptr_t)q->buf, .len = l.len };
@@ -229,18 +133,20 @@ mtu_enum(uint32_t mtu)
 	       mtu == 2048 ? RK_MTU_2048 : RK_MTU_4096;
 }
 
+/* Responder: post QP i's k-th receive, a buffer with it if a SEND takes it. */
 static int
-post_recv(struct rk_sf *s, uint32_t i, uint32_t slot)
+post_recv(struct rk_sf *s, uint32_t i, uint64_t k)
 {
-	struct rk_sf_layout l;
+	const struct rk_sf_layout *l = &s->rl;
 	struct rk_sf_qp *q = &s->q[i];
+	int64_t send = (s->cfg.ops & RK_GEN_OP_SEND) ? rk_sf_recv_send(&s->cfg, i, k) : -1;
+	uint32_t slot = send < 0 ? UINT32_MAX : (uint32_t)((uint64_t)send % l->send_slots);
 	struct rk_sge sge;
 	struct rk_recv_wr wr = { .wr_id = ((uint64_t)i << 32) | slot }, *bad;
 	int rc;
 
-	rk_sf_layout(&s->cfg, true, &l);
-	if (s->cfg.ops & RK_GEN_OP_SEND) {
-		sge = (struct rk_sge){ (uint64_t)(uintptr_t)(q->buf + l.recv_off +
+	if (send >= 0) {
+		sge = (struct rk_sge){ (uint64_t)(uintptr_t)(q->buf + l->recv_off +
 				       (uint64_t)slot * s->cfg.size_max), s->cfg.size_max,
 				       q->mr->lkey };
 		wr.sg_list = &sge;
@@ -259,8 +165,6 @@ int
 rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dmac[6],
 	      const uint8_t dip[16], uint8_t timeout, uint8_t retry_cnt)
 {
-	struct rk_sf_layout l;
-
 	s->remote = remote;
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct rk_sf_qp *q = &s->q[i];
@@ -295,12 +199,19 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 	}
 	if (!s->responder)
 		return 0;
-	rk_sf_layout(&s->cfg, true, &l);
 	for (uint32_t i = 0; i < s->n; i++)
-		for (uint32_t k = 0; k < l.recv_slots; k++)
+		for (uint32_t k = 0; k < s->rl.recv_slots; k++)
 			if (post_recv(s, i, k) != 0)
 				return -1;
 	return 0;
+}
+
+/* Client: where message m of QP i lands (a READ's data, an atomic's result). */
+static uint8_t *
+land(const struct rk_sf *s, uint32_t i, uint64_t m)
+{
+	return s->q[i].buf + rk_sf_ord(&s->cfg, i, m, LAND_OPS) % s->cl.land_slots *
+	       s->cl.land_size;
 }
 
 /* Client: post message q->posted of QP i. */
@@ -311,42 +222,44 @@ post_one(struct rk_sf *s, uint32_t i)
 	uint64_t m = q->posted;
 	uint8_t op = rk_sf_op(&s->cfg, i, m);
 	uint32_t len = rk_sf_size(&s->cfg, i, m);
-	uint8_t *data = q->buf + (m % s->cfg.depth) * s->cfg.size_max;
-	struct rk_sf_layout l;
-	struct rk_sge sge = { (uint64_t)(uintptr_t)data, len, q->mr->lkey };
+	const struct rk_sf_layout *l = &s->rl;
+	bool out = op == RK_GEN_OP_WRITE || op == RK_GEN_OP_SEND;
+	/* what goes out is a window of the source; unchecked, the shared buffer */
+	uint8_t *data = !out ? land(s, i, m) :
+			s->src != NULL ? s->src + 4ull * rk_sf_seed(i, m) : q->buf;
+	struct rk_sge sge = { (uint64_t)(uintptr_t)data, len,
+			      out && s->src != NULL ? s->src_mr->lkey : q->mr->lkey };
 	struct rk_send_wr wr = { .wr_id = ((uint64_t)i << 32) | (uint32_t)m, .sg_list = &sge,
 				 .num_sge = 1, .send_flags = RK_SEND_SIGNALED,
 				 .imm_data = (uint32_t)m }, *bad;
 	int rc;
 
-	rk_sf_layout(&s->cfg, true, &l);
 	wr.wr.rdma.rkey = s->remote[i].rkey;
 	if (op == RK_GEN_OP_WRITE) {
 		wr.opcode = RK_WR_RDMA_WRITE_WITH_IMM;
-		wr.wr.rdma.remote_addr = s->remote[i].va + l.write_off +
-					 (m % l.write_slots) * s->cfg.size_max;
+		wr.wr.rdma.remote_addr = s->remote[i].va + l->write_off +
+					 rk_sf_ord(&s->cfg, i, m, RK_GEN_OP_WRITE) %
+					 l->write_slots * s->cfg.size_max;
 	} else if (op == RK_GEN_OP_READ) {
 		wr.opcode = RK_WR_RDMA_READ;
-		wr.wr.rdma.remote_addr = s->remote[i].va + l.read_off +
-					 (m % l.read_slots) * s->cfg.size_max;
+		wr.wr.rdma.remote_addr = s->remote[i].va + l->read_off +
+					 (m % l->read_slots) * s->cfg.size_max;
 	} else if (op == RK_GEN_OP_ATOMIC) {
 		wr.opcode = RK_WR_ATOMIC_FETCH_AND_ADD;
-		wr.wr.atomic.remote_addr = s->remote[i].va + l.atomic_off;
+		wr.wr.atomic.remote_addr = s->remote[i].va + l->atomic_off;
 		wr.wr.atomic.rkey = s->remote[i].rkey;
 		wr.wr.atomic.compare_add = 1;
 		sge.length = 8;
 	} else if (op == RK_GEN_OP_CMP_SWAP) {
 		/* RC executes in order: the k-th finds the value the k before it leave */
 		wr.opcode = RK_WR_ATOMIC_CMP_AND_SWP;
-		wr.wr.atomic.remote_addr = s->remote[i].va + l.cas_off;
+		wr.wr.atomic.remote_addr = s->remote[i].va + l->cas_off;
 		wr.wr.atomic.rkey = s->remote[i].rkey;
 		wr.wr.atomic.compare_add = rk_sf_cas_value(i, q->cas_posted);
 		wr.wr.atomic.swap = rk_sf_cas_value(i, q->cas_posted + 1);
 		sge.length = 8;
 	} else
 		wr.opcode = RK_WR_SEND_WITH_IMM;
-	if ((op == RK_GEN_OP_WRITE || op == RK_GEN_OP_SEND) && s->cfg.verify)
-		rk_sf_pattern(data, len, i, m);
 	rc = rk_post_send(q->qp, &wr, &bad);
 	if (rc != 0) {
 		snprintf(s->err, sizeof(s->err), "post_send on QP %#x: %s", q->qp->qp_num,
@@ -398,7 +311,7 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 		uint64_t orig;
 
 		/* executed once each, in order: the k-th FETCH_ADD found k */
-		memcpy(&orig, q->buf + (m % s->cfg.depth) * s->cfg.size_max, 8);
+		memcpy(&orig, land(s, i, m), 8);
 		if (s->cfg.verify && orig != q->atomics) {
 			q->bad++;
 			s->t.data_err++;
@@ -409,7 +322,7 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 		uint64_t orig;
 
 		/* the k-th CMP_SWAP found value k: once each, in order, its compare matched */
-		memcpy(&orig, q->buf + (m % s->cfg.depth) * s->cfg.size_max, 8);
+		memcpy(&orig, land(s, i, m), 8);
 		if (s->cfg.verify && orig != rk_sf_cas_value(i, q->cas_done)) {
 			q->bad++;
 			s->t.data_err++;
@@ -418,11 +331,7 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 		len = 8;
 	}
 	if (op == RK_GEN_OP_READ && s->cfg.verify) {
-		struct rk_sf_layout l;
-		const uint8_t *data = q->buf + (m % s->cfg.depth) * s->cfg.size_max;
-
-		rk_sf_layout(&s->cfg, true, &l);
-		if (!rk_sf_pattern_ok(data, len, i, READ_SEED + m % l.read_slots)) {
+		if (!rk_sf_pattern_ok(land(s, i, m), len, i, READ_SEED + m % s->rl.read_slots)) {
 			q->bad++;
 			s->t.data_err++;
 		}
@@ -447,11 +356,12 @@ static int
 responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 {
 	uint32_t i = (uint32_t)(wc->wr_id >> 32), slot = (uint32_t)wc->wr_id;
-	struct rk_sf_layout l;
+	const struct rk_sf_layout *l = &s->rl;
 	struct rk_sf_qp *q;
 	const uint8_t *data;
 	uint64_t m;
 	uint32_t len;
+	bool write;
 
 	if (wc->status != RK_WC_SUCCESS)
 		return wc_failed(s, wc);
@@ -463,19 +373,20 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 		q->posted++;
 	m = q->posted++;
 	len = rk_sf_size(&s->cfg, i, m);
-	rk_sf_layout(&s->cfg, true, &l);
+	write = wc->opcode == RK_WC_RECV_RDMA_WITH_IMM;
+	/* a SEND where the mix has a WRITE finds no buffer (and no Immediate expected) */
 	if (!(wc->wc_flags & RK_WC_WITH_IMM) || wc->imm_data != (uint32_t)m ||
-	    wc->byte_len != len) {
+	    wc->byte_len != len || (!write && slot == UINT32_MAX)) {
 		q->bad++;
 		s->t.seq_err++;
 	} else if (s->cfg.verify) {
-		bool write = wc->opcode == RK_WC_RECV_RDMA_WITH_IMM;
+		uint64_t w = write ? rk_sf_ord(&s->cfg, i, m, RK_GEN_OP_WRITE) : 0;
 
-		data = write ? q->buf + l.write_off + (m % l.write_slots) * s->cfg.size_max :
-		       q->buf + l.recv_off + (uint64_t)slot * s->cfg.size_max;
+		data = write ? q->buf + l->write_off + w % l->write_slots * s->cfg.size_max :
+		       q->buf + l->recv_off + (uint64_t)slot * s->cfg.size_max;
 		if (!rk_sf_pattern_ok(data, len, i, m)) {
 			/* a later WRITE to the same slot, landed before this check: not an error */
-			uint64_t later = m + l.write_slots;
+			uint64_t later = write ? rk_sf_nth_write(&s->cfg, i, w + l->write_slots) : 0;
 
 			if (write && len >= 4 && rk_sf_size(&s->cfg, i, later) >= 4 &&
 			    rk_sf_pattern_ok(data, 4, i, later))
@@ -490,7 +401,8 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 	q->bytes += len;
 	s->t.msgs++;
 	s->t.bytes += len;
-	return post_recv(s, i, slot);
+	/* the receive after the recv_slots posted and the done - 1 reposted */
+	return post_recv(s, i, q->done + l->recv_slots - 1);
 }
 
 int
@@ -556,6 +468,9 @@ rk_sf_destroy(struct rk_sf *s)
 		if (s->q[i].buf != s->shared)
 			free(s->q[i].buf);
 	}
+	if (s->src_mr != NULL)
+		rk_dereg_mr(s->src_mr);
+	free(s->src);
 	if (s->scq != NULL)
 		rk_destroy_cq(s->scq);
 	if (s->pd != NULL)

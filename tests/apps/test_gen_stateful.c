@@ -567,10 +567,66 @@ test_pattern_and_mix(void **state)
 	rk_sf_layout(&cfg, true, &l);
 	assert_true(l.write_off + (uint64_t)l.write_slots * 200 <= l.read_off);
 	assert_true(l.read_off + (uint64_t)l.read_slots * 200 <= l.recv_off);
-	assert_true(l.recv_off + (uint64_t)l.recv_slots * 200 <= l.len);
+	assert_true(l.recv_off + (uint64_t)l.send_slots * 200 <= l.len);
 	assert_true(l.recv_slots > cfg.depth);
+	/* W W R S: at most 2 WRITEs among 4 messages, 2 SENDs among 6 receives (W W S) */
+	assert_int_equal(l.write_slots, 2 + 2);
+	assert_int_equal(l.send_slots, 2);
 	rk_sf_layout(&cfg, false, &l);
-	assert_int_equal(l.len, 200 * 4);
+	assert_int_equal(l.land_slots, 1);             /* one READ among 4 messages */
+	assert_int_equal(l.len, 200);
+}
+
+/* The slots counted in closed form agree with counting message by message. */
+static void
+test_slot_counts(void **state)
+{
+	static const uint8_t mixes[][RK_GEN_HELLO_NOPS] = {
+		{ 1, 1, 1, 0, 0 }, { 3, 1, 0, 0, 0 }, { 2, 0, 1, 1, 1 }, { 0, 1, 2, 0, 3 },
+		{ 5, 2, 3, 1, 0 },
+	};
+
+	(void)state;
+	for (size_t x = 0; x < sizeof(mixes) / sizeof(mixes[0]); x++) {
+		struct rk_gen_hello cfg = cfg_of(8, 0, 64, 64, 7);
+		struct rk_sf_layout rl, cl;
+
+		memcpy(cfg.weight, mixes[x], sizeof(cfg.weight));
+		for (int b = 0; b < RK_GEN_HELLO_NOPS; b++)
+			cfg.ops |= cfg.weight[b] ? (uint8_t)(1u << b) : 0;
+		rk_sf_layout(&cfg, true, &rl);
+		rk_sf_layout(&cfg, false, &cl);
+		for (uint32_t i = 0; i < 8; i++) {
+			uint64_t wr = 0, land = 0, recv = 0, send = 0, win_w = 0, win_l = 0;
+
+			for (uint64_t m = 0; m < 300; m++) {
+				uint8_t op = rk_sf_op(&cfg, i, m);
+
+				assert_int_equal(rk_sf_ord(&cfg, i, m, RK_GEN_OP_WRITE), wr);
+				assert_int_equal(rk_sf_ord(&cfg, i, m, RK_GEN_OP_READ | RK_GEN_OP_ATOMIC |
+							   RK_GEN_OP_CMP_SWAP), land);
+				if (op == RK_GEN_OP_WRITE)
+					assert_int_equal(rk_sf_nth_write(&cfg, i, wr++), m);
+				if (op == RK_GEN_OP_READ || op == RK_GEN_OP_ATOMIC ||
+				    op == RK_GEN_OP_CMP_SWAP)
+					land++;
+				if (op == RK_GEN_OP_WRITE || op == RK_GEN_OP_SEND)
+					assert_int_equal(rk_sf_recv_send(&cfg, i, recv++),
+							 op == RK_GEN_OP_SEND ? (int64_t)send++ : -1);
+				/* the slots cover every window of depth messages */
+				if (m >= cfg.depth) {
+					win_w = wr - rk_sf_ord(&cfg, i, m + 1 - cfg.depth,
+								  RK_GEN_OP_WRITE);
+					win_l = land - rk_sf_ord(&cfg, i, m + 1 - cfg.depth,
+								    RK_GEN_OP_READ |
+								    RK_GEN_OP_ATOMIC |
+								    RK_GEN_OP_CMP_SWAP);
+					assert_true(win_w + 2 <= rl.write_slots || !cfg.weight[0]);
+					assert_true(win_l <= cl.land_slots);
+				}
+			}
+		}
+	}
 }
 
 int
@@ -578,6 +634,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern_and_mix),
+		cmocka_unit_test(test_slot_counts),
 		cmocka_unit_test(test_mix_256),
 		cmocka_unit_test(test_addrs),
 		cmocka_unit_test(test_latency),
