@@ -3,8 +3,9 @@
  * Memory of rk-gen's stateful mode beyond the port's pools: each end's QP
  * set (apps/rk-gen/stateful_qps.c) built and connected on a backend that
  * moves nothing: N RC QPs with send queues of DEPTH at the client and
- * receive queues of DEPTH + DEPTH / 4 + 1 at the responder (receives posted), CQs,
- * one region and MR per QP, the messages of SIZE bytes. Each end is
+ * receive queues of a window's WRITEs and SENDs + DEPTH / 4 + 1 at the
+ * responder (receives posted), CQs, one region and MR per QP (the
+ * client's source besides), the messages of SIZE bytes. Each end is
  * measured as bench_qpmem does: the growth of the resident set and of the
  * heap in use, the larger held against the target (64 MiB), with the
  * data buffers' share given apart.
@@ -73,7 +74,8 @@ one_end(const struct rk_gen_hello *cfg, bool responder, double *ratio)
 	grow = rss1 - rss0 > heap1 - heap0 ? rss1 - rss0 : heap1 - heap0;
 	rk_sf_layout(cfg, responder, &l);
 	mib = (double)grow / 1048576.0;
-	buf_mib = (double)l.len * (cfg->verify ? cfg->count : 1) / 1048576.0;
+	buf_mib = ((double)l.len * (cfg->verify ? cfg->count : 1) +
+		   (s.src != NULL ? (double)rk_sf_src_len(cfg) : 0)) / 1048576.0;
 	*ratio = mib / TARGET_MIB;
 	printf("gen_stateful: %s%s %u QPs depth %u size %u mib %.1f buffers_mib %.1f "
 	       "target_mib %.0f ratio %.2f\n", responder ? "responder" : "client",

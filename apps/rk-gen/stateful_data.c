@@ -123,9 +123,12 @@ rk_sf_layout(const struct rk_gen_hello *cfg, bool responder, struct rk_sf_layout
 	/* READs read a fixed pattern: a few slots are as good as many */
 	if (cfg->ops & RK_GEN_OP_READ)
 		l->read_slots = cfg->depth < 8 ? cfg->depth : 8;
-	/* a window and a quarter: the responder reposts after its check */
+	/*
+	 * A window's WRITEs and SENDs and a quarter of a window more: the
+	 * responder reposts after its check.
+	 */
 	if (cfg->ops & RECV_OPS)
-		l->recv_slots = cfg->depth + cfg->depth / 4 + 1;
+		l->recv_slots = max_window(w, RECV_OPS, cfg->depth) + cfg->depth / 4 + 1;
 	/* buffers for the SENDs among them only: a WRITE's receive takes none */
 	if (cfg->ops & RK_GEN_OP_SEND) {
 		only(cfg, RECV_OPS, w);
