@@ -76,7 +76,6 @@ struct rk_sf_totals {
 /** The client's latency, post to completion, ns (rk_sf_latency_on()). */
 struct rk_sf_lat {
 	uint64_t (*now_ns)(void);       /**< the clock */
-	uint32_t *post;                 /**< n x depth: each outstanding message's post time, low 32 bits */
 	struct rk_hist op[RK_SF_NOPS];  /**< per opcode: write, read, send, atomic, cmp_swap */
 	struct rk_hist interval;        /**< since the series' last row */
 	struct rk_hist_sparse *qp;      /**< per QP, n */
@@ -248,17 +247,17 @@ void rk_sf_destroy(struct rk_sf *s);
 
 /**
  * Client: measure each message's latency, post to completion, with
- * @p now_ns (ns; its low 32 bits kept per outstanding message), into
- * s->lat's histograms. After rk_sf_create(); freed by rk_sf_destroy().
+ * @p now_ns (ns; its low 32 bits kept in each WR's id), into s->lat's
+ * histograms. After rk_sf_create(); freed by rk_sf_destroy().
  * @return 0 or -ENOMEM
  */
 int rk_sf_latency_on(struct rk_sf *s, uint64_t (*now_ns)(void));
 
-/** Message @p m of QP @p i is posted now (s->lat set). */
-void rk_sf_lat_post(struct rk_sf *s, uint32_t i, uint64_t m);
+/** A message is posted now (s->lat set): its post time, to keep until it completes. */
+uint32_t rk_sf_lat_post(struct rk_sf *s);
 
-/** Message @p m of QP @p i, of opcode index @p op (rk_sf_op_index()), completed now. */
-void rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint64_t m, unsigned int op);
+/** A message of QP @p i posted at @p posted, of opcode index @p op (rk_sf_op_index()), completed now. */
+void rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint32_t posted, unsigned int op);
 
 /** Free s->lat (NULL is fine). */
 void rk_sf_latency_off(struct rk_sf *s);

@@ -3,9 +3,9 @@
  * The stateful client's latency: each message from its post to its
  * completion, into a histogram per opcode and one per QP (rows allocated
  * as values come: a QP's latencies fall in a few powers of two). The post
- * time is kept as the clock's low 32 bits, so a latency above 4.29 s reads
- * modulo 2^32 ns; no window stays open that long without the ACK timeout
- * retrying.
+ * time rides in the WR's id as the clock's low 32 bits, so a latency above
+ * 4.29 s reads modulo 2^32 ns; no window stays open that long without the
+ * ACK timeout retrying.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,11 +20,8 @@ rk_sf_latency_on(struct rk_sf *s, uint64_t (*now_ns)(void))
 	if (l == NULL)
 		return -ENOMEM;
 	l->now_ns = now_ns;
-	l->post = calloc((size_t)s->n * s->cfg.depth, sizeof(*l->post));
 	l->qp = calloc(s->n, sizeof(*l->qp));
-	if (l->post == NULL || l->qp == NULL) {
-		free(l->post);
-		free(l->qp);
+	if (l->qp == NULL) {
 		free(l);
 		return -ENOMEM;
 	}
@@ -32,20 +29,17 @@ rk_sf_latency_on(struct rk_sf *s, uint64_t (*now_ns)(void))
 	return 0;
 }
 
-void
-rk_sf_lat_post(struct rk_sf *s, uint32_t i, uint64_t m)
+uint32_t
+rk_sf_lat_post(struct rk_sf *s)
 {
-	struct rk_sf_lat *l = s->lat;
-
-	l->post[(size_t)i * s->cfg.depth + m % s->cfg.depth] = (uint32_t)l->now_ns();
+	return (uint32_t)s->lat->now_ns();
 }
 
 void
-rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint64_t m, unsigned int op)
+rk_sf_lat_done(struct rk_sf *s, uint32_t i, uint32_t posted, unsigned int op)
 {
 	struct rk_sf_lat *l = s->lat;
-	uint32_t ns = (uint32_t)l->now_ns() -
-		      l->post[(size_t)i * s->cfg.depth + m % s->cfg.depth];
+	uint32_t ns = (uint32_t)l->now_ns() - posted;
 
 	rk_hist_add(&l->op[op], ns);
 	rk_hist_add(&l->interval, ns);
@@ -63,7 +57,6 @@ rk_sf_latency_off(struct rk_sf *s)
 	for (uint32_t i = 0; i < s->n; i++)
 		rk_hist_sparse_fini(&l->qp[i]);
 	free(l->qp);
-	free(l->post);
 	free(l);
 	s->lat = NULL;
 }

@@ -53,6 +53,9 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 	uint32_t rq;
 
 	memset(s, 0, sizeof(*s));
+	/* a WR's id carries the QP in 16 bits */
+	if (cfg->count > (1u << 16))
+		return sf_fail(s, "more QPs than a WR's id numbers", EINVAL);
 	s->ctx = ctx;
 	s->rescan = true;
 	s->cfg = *cfg;
@@ -229,7 +232,9 @@ post_one(struct rk_sf *s, uint32_t i)
 			s->src != NULL ? s->src + 4ull * rk_sf_seed(i, m) : q->buf;
 	struct rk_sge sge = { (uint64_t)(uintptr_t)data, len,
 			      out && s->src != NULL ? s->src_mr->lkey : q->mr->lkey };
-	struct rk_send_wr wr = { .wr_id = ((uint64_t)i << 32) | (uint32_t)m, .sg_list = &sge,
+	/* the id: QP (16 bits), the message's low 16 bits, its post time (the latency's) */
+	struct rk_send_wr wr = { .wr_id = ((uint64_t)i << 48) | ((m & 0xffff) << 32) |
+					  (s->lat != NULL ? rk_sf_lat_post(s) : 0), .sg_list = &sge,
 				 .num_sge = 1, .send_flags = RK_SEND_SIGNALED,
 				 .imm_data = (uint32_t)m }, *bad;
 	int rc;
@@ -266,8 +271,6 @@ post_one(struct rk_sf *s, uint32_t i)
 			 strerror(-rc));
 		return -1;
 	}
-	if (s->lat != NULL)
-		rk_sf_lat_post(s, i, m);
 	if (op == RK_GEN_OP_CMP_SWAP)
 		q->cas_posted++;
 	q->posted++;
@@ -276,12 +279,13 @@ post_one(struct rk_sf *s, uint32_t i)
 	return 0;
 }
 
+/* @p m: the message (the client's oldest outstanding; the responder's receive slot) */
 static int
-wc_failed(struct rk_sf *s, const struct rk_wc *wc)
+wc_failed(struct rk_sf *s, const struct rk_wc *wc, uint64_t m)
 {
 	s->t.wc_err++;
 	snprintf(s->err, sizeof(s->err), "QP %#x: work completion error: %s (message %" PRIu64
-		 ")", wc->qp_num, rk_wc_status_str(wc->status), wc->wr_id & 0xffffffffu);
+		 ")", wc->qp_num, rk_wc_status_str(wc->status), m);
 	return -1;
 }
 
@@ -289,19 +293,19 @@ wc_failed(struct rk_sf *s, const struct rk_wc *wc)
 static int
 client_done(struct rk_sf *s, const struct rk_wc *wc)
 {
-	uint32_t i = (uint32_t)(wc->wr_id >> 32);
+	uint32_t i = (uint32_t)(wc->wr_id >> 48);
 	struct rk_sf_qp *q;
 	uint64_t m;
 	uint8_t op;
 	uint32_t len;
 
 	if (wc->status != RK_WC_SUCCESS)
-		return wc_failed(s, wc);
+		return wc_failed(s, wc, i < s->n ? s->q[i].done : 0);
 	if (i >= s->n)
 		return 0;
 	q = &s->q[i];
 	m = q->done;    /* RC completes in order: the low bits say which */
-	if ((uint32_t)m != (uint32_t)wc->wr_id) {
+	if ((m & 0xffff) != ((wc->wr_id >> 32) & 0xffff)) {
 		q->bad++;
 		s->t.seq_err++;
 	}
@@ -347,7 +351,7 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	s->t.bytes += len;
 	s->t.msgs_op[rk_sf_op_index(op)]++;
 	if (s->lat != NULL)
-		rk_sf_lat_done(s, i, m, rk_sf_op_index(op));
+		rk_sf_lat_done(s, i, (uint32_t)wc->wr_id, rk_sf_op_index(op));
 	return 0;
 }
 
@@ -364,7 +368,7 @@ responder_recv(struct rk_sf *s, const struct rk_wc *wc)
 	bool write;
 
 	if (wc->status != RK_WC_SUCCESS)
-		return wc_failed(s, wc);
+		return wc_failed(s, wc, wc->wr_id & 0xffffffffu);
 	if (i >= s->n)
 		return 0;
 	q = &s->q[i];
@@ -438,7 +442,7 @@ rk_sf_step(struct rk_sf *s, int budget)
 	for (int k = 0; k < n; k++) {
 		/* the responder sends nothing of its own: a send completion is an error */
 		if (s->responder && !(wc[k].opcode & RK_WC_RECV))
-			return wc_failed(s, &wc[k]);
+			return wc_failed(s, &wc[k], wc[k].wr_id & 0xffffffffu);
 		if ((s->responder ? responder_recv(s, &wc[k]) : client_done(s, &wc[k])) != 0)
 			return -1;
 	}

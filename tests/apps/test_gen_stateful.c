@@ -242,25 +242,26 @@ static void
 test_latency_exact(void **state)
 {
 	struct rk_sf s = { .n = 2, .cfg = { .depth = 3 } };
+	uint32_t posted[5], p7;
 
 	(void)state;
 	assert_int_equal(rk_sf_latency_on(&s, fake_now), 0);
 	for (uint64_t m = 0; m < 5; m++) {
 		fake_ns = 100 * m;
-		rk_sf_lat_post(&s, 1, m);
+		posted[m] = rk_sf_lat_post(&s);
 		if (m >= 2) {   /* message m - 2 completes before m + 1 is posted */
 			fake_ns = 100 * (m - 2) + 1000 + 10 * (m - 2);
-			rk_sf_lat_done(&s, 1, m - 2, 0);
+			rk_sf_lat_done(&s, 1, posted[m - 2], 0);
 		}
 	}
 	for (uint64_t m = 3; m < 5; m++) {
 		fake_ns = 100 * m + 1000 + 10 * m;
-		rk_sf_lat_done(&s, 1, m, 0);
+		rk_sf_lat_done(&s, 1, posted[m], 0);
 	}
 	fake_ns = (1ull << 32) - 2000;
-	rk_sf_lat_post(&s, 0, 7);
+	p7 = rk_sf_lat_post(&s);
 	fake_ns += 5000;
-	rk_sf_lat_done(&s, 0, 7, 1);
+	rk_sf_lat_done(&s, 0, p7, 1);
 	assert_int_equal(s.lat->op[0].count, 5);
 	assert_int_equal(s.lat->op[0].min_ns, 1000);
 	assert_int_equal(s.lat->op[0].max_ns, 1040);
