@@ -520,6 +520,50 @@ test_read_data_checked(void **state)
 	close_pair();
 }
 
+/* A responder that lags: WRITE:1,READ:1 at depth 8 has 6 WRITE slots and 7
+ * receives, so the 7th WRITE lands on the 1st before it is checked: counted
+ * as overwritten, not as wrong; the other six check clean. */
+static void
+test_overwritten_counted(void **state)
+{
+	struct rk_gen_hello cfg = cfg_of(1, RK_GEN_OP_WRITE | RK_GEN_OP_READ, 64, 64, 8);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+	struct rk_sf_layout l;
+	long k;
+
+	(void)state;
+	cfg.weight[0] = 1;                             /* W R W R ... */
+	rk_sf_layout(&cfg, true, &l);
+	assert_int_equal(l.write_slots, 6);
+	assert_int_equal(l.recv_slots, 7);
+	open_pair(&cfg, clean, 14, 1, 1);
+	/* the responder's engine takes every frame, its checks wait */
+	for (k = 0; k < 1000000 && !rk_sf_all_done(&e[0].s); k++) {
+		uint64_t t = UINT64_MAX;
+		int a = rk_sf_step(&e[0].s, 4096), b = rk_progress(e[1].ctx);
+
+		assert_true(a >= 0 && b >= 0);
+		if (a > 0 || b > 0)
+			continue;
+		for (int d = 0; d < 2; d++) {
+			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+			t = x < t ? x : t;
+			x = rk_next_event_ns(e[d].ctx);
+			t = x < t ? x : t;
+		}
+		if (t != UINT64_MAX && t > clk.now_ns)
+			clk.now_ns = t;
+	}
+	assert_true(rk_sf_all_done(&e[0].s));
+	run_pair();
+	assert_int_equal(e[1].s.t.msgs, 7);
+	assert_int_equal(e[1].s.t.overwritten, 1);
+	assert_int_equal(e[1].s.t.data_err + e[1].s.t.seq_err, 0);
+	assert_int_equal(e[0].s.t.data_err + e[0].s.t.seq_err, 0);
+	close_pair();
+}
+
 /* A client that sends zeros: the responder finds every WRITE and SEND wrong. */
 static void
 test_write_send_data_checked(void **state)
@@ -637,6 +681,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pattern_and_mix),
 		cmocka_unit_test(test_slot_counts),
+		cmocka_unit_test(test_overwritten_counted),
 		cmocka_unit_test(test_mix_256),
 		cmocka_unit_test(test_addrs),
 		cmocka_unit_test(test_latency),
