@@ -149,7 +149,7 @@ rk_gen_hello_decode(const uint8_t *buf, size_t len, struct rk_gen_hello *h,
 	h->ip_count = 1;
 	if (rk_get_be16(buf + 4) == RK_GEN_HELLO_VERSION_ADDRS) {
 		h->ip_count = rk_get_be16(buf + 57);
-		/* version 2 says so only with several */
+		/* version 4 says so only with several */
 		if (h->ip_count < 2)
 			return -EINVAL;
 	}

@@ -13,19 +13,16 @@
  *  24  size_max (4)           28  verify (1)        29  ip_version (1)
  *  30  MAC (6)                36  IP (16; IPv4 in the last 4)
  *  52  weights (4 x 1: write, read, send, atomic)  56  cmp_swap weight (1)
- *  57  version 2 only: address count M (2; 2..256)
- *  59  reserved (5, sent as 0, not read; version 1: 57..63)
+ *  57  version 4 only: address count M (2; 2..256)
+ *  59  reserved (5, sent as 0, not read; version 3: 57..63)
  * then count entries of RK_GEN_HELLO_QP_LEN bytes:
  *   0  QPN (4)  4  PSN (4)  8  R_Key (4)  12  VA (8)  20  length (8)
- * Byte 56 was reserved (sent as 0) before CMP_SWAP joined the mix: a hello
- * without CMP_SWAP is byte for byte the one older rk-gens send, so the
- * version stays 1; an older responder refuses a mix with CMP_SWAP (an
- * unknown ops bit, -EINVAL) instead of misreading it.
- * Version 2 is a client of several source addresses (--ip-count): IPv4,
- * IP and the M - 1 after it in the same /24, QP i at IP + (i mod M). A
- * client of one address still sends version 1; a responder of before
- * version 2 refuses a version 2 hello (-EPROTONOSUPPORT) instead of
- * answering every QP at the first address.
+ * Version 4 is a client of several source addresses (--ip-count): IPv4,
+ * IP and the M - 1 after it in the same /24, QP i at IP + (i mod M); a
+ * client of one address sends version 3. Versions 1 and 2 (the same bytes)
+ * come from rk-gens whose message data and slots were laid out otherwise
+ * (each message's own seed, depth slots per QP): their data would not
+ * verify against this one's, so they are refused (-EPROTONOSUPPORT).
  * Encoding and decoding are pure: no I/O, no allocation.
  */
 #ifndef RK_GEN_HELLO_H
@@ -35,9 +32,10 @@
 #include <stdint.h>
 
 #define RK_GEN_HELLO_MAGIC 0x524b4753u  /* "RKGS" */
-#define RK_GEN_HELLO_VERSION 1
+/** The version of a hello of one address; 1 and 2 are refused (see above). */
+#define RK_GEN_HELLO_VERSION 3
 /** The version of a hello of several addresses (ip_count above 1). */
-#define RK_GEN_HELLO_VERSION_ADDRS 2
+#define RK_GEN_HELLO_VERSION_ADDRS 4
 /** Most addresses one end may use (ip_count). */
 #define RK_GEN_HELLO_MAX_ADDRS 256u
 #define RK_GEN_HELLO_HDR_LEN 64
