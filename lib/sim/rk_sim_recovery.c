@@ -39,6 +39,7 @@ rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 	p->req_pkts = r->stats[0].req_pkts;
 	p->retx_pkts = r->stats[0].req_retx_pkts;
 	p->timeouts = r->stats[0].req_retransmit_timeouts;
+	p->rto_low_timeouts = r->stats[0].req_rto_low_timeouts;
 	p->nak_seq = r->stats[1].resp_nak_seq;
 	free(r);
 	return rc;
@@ -62,6 +63,8 @@ static void incast_cfg(const struct rk_sim_recovery_incast_cfg *c, struct rk_sdq
 	q->dcqcn = c->dcqcn;
 	q->timeout = c->timeout ? c->timeout : RK_SIM_RECOVERY_TIMEOUT;
 	q->recovery = c->algo;
+	q->set_rto_low = strcmp(c->algo, "sr") == 0 && (c->rto_low_off || c->rto_low_us != 0);
+	q->rto_low_ns = c->rto_low_off ? 0 : (uint64_t)c->rto_low_us * 1000;
 	rk_dcqcn_profile("paper", &q->params);
 }
 
@@ -110,6 +113,7 @@ int rk_sim_recovery_incast_run(const struct rk_sim_recovery_incast_cfg *c,
 		o->req_pkts += f.req_pkts;
 		o->retx_pkts += f.retx_pkts;
 		o->timeouts += f.timeouts;
+		o->rto_low_timeouts += f.rto_low_timeouts;
 		o->nak_seq += f.nak_seq;
 		o->wc_errors += f.wc_errors;
 	}

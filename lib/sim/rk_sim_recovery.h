@@ -31,6 +31,7 @@ struct rk_sim_recovery_point {
 	double goodput_gbps;            /**< payload bytes completed per virtual second */
 	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
 	uint64_t timeouts, nak_seq;     /**< local ACK timeouts, NAK-SEQs sent */
+	uint64_t rto_low_timeouts;      /**< of the timeouts, RTO_low ones ("sr") */
 	uint64_t virtual_ns;
 };
 
@@ -67,6 +68,8 @@ struct rk_sim_recovery_incast_cfg {
 	uint32_t limit_bytes;           /**< receiver port's queue limit without PFC; 0: default */
 	uint8_t timeout;                /**< local ACK timeout exponent; 0: default */
 	uint32_t window;                /**< requester window, packets per QP; 0: default */
+	bool rto_low_off;               /**< "sr" without RTO_low (rk_ib_qp_set_rto_low) */
+	uint32_t rto_low_us;            /**< "sr": RTO_low, us; 0: IRN's 100 */
 	uint64_t sample_ns;             /**< 0: no samples */
 	rk_sim_recovery_sample_fn sample;
 	void *sample_ctx;
@@ -79,6 +82,7 @@ struct rk_sim_recovery_incast {
 	double goodput_gbps;            /**< all flows: payload of completed WRITEs / duration */
 	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
 	uint64_t timeouts;              /**< local ACK timeouts */
+	uint64_t rto_low_timeouts;      /**< of them, RTO_low ones ("sr") */
 	uint64_t nak_seq;               /**< NAK-SEQs the receiver sent */
 	uint64_t wc_errors;             /**< WRITEs completed in error (retries exceeded) */
 	uint64_t drops;                 /**< frames the switch dropped */
