@@ -8,24 +8,27 @@
 
 #include "rk_sim_dcqcn.h"
 
-int
-rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
-		    struct rk_sim_recovery_point *p)
+/* The lossy link: @p size-byte WRITEs, @p depth outstanding. */
+static int
+link_run(const char *algo, bool rto_low, double loss, uint64_t seed, uint32_t ops,
+	 uint32_t size, uint32_t depth, struct rk_sim_recovery_point *p)
 {
 	struct rk_sim_wl_cfg cfg = {
 		.seed = seed,
 		.ops = ops,
-		.max_size = 64 * 1024,
+		.max_size = size,
 		.fixed_size = true,
 		.opmask = 1u << RK_SIM_WRITE,
 		.mtu = RK_MTU_1024,
-		.depth = 16,
+		.depth = depth,
 		.impair = { .loss = loss, .delay_ns = 5000, .rate_bps = 10000000000ull },
 		.paced = true,
 		.timeout = 10,
 		.retry_cnt = 7,
 		.window = 256,
 		.recovery = algo,
+		/* off: RTO_low 0 (go-back-N has none to turn off) */
+		.set_rto_low = !rto_low && strcmp(algo, "sr") == 0,
 	};
 	struct rk_sim_wl_result *r = calloc(1, sizeof(*r));
 	int rc;
@@ -43,6 +46,20 @@ rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 	p->nak_seq = r->stats[1].resp_nak_seq;
 	free(r);
 	return rc;
+}
+
+int
+rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
+		    struct rk_sim_recovery_point *p)
+{
+	return link_run(algo, true, loss, seed, ops, 64 * 1024, 16, p);
+}
+
+int
+rk_sim_recovery_run_few(const char *algo, bool rto_low, double loss, uint64_t seed,
+			uint32_t ops, struct rk_sim_recovery_point *p)
+{
+	return link_run(algo, rto_low, loss, seed, ops, 1024, 2, p);
 }
 
 /* The incast's network: that of rk-sim incast --dcqcn, victim and unfair. */

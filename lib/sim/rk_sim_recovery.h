@@ -43,6 +43,14 @@ struct rk_sim_recovery_point {
 int rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 			struct rk_sim_recovery_point *p);
 
+/**
+ * rk_sim_recovery_run with few packets in flight, where IRN's RTO_low
+ * works: @p ops WRITEs of 1 KiB (one packet each), 2 outstanding, on the
+ * same link; @p rto_low false turns selective repeat's RTO_low off.
+ */
+int rk_sim_recovery_run_few(const char *algo, bool rto_low, double loss, uint64_t seed,
+			    uint32_t ops, struct rk_sim_recovery_point *p);
+
 #define RK_SIM_RECOVERY_MAX_SENDERS 16
 
 /**
