@@ -102,8 +102,9 @@ struct rk_sim_recovery_incast {
 /**
  * The defaults the incast run uses for 0: queue limit (bytes), local ACK
  * timeout exponent, requester window. Selective repeat here resends one
- * hole per NAK and has no short timeout for a resend lost again (IRN's
- * RTO_low); with windows of hundreds of packets its losses come in
+ * hole per NAK, and its short timeout for a resend lost again (IRN's
+ * RTO_low) runs only with at most 3 packets in flight, never with a full
+ * window; with windows of hundreds of packets its losses come in
  * bursts that end in timeouts and it can fall below go-back-N. IRN bounds
  * the packets in flight to about a BDP (BDP-FC); 64 is in that spirit.
  */
