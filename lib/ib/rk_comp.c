@@ -114,6 +114,7 @@ on_progress(struct rk_ib_qp *qp, uint64_t now)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.retry_psn_valid = false;
 	qp->comp.retry_rewound = false;
+	qp->comp.rto_low_spent = false;
 	if (rk_comp_outstanding(qp) && qp->timeout_ns != 0)
 		rk_comp_arm_timer(qp, now);
 	else
@@ -123,11 +124,17 @@ on_progress(struct rk_ib_qp *qp, uint64_t now)
 		rk_req_seek(qp, qp->comp.psn);
 }
 
-/* The RTO_low the QP's loss recovery wants now, 0 for none. */
+/*
+ * The RTO_low the QP's loss recovery wants now, 0 for none. Once per
+ * progress: a path that stays silent falls back to the QP's own timeout
+ * and spends its retries at that pace, not one per RTO_low.
+ */
 static uint64_t
 rto_low(const struct rk_ib_qp *qp)
 {
-	return qp->lr->req_rto_low != NULL ? qp->lr->req_rto_low(qp) : 0;
+	if (qp->lr->req_rto_low == NULL || qp->comp.rto_low_spent)
+		return 0;
+	return qp->lr->req_rto_low(qp);
 }
 
 void
@@ -544,7 +551,9 @@ rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 	if (!rk_comp_outstanding(qp))
 		return;
 	RK_QP_COUNT(qp, req_retransmit_timeouts);
-	if (low)
+	if (low) {
 		RK_QP_COUNT(qp, req_rto_low_timeouts);
+		qp->comp.rto_low_spent = true;
+	}
 	retry_or_fail(qp, low ? qp->lr->req_rto_low_expired : rk_comp_go_back);
 }

@@ -371,7 +371,9 @@ const char *rk_ib_qp_recovery(const struct rk_ib_qp *qp);
  * timer. When it expires the oldest unacknowledged PSN alone is sent
  * again if it is a WRITE packet (else the QP goes back N, as on the long
  * timeout); each expiry costs a transport retry, as any timeout does.
- * A timer armed short is lengthened to the QP's timeout, from when it was
+ * RTO_low expires at most once between two acknowledgements that advance:
+ * after that the QP's own timeout runs, so a silent path spends its
+ * retries at the long pace, not one each RTO_low. A timer armed short is lengthened to the QP's timeout, from when it was
  * armed, once more than @p n PSNs are outstanding.
  * rk_ib_qp_set_recovery("sr") sets the paper's values, RK_IB_RTO_LOW_NS
  * and RK_IB_RTO_LOW_N; @p rto_low_ns or @p n 0 turns RTO_low off, and an

@@ -151,6 +151,7 @@ struct comp_state {
 	uint64_t timer_ns;              /* retransmission deadline, 0 = off */
 	uint64_t timer_start_ns;        /* when it was armed */
 	bool timer_low;                 /* armed with the recovery's RTO_low */
+	bool rto_low_spent;             /* an RTO_low expired since the last progress */
 	bool retry_psn_valid;           /* go-back-N to retry_psn already issued */
 	bool retry_resent;              /* ... and retry_psn sent again since */
 	bool retry_hi_valid;            /* a READ response beyond retry_psn came since */

@@ -5,7 +5,7 @@
  * clock, with chosen request frames lost: a resend lost again with few
  * PSNs outstanding is sent again after RTO_low, not after the QP's local
  * ACK timeout; with more than N outstanding the timer waits the long
- * timeout, and with exactly N the short one.
+ * timeout, and with exactly N the short one; once per progress.
  */
 #include "rk_test.h"
 
@@ -161,6 +161,28 @@ test_n_bound(void **state)
 	assert_true(r.lat_max_ns < high);
 }
 
+/*
+ * The resend RTO_low made is lost as well: no second RTO_low before
+ * progress, the QP's own timeout sends the fourth copy, so a silent path
+ * spends its retries at the long pace.
+ */
+static void
+test_once_per_progress(void **state)
+{
+	static struct rk_sim_wl_result r;
+	struct plan p = { .lose = { 3 } };
+	uint64_t high = rk_local_ack_timeout_ns(TIMEOUT), t;
+
+	(void)state;
+	run(&p, 2, false, 0, 0, &r);
+	assert_int_equal(p.sent[0], 4);
+	t = p.at[0][3] - p.at[0][2];
+	printf("# fourth copy %" PRIu64 " ns after the third\n", t);
+	assert_true(t >= high && t < high + 2000);
+	assert_int_equal(r.stats[0].req_rto_low_timeouts, 1);
+	assert_int_equal(r.stats[0].req_retransmit_timeouts, 2);
+}
+
 /* Off (N 0): a lost resend waits the QP's timeout, as go-back-N's would. */
 static void
 test_off(void **state)
@@ -181,6 +203,7 @@ main(void)
 		cmocka_unit_test(test_lost_resend),
 		cmocka_unit_test(test_lost_resend_set),
 		cmocka_unit_test(test_n_bound),
+		cmocka_unit_test(test_once_per_progress),
 		cmocka_unit_test(test_off),
 	};
 
