@@ -114,13 +114,52 @@ on_progress(struct rk_ib_qp *qp, uint64_t now)
 	qp->comp.rnr_left = qp->attr.rnr_retry;
 	qp->comp.retry_psn_valid = false;
 	qp->comp.retry_rewound = false;
+	qp->comp.rto_low_spent = false;
 	if (rk_comp_outstanding(qp) && qp->timeout_ns != 0)
-		qp->comp.timer_ns = now + qp->timeout_ns;
+		rk_comp_arm_timer(qp, now);
 	else
 		qp->comp.timer_ns = 0;
 	/* Never resend what is already acknowledged. */
 	if (rk_psn_diff(qp->comp.psn, qp->req.psn) > 0)
 		rk_req_seek(qp, qp->comp.psn);
+}
+
+/*
+ * The RTO_low the QP's loss recovery wants now, 0 for none. Once per
+ * progress: a path that stays silent falls back to the QP's own timeout
+ * and spends its retries at that pace, not one per RTO_low.
+ */
+static uint64_t
+rto_low(const struct rk_ib_qp *qp)
+{
+	if (qp->lr->req_rto_low == NULL || qp->comp.rto_low_spent)
+		return 0;
+	return qp->lr->req_rto_low(qp);
+}
+
+void
+rk_comp_arm_timer(struct rk_ib_qp *qp, uint64_t now)
+{
+	uint64_t low = rto_low(qp);
+
+	qp->comp.timer_start_ns = now;
+	qp->comp.timer_low = low != 0;
+	qp->comp.timer_ns = now + (low != 0 ? low : qp->timeout_ns);
+}
+
+void
+rk_comp_sent(struct rk_ib_qp *qp, uint64_t now)
+{
+	if (qp->type != RK_QPT_RC || qp->timeout_ns == 0)
+		return;
+	if (qp->comp.timer_ns == 0) {
+		rk_comp_arm_timer(qp, now);
+	} else if (qp->comp.timer_low && rto_low(qp) == 0) {
+		/* Enough now outstanding for NAKs to find a loss: the long
+		 * timeout, counted from the same start. */
+		qp->comp.timer_low = false;
+		qp->comp.timer_ns = qp->comp.timer_start_ns + qp->timeout_ns;
+	}
 }
 
 /* Go back to comp.psn, remembering it so one gap costs one retry. */
@@ -497,14 +536,24 @@ rk_comp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns)
 		on_progress(qp, now_ns);
 }
 
-/* Local ACK timeout: go back to the oldest unacknowledged PSN. */
+/*
+ * Local ACK timeout: go back to the oldest unacknowledged PSN; an RTO_low
+ * one does what the QP's loss recovery says instead.
+ */
 void
 rk_comp_timer(struct rk_ib_qp *qp, uint64_t now_ns)
 {
+	bool low = qp->comp.timer_low;
+
 	(void)now_ns;
 	qp->comp.timer_ns = 0;
+	qp->comp.timer_low = false;
 	if (!rk_comp_outstanding(qp))
 		return;
 	RK_QP_COUNT(qp, req_retransmit_timeouts);
-	retry_or_fail(qp, rk_comp_go_back);
+	if (low) {
+		RK_QP_COUNT(qp, req_rto_low_timeouts);
+		qp->comp.rto_low_spent = true;
+	}
+	retry_or_fail(qp, low ? qp->lr->req_rto_low_expired : rk_comp_go_back);
 }

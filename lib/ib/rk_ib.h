@@ -149,6 +149,8 @@ struct rk_ib_stats {
 	uint64_t np_ecn_marked_roce_packets; /**< CE-marked requests received */
 	uint64_t rp_cnp_handled;        /**< CNPs that decreased the rate */
 	uint64_t rp_cnp_ignored;        /**< CNPs inside rate_reduce_monitor_period */
+	/* Appended: loss recovery. */
+	uint64_t req_rto_low_timeouts;  /**< of req_retransmit_timeouts: RTO_low ones ("sr") */
 };
 
 /* ------------------------------------------------------------------ device */
@@ -334,7 +336,9 @@ struct rk_dcqcn_rp *rk_ib_qp_dcqcn_rp(struct rk_ib_qp *qp);
  * immediate) that arrive past a PSN gap, keeps a bitmap of them, NAKs the
  * gap's first PSN once (NAK-SEQ: the missing PSN, which acknowledges all
  * before it); the requester then resends that PSN alone when it is a WRITE
- * packet, and goes back N otherwise and on the local ACK timeout. SEND,
+ * packet, and goes back N otherwise and on the local ACK timeout; with few
+ * packets outstanding a shorter timeout resends the oldest one alone
+ * (rk_ib_qp_set_rto_low). SEND,
  * WRITE with immediate, READ and ATOMIC past a gap are dropped and sent
  * again, as with go-back-N. The frames are those of go-back-N; what
  * differs is what each end does with them, so both ends must choose "sr":
@@ -351,6 +355,35 @@ int rk_ib_qp_set_recovery(struct rk_ib_qp *qp, const char *algo);
 
 /** The QP's loss recovery: "gbn" or "sr". */
 const char *rk_ib_qp_recovery(const struct rk_ib_qp *qp);
+
+/** IRN's RTO_low, in ns: 100 us (Mittal et al., SIGCOMM 2018, section 3.1). */
+#define RK_IB_RTO_LOW_NS 100000u
+/** IRN's N: RTO_low runs while at most this many PSNs are outstanding (the paper's 3). */
+#define RK_IB_RTO_LOW_N 3u
+
+/**
+ * Selective repeat's short local ACK timeout, IRN's RTO_low (Mittal et
+ * al., "Revisiting Network Support for RDMA", SIGCOMM 2018, section 3.1):
+ * while at most @p n PSNs are outstanding (sent and not acknowledged) the
+ * local ACK timer runs @p rto_low_ns (nanoseconds) instead of the QP's
+ * timeout (which plays IRN's RTO_high), since so few packets bring too
+ * few NAKs to reveal a loss, and a resend lost again is found only by the
+ * timer. When it expires the oldest unacknowledged PSN alone is sent
+ * again if it is a WRITE packet (else the QP goes back N, as on the long
+ * timeout); each expiry costs a transport retry, as any timeout does.
+ * RTO_low expires at most once between two acknowledgements that advance:
+ * after that the QP's own timeout runs, so a silent path spends its
+ * retries at the long pace, not one each RTO_low. A timer armed short is lengthened to the QP's timeout, from when it was
+ * armed, once more than @p n PSNs are outstanding.
+ * rk_ib_qp_set_recovery("sr") sets the paper's values, RK_IB_RTO_LOW_NS
+ * and RK_IB_RTO_LOW_N; @p rto_low_ns or @p n 0 turns RTO_low off, and an
+ * RTO_low not below the QP's timeout is not used. Go-back-N has none.
+ * @return 0; -EINVAL (NULL qp), -EOPNOTSUPP (the QP's recovery is not "sr").
+ */
+int rk_ib_qp_set_rto_low(struct rk_ib_qp *qp, uint64_t rto_low_ns, uint32_t n);
+
+/** The QP's RTO_low (ns) and N; both 0 unless its recovery is "sr". */
+void rk_ib_qp_rto_low(const struct rk_ib_qp *qp, uint64_t *rto_low_ns, uint32_t *n);
 
 int rk_ib_qp_modify(struct rk_ib_qp *qp, const struct rk_qp_attr *attr, int mask);
 

@@ -149,6 +149,9 @@ struct comp_state {
 	uint8_t retry_left;
 	uint8_t rnr_left;
 	uint64_t timer_ns;              /* retransmission deadline, 0 = off */
+	uint64_t timer_start_ns;        /* when it was armed */
+	bool timer_low;                 /* armed with the recovery's RTO_low */
+	bool rto_low_spent;             /* an RTO_low expired since the last progress */
 	bool retry_psn_valid;           /* go-back-N to retry_psn already issued */
 	bool retry_resent;              /* ... and retry_psn sent again since */
 	bool retry_hi_valid;            /* a READ response beyond retry_psn came since */
@@ -302,6 +305,10 @@ uint8_t rk_resp_ack_syndrome(struct rk_ib_qp *qp);
 
 /* rk_comp.c: go back to comp.psn (go-back-N), remembering it as the retry PSN. */
 void rk_comp_go_back(struct rk_ib_qp *qp);
+/* rk_comp.c: arm the local ACK timer at @p now (RTO_low when the recovery says so). */
+void rk_comp_arm_timer(struct rk_ib_qp *qp, uint64_t now);
+/* rk_comp.c: a request packet went out at @p now: start the timer, or lengthen an RTO_low one. */
+void rk_comp_sent(struct rk_ib_qp *qp, uint64_t now);
 
 /* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
 void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);

@@ -27,8 +27,11 @@
  *
  * Requester: a NAK-SEQ whose PSN is a WRITE packet and lies below the
  * next PSN to send resends that PSN alone (IRN's recovery mode, one hole
- * per NAK); any other NAK-SEQ goes back N. The local ACK timeout goes back
- * N (the simple version of IRN's RTO_high; no RTO_low).
+ * per NAK); any other NAK-SEQ goes back N. With at most N PSNs outstanding
+ * the local ACK timer runs IRN's RTO_low and its expiry resends the oldest
+ * unacknowledged PSN as a NAK-SEQ would: so few packets bring no NAK, and
+ * a resend lost again is found only by the timer. Otherwise the QP's own
+ * timeout runs and goes back N (the simple version of IRN's RTO_high).
  *
  * Nothing negotiates it: both ends must set it, and no other RoCE
  * implementation does.
@@ -60,6 +63,8 @@ struct sr_state {
 	struct sr_slot slot[SR_WINDOW];
 	uint32_t hi;                    /* highest PSN seen past the gap */
 	bool hi_valid;
+	uint64_t rto_low_ns;            /* requester: IRN's RTO_low, 0 = off */
+	uint32_t rto_low_n;             /* ... while at most this many PSNs are outstanding */
 };
 
 static struct sr_state *
@@ -308,6 +313,7 @@ sr_resp_advanced(struct rk_ib_qp *qp, uint64_t now_ns)
 	}
 }
 
+/* Resend comp.psn alone when it is a WRITE packet sent before; else go back N. */
 static void
 sr_req_nak_seq(struct rk_ib_qp *qp)
 {
@@ -333,6 +339,19 @@ sr_req_nak_seq(struct rk_ib_qp *qp)
 	qp->req.resend_valid = true;
 }
 
+static uint64_t
+sr_req_rto_low(const struct rk_ib_qp *qp)
+{
+	const struct sr_state *s = sr(qp);
+
+	if (s->rto_low_ns == 0 || s->rto_low_ns >= qp->timeout_ns || !rk_comp_outstanding(qp))
+		return 0;
+	/* PSNs sent and not acknowledged (a READ counts all its responses). */
+	if ((uint32_t)rk_psn_diff(qp->req.max_sent_psn, qp->comp.psn) + 1 > s->rto_low_n)
+		return 0;
+	return s->rto_low_ns;
+}
+
 static void
 sr_fini(struct rk_ib_qp *qp)
 {
@@ -351,6 +370,8 @@ const struct rk_lr_ops rk_lr_sr_ops = {
 	.resp_advanced = sr_resp_advanced,
 	.resp_write = sr_resp_write,
 	.req_nak_seq = sr_req_nak_seq,
+	.req_rto_low = sr_req_rto_low,
+	.req_rto_low_expired = sr_req_nak_seq,
 	.reset = sr_reset,
 	.fini = sr_fini,
 };
@@ -375,10 +396,12 @@ rk_ib_qp_set_recovery(struct rk_ib_qp *qp, const char *algo)
 	if (ops == qp->lr)
 		return 0;
 	if (ops == &rk_lr_sr_ops) {
-		void *s = calloc(1, sizeof(struct sr_state));
+		struct sr_state *s = calloc(1, sizeof(struct sr_state));
 
 		if (s == NULL)
 			return -ENOMEM;
+		s->rto_low_ns = RK_IB_RTO_LOW_NS;
+		s->rto_low_n = RK_IB_RTO_LOW_N;
 		if (qp->lr->fini != NULL)
 			qp->lr->fini(qp);
 		qp->lr_state = s;
@@ -394,4 +417,28 @@ const char *
 rk_ib_qp_recovery(const struct rk_ib_qp *qp)
 {
 	return qp->lr->name;
+}
+
+int
+rk_ib_qp_set_rto_low(struct rk_ib_qp *qp, uint64_t rto_low_ns, uint32_t n)
+{
+	struct sr_state *s;
+
+	if (qp == NULL)
+		return -EINVAL;
+	if (qp->lr != &rk_lr_sr_ops)
+		return -EOPNOTSUPP;
+	s = sr(qp);
+	s->rto_low_ns = n != 0 ? rto_low_ns : 0;
+	s->rto_low_n = rto_low_ns != 0 ? n : 0;
+	return 0;
+}
+
+void
+rk_ib_qp_rto_low(const struct rk_ib_qp *qp, uint64_t *rto_low_ns, uint32_t *n)
+{
+	const struct sr_state *s = qp->lr == &rk_lr_sr_ops ? sr(qp) : NULL;
+
+	*rto_low_ns = s != NULL ? s->rto_low_ns : 0;
+	*n = s != NULL ? s->rto_low_n : 0;
 }

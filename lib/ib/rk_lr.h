@@ -33,6 +33,13 @@ struct rk_lr_ops {
 			   uint32_t len);
 	/** Requester: a NAK-SEQ says comp.psn is missing: owe it again. */
 	void (*req_nak_seq)(struct rk_ib_qp *qp);
+	/**
+	 * Requester: the local ACK timeout to arm now when shorter than the
+	 * QP's (IRN's RTO_low: few PSNs outstanding), else 0. NULL: always 0.
+	 */
+	uint64_t (*req_rto_low)(const struct rk_ib_qp *qp);
+	/** Requester: that short timeout expired: owe again what it found lost. */
+	void (*req_rto_low_expired)(struct rk_ib_qp *qp);
 	/** Forget what the responder holds past the gap (QP reset). */
 	void (*reset)(struct rk_ib_qp *qp);
 	/** Free the QP's algorithm state. */

@@ -453,8 +453,7 @@ count_sent(struct rk_ib_qp *qp, uint32_t psn)
 static int
 after_send(struct rk_ib_qp *qp, int len, uint64_t now_ns)
 {
-	if (qp->type == RK_QPT_RC && qp->comp.timer_ns == 0 && qp->timeout_ns != 0)
-		qp->comp.timer_ns = now_ns + qp->timeout_ns;
+	rk_comp_sent(qp, now_ns);
 	if (qp->cc != NULL)
 		qp->cc->on_send(qp, (uint32_t)len, now_ns);
 	return len;

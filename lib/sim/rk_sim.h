@@ -42,6 +42,13 @@ struct rk_sim_impair {
 typedef void (*rk_sim_tap_fn)(void *ctx, unsigned int dir, uint64_t ts_ns,
 			      const uint8_t *frame, uint32_t len);
 
+/**
+ * A frame about to enter direction @p dir at @p ts_ns: true loses it
+ * (counted in lost), as a test chooses which frames a network drops.
+ */
+typedef bool (*rk_sim_drop_fn)(void *ctx, unsigned int dir, uint64_t ts_ns,
+			       const uint8_t *frame, uint32_t len);
+
 struct rk_sim_link_cfg {
 	uint64_t seed;
 	struct rk_sim_impair dir[2];
@@ -54,6 +61,8 @@ struct rk_sim_link_cfg {
 	 */
 	rk_sim_tap_fn rx_tap;
 	void *rx_tap_ctx;
+	rk_sim_drop_fn drop;            /**< asked after tap and the link's rate; NULL: none */
+	void *drop_ctx;
 };
 
 /**

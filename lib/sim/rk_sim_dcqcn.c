@@ -119,6 +119,9 @@ static int host_init(struct rk_sdq *s, struct host *h, struct rk_sw *sw, unsigne
 		/* both ends: nothing negotiates it */
 		if (s->cfg.recovery && rk_ib_qp_set_recovery(h->qp[i], s->cfg.recovery))
 			return -EINVAL;
+		if (s->cfg.set_rto_low &&
+		    rk_ib_qp_set_rto_low(h->qp[i], s->cfg.rto_low_ns, RK_IB_RTO_LOW_N))
+			return -EINVAL;
 	}
 	return rk_sw_attach_host(sw, port, on_host, h);
 }

@@ -74,6 +74,9 @@ struct rk_sdq_cfg {
 	struct rk_dcqcn_params params;  /**< RP and NP parameters (dcqcn only) */
 	/** Loss recovery of every QP (rk_ib_qp_set_recovery): "gbn", "sr"; NULL: gbn. */
 	const char *recovery;
+	/** With "sr": rk_ib_qp_set_rto_low(rto_low_ns, RK_IB_RTO_LOW_N); else IRN's. */
+	bool set_rto_low;
+	uint64_t rto_low_ns;
 };
 
 /** One flow now. Rates in kb/s, alpha in 1/1024. */
@@ -87,6 +90,7 @@ struct rk_sdq_flow {
 	uint64_t goodput_bytes;         /**< payload of the WRITEs completed successfully */
 	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
 	uint64_t timeouts;              /**< local ACK timeouts of the sender's QP */
+	uint64_t rto_low_timeouts;      /**< of them, RTO_low ones ("sr") */
 	uint64_t nak_seq;               /**< NAK-SEQs the receiver's QP sent */
 	uint64_t wc_errors;             /**< completions in error (retries exceeded: the flow stops) */
 	/**

@@ -31,6 +31,7 @@ int rk_sdq_flow(const struct rk_sdq *s, unsigned int i, struct rk_sdq_flow *o)
 	o->req_pkts = ss->req_pkts;
 	o->retx_pkts = ss->req_retx_pkts;
 	o->timeouts = ss->req_retransmit_timeouts;
+	o->rto_low_timeouts = ss->req_rto_low_timeouts;
 	o->nak_seq = rs->resp_nak_seq;
 	o->placed_bytes = rs->resp_write_reqs * 1024;
 	const struct host *h = &s->snd[i];

@@ -29,6 +29,8 @@ struct rk_sim_link {
 	uint32_t max_queue;
 	rk_sim_tap_fn tap, rx_tap;
 	void *tap_ctx, *rx_tap_ctx;
+	rk_sim_drop_fn drop;
+	void *drop_ctx;
 };
 
 /* One copy onto the wire, due at @p t. */
@@ -70,6 +72,8 @@ rk_sim_link_create(const struct rk_sim_link_cfg *cfg)
 	l->tap_ctx = cfg->tap_ctx;
 	l->rx_tap = cfg->rx_tap;
 	l->rx_tap_ctx = cfg->rx_tap_ctx;
+	l->drop = cfg->drop;
+	l->drop_ctx = cfg->drop_ctx;
 	for (int i = 0; i < 2; i++) {
 		const struct rk_sim_impair *im = &cfg->dir[i];
 		struct rk_impair_rule r = {
@@ -127,6 +131,10 @@ rk_sim_link_send(struct rk_sim_link *l, unsigned int dir, const uint8_t *frame, 
 	if (im->rate_bps != 0)
 		t += (uint64_t)len * 8 * 1000000000ull / im->rate_bps;
 	d->busy_until = t;
+	if (l->drop != NULL && l->drop(l->drop_ctx, dir, now_ns, frame, len)) {
+		d->st.lost++;
+		return 0;
+	}
 	rk_impair_decide(d->stage, frame, len, &v);
 	switch (v.drop) {
 	case RK_IMPAIR_DROP_MTU:

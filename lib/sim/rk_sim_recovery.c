@@ -8,24 +8,27 @@
 
 #include "rk_sim_dcqcn.h"
 
-int
-rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
-		    struct rk_sim_recovery_point *p)
+/* The lossy link: @p size-byte WRITEs, @p depth outstanding. */
+static int
+link_run(const char *algo, bool rto_low, double loss, uint64_t seed, uint32_t ops,
+	 uint32_t size, uint32_t depth, struct rk_sim_recovery_point *p)
 {
 	struct rk_sim_wl_cfg cfg = {
 		.seed = seed,
 		.ops = ops,
-		.max_size = 64 * 1024,
+		.max_size = size,
 		.fixed_size = true,
 		.opmask = 1u << RK_SIM_WRITE,
 		.mtu = RK_MTU_1024,
-		.depth = 16,
+		.depth = depth,
 		.impair = { .loss = loss, .delay_ns = 5000, .rate_bps = 10000000000ull },
 		.paced = true,
 		.timeout = 10,
 		.retry_cnt = 7,
 		.window = 256,
 		.recovery = algo,
+		/* off: RTO_low 0 (go-back-N has none to turn off) */
+		.set_rto_low = !rto_low && strcmp(algo, "sr") == 0,
 	};
 	struct rk_sim_wl_result *r = calloc(1, sizeof(*r));
 	int rc;
@@ -39,9 +42,24 @@ rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 	p->req_pkts = r->stats[0].req_pkts;
 	p->retx_pkts = r->stats[0].req_retx_pkts;
 	p->timeouts = r->stats[0].req_retransmit_timeouts;
+	p->rto_low_timeouts = r->stats[0].req_rto_low_timeouts;
 	p->nak_seq = r->stats[1].resp_nak_seq;
 	free(r);
 	return rc;
+}
+
+int
+rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
+		    struct rk_sim_recovery_point *p)
+{
+	return link_run(algo, true, loss, seed, ops, 64 * 1024, 16, p);
+}
+
+int
+rk_sim_recovery_run_few(const char *algo, bool rto_low, double loss, uint64_t seed,
+			uint32_t ops, struct rk_sim_recovery_point *p)
+{
+	return link_run(algo, rto_low, loss, seed, ops, 1024, 2, p);
 }
 
 /* The incast's network: that of rk-sim incast --dcqcn, victim and unfair. */
@@ -62,6 +80,8 @@ static void incast_cfg(const struct rk_sim_recovery_incast_cfg *c, struct rk_sdq
 	q->dcqcn = c->dcqcn;
 	q->timeout = c->timeout ? c->timeout : RK_SIM_RECOVERY_TIMEOUT;
 	q->recovery = c->algo;
+	q->set_rto_low = strcmp(c->algo, "sr") == 0 && (c->rto_low_off || c->rto_low_us != 0);
+	q->rto_low_ns = c->rto_low_off ? 0 : (uint64_t)c->rto_low_us * 1000;
 	rk_dcqcn_profile("paper", &q->params);
 }
 
@@ -110,6 +130,7 @@ int rk_sim_recovery_incast_run(const struct rk_sim_recovery_incast_cfg *c,
 		o->req_pkts += f.req_pkts;
 		o->retx_pkts += f.retx_pkts;
 		o->timeouts += f.timeouts;
+		o->rto_low_timeouts += f.rto_low_timeouts;
 		o->nak_seq += f.nak_seq;
 		o->wc_errors += f.wc_errors;
 	}

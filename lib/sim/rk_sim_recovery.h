@@ -31,6 +31,7 @@ struct rk_sim_recovery_point {
 	double goodput_gbps;            /**< payload bytes completed per virtual second */
 	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
 	uint64_t timeouts, nak_seq;     /**< local ACK timeouts, NAK-SEQs sent */
+	uint64_t rto_low_timeouts;      /**< of the timeouts, RTO_low ones ("sr") */
 	uint64_t virtual_ns;
 };
 
@@ -41,6 +42,14 @@ struct rk_sim_recovery_point {
  */
 int rk_sim_recovery_run(const char *algo, double loss, uint64_t seed, uint32_t ops,
 			struct rk_sim_recovery_point *p);
+
+/**
+ * rk_sim_recovery_run with few packets in flight, where IRN's RTO_low
+ * works: @p ops WRITEs of 1 KiB (one packet each), 2 outstanding, on the
+ * same link; @p rto_low false turns selective repeat's RTO_low off.
+ */
+int rk_sim_recovery_run_few(const char *algo, bool rto_low, double loss, uint64_t seed,
+			    uint32_t ops, struct rk_sim_recovery_point *p);
 
 #define RK_SIM_RECOVERY_MAX_SENDERS 16
 
@@ -67,6 +76,8 @@ struct rk_sim_recovery_incast_cfg {
 	uint32_t limit_bytes;           /**< receiver port's queue limit without PFC; 0: default */
 	uint8_t timeout;                /**< local ACK timeout exponent; 0: default */
 	uint32_t window;                /**< requester window, packets per QP; 0: default */
+	bool rto_low_off;               /**< "sr" without RTO_low (rk_ib_qp_set_rto_low) */
+	uint32_t rto_low_us;            /**< "sr": RTO_low, us; 0: IRN's 100 */
 	uint64_t sample_ns;             /**< 0: no samples */
 	rk_sim_recovery_sample_fn sample;
 	void *sample_ctx;
@@ -79,6 +90,7 @@ struct rk_sim_recovery_incast {
 	double goodput_gbps;            /**< all flows: payload of completed WRITEs / duration */
 	uint64_t req_pkts, retx_pkts;   /**< request packets sent, of which resent */
 	uint64_t timeouts;              /**< local ACK timeouts */
+	uint64_t rto_low_timeouts;      /**< of them, RTO_low ones ("sr") */
 	uint64_t nak_seq;               /**< NAK-SEQs the receiver sent */
 	uint64_t wc_errors;             /**< WRITEs completed in error (retries exceeded) */
 	uint64_t drops;                 /**< frames the switch dropped */
@@ -90,8 +102,9 @@ struct rk_sim_recovery_incast {
 /**
  * The defaults the incast run uses for 0: queue limit (bytes), local ACK
  * timeout exponent, requester window. Selective repeat here resends one
- * hole per NAK and has no short timeout for a resend lost again (IRN's
- * RTO_low); with windows of hundreds of packets its losses come in
+ * hole per NAK, and its short timeout for a resend lost again (IRN's
+ * RTO_low) runs only with at most 3 packets in flight, never with a full
+ * window; with windows of hundreds of packets its losses come in
  * bursts that end in timeouts and it can fall below go-back-N. IRN bounds
  * the packets in flight to about a BDP (BDP-FC); 64 is in that spirit.
  */

@@ -300,6 +300,8 @@ setup(struct wl *w)
 		.tap_ctx = c->tap_ctx,
 		.rx_tap = c->rx_tap,
 		.rx_tap_ctx = c->rx_tap_ctx,
+		.drop = c->drop,
+		.drop_ctx = c->drop_ctx,
 	};
 	struct plan pl;
 	int rc;
@@ -343,6 +345,10 @@ setup(struct wl *w)
 		/* Both ends, before they connect: nothing negotiates it. */
 		if (w->cfg->recovery != NULL &&
 		    (rc = rk_ib_qp_set_recovery(rk_qp_ib(w->qp[i]), w->cfg->recovery)) != 0)
+			return rc;
+		if (w->cfg->set_rto_low &&
+		    (rc = rk_ib_qp_set_rto_low(rk_qp_ib(w->qp[i]), w->cfg->rto_low_ns,
+					       w->cfg->rto_low_n)) != 0)
 			return rc;
 	}
 	for (int i = 0; i < 2; i++)

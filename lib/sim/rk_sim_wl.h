@@ -55,6 +55,10 @@ struct rk_sim_wl_cfg {
 	uint32_t window;                /**< requester window, PSNs; 0: 256 */
 	/** Loss recovery of both QPs (rk_ib_qp_set_recovery): "gbn", "sr"; NULL: gbn. */
 	const char *recovery;
+	/** With "sr": rk_ib_qp_set_rto_low(rto_low_ns, rto_low_n) on both; else IRN's. */
+	bool set_rto_low;
+	uint64_t rto_low_ns;
+	uint32_t rto_low_n;
 	uint64_t max_virtual_ns;        /**< give up after; 0: 3600 s */
 	uint8_t ip_version;             /**< 4 (10.0.0.1/2) or 6 (2001:2::1/2); 0: 4 */
 	bool large_sizes;               /**< uniform 0..max_size instead of mostly small */
@@ -74,6 +78,8 @@ struct rk_sim_wl_cfg {
 	void *tap_ctx;
 	rk_sim_tap_fn rx_tap;           /**< frames delivered (after impairment) */
 	void *rx_tap_ctx;
+	rk_sim_drop_fn drop;            /**< frames a test loses (rk_sim_link_cfg.drop) */
+	void *drop_ctx;
 	rk_sim_log_fn log;
 	void *log_ctx;
 };

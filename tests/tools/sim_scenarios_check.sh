@@ -253,9 +253,14 @@ p = json.load(open(sys.argv[4]))
 runs = {r["recovery"]: r for r in d["runs"]}
 prun = {r["recovery"]: r for r in p["runs"]}
 g, s = tab.get("gbn"), tab.get("sr")
-ok = (g is not None and s is not None and len(g) == 11 and len(s) == 11 and
-      g[8] > 0 and s[8] > 0 and g[6] > 5 * s[6] and s[0] > g[0] + 2 and
+# Gb/s, f0..f3, sent, resent, timeouts, rto_low, drops, PFC, failed: RTO_low
+# is selective repeat's alone, and the table and JSON count the same.
+ok = (g is not None and s is not None and len(g) == 12 and len(s) == 12 and
+      g[9] > 0 and s[9] > 0 and g[6] > 5 * s[6] and s[0] > g[0] + 2 and
+      g[8] == 0 and s[8] <= s[7] and
       abs(runs["gbn"]["goodput_gbps"] - g[0]) < 0.01 and runs["sr"]["resent"] == s[6] and
+      runs["sr"]["rto_low_timeouts"] == s[8] and runs["sr"]["timeouts"] == s[7] and
+      d["rto_low_us"] == 100 and
       abs(sum(runs["sr"]["flow_gbps"]) - s[0]) < 0.02 and
       d["senders"] == 4 and d["pfc"] is False and len(rows) == 200 and
       list(rows[0])[2:] == ["flow%d_gbps" % i for i in range(4)] + ["total_gbps", "queue_bytes", "drops"] and
@@ -293,6 +298,7 @@ expect 2 "--timeout 4..16" recovery --timeout 30
 expect 2 "--window 8..1024" recovery --window 2
 expect 2 "--limit 20000..16000000" recovery --limit 10
 expect 2 "--seed 0..4294967295" recovery --seed -1
+expect 2 "--rto-low 0..100000 us" recovery --rto-low x
 expect 2 "unexpected argument 'extra'" recovery extra
 # rk-sim storm: without a watchdog the innocent flow stops with the
 # stormed one; with one it runs again and the drops are the stormed

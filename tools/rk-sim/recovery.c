@@ -3,7 +3,8 @@
  * rk-sim recovery: go-back-N against selective repeat in an N:1 incast of
  * rdmakit RC QPs through the simulated switch (rk_sim_recovery.h). The
  * same network runs twice, every QP on "gbn", then on "sr"; a table of
- * goodput per flow and in all, packets resent, timeouts and drops, traces
+ * goodput per flow and in all, packets resent, timeouts (of them RTO_low)
+ * and drops, traces
  * every 100 us as CSV and JSON, and a PNG plot.
  */
 #include <errno.h>
@@ -28,13 +29,14 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rk-sim recovery [--senders N] [--pfc on|off] [--dcqcn] [--duration MS]\n"
 		   "                       [--seed N] [--window PKTS] [--timeout EXP] [--limit BYTES]\n"
-		   "                       [--csv FILE] [--json FILE] [--png|--plot FILE]\n"
+		   "                       [--rto-low US] [--csv FILE] [--json FILE] [--png|--plot FILE]\n"
 		   "  N RC QPs (64 KB WRITEs, 40 Gb/s links) into one receiver port, run with\n"
 		   "  go-back-N, then with selective repeat on every QP. Without PFC the port\n"
 		   "  drops what passes its queue limit; with PFC every priority is lossless.\n"
 		   "  --dcqcn: DCQCN (paper profile, RED 5000..40000 B, Pmax 0.2) on every QP.\n"
 		   "  Defaults: 4 senders (2..16), pfc off, 20 ms, seed 1, window 64 packets,\n"
-		   "  timeout 7 (4.096 us x 2^7), limit 200000 B.\n");
+		   "  timeout 7 (4.096 us x 2^7), limit 200000 B, rto-low 100 us (selective\n"
+		   "  repeat's short timeout with at most 3 packets in flight, IRN's; 0: off).\n");
 }
 
 struct trace {
@@ -79,6 +81,12 @@ static void on_sample(void *ctx, uint64_t t, const uint64_t *bytes, unsigned int
 	r[1 + RUNS + tr->run] = (double)q / 1000;
 }
 
+/* RTO_low of the sr run, us; 0: off. */
+static unsigned int rto_low_us(const struct rk_sim_recovery_incast_cfg *c)
+{
+	return c->rto_low_off ? 0 : c->rto_low_us ? c->rto_low_us : RK_IB_RTO_LOW_NS / 1000;
+}
+
 static void print_table(const struct rk_sim_recovery_incast_cfg *c, unsigned long ms,
 			const struct rk_sim_recovery_incast *o)
 {
@@ -89,20 +97,22 @@ static void print_table(const struct rk_sim_recovery_incast_cfg *c, unsigned lon
 	/* the queue limit drops only without PFC; with it the port is lossless */
 	if (!c->pfc)
 		snprintf(limit, sizeof(limit), ", limit %u B", c->limit_bytes);
-	printf("recovery %u:1, 40 Gb/s, %lu ms, pfc %s, %s%s, window %u, timeout %u, seed %llu\n",
-	       n, ms, c->pfc ? "on" : "off", c->dcqcn ? "dcqcn paper" : "no dcqcn", limit,
-	       c->window, c->timeout, (unsigned long long)c->seed);
+	printf("recovery %u:1, 40 Gb/s, %lu ms, pfc %s, %s%s, window %u, timeout %u, rto-low %u us, "
+	       "seed %llu\n", n, ms, c->pfc ? "on" : "off", c->dcqcn ? "dcqcn paper" : "no dcqcn",
+	       limit, c->window, c->timeout, rto_low_us(c), (unsigned long long)c->seed);
 	printf("%-4s %7s", "run", "Gb/s");
 	for (unsigned int i = 0; i < n; i++)
 		printf(" %5s%u", "f", i);
-	printf(" %8s %8s %8s %8s %7s %6s\n", "sent", "resent", "timeouts", "drops", "PFC", "failed");
+	printf(" %8s %8s %8s %7s %8s %7s %6s\n", "sent", "resent", "timeouts", "rto_low", "drops",
+	       "PFC", "failed");
 	for (unsigned int r = 0; r < RUNS; r++) {
 		printf("%-4s %7.2f", run_name[r], o[r].goodput_gbps);
 		for (unsigned int i = 0; i < n; i++)
 			printf(" %*.2f", i < 10 ? 6 : 7, o[r].flow_gbps[i]);
-		printf(" %8llu %8llu %8llu %8llu %7llu %6llu\n",
+		printf(" %8llu %8llu %8llu %7llu %8llu %7llu %6llu\n",
 		       (unsigned long long)o[r].req_pkts, (unsigned long long)o[r].retx_pkts,
-		       (unsigned long long)o[r].timeouts, (unsigned long long)o[r].drops,
+		       (unsigned long long)o[r].timeouts, (unsigned long long)o[r].rto_low_timeouts,
+		       (unsigned long long)o[r].drops,
 		       (unsigned long long)o[r].pfc_frames, (unsigned long long)o[r].wc_errors);
 	}
 }
@@ -115,10 +125,11 @@ static json_t *run_json(unsigned int n, const struct rk_sim_recovery_incast *o, 
 		json_array_append_new(g, json_real(o->flow_gbps[i]));
 		json_array_append_new(rx, json_integer((json_int_t)o->flow_retx[i]));
 	}
-	return json_pack("{s:s,s:f,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "recovery",
+	return json_pack("{s:s,s:f,s:o,s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "recovery",
 			 run_name[r], "goodput_gbps", o->goodput_gbps, "flow_gbps", g,
 			 "flow_resent", rx, "sent", (json_int_t)o->req_pkts,
 			 "resent", (json_int_t)o->retx_pkts, "timeouts", (json_int_t)o->timeouts,
+			 "rto_low_timeouts", (json_int_t)o->rto_low_timeouts,
 			 "nak_seq", (json_int_t)o->nak_seq, "drops", (json_int_t)o->drops,
 			 "pfc_frames", (json_int_t)o->pfc_frames, "ce_marks", (json_int_t)o->marked,
 			 "failed", (json_int_t)o->wc_errors);
@@ -132,6 +143,7 @@ int rk_sim_run_recovery(int argc, char **argv)
 		{ "senders", 1, NULL, 'n' }, { "pfc", 1, NULL, 'p' }, { "dcqcn", 0, NULL, 'q' },
 		{ "duration", 1, NULL, 'd' }, { "seed", 1, NULL, 's' }, { "window", 1, NULL, 'w' },
 		{ "timeout", 1, NULL, 't' }, { "limit", 1, NULL, 'l' }, { "csv", 1, NULL, 'c' },
+		{ "rto-low", 1, NULL, 'r' },
 		{ "json", 1, NULL, 'j' }, { "png", 1, NULL, 'g' }, { "plot", 1, NULL, 'g' },
 		{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 	};
@@ -177,6 +189,11 @@ int rk_sim_run_recovery(int argc, char **argv)
 		case 'l':
 			bad = rk_sim_cli_num(CMD, "limit", optarg, 20000, 16000000, "bytes", &v);
 			c.limit_bytes = (uint32_t)v;
+			break;
+		case 'r':
+			bad = rk_sim_cli_num(CMD, "rto-low", optarg, 0, 100000, "us", &v);
+			c.rto_low_us = (uint32_t)v;
+			c.rto_low_off = v == 0;
 			break;
 		case 'c': csv = optarg; break;
 		case 'j': json = optarg; break;
@@ -235,10 +252,11 @@ int rk_sim_run_recovery(int argc, char **argv)
 
 		for (unsigned int r = 0; r < RUNS; r++)
 			json_array_append_new(runs, run_json(c.senders, &out[r], r));
-		root = json_pack("{s:i,s:b,s:b,s:i,s:I,s:i,s:i,s:i,s:o,s:o}",
+		root = json_pack("{s:i,s:b,s:b,s:i,s:I,s:i,s:i,s:i,s:i,s:o,s:o}",
 			"senders", (int)n, "pfc", c.pfc, "dcqcn", c.dcqcn, "duration_ms", (int)ms,
 			"seed", (json_int_t)c.seed, "window", (int)c.window, "timeout", (int)c.timeout,
-			"limit_bytes", (int)c.limit_bytes, "runs", runs, "trace", tr.jt);
+			"rto_low_us", (int)rto_low_us(&c), "limit_bytes", (int)c.limit_bytes,
+			"runs", runs, "trace", tr.jt);
 		tr.jt = NULL;
 	}
 	json_decref(tr.jt);

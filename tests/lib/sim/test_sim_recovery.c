@@ -5,7 +5,8 @@
  * with every byte checked; WRITEs resend only the missing PSNs, far fewer
  * packets than go-back-N on the same seed and loss; and the SIGCOMM 2018
  * comparison (rk_sim_recovery.h): go-back-N's goodput falls as loss rises,
- * selective repeat keeps clearly more of it.
+ * selective repeat keeps clearly more of it; with few packets in flight
+ * its RTO_low finds the losses no NAK reports.
  */
 #include "rk_test.h"
 
@@ -114,8 +115,9 @@ test_sr_goodput(void **state)
 		assert_int_equal(rk_sim_recovery_run("gbn", loss[i], 11, 200, &g[i]), 0);
 		assert_int_equal(rk_sim_recovery_run("sr", loss[i], 11, 200, &s[i]), 0);
 		printf("# loss %.3f goodput gbn %.3f sr %.3f Gb/s timeouts %" PRIu64 "/%" PRIu64
-		       " nak %" PRIu64 "/%" PRIu64 "\n", loss[i], g[i].goodput_gbps,
-		       s[i].goodput_gbps, g[i].timeouts, s[i].timeouts, g[i].nak_seq, s[i].nak_seq);
+		       " (RTO_low %" PRIu64 ") nak %" PRIu64 "/%" PRIu64 "\n", loss[i],
+		       g[i].goodput_gbps, s[i].goodput_gbps, g[i].timeouts, s[i].timeouts,
+		       s[i].rto_low_timeouts, g[i].nak_seq, s[i].nak_seq);
 	}
 	/* Same frames without loss: the choice costs nothing. */
 	assert_true(s[0].goodput_gbps > g[0].goodput_gbps * 0.99);
@@ -129,6 +131,40 @@ test_sr_goodput(void **state)
 	assert_true(s[3].goodput_gbps > g[3].goodput_gbps * 1.1);
 }
 
+/*
+ * Few packets in flight (1 KiB WRITEs, 2 outstanding): no later packet
+ * reveals a loss, so every loss waits for a timer. With RTO_low (100 us)
+ * selective repeat waits that, not the 4.2 ms local ACK timeout.
+ */
+static void
+test_sr_rto_low_few(void **state)
+{
+	static const double loss[] = { 0, 0.01, 0.02 };
+	struct rk_sim_recovery_point g, off, on;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(rk_sim_recovery_run_few("gbn", true, loss[i], 11, 5000, &g), 0);
+		assert_int_equal(rk_sim_recovery_run_few("sr", false, loss[i], 11, 5000, &off), 0);
+		assert_int_equal(rk_sim_recovery_run_few("sr", true, loss[i], 11, 5000, &on), 0);
+		printf("# few, loss %.3f goodput gbn %.3f sr %.3f sr+RTO_low %.3f Gb/s timeouts %"
+		       PRIu64 "/%" PRIu64 "/%" PRIu64 " (RTO_low %" PRIu64 ") resent %" PRIu64
+		       "/%" PRIu64 "/%" PRIu64 "\n", loss[i], g.goodput_gbps, off.goodput_gbps,
+		       on.goodput_gbps, g.timeouts, off.timeouts, on.timeouts, on.rto_low_timeouts,
+		       g.retx_pkts, off.retx_pkts, on.retx_pkts);
+		assert_int_equal(off.rto_low_timeouts, 0);
+		if (loss[i] == 0) {
+			/* nothing lost: the short timer never fires */
+			assert_int_equal(on.timeouts, 0);
+			assert_true(on.goodput_gbps == off.goodput_gbps);
+			continue;
+		}
+		/* 1.29x and 2.24x measured (doc/congestion.md) */
+		assert_true(on.rto_low_timeouts > 0);
+		assert_true(on.goodput_gbps > off.goodput_gbps * (loss[i] < 0.015 ? 1.2 : 2.0));
+	}
+}
+
 int
 main(void)
 {
@@ -137,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_sr_all_ops_integrity),
 		cmocka_unit_test(test_sr_resends_only_missing),
 		cmocka_unit_test(test_sr_goodput),
+		cmocka_unit_test(test_sr_rto_low_few),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
