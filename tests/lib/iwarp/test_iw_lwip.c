@@ -6,13 +6,19 @@
  * Writes, Sends and Reads against the Responder (child, 198.18.0.2), which
  * checks what it received; then a timed run of Writes gives the rate of
  * Debian's lwIP build (printed, not asserted). No frame leaves the pair.
+ * The child is a fresh exec of this program: Debian's lwIP runs a tcpip
+ * thread, and a child merely forked after the parent's stack started can
+ * inherit its core lock held by that thread and block on it for good.
  */
 #include "rk_test.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +32,7 @@
 #define N (1u << 20)
 #define TPUT_MSG 65536u
 #define TPUT_COUNT 512u
+#define CHILD_ARG "--responder-child"
 
 static uint64_t
 now_ns(void)
@@ -55,7 +62,7 @@ struct node {
 };
 
 /*
- * Impairments of the dup-ACK test (inherited by the child at the fork):
+ * Impairments of the dup-ACK test (given to the child on its command line):
  * the Initiator loses its 200th new data segment (not a re-send: the
  * copied ACKs make early spurious ones) and then every copy of it sent
  * again, up to drop_times in all; the Responder sends each of its pure
@@ -317,8 +324,14 @@ test_lwip_pair(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		char fd[16], drops[16], copies[16];
+
 		close(sv[0]);
-		_exit(child(sv[1]));
+		snprintf(fd, sizeof(fd), "%d", sv[1]);
+		snprintf(drops, sizeof(drops), "%u", drop_times);
+		snprintf(copies, sizeof(copies), "%u", ack_copies);
+		execl("/proc/self/exe", "test_iw_lwip", CHILD_ARG, fd, drops, copies, (char *)NULL);
+		_exit(127);
 	}
 	close(sv[1]);
 	assert_int_equal(node_up(&n, sv[0], 0), 0);
@@ -439,8 +452,22 @@ test_lwip_dupack_storm(void **state)
 	ack_copies = 1;
 }
 
+/* The Responder's process: CHILD_ARG fd drop_times ack_copies. */
+static int
+child_main(char **argv)
+{
+	char *end;
+	long fd = strtol(argv[0], &end, 10);
+
+	if (*end != '\0' || fd < 0 || fd > INT_MAX)
+		return 2;
+	drop_times = (unsigned int)strtoul(argv[1], NULL, 10);
+	ack_copies = (unsigned int)strtoul(argv[2], NULL, 10);
+	return child((int)fd);
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lwip_pair),
@@ -448,6 +475,13 @@ main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
+	if (argc == 5 && strcmp(argv[1], CHILD_ARG) == 0) {
+		int rc = child_main(argv + 2);
+
+		/* As the forked child did: its buffers die with it, unchecked. */
+		fflush(NULL);
+		_exit(rc);
+	}
 	rk_test_seed();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
