@@ -14,7 +14,9 @@
  * with window scaling shift 1, TCP_SND_BUF 65535, timers at 250 ms, which
  * rk_lwip_if_poll ticks every 25 ms as well (lib/tcp/README.md). Received
  * data is ACKed at once and the window reopened as it is taken in.
- * One lwIP stack per process.
+ * One lwIP stack per process. A process forked after the stack started
+ * must not use it (its copy of the core lock may be held by a tcpip thread
+ * that does not exist there): exec a fresh program instead.
  */
 #ifndef RK_TCP_LWIP_H
 #define RK_TCP_LWIP_H
