@@ -640,6 +640,11 @@ parse_args(struct args *a, int argc, char **argv)
 			rk_cli_opt_name(argc, argv, name, sizeof(name));
 			if (ch == ':')
 				return bad_usage("option %s needs an argument", name);
+#ifdef RK_GEN_DPDK
+			if (rk_sf_only_option(name))
+				return bad_usage("%s belongs to the stateful mode (--stateful N or "
+						 "--responder)", name);
+#endif
 			if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
 				return bad_usage("option %s takes no argument", name);
 			return bad_usage("unknown option %s", name);

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -143,6 +144,18 @@ int rk_sf_responder_many(struct rk_sf_run *r);
 
 /** Whether the command line asks for the stateful mode (--responder, --stateful). */
 bool rk_sf_wanted(int argc, char **argv);
+
+/**
+ * The stateful options into @p o (stateful_opts.c), a bad one said in a line.
+ * @return 0, 1 after --help (printed), -1 bad usage
+ */
+int rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv);
+
+/** Whether @p name ("--ip-count") is an option of the stateful mode only. */
+bool rk_sf_only_option(const char *name);
+
+/** The stateful options' lines of the usage, for either mode's --help. */
+void rk_sf_usage_options(FILE *f);
 
 /** The stateful mode's main, after the EAL split. @return the exit status */
 int rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da);

@@ -22,6 +22,9 @@
 #  8. --ip-count: one client port plays 4 hosts; recorded, rk-inspect
 #     finds each QP's frames from its own address and the responder's
 #     answers to it, the responder's report names the 4; bad values exit 2.
+#  9. the command line: an option without its value, an option of the
+#     other end, --qps below --clients, a --csv or --plot path that cannot
+#     be written: one line each, exit 2, before any port.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -308,5 +311,48 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
+# 9. the command line. An option without its value: getopt's line would
+#    name the program's path; this is one line of rk-gen's own.
+for bad in "--responder --qps" "--stateful 1 --size" "--stateful 2 --ip 198.18.0.1 --op"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	want="rk-gen: option ${bad##* } needs an argument (--help for usage)"
+	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
+		ok "$bad (no value): exit 2, $want" || ko "$bad (no value): exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# options of the other end: the client's hello sets the traffic, the
+# responder its limits; refused naming the option and its end
+for bad in "--responder --op write" "--responder --size 64" "--responder --iters 5" \
+	"--responder --duration 1" "--responder --depth 2" "--responder --mtu 2048" \
+	"--responder --no-verify" "--stateful 1 --qps 4" "--stateful 1 --clients 2"; do
+	opt=$(echo "$bad" | awk '{ for (i = NF; i > 0; i--) if ($i ~ /^--/) { print $i; exit } }')
+	end=client
+	case $opt in --qps|--clients) end=responder;; esac
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 $(case $bad in --st*) echo 127.0.0.1;; esac) \
+		>/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: $opt is the $end's (" &&
+		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
+done
+"$gen" --no-pci -- --responder --clients 3 --qps 2 --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
+	ok "--qps 2 below --clients 3: exit 2" || ko "--qps below --clients: exit $rc, '$(cat "$tmp/bad.err")'"
+# a series file in a directory that does not exist: said at the start
+# (exit 2; a port "x" opened would have been exit 1), nothing run
+for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- --stateful 1 $o --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	if [ "${o%% *}" = --plot ] && ! command -v gnuplot >/dev/null; then
+		grep -q "^rk-gen: --plot" "$tmp/bad.err" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
+			ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
+		continue
+	fi
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
+		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
+done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
