@@ -107,6 +107,9 @@ int rk_sf_series_write_many(const struct rk_sf_run *r);
 /** Say "rk-gen: error: ..." on stderr, kept for rk_sf_refuse(). @return 1 */
 int rk_sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** rk_sf_fail(), but "interrupted" when @p err is -EINTR (SIGINT, SIGTERM). @return 1 */
+int rk_sf_fail_rc(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /** Responder: tell the client on @p fd why it is not served (the last rk_sf_fail()), best effort. */
 void rk_sf_refuse(int fd);
 

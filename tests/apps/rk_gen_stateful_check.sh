@@ -24,7 +24,8 @@
 #     answers to it, the responder's report names the 4; bad values exit 2.
 #  9. the command line: an option without its value, an option of the
 #     other end, --qps below --clients, a --csv or --plot path that cannot
-#     be written: one line each, exit 2, before any port.
+#     be written: one line each, exit 2, before any port; a responder
+#     interrupted while it waits for a client says "interrupted", exit 1.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -354,5 +355,30 @@ for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
 	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
 		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
 done
+# a responder waiting for its client, SIGINT: "interrupted" as rk-perf
+# says it, exit 1 (not "Interrupted system call")
+for k in 1 2; do
+	# shellcheck disable=SC2086
+	timeout -k 5 60 "$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksi$$ \
+		--vdev=net_null0 -- --responder --clients $k --port net_null0 --ip 198.18.0.2 \
+		--oob-port $OOB >/dev/null 2>"$tmp/int.err" &
+	rpid=$!
+	# until it listens (the EAL and the port first)
+	for _ in $(seq 100); do
+		ss -ltn 2>/dev/null | grep -q ":$OOB " && break
+		sleep 0.1
+	done
+	sleep 0.2
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	rpid=""
+	OOB=$((OOB + 1))
+	[ $rc = 1 ] && grep -qx "rk-gen: error: interrupted" "$tmp/int.err" &&
+		! grep -q "Interrupted system call" "$tmp/int.err" &&
+		ok "responder of $k client(s) interrupted while waiting: 'interrupted', exit 1" ||
+		ko "responder of $k interrupted: exit $rc, '$(cat "$tmp/int.err")'"
+done
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
