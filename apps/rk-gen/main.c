@@ -105,37 +105,20 @@ usage(FILE *f)
 	      "                         reordering, latency (in the JSON, or:)\n"
 	      "      --csv FILE         the series as CSV (- for stdout, in place of the table)\n"
 	      "      --plot FILE.png    the series drawn by gnuplot\n"
-	      "\n"
-	      "Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
+	      "\n",
+	      f);
+#ifdef RK_GEN_DPDK
+	/* the stateful options in full: --help is also the man page's source */
+	fputs("Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
 	      "one DPDK port, parameters exchanged over TCP; options of their own:\n"
 	      "       rk-gen [EAL options --] --responder [--clients K] [--qps N] --port PORT\n"
 	      "              --ip ADDR\n"
-	      "       rk-gen [EAL options --] --stateful N [options] --port PORT --ip ADDR SERVER\n"
-	      "      --responder        answer clients' QPs (--qps N: at most N of all, 4096)\n"
-	      "      --clients K        responder: K clients at once, an N:1 incast (default 1)\n"
-	      "      --stateful N       open N RC QPs to the responder at SERVER\n"
-	      "      --op OPS           write, read, send, atomic (FETCH_ADD), cmp_swap or a mix\n"
-	      "                         such as write:3,read:1\n"
-	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
-	      "      --iters N          messages per QP (default 100), or --duration S\n"
-	      "      --depth D          messages outstanding per QP (default 4)\n"
-	      "      --verify, --no-verify  check every message's data (default: on)\n"
-	      "      --mtu BYTES        path MTU (default 1024)\n"
-	      "      --ip ADDR          this end's IPv4 address\n"
-	      "      --ip-count M       client: M addresses from ADDR (one port, M hosts)\n"
-	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
-	      "      --tx-drop-rate P   drop frames sent with probability P (--seed N)\n"
-	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default from the load)\n"
-	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
-	      "      --dscp D[,D...]    DSCP of each QP's frames (QP i the (i mod n)-th)\n"
-	      "      --dcqcn[=PROFILE]  DCQCN on every QP: paper or nvidia-default (default)\n"
-	      "      --dcqcn-param N=V  one DCQCN parameter by its NVIDIA name\n"
-	      "      --record FILE      the port's frames to pcapng\n"
-	      "      --interval S, --csv FILE, --plot FILE.png  a series over time (a\n"
-	      "                         responder of several clients: per client and all)\n"
-	      "      --worst K          QPs in the final table (default 5); --json applies\n"
-	      "      (rk-gen --responder --help gives the whole stateful usage)\n"
-	      "  -h, --help             this text\n"
+	      "       rk-gen [EAL options --] --stateful N [options] --port PORT --ip ADDR SERVER\n",
+	      f);
+	rk_sf_usage_options(f);
+	fputs("      (rk-gen --responder --help gives the stateful usage alone)\n\n", f);
+#endif
+	fputs("  -h, --help             this text\n"
 	      "  -V, --version          print the version\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
