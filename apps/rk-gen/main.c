@@ -344,30 +344,42 @@ check_receive(struct args *a)
 	return 0;
 }
 
+static const struct option opts[] = {
+	{ "stream", 1, NULL, 's' }, { "pcap", 1, NULL, 'w' }, { "limit", 1, NULL, OPT_LIMIT },
+	{ "line-rate", 1, NULL, OPT_LINE_RATE }, { "op", 1, NULL, OPT_OP },
+	{ "count", 1, NULL, 'n' }, { "payload", 1, NULL, OPT_PAYLOAD },
+	{ "set", 1, NULL, OPT_SET }, { "vary", 1, NULL, OPT_VARY },
+	{ "train", 1, NULL, OPT_TRAIN }, { "icrc", 1, NULL, OPT_ICRC },
+	{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
+	{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
+	{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
+	{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
+	{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
+	{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
+	{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
+	{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
+	{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
+	{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
+	{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
+	{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
+	{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
+	{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
+};
+
+bool
+rk_gen_stateless_option(const char *name)
+{
+	if (strncmp(name, "--", 2) != 0)
+		return false;
+	for (const struct option *o = opts; o->name != NULL; o++)
+		if (strcmp(o->name, name + 2) == 0)
+			return true;
+	return false;
+}
+
 static int
 parse_args(struct args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stream", 1, NULL, 's' }, { "pcap", 1, NULL, 'w' }, { "limit", 1, NULL, OPT_LIMIT },
-		{ "line-rate", 1, NULL, OPT_LINE_RATE }, { "op", 1, NULL, OPT_OP },
-		{ "count", 1, NULL, 'n' }, { "payload", 1, NULL, OPT_PAYLOAD },
-		{ "set", 1, NULL, OPT_SET }, { "vary", 1, NULL, OPT_VARY },
-		{ "train", 1, NULL, OPT_TRAIN }, { "icrc", 1, NULL, OPT_ICRC },
-		{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
-		{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
-		{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
-		{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
-		{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
-		{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
-		{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
-		{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
-		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
-		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
-		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
-		{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
-		{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
-		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
-	};
 	struct rk_gen_cfg *c = &a->cli;
 	const char *why = NULL;
 	uint64_t u;

@@ -14,6 +14,7 @@
 #include "rk_app.h"
 #include "rk_cli.h"
 #include "rk_plot.h"
+#include "gen.h"
 #include "stateful.h"
 #include "stateful_run.h"
 
@@ -442,6 +443,9 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 			else if (strncmp(argv[optind - 1], "--", 2) == 0 &&
 				 strchr(argv[optind - 1], '=') != NULL)
 				fprintf(stderr, "rk-gen: option %s takes no argument", name);
+			else if (rk_gen_stateless_option(name))
+				fprintf(stderr, "rk-gen: %s belongs to the stateless mode (not with "
+					"--stateful or --responder)", name);
 			else
 				fprintf(stderr, "rk-gen: unknown option %s in the stateful mode", name);
 			fprintf(stderr, " (--help for usage)\n");

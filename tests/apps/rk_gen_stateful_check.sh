@@ -23,7 +23,7 @@
 #     finds each QP's frames from its own address and the responder's
 #     answers to it, the responder's report names the 4; bad values exit 2.
 #  9. the command line: an option without its value, an option of the
-#     other end, --qps below --clients, a --csv or --plot path that cannot
+#     stateless mode or of the other end, --qps below --clients, a --csv or --plot path that cannot
 #     be written: one line each, exit 2, before any port; a responder
 #     interrupted while it waits for a client says "interrupted", exit 1.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
@@ -321,6 +321,16 @@ for bad in "--responder --qps" "--stateful 1 --size" "--stateful 2 --ip 198.18.0
 	want="rk-gen: option ${bad##* } needs an argument (--help for usage)"
 	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
 		ok "$bad (no value): exit 2, $want" || ko "$bad (no value): exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# an option of the stateless mode only: named as such
+for bad in "--responder --rate 5" "--stateful 1 --pcap x.pcap"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	opt=$(echo "$bad" | awk '{ print $(NF - 1) }')
+	want="rk-gen: $opt belongs to the stateless mode (not with --stateful or --responder) (--help for usage)"
+	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
+		ok "$bad: exit 2, $want" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 # options of the other end: the client's hello sets the traffic, the
 # responder its limits; refused naming the option and its end
