@@ -154,18 +154,11 @@ check_end(const struct rk_sf_opts *o, const bool *given)
 bool
 rk_sf_only_option(const char *name)
 {
-	/* the stateless mode's own options share these names */
-	static const char *const shared[] = { "op", "duration", "json", "port", "record",
-					      "interval", "csv", "plot", "help" };
-
-	if (strncmp(name, "--", 2) != 0)
+	/* --op, --port, --json, ... are both modes' */
+	if (strncmp(name, "--", 2) != 0 || rk_gen_stateless_option(name))
 		return false;
-	name += 2;
-	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++)
-		if (strcmp(name, shared[i]) == 0)
-			return false;
 	for (const struct option *l = long_opts; l->name != NULL; l++)
-		if (strcmp(l->name, name) == 0)
+		if (strcmp(l->name, name + 2) == 0)
 			return true;
 	return false;
 }
