@@ -368,8 +368,10 @@ done
 # a responder waiting for its client, SIGINT: "interrupted" as rk-perf
 # says it, exit 1 (not "Interrupted system call")
 for k in 1 2; do
+	# rk-gen itself gets the signal (timeout(1) would add its own KILL
+	# 5 s after forwarding it); 30 s to end, else killed and failed
 	# shellcheck disable=SC2086
-	timeout -k 5 60 "$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksi$$ \
+	"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksi$$ \
 		--vdev=net_null0 -- --responder --clients $k --port net_null0 --ip 198.18.0.2 \
 		--oob-port $OOB >/dev/null 2>"$tmp/int.err" &
 	rpid=$!
@@ -380,6 +382,11 @@ for k in 1 2; do
 	done
 	sleep 0.2
 	kill -INT "$rpid"
+	for _ in $(seq 300); do
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$rpid" 2>/dev/null
 	wait "$rpid"
 	rc=$?
 	rpid=""
