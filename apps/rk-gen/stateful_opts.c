@@ -109,9 +109,9 @@ static const struct option long_opts[] = {
 };
 
 /*
- * Options of one end only. The client's hello carries the traffic's
- * parameters, so the responder takes them from it: given to the
- * responder they would do nothing.
+ * Options of one end only, refused at the other where they would do
+ * nothing: the client's hello carries the traffic's parameters (the
+ * responder takes them from it), the responder's limits are its own.
  */
 static const struct {
 	int opt;
