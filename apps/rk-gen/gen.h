@@ -48,6 +48,9 @@ struct rk_gen_replay_opts {
  */
 int rk_gen_replay_add(struct rk_gen_sched *s, const struct rk_gen_replay_opts *o);
 
+/** Whether @p name ("--rate") is an option of the stateless mode (main.c). */
+bool rk_gen_stateless_option(const char *name);
+
 /** Ports rk-gen sends on at once, at most. */
 #define RK_GEN_PORTS_MAX 8
 

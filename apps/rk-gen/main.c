@@ -105,37 +105,20 @@ usage(FILE *f)
 	      "                         reordering, latency (in the JSON, or:)\n"
 	      "      --csv FILE         the series as CSV (- for stdout, in place of the table)\n"
 	      "      --plot FILE.png    the series drawn by gnuplot\n"
-	      "\n"
-	      "Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
+	      "\n",
+	      f);
+#ifdef RK_GEN_DPDK
+	/* the stateful options in full: --help is also the man page's source */
+	fputs("Stateful mode (doc/gen.md, \"Stateful mode\"): RC QPs through lib/verbs on\n"
 	      "one DPDK port, parameters exchanged over TCP; options of their own:\n"
 	      "       rk-gen [EAL options --] --responder [--clients K] [--qps N] --port PORT\n"
 	      "              --ip ADDR\n"
-	      "       rk-gen [EAL options --] --stateful N [options] --port PORT --ip ADDR SERVER\n"
-	      "      --responder        answer clients' QPs (--qps N: at most N of all, 4096)\n"
-	      "      --clients K        responder: K clients at once, an N:1 incast (default 1)\n"
-	      "      --stateful N       open N RC QPs to the responder at SERVER\n"
-	      "      --op OPS           write, read, send, atomic (FETCH_ADD), cmp_swap or a mix\n"
-	      "                         such as write:3,read:1\n"
-	      "      --size N|MIN-MAX   message bytes (default 1024)\n"
-	      "      --iters N          messages per QP (default 100), or --duration S\n"
-	      "      --depth D          messages outstanding per QP (default 4)\n"
-	      "      --verify, --no-verify  check every message's data (default: on)\n"
-	      "      --mtu BYTES        path MTU (default 1024)\n"
-	      "      --ip ADDR          this end's IPv4 address\n"
-	      "      --ip-count M       client: M addresses from ADDR (one port, M hosts)\n"
-	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
-	      "      --tx-drop-rate P   drop frames sent with probability P (--seed N)\n"
-	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default from the load)\n"
-	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
-	      "      --dscp D[,D...]    DSCP of each QP's frames (QP i the (i mod n)-th)\n"
-	      "      --dcqcn[=PROFILE]  DCQCN on every QP: paper or nvidia-default (default)\n"
-	      "      --dcqcn-param N=V  one DCQCN parameter by its NVIDIA name\n"
-	      "      --record FILE      the port's frames to pcapng\n"
-	      "      --interval S, --csv FILE, --plot FILE.png  a series over time (a\n"
-	      "                         responder of several clients: per client and all)\n"
-	      "      --worst K          QPs in the final table (default 5); --json applies\n"
-	      "      (rk-gen --responder --help gives the whole stateful usage)\n"
-	      "  -h, --help             this text\n"
+	      "       rk-gen [EAL options --] --stateful N [options] --port PORT --ip ADDR SERVER\n",
+	      f);
+	rk_sf_usage_options(f);
+	fputs("      (rk-gen --responder --help gives the stateful usage alone)\n\n", f);
+#endif
+	fputs("  -h, --help             this text\n"
 	      "  -V, --version          print the version\n"
 	      "\n"
 	      "Exit status: 0 ok, 1 a bad stream file, an I/O or port error, 2 bad usage\n"
@@ -361,30 +344,42 @@ check_receive(struct args *a)
 	return 0;
 }
 
+static const struct option opts[] = {
+	{ "stream", 1, NULL, 's' }, { "pcap", 1, NULL, 'w' }, { "limit", 1, NULL, OPT_LIMIT },
+	{ "line-rate", 1, NULL, OPT_LINE_RATE }, { "op", 1, NULL, OPT_OP },
+	{ "count", 1, NULL, 'n' }, { "payload", 1, NULL, OPT_PAYLOAD },
+	{ "set", 1, NULL, OPT_SET }, { "vary", 1, NULL, OPT_VARY },
+	{ "train", 1, NULL, OPT_TRAIN }, { "icrc", 1, NULL, OPT_ICRC },
+	{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
+	{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
+	{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
+	{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
+	{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
+	{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
+	{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
+	{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
+	{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
+	{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
+	{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
+	{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
+	{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
+	{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
+};
+
+bool
+rk_gen_stateless_option(const char *name)
+{
+	if (strncmp(name, "--", 2) != 0)
+		return false;
+	for (const struct option *o = opts; o->name != NULL; o++)
+		if (strcmp(o->name, name + 2) == 0)
+			return true;
+	return false;
+}
+
 static int
 parse_args(struct args *a, int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "stream", 1, NULL, 's' }, { "pcap", 1, NULL, 'w' }, { "limit", 1, NULL, OPT_LIMIT },
-		{ "line-rate", 1, NULL, OPT_LINE_RATE }, { "op", 1, NULL, OPT_OP },
-		{ "count", 1, NULL, 'n' }, { "payload", 1, NULL, OPT_PAYLOAD },
-		{ "set", 1, NULL, OPT_SET }, { "vary", 1, NULL, OPT_VARY },
-		{ "train", 1, NULL, OPT_TRAIN }, { "icrc", 1, NULL, OPT_ICRC },
-		{ "rate", 1, NULL, OPT_RATE }, { "seq", 0, NULL, OPT_SEQ },
-		{ "port", 1, NULL, OPT_PORT }, { "record", 1, NULL, OPT_RECORD },
-		{ "top-speed", 0, NULL, OPT_TOP_SPEED }, { "duration", 1, NULL, OPT_DURATION },
-		{ "replay", 1, NULL, OPT_REPLAY }, { "speed", 1, NULL, OPT_SPEED },
-		{ "loop", 1, NULL, OPT_LOOP }, { "map-mac", 1, NULL, OPT_MAP_MAC },
-		{ "map-ip", 1, NULL, OPT_MAP_IP }, { "map-qpn", 1, NULL, OPT_MAP_QPN },
-		{ "burst", 1, NULL, OPT_BURST }, { "on-off", 1, NULL, OPT_ON_OFF },
-		{ "seq-offset", 1, NULL, OPT_SEQ_OFFSET }, { "receive", 0, NULL, OPT_RECEIVE },
-		{ "pcap-in", 1, NULL, OPT_PCAP_IN }, { "idle", 1, NULL, OPT_IDLE },
-		{ "expect", 1, NULL, OPT_EXPECT }, { "json", 0, NULL, OPT_JSON },
-		{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
-		{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
-		{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
-		{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
-	};
 	struct rk_gen_cfg *c = &a->cli;
 	const char *why = NULL;
 	uint64_t u;
@@ -640,6 +635,11 @@ parse_args(struct args *a, int argc, char **argv)
 			rk_cli_opt_name(argc, argv, name, sizeof(name));
 			if (ch == ':')
 				return bad_usage("option %s needs an argument", name);
+#ifdef RK_GEN_DPDK
+			if (rk_sf_only_option(name))
+				return bad_usage("%s belongs to the stateful mode (--stateful N or "
+						 "--responder)", name);
+#endif
 			if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
 				return bad_usage("option %s takes no argument", name);
 			return bad_usage("unknown option %s", name);

@@ -162,7 +162,7 @@ many_failed(const struct rk_sf_run *r, const char *what, int err)
 	for (uint32_t k = 0; k < r->npeers; k++)
 		if (r->peers[k].s.err[0] != 0)
 			return rk_sf_fail("client %u: %s", k + 1, r->peers[k].s.err);
-	return rk_sf_fail("%s: %s", what, strerror(-err));
+	return rk_sf_fail_rc(err, "%s: %s", what, strerror(-err));
 }
 
 /*
@@ -191,7 +191,7 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	rc = rk_sf_recv_hello(p, &peer, o->max_qps - *used, who);
 	/* ARP while the others run: a blocking resolve would leave their frames unread */
 	if (rc == 0 && (rc = resolve_many(m, p)) != 0)
-		rc = rk_sf_fail("%s: the peer did not answer ARP: %s", who, strerror(-rc));
+		rc = rk_sf_fail_rc(rc, "%s: the peer did not answer ARP: %s", who, strerror(-rc));
 	if (rc == 0 && peer.role != RK_GEN_HELLO_CLIENT)
 		rc = rk_sf_fail("the hello of %s is not a client's", who);
 	local = rc == 0 ? calloc(peer.count, sizeof(*local)) : NULL;

@@ -40,16 +40,39 @@ serve(void *arg)
 /* The last error, for a refusal to tell the client why (rk_sf_refuse()). */
 static char last_err[RK_GEN_REFUSAL_MAX + 1];
 
+static int
+vfail(const char *fmt, va_list ap)
+{
+	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	fprintf(stderr, "rk-gen: error: %s\n", last_err);
+	return 1;
+}
+
 int
 rk_sf_fail(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(last_err, sizeof(last_err), fmt, ap);
+	rc = vfail(fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "rk-gen: error: %s\n", last_err);
-	return 1;
+	return rc;
+}
+
+int
+rk_sf_fail_rc(int err, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	/* SIGINT or SIGTERM: said as rk-perf says it, not as strerror(EINTR) */
+	if (err == -EINTR)
+		return rk_sf_fail("interrupted");
+	va_start(ap, fmt);
+	rc = vfail(fmt, ap);
+	va_end(ap);
+	return rc;
 }
 
 /* Responder: tell the client on @p fd why it is not served (rk_gen_hello.h), best effort. */
@@ -101,7 +124,7 @@ rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, cons
 	int rc = rk_oob_recv(r->fd, hdr, sizeof(hdr), r->o->timeout_s, wait, warg);
 
 	if (rc != 0)
-		return rk_sf_fail("no hello from the %s: %s", who, strerror(-rc));
+		return rk_sf_fail_rc(rc, "no hello from the %s: %s", who, strerror(-rc));
 	if ((rc = rk_gen_refusal_peek(hdr, sizeof(hdr))) >= 0) {
 		char why[RK_GEN_REFUSAL_MAX + 1] = "";
 
@@ -173,7 +196,7 @@ rk_sf_resolve_connect(struct rk_sf_run *r)
 
 	inet_ntop(AF_INET, r->peer_ip, ip, sizeof(ip));
 	if (rc != 0)
-		return rk_sf_fail("the peer %s did not answer ARP: %s", ip, strerror(-rc));
+		return rk_sf_fail_rc(rc, "the peer %s did not answer ARP: %s", ip, strerror(-rc));
 	memcpy(dip + 12, r->peer_ip, 4);
 	/* a client of several addresses answers for each (a responder of several
 	 * clients asked already, serving the others meanwhile) */
@@ -325,7 +348,7 @@ client_end(struct rk_sf_run *r)
 	if (rc == 0)
 		rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, serve, r);
 	if (rc != 0)
-		return rk_sf_fail("no result from the responder: %s", strerror(-rc));
+		return rk_sf_fail_rc(rc, "no result from the responder: %s", strerror(-rc));
 	if (memcmp(b, "RKGR", 4) != 0)
 		return rk_sf_fail("the responder's result is not rk-gen's");
 	r->peer_msgs = rk_get_be64(b + 4);
@@ -397,7 +420,7 @@ rk_sf_session(struct rk_sf_run *r)
 		rc = rk_oob_accept(r->lfd, 3600, &r->fd, serve, r);
 		r->lfd = -1;
 		if (rc != 0)
-			return rk_sf_fail("no client: %s", strerror(-rc));
+			return rk_sf_fail_rc(rc, "no client: %s", strerror(-rc));
 		if (rk_sf_recv_hello(r, &peer, o->max_qps, "client") != 0) {
 			rk_sf_refuse(r->fd);
 			return 1;
@@ -435,7 +458,7 @@ rk_sf_session(struct rk_sf_run *r)
 	} else {
 		rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, serve, r);
 		if (rc != 0)
-			rc = rk_sf_fail("cannot reach the responder %s:%u: %s", o->server, o->oob_port,
+			rc = rk_sf_fail_rc(rc, "cannot reach the responder %s:%u: %s", o->server, o->oob_port,
 				  rk_oob_strerror(rc));
 		else if ((rc = rk_sf_send_hello(r, &peer, RK_GEN_HELLO_CLIENT, local)) != 0)
 			rc = rk_sf_fail("out-of-band send: %s", strerror(-rc));

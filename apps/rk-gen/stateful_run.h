@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -106,6 +107,9 @@ int rk_sf_series_write_many(const struct rk_sf_run *r);
 /** Say "rk-gen: error: ..." on stderr, kept for rk_sf_refuse(). @return 1 */
 int rk_sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** rk_sf_fail(), but "interrupted" when @p err is -EINTR (SIGINT, SIGTERM). @return 1 */
+int rk_sf_fail_rc(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /** Responder: tell the client on @p fd why it is not served (the last rk_sf_fail()), best effort. */
 void rk_sf_refuse(int fd);
 
@@ -143,6 +147,18 @@ int rk_sf_responder_many(struct rk_sf_run *r);
 
 /** Whether the command line asks for the stateful mode (--responder, --stateful). */
 bool rk_sf_wanted(int argc, char **argv);
+
+/**
+ * The stateful options into @p o (stateful_opts.c), a bad one said in a line.
+ * @return 0, 1 after --help (printed), -1 bad usage
+ */
+int rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv);
+
+/** Whether @p name ("--ip-count") is an option of the stateful mode only. */
+bool rk_sf_only_option(const char *name);
+
+/** The stateful options' lines of the usage, for either mode's --help. */
+void rk_sf_usage_options(FILE *f);
 
 /** The stateful mode's main, after the EAL split. @return the exit status */
 int rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Forwarding commands for librte_cmdline: set fwd, start, stop, set
- * verbose, impair add|show|clear, help, quit; and the runner that reads
+ * verbose, impair add|show|clear, help [<section>], quit; and the runner that reads
  * commands from the terminal or from a file through the same parser.
  */
 #include <errno.h>
@@ -211,19 +211,8 @@ static cmdline_parse_inst_t cmd_impair = {
 
 static cmdline_parse_ctx_t ctx[64];
 
-static void
-cmd_help_parsed(void *res, struct cmdline *cl, void *data)
-{
-	(void)res;
-	(void)cl;
-	(void)data;
-	printf("Commands (Tab completes, ? lists the choices):\n");
-	/* A bare usage line (no ": what it does") is a variant's, listed already. */
-	for (unsigned int i = 0; ctx[i] != NULL; i++)
-		if (strchr(ctx[i]->help_str, ':') != NULL)
-			printf("  %s\n", ctx[i]->help_str);
-	fflush(stdout);
-}
+static void cmd_help_parsed(void *res, struct cmdline *cl, void *data);
+static void cmd_help_section_parsed(void *res, struct cmdline *cl, void *data);
 
 static cmdline_parse_inst_t cmd_help = {
 	.f = cmd_help_parsed,
@@ -231,10 +220,72 @@ static cmdline_parse_inst_t cmd_help = {
 	.tokens = { (void *)&tok_help, NULL },
 };
 
+struct cmd_help_section_result {
+	cmdline_fixed_string_t help, section;
+};
+TOK(tok_hs_help, cmd_help_section_result, help, "help");
+TOK(tok_hs_section, cmd_help_section_result, section, "port#fwd#gen#rdma#responder");
+
+static cmdline_parse_inst_t cmd_help_section = {
+	.f = cmd_help_section_parsed,
+	.help_str = "help port|fwd|gen|rdma|responder: the commands of one group",
+	.tokens = { (void *)&tok_hs_help, (void *)&tok_hs_section, NULL },
+};
+
 static void *cmds_fwd[] = {
 	&cmd_set_fwd, &cmd_start, &cmd_stop, &cmd_verbose, &cmd_impair_add, &cmd_impair,
-	&cmd_help, &cmd_quit, NULL,
+	&cmd_help, &cmd_help_section, &cmd_quit, NULL,
 };
+
+/* The command groups, in the order help lists them; "help <name>" one of them. */
+static const struct {
+	const char *name;
+	void **cmds;
+} sections[] = {
+	{ "port", rk_tp_cmds_port }, { "fwd", cmds_fwd }, { "gen", rk_tp_cmds_gen },
+	{ "rdma", rk_tp_cmds_rdma }, { "responder", rk_tp_cmds_resp },
+};
+#define NSECTIONS (sizeof(sections) / sizeof(sections[0]))
+
+/* A bare usage line (no ": what it does") is a variant's, listed already. */
+static void
+help_lines(void **cmds)
+{
+	for (unsigned int i = 0; cmds[i] != NULL; i++) {
+		const cmdline_parse_inst_t *c = cmds[i];
+
+		if (strchr(c->help_str, ':') != NULL)
+			printf("  %s\n", c->help_str);
+	}
+}
+
+static void
+cmd_help_parsed(void *res, struct cmdline *cl, void *data)
+{
+	(void)res;
+	(void)cl;
+	(void)data;
+	printf("Commands (Tab completes, ? lists the choices):\n");
+	for (unsigned int i = 0; i < NSECTIONS; i++)
+		help_lines(sections[i].cmds);
+	fflush(stdout);
+}
+
+static void
+cmd_help_section_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_help_section_result *r = res;
+
+	(void)cl;
+	(void)data;
+	/* the token admits only the groups' names: one of them matches */
+	for (unsigned int i = 0; i < NSECTIONS; i++)
+		if (strcmp(r->section, sections[i].name) == 0) {
+			printf("Commands of %s:\n", sections[i].name);
+			help_lines(sections[i].cmds);
+		}
+	fflush(stdout);
+}
 
 static void
 build_ctx(void)
@@ -249,16 +300,9 @@ build_ctx(void)
 	for (char *c = fwd_help + 8; *c != ':' && *c != '\0'; c++)
 		if (*c == '#')
 			*c = '|';
-	for (unsigned int i = 0; rk_tp_cmds_port[i] != NULL; i++)
-		ctx[n++] = rk_tp_cmds_port[i];
-	for (unsigned int i = 0; cmds_fwd[i] != NULL; i++)
-		ctx[n++] = cmds_fwd[i];
-	for (unsigned int i = 0; rk_tp_cmds_gen[i] != NULL; i++)
-		ctx[n++] = rk_tp_cmds_gen[i];
-	for (unsigned int i = 0; rk_tp_cmds_rdma[i] != NULL; i++)
-		ctx[n++] = rk_tp_cmds_rdma[i];
-	for (unsigned int i = 0; rk_tp_cmds_resp[i] != NULL; i++)
-		ctx[n++] = rk_tp_cmds_resp[i];
+	for (unsigned int k = 0; k < NSECTIONS; k++)
+		for (unsigned int i = 0; sections[k].cmds[i] != NULL; i++)
+			ctx[n++] = sections[k].cmds[i];
 	ctx[n] = NULL;
 }
 

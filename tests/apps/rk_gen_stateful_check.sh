@@ -22,6 +22,10 @@
 #  8. --ip-count: one client port plays 4 hosts; recorded, rk-inspect
 #     finds each QP's frames from its own address and the responder's
 #     answers to it, the responder's report names the 4; bad values exit 2.
+#  9. the command line: an option without its value, an option of the
+#     stateless mode or of the other end, --qps below --clients, a --csv or --plot path that cannot
+#     be written: one line each, exit 2, before any port; a responder
+#     interrupted while it waits for a client says "interrupted", exit 1.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
 gen=$1
@@ -306,6 +310,91 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 	rc=$?
 	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --ip-count")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
+done
+
+# 9. the command line. An option without its value: getopt's line would
+#    name the program's path; this is one line of rk-gen's own.
+for bad in "--responder --qps" "--stateful 1 --size" "--stateful 2 --ip 198.18.0.1 --op"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	want="rk-gen: option ${bad##* } needs an argument (--help for usage)"
+	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
+		ok "$bad (no value): exit 2, $want" || ko "$bad (no value): exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# an option of the stateless mode only: named as such
+for bad in "--responder --rate 5" "--stateful 1 --pcap x.pcap"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	opt=$(echo "$bad" | awk '{ print $(NF - 1) }')
+	want="rk-gen: $opt belongs to the stateless mode (not with --stateful or --responder) (--help for usage)"
+	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
+		ok "$bad: exit 2, $want" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# options of the other end: the client's hello sets the traffic, the
+# responder its limits; refused naming the option and its end
+for bad in "--responder --op write" "--responder --size 64" "--responder --iters 5" \
+	"--responder --duration 1" "--responder --depth 2" "--responder --mtu 2048" \
+	"--responder --no-verify" "--stateful 1 --qps 4" "--stateful 1 --clients 2"; do
+	opt=$(echo "$bad" | awk '{ for (i = NF; i > 0; i--) if ($i ~ /^--/) { print $i; exit } }')
+	end=client
+	case $opt in --qps|--clients) end=responder;; esac
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 $(case $bad in --st*) echo 127.0.0.1;; esac) \
+		>/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: $opt is the $end's (" &&
+		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
+done
+"$gen" --no-pci -- --responder --clients 3 --qps 2 --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
+	ok "--qps 2 below --clients 3: exit 2" || ko "--qps below --clients: exit $rc, '$(cat "$tmp/bad.err")'"
+# a series file in a directory that does not exist: said at the start
+# (exit 2; a port "x" opened would have been exit 1), nothing run
+for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- --stateful 1 $o --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	if [ "${o%% *}" = --plot ] && ! command -v gnuplot >/dev/null; then
+		grep -q "^rk-gen: --plot" "$tmp/bad.err" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
+			ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
+		continue
+	fi
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
+		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# a responder waiting for its client, SIGINT: "interrupted" as rk-perf
+# says it, exit 1 (not "Interrupted system call")
+for k in 1 2; do
+	# rk-gen itself gets the signal (timeout(1) would add its own KILL
+	# 5 s after forwarding it); 30 s to end, else killed and failed
+	# shellcheck disable=SC2086
+	"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksi$$ \
+		--vdev=net_null0 -- --responder --clients $k --port net_null0 --ip 198.18.0.2 \
+		--oob-port $OOB >/dev/null 2>"$tmp/int.err" &
+	rpid=$!
+	# until it listens (the EAL and the port first)
+	for _ in $(seq 100); do
+		ss -ltn 2>/dev/null | grep -q ":$OOB " && break
+		sleep 0.1
+	done
+	sleep 0.2
+	kill -INT "$rpid"
+	for _ in $(seq 300); do
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$rpid" 2>/dev/null
+	wait "$rpid"
+	rc=$?
+	rpid=""
+	OOB=$((OOB + 1))
+	[ $rc = 1 ] && grep -qx "rk-gen: error: interrupted" "$tmp/int.err" &&
+		! grep -q "Interrupted system call" "$tmp/int.err" &&
+		ok "responder of $k client(s) interrupted while waiting: 'interrupted', exit 1" ||
+		ko "responder of $k interrupted: exit $rc, '$(cat "$tmp/int.err")'"
 done
 
 echo "$pass passed, $fail failed"

@@ -9,7 +9,8 @@
 # MR without remote access. Every completion's status, opcode and
 # byte_len, and the bytes that landed ("mr check"), are checked; a check
 # against the wrong pattern must report the mismatch. Bad arguments give
-# one line and the next command still runs.
+# one line and the next command still runs. "help responder" and "help
+# rdma" list their group's commands, and only those.
 # usage: rk_testpmd_verbs_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -76,6 +77,8 @@ qp show
 show rdma 1
 post send 2 0:0 1025
 poll cq 2 1 5000
+help responder
+help rdma
 quit
 CMD
 
@@ -129,5 +132,23 @@ n=$(grep -c "status=" "$tmp/out")
 grep -q "frames handed to the device 9, freed: queue full 0, too long 0; sent 8, TX dropped 0" \
 	"$tmp/out" && ok "show rdma: port 1's device got 9 frames and sent 8" ||
 	ko "show rdma: $(grep 'frames handed' "$tmp/out")"
+# help GROUP: the lines after the command up to the next prompt
+help_of() {
+	tr -d '\r' <"$tmp/out" | sed -n "/^rk-testpmd> help $1\$/,/^rk-testpmd> /p" | sed '1d;$d'
+}
+# the responder's commands are the lines of the full list naming them
+# as a command (not "set fwd ...|responder")
+help_of responder >"$tmp/help.resp"
+first=$(head -1 "$tmp/help.resp")
+n=$(grep -cE '^  (responder (start|stop)|show responder|set responder clients)[ :]' "$tmp/help.resp")
+[ "$first" = "Commands of responder:" ] && [ "$n" = 4 ] &&
+	[ "$(wc -l <"$tmp/help.resp")" = 5 ] && ! grep -q "Bad arguments" "$tmp/help.resp" &&
+	ok "help responder: the 4 responder commands, nothing else" ||
+	ko "help responder: '$(cat "$tmp/help.resp")'"
+help_of rdma >"$tmp/help.rdma"
+[ "$(head -1 "$tmp/help.rdma")" = "Commands of rdma:" ] &&
+	grep -q '^  mr reg <port>' "$tmp/help.rdma" && grep -q '^  poll cq <qp>' "$tmp/help.rdma" &&
+	! grep -qE '^  (responder|port|set fwd|load streams)' "$tmp/help.rdma" &&
+	ok "help rdma: the verbs commands only" || ko "help rdma: '$(cat "$tmp/help.rdma")'"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { cat "$tmp/out"; exit 1; }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The man pages and the bash completion: each page renders, names its tool
-# and lists every option its --help has; `meson install --tags man` puts
+# and lists every option and range (1..64) its --help has (rk-gen: and
+# its stateful mode's); `meson install --tags man` puts
 # the pages where man finds them and the completion where bash-completion
 # does; the completion offers a tool's options from its --help.
 # usage: man_check.sh BUILD_DIR TOOL=EXE...
@@ -32,14 +33,22 @@ for arg in "$@"; do
 	fi
 	text=$(MANWIDTH=200 man -l "$page" 2>"$tmp/err")
 	missing=""
-	for o in $("$exe" --help 2>/dev/null | grep -oE -- '--[a-z][a-z0-9_-]*' | sort -u); do
+	# the help of a mode of its own too (rk-gen's stateful mode): its
+	# options and their ranges (1..65533) belong in the page as well
+	help=$("$exe" --help 2>/dev/null)
+	case $name in
+	rk-gen) help="$help
+$("$exe" --responder --help 2>/dev/null)";;
+	esac
+	for o in $(grep -oE -- '--[a-z][a-z0-9_-]*' <<<"$help" | sort -u) \
+		 $(grep -oE '[0-9]+\.\.[0-9]+' <<<"$help" | sort -u); do
 		grep -qF -- "$o" <<<"$text" || missing="$missing $o"
 	done
 	if grep -q "^NAME" <<<"$text" && grep -q "$name - " <<<"$text" && [ -z "$missing" ] &&
 	   [ ! -s "$tmp/err" ]; then
-		ok "$name(1): renders, every --help option listed"
+		ok "$name(1): renders, every --help option and range listed"
 	else
-		ko "$name(1): missing options:${missing:- none}; $(head -2 "$tmp/err")"
+		ko "$name(1): missing options or ranges:${missing:- none}; $(head -2 "$tmp/err")"
 	fi
 	# --version: one line, exit 0; a refused option: a line and a hint, exit 2
 	v=$("$exe" --version 2>&1)
