@@ -2,7 +2,7 @@
 /*
  * Communication Management cases (IBTA Vol1 ch. 12): the tester is the
  * active side, its CM MADs go in UD SENDs to the DUT's QP1 (DETH Q_Key
- * 0x80010000, IBTA Vol1 13.5.1 GSI) and the DUT's come back the same way.
+ * 0x80010000, the GSI's) and the DUT's come back the same way.
  * The DUT's CM listens on env->cm_service_id and connects the QP that
  * setup() gave; a connection ends up usable through that QP.
  */
@@ -229,6 +229,7 @@ write_acked(struct rk_conform_run *r, const struct rk_cm_msg *rep, const char *w
 						     sizeof(s)));
 }
 
+/* IBTA Vol1 12.6.8: the REP answers the REQ's Local Comm ID with one of its own. */
 static void
 run_rep(struct rk_conform_run *r, const void *arg)
 {
@@ -238,6 +239,7 @@ run_rep(struct rk_conform_run *r, const void *arg)
 	(void)req_rep(r, &rep);
 }
 
+/* IBTA Vol1 12.6.7: reason 8 when no one listens on the REQ's ServiceID. */
 static void
 run_bad_service(struct rk_conform_run *r, const void *arg)
 {
@@ -257,6 +259,7 @@ run_bad_service(struct rk_conform_run *r, const void *arg)
 				rej.rej.message_rejected, TESTER_COMM_ID);
 }
 
+/* IBTA Vol1 12.9: a REQ repeated while the REP is out is the same connection. */
 static void
 run_duplicate(struct rk_conform_run *r, const void *arg)
 {
@@ -289,6 +292,7 @@ run_duplicate(struct rk_conform_run *r, const void *arg)
 		(void)write_acked(r, &rep, "after the RTU");
 }
 
+/* IBTA Vol1 12.6.9: the RTU establishes; the QP then takes requests. */
 static void
 run_rtu(struct rk_conform_run *r, const void *arg)
 {
@@ -299,6 +303,7 @@ run_rtu(struct rk_conform_run *r, const void *arg)
 		(void)write_acked(r, &rep, "after the RTU");
 }
 
+/* IBTA Vol1 12.6.10, 12.6.11: a DREQ of a connection draws its DREP. */
 static void
 run_dreq(struct rk_conform_run *r, const void *arg)
 {
@@ -321,6 +326,7 @@ run_dreq(struct rk_conform_run *r, const void *arg)
 				rep.rep.local_comm_id, TESTER_COMM_ID);
 }
 
+/* IBTA Vol1 13.4.3: a class version the CM does not speak is not its REQ. */
 static void
 run_class_version(struct rk_conform_run *r, const void *arg)
 {
