@@ -343,7 +343,7 @@ rk_cm_rx(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint64_t now_ns,
 			rc = send_drep(c, m->hdr.tid, now_ns, out);
 			return rc < 0 ? rc : rc | RK_CM_EV_DISCONNECTED;
 		}
-		if (c->state == RK_CM_TIMEWAIT)
+		if (c->state == RK_CM_TIMEWAIT && !RK_CM_MUTANT(RK_CM_MUT_TIMEWAIT_DROP))
 			return send_drep(c, m->hdr.tid, now_ns, out);
 		break;
 	case RK_CM_DREP:

@@ -19,6 +19,7 @@ enum rk_cm_mutant {
 	RK_CM_MUT_NO_RTU = 1u << 3,        /**< RTU ignored: never established */
 	RK_CM_MUT_NO_DREP = 1u << 4,       /**< DREQ dropped without DREP */
 	RK_CM_MUT_ANY_VERSION = 1u << 5,   /**< any CM class version decoded */
+	RK_CM_MUT_TIMEWAIT_DROP = 1u << 6, /**< a DREQ in TimeWait dropped, no DREP again */
 };
 
 #ifdef RK_IB_MUTANTS

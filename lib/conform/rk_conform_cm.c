@@ -326,6 +326,48 @@ run_dreq(struct rk_conform_run *r, const void *arg)
 				rep.rep.local_comm_id, TESTER_COMM_ID);
 }
 
+/* IBTA Vol1 12.6.7: a REQ whose path MTU the DUT cannot carry draws reason 26. */
+static void
+run_mtu(struct rk_conform_run *r, const void *arg)
+{
+	struct rk_cm_msg req, rej;
+
+	(void)arg;
+	if (r->dut.pmtu >= 4096) {
+		rk_conform_na(r, "the DUT's QP carries path MTU 4096, the largest");
+		return;
+	}
+	make_req(r, r->env->cm_service_id, &req);
+	req.req.path_mtu = RK_MTU_4096;
+	if (!cm_send(r, &req) || !expect(r, RK_CM_REJ, "a REQ for path MTU 4096", &rej))
+		return;
+	if (rej.rej.reason != RK_CM_REJ_INVALID_MTU)
+		rk_conform_fail(r, "REJ with reason %u (%s), not 26 (Invalid Path MTU)",
+				rej.rej.reason, rk_cm_rej_reason_name(rej.rej.reason));
+}
+
+/* IBTA Vol1 12.9: a DREQ repeated in TimeWait (our DREP lost) draws the DREP again. */
+static void
+run_dreq_again(struct rk_conform_run *r, const void *arg)
+{
+	struct rk_cm_msg rep, dreq, drep;
+
+	(void)arg;
+	if (!req_rep(r, &rep) || !send_rtu(r, &rep))
+		return;
+	memset(&dreq, 0, sizeof(dreq));
+	hdr(&dreq, RK_CM_DREQ, TESTER_TID + 1);
+	dreq.dreq.local_comm_id = TESTER_COMM_ID;
+	dreq.dreq.remote_comm_id = rep.rep.local_comm_id;
+	dreq.dreq.remote_qpn = rep.rep.local_qpn;
+	if (!cm_send(r, &dreq) || !expect(r, RK_CM_DREP, "a DREQ", &drep) ||
+	    !cm_send(r, &dreq) || !expect(r, RK_CM_DREP, "the same DREQ again", &drep))
+		return;
+	if (drep.rtu.remote_comm_id != TESTER_COMM_ID)
+		rk_conform_fail(r, "the second DREP's Remote Comm ID 0x%08x, not 0x%08x",
+				drep.rtu.remote_comm_id, TESTER_COMM_ID);
+}
+
 /* IBTA Vol1 13.4.3: a class version the CM does not speak is not its REQ. */
 static void
 run_class_version(struct rk_conform_run *r, const void *arg)
@@ -368,6 +410,12 @@ static const struct rk_conform_case cm_cases[] = {
 	{ "cm.dreq.drep", "IBTA Vol1 12.6.10, 12.6.11",
 	  "answer a DREQ of an established connection with a DREP, Comm IDs swapped",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_dreq, NULL, false },
+	{ "cm.req.mtu_invalid", "IBTA Vol1 12.6.7 (REJ reason 26)",
+	  "reject a REQ for a path MTU larger than the QP's with REJ reason 26",
+	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_mtu, NULL, false },
+	{ "cm.dreq.repeated", "IBTA Vol1 12.9 (DREQ in TimeWait)",
+	  "answer a DREQ repeated after its DREP with the DREP again",
+	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_dreq_again, NULL, false },
 	{ "cm.mad.class_version", "IBTA Vol1 13.4.3, 13.4.7 (ClassVersion)",
 	  "not accept a REQ of CM class version 1; still accept version 2",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_class_version, NULL, false },
