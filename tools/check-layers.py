@@ -28,7 +28,7 @@ LAYERS = {
     "pcapng": ("common",),
     "analysis": ("common", "wire"),
     "probe": ("common", "wire", "ib", "iwarp", "verbs"),
-    "conform": ("common", "wire", "ib", "iwarp", "probe"),  # the in-process DUTs
+    "conform": ("common", "wire", "ib", "iwarp", "probe", "cm"),  # the in-process DUTs
     "sim": ("common", "wire", "ib", "iwarp", "verbs", "impair", "pcapng"),
     "tcp": ("common", "wire", "ib", "iwarp", "verbs"),
     "io": ("common", "wire", "ib", "iwarp", "verbs", "tcp", "impair", "pcapng"),

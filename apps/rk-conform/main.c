@@ -35,10 +35,12 @@
 #endif
 
 #ifdef RK_IB_MUTANTS
+#include "rk_cm_mutant.h"
 #include "rk_ib_mutant.h"
 #include "rk_iw_mutant.h"
 uint32_t rk_ib_mutants;
 uint32_t rk_iw_mutants;
+uint32_t rk_cm_mutants;
 #endif
 
 #define CASE_FRAMES 512u

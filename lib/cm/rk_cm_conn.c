@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rk_cm.h"
+#include "rk_cm_mutant.h"
 
 #define CM_RESPONSE_TIMEOUT 20          /* 4.096 us * 2^20: about 4.3 s, as rdma_cm */
 #define CM_MAX_RETRIES 15
@@ -207,7 +208,7 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 	c->local.path_mtu = c->peer.path_mtu;
 	hdr(&m, RK_CM_REP, c->tid);
 	r->local_comm_id = c->local_comm_id;
-	r->remote_comm_id = c->remote_comm_id;
+	r->remote_comm_id = c->remote_comm_id ^ (RK_CM_MUTANT(RK_CM_MUT_REP_REMOTE_ID) ? 1u : 0u);
 	r->local_qkey = p->qkey;
 	r->local_qpn = p->qpn;
 	r->starting_psn = p->psn;
@@ -234,7 +235,7 @@ rk_cm_reject(struct rk_cm_conn *c, uint16_t reason, uint8_t out[RK_MAD_LEN])
 	m.rej.local_comm_id = c->local_comm_id;
 	m.rej.remote_comm_id = c->remote_comm_id;
 	m.rej.message_rejected = c->active ? 1 : 0;
-	m.rej.reason = reason;
+	m.rej.reason = (uint16_t)(reason + (RK_CM_MUTANT(RK_CM_MUT_REJ_REASON) ? 1 : 0));
 	c->state = RK_CM_CLOSED;
 	c->timer_ns = 0;
 	if (rk_cm_encode(&m, out, RK_MAD_LEN) < 0)
@@ -279,6 +280,8 @@ rk_cm_rx(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint64_t now_ns,
 		/* A repeated REQ: our REP was lost. */
 		if (c->state == RK_CM_REP_SENT) {
 			memcpy(out, c->last, RK_MAD_LEN);
+			if (RK_CM_MUTANT(RK_CM_MUT_DUP_NEW_ID))
+				out[RK_MAD_HDR_LEN + 3] ^= 0x01; /* Local Comm ID, last byte */
 			return RK_CM_SEND;
 		}
 		break;
@@ -309,7 +312,7 @@ rk_cm_rx(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint64_t now_ns,
 		rc = send_kept(c, &rtu, out, false, now_ns);
 		return rc < 0 ? rc : rc | RK_CM_EV_REP | RK_CM_EV_ESTABLISHED;
 	case RK_CM_RTU:
-		if (c->state != RK_CM_REP_SENT)
+		if (c->state != RK_CM_REP_SENT || RK_CM_MUTANT(RK_CM_MUT_NO_RTU))
 			break;
 		c->timer_ns = 0;
 		c->state = RK_CM_ESTABLISHED;
@@ -333,12 +336,14 @@ rk_cm_rx(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint64_t now_ns,
 		}
 		break;
 	case RK_CM_DREQ:
+		if (RK_CM_MUTANT(RK_CM_MUT_NO_DREP))
+			break;
 		if (c->state == RK_CM_ESTABLISHED || c->state == RK_CM_DREQ_SENT ||
 		    c->state == RK_CM_REP_SENT) {
 			rc = send_drep(c, m->hdr.tid, now_ns, out);
 			return rc < 0 ? rc : rc | RK_CM_EV_DISCONNECTED;
 		}
-		if (c->state == RK_CM_TIMEWAIT)
+		if (c->state == RK_CM_TIMEWAIT && !RK_CM_MUTANT(RK_CM_MUT_TIMEWAIT_DROP))
 			return send_drep(c, m->hdr.tid, now_ns, out);
 		break;
 	case RK_CM_DREP:

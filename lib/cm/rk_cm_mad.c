@@ -8,6 +8,7 @@
 
 #include "rk_byteorder.h"
 #include "rk_cm.h"
+#include "rk_cm_mutant.h"
 
 static void
 get_path(const uint8_t *p, struct rk_cm_path *o)
@@ -153,7 +154,7 @@ rk_cm_decode(const uint8_t *mad, size_t len, struct rk_cm_msg *m)
 	m->hdr.attr_id = rk_get_be16(mad + 16);
 	m->hdr.attr_mod = rk_get_be32(mad + 20);
 	if (m->hdr.base_version != 1 || m->hdr.mgmt_class != RK_MAD_CLASS_CM ||
-	    m->hdr.class_version != RK_CM_CLASS_VERSION)
+	    (m->hdr.class_version != RK_CM_CLASS_VERSION && !RK_CM_MUTANT(RK_CM_MUT_ANY_VERSION)))
 		return -EPROTO;
 	switch (m->hdr.attr_id) {
 	case RK_CM_REQ:

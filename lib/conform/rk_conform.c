@@ -29,6 +29,7 @@ rk_conform_transport_name(enum rk_conform_transport t)
 	case RK_CONFORM_UC: return "UC";
 	case RK_CONFORM_UD: return "UD";
 	case RK_CONFORM_IWARP: return "iWARP";
+	case RK_CONFORM_CM: return "CM";
 	}
 	return "?";
 }
@@ -294,6 +295,10 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 					 .access = c->access, .cc = c->cc };
 	if (c->transport == RK_CONFORM_IWARP && env->stream == NULL) {
 		rk_conform_na(&r, "the DUT is reached by frames only, not by a stream");
+		return 0;
+	}
+	if (c->transport == RK_CONFORM_CM && env->cm_service_id == 0) {
+		rk_conform_na(&r, "no ServiceID of a CM listener on the DUT, nor a QP it connects");
 		return 0;
 	}
 	t0 = env->ops->now_ns(env->io);

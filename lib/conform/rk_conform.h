@@ -37,6 +37,9 @@ enum rk_conform_transport {
 	RK_CONFORM_UC,          /**< RoCEv2 Unreliable Connected */
 	RK_CONFORM_UD,          /**< RoCEv2 Unreliable Datagram */
 	RK_CONFORM_IWARP,       /**< iWARP (MPA/DDP/RDMAP over TCP) */
+	/** Communication Management (IBTA Vol1 ch. 12): CM MADs in UD SENDs to
+	 *  the DUT's QP1, then its RC QP that the CM connected. */
+	RK_CONFORM_CM,
 };
 
 /** Outcome of one case. */
@@ -155,6 +158,12 @@ struct rk_conform_env {
 	 *  reached by frames only, iWARP cases are not applicable). Its
 	 *  context is @p ctx. */
 	const struct rk_conform_stream_ops *stream;
+	/**
+	 * CM: a ServiceID the DUT's CM listens on; setup() of an
+	 * RK_CONFORM_CM case leaves the QP it fills in for that listener to
+	 * connect (in INIT, waiting for a REQ). 0: CM cases are not applicable.
+	 */
+	uint64_t cm_service_id;
 };
 
 /** One case's verdict. */
@@ -182,11 +191,11 @@ struct rk_conform_case {
 	bool cc;                        /**< rk_conform_need.cc: it sends CE marks */
 };
 
-/** The catalog, in a fixed order (RoCEv2, its CE/CNP cases, then iWARP), joined on
+/** The catalog, in a fixed order (RoCEv2, its CE/CNP cases, iWARP, then CM), joined on
  *  the first call (make that call before starting threads); @p n receives its length. */
 const struct rk_conform_case *rk_conform_cases(unsigned int *n);
 
-/** "RC", "UC", "UD", "iWARP". */
+/** "RC", "UC", "UD", "iWARP", "CM". */
 const char *rk_conform_transport_name(enum rk_conform_transport t);
 /** "pass", "FAIL", "n/a". */
 const char *rk_conform_verdict_name(enum rk_conform_verdict v);
@@ -307,6 +316,9 @@ bool rk_conform_iw_expect_term(struct rk_conform_run *r, uint8_t layer, uint8_t 
 
 /** The CE and CNP cases (rk_conform_ecn.c); @p n their number. */
 const struct rk_conform_case *rk_conform_ecn_cases(unsigned int *n);
+
+/** The Communication Management cases (rk_conform_cm.c); @p n their number. */
+const struct rk_conform_case *rk_conform_cm_cases(unsigned int *n);
 
 /** The iWARP part of the catalog (rk_conform_iw.c); @p n its length. */
 const struct rk_conform_case *rk_conform_iw_cases(unsigned int *n);

@@ -878,25 +878,28 @@ static const struct rk_conform_case cases[] = {
 #define N_ROCE (sizeof(cases) / sizeof(cases[0]))
 #define N_MORE_MAX 64u
 
-/* RoCEv2 cases, the CE/CNP ones (rk_conform_ecn.c), then iWARP's
- * (rk_conform_iw.c), joined once. */
+/* RoCEv2 cases, the CE/CNP ones (rk_conform_ecn.c), iWARP's
+ * (rk_conform_iw.c), then CM's (rk_conform_cm.c), joined once. */
 const struct rk_conform_case *
 rk_conform_cases(unsigned int *n)
 {
-	static struct rk_conform_case all[N_ROCE + 2 * N_MORE_MAX];
+	static struct rk_conform_case all[N_ROCE + 3 * N_MORE_MAX];
 	static unsigned int nall;
 
 	if (nall == 0) {
-		unsigned int necn, niw;
+		unsigned int necn, niw, ncm;
 		const struct rk_conform_case *ecn = rk_conform_ecn_cases(&necn);
 		const struct rk_conform_case *iw = rk_conform_iw_cases(&niw);
+		const struct rk_conform_case *cm = rk_conform_cm_cases(&ncm);
 
 		necn = necn < N_MORE_MAX ? necn : N_MORE_MAX;
 		niw = niw < N_MORE_MAX ? niw : N_MORE_MAX;
+		ncm = ncm < N_MORE_MAX ? ncm : N_MORE_MAX;
 		memcpy(all, cases, sizeof(cases));
 		memcpy(all + N_ROCE, ecn, necn * sizeof(*ecn));
 		memcpy(all + N_ROCE + necn, iw, niw * sizeof(*iw));
-		nall = (unsigned int)N_ROCE + necn + niw;
+		memcpy(all + N_ROCE + necn + niw, cm, ncm * sizeof(*cm));
+		nall = (unsigned int)N_ROCE + necn + niw + ncm;
 	}
 	*n = nall;
 	return all;

@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rk_build.h"
+#include "rk_byteorder.h"
+#include "rk_conform_self_cm.h"
 #include "rk_ib.h"
 #include "rk_iw.h"
 #include "rk_pkt.h"
@@ -28,6 +31,9 @@
 #define IW_ISN 1000u            /* the tester's first stream byte */
 #define IW_DUT_ISN 5000u        /* the engine's */
 #define IW_IRD 2u
+#define CM_SERVICE_ID 0x0000000001064853ull /* RDMA-CM TCP port 18515 (Annex A11.2) */
+#define GSI_QPN 1u
+#define UD_SEND_ONLY 0x64u
 
 struct rk_conform_self {
 	struct rk_ib_dev *dev;
@@ -45,6 +51,8 @@ struct rk_conform_self {
 	struct rk_iw_qp *iwqp;
 	struct rk_iw_mr *iw_recv;
 	uint8_t other[256];             /* another protection domain's region */
+	struct rk_conform_self_cm cm;   /* CM cases: the passive side on QP1 */
+	uint32_t gsi_psn;
 	uint8_t q[QUEUE][RK_IB_MAX_FRAME];
 	uint32_t qlen[QUEUE];
 	unsigned int qhead, qn;
@@ -66,6 +74,40 @@ emit(void *ctx, const uint8_t *frame, uint32_t len)
 	s->qn++;
 }
 
+static int qp_rtr_rts(struct rk_conform_self *s, enum rk_qp_type t, uint32_t dest_qpn,
+		      uint32_t rq_psn, uint32_t sq_psn, uint8_t mtu);
+
+/* Send @p act's MAD to the tester's QP1; move the QP to RTS once established. */
+static void
+cm_act(struct rk_conform_self *s, int act, const uint8_t mad[RK_MAD_LEN])
+{
+	struct rk_roce_addr a = { .ip_version = 4, .df = true, .src_port = 0xc001 };
+	struct rk_bth_fields bth = { .opcode = UD_SEND_ONLY, .p_key = 0xffff,
+				     .dest_qp = GSI_QPN, .psn = s->gsi_psn++ & 0xffffff };
+	struct rk_xeth_fields x = { .deth_q_key = RK_GSI_QKEY, .deth_src_qp = GSI_QPN };
+	uint8_t f[RK_IB_MAX_FRAME];
+	int n;
+
+	if (act & RK_CM_EV_ESTABLISHED) {
+		const struct rk_cm_conn *c = &s->cm.conn;
+
+		(void)qp_rtr_rts(s, RK_QPT_RC, c->peer.qpn, c->local.psn, c->peer.psn,
+				 c->local.path_mtu);
+	}
+	if (!(act & RK_CM_SEND))
+		return;
+	memcpy(a.src_mac, self_mac, 6);
+	memcpy(a.dst_mac, tester_mac, 6);
+	a.src_ip[10] = a.src_ip[11] = a.dst_ip[10] = a.dst_ip[11] = 0xff;
+	a.src_ip[12] = a.dst_ip[12] = 198;
+	a.src_ip[13] = a.dst_ip[13] = 18;
+	a.src_ip[15] = 2;
+	a.dst_ip[15] = 1;
+	n = rk_build_rocev2(f, sizeof(f), &a, &bth, &x, mad, RK_MAD_LEN);
+	if (n > 0)
+		emit(s, f, (uint32_t)n);
+}
+
 static int
 io_tx(void *io, const uint8_t *frame, uint32_t len)
 {
@@ -76,6 +118,15 @@ io_tx(void *io, const uint8_t *frame, uint32_t len)
 		return -ENOTCONN;
 	if (rk_pkt_parse(&p, frame, len, len, RK_LINK_ETHERNET, NULL) != 0)
 		return 0;       /* the wire takes it; the engine never sees it */
+	/* QP1 (the GSI) is the CM's, not the engine's. */
+	if (p.bth_off != 0 && rk_get_be24(frame + p.bth_off + 5) == GSI_QPN) {
+		uint8_t out[RK_MAD_LEN];
+
+		if (p.opcode == UD_SEND_ONLY && p.icrc_status != RK_ICRC_BAD)
+			cm_act(s, rk_conform_self_cm_rx(&s->cm, frame + p.payload_off,
+							p.payload_len, s->now, out), out);
+		return 0;
+	}
 	rk_ib_rx(s->dev, &p, s->now);
 	/* Answer now, as a device does as packets arrive: a burst of requests
 	 * must not pile up in the engine past its responder resources. */
@@ -95,9 +146,12 @@ io_rx(void *io, uint8_t *buf, uint32_t cap)
 		rk_ib_poll_tx(s->dev, s->now, emit, s, QUEUE);
 		if (s->qn == 0) {
 			/* Quiet: let time pass and the engine's timers run. */
+			uint8_t out[RK_MAD_LEN];
+
 			s->now += STEP_NS;
 			if (rk_ib_next_timer(s->dev) <= s->now)
 				rk_ib_timers(s->dev, s->now);
+			cm_act(s, rk_conform_self_cm_timer(&s->cm, s->now, out), out);
 			return 0;
 		}
 	}
@@ -177,24 +231,29 @@ self_post_recv(void *ctx, uint32_t n)
 }
 
 static int
-connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
+qp_init(struct rk_conform_self *s, enum rk_qp_type t)
 {
 	struct rk_qp_attr a = { 0 };
-	int rc;
 
 	a.qp_state = RK_QPS_INIT;
 	a.qp_access_flags = RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
 			    RK_ACCESS_REMOTE_ATOMIC;
 	a.qkey = Q_KEY;
-	rc = rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
-			     (t == RK_QPT_UD ? RK_QP_QKEY : RK_QP_ACCESS_FLAGS));
-	if (rc != 0)
-		return rc;
-	memset(&a, 0, sizeof(a));
+	return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+			       (t == RK_QPT_UD ? RK_QP_QKEY : RK_QP_ACCESS_FLAGS));
+}
+
+static int
+qp_rtr_rts(struct rk_conform_self *s, enum rk_qp_type t, uint32_t dest_qpn, uint32_t rq_psn,
+	   uint32_t sq_psn, uint8_t mtu)
+{
+	struct rk_qp_attr a = { 0 };
+	int rc;
+
 	a.qp_state = RK_QPS_RTR;
-	a.path_mtu = RK_MTU_1024;
-	a.dest_qp_num = TESTER_QPN;
-	a.rq_psn = START_PSN;
+	a.path_mtu = (enum rk_mtu)mtu;
+	a.dest_qp_num = dest_qpn;
+	a.rq_psn = rq_psn;
 	a.max_dest_rd_atomic = MAX_RD_ATOMIC;
 	a.min_rnr_timer = MIN_RNR;
 	memcpy(a.ah_attr.dmac, tester_mac, 6);
@@ -215,7 +274,7 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 		return rc;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = RK_QPS_RTS;
-	a.sq_psn = 0x100;
+	a.sq_psn = sq_psn;
 	a.timeout = 14;
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
@@ -225,6 +284,34 @@ connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
 				       RK_QP_RETRY_CNT | RK_QP_RNR_RETRY |
 				       RK_QP_MAX_QP_RD_ATOMIC);
 	return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
+}
+
+static int
+connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
+{
+	int rc = qp_init(s, t);
+
+	return rc != 0 ? rc : qp_rtr_rts(s, t, TESTER_QPN, START_PSN, 0x100, RK_MTU_1024);
+}
+
+/* CM cases: the QP waits in INIT for the CM's REQ and RTU (12.9). */
+static void
+cm_listen(struct rk_conform_self *s)
+{
+	struct rk_cm_params *p = &s->cm.local;
+
+	*p = (struct rk_cm_params){ .qpn = rk_ib_qp_num(s->qp), .psn = START_PSN,
+				    .responder_resources = MAX_RD_ATOMIC,
+				    .initiator_depth = MAX_RD_ATOMIC, .path_mtu = RK_MTU_1024,
+				    .retry_count = 7, .rnr_retry_count = 7, .local_ack_timeout = 14,
+				    .gid = { [10] = 0xff, [11] = 0xff, [12] = 198, [13] = 18,
+					     [15] = 2 },
+				    .ca_guid = 0x000000fffe000002ull };  /* EUI-64 of self_mac */
+	memset(&s->cm.conn, 0, sizeof(s->cm.conn));
+	s->cm.service_id = CM_SERVICE_ID;
+	/* Comm IDs go on across cases, as a CM's do; 0 is none (the apps draw them at random). */
+	if (s->cm.next_comm_id == 0)
+		s->cm.next_comm_id = 0x5e1f0001u;
 }
 
 /* The stream: bytes in go to rk_iw_rx(), bytes out come from rk_iw_tx(). */
@@ -342,7 +429,9 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 		.cap = { .max_send_wr = 64, .max_recv_wr = RECV_MAX, .max_send_sge = 4,
 			 .max_recv_sge = 4, .max_inline_data = 256 },
 	};
-	static const enum rk_qp_type types[] = { RK_QPT_RC, RK_QPT_UC, RK_QPT_UD };
+	static const enum rk_qp_type types[] = { RK_QPT_RC, RK_QPT_UC, RK_QPT_UD,
+						 RK_QPT_RC, RK_QPT_RC };
+	bool cm = need->transport == RK_CONFORM_CM;
 
 	if (need->transport == RK_CONFORM_IWARP)
 		return iw_setup(s, need, dut, why, why_len);
@@ -356,6 +445,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	memset(s->ro, 0x5a, RO_LEN);
 	s->recv_posted = 0;
 	s->recv_ok = 0;
+	s->cm.service_id = 0;
 	da.ip[10] = da.ip[11] = 0xff;
 	da.ip[12] = 198;
 	da.ip[13] = 18;
@@ -381,7 +471,8 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	s->mr_ro = rk_ib_mr_reg(s->pd, s->ro, RO_LEN, RK_ACCESS_REMOTE_READ);
 	s->mr_recv = rk_ib_mr_reg(s->pd, s->recv, RECV_MAX * RECV_LEN, RK_ACCESS_LOCAL_WRITE);
 	if (s->mr_rw == NULL || s->mr_ro == NULL || s->mr_recv == NULL ||
-	    connect_qp(s, qa.qp_type) != 0 || self_post_recv(s, need->recvs) != 0 ||
+	    (cm ? qp_init(s, qa.qp_type) : connect_qp(s, qa.qp_type)) != 0 ||
+	    self_post_recv(s, need->recvs) != 0 ||
 	    (need->cc && qa.qp_type != RK_QPT_UD &&
 	     rk_ib_qp_set_cc(s->qp, "dcqcn", NULL, 100000) != 0)) {
 		snprintf(why, why_len, "registering or connecting the QP failed");
@@ -398,6 +489,8 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 			  (need->recvs == 0 ? RK_CONFORM_ACC_NO_RECV : 0),
 		.peer_qpn = qa.qp_type == RK_QPT_UD ? 0 : TESTER_QPN,
 	};
+	if (cm)
+		cm_listen(s);
 	return 0;
 }
 
@@ -467,6 +560,7 @@ rk_conform_self_create(struct rk_conform_env *env)
 	env->recv_done = self_recv_done;
 	env->teardown = self_teardown;
 	env->stream = &self_stream;
+	env->cm_service_id = CM_SERVICE_ID;
 	env->ctx = s;
 	return s;
 }

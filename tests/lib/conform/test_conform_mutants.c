@@ -10,18 +10,21 @@
 #include <stdio.h>
 
 #include "rk_conform.h"
+#include "rk_cm_mutant.h"
 #include "rk_conform_self.h"
 #include "rk_ib_mutant.h"
 #include "rk_iw_mutant.h"
 
 uint32_t rk_ib_mutants;
 uint32_t rk_iw_mutants;
+uint32_t rk_cm_mutants;
 
 struct mutant {
 	uint32_t bit;
 	const char *name;
 	const char *const *fail;        /* the case IDs that must fail, NULL-ended */
 	uint32_t iw_bit;                /* iWARP engine faults (rk_iw_mutant.h) */
+	uint32_t cm_bit;                /* CM faults (lib/cm/rk_cm_mutant.h) */
 };
 
 #define IDS(...) ((const char *const[]){ __VA_ARGS__, NULL })
@@ -72,6 +75,21 @@ static const struct mutant mutants[] = {
 	{ 0, "no Terminate", IW_TERM_CASES, RK_IW_MUT_NO_TERM },
 	{ 0, "MPA Rev 3 accepted", IDS("iw.mpa.rev_unknown"), RK_IW_MUT_ANY_REV },
 	{ 0, "MPA Request with R accepted", IDS("iw.mpa.request_r_set"), RK_IW_MUT_ACCEPT_R },
+	/* CM: every case that connects first checks the REP. */
+	{ 0, "REP's Remote Comm ID not the REQ's",
+	  IDS("cm.req.rep", "cm.req.duplicate", "cm.rtu.established", "cm.dreq.drep",
+	      "cm.dreq.repeated"), 0, RK_CM_MUT_REP_REMOTE_ID },
+	{ 0, "REJ reason off by one", IDS("cm.req.service_invalid", "cm.req.mtu_invalid"), 0,
+	  RK_CM_MUT_REJ_REASON },
+	{ 0, "a repeated REQ gets a REP of a new Local Comm ID", IDS("cm.req.duplicate"), 0,
+	  RK_CM_MUT_DUP_NEW_ID },
+	/* cm.req.duplicate ends with the RTU and a WRITE too. */
+	{ 0, "RTU ignored", IDS("cm.req.duplicate", "cm.rtu.established"), 0, RK_CM_MUT_NO_RTU },
+	{ 0, "DREQ dropped without DREP", IDS("cm.dreq.drep", "cm.dreq.repeated"), 0,
+	  RK_CM_MUT_NO_DREP },
+	{ 0, "a DREQ in TimeWait dropped", IDS("cm.dreq.repeated"), 0, RK_CM_MUT_TIMEWAIT_DROP },
+	{ 0, "any CM class version decoded", IDS("cm.mad.class_version"), 0,
+	  RK_CM_MUT_ANY_VERSION },
 };
 
 static bool
@@ -85,7 +103,8 @@ listed(const char *const *ids, const char *id)
 
 /* Run the catalog with @p bits on; count cases whose verdict is wrong. */
 static unsigned int
-run(uint32_t bits, uint32_t iw_bits, const char *const *fail, const char *name)
+run(uint32_t bits, uint32_t iw_bits, uint32_t cm_bits, const char *const *fail,
+    const char *name)
 {
 	struct rk_conform_env env;
 	struct rk_conform_self *s = rk_conform_self_create(&env);
@@ -95,6 +114,7 @@ run(uint32_t bits, uint32_t iw_bits, const char *const *fail, const char *name)
 	assert_non_null(s);
 	rk_ib_mutants = bits;
 	rk_iw_mutants = iw_bits;
+	rk_cm_mutants = cm_bits;
 	for (unsigned int i = 0; i < n; i++) {
 		struct rk_conform_result res;
 		bool must_fail = fail != NULL && listed(fail, c[i].id);
@@ -109,6 +129,7 @@ run(uint32_t bits, uint32_t iw_bits, const char *const *fail, const char *name)
 	}
 	rk_ib_mutants = 0;
 	rk_iw_mutants = 0;
+	rk_cm_mutants = 0;
 	rk_conform_self_destroy(s);
 	return wrong;
 }
@@ -117,7 +138,7 @@ static void
 test_no_mutant_all_pass(void **state)
 {
 	(void)state;
-	assert_int_equal(run(0, 0, NULL, "none"), 0);
+	assert_int_equal(run(0, 0, 0, NULL, "none"), 0);
 }
 
 static void
@@ -127,7 +148,8 @@ test_each_mutant_fails_its_cases(void **state)
 
 	(void)state;
 	for (size_t m = 0; m < sizeof(mutants) / sizeof(mutants[0]); m++) {
-		wrong += run(mutants[m].bit, mutants[m].iw_bit, mutants[m].fail, mutants[m].name);
+		wrong += run(mutants[m].bit, mutants[m].iw_bit, mutants[m].cm_bit, mutants[m].fail,
+			     mutants[m].name);
 		for (const char *const *id = mutants[m].fail; *id != NULL; id++)
 			covered++;
 	}
