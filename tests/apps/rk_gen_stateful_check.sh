@@ -53,7 +53,13 @@ run() {
 		--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB --json ${3:-} \
 		>"$tmp/$name.r.json" 2>"$tmp/$name.r.err" &
 	rpid=$!
-	sleep 1
+	# the client connects once the server's socket (abstract: memif's
+	# default) is listening; a loaded machine starts slowly
+	for _ in $(seq 300); do
+		grep -qF "@$tmp/$name.sock" /proc/net/unix && break
+		kill -0 "$rpid" 2>/dev/null || break
+		sleep 0.1
+	done
 	# shellcheck disable=SC2086
 	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksc$$ \
 		--vdev=net_memif0,role=client,socket=$tmp/$name.sock,bsize=9216 -- \
