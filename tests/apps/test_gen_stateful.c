@@ -90,12 +90,28 @@ open_pair(const struct rk_gen_hello *cfg, const struct rk_sim_impair *imp, uint6
 	e[0].s.iters = iters;
 }
 
+/* Nothing moved: the virtual clock jumps to the link's or an engine's next event. */
+static void
+idle_to_next_event(void)
+{
+	uint64_t t = UINT64_MAX;
+
+	for (int d = 0; d < 2; d++) {
+		uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
+
+		t = x < t ? x : t;
+		x = rk_next_event_ns(e[d].ctx);
+		t = x < t ? x : t;
+	}
+	if (t != UINT64_MAX && t > clk.now_ns)
+		clk.now_ns = t;
+}
+
 /* Both ends step in virtual time until the client is done and the responder has all. */
 static void
 run_pair(void)
 {
 	for (long k = 0; k < 20000000; k++) {
-		uint64_t t = UINT64_MAX;
 		int a = rk_sf_step(&e[0].s, 4096), b = rk_sf_step(&e[1].s, 0);
 
 		assert_true(a >= 0);
@@ -105,15 +121,7 @@ run_pair(void)
 			return;
 		if (a > 0 || b > 0)
 			continue;
-		for (int d = 0; d < 2; d++) {
-			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
-
-			t = x < t ? x : t;
-			x = rk_next_event_ns(e[d].ctx);
-			t = x < t ? x : t;
-		}
-		if (t != UINT64_MAX && t > clk.now_ns)
-			clk.now_ns = t;
+		idle_to_next_event();
 	}
 	fail_msg("the run did not end: client %lu messages, responder %lu",
 		 (unsigned long)e[0].s.t.msgs, (unsigned long)e[1].s.t.msgs);
@@ -462,7 +470,6 @@ test_two_sets_one_context(void **state)
 	e[0].s.iters = 40;
 	sb[0].iters = 30;
 	for (long k = 0; k < 2000000; k++) {
-		uint64_t t = UINT64_MAX;
 		int ev = 0;
 
 		ev += rk_sf_step(&e[0].s, 4096) + rk_sf_step(&sb[0], 4096);
@@ -474,15 +481,7 @@ test_two_sets_one_context(void **state)
 			break;
 		if (ev > 0)
 			continue;
-		for (int d = 0; d < 2; d++) {
-			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
-
-			t = x < t ? x : t;
-			x = rk_next_event_ns(e[d].ctx);
-			t = x < t ? x : t;
-		}
-		if (t != UINT64_MAX && t > clk.now_ns)
-			clk.now_ns = t;
+		idle_to_next_event();
 	}
 	assert_true(rk_sf_all_done(&e[0].s) && rk_sf_all_done(&sb[0]));
 	assert_int_equal(e[0].s.t.msgs, 4 * 40);
@@ -539,21 +538,12 @@ test_overwritten_counted(void **state)
 	open_pair(&cfg, clean, 14, 1, 1);
 	/* the responder's engine takes every frame, its checks wait */
 	for (k = 0; k < 1000000 && !rk_sf_all_done(&e[0].s); k++) {
-		uint64_t t = UINT64_MAX;
 		int a = rk_sf_step(&e[0].s, 4096), b = rk_progress(e[1].ctx);
 
 		assert_true(a >= 0 && b >= 0);
 		if (a > 0 || b > 0)
 			continue;
-		for (int d = 0; d < 2; d++) {
-			uint64_t x = rk_sim_link_next_ns(link_, (unsigned int)d);
-
-			t = x < t ? x : t;
-			x = rk_next_event_ns(e[d].ctx);
-			t = x < t ? x : t;
-		}
-		if (t != UINT64_MAX && t > clk.now_ns)
-			clk.now_ns = t;
+		idle_to_next_event();
 	}
 	assert_true(rk_sf_all_done(&e[0].s));
 	run_pair();
