@@ -175,7 +175,10 @@ answer(struct client *c, struct rk_pt_report *peer, bool *reported)
 	uint8_t b;
 
 	for (;;) {
-		if (next_byte(c, &b) != 0)
+		/* a message the key phase ended at is read already */
+		if (c->first >= 0)
+			b = (uint8_t)c->first;
+		else if (next_byte(c, &b) != 0)
 			return -1;
 		c->first = b;
 		if (b == 'd') {
