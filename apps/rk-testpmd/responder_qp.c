@@ -90,8 +90,8 @@ rk_tp_resp_qp_more(struct client *c, const struct rk_pt_dest *remote)
 	int rc;
 
 	if (c->qps >= RK_TP_RESP_QPS)
-		return fail(c, "more than %u QPs (perftest -q): %u at most per client",
-			    RK_TP_RESP_QPS, RK_TP_RESP_QPS);
+		return fail(c, "more than %u QPs (perftest -q N: N up to %u)", RK_TP_RESP_QPS,
+			    RK_TP_RESP_QPS);
 	q = calloc(1, sizeof(*q));
 	if (q == NULL)
 		return fail(c, "out of memory");

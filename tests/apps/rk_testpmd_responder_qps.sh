@@ -10,7 +10,8 @@
 # its "result: ok" (READ data checked on every QP), the responder's line
 # for it must say "4 QP(s)" when connected and name the tool "over 4 QPs"
 # with its checks summed over the QPs; "show responder" while read_bw
-# runs lists the client with 4 QP(s). Then a -q 1 client is still served.
+# runs lists the client with 4 QP(s). A -q 17 client fails (16 at most),
+# the responder saying why; then a -q 1 client is still served.
 # usage: rk_testpmd_responder_qps.sh RK_TESTPMD RK_INTEROP
 # Exit 77 (skip) where no namespace can be made.
 set -u
@@ -142,17 +143,27 @@ connected 3 4
 resp_line 3 "send_bw over 4 QPs, 1000 bytes, $((N * 4)) iterations, result: ok \($((N * 4)) receives, each 1000 bytes\)" \
 	"send_bw -q 4: $((N * 4)) SENDs of 1000 bytes received"
 
+# past the most QPs per client: that client fails, in one line
+start_client q17 write_bw -q 17 -n 20 -s 4096
+wait "$cpid"
+rc=$?
+cpid=""
+[ "$rc" != 0 ] && ok "-q 17: the client fails (exit $rc)" ||
+	ko "-q 17: the client exits 0: $(tail -n 1 "$tmp/q17")"
+resp_line 4 "result: failed: more than 16 QPs \(perftest -q N: N up to 16\)$" \
+	"-q 17: the responder says why"
+
 start_client one write_bw -n $N -s 4096
 client_done one
-connected 4 1
-resp_line 4 "write_bw, 4096 bytes, $N iterations, result: ok" "-q 1: served as before"
+connected 5 1
+resp_line 5 "write_bw, 4096 bytes, $N iterations, result: ok" "-q 1 after them: served as before"
 
 printf "quit\n" >&3
 wait "$tpid"
 rc=$?
 tpid=""
 [ "$rc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd: exit $rc"
-out | grep -q "^Responder stopped after 4 client(s)" && ok "4 clients in all" ||
+out | grep -q "^Responder stopped after 5 client(s)" && ok "5 clients in all" ||
 	ko "$(out | grep 'Responder stopped' || echo 'no stop line')"
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
