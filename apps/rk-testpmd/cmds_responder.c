@@ -81,7 +81,8 @@ static cmdline_parse_inst_t cmd_start = {
 		    "clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
 		    "<tcp-port>, default 18515; with rdma_cm, their -R: RDMA-CM on that port), as "
 		    "many at once as \"set responder clients\" allows, on the port's verbs device, messages up to <size> bytes "
-		    "(default 65536); uc: their -c UC (write_bw, send_bw); with \"set fwd responder\"",
+		    "(default 65536); uc: their -c UC (write_bw, send_bw); -q N: N QPs, up to 16 (TCP "
+		    "exchange only); with \"set fwd responder\"",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, (void *)&tok_args, NULL },
 };
 
@@ -119,8 +120,8 @@ cmd_show_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_show = {
 	.f = cmd_show_parsed,
-	.help_str = "show responder: the responder's clients (being served, ok per tool, failed, "
-		    "refused), ARP and CM counters",
+	.help_str = "show responder: the responder's clients (being served with their QPs, ok per "
+		    "tool, failed, refused), ARP and CM counters",
 	.tokens = { (void *)&tok_show, (void *)&tok_show_resp, NULL },
 };
 

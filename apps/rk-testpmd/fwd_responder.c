@@ -207,8 +207,9 @@ responder_fwd(struct rk_tp_stream *fs)
 			if (s == NULL)
 				continue;
 			seen++;
-			if (s->rbuf != NULL)
-				serve_recvs(s);
+			for (; s != NULL; s = s->next)  /* the client's QPs (perftest -q) */
+				if (s->rbuf != NULL)
+					serve_recvs(s);
 		}
 		rte_ticketlock_unlock(&rk_tp_rdma_lock);
 	}

@@ -3,17 +3,16 @@
  * The responder's control thread and its clients: perftest's TCP
  * exchange (server role, rk_app_perftest.h), off the forwarding lcore,
  * each client on a thread of its own (responder_clients.c). Per client:
- * the preamble, a QP with a region of 2 * max(size, 4096) bytes whose
- * second half it offers, as perftest's servers do (the pattern 0x5eed of
- * rk_app_fill(), what READs must return; a WRITE past the offered half's
- * end is out of bounds) and receive slots for send_bw, the keys, the QP
- * connected to the client's, then every message the client sends
- * answered in kind until its "done": keys with ours (the barriers), the
+ * the preamble, a QP for each of the client's (perftest -q N: one key
+ * message per QP, up to RK_TP_RESP_QPS; responder_qp.c) with its region
+ * and receive slots, the QPs connected to the client's, then every
+ * message the client sends answered in kind until its "done": keys with
+ * those of the QP they name (the barriers), the
  * report with ours (iterations 0, as a passive server's). The tool is not
  * named in the exchange: the QP's request counters tell it. Then the
  * checks the server can make (responder_verdict.c), one line per client,
  * and the objects freed. With "rdma_cm" (perftest -R) responder_cm.c
- * serves each client instead, with the same QP, checks and line.
+ * serves each client instead, with one QP, the same checks and line.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -25,20 +24,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <rte_random.h>
-
 #include "rdma.h"
 #include "responder.h"
 #include "rk_app.h"
 #include "rk_app_oob.h"
 #include "rk_app_perftest.h"
-#include "rk_app_qp.h"
 #include "testpmd.h"
 
 #define LOCK() rte_ticketlock_lock(&rk_tp_rdma_lock)
 #define UNLOCK() rte_ticketlock_unlock(&rk_tp_rdma_lock)
-#define PATTERN 0x5eed
-#define OUTS 16u
 
 struct rk_tp_resp rk_tp_resp;
 
@@ -142,128 +136,49 @@ next_byte(struct client *c, uint8_t *b)
 	}
 }
 
-/* The QP, region and receive slots; to INIT, receives posted. Under the lock. */
-static int
-create(struct client *c, struct rk_tp_rdma_dev *d)
+static bool
+hexdigit(uint8_t b)
 {
-	struct rk_tp_resp_sess *s = &c->s;
-	uint32_t max = rk_tp_resp.max_size;
-	size_t blk = max > 4096 ? max : 4096;
-	struct rk_qp_init_attr ia = { .qp_type = rk_tp_resp.uc ? RK_QPT_UC : RK_QPT_RC,
-				      .sq_sig_all = 1 };
-	/* UC: no READ or atomics (IBTA Vol1 9.7.3, table 38's UC column) */
-	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = rk_tp_resp.uc ? RK_ACCESS_REMOTE_WRITE :
-						    RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
-						    RK_ACCESS_REMOTE_ATOMIC };
-	int rc;
+	return (b >= '0' && b <= '9') || (b >= 'a' && b <= 'f');
+}
 
-	s->buf_len = 2 * blk;
-	s->rslots = (uint32_t)(16u << 20) / max;
-	s->rslots = s->rslots > 512 ? 512 : s->rslots < 2 ? 2 : s->rslots;
-	s->buf = aligned_alloc(4096, (s->buf_len + 4095) & ~(size_t)4095);
-	s->rbuf = calloc(s->rslots, max);
-	if (s->buf == NULL || s->rbuf == NULL)
-		return fail(c, "cannot allocate %zu bytes", s->buf_len + (size_t)s->rslots * max);
-	rk_app_fill(s->buf, s->buf_len, PATTERN);
-	s->mr = rk_reg_mr(d->pd, s->buf, s->buf_len, RK_ACCESS_LOCAL_WRITE |
-			  RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC);
-	s->rmr = rk_reg_mr(d->pd, s->rbuf, (size_t)s->rslots * max, RK_ACCESS_LOCAL_WRITE);
-	s->cq = rk_create_cq(d->ctx, (int)(s->rslots + 64), NULL);
-	if (s->mr == NULL || s->rmr == NULL || s->cq == NULL)
-		return fail(c, "cannot create MR/CQ: %s", strerror(errno));
-	ia.send_cq = ia.recv_cq = s->cq;
-	ia.cap = (struct rk_qp_cap){ .max_send_wr = 16, .max_recv_wr = s->rslots + 1,
-				     .max_send_sge = 1, .max_recv_sge = 1 };
-	s->qp = rk_create_qp(d->pd, &ia);
-	if (s->qp == NULL)
-		return fail(c, "create_qp: %s", strerror(errno));
-	rc = rk_modify_qp(s->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
-			  RK_QP_ACCESS_FLAGS);
-	if (rc != 0)
-		return fail(c, "modify QP to INIT: %s", strerror(-rc));
-	for (uint32_t i = 0; i < s->rslots; i++) {
-		struct rk_sge sge = { (uint64_t)(uintptr_t)(s->rbuf + (size_t)i * max), max,
-				      s->rmr->lkey };
-		struct rk_recv_wr wr = { .wr_id = i, .sg_list = &sge, .num_sge = 1 }, *bad;
-
-		if ((rc = rk_post_recv(s->qp, &wr, &bad)) != 0)
-			return fail(c, "post_recv: %s", strerror(-rc));
-	}
-	c->local = (struct rk_pt_dest){ .out_reads = OUTS, .qpn = s->qp->qp_num,
-					.psn = (uint32_t)rte_rand() & 0xffffff,
-					.rkey = s->mr->rkey, .vaddr = (uint64_t)(uintptr_t)(s->buf + blk),
-					.gid = { [10] = 0xff, [11] = 0xff } };
-	memcpy(c->local.gid + 12, d->ip, 4);
+/* A key message from the client, its first byte in c->first. */
+static int
+recv_keys(struct client *c, char theirs[RK_PT_KEY_LEN], struct rk_pt_dest *d)
+{
+	theirs[0] = (char)c->first;
+	c->first = -1;
+	if (recv_msg(c, theirs + 1, RK_PT_KEY_LEN - 1, rk_tp_resp.idle_s) != 0)
+		return -1;
+	if (rk_pt_keys_decode(d, theirs) != 0)
+		return fail(c, "the client's key message is malformed: \"%.60s\"", theirs);
 	return 0;
 }
 
-/*
- * The client's MAC: asked for (every 200 ms, 3 s), or learnt from its own
- * ARP request. What an earlier client on the same address said is
- * forgotten when its keys arrive: a new process has another MAC.
- */
-int
-rk_tp_resp_resolve(struct client *c, const uint8_t ip[4], uint8_t mac[6])
-{
-	for (int i = 0; i < 3000; i++) {
-		bool found;
-
-		LOCK();
-		found = rk_tp_resp_neigh(ip, mac);
-		if (!found && i % 200 == 0)
-			(void)rk_tp_resp_arp_request(ip);
-		UNLOCK();
-		if (found)
-			return 0;
-		if (serve(NULL) != 0)
-			return fail(c, "stopped");
-	}
-	return fail(c, "%u.%u.%u.%u did not answer ARP within 3 s (is \"responder\" forwarding?)",
-		    ip[0], ip[1], ip[2], ip[3]);
-}
-
+/* Answer a key message (a barrier) with the keys of the QP it names: perftest -q's. */
 static int
-connect_qp(struct client *c)
+answer_keys(struct client *c, const struct rk_pt_dest *d)
 {
-	uint8_t mac[6];
-	const char *state = "RTR";
-	struct rk_app_qp_path p = {
-		.mtu = (enum rk_mtu)c->mtu_enum, .dest_qpn = c->remote.qpn,
-		.rq_psn = c->remote.psn, .sq_psn = c->local.psn, .dmac = mac,
-		.dgid = c->remote.gid, .max_dest_rd_atomic = OUTS,
-		.max_rd_atomic = (uint8_t)(c->remote.out_reads > 0 && c->remote.out_reads < OUTS ?
-					   c->remote.out_reads : OUTS),
-		.min_rnr_timer = 12, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.uc = rk_tp_resp.uc,
-	};
-	int rc;
+	char mine[RK_PT_KEY_LEN];
 
-	static const uint8_t v4[12] = { [10] = 0xff, [11] = 0xff };
-
-	if (memcmp(c->remote.gid, v4, 12) != 0)
-		return fail(c, "the client's GID is not IPv4-mapped (perftest -x: its IPv4 GID)");
-	if (rk_tp_resp_resolve(c, c->remote.gid + 12, mac) != 0)
-		return -1;
-	LOCK();
-	rc = rk_app_qp_connect(c->s.qp, &p, &state);
-	if (rc == 0)
-		rk_tp_resp_sess_add(&c->s);
-	UNLOCK();
-	return rc == 0 ? 0 : fail(c, "cannot move the QP to %s: %s", state, strerror(-rc));
+	rk_pt_keys_encode(rk_tp_resp_qp_keys(c, d->qpn), mine);
+	return send_msg(c, mine, sizeof(mine));
 }
 
 /* Answer the client's messages until its "done". */
 static int
 answer(struct client *c, struct rk_pt_report *peer, bool *reported)
 {
-	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
+	char theirs[RK_PT_KEY_LEN];
 	struct rk_pt_report ours = { .size = rk_tp_resp.max_size };
+	struct rk_pt_dest d;
 	uint8_t b;
 
-	rk_pt_keys_encode(&c->local, mine);
 	for (;;) {
-		if (next_byte(c, &b) != 0)
+		/* a message the key phase ended at is read already */
+		if (c->first >= 0)
+			b = (uint8_t)c->first;
+		else if (next_byte(c, &b) != 0)
 			return -1;
 		c->first = b;
 		if (b == 'd') {
@@ -279,8 +194,8 @@ answer(struct client *c, struct rk_pt_report *peer, bool *reported)
 			if (rk_pt_reports(xchg, c, &ours, peer) != 0)
 				return -1;
 			*reported = true;
-		} else if ((b >= '0' && b <= '9') || (b >= 'a' && b <= 'f')) {
-			if (xchg(c, mine, theirs, sizeof(theirs)) != 0)
+		} else if (hexdigit(b)) {
+			if (recv_keys(c, theirs, &d) != 0 || answer_keys(c, &d) != 0)
 				return -1;
 		} else {
 			return fail(c, "unexpected message from the client (first byte %#x)", b);
@@ -311,15 +226,51 @@ rk_tp_resp_begin(struct client *c, rk_pt_xchg_fn x)
 	snprintf(c->version, sizeof(c->version), "%s", rver);
 	LOCK();
 	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
-	rc = d != NULL ? create(c, d) : fail(c, "no verbs device");
+	c->qps = 1;
+	rc = d != NULL ? rk_tp_resp_qp_create(c, d, &c->s, &c->local) : fail(c, "no verbs device");
 	UNLOCK();
 	return rc;
+}
+
+/*
+ * The keys of each QP the client has (perftest -q N: N messages, one per
+ * QP; N is not in the exchange), a QP of ours for each, until a message
+ * names the first QP again: its first barrier, answered once our QPs are
+ * connected. @return 0, or -1 (c->err says why)
+ */
+static int
+key_phase(struct client *c)
+{
+	char theirs[RK_PT_KEY_LEN];
+	struct rk_pt_dest d;
+	uint8_t b;
+
+	if (next_byte(c, &b) != 0)
+		return -1;
+	c->first = b;
+	if (recv_keys(c, theirs, &c->remote) != 0 || answer_keys(c, &c->remote) != 0)
+		return -1;
+	LOCK();
+	rk_tp_resp_neigh_forget(c->remote.gid + 12);
+	UNLOCK();
+	for (;;) {
+		if (next_byte(c, &b) != 0)
+			return -1;
+		c->first = b;
+		if (!hexdigit(b))
+			return rk_tp_resp_qp_connect(c);
+		if (recv_keys(c, theirs, &d) != 0)
+			return -1;
+		if (d.qpn == c->remote.qpn)
+			return rk_tp_resp_qp_connect(c) != 0 ? -1 : answer_keys(c, &d);
+		if (rk_tp_resp_qp_more(c, &d) != 0 || answer_keys(c, &d) != 0)
+			return -1;
+	}
 }
 
 static void
 serve_client(struct client *c)
 {
-	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
 	struct rk_pt_report peer = { 0 };
 	bool reported = false;
 	uint64_t sum0 = 0;
@@ -327,20 +278,11 @@ serve_client(struct client *c)
 	if (rk_tp_resp_begin(c, xchg) != 0)
 		goto out;
 	sum0 = rk_pt_word_sum(c->s.buf, c->s.buf_len);
-	rk_pt_keys_encode(&c->local, mine);
-	if (xchg(c, mine, theirs, sizeof(theirs)) != 0)
+	if (key_phase(c) != 0)
 		goto out;
-	if (rk_pt_keys_decode(&c->remote, theirs) != 0) {
-		fail(c, "the client's key message is malformed: \"%.60s\"", theirs);
-		goto out;
-	}
-	LOCK();
-	rk_tp_resp_neigh_forget(c->remote.gid + 12);
-	UNLOCK();
-	if (connect_qp(c) != 0)
-		goto out;
-	printf("responder: client %u (%s): perftest %s, QPN %#06x <- %#06x, path MTU %u\n", c->n,
-	       c->peer, c->version, c->local.qpn, c->remote.qpn, 128u << c->mtu_enum);
+	printf("responder: client %u (%s): perftest %s, QPN %#06x <- %#06x, path MTU %u, "
+	       "%u QP(s)\n", c->n, c->peer, c->version, c->local.qpn, c->remote.qpn,
+	       128u << c->mtu_enum, c->qps);
 	fflush(stdout);
 	(void)answer(c, &peer, &reported);
 out:
@@ -350,21 +292,7 @@ out:
 static void
 release(struct client *c)
 {
-	struct rk_tp_resp_sess *s = &c->s;
-
-	LOCK();
-	rk_tp_resp_sess_del(s);
-	if (s->qp != NULL)
-		rk_destroy_qp(s->qp);
-	if (s->mr != NULL)
-		rk_dereg_mr(s->mr);
-	if (s->rmr != NULL)
-		rk_dereg_mr(s->rmr);
-	if (s->cq != NULL)
-		rk_destroy_cq(s->cq);
-	UNLOCK();
-	free(s->buf);
-	free(s->rbuf);
+	rk_tp_resp_qp_release(c);
 	rk_tp_resp_cm_release(c);
 }
 

@@ -21,10 +21,13 @@
 #include "rk_cm.h"
 #include "rk_verbs.h"
 
+struct rk_tp_rdma_dev;
+
 #define RK_TP_RESP_NEIGH 8
 #define RK_TP_RESP_MAX_SIZE (8u << 20)
 #define RK_TP_RESP_CMQ 64     /* CM MADs queued for the client threads */
 #define RK_TP_RESP_CLIENTS 16 /* clients served at once; more are refused */
+#define RK_TP_RESP_QPS 16     /* QPs per client (perftest -q), TCP exchange only */
 
 /** What a client's QP saw, and the objects the forwarding loop serves. */
 struct rk_tp_resp_sess {
@@ -39,6 +42,8 @@ struct rk_tp_resp_sess {
 	uint64_t recvd, recv_bytes, wc_errors;
 	uint32_t recv_len;      /* the first receive's length */
 	uint64_t len_mismatch;  /* receives of another length than the first */
+	struct rk_tp_resp_sess *next;   /* the client's next QP (perftest -q), or NULL */
+	unsigned int n, qps;            /* the first QP's: the client's number and QPs */
 };
 
 /** The responder's state: set by "responder start", one instance. */
@@ -52,7 +57,7 @@ struct rk_tp_resp {
 	unsigned int max_clients;       /* served at once, 1..RK_TP_RESP_CLIENTS; 0: the most */
 	double idle_s;                  /* no message and no frame this long: give up */
 	/* under rk_tp_rdma_lock */
-	struct rk_tp_resp_sess *sess[RK_TP_RESP_CLIENTS];   /* connected clients' QPs */
+	struct rk_tp_resp_sess *sess[RK_TP_RESP_CLIENTS];   /* connected clients' first QPs */
 	unsigned int serving;           /* non-NULL entries of sess */
 	unsigned int next_n;            /* the last client's number (RDMA-CM) */
 	struct {
@@ -78,8 +83,13 @@ struct rk_tp_resp_client {
 	int fd;                         /* the TCP exchange; -1 with -R */
 	unsigned int n;                 /* its number, from 1 in the order they came */
 	int slot;                       /* its thread's (responder_clients.c) */
-	struct rk_tp_resp_sess s;
+	struct rk_tp_resp_sess s;       /* the first QP (-R: the only one) */
 	struct rk_pt_dest local, remote;
+	unsigned int qps;               /* perftest -q: 1..RK_TP_RESP_QPS */
+	struct rk_tp_resp_qp {          /* QPs 2..qps: sessions chained from s.next */
+		struct rk_tp_resp_sess s;
+		struct rk_pt_dest local, remote;
+	} *more[RK_TP_RESP_QPS - 1];
 	uint32_t mtu_enum;
 	int first;              /* the next message's first byte, read already; -1: none */
 	char peer[48];          /* the client's address */
@@ -137,6 +147,35 @@ int rk_tp_resp_begin(struct rk_tp_resp_client *c, rk_pt_xchg_fn x);
 
 /** The MAC of @p ip by ARP (3 s). @return 0, or -1 (c->err says why) */
 int rk_tp_resp_resolve(struct rk_tp_resp_client *c, const uint8_t ip[4], uint8_t mac[6]);
+
+/* ---------------------------------------------------- responder_qp.c */
+
+/**
+ * A QP of @p c's into @p s (RC, or UC with "uc"), its region and receive
+ * slots, to INIT with the receives posted, and its keys into @p local.
+ * Caller holds rk_tp_rdma_lock. @return 0, or -1 (c->err says why)
+ */
+int rk_tp_resp_qp_create(struct rk_tp_resp_client *c, struct rk_tp_rdma_dev *d,
+			 struct rk_tp_resp_sess *s, struct rk_pt_dest *local);
+
+/**
+ * perftest -q: one more QP for @p c, for the client's QP of keys
+ * @p remote (c->qps grows). @return 0, or -1 (c->err says why: at most
+ * RK_TP_RESP_QPS)
+ */
+int rk_tp_resp_qp_more(struct rk_tp_resp_client *c, const struct rk_pt_dest *remote);
+
+/** The keys of @p c's QP connected to the client's QPN @p qpn (the first QP's when none). */
+const struct rk_pt_dest *rk_tp_resp_qp_keys(const struct rk_tp_resp_client *c, uint32_t qpn);
+
+/**
+ * Every QP of @p c to RTS, connected to the client's (the client's MAC by
+ * ARP), then served by the forwarding loop. @return 0, or -1 (c->err)
+ */
+int rk_tp_resp_qp_connect(struct rk_tp_resp_client *c);
+
+/** Out of the forwarding loop's sessions, and free @p c's QPs and their objects. */
+void rk_tp_resp_qp_release(struct rk_tp_resp_client *c);
 
 /* ----------------------------------------------- responder_clients.c */
 

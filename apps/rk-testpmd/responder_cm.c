@@ -423,6 +423,8 @@ rk_tp_resp_cm_client(struct rk_tp_resp_client *c)
 		       rk_tp_resp.idle_s) != 0)
 		goto out;
 	LOCK();
+	c->s.n = c->n;
+	c->s.qps = 1;
 	rk_tp_resp_sess_add(&c->s);
 	UNLOCK();
 	printf("responder: client %u (%s): perftest %s -R, QPN %#06x <- %#06x, path MTU %u\n",

@@ -39,22 +39,43 @@ rk_tp_resp_verdict(struct client *c, const struct rk_pt_report *peer, bool repor
 {
 	static const char *const req[] = { "rx_write_requests", "rx_read_requests",
 					   "rx_send_requests", "rx_atomic_requests" };
-	struct rk_tp_resp_sess *s = &c->s;
+	struct rk_tp_resp_sess *s = &c->s, all = { 0 };
 	struct rk_counter cs[64];
-	uint64_t reqs[4], iters, size;
+	uint64_t reqs[4] = { 0 }, iters, size;
+	unsigned int qps = c->qps > 1 ? c->qps : 1;
 	enum tool t = T_NONE;
-	char what[120] = "";
-	int n;
+	char what[120] = "", over[24] = "";
+	bool region_kept = true;
+	uint64_t sum = 0;
 
+	/* perftest -q: the client's QPs as one, their counts summed */
 	LOCK();
 	rk_tp_resp_sess_del(s);
-	n = rk_query_qp_counters(s->qp, cs, 64);
+	for (const struct rk_tp_resp_sess *q = s; q != NULL; q = q->next) {
+		int n = q->qp != NULL ? rk_query_qp_counters(q->qp, cs, 64) : 0;
+
+		for (int i = 0; i < 4; i++)
+			reqs[i] += counter(cs, n, req[i]);
+		if (q->recvd > 0 && all.recvd == 0)
+			all.recv_len = q->recv_len;
+		else if (q->recvd > 0 && q->recv_len != all.recv_len)
+			all.len_mismatch += q->recvd;
+		all.recvd += q->recvd;
+		all.wc_errors += q->wc_errors;
+		all.len_mismatch += q->len_mismatch;
+	}
 	UNLOCK();
-	for (int i = 0; i < 4; i++) {
-		reqs[i] = counter(cs, n, req[i]);
+	for (int i = 0; i < 4; i++)
 		if (reqs[i] > 0 && (t == T_NONE || reqs[i] > reqs[t]))
 			t = (enum tool)i;
+	for (const struct rk_tp_resp_sess *q = s; (t == T_READ || t == T_ATOMIC) && q != NULL &&
+	     q->buf != NULL; q = q->next) {
+		region_kept = region_kept && rk_app_check(q->buf, q->buf_len, PATTERN);
+		sum += rk_pt_word_sum(q->buf, q->buf_len);
 	}
+	s = &all;
+	if (qps > 1)
+		snprintf(over, sizeof(over), " over %u QPs", qps);
 	iters = t == T_SEND ? s->recvd : peer->iters;
 	size = t == T_SEND ? s->recv_len : t == T_ATOMIC ? 8 : peer->size;
 	if (s->wc_errors > 0) {
@@ -71,13 +92,14 @@ rk_tp_resp_verdict(struct client *c, const struct rk_pt_report *peer, bool repor
 	} else if (!reported) {
 		fail(c, "%s without the report exchange", tool_names[t]);
 	} else if (t == T_READ) {
-		if (!rk_app_check(s->buf, s->buf_len, PATTERN))
+		if (!region_kept)
 			fail(c, "the READ-only region changed during the test");
 		else
 			snprintf(what, sizeof(what), "region unchanged, %" PRIu64 " READ requests",
 				 reqs[T_READ]);
 	} else if (t == T_ATOMIC) {
-		uint64_t delta = rk_pt_word_sum(s->buf, s->buf_len) - sum0;
+		/* every region starts as the first one did: the same pattern and length */
+		uint64_t delta = sum - sum0 * qps;
 
 		/* FETCH_AND_ADD of 1 (perftest's): the region's words grew by one each. */
 		if (delta == reqs[T_ATOMIC] && iters <= reqs[T_ATOMIC])
@@ -101,11 +123,11 @@ rk_tp_resp_verdict(struct client *c, const struct rk_pt_report *peer, bool repor
 	}
 	UNLOCK();
 	if (c->err[0] == '\0')
-		printf("responder: client %u (%s): %s, %" PRIu64 " bytes, %" PRIu64 " iterations, "
-		       "result: ok (%s)\n", c->n, c->peer, tool_names[t], size, iters, what);
+		printf("responder: client %u (%s): %s%s, %" PRIu64 " bytes, %" PRIu64 " iterations, "
+		       "result: ok (%s)\n", c->n, c->peer, tool_names[t], over, size, iters, what);
 	else
-		printf("responder: client %u (%s): %s, result: failed: %s\n", c->n, c->peer,
-		       tool_names[t], c->err);
+		printf("responder: client %u (%s): %s%s, result: failed: %s\n", c->n, c->peer,
+		       tool_names[t], over, c->err);
 	fflush(stdout);
 }
 
@@ -137,6 +159,10 @@ rk_tp_resp_show(FILE *out)
 		rk_tp_resp.clients, rk_tp_resp.ok, rk_tp_resp.tools[T_WRITE],
 		rk_tp_resp.tools[T_READ], rk_tp_resp.tools[T_SEND], rk_tp_resp.tools[T_ATOMIC],
 		rk_tp_resp.failed);
+	for (unsigned int i = 0; rk_tp_resp.running && i < RK_TP_RESP_CLIENTS; i++)
+		if (rk_tp_resp.sess[i] != NULL)
+			fprintf(out, "  client %u: %u QP(s)\n", rk_tp_resp.sess[i]->n,
+				rk_tp_resp.sess[i]->qps);
 	if (rk_tp_resp.busy > 0)
 		fprintf(out, "  refused: %" PRIu64 " (as many being served as allowed at once)\n",
 			rk_tp_resp.busy);
