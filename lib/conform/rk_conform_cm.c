@@ -401,7 +401,7 @@ static const struct rk_conform_case cm_cases[] = {
 	{ "cm.req.service_invalid", "IBTA Vol1 12.6.7 (REJ reason 8)",
 	  "reject a REQ for a ServiceID nobody listens on with REJ reason 8",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_bad_service, NULL, false },
-	{ "cm.req.duplicate", "IBTA Vol1 12.9 (REQ repeated in REP sent)",
+	{ "cm.req.duplicate", "IBTA Vol1 12.9 (REQ in REP sent)",
 	  "answer a repeated REQ with the same REP or not at all, no second connection",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_duplicate, NULL, false },
 	{ "cm.rtu.established", "IBTA Vol1 12.6.9, 12.9",
