@@ -230,7 +230,7 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 
 /* Every set stepped until each connected client has ended (its RKGD answered). */
 static int
-traffic_many(struct many *m)
+traffic_many_loop(struct many *m)
 {
 	struct rk_sf_run *r = m->r;
 	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now;
@@ -260,11 +260,25 @@ traffic_many(struct many *m)
 			return rk_sf_fail("interrupted");
 		rk_io_dpdk_idle(r->io, ev);
 	}
+	return 0;
+}
+
+/* traffic_many_loop(), its end time set on every exit, as traffic()'s */
+static int
+traffic_many(struct many *m)
+{
+	struct rk_sf_run *r = m->r;
+	int rc = traffic_many_loop(m);
+
 	r->t_end_ns = rk_io_dpdk_now_ns();
+	/* a client cut short ran until now */
+	for (uint32_t k = 0; k < r->npeers; k++)
+		if (r->peers[k].t_end_ns == 0)
+			r->peers[k].t_end_ns = r->t_end_ns;
 	/* the last interval, as far as it went */
 	if (r->o->interval_ns && r->t_end_ns > r->series.last_ns)
 		many_rows_at(r, r->t_end_ns);
-	return 0;
+	return rc;
 }
 
 /* The clients side by side, then all of them: the final table's last part. */

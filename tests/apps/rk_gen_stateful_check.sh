@@ -22,6 +22,8 @@
 #  8. --ip-count: one client port plays 4 hosts; recorded, rk-inspect
 #     finds each QP's frames from its own address and the responder's
 #     answers to it, the responder's report names the 4; bad values exit 2.
+#  8b. a responder killed mid-run: the client exits 1, its report gives
+#     the seconds it ran (not 0).
 #  9. the command line: an option without its value, an option of the
 #     stateless mode or of the other end, --qps below --clients, a --csv or --plot path that cannot
 #     be written: one line each, exit 2, before any port; a responder
@@ -317,6 +319,52 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --ip-count")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
+
+# 8b. the responder gone mid-run (killed): the client fails, and its
+#    report still gives the time it ran and its goodput, not 0 s
+# shellcheck disable=SC2086
+# (not under timeout(1): its KILL would leave rk-gen running)
+"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksg$$ \
+	--vdev=net_memif0,role=server,socket=$tmp/gone.sock,bsize=9216 -- \
+	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >/dev/null 2>"$tmp/gone.r.err" &
+rpid=$!
+for _ in $(seq 300); do
+	grep -qF "@$tmp/gone.sock" /proc/net/unix && break
+	kill -0 "$rpid" 2>/dev/null || break
+	sleep 0.1
+done
+# shellcheck disable=SC2086
+timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
+	--vdev=net_memif0,role=client,socket=$tmp/gone.sock,bsize=9216 -- \
+	--stateful 4 --duration 60 --timeout 1 --port net_memif0 --ip 198.18.0.1 \
+	--oob-port $OOB --json 127.0.0.1 >"$tmp/gone.c.json" 2>"$tmp/gone.c.err" &
+cpid=$!
+for _ in $(seq 300); do
+	grep -q "RC QPs connected" "$tmp/gone.c.err" && break
+	kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 1
+kill -KILL "$rpid" 2>/dev/null
+wait "$rpid"
+rpid=""
+wait "$cpid"
+crc=$?
+OOB=$((OOB + 1))
+got=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+bad = []
+if c["ok"]:
+    bad.append("ok")
+if not c["seconds"] >= 1:
+    bad.append("seconds %s" % c["seconds"])
+if c["messages"] > 0 and not c["goodput_gbps"] > 0:
+    bad.append("goodput %s" % c["goodput_gbps"])
+print("ok" if not bad else "; ".join(bad))' "$tmp/gone.c.json" 2>&1)
+[ $crc = 1 ] && [ "$got" = ok ] &&
+	ok "responder gone: client exit 1, its report the time it ran ($(tail -1 "$tmp/gone.c.err"))" ||
+	ko "responder gone: client exit $crc, $got, $(tail -2 "$tmp/gone.c.err")"
 
 # 9. the command line. An option without its value: getopt's line would
 #    name the program's path; this is one line of rk-gen's own.
