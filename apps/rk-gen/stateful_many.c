@@ -368,7 +368,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 
 			json_object_set_new(j, "client", json_string(ip));
 			json_array_append_new(arr, j);
-		} else {
+		} else if (!rk_sf_csv_stdout(o)) {
 			printf("client %u of %u (%s):\n", k + 1, n, ip);
 			rk_sf_report_text(p, secs, pr);
 		}
@@ -387,7 +387,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 		if (o->interval_ns)
 			json_object_set_new(all, "series", rk_sf_series_json(&r->series));
 		rk_sf_print_json(all);
-	} else {
+	} else if (!rk_sf_csv_stdout(o)) {
 		clients_table(r, m.prc);
 		printf("responder: %u of %u clients, %" PRIu64 " QPs, %" PRIu64 " messages, %"
 		       PRIu64 " errors: %s\n", r->npeers, n, qps, msgs, errs, rc ? "FAILED" : "ok");

@@ -490,7 +490,7 @@ rk_sf_session(struct rk_sf_run *r)
 	secs = r->t_end_ns > r->t0_ns ? (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0;
 	if (o->json)
 		rk_sf_print_json(rk_sf_report_obj(r, secs, rc));
-	else
+	else if (!rk_sf_csv_stdout(o))
 		rk_sf_report_text(r, secs, rc);
 	fflush(stdout);
 	if (o->interval_ns && rk_sf_series_write(r) != 0 && rc == 0)
