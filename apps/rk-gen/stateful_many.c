@@ -230,7 +230,7 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 
 /* Every set stepped until each connected client has ended (its RKGD answered). */
 static int
-traffic_many(struct many *m)
+traffic_many_loop(struct many *m)
 {
 	struct rk_sf_run *r = m->r;
 	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now;
@@ -260,11 +260,25 @@ traffic_many(struct many *m)
 			return rk_sf_fail("interrupted");
 		rk_io_dpdk_idle(r->io, ev);
 	}
+	return 0;
+}
+
+/* traffic_many_loop(), its end time set on every exit, as traffic()'s */
+static int
+traffic_many(struct many *m)
+{
+	struct rk_sf_run *r = m->r;
+	int rc = traffic_many_loop(m);
+
 	r->t_end_ns = rk_io_dpdk_now_ns();
+	/* a client cut short ran until now */
+	for (uint32_t k = 0; k < r->npeers; k++)
+		if (r->peers[k].t_end_ns == 0)
+			r->peers[k].t_end_ns = r->t_end_ns;
 	/* the last interval, as far as it went */
 	if (r->o->interval_ns && r->t_end_ns > r->series.last_ns)
 		many_rows_at(r, r->t_end_ns);
-	return 0;
+	return rc;
 }
 
 /* The clients side by side, then all of them: the final table's last part. */
@@ -354,7 +368,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 
 			json_object_set_new(j, "client", json_string(ip));
 			json_array_append_new(arr, j);
-		} else {
+		} else if (!rk_sf_csv_stdout(o)) {
 			printf("client %u of %u (%s):\n", k + 1, n, ip);
 			rk_sf_report_text(p, secs, pr);
 		}
@@ -373,7 +387,7 @@ rk_sf_responder_many(struct rk_sf_run *r)
 		if (o->interval_ns)
 			json_object_set_new(all, "series", rk_sf_series_json(&r->series));
 		rk_sf_print_json(all);
-	} else {
+	} else if (!rk_sf_csv_stdout(o)) {
 		clients_table(r, m.prc);
 		printf("responder: %u of %u clients, %" PRIu64 " QPs, %" PRIu64 " messages, %"
 		       PRIu64 " errors: %s\n", r->npeers, n, qps, msgs, errs, rc ? "FAILED" : "ok");

@@ -57,7 +57,9 @@ parse_ops(const char *spec, struct rk_gen_hello *h)
 							      "cmp_swap" };
 	char buf[128], *save = NULL, *tok;
 
-	if (strlen(spec) >= sizeof(buf))
+	/* strtok_r would skip an empty element: write, is a typo, not write */
+	if (strlen(spec) >= sizeof(buf) || spec[0] == ',' || strstr(spec, ",,") != NULL ||
+	    (spec[0] != '\0' && spec[strlen(spec) - 1] == ','))
 		return -1;
 	strcpy(buf, spec);
 	h->ops = 0;
@@ -244,7 +246,7 @@ rk_sf_usage_options(FILE *f)
 	      "                         outstanding, latency p50/p99; in --json too; a\n"
 	      "                         responder of --clients K: a row per client, then\n"
 	      "                         one of all (CSV: a client column)\n"
-	      "      --csv FILE         the series as CSV\n"
+	      "      --csv FILE         the series as CSV (-: stdout, instead of the report)\n"
 	      "      --plot FILE.png    the series drawn (gnuplot)\n"
 	      "      --worst K          QPs in the final table (default 5)\n"
 	      "      --json             the report as JSON on stdout\n", f);
@@ -298,7 +300,8 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 		case O_OP:
 			if (parse_ops(optarg, &o->cfg) != 0)
 				return bad("--op %s: write, read, send, atomic, cmp_swap, or a mix "
-					   "like write:3,read:1 (weights 1..100, each op once)",
+					   "like write:3,read:1 (weights 1..100, each op once, "
+					   "no empty one)",
 					   optarg);
 			break;
 		case O_SIZE:
@@ -456,6 +459,8 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 		return bad("--responder takes no SERVER (got %s)", argv[optind]);
 	if (check_end(o, given) != 0)
 		return -1;
+	if (given[O_ITERS - O_RESPONDER] && given[O_DURATION - O_RESPONDER])
+		return bad("%s", "--iters and --duration: give one (messages per QP, or seconds)");
 	if (o->responder && o->max_qps < o->clients)
 		return bad("--qps %u with --clients %u: each client needs a QP at least",
 			   o->max_qps, o->clients);
@@ -473,15 +478,19 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 		if (rk_plot_check(err, sizeof(err)) != 0)
 			return bad("--plot: %s", err);
 	}
+	/* both would be standard output, as in the stateless mode */
+	if (o->csv != NULL && strcmp(o->csv, "-") == 0 && o->json)
+		return bad("%s", "--csv - takes standard output: not with --json");
 	/* now, not after the run: a path that cannot be written loses the series */
-	for (int i = 0; i < 2; i++) {
-		const char *path = i == 0 ? o->csv : o->plot;
+	for (int i = 0; i < 3; i++) {
+		static const char *const name[] = { "csv", "plot", "record" };
+		const char *path = i == 0 ? o->csv : i == 1 ? o->plot : o->record;
 		FILE *t;
 
-		if (path == NULL)
+		if (path == NULL || (i == 0 && strcmp(path, "-") == 0))
 			continue;
 		if ((t = fopen(path, "w")) == NULL)
-			return bad("--%s %s: %s", i == 0 ? "csv" : "plot", path, strerror(errno));
+			return bad("--%s %s: %s", name[i], path, strerror(errno));
 		fclose(t);
 	}
 	if ((o->cfg.ops & (RK_GEN_OP_ATOMIC | RK_GEN_OP_CMP_SWAP)) && o->cfg.size_max < 8)
@@ -491,6 +500,12 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 	if (o->duration_s > 0)
 		o->iters = 0;
 	return 0;
+}
+
+bool
+rk_sf_csv_stdout(const struct rk_sf_opts *o)
+{
+	return o->csv != NULL && strcmp(o->csv, "-") == 0;
 }
 
 /* Whether argv asks for the stateful mode (before getopt sees rk-gen's other options). */

@@ -263,7 +263,7 @@ line(struct rk_sf_run *r, uint64_t now, uint64_t *last_ns, uint64_t *last_msgs,
 
 /* Traffic until done (client) or the client's end message (responder). */
 static int
-traffic(struct rk_sf_run *r)
+traffic_loop(struct rk_sf_run *r)
 {
 	const struct rk_sf_opts *o = r->o;
 	uint64_t now = rk_io_dpdk_now_ns(), last_ns = now, last_msgs = 0, last_bytes = 0;
@@ -319,11 +319,20 @@ traffic(struct rk_sf_run *r)
 			return rk_sf_fail("interrupted");
 		rk_io_dpdk_idle(r->io, ev);
 	}
+	return 0;
+}
+
+/* traffic_loop(), its end time set on every exit: a failed run's rates are real too */
+static int
+traffic(struct rk_sf_run *r)
+{
+	int rc = traffic_loop(r);
+
 	r->t_end_ns = rk_io_dpdk_now_ns();
 	/* the last interval, as far as it went */
-	if (o->interval_ns && r->t_end_ns > r->series.last_ns)
+	if (r->o->interval_ns && r->t_end_ns > r->series.last_ns)
 		rk_sf_series_row(r, r->t_end_ns);
-	return 0;
+	return rc;
 }
 
 static void
@@ -481,7 +490,7 @@ rk_sf_session(struct rk_sf_run *r)
 	secs = r->t_end_ns > r->t0_ns ? (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0;
 	if (o->json)
 		rk_sf_print_json(rk_sf_report_obj(r, secs, rc));
-	else
+	else if (!rk_sf_csv_stdout(o))
 		rk_sf_report_text(r, secs, rc);
 	fflush(stdout);
 	if (o->interval_ns && rk_sf_series_write(r) != 0 && rc == 0)

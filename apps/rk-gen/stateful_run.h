@@ -41,7 +41,7 @@ struct rk_sf_opts {
 	const char *record;             /**< pcapng of the port's frames (headers), or NULL */
 	bool dcqcn;                     /**< DCQCN on every QP: ECT(0), CNPs, the RP */
 	uint64_t interval_ns;           /**< the series' interval; 0: no series */
-	const char *csv, *plot;         /**< the series as CSV, as a PNG; NULL: not */
+	const char *csv, *plot;         /**< the series as CSV ("-": stdout), as a PNG; NULL: not */
 	struct rk_dcqcn_params dcqcn_p;
 };
 
@@ -156,6 +156,9 @@ int rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv);
 
 /** Whether @p name ("--ip-count") is an option of the stateful mode only. */
 bool rk_sf_only_option(const char *name);
+
+/** Whether --csv is "-": the series takes stdout, the text report is left out. */
+bool rk_sf_csv_stdout(const struct rk_sf_opts *o);
 
 /** The stateful options' lines of the usage, for either mode's --help. */
 void rk_sf_usage_options(FILE *f);

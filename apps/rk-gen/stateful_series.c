@@ -124,14 +124,15 @@ static int
 write_csv(const struct rk_sf_run *r, void (*fn)(const struct rk_sf_run *, FILE *))
 {
 	const char *path = r->o->csv;
-	FILE *f = fopen(path, "w");
+	bool out = strcmp(path, "-") == 0;
+	FILE *f = out ? stdout : fopen(path, "w");
 
 	if (f == NULL) {
 		fprintf(stderr, "rk-gen: --csv %s: %s\n", path, strerror(errno));
 		return -1;
 	}
 	fn(r, f);
-	if (fclose(f) != 0) {
+	if (out ? fflush(f) != 0 : fclose(f) != 0) {
 		fprintf(stderr, "rk-gen: --csv %s: %s\n", path, strerror(errno));
 		return -1;
 	}

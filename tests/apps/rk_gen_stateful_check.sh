@@ -22,9 +22,14 @@
 #  8. --ip-count: one client port plays 4 hosts; recorded, rk-inspect
 #     finds each QP's frames from its own address and the responder's
 #     answers to it, the responder's report names the 4; bad values exit 2.
+#  8b. a responder killed mid-run: the client exits 1, its report gives
+#     the seconds it ran (not 0).
+#  8c. --csv -: the series on stdout.
 #  9. the command line: an option without its value, an option of the
-#     stateless mode or of the other end, --qps below --clients, a --csv or --plot path that cannot
-#     be written: one line each, exit 2, before any port; a responder
+#     stateless mode or of the other end, --qps below --clients, a --csv,
+#     --plot or --record path that cannot be written, an empty --op element,
+#     --iters with --duration, --csv - with --json: one line each, exit 2,
+#     before any port; a responder
 #     interrupted while it waits for a client says "interrupted", exit 1.
 # usage: rk_gen_stateful_check.sh RK_GEN RK_INSPECT
 set -u
@@ -318,6 +323,80 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
+# 8b. the responder gone mid-run (killed): the client fails, and its
+#    report still gives the time it ran and its goodput, not 0 s
+# shellcheck disable=SC2086
+# (not under timeout(1): its KILL would leave rk-gen running)
+"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksg$$ \
+	--vdev=net_memif0,role=server,socket=$tmp/gone.sock,bsize=9216 -- \
+	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >/dev/null 2>"$tmp/gone.r.err" &
+rpid=$!
+for _ in $(seq 300); do
+	grep -qF "@$tmp/gone.sock" /proc/net/unix && break
+	kill -0 "$rpid" 2>/dev/null || break
+	sleep 0.1
+done
+# shellcheck disable=SC2086
+timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
+	--vdev=net_memif0,role=client,socket=$tmp/gone.sock,bsize=9216 -- \
+	--stateful 4 --duration 60 --timeout 1 --port net_memif0 --ip 198.18.0.1 \
+	--oob-port $OOB --json 127.0.0.1 >"$tmp/gone.c.json" 2>"$tmp/gone.c.err" &
+cpid=$!
+for _ in $(seq 300); do
+	grep -q "RC QPs connected" "$tmp/gone.c.err" && break
+	kill -0 "$cpid" 2>/dev/null || break
+	sleep 0.1
+done
+sleep 1
+kill -KILL "$rpid" 2>/dev/null
+wait "$rpid"
+rpid=""
+wait "$cpid"
+crc=$?
+OOB=$((OOB + 1))
+got=$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1]))
+bad = []
+if c["ok"]:
+    bad.append("ok")
+if not c["seconds"] >= 1:
+    bad.append("seconds %s" % c["seconds"])
+if c["messages"] > 0 and not c["goodput_gbps"] > 0:
+    bad.append("goodput %s" % c["goodput_gbps"])
+print("ok" if not bad else "; ".join(bad))' "$tmp/gone.c.json" 2>&1)
+[ $crc = 1 ] && [ "$got" = ok ] &&
+	ok "responder gone: client exit 1, its report the time it ran ($(tail -1 "$tmp/gone.c.err"))" ||
+	ko "responder gone: client exit $crc, $got, $(tail -2 "$tmp/gone.c.err")"
+
+# 8c. --csv -: the series on stdout (as the stateless mode's), no file "-"
+# shellcheck disable=SC2086
+"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksg$$ \
+	--vdev=net_memif0,role=server,socket=$tmp/out.sock,bsize=9216 -- \
+	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >/dev/null 2>"$tmp/out.r.err" &
+rpid=$!
+for _ in $(seq 300); do
+	grep -qF "@$tmp/out.sock" /proc/net/unix && break
+	kill -0 "$rpid" 2>/dev/null || break
+	sleep 0.1
+done
+gen_abs=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
+# shellcheck disable=SC2086
+(cd "$tmp" && timeout -k 5 200 "$gen_abs" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
+	--vdev=net_memif0,role=client,socket=$tmp/out.sock,bsize=9216 -- \
+	--stateful 4 --duration 0.3 --interval 0.1 --csv - --port net_memif0 --ip 198.18.0.1 \
+	--oob-port $OOB 127.0.0.1 >"$tmp/out.csv" 2>"$tmp/out.c.err")
+crc=$?
+wait "$rpid"
+rrc=$?
+rpid=""
+OOB=$((OOB + 1))
+[ $crc = 0 ] && [ $rrc = 0 ] && [ ! -e "$tmp/-" ] &&
+	head -1 "$tmp/out.csv" | grep -q "^time,messages_per_s,gbit_s," &&
+	[ "$(grep -c '^[0-9]' "$tmp/out.csv")" -ge 3 ] &&
+	ok "--csv -: the series on stdout, $(grep -c '^[0-9]' "$tmp/out.csv") rows, no file '-'" ||
+	ko "--csv -: client $crc, responder $rrc, $(ls "$tmp"), $(head -3 "$tmp/out.csv") $(tail -2 "$tmp/out.c.err")"
+
 # 9. the command line. An option without its value: getopt's line would
 #    name the program's path; this is one line of rk-gen's own.
 for bad in "--responder --qps" "--stateful 1 --size" "--stateful 2 --ip 198.18.0.1 --op"; do
@@ -370,6 +449,24 @@ for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
 	fi
 	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
 		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
+done
+# --record's file too (exit 2 at the start, not 1 from the recorder)
+"$gen" --no-pci -- --stateful 1 --record "$tmp/none/r.pcapng" --port x --ip 198.18.0.1 127.0.0.1 \
+	>/dev/null 2>"$tmp/bad.err"
+rc=$?
+[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --record $tmp/none/r\.pcapng: No such file or directory$" &&
+	ok "--record (no such directory): exit 2 at the start" || ko "--record: exit $rc, '$(cat "$tmp/bad.err")'"
+# an empty element of --op (strtok would skip it), --iters with
+# --duration (one ends the run), --csv - with --json (both stdout)
+for bad in "--op write,:--op write,:" "--op ,read:--op ,read:" "--op write,,read:--op write,,read:" \
+	"--iters 5 --duration 1:--iters and --duration" "--csv - --json:--csv - takes standard output"; do
+	args=${bad%%:*}
+	want=${bad#*:}
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- --stateful 1 $args --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -qF "rk-gen: $want" &&
+		ok "$args: exit 2, $(head -1 "$tmp/bad.err")" || ko "$args: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 # a responder waiting for its client, SIGINT: "interrupted" as rk-perf
 # says it, exit 1 (not "Interrupted system call")
