@@ -165,7 +165,7 @@ every_tool() {
 	client "$1ib_write_bw" "write_bw, 16384 bytes, $N iterations, result: ok \([0-9]+ WRITE packets placed\)" \
 		ib_write_bw -s 16384 -n $N
 	# Every packet of every WRITE placed: 16 KiB over the path MTU each.
-	pmtu=$(sed -n "s/^responder: client $k (.*path MTU \([0-9]*\)$/\1/p" "$out")
+	pmtu=$(sed -n "s/^responder: client $k (.*path MTU \([0-9][0-9]*\).*/\1/p" "$out")
 	placed=$(sed -n "s/^responder: client $k (.*result: ok (\([0-9]*\) WRITE packets placed)$/\1/p" "$out")
 	if [ -n "$pmtu" ] && [ "${placed:-0}" = $((N * 16384 / pmtu)) ]; then
 		ok "$1ib_write_bw: $placed WRITE packets at path MTU $pmtu, none missing"
