@@ -48,6 +48,16 @@ NCPU=$(nproc)
 CORE_R=$((NCPU > 1 ? 1 : 0))
 OOB=$((20000 + $$ % 20000))
 
+# listening NAME: wait until the responder $rpid's memif socket (abstract:
+# memif's default) listens, so its client finds it; a loaded machine starts slowly
+listening() {
+	for _ in $(seq 300); do
+		grep -qF "@$tmp/$1.sock" /proc/net/unix && return
+		kill -0 "$rpid" 2>/dev/null || return
+		sleep 0.1
+	done
+}
+
 # run NAME "client options" "responder options": JSON in $tmp/NAME.{c,r}.json
 run() {
 	name=$1
@@ -58,13 +68,7 @@ run() {
 		--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB --json ${3:-} \
 		>"$tmp/$name.r.json" 2>"$tmp/$name.r.err" &
 	rpid=$!
-	# the client connects once the server's socket (abstract: memif's
-	# default) is listening; a loaded machine starts slowly
-	for _ in $(seq 300); do
-		grep -qF "@$tmp/$name.sock" /proc/net/unix && break
-		kill -0 "$rpid" 2>/dev/null || break
-		sleep 0.1
-	done
+	listening "$name"
 	# shellcheck disable=SC2086
 	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksc$$ \
 		--vdev=net_memif0,role=client,socket=$tmp/$name.sock,bsize=9216 -- \
@@ -331,11 +335,7 @@ done
 	--vdev=net_memif0,role=server,socket=$tmp/gone.sock,bsize=9216 -- \
 	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >/dev/null 2>"$tmp/gone.r.err" &
 rpid=$!
-for _ in $(seq 300); do
-	grep -qF "@$tmp/gone.sock" /proc/net/unix && break
-	kill -0 "$rpid" 2>/dev/null || break
-	sleep 0.1
-done
+listening gone
 # shellcheck disable=SC2086
 timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
 	--vdev=net_memif0,role=client,socket=$tmp/gone.sock,bsize=9216 -- \
@@ -375,11 +375,7 @@ print("ok" if not bad else "; ".join(bad))' "$tmp/gone.c.json" 2>&1)
 	--vdev=net_memif0,role=server,socket=$tmp/out.sock,bsize=9216 -- \
 	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >/dev/null 2>"$tmp/out.r.err" &
 rpid=$!
-for _ in $(seq 300); do
-	grep -qF "@$tmp/out.sock" /proc/net/unix && break
-	kill -0 "$rpid" 2>/dev/null || break
-	sleep 0.1
-done
+listening out
 gen_abs=$(cd "$(dirname "$gen")" && pwd)/$(basename "$gen")
 # shellcheck disable=SC2086
 (cd "$tmp" && timeout -k 5 200 "$gen_abs" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
