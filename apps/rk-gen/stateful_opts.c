@@ -283,6 +283,11 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 			o->responder = true;
 			break;
 		case O_STATEFUL:
+			/* "--stateful --help": help wanted, not a QP count */
+			if (strcmp(optarg, "--help") == 0 || strcmp(optarg, "-h") == 0) {
+				usage(stdout);
+				return 1;
+			}
 			if (parse_u64(optarg, 1, RK_SF_MAX_QPS, &v) != 0)
 				return bad("--stateful %s: QPs are 1..%u", optarg, RK_SF_MAX_QPS);
 			o->cfg.count = (uint32_t)v;

@@ -403,6 +403,14 @@ for bad in "--responder --qps" "--stateful 1 --size" "--stateful 2 --ip 198.18.0
 	[ $rc = 2 ] && [ "$(cat "$tmp/bad.err")" = "$want" ] &&
 		ok "$bad (no value): exit 2, $want" || ko "$bad (no value): exit $rc, '$(cat "$tmp/bad.err")'"
 done
+# "--stateful --help" (no count yet): the stateful help, exit 0
+for h in "--stateful --help" "--stateful -h"; do
+	# shellcheck disable=SC2086
+	"$gen" --no-pci -- $h >"$tmp/help.out" 2>"$tmp/help.err"
+	rc=$?
+	[ $rc = 0 ] && grep -q "^usage: rk-gen .*--responder" "$tmp/help.out" && [ ! -s "$tmp/help.err" ] &&
+		ok "$h: the stateful help, exit 0" || ko "$h: exit $rc, '$(head -1 "$tmp/help.err")'"
+done
 # an option of the stateless mode only: named as such
 for bad in "--responder --rate 5" "--stateful 1 --pcap x.pcap"; do
 	# shellcheck disable=SC2086
