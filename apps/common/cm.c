@@ -76,17 +76,13 @@ static void
 reject_unknown_service(struct rk_app_cm_port *p, const struct rk_cm_msg *req,
 		       const uint8_t src_ip[4], uint64_t now_ns, uint32_t comm_id)
 {
-	struct rk_app_cm_conn tmp = { .conn = { 0 } };
-	uint8_t out[RK_MAD_LEN];
+	uint8_t out[RK_MAD_LEN], mac[6];
 
-	memcpy(tmp.peer_ip, src_ip, 4);
-	if (rk_cm_listen_req(&tmp.conn, req, comm_id, now_ns) < 0 &&
-	    tmp.conn.state == RK_CM_IDLE)
+	if (rk_cm_reject_req(req, RK_CM_REJ_INVALID_SERVICE_ID, comm_id, now_ns, out) <= 0)
 		return;         /* not even a REQ we can answer */
 	p->rej_service++;
-	if (p->resolve(p->ctx, tmp.peer_ip, tmp.peer_mac) == 0 &&
-	    rk_cm_reject(&tmp.conn, RK_CM_REJ_INVALID_SERVICE_ID, out) > 0)
-		p->send(p->ctx, tmp.peer_mac, tmp.peer_ip, out);
+	if (p->resolve(p->ctx, src_ip, mac) == 0)
+		p->send(p->ctx, mac, src_ip, out);
 }
 
 int

@@ -369,6 +369,16 @@ int rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t no
 int rk_cm_reject(struct rk_cm_conn *c, uint16_t reason, uint8_t out[RK_MAD_LEN]);
 
 /**
+ * Passive side: reject a REQ that no connection takes (a ServiceID nobody
+ * listens on, IBTA Vol1 12.6.7 reason 8; no room), from a connection of
+ * its own that ends there. @p comm_id is the REJ's Local Comm ID.
+ * @return RK_CM_SEND (REJ in @p out); 0 when @p req is not a REQ one can
+ *         answer at all (nothing to send); -EINVAL for a NULL argument.
+ */
+int rk_cm_reject_req(const struct rk_cm_msg *req, uint16_t reason, uint32_t comm_id,
+		     uint64_t now_ns, uint8_t out[RK_MAD_LEN]);
+
+/**
  * Feed a decoded MAD that matched @p c. May ask to send (RTU after REP,
  * DREP after DREQ, a resent reply after a duplicate) and report events.
  * @return enum rk_cm_action bits (0: nothing), -EINVAL.

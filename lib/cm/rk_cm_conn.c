@@ -243,6 +243,20 @@ rk_cm_reject(struct rk_cm_conn *c, uint16_t reason, uint8_t out[RK_MAD_LEN])
 	return RK_CM_SEND;
 }
 
+int
+rk_cm_reject_req(const struct rk_cm_msg *req, uint16_t reason, uint32_t comm_id,
+		 uint64_t now_ns, uint8_t out[RK_MAD_LEN])
+{
+	struct rk_cm_conn tmp = { .state = RK_CM_IDLE };
+
+	if (req == NULL || out == NULL)
+		return -EINVAL;
+	/* a REQ listen_req refuses (not RC, bad header) still leaves REQ_RCVD to answer */
+	if (rk_cm_listen_req(&tmp, req, comm_id, now_ns) < 0 && tmp.state == RK_CM_IDLE)
+		return 0;
+	return rk_cm_reject(&tmp, reason, out) > 0 ? RK_CM_SEND : 0;
+}
+
 static int
 resend_reply(struct rk_cm_conn *c, uint8_t *out)
 {

@@ -5,19 +5,6 @@
 #include <errno.h>
 #include <string.h>
 
-/* A REQ no connection takes: REJ @p reason, from a connection of its own. */
-static int
-reject_req(struct rk_conform_self_cm *cm, const struct rk_cm_msg *req, uint16_t reason,
-	   uint64_t now_ns, uint8_t out[RK_MAD_LEN])
-{
-	struct rk_cm_conn tmp = { .state = RK_CM_IDLE };
-
-	if (rk_cm_listen_req(&tmp, req, cm->next_comm_id++, now_ns) < 0 &&
-	    tmp.state == RK_CM_IDLE)
-		return 0;
-	return rk_cm_reject(&tmp, reason, out) > 0 ? RK_CM_SEND : 0;
-}
-
 int
 rk_conform_self_cm_rx(struct rk_conform_self_cm *cm, const uint8_t *mad, uint32_t len,
 		      uint64_t now_ns, uint8_t out[RK_MAD_LEN])
@@ -34,7 +21,8 @@ rk_conform_self_cm_rx(struct rk_conform_self_cm *cm, const uint8_t *mad, uint32_
 	if (m.hdr.attr_id != RK_CM_REQ)
 		return 0;
 	if (m.req.service_id != cm->service_id)
-		return reject_req(cm, &m, RK_CM_REJ_INVALID_SERVICE_ID, now_ns, out);
+		return rk_cm_reject_req(&m, RK_CM_REJ_INVALID_SERVICE_ID, cm->next_comm_id++,
+					now_ns, out);
 	if (cm->conn.state != RK_CM_IDLE)
 		return 0;       /* one connection per case */
 	if (rk_cm_listen_req(&cm->conn, &m, cm->next_comm_id++, now_ns) < 0)

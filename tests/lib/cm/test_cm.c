@@ -398,6 +398,21 @@ test_reject_and_timeout(void **state)
 	assert_int_equal(a.state, RK_CM_CLOSED);
 	assert_string_equal(rk_cm_rej_reason_name(a.rej_reason), "consumer reject");
 
+	/* A REQ no connection takes: its REJ from a connection of its own. */
+	memset(&a, 0, sizeof(a));
+	assert_int_equal(rk_cm_connect(&a, &pa, 1, &ip, 5, 6, 0, out), RK_CM_SEND);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+	assert_int_equal(rk_cm_reject_req(&m, RK_CM_REJ_INVALID_SERVICE_ID, 77, 0, out),
+			 RK_CM_SEND);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+	assert_int_equal(m.hdr.attr_id, RK_CM_REJ);
+	assert_int_equal(m.rej.reason, RK_CM_REJ_INVALID_SERVICE_ID);
+	assert_int_equal(m.rej.local_comm_id, 77);
+	assert_int_equal(m.rej.message_rejected, 0);     /* the REQ */
+	assert_true(rk_cm_conn_match(&a, &m));
+	assert_int_equal(rk_cm_rx(&a, &m, 1, out), RK_CM_EV_REJECTED);
+	assert_int_equal(rk_cm_reject_req(NULL, 8, 1, 0, out), -EINVAL);
+
 	/* Nobody answers: 15 resends, then a timeout; an MRA buys time first. */
 	memset(&a, 0, sizeof(a));
 	assert_int_equal(rk_cm_connect(&a, &pa, 1, &ip, 5, 6, 0, out), RK_CM_SEND);
