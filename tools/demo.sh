@@ -15,7 +15,7 @@ bash tools/setup-debian.sh --no-lab
 if [ ! -f "$ROOT/release/build.ninja" ]; then
 	meson setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false >/dev/null
 fi
-echo "demo: building (a few minutes on a fresh clone)"
+echo "demo: building (about two minutes on a fresh clone)"
 ninja -C "$ROOT/release" >/dev/null
 # The man pages and bash completion (under /usr/local): man rk-inspect.
 meson install -C "$ROOT/release" --tags man --no-rebuild --quiet >/dev/null
