@@ -118,7 +118,7 @@ if [ -n "$pcapdir" ]; then
 				check "$f" 1 "lines summary json" "$pcapdir/golden"
 			done
 		else
-			echo "skip public captures: $pubdir not found"
+			echo "SKIP public captures: $pubdir not found (see pcaps/README.md)"
 			skip=$((skip + 1))
 		fi
 	fi
