@@ -87,7 +87,7 @@ fi
 
 # Totals from meson's machine-readable logs (one entry per test).
 python3 - "$ROOT" "$fuzz_pass" "$fuzz_fail" "${broken[@]}" <<'PY'
-import json, sys, os
+import json, os, re, sys
 root, fp, ff = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 broken = sys.argv[4:]
 p = f = s = 0
@@ -104,7 +104,7 @@ for b in ("release", "san"):
             p += 1
             # a part it could not run here (a tool missing) is named too
             for x in (t.get("stdout") or "").splitlines():
-                if x.startswith("SKIP"):
+                if re.match(r"(SKIP|skip)[ :]", x):
                     partly.append(f"{b}: {t.get('name')}: {x.strip()}")
         elif r == "SKIP":
             s += 1

@@ -959,7 +959,7 @@ errors)
 			bad "send_lat with a slow client: client exit $rc, server exit $rs: $(grep -h 'rk-perf' "$tmp/kslow.cli" "$tmp/kslow.srv" | tail -2)"
 		fi
 	else
-		echo "skip send_lat with a slow client: no strace (tools/setup-debian.sh installs it)"
+		echo "SKIP send_lat with a slow client: no strace (tools/setup-debian.sh installs it)"
 	fi
 	# Server with no client: accept times out.
 	expect "no client" 1 20 "$perf" $EAL -l 0 --vdev=net_ring0 -- write_bw \

@@ -83,7 +83,7 @@ check() {
 				echo "FAIL $name $mode: no $want (run with --update)"
 				fail=$((fail + 1))
 			else
-				echo "skip $name $mode: no golden file"
+				echo "SKIP $name $mode: no golden file"
 				skip=$((skip + 1))
 			fi
 			continue

@@ -132,7 +132,7 @@ def main():
             if os.path.isdir(d):
                 caps += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".pcap"))
             else:
-                print(f"skip {d}: not found")
+                print(f"SKIP {d}: not found")
         else:
             caps.append(a)
     rng = random.Random(seed)

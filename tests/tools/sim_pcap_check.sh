@@ -30,7 +30,7 @@ run() { # name, rk-sim options...
 		return
 	fi
 	if ! command -v tshark >/dev/null; then
-		echo "skip $name tshark: not installed"
+		echo "SKIP $name tshark: not installed"
 		skip=$((skip + 1))
 	else
 		# Wireshark's heuristics guess at SEND payloads (random bytes

@@ -266,7 +266,7 @@ def main():
                 if os.path.isdir(d):
                     caps += sorted(glob.glob(os.path.join(d, "*.pcap")))
                 else:
-                    print(f"skip {d}: not found")
+                    print(f"SKIP {d}: not found")
             else:
                 caps.append(a)
         ok = bool(caps)
