@@ -474,41 +474,14 @@ fi
 if run trace write_bw "--dcqcn=paper --dcqcn-param rpg_max_rate=200 --rx-ecn-ce 0.8:3000" \
 	-D 2 -s 1024 -m 1024 --dcqcn=paper --dcqcn-param rpg_max_rate=200 --dcqcn-trace "$tmp/rp.csv"
 then
-	got=$(python3 - "$tmp/trace.srv" "$tmp/rp.csv" <<'PY' 2>&1
-import csv, re, sys
-m = re.search(r"--rx-ecn-ce: (\d+) of (\d+) frames received marked CE \(the first ones\)",
-              open(sys.argv[1]).read())
-rows = list(csv.DictReader(open(sys.argv[2])))
-t = [float(r["time_s"]) for r in rows]
-rc = [float(r["rc_mbps"]) for r in rows]
-tx = [int(r["tx_frames"]) for r in rows]
-cnp = [i for i, r in enumerate(rows) if r["event"] == "cnp"]
-ok_marks = m is not None and int(m.group(2)) == 3000 and 2250 <= int(m.group(1)) <= 2550
-slowed = bool(cnp) and min(rc) < 100
-recovered = bool(cnp) and t[-1] > t[cnp[-1]] and rc[-1] >= 180
-# 1098-byte frames: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 1024, ICRC 4
-# R_C holds from one row to the next: its mean over a window, by time.
-worst, low, i = 0.0, 0, 0
-while i < len(rows) - 1:
-    j = i + 1
-    while j < len(rows) and t[j] - t[i] < 0.005:
-        j += 1
-    if j == len(rows):
-        break
-    allowed = sum(rc[k] * (t[k + 1] - t[k]) for k in range(i, j)) / (t[j] - t[i])
-    achieved = (tx[j] - tx[i]) * 1098 * 8 / (t[j] - t[i]) / 1e6
-    worst = max(worst, achieved / allowed)
-    low += allowed < 150
-    i = j
-print(ok_marks, slowed, recovered, worst <= 1.2 and low > 0,
-      "rows=%d cnps=%d min_rc=%.1f last_rc=%.1f worst=%.2f low_windows=%d"
-      % (len(rows), len(cnp), min(rc) if rc else -1, rc[-1] if rc else -1, worst, low))
-PY
-)
-	case $got in
-	"True True True True "*) ok "--dcqcn-trace: R_C cut on CE marks and recovered, pacing held (${got#True True True True })" ;;
-	*) ko "--dcqcn-trace: $got; server: $(grep -e --rx-ecn-ce "$tmp/trace.srv")" ;;
-	esac
+	marks=$(sed -n 's/.*--rx-ecn-ce: \([0-9]*\) of 3000 frames received marked CE (the first ones).*/\1/p' "$tmp/trace.srv")
+	# 1098-byte frames: Ethernet 14, IPv4 20, UDP 8, BTH 12, RETH 16, 1024, ICRC 4
+	got=$(python3 "$(dirname "$0")/../helpers/dcqcn_trace_check.py" "$tmp/rp.csv" 1098 200 2>&1)
+	if [ "${marks:-0}" -ge 2250 ] && [ "${marks:-0}" -le 2550 ] && [ "${got#True True True True }" != "$got" ]; then
+		ok "--dcqcn-trace: R_C cut on CE marks and recovered, pacing held (${got#True True True True })"
+	else
+		ko "--dcqcn-trace: marks '$marks' $got; server: $(grep -e --rx-ecn-ce "$tmp/trace.srv")"
+	fi
 else
 	ko "--dcqcn-trace run: $(tail -2 "$tmp"/trace.err "$tmp"/trace.srv)"
 fi
