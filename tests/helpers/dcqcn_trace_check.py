@@ -10,9 +10,9 @@ Prints four words and the figures:
   slowed     a CNP row, and R_C below half of MAX_MBPS
   recovered  a row after the last CNP, R_C back within 10 % of MAX_MBPS
   paced      over every WINDOW_S (default 5 ms) between rows the frames
-             sent stayed within
-             20 % of the mean R_C allowed (the pacer's slack; a window
-             should hold 20 frames or more), and some of those windows were a quarter or more under MAX_MBPS: the
+             sent stayed within 20 % of the mean R_C allowed (the pacer's
+             slack; a window should hold 20 frames or more), and some of
+             those windows were a quarter or more under MAX_MBPS: the
              sender slowed as its trace says
   rows       at least one row
 each True or False.
