@@ -334,7 +334,7 @@ main(int argc, char **argv)
 		static char rid[96];
 
 		/* A recording that cannot be read is bad input (2), not a verdict. */
-		if (rk_cf_replay(o.replay, &env, &rcase, rid, &out[0]) != 0) {
+		if (rk_cf_replay(o.replay, o.replay_qp, &env, &rcase, rid, &out[0]) != 0) {
 			rc = 2;
 			goto done;
 		}

@@ -49,6 +49,8 @@ usage(FILE *f)
 		"  --replay FILE         instead of the catalog: replay the requester's side of the\n"
 		"                        RC conversation recorded in FILE (pcap or pcapng) against\n"
 		"                        the DUT and compare its answers with the recorded ones\n"
+		"  --replay-qp QPN       with --replay: the conversation whose requests go to\n"
+		"                        DestQP QPN (1..0xffffff; default: the first RC request's)\n"
 		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
 		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
 		"                        when one differs, 0 when all match\n"
@@ -176,6 +178,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		{ "pcap-dir", required_argument, NULL, 'p' },
 		{ "verdicts", required_argument, NULL, 'v' },
 		{ "replay", required_argument, NULL, 'R' },
+		{ "replay-qp", required_argument, NULL, 'Q' },
 		{ "expect", required_argument, NULL, 'e' },
 		{ "server", required_argument, NULL, 'S' },
 		{ "serve", required_argument, NULL, 's' },
@@ -235,6 +238,21 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		case 'p': o->pcap_dir = optarg; break;
 		case 'v': o->verdicts = optarg; break;
 		case 'R': o->replay = optarg; break;
+		case 'Q': {
+			char *qend;
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &qend, 0);
+			if (*optarg == 0 || *optarg == '-' || *qend != 0 || errno != 0 || v == 0 ||
+			    v > 0xffffff) {
+				fprintf(stderr, "rk-conform: --replay-qp %s: not a QPN in 1..0xffffff\n",
+					optarg);
+				return 2;
+			}
+			o->replay_qp = (uint32_t)v;
+			break;
+		}
 		case 'e': o->expect = optarg; break;
 		case 'S': o->server = optarg; break;
 		case 'I': o->ip = optarg; break;
@@ -268,6 +286,10 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (check_live(o) != 0)
 		return 2;
+	if (o->replay_qp != 0 && o->replay == NULL) {
+		fprintf(stderr, "rk-conform: --replay-qp goes with --replay\n");
+		return 2;
+	}
 	if (o->replay != NULL && (o->cases != NULL || o->list)) {
 		fprintf(stderr, "rk-conform: --replay runs no catalog: no --cases or --list\n");
 		return 2;

@@ -91,11 +91,11 @@ nomem:
 }
 
 int
-rk_cf_replay(const char *path, const struct rk_conform_env *env, struct rk_conform_case *c,
-	     char id[96], struct rk_cf_outcome *out)
+rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *env,
+	     struct rk_conform_case *c, char id[96], struct rk_cf_outcome *out)
 {
 	struct recording r = { 0 };
-	struct rk_conform_replay_result res = { .on_diff = print_diff };
+	struct rk_conform_replay_result res = { .on_diff = print_diff, .dest_qp = dest_qp };
 	char *dup = strdup(path);
 	int rc;
 

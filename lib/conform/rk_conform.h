@@ -342,6 +342,11 @@ struct rk_conform_replay_result {
 	unsigned int diffs;             /**< differences (the replay stops at 16) */
 	unsigned int extra;             /**< live answers but ACKs past the recording's last */
 	uint32_t frames_tx, frames_rx;
+	/**
+	 * Input: the conversation to replay, by the DestQP of its requests
+	 * (24 bits); 0 (QP0 carries no RC): the first RC request's.
+	 */
+	uint32_t dest_qp;
 	/** Optional: each difference as a line ("frame 12: recorded ACK ..., live ..."). */
 	void (*on_diff)(void *ctx, const char *line);
 	void *diff_ctx;
@@ -350,7 +355,9 @@ struct rk_conform_replay_result {
 /**
  * Replay the requester's side of a recorded RC conversation against the
  * DUT of @p env: the requester is the source of the first RC request of
- * @p f, its peer's answers toward it are the recorded answers. The DUT
+ * @p f (of the first to res->dest_qp when that is set), its peer's
+ * answers toward the requester's QP are the recorded answers (that QP is
+ * learnt from the first answer whose PSN falls among the requests'). The DUT
  * gets a fresh QP (setup() with the receives, remote access and RC the
  * requests need); every request is sent in recorded order with its
  * DestQP, PSN (the recorded first PSN mapped to the DUT's expected one,
@@ -362,7 +369,8 @@ struct rk_conform_replay_result {
  * mapped PSN: the diff of two implementations answering the same
  * requests. Payload bytes are not compared.
  * @return 0 with @p res filled (n/a when the recording holds no RC
- *         request or the DUT cannot give such a QP), -EINVAL for NULL
+ *         request, none to res->dest_qp (the reason lists the DestQPs
+ *         it has), or the DUT cannot give such a QP), -EINVAL for NULL
  *         arguments, -ENOMEM.
  */
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,

@@ -67,15 +67,43 @@ diff(struct replay *rp, const char *fmt, ...)
 }
 
 /*
+ * Keep only the answers toward the requester's QP. A request names only
+ * the responder's QP, so the requester's is the DestQP of the first
+ * answer whose PSN lies among the requests' (@p psn_hi past the first):
+ * answers to the requester's other QPs (a perftest -R recording's
+ * RDMA-CM exchange beside its data QP) are left out.
+ */
+static void
+answers_to_requester(struct replay *rp, uint32_t psn_hi)
+{
+	uint32_t req_qp = 0;
+	bool found = false;
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < rp->n && !found; i++) {
+		if (!rp->s[i].request && psn_rel(rp->s[i].bth.psn, rp->psn0) <= psn_hi) {
+			req_qp = rp->s[i].bth.dest_qp;
+			found = true;
+		}
+	}
+	for (unsigned int i = 0; i < rp->n; i++)
+		if (rp->s[i].request || (found && rp->s[i].bth.dest_qp == req_qp))
+			rp->s[k++] = rp->s[i];
+	rp->n = k;
+}
+
+/*
  * The recorded conversation: RC requests from the requester (the source
- * of the first request) to its DestQP, and the answers toward it.
+ * of the first request, or of the first to res->dest_qp) to that DestQP,
+ * and the answers toward the requester's QP.
  */
 static int
 load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, char *why,
      size_t wlen)
 {
 	uint8_t req_ip[16] = { 0 };
-	uint32_t dqp = 0;
+	uint32_t dqp = rp->res->dest_qp, psn_hi = 0, seen[8];
+	unsigned int nseen = 0;
 	bool have = false;
 
 	rp->s = calloc(n ? n : 1, sizeof(*rp->s));
@@ -104,6 +132,14 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 			continue;
 		if (oi->flags & RK_OPF_REQ) {
 			if (!have) {
+				unsigned int k = 0;
+
+				while (k < nseen && seen[k] != st->bth.dest_qp)
+					k++;
+				if (k == nseen && nseen < 8)
+					seen[nseen++] = st->bth.dest_qp;
+				if (dqp != 0 && st->bth.dest_qp != dqp)
+					continue;
 				memcpy(req_ip, src, 16);
 				dqp = st->bth.dest_qp;
 				rp->psn0 = st->bth.psn;
@@ -111,6 +147,8 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 			}
 			if (memcmp(src, req_ip, 16) != 0 || st->bth.dest_qp != dqp)
 				continue;
+			if (psn_rel(st->bth.psn, rp->psn0) > psn_hi)
+				psn_hi = psn_rel(st->bth.psn, rp->psn0);
 			st->request = true;
 			st->payload = f[i].data + p.payload_off;
 			st->len = p.payload_len;
@@ -123,10 +161,22 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		st->frame = i;
 		rp->n++;
 	}
+	if (!have && rp->res->dest_qp != 0) {
+		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x;"
+				  " its requests go to", rp->res->dest_qp);
+
+		for (unsigned int k = 0; k < nseen && at > 0 && (size_t)at < wlen; k++)
+			at += snprintf(why + at, wlen - (size_t)at, "%s 0x%06x", k ? "," : "",
+				       seen[k]);
+		if (nseen == 0 && at > 0 && (size_t)at < wlen)
+			snprintf(why + at, wlen - (size_t)at, " no QP");
+		return -ENOENT;
+	}
 	if (!have) {
 		snprintf(why, wlen, "the recording holds no RC request");
 		return -ENOENT;
 	}
+	answers_to_requester(rp, psn_hi);
 	return 0;
 }
 

@@ -10,6 +10,8 @@
    one of rxe's ACKs turned into a NAK (PSN sequence error; --pcap-dir
    holds the replay's frames), an ACK moved 256 PSNs ahead, a READ
    RESPONSE FIRST recorded as a LAST.
+   --replay-qp picks another conversation of a recording (the RDMA-CM
+   recording's data QP); a DestQP it lacks is n/a, naming those it has.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
 4. --verdicts then --expect of the same run: 0 differences; an edited
@@ -31,8 +33,10 @@ ALIKE = {  # recording: (requests, answers) rxe's requester sent and its peer ga
     "rxe_atomic_bw.pcap": (20, 20),
     "rxe_rc_pingpong.pcap": (28, 13),
     "rxe_write_bw_ipv6.pcap": (40, 10),
-    "rxe_write_bw_rdmacm.pcap": (16, 36),   # the first QP: perftest -R's exchange
+    "rxe_write_bw_rdmacm.pcap": (16, 16),   # the first QP: perftest -R's exchange
 }
+# --replay-qp: the same recording's data QP (its answers, not the exchange's)
+CHOSEN = {"rxe_write_bw_rdmacm.pcap": ("0x1b", 320, 20)}
 
 
 def run(exe, args, want):
@@ -83,6 +87,26 @@ def main():
                     c[0]["frames_tx"] != nreq:
                 sys.exit(f"FAIL: {name}: JSON {c}")
             print(f"ok   {name}: {nreq} requests, {nans} answers alike")
+        for name, (qp, nreq, nans) in CHOSEN.items():
+            path = os.path.join(pcaps, "roce", name)
+            p = run(exe, ["--replay", path, "--replay-qp", qp], 0)
+            if f"replayed {nreq} requests of " not in p.stdout or \
+                    f"{nans} of {nans} recorded answers alike, 0 differences" not in p.stdout:
+                sys.exit(f"FAIL: {name} --replay-qp {qp}: wanted {nreq} requests, {nans} "
+                         f"answers alike:\n{p.stdout}")
+            p = run(exe, ["--replay", path, "--replay-qp", "0x55"], 0)
+            if "n/a" not in p.stdout or "no RC request to DestQP 0x000055; its requests go " \
+                    "to 0x00001a, 0x00001b" not in p.stdout:
+                sys.exit(f"FAIL: {name} --replay-qp 0x55: {p.stdout}")
+            for bad in ("0", "0x1000000", "-1", "x"):
+                p = run(exe, ["--replay", path, "--replay-qp", bad], 2)
+                if "--replay-qp" not in p.stderr or p.stdout:
+                    sys.exit(f"FAIL: --replay-qp {bad}: {p.stderr!r}")
+            p = run(exe, ["--replay-qp", qp], 2)
+            if "--replay-qp goes with --replay" not in p.stderr:
+                sys.exit(f"FAIL: --replay-qp alone: {p.stderr!r}")
+            print(f"ok   {name} --replay-qp {qp}: {nreq} requests, {nans} answers alike; "
+                  "a QP not in it n/a with the ones that are; bad values refused")
 
         # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
         wr = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")
