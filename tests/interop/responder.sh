@@ -9,7 +9,8 @@
 # exchange (the lab's own namespace lets no traffic into its kernel
 # stack). The guest runs ib_write_bw,
 # ib_read_bw, ib_send_bw and ib_atomic_bw (-d rxe0 -x 1) against it, one
-# after another. Each client must exit 0 and the responder print its
+# after another; then, over the TCP exchange, ib_write_bw and ib_read_bw
+# at once, and ib_write_bw -q 4. Each client must exit 0 and the responder print its
 # line for it with its own checks (WRITE packets placed, READ region
 # unchanged, one per FETCH_AND_ADD, every SEND received with the same
 # length): perftest's bw tools check no data themselves.
@@ -182,11 +183,47 @@ every_tool() {
 		ib_atomic_bw -A CMP_AND_SWAP -n 50
 }
 
+# together: ib_write_bw and ib_read_bw started at once from the guest;
+# both exit 0, each gets its own result line, and the second connected
+# before the first was done (they were served side by side).
+together() {
+	local before rc1 rc2 lines w r
+	before=$(grep -c "^responder: client [0-9]* (" "$out")
+	pexec 120 1 "timeout 100 ib_write_bw -s 16384 -n $N -F -d rxe0 $TARGET" >"$tmp/tw.cli" 2>&1 &
+	local p1=$!
+	pexec 120 1 "timeout 100 ib_read_bw -s 16384 -n $N -F -d rxe0 $TARGET" >"$tmp/tr.cli" 2>&1 &
+	local p2=$!
+	wait "$p1"
+	rc1=$?
+	wait "$p2"
+	rc2=$?
+	sleep 1
+	lines=$(grep "^responder: client [0-9]* (" "$out" | tail -n +$((before + 1)))
+	w=$(grep -cE "write_bw, 16384 bytes, $N iterations, result: ok" <<<"$lines")
+	r=$(grep -cE "read_bw, 16384 bytes, $N iterations, result: ok \(region unchanged" <<<"$lines")
+	served=$((served + $(grep -c "result:" <<<"$lines")))
+	# connect, connect, result, result: the second connected while the first ran
+	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$w" = 1 ] && [ "$r" = 1 ] &&
+		[ "$(grep -v "result:" <<<"$lines" | head -2 | wc -l)" = 2 ] &&
+		[ "$(sed -n 2p <<<"$lines" | grep -c "result:")" = 0 ]; then
+		ok "ib_write_bw and ib_read_bw at once: both served side by side"
+	else
+		ko "two clients at once: exits $rc1 $rc2, responder: $(tr '\n' '|' <<<"$lines")"
+		tail -n 3 "$tmp/tw.cli" "$tmp/tr.cli"
+	fi
+}
+
 # perftest's TCP exchange to the kernel's address; the RoCE GID index 1.
 responder_up ""
 TARGET="-x 1 -p $TCP 198.18.0.101"
 served=0
 every_tool ""
+together
+client "ib_write_bw -q 4" "write_bw over 4 QPs, 16384 bytes, $((4 * N)) iterations, result: ok \([0-9]+ WRITE packets placed\)" \
+	ib_write_bw -s 16384 -n $N -q 4
+grep -qE "^responder: client $k \(.*, 4 QP\(s\)$" "$out" &&
+	ok "ib_write_bw -q 4: the responder made 4 QPs for it" ||
+	ko "ib_write_bw -q 4: $(grep "^responder: client $k (" "$out" | head -1)"
 responder_down "$served"
 # -R: RDMA-CM to the device's own address, the exchange over a CM-connected QP.
 responder_up rdma_cm
