@@ -10,6 +10,7 @@
 
 #include <cmdline.h>
 #include <cmdline_parse.h>
+#include <cmdline_parse_etheraddr.h>
 #include <cmdline_parse_ipaddr.h>
 #include <cmdline_parse_num.h>
 #include <cmdline_parse_string.h>
@@ -196,6 +197,43 @@ static cmdline_parse_inst_t cmd_set_ip = {
 		    (void *)&tok_si_addr, NULL },
 };
 
+/* ----------------------------------------- set eth-peer <port> <mac> */
+
+struct cmd_set_peer_result {
+	cmdline_fixed_string_t set, what;
+	uint16_t port;
+	struct rte_ether_addr mac;
+};
+TOK(tok_ep_set, cmd_set_peer_result, set, "set");
+TOK(tok_ep_what, cmd_set_peer_result, what, "eth-peer");
+static cmdline_parse_token_num_t tok_ep_port = TOKEN_NUM_INITIALIZER(struct cmd_set_peer_result, port, RTE_UINT16);
+static cmdline_parse_token_etheraddr_t tok_ep_mac = TOKEN_ETHERADDR_INITIALIZER(struct cmd_set_peer_result, mac);
+
+static void
+cmd_set_peer_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_set_peer_result *r = res;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	(void)cl;
+	(void)data;
+	if (!rk_tp_port_valid(r->port, stdout))
+		return;
+	memcpy(rk_tp.ports[r->port].eth_peer, r->mac.addr_bytes, 6);
+	rk_tp.ports[r->port].eth_peer_set = true;
+	rte_ether_format_addr(mac, sizeof(mac), &r->mac);
+	printf("Port %u: peer MAC %s\n", r->port, mac);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_set_peer = {
+	.f = cmd_set_peer_parsed,
+	.help_str = "set eth-peer <port_id> <mac>: the MAC the port's QPs send to a remote "
+		    "peer (\"qp connect ... perftest\"), as testpmd's",
+	.tokens = { (void *)&tok_ep_set, (void *)&tok_ep_what, (void *)&tok_ep_port,
+		    (void *)&tok_ep_mac, NULL },
+};
+
 /* ------------------------------------------- set vlan|mtu <port> <n> */
 
 struct cmd_set_num_result {
@@ -291,6 +329,6 @@ static cmdline_parse_inst_t cmd_pcap_stop = {
 };
 
 void *rk_tp_cmds_port[] = {
-	&cmd_port, &cmd_show_port, &cmd_show_counters, &cmd_set_ip, &cmd_set_num,
+	&cmd_port, &cmd_show_port, &cmd_show_counters, &cmd_set_ip, &cmd_set_peer, &cmd_set_num,
 	&cmd_pcap_start, &cmd_pcap_stop, NULL,
 };

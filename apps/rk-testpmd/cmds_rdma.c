@@ -10,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include <cmdline.h>
 #include <cmdline_parse.h>
 #include <cmdline_parse_string.h>
 
 #include "rdma.h"
+#include "rk_app_perftest.h"
 #include "responder.h"
 #include "testpmd.h"
 
@@ -76,7 +79,8 @@ mr_at(const char *s, const char *what, unsigned int *id, uint64_t *off)
 static void
 usage(const cmdline_parse_inst_t *inst)
 {
-	const char *h = inst->help_str, *colon = strchr(h, ':');
+	/* the help line's usage ends at ": " (a "host:port" inside it is no end) */
+	const char *h = inst->help_str, *colon = strstr(h, ": ");
 
 	printf("Usage: %.*s\n", colon != NULL ? (int)(colon - h) : (int)strlen(h), h);
 }
@@ -206,8 +210,48 @@ static cmdline_parse_inst_t cmd_show = {
 TOK(tok_qp, cmd_args_result, word1, "qp");
 TOK(tok_qp_create, cmd_args_result, word2, "create");
 TOK(tok_qp_connect, cmd_args_result, word2, "connect");
+TOK(tok_qp_disconnect, cmd_args_result, word2, "disconnect");
 
-static cmdline_parse_inst_t cmd_qp_create, cmd_qp_connect;
+static cmdline_parse_inst_t cmd_qp_create, cmd_qp_connect, cmd_qp_disconnect;
+
+/* A perftest step's wait: a server on a busy RNIC host answers well within it. */
+#define PT_TIMEOUT_S 10.0
+
+/* "<qp> perftest <host>[:<tcp-port>] <mr> write|read|atomic|send" */
+static void
+qp_connect_perftest(char **w, int n)
+{
+	static const char *const tools[] = { "write", "read", "atomic", "send" };
+	char host[256], *colon;
+	uint64_t qp, mr, port = RK_PT_TCP_PORT;
+	unsigned int t;
+
+	if (n != 5) {
+		usage(&cmd_qp_connect);
+		return;
+	}
+	snprintf(host, sizeof(host), "%s", w[2]);
+	colon = strrchr(host, ':');
+	if (colon != NULL) {
+		*colon = '\0';
+		if (!rk_tp_arg_num(colon + 1, 65535, "TCP port", &port) || port == 0) {
+			if (port == 0)
+				printf("Bad TCP port \"0\": 1..65535\n");
+			return;
+		}
+	}
+	for (t = 0; t < RTE_DIM(tools) && strcmp(w[4], tools[t]) != 0; t++)
+		;
+	if (t == RTE_DIM(tools)) {
+		printf("Bad perftest tool \"%s\": write, read, atomic or send (the server's "
+		       "ib_<tool>_bw)\n", w[4]);
+		return;
+	}
+	if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) &&
+	    rk_tp_arg_num(w[3], RK_TP_MAX_MRS - 1, "MR", &mr))
+		rk_tp_pt_connect(stdout, (unsigned int)qp, host, (uint16_t)port, (unsigned int)mr,
+				 (enum rk_tp_pt_tool)t, PT_TIMEOUT_S);
+}
 
 static void
 cmd_qp_create_parsed(void *res, struct cmdline *cl, void *data)
@@ -251,7 +295,9 @@ cmd_qp_connect_parsed(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
-	if (n != 2)
+	if (n >= 2 && strcmp(w[1], "perftest") == 0)
+		qp_connect_perftest(w, n);
+	else if (n != 2)
 		usage(&cmd_qp_connect);
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &a) && rk_tp_arg_num(w[1], RK_TP_MAX_QPS - 1, "QP", &b))
 		rk_tp_qp_connect(stdout, (unsigned int)a, (unsigned int)b);
@@ -260,9 +306,35 @@ cmd_qp_connect_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_qp_connect = {
 	.f = cmd_qp_connect_parsed,
-	.help_str = "qp connect <qp> <peer-qp>: <qp> to RTR and RTS toward another QP of this "
-		    "program (one direction: connect the peer back too)",
+	.help_str = "qp connect <qp> <peer-qp> | <qp> perftest <host>[:<tcp-port>] <mr> "
+		    "write|read|atomic|send: <qp> to RTR and RTS toward another QP of this program "
+		    "(one direction: connect the peer back too), or as the client of a remote "
+		    "perftest bw server (its region becomes a remote MR)",
 	.tokens = { (void *)&tok_qp, (void *)&tok_qp_connect, (void *)&tok_args, NULL },
+};
+
+static void
+cmd_qp_disconnect_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_args_result *r = res;
+	char *w[MAX_ARGS];
+	int n = split(r->args, w);
+	uint64_t qp;
+
+	(void)cl;
+	(void)data;
+	if (n != 1)
+		usage(&cmd_qp_disconnect);
+	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp))
+		rk_tp_pt_disconnect(stdout, (unsigned int)qp, PT_TIMEOUT_S);
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_qp_disconnect = {
+	.f = cmd_qp_disconnect_parsed,
+	.help_str = "qp disconnect <qp>: end the perftest exchange of a QP connected by "
+		    "\"qp connect <qp> perftest\" (barrier, report, \"done\"); the QP goes to ERR",
+	.tokens = { (void *)&tok_qp, (void *)&tok_qp_disconnect, (void *)&tok_args, NULL },
 };
 
 /* ------------------------------------ post write|read|send|recv|atomic */
@@ -415,6 +487,6 @@ static cmdline_parse_inst_t cmd_show_rdma = {
 };
 
 void *rk_tp_cmds_rdma[] = {
-	&cmd_mr_reg, &cmd_mr_data, &cmd_show, &cmd_qp_create, &cmd_qp_connect, &cmd_post,
+	&cmd_mr_reg, &cmd_mr_data, &cmd_show, &cmd_qp_create, &cmd_qp_connect, &cmd_qp_disconnect, &cmd_post,
 	&cmd_post_atomic, &cmd_poll_cq, &cmd_show_rdma, NULL,
 };

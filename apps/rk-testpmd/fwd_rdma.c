@@ -3,8 +3,9 @@
  * The rdma engine: every frame received on a port goes to the port's
  * verbs device (rdma_dev.c), which answers through the same port; the
  * device's timers (retransmission, ACK coalescing) run on every pass.
- * Frames of a port without a device are counted and freed, as are those
- * the device's QPs do not want (its counters: "show rdma <port>").
+ * ARP requests for a device's address are answered. Frames of a port
+ * without a device are counted and freed, as are those the device's QPs
+ * do not want (its counters: "show rdma <port>").
  */
 #include "rdma.h"
 #include "testpmd.h"
@@ -13,10 +14,22 @@ static void
 rdma_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST];
-	uint16_t n = rk_tp_rx(fs, m);
+	uint16_t n = rk_tp_rx(fs, m), k = 0;
 
-	/* n == 0 too: the device's timers and the frames it has to send */
-	rk_tp_rdma_feed(fs->rx_port, m, n);
+	/* ARP is answered here: a remote peer must find the QPs' MAC */
+	if (n > 0) {
+		rte_ticketlock_lock(&rk_tp_rdma_lock);
+		for (uint16_t i = 0; i < n; i++) {
+			if (rk_tp_rdma_arp_answer(fs->rx_port, rte_pktmbuf_mtod(m[i], const uint8_t *),
+						  rte_pktmbuf_data_len(m[i])))
+				rte_pktmbuf_free(m[i]);
+			else
+				m[k++] = m[i];
+		}
+		rte_ticketlock_unlock(&rk_tp_rdma_lock);
+	}
+	/* k == 0 too: the device's timers and the frames it has to send */
+	rk_tp_rdma_feed(fs->rx_port, m, k);
 }
 
 const struct rk_tp_engine rk_tp_fwd_rdma = {

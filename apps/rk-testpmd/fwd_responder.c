@@ -18,8 +18,6 @@
 #include "rk_byteorder.h"
 #include "testpmd.h"
 
-#define ETH_ARP 0x0806
-#define ARP_FRAME 42u   /* Ethernet header and the 28-byte packet */
 
 int
 rk_tp_resp_tx(uint16_t port, const uint8_t *f, uint32_t len)
@@ -44,28 +42,6 @@ rk_tp_resp_tx(uint16_t port, const uint8_t *f, uint32_t len)
 	}
 	rk_tp.ports[port].tx++;
 	return 0;
-}
-
-/* An ARP frame of op @p op from the device to @p dmac / @p tip. */
-static int
-arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6], const uint8_t tmac[6],
-	 const uint8_t tip[4])
-{
-	uint8_t f[ARP_FRAME];
-
-	memcpy(f, dmac, 6);
-	memcpy(f + 6, d->mac, 6);
-	rk_put_be16(f + 12, ETH_ARP);
-	rk_put_be16(f + 14, 1);         /* Ethernet */
-	rk_put_be16(f + 16, 0x0800);    /* IPv4 */
-	f[18] = 6;
-	f[19] = 4;
-	rk_put_be16(f + 20, op);
-	memcpy(f + 22, d->mac, 6);
-	memcpy(f + 28, d->ip, 4);
-	memcpy(f + 32, tmac, 6);
-	memcpy(f + 38, tip, 4);
-	return rk_tp_resp_tx(d->port, f, sizeof(f));
 }
 
 bool
@@ -113,14 +89,14 @@ rk_tp_resp_arp(const uint8_t *f, uint32_t len)
 	static const uint8_t zero[4];
 	uint16_t op;
 
-	if (d == NULL || len < ARP_FRAME || rk_get_be16(f + 14) != 1 ||
+	if (d == NULL || len < RK_TP_ARP_FRAME || rk_get_be16(f + 14) != 1 ||
 	    rk_get_be16(f + 16) != 0x0800 || f[18] != 6 || f[19] != 4)
 		return;
 	op = rk_get_be16(f + 20);
 	if (memcmp(f + 28, zero, 4) != 0)
 		learn(f + 28, f + 22);
 	if (op == 1 && memcmp(f + 38, d->ip, 4) == 0 &&
-	    arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
+	    rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
 		rk_tp_resp.arp_answered++;
 }
 
@@ -133,7 +109,7 @@ rk_tp_resp_arp_request(const uint8_t ip[4])
 
 	if (d == NULL)
 		return -ENODEV;
-	rc = arp_send(d, 1, bcast, none, ip);
+	rc = rk_tp_rdma_arp_send(d, 1, bcast, none, ip);
 	if (rc == 0)
 		rk_tp_resp.arp_requests++;
 	return rc;
@@ -182,7 +158,7 @@ responder_fwd(struct rk_tp_stream *fs)
 			const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
 			uint32_t len = rte_pktmbuf_data_len(m[i]);
 
-			if (len >= 14 && rk_get_be16(f + 12) == ETH_ARP) {
+			if (len >= 14 && rk_get_be16(f + 12) == RK_TP_ETH_ARP) {
 				rk_tp_resp_arp(f, len);
 				rte_pktmbuf_free(m[i]);
 			} else if (rk_tp_resp.rdma_cm && rk_tp_resp_cm_mad(f, len)) {

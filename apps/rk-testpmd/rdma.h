@@ -48,6 +48,7 @@ struct rk_tp_rdma_dev {
 	uint64_t rx_too_long;   /* freed: longer than the device's receive buffer */
 	uint64_t tx_sent;       /* taken by rte_eth_tx_burst */
 	uint64_t tx_dropped;    /* no mbuf, or the TX queue refused them */
+	uint64_t arp_answered;  /* ARP requests for the device's address (rdma engine) */
 };
 
 /*
@@ -85,6 +86,24 @@ void rk_tp_rdma_feed(uint16_t port, struct rte_mbuf **m, uint16_t n);
  * without TX chains, one mbuf.
  */
 enum rk_mtu rk_tp_rdma_path_mtu(uint16_t port);
+
+#define RK_TP_ETH_ARP 0x0806
+#define RK_TP_ARP_FRAME 42u     /* Ethernet header and the 28-byte ARP packet */
+
+/**
+ * Send an ARP (RFC 826) packet of operation @p op (1 request, 2 reply)
+ * from device @p d's MAC and IPv4 to @p dmac, target @p tmac / @p tip.
+ * @return 0, or negative errno (no mbuf, the TX queue full)
+ */
+int rk_tp_rdma_arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6],
+			const uint8_t tmac[6], const uint8_t tip[4]);
+
+/**
+ * Whether frame @p f of @p port is ARP (the caller frees it); a request
+ * for the port's device address is answered, so a remote peer finds the
+ * QPs' MAC. Caller holds rk_tp_rdma_lock.
+ */
+bool rk_tp_rdma_arp_answer(uint16_t port, const uint8_t *f, uint32_t len);
 
 /** "show rdma <port>": the adapter's counters and the device's (NIC names). */
 void rk_tp_rdma_show(FILE *out, uint16_t port);
@@ -139,6 +158,65 @@ int rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type);
  * @return 0 or negative errno after a line on @p out
  */
 int rk_tp_qp_connect(FILE *out, unsigned int id, unsigned int peer);
+
+/**
+ * A peer's region as an MR id of this process, known by its VA and R_Key
+ * only (what perftest's key message gives): usable as the remote MR of
+ * "post write|read|atomic", listed by "mr show"; nothing is registered.
+ * @return the MR id, or -ENOSPC after a line on @p out
+ */
+int rk_tp_mr_add_remote(FILE *out, uint16_t port, uint64_t va, uint32_t rkey);
+
+/** MR @p id's port, VA, R_Key and length. @return 0, or -EINVAL after a line on @p out */
+int rk_tp_mr_keys(FILE *out, unsigned int id, uint16_t *port, uint64_t *va, uint32_t *rkey,
+		  uint64_t *len);
+
+/**
+ * RC QP @p id's port, QPN, first send PSN and the send WRs posted on it
+ * since it was connected. @return 0, or -EINVAL (no such QP, not RC)
+ * after a line on @p out
+ */
+int rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_t *psn,
+		  uint64_t *posted);
+
+struct rk_app_qp_path;
+/**
+ * QP @p id, not connected yet, to RTR and RTS toward a QP of another host
+ * on @p p (IBTA Vol1 11.2.5, through rk_app_qp.h). "qp show" names the
+ * remote QPN. @return 0 or negative errno after a line on @p out
+ */
+int rk_tp_qp_connect_remote(FILE *out, unsigned int id, const struct rk_app_qp_path *p);
+
+/** QP @p id, connected to another host, to the error state (its peer is gone). */
+void rk_tp_qp_disconnect_remote(unsigned int id);
+
+/* ---------------------------------------------------- rdma_perftest.c */
+
+/** perftest's bw tools, as "qp connect ... perftest" names the server's. */
+enum rk_tp_pt_tool { RK_TP_PT_WRITE, RK_TP_PT_READ, RK_TP_PT_ATOMIC, RK_TP_PT_SEND };
+
+/**
+ * "qp connect <qp> perftest <host>[:<port>] <mr> <tool>": play the client
+ * of a perftest bw server (ib_write_bw and the others, on an RNIC or
+ * rxe; TCP exchange, "Data ex. method: Ethernet") for RC QP @p id: the
+ * preamble, the key messages (our QPN, first PSN, MR @p mr's VA and
+ * R_Key, the port's IPv4 as a mapped GID), the QP to RTS toward the
+ * server's QP (its MAC from "set eth-peer"; path MTU the smaller of
+ * both), the barriers @p tool takes; the server's region becomes a
+ * remote MR (printed). Blocks the prompt for at most @p timeout_s per
+ * step. @return 0, or negative errno after one line on @p out
+ */
+int rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port,
+		     unsigned int mr, enum rk_tp_pt_tool tool, double timeout_s);
+
+/**
+ * "qp disconnect <qp>": end QP @p id's perftest exchange as the client
+ * does after its data: a barrier, the report (the send WRs posted as
+ * iterations, MR size; not send_bw), a barrier, "done"; then close the
+ * connection and move the QP to the error state.
+ * @return 0, or negative errno after one line on @p out
+ */
+int rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s);
 
 /** "qp show": every QP: id, port, type, QPN, state, PSNs, peer. */
 void rk_tp_qp_show(FILE *out);

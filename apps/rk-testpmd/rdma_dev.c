@@ -15,6 +15,8 @@
 #include <rte_ethdev.h>
 
 #include "rdma.h"
+#include "responder.h"
+#include "rk_byteorder.h"
 #include "testpmd.h"
 
 rte_ticketlock_t rk_tp_rdma_lock = RTE_TICKETLOCK_INITIALIZER;
@@ -253,8 +255,9 @@ rk_tp_rdma_show(FILE *out, uint16_t port)
 		"path MTU %u\n", port, d->mac[0], d->mac[1], d->mac[2], d->mac[3], d->mac[4],
 		d->mac[5], d->ip[0], d->ip[1], d->ip[2], d->ip[3], 128u << rk_tp_rdma_path_mtu(port));
 	fprintf(out, "  frames handed to the device %" PRIu64 ", freed: queue full %" PRIu64
-		", too long %" PRIu64 "; sent %" PRIu64 ", TX dropped %" PRIu64 "\n", d->rx_fed,
-		d->rx_overflow, d->rx_too_long, d->tx_sent, d->tx_dropped);
+		", too long %" PRIu64 "; sent %" PRIu64 ", TX dropped %" PRIu64 "; ARP requests "
+		"answered %" PRIu64 "\n", d->rx_fed, d->rx_overflow, d->rx_too_long, d->tx_sent,
+		d->tx_dropped, d->arp_answered);
 	n = rk_counters_from_stats(rk_context_stats(d->ctx), c, RTE_DIM(c));
 	for (unsigned int i = 0; i < n; i++)
 		fprintf(out, "  %-28s %" PRIu64 "\n", c[i].name, c[i].value);
@@ -282,4 +285,41 @@ rk_tp_rdma_close_all(void)
 		devs[p] = NULL;
 	}
 	rte_ticketlock_unlock(&rk_tp_rdma_lock);
+}
+
+int
+rk_tp_rdma_arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6],
+		    const uint8_t tmac[6], const uint8_t tip[4])
+{
+	uint8_t f[RK_TP_ARP_FRAME];
+
+	memcpy(f, dmac, 6);
+	memcpy(f + 6, d->mac, 6);
+	rk_put_be16(f + 12, RK_TP_ETH_ARP);
+	rk_put_be16(f + 14, 1);         /* Ethernet */
+	rk_put_be16(f + 16, 0x0800);    /* IPv4 */
+	f[18] = 6;
+	f[19] = 4;
+	rk_put_be16(f + 20, op);
+	memcpy(f + 22, d->mac, 6);
+	memcpy(f + 28, d->ip, 4);
+	memcpy(f + 32, tmac, 6);
+	memcpy(f + 38, tip, 4);
+	return rk_tp_resp_tx(d->port, f, sizeof(f));
+}
+
+bool
+rk_tp_rdma_arp_answer(uint16_t port, const uint8_t *f, uint32_t len)
+{
+	struct rk_tp_rdma_dev *d;
+
+	if (len < 14 || rk_get_be16(f + 12) != RK_TP_ETH_ARP)
+		return false;
+	d = rk_tp_rdma_dev(port, false, NULL);
+	if (d != NULL && len >= RK_TP_ARP_FRAME && rk_get_be16(f + 14) == 1 &&
+	    rk_get_be16(f + 16) == 0x0800 && f[18] == 6 && f[19] == 4 &&
+	    rk_get_be16(f + 20) == 1 && memcmp(f + 38, d->ip, 4) == 0 &&
+	    rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
+		d->arp_answered++;
+	return true;
 }

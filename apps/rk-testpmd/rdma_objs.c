@@ -23,6 +23,10 @@ struct tp_mr {
 	uint8_t *buf;
 	uint16_t port;
 	int access;
+	/* A peer's region (mr NULL): known by its VA and R_Key only. */
+	bool remote;
+	uint64_t rva;
+	uint32_t rrkey;
 };
 
 struct tp_qp {
@@ -31,9 +35,13 @@ struct tp_qp {
 	struct rk_ah *ah;               /* UD: to the peer */
 	uint16_t port;
 	uint32_t psn;                   /* first send PSN */
-	int peer;                       /* QP id connected to, -1: none */
+	int peer;                       /* QP id connected to; PEER_NONE, PEER_REMOTE */
 	uint32_t peer_qpn;
+	uint64_t posted;                /* send WRs posted since connected */
 };
+
+#define PEER_NONE (-1)
+#define PEER_REMOTE (-2)                /* a QP of another host (qp connect ... perftest) */
 
 static struct tp_mr mrs[RK_TP_MAX_MRS];
 static struct tp_qp qps[RK_TP_MAX_QPS];
@@ -59,14 +67,26 @@ access_str(int a, char *s, size_t len)
 		 (a & RK_ACCESS_REMOTE_ATOMIC) ? ",atomic" : "");
 }
 
+/* A region of this process, or with @p remote_ok also a peer's. */
 static struct tp_mr *
-mr_get(FILE *out, unsigned int id)
+mr_find(FILE *out, unsigned int id, bool remote_ok)
 {
-	if (id >= RK_TP_MAX_MRS || mrs[id].mr == NULL) {
+	if (id >= RK_TP_MAX_MRS || (mrs[id].mr == NULL && !mrs[id].remote)) {
 		fprintf(out, "No MR %u (\"mr show\" lists them)\n", id);
 		return NULL;
 	}
+	if (mrs[id].remote && !remote_ok) {
+		fprintf(out, "MR %u is a peer's region: only the remote MR of a WRITE, READ or "
+			"atomic\n", id);
+		return NULL;
+	}
 	return &mrs[id];
+}
+
+static struct tp_mr *
+mr_get(FILE *out, unsigned int id)
+{
+	return mr_find(out, id, false);
 }
 
 static struct tp_qp *
@@ -95,7 +115,7 @@ rk_tp_mr_reg(FILE *out, uint16_t port, uint64_t bytes, int access)
 		fprintf(out, "Bad MR length %" PRIu64 ": 1..%u bytes\n", bytes, RK_TP_MR_MAX_BYTES);
 		return -EINVAL;
 	}
-	for (id = 0; id < RK_TP_MAX_MRS && mrs[id].mr != NULL; id++)
+	for (id = 0; id < RK_TP_MAX_MRS && (mrs[id].mr != NULL || mrs[id].remote); id++)
 		;
 	if (id == RK_TP_MAX_MRS) {
 		fprintf(out, "No room for another MR (at most %u)\n", RK_TP_MAX_MRS);
@@ -139,6 +159,11 @@ rk_tp_mr_show(FILE *out)
 		struct tp_mr *m = &mrs[id];
 		char acc[48];
 
+		if (m->remote) {
+			fprintf(out, "MR %u: port %u, a peer's region at VA 0x%" PRIx64 ", R_Key "
+				"0x%08x\n", id, m->port, m->rva, m->rrkey);
+			n++;
+		}
 		if (m->mr == NULL)
 			continue;
 		access_str(m->access, acc, sizeof(acc));
@@ -293,7 +318,7 @@ rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type)
 		return rc;
 	}
 	q->port = port;
-	q->peer = -1;
+	q->peer = PEER_NONE;
 	if (!seeded) {
 		srand48((long)(rte_get_timer_cycles() ^ (uint64_t)getpid()));
 		seeded = true;
@@ -378,6 +403,96 @@ rk_tp_qp_connect(FILE *out, unsigned int id, unsigned int peer)
 	return 0;
 }
 
+int
+rk_tp_mr_add_remote(FILE *out, uint16_t port, uint64_t va, uint32_t rkey)
+{
+	unsigned int id;
+
+	for (id = 0; id < RK_TP_MAX_MRS && (mrs[id].mr != NULL || mrs[id].remote); id++)
+		;
+	if (id == RK_TP_MAX_MRS) {
+		fprintf(out, "No room for another MR (at most %u)\n", RK_TP_MAX_MRS);
+		return -ENOSPC;
+	}
+	mrs[id] = (struct tp_mr){ .port = port, .remote = true, .rva = va, .rrkey = rkey };
+	fprintf(out, "MR %u: port %u, the peer's region at VA 0x%" PRIx64 ", R_Key 0x%08x\n", id,
+		port, va, rkey);
+	return (int)id;
+}
+
+int
+rk_tp_mr_keys(FILE *out, unsigned int id, uint16_t *port, uint64_t *va, uint32_t *rkey,
+	      uint64_t *len)
+{
+	struct tp_mr *m = mr_get(out, id);
+
+	if (m == NULL)
+		return -EINVAL;
+	*port = m->port;
+	*va = (uint64_t)(uintptr_t)m->buf;
+	*rkey = m->mr->rkey;
+	*len = m->mr->length;
+	return 0;
+}
+
+int
+rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_t *psn,
+	      uint64_t *posted)
+{
+	struct tp_qp *q = qp_get(out, id);
+
+	if (q == NULL)
+		return -EINVAL;
+	*port = q->port;
+	*qpn = q->qp->qp_num;
+	*psn = q->psn;
+	*posted = q->posted;
+	if (q->qp->qp_type != RK_QPT_RC) {
+		fprintf(out, "QP %u is %s: perftest's bw tools connect RC QPs\n", id,
+			type_name(q->qp->qp_type));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int
+rk_tp_qp_connect_remote(FILE *out, unsigned int id, const struct rk_app_qp_path *p)
+{
+	struct tp_qp *q = qp_get(out, id);
+	const char *state = "RTR";
+	int rc;
+
+	if (q == NULL)
+		return -EINVAL;
+	if (q->peer != PEER_NONE) {
+		fprintf(out, "QP %u is connected already\n", id);
+		return -EISCONN;
+	}
+	LOCK();
+	rc = rk_app_qp_connect(q->qp, p, &state);
+	UNLOCK();
+	if (rc != 0) {
+		fprintf(out, "QP %u: cannot move to %s: %s\n", id, state, strerror(-rc));
+		return rc;
+	}
+	q->peer = PEER_REMOTE;
+	q->peer_qpn = p->dest_qpn;
+	q->posted = 0;
+	return 0;
+}
+
+void
+rk_tp_qp_disconnect_remote(unsigned int id)
+{
+	struct rk_qp_attr a = { .qp_state = RK_QPS_ERR };
+
+	if (id >= RK_TP_MAX_QPS || qps[id].qp == NULL || qps[id].peer != PEER_REMOTE)
+		return;
+	LOCK();
+	(void)rk_modify_qp(qps[id].qp, &a, RK_QP_STATE);
+	UNLOCK();
+}
+
 void
 rk_tp_qp_show(FILE *out)
 {
@@ -398,6 +513,8 @@ rk_tp_qp_show(FILE *out)
 			a.qp_state < RTE_DIM(state_names) ? state_names[a.qp_state] : "?", q->psn);
 		if (q->peer >= 0)
 			fprintf(out, "peer QP %d (QPN 0x%06x)\n", q->peer, q->peer_qpn);
+		else if (q->peer == PEER_REMOTE)
+			fprintf(out, "remote QPN 0x%06x\n", q->peer_qpn);
 		else
 			fprintf(out, "not connected\n");
 		n++;
@@ -430,7 +547,7 @@ rk_tp_post(FILE *out, const struct rk_tp_post *p)
 	uint64_t wr_id;
 	int rc;
 
-	if (m == NULL || (remote && (rm = mr_get(out, p->rmr)) == NULL))
+	if (m == NULL || (remote && (rm = mr_find(out, p->rmr, true)) == NULL))
 		return -EINVAL;
 	if (rk_tp.forwarding && rk_tp.engine != &rk_tp_fwd_rdma) {
 		fprintf(out, "The %s engine is forwarding on the ports: \"stop\", then "
@@ -447,7 +564,7 @@ rk_tp_post(FILE *out, const struct rk_tp_post *p)
 			p->mr, m->mr->length);
 		return -EINVAL;
 	}
-	if (!p->recv && q->peer < 0) {
+	if (!p->recv && q->peer == PEER_NONE) {
 		fprintf(out, "QP %u is not connected (\"qp connect %u <peer>\")\n", p->qp, p->qp);
 		return -ENOTCONN;
 	}
@@ -461,14 +578,16 @@ rk_tp_post(FILE *out, const struct rk_tp_post *p)
 	} else {
 		struct rk_send_wr wr = { .wr_id = wr_id, .sg_list = &sge, .num_sge = 1,
 					 .opcode = p->op, .send_flags = RK_SEND_SIGNALED }, *bad;
-		uint64_t raddr = rm != NULL ? (uint64_t)(uintptr_t)(rm->buf + p->roff) : 0;
+		uint64_t raddr = rm == NULL ? 0 : rm->remote ? rm->rva + p->roff :
+				 (uint64_t)(uintptr_t)(rm->buf + p->roff);
+		uint32_t rkey = rm == NULL ? 0 : rm->remote ? rm->rrkey : rm->mr->rkey;
 
 		if (p->op == RK_WR_RDMA_WRITE || p->op == RK_WR_RDMA_READ) {
 			wr.wr.rdma.remote_addr = raddr;
-			wr.wr.rdma.rkey = rm->mr->rkey;
+			wr.wr.rdma.rkey = rkey;
 		} else if (p->op != RK_WR_SEND) {
 			wr.wr.atomic.remote_addr = raddr;
-			wr.wr.atomic.rkey = rm->mr->rkey;
+			wr.wr.atomic.rkey = rkey;
 			wr.wr.atomic.compare_add = p->add;
 			wr.wr.atomic.swap = p->swap;
 		} else if (q->qp->qp_type == RK_QPT_UD) {
@@ -478,8 +597,10 @@ rk_tp_post(FILE *out, const struct rk_tp_post *p)
 		}
 		rc = rk_post_send(q->qp, &wr, &bad);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		next_wr_id++;
+		q->posted += !p->recv;
+	}
 	UNLOCK();
 	if (rc != 0) {
 		fprintf(out, "QP %u: cannot post: %s\n", p->qp, strerror(-rc));
@@ -492,7 +613,8 @@ rk_tp_post(FILE *out, const struct rk_tp_post *p)
 		fprintf(out, "QP %u: posted %s wr_id %" PRIu64 ", %u bytes, MR %u+%" PRIu64
 			" <-> MR %u+%" PRIu64 " (VA 0x%" PRIx64 ", R_Key 0x%08x)\n", p->qp,
 			wr_name(p->op), wr_id, p->len, p->mr, p->off, p->rmr, p->roff,
-			(uint64_t)(uintptr_t)(rm->buf + p->roff), rm->mr->rkey);
+			rm->remote ? rm->rva + p->roff : (uint64_t)(uintptr_t)(rm->buf + p->roff),
+			rm->remote ? rm->rrkey : rm->mr->rkey);
 	else
 		fprintf(out, "QP %u: posted SEND wr_id %" PRIu64 ", %u bytes from MR %u+%" PRIu64
 			"\n", p->qp, wr_id, p->len, p->mr, p->off);
@@ -571,8 +693,10 @@ rk_tp_rdma_objs_free(void)
 	for (unsigned int id = 0; id < RK_TP_MAX_MRS; id++) {
 		struct tp_mr *m = &mrs[id];
 
-		if (m->mr == NULL)
+		if (m->mr == NULL) {
+			memset(m, 0, sizeof(*m));
 			continue;
+		}
 		rk_dereg_mr(m->mr);
 		free(m->buf);
 		memset(m, 0, sizeof(*m));

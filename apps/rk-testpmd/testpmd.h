@@ -33,6 +33,8 @@ struct rk_tp_port {
 	bool link_up;           /* last link state seen */
 	uint8_t ip[4];          /* "set ip"; 0.0.0.0: none */
 	uint16_t vlan;          /* "set vlan"; 0: untagged */
+	uint8_t eth_peer[6];    /* "set eth-peer": the MAC of a remote RDMA peer */
+	bool eth_peer_set;
 	uint16_t mtu;
 	bool multi_seg;         /* TX takes chained mbufs (frames past one's room) */
 	struct pcap_dumper *pcap;       /* "pcap start": frames received */

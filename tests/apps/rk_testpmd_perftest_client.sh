@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-testpmd's prompt as the client of a remote perftest bw server:
+# "qp connect <qp> perftest <host>:<port> <mr> write" against rk-interop
+# playing ib_write_bw's server (the exchange an RNIC's or rxe's server
+# speaks), net_af_packet on a veth pair in namespaces the test creates,
+# the TCP exchange over a second pair (198.18.1.1 / 198.18.1.2), RoCE
+# 198.18.0.1 / 198.18.0.2. Checked: a QP without a peer MAC and a bad
+# tool are refused in one line; the connect line, the server's region as
+# a remote MR; a WRITE of a pattern into it and a READ back into a second
+# MR both complete and the bytes read match; the server found our MAC by
+# ARP (answered by the rdma engine); "qp disconnect" ends the exchange
+# (the server reads 2 iterations in our report) and a second one is
+# refused; the server exits 0.
+# usage: rk_testpmd_perftest_client.sh RK_TESTPMD RK_INTEROP
+# Exit 77 (skip) where no namespace can be made.
+set -u
+tp=$1
+rki=$2
+tmp=$(mktemp -d /tmp/rk-testpmd-ptc.XXXXXX)
+spid=""
+cleanup() {
+	[ -n "$spid" ] && kill "$spid" 2>/dev/null
+	ip netns del "${ns}a" 2>/dev/null
+	ip netns del "${ns}b" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/veth-pair.sh
+. "$(dirname "$0")/../helpers/veth-pair.sh"
+ns=rkpc$$
+if ! why=$(veth_pair_up "$ns"); then
+	echo "SKIP: $why"
+	exit 77
+fi
+SMAC=02:00:c6:12:00:02
+ip -n "${ns}b" link set rkvb address "$SMAC"
+TCP=$((20000 + $$ % 20000))
+
+ip netns exec "${ns}b" timeout -k 5 60 "$rki" $MEM --no-pci --log-level='*:warning' -l 1 \
+	--file-prefix rkps$$ --vdev=net_af_packet0,iface=rkvb -- write_bw -s 4096 -n 2 \
+	-I 198.18.0.2 -p "$TCP" --oob-timeout 30 >"$tmp/server" 2>&1 &
+spid=$!
+
+cat >"$tmp/cmds" <<CMD
+set ip 0 198.18.0.1
+mr reg 0 4096
+mr reg 0 4096
+mr fill 0 0 4096 inc:7
+qp create 0 rc
+qp connect 0 perftest 198.18.1.2:$TCP 0 write
+qp connect 0 perftest 198.18.1.2:$TCP 0 bogus
+set eth-peer 0 $SMAC
+set fwd rdma
+start
+qp connect 0 perftest 198.18.1.2:$TCP 0 write
+post write 0 0 4096 2
+poll cq 0 1 5000
+post read 0 1 4096 2
+poll cq 0 1 5000
+mr check 1 0 4096 inc:7
+show rdma 0
+qp disconnect 0
+qp disconnect 0
+stop
+quit
+CMD
+# shellcheck disable=SC2086
+ip netns exec "${ns}a" timeout -k 5 90 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+	--file-prefix rkpt$$ --vdev=net_af_packet0,iface=rkva -- -i --cmdline-file "$tmp/cmds" \
+	</dev/null >"$tmp/out" 2>&1
+trc=$?
+wait "$spid"
+src=$?
+spid=""
+
+has() { grep -qE "$1" "$tmp/out"; }
+check() { # REGEX WHAT
+	if has "$1"; then ok "$2"; else ko "$2: no line like \"$1\""; fi
+}
+[ "$trc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd exit $trc"
+check "^Port 0 has no peer MAC: \"set eth-peer 0 <mac>\"" "connect without a peer MAC: refused in one line"
+check "^Bad perftest tool \"bogus\": write, read, atomic or send" "a bad tool: refused in one line"
+check "^QP 0: connected to perftest [0-9.]+ write_bw at 198.18.1.2:$TCP: QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:198.18.0.2, path MTU [0-9]+, RTS$" \
+	"qp connect ... perftest: connected to the server's QP"
+check "^MR 2: port 0, the peer's region at VA 0x[0-9a-f]+, R_Key 0x[0-9a-f]{8}$" "the server's region is MR 2"
+check "wc wr_id=1 status=success \(0\) opcode=RDMA_WRITE byte_len=4096" "WRITE of 4096 bytes into the server's region"
+check "wc wr_id=2 status=success \(0\) opcode=RDMA_READ byte_len=4096" "READ of them back"
+check "^MR 1: 4096 bytes at offset 0 match inc:7$" "the bytes read back are the pattern written"
+check "ARP requests answered [1-9]" "the server found our MAC by ARP"
+check "^QP 0: perftest exchange ended \(2 iterations reported\), QP in ERR$" "qp disconnect: the exchange ended"
+check "^QP 0 has no perftest exchange" "a second qp disconnect: refused"
+[ "$src" = 0 ] && grep -q "the client reported 2 iterations" "$tmp/server" &&
+	ok "the server exits 0 and read our report" ||
+	ko "server: exit $src, $(tail -n 3 "$tmp/server" | tr '\n' '|')"
+
+echo "$pass passed, $fail failed"
+# KEEP=DIR keeps the run's files for a look
+[ -n "${KEEP:-}" ] && cp -r "$tmp" "$KEEP"
+if [ "$fail" -ne 0 ]; then
+	echo "---- rk-testpmd:"; grep -v '^TELEMETRY' "$tmp/out" | tail -n 40
+	echo "---- server:"; tail -n 20 "$tmp/server"
+	exit 1
+fi
