@@ -5,9 +5,11 @@
  * stream's frames go out of kept mbufs, one ring per template, refilled
  * with the bytes that change (lib/gen's dirty ranges) once the device has
  * released them; a replayed frame, or one whose ring is all in flight, is
- * copied into a fresh mbuf (rk_io_dpdk_tx_raw). A stream with a sequence
- * slot gets the wall clock as TX time as each frame is queued
- * (rk_gen_stream_stamp_last: the ICRC patched from the stream's tables).
+ * copied into a fresh mbuf (rk_io_dpdk_tx_raw). At top speed the only
+ * stream left, without a slot, goes 32 frames at a time (port_burst). A
+ * stream with a sequence slot gets the wall clock as TX time as each
+ * frame is queued (rk_gen_stream_stamp_last: the ICRC patched from the
+ * stream's tables).
  * Several ports (--port repeated) each send every stream on a schedule of
  * their own, in turn from one loop on one core. With a receiving port
  * (--rx-port) the same loop polls it on every turn, then until the
@@ -281,7 +283,9 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 		if (rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
 			return -1;
 	}
-	if (o->top_speed && m->ops->burst != NULL && p->ks.kp != NULL && burst_allowed()) {
+	/* not with a receiving port: it is polled every 32 turns */
+	if (o->top_speed && o->rx == NULL && m->ops->burst != NULL && p->ks.kp != NULL &&
+	    burst_allowed()) {
 		rc = port_burst(p, o, m);
 		if (rc != 0)
 			return rc;
