@@ -5,9 +5,11 @@
  * stream's frames go out of kept mbufs, one ring per template, refilled
  * with the bytes that change (lib/gen's dirty ranges) once the device has
  * released them; a replayed frame, or one whose ring is all in flight, is
- * copied into a fresh mbuf (rk_io_dpdk_tx_raw). A stream with a sequence
- * slot gets the wall clock as TX time as each frame is queued
- * (rk_gen_stream_stamp_last: the ICRC patched from the stream's tables).
+ * copied into a fresh mbuf (rk_io_dpdk_tx_raw). At top speed the only
+ * stream left, without a slot, goes 32 frames at a time (port_burst). A
+ * stream with a sequence slot gets the wall clock as TX time as each
+ * frame is queued (rk_gen_stream_stamp_last: the ICRC patched from the
+ * stream's tables).
  * Several ports (--port repeated) each send every stream on a schedule of
  * their own, in turn from one loop on one core. With a receiving port
  * (--rx-port) the same loop polls it on every turn, then until the
@@ -161,6 +163,20 @@ send_frame(struct rk_io_dpdk *io, struct keeps *ks, uint32_t src, const struct r
 	return rk_io_dpdk_kept_send(k, len);
 }
 
+/* At top speed, one stream left: its frames a burst at a time into kept
+ * mbufs (rk_gen_sched_burst), the same bytes frame-by-frame sending gives
+ * without a scheduler call per frame. RK_GEN_FRAME_BY_FRAME in the
+ * environment turns it off (the tests compare the two). */
+static bool
+burst_allowed(void)
+{
+	static int on = -1;
+
+	if (on < 0)
+		on = getenv("RK_GEN_FRAME_BY_FRAME") == NULL;
+	return on;
+}
+
 /* The sender's line a second on stderr: what went in that second. */
 struct tx_line {
 	uint64_t t0, next, frames, bytes;
@@ -197,6 +213,47 @@ struct port_tx {
 };
 
 /*
+ * Up to RK_IO_KEPT_BURST frames of @p m at once into its kept ring.
+ * @return 1 some went, 0 none (send frame by frame: another stream
+ *         sends, a ring all in flight, the queue full)
+ */
+static int
+port_burst(struct port_tx *p, const struct rk_gen_port_opts *o, struct rk_gen_live *m)
+{
+	uint8_t *bufs[RK_IO_KEPT_BURST];
+	uint32_t held[RK_IO_KEPT_BURST], src = (uint32_t)(m - p->s->lv);
+	uint32_t len = (uint32_t)m->f.len, n = RK_IO_KEPT_BURST, got;
+	struct rk_io_kept *k = keep_ring(&p->ks, src, m->f.tmpl, len);
+	uint64_t before = p->sent;
+
+	for (uint32_t i = 0; i < p->s->n; i++)
+		if (i != src && p->s->lv[i].f.len > 0)
+			return 0;       /* frames interleave by time: one at a time */
+	if (k == NULL)
+		return 0;
+	if (o->limit - p->sent < n)
+		n = (uint32_t)(o->limit - p->sent);
+	n = rk_io_dpdk_kept_take(k, bufs, held, n);
+	if (n == 0)
+		return 0;
+	got = rk_gen_sched_burst(p->s, m, bufs, held, n);
+	if (got == 0 || rk_io_dpdk_kept_send_burst(k, got, len) != 0)
+		return 0;
+	p->sent += got;
+	p->bytes += (uint64_t)got * len;
+	if (p->st_frames != NULL) {
+		p->st_frames[src] += got;
+		p->st_bytes[src] += (uint64_t)got * len;
+	}
+	rk_io_dpdk_ops.flush(p->io);
+	p->unflushed = 0;
+	if ((before >> 10) != (p->sent >> 10))
+		tx_line(&p->line, o->nports > 1 ? p->name : NULL, rk_io_dpdk_now_ns(), p->sent,
+			p->bytes);
+	return 1;
+}
+
+/*
  * One frame of @p p's schedule when it is due (or at top speed).
  * @return 1 a frame went, 0 not due yet (or the queue was full), -1 done
  *         (the streams' end, the limit or the duration), -2 on an error
@@ -225,6 +282,13 @@ port_step(struct port_tx *p, const struct rk_gen_port_opts *o, uint64_t t0)
 		p->next_clock = p->sent + 256;
 		if (rk_io_dpdk_now_ns() - t0 >= o->duration_ns)
 			return -1;
+	}
+	/* not with a receiving port: it is polled every 32 turns */
+	if (o->top_speed && o->rx == NULL && m->ops->burst != NULL && p->ks.kp != NULL &&
+	    burst_allowed()) {
+		rc = port_burst(p, o, m);
+		if (rc != 0)
+			return rc;
 	}
 	rc = send_frame(p->io, &p->ks, (uint32_t)(m - p->s->lv), m);
 	if (rc == -ENOBUFS) { /* the queue is full: send, then the same frame again */

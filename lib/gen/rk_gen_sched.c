@@ -72,6 +72,37 @@ stream_next(void *src, struct rk_gen_frame *f, double *t_ns)
 	return f->len;
 }
 
+/* Frames of the pending one's template into bufs, each made as
+ * stream_next() makes it: no scheduler call or indirect call per frame. */
+static int
+stream_burst(void *src, struct rk_gen_frame *f, double *t_ns, uint8_t *const *bufs,
+	     const uint32_t *held, uint32_t n)
+{
+	struct stream_src *ss = src;
+	const struct rk_gen_cfg *c = ss->c;
+	struct rk_gen_ref_frame rf = { .len = (uint32_t)f->len, .tmpl = f->tmpl };
+	const uint8_t *data = f->data;
+	uint32_t k = f->len > 0 ? rk_gen_stream_copy_next(ss->s, bufs, held, n, &rf, &data) : 0;
+
+	if (k == 0)
+		return 0;
+	/* The times stream_next() would have stepped through, in its order. */
+	for (uint32_t i = 0; i < k; i++) {
+		ss->active_ns += ss->gap_fixed_ns + ss->gap_byte_ns * f->len;
+		if (c->burst_frames != 0 && ++ss->sent % c->burst_frames == 0)
+			ss->active_ns += c->burst_gap_us * 1e3;
+	}
+	*t_ns = on_off_time(c, ss->active_ns);
+	f->len = (int)rf.len;
+	if (rf.len > 0) {
+		f->data = data;
+		f->tmpl = rf.tmpl;
+		f->dirty = rf.dirty;
+		f->ndirty = rf.ndirty;
+	}
+	return (int)k;
+}
+
 static void
 stream_free(void *src)
 {
@@ -101,11 +132,13 @@ static const struct rk_gen_source_ops stream_ops = {
 	.stamp = stream_stamp,
 	.tmpl_len = stream_tmpl_len,
 };
-/* Streams without the sequence slot: nothing to stamp. */
+/* Streams without the sequence slot: nothing to stamp, so frames can go
+ * in bursts (a stamped frame needs the wall clock as it is queued). */
 static const struct rk_gen_source_ops stream_ops_noslot = {
 	.next = stream_next,
 	.free = stream_free,
 	.tmpl_len = stream_tmpl_len,
+	.burst = stream_burst,
 };
 
 int
@@ -207,6 +240,26 @@ rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m)
 		m->f.len = 0;
 		s->failed = true;
 	}
+}
+
+uint32_t
+rk_gen_sched_burst(struct rk_gen_sched *s, struct rk_gen_live *m, uint8_t *const *bufs,
+		   const uint32_t *held, uint32_t n)
+{
+	int k;
+
+	if (m->ops->burst == NULL || m->f.len <= 0 || n == 0)
+		return 0;
+	/* Another stream's frames would interleave by time: frame by frame. */
+	for (uint32_t i = 0; i < s->n; i++)
+		if (&s->lv[i] != m && s->lv[i].f.len > 0)
+			return 0;
+	k = m->ops->burst(m->src, &m->f, &m->t_ns, bufs, held, n);
+	if (m->f.len < 0) {
+		m->f.len = 0;
+		s->failed = true;
+	}
+	return k > 0 ? (uint32_t)k : 0;
 }
 
 void

@@ -45,6 +45,16 @@ struct rk_gen_source_ops {
 	/** Bytes of the frames of template @p tmpl (0..2), 0 for none; NULL:
 	 * the source has no templates. A sender prepares for them ahead. */
 	uint32_t (*tmpl_len)(void *src, uint32_t tmpl);
+	/** Write the pending frame @p f and those after it, up to @p n in
+	 * all and while they are of @p f's template, into @p bufs[k] (each
+	 * holding a frame of @p held[k] bytes of that template from before,
+	 * as rk_gen_frame_copy() takes), as next() would one at a time: the
+	 * frame after the last one written is left pending in @p f and
+	 * @p *t_ns. Returns the frames written; a source that cannot go on
+	 * after them says why and sets f->len to -1. NULL: frame by frame only
+	 * (a source with a slot to stamp, a capture replayed). */
+	int (*burst)(void *src, struct rk_gen_frame *f, double *t_ns, uint8_t *const *bufs,
+		     const uint32_t *held, uint32_t n);
 };
 
 /** One stream being sent: its next frame and that frame's time. */
@@ -120,6 +130,22 @@ struct rk_gen_live *rk_gen_sched_peek(struct rk_gen_sched *s);
  * ends (f.len 0) and sets s->failed.
  */
 void rk_gen_sched_advance(struct rk_gen_sched *s, struct rk_gen_live *m);
+
+/**
+ * rk_gen_sched_advance() for up to @p n frames at once, for a sender that
+ * ignores the times (top speed): when @p m is the only stream not done
+ * and its source makes bursts, its pending frame and those after it (of
+ * the same template, up to @p n) are written into @p bufs[k], which hold
+ * frames of @p held[k] bytes of that template from before (0: none), as
+ * rk_gen_frame_copy() would write them one at a time; the frame after the
+ * last is left pending. The bytes are those frame-by-frame sending gives.
+ * A source that fails ends (f.len 0) and sets s->failed.
+ * @return frames written (all @p m->f.len bytes long); 0 when @p m cannot
+ *         make bursts here (another stream still sends, a source without
+ *         the op): send its pending frame the usual way.
+ */
+uint32_t rk_gen_sched_burst(struct rk_gen_sched *s, struct rk_gen_live *m, uint8_t *const *bufs,
+			    const uint32_t *held, uint32_t n);
 
 /**
  * Write @p f's frame into @p dst, which holds a frame of @p held bytes of

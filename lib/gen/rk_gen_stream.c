@@ -235,6 +235,7 @@ struct tvar {
 
 /* The stream's variations and those a train adds (PSN; VA or MSN). */
 #define VARS_MAX (RK_GEN_VARY_MAX + 2)
+#define WORDS_MAX 48
 
 struct tmpl {
 	uint8_t frame[RK_GEN_FRAME_MAX];
@@ -252,6 +253,10 @@ struct tmpl {
 	 * slot, the IPv4 checksum, the ICRC), within out_len. */
 	struct rk_gen_range dirty[VARS_MAX + 4];
 	uint32_t ndirty;
+	/* The same bytes as the 8-byte words that cover them (the last one
+	 * ending at out_len), each once: a burst's copy; nwords 0: too many. */
+	uint16_t words[WORDS_MAX];
+	uint32_t nwords;
 };
 
 /* Where an inc or dec variation is: next() steps it without a division. */
@@ -682,6 +687,32 @@ dirty_add(struct tmpl *t, uint32_t off, uint32_t n)
 	t->dirty[t->ndirty++] = (struct rk_gen_range){ (uint16_t)off, (uint16_t)(end - off) };
 }
 
+/* t's dirty ranges as whole words, as rk_gen_frame_copy() copies them. */
+static void
+words_build(struct tmpl *t)
+{
+	uint32_t len = t->out_len;
+
+	t->nwords = 0;
+	if (len < 8)
+		return;
+	for (uint32_t i = 0; i < t->ndirty; i++)
+		for (uint32_t b = t->dirty[i].off; b < (uint32_t)t->dirty[i].off + t->dirty[i].len;
+		     b += 8) {
+			uint32_t w = b + 8 <= len ? b : len - 8, j;
+
+			for (j = 0; j < t->nwords && t->words[j] != w; j++)
+				;
+			if (j < t->nwords)
+				continue;
+			if (t->nwords == WORDS_MAX) {
+				t->nwords = 0;
+				return;
+			}
+			t->words[t->nwords++] = (uint16_t)w;
+		}
+}
+
 static void
 dirty_build(const struct rk_gen_stream *s, struct tmpl *t)
 {
@@ -697,6 +728,7 @@ dirty_build(const struct rk_gen_stream *s, struct tmpl *t)
 		dirty_add(t, t->l3 + 10, 2); /* the header checksum, when it follows */
 	if (t->roce)
 		dirty_add(t, t->icrc_off, RK_ICRC_LEN);
+	words_build(t);
 }
 
 int
@@ -942,7 +974,7 @@ apply_csum(struct tmpl *t, const struct tvar *tv, uint64_t cont)
 /* Write v into field tv of t, keeping ICRC (incremental) and checksum
  * right. Per frame: the ICRC changes by the XOR of the field's old and new
  * bytes (CRC is linear), one table per byte. */
-static void
+static inline __attribute__((always_inline)) uint64_t
 apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
 {
 	uint8_t *p = t->frame + tv->off;
@@ -951,15 +983,16 @@ apply(struct tmpl *t, const struct tvar *tv, uint64_t v, bool incremental)
 	uint64_t diff = cont ^ now;
 
 	if (diff == 0)
-		return;
+		return now;
 	rk_field_store_be(p, tv->n, now);
 	if (!incremental)
-		return;
+		return now;
 	if (tv->icf.tab != NULL)
 		for (uint32_t i = tv->n; diff != 0; diff >>= 8)
 			t->icrc ^= tv->icf.tab[--i][diff & 0xff];
 	if (tv->csum)
 		apply_csum(t, tv, cont);
+	return now;
 }
 
 int
@@ -1011,6 +1044,42 @@ advance(struct rk_gen_stream *s, struct tmpl *t, uint64_t tx_ns)
 	s->i++;
 }
 
+/*
+ * advance() of a stream without the slot, template @p t not truncated,
+ * and its changing bytes written into @p dst (which holds an earlier
+ * frame of t) from the values in hand: the bytes the dirty ranges would
+ * copy. Reading them back from t would wait on the narrower stores just
+ * made (no store forwarding into a wider load).
+ */
+static inline __attribute__((always_inline)) void
+advance_out(struct rk_gen_stream *s, struct tmpl *t, uint8_t *dst)
+{
+	uint32_t icrc;
+	bool incr = s->cfg.icrc != RK_GEN_ICRC_FULL && t->lay_ok;
+
+	for (uint32_t k = 0; k < s->nvar; k++) {
+		uint64_t v = vary_next(s, k);
+		const struct tvar *tv = &t->v[k];
+
+		/* always written: dst may hold a frame with another value */
+		if (tv->present)
+			rk_field_store_be(dst + tv->off, tv->n, apply(t, tv, v, incr));
+	}
+	if (t->roce) {
+		if (!incr) {
+			if (t->csum_live)
+				rk_ipv4_fill_csum(t->frame + t->l3);
+			t->icrc = full_icrc(t);
+		}
+		icrc = s->cfg.icrc == RK_GEN_ICRC_BAD ? ~t->icrc : t->icrc;
+		rk_put_le32(t->frame + t->icrc_off, icrc);
+		rk_put_le32(dst + t->icrc_off, icrc);
+		if (s->cfg.ip_version == 4)
+			memcpy(dst + t->l3 + 10, t->frame + t->l3 + 10, 2);
+	}
+	s->i++;
+}
+
 int
 rk_gen_stream_next_at(struct rk_gen_stream *s, uint8_t *buf, uint32_t cap, uint64_t tx_ns)
 {
@@ -1038,6 +1107,57 @@ rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns, struct rk_gen_re
 	f->dirty = t->dirty;
 	f->ndirty = t->ndirty;
 	return t->frame;
+}
+
+/* Bytes of template t into dst, which holds an earlier frame of it
+ * when held is its length: then the dirty words only. */
+static inline void
+copy_out(const struct tmpl *t, uint8_t *dst, uint32_t held)
+{
+	if (held != t->out_len || t->nwords == 0) {
+		memcpy(dst, t->frame, t->out_len);
+		return;
+	}
+	for (uint32_t j = 0; j < t->nwords; j++) {
+		uint64_t w;
+
+		memcpy(&w, t->frame + t->words[j], 8);
+		memcpy(dst + t->words[j], &w, 8);
+	}
+}
+
+uint32_t
+rk_gen_stream_copy_next(struct rk_gen_stream *s, uint8_t *const *bufs, const uint32_t *held,
+			uint32_t n, struct rk_gen_ref_frame *f, const uint8_t **data)
+{
+	struct tmpl *t = &s->t[f->tmpl < s->ntmpl ? f->tmpl : 0], *nt;
+	bool whole = t->out_len == t->len; /* every changing byte is sent */
+
+	if (n == 0 || f->len == 0 || s->i == 0 || s->cfg.seq || f->len != t->out_len)
+		return 0;
+	copy_out(t, bufs[0], held[0]);  /* the frame made already */
+	for (uint32_t k = 1;; k++) {
+		nt = next_tmpl(s);
+		if (nt == NULL) {
+			f->len = 0;
+			return k;
+		}
+		if (k == n || nt != t) { /* the next one made, left pending */
+			advance(s, nt, 0);
+			f->len = nt->out_len;
+			f->tmpl = (uint32_t)(nt - s->t);
+			f->dirty = nt->dirty;
+			f->ndirty = nt->ndirty;
+			*data = nt->frame;
+			return k;
+		}
+		if (whole && held[k] == t->out_len) {
+			advance_out(s, t, bufs[k]);
+		} else {
+			advance(s, t, 0);
+			copy_out(t, bufs[k], held[k]);
+		}
+	}
 }
 
 uint32_t

@@ -344,6 +344,26 @@ const uint8_t *rk_gen_stream_next_ref(struct rk_gen_stream *s, uint64_t tx_ns,
 				      struct rk_gen_ref_frame *f);
 
 /**
+ * A sender's burst of rk_gen_stream_next_ref() frames, for a stream
+ * without the sequence slot: the frame the last rk_gen_stream_next_ref()
+ * made (described by @p f) is written into @p bufs[0], the next one made
+ * and written into @p bufs[1], and so on while they are of @p f's
+ * template, up to @p n; then the frame after the last one written is made
+ * and @p f describes it as rk_gen_stream_next_ref() would, @p *data set
+ * to its bytes as rk_gen_stream_next_ref() returns them (f->len 0 when
+ * the count is reached: nothing made). Each buffer holds a frame of
+ * @p held[k] bytes of that template from before (0: none): then only the
+ * bytes that change are written, else all of it. The bytes are those of
+ * rk_gen_stream_next_ref() frame by frame.
+ * @return frames written; 0 when there is nothing to write (@p f->len 0,
+ *         no frame made yet, or a stream with a slot: its frames need a
+ *         TX time each)
+ */
+uint32_t rk_gen_stream_copy_next(struct rk_gen_stream *s, uint8_t *const *bufs,
+				 const uint32_t *held, uint32_t n, struct rk_gen_ref_frame *f,
+				 const uint8_t **data);
+
+/**
  * Frames per message of a train stream (1 without a train).
  */
 uint32_t rk_gen_stream_train_len(const struct rk_gen_stream *s);

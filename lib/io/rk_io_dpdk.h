@@ -435,6 +435,33 @@ uint8_t *rk_io_dpdk_kept_next(struct rk_io_kept *k, uint32_t *held);
  */
 int rk_io_dpdk_kept_send(struct rk_io_kept *k, uint32_t len);
 
+/** Most mbufs rk_io_dpdk_kept_take() gives at once. */
+#define RK_IO_KEPT_BURST 32u
+
+/**
+ * Up to @p n (at most RK_IO_KEPT_BURST) mbufs of the ring to fill at
+ * once, as many as the ring has free and the TX queue has room for:
+ * what a sender that makes frames a burst at a time (rk_gen_sched_burst())
+ * fills, then queues with rk_io_dpdk_kept_send_burst(). An mbuf
+ * rk_io_dpdk_kept_next() gave and not sent is among them.
+ * @param bufs  receives each mbuf's data (at most the ring's max_len bytes)
+ * @param held  receives the length of the frame each still holds from an
+ *              earlier send of the ring (0: none, fill it whole)
+ * @return mbufs given, 0 while the device has all of the ring's mbufs or
+ *         the TX queue is full (counted in tx_dropped_full, as
+ *         rk_io_dpdk_kept_send() counts it: flush and ask again)
+ */
+uint32_t rk_io_dpdk_kept_take(struct rk_io_kept *k, uint8_t **bufs, uint32_t *held, uint32_t n);
+
+/**
+ * Queue the first @p n mbufs the last rk_io_dpdk_kept_take() gave, in
+ * their order, each holding a frame of @p len bytes, as
+ * rk_io_dpdk_kept_send() queues one; the others stay the ring's next.
+ * @return 0, or -EINVAL (@p n more than were taken, @p len under 14 or
+ *         over the ring's max_len; nothing queued)
+ */
+int rk_io_dpdk_kept_send_burst(struct rk_io_kept *k, uint32_t n, uint32_t len);
+
 /** Free the ring (its pool stays until rk_io_dpdk_close(): the device may
  * still hold its mbufs). Before rk_io_dpdk_close(). NULL is a no-op. */
 void rk_io_dpdk_kept_free(struct rk_io_kept *k);

@@ -16,7 +16,7 @@
 #include "rk_eth.h"
 #include "rk_io_internal.h"
 
-#define KEPT_STASH 32u
+#define KEPT_STASH RK_IO_KEPT_BURST
 
 struct rk_io_kept {
 	struct rk_io_dpdk *io;
@@ -27,6 +27,7 @@ struct rk_io_kept {
 	 * cache per burst. */
 	uint32_t stash_n;
 	struct rte_mbuf *stash[KEPT_STASH];
+	uint32_t took;                  /* kept_take() gave the stash's top took */
 };
 
 /* The frame length an mbuf of a kept pool holds; 0: none yet. */
@@ -101,6 +102,7 @@ rk_io_dpdk_kept_next(struct rk_io_kept *k, uint32_t *held)
 {
 	struct rte_mbuf *m = k->taken;
 
+	k->took = 0;                    /* the stash's top may change */
 	if (m == NULL) {
 		if (k->stash_n == 0) {
 			if (rte_pktmbuf_alloc_bulk(k->pool, k->stash, KEPT_STASH) == 0)
@@ -132,6 +134,74 @@ rk_io_dpdk_kept_send(struct rk_io_kept *k, uint32_t len)
 	k->taken = NULL;
 	io->txq[(io->txq_head + io->txq_n++) & (io->txq_size - 1)] = m;
 	io->st.tx_raw++;
+	return 0;
+}
+
+/* Fill the stash up to KEPT_STASH: in bulk, else one at a time while
+ * the pool has any. */
+static void
+stash_fill(struct rk_io_kept *k)
+{
+	uint32_t want = KEPT_STASH - k->stash_n;
+
+	if (want == 0 || rte_pktmbuf_alloc_bulk(k->pool, k->stash + k->stash_n, want) == 0) {
+		k->stash_n = KEPT_STASH;
+		return;
+	}
+	while (k->stash_n < KEPT_STASH &&
+	       (k->stash[k->stash_n] = rte_pktmbuf_alloc(k->pool)) != NULL)
+		k->stash_n++;
+}
+
+uint32_t
+rk_io_dpdk_kept_take(struct rk_io_kept *k, uint8_t **bufs, uint32_t *held, uint32_t n)
+{
+	struct rk_io_dpdk *io = k->io;
+	uint32_t room;
+
+	k->took = 0;
+	if (k->taken != NULL) {         /* kept_next()'s mbuf goes back on top */
+		k->stash[k->stash_n++] = k->taken;
+		k->taken = NULL;
+	}
+	if (rk_io_txq_reserve(io) != 0)
+		return 0;
+	room = io->txq_size - io->txq_n;
+	n = n < room ? n : room;
+	n = n < KEPT_STASH ? n : KEPT_STASH;
+	if (k->stash_n < n)
+		stash_fill(k);
+	n = n < k->stash_n ? n : k->stash_n;
+	/* The stash's top n, the topmost first: the order kept_next() pops. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = k->stash[k->stash_n - 1 - i];
+
+		bufs[i] = rte_pktmbuf_mtod(m, uint8_t *);
+		held[i] = *held_len(m);
+	}
+	k->took = n;
+	return n;
+}
+
+int
+rk_io_dpdk_kept_send_burst(struct rk_io_kept *k, uint32_t n, uint32_t len)
+{
+	struct rk_io_dpdk *io = k->io;
+	uint32_t mask = io->txq_size - 1, tail = io->txq_head + io->txq_n;
+
+	if (n > k->took || len < RK_ETH_HLEN || len > k->max_len)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = k->stash[--k->stash_n];
+
+		m->data_len = (uint16_t)len;
+		m->pkt_len = len;
+		*held_len(m) = len;
+		io->txq[(tail + i) & mask] = m;
+	}
+	io->txq_n += n;
+	io->st.tx_raw += n;
+	k->took = 0;
 	return 0;
 }
 

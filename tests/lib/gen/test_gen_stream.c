@@ -695,6 +695,94 @@ test_vary_values(void **state)
 	}
 }
 
+/*
+ * One stream sent in bursts of 1 to 7 frames by rk_gen_stream_copy_next()
+ * into 8 buffers per template that hold earlier frames (a sender's kept
+ * mbufs) against the same stream frame by frame: the same bytes, the same
+ * count.
+ */
+static void
+check_copy_next(const struct rk_gen_cfg *c)
+{
+	static uint8_t ring[3][8][RK_GEN_FRAME_MAX];
+	static uint8_t want[RK_GEN_FRAME_MAX];
+	uint32_t held[3][8] = { { 0 } }, turn[3] = { 0 }, n = 1;
+	uint64_t done = 0;
+	struct rk_gen_stream *a = compile_ok(c), *b = compile_ok(c);
+	struct rk_gen_ref_frame f;
+	const uint8_t *data = rk_gen_stream_next_ref(b, 0, &f);
+
+	assert_non_null(data);
+	while (f.len > 0) {
+		uint8_t *bufs[7];
+		uint32_t hl[7], idx[7], t = f.tmpl, len = f.len, k;
+
+		for (uint32_t i = 0; i < n; i++) {
+			idx[i] = (turn[t] + i) % 8;
+			bufs[i] = ring[t][idx[i]];
+			hl[i] = held[t][idx[i]];
+		}
+		k = rk_gen_stream_copy_next(b, bufs, hl, n, &f, &data);
+		assert_true(k >= 1 && k <= n);
+		for (uint32_t i = 0; i < k; i++, done++) {
+			assert_int_equal(rk_gen_stream_next(a, want, sizeof(want)), (int)len);
+			if (memcmp(bufs[i], want, len) != 0)
+				fail_msg("frame %llu differs", (unsigned long long)done);
+			held[t][idx[i]] = len;
+		}
+		turn[t] = (turn[t] + k) % 8;
+		n = n % 7 + 1;
+	}
+	assert_int_equal(done, c->count);
+	assert_int_equal(rk_gen_stream_next(a, want, sizeof(want)), 0);
+	rk_gen_stream_free(a);
+	rk_gen_stream_free(b);
+}
+
+static void
+test_copy_next(void **state)
+{
+	struct rk_gen_cfg c;
+	struct rk_gen_vary *v;
+
+	(void)state;
+	/* PSN across its wrap, a TTL kept 3 frames (a buffer may hold another
+	 * value), an IP ID at random: incremental ICRC and checksum */
+	rk_gen_cfg_init(&c);
+	c.count = 1000;
+	c.count_set = true;
+	set(&c, "bth.psn", 0xfffe00);
+	vary(&c, "psn", RK_GEN_VARY_INC);
+	v = vary(&c, "ipv4.ttl", RK_GEN_VARY_INC);
+	v->every = 3;
+	vary(&c, "ipv4.id", RK_GEN_VARY_RANDOM);
+	check_copy_next(&c);
+	/* the same over IPv6 and a VLAN, ICRC bad */
+	c.ip_version = 6;
+	c.vlan = true;
+	c.icrc = RK_GEN_ICRC_BAD;
+	c.nvary = 1;
+	check_copy_next(&c);
+	/* a train: three templates, bursts cut at each change; ICRC in full */
+	rk_gen_cfg_init(&c);
+	c.train = RK_GEN_TRAIN_WRITE;
+	c.payload_len = 3000;
+	c.pmtu = 1024;
+	c.count = 700;
+	c.count_set = true;
+	c.icrc = RK_GEN_ICRC_FULL;
+	vary(&c, "DestQP", RK_GEN_VARY_RANDOM);
+	check_copy_next(&c);
+	/* truncated before the ICRC: whole copies of the changed words */
+	rk_gen_cfg_init(&c);
+	c.count = 300;
+	c.count_set = true;
+	c.truncate = 60;
+	vary(&c, "psn", RK_GEN_VARY_INC);
+	vary(&c, "ipv4.ttl", RK_GEN_VARY_RANDOM);
+	check_copy_next(&c);
+}
+
 int
 main(void)
 {
@@ -712,6 +800,7 @@ main(void)
 		cmocka_unit_test(test_stamp_last),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_vary_values),
+		cmocka_unit_test(test_copy_next),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
