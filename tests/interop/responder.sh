@@ -10,7 +10,8 @@
 # stack). The guest runs ib_write_bw,
 # ib_read_bw, ib_send_bw and ib_atomic_bw (-d rxe0 -x 1) against it, one
 # after another; then, over the TCP exchange, ib_write_bw and ib_read_bw
-# at once, and ib_write_bw -q 4. Each client must exit 0 and the responder print its
+# at once, and ib_write_bw -q 4; last, rk-testpmd's prompt as the client
+# of the guest's ib_write_bw and ib_read_bw servers (qp connect ... perftest). Each client must exit 0 and the responder print its
 # line for it with its own checks (WRITE packets placed, READ region
 # unchanged, one per FETCH_AND_ADD, every SEND received with the same
 # length): perftest's bw tools check no data themselves.
@@ -189,9 +190,10 @@ every_tool() {
 together() {
 	local before rc1 rc2 lines w r
 	before=$(grep -c "^responder: client [0-9]* (" "$out")
-	pexec 120 1 "timeout 100 ib_write_bw -s 16384 -n $N -F -d rxe0 $TARGET" >"$tmp/tw.cli" 2>&1 &
+	# 4 s each (-D): long enough to overlap however late the second starts
+	pexec 120 1 "timeout 100 ib_write_bw -s 16384 -D 4 -F -d rxe0 $TARGET" >"$tmp/tw.cli" 2>&1 &
 	local p1=$!
-	pexec 120 1 "timeout 100 ib_read_bw -s 16384 -n $N -F -d rxe0 $TARGET" >"$tmp/tr.cli" 2>&1 &
+	pexec 120 1 "timeout 100 ib_read_bw -s 16384 -D 4 -F -d rxe0 $TARGET" >"$tmp/tr.cli" 2>&1 &
 	local p2=$!
 	wait "$p1"
 	rc1=$?
@@ -199,8 +201,8 @@ together() {
 	rc2=$?
 	sleep 1
 	lines=$(grep "^responder: client [0-9]* (" "$out" | tail -n +$((before + 1)))
-	w=$(grep -cE "write_bw, 16384 bytes, $N iterations, result: ok" <<<"$lines")
-	r=$(grep -cE "read_bw, 16384 bytes, $N iterations, result: ok \(region unchanged" <<<"$lines")
+	w=$(grep -cE "write_bw, 16384 bytes, [0-9]+ iterations, result: ok" <<<"$lines")
+	r=$(grep -cE "read_bw, 16384 bytes, [0-9]+ iterations, result: ok \(region unchanged" <<<"$lines")
 	served=$((served + $(grep -c "result:" <<<"$lines")))
 	# connect, connect, result, result: the second connected while the first ran
 	if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && [ "$w" = 1 ] && [ "$r" = 1 ] &&
@@ -233,6 +235,66 @@ every_tool "-R "
 grep -q "^responder: client 1 (198.18.0.11): perftest .* -R," "$out" &&
 	ok "-R: the responder saw RDMA-CM clients" || ko "-R: no RDMA-CM client line"
 responder_down "$served"
+
+# The other way round: the prompt as the client of rxe's perftest servers
+# ("qp connect ... perftest"). Each server's QP takes only its own
+# operation (rxe NAKs a WRITE to read_bw's as an invalid request), so:
+# ib_write_bw's server takes a WRITE; ib_read_bw's server gives the same
+# 4096 bytes to two READs (its region is static; perftest checks no
+# data). "qp disconnect" each time; both servers exit 0.
+gmac=$(pexec 10 1 'cat /sys/class/net/eth0/address' 2>/dev/null | tr -d '\r' | tail -n 1)
+# pt_client TOOL OPS...: rxe's ib_TOOL_bw server, then rk-testpmd posting
+# OPS (command lines) after the connect; its output in $tmp/pt.TOOL.out
+pt_client() {
+	local tool=$1 gpid
+	shift
+	pexec 90 1 "timeout 80 ib_${tool}_bw -F -d rxe0 -x 1 -s 4096 -n 5 -p $((TCP + 1))" \
+		>"$tmp/gserver.$tool" 2>&1 &
+	gpid=$!
+	{
+		printf '%s\n' "set ip 0 198.18.0.100" "set eth-peer 0 $gmac" "mr reg 0 4096" \
+			"mr reg 0 4096" "mr fill 0 0 4096 inc:5" "qp create 0 rc" "set fwd rdma" "start" \
+			"qp connect 0 perftest 198.18.0.11:$((TCP + 1)) 0 $tool"
+		printf '%s\n' "$@" "qp disconnect 0" "stop" "quit"
+	} >"$tmp/client.cmd"
+	# shellcheck disable=SC2086
+	ip netns exec "$OOB_NS" timeout -k 5 120 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+		--file-prefix rkrc$$ --vdev=net_af_packet0,iface="rkd$$" -- -i \
+		--cmdline-file "$tmp/client.cmd" </dev/null >"$tmp/pt.$tool.out" 2>&1
+	ptrc=$?
+	wait "$gpid"
+	gsrc=$?
+}
+pt_has() { grep -qE "$2" "$tmp/pt.$1.out"; }
+pt_client write "post write 0 0 4096 2" "poll cq 0 1 10000"
+if [ "$ptrc" = 0 ] && [ "$gsrc" = 0 ] &&
+	pt_has write "^QP 0: connected to perftest .* write_bw at 198.18.0.11:" &&
+	pt_has write "wc wr_id=1 status=success \(0\) opcode=RDMA_WRITE byte_len=4096" &&
+	pt_has write "^QP 0: perftest exchange ended \(1 iterations reported\)"; then
+	ok "qp connect ... perftest to rxe's ib_write_bw server: a WRITE of 4096 bytes, disconnect"
+else
+	ko "prompt as ib_write_bw's client: rk-testpmd exit $ptrc, server exit $gsrc"
+	grep -v '^TELEMETRY' "$tmp/pt.write.out" | grep -v "^  [a-z_]* *[0-9]*$" | tail -n 12
+	tail -n 5 "$tmp/gserver.write"
+fi
+# MR 0 holds inc:5 and MR 1 inc:9 before: equal dumps after are the READs' bytes
+pt_client read "mr fill 1 0 4096 inc:9" "post read 0 0 4096 2" "poll cq 0 1 10000" \
+	"post read 0 1 4096 2" "poll cq 0 1 10000" "mr dump 0 0 256" "mr dump 1 0 256"
+# the two dumps: 16 lines each after their commands
+d0=$(sed -n '/^rk-testpmd> mr dump 0 0 256/,/^rk-testpmd> /p' "$tmp/pt.read.out" | sed '1d;$d' | cut -c9-)
+d1=$(sed -n '/^rk-testpmd> mr dump 1 0 256/,/^rk-testpmd> /p' "$tmp/pt.read.out" | sed '1d;$d' | cut -c9-)
+if [ "$ptrc" = 0 ] && [ "$gsrc" = 0 ] &&
+	pt_has read "^QP 0: connected to perftest .* read_bw at 198.18.0.11:" &&
+	pt_has read "wc wr_id=1 status=success \(0\) opcode=RDMA_READ byte_len=4096" &&
+	pt_has read "wc wr_id=2 status=success \(0\) opcode=RDMA_READ byte_len=4096" &&
+	[ "$(wc -l <<<"$d0")" = 16 ] && [ "$d0" = "$d1" ] &&
+	pt_has read "^QP 0: perftest exchange ended \(2 iterations reported\)"; then
+	ok "qp connect ... perftest to rxe's ib_read_bw server: two READs give the same bytes, disconnect"
+else
+	ko "prompt as ib_read_bw's client: rk-testpmd exit $ptrc, server exit $gsrc; dumps $(wc -l <<<"$d0") lines"
+	grep -v '^TELEMETRY' "$tmp/pt.read.out" | grep -v "^  [a-z_]* *[0-9]*$" | tail -n 12
+	tail -n 5 "$tmp/gserver.read"
+fi
 
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
