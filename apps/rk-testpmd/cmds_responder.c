@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The responder's commands: responder start <port> [<tcp-port> [<size>]]
- * [rdma_cm] [uc], responder stop, show responder, set responder clients <n>.
+ * [rdma_cm] [uc|ud], responder stop, show responder, set responder clients <n>.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +41,8 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	struct cmd_resp_result *r = res;
 	char *w[6], *save = NULL;
 	uint64_t port, tcp = RK_PT_TCP_PORT, size = 65536;
-	bool cm = false, uc = false;
+	bool cm = false;
+	enum rk_qp_type type = RK_QPT_RC;
 	int n = 0;
 
 	(void)cl;
@@ -49,18 +50,22 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	for (char *t = strtok_r(r->args, " \t", &save); t != NULL && n < 6;
 	     t = strtok_r(NULL, " \t", &save))
 		w[n++] = t;
-	/* perftest -R: the same port numbers, as its -p is the RDMA-CM port; -c UC: uc. */
-	while (n > 1 && (strcmp(w[n - 1], "rdma_cm") == 0 || strcmp(w[n - 1], "uc") == 0)) {
+	/* perftest -R: the same port numbers, as its -p is the RDMA-CM port; -c UC|UD: uc, ud. */
+	while (n > 1 && (strcmp(w[n - 1], "rdma_cm") == 0 || strcmp(w[n - 1], "uc") == 0 ||
+			 strcmp(w[n - 1], "ud") == 0)) {
 		if (strcmp(w[n - 1], "uc") == 0)
-			uc = true;
+			type = RK_QPT_UC;
+		else if (strcmp(w[n - 1], "ud") == 0)
+			type = RK_QPT_UD;
 		else
 			cm = true;
 		n--;
 	}
 	if (n < 1 || n > 3)
-		printf("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc]\n");
-	else if (cm && uc)
-		printf("Bad \"uc\" with \"rdma_cm\": UC clients over perftest's TCP exchange only\n");
+		printf("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]\n");
+	else if (cm && type != RK_QPT_RC)
+		printf("Bad \"%s\" with \"rdma_cm\": %s clients over perftest's TCP exchange only\n",
+		       type == RK_QPT_UC ? "uc" : "ud", rk_tp_qp_type_name(type));
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout) &&
 		 (n < 2 || rk_tp_arg_num(w[1], 65535, "TCP port", &tcp)) &&
@@ -70,25 +75,26 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 			printf("Bad %s \"0\": 1..65535\n", cm ? "RDMA-CM port" : "TCP port");
 		else
 			rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size, cm,
-					 uc);
+					 type);
 	}
 	fflush(stdout);
 }
 
 static cmdline_parse_inst_t cmd_start = {
 	.f = cmd_start_parsed,
-	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc]: answer perftest "
+	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]: answer perftest "
 		    "clients (ib_write_bw, ib_read_bw, ib_send_bw, ib_atomic_bw; TCP exchange on "
 		    "<tcp-port>, default 18515; with rdma_cm, their -R: RDMA-CM on that port), as "
 		    "many at once as \"set responder clients\" allows, on the port's verbs device, messages up to <size> bytes "
-		    "(default 65536); uc: their -c UC (write_bw, send_bw); -q N: N QPs, up to 16 (TCP "
+		    "(default 65536); uc: their -c UC (write_bw, send_bw); ud: their -c UD (send_bw); -q N: "
+		    "N QPs, up to 16 (TCP "
 		    "exchange only); with \"set fwd responder\"",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, (void *)&tok_args, NULL },
 };
 
 static cmdline_parse_inst_t cmd_start0 = {
 	.f = cmd_start_parsed,
-	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc]",
+	.help_str = "responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]",
 	.tokens = { (void *)&tok_resp, (void *)&tok_start, NULL },
 };
 

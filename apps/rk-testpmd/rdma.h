@@ -144,8 +144,19 @@ int rk_tp_mr_data(FILE *out, char op, unsigned int id, uint64_t off, uint64_t le
  */
 int rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type);
 
-/** The Q_Key of every UD QP and of the sends to it (as ibv_ud_pingpong's). */
+/** The Q_Key of every UD QP and of the sends to it (as ibv_ud_pingpong's and perftest's). */
 #define RK_TP_QKEY 0x11111111u
+
+/** "RC", "UC", "UD". */
+const char *rk_tp_qp_type_name(enum rk_qp_type t);
+
+/**
+ * The INIT attributes of a QP of @p type beyond state, P_Key index and
+ * port, into @p a: UD the Q_Key RK_TP_QKEY; RC remote write, read and
+ * atomics; UC remote write only (IBTA Vol1 9.7.3, table 38).
+ * @return the rk_modify_qp() mask bits of what was set
+ */
+int rk_tp_qp_init_attr(enum rk_qp_type type, struct rk_qp_attr *a);
 
 /**
  * "qp connect": QP @p id to QP @p peer of this process (another port's or

@@ -51,8 +51,8 @@ static bool seeded;
 #define LOCK() rte_ticketlock_lock(&rk_tp_rdma_lock)
 #define UNLOCK() rte_ticketlock_unlock(&rk_tp_rdma_lock)
 
-static const char *
-type_name(enum rk_qp_type t)
+const char *
+rk_tp_qp_type_name(enum rk_qp_type t)
 {
 	return t == RK_QPT_RC ? "RC" : t == RK_QPT_UC ? "UC" : "UD";
 }
@@ -282,15 +282,7 @@ rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type)
 		return -ENOSPC;
 	}
 	q = &qps[id];
-	if (type == RK_QPT_UD) {
-		a.qkey = RK_TP_QKEY;
-		mask |= RK_QP_QKEY;
-	} else {
-		a.qp_access_flags = type == RK_QPT_UC ? RK_ACCESS_REMOTE_WRITE :
-				    RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
-				    RK_ACCESS_REMOTE_ATOMIC;
-		mask |= RK_QP_ACCESS_FLAGS;
-	}
+	mask |= rk_tp_qp_init_attr(type, &a);
 	LOCK();
 	d = rk_tp_rdma_dev(port, true, out);
 	if (d == NULL) {
@@ -313,7 +305,7 @@ rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type)
 	}
 	UNLOCK();
 	if (rc != 0) {
-		fprintf(out, "Cannot create a %s QP on port %u: %s\n", type_name(type), port,
+		fprintf(out, "Cannot create a %s QP on port %u: %s\n", rk_tp_qp_type_name(type), port,
 			strerror(-rc));
 		return rc;
 	}
@@ -325,7 +317,7 @@ rk_tp_qp_create(FILE *out, uint16_t port, enum rk_qp_type type)
 	}
 	q->psn = (uint32_t)lrand48() & 0xffffff;
 	fprintf(out, "QP %u: port %u %s, QPN 0x%06x, PSN 0x%06x, INIT\n", id, port,
-		type_name(type), q->qp->qp_num, q->psn);
+		rk_tp_qp_type_name(type), q->qp->qp_num, q->psn);
 	return (int)id;
 }
 
@@ -344,7 +336,7 @@ rk_tp_qp_connect(FILE *out, unsigned int id, unsigned int peer)
 		return -EINVAL;
 	if (q->qp->qp_type != r->qp->qp_type) {
 		fprintf(out, "QP %u is %s, QP %u %s: connect QPs of one type\n", id,
-			type_name(q->qp->qp_type), peer, type_name(r->qp->qp_type));
+			rk_tp_qp_type_name(q->qp->qp_type), peer, rk_tp_qp_type_name(r->qp->qp_type));
 		return -EINVAL;
 	}
 	if (q->peer >= 0) {
@@ -449,7 +441,7 @@ rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_
 	*posted = q->posted;
 	if (q->qp->qp_type != RK_QPT_RC) {
 		fprintf(out, "QP %u is %s: perftest's bw tools connect RC QPs\n", id,
-			type_name(q->qp->qp_type));
+			rk_tp_qp_type_name(q->qp->qp_type));
 		return -EINVAL;
 	}
 	return 0;
@@ -493,6 +485,19 @@ rk_tp_qp_disconnect_remote(unsigned int id)
 	UNLOCK();
 }
 
+int
+rk_tp_qp_init_attr(enum rk_qp_type type, struct rk_qp_attr *a)
+{
+	if (type == RK_QPT_UD) {
+		a->qkey = RK_TP_QKEY;
+		return RK_QP_QKEY;
+	}
+	/* UC: no READ or atomics (IBTA Vol1 9.7.3, table 38's UC column) */
+	a->qp_access_flags = type == RK_QPT_UC ? RK_ACCESS_REMOTE_WRITE :
+			     RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ | RK_ACCESS_REMOTE_ATOMIC;
+	return RK_QP_ACCESS_FLAGS;
+}
+
 void
 rk_tp_qp_show(FILE *out)
 {
@@ -509,7 +514,7 @@ rk_tp_qp_show(FILE *out)
 		rk_query_qp(q->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN | RK_QP_RQ_PSN, NULL);
 		UNLOCK();
 		fprintf(out, "QP %u: port %u %s, QPN 0x%06x, %s, first PSN 0x%06x, ", id, q->port,
-			type_name(q->qp->qp_type), q->qp->qp_num,
+			rk_tp_qp_type_name(q->qp->qp_type), q->qp->qp_num,
 			a.qp_state < RTE_DIM(state_names) ? state_names[a.qp_state] : "?", q->psn);
 		if (q->peer >= 0)
 			fprintf(out, "peer QP %d (QPN 0x%06x)\n", q->peer, q->peer_qpn);

@@ -420,7 +420,7 @@ run(void *arg)
 
 int
 rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size, bool rdma_cm,
-		 bool uc)
+		 enum rk_qp_type type)
 {
 	struct rk_tp_rdma_dev *d;
 	int rc;
@@ -450,7 +450,7 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 	rk_tp_resp.max_size = max_size;
 	LOCK();
 	rk_tp_resp.rdma_cm = rdma_cm;
-	rk_tp_resp.uc = uc;
+	rk_tp_resp.qp_type = type;
 	rk_tp_resp.cmq.head = rk_tp_resp.cmq.tail = 0;
 	rk_tp_resp.next_n = 0;
 	UNLOCK();
@@ -469,7 +469,7 @@ rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
 	}
 	fprintf(out, "Responder on port %u (%u.%u.%u.%u), perftest's %s on port %u, %s QPs, "
 		"messages up to %u bytes%s\n", port, d->ip[0], d->ip[1], d->ip[2], d->ip[3],
-		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, uc ? "UC" : "RC", max_size,
+		rdma_cm ? "RDMA-CM (-R)" : "TCP exchange", tcp_port, rk_tp_qp_type_name(type), max_size,
 		rk_tp.engine == &rk_tp_fwd_responder && rk_tp.forwarding ? "" :
 		": \"set fwd responder\" and \"start\" to answer");
 	return 0;

@@ -51,7 +51,7 @@ struct rk_tp_resp {
 	bool running;                   /* the control thread is up */
 	volatile bool stop;             /* "responder stop": end the thread */
 	bool rdma_cm;                   /* perftest -R: RDMA-CM, not the TCP exchange */
-	bool uc;                        /* perftest -c UC: UC QPs, not RC */
+	enum rk_qp_type qp_type;        /* RC; UC or UD for perftest -c UC|UD */
 	uint16_t port, tcp_port;        /* tcp_port: the RDMA-CM port with rdma_cm */
 	uint32_t max_size;              /* bytes: the largest message answered */
 	unsigned int max_clients;       /* served at once, 1..RK_TP_RESP_CLIENTS; 0: the most */
@@ -108,15 +108,16 @@ extern struct rk_tp_resp rk_tp_resp;
  * service ID TCP port space:@p tcp_port on the device (perftest -R), and
  * serve perftest clients, up to RK_TP_RESP_CLIENTS at once, each on a
  * thread of its own, with buffers for messages of up to @p max_size
- * bytes (1..RK_TP_RESP_MAX_SIZE); with @p uc their QPs are UC (perftest
- * -c UC, remote write only; not with @p rdma_cm), else RC (IBTA Vol1
- * 9.8.3, 9.7). Frames reach the device only while the
+ * bytes (1..RK_TP_RESP_MAX_SIZE); their QPs of @p type: RC (IBTA Vol1
+ * 9.7), UC (perftest -c UC, remote write only) or UD (-c UD: send_bw,
+ * Q_Key RK_TP_QKEY, each receive with its 40-byte GRH first, 9.8);
+ * UC and UD not with @p rdma_cm. Frames reach the device only while the
  * responder engine forwards ("set fwd responder", "start").
  * @return 0, or negative errno after a line on @p out (-EALREADY,
  *         -EADDRINUSE, -EINVAL, -ENODEV)
  */
 int rk_tp_resp_start(FILE *out, uint16_t port, uint16_t tcp_port, uint32_t max_size,
-		     bool rdma_cm, bool uc);
+		     bool rdma_cm, enum rk_qp_type type);
 
 /**
  * "set responder clients": serve at most @p n clients at once (1..
@@ -151,7 +152,7 @@ int rk_tp_resp_resolve(struct rk_tp_resp_client *c, const uint8_t ip[4], uint8_t
 /* ---------------------------------------------------- responder_qp.c */
 
 /**
- * A QP of @p c's into @p s (RC, or UC with "uc"), its region and receive
+ * A QP of @p c's into @p s (of rk_tp_resp.qp_type), its region and receive
  * slots, to INIT with the receives posted, and its keys into @p local.
  * Caller holds rk_tp_rdma_lock. @return 0, or -1 (c->err says why)
  */

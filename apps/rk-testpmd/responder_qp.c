@@ -33,14 +33,10 @@ rk_tp_resp_qp_create(struct client *c, struct rk_tp_rdma_dev *d, struct rk_tp_re
 {
 	uint32_t max = rk_tp_resp.max_size;
 	size_t blk = max > 4096 ? max : 4096;
-	struct rk_qp_init_attr ia = { .qp_type = rk_tp_resp.uc ? RK_QPT_UC : RK_QPT_RC,
-				      .sq_sig_all = 1 };
-	/* UC: no READ or atomics (IBTA Vol1 9.7.3, table 38's UC column) */
-	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1,
-				 .qp_access_flags = rk_tp_resp.uc ? RK_ACCESS_REMOTE_WRITE :
-						    RK_ACCESS_REMOTE_WRITE | RK_ACCESS_REMOTE_READ |
-						    RK_ACCESS_REMOTE_ATOMIC };
-	int rc;
+	struct rk_qp_init_attr ia = { .qp_type = rk_tp_resp.qp_type, .sq_sig_all = 1 };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1 };
+	int rc, mask = RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
+		       rk_tp_qp_init_attr(rk_tp_resp.qp_type, &at);
 
 	s->buf_len = 2 * blk;
 	s->rslots = (uint32_t)(16u << 20) / max;
@@ -62,8 +58,7 @@ rk_tp_resp_qp_create(struct client *c, struct rk_tp_rdma_dev *d, struct rk_tp_re
 	s->qp = rk_create_qp(d->pd, &ia);
 	if (s->qp == NULL)
 		return fail(c, "create_qp: %s", strerror(errno));
-	rc = rk_modify_qp(s->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX | RK_QP_PORT |
-			  RK_QP_ACCESS_FLAGS);
+	rc = rk_modify_qp(s->qp, &at, mask);
 	if (rc != 0)
 		return fail(c, "modify QP to INIT: %s", strerror(-rc));
 	for (uint32_t i = 0; i < s->rslots; i++) {
@@ -190,12 +185,24 @@ connect_one(struct client *c, struct rk_tp_resp_sess *s, const struct rk_pt_dest
 		.max_rd_atomic = (uint8_t)(remote->out_reads > 0 && remote->out_reads < OUTS ?
 					   remote->out_reads : OUTS),
 		.min_rnr_timer = 12, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-		.uc = rk_tp_resp.uc,
+		.uc = rk_tp_resp.qp_type == RK_QPT_UC,
 	};
 	int rc;
 
 	LOCK();
-	rc = rk_app_qp_connect(s->qp, &p, &state);
+	if (rk_tp_resp.qp_type != RK_QPT_UD) {
+		rc = rk_app_qp_connect(s->qp, &p, &state);
+	} else {
+		/* UD: RTR and RTS carry no peer; the server only receives */
+		struct rk_qp_attr a = { .qp_state = RK_QPS_RTR };
+
+		rc = rk_modify_qp(s->qp, &a, RK_QP_STATE);
+		if (rc == 0) {
+			state = "RTS";
+			a = (struct rk_qp_attr){ .qp_state = RK_QPS_RTS, .sq_psn = local->psn };
+			rc = rk_modify_qp(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
+		}
+	}
 	UNLOCK();
 	return rc == 0 ? 0 : fail(c, "cannot move QPN %#06x to %s: %s", local->qpn, state,
 				  strerror(-rc));

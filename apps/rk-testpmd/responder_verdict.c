@@ -77,6 +77,9 @@ rk_tp_resp_verdict(struct client *c, const struct rk_pt_report *peer, bool repor
 	if (qps > 1)
 		snprintf(over, sizeof(over), " over %u QPs", qps);
 	iters = t == T_SEND ? s->recvd : peer->iters;
+	/* a UD receive holds the 40-byte GRH first (IBTA Vol1 11.4.1.1) */
+	if (rk_tp_resp.qp_type == RK_QPT_UD && s->recv_len >= 40)
+		s->recv_len -= 40;
 	size = t == T_SEND ? s->recv_len : t == T_ATOMIC ? 8 : peer->size;
 	if (s->wc_errors > 0) {
 		fail(c, "%" PRIu64 " receive(s) completed in error", s->wc_errors);
@@ -152,7 +155,7 @@ rk_tp_resp_show(FILE *out)
 		fprintf(out, "Responder: port %u, %s port %u, %s QPs, messages up to %u bytes, "
 			"serving %u client(s) (at most %u at once)\n", rk_tp_resp.port,
 			rk_tp_resp.rdma_cm ? "RDMA-CM" : "TCP", rk_tp_resp.tcp_port,
-			rk_tp_resp.uc ? "UC" : "RC",
+			rk_tp_qp_type_name(rk_tp_resp.qp_type),
 			rk_tp_resp.max_size, rk_tp_resp.serving, rk_tp_resp_max_clients());
 	fprintf(out, "  clients %" PRIu64 ": ok %" PRIu64 " (write_bw %" PRIu64 ", read_bw %"
 		PRIu64 ", send_bw %" PRIu64 ", atomic_bw %" PRIu64 "), failed %" PRIu64 "\n",

@@ -66,6 +66,7 @@ fi
 
 cat >"$tmp/resp.cmd" <<CMD
 set fwd responder
+responder start 0 1 65536 rdma_cm ud
 responder start 0 0 65536 $cm
 responder start 0 $TCP 65536 $cm
 start
@@ -86,6 +87,13 @@ if grep -qE '^Bad (TCP|RDMA-CM) port "0": 1..65535' "$tmp/tp.out"; then
 	ok "responder start 0 0: refused in one line"
 else
 	ko "responder start 0 0: $(grep -A1 'responder start 0 0' "$tmp/tp.out" | tail -n 1)"
+fi
+
+# UD QPs take perftest's TCP exchange only (lib/cm connects RC).
+if grep -q '^Bad "ud" with "rdma_cm": UD clients over perftest.s TCP exchange only' "$tmp/tp.out"; then
+	ok "responder start ... rdma_cm ud: refused in one line"
+else
+	ko "rdma_cm ud: $(grep -A1 'rdma_cm ud' "$tmp/tp.out" | tail -n 1)"
 fi
 
 # client NAME WANT-EXIT ARGS...: one rk-interop; its output in $tmp/NAME.

@@ -10,7 +10,7 @@
 # stack). The guest runs ib_write_bw,
 # ib_read_bw, ib_send_bw and ib_atomic_bw (-d rxe0 -x 1) against it, one
 # after another; then, over the TCP exchange, ib_write_bw and ib_read_bw
-# at once, and ib_write_bw -q 4; last, rk-testpmd's prompt as the client
+# at once, and ib_write_bw -q 4; ib_send_bw -c UD against UD QPs; last, rk-testpmd's prompt as the client
 # of the guest's ib_write_bw and ib_read_bw servers (qp connect ... perftest). Each client must exit 0 and the responder print its
 # line for it with its own checks (WRITE packets placed, READ region
 # unchanged, one per FETCH_AND_ADD, every SEND received with the same
@@ -97,7 +97,7 @@ responder_up() {
 		--file-prefix rkresp$$ --vdev=net_af_packet0,iface="rkd$$" \
 		-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$out" 2>&1 &
 	tpid=$!
-	[ -z "$1" ] && rk_wait_listening 60 "$OOB_NS" "$TCP"
+	[ "$1" != rdma_cm ] && rk_wait_listening 60 "$OOB_NS" "$TCP"
 	for _ in $(seq 1 300); do
 		grep -q "^responder packet forwarding" "$out" && return 0
 		kill -0 "$tpid" 2>/dev/null || break
@@ -226,6 +226,15 @@ client "ib_write_bw -q 4" "write_bw over 4 QPs, 16384 bytes, $((4 * N)) iteratio
 grep -qE "^responder: client $k \(.*, 4 QP\(s\)$" "$out" &&
 	ok "ib_write_bw -q 4: the responder made 4 QPs for it" ||
 	ko "ib_write_bw -q 4: $(grep "^responder: client $k (" "$out" | head -1)"
+responder_down "$served"
+# -c UD: UD QPs ("responder start ... ud"), send_bw only; each receive
+# holds the GRH first, the responder's line gives the payload's length.
+responder_up ud
+served=0
+client "ib_send_bw -c UD" "send_bw, 1024 bytes, $N iterations, result: ok \($N receives, each 1024 bytes\)" \
+	ib_send_bw -c UD -s 1024 -n $N
+grep -q "^responder: client 1 (198.18.0.11): perftest .*QPN 0x" "$out" &&
+	grep -q "UD QPs" "$out" && ok "-c UD: the responder made a UD QP" || ko "-c UD: $(grep -m1 '^Responder on' "$out")"
 responder_down "$served"
 # -R: RDMA-CM to the device's own address, the exchange over a CM-connected QP.
 responder_up rdma_cm
