@@ -43,27 +43,16 @@ impair add qp=0x11 psn=7 count=1
 impair add qp=0x11 psn=7 count=1 drop-every=1
 impair add qp=0x11 psn=10 count=1 forge=rnr:10
 CMD
-mkfifo "$tmp/tp.fifo"
-ip netns exec "$ns" timeout 60 "$tp" $MEM --no-pci --log-level=*:warning -l 0-1 \
-	--file-prefix=rkta$$ --vdev=net_af_packet0,iface=tra1 --vdev=net_af_packet1,iface=trb1 -- \
-	-i --cmdline-file "$tmp/rules.cmd" <"$tmp/tp.fifo" >"$tmp/tp.out" 2>&1 &
-tp_pid=$!
-exec 3>"$tmp/tp.fifo"
-echo start >&3
-for _ in $(seq 100); do
-	grep -q "packet forwarding - ports" "$tmp/tp.out" && break
-	sleep 0.1
-done
+# shellcheck source=../helpers/bump.sh
+. "$(dirname "$0")/../helpers/bump.sh"
+bump_start "$tp" "$ns" tra1 trb1 "$tmp/rules.cmd" 60
 # The forged RNR NAK leaves by port 0 toward the requester: counted on tra0.
 ip netns exec "$ns" python3 "$traffic" count tra0 4 >"$tmp/back.txt" &
 cnt=$!
 sleep 0.5
 ip netns exec "$ns" python3 "$traffic" acked tra0 trb0
 wait "$cnt"
-printf 'stop\nimpair show\nquit\n' >&3
-exec 3>&-
-wait "$tp_pid"
-tp_pid=
+bump_stop
 
 rule() { grep -A1 "^rule $1: " "$tmp/tp.out" | tail -1; }
 [[ "$(rule 1)" == *"dropped 1 "* ]] && ok "rule 1 dropped PSN 7's second copy" || ko "rule 1: $(rule 1)"

@@ -49,18 +49,10 @@ cat >"$tmp/rules.cmd" <<'CMD'
 set fwd impair
 impair add opcode=10 count=1000 ecn-ce=0.8
 CMD
-mkfifo "$tmp/tp.fifo"
-ip netns exec "$ns" timeout 120 "$tp" $MEM $LOG -l 0-1 --file-prefix=rktd$$ \
-	--vdev=net_af_packet0,iface=tda1 --vdev=net_af_packet1,iface=tdb1 -- \
-	-i --cmdline-file "$tmp/rules.cmd" <"$tmp/tp.fifo" >"$tmp/tp.out" 2>&1 &
-tp_pid=$!
+# shellcheck source=../helpers/bump.sh
+. "$(dirname "$0")/../helpers/bump.sh"
+bump_start "$tp" "$ns" tda1 tdb1 "$tmp/rules.cmd" 120
 pids="$tp_pid"
-exec 3>"$tmp/tp.fifo"
-echo start >&3
-for _ in $(seq 100); do
-	grep -q "packet forwarding - ports" "$tmp/tp.out" && break
-	sleep 0.1
-done
 
 cc="--dcqcn=paper --dcqcn-param rpg_max_rate=20 --dcqcn-param rpg_time_reset=1000 --dcqcn-param dce_tcp_rtt=1000 --dcqcn-param rpg_min_rate=5 --counters"
 ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 0 --file-prefix=rkds$$ \
@@ -75,9 +67,7 @@ ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 0 --file-prefix=rkdc$$ \
 crc=$?
 wait "$srv"
 src=$?
-printf 'stop\nimpair show\nquit\n' >&3
-exec 3>&-
-wait "$tp_pid"
+bump_stop
 
 [ "$crc" = 0 ] && [ "$src" = 0 ] && ok "write_bw through the marking bump: both ends exit 0" ||
 	ko "write_bw: client exit $crc, server exit $src: $(tail -3 "$tmp/cli.out" "$tmp/srv.out" | tr '\n' '|')"

@@ -61,18 +61,10 @@ impair add opcode=4 count=1 forge=nak-seq
 impair add opcode=4 count=100
 impair add opcode=4 count=1 forge=cnp
 CMD
-mkfifo "$tmp/tp.fifo"
-ip netns exec "$ns" timeout 120 "$tp" $MEM $LOG -l 0-1 --file-prefix=rktf$$ \
-	--vdev=net_af_packet0,iface=tfa1 --vdev=net_af_packet1,iface=tfb1 -- \
-	-i --cmdline-file "$tmp/rules.cmd" <"$tmp/tp.fifo" >"$tmp/tp.out" 2>&1 &
-tp_pid=$!
+# shellcheck source=../helpers/bump.sh
+. "$(dirname "$0")/../helpers/bump.sh"
+bump_start "$tp" "$ns" tfa1 tfb1 "$tmp/rules.cmd" 120
 pids="$tp_pid"
-exec 3>"$tmp/tp.fifo"
-echo start >&3
-for _ in $(seq 100); do
-	grep -q "packet forwarding - ports" "$tmp/tp.out" && break
-	sleep 0.1
-done
 
 args="send_bw -s 64 -n 1000 --verify"
 ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 1 --file-prefix=rkfs$$ \
@@ -87,9 +79,7 @@ ip netns exec "$ns" timeout 90 "$perf" $MEM $LOG -l 0 --file-prefix=rkfc$$ \
 crc=$?
 wait "$srv"
 src=$?
-printf 'stop\nimpair show\nquit\n' >&3
-exec 3>&-
-wait "$tp_pid"
+bump_stop
 echo "rc=$?" >>"$tmp/tp.out"
 
 [ "$crc" = 0 ] && [ "$src" = 0 ] && ok "send_bw through the bump: both ends exit 0, data verified" ||
