@@ -29,7 +29,8 @@ bad(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nrk-gen: see rk-gen --help, \"Stateful mode\"\n");
+	/* one line: the hint ends it, as getopt's errors' (--help for usage) */
+	fprintf(stderr, " (--help for usage)\n");
 	return -1;
 }
 

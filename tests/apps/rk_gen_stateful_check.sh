@@ -42,6 +42,8 @@ pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+# one: $tmp/bad.err if it is one line (an error is one line), else nothing
+one() { [ "$(wc -l <"$tmp/bad.err")" = 1 ] && cat "$tmp/bad.err"; }
 
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
 NCPU=$(nproc)
@@ -201,8 +203,17 @@ for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param r
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- --stateful 1 $bad --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --[di]")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(one | grep -c "^rk-gen: --[di]")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
+done
+# a --dcqcn-param value that is no number is said so, not "out of range"
+for bad in "rpg_gd=abc:'abc' is not a number (an integer 0..31)" "rpg_gd=99:'99' out of range 0..31"; do
+	"$gen" --no-pci -- --stateful 1 --dcqcn --dcqcn-param "${bad%%:*}" --port x --ip 198.18.0.1 \
+		127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && one | grep -qxF "rk-gen: --dcqcn-param rpg_gd: value ${bad#*:} (--help for usage)" &&
+		ok "--dcqcn-param ${bad%%:*}: exit 2, $(cat "$tmp/bad.err")" ||
+		ko "--dcqcn-param ${bad%%:*}: exit $rc, $(cat "$tmp/bad.err")"
 done
 
 # QPs beyond what one device numbers (0xffff, two kept): one line, exit 2, not a failed open
@@ -210,7 +221,7 @@ for bad in "--stateful 65534 127.0.0.1" "--responder --qps 65534"; do
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --[a-z]* 65534: QPs are 1..65533$" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: --[a-z]* 65534: QPs are 1..65533 (--help for usage)$" &&
 		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
@@ -230,7 +241,7 @@ fi
 "$gen" --no-pci -- --stateful 1 --op atomic --size 4 --port x --ip 198.18.0.1 127.0.0.1 \
 	>/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" &&
 	ok "atomics with 4-byte messages: exit 2" || ko "atomic --size 4: exit $rc, $(cat "$tmp/bad.err")"
 # CMP_SWAPs: every QP's k-th found the value k swaps leave, over a lossy link too
 run cas "--stateful 32 --op write,read,send,atomic,cmp_swap:3 --size 8-512 --iters 100 --depth 4 --tx-drop-rate 0.02 --seed 7"
@@ -251,16 +262,17 @@ fi
 "$gen" --no-pci -- --stateful 1 --op write,cmp_swap --size 2-6 --port x --ip 198.18.0.1 \
 	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap: --size must allow 8 bytes" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op cmp_swap: --size must allow 8 bytes" &&
 	ok "CMP_SWAPs with 6-byte messages: exit 2" || ko "cmp_swap --size 2-6: exit $rc, $(cat "$tmp/bad.err")"
 "$gen" --no-pci -- --stateful 1 --op cmp_swap:1,cmp_swap:2 --port x --ip 198.18.0.1 \
 	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap:1,cmp_swap:2: write, read, send, atomic, cmp_swap" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op cmp_swap:1,cmp_swap:2: write, read, send, atomic, cmp_swap" &&
 	ok "cmp_swap twice in --op: exit 2" || ko "cmp_swap twice: exit $rc, $(cat "$tmp/bad.err")"
 
 # 7. the series: a row each 50 ms as CSV, in the JSON, and drawn; the rows'
-#    messages add up to the run's
+#    messages add up to the run's; the run's final sliver is no row of its
+#    own (a rate over it spikes): the last row spans 25 to 75 ms
 plot=""
 command -v gnuplot >/dev/null && plot="--plot $tmp/series.png"
 run series "--stateful 16 --op write,read --duration 0.5 --depth 2 --interval 0.05 --csv $tmp/series.csv $plot"
@@ -323,7 +335,7 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 	"$gen" --no-pci -- $bad --port x $(case $bad in *--ip\ *) ;; *) echo --ip 198.18.0.1;; esac) \
 		$(case $bad in --st*) echo 127.0.0.1;; esac) >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --ip-count")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(one | grep -c "^rk-gen: --ip-count")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
@@ -433,12 +445,12 @@ for bad in "--responder --op write" "--responder --size 64" "--responder --iters
 	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 $(case $bad in --st*) echo 127.0.0.1;; esac) \
 		>/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: $opt is the $end's (" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: $opt is the $end's (" &&
 		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 "$gen" --no-pci -- --responder --clients 3 --qps 2 --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
 	ok "--qps 2 below --clients 3: exit 2" || ko "--qps below --clients: exit $rc, '$(cat "$tmp/bad.err")'"
 # a series file in a directory that does not exist: said at the start
 # (exit 2; a port "x" opened would have been exit 1), nothing run
@@ -447,18 +459,18 @@ for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
 	"$gen" --no-pci -- --stateful 1 $o --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
 	if [ "${o%% *}" = --plot ] && ! command -v gnuplot >/dev/null; then
-		grep -q "^rk-gen: --plot" "$tmp/bad.err" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
+		one | grep -q "^rk-gen: --plot" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
 			ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
 		continue
 	fi
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory (--help for usage)$" &&
 		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 # --record's file too (exit 2 at the start, not 1 from the recorder)
 "$gen" --no-pci -- --stateful 1 --record "$tmp/none/r.pcapng" --port x --ip 198.18.0.1 127.0.0.1 \
 	>/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --record $tmp/none/r\.pcapng: No such file or directory$" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --record $tmp/none/r\.pcapng: No such file or directory (--help for usage)$" &&
 	ok "--record (no such directory): exit 2 at the start" || ko "--record: exit $rc, '$(cat "$tmp/bad.err")'"
 # an empty element of --op (strtok would skip it), --iters with
 # --duration (one ends the run), --csv - with --json (both stdout)
@@ -469,7 +481,7 @@ for bad in "--op write,:--op write,:" "--op ,read:--op ,read:" "--op write,,read
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- --stateful 1 $args --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -qF "rk-gen: $want" &&
+	[ $rc = 2 ] && one | grep -qF "rk-gen: $want" &&
 		ok "$args: exit 2, $(head -1 "$tmp/bad.err")" || ko "$args: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 # a responder waiting for its client, SIGINT: "interrupted" as rk-perf
