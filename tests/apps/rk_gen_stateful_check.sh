@@ -25,7 +25,8 @@
 #  8b. a responder killed mid-run: the client exits 1, its report gives
 #     the seconds it ran (not 0).
 #  8c. --csv -: the series on stdout.
-#  9. the command line: an option without its value, an option of the
+#  9. a client without its peer: the link wait ends within --timeout.
+#     The command line: an option without its value, an option of the
 #     stateless mode or of the other end, --qps below --clients, a --csv,
 #     --plot or --record path that cannot be written, an empty --op element,
 #     --iters with --duration, --csv - with --json: one line each, exit 2,
@@ -484,6 +485,20 @@ for bad in "--op write,:--op write,:" "--op ,read:--op ,read:" "--op write,,read
 	[ $rc = 2 ] && one | grep -qF "rk-gen: $want" &&
 		ok "$args: exit 2, $(head -1 "$tmp/bad.err")" || ko "$args: exit $rc, '$(cat "$tmp/bad.err")'"
 done
+# a memif client with no peer: the wait for the link ends within --timeout
+# (not the port's default 10 s, nor twice it), one line says the link is
+# down, and memif's line for each connect retried is not repeated
+t0=$(date +%s%N)
+# shellcheck disable=SC2086
+"$gen" $MEM --no-pci -l 0 --file-prefix rksl$$ --vdev=net_memif0,role=client,socket=$tmp/nopeer.sock \
+	-- --stateful 1 --timeout 1 --port net_memif0 --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/link.err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc = 1 ] && [ $ms -lt 6000 ] && [ "$(grep -c "^rk-gen:" "$tmp/link.err")" = 1 ] &&
+	grep -q "^rk-gen: cannot open port net_memif0: link down" "$tmp/link.err" &&
+	[ "$(grep -c memif_connect_client "$tmp/link.err")" -le 1 ] &&
+	ok "no peer, --timeout 1: link down in $ms ms, one line" ||
+	ko "no peer, --timeout 1: exit $rc in $ms ms, $(grep -c . "$tmp/link.err") lines: $(tail -3 "$tmp/link.err")"
 # a responder waiting for its client, SIGINT: "interrupted" as rk-perf
 # says it, exit 1 (not "Interrupted system call")
 for k in 1 2; do
