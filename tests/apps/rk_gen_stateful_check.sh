@@ -286,11 +286,14 @@ msgs = 0.0
 for i, x in enumerate(rows):
     end = times[i + 1] if i + 1 < len(rows) else c["seconds"]
     msgs += float(x["messages_per_s"]) * (end - times[i])
+iv = [float(x.get("interval_s", -1)) for x in rows]
 ok = (len(rows) >= 3 and len(c["series"]) == len(rows) and abs(msgs - c["messages"]) < 2
       and all(float(x["latency_p50_us"]) <= float(x["latency_p99_us"]) for x in rows)
-      and all(abs(times[i] - 0.05 * i) < 1e-6 for i in range(len(rows))))
-print("ok" if ok else "rows %d json %d messages %.1f of %d" % (len(rows), len(c["series"]),
-      msgs, c["messages"]))' "$tmp/series.c.json" "$tmp/series.csv" 2>&1)
+      and all(abs(times[i] - 0.05 * i) < 1e-6 for i in range(len(rows)))
+      and all(abs(v - 0.05) < 1e-6 for v in iv[:-1]) and 0.025 <= iv[-1] < 0.075
+      and abs(times[-1] + iv[-1] - c["seconds"]) < 1e-3)
+print("ok" if ok else "rows %d json %d messages %.1f of %d, intervals %s" % (len(rows),
+      len(c["series"]), msgs, c["messages"], iv[-3:]))' "$tmp/series.c.json" "$tmp/series.csv" 2>&1)
 png=ok
 [ -n "$plot" ] && [ "$(head -c 4 "$tmp/series.png" 2>/dev/null | tail -c 3)" != PNG ] && png="no PNG"
 [ "$crc" = 0 ] && [ "$got" = ok ] && [ "$png" = ok ] &&
