@@ -128,10 +128,10 @@ want="0.001 0.001 0.001 0.000999"
 got=$("$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.0035 --csv - 2>"$tmp/err" |
 	python3 -c '
 import csv, sys
-print(" ".join("%s/%s/%s/%.3f" % (r["frames"], r["lost"], r.get("interval_s"), float(r["gbps"]))
-      for r in csv.DictReader(sys.stdin)))')
-# 3990 frames of 122 bytes in 3.999 ms
-want="3990/10/0.003999/0.974"
+print(" ".join("%s/%s/%s/%.3f/%s/%s" % (r["frames"], r["lost"], r.get("interval_s"),
+      float(r["gbps"]), r["lat_count"], r["lat_p99_ns"]) for r in csv.DictReader(sys.stdin)))')
+# 3990 frames of 122 bytes in 3.999 ms, the sliver's latencies with the row's
+want="3990/10/0.003999/0.974/3990/25000"
 [ "$got" = "$want" ] && ok "series: a final sliver joins the row before: $got" ||
 	ko "series, a final sliver: got '$got', want '$want'"
 # The known pattern's series adds up to its report: frames, first arrivals
