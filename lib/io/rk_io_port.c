@@ -275,11 +275,19 @@ wait_link(uint16_t port, uint64_t deadline, bool restart_when_down,
 	  const volatile sig_atomic_t *cancel)
 {
 	struct rte_eth_link link;
-	uint64_t restart = rk_io_dpdk_now_ns() + 3000000000ull;
+	uint64_t now = rk_io_dpdk_now_ns();
+	/*
+	 * A memif client still down is restarted: a slow server (a loaded
+	 * machine) gets time to answer, and a short timeout its retries too
+	 * (a quarter of what is left, 0.5 to 3 s apart).
+	 */
+	uint64_t period = deadline > now ? (deadline - now) / 4 : 0;
+	uint64_t restart;
+
+	period = period < 500000000ull ? 500000000ull : period > 3000000000ull ? 3000000000ull : period;
+	restart = now + period;
 
 	for (;;) {
-		uint64_t now;
-
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
@@ -289,11 +297,10 @@ wait_link(uint16_t port, uint64_t deadline, bool restart_when_down,
 		now = rk_io_dpdk_now_ns();
 		if (now >= deadline)
 			return -ETIMEDOUT;
-		/* Every 3 s: a slow server (a loaded machine) gets time to answer. */
 		if (restart_when_down && now >= restart) {
 			rte_eth_dev_stop(port);
 			rte_eth_dev_start(port);
-			restart = now + 3000000000ull;
+			restart = now + period;
 		}
 		rte_delay_us_sleep(10000);
 	}

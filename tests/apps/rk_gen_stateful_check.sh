@@ -162,8 +162,9 @@ else
 fi
 if check loss 16 300 1; then ok "2% loss: counts, data and counters agree"; else ko "2% loss: reports"; fi
 
-# 3. more QPs than the responder takes
-run refuse "--stateful 40 --iters 1 --timeout 3" "--qps 32"
+# 3. more QPs than the responder takes (--timeout bounds the wait for the
+#    link too: 5 s leaves a loaded machine's responder time to start its port)
+run refuse "--stateful 40 --iters 1 --timeout 5" "--qps 32"
 if [ "$crc" != 0 ] && [ "$rrc" != 0 ] &&
 	grep -q "asks for 40 QPs; this end takes at most 32" "$tmp/refuse.r.err" &&
 	grep -q "the responder refused this client: the client asks for 40 QPs; this end takes at most 32 (--qps)" "$tmp/refuse.c.err"; then
