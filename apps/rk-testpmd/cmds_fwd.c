@@ -424,7 +424,7 @@ cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 
 static cmdline_parse_inst_t cmd_other = {
 	.f = cmd_other_parsed,
-	.help_str = "(any other line: says what is wrong with it)",
+	.help_str = "an error saying what is wrong with it",
 	.tokens = { &tok_other, NULL },
 };
 
