@@ -2,6 +2,7 @@
 /* Option values of the apps (rk_app.h): numbers and size lists. */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,16 @@ rk_app_dcqcn_param(struct rk_dcqcn_params *p, const char *spec, char *why, size_
 	if (rc == -ENOENT)
 		snprintf(why, wlen, "--dcqcn-param: no DCQCN parameter '%s' (NVIDIA names, such as "
 			 "rpg_ai_rate; see doc/congestion.md)", name);
-	else if (rc != 0)
-		snprintf(why, wlen, "--dcqcn-param %s: value '%s' out of range", name, eq + 1);
+	else if (rc != 0) {
+		uint64_t lo = 0, hi = 0;
+
+		rk_dcqcn_param_range(name, &lo, &hi);
+		if (rc == -ERANGE)
+			snprintf(why, wlen, "--dcqcn-param %s: value '%s' out of range %" PRIu64
+				 "..%" PRIu64, name, eq + 1, lo, hi);
+		else
+			snprintf(why, wlen, "--dcqcn-param %s: value '%s' is not a number (an "
+				 "integer %" PRIu64 "..%" PRIu64 ")", name, eq + 1, lo, hi);
+	}
 	return rc == 0 ? 0 : -1;
 }

@@ -120,6 +120,7 @@ struct rk_gen_series_row {
 	uint64_t reordered, duplicates;
 	uint64_t lat_count;      /**< frames with a one-way latency */
 	uint64_t lat_p50_ns, lat_p99_ns, lat_max_ns;
+	uint64_t len_ns;         /**< the interval's length: the last row's may differ */
 };
 
 /** Totals over the streams of a receive run. */
@@ -132,8 +133,12 @@ struct rk_gen_series {
 	uint64_t interval_ns, t0_ns;
 	bool started, overflow;
 	uint64_t frames, bytes;        /**< the open interval */
-	struct rk_hist lat;            /**< the open interval's latencies */
+	uint64_t last_rx_ns;           /**< the last frame's RX time: the series' end */
+	struct rk_hist *lat;           /**< the open interval's latencies (in lat_buf) */
+	struct rk_hist *row_lat;       /**< the last row's: a short final interval joins it */
+	struct rk_hist lat_buf[2];
 	struct rk_gen_recv_totals last; /**< the totals when the last row closed */
+	struct rk_gen_recv_totals row_last; /**< and when it opened */
 	struct rk_gen_series_row *row;
 	uint64_t n, cap;
 };

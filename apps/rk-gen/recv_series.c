@@ -25,7 +25,8 @@ rk_gen_series_new(uint64_t interval_ns)
 	if (s == NULL)
 		return NULL;
 	s->interval_ns = interval_ns;
-	rk_hist_init(&s->lat);
+	s->lat = &s->lat_buf[0];
+	s->row_lat = &s->lat_buf[1];
 	return s;
 }
 
@@ -37,12 +38,13 @@ rk_gen_series_free(struct rk_gen_series *s)
 	free(s);
 }
 
-/* Close the current interval: a row with the totals' growth since the last. */
+/* Close the current interval, @p len_ns long: a row with the totals' growth since the last. */
 static void
-close_row(struct rk_gen_series *s, const struct rk_gen_recv *r)
+close_row(struct rk_gen_series *s, const struct rk_gen_recv *r, uint64_t len_ns)
 {
 	struct rk_gen_recv_totals t;
 	struct rk_gen_series_row *row;
+	struct rk_hist *h;
 
 	if (s->n == s->cap) {
 		uint64_t cap = s->cap ? s->cap * 2 : 64;
@@ -62,13 +64,36 @@ close_row(struct rk_gen_series *s, const struct rk_gen_recv *r)
 	row->lost = (int64_t)(t.lost - s->last.lost);
 	row->reordered = t.reordered - s->last.reordered;
 	row->duplicates = t.duplicates - s->last.duplicates;
-	row->lat_count = s->lat.count;
-	row->lat_p50_ns = rk_hist_quantile(&s->lat, 50000);
-	row->lat_p99_ns = rk_hist_quantile(&s->lat, 99000);
-	row->lat_max_ns = s->lat.max_ns;
+	row->lat_count = s->lat->count;
+	row->lat_p50_ns = rk_hist_quantile(s->lat, 50000);
+	row->lat_p99_ns = rk_hist_quantile(s->lat, 99000);
+	row->lat_max_ns = s->lat->max_ns;
+	row->len_ns = len_ns;
+	s->row_last = s->last;
 	s->last = t;
 	s->frames = s->bytes = 0;
-	rk_hist_init(&s->lat);
+	/* the row's latencies kept (swapped, not copied: intervals may be 1 us) */
+	h = s->row_lat;
+	s->row_lat = s->lat;
+	s->lat = h;
+	rk_hist_init(s->lat);
+}
+
+/*
+ * The run's final, partial interval shorter than half the period joins the
+ * row before it (a rate over a sliver spikes or dips): that row is opened
+ * again, its length, counts and latencies growing by the sliver's.
+ */
+static void
+fold_row(struct rk_gen_series *s, const struct rk_gen_recv *r, uint64_t len_ns)
+{
+	struct rk_gen_series_row *row = &s->row[--s->n];
+
+	s->frames += row->frames;
+	s->bytes += row->bytes;
+	rk_hist_merge(s->lat, s->row_lat);
+	s->last = s->row_last;
+	close_row(s, r, s->interval_ns + len_ns);
 }
 
 void
@@ -78,7 +103,7 @@ rk_gen_series_advance(struct rk_gen_series *s, const struct rk_gen_recv *r, uint
 		return;
 	/* A clock that went back (another capture's timestamps) stays in this row. */
 	while (!s->overflow && now_ns >= s->t0_ns + (s->n + 1) * s->interval_ns)
-		close_row(s, r);
+		close_row(s, r, s->interval_ns);
 }
 
 void
@@ -88,6 +113,8 @@ rk_gen_series_before(struct rk_gen_series *s, const struct rk_gen_recv *r, uint6
 		s->started = true;
 		s->t0_ns = rx_ns;
 	}
+	if (rx_ns > s->last_rx_ns)
+		s->last_rx_ns = rx_ns;
 	rk_gen_series_advance(s, r, rx_ns);
 }
 
@@ -99,15 +126,28 @@ rk_gen_series_frame(struct rk_gen_series *s, uint32_t len, const uint64_t *lat_n
 	s->frames++;
 	s->bytes += len;
 	if (lat_ns != NULL)
-		rk_hist_add(&s->lat, *lat_ns);
+		rk_hist_add(s->lat, *lat_ns);
 }
 
 void
 rk_gen_series_finish(struct rk_gen_series *s, const struct rk_gen_recv *r)
 {
-	/* The last, partial interval counts as a whole one (its rate reads low). */
-	if (s->started && !s->overflow && (s->frames != 0 || s->n == 0))
-		close_row(s, r);
+	/*
+	 * The last, partial interval ends with the last frame: a row of that
+	 * length, or folded into the row before when shorter than half the
+	 * period. A run's only row spans the whole period (its rate reads low).
+	 */
+	if (s->started && !s->overflow && (s->frames != 0 || s->n == 0)) {
+		uint64_t start = s->t0_ns + s->n * s->interval_ns;
+		uint64_t len = s->last_rx_ns > start ? s->last_rx_ns - start : 0;
+
+		if (s->n == 0)
+			close_row(s, r, s->interval_ns);
+		else if (len < s->interval_ns / 2)
+			fold_row(s, r, len);
+		else
+			close_row(s, r, len);
+	}
 	/* A live run's wait after the last frame (--idle) is no part of it:
 	 * the series ends with the last interval that had a frame. */
 	while (s->n > 1 && s->row[s->n - 1].frames == 0)
@@ -117,11 +157,12 @@ rk_gen_series_finish(struct rk_gen_series *s, const struct rk_gen_recv *r)
 static double
 row_gbps(const struct rk_gen_series *s, const struct rk_gen_series_row *row)
 {
-	return (double)row->bytes * 8.0 / (double)s->interval_ns;
+	(void)s;
+	return row->len_ns ? (double)row->bytes * 8.0 / (double)row->len_ns : 0;
 }
 
 #define CSV_HEADER "start_s,frames,gbps,lost,reordered,duplicates,lat_count," \
-		   "lat_p50_ns,lat_p99_ns,lat_max_ns\n"
+		   "lat_p50_ns,lat_p99_ns,lat_max_ns,interval_s\n"
 
 void
 rk_gen_series_csv(const struct rk_gen_series *s, FILE *f)
@@ -131,10 +172,10 @@ rk_gen_series_csv(const struct rk_gen_series *s, FILE *f)
 		const struct rk_gen_series_row *row = &s->row[i];
 
 		fprintf(f, "%.9g,%" PRIu64 ",%.6f,%" PRId64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+			",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9g\n",
 			(double)(i * s->interval_ns) / 1e9, row->frames, row_gbps(s, row),
 			row->lost, row->reordered, row->duplicates, row->lat_count,
-			row->lat_p50_ns, row->lat_p99_ns, row->lat_max_ns);
+			row->lat_p50_ns, row->lat_p99_ns, row->lat_max_ns, (double)row->len_ns / 1e9);
 	}
 }
 
@@ -147,7 +188,7 @@ rk_gen_series_json(const struct rk_gen_series *s)
 		const struct rk_gen_series_row *row = &s->row[i];
 
 		json_array_append_new(a, json_pack(
-			"{s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+			"{s:f, s:I, s:I, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f}",
 			"start_s", (double)(i * s->interval_ns) / 1e9,
 			"frames", (json_int_t)row->frames, "bytes", (json_int_t)row->bytes,
 			"gbps", row_gbps(s, row), "lost", (json_int_t)row->lost,
@@ -156,7 +197,8 @@ rk_gen_series_json(const struct rk_gen_series *s)
 			"lat_count", (json_int_t)row->lat_count,
 			"lat_p50_ns", (json_int_t)row->lat_p50_ns,
 			"lat_p99_ns", (json_int_t)row->lat_p99_ns,
-			"lat_max_ns", (json_int_t)row->lat_max_ns));
+			"lat_max_ns", (json_int_t)row->lat_max_ns,
+			"interval_s", (double)row->len_ns / 1e9));
 	}
 	return a;
 }
@@ -200,7 +242,8 @@ plot(const struct rk_gen_series *s, const char *png, const char *title, char *er
 	rc = rk_plot_png(png, &(struct rk_plot){
 		.title = title, .xlabel = xlabel, .n_cols = COLS, .names = names,
 		.n_rows = s->n, .rows = v, .steps = true,
-		.x_end = (double)(s->n * s->interval_ns) / 1e9, .n_panels = 3,
+		.x_end = s->n ? (double)((s->n - 1) * s->interval_ns + s->row[s->n - 1].len_ns) / 1e9
+			      : 0, .n_panels = 3,
 		.panels = panels }, err, elen);
 	free(v);
 	return rc;

@@ -67,6 +67,8 @@ rk_sf_main(int argc, char **argv, const struct rk_io_dpdk_args *da)
 	cfg.tx_drop_rate = o.tx_drop_rate;
 	cfg.tx_drop_seed = o.seed;
 	cfg.cancel = &rk_app_stop;
+	/* --timeout bounds the wait for the link too (at least 1 ms, 0 is the default) */
+	cfg.link_timeout_ms = o.timeout_s * 1e3 < 1 ? 1 : (uint32_t)(o.timeout_s * 1e3);
 	cfg.nb_mbufs = 16383;
 	cfg.tx_queue = 8192;
 	r.io = rk_app_port_open("rk-gen", &cfg);

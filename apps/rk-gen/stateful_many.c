@@ -396,8 +396,11 @@ rk_sf_responder_many(struct rk_sf_run *r)
 	if (o->interval_ns && r->npeers > 0 && rk_sf_series_write_many(r) != 0)
 		rc = 1;
 	free(r->series.v);
-	for (uint32_t k = 0; k < r->npeers; k++)
+	free(r->series.row_lat);
+	for (uint32_t k = 0; k < r->npeers; k++) {
 		free(r->peers[k].series.v);
+		free(r->peers[k].series.row_lat);
+	}
 	free(m.prc);
 	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
 		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));

@@ -29,7 +29,8 @@ bad(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nrk-gen: see rk-gen --help, \"Stateful mode\"\n");
+	/* one line: the hint ends it, as getopt's errors' (--help for usage) */
+	fprintf(stderr, " (--help for usage)\n");
 	return -1;
 }
 
@@ -232,7 +233,8 @@ rk_sf_usage_options(FILE *f)
 	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
 	      "      --tx-drop-rate P   drop frames sent with probability P (loss injection)\n"
 	      "      --seed N           seed of --tx-drop-rate\n"
-	      "      --timeout S        no progress for S seconds is an error (default 10)\n"
+	      "      --timeout S        no progress for S seconds is an error (default 10);\n"
+	      "                         so is a port's link not up within S seconds\n"
 	      "      --ack-timeout N    Local ACK Timeout 4.096 us * 2^N (default: 14, one\n"
 	      "                         more per doubling of QPs x depth above 1024)\n"
 	      "      --dscp D[,D...]    DSCP of each QP's frames: QP i the (i mod n)-th\n"

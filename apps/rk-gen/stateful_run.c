@@ -496,6 +496,7 @@ rk_sf_session(struct rk_sf_run *r)
 	if (o->interval_ns && rk_sf_series_write(r) != 0 && rc == 0)
 		rc = 1;
 	free(r->series.v);
+	free(r->series.row_lat);
 	/* the last ACKs leave before the port goes */
 	for (uint64_t t = rk_io_dpdk_now_ns() + 20000000ull; rk_io_dpdk_now_ns() < t;)
 		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));

@@ -52,6 +52,9 @@ struct rk_sf_series {
 	bool overflow;
 	uint64_t t0_ns;                 /**< the time column's 0 (the run's start) */
 	uint64_t last_ns, msgs, bytes, errors, retx; /* at the last row's end */
+	/* at the last row's start: a short final interval is folded into that row */
+	uint64_t row_ns, row_msgs, row_bytes, row_errors, row_retx;
+	struct rk_hist *row_lat;        /**< the last row's latencies (client), or NULL */
 };
 
 struct rk_sf_run {

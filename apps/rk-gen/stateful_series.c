@@ -20,7 +20,7 @@
 
 static const char *const col_names[] = {
 	"time", "messages_per_s", "gbit_s", "errors", "retransmitted", "outstanding",
-	"latency_p50_us", "latency_p99_us",
+	"latency_p50_us", "latency_p99_us", "interval_s",
 };
 enum { COLS = sizeof(col_names) / sizeof(col_names[0]) };
 
@@ -31,15 +31,29 @@ rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns)
 	const struct rk_sf_totals *t = &r->s.t;
 	uint64_t err = t->data_err + t->seq_err + t->wc_err;
 	uint64_t retx = 0;
-	double dt = (double)(now_ns - s->last_ns) / 1e9;
+	double dt;
 	double *d;
+	/*
+	 * The run's final interval, when shorter than half the period, joins
+	 * the row before it: a rate over a sliver of time spikes (or dips).
+	 */
+	bool fold = s->n > 0 && now_ns - s->last_ns < r->o->interval_ns / 2;
 
 	/* the context's counters are every client's: a client's own are its QPs' */
 	if (!r->part)
 		retx = rk_context_stats(r->ctx)->req_retx_pkts;
 	for (uint32_t i = 0; r->part && i < r->s.n; i++)
 		retx += rk_ib_qp_stats(rk_qp_ib(r->s.q[i].qp))->req_retx_pkts;
-	if (s->n == s->cap) {
+	if (fold) {
+		s->n--;
+		s->last_ns = s->row_ns;
+		s->msgs = s->row_msgs;
+		s->bytes = s->row_bytes;
+		s->errors = s->row_errors;
+		s->retx = s->row_retx;
+		if (r->s.lat != NULL && s->row_lat != NULL)
+			rk_hist_merge(&r->s.lat->interval, s->row_lat);
+	} else if (s->n == s->cap) {
 		uint64_t cap = s->cap ? s->cap * 2 : 64;
 		void *p = s->n < SF_ROWS_MAX ? realloc(s->v, cap * COLS * sizeof(double)) : NULL;
 
@@ -50,6 +64,7 @@ rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns)
 		s->v = p;
 		s->cap = cap;
 	}
+	dt = (double)(now_ns - s->last_ns) / 1e9;
 	d = &s->v[s->n++ * COLS];
 	d[0] = (double)(s->last_ns - s->t0_ns) / 1e9;
 	d[1] = dt > 0 ? (double)(t->msgs - s->msgs) / dt : 0;
@@ -59,8 +74,19 @@ rk_sf_series_row(struct rk_sf_run *r, uint64_t now_ns)
 	d[5] = (double)rk_sf_outstanding(&r->s);
 	d[6] = r->s.lat ? (double)rk_hist_quantile(&r->s.lat->interval, 50000) / 1e3 : 0;
 	d[7] = r->s.lat ? (double)rk_hist_quantile(&r->s.lat->interval, 99000) / 1e3 : 0;
-	if (r->s.lat != NULL)
+	d[8] = dt;
+	if (r->s.lat != NULL) {
+		if (s->row_lat == NULL)
+			s->row_lat = malloc(sizeof(*s->row_lat));
+		if (s->row_lat != NULL)
+			*s->row_lat = r->s.lat->interval;
 		rk_hist_init(&r->s.lat->interval);
+	}
+	s->row_ns = s->last_ns;
+	s->row_msgs = s->msgs;
+	s->row_bytes = s->bytes;
+	s->row_errors = s->errors;
+	s->row_retx = s->retx;
 	s->last_ns = now_ns;
 	s->msgs = t->msgs;
 	s->bytes = t->bytes;

@@ -4,6 +4,8 @@
  * verbose, impair add|show|clear, help [<section>], quit; and the runner that reads
  * commands from the terminal or from a file through the same parser.
  */
+/* cmdline_parse_check() is experimental in DPDK 22.11 */
+#define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -287,6 +289,145 @@ cmd_help_section_parsed(void *res, struct cmdline *cl, void *data)
 	fflush(stdout);
 }
 
+/* ------------------------------------------------------------ catch-all */
+
+/*
+ * Last in the table, it takes any line no command took (librte_cmdline
+ * would print a bare "Bad arguments" or "Command not found") and says in
+ * one line what is wrong: a help group unknown, a command's bad arguments
+ * with its usage, or a command unknown. Its one token takes the whole line,
+ * but only a line the other commands refuse: librte_cmdline calls a line
+ * two commands take ambiguous, and runs neither.
+ */
+static cmdline_parse_inst_t cmd_other;
+static struct cmdline *other_cl;        /* the cmdline running: the check needs it */
+static bool other_checking;             /* no line while the check runs (it asks this token too) */
+
+struct cmd_other_result {
+	cmdline_multi_string_t line;
+};
+
+static int
+other_parse(cmdline_parse_token_hdr_t *tk, const char *buf, void *res, unsigned int ressize)
+{
+	size_t len = strcspn(buf, "\r\n");
+	char line[RK_TP_LINE_MAX + 2];
+	bool taken;
+
+	(void)tk;
+	if (other_checking || other_cl == NULL || len == 0 || len >= sizeof(line))
+		return -1;
+	/* a whole line, newline included: without it the check sees half a line */
+	snprintf(line, sizeof(line), "%.*s\n", (int)len, buf);
+	other_checking = true;
+	/* a line some command takes: its length (not CMDLINE_PARSE_SUCCESS); refused: < 0 */
+	taken = cmdline_parse_check(other_cl, line) >= 0;
+	other_checking = false;
+	if (taken)
+		return -1;
+	if (res != NULL && ressize > len)
+		snprintf(res, ressize, "%.*s", (int)len, buf);
+	return (int)len;
+}
+
+static int
+other_help(cmdline_parse_token_hdr_t *tk, char *buf, unsigned int size)
+{
+	(void)tk;
+	snprintf(buf, size, "any other line");
+	return 0;
+}
+
+static struct cmdline_token_ops other_ops = { .parse = other_parse, .get_help = other_help };
+static cmdline_parse_token_hdr_t tok_other = { &other_ops, offsetof(struct cmd_other_result, line) };
+
+/* Whether @p word is one of the '#'-separated choices of @p words. */
+static bool
+word_in(const char *word, const char *words)
+{
+	size_t n = strlen(word);
+
+	for (const char *w = words;; w++) {
+		size_t len = strcspn(w, "#");
+
+		if (len == n && strncmp(w, word, n) == 0)
+			return true;
+		w += len;
+		if (*w == '\0')
+			return false;
+	}
+}
+
+/*
+ * The leading words of @p words[0..nw) that @p inst's fixed tokens take
+ * ("set mtu" of "set mtu abc"), 0 when its first does not.
+ */
+static unsigned int
+words_taken(const cmdline_parse_inst_t *inst, char words[][STR_TOKEN_SIZE], unsigned int nw)
+{
+	unsigned int k = 0;
+
+	for (; k < nw && inst->tokens[k] != NULL; k++) {
+		const cmdline_parse_token_string_t *t = (const void *)inst->tokens[k];
+
+		if (t->hdr.ops != &cmdline_token_string_ops || t->string_data.str == NULL ||
+		    t->string_data.str[0] == '\0' || !word_in(words[k], t->string_data.str))
+			break;
+	}
+	return k;
+}
+
+static void
+cmd_other_parsed(void *res, struct cmdline *cl, void *data)
+{
+	struct cmd_other_result *r = res;
+	const cmdline_parse_inst_t *best = NULL;
+	char words[4][STR_TOKEN_SIZE], *save = NULL;
+	unsigned int nw = 0, most = 0;
+
+	(void)cl;
+	(void)data;
+	for (char *w = strtok_r(r->line, " ", &save); w != NULL && nw < 4;
+	     w = strtok_r(NULL, " ", &save))
+		snprintf(words[nw++], sizeof(words[0]), "%.*s", STR_TOKEN_SIZE - 1, w);
+	if (nw == 0)
+		return;
+	if (strcmp(words[0], "help") == 0 && nw > 1) {
+		printf("help: no group '%s' (groups:", words[1]);
+		for (unsigned int i = 0; i < NSECTIONS; i++)
+			printf(" %s", sections[i].name);
+		printf(")\n");
+		fflush(stdout);
+		return;
+	}
+	/* the command whose fixed words take most of the line's; a described one first */
+	for (unsigned int i = 0; ctx[i] != NULL && ctx[i] != (void *)&cmd_other; i++) {
+		const cmdline_parse_inst_t *c = (const cmdline_parse_inst_t *)ctx[i];
+		unsigned int k = words_taken(c, words, nw);
+
+		if (k > most || (k == most && k > 0 && strchr(best->help_str, ':') == NULL &&
+				 strchr(c->help_str, ':') != NULL)) {
+			most = k;
+			best = c;
+		}
+	}
+	if (best == NULL) {
+		printf("unknown command '%s' (help lists the commands)\n", words[0]);
+	} else {
+		printf("bad arguments for '");
+		for (unsigned int k = 0; k < most; k++)
+			printf("%s%s", k ? " " : "", words[k]);
+		printf("': usage: %s\n", best->help_str);
+	}
+	fflush(stdout);
+}
+
+static cmdline_parse_inst_t cmd_other = {
+	.f = cmd_other_parsed,
+	.help_str = "an error saying what is wrong with it",
+	.tokens = { &tok_other, NULL },
+};
+
 static void
 build_ctx(void)
 {
@@ -303,6 +444,7 @@ build_ctx(void)
 	for (unsigned int k = 0; k < NSECTIONS; k++)
 		for (unsigned int i = 0; sections[k].cmds[i] != NULL; i++)
 			ctx[n++] = sections[k].cmds[i];
+	ctx[n++] = &cmd_other;
 	ctx[n] = NULL;
 }
 
@@ -333,6 +475,7 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 			err = EISDIR;
 		}
 		cl = f != NULL ? cmdline_new(ctx, "rk-testpmd> ", -1, STDOUT_FILENO) : NULL;
+		other_cl = cl;
 		if (cl == NULL) {
 			if (f != NULL)
 				fclose(f);
@@ -363,6 +506,7 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 		if (ferror(f))
 			fprintf(stderr, "rk-testpmd: %s: read error after line %u\n", file, no);
 		free(line);
+		other_cl = NULL;
 		cmdline_free(cl);
 		fclose(f);
 		printf("\nRead commands from %s\n", file);
@@ -374,12 +518,14 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 	cl = cmdline_stdin_new(ctx, "rk-testpmd> ");
 	if (cl == NULL)
 		return -1;
+	other_cl = cl;
 	/* The terminal's Ctrl-C raises SIGINT again: it stops forwarding, not the prompt. */
 	if (tcgetattr(STDIN_FILENO, &term) == 0) {
 		term.c_lflag |= ISIG;
 		tcsetattr(STDIN_FILENO, TCSANOW, &term);
 	}
 	cmdline_interact(cl);
+	other_cl = NULL;
 	cmdline_stdin_exit(cl);
 	return 0;
 }

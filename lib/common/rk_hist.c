@@ -68,6 +68,22 @@ rk_hist_add(struct rk_hist *h, uint64_t ns)
 	h->bucket[bucket_of(ns)]++;
 }
 
+void
+rk_hist_merge(struct rk_hist *dst, const struct rk_hist *src)
+{
+	if (src->count == 0)
+		return;
+	if (dst->count == 0 || src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+	dst->sum_ns = dst->sum_ns + src->sum_ns < dst->sum_ns ? UINT64_MAX
+							      : dst->sum_ns + src->sum_ns;
+	dst->count += src->count;
+	for (uint32_t b = 0; b < RK_HIST_BUCKETS; b++)
+		dst->bucket[b] += src->bucket[b];
+}
+
 /*
  * The quantile of a histogram of @p count values in [min_ns, max_ns]
  * whose buckets are held in rows of RK_HIST_ROW (a NULL row is empty).

@@ -43,6 +43,9 @@ void rk_hist_init(struct rk_hist *h);
 /** Add one value of @p ns nanoseconds. */
 void rk_hist_add(struct rk_hist *h, uint64_t ns);
 
+/** Add every value of @p src to @p dst. */
+void rk_hist_merge(struct rk_hist *dst, const struct rk_hist *src);
+
 /**
  * The quantile @p per_100k / 100000 (50000 = p50, 99000 = p99, 99900 =
  * p99.9, 100000 = max), ns: the smallest bucket holding at least

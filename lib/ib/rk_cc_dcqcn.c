@@ -77,6 +77,18 @@ static const struct {
 };
 
 int
+rk_dcqcn_param_range(const char *name, uint64_t *lo, uint64_t *hi)
+{
+	for (size_t i = 0; name != NULL && i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (strcmp(fields[i].name, name) == 0) {
+			*lo = fields[i].lo;
+			*hi = fields[i].hi;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int
 rk_dcqcn_param_set(struct rk_dcqcn_params *p, const char *name, const char *value)
 {
 	if (p == NULL || name == NULL || value == NULL)
@@ -88,12 +100,18 @@ rk_dcqcn_param_set(struct rk_dcqcn_params *p, const char *name, const char *valu
 
 		if (strcmp(fields[i].name, name) != 0)
 			continue;
+		/* "-1" and a number too large are numbers: -ERANGE, not -EINVAL */
+		if (value[0] == '-' && value[1] >= '0' && value[1] <= '9' &&
+		    value[1 + strspn(value + 1, "0123456789")] == '\0')
+			return -ERANGE;
 		if (value[0] < '0' || value[0] > '9')
 			return -EINVAL;
 		errno = 0;
 		v = strtoull(value, &end, 10);
-		if (errno != 0 || *end != '\0' || v < fields[i].lo || v > fields[i].hi)
+		if (*end != '\0')
 			return -EINVAL;
+		if (errno != 0 || v < fields[i].lo || v > fields[i].hi)
+			return -ERANGE;
 		switch (fields[i].size) {
 		case 8: { uint64_t x = v; memcpy(at, &x, 8); break; }
 		case 4: { uint32_t x = (uint32_t)v; memcpy(at, &x, 4); break; }

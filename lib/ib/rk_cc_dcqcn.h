@@ -79,9 +79,16 @@ int rk_dcqcn_profile(const char *name, struct rk_dcqcn_params *p);
 
 /**
  * Set one parameter by its NVIDIA name from a decimal string.
- * @return 0, -ENOENT for an unknown name, -EINVAL for a bad or out-of-range value.
+ * @return 0, -ENOENT for an unknown name, -EINVAL for a value that is not
+ *         a decimal integer, -ERANGE for a number out of the parameter's range.
  */
 int rk_dcqcn_param_set(struct rk_dcqcn_params *p, const char *name, const char *value);
+
+/**
+ * The values parameter @p name takes, @p lo to @p hi.
+ * @return 0, or -ENOENT for an unknown name.
+ */
+int rk_dcqcn_param_range(const char *name, uint64_t *lo, uint64_t *hi);
 
 /** Events reported to the trace hook. */
 enum rk_dcqcn_event {

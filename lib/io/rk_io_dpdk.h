@@ -108,7 +108,7 @@ struct rk_io_dpdk_cfg {
 	enum rk_io_idle idle;
 	uint32_t spin_us;               /**< adaptive: spin this long first; 0: 100 */
 	uint32_t sleep_us;              /**< adaptive: sleep per idle poll; 0: 50 */
-	uint32_t link_timeout_ms;       /**< wait for link up; 0: 10000 */
+	uint32_t link_timeout_ms;       /**< the start's retries and the wait for link up, in all; 0: 10000 */
 	const char *pcapng_path;        /**< record TX and RX here; NULL: no recording */
 	/** Bytes of each frame recorded (the pcapng snap length: the rest is
 	 * cut, its original length kept); 0: whole frames;
@@ -265,8 +265,8 @@ void rk_io_dpdk_split_args(int argc, char **argv, const char *prog,
 /**
  * Configure and start a port: one RX and one TX queue, a mempool of mbufs
  * large enough for RK_IB_MAX_FRAME, promiscuous mode, then wait for link
- * up (memif needs its peer; the wait ends after link_timeout_ms, or
- * when cfg.cancel is set).
+ * up (memif needs its peer; the start's retries and this wait end
+ * link_timeout_ms after the first start, or when cfg.cancel is set).
  * @return the backend (the io pointer of rk_io_dpdk_ops), or NULL with
  *         errno: ENODEV (no such port), ETIMEDOUT (link stayed down),
  *         ENOTCONN (the port would not start within the link timeout,

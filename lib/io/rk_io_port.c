@@ -107,7 +107,7 @@ rk_io_dpdk_open_strerror(int err)
 	case ETIMEDOUT:
 		return "link still down (is the peer running?)";
 	case ENOTCONN:
-		return "the port did not start (is the peer running?)";
+		return "link down: the port did not start (is the peer running?)";
 	case ENODEV:
 		return "no such DPDK port (check the EAL's --vdev or -a and the port name)";
 	case EINTR:
@@ -240,17 +240,54 @@ memif_client(const struct rte_eth_dev_info *info)
 	return da == NULL || da->args == NULL || strstr(da->args, "role=server") == NULL;
 }
 
+/*
+ * memif logs each failed connect of a client (the start's retries, the link
+ * wait's restarts): muted while we retry, the caller says it once. Returns
+ * the level to restore, or -1 (not memif).
+ */
 static int
-wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down,
+memif_mute(const struct rte_eth_dev_info *info)
+{
+	int type, level;
+
+	if (info->driver_name == NULL || strcmp(info->driver_name, "net_memif") != 0)
+		return -1;
+	type = rte_log_register("pmd.net.memif");       /* its id: registered at probe */
+	if (type < 0 || (level = rte_log_get_level((uint32_t)type)) < 0)
+		return -1;
+	if (level > (int)RTE_LOG_CRIT)
+		rte_log_set_level((uint32_t)type, RTE_LOG_CRIT);
+	return level;
+}
+
+static void
+memif_unmute(int level)
+{
+	int type;
+
+	if (level >= 0 && (type = rte_log_register("pmd.net.memif")) >= 0)
+		rte_log_set_level((uint32_t)type, (uint32_t)level);
+}
+
+/* Until @p deadline (ns): the port start's retries spent part of the same link timeout. */
+static int
+wait_link(uint16_t port, uint64_t deadline, bool restart_when_down,
 	  const volatile sig_atomic_t *cancel)
 {
-	uint64_t start = rk_io_dpdk_now_ns();
 	struct rte_eth_link link;
-	uint64_t restart = start + 3000000000ull;
+	uint64_t now = rk_io_dpdk_now_ns();
+	/*
+	 * A memif client still down is restarted: a slow server (a loaded
+	 * machine) gets time to answer, and a short timeout its retries too
+	 * (a quarter of what is left, 0.5 to 3 s apart).
+	 */
+	uint64_t period = deadline > now ? (deadline - now) / 4 : 0;
+	uint64_t restart;
+
+	period = period < 500000000ull ? 500000000ull : period > 3000000000ull ? 3000000000ull : period;
+	restart = now + period;
 
 	for (;;) {
-		uint64_t now;
-
 		memset(&link, 0, sizeof(link));
 		if (rte_eth_link_get_nowait(port, &link) == 0 &&
 		    link.link_status == RTE_ETH_LINK_UP)
@@ -258,13 +295,12 @@ wait_link(uint16_t port, uint32_t timeout_ms, bool restart_when_down,
 		if (rk_io_cancelled(cancel))
 			return -EINTR;
 		now = rk_io_dpdk_now_ns();
-		if (now - start >= (uint64_t)timeout_ms * 1000000ull)
+		if (now >= deadline)
 			return -ETIMEDOUT;
-		/* Every 3 s: a slow server (a loaded machine) gets time to answer. */
 		if (restart_when_down && now >= restart) {
 			rte_eth_dev_stop(port);
 			rte_eth_dev_start(port);
-			restart = now + 3000000000ull;
+			restart = now + period;
 		}
 		rte_delay_us_sleep(10000);
 	}
@@ -421,7 +457,8 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	struct rk_io_dpdk *io;
 	char pool_name[RTE_MEMPOOL_NAMESIZE];
 	uint16_t nb_desc, nrx, ntx;
-	int rc;
+	uint64_t link_deadline;
+	int log_level = -1, rc;
 
 	if (cfg == NULL || cfg->vlan_id > 4094 || cfg->vlan_pcp > 7 || cfg->tx_drop_rate < 0 ||
 	    cfg->tx_drop_rate >= 1 || cfg->ip4_count > 256 ||
@@ -520,11 +557,15 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	rc = rte_eth_tx_queue_setup(io->port, 0, ntx, rte_eth_dev_socket_id(io->port), NULL);
 	if (rc != 0)
 		goto fail;
-	/* A memif client cannot start before its server listens: retry. */
-	for (uint64_t t0 = rk_io_dpdk_now_ns();;) {
+	/*
+	 * A memif client cannot start before its server listens: retry. One
+	 * deadline for the start and the link wait: link_timeout_ms in all.
+	 */
+	link_deadline = rk_io_dpdk_now_ns() + (uint64_t)io->cfg.link_timeout_ms * 1000000ull;
+	log_level = memif_mute(&info);
+	for (;;) {
 		rc = rte_eth_dev_start(io->port);
-		if (rc == 0 || rk_io_dpdk_now_ns() - t0 >=
-			       (uint64_t)io->cfg.link_timeout_ms * 1000000ull)
+		if (rc == 0 || rk_io_dpdk_now_ns() >= link_deadline)
 			break;
 		if (rk_io_cancelled(cfg->cancel)) {
 			rc = -EINTR;
@@ -569,7 +610,9 @@ rk_io_dpdk_open(const struct rk_io_dpdk_cfg *cfg)
 	for (int i = 0; i < 16; i++)
 		io->has_ip6 |= cfg->ip6[i] != 0;
 	io->any_dst = !io->has_ip4 && !io->has_ip6;
-	rc = wait_link(io->port, io->cfg.link_timeout_ms, memif_client(&info), cfg->cancel);
+	rc = wait_link(io->port, link_deadline, memif_client(&info), cfg->cancel);
+	memif_unmute(log_level);
+	log_level = -1;
 	if (rc != 0)
 		goto fail_stop;
 	{
@@ -601,6 +644,7 @@ fail_stop:
 	rte_eth_dev_stop(io->port);
 fail:
 	port_free(io);
+	memif_unmute(log_level);
 	errno = rc < 0 ? -rc : rc;
 	return NULL;
 }

@@ -117,6 +117,23 @@ d = json.load(sys.stdin)
 print(d["interval_s"], " ".join("%d/%d/%d/%d/%d/%d/%d" % (r["frames"], r["lost"], r["reordered"],
       r["lat_count"], r["lat_p50_ns"], r["lat_p99_ns"], r["lat_max_ns"]) for r in d["series"]))')
 [ "$got" = "0.001 $want" ] && ok "series, JSON: $got" || ko "series, JSON: got '$got'"
+# The final, partial interval ends with the last frame (3.999 ms): with
+# 1 ms its row spans 0.999 ms; with 3.5 ms its 0.499 ms (under half the
+# period) joins the first row, whose rate is then over 3.999 ms (no spike).
+got=$("$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.001 --csv - 2>"$tmp/err" |
+	python3 -c 'import csv, sys; print(" ".join(r.get("interval_s") or "none" for r in csv.DictReader(sys.stdin)))')
+want="0.001 0.001 0.001 0.000999"
+[ "$got" = "$want" ] && ok "series: the last row spans its real length: $got" ||
+	ko "series, rows' lengths: got '$got', want '$want'"
+got=$("$gen" --receive --pcap-in "$tmp/s_imp.pcap" --interval 0.0035 --csv - 2>"$tmp/err" |
+	python3 -c '
+import csv, sys
+print(" ".join("%s/%s/%s/%.3f/%s/%s" % (r["frames"], r["lost"], r.get("interval_s"),
+      float(r["gbps"]), r["lat_count"], r["lat_p99_ns"]) for r in csv.DictReader(sys.stdin)))')
+# 3990 frames of 122 bytes in 3.999 ms, the sliver's latencies with the row's
+want="3990/10/0.003999/0.974/3990/25000"
+[ "$got" = "$want" ] && ok "series: a final sliver joins the row before: $got" ||
+	ko "series, a final sliver: got '$got', want '$want'"
 # The known pattern's series adds up to its report: frames, first arrivals
 # with a latency (duplicates stay out), loss and reorders.
 got=$("$gen" --receive --pcap-in "$tmp/impaired.pcap" --interval 0.001 --json 2>"$tmp/err" |

@@ -25,7 +25,8 @@
 #  8b. a responder killed mid-run: the client exits 1, its report gives
 #     the seconds it ran (not 0).
 #  8c. --csv -: the series on stdout.
-#  9. the command line: an option without its value, an option of the
+#  9. a client without its peer: the link wait ends within --timeout.
+#     The command line: an option without its value, an option of the
 #     stateless mode or of the other end, --qps below --clients, a --csv,
 #     --plot or --record path that cannot be written, an empty --op element,
 #     --iters with --duration, --csv - with --json: one line each, exit 2,
@@ -42,6 +43,8 @@ pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+# one: $tmp/bad.err if it is one line (an error is one line), else nothing
+one() { [ "$(wc -l <"$tmp/bad.err")" = 1 ] && cat "$tmp/bad.err"; }
 
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
 NCPU=$(nproc)
@@ -159,8 +162,9 @@ else
 fi
 if check loss 16 300 1; then ok "2% loss: counts, data and counters agree"; else ko "2% loss: reports"; fi
 
-# 3. more QPs than the responder takes
-run refuse "--stateful 40 --iters 1 --timeout 3" "--qps 32"
+# 3. more QPs than the responder takes (--timeout bounds the wait for the
+#    link too: 5 s leaves a loaded machine's responder time to start its port)
+run refuse "--stateful 40 --iters 1 --timeout 5" "--qps 32"
 if [ "$crc" != 0 ] && [ "$rrc" != 0 ] &&
 	grep -q "asks for 40 QPs; this end takes at most 32" "$tmp/refuse.r.err" &&
 	grep -q "the responder refused this client: the client asks for 40 QPs; this end takes at most 32 (--qps)" "$tmp/refuse.c.err"; then
@@ -201,8 +205,17 @@ for bad in "--dscp 64" "--dscp 1,,2" "--dscp -1" "--dcqcn=fast" "--dcqcn-param r
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- --stateful 1 $bad --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --[di]")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(one | grep -c "^rk-gen: --[di]")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
+done
+# a --dcqcn-param value that is no number is said so, not "out of range"
+for bad in "rpg_gd=abc:'abc' is not a number (an integer 0..31)" "rpg_gd=99:'99' out of range 0..31"; do
+	"$gen" --no-pci -- --stateful 1 --dcqcn --dcqcn-param "${bad%%:*}" --port x --ip 198.18.0.1 \
+		127.0.0.1 >/dev/null 2>"$tmp/bad.err"
+	rc=$?
+	[ $rc = 2 ] && one | grep -qxF "rk-gen: --dcqcn-param rpg_gd: value ${bad#*:} (--help for usage)" &&
+		ok "--dcqcn-param ${bad%%:*}: exit 2, $(cat "$tmp/bad.err")" ||
+		ko "--dcqcn-param ${bad%%:*}: exit $rc, $(cat "$tmp/bad.err")"
 done
 
 # QPs beyond what one device numbers (0xffff, two kept): one line, exit 2, not a failed open
@@ -210,7 +223,7 @@ for bad in "--stateful 65534 127.0.0.1" "--responder --qps 65534"; do
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --[a-z]* 65534: QPs are 1..65533$" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: --[a-z]* 65534: QPs are 1..65533 (--help for usage)$" &&
 		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
@@ -230,7 +243,7 @@ fi
 "$gen" --no-pci -- --stateful 1 --op atomic --size 4 --port x --ip 198.18.0.1 127.0.0.1 \
 	>/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op atomic: --size must allow 8 bytes" &&
 	ok "atomics with 4-byte messages: exit 2" || ko "atomic --size 4: exit $rc, $(cat "$tmp/bad.err")"
 # CMP_SWAPs: every QP's k-th found the value k swaps leave, over a lossy link too
 run cas "--stateful 32 --op write,read,send,atomic,cmp_swap:3 --size 8-512 --iters 100 --depth 4 --tx-drop-rate 0.02 --seed 7"
@@ -251,16 +264,17 @@ fi
 "$gen" --no-pci -- --stateful 1 --op write,cmp_swap --size 2-6 --port x --ip 198.18.0.1 \
 	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap: --size must allow 8 bytes" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op cmp_swap: --size must allow 8 bytes" &&
 	ok "CMP_SWAPs with 6-byte messages: exit 2" || ko "cmp_swap --size 2-6: exit $rc, $(cat "$tmp/bad.err")"
 "$gen" --no-pci -- --stateful 1 --op cmp_swap:1,cmp_swap:2 --port x --ip 198.18.0.1 \
 	127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && grep -q "^rk-gen: --op cmp_swap:1,cmp_swap:2: write, read, send, atomic, cmp_swap" "$tmp/bad.err" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --op cmp_swap:1,cmp_swap:2: write, read, send, atomic, cmp_swap" &&
 	ok "cmp_swap twice in --op: exit 2" || ko "cmp_swap twice: exit $rc, $(cat "$tmp/bad.err")"
 
 # 7. the series: a row each 50 ms as CSV, in the JSON, and drawn; the rows'
-#    messages add up to the run's
+#    messages add up to the run's; the run's final sliver is no row of its
+#    own (a rate over it spikes): the last row spans 25 to 75 ms
 plot=""
 command -v gnuplot >/dev/null && plot="--plot $tmp/series.png"
 run series "--stateful 16 --op write,read --duration 0.5 --depth 2 --interval 0.05 --csv $tmp/series.csv $plot"
@@ -273,11 +287,14 @@ msgs = 0.0
 for i, x in enumerate(rows):
     end = times[i + 1] if i + 1 < len(rows) else c["seconds"]
     msgs += float(x["messages_per_s"]) * (end - times[i])
+iv = [float(x.get("interval_s", -1)) for x in rows]
 ok = (len(rows) >= 3 and len(c["series"]) == len(rows) and abs(msgs - c["messages"]) < 2
       and all(float(x["latency_p50_us"]) <= float(x["latency_p99_us"]) for x in rows)
-      and all(abs(times[i] - 0.05 * i) < 1e-6 for i in range(len(rows))))
-print("ok" if ok else "rows %d json %d messages %.1f of %d" % (len(rows), len(c["series"]),
-      msgs, c["messages"]))' "$tmp/series.c.json" "$tmp/series.csv" 2>&1)
+      and all(abs(times[i] - 0.05 * i) < 1e-6 for i in range(len(rows)))
+      and all(abs(v - 0.05) < 1e-6 for v in iv[:-1]) and 0.025 <= iv[-1] < 0.075
+      and abs(times[-1] + iv[-1] - c["seconds"]) < 1e-3)
+print("ok" if ok else "rows %d json %d messages %.1f of %d, intervals %s" % (len(rows),
+      len(c["series"]), msgs, c["messages"], iv[-3:]))' "$tmp/series.c.json" "$tmp/series.csv" 2>&1)
 png=ok
 [ -n "$plot" ] && [ "$(head -c 4 "$tmp/series.png" 2>/dev/null | tail -c 3)" != PNG ] && png="no PNG"
 [ "$crc" = 0 ] && [ "$got" = ok ] && [ "$png" = ok ] &&
@@ -323,7 +340,7 @@ for bad in "--stateful 1 --ip-count 0" "--stateful 1 --ip-count 257" \
 	"$gen" --no-pci -- $bad --port x $(case $bad in *--ip\ *) ;; *) echo --ip 198.18.0.1;; esac) \
 		$(case $bad in --st*) echo 127.0.0.1;; esac) >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(head -1 "$tmp/bad.err" | grep -c "^rk-gen: --ip-count")" = 1 ] &&
+	[ $rc = 2 ] && [ "$(one | grep -c "^rk-gen: --ip-count")" = 1 ] &&
 		ok "bad $bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "bad $bad: exit $rc, $(cat "$tmp/bad.err")"
 done
 
@@ -433,12 +450,12 @@ for bad in "--responder --op write" "--responder --size 64" "--responder --iters
 	"$gen" --no-pci -- $bad --port x --ip 198.18.0.1 $(case $bad in --st*) echo 127.0.0.1;; esac) \
 		>/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: $opt is the $end's (" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: $opt is the $end's (" &&
 		ok "$bad: exit 2, $(head -1 "$tmp/bad.err")" || ko "$bad: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 "$gen" --no-pci -- --responder --clients 3 --qps 2 --port x --ip 198.18.0.1 >/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --qps 2 with --clients 3: each client needs a QP" &&
 	ok "--qps 2 below --clients 3: exit 2" || ko "--qps below --clients: exit $rc, '$(cat "$tmp/bad.err")'"
 # a series file in a directory that does not exist: said at the start
 # (exit 2; a port "x" opened would have been exit 1), nothing run
@@ -447,18 +464,18 @@ for o in "--csv $tmp/none/s.csv" "--plot $tmp/none/s.png"; do
 	"$gen" --no-pci -- --stateful 1 $o --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
 	if [ "${o%% *}" = --plot ] && ! command -v gnuplot >/dev/null; then
-		grep -q "^rk-gen: --plot" "$tmp/bad.err" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
+		one | grep -q "^rk-gen: --plot" && [ $rc = 2 ] && ok "$o without gnuplot: exit 2" ||
 			ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
 		continue
 	fi
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory$" &&
+	[ $rc = 2 ] && one | grep -q "^rk-gen: ${o%% *} $tmp/none/s\.[a-z]*: No such file or directory (--help for usage)$" &&
 		ok "$o (no such directory): exit 2 at the start" || ko "$o: exit $rc, '$(cat "$tmp/bad.err")'"
 done
 # --record's file too (exit 2 at the start, not 1 from the recorder)
 "$gen" --no-pci -- --stateful 1 --record "$tmp/none/r.pcapng" --port x --ip 198.18.0.1 127.0.0.1 \
 	>/dev/null 2>"$tmp/bad.err"
 rc=$?
-[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -q "^rk-gen: --record $tmp/none/r\.pcapng: No such file or directory$" &&
+[ $rc = 2 ] && one | grep -q "^rk-gen: --record $tmp/none/r\.pcapng: No such file or directory (--help for usage)$" &&
 	ok "--record (no such directory): exit 2 at the start" || ko "--record: exit $rc, '$(cat "$tmp/bad.err")'"
 # an empty element of --op (strtok would skip it), --iters with
 # --duration (one ends the run), --csv - with --json (both stdout)
@@ -469,9 +486,24 @@ for bad in "--op write,:--op write,:" "--op ,read:--op ,read:" "--op write,,read
 	# shellcheck disable=SC2086
 	"$gen" --no-pci -- --stateful 1 $args --port x --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/bad.err"
 	rc=$?
-	[ $rc = 2 ] && head -1 "$tmp/bad.err" | grep -qF "rk-gen: $want" &&
+	[ $rc = 2 ] && one | grep -qF "rk-gen: $want" &&
 		ok "$args: exit 2, $(head -1 "$tmp/bad.err")" || ko "$args: exit $rc, '$(cat "$tmp/bad.err")'"
 done
+# a memif client with no peer: the wait for the link ends within --timeout
+# (not the port's default 10 s, nor twice it: under 8 s with the EAL on a
+# loaded machine), one line says the link is down, and memif's line for
+# each connect retried is not repeated
+t0=$(date +%s%N)
+# shellcheck disable=SC2086
+"$gen" $MEM --no-pci -l 0 --file-prefix rksl$$ --vdev=net_memif0,role=client,socket=$tmp/nopeer.sock \
+	-- --stateful 1 --timeout 1 --port net_memif0 --ip 198.18.0.1 127.0.0.1 >/dev/null 2>"$tmp/link.err"
+rc=$?
+ms=$((($(date +%s%N) - t0) / 1000000))
+[ $rc = 1 ] && [ $ms -lt 8000 ] && [ "$(grep -c "^rk-gen:" "$tmp/link.err")" = 1 ] &&
+	grep -q "^rk-gen: cannot open port net_memif0: link down" "$tmp/link.err" &&
+	[ "$(grep -c memif_connect_client "$tmp/link.err")" -le 1 ] &&
+	ok "no peer, --timeout 1: link down in $ms ms, one line" ||
+	ko "no peer, --timeout 1: exit $rc in $ms ms, $(grep -c . "$tmp/link.err") lines: $(tail -3 "$tmp/link.err")"
 # a responder waiting for its client, SIGINT: "interrupted" as rk-perf
 # says it, exit 1 (not "Interrupted system call")
 for k in 1 2; do

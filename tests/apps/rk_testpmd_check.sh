@@ -81,6 +81,8 @@ cat >"$tmp/io.cmd" <<'CMD'
 show port info all
 set fwd nosuchengine
 no such command
+help bogus
+set mtu abc
 set fwd io
 CMD
 session io "$tmp/io.cmd" "show counters"
@@ -98,9 +100,15 @@ c = {int(ports[i]): dict(re.findall(r"^\s+(\w+)\s+(\d+)$", ports[i + 1], re.M)) 
 n = sys.argv[2]
 sys.exit(0 if c[0]["port_rcv_packets"] == n and c[1]["port_xmit_packets"] == n else 1)
 PY
-grep -q "^Bad arguments" "$tmp/io.out" && grep -q "^Command not found" "$tmp/io.out" &&
+# each says what is wrong (not librte_cmdline's bare "Bad arguments")
+grep -qxF "bad arguments for 'set fwd': usage: set fwd io|mac|rxonly|impair|gen|rdma|responder: the forwarding engine" "$tmp/io.out" &&
+	grep -qxF "unknown command 'no' (help lists the commands)" "$tmp/io.out" &&
+	grep -qxF "help: no group 'bogus' (groups: port fwd gen rdma responder)" "$tmp/io.out" &&
+	grep -qxF "bad arguments for 'set mtu': usage: set vlan|mtu <port_id> <n>: VLAN ID (0: untagged) or MTU in bytes" "$tmp/io.out" &&
+	! grep -q "^Bad arguments\|^Command not found\|^Ambiguous" "$tmp/io.out" &&
 	grep -q "Set io packet forwarding mode" "$tmp/io.out" &&
-	ok "errors: one line each, the commands after them ran" || ko "errors: $(grep -c . "$tmp/io.out") lines"
+	ok "errors: one line each saying what is wrong, the commands after them ran" ||
+	ko "errors: $(grep -i "bad\|unknown\|no group\|not found" "$tmp/io.out")"
 grep -q "rc=0" "$tmp/io.out" && ok "io: quit, exit 0" || ko "io: $(grep rc= "$tmp/io.out")"
 
 # --- impair: one rule drops every 10th frame of QP 0x11, one never matches

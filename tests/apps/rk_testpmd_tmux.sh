@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-testpmd -i in a real terminal (tmux, over two net_null ports): Tab
 # completes a partial command, a double Tab lists the choices with their
-# help line, "help" lists every command, a bad command gives one line and
-# the prompt comes back, Ctrl-C during "start" stops forwarding and the app
+# help line, "help" lists every command, a bad command gives one line
+# naming it with its usage and the prompt comes back, Ctrl-C during "start" stops forwarding and the app
 # lives on ("stop", "quit" still work, exit 0).
 # usage: rk_testpmd_tmux.sh RK_TESTPMD
 set -u
@@ -64,7 +64,8 @@ wait_for "impair add <key=value ...>: a rule" && ok "help: command help lines" |
 tmux send-keys -t "$S" "port frobnicate 0" Enter
 sleep 0.5
 screen | grep -v '^$' | tail -3 >"$tmp/bad"
-if grep -qx "rk-testpmd> port frobnicate 0" "$tmp/bad" && grep -qx "Bad arguments" "$tmp/bad" &&
+if grep -qx "rk-testpmd> port frobnicate 0" "$tmp/bad" &&
+	grep -qxF "bad arguments for 'port': usage: port start|stop <port_id>|all: start or stop ports" "$tmp/bad" &&
 	[ "$(last_line)" = "rk-testpmd> " ]; then
 	ok "bad command: one error line, prompt back"
 else

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Tests of lib/common/rk_hist.c: the quantiles of the log-linear
- * histogram, and its sparse form giving the same answers from rows
- * allocated only where values fell.
+ * histogram, its sparse form giving the same answers from rows
+ * allocated only where values fell, and two merged answering as one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -111,6 +111,41 @@ test_sparse_rows_follow_values(void **state)
 	rk_hist_sparse_fini(&s);
 }
 
+/* Two histograms merged answer as one that took both's values. */
+static void
+test_merge(void **state)
+{
+	struct rk_hist a, b, both;
+
+	(void)state;
+	rk_hist_init(&a);
+	rk_hist_init(&b);
+	rk_hist_init(&both);
+	rk_hist_merge(&a, &b);                  /* empty into empty */
+	assert_int_equal(a.count, 0);
+	assert_int_equal(a.min_ns, 0);
+	for (uint64_t v = 500; v <= 900; v += 4) {
+		rk_hist_add(&a, v);
+		rk_hist_add(&both, v);
+	}
+	for (uint64_t v = 7; v <= 20000; v += 333) {
+		rk_hist_add(&b, v);
+		rk_hist_add(&both, v);
+	}
+	rk_hist_merge(&a, &b);
+	assert_int_equal(a.count, both.count);
+	assert_int_equal(a.min_ns, 7);
+	assert_int_equal(a.max_ns, both.max_ns);
+	assert_int_equal(a.sum_ns, both.sum_ns);
+	for (size_t i = 0; i < sizeof(quantiles) / sizeof(quantiles[0]); i++)
+		assert_int_equal(rk_hist_quantile(&a, quantiles[i]),
+				 rk_hist_quantile(&both, quantiles[i]));
+	rk_hist_init(&b);
+	rk_hist_merge(&b, &a);                  /* into empty: its minimum taken */
+	assert_int_equal(b.min_ns, 7);
+	assert_int_equal(b.count, both.count);
+}
+
 int
 main(void)
 {
@@ -118,6 +153,7 @@ main(void)
 		cmocka_unit_test(test_quantiles),
 		cmocka_unit_test(test_sparse_matches_dense),
 		cmocka_unit_test(test_sparse_rows_follow_values),
+		cmocka_unit_test(test_merge),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

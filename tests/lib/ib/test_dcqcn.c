@@ -230,11 +230,25 @@ test_params(void **state)
 	assert_int_equal(p.cnp_dscp, 26);
 	assert_int_equal(rk_dcqcn_param_set(&p, "clamp_tgt_rate", "0"), 0);
 	assert_false(p.clamp_tgt_rate);
-	assert_int_equal(rk_dcqcn_param_set(&p, "cnp_dscp", "64"), -EINVAL);
-	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "1025"), -EINVAL);
-	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "-1"), -EINVAL);
+	/* a number out of range and a value that is no number differ */
+	assert_int_equal(rk_dcqcn_param_set(&p, "cnp_dscp", "64"), -ERANGE);
+	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "1025"), -ERANGE);
+	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "-1"), -ERANGE);
+	assert_int_equal(rk_dcqcn_param_set(&p, "rpg_byte_reset", "99999999999999999999"), -ERANGE);
 	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "12x"), -EINVAL);
+	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "abc"), -EINVAL);
+	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", ""), -EINVAL);
+	assert_int_equal(rk_dcqcn_param_set(&p, "dce_tcp_g", "-"), -EINVAL);
+	assert_int_equal(p.dce_tcp_g, 1020);     /* untouched by the refusals */
 	assert_int_equal(rk_dcqcn_param_set(&p, "no_such", "1"), -ENOENT);
+	{
+		uint64_t lo = 9, hi = 9;
+
+		assert_int_equal(rk_dcqcn_param_range("cnp_dscp", &lo, &hi), 0);
+		assert_int_equal(lo, 0);
+		assert_int_equal(hi, 63);
+		assert_int_equal(rk_dcqcn_param_range("no_such", &lo, &hi), -ENOENT);
+	}
 }
 
 struct trace_log {
