@@ -10,8 +10,9 @@
 # reference right before rk-testpmd; the ratio is the median of the
 # rounds' rk-testpmd / dpdk-testpmd (target >= 0.9). Then the impair
 # engine with 8 rules loaded, none matching, against io (target >= 0.8).
-# The loop carries 512 frames (two bursts of 256 sent first); measured here
-# at 0.1-0.2 Mpps and moving 2x between runs: far below memif's rate, cause not found.
+# The loop carries 512 frames (two bursts of 256 sent first): 7.5 to 8.8
+# Mpps on an idle 2-core machine; with other work on the machine it fell
+# to 0.1-0.3 Mpps, each busy-polling process then waiting for a core.
 #
 # usage: bench_testpmd.sh BUILD_DIR [SECONDS [ROUNDS]]  (SECONDS of the peer, default 10:
 # its link check takes a few of them)

@@ -263,8 +263,10 @@ rk_tp_forge_observe(const uint8_t *frame, uint32_t len)
 {
 	struct rk_pkt p;
 	const uint8_t *bth;
+	uint8_t proto;
 
-	if (!parse(frame, len, &p))
+	/* the full parse only for RoCEv2 frames: the rest pass at line rate */
+	if (rk_impair_bth(frame, len, &proto) == NULL || !parse(frame, len, &p))
 		return;
 	bth = p.frame + p.bth_off;
 	if (p.op->flags & RK_OPF_CNP)

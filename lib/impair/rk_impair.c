@@ -119,9 +119,8 @@ ip_offset(const uint8_t *frame, uint32_t len, uint16_t *type)
 	return 0;
 }
 
-/* The BTH of a RoCEv2 frame, NULL when the frame is none. */
-static const uint8_t *
-bth_of(const uint8_t *frame, uint32_t len, uint8_t *proto)
+const uint8_t *
+rk_impair_bth(const uint8_t *frame, uint32_t len, uint8_t *proto)
 {
 	uint16_t type = 0;
 	uint32_t ip = ip_offset(frame, len, &type), udp;
@@ -147,15 +146,12 @@ in_range(uint32_t v, uint32_t lo, uint32_t hi)
 	return lo <= hi ? v >= lo && v <= hi : v >= lo || v <= hi;
 }
 
-bool
-rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uint32_t len)
+/* rk_impair_match_frame() on a frame's IP protocol and BTH (NULL: none), found once. */
+static bool
+match_parsed(const struct rk_impair_match *m, uint8_t proto, const uint8_t *bth)
 {
-	const uint8_t *bth;
-	uint8_t proto;
-
 	if (m->ip_proto == 0 && !m->by_qp && !m->by_opcode && !m->by_psn)
 		return true;
-	bth = bth_of(frame, len, &proto);
 	if (m->ip_proto != 0 && proto != m->ip_proto)
 		return false;
 	if (!m->by_qp && !m->by_opcode && !m->by_psn)
@@ -170,20 +166,35 @@ rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uin
 	return !m->by_psn || in_range(rk_get_be32(bth + 8) & 0xffffff, m->psn_min, m->psn_max);
 }
 
+bool
+rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uint32_t len)
+{
+	uint8_t proto;
+	const uint8_t *bth = rk_impair_bth(frame, len, &proto);
+
+	return match_parsed(m, proto, bth);
+}
+
 void
 rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 		 struct rk_impair_verdict *v)
 {
 	struct impair_rule *ir = NULL;
 	const struct rk_impair_rule *r;
+	const uint8_t *bth;
+	uint8_t proto;
 
 	v->rule = -1;
 	v->copies = 1;
 	v->drop = RK_IMPAIR_PASS;
 	v->forge = RK_IMPAIR_FORGE_NONE;
-	for (unsigned int i = 0; st != NULL && i < st->n; i++)
+	if (st == NULL || st->n == 0)
+		return;
+	/* the headers once for all the rules */
+	bth = rk_impair_bth(frame, len, &proto);
+	for (unsigned int i = 0; i < st->n; i++)
 		if ((st->rules[i].r.count == 0 || st->rules[i].st.matched < st->rules[i].r.count) &&
-		    rk_impair_match_frame(&st->rules[i].r.match, frame, len)) {
+		    match_parsed(&st->rules[i].r.match, proto, bth)) {
 			ir = &st->rules[i];
 			v->rule = (int)i;
 			break;

@@ -191,6 +191,13 @@ void rk_impair_next_copy(struct rk_impair *st, const struct rk_impair_verdict *v
 void rk_impair_apply(struct rk_impair *st, const struct rk_impair_verdict *v,
 		     const struct rk_impair_copy *c, uint8_t *frame, uint32_t len);
 
+/**
+ * The BTH of a RoCEv2 frame (Ethernet, an optional 802.1Q tag, IPv4 or
+ * IPv6, UDP to port 4791, IBTA Annex A17.2), NULL when @p frame is none
+ * or too short for a BTH; *@p proto gets the IP protocol (0: no IP).
+ */
+const uint8_t *rk_impair_bth(const uint8_t *frame, uint32_t len, uint8_t *proto);
+
 /** Whether @p frame matches @p m (see struct rk_impair_match). */
 bool rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uint32_t len);
 
