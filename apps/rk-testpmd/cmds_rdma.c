@@ -234,9 +234,10 @@ qp_connect_perftest(char **w, int n)
 	colon = strrchr(host, ':');
 	if (colon != NULL) {
 		*colon = '\0';
-		if (!rk_tp_arg_num(colon + 1, 65535, "TCP port", &port) || port == 0) {
-			if (port == 0)
-				printf("Bad TCP port \"0\": 1..65535\n");
+		if (!rk_tp_arg_num(colon + 1, 65535, "TCP port", &port))
+			return;
+		if (port == 0) {
+			printf("Bad TCP port \"0\": 1..65535\n");
 			return;
 		}
 	}

@@ -184,11 +184,13 @@ int rk_tp_mr_keys(FILE *out, unsigned int id, uint16_t *port, uint64_t *va, uint
 
 /**
  * RC QP @p id's port, QPN, first send PSN and the send WRs posted on it
- * since it was connected. @return 0, or -EINVAL (no such QP, not RC)
- * after a line on @p out
+ * since it was connected; with @p unconnected it must not have been
+ * connected yet (a QP connects once).
+ * @return 0, or -EINVAL (no such QP, not RC, connected already) after a
+ *         line on @p out
  */
-int rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_t *psn,
-		  uint64_t *posted);
+int rk_tp_qp_ends(FILE *out, unsigned int id, bool unconnected, uint16_t *port, uint32_t *qpn,
+		  uint32_t *psn, uint64_t *posted);
 
 struct rk_app_qp_path;
 /**

@@ -428,8 +428,8 @@ rk_tp_mr_keys(FILE *out, unsigned int id, uint16_t *port, uint64_t *va, uint32_t
 }
 
 int
-rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_t *psn,
-	      uint64_t *posted)
+rk_tp_qp_ends(FILE *out, unsigned int id, bool unconnected, uint16_t *port, uint32_t *qpn,
+	      uint32_t *psn, uint64_t *posted)
 {
 	struct tp_qp *q = qp_get(out, id);
 
@@ -442,6 +442,11 @@ rk_tp_qp_ends(FILE *out, unsigned int id, uint16_t *port, uint32_t *qpn, uint32_
 	if (q->qp->qp_type != RK_QPT_RC) {
 		fprintf(out, "QP %u is %s: perftest's bw tools connect RC QPs\n", id,
 			rk_tp_qp_type_name(q->qp->qp_type));
+		return -EINVAL;
+	}
+	if (unconnected && q->peer != PEER_NONE) {
+		fprintf(out, "QP %u was connected already: a QP connects once (\"qp create\" "
+			"another)\n", id);
 		return -EINVAL;
 	}
 	return 0;

@@ -80,6 +80,7 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 {
 	struct pt_conn *c;
 	struct rk_app_qp_path p = { 0 };
+	struct rk_tp_rdma_dev *d;
 	struct rk_pt_dest remote;
 	uint16_t port, mport;
 	uint32_t qpn, psn, rkey;
@@ -90,7 +91,7 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 	unsigned int rm;
 	int rc, mr_id, barriers = tool == RK_TP_PT_SEND ? 3 : 2;
 
-	if (rk_tp_qp_ends(out, id, &port, &qpn, &psn, &posted) != 0 ||
+	if (rk_tp_qp_ends(out, id, true, &port, &qpn, &psn, &posted) != 0 ||
 	    rk_tp_mr_keys(out, mr, &mport, &va, &rkey, &len) != 0)
 		return -EINVAL;
 	c = &conns[id];
@@ -108,11 +109,26 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 			"its gateway's)\n", port, port);
 		return -EINVAL;
 	}
+	/* the server asks for our MAC by ARP: the rdma engine answers it */
+	if (!rk_tp.forwarding || rk_tp.engine != &rk_tp_fwd_rdma) {
+		fprintf(out, "The rdma engine is not forwarding: \"set fwd rdma\" and \"start\" "
+			"first (it answers the server's ARP and carries the QP's frames)\n");
+		return -EINVAL;
+	}
 	pmtu = rk_tp_rdma_path_mtu(port);
 	*c = (struct pt_conn){ .tool = tool, .size = len, .timeout_s = timeout_s, .out = out };
 	c->local = (struct rk_pt_dest){ .out_reads = 16, .qpn = qpn, .psn = psn, .rkey = rkey,
 					.vaddr = va, .gid = { [10] = 0xff, [11] = 0xff } };
-	memcpy(c->local.gid + 12, rk_tp.ports[port].ip, 4);
+	/* the device's address: "set ip", or its default when none was set */
+	rte_ticketlock_lock(&rk_tp_rdma_lock);
+	d = rk_tp_rdma_dev(port, false, NULL);
+	if (d != NULL)
+		memcpy(c->local.gid + 12, d->ip, 4);
+	rte_ticketlock_unlock(&rk_tp_rdma_lock);
+	if (d == NULL) {
+		fprintf(out, "Port %u has no verbs device\n", port);
+		return -ENODEV;
+	}
 	rc = rk_oob_connect(host, tcp_port, timeout_s, &c->fd, NULL, NULL);
 	if (rc != 0) {
 		fprintf(out, "perftest server %s:%u: %s\n", host, tcp_port, rk_oob_strerror(rc));
@@ -175,7 +191,7 @@ rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s)
 	}
 	c->out = out;
 	c->timeout_s = timeout_s;
-	if (rk_tp_qp_ends(out, id, &port, &qpn, &psn, &mine.iters) != 0)
+	if (rk_tp_qp_ends(out, id, false, &port, &qpn, &psn, &mine.iters) != 0)
 		rc = -EINVAL;
 	mine.size = c->tool == RK_TP_PT_ATOMIC ? 8 : c->size;
 	/* send_bw ends without the report (as perftest's client) */

@@ -5,13 +5,14 @@
 # playing ib_write_bw's server (the exchange an RNIC's or rxe's server
 # speaks), net_af_packet on a veth pair in namespaces the test creates,
 # the TCP exchange over a second pair (198.18.1.1 / 198.18.1.2), RoCE
-# 198.18.0.1 / 198.18.0.2. Checked: a QP without a peer MAC and a bad
-# tool are refused in one line; the connect line, the server's region as
+# 198.18.0.1 (the device's default: no "set ip") / 198.18.0.2. Checked:
+# a QP without a peer MAC, a bad tool, a bad TCP port and a connect
+# before the rdma engine forwards are refused in one line each; the connect line, the server's region as
 # a remote MR; a WRITE of a pattern into it and a READ back into a second
 # MR both complete and the bytes read match; the server found our MAC by
 # ARP (answered by the rdma engine); "qp disconnect" ends the exchange
-# (the server reads 2 iterations in our report) and a second one is
-# refused; the server exits 0.
+# (the server reads 2 iterations in our report), a second one and a
+# second connect of the used QP are refused; the server exits 0.
 # usage: rk_testpmd_perftest_client.sh RK_TESTPMD RK_INTEROP
 # Exit 77 (skip) where no namespace can be made.
 set -u
@@ -50,15 +51,17 @@ ip netns exec "${ns}b" timeout -k 5 60 "$rki" $MEM --no-pci --log-level='*:warni
 	-I 198.18.0.2 -p "$TCP" --oob-timeout 30 >"$tmp/server" 2>&1 &
 spid=$!
 
+# No "set ip": the device's default, 198.18.0.1, goes in the key message.
 cat >"$tmp/cmds" <<CMD
-set ip 0 198.18.0.1
 mr reg 0 4096
 mr reg 0 4096
 mr fill 0 0 4096 inc:7
 qp create 0 rc
 qp connect 0 perftest 198.18.1.2:$TCP 0 write
 qp connect 0 perftest 198.18.1.2:$TCP 0 bogus
+qp connect 0 perftest 198.18.1.2:abc 0 write
 set eth-peer 0 $SMAC
+qp connect 0 perftest 198.18.1.2:$TCP 0 write
 set fwd rdma
 start
 qp connect 0 perftest 198.18.1.2:$TCP 0 write
@@ -70,6 +73,7 @@ mr check 1 0 4096 inc:7
 show rdma 0
 qp disconnect 0
 qp disconnect 0
+qp connect 0 perftest 198.18.1.2:$TCP 0 write
 stop
 quit
 CMD
@@ -89,6 +93,11 @@ check() { # REGEX WHAT
 [ "$trc" = 0 ] && ok "rk-testpmd exits 0" || ko "rk-testpmd exit $trc"
 check "^Port 0 has no peer MAC: \"set eth-peer 0 <mac>\"" "connect without a peer MAC: refused in one line"
 check "^Bad perftest tool \"bogus\": write, read, atomic or send" "a bad tool: refused in one line"
+n=$(grep -c '^Bad TCP port' "$tmp/out")
+[ "$n" = 1 ] && has '^Bad TCP port "abc": a number, at most 65535$' &&
+	ok "a bad TCP port: one line" || ko "a bad TCP port: $n lines: $(grep '^Bad TCP port' "$tmp/out" | tr '\n' '|')"
+check "^The rdma engine is not forwarding: \"set fwd rdma\" and \"start\" first" \
+	"connect before the rdma engine forwards: refused in one line"
 check "^QP 0: connected to perftest [0-9.]+ write_bw at 198.18.1.2:$TCP: QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:198.18.0.2, path MTU [0-9]+, RTS$" \
 	"qp connect ... perftest: connected to the server's QP"
 check "^MR 2: port 0, the peer's region at VA 0x[0-9a-f]+, R_Key 0x[0-9a-f]{8}$" "the server's region is MR 2"
@@ -98,6 +107,7 @@ check "^MR 1: 4096 bytes at offset 0 match inc:7$" "the bytes read back are the 
 check "ARP requests answered [1-9]" "the server found our MAC by ARP"
 check "^QP 0: perftest exchange ended \(2 iterations reported\), QP in ERR$" "qp disconnect: the exchange ended"
 check "^QP 0 has no perftest exchange" "a second qp disconnect: refused"
+check "^QP 0 was connected already: a QP connects once" "a used QP: refused before any exchange"
 [ "$src" = 0 ] && grep -q "the client reported 2 iterations" "$tmp/server" &&
 	ok "the server exits 0 and read our report" ||
 	ko "server: exit $src, $(tail -n 3 "$tmp/server" | tr '\n' '|')"
