@@ -41,7 +41,7 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	struct cmd_resp_result *r = res;
 	char *w[6], *save = NULL;
 	uint64_t port, tcp = RK_PT_TCP_PORT, size = 65536;
-	bool cm = false;
+	bool cm = false, two_types = false;
 	enum rk_qp_type type = RK_QPT_RC;
 	int n = 0;
 
@@ -53,16 +53,18 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	/* perftest -R: the same port numbers, as its -p is the RDMA-CM port; -c UC|UD: uc, ud. */
 	while (n > 1 && (strcmp(w[n - 1], "rdma_cm") == 0 || strcmp(w[n - 1], "uc") == 0 ||
 			 strcmp(w[n - 1], "ud") == 0)) {
-		if (strcmp(w[n - 1], "uc") == 0)
-			type = RK_QPT_UC;
-		else if (strcmp(w[n - 1], "ud") == 0)
-			type = RK_QPT_UD;
-		else
+		if (strcmp(w[n - 1], "uc") == 0 || strcmp(w[n - 1], "ud") == 0) {
+			two_types = two_types || type != RK_QPT_RC;
+			type = w[n - 1][1] == 'c' ? RK_QPT_UC : RK_QPT_UD;
+		} else {
 			cm = true;
+		}
 		n--;
 	}
 	if (n < 1 || n > 3)
 		printf("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]\n");
+	else if (two_types)
+		printf("Bad \"uc\" with \"ud\": one QP type, as the clients' -c\n");
 	else if (cm && type != RK_QPT_RC)
 		printf("Bad \"%s\" with \"rdma_cm\": %s clients over perftest's TCP exchange only\n",
 		       type == RK_QPT_UC ? "uc" : "ud", rk_tp_qp_type_name(type));

@@ -67,6 +67,7 @@ fi
 cat >"$tmp/resp.cmd" <<CMD
 set fwd responder
 responder start 0 1 65536 rdma_cm ud
+responder start 0 1 65536 uc ud
 responder start 0 0 65536 $cm
 responder start 0 $TCP 65536 $cm
 start
@@ -94,6 +95,12 @@ if grep -q '^Bad "ud" with "rdma_cm": UD clients over perftest.s TCP exchange on
 	ok "responder start ... rdma_cm ud: refused in one line"
 else
 	ko "rdma_cm ud: $(grep -A1 'rdma_cm ud' "$tmp/tp.out" | tail -n 1)"
+fi
+
+if grep -q '^Bad "uc" with "ud": one QP type' "$tmp/tp.out"; then
+	ok "responder start ... uc ud: refused in one line"
+else
+	ko "uc ud: $(grep -A1 'uc ud' "$tmp/tp.out" | tail -n 1)"
 fi
 
 # client NAME WANT-EXIT ARGS...: one rk-interop; its output in $tmp/NAME.
