@@ -370,7 +370,8 @@ struct rk_conform_replay_result {
  * requests. Payload bytes are not compared.
  * @return 0 with @p res filled (n/a when the recording holds no RC
  *         request, none to res->dest_qp (the reason lists the DestQPs
- *         it has), or the DUT cannot give such a QP), -EINVAL for NULL
+ *         it has), no answer to its requests, or the DUT cannot give
+ *         such a QP), -EINVAL for NULL
  *         arguments, -ENOMEM.
  */
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,

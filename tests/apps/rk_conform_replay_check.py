@@ -154,6 +154,19 @@ def main():
             sys.exit(f"FAIL: a recording without RC: {p.stdout}")
         print("ok   a recording without RC requests: n/a")
 
+        # The requester's side alone (rxe's WRITEs, no ACK): nothing to
+        # compare, n/a, not a pass.
+        reqs = bytearray(data[:24])
+        for off, n in records(data):
+            if data[off + 23] == 17 and data[off + 42] != 0x11:     # UDP, not ACK
+                reqs += data[off - 16:off + n]
+        half = os.path.join(tmp, "requests.pcap")
+        open(half, "wb").write(reqs)
+        p = run(exe, ["--replay", half], 0)
+        if "n/a" not in p.stdout or "no answer to the requests" not in p.stdout:
+            sys.exit(f"FAIL: requests without answers: {p.stdout}")
+        print("ok   requests without a recorded answer: n/a, not a pass")
+
         # --verdicts then --expect: equal; one verdict edited, one line
         # dropped, one added: DIFF, NEW and GONE, exit 1.
         vf = os.path.join(tmp, "v.txt")
