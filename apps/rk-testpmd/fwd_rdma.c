@@ -8,6 +8,7 @@
  * do not want (its counters: "show rdma <port>").
  */
 #include "rdma.h"
+#include "rk_byteorder.h"
 #include "testpmd.h"
 
 static void
@@ -20,11 +21,15 @@ rdma_fwd(struct rk_tp_stream *fs)
 	if (n > 0) {
 		rte_ticketlock_lock(&rk_tp_rdma_lock);
 		for (uint16_t i = 0; i < n; i++) {
-			if (rk_tp_rdma_arp_answer(fs->rx_port, rte_pktmbuf_mtod(m[i], const uint8_t *),
-						  rte_pktmbuf_data_len(m[i])))
+			const uint8_t *f = rte_pktmbuf_mtod(m[i], const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(m[i]);
+
+			if (len >= 14 && rk_get_be16(f + 12) == RK_TP_ETH_ARP) {
+				(void)rk_tp_rdma_arp_answer(fs->rx_port, f, len);
 				rte_pktmbuf_free(m[i]);
-			else
+			} else {
 				m[k++] = m[i];
+			}
 		}
 		rte_ticketlock_unlock(&rk_tp_rdma_lock);
 	}

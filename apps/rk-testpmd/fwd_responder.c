@@ -85,18 +85,13 @@ learn(const uint8_t ip[4], const uint8_t mac[6])
 void
 rk_tp_resp_arp(const uint8_t *f, uint32_t len)
 {
-	struct rk_tp_rdma_dev *d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
 	static const uint8_t zero[4];
-	uint16_t op;
 
-	if (d == NULL || len < RK_TP_ARP_FRAME || rk_get_be16(f + 14) != 1 ||
-	    rk_get_be16(f + 16) != 0x0800 || f[18] != 6 || f[19] != 4)
+	if (!rk_tp_arp_ok(f, len))
 		return;
-	op = rk_get_be16(f + 20);
 	if (memcmp(f + 28, zero, 4) != 0)
 		learn(f + 28, f + 22);
-	if (op == 1 && memcmp(f + 38, d->ip, 4) == 0 &&
-	    rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
+	if (rk_tp_rdma_arp_answer(rk_tp_resp.port, f, len))
 		rk_tp_resp.arp_answered++;
 }
 

@@ -98,10 +98,13 @@ enum rk_mtu rk_tp_rdma_path_mtu(uint16_t port);
 int rk_tp_rdma_arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6],
 			const uint8_t tmac[6], const uint8_t tip[4]);
 
+/** Whether @p f is a whole Ethernet/IPv4 ARP packet (RFC 826). */
+bool rk_tp_arp_ok(const uint8_t *f, uint32_t len);
+
 /**
- * Whether frame @p f of @p port is ARP (the caller frees it); a request
- * for the port's device address is answered, so a remote peer finds the
- * QPs' MAC. Caller holds rk_tp_rdma_lock.
+ * Answer @p f, an ARP request for @p port's device address, so a remote
+ * peer finds the QPs' MAC (counted in "show rdma"). Caller holds
+ * rk_tp_rdma_lock. @return whether a reply went out
  */
 bool rk_tp_rdma_arp_answer(uint16_t port, const uint8_t *f, uint32_t len);
 

@@ -309,17 +309,21 @@ rk_tp_rdma_arp_send(struct rk_tp_rdma_dev *d, uint16_t op, const uint8_t dmac[6]
 }
 
 bool
+rk_tp_arp_ok(const uint8_t *f, uint32_t len)
+{
+	return len >= RK_TP_ARP_FRAME && rk_get_be16(f + 12) == RK_TP_ETH_ARP &&
+	       rk_get_be16(f + 14) == 1 && rk_get_be16(f + 16) == 0x0800 && f[18] == 6 &&
+	       f[19] == 4;
+}
+
+bool
 rk_tp_rdma_arp_answer(uint16_t port, const uint8_t *f, uint32_t len)
 {
-	struct rk_tp_rdma_dev *d;
+	struct rk_tp_rdma_dev *d = rk_tp_rdma_dev(port, false, NULL);
 
-	if (len < 14 || rk_get_be16(f + 12) != RK_TP_ETH_ARP)
+	if (d == NULL || !rk_tp_arp_ok(f, len) || rk_get_be16(f + 20) != 1 ||
+	    memcmp(f + 38, d->ip, 4) != 0 || rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) != 0)
 		return false;
-	d = rk_tp_rdma_dev(port, false, NULL);
-	if (d != NULL && len >= RK_TP_ARP_FRAME && rk_get_be16(f + 14) == 1 &&
-	    rk_get_be16(f + 16) == 0x0800 && f[18] == 6 && f[19] == 4 &&
-	    rk_get_be16(f + 20) == 1 && memcmp(f + 38, d->ip, 4) == 0 &&
-	    rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) == 0)
-		d->arp_answered++;
+	d->arp_answered++;
 	return true;
 }

@@ -57,6 +57,16 @@ def records(data):
     return out
 
 
+def keep(data, path, want):
+    """The records of classic pcap @p data whose frame @p want takes, into @p path."""
+    out = bytearray(data[:24])
+    for off, n in records(data):
+        if want(data, off):
+            out += data[off - 16:off + n]
+    open(path, "wb").write(out)
+    return path
+
+
 def edit_first(path, opcode, out, edit):
     """Copy the recording at @path to @out with @edit(frame bytes, offset)
     applied to the first IPv4 RoCEv2 frame of BTH opcode @opcode; its
@@ -143,12 +153,7 @@ def main():
         print(f"ok   a READ RESPONSE FIRST recorded as LAST (frame {first}): reported")
 
         # No RC traffic (the TCP exchange only): n/a.
-        tcp = bytearray(data[:24])
-        for off, n in records(data):
-            if data[off + 23] == 6:
-                tcp += data[off - 16:off + n]
-        only = os.path.join(tmp, "tcp.pcap")
-        open(only, "wb").write(tcp)
+        only = keep(data, os.path.join(tmp, "tcp.pcap"), lambda d, off: d[off + 23] == 6)
         p = run(exe, ["--replay", only], 0)
         if "n/a" not in p.stdout or "no RC request" not in p.stdout:
             sys.exit(f"FAIL: a recording without RC: {p.stdout}")
@@ -156,12 +161,8 @@ def main():
 
         # The requester's side alone (rxe's WRITEs, no ACK): nothing to
         # compare, n/a, not a pass.
-        reqs = bytearray(data[:24])
-        for off, n in records(data):
-            if data[off + 23] == 17 and data[off + 42] != 0x11:     # UDP, not ACK
-                reqs += data[off - 16:off + n]
-        half = os.path.join(tmp, "requests.pcap")
-        open(half, "wb").write(reqs)
+        half = keep(data, os.path.join(tmp, "requests.pcap"),      # UDP, not ACK
+                    lambda d, off: d[off + 23] == 17 and d[off + 42] != 0x11)
         p = run(exe, ["--replay", half], 0)
         if "n/a" not in p.stdout or "no answer to the requests" not in p.stdout:
             sys.exit(f"FAIL: requests without answers: {p.stdout}")
