@@ -184,6 +184,8 @@ rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s)
 	uint32_t qpn, psn;
 	int rc = 0;
 
+	if (rk_tp_qp_ends(out, id, false, &port, &qpn, &psn, &mine.iters) != 0)
+		return -EINVAL;
 	if (c == NULL || !c->open) {
 		fprintf(out, "QP %u has no perftest exchange (\"qp connect %u perftest ...\")\n", id,
 			id);
@@ -191,8 +193,6 @@ rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s)
 	}
 	c->out = out;
 	c->timeout_s = timeout_s;
-	if (rk_tp_qp_ends(out, id, false, &port, &qpn, &psn, &mine.iters) != 0)
-		rc = -EINVAL;
 	mine.size = c->tool == RK_TP_PT_ATOMIC ? 8 : c->size;
 	/* send_bw ends without the report (as perftest's client) */
 	if (rc == 0 && c->tool != RK_TP_PT_SEND &&

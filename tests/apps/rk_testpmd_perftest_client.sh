@@ -73,6 +73,7 @@ mr check 1 0 4096 inc:7
 show rdma 0
 qp disconnect 0
 qp disconnect 0
+qp disconnect 9
 qp connect 0 perftest 198.18.1.2:$TCP 0 write
 stop
 quit
@@ -107,6 +108,7 @@ check "^MR 1: 4096 bytes at offset 0 match inc:7$" "the bytes read back are the 
 check "ARP requests answered [1-9]" "the server found our MAC by ARP"
 check "^QP 0: perftest exchange ended \(2 iterations reported\), QP in ERR$" "qp disconnect: the exchange ended"
 check "^QP 0 has no perftest exchange" "a second qp disconnect: refused"
+check "^No QP 9 " "qp disconnect of no QP: says so"
 check "^QP 0 was connected already: a QP connects once" "a used QP: refused before any exchange"
 [ "$src" = 0 ] && grep -q "the client reported 2 iterations" "$tmp/server" &&
 	ok "the server exits 0 and read our report" ||
