@@ -66,6 +66,7 @@ struct rk_gen_port_opts {
 	uint64_t duration_ns;    /**< stop after this long; 0: when the streams end */
 	struct rk_gen_recv_port *rx; /**< receive here in the same loop, or NULL */
 	bool json;               /**< the report (ports, streams) as JSON on stdout */
+	double timeout_s;        /**< each port's start and link up within this, s; 0: 10 */
 };
 
 struct rk_io_dpdk;
@@ -74,12 +75,13 @@ struct rk_io_dpdk;
  * Open DPDK port @p port (ethdev name or number; the EAL is up), taking
  * every RoCEv2 frame whatever its addresses, recording to pcapng
  * @p record when not NULL, busy-polling when @p spin, with @p extra_mbufs
- * more in its pool than lib/io's default (the sender's kept frames). Says
- * why on stderr when it cannot.
+ * more in its pool than lib/io's default (the sender's kept frames), its
+ * start and link up within @p timeout_s seconds (0: 10). Says why on
+ * stderr when it cannot.
  * @return the port, or NULL
  */
 struct rk_io_dpdk *rk_gen_port_open(const char *port, const char *record, bool spin,
-				    uint32_t extra_mbufs);
+				    uint32_t extra_mbufs, double timeout_s);
 
 /**
  * Send the streams on o->nports DPDK ports (the EAL is up), port k the
@@ -104,6 +106,7 @@ struct rk_gen_recv_opts {
 	uint32_t seq_off;        /**< the slot's offset in the payload, bytes */
 	uint64_t expect;         /**< frames sent per stream; 0: unknown */
 	bool json;               /**< the report as JSON on stdout */
+	double timeout_s;        /**< port: its start and link up within this, s; 0: 10 */
 	uint64_t duration_ns;    /**< port: stop after this long; 0: no limit */
 	uint64_t idle_ns;        /**< port: stop this long after the last frame; 0: never */
 	uint32_t rx_drop_every;  /**< port: the impairment stage drops every Nth frame; 0: none */

@@ -58,6 +58,8 @@ usage(FILE *f)
 	      "      --top-speed        with --port: ignore the rates, send as fast as it takes\n"
 	      "      --duration SECONDS with --port: stop after this long\n"
 	      "      --json             with --port: the sender's report as JSON on stdout\n"
+	      "      --timeout SECONDS  with --port: each port started and its link up within\n"
+	      "                         this, else an error (default 10)\n"
 	      "                         (with --rx-port: the receiver's)\n"
 	      "\n"
 	      "One stream from the command line (instead of --stream):\n"
@@ -132,7 +134,7 @@ enum {
 	OPT_REPLAY, OPT_SPEED, OPT_LOOP, OPT_MAP_MAC, OPT_MAP_IP, OPT_MAP_QPN, OPT_BURST,
 	OPT_ON_OFF,
 	OPT_SEQ_OFFSET, OPT_RECEIVE, OPT_PCAP_IN, OPT_IDLE, OPT_EXPECT, OPT_JSON,
-	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT, OPT_INTERVAL, OPT_CSV, OPT_PLOT,
+	OPT_RX_DROP_EVERY, OPT_RX_DELAY, OPT_RX_PORT, OPT_INTERVAL, OPT_CSV, OPT_PLOT, OPT_TIMEOUT,
 };
 
 struct args {
@@ -363,6 +365,7 @@ static const struct option opts[] = {
 	{ "rx-drop-every", 1, NULL, OPT_RX_DROP_EVERY }, { "rx-delay", 1, NULL, OPT_RX_DELAY },
 	{ "rx-port", 1, NULL, OPT_RX_PORT }, { "interval", 1, NULL, OPT_INTERVAL },
 	{ "csv", 1, NULL, OPT_CSV }, { "plot", 1, NULL, OPT_PLOT },
+	{ "timeout", 1, NULL, OPT_TIMEOUT },
 	{ "help", 0, NULL, 'h' }, { "version", 0, NULL, 'V' }, { NULL, 0, NULL, 0 },
 };
 
@@ -556,6 +559,16 @@ parse_args(struct args *a, int argc, char **argv)
 		case OPT_TOP_SPEED:
 			a->port.top_speed = true;
 			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			double d = strtod(optarg, &end);
+
+			if (end == optarg || *end || !(d > 0 && d <= 3600))
+				return bad_usage("--timeout '%s': seconds above 0, at most 3600", optarg);
+			a->port.timeout_s = d;
+			a->recv.timeout_s = d;
+			break;
+		}
 		case OPT_DURATION:
 		case OPT_IDLE: {
 			char *end;

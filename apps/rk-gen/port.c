@@ -36,7 +36,8 @@
 #define KEPT_RING_MIN 64u
 
 struct rk_io_dpdk *
-rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra_mbufs)
+rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra_mbufs,
+		 double timeout_s)
 {
 	struct rk_io_dpdk_cfg cfg = { 0 };
 	struct rk_io_dpdk *io;
@@ -53,6 +54,9 @@ rk_gen_port_open(const char *port, const char *record, bool spin, uint32_t extra
 	cfg.tx_queue = 4096;
 	cfg.nb_mbufs = 4095 + extra_mbufs;
 	cfg.cancel = &rk_app_stop;
+	/* at least 1 ms: 0 is lib/io's default */
+	if (timeout_s > 0)
+		cfg.link_timeout_ms = timeout_s * 1e3 < 1 ? 1 : (uint32_t)(timeout_s * 1e3);
 	/* Before the port: a bad path is the recording's fault, said so. */
 	if (!rk_app_recording_writable("rk-gen", record))
 		return NULL;
@@ -430,7 +434,8 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 			fprintf(stderr, "rk-gen: out of memory\n");
 			break;
 		}
-		p[open].io = rk_gen_port_open(o->ports[open], o->records[open], true, 0);
+		p[open].io = rk_gen_port_open(o->ports[open], o->records[open], true, 0,
+					       o->timeout_s);
 		if (p[open].io == NULL)
 			break;
 		if (keep_open(&p[open].ks, p[open].io, p[open].s) == 0) /* none: every frame copied */

@@ -80,7 +80,7 @@ rk_gen_recv_port_open(const struct rk_gen_recv_opts *o)
 		return NULL;
 	}
 	p->o = o;
-	p->io = rk_gen_port_open(o->port, o->record, false, 0);
+	p->io = rk_gen_port_open(o->port, o->record, false, 0, o->timeout_s);
 	if (p->io == NULL) {
 		free(p);
 		return NULL;

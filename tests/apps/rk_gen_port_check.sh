@@ -280,6 +280,27 @@ rc=$?
 [ $rc = 1 ] && grep -q "cannot write the recording $tmp/no/such/dir.pcapng" "$tmp/err" &&
 	ok "unwritable --record: named, exit 1" || ko "unwritable --record: exit $rc, '$(cat "$tmp/err")'"
 
+# --timeout bounds the port's start: a memif without its peer fails in
+# about 1 s (lib/io's default wait is 10 s), one line, exit 1; for the
+# receiver too; a bad value: exit 2
+for mode in "--op WRITE_ONLY --count 5" "--receive"; do
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2086
+	timeout -k 5 60 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rkto$$ \
+		--vdev=net_memif0,role=client,socket="$tmp/nopeer.sock" -- $mode --port net_memif0 \
+		--timeout 1 >/dev/null 2>"$tmp/err"
+	rc=$?
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	[ $rc = 1 ] && [ $ms -lt 6000 ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+		grep -q "cannot open port net_memif0" "$tmp/err" &&
+		ok "${mode%% *} --timeout 1, no memif peer: one line, exit 1 in $ms ms" ||
+		ko "${mode%% *} --timeout 1, no memif peer: exit $rc in $ms ms, '$(cat "$tmp/err")'"
+done
+timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --port net_null0 --timeout 0 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "^rk-gen: --timeout '0': seconds above 0" "$tmp/err" &&
+	ok "--timeout 0: exit 2" || ko "--timeout 0: exit $rc, '$(cat "$tmp/err")'"
+
 # bad EAL options: exit 2
 timeout -k 5 60 "$gen" --no-such-eal-option -- --op WRITE_ONLY --port net_null0 \
 	>/dev/null 2>"$tmp/err"
