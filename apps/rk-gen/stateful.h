@@ -55,6 +55,8 @@ struct rk_sf_qp {
 	uint64_t atomics;       /**< client: FETCH_ADDs completed (the next one returns this) */
 	uint64_t cas_posted;    /**< client: CMP_SWAPs posted (k of the next one) */
 	uint64_t cas_done;      /**< client: CMP_SWAPs completed (k of the next one to return) */
+	uint64_t first;         /**< client of a foreign responder: the first FETCH_ADD's result */
+	bool ref_set;           /**< client of a foreign responder: ref holds the first READ's bytes */
 };
 
 /** Opcodes counted apart: write, read, send, atomic (FETCH_ADD), cmp_swap. */
@@ -120,6 +122,9 @@ struct rk_sf {
 	uint32_t qps_done;              /**< client: QPs that completed their iterations */
 	struct rk_sf_totals t;
 	struct rk_sf_lat *lat;          /**< client: latencies measured; NULL: not */
+	bool foreign;                   /**< client: the responder is not rk-gen (rk_sf_foreign()) */
+	uint8_t *ref;                   /**< foreign: each QP's first READ (size_max bytes a QP) */
+	uint8_t max_rd_atomic;          /**< READs and atomics in flight a QP; 0: 16 */
 	const uint8_t *dscp;            /**< QP i sends with dscp[i % ndscp]; NULL: 0 */
 	uint32_t ndscp;
 	uint8_t sip[16];                /**< this end's first address (IPv4-mapped), with nsip */
@@ -217,6 +222,18 @@ bool rk_sf_pattern_ok(const uint8_t *buf, uint32_t len, uint32_t i, uint64_t m);
  */
 int rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello *cfg,
 		 bool responder, struct rk_gen_hello_qp *local);
+
+/**
+ * Client: the responder is another program (a perftest bw server) whose
+ * regions hold bytes this end does not know and take no Immediate. Each
+ * QP's messages go to offset 0 of the peer's region, WRITEs without
+ * Immediate; a READ must return what the QP's first READ returned (the
+ * region is static), the k-th FETCH_ADD the first one's result plus k.
+ * After rk_sf_create(), before the connection; the mix holds no SEND or
+ * CMP_SWAP, one message size.
+ * @return 0, or -1 with s->err set (no memory for the READs' reference)
+ */
+int rk_sf_foreign(struct rk_sf *s);
 
 /**
  * Connect every QP to the peer's entry (RESET, INIT, RTR, RTS; IBTA Vol1

@@ -89,7 +89,7 @@ enum {
 	O_RESPONDER = 256, O_STATEFUL, O_QPS, O_OP, O_SIZE, O_DURATION, O_ITERS, O_DEPTH,
 	O_VERIFY, O_NO_VERIFY, O_JSON, O_PORT, O_IP, O_MTU, O_OOB_PORT, O_DROP_RATE, O_SEED,
 	O_TIMEOUT, O_WORST, O_ACK_TIMEOUT, O_DSCP, O_DCQCN, O_DCQCN_PARAM, O_RECORD, O_INTERVAL,
-	O_CSV, O_PLOT, O_CLIENTS, O_IP_COUNT, O_END
+	O_CSV, O_PLOT, O_CLIENTS, O_IP_COUNT, O_PERFTEST, O_END
 };
 
 static const struct option long_opts[] = {
@@ -107,7 +107,7 @@ static const struct option long_opts[] = {
 	{ "dscp", 1, NULL, O_DSCP }, { "dcqcn", 2, NULL, O_DCQCN },
 	{ "dcqcn-param", 1, NULL, O_DCQCN_PARAM }, { "record", 1, NULL, O_RECORD },
 	{ "interval", 1, NULL, O_INTERVAL }, { "csv", 1, NULL, O_CSV },
-	{ "plot", 1, NULL, O_PLOT },
+	{ "plot", 1, NULL, O_PLOT }, { "perftest", 0, NULL, O_PERFTEST },
 	{ "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
 };
 
@@ -132,6 +132,7 @@ static const struct {
 	{ O_VERIFY, false, "the client's hello sets it for both ends" },
 	{ O_NO_VERIFY, false, "the client's hello sets it for both ends" },
 	{ O_MTU, false, "the client's hello sets it for both ends" },
+	{ O_PERFTEST, false, "the client of a perftest server" },
 };
 
 static const char *
@@ -230,6 +231,11 @@ rk_sf_usage_options(FILE *f)
 	      "      --ip-count M       client: M addresses from ADDR up, in its /24 (1..256,\n"
 	      "                         default 1): the port plays M hosts, QP i sends from\n"
 	      "                         the (i mod M)-th, answers ARP for each\n"
+	      "      --perftest         client: the responder is a perftest bw server\n"
+	      "                         (ib_write_bw, ib_read_bw or ib_atomic_bw -q N, an\n"
+	      "                         RNIC's or rxe's): --op write, read or atomic, its\n"
+	      "                         -s as --size; READs checked against each QP's\n"
+	      "                         first, FETCH_ADDs count up from the first's result\n"
 	      "      --oob-port N       TCP port of the exchange (default 18515)\n"
 	      "      --tx-drop-rate P   drop frames sent with probability P (loss injection)\n"
 	      "      --seed N           seed of --tx-drop-rate\n"
@@ -254,6 +260,27 @@ rk_sf_usage_options(FILE *f)
 	      "      --json             the report as JSON on stdout\n", f);
 }
 
+/*
+ * --perftest: a perftest bw server's QPs take only its own operation (rxe
+ * NAKs another as an invalid request), of its one size, no Immediate.
+ */
+static int
+check_perftest(const struct rk_sf_opts *o)
+{
+	uint8_t ops = o->cfg.ops;
+
+	if (ops != RK_GEN_OP_WRITE && ops != RK_GEN_OP_READ && ops != RK_GEN_OP_ATOMIC)
+		return bad("%s", "--perftest: --op write, read or atomic, one of them (the server's "
+			   "QPs allow only its own operation: ib_write_bw, ib_read_bw, ib_atomic_bw)");
+	if (o->cfg.size_min != o->cfg.size_max)
+		return bad("--perftest: one --size (the server's -s), not %u-%u", o->cfg.size_min,
+			   o->cfg.size_max);
+	if (o->ip_count > 1)
+		return bad("%s", "--perftest: not with --ip-count (the key messages carry one "
+			   "address)");
+	return 0;
+}
+
 int
 rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 {
@@ -262,6 +289,7 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 	char *end;
 	int c;
 
+	o->peer = &rk_sf_peer_rkgen;
 	o->cfg.ops = RK_GEN_OP_WRITE;
 	o->cfg.weight[0] = 1;
 	o->cfg.size_min = o->cfg.size_max = 1024;
@@ -337,6 +365,9 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 			if (parse_u64(optarg, 1, 4096, &v) != 0)
 				return bad("--depth %s: 1..4096", optarg);
 			o->cfg.depth = (uint32_t)v;
+			break;
+		case O_PERFTEST:
+			o->peer = &rk_sf_peer_perftest;
 			break;
 		case O_VERIFY:
 		case O_NO_VERIFY:
@@ -504,6 +535,8 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 		return bad("--op %s: --size must allow 8 bytes (the atomic's), got %u",
 			   (o->cfg.ops & RK_GEN_OP_ATOMIC) ? "atomic" : "cmp_swap",
 			   o->cfg.size_max);
+	if (o->peer == &rk_sf_peer_perftest && check_perftest(o) != 0)
+		return -1;
 	if (o->duration_s > 0)
 		o->iters = 0;
 	return 0;

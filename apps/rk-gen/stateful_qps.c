@@ -129,6 +129,34 @@ rk_sf_create(struct rk_sf *s, struct rk_context *ctx, const struct rk_gen_hello 
 	return 0;
 }
 
+int
+rk_sf_foreign(struct rk_sf *s)
+{
+	s->foreign = true;
+	/* one slot at offset 0 of each peer region: the peer's layout is its own */
+	s->rl = (struct rk_sf_layout){ .write_slots = 1, .read_slots = 1, .len = s->cfg.size_max };
+	if (!(s->cfg.ops & RK_GEN_OP_READ) || !s->cfg.verify)
+		return 0;
+	s->ref = malloc((uint64_t)s->n * s->cfg.size_max);
+	if (s->ref == NULL)
+		return sf_fail(s, "cannot allocate the READs' reference", ENOMEM);
+	return 0;
+}
+
+/* Client of a foreign responder: a READ of QP i returned what its first did. */
+static bool
+foreign_read_ok(struct rk_sf *s, uint32_t i, const uint8_t *got, uint32_t len)
+{
+	uint8_t *ref = s->ref + (uint64_t)i * s->cfg.size_max;
+
+	if (!s->q[i].ref_set) {
+		memcpy(ref, got, len);
+		s->q[i].ref_set = true;
+		return true;
+	}
+	return memcmp(ref, got, len) == 0;
+}
+
 static enum rk_mtu
 mtu_enum(uint32_t mtu)
 {
@@ -193,7 +221,8 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 				 * resources for it (768 bytes a QP) */
 				.max_dest_rd_atomic = s->responder ? 16 : 0,
 				.min_rnr_timer = 1, .timeout = timeout,
-				.retry_cnt = retry_cnt, .rnr_retry = 7, .max_rd_atomic = 16 }, &state);
+				.retry_cnt = retry_cnt, .rnr_retry = 7,
+				.max_rd_atomic = s->max_rd_atomic ? s->max_rd_atomic : 16 }, &state);
 		if (rc != 0) {
 			snprintf(s->err, sizeof(s->err), "modify QP %#x to %s: %s", q->qp->qp_num,
 				 state != NULL ? state : "?", strerror(-rc));
@@ -241,7 +270,8 @@ post_one(struct rk_sf *s, uint32_t i)
 
 	wr.wr.rdma.rkey = s->remote[i].rkey;
 	if (op == RK_GEN_OP_WRITE) {
-		wr.opcode = RK_WR_RDMA_WRITE_WITH_IMM;
+		/* a foreign responder posts no receive for an Immediate */
+		wr.opcode = s->foreign ? RK_WR_RDMA_WRITE : RK_WR_RDMA_WRITE_WITH_IMM;
 		wr.wr.rdma.remote_addr = s->remote[i].va + l->write_off +
 					 rk_sf_ord(&s->cfg, i, m, RK_GEN_OP_WRITE) %
 					 l->write_slots * s->cfg.size_max;
@@ -314,9 +344,12 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 	if (op == RK_GEN_OP_ATOMIC) {
 		uint64_t orig;
 
-		/* executed once each, in order: the k-th FETCH_ADD found k */
+		/* executed once each, in order: the k-th FETCH_ADD found k (a
+		 * foreign responder's word: the first one's result + k) */
 		memcpy(&orig, land(s, i, m), 8);
-		if (s->cfg.verify && orig != q->atomics) {
+		if (s->foreign && q->atomics == 0)
+			q->first = orig;
+		if (s->cfg.verify && orig != q->first + q->atomics) {
 			q->bad++;
 			s->t.data_err++;
 		}
@@ -335,7 +368,8 @@ client_done(struct rk_sf *s, const struct rk_wc *wc)
 		len = 8;
 	}
 	if (op == RK_GEN_OP_READ && s->cfg.verify) {
-		if (!rk_sf_pattern_ok(land(s, i, m), len, i, READ_SEED + m % s->rl.read_slots)) {
+		if (s->foreign ? !foreign_read_ok(s, i, land(s, i, m), len) :
+		    !rk_sf_pattern_ok(land(s, i, m), len, i, READ_SEED + m % s->rl.read_slots)) {
 			q->bad++;
 			s->t.data_err++;
 		}
@@ -480,6 +514,7 @@ rk_sf_destroy(struct rk_sf *s)
 	if (s->pd != NULL)
 		rk_dealloc_pd(s->pd);
 	rk_sf_latency_off(s);
+	free(s->ref);
 	free(s->q);
 	free(s->shared);
 	memset(s, 0, sizeof(*s));

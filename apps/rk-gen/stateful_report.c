@@ -167,6 +167,19 @@ qp_addr(const struct rk_sf_run *r, uint32_t i, char out[16])
 	inet_ntop(AF_INET, b, out, 16);
 }
 
+/* What the client checked of a foreign responder's data (rk_sf_foreign()). */
+static const char *
+peer_check(const struct rk_sf_run *r)
+{
+	if (!r->s.cfg.verify)
+		return "data not checked (--no-verify)";
+	if (r->s.cfg.ops & RK_GEN_OP_READ)
+		return "each READ checked against its QP's first";
+	if (r->s.cfg.ops & RK_GEN_OP_ATOMIC)
+		return "each FETCH_ADD checked: its QP's previous result plus one";
+	return "WRITEs not checked (the peer's memory cannot be read back)";
+}
+
 void
 rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 {
@@ -187,6 +200,8 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "  atomic %" PRIu64
 		       "  cmp_swap %" PRIu64 "\n", t->msgs_op[0], t->msgs_op[1], t->msgs_op[2],
 		       t->msgs_op[3], t->msgs_op[4]);
+	if (r->peer_desc[0] != '\0')
+		printf("  peer: %s; %s\n", r->peer_desc, peer_check(r));
 	if (na > 1) {
 		qp_addr(r, 0, a0);
 		qp_addr(r, na - 1, a1);
@@ -268,6 +283,10 @@ rk_sf_report_obj(const struct rk_sf_run *r, double secs, int rc)
 	json_object_set_new(j, "overwritten", json_integer((json_int_t)t->overwritten));
 	if (r->peer_known)
 		json_object_set_new(j, "peer_messages", json_integer((json_int_t)r->peer_msgs));
+	if (r->peer_desc[0] != '\0') {
+		json_object_set_new(j, "peer", json_string(r->peer_desc));
+		json_object_set_new(j, "data_check", json_string(peer_check(r)));
+	}
 	if (r->s.lat != NULL)
 		json_object_set_new(j, "latency", lat_ops_json(r->s.lat));
 	if (na > 1) {

@@ -28,8 +28,8 @@
 
 #define END_LEN 36
 
-static int
-serve(void *arg)
+int
+rk_sf_serve(void *arg)
 {
 	struct rk_sf_run *r = arg;
 
@@ -119,7 +119,7 @@ rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, cons
 	uint8_t hdr[RK_GEN_HELLO_HDR_LEN], *b;
 	uint32_t count;
 	size_t n;
-	int (*wait)(void *) = r->wait_fn != NULL ? r->wait_fn : serve;
+	int (*wait)(void *) = r->wait_fn != NULL ? r->wait_fn : rk_sf_serve;
 	void *warg = r->wait_fn != NULL ? r->wait_arg : r;
 	int rc = rk_oob_recv(r->fd, hdr, sizeof(hdr), r->o->timeout_s, wait, warg);
 
@@ -345,6 +345,26 @@ put_end(uint8_t *b, const char *magic, const struct rk_sf_totals *t, uint64_t ms
 	rk_put_be64(b + 28, t->overwritten);
 }
 
+/* Client of rk-gen's responder: the hellos both ways, the QPs connected. */
+static int
+rkgen_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
+{
+	const struct rk_sf_opts *o = r->o;
+	struct rk_gen_hello peer = o->cfg;
+	int rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, rk_sf_serve, r);
+
+	if (rc != 0)
+		return rk_sf_fail_rc(rc, "cannot reach the responder %s:%u: %s", o->server,
+				     o->oob_port, rk_oob_strerror(rc));
+	if ((rc = rk_sf_send_hello(r, &peer, RK_GEN_HELLO_CLIENT, local)) != 0)
+		return rk_sf_fail("out-of-band send: %s", strerror(-rc));
+	if (rk_sf_recv_hello(r, &peer, peer.count, "responder") != 0)
+		return 1;
+	if (peer.count != o->cfg.count || peer.role != RK_GEN_HELLO_RESPONDER)
+		return rk_sf_fail("the responder answered for %u QPs", peer.count);
+	return rk_sf_resolve_connect(r);
+}
+
 /* Client: tell what completed, hear what arrived. */
 static int
 client_end(struct rk_sf_run *r)
@@ -355,7 +375,7 @@ client_end(struct rk_sf_run *r)
 	put_end(b, "RKGD", &r->s.t, r->s.t.msgs_op[0] + r->s.t.msgs_op[2]);
 	rc = rk_oob_send(r->fd, b, sizeof(b));
 	if (rc == 0)
-		rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, serve, r);
+		rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, rk_sf_serve, r);
 	if (rc != 0)
 		return rk_sf_fail_rc(rc, "no result from the responder: %s", strerror(-rc));
 	if (memcmp(b, "RKGR", 4) != 0)
@@ -374,7 +394,7 @@ rk_sf_responder_end(struct rk_sf_run *r)
 {
 	uint8_t b[END_LEN];
 	uint64_t until;
-	int rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, serve, r);
+	int rc = rk_oob_recv(r->fd, b, sizeof(b), r->o->timeout_s, rk_sf_serve, r);
 
 	if (rc != 0 || memcmp(b, "RKGD", 4) != 0)
 		return rk_sf_fail("the client ended without its count: %s", rc ? strerror(-rc) : "bad");
@@ -426,7 +446,7 @@ rk_sf_session(struct rk_sf_run *r)
 	if (o->responder && o->clients > 1)
 		return rk_sf_responder_many(r);
 	if (o->responder) {
-		rc = rk_oob_accept(r->lfd, 3600, &r->fd, serve, r);
+		rc = rk_oob_accept(r->lfd, 3600, &r->fd, rk_sf_serve, r);
 		r->lfd = -1;
 		if (rc != 0)
 			return rk_sf_fail_rc(rc, "no client: %s", strerror(-rc));
@@ -464,27 +484,15 @@ rk_sf_session(struct rk_sf_run *r)
 			rk_sf_refuse(r->fd);
 		else if ((rc = rk_sf_send_hello(r, &peer, RK_GEN_HELLO_RESPONDER, local)) != 0)
 			rc = rk_sf_fail("out-of-band send: %s", strerror(-rc));
-	} else {
-		rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, serve, r);
-		if (rc != 0)
-			rc = rk_sf_fail_rc(rc, "cannot reach the responder %s:%u: %s", o->server, o->oob_port,
-				  rk_oob_strerror(rc));
-		else if ((rc = rk_sf_send_hello(r, &peer, RK_GEN_HELLO_CLIENT, local)) != 0)
-			rc = rk_sf_fail("out-of-band send: %s", strerror(-rc));
-		else if ((rc = rk_sf_recv_hello(r, &peer, peer.count, "responder")) == 0) {
-			if (peer.count != o->cfg.count || peer.role != RK_GEN_HELLO_RESPONDER)
-				rc = rk_sf_fail("the responder answered for %u QPs", peer.count);
-			else
-				rc = rk_sf_resolve_connect(r);
-		}
-	}
+	} else
+		rc = o->peer->open(r, local);
 	free(local);
 	if (rc != 0)
 		return 1;
 	fprintf(stderr, "rk-gen: %u RC QPs connected\n", r->s.n);
 	rc = traffic(r);
 	if (rc == 0)
-		rc = o->responder ? rk_sf_responder_end(r) : client_end(r);
+		rc = o->responder ? rk_sf_responder_end(r) : o->peer->end(r);
 	if (rc == 0)
 		rc = rk_sf_verdict(r);
 	secs = r->t_end_ns > r->t0_ns ? (double)(r->t_end_ns - r->t0_ns) / 1e9 : 0;
@@ -502,3 +510,7 @@ rk_sf_session(struct rk_sf_run *r)
 		rk_io_dpdk_idle(r->io, rk_progress(r->ctx));
 	return rc;
 }
+
+const struct rk_sf_peer_ops rk_sf_peer_rkgen = {
+	.name = "rk-gen", .open = rkgen_open, .end = client_end,
+};

@@ -17,7 +17,29 @@
 #include "rk_cc_dcqcn.h"
 #include "stateful.h"
 
+struct rk_sf_run;
+
+/**
+ * How a client meets its responder (the one part that differs between
+ * peers): rk-gen's hello (stateful_run.c) or a perftest bw server's
+ * exchange (stateful_perftest.c, --perftest).
+ */
+struct rk_sf_peer_ops {
+	const char *name;
+	/**
+	 * Open the exchange, take the peer's QP entries into r->remote and its
+	 * address, connect every QP (rk_sf_resolve_connect()). @p local: this
+	 * end's entries. @return 0, or 1 after rk_sf_fail()
+	 */
+	int (*open)(struct rk_sf_run *r, struct rk_gen_hello_qp *local);
+	/** After the traffic: end the exchange. @return 0, or 1 after rk_sf_fail() */
+	int (*end)(struct rk_sf_run *r);
+};
+
+extern const struct rk_sf_peer_ops rk_sf_peer_rkgen, rk_sf_peer_perftest;
+
 struct rk_sf_opts {
+	const struct rk_sf_peer_ops *peer; /**< client: its responder's kind */
 	bool responder;
 	struct rk_gen_hello cfg;        /**< client: what it sends (count = QPs) */
 	uint32_t max_qps;               /**< responder: most QPs accepted, all clients together */
@@ -76,6 +98,7 @@ struct rk_sf_run {
 	uint32_t npeers;                /**< of them, connected */
 	bool part;                      /**< one client's run of a responder of several:
 					 * retransmissions of its own QPs, not the context's */
+	char peer_desc[96];             /**< client: what the peer is, when not rk-gen's responder */
 };
 
 /** Most clients a responder serves at once (--clients). */
@@ -106,6 +129,9 @@ int rk_sf_series_write_many(const struct rk_sf_run *r);
 
 /* The session's parts (stateful_run.c), shared with the report
  * (stateful_report.c) and the responder of several clients (stateful_many.c). */
+
+/** While the exchange waits: the port and the engine served (r, a struct rk_sf_run *). @return 1 on SIGINT/SIGTERM */
+int rk_sf_serve(void *r);
 
 /** Say "rk-gen: error: ..." on stderr, kept for rk_sf_refuse(). @return 1 */
 int rk_sf_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

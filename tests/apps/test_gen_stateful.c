@@ -30,6 +30,7 @@ static struct rk_sim_clock clk;
 static struct rk_sim_link *link_;
 static struct end e[2];         /* 0: client, 1: responder */
 static uint32_t n_addrs;        /* the client's addresses from 198.18.0.16 (rk_sf.nsip); 0: its device's */
+static bool foreign;            /* the client treats its responder as a perftest server's */
 
 static struct rk_gen_hello
 cfg_of(uint32_t n, uint8_t ops, uint32_t smin, uint32_t smax, uint32_t depth)
@@ -72,6 +73,8 @@ open_pair(const struct rk_gen_hello *cfg, const struct rk_sim_impair *imp, uint6
 		e[i].local = calloc(cfg->count, sizeof(*e[i].local));
 		assert_non_null(e[i].local);
 		assert_int_equal(rk_sf_create(&e[i].s, e[i].ctx, &c, i == 1, e[i].local), 0);
+		if (i == 0 && foreign)
+			assert_int_equal(rk_sf_foreign(&e[0].s), 0);
 	}
 	for (int i = 0; i < 2; i++) {
 		uint8_t mac[6] = { 0, 0, 0, 0, 0, (uint8_t)(2 - i) };
@@ -107,15 +110,20 @@ idle_to_next_event(void)
 		clk.now_ns = t;
 }
 
-/* Both ends step in virtual time until the client is done and the responder has all. */
+/*
+ * Both ends step in virtual time until the client is done and the
+ * responder has all, or the client completed @p stop messages.
+ */
 static void
-run_pair(void)
+run_pair_until(uint64_t stop)
 {
 	for (long k = 0; k < 20000000; k++) {
 		int a = rk_sf_step(&e[0].s, 4096), b = rk_sf_step(&e[1].s, 0);
 
 		assert_true(a >= 0);
 		assert_true(b >= 0);
+		if (e[0].s.t.msgs >= stop)
+			return;
 		if (rk_sf_all_done(&e[0].s) &&
 		    e[1].s.t.msgs == e[0].s.t.msgs_op[0] + e[0].s.t.msgs_op[2])
 			return;
@@ -125,6 +133,12 @@ run_pair(void)
 	}
 	fail_msg("the run did not end: client %lu messages, responder %lu",
 		 (unsigned long)e[0].s.t.msgs, (unsigned long)e[1].s.t.msgs);
+}
+
+static void
+run_pair(void)
+{
+	run_pair_until(UINT64_MAX);
 }
 
 static void
@@ -665,6 +679,69 @@ test_slot_counts(void **state)
 	}
 }
 
+/*
+ * A client of a foreign responder (rk_sf_foreign(), --perftest): READs at
+ * offset 0 of bytes it never wrote, checked against each QP's first READ;
+ * FETCH_ADDs on a word starting anywhere, each one the previous plus one.
+ * A byte changed, or a word moved, half-way at the responder of one QP
+ * is found on that QP alone.
+ */
+static void
+foreign_run(uint8_t op, uint32_t size, uint32_t changed_qp)
+{
+	struct rk_gen_hello cfg = cfg_of(16, op, size, size, 4);
+	struct rk_sim_impair clean[2] = { { 0 }, { 0 } };
+
+	cfg.weight[op == RK_GEN_OP_READ ? 1 : 3] = 1;
+	foreign = true;
+	/* the responder's own region per QP (verify), bytes at offset 0 set below */
+	open_pair(&cfg, clean, 40, 1, 1);
+	foreign = false;
+	assert_true(e[0].s.foreign);
+	srand(7);
+	for (uint32_t i = 0; i < 16; i++)
+		for (uint32_t b = 0; b < size; b++)
+			e[1].s.q[i].buf[b] = (uint8_t)rand();
+	if (changed_qp < 16) {
+		run_pair_until(16 * 20);
+		e[1].s.q[changed_qp].buf[op == RK_GEN_OP_READ ? size - 1 : 0] ^= 1;
+	}
+	run_pair();
+	assert_int_equal(e[0].s.t.msgs, 16 * 40);
+	assert_int_equal(e[0].s.t.seq_err + e[0].s.t.wc_err, 0);
+	for (uint32_t i = 0; i < 16; i++)
+		if (i == changed_qp)
+			assert_true(e[0].s.q[i].bad > 0 && e[0].s.q[i].bad < 40);
+		else
+			assert_int_equal(e[0].s.q[i].bad, 0);
+	if (changed_qp >= 16)
+		assert_int_equal(e[0].s.t.data_err, 0);
+	if (op == RK_GEN_OP_ATOMIC && changed_qp >= 16)
+		for (uint32_t i = 0; i < 16; i++) {
+			uint64_t w;
+
+			memcpy(&w, e[1].s.q[i].buf, 8);
+			assert_int_equal(w, e[0].s.q[i].first + 40);
+		}
+	close_pair();
+}
+
+static void
+test_foreign_read(void **state)
+{
+	(void)state;
+	foreign_run(RK_GEN_OP_READ, 4096, UINT32_MAX);
+	foreign_run(RK_GEN_OP_READ, 4096, 5);
+}
+
+static void
+test_foreign_atomic(void **state)
+{
+	(void)state;
+	foreign_run(RK_GEN_OP_ATOMIC, 8, UINT32_MAX);
+	foreign_run(RK_GEN_OP_ATOMIC, 8, 11);
+}
+
 int
 main(void)
 {
@@ -683,6 +760,8 @@ main(void)
 		cmocka_unit_test(test_lossy_link),
 		cmocka_unit_test(test_read_data_checked),
 		cmocka_unit_test(test_write_send_data_checked),
+		cmocka_unit_test(test_foreign_read),
+		cmocka_unit_test(test_foreign_atomic),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

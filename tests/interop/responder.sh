@@ -16,13 +16,19 @@
 # unchanged, one per FETCH_AND_ADD, every SEND received with the same
 # length): perftest's bw tools check no data themselves.
 #
-#   responder.sh RK_TESTPMD
+# Then rk-gen's stateful client (--perftest, when RK_GEN is given) with 16
+# QPs against the guest's ib_read_bw -q 16 (every READ of a QP returns
+# what its first did: the region is static) and ib_atomic_bw -q 16 (each
+# FETCH_ADD returns the one before plus one).
+#
+#   responder.sh RK_TESTPMD [RK_GEN]
 #
 # Exit 0 when every client was served, 1 otherwise, 77 (skip) with the
 # reason when the lab cannot run here. RK_LAB_NS (default rkresp: a lab
 # of its own), RK_RESP_KEEP=1 keeps the logs.
 set -u
 tp=$1
+gen=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
 LAB_NS=${RK_LAB_NS:-rkresp}
 # shellcheck source=lab-common.sh
@@ -303,6 +309,49 @@ else
 	ko "prompt as ib_read_bw's client: rk-testpmd exit $ptrc, server exit $gsrc; dumps $(wc -l <<<"$d0") lines"
 	grep -v '^TELEMETRY' "$tmp/pt.read.out" | grep -v "^  [a-z_]* *[0-9]*$" | tail -n 12
 	tail -n 5 "$tmp/gserver.read"
+fi
+
+# gen_client OP TOOL SIZE: rxe's ib_TOOL_bw -q 16 server, rk-gen's 16 QPs
+# doing 10 OPs each; rk-gen's JSON report in $tmp/gen.OP.json
+gen_client() {
+	local op=$1 tool=$2 size=$3 gpid grc rc why
+	pexec 120 1 "timeout 100 ib_${tool}_bw -F -d rxe0 -x 1 -q 16 -s $size -n 10 -p $((TCP + 2))" \
+		>"$tmp/gserver.gen.$op" 2>&1 &
+	gpid=$!
+	# shellcheck disable=SC2086
+	ip netns exec "$OOB_NS" timeout -k 5 150 "$gen" $MEM --no-pci --log-level='*:warning' -l 0 \
+		--file-prefix rkg$$ --vdev=net_af_packet0,iface="rkd$$" -- --stateful 16 --perftest \
+		--op "$op" --size "$size" --iters 10 --timeout 30 --port net_af_packet0 \
+		--ip 198.18.0.100 --oob-port $((TCP + 2)) --json 198.18.0.11 \
+		>"$tmp/gen.$op.json" 2>"$tmp/gen.$op.err"
+	rc=$?
+	wait "$gpid"
+	grc=$?
+	why=$(python3 - "$tmp/gen.$op.json" "$op" <<-'PY'
+		import json, sys
+		try:
+		    j = json.load(open(sys.argv[1]))
+		except Exception as e:
+		    print("no JSON report: %s" % e); sys.exit()
+		want = {"ok": True, "qps": 16, "messages": 160, sys.argv[2]: 160,
+		        "data_errors": 0, "sequence_errors": 0, "completion_errors": 0}
+		bad = ["%s %s (want %s)" % (k, j.get(k), v) for k, v in want.items() if j.get(k) != v]
+		if "checked" not in j.get("data_check", "") or "not checked" in j.get("data_check", ""):
+		    bad.append("data_check %r" % j.get("data_check"))
+		print("; ".join(bad))
+		PY
+	)
+	if [ "$rc" = 0 ] && [ "$grc" = 0 ] && [ -z "$why" ]; then
+		ok "rk-gen --stateful 16 --perftest --op $op to rxe's ib_${tool}_bw -q 16: 160 ${op}s, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["data_check"])' "$tmp/gen.$op.json")"
+	else
+		ko "rk-gen --perftest --op $op to rxe's ib_${tool}_bw -q 16: rk-gen exit $rc, server exit $grc; $why"
+		tail -n 5 "$tmp/gen.$op.err"
+		tail -n 5 "$tmp/gserver.gen.$op"
+	fi
+}
+if [ -n "$gen" ]; then
+	gen_client read read 4096
+	gen_client atomic atomic 8
 fi
 
 echo "$pass passed, $fail failed"
