@@ -101,7 +101,11 @@ rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *en
 
 	if (dup == NULL)
 		return -1;
-	snprintf(id, 96, "replay.%s", basename(dup));
+	/* Two conversations of one recording are two cases. */
+	if (dest_qp != 0)
+		snprintf(id, 96, "replay.%.70s.qp0x%06x", basename(dup), dest_qp);
+	else
+		snprintf(id, 96, "replay.%s", basename(dup));
 	free(dup);
 	*c = (struct rk_conform_case){
 		.id = id, .rule = "the recorded peer's answers",

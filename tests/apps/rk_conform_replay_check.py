@@ -11,7 +11,8 @@
    holds the replay's frames), an ACK moved 256 PSNs ahead, a READ
    RESPONSE FIRST recorded as a LAST.
    --replay-qp picks another conversation of a recording (the RDMA-CM
-   recording's data QP); a DestQP it lacks is n/a, naming those it has.
+   recording's data QP), its case ID naming the QP; a DestQP it lacks is
+   n/a, naming those it has.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
 4. --verdicts then --expect of the same run: 0 differences; an edited
@@ -99,11 +100,19 @@ def main():
             print(f"ok   {name}: {nreq} requests, {nans} answers alike")
         for name, (qp, nreq, nans) in CHOSEN.items():
             path = os.path.join(pcaps, "roce", name)
-            p = run(exe, ["--replay", path, "--replay-qp", qp], 0)
+            js, ju = os.path.join(tmp, "qp.json"), os.path.join(tmp, "qp.xml")
+            p = run(exe, ["--replay", path, "--replay-qp", qp, "--json", js, "--junit", ju], 0)
             if f"replayed {nreq} requests of " not in p.stdout or \
                     f"{nans} of {nans} recorded answers alike, 0 differences" not in p.stdout:
                 sys.exit(f"FAIL: {name} --replay-qp {qp}: wanted {nreq} requests, {nans} "
                          f"answers alike:\n{p.stdout}")
+            # Two QPs of one recording are two cases: the ID names the QP.
+            qid = f"replay.{name}.qp0x{int(qp, 0):06x}"
+            c = json.load(open(js))["cases"]
+            if [x["id"] for x in c] != [qid] or f'"{qid}"' not in open(ju).read() or \
+                    qid not in p.stdout:
+                sys.exit(f"FAIL: {name} --replay-qp {qp}: ID {[x['id'] for x in c]}, "
+                         f"wanted {qid}")
             p = run(exe, ["--replay", path, "--replay-qp", "0x55"], 0)
             if "n/a" not in p.stdout or "no RC request to DestQP 0x000055; its requests go " \
                     "to 0x00001a, 0x00001b" not in p.stdout:
