@@ -132,5 +132,9 @@ rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *en
 	out->res.frames_rx = res.frames_rx;
 	printf("replayed %u requests of %s; %u of %u recorded answers alike, %u difference%s\n",
 	       res.requests, path, res.matched, res.answers, res.diffs, res.diffs == 1 ? "" : "s");
+	if (res.pmtu != 0)
+		printf("path MTU %s%u, learnt from the recording's %s\n",
+		       res.pmtu_exact ? "" : "at least ", res.pmtu,
+		       res.pmtu_exact ? "FIRST or MIDDLE packets" : "largest payload");
 	return 0;
 }

@@ -84,6 +84,11 @@ struct rk_conform_need {
 	 * otherwise stays off, as a replay of pipelined requests needs).
 	 */
 	bool cc;
+	/**
+	 * Path MTU in bytes (256..4096) the QP must use; 0: the DUT's own.
+	 * A DUT that cannot set it reports the one it has in dut.pmtu.
+	 */
+	uint32_t pmtu;
 };
 
 /** The DUT's QP as setup() left it, the values frames toward it carry. */
@@ -341,6 +346,10 @@ struct rk_conform_replay_result {
 	unsigned int matched;           /**< ... that the live DUT gave alike */
 	unsigned int diffs;             /**< differences (the replay stops at 16) */
 	unsigned int extra;             /**< live answers but ACKs past the recording's last */
+	/** The recording's path MTU: exact from a FIRST or MIDDLE packet's
+	 *  payload, else the least that carries its largest payload; 0: none. */
+	uint32_t pmtu;
+	bool pmtu_exact;                /**< pmtu came from a FIRST or MIDDLE packet */
 	uint32_t frames_tx, frames_rx;
 	/**
 	 * Input: the conversation to replay, by the DestQP of its requests
@@ -367,11 +376,13 @@ struct rk_conform_replay_result {
  * Annex A17.3.3). At each recorded answer the replay waits for the live
  * one (at most env->timeout_ns) and compares kind, opcode, NAK code and
  * mapped PSN: the diff of two implementations answering the same
- * requests. Payload bytes are not compared.
+ * requests. Payload bytes are not compared. The DUT's QP is asked for
+ * the recording's path MTU (res->pmtu, rk_conform_need.pmtu): the
+ * segments of READ responses and long requests depend on it.
  * @return 0 with @p res filled (n/a when the recording holds no RC
  *         request, none to res->dest_qp (the reason lists the DestQPs
- *         it has), no answer to its requests, or the DUT cannot give
- *         such a QP), -EINVAL for NULL
+ *         it has), no answer to its requests, a QP of another path
+ *         MTU, or the DUT cannot give such a QP), -EINVAL for NULL
  *         arguments, -ENOMEM.
  */
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,

@@ -92,6 +92,40 @@ answers_to_requester(struct replay *rp, uint32_t psn_hi)
 	rp->n = k;
 }
 
+static uint32_t
+mtu_up(uint32_t len)
+{
+	uint32_t m = 256;
+
+	while (m < len && m < 4096)
+		m <<= 1;
+	return m;
+}
+
+/*
+ * The recording's path MTU: a FIRST or MIDDLE packet carries exactly one
+ * (IBTA Vol1 C9-92), so its payload says it; else the least MTU that
+ * carries the largest ONLY or LAST payload, as every message the
+ * recording holds then stays one packet or keeps its segments.
+ */
+static void
+learn_pmtu(struct replay *rp)
+{
+	uint32_t exact = 0, least = 0;
+
+	for (unsigned int i = 0; i < rp->n; i++) {
+		uint32_t fl = rk_opcode_info(rp->s[i].bth.opcode)->flags;
+		uint32_t len = rp->s[i].len;
+
+		if ((fl & RK_OPF_MIDDLE) || (fl & RK_OPF_ONLY) == RK_OPF_FIRST)
+			exact = len > exact ? len : exact;
+		else
+			least = len > least ? len : least;
+	}
+	rp->res->pmtu_exact = exact > 0;
+	rp->res->pmtu = exact > 0 ? mtu_up(exact) : least > 0 ? mtu_up(least) : 0;
+}
+
 /*
  * The recorded conversation: RC requests from the requester (the source
  * of the first request, or of the first to res->dest_qp) to that DestQP,
@@ -155,6 +189,7 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		} else if (have && memcmp(src, req_ip, 16) != 0 &&
 			   rk_probe_answer(f[i].data, f[i].len, &st->ans) == 0) {
 			st->request = false;
+			st->len = p.payload_len;
 		} else {
 			continue;
 		}
@@ -177,6 +212,7 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		return -ENOENT;
 	}
 	answers_to_requester(rp, psn_hi);
+	learn_pmtu(rp);
 	for (unsigned int i = 0; i < rp->n; i++)
 		if (!rp->s[i].request)
 			return 0;
@@ -343,6 +379,8 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 	if (env == NULL || res == NULL || (f == NULL && n > 0))
 		return -EINVAL;
 	res->requests = res->answers = res->matched = res->diffs = res->extra = 0;
+	res->pmtu = 0;
+	res->pmtu_exact = false;
 	res->verdict = RK_CONFORM_PASS;
 	res->reason[0] = res->first_diff[0] = 0;
 	rp.run.env = env;
@@ -350,8 +388,20 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 	if ((rc = load(&rp, f, n, why, sizeof(why))) != 0)
 		goto na;
 	needs(&rp, &need);
+	need.pmtu = res->pmtu;
 	if ((rc = env->setup(env->ctx, &need, &rp.run.dut, why, sizeof(why))) != 0)
 		goto out;
+	/* Another MTU segments READ responses and long requests otherwise. */
+	if (res->pmtu != 0 && (res->pmtu_exact ? rp.run.dut.pmtu != res->pmtu :
+			       rp.run.dut.pmtu < res->pmtu)) {
+		snprintf(why, sizeof(why), "the DUT's QP has path MTU %u, the recording %s%u: "
+			 "the segments would differ", rp.run.dut.pmtu,
+			 res->pmtu_exact ? "" : "at least ", res->pmtu);
+		if (env->teardown != NULL)
+			env->teardown(env->ctx);
+		rc = -ENOTSUP;
+		goto out;
+	}
 	if (rp.va_span > 0 && rp.run.dut.len == 0) {
 		snprintf(why, sizeof(why), "the DUT offers no region");
 		rc = -ENOTSUP;

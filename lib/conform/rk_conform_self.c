@@ -286,12 +286,22 @@ qp_rtr_rts(struct rk_conform_self *s, enum rk_qp_type t, uint32_t dest_qpn, uint
 	return rk_ib_qp_modify(s->qp, &a, RK_QP_STATE | RK_QP_SQ_PSN);
 }
 
+/* The path MTU code of @p bytes when it is one (256..4096), else 1024's. */
+static enum rk_mtu
+mtu_code(uint32_t bytes)
+{
+	for (int m = RK_MTU_256; m <= RK_MTU_4096; m++)
+		if (bytes == 256u << (m - 1))
+			return (enum rk_mtu)m;
+	return RK_MTU_1024;
+}
+
 static int
-connect_qp(struct rk_conform_self *s, enum rk_qp_type t)
+connect_qp(struct rk_conform_self *s, enum rk_qp_type t, enum rk_mtu mtu)
 {
 	int rc = qp_init(s, t);
 
-	return rc != 0 ? rc : qp_rtr_rts(s, t, TESTER_QPN, START_PSN, 0x100, RK_MTU_1024);
+	return rc != 0 ? rc : qp_rtr_rts(s, t, TESTER_QPN, START_PSN, 0x100, mtu);
 }
 
 /* CM cases: the QP waits in INIT for the CM's REQ and RTU (12.9). */
@@ -432,6 +442,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	static const enum rk_qp_type types[] = { RK_QPT_RC, RK_QPT_UC, RK_QPT_UD,
 						 RK_QPT_RC, RK_QPT_RC };
 	bool cm = need->transport == RK_CONFORM_CM;
+	enum rk_mtu mtu = mtu_code(need->pmtu);
 
 	if (need->transport == RK_CONFORM_IWARP)
 		return iw_setup(s, need, dut, why, why_len);
@@ -471,7 +482,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	s->mr_ro = rk_ib_mr_reg(s->pd, s->ro, RO_LEN, RK_ACCESS_REMOTE_READ);
 	s->mr_recv = rk_ib_mr_reg(s->pd, s->recv, RECV_MAX * RECV_LEN, RK_ACCESS_LOCAL_WRITE);
 	if (s->mr_rw == NULL || s->mr_ro == NULL || s->mr_recv == NULL ||
-	    (cm ? qp_init(s, qa.qp_type) : connect_qp(s, qa.qp_type)) != 0 ||
+	    (cm ? qp_init(s, qa.qp_type) : connect_qp(s, qa.qp_type, mtu)) != 0 ||
 	    self_post_recv(s, need->recvs) != 0 ||
 	    (need->cc && qa.qp_type != RK_QPT_UD &&
 	     rk_ib_qp_set_cc(s->qp, "dcqcn", NULL, 100000) != 0)) {
@@ -481,7 +492,7 @@ self_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut 
 	*dut = (struct rk_conform_dut){
 		.qpn = rk_ib_qp_num(s->qp), .epsn = START_PSN,
 		/* A UD QP has no path MTU: its limit is the largest, 4096. */
-		.pmtu = qa.qp_type == RK_QPT_UD ? 4096 : 1024,
+		.pmtu = qa.qp_type == RK_QPT_UD ? 4096 : cm ? 1024 : 256u << (mtu - 1),
 		.va = (uint64_t)(uintptr_t)s->rw, .r_key = rk_ib_mr_rkey(s->mr_rw), .len = RW_LEN,
 		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_ib_mr_rkey(s->mr_ro),
 		.ro_len = RO_LEN, .recv_len = RECV_LEN, .q_key = Q_KEY,

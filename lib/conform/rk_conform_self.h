@@ -21,7 +21,8 @@ struct rk_conform_self;
 /**
  * Create the in-process DUT and fill @p env to reach it (ops, addresses,
  * setup and the optional hooks). The QP's PSN starts at 0xFFFFFE so every
- * case crosses the 24-bit wrap; PMTU 1024, minimum RNR timer 14, receives
+ * case crosses the 24-bit wrap; PMTU rk_conform_need.pmtu (1024 when 0
+ * or a CM case), minimum RNR timer 14, receives
  * of 4096 bytes, a 64 KiB region with remote read/write/atomic and a 4 KiB
  * region with remote read only; for a case that sends CE marks
  * (rk_conform_need.cc) an RC or UC QP runs DCQCN (NVIDIA's defaults), so

@@ -15,11 +15,14 @@
    n/a, naming those it has.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
+5. Path MTU 4096 (rxe's WRITEs of 4096-byte segments with an ACK added,
+   and, given rk-sim, READ responses of 4096 bytes): the live QP takes the
+   recording's path MTU, every answer alike.
 4. --verdicts then --expect of the same run: 0 differences; an edited
    file gives exactly the DIFF, NEW and GONE lines and exit 1; a
    malformed line, an ID listed twice, a NUL byte, a directory and an
    unwritable --verdicts are refused before the run (exit 2).
-Usage: rk_conform_replay_check.py RK_CONFORM PCAPS_DIR
+Usage: rk_conform_replay_check.py RK_CONFORM PCAPS_DIR [RK_SIM]
 """
 import json
 import os
@@ -66,6 +69,40 @@ def keep(data, path, want):
             out += data[off - 16:off + n]
     open(path, "wb").write(out)
     return path
+
+
+def ipv4_csum(h):
+    s = sum(struct.unpack("!10H", bytes(h)))
+    s = (s & 0xffff) + (s >> 16)
+    return (~((s & 0xffff) + (s >> 16))) & 0xffff
+
+
+def mtu4096_acked(path, out):
+    """rxe's MTU 4096 WRITEs (no answer was recorded: the peer dropped
+    them), the first transmission only, with the ACK of its last PSN a
+    responder would give, into @p out."""
+    data = open(path, "rb").read()
+    res, seen, last = bytearray(data[:24]), set(), None
+    for off, n in records(data):
+        f = data[off:off + n]
+        if f[12:14] == b"\x08\x00" and f[23] == 17 and f[36:38] == b"\x12\xb7":
+            psn = f[51] << 16 | f[52] << 8 | f[53]
+            if psn in seen:
+                continue
+            seen.add(psn)
+            last = f
+        res += data[off - 16:off + n]
+    ack = bytearray(last[6:12] + last[0:6] + last[12:42])   # MACs swapped
+    ack[26:30], ack[30:34] = last[30:34], last[26:30]       # IPs swapped
+    struct.pack_into("!H", ack, 16, 48)                     # IP, UDP, BTH, AETH, ICRC
+    ack[24:26] = b"\0\0"
+    struct.pack_into("!H", ack, 24, ipv4_csum(ack[14:34]))
+    struct.pack_into("!HH", ack, 38, 28, 0)
+    ack += bytes([0x11, 0, 0xff, 0xff, 0, 0, 0, 0x11, 0]) + last[51:54]  # to QP 0x11
+    ack += b"\x1f\0\0\0" + b"\0\0\0\0"                    # AETH: ACK, MSN; ICRC
+    res += struct.pack("<IIII", 0, 0, len(ack), len(ack)) + ack
+    open(out, "wb").write(res)
+    return out
 
 
 def edit_first(path, opcode, out, edit):
@@ -223,6 +260,26 @@ def main():
         if p.stderr.count("absent.pcap") != 1:
             sys.exit(f"FAIL: a missing recording: {p.stderr!r}")
         print("ok   junk, a truncated recording, a missing file, --cases: clear errors")
+
+        # Path MTU 4096: rxe's WRITE FIRST/MIDDLE carry 4096 bytes; a QP
+        # of MTU 1024 would NAK them.
+        path = mtu4096_acked(os.path.join(pcaps, "roce", "rxe_write_bw_mtu4096_noack.pcap"),
+                             os.path.join(tmp, "mtu4096.pcap"))
+        p = run(exe, ["--replay", path], 0)
+        if "replayed 40 requests of " not in p.stdout or "path MTU 4096, learnt" not in \
+                p.stdout or "1 of 1 recorded answers alike, 0 differences" not in p.stdout:
+            sys.exit(f"FAIL: rxe's MTU 4096 WRITEs: {p.stdout}")
+        if len(sys.argv) > 3 and os.path.exists(sys.argv[3]):
+            # READ responses of 4096-byte segments, rdmakit against itself in rk-sim.
+            path = os.path.join(tmp, "read4096.pcap")
+            subprocess.run([sys.argv[3], "-M", "4096", "-O", "read", "-F", "-m", "16384",
+                            "-o", "10", "-w", path], check=True, capture_output=True,
+                           timeout=120)
+            p = run(exe, ["--replay", path], 0)
+            if "40 of 40 recorded answers alike, 0 differences" not in p.stdout or \
+                    "path MTU 4096" not in p.stdout:
+                sys.exit(f"FAIL: READ responses at MTU 4096: {p.stdout}")
+        print("ok   path MTU 4096 recordings: the live QP takes it, every answer alike")
 
 
 if __name__ == "__main__":
