@@ -27,7 +27,7 @@ print_diff(void *ctx, const char *line)
 	printf("DIFF %s\n", line);
 }
 
-/* Every whole Ethernet frame of @p path (truncated ones are left out). */
+/* Every Ethernet frame of @p path; those cut by the snaplen keep their wire length. */
 static int
 load(const char *path, struct recording *r)
 {
@@ -57,7 +57,7 @@ load(const char *path, struct recording *r)
 	if (r->f == NULL || r->bytes == NULL)
 		goto nomem;
 	while ((rc = pcap_next_ex(p, &h, &d)) == 1 && r->n < REC_FRAMES_MAX) {
-		if (h->caplen != h->len || h->caplen > REC_FRAME_MAX)
+		if (h->caplen > REC_FRAME_MAX)
 			continue;
 		if (used + h->caplen > cap) {
 			uint8_t *nb;
@@ -69,6 +69,7 @@ load(const char *path, struct recording *r)
 		}
 		memcpy(r->bytes + used, d, h->caplen);
 		r->f[r->n].len = h->caplen;
+		r->f[r->n].wire_len = h->len;
 		/* Offsets now, pointers once the buffer stops moving. */
 		r->f[r->n++].data = (const uint8_t *)(uintptr_t)used;
 		used += h->caplen;
@@ -80,7 +81,7 @@ load(const char *path, struct recording *r)
 	for (unsigned int i = 0; i < r->n; i++)
 		r->f[i].data = r->bytes + (uintptr_t)r->f[i].data;
 	if (r->n == 0) {
-		fprintf(stderr, "rk-conform: --replay %s: no whole frame in it\n", path);
+		fprintf(stderr, "rk-conform: --replay %s: no frame in it\n", path);
 		return -1;
 	}
 	return 0;
@@ -136,5 +137,8 @@ rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *en
 		printf("path MTU %s%u, learnt from the recording's %s\n",
 		       res.pmtu_exact ? "" : "at least ", res.pmtu,
 		       res.pmtu_exact ? "FIRST or MIDDLE packets" : "largest payload");
+	if (res.cut > 0)
+		printf("%u frame%s cut by the capture's snaplen (caplen < len), not replayed\n",
+		       res.cut, res.cut == 1 ? "" : "s");
 	return 0;
 }

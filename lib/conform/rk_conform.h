@@ -333,7 +333,10 @@ const struct rk_conform_case *rk_conform_iw_cases(unsigned int *n);
 /** One frame of a recording (Ethernet, as captured). */
 struct rk_conform_rec_frame {
 	const uint8_t *data;
-	uint32_t len;
+	uint32_t len;           /**< bytes captured */
+	/** Bytes on the wire; more than len when the capture's snaplen cut
+	 *  the frame (0: len). A cut frame is never replayed. */
+	uint32_t wire_len;
 };
 
 /** What a replay found. */
@@ -346,6 +349,7 @@ struct rk_conform_replay_result {
 	unsigned int matched;           /**< ... that the live DUT gave alike */
 	unsigned int diffs;             /**< differences (the replay stops at 16) */
 	unsigned int extra;             /**< live answers but ACKs past the recording's last */
+	unsigned int cut;               /**< frames cut by the capture's snaplen */
 	/** The recording's path MTU: exact from a FIRST or MIDDLE packet's
 	 *  payload, else the least that carries its largest payload; 0: none. */
 	uint32_t pmtu;
@@ -381,9 +385,10 @@ struct rk_conform_replay_result {
  * segments of READ responses and long requests depend on it.
  * @return 0 with @p res filled (n/a when the recording holds no RC
  *         request, none to res->dest_qp (the reason lists the DestQPs
- *         it has), no answer to its requests, a QP of another path
- *         MTU, or the DUT cannot give such a QP), -EINVAL for NULL
- *         arguments, -ENOMEM.
+ *         it has), no answer to its requests, frames of the
+ *         conversation cut by the capture's snaplen (res->cut counts
+ *         every cut frame), a QP of another path MTU, or the DUT cannot
+ *         give such a QP), -EINVAL for NULL arguments, -ENOMEM.
  */
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,
 		      unsigned int n, struct rk_conform_replay_result *res);

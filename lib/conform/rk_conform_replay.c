@@ -40,6 +40,8 @@ struct replay {
 	uint64_t va_span;       /* bytes from va_min to the end of the last access */
 	uint32_t live_acked;    /* the live DUT's highest ACK, relative to psn0 */
 	bool acked;
+	uint32_t dqp, req_qp;   /* the conversation's DestQPs: responder's, requester's */
+	bool req_qp_known;
 };
 
 static uint32_t
@@ -90,6 +92,38 @@ answers_to_requester(struct replay *rp, uint32_t psn_hi)
 		if (rp->s[i].request || (found && rp->s[i].bth.dest_qp == req_qp))
 			rp->s[k++] = rp->s[i];
 	rp->n = k;
+	rp->req_qp = req_qp;
+	rp->req_qp_known = found;
+}
+
+static bool
+cut(const struct rk_conform_rec_frame *f)
+{
+	return f->wire_len > f->len;
+}
+
+/*
+ * Whether cut frame @p f may belong to the conversation: RC to either of
+ * its QPs, or RoCEv2 cut before the BTH could be read. Those make the
+ * replay n/a; the others are only counted.
+ */
+static bool
+cut_in_conversation(const struct replay *rp, const struct rk_conform_rec_frame *f)
+{
+	const uint8_t *b;
+	struct rk_pkt p;
+	uint32_t qp;
+
+	if (rk_pkt_parse(&p, f->data, f->len, f->wire_len, RK_LINK_ETHERNET, NULL) != 0)
+		return true;    /* not even its headers read: in doubt */
+	if (!rk_pkt_has_bth(&p) || p.bth_off + 8 > f->len)
+		return p.l4_off != 0 && f->len >= p.l4_off + 4 &&
+		       f->data[p.l4_off + 2] == 0x12 && f->data[p.l4_off + 3] == 0xb7;
+	b = f->data + p.bth_off;
+	if (rk_opcode_info(b[0])->transport != RK_TR_RC)
+		return false;
+	qp = (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+	return qp == rp->dqp || (rp->req_qp_known && qp == rp->req_qp);
 }
 
 static uint32_t
@@ -149,6 +183,10 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		const struct rk_opcode_info *oi;
 		uint8_t src[16];
 
+		if (cut(&f[i])) {
+			rp->res->cut++;
+			continue;
+		}
 		if (rk_pkt_parse(&p, f[i].data, f[i].len, f[i].len, RK_LINK_ETHERNET, NULL) != 0 ||
 		    !rk_pkt_has_bth(&p) || p.l3_off == 0 || p.truncated)
 			continue;
@@ -196,6 +234,12 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		st->frame = i;
 		rp->n++;
 	}
+	if (!have && rp->res->cut > 0) {
+		snprintf(why, wlen, "the recording holds no whole RC request%s; %u of its %u frames "
+			 "cut by the capture's snaplen (caplen < len)",
+			 rp->res->dest_qp ? " to that DestQP" : "", rp->res->cut, n);
+		return -ENOENT;
+	}
 	if (!have && rp->res->dest_qp != 0) {
 		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x;"
 				  " its requests go to", rp->res->dest_qp);
@@ -211,8 +255,21 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		snprintf(why, wlen, "the recording holds no RC request");
 		return -ENOENT;
 	}
+	rp->dqp = dqp;
 	answers_to_requester(rp, psn_hi);
 	learn_pmtu(rp);
+	if (rp->res->cut > 0) {
+		unsigned int in = 0;
+
+		for (unsigned int i = 0; i < n; i++)
+			in += cut(&f[i]) && cut_in_conversation(rp, &f[i]);
+		if (in > 0) {
+			snprintf(why, wlen, "%u frame%s of the conversation cut by the capture's "
+				 "snaplen (caplen < len): %s cannot be replayed", in,
+				 in == 1 ? "" : "s", in == 1 ? "it" : "they");
+			return -ENOENT;
+		}
+	}
 	for (unsigned int i = 0; i < rp->n; i++)
 		if (!rp->s[i].request)
 			return 0;
@@ -378,7 +435,7 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 
 	if (env == NULL || res == NULL || (f == NULL && n > 0))
 		return -EINVAL;
-	res->requests = res->answers = res->matched = res->diffs = res->extra = 0;
+	res->requests = res->answers = res->matched = res->diffs = res->extra = res->cut = 0;
 	res->pmtu = 0;
 	res->pmtu_exact = false;
 	res->verdict = RK_CONFORM_PASS;

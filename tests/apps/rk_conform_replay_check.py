@@ -15,6 +15,8 @@
    n/a, naming those it has.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
+   Frames cut by the capture's snaplen are counted and never replayed:
+   n/a when they belong to the conversation, else only said.
 5. Path MTU 4096 (rxe's WRITEs of 4096-byte segments with an ACK added,
    and, given rk-sim, READ responses of 4096 bytes): the live QP takes the
    recording's path MTU, every answer alike.
@@ -69,6 +71,22 @@ def keep(data, path, want):
             out += data[off - 16:off + n]
     open(path, "wb").write(out)
     return path
+
+
+def snap(data, path, snaplen, which=lambda i, d, off, n: True):
+    """Classic pcap @p data with the records @p which picks cut to
+    @p snaplen bytes (their wire length kept), into @p path; how many were cut."""
+    out, cut = bytearray(data[:24]), 0
+    for i, (off, n) in enumerate(records(data)):
+        hdr = bytearray(data[off - 16:off])
+        if n > snaplen and which(i, data, off, n):
+            struct.pack_into("<I", hdr, 8, snaplen)
+            out += hdr + data[off:off + snaplen]
+            cut += 1
+        else:
+            out += hdr + data[off:off + n]
+    open(path, "wb").write(out)
+    return cut
 
 
 def ipv4_csum(h):
@@ -260,6 +278,33 @@ def main():
         if p.stderr.count("absent.pcap") != 1:
             sys.exit(f"FAIL: a missing recording: {p.stderr!r}")
         print("ok   junk, a truncated recording, a missing file, --cases: clear errors")
+
+        # Cut by a snaplen of 128: every WRITE, none replayable, n/a saying so.
+        data = open(wr, "rb").read()
+        path = os.path.join(tmp, "snap128.pcap")
+        ncut = snap(data, path, 128)
+        p = run(exe, ["--replay", path], 0)
+        if "n/a" not in p.stdout or f"{ncut} of its " not in p.stdout or \
+                "cut by the capture's snaplen" not in p.stdout:
+            sys.exit(f"FAIL: snaplen 128 ({ncut} frames cut): {p.stdout}")
+        # One ACK cut (its ICRC): a frame of the conversation, n/a.
+        acks = [i for i, (off, n) in enumerate(records(data))
+                if data[off + 23] == 17 and data[off + 42] == 0x11]
+        path = os.path.join(tmp, "snap_ack.pcap")
+        snap(data, path, 58, lambda i, d, off, n: i == acks[3])
+        p = run(exe, ["--replay", path], 0)
+        if "n/a" not in p.stdout or "1 frame of the conversation cut by the capture's " \
+                "snaplen" not in p.stdout:
+            sys.exit(f"FAIL: an ACK cut by the snaplen: {p.stdout}")
+        # A cut TCP frame of the exchange: not the conversation, said, replayed.
+        tcp = [i for i, (off, n) in enumerate(records(data)) if data[off + 23] == 6 and n > 80]
+        path = os.path.join(tmp, "snap_tcp.pcap")
+        snap(data, path, 70, lambda i, d, off, n: i == tcp[0])
+        p = run(exe, ["--replay", path], 0)
+        if "1 frame cut by the capture's snaplen (caplen < len), not replayed" not in p.stdout \
+                or "20 of 20 recorded answers alike, 0 differences" not in p.stdout:
+            sys.exit(f"FAIL: a TCP frame cut by the snaplen: {p.stdout}")
+        print(f"ok   snaplen 128: {ncut} frames cut, n/a, a cut ACK n/a, a cut TCP frame counted")
 
         # Path MTU 4096: rxe's WRITE FIRST/MIDDLE carry 4096 bytes; a QP
         # of MTU 1024 would NAK them.

@@ -3,7 +3,8 @@
  * rk-conform's inputs: a recording replayed against rdmakit's engine
  * (rk_conform_replay over hostile frames) or a verdicts file (--expect).
  * The first byte picks: even, a recording whose frames follow as 2-byte
- * big-endian lengths and bytes; odd, the rest is the verdicts file.
+ * big-endian lengths (the top bit: cut by a snaplen) and bytes; odd, the
+ * rest is the verdicts file.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,13 +37,16 @@ replay(const uint8_t *data, size_t size)
 		env.timeout_ns = 1000000;       /* virtual: ten empty reads */
 	}
 	while (off + 2 <= size && n < FRAMES_MAX) {
-		size_t len = (size_t)data[off] << 8 | data[off + 1];
+		/* The length's top bit: the frame was cut by a snaplen, 64 bytes lost. */
+		size_t len = (size_t)(data[off] & 0x7f) << 8 | data[off + 1];
+		bool cut = data[off] & 0x80;
 
 		off += 2;
 		if (len > size - off)
 			len = size - off;
 		f[n].data = data + off;
-		f[n++].len = (uint32_t)len;
+		f[n].len = (uint32_t)len;
+		f[n++].wire_len = cut ? (uint32_t)len + 64 : 0;
 		off += len;
 	}
 	if (rk_conform_replay(&env, f, n, &res) != 0)
