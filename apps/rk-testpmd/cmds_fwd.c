@@ -7,6 +7,7 @@
 /* cmdline_parse_check() is experimental in DPDK 22.11 */
 #define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <termios.h>
@@ -22,6 +23,17 @@
 
 #define TOK(s, st, field, words) \
 	static cmdline_parse_token_string_t s = TOKEN_STRING_INITIALIZER(struct st, field, words)
+
+void
+rk_tp_cmd_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	rk_tp.cmd_failed = true;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+}
 
 /* ----------------------------------------------------- set fwd <engine> */
 
@@ -43,9 +55,9 @@ cmd_set_fwd_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (rk_tp.forwarding)
-		printf("Stop forwarding first (\"stop\")\n");
+		rk_tp_cmd_err("Stop forwarding first (\"stop\")\n");
 	else if (rk_tp_set_fwd(r->engine) != 0)
-		printf("Unknown engine %s\n", r->engine);
+		rk_tp_cmd_err("Unknown engine %s\n", r->engine);
 	else
 		printf("Set %s packet forwarding mode\n", r->engine);
 	fflush(stdout);
@@ -73,7 +85,7 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	(void)res;
 	(void)cl;
 	(void)data;
-	rk_tp_fwd_start(stdout);
+	rk_tp_cmd_rc(rk_tp_fwd_start(stdout));
 	fflush(stdout);
 }
 
@@ -132,7 +144,7 @@ cmd_verbose_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (r->level > 1) {
-		printf("Bad verbose level %u: 0 or 1\n", r->level);
+		rk_tp_cmd_err("Bad verbose level %u: 0 or 1\n", r->level);
 	} else {
 		printf("Change verbose level from %d to %u\n", rk_tp.verbose, r->level);
 		rk_tp.verbose = r->level;
@@ -165,7 +177,7 @@ cmd_impair_add_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (rk_tp_impair_add(r->rule, err, sizeof(err)) != 0)
-		printf("Bad rule: %s\n", err);
+		rk_tp_cmd_err("Bad rule: %s\n", err);
 	else
 		printf("Rule %u added\n", rk_tp.nb_rules - 1);
 	fflush(stdout);
@@ -195,7 +207,7 @@ cmd_impair_parsed(void *res, struct cmdline *cl, void *data)
 	if (strcmp(r->what, "show") == 0) {
 		rk_tp_impair_show(stdout);
 	} else if (rk_tp.forwarding) {
-		printf("Stop forwarding first (\"stop\")\n");
+		rk_tp_cmd_err("Stop forwarding first (\"stop\")\n");
 	} else {
 		rk_tp_impair_clear();
 		printf("Rules cleared\n");
@@ -392,6 +404,7 @@ cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 		snprintf(words[nw++], sizeof(words[0]), "%.*s", STR_TOKEN_SIZE - 1, w);
 	if (nw == 0)
 		return;
+	rk_tp.cmd_failed = true;
 	if (strcmp(words[0], "help") == 0 && nw > 1) {
 		printf("help: no group '%s' (groups:", words[1]);
 		for (unsigned int i = 0; i < NSECTIONS; i++)
@@ -448,9 +461,21 @@ build_ctx(void)
 	ctx[n] = NULL;
 }
 
-/* Run a command file (file != NULL) or the prompt. 0, or -1 when the file cannot be read. */
+/* A line that is a command: not blank, not a comment (librte_cmdline skips both). */
+static bool
+is_command(const char *line)
+{
+	line += strspn(line, " \t");
+	return *line != '\0' && *line != '\r' && *line != '\n' && *line != '#';
+}
+
+/*
+ * Run a command file (file != NULL), its commands counted in *nb_cmds, or
+ * the prompt. The commands that failed (an error said), 0, or -1 when the
+ * file cannot be read.
+ */
 int
-rk_tp_cmdline_run(const char *file, bool interactive)
+rk_tp_cmdline_run(const char *file, bool interactive, unsigned int *nb_cmds)
 {
 	struct cmdline *cl;
 	struct termios term;
@@ -465,7 +490,8 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 		struct stat st;
 		char *line = NULL;
 		size_t cap = 0;
-		unsigned int no = 0;
+		unsigned int no = 0, failed = 0;
+		bool counted;
 		ssize_t got;
 		int err = errno;
 
@@ -487,12 +513,15 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 			size_t len = strcspn(line, "\r\n");
 
 			no++;
+			counted = is_command(line);
+			*nb_cmds += counted;
 			/* The prompt's line buffer holds 512 bytes: a longer line
 			 * would run as pieces, each a command of its own. */
 			if (len > RK_TP_LINE_MAX) {
 				printf("rk-testpmd: %s line %u: %zu characters, at most %u: skipped\n",
 				       file, no, len, RK_TP_LINE_MAX);
 				fflush(stdout);
+				failed += counted;
 				continue;
 			}
 			/* A tab would ask for completion. */
@@ -500,7 +529,9 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 				if (line[i] == '\t')
 					line[i] = ' ';
 			line[len] = '\n';
+			rk_tp.cmd_failed = false;
 			cmdline_in(cl, line, (int)len + 1);
+			failed += counted && rk_tp.cmd_failed;
 			fflush(stdout);
 		}
 		if (ferror(f))
@@ -511,7 +542,7 @@ rk_tp_cmdline_run(const char *file, bool interactive)
 		fclose(f);
 		printf("\nRead commands from %s\n", file);
 		fflush(stdout);
-		return 0;
+		return (int)failed;
 	}
 	if (!interactive)
 		return 0;

@@ -35,9 +35,9 @@ cmd_load_streams_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	rc = rk_tp_gen_load(r->file, err, sizeof(err));
 	if (rc == -EINVAL)
-		printf("%s\n", err); /* "FILE:LINE: field 'x': reason", as rk-gen says it */
+		rk_tp_cmd_err("%s\n", err); /* "FILE:LINE: field 'x': reason", as rk-gen says it */
 	else if (rc < 0)
-		printf("Cannot load streams: %s\n", err);
+		rk_tp_cmd_err("Cannot load streams: %s\n", err);
 	else
 		rk_tp_gen_show(stdout);
 	fflush(stdout);

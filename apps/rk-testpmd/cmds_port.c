@@ -34,9 +34,9 @@ port_arg(const char *s)
 	v = strtoul(s, &end, 10);
 	if (*s == '\0' || *end != '\0' || v >= RK_TP_MAX_PORTS || !rk_tp_port_valid((uint16_t)v, stdout)) {
 		if (*end != '\0' || *s == '\0')
-			printf("Bad port \"%s\": a number or all\n", s);
+			rk_tp_cmd_err("Bad port \"%s\": a number or all\n", s);
 		else if (v >= RK_TP_MAX_PORTS)
-			printf("Invalid port %s\n", s);
+			rk_tp_cmd_err("Invalid port %s\n", s);
 		return -2;
 	}
 	return (int)v;
@@ -71,7 +71,7 @@ do_port_start(uint16_t p)
 	int rc = rk_tp_port_start(p);
 
 	if (rc < 0)
-		printf("Port %u: cannot start: %s\n", p, strerror(-rc));
+		rk_tp_cmd_err("Port %u: cannot start: %s\n", p, strerror(-rc));
 	else
 		printf("Port %u: started, link %s\n", p, rk_tp.ports[p].link_up ? "up" : "down");
 }
@@ -82,7 +82,7 @@ do_port_stop(uint16_t p)
 	int rc = rk_tp_port_stop(p);
 
 	if (rc < 0)
-		printf("Port %u: cannot stop: %s\n", p, strerror(-rc));
+		rk_tp_cmd_err("Port %u: cannot stop: %s\n", p, strerror(-rc));
 	else
 		printf("Port %u: stopped\n", p);
 }
@@ -95,7 +95,7 @@ cmd_port_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (rk_tp.forwarding) {
-		printf("Stop forwarding first (\"stop\")\n");
+		rk_tp_cmd_err("Stop forwarding first (\"stop\")\n");
 		return;
 	}
 	each_port(r->which, strcmp(r->action, "start") == 0 ? do_port_start : do_port_stop);
@@ -257,13 +257,13 @@ cmd_set_num_parsed(void *res, struct cmdline *cl, void *data)
 		return;
 	if (strcmp(r->what, "vlan") == 0) {
 		if (r->value > 4094) {
-			printf("Bad VLAN %u: 0 (untagged) .. 4094\n", r->value);
+			rk_tp_cmd_err("Bad VLAN %u: 0 (untagged) .. 4094\n", r->value);
 			return;
 		}
 		rk_tp.ports[r->port].vlan = r->value;
 		printf("Port %u: VLAN %u\n", r->port, r->value);
 	} else if ((rc = rk_tp_port_set_mtu(r->port, r->value)) < 0) {
-		printf("Port %u: MTU %u refused: %s\n", r->port, r->value, strerror(-rc));
+		rk_tp_cmd_err("Port %u: MTU %u refused: %s\n", r->port, r->value, strerror(-rc));
 	} else {
 		printf("Port %u: MTU %u\n", r->port, r->value);
 	}
@@ -302,8 +302,8 @@ cmd_pcap_parsed(void *res, struct cmdline *cl, void *data)
 		return;
 	if (strcmp(r->action, "start") == 0) {
 		if ((rc = rk_tp_pcap_start(r->port, r->file)) < 0)
-			printf("Port %u: cannot record to %s: %s\n", r->port, r->file,
-			       rc == -EBUSY ? "already recording" : strerror(-rc));
+			rk_tp_cmd_err("Port %u: cannot record to %s: %s\n", r->port, r->file,
+				      rc == -EBUSY ? "already recording" : strerror(-rc));
 		else
 			printf("Port %u: recording received frames to %s\n", r->port, r->file);
 	} else {

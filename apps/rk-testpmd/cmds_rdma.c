@@ -49,7 +49,7 @@ rk_tp_arg_num(const char *s, uint64_t max, const char *what, uint64_t *v)
 	errno = 0;
 	*v = strtoull(s, &end, 0);
 	if (*s == '\0' || *s == '-' || *end != '\0' || errno != 0 || *v > max) {
-		printf("Bad %s \"%s\": a number, at most %" PRIu64 "\n", what, s, max);
+		rk_tp_cmd_err("Bad %s \"%s\": a number, at most %" PRIu64 "\n", what, s, max);
 		return false;
 	}
 	return true;
@@ -82,7 +82,7 @@ usage(const cmdline_parse_inst_t *inst)
 	/* the help line's usage ends at ": " (a "host:port" inside it is no end) */
 	const char *h = inst->help_str, *colon = strstr(h, ": ");
 
-	printf("Usage: %.*s\n", colon != NULL ? (int)(colon - h) : (int)strlen(h), h);
+	rk_tp_cmd_err("Usage: %.*s\n", colon != NULL ? (int)(colon - h) : (int)strlen(h), h);
 }
 
 /* --------------------------------------------- mr reg|fill|check|dump */
@@ -124,14 +124,14 @@ cmd_mr_reg_parsed(void *res, struct cmdline *cl, void *data)
 			else if (strcmp(f, "atomic") == 0)
 				access |= RK_ACCESS_REMOTE_ATOMIC;
 			else if (strcmp(f, "none") != 0) {
-				printf("Bad access \"%s\": write,read,atomic (any of them) or none\n",
-				       f);
+				rk_tp_cmd_err("Bad access \"%s\": write,read,atomic (any of them) or none\n",
+					      f);
 				access = -1;
 				break;
 			}
 		}
 		if (access >= 0)
-			rk_tp_mr_reg(stdout, (uint16_t)port, bytes, access);
+			rk_tp_cmd_rc(rk_tp_mr_reg(stdout, (uint16_t)port, bytes, access));
 	}
 	fflush(stdout);
 }
@@ -159,12 +159,12 @@ cmd_mr_data_parsed(void *res, struct cmdline *cl, void *data)
 	(void)cl;
 	(void)data;
 	if (n != (op == 'd' ? 3 : 4))
-		printf("Usage: mr %s <mr> <offset> <len>%s\n", r->word2,
-		       op == 'd' ? "" : " <byte>|inc[:START]");
+		rk_tp_cmd_err("Usage: mr %s <mr> <offset> <len>%s\n", r->word2,
+			      op == 'd' ? "" : " <byte>|inc[:START]");
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_MRS - 1, "MR", &id) &&
 		 rk_tp_arg_num(w[1], RK_TP_MR_MAX_BYTES, "offset", &off) &&
 		 rk_tp_arg_num(w[2], RK_TP_MR_MAX_BYTES, "length", &len))
-		rk_tp_mr_data(stdout, op, (unsigned int)id, off, len, op == 'd' ? NULL : w[3]);
+		rk_tp_cmd_rc(rk_tp_mr_data(stdout, op, (unsigned int)id, off, len, op == 'd' ? NULL : w[3]));
 	fflush(stdout);
 }
 
@@ -237,21 +237,21 @@ qp_connect_perftest(char **w, int n)
 		if (!rk_tp_arg_num(colon + 1, 65535, "TCP port", &port))
 			return;
 		if (port == 0) {
-			printf("Bad TCP port \"0\": 1..65535\n");
+			rk_tp_cmd_err("Bad TCP port \"0\": 1..65535\n");
 			return;
 		}
 	}
 	for (t = 0; t < RTE_DIM(tools) && strcmp(w[4], tools[t]) != 0; t++)
 		;
 	if (t == RTE_DIM(tools)) {
-		printf("Bad perftest tool \"%s\": write, read, atomic or send (the server's "
-		       "ib_<tool>_bw)\n", w[4]);
+		rk_tp_cmd_err("Bad perftest tool \"%s\": write, read, atomic or send (the server's "
+			      "ib_<tool>_bw)\n", w[4]);
 		return;
 	}
 	if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) &&
 	    rk_tp_arg_num(w[3], RK_TP_MAX_MRS - 1, "MR", &mr))
-		rk_tp_pt_connect(stdout, (unsigned int)qp, host, (uint16_t)port, (unsigned int)mr,
-				 (enum rk_tp_pt_tool)t, PT_TIMEOUT_S);
+		rk_tp_cmd_rc(rk_tp_pt_connect(stdout, (unsigned int)qp, host, (uint16_t)port,
+					      (unsigned int)mr, (enum rk_tp_pt_tool)t, PT_TIMEOUT_S));
 }
 
 static void
@@ -268,13 +268,13 @@ cmd_qp_create_parsed(void *res, struct cmdline *cl, void *data)
 		usage(&cmd_qp_create);
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port)) {
 		if (strcmp(w[1], "rc") == 0)
-			rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_RC);
+			rk_tp_cmd_rc(rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_RC));
 		else if (strcmp(w[1], "uc") == 0)
-			rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_UC);
+			rk_tp_cmd_rc(rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_UC));
 		else if (strcmp(w[1], "ud") == 0)
-			rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_UD);
+			rk_tp_cmd_rc(rk_tp_qp_create(stdout, (uint16_t)port, RK_QPT_UD));
 		else
-			printf("Bad QP type \"%s\": rc, uc or ud\n", w[1]);
+			rk_tp_cmd_err("Bad QP type \"%s\": rc, uc or ud\n", w[1]);
 	}
 	fflush(stdout);
 }
@@ -301,7 +301,7 @@ cmd_qp_connect_parsed(void *res, struct cmdline *cl, void *data)
 	else if (n != 2)
 		usage(&cmd_qp_connect);
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &a) && rk_tp_arg_num(w[1], RK_TP_MAX_QPS - 1, "QP", &b))
-		rk_tp_qp_connect(stdout, (unsigned int)a, (unsigned int)b);
+		rk_tp_cmd_rc(rk_tp_qp_connect(stdout, (unsigned int)a, (unsigned int)b));
 	fflush(stdout);
 }
 
@@ -327,7 +327,7 @@ cmd_qp_disconnect_parsed(void *res, struct cmdline *cl, void *data)
 	if (n != 1)
 		usage(&cmd_qp_disconnect);
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp))
-		rk_tp_pt_disconnect(stdout, (unsigned int)qp, PT_TIMEOUT_S);
+		rk_tp_cmd_rc(rk_tp_pt_disconnect(stdout, (unsigned int)qp, PT_TIMEOUT_S));
 	fflush(stdout);
 }
 
@@ -360,14 +360,14 @@ cmd_post_parsed(void *res, struct cmdline *cl, void *data)
 	       RK_WR_RDMA_READ : RK_WR_SEND;
 	p.recv = strcmp(r->word2, "recv") == 0;
 	if (n != (rdma ? 4 : 3))
-		printf("Usage: post %s <qp> <mr>[:<offset>] <len>%s\n", r->word2,
-		       rdma ? " <remote-mr>[:<offset>]" : "");
+		rk_tp_cmd_err("Usage: post %s <qp> <mr>[:<offset>] <len>%s\n", r->word2,
+			      rdma ? " <remote-mr>[:<offset>]" : "");
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[1], "MR", &p.mr, &p.off) &&
 		 rk_tp_arg_num(w[2], RK_TP_MR_MAX_BYTES, "length", &len) &&
 		 (!rdma || mr_at(w[3], "remote MR", &p.rmr, &p.roff))) {
 		p.qp = (unsigned int)qp;
 		p.len = (uint32_t)len;
-		rk_tp_post(stdout, &p);
+		rk_tp_cmd_rc(rk_tp_post(stdout, &p));
 	}
 	fflush(stdout);
 }
@@ -393,15 +393,15 @@ cmd_post_atomic_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	p.op = cswap ? RK_WR_ATOMIC_CMP_AND_SWP : RK_WR_ATOMIC_FETCH_AND_ADD;
 	if (n < 1 || (!cswap && strcmp(w[0], "fadd") != 0) || n != (cswap ? 6 : 5))
-		printf("Usage: post atomic fadd <qp> <mr>[:<offset>] <remote-mr>[:<offset>] <add>, "
-		       "or post atomic cswap <qp> <mr>[:<offset>] <remote-mr>[:<offset>] "
-		       "<compare> <swap>\n");
+		rk_tp_cmd_err("Usage: post atomic fadd <qp> <mr>[:<offset>] <remote-mr>[:<offset>] <add>, "
+			      "or post atomic cswap <qp> <mr>[:<offset>] <remote-mr>[:<offset>] "
+			      "<compare> <swap>\n");
 	else if (rk_tp_arg_num(w[1], RK_TP_MAX_QPS - 1, "QP", &qp) && mr_at(w[2], "MR", &p.mr, &p.off) &&
 		 mr_at(w[3], "remote MR", &p.rmr, &p.roff) &&
 		 rk_tp_arg_num(w[4], UINT64_MAX, cswap ? "compare value" : "add value", &p.add) &&
 		 (!cswap || rk_tp_arg_num(w[5], UINT64_MAX, "swap value", &p.swap))) {
 		p.qp = (unsigned int)qp;
-		rk_tp_post(stdout, &p);
+		rk_tp_cmd_rc(rk_tp_post(stdout, &p));
 	}
 	fflush(stdout);
 }
@@ -438,7 +438,7 @@ cmd_poll_cq_parsed(void *res, struct cmdline *cl, void *data)
 		 (n < 3 || rk_tp_arg_num(w[2], 60000, "wait (ms)", &ms))) {
 		if (n == 2)
 			ms = 1000;
-		rk_tp_poll_cq(stdout, (unsigned int)qp, (unsigned int)want, (unsigned int)ms);
+		rk_tp_cmd_rc(rk_tp_poll_cq(stdout, (unsigned int)qp, (unsigned int)want, (unsigned int)ms));
 	}
 	fflush(stdout);
 }

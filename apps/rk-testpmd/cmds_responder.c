@@ -62,22 +62,22 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 		n--;
 	}
 	if (n < 1 || n > 3)
-		printf("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]\n");
+		rk_tp_cmd_err("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]\n");
 	else if (two_types)
-		printf("Bad \"uc\" with \"ud\": one QP type, as the clients' -c\n");
+		rk_tp_cmd_err("Bad \"uc\" with \"ud\": one QP type, as the clients' -c\n");
 	else if (cm && type != RK_QPT_RC)
-		printf("Bad \"%s\" with \"rdma_cm\": %s clients over perftest's TCP exchange only\n",
-		       type == RK_QPT_UC ? "uc" : "ud", rk_tp_qp_type_name(type));
+		rk_tp_cmd_err("Bad \"%s\" with \"rdma_cm\": %s clients over perftest's TCP exchange only\n",
+			      type == RK_QPT_UC ? "uc" : "ud", rk_tp_qp_type_name(type));
 	else if (rk_tp_arg_num(w[0], RK_TP_MAX_PORTS - 1, "port", &port) &&
 		 rk_tp_port_valid((uint16_t)port, stdout) &&
 		 (n < 2 || rk_tp_arg_num(w[1], 65535, "TCP port", &tcp)) &&
 		 (n < 3 || rk_tp_arg_num(w[2], RK_TP_RESP_MAX_SIZE, "size", &size))) {
 		/* Port 0 would listen on a port the kernel picks, which no client knows. */
 		if (tcp == 0)
-			printf("Bad %s \"0\": 1..65535\n", cm ? "RDMA-CM port" : "TCP port");
+			rk_tp_cmd_err("Bad %s \"0\": 1..65535\n", cm ? "RDMA-CM port" : "TCP port");
 		else
-			rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp, (uint32_t)size, cm,
-					 type);
+			rk_tp_cmd_rc(rk_tp_resp_start(stdout, (uint16_t)port, (uint16_t)tcp,
+						      (uint32_t)size, cm, type));
 	}
 	fflush(stdout);
 }
@@ -160,7 +160,7 @@ cmd_set_clients_parsed(void *res, struct cmdline *cl, void *data)
 	n = strtoull(r->n, &end, 10);
 	if (r->n[0] < '0' || r->n[0] > '9' || *end != '\0' || errno != 0 || n < 1 ||
 	    n > RK_TP_RESP_CLIENTS)
-		printf("Bad number of clients \"%s\": 1..%u\n", r->n, RK_TP_RESP_CLIENTS);
+		rk_tp_cmd_err("Bad number of clients \"%s\": 1..%u\n", r->n, RK_TP_RESP_CLIENTS);
 	else
 		rk_tp_resp_set_clients(stdout, (unsigned int)n);
 	fflush(stdout);

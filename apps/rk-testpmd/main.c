@@ -158,7 +158,8 @@ main(int argc, char **argv)
 	const char *file = NULL;
 	uint64_t portmask = UINT64_MAX;
 	struct rk_io_dpdk_args args;
-	int n, rc;
+	unsigned int nb_cmds = 0;
+	int n, rc, failed = 0;
 
 	/* Answers and errors in the order of the commands, also into a pipe or file. */
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -213,11 +214,11 @@ main(int argc, char **argv)
 		if (rk_tp.ports[p].present && rk_tp_port_start(p) != 0)
 			printf("Port %u: cannot start\n", p);
 	rc = 0;
-	if (file != NULL && rk_tp_cmdline_run(file, false) != 0)
+	if (file != NULL && (failed = rk_tp_cmdline_run(file, false, &nb_cmds)) < 0)
 		rc = 1;
 	if (rc == 0 && !rk_tp.quit && !sig_term) {
 		if (interactive)
-			rk_tp_cmdline_run(NULL, true);
+			rk_tp_cmdline_run(NULL, true, NULL);
 		else
 			run_until_enter();
 	}
@@ -235,5 +236,10 @@ main(int argc, char **argv)
 		}
 	printf("Bye...\n");
 	rte_eal_cleanup();
+	/* Without -i, a script's run: a command that failed fails the run. */
+	if (failed > 0 && !interactive) {
+		printf("%d of %u commands failed\n", failed, nb_cmds);
+		rc = 1;
+	}
 	return rc;
 }

@@ -22,6 +22,7 @@ rk_tp_port_valid(uint16_t port, FILE *out)
 {
 	if (port >= rk_tp.nb_ports || !rk_tp.ports[port].present) {
 		fprintf(out, "Invalid port %u (ports: 0..%d)\n", port, (int)rk_tp.nb_ports - 1);
+		rk_tp.cmd_failed = true;
 		return false;
 	}
 	return true;

@@ -82,6 +82,7 @@ struct rk_tp {
 	volatile bool stopping;                 /* "stop" (not a signal) ends the loop */
 	volatile int verbose;
 	volatile bool quit;                     /* "quit" read */
+	bool cmd_failed;                        /* the command running said it failed */
 	unsigned int fwd_lcore;                 /* worker running the loop; main: RTE_MAX_LCORE */
 	struct rk_tp_stream streams[RK_TP_MAX_PORTS];
 	unsigned int nb_streams;
@@ -149,6 +150,17 @@ void rk_tp_gen_show(FILE *out);
 struct cmdline;
 extern void *rk_tp_cmds_port[], *rk_tp_cmds_fwd[], *rk_tp_cmds_gen[], *rk_tp_cmds_rdma[],
 	*rk_tp_cmds_resp[];
-int rk_tp_cmdline_run(const char *file, bool interactive);
+/* A command file's run: 0, its commands failing (> 0), or -1 when it cannot be read. */
+int rk_tp_cmdline_run(const char *file, bool interactive, unsigned int *nb_cmds);
+/* printf() of a command's error: the command counts as failed. */
+void rk_tp_cmd_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A command's action returned @p rc: negative counts as failed. */
+static inline int
+rk_tp_cmd_rc(int rc)
+{
+	if (rc < 0)
+		rk_tp.cmd_failed = true;
+	return rc;
+}
 
 #endif /* RK_TESTPMD_H */

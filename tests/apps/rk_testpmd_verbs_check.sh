@@ -10,7 +10,8 @@
 # byte_len, and the bytes that landed ("mr check"), are checked; a check
 # against the wrong pattern must report the mismatch. Bad arguments give
 # one line and the next command still runs. "help responder" and "help
-# rdma" list their group's commands, and only those.
+# rdma" list their group's commands, and only those. The commands that
+# fail make the run exit 1.
 # usage: rk_testpmd_verbs_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -88,7 +89,10 @@ timeout -k 5 60 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 --file-prefix
 	--vdev="net_memif1,role=client,socket=$tmp/memif.sock" \
 	-- --cmdline-file "$tmp/verbs.cmd" >"$tmp/out" 2>&1
 rc=$?
-[ "$rc" = 0 ] && ok "session exits 0" || ko "session: exit $rc"
+# 5 commands fail on purpose (a wrong pattern, bad arguments, no QP 9)
+last=$(grep -v TELEMETRY "$tmp/out" | tail -n 1)
+[ "$rc" = 1 ] && [ "$last" = "5 of 55 commands failed" ] &&
+	ok "session exits 1 after \"$last\"" || ko "session: exit $rc, last line \"$last\""
 
 # want LINE WHAT: LINE is a whole line of the output
 want() {

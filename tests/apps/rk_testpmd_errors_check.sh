@@ -1,0 +1,68 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
+# rk-testpmd's errors over net_null, from a command file: without -i, a
+# command that failed fails the run: a last line counts them, exit 1; a
+# file whose commands all ran exits 0; with -i the exit is 0 as before.
+# usage: rk_testpmd_errors_check.sh RK_TESTPMD
+set -u
+tp=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0
+fail=0
+ok() { echo "ok   $1"; pass=$((pass + 1)); }
+ko() { echo "FAIL $1"; fail=$((fail + 1)); }
+
+# shellcheck source=../helpers/dpdk-mem.sh
+. "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# run NAME [OPTIONS]: rk-testpmd on $tmp/NAME.cmd, output in $tmp/NAME.out, exit in $rc
+run() {
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout -k 5 60 "$tp" $MEM --no-pci --log-level='*:warning' -l 0 --file-prefix rkte$$ \
+		--vdev=net_null0 -- "$@" --cmdline-file "$tmp/$name.cmd" </dev/null \
+		>"$tmp/$name.out" 2>&1
+	rc=$?
+}
+# want NAME LINE WHAT: LINE is a whole line of NAME's output
+want() {
+	grep -Fxq -- "$2" "$tmp/$1.out" && ok "$3" || ko "$3: no line \"$2\""
+}
+
+# 14 commands, a comment and a blank line; 10 of them fail
+cat >"$tmp/bad.cmd" <<'CMD'
+# errors, each one line
+set eth-peer 0 zz
+set eth-peer 0 00:11:22:33:44:55
+set ip 0 1.2.3
+set ip 0 198.18.0.1
+set eth-peer x 00:11:22:33:44:55
+
+set mtu 0 abc
+help port bogus
+help bogus
+help port
+responder start ud
+responder start ud 0
+responder start 0 ud 18515
+no such command
+quit
+CMD
+run bad
+want bad "Commands of port:" "help port still lists the port commands"
+last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
+[ "$rc" = 1 ] && [ "$last" = "10 of 14 commands failed" ] &&
+	ok "without -i: exit 1 after \"$last\"" || ko "without -i: exit $rc, last line \"$last\""
+
+printf 'set ip 0 198.18.0.1\n# fine\nshow port info 0\nquit\n' >"$tmp/good.cmd"
+run good
+[ "$rc" = 0 ] && ! grep -q "commands failed" "$tmp/good.out" &&
+	ok "without -i, no command failed: exit 0" || ko "good commands: exit $rc"
+
+run bad -i
+[ "$rc" = 0 ] && ! grep -q "commands failed" "$tmp/bad.out" &&
+	ok "with -i: exit 0 as before" || ko "with -i: exit $rc"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] || { cat "$tmp"/*.out; exit 1; }
