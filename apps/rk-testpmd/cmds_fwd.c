@@ -7,6 +7,7 @@
 /* cmdline_parse_check() is experimental in DPDK 22.11 */
 #define ALLOW_EXPERIMENTAL_API
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,6 +16,8 @@
 
 #include <cmdline.h>
 #include <cmdline_parse.h>
+#include <cmdline_parse_etheraddr.h>
+#include <cmdline_parse_ipaddr.h>
 #include <cmdline_parse_num.h>
 #include <cmdline_parse_string.h>
 #include <cmdline_socket.h>
@@ -389,6 +392,66 @@ words_taken(const cmdline_parse_inst_t *inst, char words[][STR_TOKEN_SIZE], unsi
 	return k;
 }
 
+/* The name of usage word @p k ("port_id" of "set mtu <port_id> <n>"), else "number". */
+static const char *
+usage_word(const char *h, unsigned int k)
+{
+	static char name[32];
+	size_t len;
+
+	for (; k > 0 && *h != '\0'; k--)
+		h += strcspn(h, " ") + (h[strcspn(h, " ")] == ' ');
+	len = strcspn(h, " :");
+	/* a one-letter name ("<n>") says less than "number" */
+	if (*h != '<' || len < 4 || h[len - 1] != '>' || len - 2 >= sizeof(name))
+		return "number";
+	snprintf(name, sizeof(name), "%.*s", (int)len - 2, h + 1);
+	return name;
+}
+
+static uint64_t
+num_max(const cmdline_parse_token_num_t *t)
+{
+	switch (t->num_data.type) {
+	case RTE_UINT8: return UINT8_MAX;
+	case RTE_UINT16: return UINT16_MAX;
+	case RTE_UINT32: return UINT32_MAX;
+	default: return UINT64_MAX;
+	}
+}
+
+/*
+ * The first of @p words[from..nw) that @p inst's MAC, IPv4 or number token
+ * refuses, said in one line with the usage: true, or false when none does.
+ */
+static bool
+bad_value(const cmdline_parse_inst_t *inst, char words[][STR_TOKEN_SIZE], unsigned int nw,
+	  unsigned int from)
+{
+	const char *h = inst->help_str, *colon = strstr(h, ": ");
+	int ulen = colon != NULL ? (int)(colon - h) : (int)strlen(h);
+
+	for (unsigned int k = from; k < nw && inst->tokens[k] != NULL; k++) {
+		cmdline_parse_token_hdr_t *tk = inst->tokens[k];
+		const char *w = words[k];
+
+		if (tk->ops->parse(tk, w, NULL, 0) >= 0)
+			continue;
+		if (tk->ops == &cmdline_token_etheraddr_ops)
+			rk_tp_cmd_err("Bad MAC address \"%s\": not of the form aa:bb:cc:dd:ee:ff", w);
+		else if (tk->ops == &cmdline_token_ipaddr_ops)
+			rk_tp_cmd_err("Bad IPv4 address \"%s\": not of the form a.b.c.d", w);
+		else if (tk->ops == &cmdline_token_num_ops)
+			rk_tp_cmd_err("Bad %s \"%s\": a number, at most %" PRIu64, usage_word(h, k),
+				      w, num_max((const cmdline_parse_token_num_t *)tk));
+		else
+			return false;
+		printf(" (usage: %.*s)\n", ulen, h);
+		return true;
+	}
+	return false;
+}
+
 static void
 cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 {
@@ -426,7 +489,7 @@ cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 	}
 	if (best == NULL) {
 		printf("unknown command '%s' (help lists the commands)\n", words[0]);
-	} else {
+	} else if (!bad_value(best, words, nw, most)) {
 		printf("bad arguments for '");
 		for (unsigned int k = 0; k < most; k++)
 			printf("%s%s", k ? " " : "", words[k]);

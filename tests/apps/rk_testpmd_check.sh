@@ -104,7 +104,7 @@ PY
 grep -qxF "bad arguments for 'set fwd': usage: set fwd io|mac|rxonly|impair|gen|rdma|responder: the forwarding engine" "$tmp/io.out" &&
 	grep -qxF "unknown command 'no' (help lists the commands)" "$tmp/io.out" &&
 	grep -qxF "help: no group 'bogus' (groups: port fwd gen rdma responder)" "$tmp/io.out" &&
-	grep -qxF "bad arguments for 'set mtu': usage: set vlan|mtu <port_id> <n>: VLAN ID (0: untagged) or MTU in bytes" "$tmp/io.out" &&
+	grep -qxF 'Bad port_id "abc": a number, at most 65535 (usage: set vlan|mtu <port_id> <n>)' "$tmp/io.out" &&
 	! grep -q "^Bad arguments\|^Command not found\|^Ambiguous" "$tmp/io.out" &&
 	grep -q "Set io packet forwarding mode" "$tmp/io.out" &&
 	ok "errors: one line each saying what is wrong, the commands after them ran" ||

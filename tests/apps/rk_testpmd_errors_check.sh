@@ -1,8 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
-# rk-testpmd's errors over net_null, from a command file: without -i, a
-# command that failed fails the run: a last line counts them, exit 1; a
-# file whose commands all ran exits 0; with -i the exit is 0 as before.
+# rk-testpmd's errors over net_null, from a command file: a bad MAC,
+# IPv4 address or number says which value is wrong and its form; without
+# -i, a command that failed fails the run: a last line counts them, exit
+# 1; a file whose commands all ran exits 0; with -i the exit is 0 as
+# before.
 # usage: rk_testpmd_errors_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -50,6 +52,15 @@ no such command
 quit
 CMD
 run bad
+want bad 'Bad MAC address "zz": not of the form aa:bb:cc:dd:ee:ff (usage: set eth-peer <port_id> <mac>)' \
+	"set eth-peer 0 zz: not a MAC address"
+want bad "Port 0: peer MAC 00:11:22:33:44:55" "set eth-peer: a good MAC is taken"
+want bad 'Bad IPv4 address "1.2.3": not of the form a.b.c.d (usage: set ip <port_id> <a.b.c.d>)' \
+	"set ip 0 1.2.3: not an IPv4 address"
+want bad 'Bad port_id "x": a number, at most 65535 (usage: set eth-peer <port_id> <mac>)' \
+	"set eth-peer x: the port is no number"
+want bad 'Bad number "abc": a number, at most 65535 (usage: set vlan|mtu <port_id> <n>)' \
+	"set mtu 0 abc: no number"
 want bad "Commands of port:" "help port still lists the port commands"
 last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
 [ "$rc" = 1 ] && [ "$last" = "10 of 14 commands failed" ] &&
