@@ -469,7 +469,15 @@ cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 		return;
 	rk_tp.cmd_failed = true;
 	if (strcmp(words[0], "help") == 0 && nw > 1) {
-		printf("help: no group '%s' (groups:", words[1]);
+		/* "help port bogus": port is a group, the words after it are no topic */
+		if (word_in(words[1], tok_hs_section.string_data.str)) {
+			printf("help: no topic '");
+			for (unsigned int k = 1; k < nw; k++)
+				printf("%s%s", k > 1 ? " " : "", words[k]);
+			printf("' (help takes one group:");
+		} else {
+			printf("help: no group '%s' (groups:", words[1]);
+		}
 		for (unsigned int i = 0; i < NSECTIONS; i++)
 			printf(" %s", sections[i].name);
 		printf(")\n");

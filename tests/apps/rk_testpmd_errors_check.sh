@@ -1,10 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-testpmd's errors over net_null, from a command file: a bad MAC,
-# IPv4 address or number says which value is wrong and its form; without
-# -i, a command that failed fails the run: a last line counts them, exit
-# 1; a file whose commands all ran exits 0; with -i the exit is 0 as
-# before.
+# IPv4 address or number says which value is wrong and its form; "help
+# port bogus" names the topic it does not know; without -i, a command
+# that failed fails the run: a last line counts them, exit 1; a file
+# whose commands all ran exits 0; with -i the exit is 0 as before.
 # usage: rk_testpmd_errors_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -61,6 +61,9 @@ want bad 'Bad port_id "x": a number, at most 65535 (usage: set eth-peer <port_id
 	"set eth-peer x: the port is no number"
 want bad 'Bad number "abc": a number, at most 65535 (usage: set vlan|mtu <port_id> <n>)' \
 	"set mtu 0 abc: no number"
+want bad "help: no topic 'port bogus' (help takes one group: port fwd gen rdma responder)" \
+	"help port bogus: no such topic, the groups listed"
+want bad "help: no group 'bogus' (groups: port fwd gen rdma responder)" "help bogus: no such group"
 want bad "Commands of port:" "help port still lists the port commands"
 last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
 [ "$rc" = 1 ] && [ "$last" = "10 of 14 commands failed" ] &&
