@@ -35,6 +35,15 @@ static cmdline_parse_token_string_t tok_show_resp =
 static cmdline_parse_token_string_t tok_args =
 	TOKEN_STRING_INITIALIZER(struct cmd_resp_result, args, TOKEN_STRING_MULTI);
 
+#define RESP_USAGE "responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]"
+
+/* The words after the numbers: rdma_cm, uc, ud. */
+static bool
+is_word(const char *w)
+{
+	return strcmp(w, "rdma_cm") == 0 || strcmp(w, "uc") == 0 || strcmp(w, "ud") == 0;
+}
+
 static void
 cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 {
@@ -43,16 +52,16 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 	uint64_t port, tcp = RK_PT_TCP_PORT, size = 65536;
 	bool cm = false, two_types = false;
 	enum rk_qp_type type = RK_QPT_RC;
-	int n = 0;
+	int n = 0, nw, early = -1;
 
 	(void)cl;
 	(void)data;
 	for (char *t = strtok_r(r->args, " \t", &save); t != NULL && n < 6;
 	     t = strtok_r(NULL, " \t", &save))
 		w[n++] = t;
+	nw = n;
 	/* perftest -R: the same port numbers, as its -p is the RDMA-CM port; -c UC|UD: uc, ud. */
-	while (n > 1 && (strcmp(w[n - 1], "rdma_cm") == 0 || strcmp(w[n - 1], "uc") == 0 ||
-			 strcmp(w[n - 1], "ud") == 0)) {
+	while (n > 0 && is_word(w[n - 1])) {
 		if (strcmp(w[n - 1], "uc") == 0 || strcmp(w[n - 1], "ud") == 0) {
 			two_types = two_types || type != RK_QPT_RC;
 			type = w[n - 1][1] == 'c' ? RK_QPT_UC : RK_QPT_UD;
@@ -61,8 +70,17 @@ cmd_start_parsed(void *res, struct cmdline *cl, void *data)
 		}
 		n--;
 	}
-	if (n < 1 || n > 3)
-		rk_tp_cmd_err("Usage: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]\n");
+	/* a word before the numbers would be taken for one of them ("Bad port \"ud\"") */
+	for (int i = n - 1; i >= 0; i--)
+		if (is_word(w[i]))
+			early = i;
+	if (n == 0 && nw > 0)
+		rk_tp_cmd_err("Missing port before \"%s\": " RESP_USAGE "\n", w[0]);
+	else if (early >= 0)
+		rk_tp_cmd_err("Bad \"%s\" before \"%s\": rdma_cm, uc and ud come last: " RESP_USAGE "\n",
+			      w[early], w[early + 1]);
+	else if (n < 1 || n > 3)
+		rk_tp_cmd_err("Usage: " RESP_USAGE "\n");
 	else if (two_types)
 		rk_tp_cmd_err("Bad \"uc\" with \"ud\": one QP type, as the clients' -c\n");
 	else if (cm && type != RK_QPT_RC)

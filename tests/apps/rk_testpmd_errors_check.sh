@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # rk-testpmd's errors over net_null, from a command file: a bad MAC,
 # IPv4 address or number says which value is wrong and its form; "help
-# port bogus" names the topic it does not know; without -i, a command
-# that failed fails the run: a last line counts them, exit 1; a file
-# whose commands all ran exits 0; with -i the exit is 0 as before.
+# port bogus" names the topic it does not know; "responder start ud" and
+# a word before the numbers say what is wrong, not "Bad port"; without
+# -i, a command that failed fails the run: a last line counts them, exit
+# 1; a file whose commands all ran exits 0; with -i the exit is 0 as
+# before.
 # usage: rk_testpmd_errors_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -64,6 +66,14 @@ want bad 'Bad number "abc": a number, at most 65535 (usage: set vlan|mtu <port_i
 want bad "help: no topic 'port bogus' (help takes one group: port fwd gen rdma responder)" \
 	"help port bogus: no such topic, the groups listed"
 want bad "help: no group 'bogus' (groups: port fwd gen rdma responder)" "help bogus: no such group"
+want bad 'Missing port before "ud": responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]' \
+	"responder start ud: the port is missing"
+want bad 'Bad "ud" before "0": rdma_cm, uc and ud come last: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]' \
+	"responder start ud 0: ud comes last"
+want bad 'Bad "ud" before "18515": rdma_cm, uc and ud come last: responder start <port> [<tcp-port> [<size>]] [rdma_cm] [uc|ud]' \
+	"responder start 0 ud 18515: ud comes last"
+grep -q '^Bad port "ud"\|^Bad TCP port "ud"' "$tmp/bad.out" &&
+	ko "responder start: ud taken for a number" || ok "responder start: ud not taken for a number"
 want bad "Commands of port:" "help port still lists the port commands"
 last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
 [ "$rc" = 1 ] && [ "$last" = "10 of 14 commands failed" ] &&
