@@ -39,7 +39,8 @@ usage(FILE *out, const char *prog)
 		"  -h, --help              this text\n"
 		"  -V, --version           the version\n"
 		"Without -i, the commands of --cmdline-file run, forwarding starts if no command\n"
-		"started it, and Enter (or end of input, SIGINT, SIGTERM) stops it and exits.\n",
+		"started it, and Enter (or end of input, SIGINT, SIGTERM) stops it and exits;\n"
+		"the exit status is 1 when a command of the file failed.\n",
 		prog);
 }
 
