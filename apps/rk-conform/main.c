@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fnmatch.h>
+#include <libgen.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
@@ -268,6 +269,62 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 }
 #endif
 
+/* Conversations of one recording replayed in one run (--replay-qp all). */
+#define REPLAYS_MAX 32u
+
+/* The verdicts file's lines a replay run is compared with (--expect). */
+static char replay_glob[112];
+
+/*
+ * --replay: one conversation (--replay-qp QPN, or the first), or each in
+ * turn (--replay-qp all), an outcome each in out[0..*ran). A recording
+ * that cannot be read is bad input: @return 2; else 0.
+ */
+static int
+run_replays(const struct opts *o, const struct rk_conform_env *env, struct capture *cap,
+	    struct outcome *out, unsigned int max, unsigned int count[3], unsigned int *ran)
+{
+	static struct rk_conform_case rcase[REPLAYS_MAX];
+	static char rid[REPLAYS_MAX][96];
+	struct rk_cf_recording rec = { 0 };
+	uint32_t qps[REPLAYS_MAX] = { o->replay_qp };
+	unsigned int nq = 1;
+	bool more = false;
+	char *dup;
+
+	if (rk_cf_recording_load(o->replay, &rec) != 0) {
+		rk_cf_recording_free(&rec);
+		return 2;
+	}
+	/* none found: the one replay says why (no RC request) */
+	if (o->replay_all && (nq = rk_conform_replay_qps(rec.f, rec.n, qps, max, &more)) == 0)
+		nq = 1;
+	if (o->replay_all)
+		printf("%u conversation%s in %s%s\n", nq, nq == 1 ? "" : "s", o->replay,
+		       more ? " (and more: only these replayed)" : "");
+	for (unsigned int k = 0; k < nq; k++) {
+		cap->n = 0;
+		cap->lost = false;
+		if (rk_cf_replay(&rec, o->replay, qps[k], o->replay_all || o->replay_qp != 0, env,
+				 &rcase[k], rid[k], &out[k]) != 0) {
+			rk_cf_recording_free(&rec);
+			return 2;
+		}
+		count[out[k].res.verdict]++;
+		if (out[k].res.verdict == RK_CONFORM_FAIL && o->pcap_dir != NULL)
+			write_pcap(o->pcap_dir, rid[k], cap, out[k].pcap, sizeof(out[k].pcap));
+	}
+	*ran = nq;
+	rk_cf_recording_free(&rec);
+	dup = strdup(o->replay);
+	if (o->replay_all && dup != NULL)
+		snprintf(replay_glob, sizeof(replay_glob), "replay.%.70s.qp0x*", basename(dup));
+	else
+		snprintf(replay_glob, sizeof(replay_glob), "%s", out[0].c->id);
+	free(dup);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -330,25 +387,16 @@ main(int argc, char **argv)
 	env.on_frame = on_frame;
 	env.frame_ctx = &cap;
 	if (o.replay != NULL) {
-		static struct rk_conform_case rcase;
-		static char rid[96];
-
-		/* A recording that cannot be read is bad input (2), not a verdict. */
-		if (rk_cf_replay(o.replay, o.replay_qp, &env, &rcase, rid, &out[0]) != 0) {
-			rc = 2;
+		rc = run_replays(&o, &env, &cap, out, n < REPLAYS_MAX ? n : REPLAYS_MAX, count, &ran);
+		if (rc != 0)
 			goto done;
-		}
-		count[out[0].res.verdict]++;
-		if (out[0].res.verdict == RK_CONFORM_FAIL && o.pcap_dir != NULL)
-			write_pcap(o.pcap_dir, rid, &cap, out[0].pcap, sizeof(out[0].pcap));
-		ran = 1;
 		n = 0;          /* no catalog case runs */
 	}
 	printf("%-30s %-7s %-40s %s\n", "ID", "verdict", "rule", "reason");
-	if (ran == 1)
-		printf("%-30s %-7s %-40s %s\n", out[0].c->id,
-		       rk_conform_verdict_name(out[0].res.verdict), out[0].c->rule,
-		       out[0].res.reason);
+	for (unsigned int k = 0; o.replay != NULL && k < ran; k++)
+		printf("%-30s %-7s %-40s %s\n", out[k].c->id,
+		       rk_conform_verdict_name(out[k].res.verdict), out[k].c->rule,
+		       out[k].res.reason);
 	for (unsigned int i = 0; i < n; i++) {
 		struct outcome *r = &out[ran];
 
@@ -396,7 +444,7 @@ main(int argc, char **argv)
 	rc = count[RK_CONFORM_FAIL] ? 1 : 0;
 	if (o.expect != NULL) {
 		/* A replay is compared with its own line of the file only. */
-		int d = rk_cf_expect_check(o.expect, out, ran, o.replay != NULL ? out[0].c->id :
+		int d = rk_cf_expect_check(o.expect, out, ran, o.replay != NULL ? replay_glob :
 					   o.cases, stdout);
 
 		if (d >= 0)

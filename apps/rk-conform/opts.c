@@ -51,7 +51,8 @@ usage(FILE *f)
 		"                        the DUT and compare its answers with the recorded ones\n"
 		"  --replay-qp QPN       with --replay: the conversation whose requests go to\n"
 		"                        DestQP QPN (1..0xffffff; default: the first RC request's);\n"
-		"                        the case's ID is then replay.FILE.qp0xQPN\n"
+		"                        the case's ID is then replay.FILE.qp0xQPN; all: every\n"
+		"                        conversation in turn (up to 32), a case each\n"
 		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
 		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
 		"                        when one differs, 0 when all match\n"
@@ -243,11 +244,16 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 			char *qend;
 			unsigned long v;
 
+			/* every conversation of the recording, one case each */
+			if (strcmp(optarg, "all") == 0) {
+				o->replay_all = true;
+				break;
+			}
 			errno = 0;
 			v = strtoul(optarg, &qend, 0);
 			if (*optarg == 0 || *optarg == '-' || *qend != 0 || errno != 0 || v == 0 ||
 			    v > 0xffffff) {
-				fprintf(stderr, "rk-conform: --replay-qp %s: not a QPN in 1..0xffffff\n",
+				fprintf(stderr, "rk-conform: --replay-qp %s: not a QPN in 1..0xffffff, nor all\n",
 					optarg);
 				return 2;
 			}
@@ -287,7 +293,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (check_live(o) != 0)
 		return 2;
-	if (o->replay_qp != 0 && o->replay == NULL) {
+	if ((o->replay_qp != 0 || o->replay_all) && o->replay == NULL) {
 		fprintf(stderr, "rk-conform: --replay-qp goes with --replay\n");
 		return 2;
 	}

@@ -18,6 +18,7 @@ struct opts {
 	const char *ip;
 	uint32_t size, mtu, min_rnr;
 	uint32_t replay_qp;            /* --replay-qp: a DestQP; 0: the first request's */
+	bool replay_all;               /* --replay-qp all: every conversation */
 	uint32_t max_setup_failures;   /* cases in a row without a QP before stopping; 0: never */
 	uint16_t tcp_port[4];
 	bool serve_given, one_server, live_num_given;

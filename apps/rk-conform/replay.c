@@ -14,12 +14,6 @@
 #define REC_FRAMES_MAX 200000u
 #define REC_FRAME_MAX 9216u
 
-struct recording {
-	struct rk_conform_rec_frame *f;
-	uint8_t *bytes;
-	unsigned int n;
-};
-
 static void
 print_diff(void *ctx, const char *line)
 {
@@ -28,8 +22,8 @@ print_diff(void *ctx, const char *line)
 }
 
 /* Every Ethernet frame of @p path; those cut by the snaplen keep their wire length. */
-static int
-load(const char *path, struct recording *r)
+int
+rk_cf_recording_load(const char *path, struct rk_cf_recording *r)
 {
 	char err[PCAP_ERRBUF_SIZE];
 	pcap_t *p = pcap_open_offline(path, err);
@@ -91,11 +85,19 @@ nomem:
 	return -1;
 }
 
-int
-rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *env,
-	     struct rk_conform_case *c, char id[96], struct rk_cf_outcome *out)
+void
+rk_cf_recording_free(struct rk_cf_recording *r)
 {
-	struct recording r = { 0 };
+	free(r->f);
+	free(r->bytes);
+	memset(r, 0, sizeof(*r));
+}
+
+int
+rk_cf_replay(const struct rk_cf_recording *r, const char *path, uint32_t dest_qp, bool named,
+	     const struct rk_conform_env *env, struct rk_conform_case *c, char id[96],
+	     struct rk_cf_outcome *out)
+{
 	struct rk_conform_replay_result res = { .on_diff = print_diff, .dest_qp = dest_qp };
 	char *dup = strdup(path);
 	int rc;
@@ -103,7 +105,7 @@ rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *en
 	if (dup == NULL)
 		return -1;
 	/* Two conversations of one recording are two cases. */
-	if (dest_qp != 0)
+	if (named)
 		snprintf(id, 96, "replay.%.70s.qp0x%06x", basename(dup), dest_qp);
 	else
 		snprintf(id, 96, "replay.%s", basename(dup));
@@ -113,14 +115,7 @@ rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *en
 		.must = "answer the recorded requests as the recorded peer did",
 		.transport = RK_CONFORM_RC,
 	};
-	if (load(path, &r) != 0) {
-		free(r.f);
-		free(r.bytes);
-		return -1;
-	}
-	rc = rk_conform_replay(env, r.f, r.n, &res);
-	free(r.f);
-	free(r.bytes);
+	rc = rk_conform_replay(env, r->f, r->n, &res);
 	if (rc != 0) {
 		fprintf(stderr, "rk-conform: --replay %s: %s\n", path, strerror(-rc));
 		return -1;

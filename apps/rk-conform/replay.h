@@ -2,24 +2,44 @@
 /**
  * @file replay.h
  * rk-conform --replay: a recording read with libpcap (pcap or pcapng,
- * Ethernet), replayed against the DUT with rk_conform_replay(), its
- * result as one outcome ("replay.FILE") for the table, JSON, JUnit XML
- * and verdicts file.
+ * Ethernet), replayed against the DUT with rk_conform_replay(), each
+ * conversation's result as one outcome ("replay.FILE", or
+ * "replay.FILE.qp0xQPN" when a DestQP picks it) for the table, JSON,
+ * JUnit XML and verdicts file.
  */
 #ifndef RK_CONFORM_APP_REPLAY_H
 #define RK_CONFORM_APP_REPLAY_H
 
 #include "expect.h"
 
+/** A recording's frames in memory. */
+struct rk_cf_recording {
+	struct rk_conform_rec_frame *f;
+	uint8_t *bytes;
+	unsigned int n;
+};
+
 /**
- * Replay @p path against @p env: the conversation to DestQP @p dest_qp
- * (0: the first RC request's); each difference printed on stdout as it
- * is found. @p c (its ID kept in @p id, 96 bytes) becomes the outcome's
- * case.
- * @return 0 with *@p out filled, or -1 when the file cannot be read or
- *         holds no Ethernet frames (said on stderr).
+ * Read every Ethernet frame of @p path into @p r (rk_cf_recording_free()
+ * after); frames cut by the capture's snaplen keep their wire length.
+ * @return 0, or -1 when the file cannot be read, is not Ethernet or holds
+ *         no frame (said on stderr)
  */
-int rk_cf_replay(const char *path, uint32_t dest_qp, const struct rk_conform_env *env,
-		 struct rk_conform_case *c, char id[96], struct rk_cf_outcome *out);
+int rk_cf_recording_load(const char *path, struct rk_cf_recording *r);
+
+/** Free what rk_cf_recording_load() took (a zeroed @p r is fine). */
+void rk_cf_recording_free(struct rk_cf_recording *r);
+
+/**
+ * Replay recording @p r (read from @p path) against @p env: the
+ * conversation to DestQP @p dest_qp (0: the first RC request's); each
+ * difference printed on stdout as it is found. @p c (its ID kept in
+ * @p id, 96 bytes: replay.FILE, or replay.FILE.qp0xQPN when @p named)
+ * becomes the outcome's case.
+ * @return 0 with *@p out filled, -1 on an error of the replay (said on stderr)
+ */
+int rk_cf_replay(const struct rk_cf_recording *r, const char *path, uint32_t dest_qp,
+		 bool named, const struct rk_conform_env *env, struct rk_conform_case *c,
+		 char id[96], struct rk_cf_outcome *out);
 
 #endif /* RK_CONFORM_APP_REPLAY_H */

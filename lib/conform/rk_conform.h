@@ -393,4 +393,15 @@ struct rk_conform_replay_result {
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,
 		      unsigned int n, struct rk_conform_replay_result *res);
 
+/**
+ * The conversations of a recording, for replaying each in turn: the
+ * distinct DestQPs of its whole RC request packets (BTH opcode a request,
+ * IBTA Vol1 9.2; cut frames left out), in the order first seen, at most
+ * @p max of them into @p qps; *@p more (may be NULL) says whether
+ * requests to another DestQP came after @p qps was full.
+ * @return how many are in @p qps, 0 when the recording holds no RC request
+ */
+unsigned int rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n,
+				   uint32_t *qps, unsigned int max, bool *more);
+
 #endif /* RK_CONFORM_H */

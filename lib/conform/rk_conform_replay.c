@@ -516,3 +516,42 @@ na:
 	snprintf(res->reason, sizeof(res->reason), "%s", why);
 	return 0;
 }
+
+unsigned int
+rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n, uint32_t *qps,
+		      unsigned int max, bool *more)
+{
+	unsigned int found = 0;
+
+	if (more != NULL)
+		*more = false;
+	for (unsigned int i = 0; f != NULL && i < n; i++) {
+		const struct rk_opcode_info *oi;
+		struct rk_pkt p;
+		uint32_t qp;
+		unsigned int k = 0;
+
+		if (cut(&f[i]) ||
+		    rk_pkt_parse(&p, f[i].data, f[i].len, f[i].len, RK_LINK_ETHERNET, NULL) != 0 ||
+		    !rk_pkt_has_bth(&p) || p.l3_off == 0 || p.truncated ||
+		    p.bth_off + 8 > f[i].len)
+			continue;
+		oi = rk_opcode_info(p.opcode);
+		if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID) ||
+		    !(oi->flags & RK_OPF_REQ))
+			continue;
+		qp = (uint32_t)f[i].data[p.bth_off + 5] << 16 |
+		     (uint32_t)f[i].data[p.bth_off + 6] << 8 | f[i].data[p.bth_off + 7];
+		while (k < found && qps[k] != qp)
+			k++;
+		if (k < found)
+			continue;
+		if (found == max) {
+			if (more != NULL)
+				*more = true;
+			continue;
+		}
+		qps[found++] = qp;
+	}
+	return found;
+}

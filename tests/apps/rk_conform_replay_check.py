@@ -12,7 +12,8 @@
    RESPONSE FIRST recorded as a LAST.
    --replay-qp picks another conversation of a recording (the RDMA-CM
    recording's data QP), its case ID naming the QP; a DestQP it lacks is
-   n/a, naming those it has.
+   n/a, naming those it has; --replay-qp all replays every conversation,
+   a case each, and --expect compares those.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
    Frames cut by the capture's snaplen are counted and never replayed:
@@ -181,6 +182,31 @@ def main():
                 sys.exit(f"FAIL: --replay-qp alone: {p.stderr!r}")
             print(f"ok   {name} --replay-qp {qp}: {nreq} requests, {nans} answers alike; "
                   "a QP not in it n/a with the ones that are; bad values refused")
+
+        # --replay-qp all: every conversation of the recording in one run, a
+        # case each; --expect compares those cases' lines only.
+        name = "rxe_write_bw_rdmacm.pcap"
+        path = os.path.join(pcaps, "roce", name)
+        js, ju, ver = (os.path.join(tmp, "all." + x) for x in ("json", "xml", "verdicts"))
+        p = run(exe, ["--replay", path, "--replay-qp", "all", "--json", js, "--junit", ju,
+                      "--verdicts", ver], 0)
+        ids = [f"replay.{name}.qp0x00001a", f"replay.{name}.qp0x00001b"]
+        c = json.load(open(js))["cases"]
+        if [x["id"] for x in c] != ids or [x["verdict"] for x in c] != ["pass", "pass"] or \
+                [x["frames_tx"] for x in c] != [16, 320] or \
+                f"2 conversations in {path}" not in p.stdout or \
+                "2 cases: 2 pass" not in p.stdout or \
+                any(f'"{i}"' not in open(ju).read() for i in ids):
+            sys.exit(f"FAIL: --replay-qp all: cases {c}\n{p.stdout}")
+        run(exe, ["--replay", path, "--replay-qp", "all", "--expect", ver], 0)
+        wrong = os.path.join(tmp, "all.wrong")
+        with open(wrong, "w") as w:
+            w.write(open(ver).read().replace(f"{ids[1]} pass", f"{ids[1]} FAIL"))
+        p = run(exe, ["--replay", path, "--replay-qp", "all", "--expect", wrong], 1)
+        if "1 difference" not in p.stdout:
+            sys.exit(f"FAIL: --replay-qp all --expect, one line changed: {p.stdout}")
+        print(f"ok   {name} --replay-qp all: 2 conversations, 2 cases (16 and 320 requests), "
+              "--expect compares both")
 
         # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
         wr = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")

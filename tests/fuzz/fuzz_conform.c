@@ -49,6 +49,19 @@ replay(const uint8_t *data, size_t size)
 		f[n++].wire_len = cut ? (uint32_t)len + 64 : 0;
 		off += len;
 	}
+	{
+		uint32_t qps[4];
+		bool more;
+		unsigned int nq = rk_conform_replay_qps(f, n, qps, 4, &more);
+
+		/* distinct, and "more" only with the array full */
+		for (unsigned int a = 0; a < nq; a++)
+			for (unsigned int b = a + 1; b < nq; b++)
+				if (qps[a] == qps[b])
+					abort();
+		if (nq > 4 || (more && nq != 4))
+			abort();
+	}
 	if (rk_conform_replay(&env, f, n, &res) != 0)
 		return;
 	if (res.verdict == RK_CONFORM_PASS && res.diffs != 0)
