@@ -261,8 +261,10 @@ check_common(struct args *a)
 		return bad_usage("%s", a->pcap_file ? "--pcap and --port exclude each other"
 						    : "--pcap OUT.pcap or --port PORT is needed");
 	if (a->port.port == NULL &&
-	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns))
-		return bad_usage("%s", "--record, --top-speed and --duration go with --port");
+	    (a->port.record != NULL || a->port.top_speed || a->port.duration_ns ||
+	     a->port.timeout_s > 0))
+		return bad_usage("%s", "--record, --top-speed, --duration and --timeout go with "
+				 "--port");
 	if (a->limit == 0)
 		a->limit = a->port.port != NULL ? UINT64_MAX : 1000000;
 	return 0;
@@ -336,8 +338,9 @@ check_receive(struct args *a)
 		return bad_usage("%s", "--receive takes no stream, --replay, --pcap, --limit or "
 				 "--top-speed");
 	if (r->pcap_in != NULL && (a->port.record != NULL || a->port.duration_ns || r->idle_ns ||
-				   r->rx_drop_every || r->rx_delay_ns))
-		return bad_usage("%s", "--record, --duration, --idle and --rx-* go with --port");
+				   r->rx_drop_every || r->rx_delay_ns || r->timeout_s > 0))
+		return bad_usage("%s", "--record, --duration, --idle, --timeout and --rx-* go with "
+				 "--port");
 	if (a->port.nports > 1 || a->port.nrecords > 1)
 		return bad_usage("%s", "--receive takes one --port and one --record");
 	r->port = a->port.port;

@@ -101,6 +101,12 @@ pt_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 	for (uint32_t i = 0; i < r->s.n; i++) {
 		if (keys(r, i, &d) != 0)
 			return 1;
+		/* a server of fewer QPs is in its barrier: QP 0's keys again */
+		for (uint32_t k = 0; k < i; k++)
+			if (r->remote[k].qpn == d.qpn)
+				return rk_sf_fail("the perftest server has fewer QPs than --stateful %u "
+						  "(its key message %u repeats QPN 0x%06x of its QP %u): "
+						  "start it with -q %u", r->s.n, i + 1, d.qpn, k, r->s.n);
 		/* every QP of the server is on its one address */
 		if (i == 0)
 			memcpy(r->peer_ip, d.gid + 12, 4);
@@ -113,10 +119,16 @@ pt_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 	r->s.max_rd_atomic = (uint8_t)out_reads;
 	if (rk_sf_resolve_connect(r) != 0)
 		return 1;
-	/* the barriers: every QP's keys, then QP 0's */
-	for (uint32_t i = 0; i < r->s.n; i++)
-		if (keys(r, i, NULL) != 0)
+	/* the barriers: every QP's keys, then QP 0's; a server of more QPs
+	 * still sends its next QPs' keys here */
+	for (uint32_t i = 0; i < r->s.n; i++) {
+		if (keys(r, i, &d) != 0)
 			return 1;
+		if (d.qpn != r->remote[i].qpn)
+			return rk_sf_fail("the perftest server has more QPs than --stateful %u (its "
+					  "barrier brought QPN 0x%06x, not its QP %u's 0x%06x): start it "
+					  "with -q %u", r->s.n, d.qpn, i, r->remote[i].qpn, r->s.n);
+	}
 	if (keys(r, 0, NULL) != 0)
 		return 1;
 	snprintf(r->peer_desc, sizeof(r->peer_desc), "perftest %.8s server at %s:%u, path MTU %u",

@@ -313,9 +313,16 @@ post_one(struct rk_sf *s, uint32_t i)
 static int
 wc_failed(struct rk_sf *s, const struct rk_wc *wc, uint64_t m)
 {
+	/* a perftest server's QPs allow one operation within its -s bytes */
+	const char *hint = !s->foreign ? "" :
+			   wc->status == RK_WC_REM_ACCESS_ERR ? "; is --size above the server's -s?" :
+			   wc->status == RK_WC_REM_INV_REQ_ERR ? "; is --op the server's operation?" : "";
+
 	s->t.wc_err++;
+	if (wc->wr_id >> 48 < s->n && !s->responder)
+		s->q[wc->wr_id >> 48].bad++;
 	snprintf(s->err, sizeof(s->err), "QP %#x: work completion error: %s (message %" PRIu64
-		 ")", wc->qp_num, rk_wc_status_str(wc->status), m);
+		 ")%s", wc->qp_num, rk_wc_status_str(wc->status), m, hint);
 	return -1;
 }
 

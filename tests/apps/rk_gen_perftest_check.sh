@@ -10,7 +10,10 @@
 #     Immediate), the report says they are not checked;
 #  3. atomic_bw: 20 FETCH_ADDs, each the previous result plus one, and
 #     the server's word grew by 20;
-#  4. a mix, a SEND, a size range, --ip-count or --perftest at the
+#  4. a server of fewer or more QPs than the client's: said at the
+#     exchange, exit 1; READs past the server's -s: the remote access
+#     error names the likely cause;
+#  5. a mix, a SEND, a size range, --ip-count or --perftest at the
 #     responder: one line each, exit 2.
 # usage: rk_gen_perftest_check.sh RK_GEN RK_INTEROP
 set -u
@@ -81,6 +84,28 @@ run write "write_bw -q 16 -s 2048 -n 20" "--stateful 16 --op write --size 2048 -
 verdict write write 320 "WRITEs not checked" ""
 run atomic "atomic_bw -s 8 -n 20" "--stateful 1 --op atomic --size 8 --iters 20"
 verdict atomic atomic 20 "previous result plus one" "(FETCH_AND_ADD results checked)"
+
+# a server of another -q: said at the exchange, before any traffic, exit 1
+for qq in "2 4 fewer" "4 2 more"; do
+	set -- $qq
+	run "q$1" "read_bw -q $1 -s 4096 -n 20" "--stateful $2 --op read --size 4096 --iters 20"
+	if [ $crc = 1 ] && grep -q "^rk-gen: error: the perftest server has $3 QPs than --stateful $2 .*start it with -q $2$" "$tmp/q$1.err"; then
+		ok "server -q $1, rk-gen --stateful $2: $(cat "$tmp/q$1.err")"
+	else
+		ko "server -q $1, rk-gen --stateful $2: exit $crc, $(cat "$tmp/q$1.err")"
+	fi
+done
+
+# READs past the server's region (--size above its -s): the remote access
+# error says so, and the QP's errors count it
+run big "read_bw -s 4096 -n 5" "--stateful 1 --op read --size 65536 --iters 5"
+if [ $crc = 1 ] && grep -q "remote access error (message 0); is --size above the server's -s?" "$tmp/big.err" &&
+   [ "$(field big completion_errors)" = 1 ] &&
+   python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["worst_qps"][0]["errors"] != 1)' "$tmp/big.json"; then
+	ok "--size above the server's -s: $(grep error "$tmp/big.err")"
+else
+	ko "--size above the server's -s: exit $crc, $(cat "$tmp/big.err")"
+fi
 
 # refused before any port: one line, exit 2
 for bad in "--op write:1,read:1|--op write, read or atomic" "--op send|--op write, read or atomic" \

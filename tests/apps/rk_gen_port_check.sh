@@ -300,6 +300,13 @@ timeout -k 5 60 "$gen" $EAL -- --op WRITE_ONLY --port net_null0 --timeout 0 2>"$
 rc=$?
 [ $rc = 2 ] && grep -q "^rk-gen: --timeout '0': seconds above 0" "$tmp/err" &&
 	ok "--timeout 0: exit 2" || ko "--timeout 0: exit $rc, '$(cat "$tmp/err")'"
+# --timeout is a port's: refused toward a pcap file and on a capture read back
+"$gen" --op WRITE_ONLY -w "$tmp/t.pcap" --timeout 5 2>"$tmp/err"
+rc=$?
+"$gen" --receive --pcap-in "$tmp/t.pcap" --timeout 5 2>>"$tmp/err"
+rc2=$?
+[ $rc = 2 ] && [ $rc2 = 2 ] && [ "$(grep -c "timeout and --rx-\|and --timeout go with --port" "$tmp/err")" = 2 ] &&
+	ok "--timeout without --port: exit 2, twice" || ko "--timeout without --port: exit $rc/$rc2, '$(cat "$tmp/err")'"
 
 # bad EAL options: exit 2
 timeout -k 5 60 "$gen" --no-such-eal-option -- --op WRITE_ONLY --port net_null0 \
