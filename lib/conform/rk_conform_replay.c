@@ -270,6 +270,25 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 			return -ENOENT;
 		}
 	}
+	for (unsigned int i = 0; i < rp->n; i++) {
+		uint32_t fl;
+
+		if (!rp->s[i].request)
+			continue;
+		/*
+		 * A capture begun inside a message: the DUT never saw its First,
+		 * so a Middle or Last is out of sequence to it (OPSEQ-01), not to
+		 * the recorded peer. Nothing to tell of the DUT.
+		 */
+		fl = rk_opcode_info(rp->s[i].bth.opcode)->flags;
+		if ((fl & RK_OPF_MIDDLE) || (fl & RK_OPF_ONLY) == RK_OPF_LAST) {
+			snprintf(why, wlen, "the recording starts inside a message: its first "
+				 "request (frame %u) is a %s", rp->s[i].frame + 1,
+				 rk_opcode_info(rp->s[i].bth.opcode)->name);
+			return -ENOENT;
+		}
+		break;
+	}
 	for (unsigned int i = 0; i < rp->n; i++)
 		if (!rp->s[i].request)
 			return 0;

@@ -13,7 +13,8 @@
    --replay-qp picks another conversation of a recording (the RDMA-CM
    recording's data QP), its case ID naming the QP; a DestQP it lacks is
    n/a, naming those it has; --replay-qp all replays every conversation,
-   a case each, and --expect compares those.
+   a case each, and --expect compares those. A recording begun inside a
+   message (its first request a Middle) is n/a.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
    Frames cut by the capture's snaplen are counted and never replayed:
@@ -182,6 +183,18 @@ def main():
                 sys.exit(f"FAIL: --replay-qp alone: {p.stderr!r}")
             print(f"ok   {name} --replay-qp {qp}: {nreq} requests, {nans} answers alike; "
                   "a QP not in it n/a with the ones that are; bad values refused")
+
+        # A capture begun inside a message: n/a, the DUT not blamed for
+        # NAKing a Middle it never saw the First of (it did, as FAIL).
+        for name, frame in (("rxe_write_bw_loss5_rtx_skip.pcap", 1),
+                            ("rxe_write_bw_bidir_rtx_shift.pcap", 4)):
+            js = os.path.join(tmp, "mid.json")
+            p = run(exe, ["--replay", os.path.join(pcaps, "roce", name), "--json", js], 0)
+            c = json.load(open(js))["cases"]
+            if c[0]["verdict"] != "n/a" or "the recording starts inside a message: its first " \
+                    f"request (frame {frame}) is a RC RDMA WRITE Middle" not in c[0]["reason"]:
+                sys.exit(f"FAIL: {name}: {c}")
+        print("ok   recordings begun inside a message: n/a, naming the first request's frame")
 
         # --replay-qp all: every conversation of the recording in one run, a
         # case each; --expect compares those cases' lines only.
