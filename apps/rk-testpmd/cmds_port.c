@@ -182,8 +182,16 @@ cmd_set_ip_parsed(void *res, struct cmdline *cl, void *data)
 
 	(void)cl;
 	(void)data;
+	const uint8_t *a = (const uint8_t *)&r->addr.addr.ipv4;
+
 	if (!rk_tp_port_valid(r->port, stdout))
 		return;
+	/* a port's own address: RoCEv2 frames come from it, ARP answers for it */
+	if ((a[0] == 0 && a[1] == 0 && a[2] == 0 && a[3] == 0) || a[0] >= 224) {
+		rk_tp_cmd_err("Bad IPv4 address %u.%u.%u.%u for a port: not a unicast address "
+			      "(usage: set ip <port_id> <a.b.c.d>)\n", a[0], a[1], a[2], a[3]);
+		return;
+	}
 	memcpy(rk_tp.ports[r->port].ip, &r->addr.addr.ipv4, 4);
 	printf("Port %u: IPv4 %u.%u.%u.%u\n", r->port, rk_tp.ports[r->port].ip[0],
 	       rk_tp.ports[r->port].ip[1], rk_tp.ports[r->port].ip[2], rk_tp.ports[r->port].ip[3]);
@@ -219,6 +227,13 @@ cmd_set_peer_parsed(void *res, struct cmdline *cl, void *data)
 	(void)data;
 	if (!rk_tp_port_valid(r->port, stdout))
 		return;
+	/* the QPs' frames go to one host: no group address (its I/G bit set) */
+	if (r->mac.addr_bytes[0] & 1) {
+		rte_ether_format_addr(mac, sizeof(mac), &r->mac);
+		rk_tp_cmd_err("Bad peer MAC %s: a group (multicast or broadcast) address; give the "
+			      "host's or its gateway's (usage: set eth-peer <port_id> <mac>)\n", mac);
+		return;
+	}
 	memcpy(rk_tp.ports[r->port].eth_peer, r->mac.addr_bytes, 6);
 	rk_tp.ports[r->port].eth_peer_set = true;
 	rte_ether_format_addr(mac, sizeof(mac), &r->mac);

@@ -42,6 +42,10 @@ set eth-peer 0 00:11:22:33:44:55
 set ip 0 1.2.3
 set ip 0 198.18.0.1
 set eth-peer x 00:11:22:33:44:55
+set eth-peer 0 ff:ff:ff:ff:ff:ff
+set eth-peer 0 01:00:5e:00:00:01
+set ip 0 0.0.0.0
+set ip 0 224.0.0.1
 
 set mtu 0 abc
 help port bogus
@@ -74,9 +78,17 @@ want bad 'Bad "ud" before "18515": rdma_cm, uc and ud come last: responder start
 	"responder start 0 ud 18515: ud comes last"
 grep -q '^Bad port "ud"\|^Bad TCP port "ud"' "$tmp/bad.out" &&
 	ko "responder start: ud taken for a number" || ok "responder start: ud not taken for a number"
+want bad 'Bad peer MAC FF:FF:FF:FF:FF:FF: a group (multicast or broadcast) address; give the host'"'"'s or its gateway'"'"'s (usage: set eth-peer <port_id> <mac>)' \
+	"set eth-peer broadcast: refused"
+want bad 'Bad peer MAC 01:00:5E:00:00:01: a group (multicast or broadcast) address; give the host'"'"'s or its gateway'"'"'s (usage: set eth-peer <port_id> <mac>)' \
+	"set eth-peer multicast: refused"
+want bad 'Bad IPv4 address 0.0.0.0 for a port: not a unicast address (usage: set ip <port_id> <a.b.c.d>)' \
+	"set ip 0.0.0.0: refused"
+want bad 'Bad IPv4 address 224.0.0.1 for a port: not a unicast address (usage: set ip <port_id> <a.b.c.d>)' \
+	"set ip 224.0.0.1: refused"
 want bad "Commands of port:" "help port still lists the port commands"
 last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
-[ "$rc" = 1 ] && [ "$last" = "10 of 14 commands failed" ] &&
+[ "$rc" = 1 ] && [ "$last" = "14 of 18 commands failed" ] &&
 	ok "without -i: exit 1 after \"$last\"" || ko "without -i: exit $rc, last line \"$last\""
 
 printf 'set ip 0 198.18.0.1\n# fine\nshow port info 0\nquit\n' >"$tmp/good.cmd"
