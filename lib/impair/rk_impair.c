@@ -26,6 +26,7 @@ struct impair_rule {
 
 struct rk_impair {
 	unsigned int n;
+	struct rk_impair_filter filter;
 	struct impair_rule rules[];
 };
 
@@ -82,6 +83,7 @@ rk_impair_create(const struct rk_impair_rule *rules, unsigned int n_rules)
 	if (st == NULL)
 		return NULL;
 	st->n = n_rules;
+	rk_impair_filter_init(&st->filter, rules, n_rules);
 	for (unsigned int i = 0; i < n_rules; i++) {
 		st->rules[i].r = rules[i];
 		st->rules[i].rng = rules[i].seed;
@@ -175,23 +177,40 @@ rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uin
 	return match_parsed(m, proto, bth);
 }
 
+const struct rk_impair_filter *
+rk_impair_filter_of(const struct rk_impair *st)
+{
+	static const struct rk_impair_filter none;
+
+	return st != NULL ? &st->filter : &none;
+}
+
 void
 rk_impair_decide(struct rk_impair *st, const uint8_t *frame, uint32_t len,
 		 struct rk_impair_verdict *v)
 {
+	const uint8_t *bth = NULL;
+	uint8_t proto = 0;
+
+	/* the headers once for all the rules */
+	if (st != NULL && st->n > 0)
+		bth = rk_impair_bth(frame, len, &proto);
+	rk_impair_decide_parsed(st, len, proto, bth, v);
+}
+
+void
+rk_impair_decide_parsed(struct rk_impair *st, uint32_t len, uint8_t proto, const uint8_t *bth,
+			struct rk_impair_verdict *v)
+{
 	struct impair_rule *ir = NULL;
 	const struct rk_impair_rule *r;
-	const uint8_t *bth;
-	uint8_t proto;
 
 	v->rule = -1;
 	v->copies = 1;
 	v->drop = RK_IMPAIR_PASS;
 	v->forge = RK_IMPAIR_FORGE_NONE;
-	if (st == NULL || st->n == 0)
+	if (st == NULL || st->n == 0 || !rk_impair_filter_may(&st->filter, proto, bth))
 		return;
-	/* the headers once for all the rules */
-	bth = rk_impair_bth(frame, len, &proto);
 	for (unsigned int i = 0; i < st->n; i++)
 		if ((st->rules[i].r.count == 0 || st->rules[i].st.matched < st->rules[i].r.count) &&
 		    match_parsed(&st->rules[i].r.match, proto, bth)) {

@@ -23,6 +23,7 @@
 #define RK_IMPAIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rk_io.h"
@@ -200,6 +201,58 @@ const uint8_t *rk_impair_bth(const uint8_t *frame, uint32_t len, uint8_t *proto)
 
 /** Whether @p frame matches @p m (see struct rk_impair_match). */
 bool rk_impair_match_frame(const struct rk_impair_match *m, const uint8_t *frame, uint32_t len);
+
+/**
+ * rk_impair_decide() on a frame of @p len bytes whose rk_impair_bth() the
+ * caller already has: @p proto its IP protocol (0: no IP), @p bth its BTH
+ * (NULL: none), so the headers are read once per frame.
+ */
+void rk_impair_decide_parsed(struct rk_impair *st, uint32_t len, uint8_t proto,
+			     const uint8_t *bth, struct rk_impair_verdict *v);
+
+/* ------------------------------------------------------ the pre-filter */
+
+/**
+ * What the rules of a stage can match, summed up so that a frame no rule
+ * can take passes after a few compares. It never turns away a frame a rule
+ * matches; it may let through frames no rule matches (the rules then
+ * decide). PSN ranges and count limits are left out of it.
+ */
+struct rk_impair_filter {
+	bool every;             /**< a rule without conditions: every frame */
+	bool roce;              /**< a rule on BTH fields (DestQP, OpCode, PSN) */
+	uint32_t qp_min, qp_max; /**< the DestQPs (24 bits) those rules can take lie in this range */
+	uint32_t protos[8];     /**< bit p (of word p / 32): a rule on IP protocol p alone */
+	uint32_t opcodes[8];    /**< bit o: a BTH rule can take OpCode o */
+};
+
+/**
+ * Sum up @p n_rules @p rules (NULL when 0) into @p f. A rule that can
+ * match no frame (qp_min > qp_max, opcode_min > opcode_max) is left out.
+ */
+void rk_impair_filter_init(struct rk_impair_filter *f, const struct rk_impair_rule *rules,
+			   unsigned int n_rules);
+
+/** The filter of stage @p st; with no stage, or no rule, one that takes nothing. */
+const struct rk_impair_filter *rk_impair_filter_of(const struct rk_impair *st);
+
+/**
+ * Whether a rule summed up in @p f may take a frame of IP protocol
+ * @p proto (0: no IP) and BTH @p bth (NULL: no RoCEv2 frame), as
+ * rk_impair_bth() gives them. false: no rule matches it; it passes.
+ */
+static inline bool
+rk_impair_filter_may(const struct rk_impair_filter *f, uint8_t proto, const uint8_t *bth)
+{
+	uint32_t qp;
+
+	if (f->every || (f->protos[proto >> 5] >> (proto & 31) & 1))
+		return true;
+	if (bth == NULL || !f->roce)
+		return false;
+	qp = (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7];
+	return qp >= f->qp_min && qp <= f->qp_max && (f->opcodes[bth[0] >> 5] >> (bth[0] & 31) & 1);
+}
 
 /** Counters of rule @p rule, NULL when there is no such rule. */
 const struct rk_impair_rule_stats *rk_impair_stats(const struct rk_impair *st, unsigned int rule);
