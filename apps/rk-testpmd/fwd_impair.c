@@ -159,22 +159,31 @@ static void
 impair_fwd(struct rk_tp_stream *fs)
 {
 	struct rte_mbuf *m[RK_TP_BURST], *out[RK_TP_BURST * 2];
-	uint16_t n = rk_tp_rx(fs, m), k = 0;
+	uint16_t n = rk_tp_rx(fs, m), k = 0, passed = 0;
 	uint64_t now = rk_io_dpdk_now_ns();
+	const struct rk_impair_filter *flt;
 
 	send_due(fs, now);
 	if (n == 0)
 		return;
+	flt = rk_impair_filter_of(rk_tp.impair);
 	for (uint16_t i = 0; i < n; i++) {
 		uint8_t *f = rte_pktmbuf_mtod(m[i], uint8_t *);
 		uint32_t len = rte_pktmbuf_data_len(m[i]);
 		struct rk_impair_verdict v;
+		uint8_t proto;
+		/* the headers once per frame; a frame no rule can take passes here */
+		const uint8_t *bth = rk_impair_bth(f, len, &proto);
 
-		if (rk_tp.nb_rules > 0)
+		/* only RoCEv2 frames teach the forger */
+		if (bth != NULL && rk_tp.nb_rules > 0)
 			rk_tp_forge_observe(f, len);
-		rk_impair_decide(rk_tp.impair, f, len, &v);
+		if (rk_impair_filter_may(flt, proto, bth))
+			rk_impair_decide_parsed(rk_tp.impair, len, proto, bth, &v);
+		else
+			v.rule = -1;
 		if (v.rule < 0) {
-			rk_tp.impair_passed++;
+			passed++;
 			out[k++] = m[i];
 			continue;
 		}
@@ -219,6 +228,7 @@ impair_fwd(struct rk_tp_stream *fs)
 			}
 		}
 	}
+	rk_tp.impair_passed += passed;
 	if (k > 0)
 		rk_tp_send(fs->tx_port, out, k, fs);
 }
