@@ -13,6 +13,7 @@
 #include "rk_build.h"
 #include "rk_eth.h"
 #include "rk_gen_icrc.h"
+#include "rk_gen_stream_priv.h"
 #include "rk_ipv4.h"
 #include "rk_ipv6.h"
 #include "rk_opcode.h"
@@ -221,65 +222,6 @@ rk_gen_cfg_init(struct rk_gen_cfg *c)
 }
 
 /* ------------------------------------------------------------ templates */
-
-/* One varied field in one template. */
-struct tvar {
-	bool present;
-	uint32_t off;              /* container, from the frame start */
-	uint8_t n;
-	uint64_t mask;
-	uint8_t shift;
-	bool csum;                 /* inside the IPv4 header: fold into its checksum */
-	struct rk_gen_icrc_field icf;
-};
-
-/* The stream's variations and those a train adds (PSN; VA or MSN). */
-#define VARS_MAX (RK_GEN_VARY_MAX + 2)
-#define WORDS_MAX 48
-
-struct tmpl {
-	uint8_t frame[RK_GEN_FRAME_MAX];
-	uint32_t len, out_len;
-	uint8_t opcode;
-	bool roce;
-	uint32_t l3, l4, bth, payload_off, payload_len, icrc_off;
-	bool lay_ok;               /* the ICRC layout could be described */
-	struct rk_gen_icrc_layout lay;
-	bool csum_live;            /* keep the IPv4 Header Checksum right */
-	uint32_t icrc;             /* valid ICRC of frame as it is now */
-	struct tvar v[VARS_MAX];
-	struct tvar seq, ts;        /* the slot's sequence number and TX time */
-	/* The bytes that may change from frame to frame (fields varied, the
-	 * slot, the IPv4 checksum, the ICRC), within out_len. */
-	struct rk_gen_range dirty[VARS_MAX + 4];
-	uint32_t ndirty;
-	/* The same bytes as the 8-byte words that cover them (the last one
-	 * ending at out_len), each once: a burst's copy; nwords 0: too many. */
-	uint16_t words[WORDS_MAX];
-	uint32_t nwords;
-};
-
-/* Where an inc or dec variation is: next() steps it without a division. */
-struct cursor {
-	uint64_t value;
-	uint64_t span;             /* max - min + 1; 0: all 2^64 values (not stepped) */
-	uint64_t step_mod;         /* step modulo span */
-	uint32_t every, hold;
-};
-
-struct rk_gen_stream {
-	struct rk_gen_cfg cfg;
-	struct cursor cur[VARS_MAX];
-	uint32_t nvar;             /* cfg.vary plus an implicit PSN one */
-	struct rk_gen_vary var[VARS_MAX];
-	uint64_t var_tmpl_value[VARS_MAX];
-	uint64_t var_max[VARS_MAX];
-	uint32_t train_n;
-	uint32_t ntmpl;            /* 1, 2 (First, Last) or 3 (First, Middle, Last) */
-	uint64_t count;
-	uint64_t i;
-	struct tmpl t[3];
-};
 
 static int
 fail(struct rk_gen_err *err, uint32_t line, const char *field, int rc, const char *fmt, ...)
@@ -1152,6 +1094,12 @@ rk_gen_stream_copy_next(struct rk_gen_stream *s, uint8_t *const *bufs, const uin
 			return k;
 		}
 		if (whole && held[k] == t->out_len) {
+			uint32_t m = rk_gen_stream_run1(s, t, bufs + k, held + k, n - k);
+
+			if (m != 0) {
+				k += m - 1;
+				continue;
+			}
 			advance_out(s, t, bufs[k]);
 		} else {
 			advance(s, t, 0);

@@ -106,8 +106,10 @@ fi
 # bursts: one stream without the slot at top speed goes 32 frames at a
 # time (rk_gen_stream_copy_next, the bench's case): the very bytes the
 # stream gives frame by frame (the pcap), every ICRC valid, through a
-# partial last burst, the PSN's byte carries and its wrap in the range
-for args in "--payload 1024 --count 3001" "--payload 0 --count 20001 --vary psn:inc:0xffc000:0xffffff"; do
+# partial last burst, the PSN's byte carries and its wrap in the range,
+# down by a step of 7, each value kept for 3 frames
+for args in "--payload 1024 --count 3001" "--payload 0 --count 20001 --vary psn:inc:0xffc000:0xffffff" \
+	"--payload 64 --count 5001 --vary psn:dec:0:0x3ff:7:3"; do
 	case $args in *vary*) ;; *) args="$args --vary psn:inc" ;; esac
 	args="--op SEND_ONLY $args --icrc incremental"
 	if "$gen" $args --pcap "$tmp/burst.pcap" 2>"$tmp/err" &&
