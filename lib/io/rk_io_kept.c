@@ -137,14 +137,21 @@ rk_io_dpdk_kept_send(struct rk_io_kept *k, uint32_t len)
 	return 0;
 }
 
-/* Fill the stash up to KEPT_STASH: in bulk, else one at a time while
- * the pool has any. */
+/*
+ * Fill the stash up to KEPT_STASH: in bulk, else one at a time while
+ * the pool has any. In bulk without rte_pktmbuf_reset(): a mbuf of the
+ * pool is only ever a one-segment frame whose metadata nothing changes
+ * but data_len and pkt_len (set as it is sent), and a free leaves it as a
+ * raw mbuf (one reference, no next segment); what the reset writes it
+ * holds already.
+ */
 static void
 stash_fill(struct rk_io_kept *k)
 {
 	uint32_t want = KEPT_STASH - k->stash_n;
 
-	if (want == 0 || rte_pktmbuf_alloc_bulk(k->pool, k->stash + k->stash_n, want) == 0) {
+	if (want == 0 ||
+	    rte_mempool_get_bulk(k->pool, (void **)(k->stash + k->stash_n), want) == 0) {
 		k->stash_n = KEPT_STASH;
 		return;
 	}
