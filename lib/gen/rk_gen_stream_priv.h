@@ -73,10 +73,11 @@ struct rk_gen_stream {
 };
 
 /**
- * Frames of template @p t into @p bufs (each holding an earlier frame of
- * t of its whole length, held[j] == t->out_len), up to @p n of them: the
- * bytes advance_out() writes, with the stream's one inc or dec variation
- * and the incremental ICRC kept in registers.
+ * Frames of template @p t into @p bufs, up to @p n of them, as long as
+ * held[j] == t->out_len (the buffer holds an earlier frame of t): the
+ * bytes advance_out() writes, for a stream of one template and one inc
+ * or dec variation with the incremental (or bad) ICRC, its fields kept
+ * in registers.
  * @return frames made (s->i moved on by as many); 0: not that case
  */
 uint32_t rk_gen_stream_run1(struct rk_gen_stream *s, struct tmpl *t, uint8_t *const *bufs,

@@ -21,9 +21,10 @@
  */
 static inline __attribute__((always_inline)) void
 run_loop(uint8_t *const *bufs, const uint32_t *held, uint32_t len, uint32_t *mp, bool each,
-	 uint32_t n, uint32_t woff, uint64_t *wp, uint64_t mask, unsigned int shift, const uint32_t (*tab)[256],
-	 uint32_t *icrcp, uint32_t icrc_off, uint32_t csum_off, uint16_t csum, uint64_t *offp,
-	 uint64_t min, uint64_t span, uint64_t d, uint32_t every, uint32_t *holdp)
+	 uint32_t n, uint32_t woff, uint64_t *wp, uint64_t mask, unsigned int shift,
+	 const uint32_t (*tab)[256], uint32_t *icrcp, uint32_t icrc_off, uint32_t csum_off,
+	 uint16_t csum, uint64_t *offp, uint64_t min, uint64_t span, uint64_t d, uint32_t every,
+	 uint32_t *holdp)
 {
 	uint64_t w = *wp, off = *offp, span_d = span - d;
 	uint32_t icrc = *icrcp, hold = *holdp, m = *mp;
@@ -64,7 +65,7 @@ rk_gen_stream_run1(struct rk_gen_stream *s, struct tmpl *t, uint8_t *const *bufs
 	const struct tvar *tv = &t->v[0];
 	const struct rk_gen_vary *v = &s->var[0];
 	struct cursor *c = &s->cur[0];
-	uint32_t m = 0, icrc = t->icrc, hold = c->hold;
+	uint32_t m = n, icrc = t->icrc, hold = c->hold;
 	uint64_t w, off, d = c->step_mod;
 	uint32_t woff = tv->off + tv->n - 8;
 	uint16_t csum;
@@ -74,7 +75,6 @@ rk_gen_stream_run1(struct rk_gen_stream *s, struct tmpl *t, uint8_t *const *bufs
 	    v->op > RK_GEN_VARY_DEC || c->span == 0 || t->out_len != t->len ||
 	    tv->off + tv->n < 8 || tv->off + tv->n > t->icrc_off)
 		return 0;
-	m = n;
 	if (s->count && s->count - s->i < m)
 		m = (uint32_t)(s->count - s->i);
 	if (m == 0 || held[0] != t->out_len)
@@ -89,8 +89,9 @@ rk_gen_stream_run1(struct rk_gen_stream *s, struct tmpl *t, uint8_t *const *bufs
 	if (s->cfg.icrc == RK_GEN_ICRC_BAD)
 		icrc = ~icrc;
 #define RUN(each)                                                                                \
-	run_loop(bufs, held, t->out_len, &m, each, tv->n, woff, &w, tv->mask, tv->shift, tv->icf.tab, &icrc,         \
-		 t->icrc_off, t->l3 + 10, csum, &off, v->min, c->span, d, c->every, &hold)
+	run_loop(bufs, held, t->out_len, &m, each, tv->n, woff, &w, tv->mask, tv->shift,          \
+		 tv->icf.tab, &icrc, t->icrc_off, t->l3 + 10, csum, &off, v->min, c->span, d,     \
+		 c->every, &hold)
 	if (c->every > 1)
 		RUN(false);
 	else
