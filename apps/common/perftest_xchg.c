@@ -56,6 +56,25 @@ rk_pt_keys_decode(struct rk_pt_dest *d, const char msg[RK_PT_KEY_LEN])
 	return d->qpn <= 0xffffff && d->psn <= 0xffffff ? 0 : -EINVAL;
 }
 
+int
+rk_pt_keys_xchg(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_dest *mine,
+		struct rk_pt_dest *theirs, char bad[41])
+{
+	char m[RK_PT_KEY_LEN], t[RK_PT_KEY_LEN];
+	struct rk_pt_dest got;
+
+	rk_pt_keys_encode(mine, m);
+	if (x(ctx, m, t, sizeof(m)) != 0)
+		return -1;
+	if (rk_pt_keys_decode(&got, t) != 0) {
+		snprintf(bad, 41, "%.40s", t);
+		return -EINVAL;
+	}
+	if (theirs != NULL)
+		*theirs = got;
+	return 0;
+}
+
 void
 rk_pt_keys_bin_encode(const struct rk_pt_dest *d, uint8_t msg[RK_PT_KEY_BIN_LEN])
 {

@@ -72,6 +72,16 @@ void rk_pt_keys_encode(const struct rk_pt_dest *d, char msg[RK_PT_KEY_LEN]);
 int rk_pt_keys_decode(struct rk_pt_dest *d, const char msg[RK_PT_KEY_LEN]);
 
 /**
+ * One key step: *@p mine encoded (rk_pt_keys_encode()) and exchanged
+ * through @p x, the peer's message decoded into *@p theirs (may be NULL).
+ * @return 0; -1 when the step failed (@p x said why); -EINVAL when the
+ *         peer's message is malformed (its first 40 characters into
+ *         @p bad, NUL-terminated)
+ */
+int rk_pt_keys_xchg(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_dest *mine,
+		    struct rk_pt_dest *theirs, char bad[41]);
+
+/**
  * The binary key message: LID, OUT_READS, QPN, PSN, RKEY as 32-bit words
  * at bytes 0, 4, 8, 12, 16; VADDR 64-bit at 24; the GID at 32..47; SRQN at
  * 48; 1 (gid_index valid) at 52; all big endian, the rest zeros.

@@ -41,20 +41,14 @@ keys(struct rk_sf_run *r, uint32_t i, struct rk_pt_dest *d)
 	struct rk_pt_dest mine = { .out_reads = 16, .qpn = q->qp->qp_num, .psn = q->psn,
 				   .rkey = q->mr->rkey, .vaddr = (uint64_t)(uintptr_t)q->buf,
 				   .gid = { [10] = 0xff, [11] = 0xff } };
-	char m[RK_PT_KEY_LEN], t[RK_PT_KEY_LEN];
-	struct rk_pt_dest got;
+	char bad[41];
+	int rc;
 
 	memcpy(mine.gid + 12, r->o->ip, 4);
-	rk_pt_keys_encode(&mine, m);
-	if (xchg(r, m, t, sizeof(m)) != 0)
-		return -1;
-	if (rk_pt_keys_decode(&got, t) != 0) {
-		rk_sf_fail("perftest exchange: the server's key message is malformed: \"%.40s\"", t);
-		return -1;
-	}
-	if (d != NULL)
-		*d = got;
-	return 0;
+	rc = rk_pt_keys_xchg(xchg, r, &mine, d, bad);
+	if (rc == -EINVAL)
+		rk_sf_fail("perftest exchange: the server's key message is malformed: \"%s\"", bad);
+	return rc == 0 ? 0 : -1;
 }
 
 static uint8_t

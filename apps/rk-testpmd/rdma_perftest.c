@@ -50,20 +50,13 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 static int
 keys(struct pt_conn *c, struct rk_pt_dest *d)
 {
-	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
-	struct rk_pt_dest t;
+	char bad[41];
+	int rc = rk_pt_keys_xchg(xchg, c, &c->local, d, bad);
 
-	rk_pt_keys_encode(&c->local, mine);
-	if (xchg(c, mine, theirs, sizeof(mine)) != 0)
-		return -1;
-	if (rk_pt_keys_decode(&t, theirs) != 0) {
+	if (rc == -EINVAL)
 		fprintf(c->out, "perftest exchange: the server's key message is malformed: "
-			"\"%.40s\"\n", theirs);
-		return -1;
-	}
-	if (d != NULL)
-		*d = t;
-	return 0;
+			"\"%s\"\n", bad);
+	return rc == 0 ? 0 : -1;
 }
 
 static void
