@@ -102,19 +102,13 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 	return rk_oob_recv(p->fd, theirs, len, XCHG_TIMEOUT_S, serve, p) == 0 ? 0 : -1;
 }
 
-static uint32_t
-mtu_bytes(unsigned int e)
-{
-	return e >= 1 && e <= 5 ? 128u << e : 0;
-}
-
+/* The MTU message's digit; 1024's for a size that is no path MTU. */
 static char
-mtu_enum(uint32_t bytes)
+mtu_digit(uint32_t bytes)
 {
-	for (unsigned int e = 1; e <= 5; e++)
-		if (mtu_bytes(e) == bytes)
-			return (char)('0' + e);
-	return '3';
+	enum rk_mtu m = rk_mtu_from_bytes(bytes);
+
+	return (char)('0' + (m != 0 ? m : RK_MTU_1024));
 }
 
 /* The verb whose server gives what @p need asks; -1 with @p why when none does. */
@@ -200,7 +194,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	struct rk_cpt *p = ctx;
 	int v = pick_verb(p, need, why, why_len);
 	const char *tool;
-	char mtu[2] = { mtu_enum(p->cfg.mtu), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
+	char mtu[2] = { mtu_digit(p->cfg.mtu), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
 	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
 	struct rk_pt_dest local = { .out_reads = 16, .psn = OUR_PSN,
 				    .gid = { [10] = 0xff, [11] = 0xff } }, remote;
@@ -245,7 +239,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 		}
 	if ((rc = learn_dut(p, remote.gid, why, why_len)) != 0)
 		goto fail;
-	pmtu = mtu_bytes((unsigned int)(rmtu[0] - '0'));
+	pmtu = rk_mtu_bytes((enum rk_mtu)(rmtu[0] - '0'));
 	if (pmtu == 0 || pmtu > p->cfg.mtu)
 		pmtu = p->cfg.mtu;
 	len = p->cfg.size > 4096 ? p->cfg.size : 4096;

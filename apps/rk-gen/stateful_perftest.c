@@ -51,21 +51,11 @@ keys(struct rk_sf_run *r, uint32_t i, struct rk_pt_dest *d)
 	return rc == 0 ? 0 : -1;
 }
 
-static uint8_t
-mtu_enum(uint32_t bytes)
-{
-	uint8_t e = 1;
-
-	while ((128u << e) < bytes && e < 5)
-		e++;
-	return e;
-}
-
 static int
 pt_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 {
 	const struct rk_sf_opts *o = r->o;
-	char mtu[2] = { (char)('0' + mtu_enum(o->cfg.mtu)), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
+	char mtu[2] = { (char)('0' + rk_mtu_from_bytes(o->cfg.mtu)), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
 	struct rk_pt_dest d;
 	uint32_t cycle, out_reads = 16;
 	unsigned int rm;
@@ -90,8 +80,8 @@ pt_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 	if (sscanf(rmtu, "%u", &rm) != 1 || rm < 1 || rm > 5)
 		return rk_sf_fail("the perftest server's MTU \"%.2s\" is not an IB MTU", rmtu);
 	/* both ends take the smaller MTU, as perftest does */
-	if ((128u << rm) < r->s.cfg.mtu)
-		r->s.cfg.mtu = 128u << rm;
+	if (rk_mtu_bytes((enum rk_mtu)rm) < r->s.cfg.mtu)
+		r->s.cfg.mtu = rk_mtu_bytes((enum rk_mtu)rm);
 	for (uint32_t i = 0; i < r->s.n; i++) {
 		if (keys(r, i, &d) != 0)
 			return 1;

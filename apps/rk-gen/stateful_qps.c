@@ -157,13 +157,6 @@ foreign_read_ok(struct rk_sf *s, uint32_t i, const uint8_t *got, uint32_t len)
 	return memcmp(ref, got, len) == 0;
 }
 
-static enum rk_mtu
-mtu_enum(uint32_t mtu)
-{
-	return mtu == 256 ? RK_MTU_256 : mtu == 512 ? RK_MTU_512 : mtu == 1024 ? RK_MTU_1024 :
-	       mtu == 2048 ? RK_MTU_2048 : RK_MTU_4096;
-}
-
 /* Responder: post QP i's k-th receive, a buffer with it if a SEND takes it. */
 static int
 post_recv(struct rk_sf *s, uint32_t i, uint64_t k)
@@ -213,7 +206,7 @@ rk_sf_connect(struct rk_sf *s, struct rk_gen_hello_qp *remote, const uint8_t dma
 		rk_sf_addr(s->sip, s->nsip, i, qsip);
 		if (rc == 0)
 			rc = rk_app_qp_connect(q->qp, &(struct rk_app_qp_path){
-				.mtu = mtu_enum(s->cfg.mtu), .dest_qpn = remote[i].qpn,
+				.mtu = rk_mtu_from_bytes(s->cfg.mtu), .dest_qpn = remote[i].qpn,
 				.rq_psn = remote[i].psn, .sq_psn = q->psn, .dmac = dmac, .dgid = qdip,
 				.sgid = s->nsip ? qsip : NULL,
 				.dscp = s->ndscp ? s->dscp[i % s->ndscp] : 0,

@@ -152,8 +152,9 @@ ia_take_send(struct ia *a, const struct rk_wc *wc, uint64_t recv_bit, uint32_t s
 enum rk_mtu
 ia_mtu_enum(uint32_t b)
 {
-	return b == 256 ? RK_MTU_256 : b == 512 ? RK_MTU_512 : b == 1024 ? RK_MTU_1024 :
-	       b == 2048 ? RK_MTU_2048 : RK_MTU_4096;
+	enum rk_mtu m = rk_mtu_from_bytes(b);
+
+	return m != 0 ? m : RK_MTU_4096;
 }
 
 void

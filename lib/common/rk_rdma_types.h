@@ -36,6 +36,23 @@ enum rk_mtu {
 	RK_MTU_4096 = 5,
 };
 
+/** Bytes of path MTU code @p m (256 << (m - 1)); 0 for a code outside 1..5. */
+static inline uint32_t
+rk_mtu_bytes(enum rk_mtu m)
+{
+	return m >= RK_MTU_256 && m <= RK_MTU_4096 ? 128u << m : 0;
+}
+
+/** The path MTU code of @p bytes (256, 512, 1024, 2048 or 4096); 0 for other values. */
+static inline enum rk_mtu
+rk_mtu_from_bytes(uint32_t bytes)
+{
+	for (int m = RK_MTU_256; m <= RK_MTU_4096; m++)
+		if (rk_mtu_bytes((enum rk_mtu)m) == bytes)
+			return (enum rk_mtu)m;
+	return (enum rk_mtu)0;
+}
+
 /**
  * Bytes of headers a RoCEv2 packet may carry around its payload inside
  * the IP MTU: IPv6 40, UDP 8, BTH 12, RETH 16 and ICRC 4. A path MTU

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "rk_build.h"
+#include "rk_byteorder.h"
 #include "rk_opcode.h"
 #include "rk_pkt.h"
 
@@ -122,7 +123,7 @@ cut_in_conversation(const struct replay *rp, const struct rk_conform_rec_frame *
 	b = f->data + p.bth_off;
 	if (rk_opcode_info(b[0])->transport != RK_TR_RC)
 		return false;
-	qp = (uint32_t)b[5] << 16 | (uint32_t)b[6] << 8 | b[7];
+	qp = rk_get_be24(b + 5);
 	return qp == rp->dqp || (rp->req_qp_known && qp == rp->req_qp);
 }
 
@@ -559,8 +560,7 @@ rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n, uint
 		if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID) ||
 		    !(oi->flags & RK_OPF_REQ))
 			continue;
-		qp = (uint32_t)f[i].data[p.bth_off + 5] << 16 |
-		     (uint32_t)f[i].data[p.bth_off + 6] << 8 | f[i].data[p.bth_off + 7];
+		qp = rk_get_be24(f[i].data + p.bth_off + 5);
 		while (k < found && qps[k] != qp)
 			k++;
 		if (k < found)

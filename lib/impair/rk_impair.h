@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rk_byteorder.h"
 #include "rk_io.h"
 
 /** Pseudo-random generator of a rule (its state is rk_impair_rule.seed). */
@@ -250,7 +251,7 @@ rk_impair_filter_may(const struct rk_impair_filter *f, uint8_t proto, const uint
 		return true;
 	if (bth == NULL || !f->roce)
 		return false;
-	qp = (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7];
+	qp = rk_get_be24(bth + 5);
 	return qp >= f->qp_min && qp <= f->qp_max && (f->opcodes[bth[0] >> 5] >> (bth[0] & 31) & 1);
 }
 

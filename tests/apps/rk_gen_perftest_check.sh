@@ -28,6 +28,7 @@ ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+. "$(dirname "$0")/../helpers/memif-wait.sh"
 NCPU=$(nproc)
 CORE_S=$((NCPU > 1 ? 1 : 0))
 OOB=$((20000 + $$ % 20000))
@@ -41,13 +42,8 @@ run() {
 		--file-prefix rkps$$ --vdev=net_memif0,role=server,socket=$tmp/$name.sock -- \
 		$2 -p $OOB -I 198.18.0.1 >"$tmp/$name.server" 2>&1 &
 	spid=$!
-	# the server's memif socket (abstract, memif's default) listens first:
-	# a client before it finds no peer
-	for _ in $(seq 300); do
-		grep -qF "@$tmp/$name.sock" /proc/net/unix && break
-		kill -0 "$spid" 2>/dev/null || break
-		sleep 0.1
-	done
+	# a client before the server's memif socket listens finds no peer
+	memif_wait "$tmp/$name.sock" "$spid"
 	# shellcheck disable=SC2086
 	timeout -k 5 120 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rkpc$$ \
 		--vdev=net_memif0,role=client,socket=$tmp/$name.sock -- --perftest --port net_memif0 \

@@ -51,14 +51,10 @@ NCPU=$(nproc)
 CORE_R=$((NCPU > 1 ? 1 : 0))
 OOB=$((20000 + $$ % 20000))
 
-# listening NAME: wait until the responder $rpid's memif socket (abstract:
-# memif's default) listens, so its client finds it; a loaded machine starts slowly
+. "$(dirname "$0")/../helpers/memif-wait.sh"
+# listening NAME: the responder $rpid's memif socket listens
 listening() {
-	for _ in $(seq 300); do
-		grep -qF "@$tmp/$1.sock" /proc/net/unix && return
-		kill -0 "$rpid" 2>/dev/null || return
-		sleep 0.1
-	done
+	memif_wait "$tmp/$1.sock" "$rpid"
 }
 
 # run NAME "client options" "responder options": JSON in $tmp/NAME.{c,r}.json

@@ -312,6 +312,15 @@ test_active_mtu(void **state)
 	assert_int_equal(rk_roce_active_mtu(1103), RK_MTU_512);
 	assert_int_equal(rk_roce_active_mtu(9000), RK_MTU_4096);
 	assert_int_equal(rk_roce_active_mtu(335), 0);
+	/* Path MTU codes and bytes, both ways. */
+	for (int m = RK_MTU_256; m <= RK_MTU_4096; m++) {
+		assert_int_equal(rk_mtu_bytes((enum rk_mtu)m), 128u << m);
+		assert_int_equal(rk_mtu_from_bytes(128u << m), m);
+	}
+	assert_int_equal(rk_mtu_bytes((enum rk_mtu)0), 0);
+	assert_int_equal(rk_mtu_bytes((enum rk_mtu)6), 0);
+	assert_int_equal(rk_mtu_from_bytes(1500), 0);
+	assert_int_equal(rk_mtu_from_bytes(8192), 0);
 	rk_ib_dev_destroy(d);
 	rk_ib_dev_destroy(dev);
 }
