@@ -188,7 +188,8 @@ mpa_check() { # name client-recording
 			grep -c 'CRC check: .*(Good CRC32)')
 		badc=$(tshark -n -r "$f" --disable-protocol rpcordma -V 2>/dev/null |
 			grep -c 'CRC check: .*Bad')
-		if [ "$good" = 0 ] || [ "$badc" != 0 ]; then
+		# an empty count is a pipeline that died, not a pass
+		if [ -z "$good" ] || [ "$good" = 0 ] || [ "$badc" != 0 ]; then
 			bad "$name: tshark MPA: $good good and $badc bad CRCs in $f"
 			return 1
 		fi
