@@ -111,6 +111,22 @@ mtu_digit(uint32_t bytes)
 	return (char)('0' + (m != 0 ? m : RK_MTU_1024));
 }
 
+/*
+ * The path MTU we offer in the preamble (perftest takes the smaller of
+ * the two): the case's own (a replay's recording's) when it asks for one
+ * the port carries and --mtu was not given; else --mtu.
+ */
+static uint32_t
+offer_mtu(const struct rk_cpt_cfg *cfg, const struct rk_conform_need *need)
+{
+	uint32_t max = cfg->mtu_max != 0 ? cfg->mtu_max : cfg->mtu;
+
+	if (cfg->mtu_fixed || need->pmtu == 0 || rk_mtu_from_bytes(need->pmtu) == 0 ||
+	    need->pmtu > max)
+		return cfg->mtu;
+	return need->pmtu;
+}
+
 /* The verb whose server gives what @p need asks; -1 with @p why when none does. */
 static int
 pick_verb(const struct rk_cpt *p, const struct rk_conform_need *need, char *why, size_t len)
@@ -194,7 +210,8 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	struct rk_cpt *p = ctx;
 	int v = pick_verb(p, need, why, why_len);
 	const char *tool;
-	char mtu[2] = { mtu_digit(p->cfg.mtu), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
+	uint32_t ours = offer_mtu(&p->cfg, need);
+	char mtu[2] = { mtu_digit(ours), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
 	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
 	struct rk_pt_dest local = { .out_reads = 16, .psn = OUR_PSN,
 				    .gid = { [10] = 0xff, [11] = 0xff } }, remote;
@@ -240,8 +257,8 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	if ((rc = learn_dut(p, remote.gid, why, why_len)) != 0)
 		goto fail;
 	pmtu = rk_mtu_bytes((enum rk_mtu)(rmtu[0] - '0'));
-	if (pmtu == 0 || pmtu > p->cfg.mtu)
-		pmtu = p->cfg.mtu;
+	if (pmtu == 0 || pmtu > ours)
+		pmtu = ours;
 	len = p->cfg.size > 4096 ? p->cfg.size : 4096;
 	len = (len + 63) & ~63u;
 	*dut = (struct rk_conform_dut){

@@ -40,6 +40,14 @@ struct rk_cpt_cfg {
 	bool one_server;
 	uint32_t size;                  /**< the servers' -s, bytes (>= 8) */
 	uint32_t mtu;                   /**< our path MTU, 256..4096 */
+	/**
+	 * The largest path MTU the port's frames carry (0: mtu). A case
+	 * that asks for its own path MTU (rk_conform_need.pmtu: a replay
+	 * offers its recording's) gets it offered, up to this, unless
+	 * @p mtu_fixed (the user's --mtu).
+	 */
+	uint32_t mtu_max;
+	bool mtu_fixed;
 	uint8_t min_rnr_timer;          /**< the DUT's, encoded; 0xff: unknown */
 	uint8_t ip[4];                  /**< our IPv4 address (the port's) */
 	double connect_timeout_s;       /**< per case: the server must listen by then */

@@ -251,6 +251,11 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		fprintf(stderr, "rk-conform: error: %s\n", msg);
 		return 1;
 	}
+	/* a replay may offer its recording's path MTU: the largest the port carries */
+	cfg.mtu_fixed = o->mtu_given;
+	for (cfg.mtu_max = 4096; cfg.mtu_max > o->mtu; cfg.mtu_max >>= 1)
+		if (rk_app_roce_frame_check(*io, cfg.mtu_max, "--mtu", msg, sizeof(msg)) == 0)
+			break;
 	if (o->oob_netns != NULL && (rc = rk_oob_enter_netns(o->oob_netns)) != 0) {
 		fprintf(stderr, "rk-conform: cannot enter network namespace %s: %s\n",
 			o->oob_netns, strerror(-rc));
@@ -287,7 +292,8 @@ run_replays(const struct opts *o, const struct rk_conform_env *env, struct captu
 	static struct rk_conform_case rcase[REPLAYS_MAX];
 	static char rid[REPLAYS_MAX][96];
 	struct rk_cf_recording rec = { 0 };
-	uint32_t qps[REPLAYS_MAX] = { o->replay_qp };
+	struct rk_conform_conv cv[REPLAYS_MAX] = { { .dest_qp = o->replay_qp } };
+	enum rk_cf_replay_name name[REPLAYS_MAX];
 	unsigned int nq = 1;
 	bool more = false;
 	char *dup;
@@ -297,16 +303,27 @@ run_replays(const struct opts *o, const struct rk_conform_env *env, struct captu
 		return 2;
 	}
 	/* none found: the one replay says why (no RC request) */
-	if (o->replay_all && (nq = rk_conform_replay_qps(rec.f, rec.n, qps, max, &more)) == 0)
+	if (o->replay_all && (nq = rk_conform_replay_convs(rec.f, rec.n, cv, max, &more)) == 0)
 		nq = 1;
 	if (o->replay_all)
 		printf("%u conversation%s in %s%s\n", nq, nq == 1 ? "" : "s", o->replay,
 		       more ? " (and more: only these replayed)" : "");
+	if (o->replay_from_set)
+		memcpy(cv[0].requester, o->replay_from, 16);
+	/* The requester joins the ID only where two requesters' QPs share a number. */
+	for (unsigned int k = 0; k < nq; k++) {
+		name[k] = o->replay_all || o->replay_qp != 0 ? RK_CF_NAME_QP : RK_CF_NAME_FILE;
+		if (o->replay_from_set)
+			name[k] = RK_CF_NAME_QP_FROM;
+		for (unsigned int j = 0; o->replay_all && j < nq; j++)
+			if (j != k && cv[j].dest_qp == cv[k].dest_qp)
+				name[k] = RK_CF_NAME_QP_FROM;
+	}
 	for (unsigned int k = 0; k < nq; k++) {
 		cap->n = 0;
 		cap->lost = false;
-		if (rk_cf_replay(&rec, o->replay, qps[k], o->replay_all || o->replay_qp != 0, env,
-				 &rcase[k], rid[k], &out[k]) != 0) {
+		if (rk_cf_replay(&rec, o->replay, &cv[k], name[k], env, &rcase[k], rid[k],
+				 &out[k]) != 0) {
 			rk_cf_recording_free(&rec);
 			return 2;
 		}

@@ -51,8 +51,9 @@ usage(FILE *f)
 		"                        the DUT and compare its answers with the recorded ones\n"
 		"  --replay-qp QPN       with --replay: the conversation whose requests go to\n"
 		"                        DestQP QPN (1..0xffffff; default: the first RC request's);\n"
-		"                        the case's ID is then replay.FILE.qp0xQPN; all: every\n"
-		"                        conversation in turn (up to 32), a case each\n"
+		"                        the case's ID is then replay.FILE.qp0xQPN; QPN@ADDRESS:\n"
+		"                        the requests from ADDRESS (IPv4 or IPv6) to it; all:\n"
+		"                        every conversation in turn (up to 32), a case each\n"
 		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
 		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
 		"                        when one differs, 0 when all match\n"
@@ -62,6 +63,18 @@ usage(FILE *f)
 		"verdict differs), 2 for bad options or an input that cannot be read, 130\n"
 		"when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the cases that\n"
 		"ended before it.\n");
+}
+
+/* The requester of --replay-qp QPN@ADDRESS, in rk_conform_conv's form. */
+static int
+parse_from(struct opts *o, const char *a)
+{
+	memset(o->replay_from, 0, 16);
+	if (inet_pton(AF_INET, a, o->replay_from + 12) != 1 &&
+	    inet_pton(AF_INET6, a, o->replay_from) != 1)
+		return -1;
+	o->replay_from_set = true;
+	return 0;
 }
 
 static int
@@ -119,8 +132,10 @@ parse_num(struct opts *o, int c, const char *s)
 	o->live_num_given = true;
 	if (c == 'z')
 		o->size = (uint32_t)v;
-	else if (c == 'M')
+	else if (c == 'M') {
 		o->mtu = (uint32_t)v;
+		o->mtu_given = true;
+	}
 	else if (c == 'F')
 		o->max_setup_failures = (uint32_t)v;
 	else
@@ -251,10 +266,12 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 			}
 			errno = 0;
 			v = strtoul(optarg, &qend, 0);
+			if (*qend == '@' && parse_from(o, qend + 1) == 0)
+				qend += strlen(qend);
 			if (*optarg == 0 || *optarg == '-' || *qend != 0 || errno != 0 || v == 0 ||
 			    v > 0xffffff) {
-				fprintf(stderr, "rk-conform: --replay-qp %s: not a QPN in 1..0xffffff, nor all\n",
-					optarg);
+				fprintf(stderr, "rk-conform: --replay-qp %s: not a QPN in 1..0xffffff "
+					"(with @ADDRESS: an IPv4 or IPv6 address), nor all\n", optarg);
 				return 2;
 			}
 			o->replay_qp = (uint32_t)v;

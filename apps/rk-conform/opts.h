@@ -17,8 +17,12 @@ struct opts {
 	const char *server, *port, *oob_netns, *record;
 	const char *ip;
 	uint32_t size, mtu, min_rnr;
+	bool mtu_given;                /* --mtu given: a replay keeps it, else offers its own */
 	uint32_t replay_qp;            /* --replay-qp: a DestQP; 0: the first request's */
 	bool replay_all;               /* --replay-qp all: every conversation */
+	/* --replay-qp QPN@ADDRESS: that requester's (rk_conform_conv's form) */
+	uint8_t replay_from[16];
+	bool replay_from_set;
 	uint32_t max_setup_failures;   /* cases in a row without a QP before stopping; 0: never */
 	uint16_t tcp_port[4];
 	bool serve_given, one_server, live_num_given;

@@ -4,6 +4,7 @@
  */
 #include "replay.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <libgen.h>
 #include <pcap/pcap.h>
@@ -93,22 +94,43 @@ rk_cf_recording_free(struct rk_cf_recording *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* @p a (rk_conform_conv.requester's form) as text. */
+static void
+addr_str(const uint8_t a[16], char *s, size_t len)
+{
+	static const uint8_t zero12[12];
+
+	if (memcmp(a, zero12, 12) == 0)
+		inet_ntop(AF_INET, a + 12, s, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, a, s, (socklen_t)len);
+}
+
 int
-rk_cf_replay(const struct rk_cf_recording *r, const char *path, uint32_t dest_qp, bool named,
+rk_cf_replay(const struct rk_cf_recording *r, const char *path,
+	     const struct rk_conform_conv *conv, enum rk_cf_replay_name name,
 	     const struct rk_conform_env *env, struct rk_conform_case *c, char id[96],
 	     struct rk_cf_outcome *out)
 {
-	struct rk_conform_replay_result res = { .on_diff = print_diff, .dest_qp = dest_qp };
-	char *dup = strdup(path);
+	struct rk_conform_replay_result res = { .on_diff = print_diff };
+	char *dup = strdup(path), from[INET6_ADDRSTRLEN] = "";
 	int rc;
 
 	if (dup == NULL)
 		return -1;
+	if (conv != NULL) {
+		res.dest_qp = conv->dest_qp;
+		res.requester_set = name == RK_CF_NAME_QP_FROM;
+		memcpy(res.requester, conv->requester, 16);
+		addr_str(conv->requester, from, sizeof(from));
+	}
 	/* Two conversations of one recording are two cases. */
-	if (named)
-		snprintf(id, 96, "replay.%.70s.qp0x%06x", basename(dup), dest_qp);
-	else
+	if (name == RK_CF_NAME_FILE)
 		snprintf(id, 96, "replay.%s", basename(dup));
+	else
+		snprintf(id, 96, "replay.%.50s.qp0x%06x%s%s", basename(dup), res.dest_qp,
+			 name == RK_CF_NAME_QP_FROM ? "@" : "",
+			 name == RK_CF_NAME_QP_FROM ? from : "");
 	free(dup);
 	*c = (struct rk_conform_case){
 		.id = id, .rule = "the recorded peer's answers",

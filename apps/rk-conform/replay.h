@@ -4,7 +4,8 @@
  * rk-conform --replay: a recording read with libpcap (pcap or pcapng,
  * Ethernet), replayed against the DUT with rk_conform_replay(), each
  * conversation's result as one outcome ("replay.FILE", or
- * "replay.FILE.qp0xQPN" when a DestQP picks it) for the table, JSON,
+ * "replay.FILE.qp0xQPN" when a DestQP picks it, "...@ADDRESS" when two
+ * requesters' QPs have that number) for the table, JSON,
  * JUnit XML and verdicts file.
  */
 #ifndef RK_CONFORM_APP_REPLAY_H
@@ -30,16 +31,25 @@ int rk_cf_recording_load(const char *path, struct rk_cf_recording *r);
 /** Free what rk_cf_recording_load() took (a zeroed @p r is fine). */
 void rk_cf_recording_free(struct rk_cf_recording *r);
 
+/** How a replay's case is named: which parts of its conversation the ID shows. */
+enum rk_cf_replay_name {
+	RK_CF_NAME_FILE,        /**< replay.FILE */
+	RK_CF_NAME_QP,          /**< replay.FILE.qp0xQPN */
+	RK_CF_NAME_QP_FROM,     /**< replay.FILE.qp0xQPN@ADDRESS: two requesters, one QPN */
+};
+
 /**
  * Replay recording @p r (read from @p path) against @p env: the
- * conversation to DestQP @p dest_qp (0: the first RC request's); each
- * difference printed on stdout as it is found. @p c (its ID kept in
- * @p id, 96 bytes: replay.FILE, or replay.FILE.qp0xQPN when @p named)
- * becomes the outcome's case.
+ * conversation @p conv (NULL: the first RC request's; a zero requester
+ * and dest_qp 0x000000 likewise), its requester only when @p name is
+ * RK_CF_NAME_QP_FROM; each difference printed on stdout as it is found.
+ * @p c (its ID kept in @p id, 96 bytes, formed as @p name says) becomes
+ * the outcome's case.
  * @return 0 with *@p out filled, -1 on an error of the replay (said on stderr)
  */
-int rk_cf_replay(const struct rk_cf_recording *r, const char *path, uint32_t dest_qp,
-		 bool named, const struct rk_conform_env *env, struct rk_conform_case *c,
-		 char id[96], struct rk_cf_outcome *out);
+int rk_cf_replay(const struct rk_cf_recording *r, const char *path,
+		 const struct rk_conform_conv *conv, enum rk_cf_replay_name name,
+		 const struct rk_conform_env *env, struct rk_conform_case *c, char id[96],
+		 struct rk_cf_outcome *out);
 
 #endif /* RK_CONFORM_APP_REPLAY_H */

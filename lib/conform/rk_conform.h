@@ -360,6 +360,13 @@ struct rk_conform_replay_result {
 	 * (24 bits); 0 (QP0 carries no RC): the first RC request's.
 	 */
 	uint32_t dest_qp;
+	/**
+	 * Input, with requester_set: the requester's address as well (the
+	 * form of rk_conform_conv.requester), for a DestQP that two hosts'
+	 * requests name (each host's first QP often has one number).
+	 */
+	uint8_t requester[16];
+	bool requester_set;
 	/** Optional: each difference as a line ("frame 12: recorded ACK ..., live ..."). */
 	void (*on_diff)(void *ctx, const char *line);
 	void *diff_ctx;
@@ -368,7 +375,8 @@ struct rk_conform_replay_result {
 /**
  * Replay the requester's side of a recorded RC conversation against the
  * DUT of @p env: the requester is the source of the first RC request of
- * @p f (of the first to res->dest_qp when that is set), its peer's
+ * @p f (of the first to res->dest_qp when that is set, from
+ * res->requester when that is set too), its peer's
  * answers toward the requester's QP are the recorded answers (that QP is
  * learnt from the first answer whose PSN falls among the requests'). The DUT
  * gets a fresh QP (setup() with the receives, remote access and RC the
@@ -393,15 +401,25 @@ struct rk_conform_replay_result {
 int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_frame *f,
 		      unsigned int n, struct rk_conform_replay_result *res);
 
+/** One conversation of a recording: who sends its requests, and to which QP. */
+struct rk_conform_conv {
+	uint32_t dest_qp;               /**< DestQP of its requests (24 bits) */
+	/** The requester's IP source address: IPv6 as is; IPv4 in the last
+	 *  4 bytes, the first 12 zero. */
+	uint8_t requester[16];
+};
+
 /**
  * The conversations of a recording, for replaying each in turn: the
- * distinct DestQPs of its whole RC request packets (BTH opcode a request,
- * IBTA Vol1 9.2; cut frames left out), in the order first seen, at most
- * @p max of them into @p qps; *@p more (may be NULL) says whether
- * requests to another DestQP came after @p qps was full.
- * @return how many are in @p qps, 0 when the recording holds no RC request
+ * distinct (requester address, DestQP) pairs of its whole RC request
+ * packets (BTH opcode a request, IBTA Vol1 9.2; cut frames left out), in
+ * the order first seen, at most @p max of them into @p cv; *@p more (may
+ * be NULL) says whether requests of another conversation came after
+ * @p cv was full. Two hosts' requests to QPs of one number (a
+ * bidirectional run between two hosts' first QPs) are two conversations.
+ * @return how many are in @p cv, 0 when the recording holds no RC request
  */
-unsigned int rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n,
-				   uint32_t *qps, unsigned int max, bool *more);
+unsigned int rk_conform_replay_convs(const struct rk_conform_rec_frame *f, unsigned int n,
+				     struct rk_conform_conv *cv, unsigned int max, bool *more);
 
 #endif /* RK_CONFORM_H */

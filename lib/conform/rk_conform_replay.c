@@ -104,6 +104,31 @@ cut(const struct rk_conform_rec_frame *f)
 }
 
 /*
+ * Whether @p f is a whole RoCE frame of an RC opcode (IBTA Vol1 9.2) with
+ * its BTH: then *@p p is parsed and @p src holds the IP source address
+ * (IPv4 in the last 4 bytes, IPv6 as is). What a conversation is made of,
+ * for the replay and for the list of conversations alike.
+ */
+static bool
+rc_frame(const struct rk_conform_rec_frame *f, struct rk_pkt *p, uint8_t src[16])
+{
+	const struct rk_opcode_info *oi;
+
+	if (cut(f) || rk_pkt_parse(p, f->data, f->len, f->len, RK_LINK_ETHERNET, NULL) != 0 ||
+	    !rk_pkt_has_bth(p) || p->l3_off == 0 || p->truncated || p->bth_off + 12 > f->len)
+		return false;
+	oi = rk_opcode_info(p->opcode);
+	if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID))
+		return false;
+	memset(src, 0, 16);
+	if ((f->data[p->l3_off] >> 4) == 4)
+		memcpy(src + 12, f->data + p->l3_off + 12, 4);
+	else
+		memcpy(src, f->data + p->l3_off + 8, 16);
+	return true;
+}
+
+/*
  * Whether cut frame @p f may belong to the conversation: RC to either of
  * its QPs, or RoCEv2 cut before the BTH could be read. Those make the
  * replay n/a; the others are only counted.
@@ -188,18 +213,9 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 			rp->res->cut++;
 			continue;
 		}
-		if (rk_pkt_parse(&p, f[i].data, f[i].len, f[i].len, RK_LINK_ETHERNET, NULL) != 0 ||
-		    !rk_pkt_has_bth(&p) || p.l3_off == 0 || p.truncated)
+		if (!rc_frame(&f[i], &p, src))
 			continue;
 		oi = rk_opcode_info(p.opcode);
-		if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID))
-			continue;       /* RC only */
-		/* The source address, IPv4 (at 12) in the last 4 of 16 bytes, IPv6 at 8. */
-		memset(src, 0, sizeof(src));
-		if ((f[i].data[p.l3_off] >> 4) == 4)
-			memcpy(src + 12, f[i].data + p.l3_off + 12, 4);
-		else
-			memcpy(src, f[i].data + p.l3_off + 8, 16);
 		if (rk_parse_ib_headers(f[i].data + p.bth_off, f[i].len - p.bth_off, &st->bth,
 					&st->x) < 0)
 			continue;
@@ -211,7 +227,8 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 					k++;
 				if (k == nseen && nseen < 8)
 					seen[nseen++] = st->bth.dest_qp;
-				if (dqp != 0 && st->bth.dest_qp != dqp)
+				if ((dqp != 0 && st->bth.dest_qp != dqp) ||
+				    (rp->res->requester_set && memcmp(src, rp->res->requester, 16)))
 					continue;
 				memcpy(req_ip, src, 16);
 				dqp = st->bth.dest_qp;
@@ -242,8 +259,9 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 		return -ENOENT;
 	}
 	if (!have && rp->res->dest_qp != 0) {
-		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x;"
-				  " its requests go to", rp->res->dest_qp);
+		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x%s;"
+				  " its requests go to", rp->res->dest_qp,
+				  rp->res->requester_set ? " from that requester" : "");
 
 		for (unsigned int k = 0; k < nseen && at > 0 && (size_t)at < wlen; k++)
 			at += snprintf(why + at, wlen - (size_t)at, "%s 0x%06x", k ? "," : "",
@@ -538,30 +556,24 @@ na:
 }
 
 unsigned int
-rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n, uint32_t *qps,
-		      unsigned int max, bool *more)
+rk_conform_replay_convs(const struct rk_conform_rec_frame *f, unsigned int n,
+			struct rk_conform_conv *cv, unsigned int max, bool *more)
 {
 	unsigned int found = 0;
 
 	if (more != NULL)
 		*more = false;
 	for (unsigned int i = 0; f != NULL && i < n; i++) {
-		const struct rk_opcode_info *oi;
+		struct rk_conform_conv c;
 		struct rk_pkt p;
-		uint32_t qp;
 		unsigned int k = 0;
 
-		if (cut(&f[i]) ||
-		    rk_pkt_parse(&p, f[i].data, f[i].len, f[i].len, RK_LINK_ETHERNET, NULL) != 0 ||
-		    !rk_pkt_has_bth(&p) || p.l3_off == 0 || p.truncated ||
-		    p.bth_off + 8 > f[i].len)
+		if (!rc_frame(&f[i], &p, c.requester) ||
+		    !(rk_opcode_info(p.opcode)->flags & RK_OPF_REQ))
 			continue;
-		oi = rk_opcode_info(p.opcode);
-		if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID) ||
-		    !(oi->flags & RK_OPF_REQ))
-			continue;
-		qp = rk_get_be24(f[i].data + p.bth_off + 5);
-		while (k < found && qps[k] != qp)
+		c.dest_qp = rk_get_be24(f[i].data + p.bth_off + 5);
+		while (k < found && (cv[k].dest_qp != c.dest_qp ||
+				     memcmp(cv[k].requester, c.requester, 16) != 0))
 			k++;
 		if (k < found)
 			continue;
@@ -570,7 +582,7 @@ rk_conform_replay_qps(const struct rk_conform_rec_frame *f, unsigned int n, uint
 				*more = true;
 			continue;
 		}
-		qps[found++] = qp;
+		cv[found++] = c;
 	}
 	return found;
 }

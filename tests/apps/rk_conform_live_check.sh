@@ -10,12 +10,16 @@
 # tool per verb makes the cases needing another verb n/a, not failed;
 # and a DUT whose QP never answers (no port on the other end) gets a
 # verdict for a case within the timeouts.
-# usage: rk_conform_live_check.sh RK_TESTPMD RK_CONFORM EXPECTED
+# Given rk-sim, a recording of path MTU 512 is replayed: the perftest
+# exchange offers the recording's MTU, not --mtu's default 1024 (with
+# --mtu 1024 given, n/a naming both).
+# usage: rk_conform_live_check.sh RK_TESTPMD RK_CONFORM EXPECTED [RK_SIM]
 # Exit 77 (skip) where no namespace can be made.
 set -u
 tp=$1
 rkc=$2
 expected=$3
+rksim=${4:-}
 tmp=$(mktemp -d)
 tpid=""
 cleanup() {
@@ -133,6 +137,26 @@ if [ "$rc" = 0 ] && grep -qE "^rc\.atomic\.fetch_add +n/a .*no DUT server for at
 	ok "--serve write=PORT: other verbs' cases n/a, WRITE cases pass"
 else
 	ko "--serve write: exit $rc: $(grep -E 'rc\.(atomic\.fetch_add|psn\.expected|psn\.ahead_write) ' "$tmp/write.out" | tr -s ' ' | head -3)"
+fi
+
+# A recording of path MTU 512 (rdmakit against itself in rk-sim, WRITEs
+# of 4 segments): the exchange offers 512, every answer alike; the
+# user's --mtu 1024 is kept, and the replay is n/a naming both.
+if [ -n "$rksim" ]; then
+	"$rksim" -M 512 -O write -F -m 2048 -o 10 -w "$tmp/w512.pcap" >/dev/null 2>&1
+	conform r512 --serve "all=$TCP" --replay "$tmp/w512.pcap"
+	if [ "$rc" = 0 ] && grep -q "^path MTU 512, learnt" "$tmp/r512.out" &&
+	   grep -q "^replayed 40 requests of .*; 10 of 10 recorded answers alike, 0 differences" "$tmp/r512.out"; then
+		ok "a recording of path MTU 512 replayed: the exchange offered 512, 10 of 10 answers alike"
+	else
+		ko "replay at MTU 512: exit $rc: $(grep -E '^(replayed|path|replay\.)' "$tmp/r512.out" | tr '\n' ' ')"
+	fi
+	conform r512m --serve "all=$TCP" --replay "$tmp/w512.pcap" --mtu 1024
+	if [ "$rc" = 0 ] && grep -qE "^replay\.w512\.pcap +n/a .*the DUT's QP has path MTU 1024, the recording 512" "$tmp/r512m.out"; then
+		ok "the same with --mtu 1024: kept, n/a naming both MTUs"
+	else
+		ko "replay at MTU 512 with --mtu 1024: exit $rc: $(grep -E '^replay\.' "$tmp/r512m.out")"
+	fi
 fi
 
 # Ctrl-C mid-run: exit 130 at once; the outputs hold the cases that ended

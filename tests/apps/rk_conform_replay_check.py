@@ -13,7 +13,8 @@
    --replay-qp picks another conversation of a recording (the RDMA-CM
    recording's data QP), its case ID naming the QP; a DestQP it lacks is
    n/a, naming those it has; --replay-qp all replays every conversation,
-   a case each, and --expect compares those. A recording begun inside a
+   a case each, and --expect compares those; two hosts' QPs of one number
+   are two conversations (QPN@ADDRESS picks one). A recording begun inside a
    message (its first request a Middle) is n/a.
 3. A recording without RC traffic is n/a (exit 0); a file that is no
    capture, a truncated one, and --replay with --cases give a clear error.
@@ -203,23 +204,54 @@ def main():
         js, ju, ver = (os.path.join(tmp, "all." + x) for x in ("json", "xml", "verdicts"))
         p = run(exe, ["--replay", path, "--replay-qp", "all", "--json", js, "--junit", ju,
                       "--verdicts", ver], 0)
-        ids = [f"replay.{name}.qp0x00001a", f"replay.{name}.qp0x00001b"]
+        # perftest -R's exchange QPs have one number on both hosts: two
+        # conversations, told apart by requester, the ID naming it.
+        ids = [f"replay.{name}.qp0x00001a@198.18.0.12", f"replay.{name}.qp0x00001a@198.18.0.11",
+               f"replay.{name}.qp0x00001b"]
         c = json.load(open(js))["cases"]
-        if [x["id"] for x in c] != ids or [x["verdict"] for x in c] != ["pass", "pass"] or \
-                [x["frames_tx"] for x in c] != [16, 320] or \
-                f"2 conversations in {path}" not in p.stdout or \
-                "2 cases: 2 pass" not in p.stdout or \
+        if [x["id"] for x in c] != ids or [x["verdict"] for x in c] != ["pass"] * 3 or \
+                [x["frames_tx"] for x in c] != [16, 16, 320] or \
+                f"3 conversations in {path}" not in p.stdout or \
+                "3 cases: 3 pass" not in p.stdout or \
                 any(f'"{i}"' not in open(ju).read() for i in ids):
             sys.exit(f"FAIL: --replay-qp all: cases {c}\n{p.stdout}")
         run(exe, ["--replay", path, "--replay-qp", "all", "--expect", ver], 0)
         wrong = os.path.join(tmp, "all.wrong")
         with open(wrong, "w") as w:
-            w.write(open(ver).read().replace(f"{ids[1]} pass", f"{ids[1]} FAIL"))
+            w.write(open(ver).read().replace(f"{ids[2]} pass", f"{ids[2]} FAIL"))
         p = run(exe, ["--replay", path, "--replay-qp", "all", "--expect", wrong], 1)
         if "1 difference" not in p.stdout:
             sys.exit(f"FAIL: --replay-qp all --expect, one line changed: {p.stdout}")
-        print(f"ok   {name} --replay-qp all: 2 conversations, 2 cases (16 and 320 requests), "
-              "--expect compares both")
+        print(f"ok   {name} --replay-qp all: 3 conversations (each host's exchange QP "
+              "0x1a, the data QP), 3 cases (16, 16 and 320 requests), --expect compares them")
+
+        # ibv_rc_pingpong between two hosts' first QPs (both 0x11): each
+        # host's requests are a conversation of their own; QPN@ADDRESS
+        # picks one.
+        name = "rxe_rc_pingpong.pcap"
+        path = os.path.join(pcaps, "roce", name)
+        p = run(exe, ["--replay", path, "--replay-qp", "all", "--json", js], 0)
+        c = json.load(open(js))["cases"]
+        ids = [f"replay.{name}.qp0x000011@198.18.0.12", f"replay.{name}.qp0x000011@198.18.0.11"]
+        if [x["id"] for x in c] != ids or [x["verdict"] for x in c] != ["pass"] * 2 or \
+                [x["frames_tx"] for x in c] != [28, 20] or \
+                "5 of 5 recorded answers alike" not in p.stdout:
+            sys.exit(f"FAIL: {name} --replay-qp all: cases {c}\n{p.stdout}")
+        p = run(exe, ["--replay", path, "--replay-qp", "0x11@198.18.0.11", "--json", js], 0)
+        c = json.load(open(js))["cases"]
+        if [(x["id"], x["verdict"], x["frames_tx"]) for x in c] != [(ids[1], "pass", 20)] or \
+                "replayed 20 requests of " not in p.stdout:
+            sys.exit(f"FAIL: {name} --replay-qp 0x11@198.18.0.11: {c}\n{p.stdout}")
+        p = run(exe, ["--replay", path, "--replay-qp", "0x11@198.18.0.99"], 0)
+        if "no RC request to DestQP 0x000011 from that requester" not in p.stdout:
+            sys.exit(f"FAIL: {name} --replay-qp 0x11@198.18.0.99: {p.stdout}")
+        for bad in ("0x11@", "0x11@x", "@198.18.0.11", "0x11@198.18.0.1@"):
+            p = run(exe, ["--replay", path, "--replay-qp", bad], 2)
+            if "--replay-qp" not in p.stderr or p.stdout:
+                sys.exit(f"FAIL: --replay-qp {bad}: {p.stderr!r}")
+        print(f"ok   {name}: two hosts' QPs 0x11, two conversations (28 and 20 requests); "
+              "--replay-qp 0x11@198.18.0.11 picks the second; another host n/a; bad forms "
+              "refused")
 
         # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
         wr = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")

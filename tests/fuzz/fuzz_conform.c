@@ -50,14 +50,15 @@ replay(const uint8_t *data, size_t size)
 		off += len;
 	}
 	{
-		uint32_t qps[4];
+		struct rk_conform_conv cv[4];
 		bool more;
-		unsigned int nq = rk_conform_replay_qps(f, n, qps, 4, &more);
+		unsigned int nq = rk_conform_replay_convs(f, n, cv, 4, &more);
 
 		/* distinct, and "more" only with the array full */
 		for (unsigned int a = 0; a < nq; a++)
 			for (unsigned int b = a + 1; b < nq; b++)
-				if (qps[a] == qps[b])
+				if (cv[a].dest_qp == cv[b].dest_qp &&
+				    memcmp(cv[a].requester, cv[b].requester, 16) == 0)
 					abort();
 		if (nq > 4 || (more && nq != 4))
 			abort();
