@@ -314,6 +314,12 @@ struct rk_cm_conn {
 	bool have_reply;
 	uint64_t timewait_ns;
 	uint32_t ignored;               /**< MADs that fit no state */
+	/**
+	 * Passive: the REQ's Local CM Response Timeout (5 bits: 4.096 us *
+	 * 2^t) and Max CM Retries (4 bits), how long and how often our REP
+	 * waits for the RTU (IBTA Vol1 12.6.5, as Linux's CM).
+	 */
+	uint8_t req_cm_response_timeout, req_max_cm_retries;
 };
 
 /** 4.096 us * 2^t in ns (t = 0..31): CM response and ACK timeouts. */

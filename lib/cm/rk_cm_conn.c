@@ -13,6 +13,7 @@
 
 #define CM_RESPONSE_TIMEOUT 20          /* 4.096 us * 2^20: about 4.3 s, as rdma_cm */
 #define CM_MAX_RETRIES 15
+#define REP_WAIT_MIN 8                  /* 4.096 us * 2^8: about 1 ms */
 #define CM_TIMEWAIT_NS 1000000000ull
 
 static const char *const state_names[] = {
@@ -170,6 +171,8 @@ rk_cm_listen_req(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint32_t comm_
 	c->peer.local_ack_timeout = r->primary.local_ack_timeout;
 	c->peer.traffic_class = r->primary.traffic_class;
 	c->peer.ca_guid = r->local_ca_guid;
+	c->req_cm_response_timeout = r->local_cm_response_timeout;
+	c->req_max_cm_retries = r->max_cm_retries;
 	memcpy(c->peer.gid, r->primary.local_gid, 16);
 	memcpy(c->peer.private_data, r->private_data + RK_CM_IP_PD_LEN,
 	       RK_CM_REQ_PD - RK_CM_IP_PD_LEN);
@@ -186,6 +189,7 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 {
 	struct rk_cm_msg m;
 	struct rk_cm_rep *r = &m.rep;
+	int rc;
 
 	if (c == NULL || p == NULL || out == NULL || c->state != RK_CM_REQ_RCVD ||
 	    p->qpn > 0xffffff || p->psn > 0xffffff)
@@ -197,8 +201,7 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 	 * our side alone would leave the peer sending frames we cannot take.
 	 */
 	if (p->path_mtu != 0 && c->peer.path_mtu > p->path_mtu) {
-		int rc = rk_cm_reject(c, RK_CM_REJ_INVALID_MTU, out);
-
+		rc = rk_cm_reject(c, RK_CM_REJ_INVALID_MTU, out);
 		return rc < 0 ? rc : -EMSGSIZE;
 	}
 	c->local = *p;
@@ -219,7 +222,19 @@ rk_cm_accept(struct rk_cm_conn *c, const struct rk_cm_params *p, uint64_t now_ns
 	r->local_ca_guid = p->ca_guid;
 	memcpy(r->private_data, p->private_data, p->private_data_len);
 	c->state = RK_CM_REP_SENT;
-	return send_kept(c, &m, out, true, now_ns);
+	rc = send_kept(c, &m, out, true, now_ns);
+	/*
+	 * The REP waits for the RTU as long and as often as the REQ said the
+	 * active side takes (12.6.5), at least about 1 ms (2^8 * 4.096 us,
+	 * Linux's floor) so a hostile REQ cannot make us resend at once.
+	 */
+	if (rc > 0 && !RK_CM_MUTANT(RK_CM_MUT_REP_OWN_TIMEOUT)) {
+		c->timeout_ns = rk_cm_timeout_ns(c->req_cm_response_timeout > REP_WAIT_MIN ?
+						 c->req_cm_response_timeout : REP_WAIT_MIN);
+		c->timer_ns = now_ns + c->timeout_ns;
+		c->retries_left = c->req_max_cm_retries;
+	}
+	return rc;
 }
 
 int
@@ -333,6 +348,8 @@ rk_cm_rx(struct rk_cm_conn *c, const struct rk_cm_msg *m, uint64_t now_ns,
 		return RK_CM_EV_ESTABLISHED;
 	case RK_CM_MRA:
 		/* The peer needs longer: wait its service timeout on top of ours. */
+		if (RK_CM_MUTANT(RK_CM_MUT_MRA_IGNORED))
+			break;
 		if ((c->state == RK_CM_REQ_SENT && m->mra.message_mraed == 0) ||
 		    (c->state == RK_CM_REP_SENT && m->mra.message_mraed == 1)) {
 			c->timer_ns = now_ns + c->timeout_ns +

@@ -20,6 +20,8 @@ enum rk_cm_mutant {
 	RK_CM_MUT_NO_DREP = 1u << 4,       /**< DREQ dropped without DREP */
 	RK_CM_MUT_ANY_VERSION = 1u << 5,   /**< any CM class version decoded */
 	RK_CM_MUT_TIMEWAIT_DROP = 1u << 6, /**< a DREQ in TimeWait dropped, no DREP again */
+	RK_CM_MUT_REP_OWN_TIMEOUT = 1u << 7, /**< the REP waits 4.3 s x 15, not as the REQ says */
+	RK_CM_MUT_MRA_IGNORED = 1u << 8,   /**< an MRA does not extend the wait */
 };
 
 #ifdef RK_IB_MUTANTS

@@ -106,7 +106,11 @@ hdr(struct rk_cm_msg *m, uint16_t attr, uint64_t tid)
 				      .method = RK_MAD_METHOD_SEND, .tid = tid, .attr_id = attr };
 }
 
-/* A valid RC REQ for @p svc from the tester's QP, with Annex A11 addressing. */
+/*
+ * A valid RC REQ for @p svc from the tester's QP, with Annex A11
+ * addressing; the tester answers a REP within 4.096 us * 2^20 (Local CM
+ * Response Timeout) and allows 15 retries.
+ */
 static void
 make_req(const struct rk_conform_run *r, uint64_t svc, struct rk_cm_msg *m)
 {
@@ -394,6 +398,115 @@ run_class_version(struct rk_conform_run *r, const void *arg)
 	}
 }
 
+/* The REQ of the timer cases: the tester answers within ~16.8 ms, @p retries times. */
+#define SHORT_CM_TIMEOUT 12u    /* 4.096 us * 2^12 */
+static void
+make_short_req(const struct rk_conform_run *r, unsigned int retries, struct rk_cm_msg *m)
+{
+	make_req(r, r->env->cm_service_id, m);
+	m->req.local_cm_response_timeout = SHORT_CM_TIMEOUT;
+	m->req.max_cm_retries = (uint8_t)retries;
+}
+
+/*
+ * Wait at least @p ns for anything from the DUT's CM. @return 0 when
+ * nothing came, 1 with @p m the MAD that did, -1 when the backend failed.
+ */
+static int
+quiet_for(struct rk_conform_run *r, uint64_t ns, struct rk_cm_msg *m)
+{
+	const struct rk_conform_env *env = r->env;
+	uint64_t end = env->ops->now_ns(env->io) + ns;
+	int n;
+
+	do {
+		n = cm_wait(r, m);
+		if (n != 0)
+			return n;
+	} while (env->ops->now_ns(env->io) < end);
+	return 0;
+}
+
+/*
+ * IBTA Vol1 12.6.5 (Local CM Response Timeout, Max CM Retries), 12.9
+ * (REP Sent): without an RTU, the REP is sent again after the REQ's
+ * Local CM Response Timeout, the same connection's, at most Max CM
+ * Retries times.
+ */
+static void
+run_rep_resent(struct rk_conform_run *r, const void *arg)
+{
+	struct rk_cm_msg req, rep, m;
+	const uint64_t per = 4096ull << SHORT_CM_TIMEOUT;
+	unsigned int again = 0;
+	int n;
+
+	(void)arg;
+	make_short_req(r, 2, &req);
+	if (!cm_send(r, &req) || !expect(r, RK_CM_REP, "a valid REQ", &rep))
+		return;
+	if (rep.rep.remote_comm_id != TESTER_COMM_ID) {
+		rk_conform_fail(r, "REP's Remote Comm ID 0x%08x, not the REQ's Local Comm ID "
+				"0x%08x", rep.rep.remote_comm_id, TESTER_COMM_ID);
+		return;
+	}
+	/* Every REP until the DUT is quiet for 8 of its periods. */
+	while ((n = quiet_for(r, 8 * per, &m)) == 1) {
+		if (m.hdr.attr_id == RK_CM_REJ)
+			continue;       /* a REJ (Timeout) at the end is allowed */
+		if (m.hdr.attr_id != RK_CM_REP || m.rep.local_comm_id != rep.rep.local_comm_id) {
+			rk_conform_fail(r, "waiting for the REP again drew a %s (Local Comm ID "
+					"0x%08x)", rk_cm_attr_name(m.hdr.attr_id),
+					m.rep.local_comm_id);
+			return;
+		}
+		if (++again > 2) {
+			rk_conform_fail(r, "the REP came %u times again, Max CM Retries is 2", again);
+			return;
+		}
+	}
+	if (n == 0 && again == 0)
+		rk_conform_fail(r, "no RTU for the REP: it never came again (Local CM Response "
+				"Timeout %u: %.1f ms)", SHORT_CM_TIMEOUT, (double)per / 1e6);
+}
+
+/*
+ * IBTA Vol1 12.6.6 (MRA): an MRA for the REP (Message MRAed 1) makes the
+ * passive side wait its Service Timeout more; the RTU sent later still
+ * establishes the connection.
+ */
+static void
+run_mra_rep(struct rk_conform_run *r, const void *arg)
+{
+	struct rk_cm_msg req, rep, mra, m;
+	const uint64_t per = 4096ull << SHORT_CM_TIMEOUT;
+	int n;
+
+	(void)arg;
+	make_short_req(r, 1, &req);
+	if (!cm_send(r, &req) || !expect(r, RK_CM_REP, "a valid REQ", &rep))
+		return;
+	memset(&mra, 0, sizeof(mra));
+	hdr(&mra, RK_CM_MRA, TESTER_TID);
+	mra.mra.local_comm_id = TESTER_COMM_ID;
+	mra.mra.remote_comm_id = rep.rep.local_comm_id;
+	mra.mra.message_mraed = 1;
+	mra.mra.service_timeout = 20;   /* about 4.3 s more */
+	if (!cm_send(r, &mra))
+		return;
+	/* Without the MRA the REP and its one retry would be over after 2 periods. */
+	n = quiet_for(r, 8 * per, &m);
+	if (n < 0)
+		return;
+	if (n == 1) {
+		rk_conform_fail(r, "after an MRA of 4.3 s the DUT sent a %s within %.0f ms",
+				rk_cm_attr_name(m.hdr.attr_id), (double)(8 * per) / 1e6);
+		return;
+	}
+	if (send_rtu(r, &rep))
+		(void)write_acked(r, &rep, "after the MRA and a late RTU");
+}
+
 static const struct rk_conform_case cm_cases[] = {
 	{ "cm.req.rep", "IBTA Vol1 12.6.5, 12.6.8",
 	  "answer a valid REQ with a REP: Remote Comm ID the REQ's, a Local Comm ID, an RC QPN",
@@ -416,6 +529,13 @@ static const struct rk_conform_case cm_cases[] = {
 	{ "cm.dreq.repeated", "IBTA Vol1 12.9 (DREQ in TimeWait)",
 	  "answer a DREQ repeated after its DREP with the DREP again",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_dreq_again, NULL, false },
+	{ "cm.rep.resent", "IBTA Vol1 12.6.5, 12.9 (REP Sent timeout)",
+	  "resend the REP after the REQ's Local CM Response Timeout when no RTU comes, at most "
+	  "Max CM Retries times",
+	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_rep_resent, NULL, false },
+	{ "cm.mra.rep", "IBTA Vol1 12.6.6 (MRA)",
+	  "wait the MRA's Service Timeout more for the RTU: a late RTU still establishes",
+	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_mra_rep, NULL, false },
 	{ "cm.mad.class_version", "IBTA Vol1 13.4.3 (ClassVersion)",
 	  "not accept a REQ of CM class version 1; still accept version 2",
 	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_class_version, NULL, false },

@@ -444,6 +444,53 @@ test_reject_and_timeout(void **state)
 }
 
 /*
+ * The passive side's REP waits for the RTU as the REQ says (IBTA Vol1
+ * 12.6.5): Local CM Response Timeout 12 (16.8 ms) and Max CM Retries 2
+ * give two resends 16.8 ms apart, then a timeout; a timeout field of 0
+ * still waits about 1 ms.
+ */
+static void
+test_rep_wait_from_req(void **state)
+{
+	struct rk_cm_conn a = { 0 }, b = { 0 };
+	struct rk_cm_params pa = params(0x101, 0x10, 1, 1, gid_12);
+	struct rk_cm_params pb = params(0x202, 0x20, 1, 1, gid_11);
+	struct rk_cm_ip_pd ip = { .ip_version = 4 };
+	struct rk_cm_msg m;
+	uint8_t out[RK_MAD_LEN], req[RK_MAD_LEN];
+	uint64_t t = 1000;
+	int sends = 0, rc;
+
+	(void)state;
+	assert_int_equal(rk_cm_connect(&a, &pa, 1, &ip, 5, 6, 0, req), RK_CM_SEND);
+	assert_int_equal(rk_cm_decode(req, sizeof(req), &m), 0);
+	m.req.local_cm_response_timeout = 12;
+	m.req.max_cm_retries = 2;
+	assert_int_equal(rk_cm_listen_req(&b, &m, 9, t), RK_CM_EV_REQ);
+	assert_int_equal(rk_cm_accept(&b, &pb, t, out), RK_CM_SEND);
+	assert_true(b.timer_ns == t + rk_cm_timeout_ns(12));
+	for (;;) {
+		t = b.timer_ns;
+		rc = rk_cm_timer(&b, t, out);
+		if (rc != RK_CM_SEND)
+			break;
+		assert_int_equal(rk_cm_decode(out, sizeof(out), &m), 0);
+		assert_int_equal(m.hdr.attr_id, RK_CM_REP);
+		sends++;
+	}
+	assert_int_equal(sends, 2);
+	assert_int_equal(rc, RK_CM_EV_TIMEOUT);
+	assert_true(t == 1000 + 3 * rk_cm_timeout_ns(12));
+	/* 0 in the REQ: the floor, 2^8 * 4.096 us */
+	memset(&b, 0, sizeof(b));
+	assert_int_equal(rk_cm_decode(req, sizeof(req), &m), 0);
+	m.req.local_cm_response_timeout = 0;
+	assert_int_equal(rk_cm_listen_req(&b, &m, 9, 0), RK_CM_EV_REQ);
+	assert_int_equal(rk_cm_accept(&b, &pb, 0, out), RK_CM_SEND);
+	assert_true(b.timer_ns == rk_cm_timeout_ns(8));
+}
+
+/*
  * A REQ whose path MTU is larger than the passive side carries: rejected
  * with Invalid Path MTU (IBTA Vol1 12.6.7, reason 26), never accepted at
  * the REQ's MTU; the active side sees the reason. Equal MTUs connect.
@@ -532,6 +579,7 @@ main(void)
 		cmocka_unit_test(test_crossing_dreq_vs_rxe),
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_reject_and_timeout),
+		cmocka_unit_test(test_rep_wait_from_req),
 		cmocka_unit_test(test_mtu_negotiation),
 	};
 

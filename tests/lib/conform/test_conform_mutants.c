@@ -78,18 +78,22 @@ static const struct mutant mutants[] = {
 	/* CM: every case that connects first checks the REP. */
 	{ 0, "REP's Remote Comm ID not the REQ's",
 	  IDS("cm.req.rep", "cm.req.duplicate", "cm.rtu.established", "cm.dreq.drep",
-	      "cm.dreq.repeated"), 0, RK_CM_MUT_REP_REMOTE_ID },
+	      "cm.dreq.repeated", "cm.rep.resent"), 0, RK_CM_MUT_REP_REMOTE_ID },
 	{ 0, "REJ reason off by one", IDS("cm.req.service_invalid", "cm.req.mtu_invalid"), 0,
 	  RK_CM_MUT_REJ_REASON },
 	{ 0, "a repeated REQ gets a REP of a new Local Comm ID", IDS("cm.req.duplicate"), 0,
 	  RK_CM_MUT_DUP_NEW_ID },
-	/* cm.req.duplicate ends with the RTU and a WRITE too. */
-	{ 0, "RTU ignored", IDS("cm.req.duplicate", "cm.rtu.established"), 0, RK_CM_MUT_NO_RTU },
+	/* cm.req.duplicate and cm.mra.rep end with the RTU and a WRITE too. */
+	{ 0, "RTU ignored", IDS("cm.req.duplicate", "cm.rtu.established", "cm.mra.rep"), 0,
+	  RK_CM_MUT_NO_RTU },
 	{ 0, "DREQ dropped without DREP", IDS("cm.dreq.drep", "cm.dreq.repeated"), 0,
 	  RK_CM_MUT_NO_DREP },
 	{ 0, "a DREQ in TimeWait dropped", IDS("cm.dreq.repeated"), 0, RK_CM_MUT_TIMEWAIT_DROP },
 	{ 0, "any CM class version decoded", IDS("cm.mad.class_version"), 0,
 	  RK_CM_MUT_ANY_VERSION },
+	{ 0, "the REP waits as its own CM says, not the REQ", IDS("cm.rep.resent"), 0,
+	  RK_CM_MUT_REP_OWN_TIMEOUT },
+	{ 0, "an MRA does not extend the wait", IDS("cm.mra.rep"), 0, RK_CM_MUT_MRA_IGNORED },
 };
 
 static bool
