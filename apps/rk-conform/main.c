@@ -86,7 +86,11 @@ write_pcap(const char *dir, const char *id, const struct capture *cap, char *pat
 	pcap_t *p = pcap_open_dead(DLT_EN10MB, 65535);
 	pcap_dumper_t *d;
 
-	snprintf(path, len, "%s/%s.pcap", dir, id);
+	size_t n = strlen(id);
+
+	/* a replay's ID ends in its recording's name: no second ".pcap" */
+	snprintf(path, len, "%s/%s%s", dir, id,
+		 n > 5 && strcmp(id + n - 5, ".pcap") == 0 ? "" : ".pcap");
 	if (p == NULL)
 		return -1;
 	d = pcap_dump_open(p, path);

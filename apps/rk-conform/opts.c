@@ -254,7 +254,15 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		case 'u': o->junit = optarg; break;
 		case 'p': o->pcap_dir = optarg; break;
 		case 'v': o->verdicts = optarg; break;
-		case 'R': o->replay = optarg; break;
+		case 'R':
+			if (o->replay != NULL) {
+				fprintf(stderr, "rk-conform: --replay %s: one recording per run (%s "
+					"given before; --replay-qp all replays each of its "
+					"conversations)\n", optarg, o->replay);
+				return 2;
+			}
+			o->replay = optarg;
+			break;
 		case 'Q': {
 			char *qend;
 			unsigned long v;

@@ -148,6 +148,7 @@ rk_cf_replay(const struct rk_cf_recording *r, const char *path,
 	snprintf(out->res.reason, sizeof(out->res.reason), "%.191s", res.reason);
 	out->res.frames_tx = res.frames_tx;
 	out->res.frames_rx = res.frames_rx;
+	out->res.elapsed_ns = res.elapsed_ns;
 	printf("replayed %u requests of %s; %u of %u recorded answers alike, %u difference%s\n",
 	       res.requests, path, res.matched, res.answers, res.diffs, res.diffs == 1 ? "" : "s");
 	if (res.pmtu != 0)

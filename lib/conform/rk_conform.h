@@ -355,6 +355,7 @@ struct rk_conform_replay_result {
 	uint32_t pmtu;
 	bool pmtu_exact;                /**< pmtu came from a FIRST or MIDDLE packet */
 	uint32_t frames_tx, frames_rx;
+	uint64_t elapsed_ns;            /**< the replay's time, by the backend's clock */
 	/**
 	 * Input: the conversation to replay, by the DestQP of its requests
 	 * (24 bits); 0 (QP0 carries no RC): the first RC request's.

@@ -469,13 +469,16 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 	struct rk_conform_result cres = { 0 };
 	struct rk_conform_need need;
 	char why[160] = "";
+	uint64_t t0;
 	int rc;
 
-	if (env == NULL || res == NULL || (f == NULL && n > 0))
+	if (env == NULL || res == NULL || (f == NULL && n > 0) || env->ops == NULL)
 		return -EINVAL;
+	t0 = env->ops->now_ns(env->io);
 	res->requests = res->answers = res->matched = res->diffs = res->extra = res->cut = 0;
 	res->pmtu = 0;
 	res->pmtu_exact = false;
+	res->elapsed_ns = 0;
 	res->verdict = RK_CONFORM_PASS;
 	res->reason[0] = res->first_diff[0] = 0;
 	rp.run.env = env;
@@ -530,6 +533,7 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 		env->teardown(env->ctx);
 	res->frames_tx = cres.frames_tx;
 	res->frames_rx = cres.frames_rx;
+	res->elapsed_ns = env->ops->now_ns(env->io) - t0;
 	if (cres.verdict != RK_CONFORM_PASS) {
 		res->verdict = RK_CONFORM_FAIL;
 		snprintf(res->reason, sizeof(res->reason), "%s", cres.reason);
@@ -542,6 +546,7 @@ rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_rec_
 	return 0;
 out:
 	free(rp.s);
+	res->elapsed_ns = env->ops->now_ns(env->io) - t0;
 	res->verdict = rc == -ENOTSUP ? RK_CONFORM_NA : RK_CONFORM_FAIL;
 	snprintf(res->reason, sizeof(res->reason), "%s%s", rc == -ENOTSUP ? "" : "setup failed: ",
 		 why[0] ? why : strerror(-rc));

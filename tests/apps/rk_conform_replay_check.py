@@ -153,7 +153,7 @@ def main():
                          f"{p.stdout}")
             c = json.load(open(js))["cases"]
             if len(c) != 1 or c[0]["id"] != "replay." + name or c[0]["verdict"] != "pass" or \
-                    c[0]["frames_tx"] != nreq:
+                    c[0]["frames_tx"] != nreq or c[0]["elapsed_ns"] <= 0:
                 sys.exit(f"FAIL: {name}: JSON {c}")
             print(f"ok   {name}: {nreq} requests, {nans} answers alike")
         for name, (qp, nreq, nans) in CHOSEN.items():
@@ -179,6 +179,9 @@ def main():
                 p = run(exe, ["--replay", path, "--replay-qp", bad], 2)
                 if "--replay-qp" not in p.stderr or p.stdout:
                     sys.exit(f"FAIL: --replay-qp {bad}: {p.stderr!r}")
+            p = run(exe, ["--replay", path, "--replay", path], 2)
+            if "one recording per run" not in p.stderr or p.stdout:
+                sys.exit(f"FAIL: --replay twice: {p.stderr!r}")
             p = run(exe, ["--replay-qp", qp], 2)
             if "--replay-qp goes with --replay" not in p.stderr:
                 sys.exit(f"FAIL: --replay-qp alone: {p.stderr!r}")
@@ -263,7 +266,8 @@ def main():
         diffs = [l for l in p.stdout.splitlines() if l.startswith("DIFF ")]
         if len(diffs) < 1 or not diffs[0].startswith(f"DIFF frame {edited}: recorded NAK-SEQ"):
             sys.exit(f"FAIL: the edited frame {edited}: {diffs[:3]}\n{p.stdout}")
-        if not os.path.exists(os.path.join(pdir, "replay.nak.pcap.pcap")):
+        # named by the case's ID, which ends in the recording's name already
+        if sorted(os.listdir(pdir)) != ["replay.nak.pcap"]:
             sys.exit(f"FAIL: no pcap of the failed replay in {os.listdir(pdir)}")
         print(f"ok   an ACK made a NAK-SEQ (frame {edited}): reported, exit 1, pcap written")
 
