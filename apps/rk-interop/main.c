@@ -234,7 +234,9 @@ usage(FILE *f)
 		"                         takes it without effect\n"
 		"  -A, --atomic_type T    atomic_bw: FETCH_AND_ADD (default) or CMP_AND_SWAP\n"
 		"  -q, --qp N             write_bw/read_bw/send_bw: N QPs, --iters each\n"
-		"                         (perftest -q, TCP exchange; at most 64)\n"
+		"                         (perftest -q, TCP exchange; at most 64); with -R,\n"
+		"                         the client: perftest's N data connections, then it\n"
+		"                         fails (a check of a server's answer to them)\n"
 		"  -o, --outs N           READs/atomics in flight, 1..16 (default 16)\n"
 		"      --rate_limit R     bw client: post at most R (perftest's software\n"
 		"                         limiter, --rate_limit_type SW; one QP)\n"
@@ -581,11 +583,13 @@ parse_args(void *arg, int argc, char **argv)
 		    "without --size");
 	if (o->all_sizes && o->pair_port != 0)
 		BAD("-a and --pair-port: one or the other");
-	if (o->qps > 1 && (o->all_sizes || o->pair_port != 0 || o->rdma_cm || o->iwarp ||
+	if (o->qps > 1 && (o->all_sizes || o->pair_port != 0 || o->iwarp ||
+			   (o->rdma_cm && (o->server_host == NULL || o->bidir || o->duration_s > 0 ||
+					   o->rate_limit > 0 || o->warm_up)) ||
 			   (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
 			    o->mode != IA_SEND_BW)))
 		BAD("-q (several QPs): write_bw, read_bw and send_bw over the TCP exchange, "
-		    "without -a, -R, --pair-port or iWARP");
+		    "without -a, --pair-port or iWARP (with -R: the client's connections only)");
 	if (o->uc && (o->rdma_cm || o->iwarp || o->qps > 1 || o->pair_port != 0 ||
 		      (o->mode != IA_WRITE_BW && o->mode != IA_SEND_BW &&
 		       o->mode != IA_WRITE_LAT && o->mode != IA_SEND_LAT)))

@@ -435,6 +435,39 @@ pt_bw_report(const struct pt *t)
 	return !t->lat && t->verb != PT_SEND;
 }
 
+/*
+ * -R -q N, the client: perftest's N-1 more data connections, each with a
+ * QP of its own, before its next exchange message (one after another;
+ * perftest's come at once). Only the connections: the data phase of
+ * several QPs runs over the TCP exchange. @return -1
+ */
+static int
+more_conns(struct pt *t, uint8_t res)
+{
+	struct ia *a = t->a;
+	struct rk_app_cm_conn *cs[2] = { &t->comm, &t->data };
+	struct pt x;
+	struct rk_app_cm_conn *xs[1] = { &x.data };
+	int rc = 0;
+
+	for (uint32_t i = 1; i < a->o.qps && rc == 0; i++) {
+		pt_init(&x, a);
+		x.pd = t->pd;
+		x.mtu_enum = t->mtu_enum;
+		rc = create(&x) != 0 ? -1 :
+		     ia_cm_connect(a, &x.data, x.qp, x.local.psn, res, cs, 2);
+		if (rc == 0)
+			(void)ia_cm_close(a, xs, 1, true, 1.0);
+		x.pd = NULL;    /* the first QP's */
+		pt_release(&x);
+	}
+	if (rc == 0)
+		(void)ia_fail(a, "-R with -q %u: %u data connections made; their data phase "
+			      "runs over the TCP exchange only", a->o.qps, a->o.qps);
+	(void)ia_cm_close(a, cs, 2, true, 1.0);
+	return -1;
+}
+
 /* Connect (by role and exchange) up to the data phase; 0 or -1 with a message. */
 static int
 pt_setup(struct pt *t)
@@ -466,6 +499,8 @@ pt_setup(struct pt *t)
 		if ((t->client ? ia_cm_connect(a, &t->data, t->qp, t->local.psn, res, comm, 1) :
 				 ia_cm_accept(a, &t->data, t->qp, t->local.psn, res, comm, 1)) != 0)
 			return -1;
+		if (t->client && a->o.qps > 1)
+			return more_conns(t, res);
 		barriers += 2;
 	} else {
 		if (ia_oob_open(a) != 0)
@@ -566,7 +601,7 @@ ia_perftest(struct ia *a)
 
 	if (a->o.pair_port != 0)
 		return ia_perftest_pair(a);
-	if (a->o.qps > 1)
+	if (a->o.qps > 1 && !a->o.rdma_cm)
 		return ia_perftest_qps(a);
 	pt_init(&t, a);
 	if (pt_setup(&t) != 0)
