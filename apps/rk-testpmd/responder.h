@@ -74,6 +74,7 @@ struct rk_tp_resp {
 		unsigned int head, tail;
 	} cmq;
 	uint64_t cm_mads, cm_dropped, cm_malformed, cm_rej_service, cm_refused;
+	uint64_t cm_qps_refused;        /* perftest -R -q N clients (their REQs beyond one data) */
 };
 
 struct rk_tp_resp_cm;

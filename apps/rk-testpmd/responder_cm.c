@@ -104,6 +104,7 @@ pump(struct rk_tp_resp_client *c)
 	act = rk_app_cm_timers(&x->port, cs, 2, now);
 	/* DREQ/DREP, REJ or timeout of the exchange connection: the client is gone. */
 	x->closed = x->comm.conn.state > RK_CM_ESTABLISHED;
+	x->more = x->extra > 0;
 	if (act < 0)
 		x->broken = true;
 	act = x->broken ? -1 : 0;
@@ -227,7 +228,8 @@ accept_req(struct rk_tp_resp_client *c, struct rk_app_cm_conn *conn, struct rk_q
 /*
  * Wait for the client's next exchange message: its length in *@p len.
  * Frames reaching the device keep the wait going (the data phase).
- * @return 0; 1 when the client disconnected first; -1
+ * @return 0; 1 when the client disconnected first or asked for more data
+ *         connections (more_qps()); -1
  */
 static int
 next_msg(struct rk_tp_resp_client *c, uint32_t *len)
@@ -243,7 +245,7 @@ next_msg(struct rk_tp_resp_client *c, uint32_t *len)
 			return -1;
 		if (x->head != x->tail)
 			break;
-		if (x->closed)
+		if (x->closed || x->more)
 			return 1;
 		if (rk_tp_resp_serve(NULL) != 0)
 			return fail(c, "stopped");
@@ -260,6 +262,41 @@ next_msg(struct rk_tp_resp_client *c, uint32_t *len)
 	}
 	*len = x->len[x->tail % RECVS];
 	return 0;
+}
+
+/*
+ * Whether the client asked for more data connections than one (perftest
+ * -R -q N, rejected by responder_cm_route.c). Its first data REQ looks
+ * like -q 1's: perftest sends its N REQs at once and its next exchange
+ * message only once all N are established, so N > 1 shows as a second
+ * REQ from the client's address before that message. Then its REQs are
+ * rejected until it gives up (perftest retries 10 times, 100 ms apart):
+ * it disconnects, 2 s pass without one, or 10 s in all.
+ * @return true when it did (c->err says so, the count is up)
+ */
+static bool
+more_qps(struct rk_tp_resp_client *c)
+{
+	struct rk_tp_resp_cm *x = c->cm;
+
+	if (!x->more)
+		return false;
+	(void)fail(c, "perftest -R with -q N: several data connections (RDMA-CM) not "
+		   "supported, use the TCP exchange");
+	LOCK();
+	rk_tp_resp.cm_qps_refused++;
+	UNLOCK();
+	for (uint64_t t0 = rk_io_dpdk_now_ns(), last = t0, n = 0, now = t0;
+	     now - t0 < 10000000000ull && now - last < 2000000000ull; now = rk_io_dpdk_now_ns()) {
+		if (pump(c) < 0 || x->closed || rk_tp_resp_serve(NULL) != 0)
+			break;
+		pthread_mutex_lock(&cm_mu);
+		if (x->extra != n)
+			last = now;
+		n = x->extra;
+		pthread_mutex_unlock(&cm_mu);
+	}
+	return true;
 }
 
 /* One step in the server's order (rk_pt_xchg_fn): the client's message, then ours, ACKed. */
@@ -327,8 +364,13 @@ answer(struct rk_tp_resp_client *c, struct rk_pt_report *peer, bool *reported)
 		uint32_t len;
 		int rc = next_msg(c, &len);
 
+		if (more_qps(c))
+			return -1;
 		if (rc != 0)
 			return rc < 0 ? -1 : 0;
+		pthread_mutex_lock(&cm_mu);
+		c->cm->window = false;
+		pthread_mutex_unlock(&cm_mu);
 		if (len == RK_PT_KEY_BIN_LEN) {
 			if (keys(c) != 0)
 				return -1;
@@ -417,6 +459,7 @@ rk_tp_resp_cm_client(struct rk_tp_resp_client *c)
 	/* The data REQ may come while our key message waits for its ACK. */
 	pthread_mutex_lock(&cm_mu);
 	c->cm->listen = &c->cm->data;
+	c->cm->window = true;
 	pthread_mutex_unlock(&cm_mu);
 	if (keys(c) != 0 ||
 	    accept_req(c, &c->cm->data, c->s.qp, c->local.psn, OUTS, (enum rk_mtu)c->mtu_enum,

@@ -27,6 +27,14 @@ struct rk_tp_resp_cm {
 	unsigned int head, tail;
 	bool send_done, closed;
 	bool broken;                    /* a MAD for it could not be answered (under rk_tp_resp_cm_mu) */
+	/*
+	 * Under rk_tp_resp_cm_mu: REQs from the client's address are its own
+	 * from its data REQ's wait until its next exchange message (window);
+	 * those beyond the data connection's (perftest -q N) rejected (extra).
+	 */
+	bool window;
+	unsigned int extra;
+	bool more;                      /* the thread's copy of extra > 0 */
 	struct rk_app_cm_conn comm, data;
 	struct rk_app_cm_conn *listen;  /* takes a REQ while IDLE, whatever the wait */
 	struct rk_app_cm_port port;

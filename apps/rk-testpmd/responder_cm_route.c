@@ -5,7 +5,9 @@
  * hands each to the thread whose connection it is (by communication ID
  * and source address), a new REQ to the thread waiting for its client's
  * data connection (same source address) or else to the one waiting for
- * a new client. A REQ that comes while no thread waits is held briefly
+ * a new client. A client's REQ beyond its data connection's (perftest -R
+ * -q N) is rejected, a consumer's reject, and its thread told. A REQ that
+ * comes while no thread waits is held briefly
  * (the next waiting thread starts within a millisecond of the last one
  * taking its client), then rejected: no resources (IBTA Vol1 12.6.7.2).
  */
@@ -140,6 +142,10 @@ route(const struct rk_cm_msg *m, const uint8_t ip[4])
 		if ((rk_cm_conn_match(&x->comm.conn, m) && memcmp(x->comm.peer_ip, ip, 4) == 0) ||
 		    (rk_cm_conn_match(&x->data.conn, m) && memcmp(x->data.peer_ip, ip, 4) == 0))
 			return t;
+		/* a client's REQ beyond its data connection's (perftest -q N) */
+		if (m->hdr.attr_id == RK_CM_REQ && x->window && x->data.conn.state != RK_CM_IDLE &&
+		    memcmp(x->comm.peer_ip, ip, 4) == 0)
+			return t;
 		if (x->listen == &x->data && x->data.conn.state == RK_CM_IDLE &&
 		    memcmp(x->comm.peer_ip, ip, 4) == 0 && (data == NULL || t->n < data->n))
 			data = t;
@@ -151,6 +157,50 @@ route(const struct rk_cm_msg *m, const uint8_t ip[4])
 	return data != NULL ? data : idle;
 }
 
+/*
+ * REJ @p m, a REQ of no connection, for @p reason (another service ID's
+ * as rk_app_cm_dispatch() does it, counted as it counts). Under cm_mu.
+ * @return true when the REQ was for our service ID
+ */
+static bool
+reject(const struct rk_cm_msg *m, const uint8_t ip[4], uint64_t now, uint16_t reason)
+{
+	struct rk_app_cm_port *p = nobody_port();
+	struct rk_app_cm_conn tmp = { .conn = { 0 } };
+	uint8_t out[RK_MAD_LEN];
+
+	if (m->req.service_id != p->service_id) {
+		(void)rk_app_cm_dispatch(p, m, ip, NULL, 0, NULL, now, comm_id());
+		LOCK();
+		rk_tp_resp.cm_rej_service += p->rej_service;
+		UNLOCK();
+		p->rej_service = 0;
+		return false;
+	}
+	memcpy(tmp.peer_ip, ip, 4);
+	if (rk_cm_listen_req(&tmp.conn, m, comm_id(), now) < 0 &&
+	    tmp.conn.state == RK_CM_IDLE)
+		return true;
+	if (p->resolve(p->ctx, tmp.peer_ip, tmp.peer_mac) == 0 &&
+	    rk_cm_reject(&tmp.conn, reason, out) > 0)
+		(void)p->send(p->ctx, tmp.peer_mac, tmp.peer_ip, out);
+	return true;
+}
+
+/* A REQ no thread can take: REJ, no resources (IBTA Vol1 12.6.7.2). Under cm_mu. */
+static void
+reject_busy(const struct rk_cm_msg *m, const uint8_t ip[4], uint64_t now)
+{
+	if (!reject(m, ip, now, RK_CM_REJ_NO_RESOURCES))
+		return;
+	LOCK();
+	rk_tp_resp.busy++;
+	UNLOCK();
+	printf("responder: a client from %u.%u.%u.%u refused: %u client(s) being served, the "
+	       "most at once\n", ip[0], ip[1], ip[2], ip[3], rk_tp_resp_max_clients());
+	fflush(stdout);
+}
+
 /* @p m to @p t's connections (a REQ to what it waits for). Under cm_mu. */
 static void
 dispatch(struct rk_tp_resp_client *t, const struct rk_cm_msg *m, const uint8_t ip[4],
@@ -160,6 +210,12 @@ dispatch(struct rk_tp_resp_client *t, const struct rk_cm_msg *m, const uint8_t i
 	struct rk_app_cm_conn *cs[2] = { &x->comm, &x->data };
 	int act;
 
+	if (m->hdr.attr_id == RK_CM_REQ && x->window && x->data.conn.state != RK_CM_IDLE &&
+	    !rk_cm_conn_match(&x->comm.conn, m) && !rk_cm_conn_match(&x->data.conn, m)) {
+		if (reject(m, ip, now, RK_CM_REJ_CONSUMER_REJECT))
+			x->extra++;
+		return;
+	}
 	x->port.rej_service = x->port.refused = 0;
 	act = rk_app_cm_dispatch(&x->port, m, ip, cs, 2, x->listen, now, comm_id());
 	if (act == -EBADMSG)
@@ -170,38 +226,6 @@ dispatch(struct rk_tp_resp_client *t, const struct rk_cm_msg *m, const uint8_t i
 	rk_tp_resp.cm_rej_service += x->port.rej_service;
 	rk_tp_resp.cm_refused += x->port.refused;
 	UNLOCK();
-}
-
-/* A REQ no thread can take: REJ, no resources (IBTA Vol1 12.6.7.2). Under cm_mu. */
-static void
-reject_busy(const struct rk_cm_msg *m, const uint8_t ip[4], uint64_t now)
-{
-	struct rk_app_cm_port *p = nobody_port();
-	struct rk_app_cm_conn tmp = { .conn = { 0 } };
-	uint8_t out[RK_MAD_LEN];
-
-	if (m->req.service_id != p->service_id) {
-		/* rk_app_cm_dispatch()'s REJ for another service ID, counted as it counts */
-		(void)rk_app_cm_dispatch(p, m, ip, NULL, 0, NULL, now, comm_id());
-		LOCK();
-		rk_tp_resp.cm_rej_service += p->rej_service;
-		UNLOCK();
-		p->rej_service = 0;
-		return;
-	}
-	memcpy(tmp.peer_ip, ip, 4);
-	if (rk_cm_listen_req(&tmp.conn, m, comm_id(), now) < 0 &&
-	    tmp.conn.state == RK_CM_IDLE)
-		return;
-	if (p->resolve(p->ctx, tmp.peer_ip, tmp.peer_mac) == 0 &&
-	    rk_cm_reject(&tmp.conn, RK_CM_REJ_NO_RESOURCES, out) > 0)
-		(void)p->send(p->ctx, tmp.peer_mac, tmp.peer_ip, out);
-	LOCK();
-	rk_tp_resp.busy++;
-	UNLOCK();
-	printf("responder: a client from %u.%u.%u.%u refused: %u client(s) being served, the "
-	       "most at once\n", ip[0], ip[1], ip[2], ip[3], rk_tp_resp_max_clients());
-	fflush(stdout);
 }
 
 /*

@@ -19,7 +19,9 @@
 # rdma_cm"): the exchange and the data QP connected by RDMA-CM over QP1 on
 # the veth pair (no TCP); instead of the wrong R_Key a client asks for
 # another RDMA-CM port and must get the CM's REJ (invalid service ID),
-# which the responder counts.
+# which the responder counts; a client with -q 2 (perftest -R -q N: a
+# second data connection) must get a REJ (consumer reject) for it and the
+# responder name the cause in its line and count it.
 # usage: rk_testpmd_responder_check.sh RK_TESTPMD RK_INTEROP [rdma_cm]
 # Exit 77 (skip) where no namespace can be made.
 set -u
@@ -165,7 +167,15 @@ if [ -n "$cm" ]; then
 	grep -q "invalid service ID" "$tmp/other_port" &&
 		ok "another RDMA-CM port: the client got the REJ (invalid service ID)" ||
 		ko "another RDMA-CM port: $(tail -n 1 "$tmp/other_port")"
-	clients=6
+	# perftest -R -q 2: one data connection served, the second REQ refused
+	client qps2 1 write_bw -n 20 -s 4096 -q 2
+	grep -q "connection to $server:$TCP failed: consumer reject" "$tmp/qps2" &&
+		ok "-R -q 2: the client's second data connection got the REJ (consumer reject)" ||
+		ko "-R -q 2: $(tail -n 1 "$tmp/qps2")"
+	why="perftest -R with -q N: several data connections \\(RDMA-CM\\) not supported"
+	resp_line 6 "result: failed: $why, use the TCP exchange$" \
+		"-R -q 2: the responder names the cause in one line"
+	clients=7
 else
 	client bad_rkey 1 write_bw -n 20 -s 4096 --bad-rkey
 	grep -q "remote access error" "$tmp/bad_rkey" &&
@@ -196,6 +206,9 @@ if [ -n "$cm" ]; then
 	grep -qE "^  CM MADs: received [1-9][0-9]*, dropped \(queue full\) 0, .*other service ID [1-9]" \
 		"$tmp/tp.out" && ok "CM MADs received, none dropped, the other port's REQ(s) rejected" ||
 		ko "CM counters: $(grep '^  CM MADs' "$tmp/tp.out" || echo 'no line')"
+	grep -q "^  CM MADs: .*; clients refused for -R -q N 1$" "$tmp/tp.out" &&
+		ok "the -R -q 2 client counted" ||
+		ko "-R -q N count: $(grep '^  CM MADs' "$tmp/tp.out" || echo 'no line')"
 fi
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
