@@ -584,8 +584,8 @@ parse_args(void *arg, int argc, char **argv)
 	if (o->all_sizes && o->pair_port != 0)
 		BAD("-a and --pair-port: one or the other");
 	if (o->qps > 1 && (o->all_sizes || o->pair_port != 0 || o->iwarp ||
-			   (o->rdma_cm && (o->server_host == NULL || o->bidir || o->duration_s > 0 ||
-					   o->rate_limit > 0 || o->warm_up)) ||
+			   (o->rdma_cm && (o->server_host == NULL || o->bidir ||
+					   o->duration_s > 0 || o->rate_limit > 0 || o->warm_up)) ||
 			   (o->mode != IA_WRITE_BW && o->mode != IA_READ_BW &&
 			    o->mode != IA_SEND_BW)))
 		BAD("-q (several QPs): write_bw, read_bw and send_bw over the TCP exchange, "

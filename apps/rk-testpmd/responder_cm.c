@@ -9,7 +9,8 @@
  * messages, the client's first ones zeros; the REQ of the data connection
  * on the same service ID accepted; then every message answered in kind by
  * its length (keys with ours, the five report values with ours) until the
- * client disconnects. The forwarding loop queues QP1's MADs
+ * client disconnects; one data connection only: perftest -q N's others
+ * are rejected (more_qps()). The forwarding loop queues QP1's MADs
  * (rk_tp_resp_cm_mad()) and frames go out under rk_tp_rdma_lock.
  * Each client has a thread; one of them at a time waits for a new
  * client's REQ. Whichever thread pumps QP1 hands each MAD to the thread
