@@ -160,6 +160,40 @@ rk_app_cm_accept(struct rk_app_cm_port *p, struct rk_app_cm_conn *c,
 	return rc < 0 ? -EINVAL : 0;
 }
 
+int
+rk_app_cm_connect(struct rk_app_cm_port *p, struct rk_app_cm_conn *c,
+		  const struct rk_cm_params *lp, uint64_t service_id, const uint8_t ip[4],
+		  uint16_t src_port, uint32_t comm_id, uint64_t tid, uint64_t now_ns)
+{
+	struct rk_cm_ip_pd pd = { .ip_version = 4, .src_port = src_port };
+	uint8_t out[RK_MAD_LEN];
+
+	memcpy(pd.src_ip + 12, ip, 4);
+	memcpy(pd.dst_ip + 12, c->peer_ip, 4);
+	memset(&c->conn, 0, sizeof(c->conn));
+	if (rk_cm_connect(&c->conn, lp, service_id, &pd, comm_id, tid, now_ns, out) < 0)
+		return -EINVAL;
+	return p->send(p->ctx, c->peer_mac, c->peer_ip, out) == 0 ? 0 : -EIO;
+}
+
+bool
+rk_app_cm_connect_retry(const struct rk_app_cm_conn *c, uint64_t now_ns, uint64_t deadline_ns)
+{
+	return !c->no_retry && c->conn.state == RK_CM_CLOSED &&
+	       c->conn.rej_reason == RK_CM_REJ_INVALID_SERVICE_ID &&
+	       now_ns + RK_APP_CM_RETRY_NS <= deadline_ns;
+}
+
+const char *
+rk_app_cm_connect_error(const struct rk_app_cm_conn *c)
+{
+	if (c->conn.state == RK_CM_ESTABLISHED)
+		return NULL;
+	if (c->conn.state == RK_CM_REQ_SENT)
+		return "no answer to the REQ";
+	return c->conn.rej_reason != 0 ? rk_cm_rej_reason_name(c->conn.rej_reason) : "no answer";
+}
+
 void
 rk_app_cm_qp_path(const struct rk_app_cm_conn *c, uint8_t dgid[16], struct rk_app_qp_path *path)
 {

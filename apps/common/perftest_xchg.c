@@ -107,6 +107,21 @@ rk_pt_keys_bin_decode(struct rk_pt_dest *d, const uint8_t msg[RK_PT_KEY_BIN_LEN]
 }
 
 int
+rk_pt_keys_bin_xchg(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_dest *mine,
+		    struct rk_pt_dest *theirs)
+{
+	uint8_t m[RK_PT_KEY_BIN_LEN] = { 0 }, t[RK_PT_KEY_BIN_LEN];
+
+	if (mine != NULL)
+		rk_pt_keys_bin_encode(mine, m);
+	if (x(ctx, m, t, sizeof(m)) != 0)
+		return -1;
+	if (theirs != NULL)
+		(void)rk_pt_keys_bin_decode(theirs, t);
+	return 0;
+}
+
+int
 rk_pt_preamble(rk_pt_xchg_fn x, void *ctx, const char mtu[2], char rmtu[3],
 	       char rver[RK_PT_VERSION_LEN + 1], uint32_t *peer_cycle)
 {

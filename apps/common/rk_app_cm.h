@@ -6,8 +6,8 @@
  * SEND Only to DestQP 1 (Q_Key 0x80010000, SrcQP 1), our side's REQ/REP
  * parameters, the routing of a received MAD to its connection or to the
  * listener (a REQ for another service is answered with REJ "invalid
- * service ID", as the Linux CM does: IBTA Vol1 12.6.7), and the passive
- * side's accept. lib/cm keeps each connection's state and the MAD codec;
+ * service ID", as the Linux CM does: IBTA Vol1 12.6.7), the passive
+ * side's accept and the active side's REQ and retries. lib/cm keeps each connection's state and the MAD codec;
  * how a frame leaves and how a peer's MAC is found are the caller's
  * (struct rk_app_cm_port). No DPDK.
  */
@@ -104,6 +104,38 @@ int rk_app_cm_timers(struct rk_app_cm_port *p, struct rk_app_cm_conn **cs, int n
  */
 int rk_app_cm_accept(struct rk_app_cm_port *p, struct rk_app_cm_conn *c,
 		     const struct rk_cm_params *lp, uint64_t now_ns, uint8_t rep[RK_MAD_LEN]);
+
+/** Pause before a REQ is sent again after REJ "invalid service ID" (ns). */
+#define RK_APP_CM_RETRY_NS 200000000ull
+
+/**
+ * Active side: @p c reset (a retry starts afresh), then lib/cm's REQ for
+ * @p service_id with @p lp and the RDMA-CM IP header (Annex A11: source
+ * ::ffff:@p ip port @p src_port, destination ::ffff:c->peer_ip), sent to
+ * c->peer_mac. Retransmission and the REP/RTU are rk_app_cm_dispatch()'s
+ * and rk_app_cm_timers()'s.
+ * @return 0; -EINVAL: the REQ cannot be built; -EIO: the send failed
+ */
+int rk_app_cm_connect(struct rk_app_cm_port *p, struct rk_app_cm_conn *c,
+		      const struct rk_cm_params *lp, uint64_t service_id, const uint8_t ip[4],
+		      uint16_t src_port, uint32_t comm_id, uint64_t tid, uint64_t now_ns);
+
+/**
+ * After a connect's wait for its REP ended: whether to send the REQ
+ * again once RK_APP_CM_RETRY_NS passed. Yes only when the peer answered
+ * REJ "invalid service ID" (no listener yet: perftest's client retries
+ * so, IBTA Vol1 12.6.7), @p c allows retries, and the pause ends before
+ * @p deadline_ns (same clock as @p now_ns).
+ */
+bool rk_app_cm_connect_retry(const struct rk_app_cm_conn *c, uint64_t now_ns,
+			     uint64_t deadline_ns);
+
+/**
+ * Why the connect of @p c did not end ESTABLISHED, for a message: "no
+ * answer to the REQ", the REJ reason's name, or "no answer".
+ * @return the text; NULL when @p c is ESTABLISHED
+ */
+const char *rk_app_cm_connect_error(const struct rk_app_cm_conn *c);
 
 /**
  * The QP path of an accepted or connected @p c: MTU, the peer's QPN, RTR's

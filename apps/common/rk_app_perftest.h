@@ -96,6 +96,16 @@ void rk_pt_keys_bin_encode(const struct rk_pt_dest *d, uint8_t msg[RK_PT_KEY_BIN
 bool rk_pt_keys_bin_decode(struct rk_pt_dest *d, const uint8_t msg[RK_PT_KEY_BIN_LEN]);
 
 /**
+ * One binary key step (-R): *@p mine encoded (rk_pt_keys_bin_encode();
+ * NULL: zeros, what perftest sends while its data QP does not exist) and
+ * exchanged through @p x; the peer's decoded into *@p theirs (may be NULL)
+ * unless it is such a zero message, so the last real one is kept.
+ * @return 0, or -1 when the step failed (@p x said why)
+ */
+int rk_pt_keys_bin_xchg(rk_pt_xchg_fn x, void *ctx, const struct rk_pt_dest *mine,
+			struct rk_pt_dest *theirs);
+
+/**
  * The preamble's four steps: version (RK_PT_VERSION; the peer's, NUL
  * terminated, into @p rver), cycle buffer (RK_PT_CYCLE; the peer's into
  * *@p peer_cycle), cache line (RK_PT_CACHE_LINE) and MTU (@p mtu: the

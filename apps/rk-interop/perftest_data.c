@@ -196,19 +196,20 @@ pt_post_recvs(struct pt *t)
 	return 0;
 }
 
+/* One exchange step through the transport (rk_pt_xchg_fn). */
+static int
+link_xchg(void *ctx, const void *mine, void *theirs, size_t len)
+{
+	struct pt *t = ctx;
+
+	return t->link->exchange(t, mine, theirs, len);
+}
+
 int
 pt_keys_bin(struct pt *t, struct rk_pt_dest *out)
 {
-	uint8_t mine[RK_PT_KEY_BIN_LEN] = { 0 }, theirs[RK_PT_KEY_BIN_LEN];
-
-	if (t->qp != NULL)
-		rk_pt_keys_bin_encode(&t->local, mine);
-	if (t->link->exchange(t, mine, theirs, sizeof(mine)) != 0)
-		return -1;
-	/* perftest sends zeros until its data QP exists: keep the last real one. */
-	if (out != NULL)
-		(void)rk_pt_keys_bin_decode(out, theirs);
-	return 0;
+	/* perftest sends zeros until its data QP exists: the last real one is kept. */
+	return rk_pt_keys_bin_xchg(link_xchg, t, t->qp != NULL ? &t->local : NULL, out);
 }
 
 /* 0 posted, 1 the send queue is full, -1 with a message. */
@@ -486,15 +487,6 @@ pt_send_server(struct pt *t)
 				       a->o.timeout_s, t->recvd, t->iters, t->link->send_idle_note);
 	}
 	return 0;
-}
-
-/* One exchange step through the transport (rk_pt_xchg_fn). */
-static int
-link_xchg(void *ctx, const void *mine, void *theirs, size_t len)
-{
-	struct pt *t = ctx;
-
-	return t->link->exchange(t, mine, theirs, len);
 }
 
 int

@@ -439,48 +439,43 @@ ia_cm_connect(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t
 	      uint8_t resources, struct rk_app_cm_conn **others, int nothers)
 {
 	struct rk_cm_params p = cm_params(a, qp, rq_psn, resources);
-	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = (uint16_t)(0x8000 | rand32()) };
+	struct rk_app_cm_port port = cm_port(a);
+	uint16_t src_port = (uint16_t)(0x8000 | rand32());
 	struct rk_app_cm_conn *all[8];
-	uint8_t out[RK_MAD_LEN];
-	double deadline;
-	int n = 0;
+	uint64_t deadline;
+	const char *why;
+	int n = 0, rc;
 
 	if (ia_parse_v4(a->o.server_host, c->peer_ip) != 0)
 		return ia_fail(a, "RDMA-CM: the server must be an IPv4 address, got '%s'",
 			       a->o.server_host);
 	if (ia_resolve(a, c->peer_ip, c->peer_mac) != 0)
 		return -1;
-	memcpy(ip.src_ip + 12, a->o.ip, 4);
-	memcpy(ip.dst_ip + 12, c->peer_ip, 4);
 	for (int i = 0; i < nothers && n < 7; i++)
 		all[n++] = others[i];
 	all[n++] = c;
-	deadline = (double)rk_io_dpdk_now_ns() + a->o.oob_timeout_s * 1e9;
+	deadline = rk_io_dpdk_now_ns() + (uint64_t)(a->o.oob_timeout_s * 1e9);
 	for (;;) {
-		memset(&c->conn, 0, sizeof(c->conn));
-		if (rk_cm_connect(&c->conn, &p, rk_cm_service_id(RK_CM_PS_TCP, a->o.tcp_port),
-				  &ip, rand32(), ((uint64_t)rand32() << 32) | rand32(),
-				  rk_io_dpdk_now_ns(), out) < 0)
+		rc = rk_app_cm_connect(&port, c, &p, port.service_id, a->o.ip, src_port, rand32(),
+				       ((uint64_t)rand32() << 32) | rand32(), rk_io_dpdk_now_ns());
+		if (rc == -EINVAL)
 			return ia_fail(a, "cannot build the REQ");
-		if (cm_send(a, c->peer_mac, c->peer_ip, out) != 0)
+		if (rc != 0)
 			return -1;
-		while (c->conn.state == RK_CM_REQ_SENT && (double)rk_io_dpdk_now_ns() < deadline)
+		while (c->conn.state == RK_CM_REQ_SENT && rk_io_dpdk_now_ns() < deadline)
 			if (ia_cm_pump(a, all, n, NULL) < 0)
 				return -1;
 		/* No listener yet (the server is starting): retry, as perftest's client does. */
-		if (c->no_retry || c->conn.state != RK_CM_CLOSED ||
-		    c->conn.rej_reason != RK_CM_REJ_INVALID_SERVICE_ID ||
-		    (double)rk_io_dpdk_now_ns() + 2e8 > deadline)
+		if (!rk_app_cm_connect_retry(c, rk_io_dpdk_now_ns(), deadline))
 			break;
-		for (double t = (double)rk_io_dpdk_now_ns() + 2e8; (double)rk_io_dpdk_now_ns() < t;)
+		for (uint64_t t = rk_io_dpdk_now_ns() + RK_APP_CM_RETRY_NS; rk_io_dpdk_now_ns() < t;)
 			if (ia_cm_pump(a, all, n, NULL) < 0)
 				return -1;
 	}
-	if (c->conn.state != RK_CM_ESTABLISHED)
+	why = rk_app_cm_connect_error(c);
+	if (why != NULL)
 		return ia_fail(a, "connection to %s:%u failed: %s", a->o.server_host,
-			       a->o.tcp_port, c->conn.state == RK_CM_REQ_SENT ?
-			       "no answer to the REQ" : c->conn.rej_reason != 0 ?
-			       rk_cm_rej_reason_name(c->conn.rej_reason) : "no answer");
+			       a->o.tcp_port, why);
 	return cm_program_qp(a, c, qp, rq_psn);
 }
 

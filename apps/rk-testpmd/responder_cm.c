@@ -345,14 +345,7 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 static int
 keys(struct rk_tp_resp_client *c)
 {
-	uint8_t mine[RK_PT_KEY_BIN_LEN] = { 0 }, theirs[RK_PT_KEY_BIN_LEN];
-
-	if (c->s.qp != NULL)
-		rk_pt_keys_bin_encode(&c->local, mine);
-	if (xchg(c, mine, theirs, sizeof(mine)) != 0)
-		return -1;
-	(void)rk_pt_keys_bin_decode(&c->remote, theirs);
-	return 0;
+	return rk_pt_keys_bin_xchg(xchg, c, c->s.qp != NULL ? &c->local : NULL, &c->remote);
 }
 
 /* Answer by length until the client disconnects: keys, or a report's first value. */

@@ -4,7 +4,9 @@
  * message survives encode and decode; one key step (rk_pt_keys_xchg())
  * hands the peer's message through the exchange callback and decodes it,
  * says a malformed one is malformed (its start kept for the error), and
- * passes a failed step on; a QPN past 24 bits is refused. No EAL.
+ * passes a failed step on; a QPN past 24 bits is refused. The binary
+ * key step (-R): ours encoded or zeros, the peer's zeros leave the last
+ * real keys in place. No EAL.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,6 +27,20 @@ struct fake {
 	bool fail;
 	int calls;
 };
+
+/* The binary key step's exchange: ours kept, the canned answer returned. */
+static uint8_t bin_sent[RK_PT_KEY_BIN_LEN], bin_answer[RK_PT_KEY_BIN_LEN];
+
+static int
+bin_xchg(void *ctx, const void *mine, void *theirs, size_t len)
+{
+	(void)ctx;
+	if (len != RK_PT_KEY_BIN_LEN)
+		return -1;
+	memcpy(bin_sent, mine, len);
+	memcpy(theirs, bin_answer, len);
+	return 0;
+}
 
 static int
 fake_xchg(void *ctx, const void *mine, void *theirs, size_t len)
@@ -76,5 +92,25 @@ main(void)
 	      "a QPN past 24 bits: -EINVAL");
 	f.fail = true;
 	CHECK(rk_pt_keys_xchg(fake_xchg, &f, &b, &got, bad) == -1, "a failed step: -1");
+
+	{
+		static const uint8_t zeros[RK_PT_KEY_BIN_LEN];
+
+		memset(bin_sent, 0xaa, sizeof(bin_sent));
+		got = keep;
+		CHECK(rk_pt_keys_bin_xchg(bin_xchg, NULL, NULL, &got) == 0 &&
+		      memcmp(bin_sent, zeros, sizeof(zeros)) == 0 && got.qpn == 0x999,
+		      "binary keys: no QP yet sends zeros; the peer's zeros keep the last keys");
+		rk_pt_keys_bin_encode(&b, bin_answer);
+		CHECK(rk_pt_keys_bin_xchg(bin_xchg, NULL, &b, &got) == 0 &&
+		      memcmp(bin_sent, bin_answer, sizeof(bin_sent)) == 0 && got.qpn == 0x11 &&
+		      got.rkey == 7 && got.vaddr == 64 && got.out_reads == 4,
+		      "binary keys: ours sent encoded, the peer's real ones decoded");
+		memset(bin_answer, 0, sizeof(bin_answer));
+		CHECK(rk_pt_keys_bin_xchg(bin_xchg, NULL, &b, &got) == 0 && got.qpn == 0x11 &&
+		      got.rkey == 7, "binary keys: later zeros keep the real ones");
+		CHECK(rk_pt_keys_bin_xchg(bin_xchg, NULL, &b, NULL) == 0,
+		      "binary keys: a step without a result");
+	}
 	return failures ? 1 : 0;
 }
