@@ -20,6 +20,7 @@
 #include <rte_mbuf.h>
 #include <rte_ticketlock.h>
 
+#include "rk_cm.h"
 #include "rk_verbs.h"
 
 #define RK_TP_MAX_MRS 32
@@ -49,7 +50,51 @@ struct rk_tp_rdma_dev {
 	uint64_t tx_sent;       /* taken by rte_eth_tx_burst */
 	uint64_t tx_dropped;    /* no mbuf, or the TX queue refused them */
 	uint64_t arp_answered;  /* ARP requests for the device's address (rdma engine) */
+	uint64_t cm_unclaimed;  /* QP1's CM MADs freed: no "qp connect ... rdma_cm" waited */
 };
+
+#define RK_TP_CMQ 64u
+
+/**
+ * QP1's CM MADs the forwarding loop took for a control thread (the
+ * device has no QP1): a ring, under rk_tp_rdma_lock.
+ */
+struct rk_tp_cmq {
+	uint8_t mad[RK_TP_CMQ][RK_MAD_LEN];
+	uint8_t src_ip[RK_TP_CMQ][4];
+	unsigned int head, tail;
+	uint64_t mads;          /**< queued */
+	uint64_t dropped;       /**< freed: RK_TP_CMQ were waiting */
+};
+
+/**
+ * When @p f (@p len bytes) is a CM MAD for QP1 (rk_app_cm_frame_mad()),
+ * queue it in @p q (or count it dropped when full). Caller holds
+ * rk_tp_rdma_lock. @return whether it was one (the caller frees it)
+ */
+bool rk_tp_cmq_put(struct rk_tp_cmq *q, const uint8_t *f, uint32_t len);
+
+/**
+ * Take up to @p max queued MADs of @p q, oldest first, into @p mad and
+ * their IPv4 sources into @p ip. Caller holds rk_tp_rdma_lock.
+ * @return how many
+ */
+unsigned int rk_tp_cmq_take(struct rk_tp_cmq *q, uint8_t (*mad)[RK_MAD_LEN], uint8_t (*ip)[4],
+			    unsigned int max);
+
+/**
+ * Where the rdma engine puts @p port's CM MADs: @p q, or NULL to free
+ * them (counted in the device's cm_unclaimed). Caller holds
+ * rk_tp_rdma_lock.
+ */
+void rk_tp_rdma_cm_claim(uint16_t port, struct rk_tp_cmq *q);
+
+/**
+ * The rdma engine's hook: @p f, received on @p port, is a CM MAD for QP1:
+ * queued where rk_tp_rdma_cm_claim() said, else counted. Caller holds
+ * rk_tp_rdma_lock. @return whether it was one (the caller frees it)
+ */
+bool rk_tp_rdma_cm_mad(uint16_t port, const uint8_t *f, uint32_t len);
 
 /*
  * A command argument: a number (decimal or 0x hex) of at most @p max into

@@ -16,6 +16,7 @@
 
 #include "rdma.h"
 #include "responder.h"
+#include "rk_app_cm.h"
 #include "rk_byteorder.h"
 #include "testpmd.h"
 
@@ -256,8 +257,9 @@ rk_tp_rdma_show(FILE *out, uint16_t port)
 		d->mac[5], d->ip[0], d->ip[1], d->ip[2], d->ip[3], 128u << rk_tp_rdma_path_mtu(port));
 	fprintf(out, "  frames handed to the device %" PRIu64 ", freed: queue full %" PRIu64
 		", too long %" PRIu64 "; sent %" PRIu64 ", TX dropped %" PRIu64 "; ARP requests "
-		"answered %" PRIu64 "\n", d->rx_fed, d->rx_overflow, d->rx_too_long, d->tx_sent,
-		d->tx_dropped, d->arp_answered);
+		"answered %" PRIu64 "; CM MADs no connect waited for %" PRIu64 "\n", d->rx_fed,
+		d->rx_overflow, d->rx_too_long, d->tx_sent, d->tx_dropped, d->arp_answered,
+		d->cm_unclaimed);
 	n = rk_counters_from_stats(rk_context_stats(d->ctx), c, RTE_DIM(c));
 	for (unsigned int i = 0; i < n; i++)
 		fprintf(out, "  %-28s %" PRIu64 "\n", c[i].name, c[i].value);
@@ -325,5 +327,60 @@ rk_tp_rdma_arp_answer(uint16_t port, const uint8_t *f, uint32_t len)
 	    memcmp(f + 38, d->ip, 4) != 0 || rk_tp_rdma_arp_send(d, 2, f + 22, f + 22, f + 28) != 0)
 		return false;
 	d->arp_answered++;
+	return true;
+}
+
+bool
+rk_tp_cmq_put(struct rk_tp_cmq *q, const uint8_t *f, uint32_t len)
+{
+	uint8_t mad[RK_MAD_LEN], ip[4];
+
+	if (!rk_app_cm_frame_mad(f, len, mad, ip))
+		return false;
+	if (q->head - q->tail >= RK_TP_CMQ) {
+		q->dropped++;
+		return true;
+	}
+	memcpy(q->mad[q->head % RK_TP_CMQ], mad, RK_MAD_LEN);
+	memcpy(q->src_ip[q->head % RK_TP_CMQ], ip, 4);
+	q->head++;
+	q->mads++;
+	return true;
+}
+
+unsigned int
+rk_tp_cmq_take(struct rk_tp_cmq *q, uint8_t (*mad)[RK_MAD_LEN], uint8_t (*ip)[4],
+	       unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (; q->tail != q->head && n < max; q->tail++, n++) {
+		memcpy(mad[n], q->mad[q->tail % RK_TP_CMQ], RK_MAD_LEN);
+		memcpy(ip[n], q->src_ip[q->tail % RK_TP_CMQ], 4);
+	}
+	return n;
+}
+
+static struct rk_tp_cmq *claims[RK_TP_MAX_PORTS];
+
+void
+rk_tp_rdma_cm_claim(uint16_t port, struct rk_tp_cmq *q)
+{
+	claims[port] = q;
+}
+
+bool
+rk_tp_rdma_cm_mad(uint16_t port, const uint8_t *f, uint32_t len)
+{
+	struct rk_tp_rdma_dev *d;
+	uint8_t mad[RK_MAD_LEN], ip[4];
+
+	if (claims[port] != NULL)
+		return rk_tp_cmq_put(claims[port], f, len);
+	if (!rk_app_cm_frame_mad(f, len, mad, ip))
+		return false;
+	d = devs[port];
+	if (d != NULL)
+		d->cm_unclaimed++;
 	return true;
 }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "rdma.h"
 #include "rk_app_perftest.h"
 #include "rk_cm.h"
 #include "rk_verbs.h"
@@ -25,7 +26,6 @@ struct rk_tp_rdma_dev;
 
 #define RK_TP_RESP_NEIGH 8
 #define RK_TP_RESP_MAX_SIZE (8u << 20)
-#define RK_TP_RESP_CMQ 64     /* CM MADs queued for the client threads */
 #define RK_TP_RESP_CLIENTS 16 /* clients served at once; more are refused */
 #define RK_TP_RESP_QPS 16     /* QPs per client (perftest -q), TCP exchange only */
 
@@ -68,12 +68,8 @@ struct rk_tp_resp {
 	uint64_t busy;                  /* clients refused: RK_TP_RESP_CLIENTS being served */
 	uint64_t arp_answered, arp_requests;
 	/* CM MADs from the forwarding loop, and what became of them */
-	struct {
-		uint8_t mad[RK_TP_RESP_CMQ][RK_MAD_LEN];
-		uint8_t src_ip[RK_TP_RESP_CMQ][4];
-		unsigned int head, tail;
-	} cmq;
-	uint64_t cm_mads, cm_dropped, cm_malformed, cm_rej_service, cm_refused;
+	struct rk_tp_cmq cmq;
+	uint64_t cm_malformed, cm_rej_service, cm_refused;
 	uint64_t cm_qps_refused;        /* perftest -R -q N clients (their REQs beyond one data) */
 };
 
@@ -247,7 +243,7 @@ void rk_tp_resp_cm_release(struct rk_tp_resp_client *c);
  * The forwarding loop's hook: when @p frame (@p len bytes) is a CM MAD
  * for QP1 (RoCEv2, rk_app_cm_frame_mad()) and "responder start ...
  * rdma_cm" runs, queue it for the control thread (dropped and counted
- * when RK_TP_RESP_CMQ wait). Caller holds rk_tp_rdma_lock.
+ * when RK_TP_CMQ wait). Caller holds rk_tp_rdma_lock.
  * @return true when the frame was a CM MAD (the caller frees it)
  */
 bool rk_tp_resp_cm_mad(const uint8_t *frame, uint32_t len);

@@ -66,23 +66,7 @@ comm_id(void)
 bool
 rk_tp_resp_cm_mad(const uint8_t *f, uint32_t len)
 {
-	unsigned int i = rk_tp_resp.cmq.head % RK_TP_RESP_CMQ;
-	uint8_t ip[4];
-
-	if (rk_tp_resp.cmq.head - rk_tp_resp.cmq.tail >= RK_TP_RESP_CMQ) {
-		uint8_t mad[RK_MAD_LEN];
-
-		if (!rk_app_cm_frame_mad(f, len, mad, ip))
-			return false;
-		rk_tp_resp.cm_dropped++;
-		return true;
-	}
-	if (!rk_app_cm_frame_mad(f, len, rk_tp_resp.cmq.mad[i], ip))
-		return false;
-	memcpy(rk_tp_resp.cmq.src_ip[i], ip, 4);
-	rk_tp_resp.cmq.head++;
-	rk_tp_resp.cm_mads++;
-	return true;
+	return rk_tp_cmq_put(&rk_tp_resp.cmq, f, len);
 }
 
 /* rk_app_cm_port's send: one MAD from the device's QP1. */
@@ -291,17 +275,12 @@ rk_tp_resp_cm_unregister(const struct rk_tp_resp_client *c)
 void
 rk_tp_resp_cm_route(uint64_t now)
 {
-	uint8_t mad[RK_TP_RESP_CMQ][RK_MAD_LEN], ip[RK_TP_RESP_CMQ][4];
-	unsigned int n = 0;
+	uint8_t mad[RK_TP_CMQ][RK_MAD_LEN], ip[RK_TP_CMQ][4];
+	unsigned int n;
 	uint64_t malformed = 0;
 
 	LOCK();
-	for (; rk_tp_resp.cmq.tail != rk_tp_resp.cmq.head; rk_tp_resp.cmq.tail++, n++) {
-		unsigned int i = rk_tp_resp.cmq.tail % RK_TP_RESP_CMQ;
-
-		memcpy(mad[n], rk_tp_resp.cmq.mad[i], RK_MAD_LEN);
-		memcpy(ip[n], rk_tp_resp.cmq.src_ip[i], 4);
-	}
+	n = rk_tp_cmq_take(&rk_tp_resp.cmq, mad, ip, RK_TP_CMQ);
 	UNLOCK();
 	deliver_held(now);
 	for (unsigned int i = 0; i < n; i++) {

@@ -140,7 +140,7 @@ rk_tp_resp_cm_counters(FILE *out)
 	fprintf(out, "  CM MADs: received %" PRIu64 ", dropped (queue full) %" PRIu64
 		", malformed or not CM %" PRIu64 ", REQs rejected: other service ID %" PRIu64
 		", unsupported %" PRIu64 "; clients refused for -R -q N %" PRIu64 "\n",
-		rk_tp_resp.cm_mads, rk_tp_resp.cm_dropped, rk_tp_resp.cm_malformed,
+		rk_tp_resp.cmq.mads, rk_tp_resp.cmq.dropped, rk_tp_resp.cm_malformed,
 		rk_tp_resp.cm_rej_service, rk_tp_resp.cm_refused, rk_tp_resp.cm_qps_refused);
 }
 
