@@ -46,11 +46,29 @@
 #define SEND_ID RECVS
 #define OUTS 16u
 
-/* The exchange QP's completions: receives kept in order, the send's noted. */
+/* The exchange QP's completions (rk_tp_cm_comm_poll()). */
 static int
 poll_comm(struct rk_tp_resp_client *c)
 {
-	struct rk_tp_resp_cm *x = c->cm;
+	enum rk_wc_status st;
+	int rc = rk_tp_cm_comm_poll(c->cm, &st);
+
+	if (rc == -EIO)
+		return fail(c, "exchange QP: completion error: %s", rk_wc_status_str(st));
+	return rc < 0 ? fail(c, "poll_cq: %s", strerror(-rc)) : 0;
+}
+
+static int
+post_recv(struct rk_tp_resp_client *c, uint32_t slot)
+{
+	int rc = rk_tp_cm_comm_post_recv(c->cm, slot);
+
+	return rc == 0 ? 0 : fail(c, "post_recv (exchange QP): %s", strerror(-rc));
+}
+
+int
+rk_tp_cm_comm_poll(struct rk_tp_resp_cm *x, enum rk_wc_status *st)
+{
 	struct rk_wc wc[8];
 	int n;
 
@@ -58,9 +76,10 @@ poll_comm(struct rk_tp_resp_client *c)
 	n = rk_poll_cq(x->cq, 8, wc);
 	UNLOCK();
 	for (int i = 0; i < n; i++) {
-		if (wc[i].status != RK_WC_SUCCESS)
-			return fail(c, "exchange QP: completion error: %s",
-				    rk_wc_status_str(wc[i].status));
+		if (wc[i].status != RK_WC_SUCCESS) {
+			*st = wc[i].status;
+			return -EIO;
+		}
 		if (wc[i].wr_id == SEND_ID) {
 			x->send_done = true;
 		} else {
@@ -69,13 +88,12 @@ poll_comm(struct rk_tp_resp_client *c)
 			x->head++;
 		}
 	}
-	return n < 0 ? fail(c, "poll_cq: %s", strerror(-n)) : 0;
+	return n < 0 ? n : 0;
 }
 
-static int
-post_recv(struct rk_tp_resp_client *c, uint32_t slot)
+int
+rk_tp_cm_comm_post_recv(struct rk_tp_resp_cm *x, uint32_t slot)
 {
-	struct rk_tp_resp_cm *x = c->cm;
 	struct rk_sge sge = { (uint64_t)(uintptr_t)x->buf[slot], MSG, x->mr->lkey };
 	struct rk_recv_wr wr = { .wr_id = slot, .sg_list = &sge, .num_sge = 1 }, *bad;
 	int rc;
@@ -83,9 +101,71 @@ post_recv(struct rk_tp_resp_client *c, uint32_t slot)
 	LOCK();
 	rc = rk_post_recv(x->qp, &wr, &bad);
 	UNLOCK();
-	return rc == 0 ? 0 : fail(c, "post_recv (exchange QP): %s", strerror(-rc));
+	return rc;
 }
 
+int
+rk_tp_cm_comm_send(struct rk_tp_resp_cm *x, const void *msg, size_t len)
+{
+	struct rk_sge sge = { (uint64_t)(uintptr_t)x->buf[SEND_ID], (uint32_t)len, x->mr->lkey };
+	struct rk_send_wr wr = { .wr_id = SEND_ID, .sg_list = &sge, .num_sge = 1,
+				 .opcode = RK_WR_SEND, .send_flags = RK_SEND_SIGNALED }, *bad;
+	int rc;
+
+	if (len > MSG)
+		return -EMSGSIZE;
+	memcpy(x->buf[SEND_ID], msg, len);
+	x->send_done = false;
+	LOCK();
+	rc = rk_post_send(x->qp, &wr, &bad);
+	UNLOCK();
+	return rc;
+}
+
+int
+rk_tp_cm_comm_create(struct rk_tp_resp_cm *x, uint16_t port)
+{
+	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1,
+				      .cap = { .max_send_wr = 4, .max_recv_wr = RECVS,
+					       .max_send_sge = 1, .max_recv_sge = 1 } };
+	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1 };
+	struct rk_tp_rdma_dev *d;
+	int rc = -ENODEV;
+
+	LOCK();
+	d = rk_tp_rdma_dev(port, false, NULL);
+	if (d != NULL) {
+		x->cq = rk_create_cq(d->ctx, 2 * RECVS, NULL);
+		x->mr = rk_reg_mr(d->pd, x->buf, sizeof(x->buf), RK_ACCESS_LOCAL_WRITE);
+		ia.send_cq = ia.recv_cq = x->cq;
+		x->qp = x->cq != NULL && x->mr != NULL ? rk_create_qp(d->pd, &ia) : NULL;
+		if (x->qp == NULL)
+			rc = errno != 0 ? -errno : -ENOMEM;
+		else
+			rc = rk_modify_qp(x->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX |
+					  RK_QP_PORT | RK_QP_ACCESS_FLAGS);
+	}
+	UNLOCK();
+	for (uint32_t i = 0; rc == 0 && i < RECVS; i++)
+		rc = rk_tp_cm_comm_post_recv(x, i);
+	return rc;
+}
+
+void
+rk_tp_cm_comm_free(struct rk_tp_resp_cm *x)
+{
+	LOCK();
+	if (x->qp != NULL)
+		rk_destroy_qp(x->qp);
+	if (x->mr != NULL)
+		rk_dereg_mr(x->mr);
+	if (x->cq != NULL)
+		rk_destroy_cq(x->cq);
+	UNLOCK();
+	x->qp = NULL;
+	x->mr = NULL;
+	x->cq = NULL;
+}
 
 /*
  * Serve QP1 and @p c's exchange QP once: queued MADs to their threads'
@@ -131,34 +211,9 @@ conn_state(const struct rk_app_cm_conn *conn)
 static int
 create_comm(struct rk_tp_resp_client *c)
 {
-	struct rk_tp_resp_cm *x = c->cm;
-	struct rk_qp_init_attr ia = { .qp_type = RK_QPT_RC, .sq_sig_all = 1,
-				      .cap = { .max_send_wr = 4, .max_recv_wr = RECVS,
-					       .max_send_sge = 1, .max_recv_sge = 1 } };
-	struct rk_qp_attr at = { .qp_state = RK_QPS_INIT, .port_num = 1 };
-	struct rk_tp_rdma_dev *d;
-	int rc = -ENODEV;
+	int rc = rk_tp_cm_comm_create(c->cm, rk_tp_resp.port);
 
-	LOCK();
-	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
-	if (d != NULL) {
-		x->cq = rk_create_cq(d->ctx, 2 * RECVS, NULL);
-		x->mr = rk_reg_mr(d->pd, x->buf, sizeof(x->buf), RK_ACCESS_LOCAL_WRITE);
-		ia.send_cq = ia.recv_cq = x->cq;
-		x->qp = x->cq != NULL && x->mr != NULL ? rk_create_qp(d->pd, &ia) : NULL;
-		if (x->qp == NULL)
-			rc = errno != 0 ? -errno : -ENOMEM;
-		else
-			rc = rk_modify_qp(x->qp, &at, RK_QP_STATE | RK_QP_PKEY_INDEX |
-					  RK_QP_PORT | RK_QP_ACCESS_FLAGS);
-	}
-	UNLOCK();
-	if (rc != 0)
-		return fail(c, "cannot create the exchange QP: %s", strerror(-rc));
-	for (uint32_t i = 0; i < RECVS; i++)
-		if (post_recv(c, i) != 0)
-			return -1;
-	return 0;
+	return rc == 0 ? 0 : fail(c, "cannot create the exchange QP: %s", strerror(-rc));
 }
 
 /*
@@ -306,9 +361,6 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 {
 	struct rk_tp_resp_client *c = ctx;
 	struct rk_tp_resp_cm *x = c->cm;
-	struct rk_sge sge = { (uint64_t)(uintptr_t)x->buf[SEND_ID], (uint32_t)len, x->mr->lkey };
-	struct rk_send_wr wr = { .wr_id = SEND_ID, .sg_list = &sge, .num_sge = 1,
-				 .opcode = RK_WR_SEND, .send_flags = RK_SEND_SIGNALED }, *bad;
 	uint32_t got, slot;
 	int rc = next_msg(c, &got);
 
@@ -320,11 +372,7 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 	memcpy(theirs, x->buf[slot], len);
 	if (post_recv(c, slot) != 0)
 		return -1;
-	memcpy(x->buf[SEND_ID], mine, len);
-	x->send_done = false;
-	LOCK();
-	rc = rk_post_send(x->qp, &wr, &bad);
-	UNLOCK();
+	rc = rk_tp_cm_comm_send(x, mine, len);
 	if (rc != 0)
 		return fail(c, "post_send (exchange QP): %s", strerror(-rc));
 	/* ACKed before the next step: a disconnect must not overtake it. */
@@ -485,14 +533,7 @@ rk_tp_resp_cm_release(struct rk_tp_resp_client *c)
 	pthread_mutex_lock(&cm_mu);
 	rk_tp_resp_cm_unregister(c);
 	pthread_mutex_unlock(&cm_mu);
-	LOCK();
-	if (x->qp != NULL)
-		rk_destroy_qp(x->qp);
-	if (x->mr != NULL)
-		rk_dereg_mr(x->mr);
-	if (x->cq != NULL)
-		rk_destroy_cq(x->cq);
-	UNLOCK();
+	rk_tp_cm_comm_free(x);
 	free(x);
 	c->cm = NULL;
 }

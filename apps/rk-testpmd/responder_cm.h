@@ -41,6 +41,37 @@ struct rk_tp_resp_cm {
 };
 
 /*
+ * The exchange QP of @p x on @p port's device: its CQ, region, RC QP in
+ * INIT and RK_TP_RESP_CM_RECVS receives posted. Takes rk_tp_rdma_lock.
+ * @return 0 or negative errno (what is made is kept for rk_tp_cm_comm_free())
+ */
+int rk_tp_cm_comm_create(struct rk_tp_resp_cm *x, uint16_t port);
+
+/** Repost receive slot @p slot of @p x. Takes rk_tp_rdma_lock. @return 0 or negative errno */
+int rk_tp_cm_comm_post_recv(struct rk_tp_resp_cm *x, uint32_t slot);
+
+/**
+ * Send @p len bytes (at most RK_TP_RESP_CM_MSG) of @p msg on @p x's QP;
+ * x->send_done is set once it completes. Takes rk_tp_rdma_lock.
+ * @return 0 or negative errno
+ */
+int rk_tp_cm_comm_send(struct rk_tp_resp_cm *x, const void *msg, size_t len);
+
+/**
+ * Poll @p x's CQ once: completed receives queued in order (done/len,
+ * head), the send's noted. Takes rk_tp_rdma_lock.
+ * @return 0; -EIO on a failed completion (its status in *@p st); negative errno
+ */
+int rk_tp_cm_comm_poll(struct rk_tp_resp_cm *x, enum rk_wc_status *st);
+
+/** Destroy what rk_tp_cm_comm_create() made of @p x. Takes rk_tp_rdma_lock. */
+void rk_tp_cm_comm_free(struct rk_tp_resp_cm *x);
+
+/** One MAD from @p port's QP1 to @p mac / @p ip. Takes rk_tp_rdma_lock. @return 0 or negative errno */
+int rk_tp_qp1_tx(uint16_t port, const uint8_t mac[6], const uint8_t ip[4],
+		 const uint8_t mad[RK_MAD_LEN]);
+
+/*
  * Every client thread's connections, listen and broken, and the routing
  * state; taken before rk_tp_rdma_lock, never after.
  */

@@ -69,23 +69,31 @@ rk_tp_resp_cm_mad(const uint8_t *f, uint32_t len)
 	return rk_tp_cmq_put(&rk_tp_resp.cmq, f, len);
 }
 
-/* rk_app_cm_port's send: one MAD from the device's QP1. */
 int
-qp1_send(void *ctx, const uint8_t mac[6], const uint8_t ip[4], const uint8_t mad[RK_MAD_LEN])
+rk_tp_qp1_tx(uint16_t port, const uint8_t mac[6], const uint8_t ip[4],
+	     const uint8_t mad[RK_MAD_LEN])
 {
-	struct rk_tp_resp_client *c = ctx;
 	struct rk_tp_rdma_dev *d;
 	uint8_t frame[512];
 	int n = -ENODEV;
 
 	LOCK();
-	d = rk_tp_rdma_dev(rk_tp_resp.port, false, NULL);
+	d = rk_tp_rdma_dev(port, false, NULL);
 	if (d != NULL)
 		n = rk_app_cm_frame(frame, sizeof(frame), d->mac, mac, d->ip, ip, qp1_psn++, mad);
 	if (n > 0)
-		n = rk_tp_resp_tx(rk_tp_resp.port, frame, (uint32_t)n);
+		n = rk_tp_resp_tx(port, frame, (uint32_t)n);
 	UNLOCK();
-	return n == 0 ? 0 : fail(c, "cannot send a CM MAD: %s", strerror(-n));
+	return n;
+}
+
+/* rk_app_cm_port's send: one MAD from the device's QP1. */
+int
+qp1_send(void *ctx, const uint8_t mac[6], const uint8_t ip[4], const uint8_t mad[RK_MAD_LEN])
+{
+	int n = rk_tp_qp1_tx(rk_tp_resp.port, mac, ip, mad);
+
+	return n == 0 ? 0 : fail(ctx, "cannot send a CM MAD: %s", strerror(-n));
 }
 
 int
