@@ -217,7 +217,7 @@ static cmdline_parse_inst_t cmd_qp_create, cmd_qp_connect, cmd_qp_disconnect;
 /* A perftest step's wait: a server on a busy RNIC host answers well within it. */
 #define PT_TIMEOUT_S 10.0
 
-/* "<qp> perftest <host>[:<tcp-port>] <mr> write|read|atomic|send" */
+/* "<qp> perftest <host>[:<tcp-port>] <mr> write|read|atomic|send [rdma_cm]" */
 static void
 qp_connect_perftest(char **w, int n)
 {
@@ -225,8 +225,14 @@ qp_connect_perftest(char **w, int n)
 	char host[256], *colon;
 	uint64_t qp, mr, port = RK_PT_TCP_PORT;
 	unsigned int t;
+	bool cm = n == 6 && strcmp(w[5], "rdma_cm") == 0;
 
-	if (n != 5) {
+	if (n == 6 && !cm) {
+		rk_tp_cmd_err("Bad \"%s\" after the tool: rdma_cm (the server's -R) or nothing\n",
+			      w[5]);
+		return;
+	}
+	if (n != 5 && !cm) {
 		usage(&cmd_qp_connect);
 		return;
 	}
@@ -251,7 +257,8 @@ qp_connect_perftest(char **w, int n)
 	if (rk_tp_arg_num(w[0], RK_TP_MAX_QPS - 1, "QP", &qp) &&
 	    rk_tp_arg_num(w[3], RK_TP_MAX_MRS - 1, "MR", &mr))
 		rk_tp_cmd_rc(rk_tp_pt_connect(stdout, (unsigned int)qp, host, (uint16_t)port,
-					      (unsigned int)mr, (enum rk_tp_pt_tool)t, PT_TIMEOUT_S));
+					      (unsigned int)mr, (enum rk_tp_pt_tool)t, cm,
+					      PT_TIMEOUT_S));
 }
 
 static void
@@ -308,9 +315,10 @@ cmd_qp_connect_parsed(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_inst_t cmd_qp_connect = {
 	.f = cmd_qp_connect_parsed,
 	.help_str = "qp connect <qp> <peer-qp> | <qp> perftest <host>[:<tcp-port>] <mr> "
-		    "write|read|atomic|send: <qp> to RTR and RTS toward another QP of this program "
-		    "(one direction: connect the peer back too), or as the client of a remote "
-		    "perftest bw server (its region becomes a remote MR)",
+		    "write|read|atomic|send [rdma_cm]: <qp> to RTR and RTS toward another QP of "
+		    "this program (one direction: connect the peer back too), or as the client of "
+		    "a remote perftest bw server (its region becomes a remote MR); with rdma_cm "
+		    "its -R: RDMA-CM on that port, <host> an IPv4 address",
 	.tokens = { (void *)&tok_qp, (void *)&tok_qp_connect, (void *)&tok_args, NULL },
 };
 
@@ -334,7 +342,8 @@ cmd_qp_disconnect_parsed(void *res, struct cmdline *cl, void *data)
 static cmdline_parse_inst_t cmd_qp_disconnect = {
 	.f = cmd_qp_disconnect_parsed,
 	.help_str = "qp disconnect <qp>: end the perftest exchange of a QP connected by "
-		    "\"qp connect <qp> perftest\" (barrier, report, \"done\"); the QP goes to ERR",
+		    "\"qp connect <qp> perftest\" (barrier, report, \"done\"; rdma_cm: DREQs "
+		    "instead of \"done\"); the QP goes to ERR",
 	.tokens = { (void *)&tok_qp, (void *)&tok_qp_disconnect, (void *)&tok_args, NULL },
 };
 

@@ -257,9 +257,11 @@ void rk_tp_qp_disconnect_remote(unsigned int id);
 enum rk_tp_pt_tool { RK_TP_PT_WRITE, RK_TP_PT_READ, RK_TP_PT_ATOMIC, RK_TP_PT_SEND };
 
 /**
- * "qp connect <qp> perftest <host>[:<port>] <mr> <tool>": play the client
- * of a perftest bw server (ib_write_bw and the others, on an RNIC or
- * rxe; TCP exchange, "Data ex. method: Ethernet") for RC QP @p id: the
+ * "qp connect <qp> perftest <host>[:<port>] <mr> <tool> [rdma_cm]": play
+ * the client of a perftest bw server (ib_write_bw and the others, on an
+ * RNIC or rxe; TCP exchange, "Data ex. method: Ethernet", or with
+ * @p rdma_cm its -R: RDMA-CM on @p tcp_port, @p host an IPv4 address,
+ * rdma_perftest_cm.c) for RC QP @p id: the
  * preamble, the key messages (our QPN, first PSN, MR @p mr's VA and
  * R_Key, the port's IPv4 as a mapped GID), the QP to RTS toward the
  * server's QP (its MAC from "set eth-peer"; path MTU the smaller of
@@ -268,16 +270,57 @@ enum rk_tp_pt_tool { RK_TP_PT_WRITE, RK_TP_PT_READ, RK_TP_PT_ATOMIC, RK_TP_PT_SE
  * step. @return 0, or negative errno after one line on @p out
  */
 int rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port,
-		     unsigned int mr, enum rk_tp_pt_tool tool, double timeout_s);
+		     unsigned int mr, enum rk_tp_pt_tool tool, bool rdma_cm, double timeout_s);
 
 /**
  * "qp disconnect <qp>": end QP @p id's perftest exchange as the client
  * does after its data: a barrier, the report (the send WRs posted as
- * iterations, MR size; not send_bw), a barrier, "done"; then close the
- * connection and move the QP to the error state.
+ * iterations, MR size; not send_bw), a barrier, "done" (over TCP; with
+ * RDMA-CM a DREQ of the data and the exchange connections instead); then
+ * close the connection and move the QP to the error state.
  * @return 0, or negative errno after one line on @p out
  */
 int rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s);
+
+/* ------------------------------------------------ rdma_perftest_cm.c */
+
+struct rk_tp_pt_cm;
+struct rk_app_cm_conn;
+
+/**
+ * perftest -R's first step: claim @p port's QP1 MADs from the rdma
+ * engine, create the exchange QP, connect it by RDMA-CM to service ID
+ * TCP:@p cm_port at @p ip (REQ again after REJ "invalid service ID" until
+ * @p timeout_s), RTR/RTS. *@p m is set even on failure: rk_tp_pt_cm_close().
+ * @return 0, or negative errno after one line on @p out
+ */
+int rk_tp_pt_cm_open(FILE *out, uint16_t port, const uint8_t ip[4], uint16_t cm_port,
+		     enum rk_mtu mtu, double timeout_s, struct rk_tp_pt_cm **m);
+
+/**
+ * One exchange step in the client's order (ours SENT first, theirs
+ * received and ours ACKed), at most @p timeout_s. @return 0, or -1 after a line
+ */
+int rk_tp_pt_cm_xchg(struct rk_tp_pt_cm *m, const void *mine, void *theirs, size_t len,
+		     double timeout_s);
+
+/**
+ * Connect the data QP (@p qpn, our PSN @p psn, @p mtu at most) on the
+ * same service; its path (negotiated MTU, the server's QPN and PSN) into
+ * *@p p (pointers into @p m). @return 0, or negative errno after a line
+ */
+int rk_tp_pt_cm_data(struct rk_tp_pt_cm *m, uint32_t qpn, uint32_t psn, enum rk_mtu mtu,
+		     double timeout_s, struct rk_app_qp_path *p);
+
+/** The data (@p data) or exchange connection of @p m. */
+const struct rk_app_cm_conn *rk_tp_pt_cm_conn(const struct rk_tp_pt_cm *m, bool data);
+
+/**
+ * DREQ each established connection, wait up to @p wait_s for the DREPs,
+ * give QP1's MADs back to the engine, free @p m.
+ * @return 0; -ETIMEDOUT (no DREP); -EIO (a MAD could not be sent)
+ */
+int rk_tp_pt_cm_close(struct rk_tp_pt_cm *m, double wait_s);
 
 /** "qp show": every QP: id, port, type, QPN, state, PSNs, peer. */
 void rk_tp_qp_show(FILE *out);

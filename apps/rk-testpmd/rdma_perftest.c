@@ -7,12 +7,14 @@
  * passive: between connect and disconnect the user posts what they
  * like at its region.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "rdma.h"
+#include "rk_app_cm.h"
 #include "rk_app_oob.h"
 #include "rk_app_perftest.h"
 #include "rk_app_qp.h"
@@ -20,8 +22,9 @@
 
 /* The exchange of each QP connected this way. */
 static struct pt_conn {
-	bool open;              /* the TCP connection fd is up */
+	bool open;              /* the TCP connection fd (or RDMA-CM's cm) is up */
 	int fd;
+	struct rk_tp_pt_cm *cm; /* perftest -R's connections */
 	enum rk_tp_pt_tool tool;
 	struct rk_pt_dest local;
 	uint64_t size;          /* the MR's bytes: the report's size */
@@ -36,7 +39,11 @@ static int
 xchg(void *ctx, const void *mine, void *theirs, size_t len)
 {
 	struct pt_conn *c = ctx;
-	int rc = rk_oob_send(c->fd, mine, len);
+	int rc;
+
+	if (c->cm != NULL)
+		return rk_tp_pt_cm_xchg(c->cm, mine, theirs, len, c->timeout_s);
+	rc = rk_oob_send(c->fd, mine, len);
 
 	if (rc == 0)
 		rc = rk_oob_recv(c->fd, theirs, len, c->timeout_s, NULL, NULL);
@@ -46,12 +53,16 @@ xchg(void *ctx, const void *mine, void *theirs, size_t len)
 	return rc == 0 ? 0 : -1;
 }
 
-/* Our key message, theirs into *@p d (may be NULL). */
+/* Our key message, theirs into *@p d (may be NULL; -R: its last real one). */
 static int
 keys(struct pt_conn *c, struct rk_pt_dest *d)
 {
 	char bad[41];
-	int rc = rk_pt_keys_xchg(xchg, c, &c->local, d, bad);
+	int rc;
+
+	if (c->cm != NULL)
+		return rk_pt_keys_bin_xchg(xchg, c, &c->local, d);
+	rc = rk_pt_keys_xchg(xchg, c, &c->local, d, bad);
 
 	if (rc == -EINVAL)
 		fprintf(c->out, "perftest exchange: the server's key message is malformed: "
@@ -59,22 +70,35 @@ keys(struct pt_conn *c, struct rk_pt_dest *d)
 	return rc == 0 ? 0 : -1;
 }
 
-static void
+/* Close the exchange; with RDMA-CM, DREQ both connections first. @return 0, or -1 after a line */
+static int
 drop(struct pt_conn *c)
 {
-	if (c->open)
+	int rc = 0;
+
+	if (c->cm != NULL) {
+		rc = rk_tp_pt_cm_close(c->cm, 3.0);
+		if (rc == -ETIMEDOUT)
+			fprintf(c->out, "perftest -R server: no DREP to our DREQ within 3 s\n");
+		else if (rc != 0)
+			fprintf(c->out, "perftest -R server: cannot send the DREQ\n");
+	} else if (c->open) {
 		close(c->fd);
+	}
+	c->cm = NULL;
 	c->open = false;
+	return rc == 0 ? 0 : -1;
 }
 
 int
 rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port,
-		 unsigned int mr, enum rk_tp_pt_tool tool, double timeout_s)
+		 unsigned int mr, enum rk_tp_pt_tool tool, bool rdma_cm, double timeout_s)
 {
 	struct pt_conn *c;
 	struct rk_app_qp_path p = { 0 };
 	struct rk_tp_rdma_dev *d;
-	struct rk_pt_dest remote;
+	struct rk_pt_dest remote = { 0 };
+	uint8_t ip[4];
 	uint16_t port, mport;
 	uint32_t qpn, psn, rkey;
 	uint64_t va, len, posted;
@@ -82,7 +106,8 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 	uint32_t cycle;
 	enum rk_mtu pmtu;
 	unsigned int rm;
-	int rc, mr_id, barriers = tool == RK_TP_PT_SEND ? 3 : 2;
+	/* -R: two more, as perftest's first key messages may be zeros */
+	int rc, mr_id, barriers = (tool == RK_TP_PT_SEND ? 3 : 2) + (rdma_cm ? 2 : 0);
 
 	if (rk_tp_qp_ends(out, id, true, &port, &qpn, &psn, &posted) != 0 ||
 	    rk_tp_mr_keys(out, mr, &mport, &va, &rkey, &len) != 0)
@@ -122,12 +147,26 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 		fprintf(out, "Port %u has no verbs device\n", port);
 		return -ENODEV;
 	}
-	rc = rk_oob_connect(host, tcp_port, timeout_s, &c->fd, NULL, NULL);
-	if (rc != 0) {
-		fprintf(out, "perftest server %s:%u: %s\n", host, tcp_port, rk_oob_strerror(rc));
-		return rc;
+	if (rdma_cm) {
+		if (inet_pton(AF_INET, host, ip) != 1) {
+			fprintf(out, "Bad perftest -R server \"%s\": an IPv4 address\n", host);
+			return -EINVAL;
+		}
+		c->open = true;
+		rc = rk_tp_pt_cm_open(out, port, ip, tcp_port, pmtu, timeout_s, &c->cm);
+		if (rc != 0) {
+			(void)drop(c);
+			return rc;
+		}
+	} else {
+		rc = rk_oob_connect(host, tcp_port, timeout_s, &c->fd, NULL, NULL);
+		if (rc != 0) {
+			fprintf(out, "perftest server %s:%u: %s\n", host, tcp_port,
+				rk_oob_strerror(rc));
+			return rc;
+		}
+		c->open = true;
 	}
-	c->open = true;
 	mtu[0] = (char)('0' + pmtu);
 	mtu[1] = '\0';
 	rc = rk_pt_preamble(xchg, c, mtu, rmtu, rver, &cycle);
@@ -142,29 +181,42 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 	}
 	if (keys(c, &remote) != 0)
 		goto fail;
-	p = (struct rk_app_qp_path){
+	if (c->cm != NULL) {
+		if (rk_tp_pt_cm_data(c->cm, qpn, psn, rm < pmtu ? (enum rk_mtu)rm : pmtu, timeout_s,
+				     &p) != 0)
+			goto fail;
+	} else {
+		p = (struct rk_app_qp_path){
 		.mtu = rm < pmtu ? (enum rk_mtu)rm : pmtu, .dest_qpn = remote.qpn,
 		.rq_psn = remote.psn, .sq_psn = psn, .dmac = rk_tp.ports[port].eth_peer,
 		.dgid = remote.gid, .max_dest_rd_atomic = 16,
 		.max_rd_atomic = (uint8_t)(remote.out_reads > 0 && remote.out_reads < 16 ?
 					   remote.out_reads : 16),
 		.min_rnr_timer = 12, .timeout = 14, .retry_cnt = 7, .rnr_retry = 7,
-	};
+		};
+	}
 	if (rk_tp_qp_connect_remote(out, id, &p) != 0)
 		goto fail;
 	for (int i = 0; i < barriers; i++)
-		if (keys(c, NULL) != 0)
+		if (keys(c, c->cm != NULL ? &remote : NULL) != 0)
 			goto fail;
-	fprintf(out, "QP %u: connected to perftest %s %s at %s:%u: QPN 0x%06x, PSN 0x%06x, GID "
-		"::ffff:%u.%u.%u.%u, path MTU %u, RTS\n", id, rver, tool_names[tool], host,
-		tcp_port, remote.qpn, remote.psn, remote.gid[12], remote.gid[13], remote.gid[14],
-		remote.gid[15], 128u << p.mtu);
+	if (c->cm != NULL && tool != RK_TP_PT_SEND && remote.rkey == 0 && remote.vaddr == 0) {
+		fprintf(out, "perftest -R server %s:%u: no R_Key and VA in its key messages\n",
+			host, tcp_port);
+		goto fail;
+	}
+	if (c->cm != NULL)
+		remote.psn = rk_tp_pt_cm_conn(c->cm, true)->conn.peer.psn & 0xffffff;
+	fprintf(out, "QP %u: connected to perftest %s %s%s at %s:%u: QPN 0x%06x, PSN 0x%06x, GID "
+		"::ffff:%u.%u.%u.%u, path MTU %u, RTS\n", id, rver, tool_names[tool],
+		c->cm != NULL ? " -R" : "", host, tcp_port, remote.qpn, remote.psn, remote.gid[12],
+		remote.gid[13], remote.gid[14], remote.gid[15], 128u << p.mtu);
 	mr_id = tool == RK_TP_PT_SEND ? 0 : rk_tp_mr_add_remote(out, port, remote.vaddr,
 								 remote.rkey);
 	return mr_id < 0 ? mr_id : 0;
 fail:
 	rk_tp_qp_disconnect_remote(id);
-	drop(c);
+	(void)drop(c);
 	return -EPROTO;
 }
 
@@ -175,6 +227,7 @@ rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s)
 	struct rk_pt_report mine = { 0 }, theirs;
 	uint16_t port;
 	uint32_t qpn, psn;
+	bool cm;
 	int rc = 0;
 
 	if (rk_tp_qp_ends(out, id, false, &port, &qpn, &psn, &mine.iters) != 0)
@@ -191,12 +244,15 @@ rk_tp_pt_disconnect(FILE *out, unsigned int id, double timeout_s)
 	if (rc == 0 && c->tool != RK_TP_PT_SEND &&
 	    (keys(c, NULL) != 0 || rk_pt_reports(xchg, c, &mine, &theirs) != 0))
 		rc = -EPROTO;
-	if (rc == 0 && (keys(c, NULL) != 0 || rk_oob_send(c->fd, "done", 5) != 0))
+	if (rc == 0 && (keys(c, NULL) != 0 ||
+			(c->cm == NULL && rk_oob_send(c->fd, "done", 5) != 0)))
 		rc = -EPROTO;
+	cm = c->cm != NULL;
 	rk_tp_qp_disconnect_remote(id);
-	drop(c);
+	if (drop(c) != 0 && rc == 0)
+		rc = -ETIMEDOUT;
 	if (rc == 0)
-		fprintf(out, "QP %u: perftest exchange ended (%" PRIu64 " iterations reported), "
-			"QP in ERR\n", id, mine.iters);
+		fprintf(out, "QP %u: perftest exchange ended (%" PRIu64 " iterations reported)%s, "
+			"QP in ERR\n", id, mine.iters, cm ? ", both connections disconnected" : "");
 	return rc;
 }
