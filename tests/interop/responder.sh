@@ -11,7 +11,8 @@
 # ib_read_bw, ib_send_bw and ib_atomic_bw (-d rxe0 -x 1) against it, one
 # after another; then, over the TCP exchange, ib_write_bw and ib_read_bw
 # at once, and ib_write_bw -q 4; ib_send_bw -c UD against UD QPs; last, rk-testpmd's prompt as the client
-# of the guest's ib_write_bw and ib_read_bw servers (qp connect ... perftest). Each client must exit 0 and the responder print its
+# of the guest's ib_write_bw and ib_read_bw servers (qp connect ... perftest), and of its
+# ib_write_bw -R server (qp connect ... rdma_cm). Each client must exit 0 and the responder print its
 # line for it with its own checks (WRITE packets placed, READ region
 # unchanged, one per FETCH_AND_ADD, every SEND received with the same
 # length): perftest's bw tools check no data themselves.
@@ -259,23 +260,28 @@ responder_down "$served"
 # data). "qp disconnect" each time; both servers exit 0.
 gmac=$(pexec 10 1 'cat /sys/class/net/eth0/address' 2>/dev/null | tr -d '\r' | tail -n 1)
 # pt_client TOOL OPS...: rxe's ib_TOOL_bw server, then rk-testpmd posting
-# OPS (command lines) after the connect; its output in $tmp/pt.TOOL.out
+# OPS (command lines) after the connect; its output in $tmp/pt.TOOL.out.
+# PT_CM=rdma_cm: the server's -R (RDMA-CM on the port, no TCP), the
+# connect "... rdma_cm" to the guest's RoCE address; the output in
+# $tmp/pt.TOOL-R.out.
+PT_CM=""
 pt_client() {
-	local tool=$1 gpid
+	local tool=$1 gpid ropt="" name=$1
 	shift
-	pexec 90 1 "timeout 80 ib_${tool}_bw -F -d rxe0 -x 1 -s 4096 -n 5 -p $((TCP + 1))" \
-		>"$tmp/gserver.$tool" 2>&1 &
+	[ -n "$PT_CM" ] && ropt="-R " && name="$tool-R"
+	pexec 90 1 "timeout 80 ib_${tool}_bw ${ropt}-F -d rxe0 -x 1 -s 4096 -n 5 -p $((TCP + 1))" \
+		>"$tmp/gserver.$name" 2>&1 &
 	gpid=$!
 	{
 		printf '%s\n' "set ip 0 198.18.0.100" "set eth-peer 0 $gmac" "mr reg 0 4096" \
 			"mr reg 0 4096" "mr fill 0 0 4096 inc:5" "qp create 0 rc" "set fwd rdma" "start" \
-			"qp connect 0 perftest 198.18.0.11:$((TCP + 1)) 0 $tool"
-		printf '%s\n' "$@" "qp disconnect 0" "stop" "quit"
+			"qp connect 0 perftest 198.18.0.11:$((TCP + 1)) 0 $tool${PT_CM:+ $PT_CM}"
+		printf '%s\n' "$@" "qp disconnect 0" "show rdma 0" "stop" "quit"
 	} >"$tmp/client.cmd"
 	# shellcheck disable=SC2086
 	ip netns exec "$OOB_NS" timeout -k 5 120 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
 		--file-prefix rkrc$$ --vdev=net_af_packet0,iface="rkd$$" -- -i \
-		--cmdline-file "$tmp/client.cmd" </dev/null >"$tmp/pt.$tool.out" 2>&1
+		--cmdline-file "$tmp/client.cmd" </dev/null >"$tmp/pt.$name.out" 2>&1
 	ptrc=$?
 	wait "$gpid"
 	gsrc=$?
@@ -309,6 +315,24 @@ else
 	ko "prompt as ib_read_bw's client: rk-testpmd exit $ptrc, server exit $gsrc; dumps $(wc -l <<<"$d0") lines"
 	grep -v '^TELEMETRY' "$tmp/pt.read.out" | grep -v "^  [a-z_]* *[0-9]*$" | tail -n 12
 	tail -n 5 "$tmp/gserver.read"
+fi
+# -R: the exchange QP and the data QP connected by RDMA-CM over QP1 (the
+# guest's server retries nothing: our REQ comes once it listens, or is
+# sent again after its REJ "invalid service ID"); a WRITE, then "qp
+# disconnect" ends with a DREQ of each connection, answered.
+PT_CM=rdma_cm
+pt_client write "post write 0 0 4096 2" "poll cq 0 1 10000"
+PT_CM=""
+if [ "$ptrc" = 0 ] && [ "$gsrc" = 0 ] &&
+	pt_has write-R "^QP 0: connected to perftest .* write_bw -R at 198.18.0.11:$((TCP + 1)): .*GID ::ffff:198.18.0.11, " &&
+	pt_has write-R "wc wr_id=1 status=success \(0\) opcode=RDMA_WRITE byte_len=4096" &&
+	pt_has write-R "^QP 0: perftest exchange ended \(1 iterations reported\), both connections disconnected, QP in ERR$" &&
+	pt_has write-R "CM MADs no connect waited for 0$"; then
+	ok "qp connect ... rdma_cm to rxe's ib_write_bw -R server: a WRITE of 4096 bytes, DREQs answered"
+else
+	ko "prompt as ib_write_bw -R's client: rk-testpmd exit $ptrc, server exit $gsrc"
+	grep -v '^TELEMETRY' "$tmp/pt.write-R.out" | grep -v "^  [a-z_]* *[0-9]*$" | tail -n 12
+	tail -n 5 "$tmp/gserver.write-R"
 fi
 
 # gen_client OP TOOL SIZE: rxe's ib_TOOL_bw -q 16 server, rk-gen's 16 QPs
