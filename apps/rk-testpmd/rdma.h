@@ -84,10 +84,11 @@ unsigned int rk_tp_cmq_take(struct rk_tp_cmq *q, uint8_t (*mad)[RK_MAD_LEN], uin
 
 /**
  * Where the rdma engine puts @p port's CM MADs: @p q, or NULL to free
- * them (counted in the device's cm_unclaimed). Caller holds
- * rk_tp_rdma_lock.
+ * them again (counted in the device's cm_unclaimed). Caller holds
+ * rk_tp_rdma_lock. @return false, changing nothing, when another queue
+ * has them (one RDMA-CM client per port)
  */
-void rk_tp_rdma_cm_claim(uint16_t port, struct rk_tp_cmq *q);
+bool rk_tp_rdma_cm_claim(uint16_t port, struct rk_tp_cmq *q);
 
 /**
  * The rdma engine's hook: @p f, received on @p port, is a CM MAD for QP1:

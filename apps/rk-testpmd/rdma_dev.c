@@ -363,10 +363,13 @@ rk_tp_cmq_take(struct rk_tp_cmq *q, uint8_t (*mad)[RK_MAD_LEN], uint8_t (*ip)[4]
 
 static struct rk_tp_cmq *claims[RK_TP_MAX_PORTS];
 
-void
+bool
 rk_tp_rdma_cm_claim(uint16_t port, struct rk_tp_cmq *q)
 {
+	if (q != NULL && claims[port] != NULL && claims[port] != q)
+		return false;
 	claims[port] = q;
+	return true;
 }
 
 bool

@@ -152,12 +152,12 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 			fprintf(out, "Bad perftest -R server \"%s\": an IPv4 address\n", host);
 			return -EINVAL;
 		}
-		c->open = true;
 		rc = rk_tp_pt_cm_open(out, port, ip, tcp_port, pmtu, timeout_s, &c->cm);
 		if (rc != 0) {
-			(void)drop(c);
+			(void)drop(c);  /* what was made of it */
 			return rc;
 		}
+		c->open = true;
 	} else {
 		rc = rk_oob_connect(host, tcp_port, timeout_s, &c->fd, NULL, NULL);
 		if (rc != 0) {

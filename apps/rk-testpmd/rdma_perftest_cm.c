@@ -9,7 +9,8 @@
  * the same service ID; at the end a DREQ for each. The CM's active side
  * is apps/common's (rk_app_cm.h), the exchange QP the responder's
  * (rk_tp_cm_comm_*); the rdma engine queues the port's QP1 MADs here
- * while one of these runs (rk_tp_rdma_cm_claim()). Runs on the prompt.
+ * from the connect to the disconnect (rk_tp_rdma_cm_claim(): one such
+ * client per port). Runs on the prompt.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -198,9 +199,13 @@ rk_tp_pt_cm_open(FILE *out, uint16_t port, const uint8_t ip[4], uint16_t cm_port
 	memcpy(x->comm.peer_ip, ip, 4);
 	memcpy(x->data.peer_ip, ip, 4);
 	LOCK();
-	rk_tp_rdma_cm_claim(port, &m->q);
+	m->claimed = rk_tp_rdma_cm_claim(port, &m->q);
 	UNLOCK();
-	m->claimed = true;
+	if (!m->claimed) {
+		fprintf(out, "Port %u has a perftest -R connection already: \"qp disconnect\" it "
+			"first (one per port)\n", port);
+		return -EBUSY;
+	}
 	rc = rk_tp_cm_comm_create(x, port);
 	if (rc != 0) {
 		fprintf(out, "Cannot create the perftest exchange QP: %s\n", strerror(-rc));

@@ -17,8 +17,9 @@
 # the exchange and the data QP connected by RDMA-CM over QP1 (no TCP),
 # the same WRITE and READ back, "qp disconnect" ends with DREQs of both
 # connections; a bad word after the tool and a server that is no IPv4
-# address are refused in one line each, and a connect once the server
-# is gone fails in one line within the step's timeout.
+# address are refused in one line each, so is a second such connect on
+# the port, and a connect once the server is gone fails in one line
+# within the step's timeout.
 # usage: rk_testpmd_perftest_client.sh RK_TESTPMD RK_INTEROP [rdma_cm]
 # Exit 77 (skip) where no namespace can be made.
 set -u
@@ -75,6 +76,7 @@ start
 qp connect 0 perftest 198.18.0.2:$TCP 0 write rdma
 qp connect 0 perftest rk-server:$TCP 0 write rdma_cm
 qp connect 0 perftest 198.18.0.2:$TCP 0 write rdma_cm
+qp connect 1 perftest 198.18.0.2:$TCP 0 write rdma_cm
 post write 0 0 4096 2
 poll cq 0 1 5000
 post read 0 1 4096 2
@@ -138,6 +140,8 @@ check "^Bad perftest -R server \"rk-server\": an IPv4 address$" \
 check "^QP 0: connected to perftest [0-9.]+ write_bw -R at 198.18.0.2:$TCP: QPN 0x[0-9a-f]{6}, PSN 0x[0-9a-f]{6}, GID ::ffff:198.18.0.2, path MTU [0-9]+, RTS$" \
 	"qp connect ... rdma_cm: connected to the server's QP"
 check "^MR 2: port 0, the peer's region at VA 0x[0-9a-f]+, R_Key 0x[0-9a-f]{8}$" "the server's region is MR 2"
+check "^Port 0 has a perftest -R connection already: \"qp disconnect\" it first \(one per port\)$" \
+	"a second -R connect on the port: refused in one line"
 check "wc wr_id=1 status=success \(0\) opcode=RDMA_WRITE byte_len=4096" "WRITE of 4096 bytes into the server's region"
 check "wc wr_id=2 status=success \(0\) opcode=RDMA_READ byte_len=4096" "READ of them back"
 check "^MR 1: 4096 bytes at offset 0 match inc:7$" "the bytes read back are the pattern written"
