@@ -7,7 +7,8 @@
  * parameters, the routing of a received MAD to its connection or to the
  * listener (a REQ for another service is answered with REJ "invalid
  * service ID", as the Linux CM does: IBTA Vol1 12.6.7), the passive
- * side's accept and the active side's REQ and retries. lib/cm keeps each connection's state and the MAD codec;
+ * side's accept and the active side's REQ and retries. lib/cm keeps each
+ * connection's state and the MAD codec;
  * how a frame leaves and how a peer's MAC is found are the caller's
  * (struct rk_app_cm_port). No DPDK.
  */

@@ -468,7 +468,8 @@ ia_cm_connect(struct ia *a, struct rk_app_cm_conn *c, struct rk_qp *qp, uint32_t
 		/* No listener yet (the server is starting): retry, as perftest's client does. */
 		if (!rk_app_cm_connect_retry(c, rk_io_dpdk_now_ns(), deadline))
 			break;
-		for (uint64_t t = rk_io_dpdk_now_ns() + RK_APP_CM_RETRY_NS; rk_io_dpdk_now_ns() < t;)
+		for (uint64_t t = rk_io_dpdk_now_ns() + RK_APP_CM_RETRY_NS;
+		     rk_io_dpdk_now_ns() < t;)
 			if (ia_cm_pump(a, all, n, NULL) < 0)
 				return -1;
 	}

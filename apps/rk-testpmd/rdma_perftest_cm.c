@@ -96,7 +96,8 @@ pump(struct rk_tp_pt_cm *m)
 	seen |= act;
 	act = x->qp != NULL ? rk_tp_cm_comm_poll(x, &st) : 0;
 	if (act == -EIO) {
-		fprintf(m->out, "perftest exchange QP: completion error: %s\n", rk_wc_status_str(st));
+		fprintf(m->out, "perftest exchange QP: completion error: %s\n",
+			rk_wc_status_str(st));
 		return -1;
 	}
 	if (act < 0) {
@@ -151,7 +152,8 @@ connect_conn(struct rk_tp_pt_cm *m, struct rk_app_cm_conn *c, uint32_t qpn, uint
 		/* No listener yet: perftest's client tries again too. */
 		if (!rk_app_cm_connect_retry(c, rk_io_dpdk_now_ns(), deadline))
 			break;
-		for (uint64_t t = rk_io_dpdk_now_ns() + RK_APP_CM_RETRY_NS; rk_io_dpdk_now_ns() < t;)
+		for (uint64_t t = rk_io_dpdk_now_ns() + RK_APP_CM_RETRY_NS;
+		     rk_io_dpdk_now_ns() < t;)
 			if (pump(m) < 0)
 				return -1;
 	}

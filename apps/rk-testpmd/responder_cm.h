@@ -67,7 +67,7 @@ int rk_tp_cm_comm_poll(struct rk_tp_resp_cm *x, enum rk_wc_status *st);
 /** Destroy what rk_tp_cm_comm_create() made of @p x. Takes rk_tp_rdma_lock. */
 void rk_tp_cm_comm_free(struct rk_tp_resp_cm *x);
 
-/** One MAD from @p port's QP1 to @p mac / @p ip. Takes rk_tp_rdma_lock. @return 0 or negative errno */
+/** One MAD from @p port's QP1 to @p mac / @p ip. Takes rk_tp_rdma_lock. @return 0, -errno */
 int rk_tp_qp1_tx(uint16_t port, const uint8_t mac[6], const uint8_t ip[4],
 		 const uint8_t mad[RK_MAD_LEN]);
 

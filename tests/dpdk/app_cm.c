@@ -145,7 +145,8 @@ main(void)
 		memcpy(c.peer_mac, mac_b, 6);
 		n = nsent;
 		CHECK(rk_app_cm_connect(&port, &c, &ap, svc, ip_a, 0x8123, 0x77, 0x99, 5000) == 0 &&
-		      nsent == n + 1 && sent.hdr.attr_id == RK_CM_REQ && sent.req.service_id == svc &&
+		      nsent == n + 1 && sent.hdr.attr_id == RK_CM_REQ &&
+		      sent.req.service_id == svc &&
 		      sent.req.local_qpn == 0x31 && sent.req.local_comm_id == 0x77 &&
 		      c.conn.state == RK_CM_REQ_SENT, "connect: REQ for the service with our QPN");
 		reqm = sent;
@@ -182,7 +183,8 @@ main(void)
 		      rk_cm_accept(&srv.conn, &lp, 7000, out) > 0 &&
 		      rk_cm_decode(out, RK_MAD_LEN, &repm) == 0, "the peer's REP");
 		act = rk_app_cm_dispatch(&port, &repm, ip_b, cs, 1, NULL, 7100, 0x1);
-		CHECK(act > 0 && c.conn.state == RK_CM_ESTABLISHED && sent.hdr.attr_id == RK_CM_RTU &&
+		CHECK(act > 0 && c.conn.state == RK_CM_ESTABLISHED &&
+		      sent.hdr.attr_id == RK_CM_RTU &&
 		      rk_app_cm_connect_error(&c) == NULL, "REP: ESTABLISHED, RTU sent");
 		rk_app_cm_qp_path(&c, dgid, &p);
 		CHECK(p.dest_qpn == 0x20 && p.rq_psn == 0x4242 && p.sq_psn == 0x777 &&
