@@ -250,6 +250,25 @@ served=0
 every_tool "-R "
 grep -q "^responder: client 1 (198.18.0.11): perftest .* -R," "$out" &&
 	ok "-R: the responder saw RDMA-CM clients" || ko "-R: no RDMA-CM client line"
+# -R -q 2: one data connection per client over RDMA-CM, so the second
+# data REQ gets REJ (consumer reject); perftest gives up after its
+# retries (exit not 0) and the responder's line names the cause.
+before=$(grep -c "^responder: client [0-9]* (.*result:" "$out")
+pexec 120 1 "timeout 100 ib_write_bw -s 4096 -n 10 -q 2 -F -d rxe0 $TARGET" >"$tmp/rq.cli" 2>&1
+rc=$?
+line=""
+for _ in $(seq 1 100); do
+	line=$(grep "^responder: client [0-9]* (.*result:" "$out" | sed -n "$((before + 1))p")
+	[ -n "$line" ] && break
+	sleep 0.1
+done
+if [ "$rc" != 0 ] && grep -q "result: failed: perftest -R with -q N: several data connections (RDMA-CM) not supported, use the TCP exchange" <<<"$line"; then
+	ok "ib_write_bw -R -q 2: refused, the client exits $rc; ${line#*: }"
+else
+	ko "ib_write_bw -R -q 2: client exit $rc, responder: \"${line:-no line}\""
+	tail -n 5 "$tmp/rq.cli"
+fi
+served=$(grep -c "^responder: client [0-9]* (.*result:" "$out")
 responder_down "$served"
 
 # The other way round: the prompt as the client of rxe's perftest servers
