@@ -62,6 +62,16 @@ ip netns exec "${ns}b" timeout -k 5 60 "$rki" $MEM --no-pci --log-level='*:warni
 spid=$!
 
 # No "set ip": the device's default, 198.18.0.1, goes in the key message.
+# Both modes, once connected: a WRITE, a READ back, the bytes compared,
+# the disconnect twice.
+ops="post write 0 0 4096 2
+poll cq 0 1 5000
+post read 0 1 4096 2
+poll cq 0 1 5000
+mr check 1 0 4096 inc:7
+show rdma 0
+qp disconnect 0
+qp disconnect 0"
 if [ "$mode" = rdma_cm ]; then
 	# QP 1's connect comes after the server exited: nobody answers its REQ.
 	cat >"$tmp/cmds" <<CMD
@@ -77,14 +87,7 @@ qp connect 0 perftest 198.18.0.2:$TCP 0 write rdma
 qp connect 0 perftest rk-server:$TCP 0 write rdma_cm
 qp connect 0 perftest 198.18.0.2:$TCP 0 write rdma_cm
 qp connect 1 perftest 198.18.0.2:$TCP 0 write rdma_cm
-post write 0 0 4096 2
-poll cq 0 1 5000
-post read 0 1 4096 2
-poll cq 0 1 5000
-mr check 1 0 4096 inc:7
-show rdma 0
-qp disconnect 0
-qp disconnect 0
+$ops
 qp connect 1 perftest 198.18.0.2:$TCP 0 write rdma_cm
 qp show
 stop
@@ -104,14 +107,7 @@ qp connect 0 perftest 198.18.1.2:$TCP 0 write
 set fwd rdma
 start
 qp connect 0 perftest 198.18.1.2:$TCP 0 write
-post write 0 0 4096 2
-poll cq 0 1 5000
-post read 0 1 4096 2
-poll cq 0 1 5000
-mr check 1 0 4096 inc:7
-show rdma 0
-qp disconnect 0
-qp disconnect 0
+$ops
 qp disconnect 9
 qp connect 0 perftest 198.18.1.2:$TCP 0 write
 stop

@@ -140,6 +140,16 @@ responder_down() {
 # shown as RETRY.
 k=""
 served=0
+# next_line BEFORE: the responder's client line after its first BEFORE
+# ones, in $line (empty when none came within 10 s)
+next_line() {
+	line=""
+	for _ in $(seq 1 100); do
+		line=$(grep "^responder: client [0-9]* (.*result:" "$out" | sed -n "$(($1 + 1))p")
+		[ -n "$line" ] && return
+		sleep 0.1
+	done
+}
 client() {
 	local name=$1 re=$2 try rc line before
 	shift 2
@@ -147,12 +157,7 @@ client() {
 		before=$(grep -c "^responder: client [0-9]* (.*result:" "$out")
 		pexec 120 1 "timeout 100 $* -F -d rxe0 $TARGET" >"$tmp/$name.$try.cli" 2>&1
 		rc=$?
-		line=""
-		for _ in $(seq 1 100); do
-			line=$(grep "^responder: client [0-9]* (.*result:" "$out" | sed -n "$((before + 1))p")
-			[ -n "$line" ] && break
-			sleep 0.1
-		done
+		next_line "$before"
 		[ -n "$line" ] && served=$((served + 1))
 		k=$(sed -n 's/^responder: client \([0-9]*\) .*/\1/p' <<<"$line")
 		[ "$rc" = 0 ] && grep -qE "$re" <<<"$line" && break
@@ -256,12 +261,8 @@ grep -q "^responder: client 1 (198.18.0.11): perftest .* -R," "$out" &&
 before=$(grep -c "^responder: client [0-9]* (.*result:" "$out")
 pexec 120 1 "timeout 100 ib_write_bw -s 4096 -n 10 -q 2 -F -d rxe0 $TARGET" >"$tmp/rq.cli" 2>&1
 rc=$?
-line=""
-for _ in $(seq 1 100); do
-	line=$(grep "^responder: client [0-9]* (.*result:" "$out" | sed -n "$((before + 1))p")
-	[ -n "$line" ] && break
-	sleep 0.1
-done
+next_line "$before"
+# (the guest's perftest has crashed there, exit 139, after its retries)
 if [ "$rc" != 0 ] && grep -q "result: failed: perftest -R with -q N: several data connections (RDMA-CM) not supported, use the TCP exchange" <<<"$line"; then
 	ok "ib_write_bw -R -q 2: refused, the client exits $rc; ${line#*: }"
 else
