@@ -299,24 +299,29 @@ run_replays(const struct opts *o, const struct rk_conform_env *env, struct captu
 	struct rk_conform_conv cv[REPLAYS_MAX] = { { .dest_qp = o->replay_qp } };
 	enum rk_cf_replay_name name[REPLAYS_MAX];
 	unsigned int nq = 1;
-	bool more = false;
+	bool more = false, none = false;
 	char *dup;
 
 	if (rk_cf_recording_load(o->replay, &rec) != 0) {
 		rk_cf_recording_free(&rec);
 		return 2;
 	}
-	/* none found: the one replay says why (no RC request) */
-	if (o->replay_all && (nq = rk_conform_replay_convs(rec.f, rec.n, cv, max, &more)) == 0)
-		nq = 1;
-	if (o->replay_all)
+	if (o->replay_all) {
+		nq = rk_conform_replay_convs(rec.f, rec.n, cv, max, &more);
 		printf("%u conversation%s in %s%s\n", nq, nq == 1 ? "" : "s", o->replay,
 		       more ? " (and more: only these replayed)" : "");
+	}
+	/* none found: one replay, of the file, says why (no RC request) */
+	if (nq == 0) {
+		nq = 1;
+		none = true;
+	}
 	if (o->replay_from_set)
 		memcpy(cv[0].requester, o->replay_from, 16);
 	/* The requester joins the ID only where two requesters' QPs share a number. */
 	for (unsigned int k = 0; k < nq; k++) {
-		name[k] = o->replay_all || o->replay_qp != 0 ? RK_CF_NAME_QP : RK_CF_NAME_FILE;
+		name[k] = (o->replay_all && !none) || o->replay_qp != 0 ? RK_CF_NAME_QP :
+			  RK_CF_NAME_FILE;
 		if (o->replay_from_set)
 			name[k] = RK_CF_NAME_QP_FROM;
 		for (unsigned int j = 0; o->replay_all && j < nq; j++)
@@ -338,7 +343,7 @@ run_replays(const struct opts *o, const struct rk_conform_env *env, struct captu
 	*ran = nq;
 	rk_cf_recording_free(&rec);
 	dup = strdup(o->replay);
-	if (o->replay_all && dup != NULL)
+	if (o->replay_all && !none && dup != NULL)
 		snprintf(replay_glob, sizeof(replay_glob), "replay.%.70s.qp0x*", basename(dup));
 	else
 		snprintf(replay_glob, sizeof(replay_glob), "%s", out[0].c->id);
@@ -358,6 +363,7 @@ main(int argc, char **argv)
 	const struct rk_conform_case *c = rk_conform_cases(&n);
 	bool interrupted = false, stopped = false;
 	unsigned int no_qp = 0;         /* cases in a row whose setup failed */
+	int idw = 30;                   /* the ID column's width */
 	int rc;
 #ifdef RK_CONFORM_DPDK
 	struct rk_io_dpdk_args da;
@@ -413,9 +419,13 @@ main(int argc, char **argv)
 			goto done;
 		n = 0;          /* no catalog case runs */
 	}
-	printf("%-30s %-7s %-40s %s\n", "ID", "verdict", "rule", "reason");
+	/* a replay's IDs hold its file's name: the column grows to the longest */
 	for (unsigned int k = 0; o.replay != NULL && k < ran; k++)
-		printf("%-30s %-7s %-40s %s\n", out[k].c->id,
+		if (strlen(out[k].c->id) > (size_t)idw)
+			idw = (int)strlen(out[k].c->id);
+	printf("%-*s %-7s %-40s %s\n", idw, "ID", "verdict", "rule", "reason");
+	for (unsigned int k = 0; o.replay != NULL && k < ran; k++)
+		printf("%-*s %-7s %-40s %s\n", idw, out[k].c->id,
 		       rk_conform_verdict_name(out[k].res.verdict), out[k].c->rule,
 		       out[k].res.reason);
 	for (unsigned int i = 0; i < n; i++) {
@@ -460,7 +470,8 @@ main(int argc, char **argv)
 		printf("interrupted: the outputs hold the %u case%s run before the signal\n", ran,
 		       ran == 1 ? "" : "s");
 	}
-	printf("%u cases: %u pass, %u fail, %u not applicable\n", ran, count[RK_CONFORM_PASS],
+	printf("%u case%s: %u pass, %u fail, %u not applicable\n", ran, ran == 1 ? "" : "s",
+	       count[RK_CONFORM_PASS],
 	       count[RK_CONFORM_FAIL], count[RK_CONFORM_NA]);
 	rc = count[RK_CONFORM_FAIL] ? 1 : 0;
 	if (o.expect != NULL) {

@@ -51,9 +51,11 @@ usage(FILE *f)
 		"                        the DUT and compare its answers with the recorded ones\n"
 		"  --replay-qp QPN       with --replay: the conversation whose requests go to\n"
 		"                        DestQP QPN (1..0xffffff; default: the first RC request's);\n"
-		"                        the case's ID is then replay.FILE.qp0xQPN; QPN@ADDRESS:\n"
-		"                        the requests from ADDRESS (IPv4 or IPv6) to it; all:\n"
-		"                        every conversation in turn (up to 32), a case each\n"
+		"                        the case's ID is then replay.FILE.qp0xQPN (six hex\n"
+		"                        digits); QPN@ADDRESS: the requests from ADDRESS (IPv4\n"
+		"                        or IPv6) to it, ID ...@ADDRESS; all: every conversation\n"
+		"                        in turn (up to 32), a case each, @ADDRESS where two\n"
+		"                        requesters share a QPN\n"
 		"  --verdicts FILE       each case's verdict, a line \"ID VERDICT\" each\n"
 		"  --expect FILE         compare the verdicts with FILE (a --verdicts file); exit 1\n"
 		"                        when one differs, 0 when all match\n"
@@ -70,8 +72,9 @@ static int
 parse_from(struct opts *o, const char *a)
 {
 	memset(o->replay_from, 0, 16);
-	if (inet_pton(AF_INET, a, o->replay_from + 12) != 1 &&
-	    inet_pton(AF_INET6, a, o->replay_from) != 1)
+	if (inet_pton(AF_INET, a, o->replay_from + 12) == 1)
+		o->replay_from[10] = o->replay_from[11] = 0xff;
+	else if (inet_pton(AF_INET6, a, o->replay_from) != 1)
 		return -1;
 	o->replay_from_set = true;
 	return 0;

@@ -94,18 +94,6 @@ rk_cf_recording_free(struct rk_cf_recording *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/* @p a (rk_conform_conv.requester's form) as text. */
-static void
-addr_str(const uint8_t a[16], char *s, size_t len)
-{
-	static const uint8_t zero12[12];
-
-	if (memcmp(a, zero12, 12) == 0)
-		inet_ntop(AF_INET, a + 12, s, (socklen_t)len);
-	else
-		inet_ntop(AF_INET6, a, s, (socklen_t)len);
-}
-
 int
 rk_cf_replay(const struct rk_cf_recording *r, const char *path,
 	     const struct rk_conform_conv *conv, enum rk_cf_replay_name name,
@@ -122,7 +110,7 @@ rk_cf_replay(const struct rk_cf_recording *r, const char *path,
 		res.dest_qp = conv->dest_qp;
 		res.requester_set = name == RK_CF_NAME_QP_FROM;
 		memcpy(res.requester, conv->requester, 16);
-		addr_str(conv->requester, from, sizeof(from));
+		rk_conform_conv_addr(conv->requester, from, sizeof(from));
 	}
 	/* Two conversations of one recording are two cases. */
 	if (name == RK_CF_NAME_FILE)

@@ -405,10 +405,17 @@ int rk_conform_replay(const struct rk_conform_env *env, const struct rk_conform_
 /** One conversation of a recording: who sends its requests, and to which QP. */
 struct rk_conform_conv {
 	uint32_t dest_qp;               /**< DestQP of its requests (24 bits) */
-	/** The requester's IP source address: IPv6 as is; IPv4 in the last
-	 *  4 bytes, the first 12 zero. */
+	/** The requester's IP source address: IPv6 as is; IPv4 mapped,
+	 *  ::ffff:a.b.c.d (RFC 4291 2.5.5.2), as a RoCEv2 GID holds it. */
 	uint8_t requester[16];
 };
+
+/**
+ * Requester address @p a (rk_conform_conv.requester's form) as text into
+ * @p s (@p len bytes, INET6_ADDRSTRLEN enough): dotted IPv4 for a mapped
+ * one, else IPv6 (RFC 5952).
+ */
+void rk_conform_conv_addr(const uint8_t a[16], char *s, size_t len);
 
 /**
  * The conversations of a recording, for replaying each in turn: the

@@ -7,6 +7,7 @@
  */
 #include "rk_conform.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -106,7 +107,7 @@ cut(const struct rk_conform_rec_frame *f)
 /*
  * Whether @p f is a whole RoCE frame of an RC opcode (IBTA Vol1 9.2) with
  * its BTH: then *@p p is parsed and @p src holds the IP source address
- * (IPv4 in the last 4 bytes, IPv6 as is). What a conversation is made of,
+ * (IPv4 as ::ffff:a.b.c.d, IPv6 as is). What a conversation is made of,
  * for the replay and for the list of conversations alike.
  */
 static bool
@@ -121,9 +122,10 @@ rc_frame(const struct rk_conform_rec_frame *f, struct rk_pkt *p, uint8_t src[16]
 	if (oi->transport != RK_TR_RC || !(oi->flags & RK_OPF_VALID))
 		return false;
 	memset(src, 0, 16);
-	if ((f->data[p->l3_off] >> 4) == 4)
+	if ((f->data[p->l3_off] >> 4) == 4) {
+		src[10] = src[11] = 0xff;
 		memcpy(src + 12, f->data + p->l3_off + 12, 4);
-	else
+	} else
 		memcpy(src, f->data + p->l3_off + 8, 16);
 	return true;
 }
@@ -186,6 +188,17 @@ learn_pmtu(struct replay *rp)
 	rp->res->pmtu = exact > 0 ? mtu_up(exact) : least > 0 ? mtu_up(least) : 0;
 }
 
+void
+rk_conform_conv_addr(const uint8_t a[16], char *s, size_t len)
+{
+	static const uint8_t v4mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	if (memcmp(a, v4mapped, 12) == 0)
+		inet_ntop(AF_INET, a + 12, s, (socklen_t)len);
+	else
+		inet_ntop(AF_INET6, a, s, (socklen_t)len);
+}
+
 /*
  * The recorded conversation: RC requests from the requester (the source
  * of the first request, or of the first to res->dest_qp) to that DestQP,
@@ -197,7 +210,8 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 {
 	uint8_t req_ip[16] = { 0 };
 	uint32_t dqp = rp->res->dest_qp, psn_hi = 0, seen[8];
-	unsigned int nseen = 0;
+	uint8_t from[4][16];            /* requesters to dqp, for the reason */
+	unsigned int nseen = 0, nfrom = 0;
 	bool have = false;
 
 	rp->s = calloc(n ? n : 1, sizeof(*rp->s));
@@ -227,6 +241,10 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 					k++;
 				if (k == nseen && nseen < 8)
 					seen[nseen++] = st->bth.dest_qp;
+				for (k = 0; k < nfrom && memcmp(from[k], src, 16) != 0; k++)
+					;
+				if (st->bth.dest_qp == dqp && k == nfrom && nfrom < 4)
+					memcpy(from[nfrom++], src, 16);
 				if ((dqp != 0 && st->bth.dest_qp != dqp) ||
 				    (rp->res->requester_set && memcmp(src, rp->res->requester, 16)))
 					continue;
@@ -258,10 +276,22 @@ load(struct replay *rp, const struct rk_conform_rec_frame *f, unsigned int n, ch
 			 rp->res->dest_qp ? " to that DestQP" : "", rp->res->cut, n);
 		return -ENOENT;
 	}
+	if (!have && rp->res->dest_qp != 0 && nfrom > 0) {
+		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x "
+				  "from that requester; its requests to it come from",
+				  rp->res->dest_qp);
+
+		for (unsigned int k = 0; k < nfrom && at > 0 && (size_t)at < wlen; k++) {
+			char a[INET6_ADDRSTRLEN];
+
+			rk_conform_conv_addr(from[k], a, sizeof(a));
+			at += snprintf(why + at, wlen - (size_t)at, "%s %s", k ? "," : "", a);
+		}
+		return -ENOENT;
+	}
 	if (!have && rp->res->dest_qp != 0) {
-		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x%s;"
-				  " its requests go to", rp->res->dest_qp,
-				  rp->res->requester_set ? " from that requester" : "");
+		int at = snprintf(why, wlen, "the recording holds no RC request to DestQP 0x%06x;"
+				  " its requests go to", rp->res->dest_qp);
 
 		for (unsigned int k = 0; k < nseen && at > 0 && (size_t)at < wlen; k++)
 			at += snprintf(why + at, wlen - (size_t)at, "%s 0x%06x", k ? "," : "",

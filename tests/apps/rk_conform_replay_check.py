@@ -246,15 +246,31 @@ def main():
                 "replayed 20 requests of " not in p.stdout:
             sys.exit(f"FAIL: {name} --replay-qp 0x11@198.18.0.11: {c}\n{p.stdout}")
         p = run(exe, ["--replay", path, "--replay-qp", "0x11@198.18.0.99"], 0)
-        if "no RC request to DestQP 0x000011 from that requester" not in p.stdout:
+        if "no RC request to DestQP 0x000011 from that requester; its requests to it come " \
+                "from 198.18.0.12, 198.18.0.11" not in p.stdout:
             sys.exit(f"FAIL: {name} --replay-qp 0x11@198.18.0.99: {p.stdout}")
+        # an IPv4 requester named in its mapped IPv6 form is the same; ::1 stays IPv6
+        p = run(exe, ["--replay", path, "--replay-qp", "0x11@::ffff:198.18.0.11", "--json", js], 0)
+        if [x["id"] for x in json.load(open(js))["cases"]] != [ids[1]]:
+            sys.exit(f"FAIL: {name} --replay-qp 0x11@::ffff:198.18.0.11: {p.stdout}")
+        p = run(exe, ["--replay", path, "--replay-qp", "0x11@::1", "--json", js], 0)
+        if [x["id"] for x in json.load(open(js))["cases"]] != [f"replay.{name}.qp0x000011@::1"]:
+            sys.exit(f"FAIL: {name} --replay-qp 0x11@::1: {p.stdout}")
+        # no RC request at all: 0 conversations, one n/a case of the file
+        rping = os.path.join(pcaps, "iwarp", "siwcrc_rping.pcap")
+        p = run(exe, ["--replay", rping, "--replay-qp", "all", "--json", js], 0)
+        c = json.load(open(js))["cases"]
+        if f"0 conversations in {rping}" not in p.stdout or \
+                [(x["id"], x["verdict"]) for x in c] != [("replay.siwcrc_rping.pcap", "n/a")] \
+                or "1 case: 0 pass, 0 fail, 1 not applicable" not in p.stdout:
+            sys.exit(f"FAIL: --replay-qp all of a recording without RC: {c}\n{p.stdout}")
         for bad in ("0x11@", "0x11@x", "@198.18.0.11", "0x11@198.18.0.1@"):
             p = run(exe, ["--replay", path, "--replay-qp", bad], 2)
             if "--replay-qp" not in p.stderr or p.stdout:
                 sys.exit(f"FAIL: --replay-qp {bad}: {p.stderr!r}")
         print(f"ok   {name}: two hosts' QPs 0x11, two conversations (28 and 20 requests); "
-              "--replay-qp 0x11@198.18.0.11 picks the second; another host n/a; bad forms "
-              "refused")
+              "--replay-qp 0x11@198.18.0.11 (or ::ffff:198.18.0.11) picks the second; another "
+              "host n/a naming the two; bad forms refused; no RC: 0 conversations")
 
         # One of rxe's ACKs made a NAK-SEQ: the replay must say where.
         wr = os.path.join(pcaps, "roce", "rxe_write_bw.pcap")
