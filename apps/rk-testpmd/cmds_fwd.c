@@ -276,6 +276,29 @@ help_lines(void **cmds)
 	}
 }
 
+/* The described commands whose usage begins with @p w: whether any did. */
+static bool
+help_word(const char *w)
+{
+	size_t n = strlen(w);
+	bool any = false;
+
+	for (unsigned int i = 0; i < NSECTIONS; i++)
+		for (unsigned int k = 0; sections[i].cmds[k] != NULL; k++) {
+			const cmdline_parse_inst_t *c = sections[i].cmds[k];
+
+			if (strncmp(c->help_str, w, n) != 0 || c->help_str[n] != ' ' ||
+			    strchr(c->help_str, ':') == NULL)
+				continue;
+			if (!any)
+				printf("Commands beginning with %s:\n", w);
+			printf("  %s\n", c->help_str);
+			any = true;
+		}
+	fflush(stdout);
+	return any;
+}
+
 static void
 cmd_help_parsed(void *res, struct cmdline *cl, void *data)
 {
@@ -466,6 +489,9 @@ cmd_other_parsed(void *res, struct cmdline *cl, void *data)
 	     w = strtok_r(NULL, " ", &save))
 		snprintf(words[nw++], sizeof(words[0]), "%.*s", STR_TOKEN_SIZE - 1, w);
 	if (nw == 0)
+		return;
+	/* "help qp": the commands that begin with that word, whatever their group */
+	if (strcmp(words[0], "help") == 0 && nw == 2 && help_word(words[1]))
 		return;
 	rk_tp.cmd_failed = true;
 	if (strcmp(words[0], "help") == 0 && nw > 1) {

@@ -5,6 +5,7 @@
  * show rdma. The keywords are tokens (Tab completes them); the arguments
  * after them are read here, so a bad one is one line naming it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -238,6 +239,9 @@ qp_connect_perftest(char **w, int n)
 	}
 	snprintf(host, sizeof(host), "%s", w[2]);
 	colon = strrchr(host, ':');
+	/* an IPv6 address has more than one: no port of ours then */
+	if (colon != NULL && strchr(host, ':') != colon)
+		colon = NULL;
 	if (colon != NULL) {
 		*colon = '\0';
 		if (!rk_tp_arg_num(colon + 1, 65535, "TCP port", &port))
@@ -246,6 +250,10 @@ qp_connect_perftest(char **w, int n)
 			rk_tp_cmd_err("Bad TCP port \"0\": 1..65535\n");
 			return;
 		}
+	}
+	if (cm && inet_pton(AF_INET, host, &(struct in_addr){ 0 }) != 1) {
+		rk_tp_cmd_err("Bad perftest -R server \"%s\": an IPv4 address\n", host);
+		return;
 	}
 	for (t = 0; t < RTE_DIM(tools) && strcmp(w[4], tools[t]) != 0; t++)
 		;

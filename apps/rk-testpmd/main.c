@@ -6,10 +6,12 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -39,9 +41,27 @@ usage(FILE *out, const char *prog)
 		"  -h, --help              this text\n"
 		"  -V, --version           the version\n"
 		"Without -i, the commands of --cmdline-file run, forwarding starts if no command\n"
-		"started it, and Enter (or end of input, SIGINT, SIGTERM) stops it and exits;\n"
+		"started it, and Enter (or end of input, SIGINT, SIGTERM) stops it and exits\n"
+		"(with --nb-cores 0 only SIGINT or SIGTERM: forwarding holds the main lcore);\n"
 		"the exit status is 1 when a command of the file failed.\n",
 		prog);
+}
+
+/* Whether @p path is a readable regular file; else one line says why. */
+static bool
+rk_tp_file_readable(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0 || access(path, R_OK) != 0) {
+		fprintf(stderr, "rk-testpmd: --cmdline-file %s: %s\n", path, strerror(errno));
+		return false;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "rk-testpmd: --cmdline-file %s: a directory\n", path);
+		return false;
+	}
+	return true;
 }
 
 static volatile sig_atomic_t sig_term;
@@ -190,6 +210,9 @@ main(int argc, char **argv)
 	rc = parse_args(args.app_argc, args.app_argv, &interactive, &file, &portmask);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
+	/* a command file that cannot be read is a wrong option: said before the EAL starts */
+	if (file != NULL && !rk_tp_file_readable(file))
+		return 2;
 	n = rte_eal_init(args.eal_argc, args.eal_argv);
 	if (n < 0) {
 		fprintf(stderr, "rk-testpmd: EAL init failed: %s\n", rte_strerror(rte_errno));
@@ -203,7 +226,12 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (rk_tp_ports_init(portmask) != 0) {
-		fprintf(stderr, "rk-testpmd: no usable port (add one with the EAL's --vdev or -a)\n");
+		if (portmask != UINT64_MAX && rte_eth_dev_count_avail() > 0)
+			fprintf(stderr, "rk-testpmd: --portmask %#" PRIx64 " takes none of the %u "
+				"ports\n", portmask, rte_eth_dev_count_avail());
+		else
+			fprintf(stderr, "rk-testpmd: no usable port (add one with the EAL's --vdev "
+				"or -a)\n");
 		rte_eal_cleanup();
 		return 1;
 	}

@@ -6,7 +6,10 @@
 # a word before the numbers say what is wrong, not "Bad port"; without
 # -i, a command that failed fails the run: a last line counts them, exit
 # 1; a file whose commands all ran exits 0; with -i the exit is 0 as
-# before.
+# before. "help qp" lists the commands beginning with qp; a perftest -R
+# server that is no IPv4 address is said first. A --cmdline-file that
+# cannot be read is exit 2 before the EAL; a --portmask that takes no
+# port says so.
 # usage: rk_testpmd_errors_check.sh RK_TESTPMD
 set -u
 tp=$1
@@ -55,6 +58,9 @@ responder start ud
 responder start ud 0
 responder start 0 ud 18515
 no such command
+help qp
+qp connect 0 perftest ::1 0 write rdma_cm
+qp connect 0 perftest host.example 0 write rdma_cm
 quit
 CMD
 run bad
@@ -87,8 +93,15 @@ want bad 'Bad IPv4 address 0.0.0.0 for a port: not a unicast address (usage: set
 want bad 'Bad IPv4 address 224.0.0.1 for a port: not a unicast address (usage: set ip <port_id> <a.b.c.d>)' \
 	"set ip 224.0.0.1: refused"
 want bad "Commands of port:" "help port still lists the port commands"
+want bad "Commands beginning with qp:" "help qp: the commands that begin with qp"
+grep -q "^  qp connect <qp> <peer-qp>" "$tmp/bad.out" && ok "help qp lists qp connect" ||
+	ko "help qp: no qp connect line"
+want bad 'Bad perftest -R server "::1": an IPv4 address' \
+	"qp connect ... ::1 ... rdma_cm: the address named whole, before the QP or MAC checks"
+want bad 'Bad perftest -R server "host.example": an IPv4 address' \
+	"qp connect ... host.example ... rdma_cm: an IPv4 address asked first"
 last=$(grep -v TELEMETRY "$tmp/bad.out" | tail -n 1)
-[ "$rc" = 1 ] && [ "$last" = "14 of 18 commands failed" ] &&
+[ "$rc" = 1 ] && [ "$last" = "16 of 21 commands failed" ] &&
 	ok "without -i: exit 1 after \"$last\"" || ko "without -i: exit $rc, last line \"$last\""
 
 printf 'set ip 0 198.18.0.1\n# fine\nshow port info 0\nquit\n' >"$tmp/good.cmd"
@@ -99,6 +112,22 @@ run good
 run bad -i
 [ "$rc" = 0 ] && ! grep -q "commands failed" "$tmp/bad.out" &&
 	ok "with -i: exit 0 as before" || ko "with -i: exit $rc"
+
+# Start-up errors said before the EAL or in terms of the options given.
+"$tp" --no-pci -- --cmdline-file "$tmp/none.cmd" >"$tmp/nofile.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$tmp/nofile.out")" = "rk-testpmd: --cmdline-file $tmp/none.cmd: No such file or directory" ] &&
+	ok "--cmdline-file missing: one line, exit 2" || ko "--cmdline-file missing: exit $rc: $(cat "$tmp/nofile.out")"
+"$tp" --no-pci -- --cmdline-file "$tmp" >"$tmp/dir.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "^rk-testpmd: --cmdline-file $tmp: a directory$" "$tmp/dir.out" &&
+	ok "--cmdline-file a directory: exit 2" || ko "--cmdline-file a directory: exit $rc"
+# shellcheck disable=SC2086
+timeout -k 5 60 "$tp" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rkte$$ \
+	--vdev=net_null0 -- --portmask 0x2 </dev/null >"$tmp/mask.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q "^rk-testpmd: --portmask 0x2 takes none of the 1 ports$" "$tmp/mask.out" &&
+	ok "--portmask past the ports: said so" || ko "--portmask 0x2: exit $rc: $(grep -v TELEMETRY "$tmp/mask.out" | tail -n 1)"
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] || { cat "$tmp"/*.out; exit 1; }
