@@ -53,15 +53,13 @@ rk_tp_file_readable(const char *path)
 {
 	struct stat st;
 
-	if (stat(path, &st) != 0 || access(path, R_OK) != 0) {
-		fprintf(stderr, "rk-testpmd: --cmdline-file %s: %s\n", path, strerror(errno));
-		return false;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "rk-testpmd: --cmdline-file %s: a directory\n", path);
-		return false;
-	}
-	return true;
+	int err = stat(path, &st) != 0 || access(path, R_OK) != 0 ? errno :
+		  S_ISDIR(st.st_mode) ? EISDIR : 0;
+
+	if (err != 0)
+		fprintf(stderr, "rk-testpmd: cannot read command file %s: %s\n", path,
+			strerror(err));
+	return err == 0;
 }
 
 static volatile sig_atomic_t sig_term;

@@ -116,11 +116,11 @@ run bad -i
 # Start-up errors said before the EAL or in terms of the options given.
 "$tp" --no-pci -- --cmdline-file "$tmp/none.cmd" >"$tmp/nofile.out" 2>&1
 rc=$?
-[ "$rc" = 2 ] && [ "$(cat "$tmp/nofile.out")" = "rk-testpmd: --cmdline-file $tmp/none.cmd: No such file or directory" ] &&
+[ "$rc" = 2 ] && [ "$(cat "$tmp/nofile.out")" = "rk-testpmd: cannot read command file $tmp/none.cmd: No such file or directory" ] &&
 	ok "--cmdline-file missing: one line, exit 2" || ko "--cmdline-file missing: exit $rc: $(cat "$tmp/nofile.out")"
 "$tp" --no-pci -- --cmdline-file "$tmp" >"$tmp/dir.out" 2>&1
 rc=$?
-[ "$rc" = 2 ] && grep -q "^rk-testpmd: --cmdline-file $tmp: a directory$" "$tmp/dir.out" &&
+[ "$rc" = 2 ] && grep -q "^rk-testpmd: cannot read command file $tmp: Is a directory$" "$tmp/dir.out" &&
 	ok "--cmdline-file a directory: exit 2" || ko "--cmdline-file a directory: exit $rc"
 # shellcheck disable=SC2086
 timeout -k 5 60 "$tp" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rkte$$ \
