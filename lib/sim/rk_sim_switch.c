@@ -177,6 +177,9 @@ int rk_sw_set_ce(uint8_t *f, uint32_t len)
 	if (o && et == 0x0800 && len >= o + 20) {
 		uint8_t *ip = f + o;
 
+		/* the checksum covers IHL * 4 bytes: all of them in the frame */
+		if (len < o + (rk_ipv4_hlen(ip) > 20 ? rk_ipv4_hlen(ip) : 20))
+			return -EINVAL;
 		if ((ip[1] & 3) == 0 || (ip[1] & 3) == 3)
 			return 0;
 		ip[1] |= 3;

@@ -70,6 +70,12 @@ static void test_set_ce(void **state)
 	f[15] &= (uint8_t)~3;
 	assert_int_equal(rk_sw_set_ce(f, sizeof(f)), 0);        /* Not-ECT */
 	assert_int_equal(rk_sw_frame_prio(f, sizeof(f)), 3);
+	/* IHL 15 (60 bytes) in a frame ending 20 bytes into the header: short,
+	 * not a read past the frame (the checksum covers IHL * 4 bytes) */
+	f[15] |= 1;
+	f[14] = 0x4f;
+	assert_int_equal(rk_sw_set_ce(f, 14 + 20), -EINVAL);
+	assert_int_equal(rk_sw_set_ce(f, 14 + 60), 1);
 }
 
 /* 30 frames of 1000 bytes into a port draining at 1 Mb/s, marking at enqueue: ECN marks. */
