@@ -55,7 +55,8 @@ cpt_rx(void *io, uint8_t *buf, uint32_t cap)
 		const uint8_t *bth = buf + pkt.bth_off;
 		uint32_t dqp = (uint32_t)bth[5] << 16 | (uint32_t)bth[6] << 8 | bth[7];
 
-		if (dqp != p->qpn) {
+		/* QP1 too: a CM case's MADs */
+		if (dqp != p->qpn && dqp != 1) {
 			p->foreign++;
 			return 0;
 		}
@@ -196,6 +197,26 @@ cpt_teardown(void *ctx)
 	p->fd = -1;
 }
 
+/*
+ * A CM case: no exchange; the DUT's MAC by ARP, our QPN for the REQ (its
+ * ACKs come there); no region known, the QP the DUT's CM connects.
+ */
+static int
+cm_setup(struct rk_cpt *p, struct rk_conform_dut *dut, char *why, size_t why_len)
+{
+	uint8_t gid[16] = { [10] = 0xff, [11] = 0xff };
+	int rc;
+
+	memcpy(gid + 12, p->cfg.dut_ip, 4);
+	if ((rc = learn_dut(p, gid, why, why_len)) != 0)
+		return rc;
+	p->qpn = p->next_qpn;
+	p->next_qpn = p->next_qpn >= 0xfff0 ? 0x100 : p->next_qpn + 1;
+	*dut = (struct rk_conform_dut){ .pmtu = p->cfg.mtu, .peer_qpn = p->qpn,
+					.min_rnr_timer = p->cfg.min_rnr_timer };
+	return 0;
+}
+
 static int
 cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *dut,
 	  char *why, size_t why_len)
@@ -208,7 +229,7 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 		[RK_CPT_ATOMIC] = RK_CONFORM_ACC_ATOMIC | RK_CONFORM_ACC_NO_RECV,
 	};
 	struct rk_cpt *p = ctx;
-	int v = pick_verb(p, need, why, why_len);
+	int v = need->transport == RK_CONFORM_CM ? 0 : pick_verb(p, need, why, why_len);
 	const char *tool;
 	uint32_t ours = offer_mtu(&p->cfg, need);
 	char mtu[2] = { mtu_digit(ours), 0 }, rmtu[3], rver[RK_PT_VERSION_LEN + 1];
@@ -218,6 +239,8 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 	uint32_t cycle, len, pmtu;
 	int rc;
 
+	if (need->transport == RK_CONFORM_CM)
+		return cm_setup(p, dut, why, why_len);
 	if (v < 0)
 		return -ENOTSUP;
 	tool = p->cfg.one_server ? "the DUT's server" : tool_name[v];

@@ -50,6 +50,14 @@ struct rk_cpt_cfg {
 	bool mtu_fixed;
 	uint8_t min_rnr_timer;          /**< the DUT's, encoded; 0xff: unknown */
 	uint8_t ip[4];                  /**< our IPv4 address (the port's) */
+	/**
+	 * The DUT's RDMA-CM listener (TCP port of its RDMA-CM ServiceID) and
+	 * its RoCE address: a RK_CONFORM_CM case gets no QP from setup(), its
+	 * REQs go there and the CM connects a QP of the DUT's choosing.
+	 * 0: no listener.
+	 */
+	uint16_t cm_port;
+	uint8_t dut_ip[4];
 	double connect_timeout_s;       /**< per case: the server must listen by then */
 };
 

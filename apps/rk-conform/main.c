@@ -26,6 +26,7 @@
 #include "opts.h"
 #include "replay.h"
 #include "rk_cli.h"
+#include "rk_cm.h"
 #include "rk_conform.h"
 #include "rk_conform_self.h"
 #include "rk_app.h"
@@ -241,6 +242,11 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 	int rc;
 
 	inet_pton(AF_INET, o->ip, cfg.ip);
+	if (o->cm_port != 0) {
+		cfg.cm_port = o->cm_port;
+		inet_pton(AF_INET, o->dut_ip, cfg.dut_ip);
+		env->cm_service_id = rk_cm_service_id(RK_CM_PS_TCP, o->cm_port);
+	}
 	memcpy(pcfg.ip, cfg.ip, 4);
 	memcpy(cfg.tcp_port, o->tcp_port, sizeof(cfg.tcp_port));
 	cfg.one_server = o->one_server;

@@ -26,7 +26,11 @@ usage(FILE *f)
 		"  --serve VERB=PORT     perftest: the TCP port of the DUT's server of VERB (write,\n"
 		"                        read, send, atomic: one perftest tool each); repeat; or\n"
 		"                        all=PORT: one server of every verb (rk-testpmd's\n"
-		"                        responder; the default, all=18515)\n"
+		"                        responder; the default, all=18515); cm=PORT: the\n"
+		"                        DUT's RDMA-CM listener (a perftest -R server, the\n"
+		"                        responder's rdma_cm) for the cm.* cases\n"
+		"  --dut-ip A.B.C.D      perftest: the DUT's RoCE address, where cm.* cases send\n"
+		"                        their REQs (default: --server, when an IPv4 address)\n"
 		"  --ip A.B.C.D          perftest: our IPv4 address on the port (required)\n"
 		"  --size BYTES          perftest: the servers' -s (default 4096): their region's size\n"
 		"  --mtu BYTES           perftest: our path MTU, 256..4096 (default 1024)\n"
@@ -92,6 +96,15 @@ parse_serve(struct opts *o, const char *spec)
 	port = eq != NULL && eq[1] >= '0' && eq[1] <= '9' ? strtoul(eq + 1, &end, 10) : 0;
 	if (port == 0 || *end != 0 || port > 65535)
 		goto bad;
+	if (eq - spec == 2 && strncmp(spec, "cm", 2) == 0) {
+		if (o->cm_port != 0) {
+			fprintf(stderr, "rk-conform: --serve %s: cm has a listener already\n", spec);
+			return -1;
+		}
+		o->cm_port = (uint16_t)port;
+		o->serve_given = true;
+		return 0;
+	}
 	for (v = 0; v < 4; v++)
 		if (strlen(verbs[v]) == (size_t)(eq - spec) && strncmp(spec, verbs[v], strlen(verbs[v])) == 0)
 			break;
@@ -112,7 +125,7 @@ parse_serve(struct opts *o, const char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "rk-conform: --serve %s: expected VERB=PORT, VERB one of write, read, "
-		"send, atomic, all, PORT 1..65535\n", spec);
+		"send, atomic, all, cm, PORT 1..65535\n", spec);
 	return -1;
 }
 
@@ -155,8 +168,8 @@ check_live(struct opts *o)
 
 	if (!live) {
 		if (o->server || o->ip || o->port || o->oob_netns || o->record || o->serve_given ||
-		    o->live_num_given) {
-			fprintf(stderr, "rk-conform: --server, --serve, --ip, --size, --mtu, "
+		    o->live_num_given || o->dut_ip) {
+			fprintf(stderr, "rk-conform: --server, --serve, --ip, --dut-ip, --size, --mtu, "
 				"--min-rnr-timer, --connect-timeout, --max-setup-failures, --port, "
 				"--oob-netns and --record go with --dut perftest\n");
 			return -1;
@@ -179,6 +192,18 @@ check_live(struct opts *o)
 		for (int i = 0; i < 4; i++)
 			o->tcp_port[i] = 18515;
 		o->one_server = true;
+	}
+	/* the CM's REQs go to the DUT's RoCE address: --dut-ip, or --server's */
+	if (o->dut_ip == NULL && o->cm_port != 0 && inet_pton(AF_INET, o->server, &a) == 1)
+		o->dut_ip = o->server;
+	if (o->cm_port != 0 && o->dut_ip == NULL) {
+		fprintf(stderr, "rk-conform: --serve cm=%u needs --dut-ip A.B.C.D (--server %s is "
+			"no IPv4 address)\n", o->cm_port, o->server);
+		return -1;
+	}
+	if (o->dut_ip != NULL && inet_pton(AF_INET, o->dut_ip, &a) != 1) {
+		fprintf(stderr, "rk-conform: --dut-ip %s: not an IPv4 address\n", o->dut_ip);
+		return -1;
 	}
 	return 0;
 }
@@ -203,6 +228,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		{ "server", required_argument, NULL, 'S' },
 		{ "serve", required_argument, NULL, 's' },
 		{ "ip", required_argument, NULL, 'I' },
+		{ "dut-ip", required_argument, NULL, 'D' },
 		{ "size", required_argument, NULL, 'z' },
 		{ "mtu", required_argument, NULL, 'M' },
 		{ "min-rnr-timer", required_argument, NULL, 'r' },
@@ -291,6 +317,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		case 'e': o->expect = optarg; break;
 		case 'S': o->server = optarg; break;
 		case 'I': o->ip = optarg; break;
+		case 'D': o->dut_ip = optarg; break;
 		case 'P': o->port = optarg; break;
 		case 'n': o->oob_netns = optarg; break;
 		case 'w': o->record = optarg; break;

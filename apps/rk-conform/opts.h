@@ -16,6 +16,8 @@ struct opts {
 	/* --dut perftest */
 	const char *server, *port, *oob_netns, *record;
 	const char *ip;
+	const char *dut_ip;            /* --dut-ip: the DUT's RoCE address (cm.* cases) */
+	uint16_t cm_port;              /* --serve cm=PORT: the DUT's RDMA-CM listener; 0: none */
 	uint32_t size, mtu, min_rnr;
 	bool mtu_given;                /* --mtu given: a replay keeps it, else offers its own */
 	uint32_t replay_qp;            /* --replay-qp: a DestQP; 0: the first request's */

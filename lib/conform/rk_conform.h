@@ -232,6 +232,9 @@ struct rk_conform_run {
 	unsigned int waits;             /**< waits so far (bounded by the runner) */
 	struct rk_probe_mpa_peer *mpa;  /**< iWARP: the tester's MPA side */
 	bool closed;                    /**< iWARP: the DUT closed the stream */
+	/** CM: this case's Local Comm ID (0 until its first REQ): a live DUT
+	 *  may still hold an earlier case's connection of another. */
+	uint32_t cm_comm_id;
 };
 
 /**

@@ -61,8 +61,52 @@ frame_mad(const uint8_t *f, uint32_t len, struct rk_cm_msg *m)
 	return rk_cm_decode(f + p.payload_off, p.payload_len, m) == 0;
 }
 
+static void hdr(struct rk_cm_msg *m, uint16_t attr, uint64_t tid);
+
+/* The Remote Comm ID a MAD from the DUT names: the tester's Local Comm ID. */
+static uint32_t
+to_comm_id(const struct rk_cm_msg *m)
+{
+	switch (m->hdr.attr_id) {
+	case RK_CM_REP: return m->rep.remote_comm_id;
+	case RK_CM_REJ: return m->rej.remote_comm_id;
+	case RK_CM_MRA: return m->mra.remote_comm_id;
+	case RK_CM_DREQ: return m->dreq.remote_comm_id;
+	default: return m->rtu.remote_comm_id;     /* RTU, DREP */
+	}
+}
+
 /*
- * Wait for the DUT's next CM MAD (any attribute) until the timeout.
+ * A MAD of an earlier case's connection (a live DUT resends its REP or
+ * ends a connection the tester left): closed for it, so it stops, and
+ * not this case's answer. A REP gets REJ (consumer reject), a DREQ its
+ * DREP (IBTA Vol1 12.6.7, 12.6.11).
+ */
+static void
+close_stray(struct rk_conform_run *r, const struct rk_cm_msg *m)
+{
+	struct rk_cm_msg a;
+
+	memset(&a, 0, sizeof(a));
+	if (m->hdr.attr_id == RK_CM_REP) {
+		hdr(&a, RK_CM_REJ, m->hdr.tid);
+		a.rej.local_comm_id = m->rep.remote_comm_id;
+		a.rej.remote_comm_id = m->rep.local_comm_id;
+		a.rej.message_rejected = 1;
+		a.rej.reason = RK_CM_REJ_CONSUMER_REJECT;
+	} else if (m->hdr.attr_id == RK_CM_DREQ) {
+		hdr(&a, RK_CM_DREP, m->hdr.tid);
+		a.rtu.local_comm_id = m->dreq.remote_comm_id;
+		a.rtu.remote_comm_id = m->dreq.local_comm_id;
+	} else {
+		return;
+	}
+	(void)cm_send(r, &a);
+}
+
+/*
+ * Wait for the DUT's next CM MAD of this case (any attribute) until the
+ * timeout; those of earlier cases' connections are closed and skipped.
  * @return 1 with @p m filled, 0 on silence, -1 when the backend failed.
  */
 static int
@@ -90,8 +134,11 @@ cm_wait(struct rk_conform_run *r, struct rk_cm_msg *m)
 				env->on_frame(env->frame_ctx, false, buf, (uint32_t)n,
 					      env->ops->now_ns(env->io));
 			r->res->frames_rx++;
-			if (frame_mad(buf, (uint32_t)n, m))
-				return 1;
+			if (frame_mad(buf, (uint32_t)n, m)) {
+				if (r->cm_comm_id == 0 || to_comm_id(m) == r->cm_comm_id)
+					return 1;
+				close_stray(r, m);
+			}
 		}
 		if (env->ops->now_ns(env->io) >= deadline)
 			return 0;
@@ -112,18 +159,23 @@ hdr(struct rk_cm_msg *m, uint16_t attr, uint64_t tid)
  * Response Timeout) and allows 15 retries.
  */
 static void
-make_req(const struct rk_conform_run *r, uint64_t svc, struct rk_cm_msg *m)
+make_req(struct rk_conform_run *r, uint64_t svc, struct rk_cm_msg *m)
 {
 	const struct rk_conform_env *env = r->env;
+
+	/* one per case, from the clock: a live DUT may hold an earlier case's */
+	if (r->cm_comm_id == 0)
+		r->cm_comm_id = TESTER_COMM_ID ^ ((uint32_t)(env->ops->now_ns(env->io) >> 10) &
+						  0xfff000u);
 	struct rk_cm_req *q = &m->req;
 	struct rk_cm_ip_pd ip = { .ip_version = 4, .src_port = 0xc123 };
 
 	memset(m, 0, sizeof(*m));
 	hdr(m, RK_CM_REQ, TESTER_TID);
-	q->local_comm_id = TESTER_COMM_ID;
+	q->local_comm_id = r->cm_comm_id;
 	q->service_id = svc;
 	q->local_ca_guid = 0x000000fffe000001ull;
-	q->local_qpn = TESTER_QPN;
+	q->local_qpn = r->dut.peer_qpn != 0 ? r->dut.peer_qpn : TESTER_QPN;
 	q->responder_resources = 4;
 	q->initiator_depth = 4;
 	q->remote_cm_response_timeout = 20;
@@ -176,9 +228,9 @@ req_rep(struct rk_conform_run *r, struct rk_cm_msg *rep)
 	make_req(r, r->env->cm_service_id, &req);
 	if (!cm_send(r, &req) || !expect(r, RK_CM_REP, "a valid REQ", rep))
 		return false;
-	if (rep->rep.remote_comm_id != TESTER_COMM_ID)
+	if (rep->rep.remote_comm_id != r->cm_comm_id)
 		return rk_conform_fail(r, "REP's Remote Comm ID 0x%08x, not the REQ's Local "
-				       "Comm ID 0x%08x", rep->rep.remote_comm_id, TESTER_COMM_ID);
+				       "Comm ID 0x%08x", rep->rep.remote_comm_id, r->cm_comm_id);
 	if (rep->rep.local_comm_id == 0)
 		return rk_conform_fail(r, "REP's Local Comm ID is 0");
 	if (rep->rep.local_qpn == 0 || rep->rep.local_qpn == GSI_QPN)
@@ -198,19 +250,25 @@ send_rtu(struct rk_conform_run *r, const struct rk_cm_msg *rep)
 
 	memset(&rtu, 0, sizeof(rtu));
 	hdr(&rtu, RK_CM_RTU, TESTER_TID);
-	rtu.rtu.local_comm_id = TESTER_COMM_ID;
+	rtu.rtu.local_comm_id = r->cm_comm_id;
 	rtu.rtu.remote_comm_id = rep->rep.local_comm_id;
 	return cm_send(r, &rtu);
 }
 
-/* A WRITE on the DUT's QP at the REP's QPN and Starting PSN must be ACKed. */
+/*
+ * A WRITE on the DUT's QP at the REP's QPN and Starting PSN must be
+ * ACKed; a SEND where the DUT names no region its CM's QP offers (a live
+ * DUT's CM connects a QP of its own choosing, with receives posted).
+ */
 static bool
 write_acked(struct rk_conform_run *r, const struct rk_cm_msg *rep, const char *when)
 {
 	static const uint8_t data[WRITE_LEN];
+	bool write = r->dut.len > 0 && (r->dut.access & RK_CONFORM_ACC_WRITE);
 	struct rk_xeth_fields x = { .reth_va = r->dut.va, .reth_r_key = r->dut.r_key,
 				    .reth_dma_len = WRITE_LEN };
-	struct rk_probe_intent in = { .opcode = RK_OP_RDMA_WRITE_ONLY, .ack_req = true, .x = &x,
+	struct rk_probe_intent in = { .opcode = write ? RK_OP_RDMA_WRITE_ONLY : RK_OP_SEND_ONLY,
+				      .ack_req = true, .x = &x,
 				      .payload = data, .len = WRITE_LEN, .pad_cnt = -1 };
 	struct rk_probe_answer a[ANSWERS];
 	char s[160];
@@ -227,8 +285,9 @@ write_acked(struct rk_conform_run *r, const struct rk_cm_msg *rep, const char *w
 	for (int i = 0; i < n; i++)
 		if (a[i].kind == RK_PROBE_ACK && a[i].psn == r->dut.epsn)
 			return true;
-	return rk_conform_fail(r, "a WRITE at the REP's QPN 0x%06x and PSN 0x%06x %s drew %s, "
-			       "not an ACK", rep->rep.local_qpn, r->dut.epsn, when,
+	return rk_conform_fail(r, "a %s at the REP's QPN 0x%06x and PSN 0x%06x %s drew %s, "
+			       "not an ACK", write ? "WRITE" : "SEND", rep->rep.local_qpn,
+			       r->dut.epsn, when,
 			       rk_conform_answer_str(a, (unsigned int)(n > 0 ? n : 0), s,
 						     sizeof(s)));
 }
@@ -257,10 +316,10 @@ run_bad_service(struct rk_conform_run *r, const void *arg)
 	if (rej.rej.reason != RK_CM_REJ_INVALID_SERVICE_ID)
 		rk_conform_fail(r, "REJ with reason %u (%s), not 8 (Invalid Service ID)",
 				rej.rej.reason, rk_cm_rej_reason_name(rej.rej.reason));
-	else if (rej.rej.remote_comm_id != TESTER_COMM_ID || rej.rej.message_rejected != 0)
+	else if (rej.rej.remote_comm_id != r->cm_comm_id || rej.rej.message_rejected != 0)
 		rk_conform_fail(r, "REJ with Remote Comm ID 0x%08x and Message REJected %u, not "
 				"the REQ's 0x%08x and 0 (REQ)", rej.rej.remote_comm_id,
-				rej.rej.message_rejected, TESTER_COMM_ID);
+				rej.rej.message_rejected, r->cm_comm_id);
 }
 
 /* IBTA Vol1 12.9: a REQ repeated while the REP is out is the same connection. */
@@ -318,16 +377,16 @@ run_dreq(struct rk_conform_run *r, const void *arg)
 		return;
 	memset(&dreq, 0, sizeof(dreq));
 	hdr(&dreq, RK_CM_DREQ, TESTER_TID + 1);
-	dreq.dreq.local_comm_id = TESTER_COMM_ID;
+	dreq.dreq.local_comm_id = r->cm_comm_id;
 	dreq.dreq.remote_comm_id = rep.rep.local_comm_id;
 	dreq.dreq.remote_qpn = rep.rep.local_qpn;
 	if (!cm_send(r, &dreq) || !expect(r, RK_CM_DREP, "a DREQ", &drep))
 		return;
 	if (drep.rtu.local_comm_id != rep.rep.local_comm_id ||
-	    drep.rtu.remote_comm_id != TESTER_COMM_ID)
+	    drep.rtu.remote_comm_id != r->cm_comm_id)
 		rk_conform_fail(r, "DREP with Local/Remote Comm ID 0x%08x/0x%08x, not "
 				"0x%08x/0x%08x", drep.rtu.local_comm_id, drep.rtu.remote_comm_id,
-				rep.rep.local_comm_id, TESTER_COMM_ID);
+				rep.rep.local_comm_id, r->cm_comm_id);
 }
 
 /* IBTA Vol1 12.6.7: a REQ whose path MTU the DUT cannot carry draws reason 26. */
@@ -361,15 +420,15 @@ run_dreq_again(struct rk_conform_run *r, const void *arg)
 		return;
 	memset(&dreq, 0, sizeof(dreq));
 	hdr(&dreq, RK_CM_DREQ, TESTER_TID + 1);
-	dreq.dreq.local_comm_id = TESTER_COMM_ID;
+	dreq.dreq.local_comm_id = r->cm_comm_id;
 	dreq.dreq.remote_comm_id = rep.rep.local_comm_id;
 	dreq.dreq.remote_qpn = rep.rep.local_qpn;
 	if (!cm_send(r, &dreq) || !expect(r, RK_CM_DREP, "a DREQ", &drep) ||
 	    !cm_send(r, &dreq) || !expect(r, RK_CM_DREP, "the same DREQ again", &drep))
 		return;
-	if (drep.rtu.remote_comm_id != TESTER_COMM_ID)
+	if (drep.rtu.remote_comm_id != r->cm_comm_id)
 		rk_conform_fail(r, "the second DREP's Remote Comm ID 0x%08x, not 0x%08x",
-				drep.rtu.remote_comm_id, TESTER_COMM_ID);
+				drep.rtu.remote_comm_id, r->cm_comm_id);
 }
 
 /* IBTA Vol1 13.4.3: a class version the CM does not speak is not its REQ. */
@@ -401,7 +460,7 @@ run_class_version(struct rk_conform_run *r, const void *arg)
 /* The REQ of the timer cases: the tester answers within ~16.8 ms, @p retries times. */
 #define SHORT_CM_TIMEOUT 12u    /* 4.096 us * 2^12 */
 static void
-make_short_req(const struct rk_conform_run *r, unsigned int retries, struct rk_cm_msg *m)
+make_short_req(struct rk_conform_run *r, unsigned int retries, struct rk_cm_msg *m)
 {
 	make_req(r, r->env->cm_service_id, m);
 	m->req.local_cm_response_timeout = SHORT_CM_TIMEOUT;
@@ -445,9 +504,9 @@ run_rep_resent(struct rk_conform_run *r, const void *arg)
 	make_short_req(r, 2, &req);
 	if (!cm_send(r, &req) || !expect(r, RK_CM_REP, "a valid REQ", &rep))
 		return;
-	if (rep.rep.remote_comm_id != TESTER_COMM_ID) {
+	if (rep.rep.remote_comm_id != r->cm_comm_id) {
 		rk_conform_fail(r, "REP's Remote Comm ID 0x%08x, not the REQ's Local Comm ID "
-				"0x%08x", rep.rep.remote_comm_id, TESTER_COMM_ID);
+				"0x%08x", rep.rep.remote_comm_id, r->cm_comm_id);
 		return;
 	}
 	/* Every REP until the DUT is quiet for 8 of its periods. */
@@ -488,7 +547,7 @@ run_mra_rep(struct rk_conform_run *r, const void *arg)
 		return;
 	memset(&mra, 0, sizeof(mra));
 	hdr(&mra, RK_CM_MRA, TESTER_TID);
-	mra.mra.local_comm_id = TESTER_COMM_ID;
+	mra.mra.local_comm_id = r->cm_comm_id;
 	mra.mra.remote_comm_id = rep.rep.local_comm_id;
 	mra.mra.message_mraed = 1;
 	mra.mra.service_timeout = 20;   /* about 4.3 s more */
@@ -510,35 +569,35 @@ run_mra_rep(struct rk_conform_run *r, const void *arg)
 static const struct rk_conform_case cm_cases[] = {
 	{ "cm.req.rep", "IBTA Vol1 12.6.5, 12.6.8",
 	  "answer a valid REQ with a REP: Remote Comm ID the REQ's, a Local Comm ID, an RC QPN",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_rep, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_rep, NULL, false },
 	{ "cm.req.service_invalid", "IBTA Vol1 12.6.7 (REJ reason 8)",
 	  "reject a REQ for a ServiceID nobody listens on with REJ reason 8",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_bad_service, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_bad_service, NULL, false },
 	{ "cm.req.duplicate", "IBTA Vol1 12.9 (REQ in REP sent)",
 	  "answer a repeated REQ with the same REP or not at all, no second connection",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_duplicate, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_duplicate, NULL, false },
 	{ "cm.rtu.established", "IBTA Vol1 12.6.9, 12.9",
 	  "after the RTU, ACK a WRITE at the REP's QPN and Starting PSN",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_rtu, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_rtu, NULL, false },
 	{ "cm.dreq.drep", "IBTA Vol1 12.6.10, 12.6.11",
 	  "answer a DREQ of an established connection with a DREP, Comm IDs swapped",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_dreq, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_dreq, NULL, false },
 	{ "cm.req.mtu_invalid", "IBTA Vol1 12.6.7 (REJ reason 26)",
 	  "reject a REQ for a path MTU larger than the QP's with REJ reason 26",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_mtu, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_mtu, NULL, false },
 	{ "cm.dreq.repeated", "IBTA Vol1 12.9 (DREQ in TimeWait)",
 	  "answer a DREQ repeated after its DREP with the DREP again",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_dreq_again, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_dreq_again, NULL, false },
 	{ "cm.rep.resent", "IBTA Vol1 12.6.5, 12.9 (REP Sent timeout)",
 	  "resend the REP after the REQ's Local CM Response Timeout when no RTU comes, at most "
 	  "Max CM Retries times",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_rep_resent, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_rep_resent, NULL, false },
 	{ "cm.mra.rep", "IBTA Vol1 12.6.6 (MRA)",
 	  "wait the MRA's Service Timeout more for the RTU: a late RTU still establishes",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_mra_rep, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_mra_rep, NULL, false },
 	{ "cm.mad.class_version", "IBTA Vol1 13.4.3 (ClassVersion)",
 	  "not accept a REQ of CM class version 1; still accept version 2",
-	  RK_CONFORM_CM, 0, RK_CONFORM_ACC_WRITE, run_class_version, NULL, false },
+	  RK_CONFORM_CM, 0, 0, run_class_version, NULL, false },
 };
 
 const struct rk_conform_case *

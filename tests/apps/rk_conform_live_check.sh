@@ -10,7 +10,8 @@
 # tool per verb makes the cases needing another verb n/a, not failed;
 # and a DUT whose QP never answers (no port on the other end) gets a
 # verdict for a case within the timeouts.
-# Given rk-sim, a recording of path MTU 512 is replayed: the perftest
+# With --serve cm=PORT the cm.* cases run against the responder's
+# rdma_cm listener. Given rk-sim, a recording of path MTU 512 is replayed: the perftest
 # exchange offers the recording's MTU, not --mtu's default 1024 (with
 # --mtu 1024 given, n/a naming both).
 # usage: rk_conform_live_check.sh RK_TESTPMD RK_CONFORM EXPECTED [RK_SIM]
@@ -242,6 +243,38 @@ if [ "$rc" = 130 ] && [ "$secs" -le 10 ] && grep -q "^interrupted: the outputs h
 else
 	ko "Ctrl-C while waiting for a server: exit $rc after $secs s: $(grep -E '^interrupted|cases:|FAIL' "$tmp/int0.out" | tr '\n' ' ')"
 fi
+# The cm.* cases against the responder's RDMA-CM listener ("responder
+# start ... rdma_cm"): REQs to its RoCE address, the QP its CM connects
+# checked by a SEND (it names no region to WRITE to); every one passes.
+printf 'set fwd responder\nresponder start 0 %s 65536 rdma_cm\nstart\n' "$TCP" >"$tmp/resp.cmd"
+exec 3<>"$tmp/in"
+# shellcheck disable=SC2086
+ip netns exec "${ns}a" timeout -k 5 120 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
+	--file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
+	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tpcm.out" 2>&1 &
+tpid=$!
+for _ in $(seq 1 100); do
+	grep -q "^responder packet forwarding" "$tmp/tpcm.out" && break
+	sleep 0.1
+done
+conform cm --serve "cm=$TCP" --dut-ip 198.18.0.1 --cases 'cm.*' --verdicts "$tmp/cm.v"
+ncm=$("$rkc" --list --cases 'cm.*' | grep -c .)
+if [ "$rc" = 0 ] && grep -q "^$ncm cases: $ncm pass, 0 fail" "$tmp/cm.out" &&
+   [ "$(grep -c ' pass$' "$tmp/cm.v")" = "$ncm" ]; then
+	ok "--serve cm=PORT against the responder's rdma_cm: $ncm cm.* cases pass"
+else
+	ko "cm.* against the responder: exit $rc: $(grep -E '^cm\.' "$tmp/cm.out" | grep -v ' pass ' | tr -s ' ' | head -4 | tr '\n' '|')"
+fi
+conform cmbad --serve "cm=$TCP" --server rk-dut --cases 'cm.*'
+if [ "$rc" = 2 ] && grep -q "^rk-conform: --serve cm=$TCP needs --dut-ip A.B.C.D" "$tmp/cmbad.out"; then
+	ok "--serve cm= with a --server name and no --dut-ip: exit 2, one line"
+else
+	ko "--serve cm= without --dut-ip: exit $rc: $(head -n 2 "$tmp/cmbad.out")"
+fi
+echo >&3
+wait "$tpid"
+tpid=""
+
 echo "$pass passed, $fail failed"
 if [ "$fail" -ne 0 ]; then
 	echo "---- rk-conform:"

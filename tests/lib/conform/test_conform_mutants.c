@@ -75,10 +75,12 @@ static const struct mutant mutants[] = {
 	{ 0, "no Terminate", IW_TERM_CASES, RK_IW_MUT_NO_TERM },
 	{ 0, "MPA Rev 3 accepted", IDS("iw.mpa.rev_unknown"), RK_IW_MUT_ANY_REV },
 	{ 0, "MPA Request with R accepted", IDS("iw.mpa.request_r_set"), RK_IW_MUT_ACCEPT_R },
-	/* CM: every case that connects first checks the REP. */
+	/* CM: a REP naming another Comm ID answers no REQ of the case's: every
+	 * case that waits for a REP fails. */
 	{ 0, "REP's Remote Comm ID not the REQ's",
 	  IDS("cm.req.rep", "cm.req.duplicate", "cm.rtu.established", "cm.dreq.drep",
-	      "cm.dreq.repeated", "cm.rep.resent"), 0, RK_CM_MUT_REP_REMOTE_ID },
+	      "cm.dreq.repeated", "cm.rep.resent", "cm.mra.rep", "cm.mad.class_version"), 0,
+	  RK_CM_MUT_REP_REMOTE_ID },
 	{ 0, "REJ reason off by one", IDS("cm.req.service_invalid", "cm.req.mtu_invalid"), 0,
 	  RK_CM_MUT_REJ_REASON },
 	{ 0, "a repeated REQ gets a REP of a new Local Comm ID", IDS("cm.req.duplicate"), 0,
