@@ -246,6 +246,8 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		cfg.cm_port = o->cm_port;
 		inet_pton(AF_INET, o->dut_ip, cfg.dut_ip);
 		env->cm_service_id = rk_cm_service_id(RK_CM_PS_TCP, o->cm_port);
+		/* a perftest -R server in a loop is away between its clients */
+		env->cm_listen_wait_ns = (uint64_t)(o->connect_timeout_s * 1e9);
 	}
 	memcpy(pcfg.ip, cfg.ip, 4);
 	memcpy(cfg.tcp_port, o->tcp_port, sizeof(cfg.tcp_port));

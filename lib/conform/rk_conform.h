@@ -169,6 +169,13 @@ struct rk_conform_env {
 	 * connect (in INIT, waiting for a REQ). 0: CM cases are not applicable.
 	 */
 	uint64_t cm_service_id;
+	/**
+	 * CM: how long a REQ is sent again while the DUT answers REJ
+	 * "invalid service ID" for cm_service_id itself (its listener away:
+	 * a perftest -R server restarting between cases), 200 ms apart, as
+	 * perftest's client does. 0: never.
+	 */
+	uint64_t cm_listen_wait_ns;
 };
 
 /** One case's verdict. */
@@ -235,6 +242,10 @@ struct rk_conform_run {
 	/** CM: this case's Local Comm ID (0 until its first REQ): a live DUT
 	 *  may still hold an earlier case's connection of another. */
 	uint32_t cm_comm_id;
+	/** CM: the DUT's Local Comm ID from this case's REP (0: none yet), and
+	 *  whether the case left that connection open: ended at the case's end. */
+	uint32_t cm_dut_comm_id;
+	bool cm_open, cm_established;
 };
 
 /**

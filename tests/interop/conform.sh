@@ -6,7 +6,8 @@
 # the lab's host port dpdk0 takes a fresh server and QP per case, and the
 # verdicts are compared with the committed ones (EXPECTED): a change in
 # the kernel's behaviour, or in rk-conform's, shows as DIFF lines and
-# fails the suite. Then rxe's own recordings (pcaps/roce/rxe_atomic_bw,
+# fails the suite. Then the cm.* cases against rxe's CM (an ib_write_bw
+# -R server in a loop on 18519), compared alike. Then rxe's own recordings (pcaps/roce/rxe_atomic_bw,
 # rxe_write_bw_ipv6) are replayed against it (rk-conform --replay), each
 # compared with its line of EXPECTED. Each failing case's pcap, the JSON
 # and JUnit XML are kept with RK_CONFORM_KEEP=1.
@@ -73,7 +74,9 @@ ip -n "$OOB_NS" link set "$OOB_IF" up
 # exchange does: its timeout ends it.
 loops='srv() { local p=$1; shift; while :; do "$@" -d rxe0 -x 1 -p $p >/dev/null 2>&1; sleep 0.2; done; }
 srv 18515 ib_write_bw -s 4096 & srv 18516 ib_read_bw -s 4096 &
-srv 18517 timeout 8 ib_send_bw -s 4096 & srv 18518 ib_atomic_bw & wait'
+srv 18517 timeout 8 ib_send_bw -s 4096 & srv 18518 ib_atomic_bw &
+while :; do timeout 20 ib_write_bw -R -s 4096 -d rxe0 -p 18519 >/dev/null 2>&1; sleep 0.2; done &
+wait'
 pexec 1500 1 "$loops" >"$tmp/servers.log" 2>&1 &
 srv=$!
 pexec 60 1 'for i in $(seq 300); do n=$(ss -ltnH | grep -cE ":1851[5-8]\b"); [ "$n" = 4 ] && exit 0; sleep 0.2; done; exit 1' \
@@ -125,13 +128,36 @@ fi
 t1=$(date +%s)
 grep -vE "^(TELEMETRY|ID )" "$tmp/out"
 echo "rk-conform against rxe: exit $rc in $((t1 - t0)) s"
+# The cm.* cases against rxe's CM: ib_write_bw -R's RDMA-CM listener on
+# 18519 in its loop (a REQ goes again while it restarts between cases;
+# each case ends the connection it made, so the server is free again).
+run_cm() {
+	# shellcheck disable=SC2086
+	timeout -k 10 600 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
+		--vdev=net_af_packet0,iface=dpdk0 -- --dut perftest --server 198.18.0.11 \
+		--ip 198.18.0.100 --oob-netns "$OOB_NS" --serve cm=18519 --timeout-ms 500 \
+		--cases 'cm.*' --expect "$expected" --verdicts "$tmp/cm.verdicts" \
+		--pcap-dir "$tmp/fails" >"$1" 2>&1
+}
+if matched "$rc" "$tmp/out"; then
+	run_cm "$tmp/cm.out"
+	crc=$?
+	if ! matched "$crc" "$tmp/cm.out"; then
+		echo "RETRY: the cm.* run differed (exit $crc):"
+		grep -E "^(DIFF|NEW|GONE)|setup failed" "$tmp/cm.out" | head -12
+		run_cm "$tmp/cm.out"
+		crc=$?
+	fi
+	grep -E "^(cm\.|[0-9]+ cases|expected verdicts)" "$tmp/cm.out"
+	matched "$crc" "$tmp/cm.out" || rc=1
+fi
 if matched "$rc" "$tmp/out"; then
 	# rxe's own recordings replayed against rxe: its answers again.
 	for rec in rxe_atomic_bw rxe_write_bw_ipv6; do
 		run_replay "$rec" "$tmp/replay-$rec" || { rc=1; break; }
 	done
 fi
-if matched "$rc" "$tmp/out"; then
+if [ "$rc" = 0 ] && matched "$rc" "$tmp/out"; then
 	echo "PASS: the verdicts equal $expected"
 	exit 0
 fi
