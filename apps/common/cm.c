@@ -86,6 +86,18 @@ reject_unknown_service(struct rk_app_cm_port *p, const struct rk_cm_msg *req,
 }
 
 int
+rk_app_cm_drep_unknown(struct rk_app_cm_port *p, const struct rk_cm_msg *m,
+		       const uint8_t src_ip[4])
+{
+	uint8_t mac[6], out[RK_MAD_LEN];
+
+	if (rk_cm_drep_unknown(m, out) != RK_CM_SEND || p->resolve(p->ctx, src_ip, mac) != 0)
+		return 0;
+	p->drep_unknown++;
+	return p->send(p->ctx, mac, src_ip, out) == 0 ? 0 : -EIO;
+}
+
+int
 rk_app_cm_dispatch(struct rk_app_cm_port *p, const struct rk_cm_msg *m,
 		   const uint8_t src_ip[4], struct rk_app_cm_conn **cs, int n,
 		   struct rk_app_cm_conn *listen, uint64_t now_ns, uint32_t comm_id)
@@ -98,6 +110,8 @@ rk_app_cm_dispatch(struct rk_app_cm_port *p, const struct rk_cm_msg *m,
 		if (cs[i] != NULL && rk_cm_conn_match(&cs[i]->conn, m))
 			c = cs[i];
 	if (c == NULL) {
+		if (m->hdr.attr_id == RK_CM_DREQ)
+			return rk_app_cm_drep_unknown(p, m, src_ip);
 		if (m->hdr.attr_id != RK_CM_REQ)
 			return 0;
 		if (m->req.service_id != p->service_id) {

@@ -45,6 +45,7 @@ struct rk_app_cm_port {
 	/* counted, never fatal */
 	uint64_t rej_service;           /**< REQs for another service ID: REJ sent */
 	uint64_t refused;               /**< REQs we cannot serve: REJ consumer reject */
+	uint64_t drep_unknown;          /**< DREQs of no connection: DREP sent */
 };
 
 /**
@@ -79,7 +80,8 @@ struct rk_cm_params rk_app_cm_params(uint32_t qpn, uint32_t psn, uint8_t resourc
 /**
  * Route one decoded MAD from @p src_ip: to the connection of @p cs (@p n,
  * NULL entries skipped) it matches, fed to lib/cm, its answer sent; else a
- * REQ for another service ID gets a REJ (p->rej_service counted); else a
+ * REQ for another service ID gets a REJ (p->rej_service counted); a DREQ
+ * of no connection its DREP (rk_app_cm_drep_unknown()); else a
  * REQ while @p listen (may be NULL) is IDLE goes to it (peer_ip set);
  * anything else is dropped. @p comm_id is the local communication ID a
  * listened REQ gets.
@@ -90,6 +92,15 @@ struct rk_cm_params rk_app_cm_params(uint32_t qpn, uint32_t psn, uint8_t resourc
 int rk_app_cm_dispatch(struct rk_app_cm_port *p, const struct rk_cm_msg *m,
 		       const uint8_t src_ip[4], struct rk_app_cm_conn **cs, int n,
 		       struct rk_app_cm_conn *listen, uint64_t now_ns, uint32_t comm_id);
+
+/**
+ * A DREQ (decoded, from @p src_ip) that no connection takes: a DREP
+ * (rk_cm_drep_unknown()) to the sender, counted in p->drep_unknown, so a
+ * peer's repeated DREQ ends after our connection is gone (IBTA Vol1
+ * 12.9, as Linux's CM). @return 0; -EIO when the send failed.
+ */
+int rk_app_cm_drep_unknown(struct rk_app_cm_port *p, const struct rk_cm_msg *m,
+			   const uint8_t src_ip[4]);
 
 /** Run lib/cm's timers of @p cs (@p n); @return action bits, or -EIO (a send failed). */
 int rk_app_cm_timers(struct rk_app_cm_port *p, struct rk_app_cm_conn **cs, int n,

@@ -235,8 +235,11 @@ deliver(const struct rk_cm_msg *m, const uint8_t ip[4], uint64_t now)
 		dispatch(t, m, ip, now);
 		return;
 	}
+	/* no connection's: a DREQ its DREP (the client's gone), the rest dropped */
+	if (m->hdr.attr_id == RK_CM_DREQ)
+		(void)rk_app_cm_drep_unknown(nobody_port(), m, ip);
 	if (m->hdr.attr_id != RK_CM_REQ)
-		return;         /* no connection's: as rk_app_cm_dispatch() drops it */
+		return;
 	for (int i = 0; i < RK_TP_RESP_CLIENTS; i++)
 		threads += reg[i] != NULL;
 	if (threads < rk_tp_resp_max_clients() && nheld < HELD) {

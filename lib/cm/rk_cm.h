@@ -385,6 +385,15 @@ int rk_cm_reject_req(const struct rk_cm_msg *req, uint16_t reason, uint32_t comm
 		     uint64_t now_ns, uint8_t out[RK_MAD_LEN]);
 
 /**
+ * A DREP for a DREQ that no connection takes (its TimeWait over, or a
+ * Comm ID never known): the DREQ's Comm IDs swapped, its TID, so the
+ * peer's disconnect ends (as Linux's CM does; IBTA Vol1 12.6.11, 12.9).
+ * @return RK_CM_SEND (DREP in @p out); 0 when @p dreq is no DREQ;
+ *         -EINVAL for a NULL argument.
+ */
+int rk_cm_drep_unknown(const struct rk_cm_msg *dreq, uint8_t out[RK_MAD_LEN]);
+
+/**
  * Feed a decoded MAD that matched @p c. May ask to send (RTU after REP,
  * DREP after DREQ, a resent reply after a duplicate) and report events.
  * @return enum rk_cm_action bits (0: nothing), -EINVAL.

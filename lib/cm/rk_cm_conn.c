@@ -272,6 +272,21 @@ rk_cm_reject_req(const struct rk_cm_msg *req, uint16_t reason, uint32_t comm_id,
 	return rk_cm_reject(&tmp, reason, out) > 0 ? RK_CM_SEND : 0;
 }
 
+int
+rk_cm_drep_unknown(const struct rk_cm_msg *dreq, uint8_t out[RK_MAD_LEN])
+{
+	struct rk_cm_msg m;
+
+	if (dreq == NULL || out == NULL)
+		return -EINVAL;
+	if (dreq->hdr.attr_id != RK_CM_DREQ)
+		return 0;
+	hdr(&m, RK_CM_DREP, dreq->hdr.tid);
+	m.rtu.local_comm_id = dreq->dreq.remote_comm_id;
+	m.rtu.remote_comm_id = dreq->dreq.local_comm_id;
+	return rk_cm_encode(&m, out, RK_MAD_LEN) < 0 ? -EINVAL : RK_CM_SEND;
+}
+
 static int
 resend_reply(struct rk_cm_conn *c, uint8_t *out)
 {

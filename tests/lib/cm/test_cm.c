@@ -490,6 +490,31 @@ test_rep_wait_from_req(void **state)
 	assert_true(b.timer_ns == rk_cm_timeout_ns(8));
 }
 
+/* A DREQ of no connection gets its DREP: Comm IDs swapped, the DREQ's TID. */
+static void
+test_drep_unknown(void **state)
+{
+	struct rk_cm_msg m, d;
+	uint8_t out[RK_MAD_LEN];
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	m.hdr = (struct rk_mad_hdr){ .base_version = 1, .mgmt_class = RK_MAD_CLASS_CM,
+				     .class_version = 2, .method = RK_MAD_METHOD_SEND,
+				     .tid = 0x1234, .attr_id = RK_CM_DREQ };
+	m.dreq.local_comm_id = 0xa1;
+	m.dreq.remote_comm_id = 0xb2;
+	assert_int_equal(rk_cm_drep_unknown(&m, out), RK_CM_SEND);
+	assert_int_equal(rk_cm_decode(out, sizeof(out), &d), 0);
+	assert_int_equal(d.hdr.attr_id, RK_CM_DREP);
+	assert_true(d.hdr.tid == 0x1234);
+	assert_int_equal(d.rtu.local_comm_id, 0xb2);
+	assert_int_equal(d.rtu.remote_comm_id, 0xa1);
+	m.hdr.attr_id = RK_CM_RTU;
+	assert_int_equal(rk_cm_drep_unknown(&m, out), 0);
+	assert_int_equal(rk_cm_drep_unknown(NULL, out), -EINVAL);
+}
+
 /*
  * A REQ whose path MTU is larger than the passive side carries: rejected
  * with Invalid Path MTU (IBTA Vol1 12.6.7, reason 26), never accepted at
@@ -580,6 +605,7 @@ main(void)
 		cmocka_unit_test(test_pair),
 		cmocka_unit_test(test_reject_and_timeout),
 		cmocka_unit_test(test_rep_wait_from_req),
+		cmocka_unit_test(test_drep_unknown),
 		cmocka_unit_test(test_mtu_negotiation),
 	};
 
