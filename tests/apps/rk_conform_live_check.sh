@@ -48,18 +48,24 @@ if ! why=$(veth_pair_up "$ns"); then
 fi
 TCP=$((20000 + $$ % 20000))
 
-printf 'set fwd responder\nresponder start 0 %s 65536\nstart\n' "$TCP" >"$tmp/resp.cmd"
 mkfifo "$tmp/in"
-exec 3<>"$tmp/in"
-# shellcheck disable=SC2086
-ip netns exec "${ns}a" timeout -k 5 280 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
-	--file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
-	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
-tpid=$!
-for _ in $(seq 1 100); do
-	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
-	sleep 0.1
-done
+# responder_up OUT [rdma_cm]: rk-testpmd's responder in namespace a (its
+# output in OUT, $tpid), stopped by a line on fd 3
+responder_up() {
+	printf 'set fwd responder\nresponder start 0 %s 65536 %s\nstart\n' "$TCP" "${2:-}" \
+		>"$tmp/resp.cmd"
+	exec 3<>"$tmp/in"
+	# shellcheck disable=SC2086
+	ip netns exec "${ns}a" timeout -k 5 280 "$tp" $MEM --no-pci --log-level='*:warning' \
+		-l 0-1 --file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
+		-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$1" 2>&1 &
+	tpid=$!
+	for _ in $(seq 1 100); do
+		grep -q "^responder packet forwarding" "$1" && break
+		sleep 0.1
+	done
+}
+responder_up "$tmp/tp.out"
 
 # conform NAME ARGS...: one rk-conform run in namespace b; exit status in $rc.
 conform() {
@@ -246,17 +252,7 @@ fi
 # The cm.* cases against the responder's RDMA-CM listener ("responder
 # start ... rdma_cm"): REQs to its RoCE address, the QP its CM connects
 # checked by a SEND (it names no region to WRITE to); every one passes.
-printf 'set fwd responder\nresponder start 0 %s 65536 rdma_cm\nstart\n' "$TCP" >"$tmp/resp.cmd"
-exec 3<>"$tmp/in"
-# shellcheck disable=SC2086
-ip netns exec "${ns}a" timeout -k 5 120 "$tp" $MEM --no-pci --log-level='*:warning' -l 0-1 \
-	--file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
-	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tpcm.out" 2>&1 &
-tpid=$!
-for _ in $(seq 1 100); do
-	grep -q "^responder packet forwarding" "$tmp/tpcm.out" && break
-	sleep 0.1
-done
+responder_up "$tmp/tpcm.out" rdma_cm
 conform cm --serve "cm=$TCP" --dut-ip 198.18.0.1 --cases 'cm.*' --verdicts "$tmp/cm.v"
 ncm=$("$rkc" --list --cases 'cm.*' | grep -c .)
 if [ "$rc" = 0 ] && grep -q "^$ncm cases: $ncm pass, 0 fail" "$tmp/cm.out" &&
