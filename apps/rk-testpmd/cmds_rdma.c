@@ -5,7 +5,6 @@
  * show rdma. The keywords are tokens (Tab completes them); the arguments
  * after them are read here, so a bad one is one line naming it.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -250,10 +249,6 @@ qp_connect_perftest(char **w, int n)
 			rk_tp_cmd_err("Bad TCP port \"0\": 1..65535\n");
 			return;
 		}
-	}
-	if (cm && inet_pton(AF_INET, host, &(struct in_addr){ 0 }) != 1) {
-		rk_tp_cmd_err("Bad perftest -R server \"%s\": an IPv4 address\n", host);
-		return;
 	}
 	for (t = 0; t < RTE_DIM(tools) && strcmp(w[4], tools[t]) != 0; t++)
 		;

@@ -109,6 +109,11 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 	/* -R: two more, as perftest's first key messages may be zeros */
 	int rc, mr_id, barriers = (tool == RK_TP_PT_SEND ? 3 : 2) + (rdma_cm ? 2 : 0);
 
+	/* RDMA-CM addresses the server's RoCE GID: said before the QP's checks */
+	if (rdma_cm && inet_pton(AF_INET, host, ip) != 1) {
+		fprintf(out, "Bad perftest -R server \"%s\": an IPv4 address\n", host);
+		return -EINVAL;
+	}
 	if (rk_tp_qp_ends(out, id, true, &port, &qpn, &psn, &posted) != 0 ||
 	    rk_tp_mr_keys(out, mr, &mport, &va, &rkey, &len) != 0)
 		return -EINVAL;
@@ -148,10 +153,6 @@ rk_tp_pt_connect(FILE *out, unsigned int id, const char *host, uint16_t tcp_port
 		return -ENODEV;
 	}
 	if (rdma_cm) {
-		if (inet_pton(AF_INET, host, ip) != 1) {
-			fprintf(out, "Bad perftest -R server \"%s\": an IPv4 address\n", host);
-			return -EINVAL;
-		}
 		rc = rk_tp_pt_cm_open(out, port, ip, tcp_port, pmtu, timeout_s, &c->cm);
 		if (rc != 0) {
 			(void)drop(c);  /* what was made of it */
