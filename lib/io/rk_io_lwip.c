@@ -20,6 +20,8 @@ struct rk_io_lwip {
 	struct rk_io_dpdk *io;
 	struct rk_lwip_if *nif;
 	struct rk_io_lwip_stats st;
+	rk_io_lwip_tap_fn tap;
+	void *tap_ctx;
 	uint8_t buf[RK_IB_MAX_FRAME + 256];     /* RoCEv2 frames read, dropped */
 };
 
@@ -30,6 +32,8 @@ to_port(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct rk_io_lwip *l = ctx;
 
+	if (l->tap != NULL)
+		l->tap(l->tap_ctx, true, frame, len);
 	if (rk_io_dpdk_tx_raw(l->io, frame, len) == 0)
 		l->st.tx_frames++;
 	else
@@ -42,6 +46,8 @@ to_lwip(void *ctx, const uint8_t *frame, uint32_t len)
 	struct rk_io_lwip *l = ctx;
 
 	l->st.rx_frames++;
+	if (l->tap != NULL)
+		l->tap(l->tap_ctx, false, frame, len);
 	rk_lwip_if_input(l->nif, frame, len);
 }
 
@@ -90,6 +96,15 @@ rk_io_lwip_attach_mtu(struct rk_io_dpdk *io, const char *ip, const char *netmask
 	rk_io_dpdk_set_frame_hook(io, to_lwip, l);
 	attached = true;
 	return l;
+}
+
+void
+rk_io_lwip_set_tap(struct rk_io_lwip *l, rk_io_lwip_tap_fn fn, void *ctx)
+{
+	if (l == NULL)
+		return;
+	l->tap = fn;
+	l->tap_ctx = ctx;
 }
 
 struct rk_io_lwip *

@@ -42,6 +42,7 @@
 #ifndef RK_IO_LWIP_H
 #define RK_IO_LWIP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rk_io_dpdk.h"
@@ -73,6 +74,15 @@ struct rk_io_lwip *rk_io_lwip_attach_mtu(struct rk_io_dpdk *io, const char *ip,
  * @return frames moved (0: idle).
  */
 int rk_io_lwip_poll(struct rk_io_lwip *l);
+
+/** Sees one frame: @p tx true for lwIP's (as queued on the port), false for one handed to it. */
+typedef void (*rk_io_lwip_tap_fn)(void *ctx, bool tx, const uint8_t *frame, uint32_t len);
+
+/**
+ * Show every frame lwIP sends or is handed to @p fn (e.g. a capture of one
+ * connection's frames: a conformance case's pcap). @p fn NULL: none.
+ */
+void rk_io_lwip_set_tap(struct rk_io_lwip *l, rk_io_lwip_tap_fn fn, void *ctx);
 
 /** Counters of an attachment. */
 struct rk_io_lwip_stats {

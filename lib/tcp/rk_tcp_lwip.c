@@ -664,6 +664,12 @@ rk_tcp_lwip_accept(struct rk_lwip_listener *l)
 struct rk_tcp *
 rk_tcp_lwip_connect(const char *ip, uint16_t port)
 {
+	return rk_tcp_lwip_connect_from(ip, port, 0);
+}
+
+struct rk_tcp *
+rk_tcp_lwip_connect_from(const char *ip, uint16_t port, uint16_t local_port)
+{
 	struct tcp_pcb *pcb;
 	struct lw_conn *c = NULL;
 	ip_addr_t dst;
@@ -677,7 +683,8 @@ rk_tcp_lwip_connect(const char *ip, uint16_t port)
 	pcb = tcp_new();
 	if (pcb != NULL)
 		c = conn_new(pcb);
-	if (c == NULL || tcp_connect(pcb, &dst, port, on_connected) != ERR_OK) {
+	if (c == NULL || (local_port != 0 && tcp_bind(pcb, IP_ADDR_ANY, local_port) != ERR_OK) ||
+	    tcp_connect(pcb, &dst, port, on_connected) != ERR_OK) {
 		if (pcb != NULL)
 			tcp_abort(pcb);
 		UNLOCK_TCPIP_CORE();
@@ -795,6 +802,29 @@ rk_tcp_lwip_mpa_align(struct rk_tcp *t)
 	LOCK_TCPIP_CORE();
 	c->mpa = true;
 	UNLOCK_TCPIP_CORE();
+}
+
+int
+rk_tcp_lwip_info(struct rk_tcp *t, struct rk_tcp_lwip_info *info)
+{
+	struct lw_conn *c = (struct lw_conn *)t;
+	int rc = 0;
+
+	if (t == NULL || info == NULL || t->ops != &lw_ops)
+		return -EINVAL;
+	memset(info, 0, sizeof(*info));
+	LOCK_TCPIP_CORE();
+	if (c->pcb == NULL || c->failed) {
+		rc = -ENOTCONN;
+	} else {
+		info->local_port = c->pcb->local_port;
+		info->remote_port = c->pcb->remote_port;
+		info->snd_nxt = c->pcb->snd_nxt;
+		info->rcv_nxt = c->pcb->rcv_nxt;
+		info->established = c->connected;
+	}
+	UNLOCK_TCPIP_CORE();
+	return rc;
 }
 
 static long

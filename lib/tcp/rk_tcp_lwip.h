@@ -21,6 +21,7 @@
 #ifndef RK_TCP_LWIP_H
 #define RK_TCP_LWIP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "rk_tcp.h"
@@ -84,6 +85,32 @@ struct rk_tcp *rk_tcp_lwip_accept(struct rk_lwip_listener *l);
  * while a connect is pending).
  */
 struct rk_tcp *rk_tcp_lwip_connect(const char *ip, uint16_t port);
+
+/**
+ * rk_tcp_lwip_connect() from local port @p local_port (0: lwIP's next).
+ * lwIP's ephemeral ports start at the same number in every process, so a
+ * program that reconnects to one peer across runs picks its own to keep
+ * clear of connections the peer still holds (TIME_WAIT, RFC 793 3.5).
+ * NULL with errno ECONNREFUSED when the port is in use.
+ */
+struct rk_tcp *rk_tcp_lwip_connect_from(const char *ip, uint16_t port, uint16_t local_port);
+
+/** Where an lwIP connection stands: its ports and next sequence numbers. */
+struct rk_tcp_lwip_info {
+	uint16_t local_port, remote_port;
+	/** The sequence number of the next byte to send and of the next byte
+	 *  expected (RFC 793 SND.NXT, RCV.NXT): once established and before
+	 *  any data, each side's first stream byte (MPA markers count from
+	 *  them, RFC 5044 4.3). */
+	uint32_t snd_nxt, rcv_nxt;
+	bool established;
+};
+
+/**
+ * Fill @p info for @p t. @return 0, -EINVAL when @p t is no lwIP
+ * connection, -ENOTCONN when it is gone.
+ */
+int rk_tcp_lwip_info(struct rk_tcp *t, struct rk_tcp_lwip_info *info);
 
 /**
  * Segment the bytes sent on @p t (an lwIP connection) MPA-aware: the

@@ -316,6 +316,8 @@ test_lwip_pair(void **state)
 	uint64_t until = now_ns() + 60000000000ull, t0, t1;
 	const uint8_t *pd;
 	struct adv adv;
+	struct rk_tcp_lwip_info info;
+	static uint16_t from = 50000;   /* our local port: one per attempt, per test */
 
 	(void)state;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv) != 0)
@@ -335,7 +337,7 @@ test_lwip_pair(void **state)
 	}
 	close(sv[1]);
 	assert_int_equal(node_up(&n, sv[0], 0), 0);
-	t = rk_tcp_lwip_connect("198.18.0.2", PORT);
+	t = rk_tcp_lwip_connect_from("198.18.0.2", PORT, ++from);
 	assert_non_null(t);
 	n.qp = node_qp(&n, RK_IW_INITIATOR, NULL);
 	assert_non_null(n.qp);
@@ -348,12 +350,19 @@ test_lwip_pair(void **state)
 		node_poll(&n);
 		if (n.link->closed) {
 			rk_iw_qp_destroy(n.qp);
-			t = rk_tcp_lwip_connect("198.18.0.2", PORT);
+			t = rk_tcp_lwip_connect_from("198.18.0.2", PORT, ++from);
 			assert_non_null(t);
 			n.qp = node_qp(&n, RK_IW_INITIATOR, NULL);
 			rk_iw_tcp_link_init(n.link, n.qp, t);
 		}
 	}
+	/* the connection's ends: our port as asked, the MPA exchange past
+	 * both first stream bytes */
+	assert_int_equal(rk_tcp_lwip_info(t, &info), 0);
+	assert_true(info.established);
+	assert_int_equal(info.local_port, from);
+	assert_int_equal(info.remote_port, PORT);
+	assert_int_equal(rk_tcp_lwip_info(NULL, &info), -EINVAL);
 	assert_int_equal(rk_iw_qp_peer_pd(n.qp, &pd), sizeof(adv));
 	memcpy(&adv, pd, sizeof(adv));
 	assert_true(rk_iw_qp_negotiated(n.qp)->markers_tx);
