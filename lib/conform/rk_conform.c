@@ -336,6 +336,27 @@ rk_conform_run_case(const struct rk_conform_env *env, const struct rk_conform_ca
 	return 0;
 }
 
+bool
+rk_conform_id_match(const char *globs, const char *id)
+{
+	char one[128];
+
+	if (globs == NULL)
+		return true;
+	while (*globs != 0) {
+		size_t n = strcspn(globs, ",");
+
+		if (n > 0 && n < sizeof(one)) {
+			memcpy(one, globs, n);
+			one[n] = 0;
+			if (fnmatch(one, id, 0) == 0)
+				return true;
+		}
+		globs += n + (globs[n] == ',');
+	}
+	return false;
+}
+
 int
 rk_conform_markdown(void *file, const char *glob)
 {
@@ -346,7 +367,7 @@ rk_conform_markdown(void *file, const char *glob)
 	if (fprintf(f, "| ID | Transport | Rule | The DUT must |\n|---|---|---|---|\n") < 0)
 		return -EIO;
 	for (unsigned int i = 0; i < n; i++) {
-		if (glob != NULL && fnmatch(glob, c[i].id, 0) != 0)
+		if (!rk_conform_id_match(glob, c[i].id))
 			continue;
 		if (fprintf(f, "| `%s` | %s | %s | %s |\n", c[i].id,
 			    rk_conform_transport_name(c[i].transport), c[i].rule, c[i].must) < 0)

@@ -164,6 +164,14 @@ struct rk_conform_env {
 	 *  context is @p ctx. */
 	const struct rk_conform_stream_ops *stream;
 	/**
+	 * iWARP: how long the tester waits after the DUT's MPA Reply before
+	 * its first FPDU, reading what comes (0: none). Linux's tools lose an
+	 * FPDU that reaches them before their process took the connection's
+	 * ESTABLISHED event, so a live DUT gets a moment, as siw's own
+	 * Initiator gives (about 10 ms, an event round trip).
+	 */
+	uint64_t iw_settle_ns;
+	/**
 	 * CM: a ServiceID the DUT's CM listens on; setup() of an
 	 * RK_CONFORM_CM case leaves the QP it fills in for that listener to
 	 * connect (in INIT, waiting for a REQ). 0: CM cases are not applicable.
@@ -222,8 +230,14 @@ int rk_conform_run_case(const struct rk_conform_env *env, const struct rk_confor
 			struct rk_conform_result *res);
 
 /**
+ * Whether case ID @p id matches @p globs: shell globs (fnmatch) separated
+ * by commas, "iw.ddp.*,iw.rdmap.*"; NULL matches every ID.
+ */
+bool rk_conform_id_match(const char *globs, const char *id);
+
+/**
  * Write the catalog as a Markdown table (ID, transport, rule, what the
- * DUT must do), cases matching shell glob @p glob (NULL: all).
+ * DUT must do), cases matching @p glob (rk_conform_id_match; NULL: all).
  * @return cases written, or -errno from writing.
  */
 int rk_conform_markdown(void *file, const char *glob);

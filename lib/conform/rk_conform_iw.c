@@ -76,6 +76,24 @@ rk_conform_iw_wait(struct rk_conform_run *r, unsigned int want)
 	return (int)r->mpa->nmsgs;
 }
 
+/* Read what the DUT sends until @p until (or it closes): iw_settle_ns. */
+static void
+settle(struct rk_conform_run *r, uint64_t until)
+{
+	uint8_t buf[STREAM_BUF];
+
+	while (!r->closed && now(r) < until) {
+		int n = r->env->stream->read(r->env->ctx, buf, sizeof(buf));
+
+		if (n == -ECONNRESET)
+			r->closed = true;
+		else if (n > 0 && rk_probe_mpa_feed(r->mpa, buf, (size_t)n) == 0)
+			r->res->frames_rx++;
+		else if (n < 0)
+			break;
+	}
+}
+
 /* Start the MPA side with @p req; @p edit may spoil the Request's bytes. */
 static int
 request(struct rk_conform_run *r, const struct rk_mpa_rr *req, void (*edit)(uint8_t *b, int n))
@@ -103,6 +121,8 @@ request(struct rk_conform_run *r, const struct rk_mpa_rr *req, void (*edit)(uint
 	rc = rk_conform_iw_wait(r, 0);
 	if (rc < 0)
 		return rc;
+	if (r->mpa->got_reply && !r->mpa->reply.r && r->env->iw_settle_ns != 0)
+		settle(r, now(r) + r->env->iw_settle_ns);
 	return r->mpa->got_reply ? 1 : 0;
 }
 
@@ -623,11 +643,17 @@ run_write_ok(struct rk_conform_run *r, const void *arg)
 }
 
 #define IW RK_CONFORM_IWARP
-#define C(id_, rule_, must_, recvs_, run_, arg_) \
+/* A case whose valid requests need a region (ACC) on the DUT's QP. */
+#define CA(id_, rule_, must_, recvs_, acc_, run_, arg_) \
 	{ .id = id_, .rule = rule_, .must = must_, .transport = IW, .recvs = recvs_, \
-	  .run = run_, .arg = arg_ }
+	  .access = acc_, .run = run_, .arg = arg_ }
+#define C(id_, rule_, must_, recvs_, run_, arg_) CA(id_, rule_, must_, recvs_, 0, run_, arg_)
+#define WR RK_CONFORM_ACC_WRITE
+#define RD RK_CONFORM_ACC_READ
 #define ERR(w, l, e, c) (&(const struct iw_err){ w, l, e, c })
 #define TERM_C(id_, rule_, must_, recvs_, w, l, e, c) C(id_, rule_, must_, recvs_, run_err, ERR(w, l, e, c))
+#define TERM_CA(id_, rule_, must_, recvs_, acc_, w, l, e, c) \
+	CA(id_, rule_, must_, recvs_, acc_, run_err, ERR(w, l, e, c))
 
 static const int k_rev = 0, k_r = 1;
 
@@ -639,11 +665,11 @@ static const struct rk_conform_case iw_cases[] = {
 	  "refuse a Request of Rev 3 with a Reply whose R bit is set", 0, run_mpa_reject, &k_rev),
 	C("iw.mpa.request_r_set", "RFC 5044 7.1.1",
 	  "refuse a Request whose R bit is set with a rejecting Reply", 0, run_mpa_reject, &k_r),
-	C("iw.mpa.crc_negotiation", "RFC 5044 7.1.2",
-	  "answer a Request with C = 0 and frame its FPDUs as the Reply's C says", 0,
+	CA("iw.mpa.crc_negotiation", "RFC 5044 7.1.2",
+	  "answer a Request with C = 0 and frame its FPDUs as the Reply's C says", 0, RD,
 	  run_mpa_crc_nego, NULL),
-	C("iw.mpa.markers", "RFC 5044 4, 7.1.2",
-	  "put a correct marker every 512 bytes of its stream when the Request has M = 1", 0,
+	CA("iw.mpa.markers", "RFC 5044 4, 7.1.2",
+	  "put a correct marker every 512 bytes of its stream when the Request has M = 1", 0, RD,
 	  run_mpa_markers, NULL),
 	TERM_C("iw.mpa.crc_bad", "RFC 5044 8 [MPA-CRC-01]",
 	       "answer an FPDU with a bad CRC with Terminate 2/0/0x02", 0, IW_WRITE_BAD_CRC,
@@ -655,8 +681,8 @@ static const struct rk_conform_case iw_cases[] = {
 	  "answer a Write where the agreed Read RTR is due with Terminate 2/0/0x07", 0,
 	  run_mpa_rtr_wrong, NULL),
 	/* DDP (RFC 5041) */
-	C("iw.ddp.write_ok", "RFC 5041 5.1",
-	  "place a valid tagged Write in its buffer (read back) and answer nothing", 0,
+	CA("iw.ddp.write_ok", "RFC 5041 5.1",
+	  "place a valid tagged Write in its buffer (read back) and answer nothing", 0, WR | RD,
 	  run_write_ok, NULL),
 	TERM_C("iw.ddp.stag_invalid", "RFC 5041 7.2 [DDP-STAG-01]",
 	       "answer a Write to an STag it does not hold with Terminate 1/1/0x00", 0,
@@ -664,14 +690,14 @@ static const struct rk_conform_case iw_cases[] = {
 	TERM_C("iw.ddp.stag_other_pd", "RFC 5041 7.2 [DDP-STAG-02]",
 	       "answer a Write to another protection domain's STag with Terminate 1/1/0x02", 0,
 	       IW_WRITE_OTHER_PD, RK_TERM_LAYER_DDP, 1, 0x02),
-	TERM_C("iw.ddp.bounds_past_end", "RFC 5041 7.2 [DDP-BOUNDS-01]",
-	       "answer a Write one byte past its buffer with Terminate 1/1/0x01", 0,
+	TERM_CA("iw.ddp.bounds_past_end", "RFC 5041 7.2 [DDP-BOUNDS-01]",
+	       "answer a Write one byte past its buffer with Terminate 1/1/0x01", 0, WR,
 	       IW_WRITE_PAST_END, RK_TERM_LAYER_DDP, 1, 0x01),
-	TERM_C("iw.ddp.bounds_below", "RFC 5041 7.2 [DDP-BOUNDS-01]",
-	       "answer a Write below its buffer's base with Terminate 1/1/0x01", 0,
+	TERM_CA("iw.ddp.bounds_below", "RFC 5041 7.2 [DDP-BOUNDS-01]",
+	       "answer a Write below its buffer's base with Terminate 1/1/0x01", 0, WR,
 	       IW_WRITE_BELOW_BASE, RK_TERM_LAYER_DDP, 1, 0x01),
-	TERM_C("iw.ddp.bounds_wrap", "RFC 5041 7.2 [DDP-BOUNDS-02]",
-	       "answer a Write whose TO plus length wraps with Terminate 1/1/0x03", 0,
+	TERM_CA("iw.ddp.bounds_wrap", "RFC 5041 7.2 [DDP-BOUNDS-02]",
+	       "answer a Write whose TO plus length wraps with Terminate 1/1/0x03", 0, WR,
 	       IW_WRITE_WRAP, RK_TERM_LAYER_DDP, 1, 0x03),
 	TERM_C("iw.ddp.tagged_version", "RFC 5041 7.2 [DDP-VER-01]",
 	       "answer a tagged segment with DV 2 with Terminate 1/1/0x04", 0, IW_WRITE_DV2,
@@ -685,9 +711,9 @@ static const struct rk_conform_case iw_cases[] = {
 	TERM_C("iw.ddp.msn_ahead", "RFC 5041 7.2 [DDP-MSN-01]",
 	       "answer a Send whose MSN is not the queue's next with Terminate 1/2/0x03", 1,
 	       IW_SEND_MSN_AHEAD, RK_TERM_LAYER_DDP, 2, 0x03),
-	TERM_C("iw.ddp.no_recv", "RFC 5041 7.2 [DDP-MSN-02]",
+	TERM_CA("iw.ddp.no_recv", "RFC 5041 7.2 [DDP-MSN-02]",
 	       "answer a Send with no receive posted with Terminate 1/2/0x02", 0,
-	       IW_SEND_NO_RECV, RK_TERM_LAYER_DDP, 2, 0x02),
+	       RK_CONFORM_ACC_NO_RECV, IW_SEND_NO_RECV, RK_TERM_LAYER_DDP, 2, 0x02),
 	TERM_C("iw.ddp.mo_wrong", "RFC 5041 7.2 [DDP-MO-01]",
 	       "answer a Send segment whose MO is not where the message stands with Terminate 1/2/0x04",
 	       1, IW_SEND_MO_WRONG, RK_TERM_LAYER_DDP, 2, 0x04),
@@ -695,8 +721,8 @@ static const struct rk_conform_case iw_cases[] = {
 	       "answer a Send longer than its receive buffer with Terminate 1/2/0x05", 1,
 	       IW_SEND_TOO_LONG, RK_TERM_LAYER_DDP, 2, 0x05),
 	/* RDMAP (RFC 5040) */
-	C("iw.rdmap.read_ok", "RFC 5040 4.4, 5.2",
-	  "answer a valid Read Request with one Read Response carrying the region's data", 0,
+	CA("iw.rdmap.read_ok", "RFC 5040 4.4, 5.2",
+	  "answer a valid Read Request with one Read Response carrying the region's data", 0, RD,
 	  run_read_ok, NULL),
 	TERM_C("iw.rdmap.version", "RFC 5040 4.8 [RDMAP-VER-01]",
 	       "answer an RDMAP header with RV 2 with Terminate 0/2/0x05", 1, IW_SEND_RV2,
@@ -713,11 +739,11 @@ static const struct rk_conform_case iw_cases[] = {
 	TERM_C("iw.rdmap.read_stag_invalid", "RFC 5040 4.8 [RDMAP-STAG-01]",
 	       "answer a Read Request naming an unknown Data Source STag with Terminate 0/1/0x00", 0,
 	       IW_READ_STAG_UNKNOWN, RK_TERM_LAYER_RDMAP, 1, 0x00),
-	TERM_C("iw.rdmap.read_past_end", "RFC 5040 4.8 [RDMAP-BOUNDS-01]",
-	       "answer a Read past its Data Source buffer with Terminate 0/1/0x01", 0,
+	TERM_CA("iw.rdmap.read_past_end", "RFC 5040 4.8 [RDMAP-BOUNDS-01]",
+	       "answer a Read past its Data Source buffer with Terminate 0/1/0x01", 0, RD,
 	       IW_READ_PAST_END, RK_TERM_LAYER_RDMAP, 1, 0x01),
-	TERM_C("iw.rdmap.read_with_payload", "RFC 5040 4.8 [RDMAP-RR-01]",
-	       "answer a Read Request carrying payload with Terminate 0/2/0xff", 0,
+	TERM_CA("iw.rdmap.read_with_payload", "RFC 5040 4.8 [RDMAP-RR-01]",
+	       "answer a Read Request carrying payload with Terminate 0/2/0xff", 0, RD,
 	       IW_READ_WITH_PAYLOAD, RK_TERM_LAYER_RDMAP, 2, 0xff),
 };
 

@@ -422,6 +422,8 @@ iw_setup(struct rk_conform_self *s, const struct rk_conform_need *need,
 		.ro_va = (uint64_t)(uintptr_t)s->ro, .ro_r_key = rk_iw_mr_stag(ro),
 		.ro_len = RO_LEN, .recv_len = RECV_LEN, .min_rnr_timer = 0xff,
 		.isn = IW_ISN, .dut_isn = IW_DUT_ISN, .ird = IW_IRD, .p2p = true,
+		.access = RK_CONFORM_ACC_WRITE | RK_CONFORM_ACC_READ | RK_CONFORM_ACC_RO |
+			  (need->recvs == 0 ? RK_CONFORM_ACC_NO_RECV : 0),
 		.other_stag = rk_iw_mr_stag(other), .other_va = (uint64_t)(uintptr_t)s->other,
 	};
 	return 0;

@@ -65,6 +65,51 @@ test_all_pass_against_self(void **state)
 	assert_int_equal(failed, 0);
 }
 
+/* The iw.* cases with a pause after each MPA Reply (a live DUT's
+ * iw_settle_ns): what comes in it is read, and every case still passes. */
+static void
+test_iw_settle_against_self(void **state)
+{
+	struct rk_conform_env env;
+	struct rk_conform_self *s = rk_conform_self_create(&env);
+	unsigned int n, ran = 0;
+	const struct rk_conform_case *c = rk_conform_cases(&n);
+
+	(void)state;
+	assert_non_null(s);
+	env.iw_settle_ns = 20000000ull;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rk_conform_result res;
+
+		if (c[i].transport != RK_CONFORM_IWARP)
+			continue;
+		assert_int_equal(rk_conform_run_case(&env, &c[i], &res), 0);
+		if (res.verdict != RK_CONFORM_PASS)
+			printf("# %-30s %-4s %s\n", c[i].id, rk_conform_verdict_name(res.verdict),
+			       res.reason);
+		assert_int_equal(res.verdict, RK_CONFORM_PASS);
+		ran++;
+	}
+	rk_conform_self_destroy(s);
+	assert_true(ran >= 28);
+}
+
+/* --cases: shell globs separated by commas. */
+static void
+test_id_match(void **state)
+{
+	(void)state;
+	assert_true(rk_conform_id_match(NULL, "rc.psn.ahead"));
+	assert_true(rk_conform_id_match("iw.ddp.*,iw.rdmap.*", "iw.ddp.qn_wrong"));
+	assert_true(rk_conform_id_match("iw.ddp.*,iw.rdmap.*", "iw.rdmap.version"));
+	assert_false(rk_conform_id_match("iw.ddp.*,iw.rdmap.*", "iw.mpa.key_bad"));
+	assert_true(rk_conform_id_match("iw.mpa.[!r]*", "iw.mpa.key_bad"));
+	assert_false(rk_conform_id_match("iw.mpa.[!r]*", "iw.mpa.rtr_wrong"));
+	assert_true(rk_conform_id_match(",,rc.bth.pkey,", "rc.bth.pkey"));
+	assert_false(rk_conform_id_match("", "rc.bth.pkey"));
+	assert_false(rk_conform_id_match(",", "rc.bth.pkey"));
+}
+
 /* A DUT that never answers: every case ends, none passes by silence alone
  * unless it expects silence and then a working QP (which it cannot get). */
 static uint64_t mute_now;
@@ -261,6 +306,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_catalog_well_formed),
 		cmocka_unit_test(test_all_pass_against_self),
+		cmocka_unit_test(test_iw_settle_against_self),
+		cmocka_unit_test(test_id_match),
 		cmocka_unit_test(test_silent_dut_bounded),
 		cmocka_unit_test(test_babbling_and_reset_dut_bounded),
 		cmocka_unit_test(test_silent_stream_bounded),
