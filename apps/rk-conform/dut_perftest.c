@@ -16,6 +16,9 @@
 #include "rk_app_oob.h"
 #include "rk_app_perftest.h"
 #include "rk_pkt.h"
+#ifdef RK_CONFORM_LWIP
+#include "dut_iwarp.h"
+#endif
 
 #define OUR_PSN 0xfffffeu       /* every case crosses the 24-bit wrap */
 #define XCHG_TIMEOUT_S 10.0
@@ -32,6 +35,7 @@ struct rk_cpt {
 	uint8_t dut_ip[4];
 	bool dut_mac_known;
 	uint64_t foreign;
+	struct rk_ciw *iw;              /* the iWARP listener's connections, or NULL */
 };
 
 static const char *const verb_name[RK_CPT_VERBS] = { "write", "read", "send", "atomic" };
@@ -195,6 +199,9 @@ cpt_teardown(void *ctx)
 	if (p->fd >= 0)
 		close(p->fd);
 	p->fd = -1;
+#ifdef RK_CONFORM_LWIP
+	rk_ciw_teardown(p->iw);
+#endif
 }
 
 /*
@@ -241,6 +248,10 @@ cpt_setup(void *ctx, const struct rk_conform_need *need, struct rk_conform_dut *
 
 	if (need->transport == RK_CONFORM_CM)
 		return cm_setup(p, dut, why, why_len);
+#ifdef RK_CONFORM_LWIP
+	if (need->transport == RK_CONFORM_IWARP && p->iw != NULL)
+		return rk_ciw_setup(p->iw, need, dut, why, why_len);
+#endif
 	if (v < 0)
 		return -ENOTSUP;
 	tool = p->cfg.one_server ? "the DUT's server" : tool_name[v];
@@ -328,6 +339,32 @@ rk_cpt_create(const struct rk_cpt_cfg *cfg, struct rk_io_dpdk *io, struct rk_con
 	return p;
 }
 
+#ifdef RK_CONFORM_LWIP
+static int
+cpt_stream_write(void *ctx, const uint8_t *b, size_t n)
+{
+	return rk_ciw_write(((struct rk_cpt *)ctx)->iw, b, n);
+}
+
+static int
+cpt_stream_read(void *ctx, uint8_t *b, size_t cap)
+{
+	return rk_ciw_read(((struct rk_cpt *)ctx)->iw, b, cap);
+}
+
+static const struct rk_conform_stream_ops cpt_stream = {
+	.write = cpt_stream_write,
+	.read = cpt_stream_read,
+};
+
+void
+rk_cpt_attach_iwarp(struct rk_cpt *p, struct rk_ciw *w)
+{
+	p->iw = w;
+	p->env->stream = &cpt_stream;
+}
+#endif
+
 uint64_t
 rk_cpt_foreign_frames(const struct rk_cpt *p)
 {
@@ -340,5 +377,8 @@ rk_cpt_destroy(struct rk_cpt *p)
 	if (p == NULL)
 		return;
 	cpt_teardown(p);
+#ifdef RK_CONFORM_LWIP
+	rk_ciw_destroy(p->iw);
+#endif
 	free(p);
 }

@@ -75,6 +75,15 @@ struct rk_cpt *rk_cpt_create(const struct rk_cpt_cfg *cfg, struct rk_io_dpdk *io
 /** Frames of other QPs (a previous case's DUT) dropped so far. */
 uint64_t rk_cpt_foreign_frames(const struct rk_cpt *p);
 
+struct rk_ciw;
+
+/**
+ * iWARP cases through @p w (dut_iwarp.h): their setup, teardown and the
+ * stream of @p p's environment; @p p owns @p w from now on.
+ */
+void rk_cpt_attach_iwarp(struct rk_cpt *p, struct rk_ciw *w);
+
+/** Close the running case's connection; free @p p (and its iWARP listener's adapter). */
 void rk_cpt_destroy(struct rk_cpt *p);
 
 #endif /* RK_CONFORM_DUT_PERFTEST_H */

@@ -5,7 +5,6 @@
 #include "expect.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +153,7 @@ rk_cf_expect_check(const char *path, const struct rk_cf_outcome *out, unsigned i
 		}
 	}
 	for (int k = 0; k < ne; k++)
-		if (!e[k].seen && (glob == NULL || fnmatch(glob, e[k].id, 0) == 0)) {
+		if (!e[k].seen && rk_conform_id_match(glob, e[k].id)) {
 			fprintf(report, "GONE %s: expected %s, the case did not run\n", e[k].id,
 				e[k].verdict);
 			diffs++;

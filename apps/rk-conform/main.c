@@ -10,7 +10,6 @@
  * through its perftest bw servers (dut_perftest.h).
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <libgen.h>
 #include <getopt.h>
 #include <pcap/pcap.h>
@@ -32,6 +31,9 @@
 #include "rk_app.h"
 #ifdef RK_CONFORM_DPDK
 #include "dut_perftest.h"
+#ifdef RK_CONFORM_LWIP
+#include "dut_iwarp.h"
+#endif
 #include "rk_app_oob.h"
 #include "rk_app_rdma.h"
 #endif
@@ -222,7 +224,7 @@ list(const struct opts *o)
 	if (o->markdown)
 		return rk_conform_markdown(stdout, o->cases) < 0 ? 1 : 0;
 	for (unsigned int i = 0; i < n; i++)
-		if (o->cases == NULL || fnmatch(o->cases, c[i].id, 0) == 0)
+		if (rk_conform_id_match(o->cases, c[i].id))
 			printf("%-30s %-5s %-40s %s\n", c[i].id,
 			       rk_conform_transport_name(c[i].transport), c[i].rule, c[i].must);
 	return 0;
@@ -282,6 +284,19 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 		fprintf(stderr, "rk-conform: out of memory\n");
 		return 1;
 	}
+#ifdef RK_CONFORM_LWIP
+	if (o->rping_port != 0) {
+		struct rk_ciw_cfg icfg = { .dut_ip = o->dut_ip, .port = o->rping_port, .ip = o->ip,
+					   .connect_timeout_s = o->connect_timeout_s };
+		struct rk_ciw *w = rk_ciw_create(&icfg, *io, env, msg, sizeof(msg));
+
+		if (w == NULL) {
+			fprintf(stderr, "rk-conform: --serve rping=%u: %s\n", o->rping_port, msg);
+			return 1;
+		}
+		rk_cpt_attach_iwarp(*pt, w);
+	}
+#endif
 	return 0;
 }
 #endif
@@ -439,7 +454,7 @@ main(int argc, char **argv)
 	for (unsigned int i = 0; i < n; i++) {
 		struct outcome *r = &out[ran];
 
-		if (o.cases != NULL && fnmatch(o.cases, c[i].id, 0) != 0)
+		if (!rk_conform_id_match(o.cases, c[i].id))
 			continue;
 		/* Ctrl-C: the cases run so far still get their outputs. */
 		if (rk_app_stop) {

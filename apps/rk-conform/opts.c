@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* rk-conform's command line (opts.h). */
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +27,12 @@ usage(FILE *f)
 		"                        all=PORT: one server of every verb (rk-testpmd's\n"
 		"                        responder; the default, all=18515); cm=PORT: the\n"
 		"                        DUT's RDMA-CM listener (a perftest -R server, the\n"
-		"                        responder's rdma_cm) for the cm.* cases\n"
+		"                        responder's rdma_cm) for the cm.* cases; rping=PORT:\n"
+		"                        an iWARP DUT's rping -s server (Linux siw) for the\n"
+		"                        iw.* cases, a TCP connection (lwIP) per case\n"
 		"  --dut-ip A.B.C.D      perftest: the DUT's RoCE address, where cm.* cases send\n"
-		"                        their REQs (default: --server, when an IPv4 address)\n"
+		"                        their REQs, or its iWARP one (rping=); default:\n"
+		"                        --server, when an IPv4 address\n"
 		"  --ip A.B.C.D          perftest: our IPv4 address on the port (required)\n"
 		"  --size BYTES          perftest: the servers' -s (default 4096): their region's size\n"
 		"  --mtu BYTES           perftest: our path MTU, 256..4096 (default 1024)\n"
@@ -39,7 +41,7 @@ usage(FILE *f)
 		"  --port NAME           perftest: the DPDK port (default: the first)\n"
 		"  --oob-netns NAME      perftest: open the TCP exchange in network namespace NAME\n"
 		"  --record FILE         perftest: record the port's frames (pcapng)\n"
-		"  --cases GLOB          run only the cases whose ID matches (shell glob)\n"
+		"  --cases GLOB[,GLOB]   run only the cases whose ID matches a shell glob\n"
 		"  --list                list the cases (ID, transport, rule, what the DUT must do)\n"
 		"  --markdown            with --list: as a Markdown table\n"
 		"  --timeout-ms MS       longest wait for an answer (default 50)\n"
@@ -96,12 +98,16 @@ parse_serve(struct opts *o, const char *spec)
 	port = eq != NULL && eq[1] >= '0' && eq[1] <= '9' ? strtoul(eq + 1, &end, 10) : 0;
 	if (port == 0 || *end != 0 || port > 65535)
 		goto bad;
-	if (eq - spec == 2 && strncmp(spec, "cm", 2) == 0) {
-		if (o->cm_port != 0) {
-			fprintf(stderr, "rk-conform: --serve %s: cm has a listener already\n", spec);
+	if ((eq - spec == 2 && strncmp(spec, "cm", 2) == 0) ||
+	    (eq - spec == 5 && strncmp(spec, "rping", 5) == 0)) {
+		uint16_t *lis = spec[0] == 'c' ? &o->cm_port : &o->rping_port;
+
+		if (*lis != 0) {
+			fprintf(stderr, "rk-conform: --serve %s: %.*s has a listener already\n", spec,
+				(int)(eq - spec), spec);
 			return -1;
 		}
-		o->cm_port = (uint16_t)port;
+		*lis = (uint16_t)port;
 		o->serve_given = true;
 		return 0;
 	}
@@ -125,7 +131,7 @@ parse_serve(struct opts *o, const char *spec)
 	return 0;
 bad:
 	fprintf(stderr, "rk-conform: --serve %s: expected VERB=PORT, VERB one of write, read, "
-		"send, atomic, all, cm, PORT 1..65535\n", spec);
+		"send, atomic, all, cm, rping, PORT 1..65535\n", spec);
 	return -1;
 }
 
@@ -193,12 +199,22 @@ check_live(struct opts *o)
 			o->tcp_port[i] = 18515;
 		o->one_server = true;
 	}
-	/* the CM's REQs go to the DUT's RoCE address: --dut-ip, or --server's */
-	if (o->dut_ip == NULL && o->cm_port != 0 && inet_pton(AF_INET, o->server, &a) == 1)
+#ifndef RK_CONFORM_LWIP
+	if (o->rping_port != 0) {
+		fprintf(stderr, "rk-conform: --serve rping=%u: this rk-conform was built without "
+			"lwIP (no iWARP)\n", o->rping_port);
+		return -1;
+	}
+#endif
+	/* the CM's REQs and lwIP's connections go to the DUT's address:
+	 * --dut-ip, or --server's */
+	if (o->dut_ip == NULL && (o->cm_port != 0 || o->rping_port != 0) &&
+	    inet_pton(AF_INET, o->server, &a) == 1)
 		o->dut_ip = o->server;
-	if (o->cm_port != 0 && o->dut_ip == NULL) {
-		fprintf(stderr, "rk-conform: --serve cm=%u needs --dut-ip A.B.C.D (--server %s is "
-			"no IPv4 address)\n", o->cm_port, o->server);
+	if ((o->cm_port != 0 || o->rping_port != 0) && o->dut_ip == NULL) {
+		fprintf(stderr, "rk-conform: --serve %s=%u needs --dut-ip A.B.C.D (--server %s is "
+			"no IPv4 address)\n", o->cm_port != 0 ? "cm" : "rping",
+			o->cm_port != 0 ? o->cm_port : o->rping_port, o->server);
 		return -1;
 	}
 	if (o->dut_ip != NULL && inet_pton(AF_INET, o->dut_ip, &a) != 1) {
@@ -373,7 +389,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		const struct rk_conform_case *all = rk_conform_cases(&n);
 
 		for (unsigned int i = 0; i < n; i++)
-			hit += fnmatch(o->cases, all[i].id, 0) == 0;
+			hit += rk_conform_id_match(o->cases, all[i].id);
 		if (hit == 0) {
 			fprintf(stderr, "rk-conform: --cases '%s': no case ID matches (--list)\n",
 				o->cases);

@@ -18,6 +18,7 @@ struct opts {
 	const char *ip;
 	const char *dut_ip;            /* --dut-ip: the DUT's RoCE address (cm.* cases) */
 	uint16_t cm_port;              /* --serve cm=PORT: the DUT's RDMA-CM listener; 0: none */
+	uint16_t rping_port;           /* --serve rping=PORT: an iWARP DUT's rping server; 0: none */
 	uint32_t size, mtu, min_rnr;
 	bool mtu_given;                /* --mtu given: a replay keeps it, else offers its own */
 	uint32_t replay_qp;            /* --replay-qp: a DestQP; 0: the first request's */
