@@ -48,14 +48,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-lab_reap_stale
-if lab_running; then
-	echo "using the running lab $LAB_NS"
-else
-	booted=1
-	lab_own
-	lab_up "$tmp/up.log"
-fi
+lab_use_or_up "$tmp/up.log"
 echo "guest: $(lab_versions)"
 
 # The exchange needs a kernel IP stack on the lab link: a namespace of ours.
@@ -110,21 +103,9 @@ run_replay() {
 	grep -E "^(replayed|DIFF|expected verdicts)" "$2"
 	grep -q "^expected verdicts (.*): 0 differences" "$2"
 }
-matched() { [ "$1" = 0 ] && grep -q "^expected verdicts (.*): 0 differences" "$2"; }
 
 t0=$(date +%s)
-run_conform "$tmp/out"
-rc=$?
-# rxe under TCG on a loaded host now and then answers a case late or a
-# server is not back in its loop yet: a run that differs runs once more,
-# and the retry is shown with what differed.
-if ! matched "$rc" "$tmp/out"; then
-	echo "RETRY: the first run differed (exit $rc):"
-	grep -E "^(DIFF|NEW|GONE)|setup failed" "$tmp/out" | head -20
-	mv "$tmp/out" "$tmp/out.try1"
-	run_conform "$tmp/out"
-	rc=$?
-fi
+conform_twice "the first run" "$tmp/out" run_conform
 t1=$(date +%s)
 grep -vE "^(TELEMETRY|ID )" "$tmp/out"
 echo "rk-conform against rxe: exit $rc in $((t1 - t0)) s"
@@ -140,25 +121,19 @@ run_cm() {
 		--cases 'cm.*' --expect "$expected" --verdicts "$tmp/cm.verdicts" \
 		--pcap-dir "$tmp/fails" >"$1" 2>&1
 }
-if matched "$rc" "$tmp/out"; then
-	run_cm "$tmp/cm.out"
-	crc=$?
-	if ! matched "$crc" "$tmp/cm.out"; then
-		echo "RETRY: the cm.* run differed (exit $crc):"
-		grep -E "^(DIFF|NEW|GONE)|setup failed" "$tmp/cm.out" | head -12
-		run_cm "$tmp/cm.out"
-		crc=$?
-	fi
+if conform_matched "$rc" "$tmp/out"; then
+	frc=$rc
+	conform_twice "the cm.* run" "$tmp/cm.out" run_cm
 	grep -E "^(cm\.|[0-9]+ cases|expected verdicts)" "$tmp/cm.out"
-	matched "$crc" "$tmp/cm.out" || rc=1
+	conform_matched "$rc" "$tmp/cm.out" && rc=$frc || rc=1
 fi
-if matched "$rc" "$tmp/out"; then
+if conform_matched "$rc" "$tmp/out"; then
 	# rxe's own recordings replayed against rxe: its answers again.
 	for rec in rxe_atomic_bw rxe_write_bw_ipv6; do
 		run_replay "$rec" "$tmp/replay-$rec" || { rc=1; break; }
 	done
 fi
-if [ "$rc" = 0 ] && matched "$rc" "$tmp/out"; then
+if [ "$rc" = 0 ] && conform_matched "$rc" "$tmp/out"; then
 	echo "PASS: the verdicts equal $expected"
 	exit 0
 fi

@@ -49,14 +49,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 
 "$rkc" --help 2>&1 | grep -q "rping=PORT" || skip "rk-conform was built without lwIP (no iWARP)"
-lab_reap_stale
-if lab_running; then
-	echo "using the running lab $LAB_NS"
-else
-	booted=1
-	lab_own
-	lab_up "$tmp/up.log" --rdma siw
-fi
+lab_use_or_up "$tmp/up.log" --rdma siw
 pexec 10 1 'rdma link show' 2>/dev/null | grep -q siw || { echo "FAIL: the lab's guest has no siw link"; exit 1; }
 
 # A persistent server takes every case's connection (one that ends after
@@ -79,33 +72,22 @@ run_conform() {
 		--json "$1.json" --junit "$1.xml" --pcap-dir "$tmp/fails" >"$1" 2>&1
 }
 FIRST='iw.ddp.*,iw.rdmap.*,iw.mpa.[!r]*,iw.mpa.re*'
-matched() { [ "$1" = 0 ] && grep -q "^expected verdicts (.*): 0 differences" "$2"; }
-
 echo "guest: $(lab_versions)"
 t0=$(date +%s)
-run_conform "$tmp/out" "$FIRST"
-rc=$?
-# siw under TCG on a loaded host may answer a case late: one more run.
-if ! matched "$rc" "$tmp/out"; then
-	echo "RETRY: the first run differed (exit $rc):"
-	grep -E "^(DIFF|NEW|GONE)|setup failed" "$tmp/out" | head -20
-	mv "$tmp/out" "$tmp/out.try1"
-	run_conform "$tmp/out" "$FIRST"
-	rc=$?
-fi
+conform_twice "the first run" "$tmp/out" run_conform "$FIRST"
 grep -vE "^(TELEMETRY|ID )" "$tmp/out"
-if matched "$rc" "$tmp/out"; then
+if conform_matched "$rc" "$tmp/out"; then
 	run_conform "$tmp/last" iw.mpa.rtr_wrong
 	lrc=$?
 	grep -E "^(iw\.|DIFF|NEW|GONE|expected verdicts)" "$tmp/last"
-	matched "$lrc" "$tmp/last" || rc=1
+	conform_matched "$lrc" "$tmp/last" || rc=1
 	sleep 1
 	bug=$(pexec 10 1 'dmesg | grep -m1 "kernel BUG at"' 2>/dev/null)
 	echo "guest kernel after iw.mpa.rtr_wrong: ${bug:-no BUG}"
 fi
 t1=$(date +%s)
 echo "rk-conform against siw: exit $rc in $((t1 - t0)) s"
-if [ "$rc" = 0 ] && matched 0 "$tmp/out"; then
+if [ "$rc" = 0 ] && conform_matched 0 "$tmp/out"; then
 	echo "PASS: the verdicts equal $expected"
 	exit 0
 fi

@@ -61,14 +61,7 @@ fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
-lab_reap_stale
-if lab_running; then
-	echo "using the running lab $LAB_NS"
-else
-	booted=1
-	lab_own
-	lab_up "$tmp/up.log"
-fi
+lab_use_or_up "$tmp/up.log"
 echo "guest: $(lab_versions)"
 
 # The namespace: rkd (the DPDK port) and rko (198.18.0.101) on the bridge.
