@@ -196,7 +196,8 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 		rc = rk_sf_fail("the hello of %s is not a client's", who);
 	local = rc == 0 ? calloc(peer.count, sizeof(*local)) : NULL;
 	if (rc == 0 && local == NULL)
-		rc = rk_sf_fail("out of memory for %u QPs", peer.count);
+		rc = rk_sf_fail("out of memory for %u QP%s", peer.count,
+				peer.count == 1 ? "" : "s");
 	if (rc == 0 && rk_sf_create(&p->s, r->ctx, &peer, true, local) != 0)
 		rc = rk_sf_fail("%s: %s", who, p->s.err);
 	if (rc == 0)
@@ -221,10 +222,11 @@ accept_client(struct many *m, uint32_t k, uint32_t *used)
 	r->npeers = k + 1;
 	inet_ntop(AF_INET, p->peer_ip, ip, sizeof(ip));
 	if (p->peer_ip_count > 1)
-		fprintf(stderr, "rk-gen: %s (%s and %u after it): %u RC QPs connected\n", who, ip,
-			p->peer_ip_count - 1u, p->s.n);
+		fprintf(stderr, "rk-gen: %s (%s and %u after it): %u RC QP%s connected\n", who,
+			ip, p->peer_ip_count - 1u, p->s.n, p->s.n == 1 ? "" : "s");
 	else
-		fprintf(stderr, "rk-gen: %s (%s): %u RC QPs connected\n", who, ip, p->s.n);
+		fprintf(stderr, "rk-gen: %s (%s): %u RC QP%s connected\n", who, ip, p->s.n,
+			p->s.n == 1 ? "" : "s");
 	return 0;
 }
 
@@ -336,8 +338,8 @@ rk_sf_responder_many(struct rk_sf_run *r)
 	close(r->lfd);
 	r->lfd = -1;
 	if (rc >= 0) {
-		fprintf(stderr, "rk-gen: %u of %u clients, %u RC QPs connected\n", r->npeers, n,
-			used);
+		fprintf(stderr, "rk-gen: %u of %u clients, %u RC QP%s connected\n", r->npeers, n,
+			used, used == 1 ? "" : "s");
 		rc = traffic_many(&m) != 0 ? 1 : rc;
 	} else
 		rc = 1;
@@ -389,8 +391,9 @@ rk_sf_responder_many(struct rk_sf_run *r)
 		rk_sf_print_json(all);
 	} else if (!rk_sf_csv_stdout(o)) {
 		clients_table(r, m.prc);
-		printf("responder: %u of %u clients, %" PRIu64 " QPs, %" PRIu64 " messages, %"
-		       PRIu64 " errors: %s\n", r->npeers, n, qps, msgs, errs, rc ? "FAILED" : "ok");
+		printf("responder: %u of %u clients, %" PRIu64 " QP%s, %" PRIu64 " messages, %"
+		       PRIu64 " errors: %s\n", r->npeers, n, qps, qps == 1 ? "" : "s", msgs, errs,
+		       rc ? "FAILED" : "ok");
 	}
 	fflush(stdout);
 	if (o->interval_ns && r->npeers > 0 && rk_sf_series_write_many(r) != 0)

@@ -66,7 +66,7 @@ pt_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 		return rk_sf_fail("%s", r->s.err);
 	r->remote = calloc(r->s.n, sizeof(*r->remote));
 	if (r->remote == NULL)
-		return rk_sf_fail("out of memory for %u QPs", r->s.n);
+		return rk_sf_fail("out of memory for %u QP%s", r->s.n, r->s.n == 1 ? "" : "s");
 	rc = rk_oob_connect(o->server, o->oob_port, o->timeout_s, &r->fd, rk_sf_serve, r);
 	if (rc != 0)
 		return rk_sf_fail_rc(rc, "cannot reach the perftest server %s:%u: %s", o->server,

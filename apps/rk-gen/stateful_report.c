@@ -192,9 +192,10 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 	uint32_t na = addrs(r, base);
 	char a0[16], a1[16];
 
-	printf("%s: %u QPs, %" PRIu64 " messages, %" PRIu64 " bytes in %.3f s: %.0f msg/s, "
-	       "%.3f Gbit/s goodput\n", r->s.responder ? "responder" : "client", r->s.n, t->msgs,
-	       t->bytes, secs, secs > 0 ? (double)t->msgs / secs : 0,
+	printf("%s: %u QP%s, %" PRIu64 " messages, %" PRIu64 " bytes in %.3f s: %.0f msg/s, "
+	       "%.3f Gbit/s goodput\n", r->s.responder ? "responder" : "client", r->s.n,
+	       r->s.n == 1 ? "" : "s", t->msgs, t->bytes, secs,
+	       secs > 0 ? (double)t->msgs / secs : 0,
 	       secs > 0 ? (double)t->bytes * 8 / secs / 1e9 : 0);
 	if (!r->s.responder)
 		printf("  write %" PRIu64 "  read %" PRIu64 "  send %" PRIu64 "  atomic %" PRIu64
@@ -222,7 +223,8 @@ rk_sf_report_text(const struct rk_sf_run *r, double secs, int rc)
 			printf("  %-28s %" PRIu64 "\n", c[i].name, c[i].value);
 	w = worst_qps(r, &k);
 	if (w != NULL && k > 0) {
-		printf("worst %u QPs:\n  %-8s %10s %6s", k, "QPN", "messages", "errors");
+		printf("worst %u QP%s:\n  %-8s %10s %6s", k, k == 1 ? "" : "s", "QPN", "messages",
+		       "errors");
 		for (size_t b = 0; b < NBAD; b++)
 			printf(" %s", bad_names[b]);
 		if (r->s.lat != NULL)

@@ -143,14 +143,14 @@ rk_sf_recv_hello(struct rk_sf_run *r, struct rk_gen_hello *h, uint32_t max, cons
 	if (rc != 0)
 		return rk_sf_fail("the %s's hello: bad QP count", who);
 	if (count > max)
-		return rk_sf_fail("the %s asks for %u QPs; this end takes at most %u (--qps)", who,
-			    count, max);
+		return rk_sf_fail("the %s asks for %u QP%s; this end takes at most %u (--qps)",
+				  who, count, count == 1 ? "" : "s", max);
 	n = rk_gen_hello_len(count);
 	b = malloc(n);
 	r->remote = calloc(count, sizeof(*r->remote));
 	if (b == NULL || r->remote == NULL) {
 		free(b);
-		return rk_sf_fail("out of memory for %u QPs", count);
+		return rk_sf_fail("out of memory for %u QP%s", count, count == 1 ? "" : "s");
 	}
 	memcpy(b, hdr, sizeof(hdr));
 	rc = rk_oob_recv(r->fd, b + sizeof(hdr), n - sizeof(hdr), r->o->timeout_s, wait, warg);
@@ -361,7 +361,8 @@ rkgen_open(struct rk_sf_run *r, struct rk_gen_hello_qp *local)
 	if (rk_sf_recv_hello(r, &peer, peer.count, "responder") != 0)
 		return 1;
 	if (peer.count != o->cfg.count || peer.role != RK_GEN_HELLO_RESPONDER)
-		return rk_sf_fail("the responder answered for %u QPs", peer.count);
+		return rk_sf_fail("the responder answered for %u QP%s", peer.count,
+				  peer.count == 1 ? "" : "s");
 	return rk_sf_resolve_connect(r);
 }
 
@@ -465,7 +466,8 @@ rk_sf_session(struct rk_sf_run *r)
 	local = calloc(peer.count, sizeof(*local));
 	if (local == NULL || rk_sf_create(&r->s, r->ctx, &peer, o->responder, local) != 0) {
 		if (local == NULL)
-			rk_sf_fail("out of memory for %u QPs", peer.count);
+			rk_sf_fail("out of memory for %u QP%s", peer.count,
+				   peer.count == 1 ? "" : "s");
 		else
 			rk_sf_fail("%s", r->s.err);
 		free(local);
@@ -476,7 +478,8 @@ rk_sf_session(struct rk_sf_run *r)
 	r->s.iters = o->iters;
 	if (!o->responder && rk_sf_latency_on(&r->s, rk_io_dpdk_now_ns) != 0) {
 		free(local);
-		return rk_sf_fail("out of memory for the latency of %u QPs", peer.count);
+		return rk_sf_fail("out of memory for the latency of %u QP%s", peer.count,
+				  peer.count == 1 ? "" : "s");
 	}
 	if (o->responder) {
 		rc = rk_sf_resolve_connect(r);
@@ -489,7 +492,7 @@ rk_sf_session(struct rk_sf_run *r)
 	free(local);
 	if (rc != 0)
 		return 1;
-	fprintf(stderr, "rk-gen: %u RC QPs connected\n", r->s.n);
+	fprintf(stderr, "rk-gen: %u RC QP%s connected\n", r->s.n, r->s.n == 1 ? "" : "s");
 	rc = traffic(r);
 	if (rc == 0)
 		rc = o->responder ? rk_sf_responder_end(r) : o->peer->end(r);

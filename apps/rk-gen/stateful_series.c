@@ -136,8 +136,8 @@ plot(const struct rk_sf_run *r, const char *png, char *err, size_t elen)
 
 	snprintf(xlabel, sizeof(xlabel), "time (s), intervals of %.9g s",
 		 (double)r->o->interval_ns / 1e9);
-	snprintf(title, sizeof(title), "rk-gen %s, %u QPs", r->s.responder ? "responder" : "client",
-		 r->s.n);
+	snprintf(title, sizeof(title), "rk-gen %s, %u QP%s",
+		 r->s.responder ? "responder" : "client", r->s.n, r->s.n == 1 ? "" : "s");
 	return rk_plot_png(png, &(struct rk_plot){
 		.title = title, .xlabel = xlabel, .n_cols = COLS, .names = col_names,
 		.n_rows = s->n, .rows = s->v, .steps = true,

@@ -25,6 +25,7 @@
 #  8b. a responder killed mid-run: the client exits 1, its report gives
 #     the seconds it ran (not 0).
 #  8c. --csv -: the series on stdout.
+#  8d. one QP: "1 RC QP connected", "1 QP" in both text reports.
 #  9. a client without its peer: the link wait ends within --timeout.
 #     The command line: an option without its value, an option of the
 #     stateless mode or of the other end, --qps below --clients, a --csv,
@@ -405,6 +406,34 @@ OOB=$((OOB + 1))
 	[ "$(grep -c '^[0-9]' "$tmp/out.csv")" -ge 3 ] &&
 	ok "--csv -: the series on stdout, $(grep -c '^[0-9]' "$tmp/out.csv") rows, no file '-'" ||
 	ko "--csv -: client $crc, responder $rrc, $(ls "$tmp"), $(head -3 "$tmp/out.csv") $(tail -2 "$tmp/out.c.err")"
+
+# 8d. one QP, reported as text: "1 RC QP connected", "client: 1 QP, ...",
+#    "worst 1 QP:" at both ends, no "1 QPs"
+# shellcheck disable=SC2086
+"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksg$$ \
+	--vdev=net_memif0,role=server,socket=$tmp/one.sock,bsize=9216 -- \
+	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >"$tmp/one.r.out" 2>"$tmp/one.r.err" &
+rpid=$!
+listening one
+# shellcheck disable=SC2086
+timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
+	--vdev=net_memif0,role=client,socket=$tmp/one.sock,bsize=9216 -- \
+	--stateful 1 --iters 10 --port net_memif0 --ip 198.18.0.1 --oob-port $OOB 127.0.0.1 \
+	>"$tmp/one.c.out" 2>"$tmp/one.c.err"
+crc=$?
+wait "$rpid"
+rrc=$?
+rpid=""
+OOB=$((OOB + 1))
+[ $crc = 0 ] && [ $rrc = 0 ] &&
+	grep -qx "rk-gen: 1 RC QP connected" "$tmp/one.c.err" &&
+	grep -qx "rk-gen: 1 RC QP connected" "$tmp/one.r.err" &&
+	grep -q "^client: 1 QP, 10 messages" "$tmp/one.c.out" &&
+	grep -q "^responder: 1 QP, 10 messages" "$tmp/one.r.out" &&
+	[ "$(cat "$tmp/one.c.out" "$tmp/one.r.out" | grep -cx "worst 1 QP:")" = 2 ] &&
+	! cat "$tmp/one".* | grep -q "[^0-9]1 \(RC \)\?QPs" &&
+	ok "one QP: 'QP' in the text reports, not 'QPs'" ||
+	ko "one QP: client $crc, responder $rrc: $(cat "$tmp/one".* | grep "QP" | grep -v "^ ")"
 
 # 9. the command line. An option without its value: getopt's line would
 #    name the program's path; this is one line of rk-gen's own.
