@@ -753,6 +753,9 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 			errno != 0 ? strerror(errno) : "");
 		goto out;
 	}
+	/* a source that failed (a capture cut short) said why: no counts after it */
+	if (sc->failed)
+		goto out;
 	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s%s\n",
 		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file,
 		rk_app_stop ? " (interrupted)" : "");
@@ -810,6 +813,7 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 	/* each port its own schedule of every stream; a pcap file one */
 	struct rk_gen_sched sc[RK_GEN_PORTS_MAX] = { 0 }, *scp[RK_GEN_PORTS_MAX];
 	uint32_t ns = a->port.nports > 1 ? a->port.nports : 1, made = 0;
+	bool failed = false;
 	int rc = 1;
 
 	for (uint32_t i = 0; i < n && a->port.nports > 0; i++)
@@ -840,10 +844,11 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 			rc = run_pcap(a, &sc[0]);
 	}
 	for (uint32_t i = 0; i < ns; i++) {
-		if (sc[i].failed)
-			rc = 1;
+		failed |= sc[i].failed;
 		rk_gen_sched_fini(&sc[i]);
 	}
+	if (failed)
+		return 1; /* its error is the last line */
 	if (a->replay.file != NULL && a->replay_st.read > 0)
 		replay_summary(a);
 	return rc;

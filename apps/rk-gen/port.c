@@ -423,6 +423,7 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 	struct port_tx p[RK_GEN_PORTS_MAX] = { 0 };
 	uint64_t t0, dt, sent = 0, bytes = 0;
 	uint32_t n = o->nports, open = 0;
+	bool failed = false;
 	int status = 0;
 
 	for (; open < n; open++) {
@@ -480,16 +481,19 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 		rk_io_dpdk_ops.flush(p[0].io);
 		rk_gen_recv_port_idle(o->rx, rk_gen_recv_port_poll(o->rx));
 	}
+	/* a source that failed (a capture cut short) said why: no counts after it */
+	for (uint32_t i = 0; i < open; i++)
+		failed |= p[i].s->failed;
 	/* with a receiving port, stdout is the receiver's report */
-	if (o->json && open == n)
+	if (o->json && open == n && !failed)
 		report_json(p, n, t0, dt);
-	else if (o->rx == NULL && open == n)
+	else if (o->rx == NULL && open == n && !failed)
 		report_table(p, n);
 	for (uint32_t i = 0; i < open; i++) {
 		sent += p[i].sent;
 		bytes += p[i].bytes;
 		/* a port that failed to open: the others sent nothing, no summary */
-		if (open == n)
+		if (open == n && !failed)
 			status |= port_close(&p[i], t0, o);
 		else
 			(void)rk_io_dpdk_close(p[i].io);
@@ -498,7 +502,7 @@ rk_gen_port_run(struct rk_gen_sched *const *scheds, const struct rk_gen_port_opt
 		free(p[i].st_frames);
 		free(p[i].st_bytes);
 	}
-	if (open < n)
+	if (open < n || failed)
 		return 1;
 	if (n > 1)
 		fprintf(stderr, "rk-gen: %llu frames (%llu bytes) to %u ports in %.3f s: %.3f Mpps, "

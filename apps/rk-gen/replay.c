@@ -33,7 +33,12 @@ open_capture(const char *file)
 							     err);
 
 	if (p == NULL) {
-		fprintf(stderr, "rk-gen: --replay %s: %s\n", file, err);
+		size_t n = strlen(file);
+		/* libpcap's "FILE: why" names the file a second time */
+		const char *why = strncmp(err, file, n) == 0 && strncmp(err + n, ": ", 2) == 0 ?
+				  err + n + 2 : err;
+
+		fprintf(stderr, "rk-gen: --replay %s: %s\n", file, why);
 		return NULL;
 	}
 	if (pcap_datalink(p) != DLT_EN10MB) {

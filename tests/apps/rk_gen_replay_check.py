@@ -15,7 +15,8 @@ usage: rk_gen_replay_check.py RK_GEN RK_INSPECT PCAPS_DIR [port|no-port]
   --loop 3 sends the capture three times, each loop after the one before;
 - a frame with a bad ICRC stays bad after its DestQP is mapped;
 - a missing file, a capture that is not Ethernet, one with no frames, one
-  cut inside a frame, and bad options: one line and exit 1 or 2;
+  cut inside a frame, and bad options: one line (no counts after it) and
+  exit 1 or 2;
 - on a DPDK port (net_af_packet on a veth pair in namespaces this test
   makes), the frames tcpdump records at the other end are the frames sent.
 """
@@ -260,13 +261,29 @@ def check_errors(cap, tmp):
          "go with --replay"),
         ("bad speed", ["--replay", cap, "--speed", "0"], 2, "--speed"),
     ]
+    # one line: no frame counts or replay summary after the error, the file named once
     for name, args, want, text in cases:
         p = gen(*args, "--pcap", out)
-        lines = [ln for ln in p.stderr.splitlines() if not ln.startswith("rk-gen: replay of")]
-        if p.returncode == want and text in p.stderr and lines and len(lines) <= 2:
+        lines = p.stderr.splitlines()
+        if (p.returncode == want and text in p.stderr and len(lines) == 1
+                and p.stderr.count(args[1]) <= 1):
             ok(f"{name}: exit {want}, '{lines[0]}'")
         else:
             ko(f"{name}: exit {p.returncode} (want {want}), '{p.stderr.strip()}'")
+    if not PORT:
+        return
+    # on a port too: the cut capture's frames sent, then its error alone
+    eal = "--no-huge -m 256 --no-shconf --no-pci --log-level=*:error -l 0 --vdev=net_null0"
+    for json_out in ([], ["--json"]):
+        p = subprocess.run([GEN] + eal.split() + ["--", "--replay", cut, "--port", "net_null0"]
+                           + json_out, capture_output=True, text=True, timeout=120)
+        lines = p.stderr.splitlines()
+        if p.returncode == 1 and len(lines) == 1 and "truncated" in lines[0] and not p.stdout:
+            ok(f"cut inside a frame, on a port{' with --json' if json_out else ''}: exit 1, "
+               "one line, no report")
+        else:
+            ko(f"cut, on a port {json_out}: exit {p.returncode}, '{p.stderr.strip()}', "
+               f"stdout '{p.stdout.strip()[:200]}'")
 
 
 def check_port(cap, tmp):
