@@ -349,8 +349,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		case 'V': rk_cli_version("rk-conform"); exit(0);
 		default:
-			rk_cli_bad_option("rk-conform", c, argc, argv);
-			rk_cli_hint("rk-conform");
+			rk_cli_refused("rk-conform", c, argc, argv);
 			return 2;
 		}
 	}

@@ -548,8 +548,7 @@ parse_args(void *arg, int argc, char **argv)
 		case 'h': usage(stdout); exit(0);
 		case 'V': rk_cli_version("rk-interop"); exit(0);
 		default:
-			rk_cli_bad_option("rk-interop", c, argc, argv);
-			fprintf(stderr, "rk-interop: --help for usage\n");
+			rk_cli_refused("rk-interop", c, argc, argv);
 			return 2;
 		}
 	}

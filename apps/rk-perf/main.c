@@ -561,8 +561,7 @@ parse_args(void *arg, int argc, char **argv)
 			break;
 		case ':':
 		case '?':
-			rk_cli_bad_option("rk-perf", c, argc, argv);
-			rk_cli_hint("rk-perf");
+			rk_cli_refused("rk-perf", c, argc, argv);
 			return 2;
 		default:
 			rk_cli_hint("rk-perf");

@@ -135,8 +135,7 @@ parse_args(int argc, char **argv, bool *interactive, const char **file, uint64_t
 			usage(stdout, "rk-testpmd");
 			return 1;
 		default:
-			rk_cli_bad_option("rk-testpmd", c, argc, argv);
-			rk_cli_hint("rk-testpmd");
+			rk_cli_refused("rk-testpmd", c, argc, argv);
 			return 2;
 		}
 	}

@@ -134,6 +134,11 @@ def main():
         run(exe, ["--dut", "nosuch"], want=2)
         run(exe, ["--timeout-ms", "0"], want=2)
         run(exe, ["--markdown"], want=2)
+        # An option without its argument: one line naming it, nothing after.
+        for o in ("--json", "--junit"):
+            p = run(exe, [o], want=2)
+            if p.stderr != f"rk-conform: option {o} needs an argument\n":
+                sys.exit(f"FAIL: rk-conform {o}: {p.stderr!r}")
         # Said before the run, exit 2: a glob no case matches (a typo must not
         # pass as "0 cases"), an output file that cannot be written, --list
         # with outputs of a run.

@@ -195,6 +195,13 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 2 ] && [ ! -s "$tmp/out" ] &&
 	grep -q "unknown option --no-such-option" "$tmp/err" && grep -q -- "--help for usage" "$tmp/err" &&
 	ok "unknown option: a line and the hint" || ko "unknown option: exit $rc, $(cat "$tmp/err")"
+# An option without its argument: that one line says it all.
+for o in --size -s; do
+	"$perf" write_bw $o >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-perf: option $o needs an argument" ] && [ ! -s "$tmp/out" ] &&
+		ok "$o without its argument: one line" || ko "$o without its argument: exit $rc, $(cat "$tmp/err")"
+done
 
 # ----------------------------------------------------------- over memif
 if [ "${2:-}" = no-port ]; then

@@ -118,6 +118,12 @@ run bad -i
 rc=$?
 [ "$rc" = 2 ] && [ "$(cat "$tmp/nofile.out")" = "rk-testpmd: cannot read command file $tmp/none.cmd: No such file or directory" ] &&
 	ok "--cmdline-file missing: one line, exit 2" || ko "--cmdline-file missing: exit $rc: $(cat "$tmp/nofile.out")"
+# its file not given: one line, before the EAL
+"$tp" --no-pci -- --cmdline-file >"$tmp/noarg.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && [ "$(cat "$tmp/noarg.out")" = "rk-testpmd: option --cmdline-file needs an argument" ] &&
+	ok "--cmdline-file without its file: one line, exit 2" ||
+	ko "--cmdline-file without its file: exit $rc: $(cat "$tmp/noarg.out")"
 "$tp" --no-pci -- --cmdline-file "$tmp" >"$tmp/dir.out" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q "^rk-testpmd: cannot read command file $tmp: Is a directory$" "$tmp/dir.out" &&

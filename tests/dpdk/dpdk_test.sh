@@ -839,7 +839,8 @@ errors)
 	if [ -x "$interop" ]; then
 		timeout 5 "$interop" write_bw --size >"$tmp/ia-opt.out" 2>&1
 		rc=$?
-		if [ $rc -eq 2 ] && grep -qF "rk-interop: option --size needs an argument" "$tmp/ia-opt.out"; then
+		# one line: no hint line after it
+		if [ $rc -eq 2 ] && [ "$(cat "$tmp/ia-opt.out")" = "rk-interop: option --size needs an argument" ]; then
 			ok "rk-interop refused --size: exit 2: $(head -1 "$tmp/ia-opt.out")"
 		else
 			bad "rk-interop refused --size: exit $rc: $(head -1 "$tmp/ia-opt.out")"

@@ -40,6 +40,13 @@ expect_err "unknown long option" 2 "rk-inspect: unknown option --no-such" "$rk" 
 expect_err "unknown short option" 2 "rk-inspect: unknown option -z" "$rk" -z "$cap"
 expect_err "missing argument" 2 "rk-inspect: option --pmtu needs an argument" "$rk" "$cap" --pmtu
 expect_err "missing short argument" 2 "rk-inspect: option -c needs an argument" "$rk" "$cap" -c
+# a missing argument is said in full on one line: no hint line after it
+for o in --pmtu -c --filter; do
+	"$rk" "$cap" $o >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-inspect: option $o needs an argument" ] && ok ||
+		bad "missing argument of $o: exit $rc, '$(cat "$tmp/err")'"
+done
 expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
 expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"

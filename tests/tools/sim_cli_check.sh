@@ -46,6 +46,21 @@ expect 2 "rk-sim: unknown option -z" -z
 expect 2 "rk-sim: option --max-size needs an argument" --max-size
 expect 2 "rk-sim: option -m needs an argument" -m
 expect 2 "rk-sim: option --fixed-size takes no argument" --fixed-size=1
+# An option without its argument: one line naming it (no hint line after it).
+for a in ":--max-size" ":-m"; do
+	cmd=${a%%:*}
+	o=${a#*:}
+	# shellcheck disable=SC2086
+	timeout 20 "$sim" $cmd $o >/dev/null 2>"$tmp/err"
+	rc=$?
+	want="rk-sim: ${cmd:+${cmd%% *}: }option $o needs an argument"
+	if [ $rc = 2 ] && [ "$(cat "$tmp/err")" = "$want" ]; then
+		pass=$((pass + 1))
+	else
+		echo "FAIL rk-sim $cmd $o: exit $rc, stderr '$(cat "$tmp/err")', expected 2 '$want'"
+		fail=$((fail + 1))
+	fi
+done
 # A file that cannot be made: its path once, then why.
 for o in -w -W; do
 	expect 1 "rk-sim: $tmp/no/x.pcap: No such file or directory" -o 10 $o "$tmp/no/x.pcap"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_cli.h
- * Command-line helpers shared by the tools (rk-sim, rk-inspect).
+ * Command-line helpers shared by the tools (rk-sim, rk-inspect) and the apps.
  */
 #ifndef RK_CLI_H
 #define RK_CLI_H
@@ -57,6 +57,19 @@ static inline void
 rk_cli_hint(const char *prog)
 {
 	fprintf(stderr, "%s: --help for usage\n", prog);
+}
+
+/**
+ * rk_cli_bad_option()'s line, then rk_cli_hint()'s, except after a
+ * missing argument (@p c ':'): "option --x needs an argument" says what
+ * to do, one line as a bad value's.
+ */
+static inline void
+rk_cli_refused(const char *prog, int c, int argc, char **argv)
+{
+	rk_cli_bad_option(prog, c, argc, argv);
+	if (c != ':')
+		rk_cli_hint(prog);
 }
 
 #ifdef RK_VERSION

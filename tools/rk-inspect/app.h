@@ -95,7 +95,9 @@ struct app {
  * Parse rk-inspect's command line into @p a (zeroed by the caller, with
  * summary_every set to -1). --help, --version and --list-findings print
  * and exit 0.
- * @return 0, or -1 after one line on stderr saying what is wrong.
+ * @return 0, or -1 after one line on stderr saying what is wrong (the
+ *         caller adds where to read more), -2 after one that says it all
+ *         (an option without its argument).
  */
 int rk_insp_parse_args(struct app *a, int argc, char **argv);
 

@@ -320,6 +320,9 @@ rk_insp_parse_args(struct app *a, int argc, char **argv)
 			printf("rk-inspect %s (schema %s)\n", RK_INSP_VERSION, RK_INSP_SCHEMA);
 			exit(0);
 		case ':':
+			/* said in full: no hint after it (main) */
+			rk_cli_bad_option("rk-inspect", c, argc, argv);
+			return -2;
 		default:
 			rk_cli_bad_option("rk-inspect", c, argc, argv);
 			return -1;

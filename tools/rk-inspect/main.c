@@ -755,8 +755,10 @@ main(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	a.summary_every = -1;
-	if (rk_insp_parse_args(&a, argc, argv) != 0) {
-		fprintf(stderr, "rk-inspect: --help for usage\n");
+	rc = rk_insp_parse_args(&a, argc, argv);
+	if (rc != 0) {
+		if (rc == -1)
+			rk_cli_hint("rk-inspect");
 		return EXIT_BAD;
 	}
 	if (a.plot != NULL && rk_insp_gnuplot_check(why, sizeof(why)) != 0) {

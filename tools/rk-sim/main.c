@@ -457,8 +457,7 @@ run_workload(int argc, char **argv)
 		case 'V': rk_cli_version("rk-sim"); return 0;
 		case ':':
 		default:
-			rk_cli_bad_option("rk-sim", c, argc, argv);
-			rk_cli_hint("rk-sim");
+			rk_cli_refused("rk-sim", c, argc, argv);
 			return 2;
 		}
 		if (!ok)
