@@ -46,8 +46,11 @@ expect 2 "rk-sim: unknown option -z" -z
 expect 2 "rk-sim: option --max-size needs an argument" --max-size
 expect 2 "rk-sim: option -m needs an argument" -m
 expect 2 "rk-sim: option --fixed-size takes no argument" --fixed-size=1
-# An option without its argument: one line naming it (no hint line after it).
-for a in ":--max-size" ":-m"; do
+# An option without its argument: one line naming it (no usage, no hint
+# line after it), the scenario commands' and bench's and matrix's too.
+for a in ":--max-size" ":-m" "incast:--json" "incast:-j" "incast --dcqcn:--png" "victim:--json" \
+	"unfair:-j" "deadlock:--send" "recovery:--seed" "storm:--duration" "stagger:--stagger" \
+	"bench:-n" "matrix:-o"; do
 	cmd=${a%%:*}
 	o=${a#*:}
 	# shellcheck disable=SC2086

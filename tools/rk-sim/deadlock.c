@@ -145,12 +145,14 @@ int rk_sim_run_deadlock(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "switches", optarg, RK_SRING_MIN, RK_SRING_MAX,
 					      "", &n); break;
 		case 's': rc = rk_sim_cli_num(CMD, "send", optarg, 1, 100, "ms", &send); break;
 		case 'w': rc = rk_sim_cli_num(CMD, "pfcwd", optarg, 1, 100, "ms", &pfcwd); break;
+		case ':': case '?': return rk_sim_cli_refused(CMD, o, argc, argv, usage);
 		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
 		if (rc)

@@ -79,7 +79,8 @@ int rk_sim_run_incast(int argc, char **argv)
 	char *end;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:p:d:c:j:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:p:d:c:j:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			senders = strtoul(optarg, &end, 10);
@@ -105,6 +106,7 @@ int rk_sim_run_incast(int argc, char **argv)
 		case 'c': csv = optarg; break;
 		case 'j': json = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case ':': case '?': return rk_sim_cli_refused("incast", o, argc, argv, usage);
 		default: usage(stderr); return 2;
 		}
 	}

@@ -67,7 +67,8 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 	int o;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:s:d:c:j:g:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:s:d:c:j:g:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'q': if (optarg) profile = optarg; break;
 		case 's':
@@ -86,6 +87,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 		case 'j': json = optarg; break;
 		case 'g': png = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case ':': case '?': return rk_sim_cli_refused("incast", o, argc, argv, usage);
 		default: usage(stderr); return 2;
 		}
 	}

@@ -732,6 +732,10 @@ run_bench(int argc, char **argv)
 	double t, tf;
 	uint32_t len = 65536, mtu = 4096;
 
+	if (argc == 2 && strcmp(argv[1], "-n") == 0) {
+		fprintf(stderr, "rk-sim: bench: option -n needs an argument\n");
+		return 2;
+	}
 	if (argc > 1 && (argc != 3 || strcmp(argv[1], "-n") != 0)) {
 		fprintf(stderr, "rk-sim: usage: rk-sim bench [-n N]\n");
 		return 2;
@@ -789,6 +793,10 @@ run_matrix(int argc, char **argv)
 
 	uint64_t v = ops;
 
+	if (argc == 2 && strcmp(argv[1], "-o") == 0) {
+		fprintf(stderr, "rk-sim: matrix: option -o needs an argument\n");
+		return 2;
+	}
 	if (argc > 1 && (argc != 3 || strcmp(argv[1], "-o") != 0)) {
 		fprintf(stderr, "rk-sim: usage: rk-sim matrix [-o N]\n");
 		return 2;

@@ -158,7 +158,8 @@ int rk_sim_run_recovery(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:d:c:j:g:h", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:d:c:j:g:h", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (o) {
@@ -199,6 +200,7 @@ int rk_sim_run_recovery(int argc, char **argv)
 		case 'j': json = optarg; break;
 		case 'g': png = optarg; break;
 		case 'h': usage(stdout); return 0;
+		case ':': case '?': return rk_sim_cli_refused(CMD, o, argc, argv, usage);
 		default: usage(stderr); return 2;
 		}
 		if (bad)

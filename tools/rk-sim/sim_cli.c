@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "rk_cc_dcqcn.h"
+#include "rk_cli.h"
 #include "rk_plot.h"
 
 int rk_sim_cli_num(const char *cmd, const char *opt, const char *arg, unsigned long lo,
@@ -144,6 +145,18 @@ int rk_sim_cli_opt(const char *cmd, int o, const char *arg, struct rk_sim_cli_co
 	case 'h': c->usage(stdout); return -1;
 	default: c->usage(stderr); return 2;
 	}
+}
+
+int rk_sim_cli_refused(const char *cmd, int o, int argc, char **argv, void (*usage)(FILE *f))
+{
+	char prog[64];
+
+	snprintf(prog, sizeof(prog), "rk-sim: %s", cmd);
+	rk_cli_bad_option(prog, o, argc, argv);
+	/* a missing argument is said in full; an unknown option, the usage as before */
+	if (o != ':')
+		usage(stderr);
+	return 2;
 }
 
 int rk_sim_cli_duration(const char *cmd, struct rk_sim_cli_common *c, unsigned long lo,

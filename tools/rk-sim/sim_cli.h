@@ -33,6 +33,14 @@ int rk_sim_cli_png(const char *cmd, const char *png, const struct rk_plot *p);
 /** Write @p root (taken, freed) to @p path. @return 0, or 1 with one line on stderr. */
 int rk_sim_cli_write_json(const char *cmd, json_t *root, const char *path);
 
+/**
+ * An option getopt_long() refused (@p o ':' or '?': the command's short
+ * options start with ':', opterr is 0): "rk-sim: CMD: option --x needs an
+ * argument", one line; an unknown one its line, then @p usage on stderr.
+ * @return 2
+ */
+int rk_sim_cli_refused(const char *cmd, int o, int argc, char **argv, void (*usage)(FILE *f));
+
 /** The end of the options: an argument left is refused (2), else 0. */
 int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv);
 
@@ -42,8 +50,9 @@ int rk_sim_cli_no_args(const char *cmd, int optind_now, int argc, char **argv);
  * those that run DCQCN --dcqcn[=PROFILE] (--profile PROFILE the same). A
  * command puts RK_SIM_CLI_DCQCN_LONGOPTS (if it runs DCQCN) and then
  * RK_SIM_CLI_LONGOPTS at the end of its own struct option table and
- * RK_SIM_CLI_SHORTOPTS in its short options, and hands what its switch
- * does not know to rk_sim_cli_opt().
+ * RK_SIM_CLI_SHORTOPTS in its short options (which start with ':', with
+ * opterr 0), hands ':' and '?' to rk_sim_cli_refused() and what else its
+ * switch does not know to rk_sim_cli_opt().
  */
 struct rk_sim_cli_common {
 	unsigned long ms;               /**< --duration, preset to the default */

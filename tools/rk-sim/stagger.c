@@ -89,9 +89,11 @@ int rk_sim_run_stagger(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "s:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":s:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		rc = o == 's' ? rk_sim_cli_num(CMD, "stagger", optarg, 1, 995, "ms", &st) :
-			 rk_sim_cli_opt(CMD, o, optarg, &cc);
+		     o == ':' || o == '?' ? rk_sim_cli_refused(CMD, o, argc, argv, usage) :
+		     rk_sim_cli_opt(CMD, o, optarg, &cc);
 		if (rc)
 			return rc < 0 ? 0 : rc;
 	}

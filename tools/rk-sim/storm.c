@@ -229,11 +229,13 @@ int rk_sim_run_storm(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, 8, "", &n); break;
 		case 'a': rc = rk_sim_cli_num(CMD, "at", optarg, 2, 997, "ms", &at); break;
 		case 'w': rc = rk_sim_cli_num(CMD, "watchdog-ms", optarg, 1, 498, "ms", &wd); break;
+		case ':': case '?': return rk_sim_cli_refused(CMD, o, argc, argv, usage);
 		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
 		if (rc)

@@ -155,7 +155,8 @@ int rk_sim_run_victim(int argc, char **argv)
 	int o, rc = 0;
 
 	optind = 1;
-	while ((o = getopt_long(argc, argv, "n:k:p:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, ":n:k:p:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, RK_SDQ_MAX_SENDERS, "", &n);
 			break;
@@ -168,6 +169,7 @@ int rk_sim_run_victim(int argc, char **argv)
 			if (*end || end == optarg || !(pmax > 0 && pmax <= 1))
 				return bad("--pmax: a probability above 0, at most 1");
 			break;
+		case ':': case '?': return rk_sim_cli_refused(CMD, o, argc, argv, usage);
 		default: rc = rk_sim_cli_opt(CMD, o, optarg, &cc); break;
 		}
 		if (rc)
