@@ -27,7 +27,9 @@ cleanup() {
 	ip netns del $ns 2>/dev/null
 	[ -n "${RK_KEEP:-}" ] && echo "kept $tmp" || rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }

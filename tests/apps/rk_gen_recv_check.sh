@@ -12,7 +12,8 @@ set -u
 gen=$1
 impair=$2
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }

@@ -15,7 +15,8 @@ set -u
 gen=$1
 tmp=$(mktemp -d)
 rpid=""
-trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
@@ -119,7 +120,8 @@ ns=rkgenrx$$
 if ! err=$(ip netns add $ns 2>&1); then
 	echo "skip one process over a veth pair: cannot create a network namespace: $err"
 else
-	trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; ip netns del '$ns' 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+	trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; ip netns del '$ns' 2>/dev/null; rm -rf "$tmp"' EXIT
+	trap 'exit 1' INT TERM
 	ip -n $ns link set lo up
 	ip netns exec $ns sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
 	ip -n $ns link add rkga type veth peer name rkgb

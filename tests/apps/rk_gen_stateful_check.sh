@@ -39,7 +39,8 @@ gen=$1
 rk=$2
 tmp=$(mktemp -d)
 rpid=""
-trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }

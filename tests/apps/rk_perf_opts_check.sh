@@ -17,7 +17,9 @@ cleanup() {
 	[ -n "$cpid" ] && kill "$cpid" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 pass=0 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }
 ko() { echo "FAIL $1"; fail=$((fail + 1)); }

@@ -30,7 +30,9 @@ cleanup() {
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 # A session that died early leaves its FIFO without a reader: say so in
 # the checks below rather than die of SIGPIPE on the next command written.
 trap '' PIPE

@@ -34,7 +34,9 @@ cleanup() {
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 trap '' PIPE
 
 # shellcheck source=../helpers/veth-pair.sh

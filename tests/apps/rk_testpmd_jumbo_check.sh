@@ -15,7 +15,8 @@ gen=$2
 inspect=$3
 tmp=$(mktemp -d)
 rpid=""
-trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+trap '[ -n "$rpid" ] && kill "$rpid" 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 ok() { echo "ok   $1"; pass=$((pass + 1)); }

@@ -22,7 +22,9 @@ cleanup() {
 	tmux kill-session -t "$S" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
 EAL="$MEM --no-pci --log-level=*:warning -l 0-1 --vdev=net_null0 --vdev=net_null1"

@@ -49,7 +49,9 @@ cleanup() {
 	# RK_KEEP_TMP=1 keeps the recordings for a look after a failure.
 	[ -n "${RK_KEEP_TMP:-}" ] && echo "recordings kept in $tmp" || rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+# a signal ends the run (the EXIT trap cleans up), never carries on without its files
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 # EAL: hugepages when free, else anonymous memory; no PCI scan.

@@ -7,7 +7,8 @@ set -u
 rk=$1
 pcaps=$2
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 cap=$pcaps/roce/rxe_write_bw_loss5.pcap

@@ -42,7 +42,8 @@ case $gen in /*) ;; *) gen=$(pwd)/$gen ;; esac
 case $golden in /*) ;; *) golden=$(pwd)/$golden ;; esac
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 mkdir -p "$tmp/gen"
 "$gen" "$tmp/gen" || { echo "FAIL: $gen"; exit 1; }
 

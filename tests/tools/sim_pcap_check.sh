@@ -7,7 +7,8 @@ set -u
 sim=$1
 rk=$2
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM
 pass=0
 fail=0
 skip=0
