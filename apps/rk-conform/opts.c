@@ -166,6 +166,45 @@ parse_num(struct opts *o, int c, const char *s)
 	return 0;
 }
 
+/* --cases: each glob of the list matches a case (a typo in one must not
+ * pass as fewer cases run), and so does the list. */
+static int
+check_cases(const char *globs)
+{
+	unsigned int n, hit = 0;
+	const struct rk_conform_case *all = rk_conform_cases(&n);
+	const char *g = globs;
+	char one[128];
+
+	while (*g != 0) {
+		size_t len = strcspn(g, ",");
+		unsigned int k = 0;
+
+		if (len >= sizeof(one)) {
+			fprintf(stderr, "rk-conform: --cases: a glob longer than %zu bytes\n",
+				sizeof(one) - 1);
+			return -1;
+		}
+		memcpy(one, g, len);
+		one[len] = 0;
+		while (len > 0 && k < n && !rk_conform_id_match(one, all[k].id))
+			k++;
+		if (len > 0 && k == n && strchr(globs, ',') != NULL) {
+			fprintf(stderr, "rk-conform: --cases '%s': '%s' matches no case ID (--list)\n",
+				globs, one);
+			return -1;
+		}
+		g += len + (g[len] == ',');
+	}
+	for (unsigned int i = 0; i < n; i++)
+		hit += rk_conform_id_match(globs, all[i].id);
+	if (hit == 0) {
+		fprintf(stderr, "rk-conform: --cases '%s': no case ID matches (--list)\n", globs);
+		return -1;
+	}
+	return 0;
+}
+
 /* The live DUT's options: all or nothing. */
 static int
 check_live(struct opts *o)
@@ -384,18 +423,8 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 	}
 	if (o->expect != NULL && rk_cf_expect_load_check(o->expect) != 0)
 		return 2;
-	if (o->cases != NULL) {
-		unsigned int n, hit = 0;
-		const struct rk_conform_case *all = rk_conform_cases(&n);
-
-		for (unsigned int i = 0; i < n; i++)
-			hit += rk_conform_id_match(o->cases, all[i].id);
-		if (hit == 0) {
-			fprintf(stderr, "rk-conform: --cases '%s': no case ID matches (--list)\n",
-				o->cases);
-			return 2;
-		}
-	}
+	if (o->cases != NULL && check_cases(o->cases) != 0)
+		return 2;
 	/* An output that cannot be written is said before the run, not after it. */
 	for (int i = 0; i < 3; i++) {
 		static const char *const name[] = { "--json", "--junit", "--verdicts" };

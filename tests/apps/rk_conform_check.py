@@ -143,6 +143,12 @@ def main():
         # pass as "0 cases"), an output file that cannot be written, --list
         # with outputs of a run.
         for args, msg in ((["--cases", "nomatch*"], "no case ID matches"),
+                          (["--cases", "iw.ddp.*, iw.rdmap.*"],
+                           "' iw.rdmap.*' matches no case ID"),
+                          (["--cases", "iw.ddp.*,nosuch*"], "'nosuch*' matches no case ID"),
+                          (["--cases", ","], "no case ID matches"),
+                          (["--serve", "rping=1", "--serve", "rping=2"],
+                           "rping=2: rping has a listener already"),
                           (["--json", os.path.join(tmp, "no", "x.json")], "No such file"),
                           (["--junit", os.path.join(tmp, "no", "x.xml")], "No such file"),
                           (["--list", "--json", os.path.join(tmp, "l.json")], "runs nothing"),
