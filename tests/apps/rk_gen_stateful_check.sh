@@ -60,20 +60,21 @@ listening() {
 }
 
 # run NAME "client options" "responder options": JSON in $tmp/NAME.{c,r}.json
+# (REPORT= run ...: the text reports there instead)
 run() {
 	name=$1
 	# shellcheck disable=SC2086
 	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R \
 		--file-prefix rksr$$ \
 		--vdev=net_memif0,role=server,socket=$tmp/$name.sock,bsize=9216 -- \
-		--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB --json ${3:-} \
+		--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB ${REPORT---json} ${3:-} \
 		>"$tmp/$name.r.json" 2>"$tmp/$name.r.err" &
 	rpid=$!
 	listening "$name"
 	# shellcheck disable=SC2086
 	timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksc$$ \
 		--vdev=net_memif0,role=client,socket=$tmp/$name.sock,bsize=9216 -- \
-		--port net_memif0 --ip 198.18.0.1 --oob-port $OOB --json $2 127.0.0.1 \
+		--port net_memif0 --ip 198.18.0.1 --oob-port $OOB ${REPORT---json} $2 127.0.0.1 \
 		>"$tmp/$name.c.json" 2>"$tmp/$name.c.err"
 	crc=$?
 	wait "$rpid"
@@ -410,28 +411,13 @@ OOB=$((OOB + 1))
 
 # 8d. one QP, reported as text: "1 RC QP connected", "client: 1 QP, ...",
 #    "worst 1 QP:" at both ends, no "1 QPs"
-# shellcheck disable=SC2086
-"$gen" $MEM --no-pci --log-level='*:error' -l $CORE_R --file-prefix rksg$$ \
-	--vdev=net_memif0,role=server,socket=$tmp/one.sock,bsize=9216 -- \
-	--responder --port net_memif0 --ip 198.18.0.2 --oob-port $OOB >"$tmp/one.r.out" 2>"$tmp/one.r.err" &
-rpid=$!
-listening one
-# shellcheck disable=SC2086
-timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix rksh$$ \
-	--vdev=net_memif0,role=client,socket=$tmp/one.sock,bsize=9216 -- \
-	--stateful 1 --iters 10 --port net_memif0 --ip 198.18.0.1 --oob-port $OOB 127.0.0.1 \
-	>"$tmp/one.c.out" 2>"$tmp/one.c.err"
-crc=$?
-wait "$rpid"
-rrc=$?
-rpid=""
-OOB=$((OOB + 1))
+REPORT= run one "--stateful 1 --iters 10"
 [ $crc = 0 ] && [ $rrc = 0 ] &&
 	grep -qx "rk-gen: 1 RC QP connected" "$tmp/one.c.err" &&
 	grep -qx "rk-gen: 1 RC QP connected" "$tmp/one.r.err" &&
-	grep -q "^client: 1 QP, 10 messages" "$tmp/one.c.out" &&
-	grep -q "^responder: 1 QP, 10 messages" "$tmp/one.r.out" &&
-	[ "$(cat "$tmp/one.c.out" "$tmp/one.r.out" | grep -cx "worst 1 QP:")" = 2 ] &&
+	grep -q "^client: 1 QP, 10 messages" "$tmp/one.c.json" &&
+	grep -q "^responder: 1 QP, 10 messages" "$tmp/one.r.json" &&
+	[ "$(cat "$tmp/one.c.json" "$tmp/one.r.json" | grep -cx "worst 1 QP:")" = 2 ] &&
 	! cat "$tmp/one".* | grep -q "[^0-9]1 \(RC \)\?QPs" &&
 	ok "one QP: 'QP' in the text reports, not 'QPs'" ||
 	ko "one QP: client $crc, responder $rrc: $(cat "$tmp/one".* | grep "QP" | grep -v "^ ")"

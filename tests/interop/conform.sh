@@ -78,10 +78,7 @@ pexec 60 1 'for i in $(seq 300); do n=$(ss -ltnH | grep -cE ":1851[5-8]\b"); [ "
 . "$here/../helpers/dpdk-mem.sh"
 # run_conform OUT: one rk-conform run, its output in OUT, exit status returned.
 run_conform() {
-	# shellcheck disable=SC2086
-	timeout -k 10 1200 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
-		--vdev=net_af_packet0,iface=dpdk0 -- --dut perftest --server 198.18.0.11 \
-		--ip 198.18.0.100 --oob-netns "$OOB_NS" --serve write=18515 --serve read=18516 \
+	lab_conform 1200 --oob-netns "$OOB_NS" --serve write=18515 --serve read=18516 \
 		--serve send=18517 --serve atomic=18518 --size 4096 --timeout-ms 500 \
 		--cases "${RK_CONFORM_CASES:-rc.*}" --expect "$expected" --verdicts "$tmp/rxe.verdicts" \
 		--json "$tmp/rxe.json" --junit "$tmp/rxe.xml" --pcap-dir "$tmp/fails" >"$1" 2>&1
@@ -91,11 +88,8 @@ run_conform() {
 run_replay() {
 	local try
 	for try in 1 2; do
-		# shellcheck disable=SC2086
-		timeout -k 10 300 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci \
-			--log-level='*:warning' --vdev=net_af_packet0,iface=dpdk0 -- --dut perftest \
-			--server 198.18.0.11 --ip 198.18.0.100 --oob-netns "$OOB_NS" \
-			--serve write=18515 --serve read=18516 --serve send=18517 --serve atomic=18518 \
+		lab_conform 300 --oob-netns "$OOB_NS" --serve write=18515 --serve read=18516 \
+			--serve send=18517 --serve atomic=18518 \
 			--size 4096 --timeout-ms 500 --replay "$here/../../pcaps/roce/$1.pcap" \
 			--expect "$expected" >"$2" 2>&1 && break
 		echo "RETRY: replay of $1: $(grep -E '^(DIFF|replayed)' "$2" | head -3 | tr '\n' ' ')"
@@ -114,10 +108,7 @@ echo "rk-conform against rxe: exit $rc in $((t1 - t0)) s"
 # each case ends the connection it made; a server left waiting for an
 # exchange that never comes ends after 8 s).
 run_cm() {
-	# shellcheck disable=SC2086
-	timeout -k 10 600 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
-		--vdev=net_af_packet0,iface=dpdk0 -- --dut perftest --server 198.18.0.11 \
-		--ip 198.18.0.100 --oob-netns "$OOB_NS" --serve cm=18519 --timeout-ms 500 \
+	lab_conform 600 --oob-netns "$OOB_NS" --serve cm=18519 --timeout-ms 500 \
 		--cases 'cm.*' --expect "$expected" --verdicts "$tmp/cm.verdicts" \
 		--pcap-dir "$tmp/fails" >"$1" 2>&1
 }

@@ -64,11 +64,8 @@ pexec 30 1 "for i in \$(seq 100); do rdma res show cm_id | grep -q 'LISTEN.*:185
 . "$here/../helpers/dpdk-mem.sh"
 # run_conform OUT CASES
 run_conform() {
-	# shellcheck disable=SC2086
-	timeout -k 10 600 ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
-		--vdev=net_af_packet0,iface=dpdk0 --file-prefix=rkcfsiw$$ -- --dut perftest \
-		--server 198.18.0.11 --ip 198.18.0.100 --serve rping=18520 --timeout-ms 1000 \
-		--connect-timeout 15 --cases "$2" --expect "$expected" --verdicts "$1.verdicts" \
+	lab_conform 600 --serve rping=18520 --timeout-ms 1000 --connect-timeout 15 \
+		--cases "$2" --expect "$expected" --verdicts "$1.verdicts" \
 		--json "$1.json" --junit "$1.xml" --pcap-dir "$tmp/fails" >"$1" 2>&1
 }
 FIRST='iw.ddp.*,iw.rdmap.*,iw.mpa.[!r]*,iw.mpa.re*'

@@ -143,6 +143,19 @@ lab_use_or_up() {
 	fi
 }
 
+# lab_conform SECS ARGS: rk-conform ($rkc) --dut perftest on the lab's
+# host port dpdk0 (our address 198.18.0.100) against guest1
+# (198.18.0.11), with rk-conform's options ARGS, within SECS; MEM from
+# tests/helpers/dpdk-mem.sh.
+lab_conform() {
+	local secs=$1
+	shift
+	# shellcheck disable=SC2086
+	timeout -k 10 "$secs" ip netns exec "$LAB_NS" "$rkc" $MEM --no-pci --log-level='*:warning' \
+		--vdev=net_af_packet0,iface=dpdk0 --file-prefix="rkcf$$" -- --dut perftest \
+		--server 198.18.0.11 --ip 198.18.0.100 "$@"
+}
+
 # conform_matched RC OUT: an rk-conform run with --expect exited 0 and
 # found its verdicts as expected.
 conform_matched() { [ "$1" = 0 ] && grep -q "^expected verdicts (.*): 0 differences" "$2"; }
