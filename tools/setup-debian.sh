@@ -33,6 +33,8 @@ PKGS=(
 	gnuplot-nox
 	# rk-testpmd's prompt driven through a real terminal in its tests
 	tmux
+	# loads the tools' completions that tools/demo.sh installs under /usr/local
+	bash-completion
 )
 
 if [ "$(id -u)" -ne 0 ]; then
