@@ -301,7 +301,7 @@ rk_cf_opts_parse(int argc, char **argv, struct opts *o)
 			    .min_rnr = 12, .connect_timeout_s = 30,
 			    .max_setup_failures = 3 };
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":hV", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":hV", lo, NULL)) != -1) {
 		char *end;
 
 		switch (c) {

@@ -399,7 +399,7 @@ parse_args(struct args *a, int argc, char **argv)
 	rk_gen_cfg_init(c);
 	snprintf(c->name, sizeof(c->name), "cli");
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":s:w:n:hV", opts, NULL)) != -1) {
+	while ((ch = rk_cli_getopt(argc, argv, ":s:w:n:hV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			a->stream_file = optarg;

@@ -305,7 +305,7 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 	o->worst = 5;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", long_opts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":h", long_opts, NULL)) != -1) {
 		if (c >= O_RESPONDER && c < O_END)
 			given[c - O_RESPONDER] = true;
 		switch (c) {

@@ -379,7 +379,7 @@ parse_args(void *arg, int argc, char **argv)
 			       .mpa_rev = 2, .outs = IA_MAX_OUTS, .qps = 1 };
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:S:n:C:D:c:abA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":s:S:n:C:D:c:abA:o:q:m:r:t:u:p:I:d:w:g:x:T:FPRvhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': case 'S':
 			if (rk_app_parse_u32(optarg, 1, 8u << 20, &o->size) != 0)

@@ -247,7 +247,7 @@ parse_args(void *arg, int argc, char **argv)
 	o->tos = o->pcp = o->qp_timeout = -1;
 	optind = 1;
 	opterr = 0; /* messages of our own, prefixed "rk-perf:" */
-	while ((li = -1, c = getopt_long(argc, argv, shorts, lo, &li)) != -1) {
+	while ((li = -1, c = rk_cli_getopt(argc, argv, shorts, lo, &li)) != -1) {
 		/* A refused letter comes back as itself: its entry's value. */
 		for (int i = 0; c > 0 && c < 128 && refused[i].name != NULL; i++)
 			if (refused[i].letter == c)

@@ -91,7 +91,7 @@ parse_args(int argc, char **argv, bool *interactive, const char **file, uint64_t
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ih", longopts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":ih", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			*interactive = true;

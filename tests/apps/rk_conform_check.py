@@ -135,8 +135,11 @@ def main():
         run(exe, ["--timeout-ms", "0"], want=2)
         run(exe, ["--markdown"], want=2)
         # An option without its argument: one line naming it, nothing after.
-        for o in ("--json", "--junit"):
-            p = run(exe, [o], want=2)
+        # Nor with the next option in its place ("--json --list" wrote a
+        # file named "--list").
+        for o, rest in (("--json", []), ("--junit", []), ("--json", ["--list"]),
+                        ("--cases", ["--list"])):
+            p = run(exe, [o] + rest, want=2)
             if p.stderr != f"rk-conform: option {o} needs an argument\n":
                 sys.exit(f"FAIL: rk-conform {o}: {p.stderr!r}")
         # Said before the run, exit 2: a glob no case matches (a typo must not

@@ -211,6 +211,11 @@ for bad in "--bogus:unknown option --bogus" "--pcap:option --pcap needs an argum
 		ko "usage: ${bad%%:*}: exit $rc, '$(cat "$tmp/err")'"
 	fi
 done
+# a forgotten value: the next option is not taken for it
+"$gen" --pcap --rate 1 >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-gen: option --pcap needs an argument (--help for usage)" ] &&
+	ok "usage: --pcap --rate 1" || ko "usage: --pcap --rate 1: exit $rc, '$(cat "$tmp/err")'"
 "$gen" --op WRITE_ONLY --vary psn:sideways --pcap "$tmp/x.pcap" 2>"$tmp/err"
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "usage: bad --vary" ||

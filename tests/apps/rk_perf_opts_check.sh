@@ -198,10 +198,12 @@ rc=$?
 	grep -q "unknown option --no-such-option" "$tmp/err" && grep -q -- "--help for usage" "$tmp/err" &&
 	ok "unknown option: a line and the hint" || ko "unknown option: exit $rc, $(cat "$tmp/err")"
 # An option without its argument: that one line says it all.
-for o in --size -s; do
+# Nor with the next option taken for it.
+for o in --size -s "--size --ip" "-s --iters"; do
+	# shellcheck disable=SC2086
 	"$perf" write_bw $o >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-perf: option $o needs an argument" ] && [ ! -s "$tmp/out" ] &&
+	[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-perf: option ${o%% *} needs an argument" ] && [ ! -s "$tmp/out" ] &&
 		ok "$o without its argument: one line" || ko "$o without its argument: exit $rc, $(cat "$tmp/err")"
 done
 

@@ -48,6 +48,9 @@ for o in --pmtu -c --filter; do
 	[ $rc = 2 ] && [ "$(cat "$tmp/err")" = "rk-inspect: option $o needs an argument" ] && ok ||
 		bad "missing argument of $o: exit $rc, '$(cat "$tmp/err")'"
 done
+# a forgotten value: the next option is not taken for it
+expect_err "value forgotten" 2 "rk-inspect: option --pmtu needs an argument" "$rk" "$cap" --pmtu --json
+expect_err "short value forgotten" 2 "rk-inspect: option -c needs an argument" "$rk" -c --json "$cap"
 expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
 expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"

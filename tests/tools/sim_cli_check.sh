@@ -50,13 +50,13 @@ expect 2 "rk-sim: option --fixed-size takes no argument" --fixed-size=1
 # line after it), the scenario commands' and bench's and matrix's too.
 for a in ":--max-size" ":-m" "incast:--json" "incast:-j" "incast --dcqcn:--png" "victim:--json" \
 	"unfair:-j" "deadlock:--send" "recovery:--seed" "storm:--duration" "stagger:--stagger" \
-	"bench:-n" "matrix:-o"; do
+	"bench:-n" "matrix:-o" "incast:--json --senders" "victim:-j --json"; do
 	cmd=${a%%:*}
 	o=${a#*:}
 	# shellcheck disable=SC2086
 	timeout 20 "$sim" $cmd $o >/dev/null 2>"$tmp/err"
 	rc=$?
-	want="rk-sim: ${cmd:+${cmd%% *}: }option $o needs an argument"
+	want="rk-sim: ${cmd:+${cmd%% *}: }option ${o%% *} needs an argument"
 	if [ $rc = 2 ] && [ "$(cat "$tmp/err")" = "$want" ]; then
 		pass=$((pass + 1))
 	else

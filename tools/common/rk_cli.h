@@ -52,6 +52,30 @@ rk_cli_bad_option(const char *prog, int c, int argc, char **argv)
 		fprintf(stderr, "%s: unknown option %s\n", prog, name);
 }
 
+/**
+ * getopt_long() that also refuses an argument that is the next word and
+ * starts with "--": the value was forgotten and the next option taken in
+ * its place ("--json --list" would write a file named "--list"). It then
+ * returns ':', as for a missing argument, with optind back on the option,
+ * so rk_cli_refused() names it. "--json=--list" and "-o--x" still pass a
+ * value that starts with "--"; optional arguments are never the next word.
+ * Takes and returns what getopt_long() does.
+ */
+static inline int
+rk_cli_getopt(int argc, char **argv, const char *shorts, const struct option *longs, int *idx)
+{
+	int c = getopt_long(argc, argv, shorts, longs, idx);
+
+	if (c != -1 && c != '?' && c != ':' && optarg != NULL && optind >= 2 &&
+	    optind <= argc && optarg == argv[optind - 1] &&
+	    strncmp(optarg, "--", 2) == 0 && optarg[2] != '\0') {
+		optind--;
+		optopt = c > 0 && c < 128 ? c : 0;
+		return ':';
+	}
+	return c;
+}
+
 /** The one line after a refused option: where to read more. */
 static inline void
 rk_cli_hint(const char *prog)

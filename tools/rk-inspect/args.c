@@ -164,7 +164,7 @@ rk_insp_parse_args(struct app *a, int argc, char **argv)
 	a->popts.check_icrc = true;
 	/* getopt's own messages lack the program prefix: print ours. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":sjpc:f:i:qhV", longopts, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":sjpc:f:i:qhV", longopts, NULL)) != -1) {
 		enum rk_insp_mode m = RK_INSP_LINES;
 
 		switch (c) {

@@ -16,6 +16,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_ring.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 100000ull
@@ -146,7 +147,7 @@ int rk_sim_run_deadlock(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "switches", optarg, RK_SRING_MIN, RK_SRING_MAX,
 					      "", &n); break;

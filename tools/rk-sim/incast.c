@@ -12,6 +12,7 @@
 
 #include "rk_sim_switch.h"
 #include "rk_sim_xstats.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define PRIO 3
@@ -80,7 +81,7 @@ int rk_sim_run_incast(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:p:d:c:j:h", lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:p:d:c:j:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'n':
 			senders = strtoul(optarg, &end, 10);

@@ -14,6 +14,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_dcqcn.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 10000ull
@@ -68,7 +69,7 @@ int rk_sim_run_incast_dcqcn(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:s:d:c:j:g:h", lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:s:d:c:j:g:h", lo, NULL)) != -1) {
 		switch (o) {
 		case 'q': if (optarg) profile = optarg; break;
 		case 's':

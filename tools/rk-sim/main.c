@@ -399,7 +399,7 @@ run_workload(int argc, char **argv)
 
 	/* getopt's own messages start with the path rk-sim ran as: print ours. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vhV", lo, NULL)) != -1) {
+	while ((c = rk_cli_getopt(argc, argv, ":s:o:m:O:M:d:l:b:r:u:c:D:j:R:L:t:w:W:e:FC:Q:PX6vhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 's': ok = parse_u64("--seed", optarg, false, 0, UINT64_MAX, &cfg.seed); break;
 		case 'o': ok = parse_u64("--ops", optarg, false, 1, 1000000000, &v); cfg.ops = (uint32_t)v; break;

@@ -16,6 +16,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_recovery.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 100000ull
@@ -159,7 +160,7 @@ int rk_sim_run_recovery(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:d:c:j:g:h", lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:d:c:j:g:h", lo, NULL)) != -1) {
 		int bad = 0;
 
 		switch (o) {

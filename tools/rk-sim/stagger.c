@@ -16,6 +16,7 @@
 
 #include "flows.h"
 #include "rk_plot.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 10000ull
@@ -90,7 +91,7 @@ int rk_sim_run_stagger(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":s:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":s:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		rc = o == 's' ? rk_sim_cli_num(CMD, "stagger", optarg, 1, 995, "ms", &st) :
 		     o == ':' || o == '?' ? rk_sim_cli_refused(CMD, o, argc, argv, usage) :
 		     rk_sim_cli_opt(CMD, o, optarg, &cc);

@@ -18,6 +18,7 @@
 
 #include "flows.h"
 #include "rk_plot.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 10000ull      /* pauses reach the next hop within microseconds */
@@ -230,7 +231,7 @@ int rk_sim_run_storm(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, 8, "", &n); break;
 		case 'a': rc = rk_sim_cli_num(CMD, "at", optarg, 2, 997, "ms", &at); break;

@@ -15,6 +15,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_dcqcn.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 100000ull
@@ -153,7 +154,7 @@ int rk_sim_run_unfair(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		rc = o == 'n' ? rk_sim_cli_num(CMD, "senders", optarg, 2, MAX_SENDERS, "", &n) :
 		     o == ':' || o == '?' ? rk_sim_cli_refused(CMD, o, argc, argv, usage) :
 		     rk_sim_cli_opt(CMD, o, optarg, &cc);

@@ -15,6 +15,7 @@
 
 #include "rk_plot.h"
 #include "rk_sim_dcqcn.h"
+#include "rk_cli.h"
 #include "sim_cli.h"
 
 #define SAMPLE_NS 100000ull
@@ -156,7 +157,7 @@ int rk_sim_run_victim(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((o = getopt_long(argc, argv, ":n:k:p:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
+	while ((o = rk_cli_getopt(argc, argv, ":n:k:p:s:w:" RK_SIM_CLI_SHORTOPTS, lo, NULL)) != -1) {
 		switch (o) {
 		case 'n': rc = rk_sim_cli_num(CMD, "senders", optarg, 1, RK_SDQ_MAX_SENDERS, "", &n);
 			break;
