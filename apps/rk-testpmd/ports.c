@@ -163,8 +163,14 @@ rk_tp_port_info(FILE *out, uint16_t port)
 		pt->started ? "started" : "stopped",
 		link.link_status == RTE_ETH_LINK_UP ? "up" : "down",
 		link.link_speed);
-	fprintf(out, "MTU: %u\nIPv4 address: %u.%u.%u.%u\nVLAN: %u\n", pt->mtu, pt->ip[0],
-		pt->ip[1], pt->ip[2], pt->ip[3], pt->vlan);
+	fprintf(out, "MTU: %u\n", pt->mtu);
+	/* 0.0.0.0 would read as an address; the port has none until set ip */
+	if ((pt->ip[0] | pt->ip[1] | pt->ip[2] | pt->ip[3]) == 0)
+		fprintf(out, "IPv4 address: none (set ip %u <a.b.c.d>)\n", port);
+	else
+		fprintf(out, "IPv4 address: %u.%u.%u.%u\n", pt->ip[0], pt->ip[1], pt->ip[2],
+			pt->ip[3]);
+	fprintf(out, "VLAN: %u\n", pt->vlan);
 	fprintf(out, "Recording: %s\n", pt->pcap != NULL ? "on" : "off");
 }
 

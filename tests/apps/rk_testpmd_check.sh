@@ -102,6 +102,9 @@ c = {int(ports[i]): dict(re.findall(r"^\s+(\w+)\s+(\d+)$", ports[i + 1], re.M)) 
 n = sys.argv[2]
 sys.exit(0 if c[0]["port_rcv_packets"] == n and c[1]["port_xmit_packets"] == n else 1)
 PY
+# show port info: a port without an address says so (not 0.0.0.0)
+grep -qxF "IPv4 address: none (set ip 0 <a.b.c.d>)" "$tmp/io.out" && ! grep -q "^IPv4 address: 0.0.0.0" "$tmp/io.out" &&
+	ok "show port info: no address yet is none" || ko "show port info: $(grep '^IPv4 address' "$tmp/io.out")"
 # each says what is wrong (not librte_cmdline's bare "Bad arguments")
 grep -qxF "bad arguments for 'set fwd': usage: set fwd io|mac|rxonly|impair|gen|rdma|responder: the forwarding engine" "$tmp/io.out" &&
 	grep -qxF "unknown command 'no' (help lists the commands)" "$tmp/io.out" &&
