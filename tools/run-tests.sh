@@ -11,13 +11,47 @@ FUZZ_SECONDS=${RK_FUZZ_SECONDS:-20}
 mkdir -p "$ROOT"
 status=0
 
+# Progress while a long step is silent: on a terminal a line rewritten once
+# a second, in a log (CI) a line a minute. PROGRESS_CMD prints the step's
+# own count (ninja's [n/m], tests done), if it has one.
+ticker=
+ticker_start() { # LABEL PROGRESS_CMD [tty: yes|no]
+	local label=$1 cmd=$2 on_tty=${3:-yes}
+	(
+		trap 'exit 0' TERM
+		n=0
+		while sleep 1; do
+			n=$((n + 1))
+			if [ -t 1 ]; then
+				[ "$on_tty" = yes ] && printf '  %s: %s, %d s\r' "$label" "$(eval "$cmd")" "$n"
+			elif [ $((n % 60)) = 0 ]; then
+				printf '  %s: %s, %d min so far\n' "$label" "$(eval "$cmd")" $((n / 60))
+			fi
+		done
+	) &
+	ticker=$!
+}
+ticker_stop() {
+	[ -n "$ticker" ] || return 0
+	kill "$ticker" 2>/dev/null
+	wait "$ticker" 2>/dev/null
+	ticker=
+	if [ -t 1 ]; then printf '\033[K'; fi
+}
+trap ticker_stop EXIT
+trap 'exit 1' INT TERM
+
 setup() { # dir, meson args...
-	local dir=$1; shift
+	local dir=$1 rc=0; shift
 	if [ ! -f "$dir/build.ninja" ]; then
 		meson setup "$dir" "$@" >"$dir.setup.log" 2>&1 || {
 			cat "$dir.setup.log"; return 1; }
 	fi
-	ninja -C "$dir" >"$dir.build.log" 2>&1 || { tail -50 "$dir.build.log"; return 1; }
+	ticker_start "building $dir (log $dir.build.log)" \
+		"grep -o '^\\[[0-9]*/[0-9]*\\]' '$dir.build.log' 2>/dev/null | tail -1"
+	ninja -C "$dir" >"$dir.build.log" 2>&1 || rc=1
+	ticker_stop
+	[ $rc = 0 ] || { tail -50 "$dir.build.log"; return 1; }
 }
 
 # Builds that failed, for the summary: their suites never ran ("skip:"
@@ -27,9 +61,22 @@ broken=()
 run_suite() { # dir, label, extra meson test arguments...
 	local dir=$1 label=$2
 	shift 2
-	echo "== $label: meson test"
-	meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" ||
+	local total
+	total=$(meson test -C "$dir" --list --no-rebuild "$@" 2>/dev/null | grep -c ' / ')
+	echo "== $label: meson test ($total tests)"
+	if [ -t 1 ]; then
+		# meson shows the running tests itself on a terminal
+		meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" || status=1
+		return
+	fi
+	# a log gets a line a minute (one test can take minutes), counted from
+	# meson's own lines, one per finished test
+	ticker_start "$label tests" \
+		"echo \"\$(grep -c '^ *[0-9]*/[0-9]* ' '$dir.test.log' 2>/dev/null) of $total done\"" no
+	PYTHONUNBUFFERED=1 meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" 2>&1 |
+		tee "$dir.test.log" ||
 		status=1
+	ticker_stop
 }
 
 # An earlier run's results must not stand in for a build that failed now.
