@@ -313,7 +313,7 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 			o->responder = true;
 			break;
 		case O_STATEFUL:
-			/* "--stateful --help": help wanted, not a QP count */
+			/* "--stateful -h": help wanted, not a QP count */
 			if (strcmp(optarg, "--help") == 0 || strcmp(optarg, "-h") == 0) {
 				usage(stdout);
 				return 1;
@@ -467,6 +467,15 @@ rk_sf_parse(struct rk_sf_opts *o, int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 1;
+		case ':':
+			/* "--stateful --help": rk_cli_getopt() left the count
+			   missing, the next word is the help */
+			if (strcmp(argv[optind - 1], "--stateful") == 0 && optind < argc &&
+			    strcmp(argv[optind], "--help") == 0) {
+				usage(stdout);
+				return 1;
+			}
+			/* fall through */
 		default: {
 			char name[64];
 

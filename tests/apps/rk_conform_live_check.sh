@@ -39,6 +39,8 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
 ns=rkcl$$
@@ -60,10 +62,7 @@ responder_up() {
 		-l 0-1 --file-prefix rkcla$$ --vdev=net_af_packet0,iface=rkva \
 		-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$1" 2>&1 &
 	tpid=$!
-	for _ in $(seq 1 100); do
-		grep -q "^responder packet forwarding" "$1" && break
-		sleep 0.1
-	done
+	wait_line "$1" "^responder packet forwarding"
 }
 responder_up "$tmp/tp.out"
 

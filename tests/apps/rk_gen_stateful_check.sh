@@ -49,6 +49,8 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 one() { [ "$(wc -l <"$tmp/bad.err")" = 1 ] && cat "$tmp/bad.err"; }
 
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 NCPU=$(nproc)
 CORE_R=$((NCPU > 1 ? 1 : 0))
 OOB=$((20000 + $$ % 20000))
@@ -358,11 +360,7 @@ timeout -k 5 200 "$gen" $MEM --no-pci --log-level='*:error' -l 0 --file-prefix r
 	--stateful 4 --duration 60 --timeout 1 --port net_memif0 --ip 198.18.0.1 \
 	--oob-port $OOB --json 127.0.0.1 >"$tmp/gone.c.json" 2>"$tmp/gone.c.err" &
 cpid=$!
-for _ in $(seq 300); do
-	grep -q "RC QPs connected" "$tmp/gone.c.err" && break
-	kill -0 "$cpid" 2>/dev/null || break
-	sleep 0.1
-done
+wait_line "$tmp/gone.c.err" "RC QPs connected" 30 "$cpid"
 sleep 1
 kill -KILL "$rpid" 2>/dev/null
 wait "$rpid"

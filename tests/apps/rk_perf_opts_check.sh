@@ -215,6 +215,8 @@ if [ "${2:-}" = no-port ]; then
 fi
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 EAL="$MEM --no-pci --log-level=*:critical"
 CORE_S=$(( $(nproc) > 1 ? 1 : 0 ))
 PORT=$((22000 + $$ % 1000))
@@ -554,11 +556,7 @@ fi
 
 # --run_infinitely: intervals of -D 1 until SIGINT, then exit 0.
 WRAP="" start inf write_bw "" -s 4096 -D 1 --run_infinitely
-for _ in $(seq 300); do
-	grep -q "^ 4096 " "$tmp/inf.cli" 2>/dev/null && break
-	kill -0 "$cpid" 2>/dev/null || break
-	sleep 0.1
-done
+wait_line "$tmp/inf.cli" "^ 4096 " 30 "$cpid"
 sleep 2
 kill -INT "$cpid" 2>/dev/null
 # Not timeout(1)'s child: killed here if the signal did not end it.

@@ -39,6 +39,8 @@ trap '' PIPE
 
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 if ! why=$(ns_veths_up "$ns" tpa0:tpa1 tpb0:tpb1); then
 	echo "SKIP: $why"
 	exit 77
@@ -61,10 +63,7 @@ session() {
 	exec 3>"$fifo"
 	echo start >&3
 	# The forwarding loop is up once "start" has answered.
-	for _ in $(seq 100); do
-		grep -q "packet forwarding - ports" "$tmp/$name.out" && break
-		sleep 0.1
-	done
+	wait_line "$tmp/$name.out" "packet forwarding - ports"
 	ip netns exec "$ns" python3 "$traffic" count tpb0 10 >"$tmp/$name.count" &
 	local cnt=$!
 	sleep 0.5
@@ -163,10 +162,10 @@ if command -v dpdk-testpmd >/dev/null; then
 		--forward-mode=rxonly --nb-cores=1 --total-num-mbufs=4096 >"$tmp/peer.out" 2>&1 &
 	peer=$!
 	# up to 30 s each: on a loaded machine the peer's start-up alone took over 10 s
-	for _ in $(seq 300); do grep -q "^Port 0: link up" "$tmp/link.out" && break; sleep 0.1; done
+	wait_line "$tmp/link.out" "^Port 0: link up" 30
 	# the pipeline's last process is dpdk-testpmd
 	kill "$peer"
-	for _ in $(seq 300); do grep -q "^Port 0: link down" "$tmp/link.out" && break; sleep 0.1; done
+	wait_line "$tmp/link.out" "^Port 0: link down" 30
 	printf 'stop\nshow port info 0\nquit\n' >&3
 	exec 3>&-
 	wait "$tp_pid"

@@ -53,6 +53,8 @@ if ! command -v tcpdump >/dev/null || ! command -v tshark >/dev/null; then
 fi
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 if ! why=$(ns_veths_up "$ns" tga0:tga1 tgb0:tgb1); then
 	echo "SKIP: $why"
 	exit 77
@@ -139,10 +141,7 @@ session() {
 	printf '%s\n' "$before" start >&3
 	# SECS count from forwarding's start: a loaded machine can spend more
 	# than a session's SECS in the EAL's start-up alone.
-	for _ in $(seq 300); do
-		grep -q "packet forwarding - ports=" "$tmp/$name.out" && break
-		sleep 0.1
-	done
+	wait_line "$tmp/$name.out" "packet forwarding - ports=" 30
 	sleep "$secs"
 	printf '%s\n' stop quit >&3
 	exec 3>&-

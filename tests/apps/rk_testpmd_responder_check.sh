@@ -46,6 +46,8 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
 ns=rkrs$$
@@ -81,10 +83,7 @@ ip netns exec "${ns}a" timeout -k 5 280 "$tp" $MEM --no-pci --log-level='*:warni
 	--file-prefix rkrs$$ --vdev=net_af_packet0,iface=rkva \
 	-- --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
 tpid=$!
-for _ in $(seq 1 100); do
-	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
-	sleep 0.1
-done
+wait_line "$tmp/tp.out" "^responder packet forwarding"
 # Port 0 would listen where the kernel picks: refused, and the next start runs.
 if grep -qE '^Bad (TCP|RDMA-CM) port "0": 1..65535' "$tmp/tp.out"; then
 	ok "responder start 0 0: refused in one line"

@@ -45,6 +45,8 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
 if ! why=$(bridge_ns_up $ns rkmsw rkm rkn r c1 c2 c3); then
@@ -75,10 +77,7 @@ ip netns exec $ns timeout -k 5 170 "$tp" $MEM --no-pci --log-level='*:warning' -
 	--file-prefix rkrmr$$ --vdev=net_af_packet0,iface=rkmr \
 	-- -i --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
 tpid=$!
-for _ in $(seq 1 100); do
-	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
-	sleep 0.1
-done
+wait_line "$tmp/tp.out" "^responder packet forwarding"
 
 # rk-testpmd's output without its prompt (-i: lines may start with it)
 out() { sed 's/^\(rk-testpmd> \)*//' "$tmp/tp.out"; }

@@ -36,6 +36,8 @@ ko() { echo "FAIL $1"; fail=$((fail + 1)); }
 
 # shellcheck source=../helpers/dpdk-mem.sh
 . "$(dirname "$0")/../helpers/dpdk-mem.sh"
+# shellcheck source=../helpers/wait-line.sh
+. "$(dirname "$0")/../helpers/wait-line.sh"
 # shellcheck source=../helpers/veth-pair.sh
 . "$(dirname "$0")/../helpers/veth-pair.sh"
 ns=rkrq$$
@@ -60,10 +62,7 @@ ip netns exec "${ns}a" timeout -k 5 110 "$tp" $MEM --no-pci --log-level='*:warni
 	--file-prefix rkrq$$ --vdev=net_af_packet0,iface=rkva \
 	-- -i --cmdline-file "$tmp/resp.cmd" <"$tmp/in" >"$tmp/tp.out" 2>&1 &
 tpid=$!
-for _ in $(seq 1 100); do
-	grep -q "^responder packet forwarding" "$tmp/tp.out" && break
-	sleep 0.1
-done
+wait_line "$tmp/tp.out" "^responder packet forwarding"
 
 # rk-testpmd's output without its prompt (-i: lines may start with it)
 out() { sed 's/^\(rk-testpmd> \)*//' "$tmp/tp.out"; }
