@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_gen_stream_priv.h
- * @brief A stream's templates and cursors, shared by rk_gen_stream.c and
+ * @brief A stream's templates and cursors, shared by rk_gen_stream_compile.c and
  * rk_gen_stream_run.c (not installed).
  */
 #ifndef RK_GEN_STREAM_PRIV_H
