@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /**
  * @file rk_gen_stream_priv.h
- * @brief A stream's templates and cursors, shared by rk_gen_stream_compile.c and
- * rk_gen_stream_run.c (not installed).
+ * @brief A stream's templates and cursors, shared by the rk_gen_stream_*.c
+ * files (not installed): names, compile, next and run.
  */
 #ifndef RK_GEN_STREAM_PRIV_H
 #define RK_GEN_STREAM_PRIV_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "rk_gen_icrc.h"
 #include "rk_gen_stream.h"
+#include "rk_pkt.h"
 
 /* One varied field in one template. */
 struct tvar {
@@ -71,6 +73,26 @@ struct rk_gen_stream {
 	uint64_t i;
 	struct tmpl t[3];
 };
+
+/** The ICRC of template @p t computed over the whole frame. */
+static inline uint32_t
+full_icrc(const struct tmpl *t)
+{
+	return rk_rocev2_icrc(t->frame + t->l3, t->icrc_off - t->l3);
+}
+
+/** Resolve @p ref in template @p t: container offset, size and mask; false if absent. */
+bool rk_gen_ref_place(const struct rk_gen_stream *s, const struct tmpl *t,
+		      const struct rk_gen_ref *ref, uint32_t *off, uint8_t *n, uint64_t *mask);
+
+/** The name of @p ref for an error message (header.field, payload, or as given). */
+void rk_gen_ref_name(const struct rk_gen_ref *ref, char *buf, size_t cap);
+
+/**
+ * t->dirty and t->words from the fields that change from frame to frame
+ * (at compile, after the template is finished).
+ */
+void rk_gen_tmpl_dirty_build(const struct rk_gen_stream *s, struct tmpl *t);
 
 /**
  * Frames of template @p t into @p bufs, up to @p n of them, as long as
