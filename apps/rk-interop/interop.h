@@ -167,7 +167,7 @@ int ia_cm_close(struct ia *a, struct rk_app_cm_conn **cs, int n, bool initiate, 
 /* pingpong.c: ibv_rc_pingpong / ibv_ud_pingpong peer. */
 int ia_pingpong(struct ia *a);
 
-/* perftest.c: ib_{write,read,send,atomic}_{bw,lat} peer (TCP exchange). */
+/* perftest_run.c: ib_{write,read,send,atomic}_{bw,lat} peer (TCP exchange). */
 int ia_perftest(struct ia *a);
 
 /*

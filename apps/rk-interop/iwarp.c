@@ -29,8 +29,8 @@
  * exchange (perftest's messages as SENDs, the client first: version,
  * cycle buffer, cache line, MTU, keys), the second the data QP, opened
  * after the first key message; then barriers (key messages), the data
- * phase, the bw report and a last barrier, as perftest.c does over
- * RDMA-CM on RoCE.
+ * phase, the bw report and a last barrier, as perftest.c and
+ * perftest_run.c do over RDMA-CM on RoCE.
  *
  * Markers (--markers, we ask the peer to put them in what it sends):
  * Linux siw implements none and refuses a Request with M = 1 by a Reply

@@ -36,6 +36,10 @@
  * we put there), each FETCH_AND_ADD returns the previous one plus one,
  * and as the atomic server our buffer's 64-bit word sum grows by exactly
  * the client's reported iteration count.
+ *
+ * Here: the exchange, the QPs and the connection up to the data phase.
+ * perftest_run.c runs one connection's test to its result line,
+ * perftest_multi.c several connections in one process.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -93,8 +97,8 @@ xchg(struct pt *t, const void *mine, void *theirs, size_t len)
 	return ia_oob_read(a, theirs, len) != 0 || ia_oob_write(a, mine, len) != 0 ? -1 : 0;
 }
 
-static int
-hand_shake(struct pt *t, struct rk_pt_dest *out)
+int
+pt_roce_keys(struct pt *t, struct rk_pt_dest *out)
 {
 	char mine[RK_PT_KEY_LEN], theirs[RK_PT_KEY_LEN];
 	struct rk_pt_dest d;
@@ -112,8 +116,8 @@ hand_shake(struct pt *t, struct rk_pt_dest *out)
 	return 0;
 }
 
-static int
-preamble(struct pt *t)
+int
+pt_roce_preamble(struct pt *t)
 {
 	struct ia *a = t->a;
 	char mtu[2] = { (char)('0' + t->mtu_enum), '\0' }, rmtu[3], rver[PT_VERSION_LEN + 1];
@@ -164,8 +168,8 @@ create_comm(struct pt *t)
 	return comm_post_recv(t);
 }
 
-static int
-create(struct pt *t)
+int
+pt_roce_create(struct pt *t)
 {
 	struct ia *a = t->a;
 	const int access = RK_ACCESS_LOCAL_WRITE | RK_ACCESS_REMOTE_WRITE |
@@ -206,8 +210,8 @@ create(struct pt *t)
 	return 0;
 }
 
-static int
-connect_qp(struct pt *t)
+int
+pt_roce_connect(struct pt *t)
 {
 	struct ia *a = t->a;
 	uint8_t ip[4];
@@ -231,8 +235,8 @@ connect_qp(struct pt *t)
 
 /* ------------------------------------------------------------ data phase */
 
-static int
-wc_error(struct pt *t, const struct rk_wc *wc)
+int
+pt_roce_wc_fail(struct pt *t, const struct rk_wc *wc)
 {
 	return ia_fail(t->a, "QP %#x: %s completion %" PRIu64 " failed: %s%s", wc->qp_num,
 		       (wc->wr_id & PT_RECV) ? "receive" : "send", t->done,
@@ -242,8 +246,8 @@ wc_error(struct pt *t, const struct rk_wc *wc)
 }
 
 /* RoCE's bw client window: tx_depth, for READ/ATOMIC at most a result slot each. */
-static void
-roce_window(struct pt *t)
+void
+pt_roce_window(struct pt *t)
 {
 	t->window = t->a->o.tx_depth;
 	if (t->verb == PT_READ || t->verb == PT_ATOMIC)
@@ -285,22 +289,20 @@ comm_closed(struct pt *t)
 static int
 roce_barrier(struct pt *t)
 {
-	return hand_shake(t, NULL);
+	return pt_roce_keys(t, NULL);
 }
 
-static int run_passive(struct pt *t);
-
 static const struct pt_link_ops roce_link = {
-	.exchange = xchg, .pump = roce_pump, .qp_ended = roce_qp_ended, .wc_fail = wc_error,
+	.exchange = xchg, .pump = roce_pump, .qp_ended = roce_qp_ended, .wc_fail = pt_roce_wc_fail,
 	.comm_wc_fail = comm_wc_fail, .comm_repost = comm_post_recv, .comm_idle = comm_idle,
 	.send_idle_note = " (the client vanished mid-transfer?)", .usec_per_iter = true,
-	.barrier = roce_barrier, .flow = roce_window, .passive = run_passive,
+	.barrier = roce_barrier, .flow = pt_roce_window, .passive = pt_roce_passive,
 	.comm_closed = comm_closed,
 };
 
 /* Passive side of write/read/atomic: serve until the client's next message. */
-static int
-run_passive(struct pt *t)
+int
+pt_roce_passive(struct pt *t)
 {
 	struct ia *a = t->a;
 
@@ -320,97 +322,10 @@ run_passive(struct pt *t)
 	return 0;
 }
 
-/* Ping-pong: write_lat (counter in the last byte), send_lat, read_lat. */
-static int
-run_lat(struct pt *t)
-{
-	struct ia *a = t->a;
-	volatile uint8_t *poll_byte = t->buf + t->region_off + t->size - 1;
-	uint8_t *post_byte = t->buf + t->size - 1;
-	uint64_t scnt = 0, rcnt = 0, sdone = 0, first = 0, t0 = rk_io_dpdk_now_ns();
-	uint8_t *ref = NULL;
-	bool active = t->client || t->verb != PT_READ;
-	/* perftest's send_lat starts with the client, its write_lat with the server. */
-	bool starter = t->verb == PT_WRITE ? !t->client : t->client;
-	struct rk_wc wc[32];
+/* --------------------------------------------------------------- set-up */
 
-	if (!active)
-		return run_passive(t);
-	if (t->verb == PT_READ && (ref = malloc(t->size)) == NULL)
-		return ia_fail(a, "out of memory");
-	rk_app_fill(t->buf, t->size, 1);
-	while (scnt < t->iters || rcnt < t->iters || sdone < scnt) {
-		int n = 0;
-		bool may_send;
-
-		/* Send when the previous message of the peer is in (the client starts). */
-		if (t->verb == PT_READ)
-			may_send = scnt == sdone && scnt < t->iters;
-		else
-			may_send = scnt < t->iters && (rcnt > scnt || (starter && scnt == rcnt)) &&
-				   scnt - sdone < a->o.tx_depth;
-		if (may_send) {
-			int rc;
-
-			if (t->verb == PT_WRITE)
-				*post_byte = (uint8_t)(scnt + 1);
-			rc = pt_post_op(t, scnt);
-			if (rc < 0)
-				goto fail;
-			if (rc == 0)
-				scnt++;
-		}
-		n = rk_poll_cq(t->cq, 32, wc);
-		if (n < 0) {
-			ia_fail(a, "poll_cq: %s", strerror(-n));
-			goto fail;
-		}
-		for (int i = 0; i < n; i++) {
-			if (wc[i].status != RK_WC_SUCCESS) {
-				wc_error(t, &wc[i]);
-				goto fail;
-			}
-			if (wc[i].wr_id & PT_RECV) {
-				if (wc[i].byte_len != t->size) {
-					ia_fail(a, "message %" PRIu64 ": %u bytes, expected %u", rcnt,
-						wc[i].byte_len, t->size);
-					goto fail;
-				}
-				rcnt++;
-				if (pt_post_recv(t, (uint32_t)(wc[i].wr_id & 0xffffff)) != 0)
-					goto fail;
-			} else {
-				if (pt_check_result(t, wc[i].wr_id, ref, &first) != 0)
-					goto fail;
-				sdone++;
-				if (t->verb == PT_READ)
-					rcnt++;
-			}
-		}
-		/* write_lat: the peer's write of the next number has fully landed. */
-		if (t->verb == PT_WRITE && rcnt < t->iters &&
-		    *poll_byte == (uint8_t)(rcnt + 1)) {
-			rcnt++;
-			n++;
-		}
-		if (ia_watchdog(a, n) != 0) {
-			ia_fail(a, "no progress for %.0f s at iteration %" PRIu64 " (the peer "
-				"vanished?)", a->o.timeout_s, rcnt);
-			goto fail;
-		}
-		rk_io_dpdk_idle(a->io, n);
-	}
-	t->done = sdone;
-	t->seconds = (double)(rk_io_dpdk_now_ns() - t0) * 1e-9;
-	free(ref);
-	return 0;
-fail:
-	free(ref);
-	return -1;
-}
-
-static void
-pt_init(struct pt *t, struct ia *a)
+void
+pt_roce_init(struct pt *t, struct ia *a)
 {
 	*t = (struct pt){ .a = a, .link = &roce_link, .client = a->o.server_host != NULL,
 			  .size = a->o.size, .iters = a->o.iters, .mtu_enum = ia_mtu_enum(a->o.mtu),
@@ -429,7 +344,7 @@ pt_init(struct pt *t, struct ia *a)
 		t->size = PT_ALL_MAX;
 }
 
-static bool
+bool
 pt_bw_report(const struct pt *t)
 {
 	return !t->lat && t->verb != PT_SEND;
@@ -451,10 +366,10 @@ more_conns(struct pt *t, uint8_t res)
 	int rc = 0;
 
 	for (uint32_t i = 1; i < a->o.qps && rc == 0; i++) {
-		pt_init(&x, a);
+		pt_roce_init(&x, a);
 		x.pd = t->pd;
 		x.mtu_enum = t->mtu_enum;
-		rc = create(&x) != 0 ? -1 :
+		rc = pt_roce_create(&x) != 0 ? -1 :
 		     ia_cm_connect(a, &x.data, x.qp, x.local.psn, res, cs, 2);
 		if (rc == 0)
 			(void)ia_cm_close(a, xs, 1, true, 1.0);
@@ -469,8 +384,8 @@ more_conns(struct pt *t, uint8_t res)
 }
 
 /* Connect (by role and exchange) up to the data phase; 0 or -1 with a message. */
-static int
-pt_setup(struct pt *t)
+int
+pt_roce_setup(struct pt *t)
 {
 	struct ia *a = t->a;
 	int barriers = pt_bw_report(t) ? 2 : 3;
@@ -494,7 +409,8 @@ pt_setup(struct pt *t)
 		if ((t->client ? ia_cm_connect(a, &t->comm, t->cqp, t->comm_psn, 0, NULL, 0) :
 				 ia_cm_accept(a, &t->comm, t->cqp, t->comm_psn, 0, NULL, 0)) != 0)
 			return -1;
-		if (preamble(t) != 0 || create(t) != 0 || hand_shake(t, &t->remote) != 0)
+		if (pt_roce_preamble(t) != 0 || pt_roce_create(t) != 0 ||
+		    pt_roce_keys(t, &t->remote) != 0)
 			return -1;
 		if ((t->client ? ia_cm_connect(a, &t->data, t->qp, t->local.psn, res, comm, 1) :
 				 ia_cm_accept(a, &t->data, t->qp, t->local.psn, res, comm, 1)) != 0)
@@ -506,21 +422,21 @@ pt_setup(struct pt *t)
 		if (ia_oob_open(a) != 0)
 			return -1;
 		t->fd = a->fd;
-		if (preamble(t) != 0 || create(t) != 0)
+		if (pt_roce_preamble(t) != 0 || pt_roce_create(t) != 0)
 			return -1;
-		if (hand_shake(t, &t->remote) != 0 || connect_qp(t) != 0)
+		if (pt_roce_keys(t, &t->remote) != 0 || pt_roce_connect(t) != 0)
 			return -1;
 	}
 	/* Receives go up before the last barrier, as perftest's server does. */
 	for (int i = 0; i < barriers; i++) {
 		if (i == barriers - 1 && t->verb == PT_SEND && pt_post_recvs(t) != 0)
 			return -1;
-		if (hand_shake(t, t->cm ? &t->remote : NULL) != 0)
+		if (pt_roce_keys(t, t->cm ? &t->remote : NULL) != 0)
 			return -1;
 	}
 	if (t->cm && t->remote.rkey == 0 && t->remote.vaddr == 0 && t->verb != PT_SEND)
 		return ia_fail(a, "the peer sent no R_Key/VA in its key messages");
-	roce_window(t);
+	pt_roce_window(t);
 	printf(" local address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64 "\n",
 	       t->local.qpn, t->local.psn, t->local.rkey, t->local.vaddr);
 	printf(" remote address: QPN %#06x PSN %#08x RKey %#010x VAddr %#016" PRIx64
@@ -529,317 +445,4 @@ pt_setup(struct pt *t)
 	       t->remote.gid[14], t->remote.gid[15], t->remote.out_reads);
 	fflush(stdout);
 	return 0;
-}
-
-/* After the data phase: reports, last barriers, close, server-side checks, result. */
-static int
-pt_finish(struct pt *t, uint64_t sum0)
-{
-	struct ia *a = t->a;
-	uint64_t peer_iters = 0;
-
-	if (pt_bw_report(t)) {
-		if (hand_shake(t, NULL) != 0 || pt_reports(t, &peer_iters) != 0)
-			return -1;
-	}
-	/* perftest's write_lat closes without the last barrier. */
-	if (!(t->lat && t->verb == PT_WRITE) && hand_shake(t, NULL) != 0)
-		return -1;
-	if (t->cm) {
-		struct rk_app_cm_conn *cs[2] = { &t->data, &t->comm };
-
-		if (ia_cm_close(a, cs, 2, true, 3.0) != 0)
-			return -1;
-	} else {
-		(void)rk_oob_send(a->fd, "done", 5);
-	}
-	return pt_result(t, sum0, peer_iters);
-}
-
-/*
- * After a -b data phase, as perftest's duplex tests: the bw reports both
- * ways at once (no barrier before them), a barrier, "done". Then checks:
- * the peer did the same count (-n), our READ-only region unchanged, and
- * the result line of each direction and their sum.
- */
-static int
-pt_finish_bidir(struct pt *t)
-{
-	struct ia *a = t->a;
-	uint64_t peer_iters = 0;
-	double mbs = t->seconds > 0 ? (double)t->size * (double)t->done / t->seconds / 1048576.0 : 0;
-
-	if (pt_reports(t, &peer_iters) != 0 || hand_shake(t, NULL) != 0)
-		return -1;
-	(void)rk_oob_send(a->fd, "done", 5);
-	if (a->o.duration_s <= 0 && peer_iters != t->iters)
-		return ia_fail(a, "the peer reported %" PRIu64 " iterations of its direction, "
-			       "expected %u", peer_iters, t->iters);
-	if (peer_iters == 0)
-		return ia_fail(a, "the peer reported no iterations of its direction");
-	if (t->verb == PT_READ && !rk_app_check(t->buf + t->region_off, t->region_len, 0x5eed))
-		return ia_fail(a, "READ-only buffer changed during the test");
-	printf(" #bytes %u  #iterations %u  %.2f s  %.2f MB/sec  (peer: %" PRIu64
-	       " iterations %.2f MB/sec; both ways %.2f MB/sec)\n", t->size, t->iters, t->seconds,
-	       mbs, peer_iters, t->peer_mbs, mbs + t->peer_mbs);
-	printf("result: ok (bidirectional: %s)\n", t->verb == PT_READ ? "READ data checked" :
-	       t->verb == PT_SEND ? "SENDs and lengths both ways checked" :
-	       "completions checked");
-	fflush(stdout);
-	return 0;
-}
-
-static int ia_perftest_pair(struct ia *a);
-static int ia_perftest_qps(struct ia *a);
-
-int
-ia_perftest(struct ia *a)
-{
-	struct pt t;
-	uint64_t sum0;
-	int rc = -1;
-
-	if (a->o.pair_port != 0)
-		return ia_perftest_pair(a);
-	if (a->o.qps > 1 && !a->o.rdma_cm)
-		return ia_perftest_qps(a);
-	pt_init(&t, a);
-	if (pt_setup(&t) != 0)
-		goto out;
-	rk_app_watchdog_restart(&a->wd);
-	sum0 = rk_pt_word_sum(t.buf + t.region_off, t.region_len);
-	if (a->o.run_infinitely) {
-		rc = pt_run_forever(&t);
-	} else if (a->o.bidir) {
-		rc = pt_run_bidir(&t);
-		if (rc == 0)
-			rc = pt_finish_bidir(&t);
-	} else {
-		rc = t.lat ? run_lat(&t) : pt_run(&t);
-		if (rc == 0)
-			rc = pt_finish(&t, sum0);
-	}
-out:
-	pt_release(&t);
-	return rc;
-}
-
-static void
-err_prefix(struct ia *a, const char *prefix)
-{
-	char tmp[sizeof(a->err)];
-
-	snprintf(tmp, sizeof(tmp), "%s%.200s", prefix, a->err);
-	snprintf(a->err, sizeof(a->err), "%s", tmp);
-}
-
-/*
- * Two connections served by one process: the client of two servers of
- * the same bw tool (ports o.tcp_port and o.pair_port), both data phases in
- * one loop. The fault options apply to the first connection only; the
- * second must complete with its data checked whatever the first does.
- * The first one's failure is reported and its exchange closed (its tool
- * then fails), the loop keeps serving the second. Exit status 0 when the
- * second completed and the first either completed or failed under a fault
- * we injected.
- */
-static int
-ia_perftest_pair(struct ia *a)
-{
-	struct pt t[2];
-	char err0[sizeof(a->err)] = "";
-	uint64_t done1_at_fail = 0;
-	bool dead0 = false;
-	int rc = -1;
-
-	pt_init(&t[0], a);
-	pt_init(&t[1], a);
-	t[1].bad_rkey = false;
-	t[1].psn_skew = 0;
-	if (pt_setup(&t[0]) != 0) {
-		err_prefix(a, "connection 1: ");
-		goto out;
-	}
-	a->fd = -1;
-	a->o.tcp_port = a->o.pair_port;
-	if (pt_setup(&t[1]) != 0) {
-		err_prefix(a, "connection 2: ");
-		goto out;
-	}
-	if (pt_bw_client_begin(&t[0]) != 0 || pt_bw_client_begin(&t[1]) != 0)
-		goto out;
-	rk_app_watchdog_restart(&a->wd);
-	while (t[1].done < t[1].iters || (!dead0 && t[0].done < t[0].iters)) {
-		int work = 0;
-
-		for (int i = 0; i < 2; i++) {
-			int n;
-
-			if ((i == 0 && dead0) || t[i].done == t[i].iters)
-				continue;
-			n = pt_bw_client_step(&t[i]);
-			if (n < 0 && i == 1) {
-				err_prefix(a, "connection 2: ");
-				goto out;
-			}
-			if (n < 0) {
-				/* The first connection broke: note it, keep serving the second. */
-				snprintf(err0, sizeof(err0), "%s", a->err);
-				a->err[0] = '\0';
-				dead0 = true;
-				done1_at_fail = t[1].done;
-				printf("pair: connection 1 (QP %#x) failed: %s; connection 2 (QP %#x) "
-				       "had completed %" PRIu64 " of %u\n", t[0].qp->qp_num, err0,
-				       t[1].qp->qp_num, t[1].done, t[1].iters);
-				fflush(stdout);
-				if (t[0].fd >= 0) {
-					close(t[0].fd);
-					t[0].fd = -1;
-				}
-				continue;
-			}
-			work += n;
-		}
-		if (ia_watchdog(a, work) != 0)
-			goto out;
-		rk_io_dpdk_idle(a->io, work);
-	}
-	if (!dead0) {
-		a->fd = t[0].fd;
-		if (pt_finish(&t[0], 0) != 0) {
-			err_prefix(a, "connection 1: ");
-			goto out;
-		}
-	}
-	a->fd = t[1].fd;
-	if (pt_finish(&t[1], 0) != 0) {
-		err_prefix(a, "connection 2: ");
-		goto out;
-	}
-	/* Without a fault injected, the first connection had to complete as well. */
-	if (dead0 && !t[0].bad_rkey && t[0].psn_skew == 0) {
-		ia_fail(a, "connection 1: %s", err0);
-		goto out;
-	}
-	if (dead0)
-		printf("pair: connection 2 completed %u of %u (%" PRIu64 " after connection 1 "
-		       "failed), data checked\n", t[1].iters, t[1].iters,
-		       (uint64_t)t[1].iters - done1_at_fail);
-	else
-		printf("pair: both connections completed, data checked\n");
-	rc = 0;
-out:
-	/* main closes a->fd; close the other exchange here. */
-	for (int i = 0; i < 2; i++)
-		if (t[i].fd >= 0 && t[i].fd != a->fd)
-			close(t[i].fd);
-	pt_release(&t[0]);
-	pt_release(&t[1]);
-	return rc;
-}
-
-/*
- * perftest -q N over the TCP exchange: N QPs, each with its buffers, keys
- * and --iters operations. The exchange as perftest's: the preamble, each
- * QP's keys, the connections, each QP's keys again, then the barriers of
- * one QP; the data phases of all QPs in one loop.
- */
-static int
-ia_perftest_qps(struct ia *a)
-{
-	uint32_t q = a->o.qps;
-	struct pt *t = calloc(q, sizeof(*t));
-	int barriers, rc = -1;
-	uint64_t left;
-
-	if (t == NULL)
-		return ia_fail(a, "out of memory");
-	for (uint32_t i = 0; i < q; i++)
-		pt_init(&t[i], a);
-	barriers = pt_bw_report(&t[0]) ? 2 : 3;
-	if (ia_oob_open(a) != 0)
-		goto out;
-	for (uint32_t i = 0; i < q; i++)
-		t[i].fd = a->fd;
-	if (preamble(&t[0]) != 0)
-		goto out;
-	for (uint32_t i = 0; i < q; i++) {
-		t[i].mtu_enum = t[0].mtu_enum;
-		if (create(&t[i]) != 0)
-			goto out;
-	}
-	for (uint32_t i = 0; i < q; i++)
-		if (hand_shake(&t[i], &t[i].remote) != 0)
-			goto out;
-	for (uint32_t i = 0; i < q; i++)
-		if (connect_qp(&t[i]) != 0)
-			goto out;
-	for (int b = 0; b < barriers; b++) {
-		if (b == barriers - 1 && t[0].verb == PT_SEND)
-			for (uint32_t i = 0; i < q; i++)
-				if (pt_post_recvs(&t[i]) != 0)
-					goto out;
-		/* Every QP's keys again: the first barrier, send_bw's second. */
-		for (uint32_t i = 0; i < (b == (t[0].verb == PT_SEND) ? q : 1); i++)
-			if (hand_shake(&t[i], NULL) != 0)
-				goto out;
-	}
-	for (uint32_t i = 0; i < q; i++) {
-		roce_window(&t[i]);
-		printf(" QP %u: local QPN %#06x, remote QPN %#06x RKey %#010x VAddr %#016" PRIx64
-		       "\n", i, t[i].local.qpn, t[i].remote.qpn, t[i].remote.rkey,
-		       t[i].remote.vaddr);
-	}
-	fflush(stdout);
-	if (!t[0].client && t[0].verb != PT_SEND) {
-		if (run_passive(&t[0]) != 0)
-			goto out;
-	} else {
-		for (uint32_t i = 0; i < q && t[i].client; i++)
-			if (pt_bw_client_begin(&t[i]) != 0)
-				goto out;
-		for (uint32_t i = 0; i < q && !t[i].client; i++)
-			pt_duration_begin(&t[i]);
-		rk_app_watchdog_restart(&a->wd);
-		do {
-			int work = 0;
-
-			left = 0;
-			for (uint32_t i = 0; i < q; i++) {
-				int n;
-
-				if (t[i].client ? t[i].done == t[i].iters : t[i].recvd == t[i].iters)
-					continue;
-				n = t[i].client ? pt_bw_client_step(&t[i]) : pt_send_server_step(&t[i]);
-				if (n < 0) {
-					char m[sizeof(a->err)];
-
-					snprintf(m, sizeof(m), "%s", a->err);
-					ia_fail(a, "QP %u: %.200s", i, m);
-					goto out;
-				}
-				work += n;
-				left += t[i].iters - (t[i].client ? t[i].done : t[i].recvd);
-			}
-			if (ia_watchdog(a, work) != 0)
-				goto out;
-			rk_io_dpdk_idle(a->io, work);
-		} while (left > 0);
-	}
-	for (uint32_t i = 1; i < q; i++) {
-		if (t[i].client)
-			printf(" QP %u: #bytes %u  #iterations %u  %.2f s\n", i, t[i].size, t[i].iters,
-			       t[i].seconds);
-		if (!t[i].client && t[i].verb == PT_READ &&
-		    !rk_app_check(t[i].buf + t[i].region_off, t[i].region_len, 0x5eed)) {
-			ia_fail(a, "QP %u: READ-only buffer changed during the test", i);
-			goto out;
-		}
-	}
-	rc = pt_finish(&t[0], 0);
-out:
-	for (uint32_t i = 0; i < q; i++)
-		pt_release(&t[i]);
-	free(t);
-	return rc;
 }

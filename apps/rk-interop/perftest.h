@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data phases of perftest's bw/lat tools, shared by the RoCE peer
- * (perftest.c) and the iWARP one (iwarp.c): buffers, the binary key
+ * (perftest*.c) and the iWARP one (iwarp.c): buffers, the binary key
  * message (its layout: rk_app_perftest.h), the bw client and send_bw server loops, the result exchange
  * and the result lines. Connection set-up, QP creation and the preamble
  * stay with each transport, which reaches them through struct pt_link_ops.
+ * At the end: what the RoCE peer's files share among themselves.
  */
 #ifndef RK_INTEROP_PERFTEST_H
 #define RK_INTEROP_PERFTEST_H
@@ -189,5 +190,39 @@ int pt_reports(struct pt *t, uint64_t *peer_iters);
 /* Server-side checks (@p sum0: the region's word sum before), result lines; 0 or -1. */
 int pt_result(struct pt *t, uint64_t sum0, uint64_t peer_iters);
 void pt_release(struct pt *t);
+
+/*
+ * The RoCE peer: the exchange and set-up (perftest.c), one connection's
+ * test (perftest_run.c), several connections at once (perftest_multi.c).
+ */
+/* A struct pt for the command line's test over RoCE, not yet connected. */
+void pt_roce_init(struct pt *t, struct ia *a);
+/* Whether the test ends with the bw result exchange: the bw tools but send_bw. */
+bool pt_bw_report(const struct pt *t);
+/* The preamble; the path MTU becomes the smaller of both. 0 or -1 with a message. */
+int pt_roce_preamble(struct pt *t);
+/* PD (unless set), buffers, CQ and the data QP in INIT; its keys into t->local. */
+int pt_roce_create(struct pt *t);
+/*
+ * One key message each way (-R: the binary one); the peer's into *@p out,
+ * or with @p out NULL a barrier. 0 or -1 with a message.
+ */
+int pt_roce_keys(struct pt *t, struct rk_pt_dest *out);
+/* TCP exchange: the data QP to RTS towards t->remote (its GID's IPv4 address). */
+int pt_roce_connect(struct pt *t);
+/* The bw client's window for the size at hand. */
+void pt_roce_window(struct pt *t);
+/* A failed data completion as a message; -1. */
+int pt_roce_wc_fail(struct pt *t, const struct rk_wc *wc);
+/* Passive side of write/read/atomic: serve until the client's next message. */
+int pt_roce_passive(struct pt *t);
+/* Connect (by role and exchange) up to the data phase; 0 or -1 with a message. */
+int pt_roce_setup(struct pt *t);
+/* After the data phase: reports, last barriers, close, checks (@p sum0: pt_result's), result. */
+int pt_roce_finish(struct pt *t, uint64_t sum0);
+/* The bw client of two servers, on o.tcp_port and o.pair_port; 0 or -1. */
+int ia_perftest_pair(struct ia *a);
+/* perftest -q N over the TCP exchange; 0 or -1. */
+int ia_perftest_qps(struct ia *a);
 
 #endif /* RK_INTEROP_PERFTEST_H */
