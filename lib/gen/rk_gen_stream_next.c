@@ -210,11 +210,30 @@ next_tmpl(struct rk_gen_stream *s)
 	return &s->t[j == 0 ? 0 : j == s->train_n - 1 ? 2 : 1];
 }
 
+/*
+ * The ICRC of RoCE template @p t's new frame, written into it (inverted
+ * for --icrc bad): folded in by apply() when @p incr, else computed in
+ * full, after the IPv4 checksum it covers. @return the value written
+ */
+static inline __attribute__((always_inline)) uint32_t
+put_icrc(const struct rk_gen_stream *s, struct tmpl *t, bool incr)
+{
+	uint32_t icrc;
+
+	if (!incr) {
+		if (t->csum_live)
+			rk_ipv4_fill_csum(t->frame + t->l3);
+		t->icrc = full_icrc(t);
+	}
+	icrc = s->cfg.icrc == RK_GEN_ICRC_BAD ? ~t->icrc : t->icrc;
+	rk_put_le32(t->frame + t->icrc_off, icrc);
+	return icrc;
+}
+
 /* Make template @p t the stream's next frame, at TX time @p tx_ns. */
 static void
 advance(struct rk_gen_stream *s, struct tmpl *t, uint64_t tx_ns)
 {
-	uint32_t icrc;
 	bool incr = s->cfg.icrc != RK_GEN_ICRC_FULL && t->lay_ok;
 
 	for (uint32_t k = 0; k < s->nvar; k++) {
@@ -227,15 +246,8 @@ advance(struct rk_gen_stream *s, struct tmpl *t, uint64_t tx_ns)
 		apply(t, &t->seq, (uint32_t)s->i, incr);
 		apply(t, &t->ts, tx_ns, incr);
 	}
-	if (t->roce) {
-		if (!incr) {
-			if (t->csum_live)
-				rk_ipv4_fill_csum(t->frame + t->l3);
-			t->icrc = full_icrc(t);
-		}
-		icrc = s->cfg.icrc == RK_GEN_ICRC_BAD ? ~t->icrc : t->icrc;
-		rk_put_le32(t->frame + t->icrc_off, icrc);
-	}
+	if (t->roce)
+		put_icrc(s, t, incr);
 	s->i++;
 }
 
@@ -261,13 +273,7 @@ advance_out(struct rk_gen_stream *s, struct tmpl *t, uint8_t *dst)
 			rk_field_store_be(dst + tv->off, tv->n, apply(t, tv, v, incr));
 	}
 	if (t->roce) {
-		if (!incr) {
-			if (t->csum_live)
-				rk_ipv4_fill_csum(t->frame + t->l3);
-			t->icrc = full_icrc(t);
-		}
-		icrc = s->cfg.icrc == RK_GEN_ICRC_BAD ? ~t->icrc : t->icrc;
-		rk_put_le32(t->frame + t->icrc_off, icrc);
+		icrc = put_icrc(s, t, incr);
 		rk_put_le32(dst + t->icrc_off, icrc);
 		if (s->cfg.ip_version == 4)
 			memcpy(dst + t->l3 + 10, t->frame + t->l3 + 10, 2);
