@@ -299,7 +299,7 @@ void rk_ib_trace(const struct rk_ib_qp *qp, const char *machine, const char *fro
 /* rk_ib_reason.c: count reason @p r on the QP and trace it. */
 void rk_ib_reason_count(struct rk_ib_qp *qp, enum rk_ib_reason r);
 
-/* rk_resp.c: queue the one coalesced ACK/NAK; the ACK syndrome with its credits. */
+/* rk_resp_ack.c: queue the one coalesced ACK/NAK; the ACK syndrome with its credits. */
 void rk_resp_set_ack(struct rk_ib_qp *qp, uint8_t syndrome, uint32_t psn, uint64_t now);
 uint8_t rk_resp_ack_syndrome(struct rk_ib_qp *qp);
 
@@ -310,7 +310,7 @@ void rk_comp_arm_timer(struct rk_ib_qp *qp, uint64_t now);
 /* rk_comp.c: a request packet went out at @p now: start the timer, or lengthen an RTO_low one. */
 void rk_comp_sent(struct rk_ib_qp *qp, uint64_t now);
 
-/* rk_resp.c: set or clear res->pending, keeping resp.res_pending right. */
+/* rk_resp_tx.c: set or clear res->pending, keeping resp.res_pending right. */
 void rk_resp_res_pending(struct rk_ib_qp *qp, struct resp_res *res, bool on);
 void rk_resp_res_clear_all(struct rk_ib_qp *qp);
 
@@ -364,7 +364,7 @@ int rk_req_emit_wqe(struct rk_ib_qp *qp, struct sq_wqe *w, uint64_t now_ns, uint
 void rk_req_seek(struct rk_ib_qp *qp, uint32_t psn);
 uint32_t rk_req_npkts(const struct rk_ib_qp *qp, const struct sq_wqe *w);
 
-/* Responder (rk_resp.c). */
+/* Responder (rk_resp.c; rk_resp_emit, _ready and _emit_owed in rk_resp_tx.c). */
 void rk_resp_rx(struct rk_ib_qp *qp, const struct rk_pkt *pkt, uint64_t now_ns);
 int rk_resp_emit(struct rk_ib_qp *qp, uint64_t now_ns, uint8_t *f);
 bool rk_resp_ready(const struct rk_ib_qp *qp, uint64_t now_ns);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Responder scenarios (lib/ib/rk_resp.c): forged requests go to QP B, the
+ * Responder scenarios (lib/ib/rk_resp*.c): forged requests go to QP B, the
  * test asserts every packet B answers with (opcode, PSN, syndrome, MSN)
  * and B's completions. Rule IDs are those of doc/spec-rules.md.
  */
