@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Internals shared by the files of the per-QP analysis: the flow table
- * (rk_insp_flow.c), the PSN sequences (rk_insp_seq.c) and the message
+ * (rk_insp_flow.c), the PSN sequences (rk_insp_seq_holes.c) and the message
  * state (rk_insp_msg.c). Not installed; not for the users of the library.
  */
 #ifndef RK_INSP_FLOW_INT_H
@@ -112,7 +112,7 @@ bool rk_insp_read_start(const struct rk_insp_flows *t, const struct rk_insp_flow
 uint32_t rk_insp_read_answered(const struct rk_insp_flows *t, const struct rk_insp_flow *flow,
 			       const struct rk_insp_path *path, int dir, uint32_t psn);
 
-/* rk_insp_seq.c: the PSN sequences of a flow. */
+/* rk_insp_seq_holes.c: the PSN sequences of a flow. */
 void rk_insp_track_request(struct rk_insp_flows *t, struct rk_insp_flow *flow,
 			   const struct rk_insp_roce *r, uint32_t span, bool span_unknown,
 			   struct rk_insp_seq_result *res);
