@@ -3,7 +3,8 @@
  * Per-QP analysis: the flow table and host pairs, per-packet accounting
  * (opcodes, ICRC, ECN, PMTU inference, ACKs and NAKs seen) and the entry
  * point that hands requests and responses to the PSN sequences
- * (rk_insp_seq_holes.c) and the message state (rk_insp_msg.c).
+ * (rk_insp_seq_request.c, rk_insp_seq_response.c) and the message state
+ * (rk_insp_msg.c).
  */
 #include "rk_insp_flow_int.h"
 
