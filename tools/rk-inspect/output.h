@@ -29,8 +29,19 @@ struct rk_insp_frame {
 	uint64_t ts_ns;         /**< time since the first frame */
 };
 
+/* ---- per-packet text lines (packet_text.c) ---- */
+
 /** Format @p addr (16 bytes, IPv4 mapped or IPv6/GID; LID when @p lid). */
 void rk_insp_format_addr(char *buf, size_t len, const uint8_t *addr, bool lid);
+
+/** Source and destination of @p pkt: IP/GID, else LIDs, else MACs. */
+void rk_insp_pkt_addrs(const struct rk_pkt *pkt, char *src, char *dst, size_t len);
+
+/** Those of a frame that may have neither IP nor Ethernet layer ("?" then). */
+void rk_insp_frame_addrs(const struct rk_pkt *pkt, char *src, char *dst, size_t len);
+
+/** The ICRC's verdict: the text line's word, or the JSON's when @p json. */
+const char *rk_insp_icrc_verdict(const struct rk_pkt *pkt, bool json);
 
 /** One text line for a RoCE/IB packet. */
 void rk_insp_print_roce_line(FILE *out, const struct rk_insp_frame *fr,
@@ -52,6 +63,8 @@ void rk_insp_print_frame_line(FILE *out, const struct rk_insp_frame *fr,
 /** One text line for an iWARP event. */
 void rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev);
 
+/* ---- per-packet JSON, --packets-json (packet_json.c) ---- */
+
 /** JSON object of a RoCE/IB packet (--packets-json); caller owns it. */
 json_t *rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 			  const struct rk_insp_seq_result *seq,
@@ -63,11 +76,18 @@ json_t *rk_insp_frame_json(const struct rk_insp_frame *fr, const struct rk_pkt *
 /** JSON object of an iWARP event (--packets-json); caller owns it. */
 json_t *rk_insp_iw_json(const struct rk_insp_iw_event *ev);
 
+/** Write @p obj as one compact line to @p out and release it. */
+int rk_insp_json_line(FILE *out, json_t *obj);
+
+/* ---- the summary: text (summary_text.c), JSON (summary_json.c) ---- */
+
 /** Text summary: totals, one table row per QP flow and per connection. */
 void rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep);
 
 /** The summary JSON document; caller owns it. */
 json_t *rk_insp_summary_json(const struct rk_insp_report *rep);
+
+/* Shared by both summaries; in summary_json.c. */
 
 /** Format the addresses of flow @p f into @p src and @p dst (@p len bytes each). */
 void rk_insp_flow_addrs(const struct rk_insp_flow *f, char *src, char *dst, size_t len);
@@ -197,8 +217,5 @@ void rk_insp_print_cm(FILE *out, const struct rk_insp_cmconns *t);
 
 /** The "cm_connections" array of the summary JSON; caller owns it. */
 json_t *rk_insp_cm_json(const struct rk_insp_cmconns *t);
-
-/** Write @p obj as one compact line to @p out and release it. */
-int rk_insp_json_line(FILE *out, json_t *obj);
 
 #endif /* RK_INSP_OUTPUT_H */
