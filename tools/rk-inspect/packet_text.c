@@ -306,24 +306,6 @@ rk_insp_print_frame_line(FILE *out, const struct rk_insp_frame *fr,
 	fprintf(out, "%s\n", b.buf);
 }
 
-static void
-iw_endpoints(const struct rk_insp_iw_event *ev, char *src, char *dst, size_t len)
-{
-	const struct rk_insp_iw_conn *c = ev->conn;
-	char a[64], bb[64];
-	int s = ev->dir, d = !ev->dir;
-
-	rk_insp_format_addr(a, sizeof(a), c->addr[s], false);
-	rk_insp_format_addr(bb, sizeof(bb), c->addr[d], false);
-	if (c->ip_version == 6) {
-		snprintf(src, len, "[%s]:%u", a, c->port[s]);
-		snprintf(dst, len, "[%s]:%u", bb, c->port[d]);
-	} else {
-		snprintf(src, len, "%s:%u", a, c->port[s]);
-		snprintf(dst, len, "%s:%u", bb, c->port[d]);
-	}
-}
-
 static const char *
 crc_name(enum rk_insp_crc c)
 {
@@ -345,7 +327,8 @@ rk_insp_print_iw_line(FILE *out, const struct rk_insp_iw_event *ev)
 	char src[96], dst[96];
 	const struct rk_rdmap_msg *m = &ev->msg;
 
-	iw_endpoints(ev, src, dst, sizeof(src));
+	rk_insp_iw_endpoint(src, sizeof(src), ev->conn, ev->dir);
+	rk_insp_iw_endpoint(dst, sizeof(dst), ev->conn, !ev->dir);
 	sb_time(&b, &fr);
 	sb_printf(&b, " %s > %s iWARP", src, dst);
 	switch (ev->kind) {
