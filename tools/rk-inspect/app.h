@@ -2,7 +2,8 @@
 /**
  * @file app.h
  * rk-inspect's state: the options parsed from the command line
- * (args.c) and what main.c keeps while it reads a capture.
+ * (args.c) and what main.c keeps while it reads a capture; the functions
+ * the tool's files share (held_lines.c, frame_in.c, capture_read.c).
  */
 #ifndef RK_INSP_APP_H
 #define RK_INSP_APP_H
@@ -11,6 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
+
+#include <pcap/pcap.h>
 
 #include "filter.h"
 #include "inspect.h"
@@ -100,5 +104,85 @@ struct app {
  *         (an option without its argument).
  */
 int rk_insp_parse_args(struct app *a, int argc, char **argv);
+
+/* ---- output that waits (held_lines.c) ---- */
+
+/** Write @p len bytes of @p t to the output. */
+void rk_insp_hold_write(struct app *a, const char *t, size_t len);
+
+/** Write the waiting output up to the first line whose verdict is open. */
+void rk_insp_hold_flush(struct app *a);
+
+/** The verdict on the waiting packets of @p chain: keep the text that says it. */
+void rk_insp_hold_resolve(struct app *a, const void *chain, enum rk_insp_verdict v);
+
+/** The flow table's callback for a verdict taken (@p ctx: the app). */
+void rk_insp_hold_settled(void *ctx, struct rk_insp_flow *flow, const void *chain,
+			  enum rk_insp_verdict v);
+
+/** Queue one line (two for a verdict pending on @p chain of @p flow). */
+void rk_insp_hold_push(struct app *a, char *t0, size_t l0, char *t1, size_t l1,
+		       const void *chain, struct rk_insp_flow *flow);
+
+/** Where a line goes: standard output, or a buffer while earlier ones wait. */
+FILE *rk_insp_line_begin(struct app *a, char **buf, size_t *len, bool wait);
+
+/** The line written to @p f by rk_insp_line_begin(): nothing to do, or a string. */
+bool rk_insp_line_end(struct app *a, FILE *f, char **buf, size_t *len);
+
+/* A line of a frame that does not wait for a verdict itself. */
+#define OUT_LINE(a, stmt_with_f) do {					\
+	char *buf_;							\
+	size_t len_;							\
+	FILE *f = rk_insp_line_begin((a), &buf_, &len_, false);		\
+									\
+	stmt_with_f;							\
+	if (rk_insp_line_end((a), f, &buf_, &len_))			\
+		rk_insp_hold_push((a), buf_, len_, NULL, 0, NULL, NULL); \
+} while (0)
+
+/* ---- one frame's analysis (frame_in.c) ---- */
+
+/** Analyse one frame of the capture (@p h, @p data) into @p a; print its line. */
+void rk_insp_analyse_frame(struct app *a, const struct pcap_pkthdr *h, const uint8_t *data);
+
+/** The iWARP analysis's event callback (@p ctx: the app): counts, and the line. */
+void rk_insp_on_iw_event(void *ctx, const struct rk_insp_iw_event *ev);
+
+/** Add the iWARP frames, known per connection once the capture is read, to the totals. */
+void rk_insp_iwarp_totals(struct app *a);
+
+/* ---- the capture file (capture_read.c) ---- */
+
+/** The link type of libpcap's DLT @p dlt into @p out. @return 0, or -1: not decoded. */
+int rk_insp_map_linktype(int dlt, enum rk_linktype *out);
+
+/** libpcap's name of DLT @p dlt, "RAW" for every DLT_RAW value, else "unknown". */
+const char *rk_insp_dlt_name(int dlt);
+
+/** The capture filter on @p p; said when it cannot be. @return 0 or -1. */
+int rk_insp_set_capture_filter(struct app *a, pcap_t *p);
+
+/** The benchmark baseline: libpcap's loop alone. @return 0, or -1 on a read error. */
+int rk_insp_bare_read(pcap_t *p, struct app *a);
+
+/**
+ * Open capture @p file ("-": standard input), gzip or not; a pcapng with
+ * several link types comes back in @p *mixed with NULL returned. @p live
+ * is set for a plain capture on a pipe. NULL with @p errbuf on failure.
+ */
+pcap_t *rk_insp_open_capture(const char *file, char *errbuf, bool *seekable, FILE **mixed,
+			     bool *live);
+
+/** Why reading stopped before the end, and where, into @p buf. */
+void rk_insp_describe_read_error(char *buf, size_t len, pcap_t *p, uint64_t frames,
+				 bool at_eof, off_t off);
+
+/**
+ * Read the pcapng on @p f whose interfaces have several link types; @p
+ * names gets them "+"-joined. Closes @p f. @return 0, or -1 with @p err.
+ */
+int rk_insp_read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err,
+		       size_t elen, bool *at_eof);
 
 #endif /* RK_INSP_APP_H */
