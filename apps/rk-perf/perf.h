@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -506,6 +507,19 @@ int server_bw(struct perf *p, uint32_t size);
 extern const struct perf_engine perf_write_bw, perf_read_bw, perf_send_bw, perf_atomic_bw;
 /* engine_lat.c */
 extern const struct perf_engine perf_write_lat, perf_read_lat, perf_send_lat, perf_atomic_lat;
+
+/* usage.c */
+void perf_usage(FILE *f);
+
+/* options.c: rk_app_start()'s parser of the command line; 2: bad usage. */
+int perf_parse_args(void *arg, int argc, char **argv);
+/* What the option loop saw that the checks after it need. */
+struct perf_opts_seen {
+	bool size_set, iters_set, list_set, tcp_set, snaplen_set, mtu_set;
+	const char *port_opt;           /* the first option that acts on the DPDK port only */
+};
+/* option_checks.c: the test, the server, the combinations refused; 2: bad usage. */
+int perf_check_options(struct perf *p, const struct perf_opts_seen *g, int argc, char **argv);
 
 /* report.c: results as JSON, counters. */
 void add_json_result(struct perf *p, const struct perf_result *r);
