@@ -21,6 +21,7 @@ ticker_start() { # LABEL PROGRESS_CMD [tty: yes|no]
 		trap 'exit 0' TERM
 		n=0
 		while sleep 1; do
+			kill -0 $$ 2>/dev/null || exit 0 # the script is gone
 			n=$((n + 1))
 			if [ -t 1 ]; then
 				[ "$on_tty" = yes ] && printf '  %s: %s, %d s\r' "$label" "$(eval "$cmd")" "$n"
@@ -38,8 +39,10 @@ ticker_stop() {
 	ticker=
 	if [ -t 1 ]; then printf '\033[K'; fi
 }
+# No INT or TERM trap: a Ctrl-C is meson's (it stops the longest-running
+# test and goes on), a TERM to the whole group (timeout, CI) meson's too
+# (it ends every test); bash runs the EXIT trap when a signal ends it.
 trap ticker_stop EXIT
-trap 'exit 1' INT TERM
 
 setup() { # dir, meson args...
 	local dir=$1 rc=0; shift
@@ -73,8 +76,11 @@ run_suite() { # dir, label, extra meson test arguments...
 	# meson's own lines, one per finished test
 	ticker_start "$label tests" \
 		"echo \"\$(grep -c '^ *[0-9]*/[0-9]* ' '$dir.test.log' 2>/dev/null) of $total done\"" no
+	# tee ignores INT and TERM: meson, signalled with it, must still be able
+	# to write "Received SIGTERM" before it ends the tests (a write to a
+	# closed pipe would stop it first, and the tests would run on)
 	PYTHONUNBUFFERED=1 meson test -C "$dir" --print-errorlogs --num-processes 2 "$@" 2>&1 |
-		tee "$dir.test.log" ||
+		(trap '' INT TERM; exec tee "$dir.test.log") ||
 		status=1
 	ticker_stop
 }
