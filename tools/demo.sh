@@ -14,8 +14,10 @@ ROOT=${RK_BUILD_ROOT:-build}
 bash tools/setup-debian.sh --no-lab
 if [ ! -f "$ROOT/release/build.ninja" ]; then
 	meson setup "$ROOT/release" -Dbuildtype=release -Db_ndebug=false >/dev/null
+	echo "demo: building (about two minutes on two cores)"
+else
+	echo "demo: bringing the build in $ROOT/release up to date"
 fi
-echo "demo: building (about two minutes on a fresh clone)"
 ninja -C "$ROOT/release" >/dev/null
 # The man pages and bash completion (under /usr/local): man rk-inspect.
 meson install -C "$ROOT/release" --tags man --no-rebuild --quiet >/dev/null
@@ -61,8 +63,10 @@ run() {
 	fi
 	wait "$spid"
 	spid=""
-	# perftest's table: the title and the result rows.
-	awk '/Test$/ {print} /^ #bytes/ {p = 1} p && /^---/ {p = 0} p {print} /verify:/ {print}' \
+	# perftest's table: the title and the result rows (not the progress
+	# line rk-perf writes once a second on stderr, in the same log).
+	awk '/Test$/ {print} /^ #bytes/ {p = 1} p && /^---/ {p = 0}
+	     p && !/^rk-perf:/ {print} /verify:/ {print}' \
 		"$OUT/$t.client.log"
 }
 
