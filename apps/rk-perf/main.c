@@ -15,6 +15,7 @@
 #include <sched.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -33,6 +34,24 @@ lcores_given(const struct rk_io_dpdk_args *a)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * An error before the run starts, already said on stderr: with --json the
+ * run's document says it too (status "error"), as a failed run's does.
+ */
+static void
+json_error_before_run(struct perf *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->o.json)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof(p->err), fmt, ap);
+	va_end(ap);
+	print_json(p, 1);
+	fflush(stdout);
 }
 
 int
@@ -83,8 +102,14 @@ main(int argc, char **argv)
 	cfg.tx_drop_seed = p->o.seed;
 	cfg.tx_copy = p->o.tx_copy;
 	cfg.cancel = &rk_app_stop;
-	if (!rk_app_recording_writable("rk-perf", p->o.pcap_path) ||
-	    perf_dcqcn_trace_open(p) != 0) {
+	if (!rk_app_recording_writable("rk-perf", p->o.pcap_path)) {
+		json_error_before_run(p, "cannot write the recording %s: %s", p->o.pcap_path,
+				      strerror(errno));
+		rk_io_dpdk_eal_cleanup();
+		return 1;
+	}
+	if (perf_dcqcn_trace_open(p) != 0) {
+		json_error_before_run(p, "--dcqcn-trace %s: %s", p->o.dcqcn_trace, strerror(errno));
 		rk_io_dpdk_eal_cleanup();
 		return 1;
 	}
@@ -96,6 +121,8 @@ main(int argc, char **argv)
 		else
 			fprintf(stderr, "rk-perf: error: cannot listen on TCP port %u: %s\n",
 				p->o.tcp_port, strerror(-rc));
+		json_error_before_run(p, "cannot listen on TCP port %u: %s", p->o.tcp_port,
+				      strerror(-rc));
 		rk_io_dpdk_eal_cleanup();
 		json_decref(p->jresults);
 		free(p);
@@ -105,6 +132,9 @@ main(int argc, char **argv)
 		goto open_iwarp;        /* kernel sockets: no DPDK port */
 	p->io = rk_app_port_open("rk-perf", &cfg);
 	if (p->io == NULL) {
+		json_error_before_run(p, "cannot open port %s: %s", cfg.port_name ? cfg.port_name : "0",
+				      errno == EINTR ? "interrupted while waiting for its peer" :
+				      rk_io_dpdk_open_strerror(errno));
 		if (p->lfd >= 0)
 			close(p->lfd);
 		rk_io_dpdk_eal_cleanup();
@@ -117,6 +147,7 @@ open_iwarp:
 		p->iw = perf_iw_open(p->io, &p->o, &p->ctx, p->err, sizeof(p->err));
 		if (p->iw == NULL) {
 			fprintf(stderr, "rk-perf: %s\n", p->err);
+			json_error_before_run(p, "%s", p->err);
 			rc = 1;
 			goto out;
 		}
@@ -149,7 +180,10 @@ open_iwarp:
 
 		p->rx_imp = rk_impair_io_create(&icfg);
 		if (p->rx_imp == NULL) {
-			fprintf(stderr, "rk-perf: --rx-ecn-ce: %s\n", strerror(errno));
+			const char *why = strerror(errno);
+
+			fprintf(stderr, "rk-perf: --rx-ecn-ce: %s\n", why);
+			json_error_before_run(p, "--rx-ecn-ce: %s", why);
 			rc = 1;
 			goto out;
 		}
@@ -158,7 +192,10 @@ open_iwarp:
 		p->ctx = rk_open_device(&rk_io_dpdk_ops, p->io, &da);
 	}
 	if (p->ctx == NULL) {
-		fprintf(stderr, "rk-perf: cannot open the RDMA device: %s\n", strerror(errno));
+		const char *why = strerror(errno);
+
+		fprintf(stderr, "rk-perf: cannot open the RDMA device: %s\n", why);
+		json_error_before_run(p, "cannot open the RDMA device: %s", why);
 		rc = 1;
 		goto out;
 	}

@@ -250,6 +250,27 @@ finish() {
 }
 run() { start "$@"; finish; }
 
+# --json when the run fails before it starts (a recording that cannot be
+# written, no peer on the port): the document still comes, status "error"
+# with the reason, as after a failed run.
+json_error() { # NAME EXPECTED-ERROR-START ARGS...
+	local name=$1 want=$2
+	shift 2
+	# shellcheck disable=SC2086
+	timeout 60 "$perf" $EAL -l 0 --vdev=net_memif0,role=client,socket="rk-popt-$$-$name.sock" \
+		-- write_bw --json --ip 198.18.0.2 "$@" 127.0.0.1 >"$tmp/$name.json" 2>"$tmp/$name.err"
+	local rc=$?
+	python3 - "$tmp/$name.json" "$want" <<'PY' && [ $rc = 1 ] &&
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["status"] == "error" and d["error"].startswith(sys.argv[2]) else 1)
+PY
+		ok "--json, $name: a document with status error" ||
+		ko "--json, $name: exit $rc, '$(head -c 300 "$tmp/$name.json")', $(cat "$tmp/$name.err")"
+}
+json_error no-recording "cannot write the recording /nonexistent/" --pcap /nonexistent/x.pcapng
+json_error no-peer "cannot open port 0: link down" --link-timeout 2
+
 # heads FILE: for each IPv4 UDP/4791 frame "src tos ttl pcp vid" (pcp/vid -: untagged)
 heads() {
 	python3 - "$1" <<'PY'
