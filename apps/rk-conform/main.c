@@ -306,6 +306,8 @@ live_open(const struct opts *o, const struct rk_io_dpdk_args *da, struct rk_conf
 
 /* The verdicts file's lines a replay run is compared with (--expect). */
 static char replay_glob[112];
+/* The recording ended inside a record: verdicts on part of it, exit 2. */
+static bool replay_cut;
 
 /*
  * --replay: one conversation (--replay-qp QPN, or the first), or each in
@@ -364,6 +366,7 @@ run_replays(const struct opts *o, const struct rk_conform_env *env, struct captu
 			write_pcap(o->pcap_dir, rid[k], cap, out[k].pcap, sizeof(out[k].pcap));
 	}
 	*ran = nq;
+	replay_cut = rec.truncated;
 	rk_cf_recording_free(&rec);
 	dup = strdup(o->replay);
 	if (o->replay_all && !none && dup != NULL)
@@ -515,6 +518,8 @@ main(int argc, char **argv)
 		rc = 1;
 	if (interrupted)
 		rc = 130;
+	else if (replay_cut)
+		rc = 2;
 done:
 	rk_conform_self_destroy(self);
 #ifdef RK_CONFORM_DPDK

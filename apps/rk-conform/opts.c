@@ -69,9 +69,10 @@ usage(FILE *f)
 		"  -h, --help            this text\n"
 		"  -V, --version         print the version\n"
 		"Exit status: 0 when no case failed, 1 when one did (with --expect: when a\n"
-		"verdict differs), 2 for bad options or an input that cannot be read, 130\n"
-		"when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the cases that\n"
-		"ended before it.\n");
+		"verdict differs), 2 for bad options or an input that cannot be read (a\n"
+		"recording cut inside a record: after the verdicts on the frames before the\n"
+		"cut), 130 when Ctrl-C (or SIGTERM) ended the run: the outputs then hold the\n"
+		"cases that ended before it.\n");
 }
 
 /* The requester of --replay-qp QPN@ADDRESS, in rk_conform_conv's form. */

@@ -69,9 +69,11 @@ rk_cf_recording_load(const char *path, struct rk_cf_recording *r)
 		r->f[r->n++].data = (const uint8_t *)(uintptr_t)used;
 		used += h->caplen;
 	}
-	if (rc == -1)
-		fprintf(stderr, "rk-conform: --replay %s: %s (the frames before it are used)\n",
-			path, pcap_geterr(p));
+	if (rc == -1) {
+		r->truncated = true;
+		fprintf(stderr, "rk-conform: --replay %s: %s (the verdicts are on the frames "
+			"before it; exit status 2)\n", path, pcap_geterr(p));
+	}
 	pcap_close(p);
 	for (unsigned int i = 0; i < r->n; i++)
 		r->f[i].data = r->bytes + (uintptr_t)r->f[i].data;

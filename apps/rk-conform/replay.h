@@ -11,6 +11,8 @@
 #ifndef RK_CONFORM_APP_REPLAY_H
 #define RK_CONFORM_APP_REPLAY_H
 
+#include <stdbool.h>
+
 #include "expect.h"
 
 /** A recording's frames in memory. */
@@ -18,6 +20,7 @@ struct rk_cf_recording {
 	struct rk_conform_rec_frame *f;
 	uint8_t *bytes;
 	unsigned int n;
+	bool truncated;         /**< the file ends inside a record: the frames before it */
 };
 
 /**

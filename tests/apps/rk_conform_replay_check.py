@@ -363,7 +363,17 @@ def main():
             sys.exit(f"FAIL: junk: {p.stderr!r}")
         cut = os.path.join(tmp, "cut.pcap")
         open(cut, "wb").write(bytes(data[:len(data) // 2 + 7]))
-        p = run(exe, ["--replay", cut], 1)   # the frames before the cut are replayed
+        # the frames before the cut are replayed, their verdicts printed, then
+        # exit 2: part of the input could not be read
+        p = run(exe, ["--replay", cut], 2)
+        if "replay." not in p.stdout or "exit status 2" not in p.stderr:
+            sys.exit(f"FAIL: a truncated recording: {p.stdout!r} {p.stderr!r}")
+        # cut before its first request: n/a, and still exit 2 (it was exit 0)
+        cut0 = os.path.join(tmp, "cut0.pcap")
+        open(cut0, "wb").write(bytes(data[:1000]))
+        p = run(exe, ["--replay", cut0], 2)
+        if " n/a " not in p.stdout:
+            sys.exit(f"FAIL: a recording cut before its first request: {p.stdout!r}")
         run(exe, ["--replay", only, "--cases", "rc.*"], 2)
         p = run(exe, ["--replay", os.path.join(tmp, "absent.pcap")], 2)
         if p.stderr.count("absent.pcap") != 1:
