@@ -51,6 +51,14 @@ done
 # a forgotten value: the next option is not taken for it
 expect_err "value forgotten" 2 "rk-inspect: option --pmtu needs an argument" "$rk" "$cap" --pmtu --json
 expect_err "short value forgotten" 2 "rk-inspect: option -c needs an argument" "$rk" -c --json "$cap"
+# --finding's hint gives IDs that exist: each of its examples is taken
+hint=$("$rk" --finding no.such "$cap" 2>&1 >/dev/null | sed -n 's/.*its start (\(.*\); --list-findings).*/\1/p')
+[ -n "$hint" ] && ok || bad "--finding no.such: no hint with examples"
+for id in $(echo "$hint" | tr ',' ' '); do
+	"$rk" --finding "$id" -q "$cap" >/dev/null 2>&1
+	rc=$?
+	[ $rc -lt 2 ] && ok || bad "--finding's hint gives $id, which is refused (exit $rc)"
+done
 expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
 expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"

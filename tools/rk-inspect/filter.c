@@ -59,7 +59,7 @@ rk_insp_filter_parse(struct rk_insp_filter *f, const char *name, const char *arg
 			known = known || strncmp(rk_finding_info((enum rk_finding_id)i)->id, arg,
 						 strlen(arg)) == 0;
 		if (*arg == '\0' || strlen(arg) >= sizeof(f->finding) || !known)
-			bad = "a finding ID or its start (bth.psn, icrc.bad; --list-findings)";
+			bad = "a finding ID or its start (icrc.bad, mpa.marker; --list-findings)";
 		else
 			snprintf(f->finding, sizeof(f->finding), "%s", arg);
 	} else if (strcmp(name, "from") == 0 || strcmp(name, "to") == 0) {
