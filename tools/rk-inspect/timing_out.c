@@ -59,6 +59,26 @@ gbps(uint64_t bytes, uint64_t ns)
 	return (double)bytes * 8.0 / (double)ns;
 }
 
+/*
+ * @p bytes over @p ns (> 0) as text, in the unit that keeps three digits
+ * in sight: "0.000 Gb/s" would hide a slow flow's rate ("12.480 kb/s").
+ */
+static const char *
+rate_text(char *buf, size_t len, uint64_t bytes, uint64_t ns)
+{
+	double bps = (double)bytes * 8.0 * 1e9 / (double)ns;
+
+	if (bps >= 1e9)
+		snprintf(buf, len, "%.3f Gb/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.3f Mb/s", bps / 1e6);
+	else if (bps >= 1e3)
+		snprintf(buf, len, "%.3f kb/s", bps / 1e3);
+	else
+		snprintf(buf, len, "%.0f b/s", bps);
+	return buf;
+}
+
 static uint64_t
 goodput_bytes(const struct rk_insp_flow *f)
 {
@@ -81,11 +101,12 @@ void
 rk_insp_print_flow_timing(FILE *out, const struct rk_insp_flow *f)
 {
 	uint64_t d = f->last_ts_ns - f->first_ts_ns;
+	char g[32], w[32];
 
 	fprintf(out, "    time %.6f s", (double)d / 1e9);
 	if (d != 0)
-		fprintf(out, ", goodput %.3f Gb/s, wire %.3f Gb/s", gbps(goodput_bytes(f), d),
-			gbps(f->bytes, d));
+		fprintf(out, ", goodput %s, wire %s", rate_text(g, sizeof(g), goodput_bytes(f), d),
+			rate_text(w, sizeof(w), f->bytes, d));
 	if (f->timing != NULL) {
 		print_pctl(out, "ACK RTT", f->timing->rtt);
 		print_pctl(out, "READ latency", f->timing->read);
@@ -125,13 +146,14 @@ void
 rk_insp_print_iw_timing(FILE *out, const struct rk_insp_iw_dir *x)
 {
 	uint64_t d = x->last_fpdu_ns - x->first_fpdu_ns;
+	char g[32], w[32];
 
 	if (x->fpdus == 0)
 		return;
 	fprintf(out, "      time %.6f s", (double)d / 1e9);
 	if (d != 0)
-		fprintf(out, ", goodput %.3f Gb/s, wire %.3f Gb/s", gbps(x->data_bytes, d),
-			gbps(x->bytes, d));
+		fprintf(out, ", goodput %s, wire %s", rate_text(g, sizeof(g), x->data_bytes, d),
+			rate_text(w, sizeof(w), x->bytes, d));
 	print_pctl(out, "READ latency", x->read_lat);
 	fputc('\n', out);
 }
