@@ -756,8 +756,9 @@ run_pcap(struct args *a, struct rk_gen_sched *sc)
 	/* a source that failed (a capture cut short) said why: no counts after it */
 	if (sc->failed)
 		goto out;
-	fprintf(stderr, "rk-gen: %llu frames from %u stream%s to %s%s\n",
-		(unsigned long long)written, sc->n, sc->n == 1 ? "" : "s", a->pcap_file,
+	fprintf(stderr, "rk-gen: %llu frame%s from %u stream%s to %s%s\n",
+		(unsigned long long)written, written == 1 ? "" : "s", sc->n, sc->n == 1 ? "" : "s",
+		a->pcap_file,
 		rk_app_stop ? " (interrupted)" : "");
 	if (!rk_app_stop && rk_gen_sched_peek(sc) != NULL)
 		fprintf(stderr, "rk-gen: stopped at the limit of %llu frames (--limit); the "

@@ -211,6 +211,10 @@ for bad in "--bogus:unknown option --bogus" "--pcap:option --pcap needs an argum
 		ko "usage: ${bad%%:*}: exit $rc, '$(cat "$tmp/err")'"
 	fi
 done
+# one frame is "1 frame"
+"$gen" --op WRITE_ONLY --count 1 --pcap "$tmp/one.pcap" >"$tmp/out" 2>"$tmp/err"
+grep -q "^rk-gen: 1 frame from 1 stream to " "$tmp/err" && ok "--count 1: '1 frame'" ||
+	ko "--count 1: '$(cat "$tmp/err")'"
 # a forgotten value: the next option is not taken for it
 "$gen" --pcap --rate 1 >"$tmp/out" 2>"$tmp/err"
 rc=$?
