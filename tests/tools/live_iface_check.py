@@ -150,6 +150,16 @@ def main():
             ok &= good
         if not ok:
             print("stderr:", [e[1] for e in err][-5:])
+        # the summary of a live capture names the interface, not a file
+        p = subprocess.Popen(["ip", "netns", "exec", NS, RK, "-i", "rkla", "-s"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.0)
+        os.kill(p.pid, 2)
+        out, _ = p.communicate(timeout=10)
+        good = p.returncode == 0 and out.splitlines()[:1] == ["interface rkla (EN10MB)"]
+        print(("ok   " if good else "FAIL ") + "-i -s: the summary's first line %r, exit %d" %
+              (out.splitlines()[:1], p.returncode))
+        ok &= good
         for args, pat in ((["-i", "rk-no-such-if0"], "no such interface"),
                           (["-i", "rkla", CAP], "not both")):
             r = subprocess.run(["ip", "netns", "exec", NS, RK] + args, capture_output=True,

@@ -50,6 +50,7 @@ struct rk_insp_totals {
 /** Everything the summary writers need. */
 struct rk_insp_report {
 	const char *file;
+	bool interface;                /**< @p file names the interface captured on (-i) */
 	const char *linktype;          /**< libpcap's DLT name */
 	const struct rk_insp_totals *totals;
 	const struct rk_insp_flows *flows;

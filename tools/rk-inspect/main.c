@@ -248,6 +248,7 @@ analysed:
 	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
 		struct rk_insp_report rep = {
 			.file = a.file,
+			.interface = a.iface != NULL,
 			.linktype = linktypes,
 			.totals = &a.tot,
 			.flows = &a.flows,

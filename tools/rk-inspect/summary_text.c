@@ -180,7 +180,8 @@ rk_insp_print_summary(FILE *out, const struct rk_insp_report *rep)
 	const struct rk_insp_totals *t = rep->totals;
 	bool any = false;
 
-	fprintf(out, "file %s (%s)\n", rep->file, rep->linktype != NULL ? rep->linktype : "?");
+	fprintf(out, "%s %s (%s)\n", rep->interface ? "interface" : "file", rep->file,
+		rep->linktype != NULL ? rep->linktype : "?");
 	/* frames the snap length cut, not a capture file that ends mid-record
 	 * (that is the "read error: truncated capture" line) */
 	fprintf(out, "frames %" PRIu64 ", RDMA frames %" PRIu64 ", snaplen-cut %" PRIu64
