@@ -150,6 +150,7 @@ struct args {
 	struct rk_gen_cfg cli;
 	struct rk_gen_replay_opts replay;
 	struct rk_gen_replay_stats replay_st;
+	const char *map_opt[RK_GEN_MAPS_MAX], *map_arg[RK_GEN_MAPS_MAX]; /* as given */
 };
 
 static int bad_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -250,6 +251,8 @@ parse_map(struct args *a, int opt, const char *arg)
 	}
 	if (rk_gen_rewrite_add(&a->replay.rw, &m) < 0)
 		return bad_usage("%s: at most %d maps in all", name, RK_GEN_MAPS_MAX);
+	a->map_opt[a->replay.rw.n - 1] = name;
+	a->map_arg[a->replay.rw.n - 1] = arg;
 	return 0;
 }
 
@@ -787,6 +790,11 @@ replay_summary(const struct args *a)
 		fprintf(stderr, ", %llu not parsed (sent unchanged)",
 			(unsigned long long)st->rw.not_parsed);
 	fputc('\n', stderr);
+	/* a map whose OLD is nowhere in the capture: a typo, most likely */
+	for (unsigned int i = 0; st->read != 0 && i < a->replay.rw.n; i++)
+		if (st->rw.hits[i] == 0)
+			fprintf(stderr, "rk-gen: %s %s: no frame of %s holds its OLD value (it "
+				"changed nothing)\n", a->map_opt[i], a->map_arg[i], a->replay.file);
 }
 
 /* The streams (and the replay) compiled into @p sc; @return 0 or -1 (said). */

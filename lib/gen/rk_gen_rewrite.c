@@ -86,8 +86,9 @@ change(uint8_t *frame, uint32_t len, uint32_t off, const uint8_t *val, uint32_t 
 
 /* Apply the maps of kind @p k to the @p n-byte field at @p off. */
 static bool
-map_field(const struct rk_gen_rewrite *rw, enum rk_gen_map_kind k, uint8_t *frame,
-	  uint32_t len, uint32_t off, const struct csum_ref *cs, unsigned int nc)
+map_field(const struct rk_gen_rewrite *rw, struct rk_gen_rewrite_stats *st,
+	  enum rk_gen_map_kind k, uint8_t *frame, uint32_t len, uint32_t off,
+	  const struct csum_ref *cs, unsigned int nc)
 {
 	uint32_t n = map_len[k];
 
@@ -97,6 +98,7 @@ map_field(const struct rk_gen_rewrite *rw, enum rk_gen_map_kind k, uint8_t *fram
 		const struct rk_gen_map *m = &rw->map[i];
 
 		if (m->kind == k && memcmp(frame + off, m->old, n) == 0) {
+			st->hits[i]++;
 			if (memcmp(m->old, m->new, n) == 0)
 				return false;
 			change(frame, len, off, m->new, n, cs, nc);
@@ -127,8 +129,8 @@ rk_gen_rewrite_frame(const struct rk_gen_rewrite *rw, uint8_t *frame, uint32_t l
 		st->not_parsed++;
 		return 0;
 	}
-	changed |= map_field(rw, RK_GEN_MAP_MAC, frame, len, pkt.l2_off, NULL, 0);
-	changed |= map_field(rw, RK_GEN_MAP_MAC, frame, len, pkt.l2_off + 6, NULL, 0);
+	changed |= map_field(rw, st, RK_GEN_MAP_MAC, frame, len, pkt.l2_off, NULL, 0);
+	changed |= map_field(rw, st, RK_GEN_MAP_MAC, frame, len, pkt.l2_off + 6, NULL, 0);
 	/* The TCP or UDP checksum covers the addresses (pseudo-header) and the
 	 * payload; whether the UDP one is in use shows in the frame. */
 	if (pkt.layers & (RK_L_TCP | RK_L_UDP)) {
@@ -148,17 +150,19 @@ rk_gen_rewrite_frame(const struct rk_gen_rewrite *rw, uint8_t *frame, uint32_t l
 		};
 
 		ip[1].base = pkt.l3_off;
-		changed |= map_field(rw, RK_GEN_MAP_IPV4, frame, len, pkt.l3_off + 12, ip, 1 + nl4);
-		changed |= map_field(rw, RK_GEN_MAP_IPV4, frame, len, pkt.l3_off + 16, ip, 1 + nl4);
+		changed |= map_field(rw, st, RK_GEN_MAP_IPV4, frame, len, pkt.l3_off + 12, ip,
+				     1 + nl4);
+		changed |= map_field(rw, st, RK_GEN_MAP_IPV4, frame, len, pkt.l3_off + 16, ip,
+				     1 + nl4);
 	} else if (pkt.layers & RK_L_IPV6) {
 		struct csum_ref ip = nl4 ? cs[0] : (struct csum_ref){ 0 };
 
 		ip.base = pkt.l3_off;
-		changed |= map_field(rw, RK_GEN_MAP_IPV6, frame, len, pkt.l3_off + 8, &ip, nl4);
-		changed |= map_field(rw, RK_GEN_MAP_IPV6, frame, len, pkt.l3_off + 24, &ip, nl4);
+		changed |= map_field(rw, st, RK_GEN_MAP_IPV6, frame, len, pkt.l3_off + 8, &ip, nl4);
+		changed |= map_field(rw, st, RK_GEN_MAP_IPV6, frame, len, pkt.l3_off + 24, &ip, nl4);
 	}
 	if (rk_pkt_has_bth(&pkt))
-		changed |= map_field(rw, RK_GEN_MAP_QPN, frame, len, pkt.bth_off + 5, cs, nl4);
+		changed |= map_field(rw, st, RK_GEN_MAP_QPN, frame, len, pkt.bth_off + 5, cs, nl4);
 	if (!changed)
 		return 0;
 	st->changed++;

@@ -45,6 +45,8 @@ struct rk_gen_rewrite_stats {
 	uint64_t icrc_redone;   /**< RoCEv2 ICRCs recomputed */
 	uint64_t icrc_kept_bad; /**< changed frames whose ICRC was bad before: left bad */
 	uint64_t not_parsed;    /**< frames too short or malformed to rewrite: sent as they are */
+	uint64_t hits[RK_GEN_MAPS_MAX]; /**< fields map entry i found holding its old value
+					     (0: the entry did nothing) */
 };
 
 /**

@@ -231,6 +231,14 @@ def check_bad_icrc(tmp):
         ok("a bad ICRC stays bad after its DestQP is mapped")
     else:
         ko(f"bad ICRC: {t['icrc_bad']} bad, DestQPs {qpns}, '{p.stderr.strip()}'")
+    # a map whose OLD is in no frame (a typo) is said, the others not
+    p = gen("--replay", src, "--pcap", out, "--map-qpn", "0x17=0x18", "--map-qpn", "0x99=0x18")
+    said = [x for x in p.stderr.splitlines() if "changed nothing" in x]
+    if said == [f"rk-gen: --map-qpn 0x99=0x18: no frame of {src} holds its OLD value "
+                "(it changed nothing)"]:
+        ok("a map that matches no frame is said")
+    else:
+        ko(f"a map that matches no frame: '{p.stderr.strip()}'")
 
 
 def check_errors(cap, tmp):

@@ -211,8 +211,14 @@ test_bad_icrc_stays_bad(void **state)
 	memcpy(m.old, f + fi.bth + 5, 3);
 	m.new[0] = (uint8_t)~m.old[0];
 	assert_int_equal(rk_gen_rewrite_add(&rw, &m), 0);
+	/* a second entry whose OLD the frame does not hold: no hit */
+	m.old[0] ^= 0x01;
+	assert_int_equal(rk_gen_rewrite_add(&rw, &m), 0);
+	m.old[0] ^= 0x01;
 	assert_int_equal(rk_gen_rewrite_frame(&rw, f, fi.len, &st), 1);
 	assert_int_equal(st.icrc_kept_bad, 1);
+	assert_int_equal(st.hits[0], 1);
+	assert_int_equal(st.hits[1], 0);
 	assert_int_equal(rk_pkt_parse(&pkt, f, fi.len, fi.len, RK_LINK_ETHERNET, NULL), 0);
 	assert_int_equal(pkt.icrc_status, RK_ICRC_BAD);
 }
