@@ -81,6 +81,17 @@ $("$exe" --responder --help 2>/dev/null)";;
 			"$compdir/$name" "$name" "${want:0:4}")
 		grep -qx -- "$want" <<<"$got" && ok "$name: completion offers $want from ${want:0:4}" ||
 			ko "$name: completion offered '$got' for ${want:0:4}, not $want"
+		# a tool with commands: the command's own options after it, the
+		# commands first (rk-sim incast --duration, not the top level's)
+		if [ "$name" = rk-sim ]; then
+			got=$(PATH="$(dirname "$exe"):$PATH" bash -c '. "$1"; COMP_WORDS=("$2" incast --d)
+				COMP_CWORD=2; _rdmakit_complete; printf "%s\n" "${COMPREPLY[@]}"
+				COMP_WORDS=("$2" incas); COMP_CWORD=1; _rdmakit_complete
+				printf "%s\n" "${COMPREPLY[@]}"' _ "$compdir/$name" "$name" | sort | tr '\n' ' ')
+			[ "$got" = "--dcqcn --duration incast " ] &&
+				ok "$name: completion of a command and its options" ||
+				ko "$name: completion of 'incast --d' and 'incas' gave '$got'"
+		fi
 	else
 		ko "$name: no completion installed"
 	fi
