@@ -864,6 +864,47 @@ run(struct args *a, struct rk_gen_cfg *cfgs, uint32_t n)
 }
 
 /* The streams of the file, or the one of the command line, run. */
+/* The option a field of the command line's stream came from. */
+static const char *
+cli_option_of(const char *field)
+{
+	static const struct { const char *prefix, *option; } by[] = {
+		{ "train", "--train" }, { "payload.seq", "--seq-offset" },
+		{ "payload", "--payload" }, { "on_off", "--on-off" }, { "vary", "--vary" },
+		{ "stream", "the options" },
+	};
+
+	for (size_t i = 0; i < sizeof(by) / sizeof(by[0]); i++)
+		if (strncmp(field, by[i].prefix, strlen(by[i].prefix)) == 0)
+			return by[i].option;
+	return "--set";         /* a header field */
+}
+
+/*
+ * The stream the options describe, built once before the run: a value it
+ * refuses is a bad option (exit 2, named as the option), not a stream
+ * file's error. @return 0, or -1 (said)
+ */
+static int
+cli_stream_check(const struct rk_gen_cfg *c)
+{
+	struct rk_gen_stream *s = NULL;
+	struct rk_gen_err e = { 0 };
+	int rc = rk_gen_stream_compile(c, &s, &e);
+
+	if (rc == 0) {
+		rk_gen_stream_free(s);
+		return 0;
+	}
+	if (rc == -ENOMEM) {
+		fprintf(stderr, "rk-gen: out of memory\n");
+		return -1;
+	}
+	if (strcmp(cli_option_of(e.field), "--set") == 0)
+		return bad_usage("--set %s: %s", e.field, e.reason);
+	return bad_usage("%s: %s", cli_option_of(e.field), e.reason);
+}
+
 static int
 run_all(struct args *a)
 {
@@ -881,7 +922,7 @@ run_all(struct args *a)
 	if (a->replay.file != NULL)
 		return run(a, NULL, 0);
 	if (a->stream_file == NULL)
-		return run(a, &a->cli, 1);
+		return cli_stream_check(&a->cli) == 0 ? run(a, &a->cli, 1) : EXIT_BAD;
 	rc = rk_gen_yaml_load(a->stream_file, &f, err, sizeof(err));
 	if (rc < 0) {
 		/* a bad file's line names itself; one not read gets the app's name */

@@ -211,6 +211,17 @@ for bad in "--bogus:unknown option --bogus" "--pcap:option --pcap needs an argum
 		ko "usage: ${bad%%:*}: exit $rc, '$(cat "$tmp/err")'"
 	fi
 done
+# a value the stream refuses is a bad option (exit 2) named as the option,
+# not a stream file's error (exit 1)
+for bad in "--train WRITE:1000:1000|rk-gen: --train: 1000 is not an IB MTU" \
+	   "--op WRITE_ONLY --set aeth.msn=1|rk-gen: --set aeth.msn: the frame has no such field"; do
+	# shellcheck disable=SC2086
+	"$gen" ${bad%%|*} --pcap "$tmp/bad.pcap" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && grep -qF "${bad#*|}" "$tmp/err" &&
+		ok "${bad%%|*}: exit 2, said as the option" ||
+		ko "${bad%%|*}: exit $rc, '$(cat "$tmp/err")'"
+done
 # one frame is "1 frame"
 "$gen" --op WRITE_ONLY --count 1 --pcap "$tmp/one.pcap" >"$tmp/out" 2>"$tmp/err"
 grep -q "^rk-gen: 1 frame from 1 stream to " "$tmp/err" && ok "--count 1: '1 frame'" ||
