@@ -79,6 +79,18 @@ time_json(uint64_t ts_ns)
 	return json_string(t);
 }
 
+/* The members every packet's object starts with: frame, time, kind, ends. */
+static void
+head_json(json_t *o, const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
+	  const char *src, const char *dst)
+{
+	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
+	json_object_set_new(o, "time", time_json(fr->ts_ns));
+	json_object_set_new(o, "kind", json_string(rk_pkt_kind_name(pkt->kind)));
+	json_object_set_new(o, "src", json_string(src));
+	json_object_set_new(o, "dst", json_string(dst));
+}
+
 static const char *
 seq_note_name(enum rk_insp_seq_note n)
 {
@@ -111,11 +123,7 @@ rk_insp_roce_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt,
 	struct rk_mad mad;
 
 	rk_insp_pkt_addrs(pkt, src, dst, sizeof(src));
-	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
-	json_object_set_new(o, "time", time_json(fr->ts_ns));
-	json_object_set_new(o, "kind", json_string(rk_pkt_kind_name(pkt->kind)));
-	json_object_set_new(o, "src", json_string(src));
-	json_object_set_new(o, "dst", json_string(dst));
+	head_json(o, fr, pkt, src, dst);
 	if (pkt->layers & RK_L_UDP) {
 		json_object_set_new(o, "udp_src_port", json_integer(pkt->src_port));
 		json_object_set_new(o, "udp_dst_port", json_integer(pkt->dst_port));
@@ -164,11 +172,7 @@ rk_insp_frame_json(const struct rk_insp_frame *fr, const struct rk_pkt *pkt)
 	char src[64], dst[64];
 
 	rk_insp_frame_addrs(pkt, src, dst, sizeof(src));
-	json_object_set_new(o, "frame", json_integer((json_int_t)fr->no));
-	json_object_set_new(o, "time", time_json(fr->ts_ns));
-	json_object_set_new(o, "kind", json_string(rk_pkt_kind_name(pkt->kind)));
-	json_object_set_new(o, "src", json_string(src));
-	json_object_set_new(o, "dst", json_string(dst));
+	head_json(o, fr, pkt, src, dst);
 	json_object_set_new(o, "unit", json_string("frame"));
 	json_object_set_new(o, "wire_len", json_integer(pkt->wirelen));
 	json_object_set_new(o, "findings", findings_json(&pkt->findings));
