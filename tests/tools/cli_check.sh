@@ -59,6 +59,12 @@ for id in $(echo "$hint" | tr ',' ' '); do
 	rc=$?
 	[ $rc -lt 2 ] && ok || bad "--finding's hint gives $id, which is refused (exit $rc)"
 done
+# an --interval too short for the capture stops the read when the series
+# is full, not after printing every frame (213 lines here)
+"$rk" --interval 1e-9 --csv "$tmp/tiny.csv" "$cap" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" -lt 10 ] && grep -q "more than .* intervals" "$tmp/err" &&
+	ok || bad "--interval 1e-9: exit $rc, $(wc -l <"$tmp/out") lines, '$(cat "$tmp/err")'"
 expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
 expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"

@@ -280,6 +280,8 @@ rk_insp_read_mixed(struct app *a, FILE *f, char *names, size_t nlen, char *err,
 		rk_insp_analyse_frame(a, &h, r.data);
 		if (a->count != 0 && a->tot.frames >= a->count)
 			break;
+		if (a->interval_ns != 0 && a->series.overflow)
+			break;
 	}
 	if (rc == -1) {
 		const char *why = rk_insp_pcapng_error(ng, at_eof);

@@ -202,6 +202,10 @@ main(int argc, char **argv)
 		}
 		if (a.count != 0 && a.tot.frames >= a.count)
 			break;
+		/* an --interval too short for the capture: said at once, not
+		 * after every frame's line (rk_insp_series_write() says it) */
+		if (a.interval_ns != 0 && a.series.overflow)
+			break;
 		if (rec_off >= 0)
 			rec_off = ftello(pf);
 	}
