@@ -249,6 +249,12 @@ parse_map(struct args *a, int opt, const char *arg)
 		m.old[0] = (uint8_t)(o >> 16), m.old[1] = (uint8_t)(o >> 8), m.old[2] = (uint8_t)o;
 		m.new[0] = (uint8_t)(n >> 16), m.new[1] = (uint8_t)(n >> 8), m.new[2] = (uint8_t)n;
 	}
+	/* two NEW values for one OLD: only the first would ever apply */
+	for (unsigned int i = 0; i < a->replay.rw.n; i++)
+		if (a->replay.rw.map[i].kind == m.kind && memcmp(a->replay.rw.map[i].old, m.old,
+								 sizeof(m.old)) == 0)
+			return bad_usage("%s '%s': %s %s maps the same OLD value already", name,
+					 arg, a->map_opt[i], a->map_arg[i]);
 	if (rk_gen_rewrite_add(&a->replay.rw, &m) < 0)
 		return bad_usage("%s: at most %d maps in all", name, RK_GEN_MAPS_MAX);
 	a->map_opt[a->replay.rw.n - 1] = name;

@@ -262,6 +262,8 @@ def check_errors(cap, tmp):
         ("cut inside a frame", ["--replay", cut], 1, "truncated"),
         ("bad map", ["--replay", cap, "--map-ip", "198.18.0.1=2001:db8::1"], 2, "--map-ip"),
         ("bad QPN", ["--replay", cap, "--map-qpn", "0x1000000=1"], 2, "--map-qpn"),
+        ("one OLD twice", ["--replay", cap, "--map-qpn", "0x15=0x16", "--map-qpn", "0x15=0x17"],
+         2, "maps the same OLD value already"),
         ("speed and rate", ["--replay", cap, "--speed", "2", "--rate", "1kpps"], 2,
          "exclude each other"),
         ("replay and op", ["--replay", cap, "--op", "SEND_ONLY"], 2, "--replay excludes"),
