@@ -65,6 +65,12 @@ done
 rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/out")" -lt 10 ] && grep -q "more than .* intervals" "$tmp/err" &&
 	ok || bad "--interval 1e-9: exit $rc, $(wc -l <"$tmp/out") lines, '$(cat "$tmp/err")'"
+# ... and its JSON report says why it is partial
+"$rk" --interval 1e-9 -j "$cap" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ $rc = 2 ] && python3 -c 'import json, sys; e = json.load(open(sys.argv[1]))["totals"]["read_error"]
+sys.exit(0 if e and "--interval" in e else 1)' "$tmp/out" &&
+	ok || bad "--interval 1e-9 -j: exit $rc, read_error not said: $(head -c 300 "$tmp/out")"
 expect_err "count 0" 2 "rk-inspect: -c, --count '0': a frame count above 0" "$rk" --count 0 "$cap"
 expect_err "count out of range" 2 "rk-inspect: -c, --count 99999999999999999999999: out of range" \
 	"$rk" -c 99999999999999999999999 "$cap"

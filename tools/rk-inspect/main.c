@@ -249,6 +249,14 @@ analysed:
 	rk_insp_qos_finish(&a.qos);
 	rk_insp_iwarp_totals(&a);
 
+	/* the read stopped when the series was full: the report says so too
+	 * (rk_insp_series_write() below says it on stderr) */
+	if (read_error == NULL && a.interval_ns != 0 && a.series.overflow) {
+		snprintf(read_error_buf, sizeof(read_error_buf), "--interval: more than %u "
+			 "intervals: the read stopped after %" PRIu64 " %s", RK_INSP_SERIES_MAX,
+			 a.tot.frames, a.tot.frames == 1 ? "frame" : "frames");
+		read_error = read_error_buf;
+	}
 	if (!a.quiet && (a.mode == RK_INSP_SUMMARY || a.mode == RK_INSP_JSON)) {
 		struct rk_insp_report rep = {
 			.file = a.file,
